@@ -1,0 +1,70 @@
+/**
+ * The pipeline's one door to DuckDB. Only this module imports `@duckdb/node-api`; every other
+ * stage gets a `Db` with `all`, `run` and `close`, so SQL building stays apart from I/O.
+ */
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+
+export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
+export type Row = Record<string, unknown>;
+
+export interface Db {
+  /** Run a query and return its rows as plain JS objects (BIGINT → number when safe). */
+  all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]>;
+  /** Run a statement for its effect. */
+  run(sql: string, params?: Params): Promise<void>;
+  close(): void;
+}
+
+export interface DbOptions {
+  /** DuckDB memory_limit, e.g. '1GB'. */
+  memoryLimit?: string;
+  threads?: number;
+  /** Folder for spilling to disk. */
+  tempDirectory?: string;
+}
+
+/** Open an in-memory DuckDB for one pipeline run. */
+export async function openDb(opts: DbOptions = {}): Promise<Db> {
+  const config: Record<string, string> = {};
+  if (opts.memoryLimit) config['memory_limit'] = opts.memoryLimit;
+  if (opts.threads) config['threads'] = String(opts.threads);
+  if (opts.tempDirectory) config['temp_directory'] = opts.tempDirectory;
+  const instance = await DuckDBInstance.create(':memory:', config);
+  const conn: DuckDBConnection = await instance.connect();
+  return {
+    async all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]> {
+      const reader = await conn.runAndReadAll(sql, params);
+      return reader.getRowObjectsJS().map(toPlain) as T[];
+    },
+    async run(sql: string, params?: Params): Promise<void> {
+      await conn.run(sql, params);
+    },
+    close(): void {
+      conn.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+function toPlain(row: Record<string, unknown>): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(row)) out[k] = plain(v);
+  return out;
+}
+
+function plain(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
+  if (Array.isArray(v)) return v.map(plain);
+  if (v instanceof Date) return v.toISOString().slice(0, 10);
+  return v;
+}
+
+/** Quote a string as a SQL literal (for file paths in COPY / read_* calls, which take no binds). */
+export function sqlString(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+/** Quote an identifier. */
+export function sqlIdent(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`;
+}

@@ -1,0 +1,99 @@
+/**
+ * Helpers every source adapter shares: header lookup, field cleaning, number parsing, the
+ * organisation-vs-individual test that keeps personal names out of releases, and rejects.
+ */
+import type { CsvRecord } from '../lib/csv.ts';
+import type { Reject, RejectReason } from '../types.ts';
+import type { SourceName } from './formats.ts';
+
+/** Trim and collapse internal whitespace; empty → null. */
+export function clean(s: string | null | undefined): string | null {
+  if (s === null || s === undefined) return null;
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t === '' ? null : t;
+}
+
+/**
+ * Parse a number as publishers write it: thousands separators, a leading currency sign,
+ * `6202.0`. Returns null for empty, undefined when present but not a number.
+ */
+export function parseNumber(s: string | null | undefined): number | null | undefined {
+  const t = clean(s);
+  if (t === null) return null;
+  const u = t.replace(/^[€$£]/, '').replace(/,/g, '');
+  if (!/^-?(\d+\.?\d*|\.\d+)$/.test(u)) return undefined;
+  return Number(u);
+}
+
+/** Like parseNumber but must be a whole number (a trailing `.0` is accepted). */
+export function parseInteger(s: string | null | undefined): number | null | undefined {
+  const n = parseNumber(s);
+  if (n === null || n === undefined) return n;
+  return Number.isInteger(n) ? n : undefined;
+}
+
+/** Yes/No/Y/N/true/false/1/0 → boolean; empty → false. */
+export function parseFlag(s: string | null | undefined): boolean {
+  const t = clean(s)?.toLowerCase();
+  return t === 'yes' || t === 'y' || t === 'true' || t === '1' || t === 't';
+}
+
+/** First three characters of an Eircode (the routing key), upper-cased; null when not one. */
+export function routingKey(eircode: string | null | undefined): string | null {
+  const t = clean(eircode)?.toUpperCase().replace(/\s+/g, '');
+  if (!t) return null;
+  const m = /^([AC-FHKNPRTV-Y]\d{2}|D6W)/.exec(t);
+  return m ? m[1]! : null;
+}
+
+const ORG_WORDS =
+  /\b(ltd|limited|plc|dac|clg|uc|ulc|teoranta|teo|llp|lp|inc|gmbh|bv|sa|company|co-op|cooperative|group|holdings|developments?|properties|homes|estates|investments?|construction|contractors?|builders|council|county council|board|authority|hse|health service|department|minister|ireland|irish|bank|trust|trustees|partnership|association|society|club|church|parish|diocese|school|college|university|hotel|energy|wind|solar|renewables?|power|farms? ltd|services|enterprises|management|capital|fund|reit|ics|eir|esb|eirgrid|uisce|oireachtas|gaa|religious|order of|sisters|brothers|the )\b/i;
+
+/**
+ * True when an applicant / builder name is an organisation rather than a person. Used at the
+ * adapter boundary: organisation names may be published (as enriched fields); a person's name
+ * never leaves the adapter.
+ */
+export function isOrganisationName(name: string | null | undefined): boolean {
+  const t = clean(name);
+  if (!t) return false;
+  return ORG_WORDS.test(t);
+}
+
+/** Map header names to column indexes (trimmed, case-sensitive as published). */
+export function headerIndex(header: readonly string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  header.forEach((h, i) => m.set(h.trim(), i));
+  return m;
+}
+
+/** True when every one of `required` columns is in the header. */
+export function hasColumns(idx: Map<string, number>, required: readonly string[]): boolean {
+  return required.every((c) => idx.has(c));
+}
+
+/** Turn a record into a column-name → value object using a header index. */
+export function toObject(idx: Map<string, number>, rec: CsvRecord): Record<string, string> {
+  const o: Record<string, string> = {};
+  for (const [name, i] of idx) o[name] = rec.fields[i] ?? '';
+  return o;
+}
+
+/** Build a reject. Never pass raw field values that could be personal data as `detail`. */
+export function reject(
+  source: SourceName,
+  file: string,
+  line: number,
+  reason: RejectReason,
+  detail: string | null = null,
+  key: string | null = null,
+): Reject {
+  return { source, file, line, key, reason, detail };
+}
+
+/** Count rejects by reason, for `leads ingest` and the manifest. */
+export function countReasons(rejects: readonly Reject[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of rejects) out[r.reason] = (out[r.reason] ?? 0) + 1;
+  return out;
+}

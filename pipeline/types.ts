@@ -1,0 +1,318 @@
+/**
+ * Row types passed between pipeline stages. Adapters (`pipeline/sources/`) turn raw publisher
+ * rows into the `*Row` types below and never emit personal data: homeowner names, phone
+ * numbers and personal addresses are dropped at the adapter boundary, only their presence
+ * survives as flags. The normaliser (`pipeline/normalise/`) turns rows into the published
+ * records (`Lead`, `InfraProject`, …) whose JSON Schemas live in `schemas/`.
+ *
+ * Dates are ISO `YYYY-MM-DD` strings; absent values are `null`, never `undefined` or ''.
+ */
+import type { SourceName } from './sources/formats.ts';
+
+export type IsoDate = string;
+
+/** Why a source row was not used. Stable snake_case codes, counted in the manifest. */
+export type RejectReason =
+  | 'malformed_row' // wrong number of fields, unterminated quote, undecodable line
+  | 'missing_field' // a required field is empty (detail names it)
+  | 'invalid_date' // a date field that is present but not a date (detail names it)
+  | 'invalid_number' // a numeric field that is present but not a number (detail names it)
+  | 'unknown_authority'
+  | 'unknown_county'
+  | 'invalid_coordinates' // outside Ireland or not numbers
+  | 'duplicate' // same key as an earlier row of the same source (the later/newer one is kept)
+  | 'unknown_header'; // a file whose header matches no known layout (one reject for the file)
+
+/**
+ * A rejected row. Never carries the raw line (it may hold personal data): the file, the line
+ * number and the record's own key are enough to find it in the source.
+ */
+export interface Reject {
+  source: SourceName;
+  file: string;
+  line: number;
+  key: string | null;
+  reason: RejectReason;
+  detail: string | null;
+}
+
+export interface AdapterResult<T> {
+  rows: T[];
+  rejects: Reject[];
+  /** Data lines read (header excluded): rows.length + rejects.length when nothing is merged. */
+  lines: number;
+}
+
+export type ApplicantType = 'individual' | 'organisation' | 'unknown';
+
+/** One planning application, as read from the national planning export. */
+export interface PlanningRow {
+  authority: string; // canonical short name, see pipeline/reference/authorities.ts
+  application_number: string;
+  description: string;
+  address: string | null;
+  eircode_routing_key: string | null; // first 3 chars of DevelopmentPostcode; full code dropped
+  lat: number | null;
+  lon: number | null;
+  application_status: string | null;
+  application_type: string | null;
+  decision: string | null; // cleaned raw decision text, e.g. "GRANT PERMISSION"
+  land_use_code: string | null;
+  site_area_ha: number | null;
+  num_units: number | null;
+  floor_area_m2: number | null;
+  one_off_house: boolean;
+  received_date: IsoDate;
+  withdrawn_date: IsoDate | null;
+  decision_date: IsoDate | null;
+  decision_due_date: IsoDate | null;
+  grant_date: IsoDate | null;
+  expiry_date: IsoDate | null;
+  appeal_ref: string | null;
+  appeal_status: string | null;
+  appeal_decision: string | null;
+  appeal_decision_date: IsoDate | null;
+  appeal_submitted_date: IsoDate | null;
+  fi_request_date: IsoDate | null;
+  fi_received_date: IsoDate | null;
+  public_url: string | null;
+  etl_date: IsoDate | null;
+  site_id: string | null;
+  applicant_type: ApplicantType;
+  /** Organisation name when the applicant is an organisation; null for individuals. */
+  applicant_org: string | null;
+  /** True when the source held applicant contact details (the details themselves are dropped). */
+  has_contact: boolean;
+  line: number;
+}
+
+/** One BCMS commencement notice (with its completion certificate columns, if any). */
+export interface CommencementRow {
+  cn_number: string;
+  permission_number: string | null; // links to PlanningRow.application_number
+  authority: string | null;
+  project_name: string | null;
+  description: string | null;
+  project_type: string | null;
+  activity_type: string | null;
+  date_granted: IsoDate | null;
+  submitted_date: IsoDate | null;
+  commencement_date: IsoDate | null;
+  proposed_end_date: IsoDate | null;
+  units_for_phase: number | null;
+  phase: string | null;
+  total_units: number | null;
+  town: string | null;
+  eircode_routing_key: string | null;
+  county: string | null;
+  lat: number | null;
+  lon: number | null;
+  validation_status: string | null;
+  not_commenced: boolean;
+  opt_out: boolean;
+  /** Builder (main contractor) when it is an organisation; individual builders are dropped. */
+  builder_name: string | null;
+  builder_company_number: string | null;
+  ccc_number: string | null;
+  ccc_date: IsoDate | null;
+  ccc_type: string | null;
+  ccc_units_completed: number | null;
+  line: number;
+}
+
+/** One Property Price Register sale. */
+export interface SaleRow {
+  date_of_sale: IsoDate;
+  address: string;
+  county: string;
+  eircode_routing_key: string | null;
+  /** sha256 of the normalised address and full Eircode: identifies a home without the code. */
+  home_key: string;
+  price_cents: number; // exact: parsed from the text, never through a float
+  not_full_market_price: boolean;
+  vat_exclusive: boolean;
+  description: string | null;
+  is_new_dwelling: boolean;
+  property_size: string | null;
+  line: number;
+}
+
+/** One company from the CRO extract. */
+export interface CompanyRow {
+  company_number: string;
+  company_name: string;
+  name_key: string; // normalised for matching, see normalise/company-match.ts
+  status: string | null; // trimmed, e.g. "Normal"
+  status_code: string | null;
+  company_type: string | null;
+  reg_date: IsoDate | null;
+  last_ar_date: IsoDate | null;
+  last_accounts_date: IsoDate | null;
+  dissolved_date: IsoDate | null;
+  status_date: IsoDate | null;
+  address: string | null; // registered office, lines joined with ", "
+  county: string | null;
+  eircode_routing_key: string | null;
+  nace_code: string | null; // "6202" (the extract's float form "6202.0" is normalised)
+  line: number;
+}
+
+/** One filing of a company. */
+export interface FilingRow {
+  company_number: string;
+  document_number: string | null;
+  filing_type: string;
+  description: string | null;
+  filing_date: IsoDate;
+  effective_date: IsoDate | null;
+  line: number;
+}
+
+export type InfraVertical = 'data_centre' | 'wind' | 'solar' | 'battery_storage' | 'grid';
+
+/**
+ * A fragment of an infrastructure project from one of the four infrastructure files. The
+ * normaliser merges fragments that share `project_key` (normalised project name).
+ */
+export interface InfraFragment {
+  kind: 'abp_case' | 'auction' | 'grid_connection' | 'data_centre';
+  project_key: string;
+  name: string;
+  vertical: InfraVertical | null;
+  technology: string | null;
+  applicant: string | null;
+  capacity_mw: number | null;
+  connection_voltage_kv: number | null;
+  county: string | null;
+  authority: string | null;
+  lat: number | null;
+  lon: number | null;
+  case_id: string | null;
+  category: string | null;
+  description: string | null;
+  lodged_date: IsoDate | null;
+  decision: string | null;
+  decision_date: IsoDate | null;
+  connection_date: IsoDate | null;
+  auction_round: string | null;
+  status: string | null;
+  cru_connection_policy: boolean | null;
+  public_url: string | null;
+  line: number;
+  file: string;
+}
+
+export type Readiness =
+  | 'application'
+  | 'further_information'
+  | 'appealed'
+  | 'granted'
+  | 'commencing'
+  | 'under_construction'
+  | 'completed'
+  | 'refused'
+  | 'withdrawn'
+  | 'expired';
+
+export type LeadStatus = 'planning' | 'approved' | 'active' | 'closed';
+
+export type Scale = 'minor' | 'medium' | 'large' | 'major';
+
+/**
+ * A published lead (one per planning application, merged with its commencement notices).
+ * `id`, `first_seen`, `last_changed` and `content_hash` are set by the registry
+ * (pipeline/release/registry.ts); everything else by the normaliser.
+ * Fields marked enriched are served only to enriched scopes (schemas mark them `x-enriched`).
+ */
+export interface Lead {
+  id: number;
+  lead_key: string; // "<authority slug>/<application number>": the registry's natural key
+  application_number: string;
+  planning_authority: string;
+  county: string;
+  address: string | null;
+  eircode_routing_key: string | null;
+  lat: number | null;
+  lon: number | null;
+  description: string;
+  application_type: string | null;
+  received_date: IsoDate;
+  decision_date: IsoDate | null;
+  decision_due_date: IsoDate | null;
+  grant_date: IsoDate | null;
+  expiry_date: IsoDate | null;
+  withdrawn_date: IsoDate | null;
+  decision: 'granted' | 'refused' | 'split' | 'invalid' | null;
+  lead_readiness: Readiness;
+  status: LeadStatus;
+  verticals: string[];
+  use_class: string;
+  scale: Scale;
+  num_units: number | null;
+  floor_area_m2: number | null;
+  site_area_ha: number | null;
+  one_off_house: boolean;
+  demolition: boolean;
+  est_value: number; // EUR, whole euros
+  est_value_basis: 'floor_area' | 'units' | 'typical';
+  has_contact: boolean;
+  applicant_type: ApplicantType;
+  // zoning and appeals
+  land_use_code: string | null;
+  further_info_requested: boolean;
+  appeal_ref: string | null;
+  appeal_status: string | null;
+  appeal_decision: string | null;
+  appeal_decision_date: IsoDate | null;
+  // commencement
+  commencement_notice: string | null;
+  commencement_date: IsoDate | null;
+  proposed_end_date: IsoDate | null;
+  completion_date: IsoDate | null;
+  units_completed: number | null;
+  // enriched
+  applicant_org: string | null;
+  applicant_company_number: string | null;
+  applicant_match_confidence: number | null;
+  main_contractor: string | null;
+  main_contractor_company_number: string | null;
+  // tracking
+  public_url: string | null;
+  first_seen: IsoDate;
+  last_changed: IsoDate;
+  content_hash: string;
+}
+
+/** A published strategic-infrastructure or energy project. */
+export interface InfraProject {
+  id: number;
+  project_key: string;
+  name: string;
+  vertical: InfraVertical;
+  technology: string;
+  applicant: string | null; // enriched
+  applicant_company_number: string | null; // enriched
+  capacity_mw: number | null;
+  connection_voltage_kv: number | null;
+  county: string | null;
+  planning_authority: string | null;
+  lat: number | null;
+  lon: number | null;
+  status: 'proposed' | 'in_planning' | 'consented' | 'refused' | 'operational';
+  consenting_route: 'strategic_infrastructure' | 'local_authority' | 'appeal' | 'unknown';
+  case_id: string | null;
+  lodged_date: IsoDate | null;
+  decision: string | null;
+  decision_date: IsoDate | null;
+  connection_date: IsoDate | null;
+  auction_round: string | null;
+  auction_winner: boolean;
+  eu_fast_lane: boolean;
+  regulator_connection_rule: boolean;
+  sources: string[]; // which infrastructure files contributed
+  description: string | null;
+  public_url: string | null;
+  first_seen: IsoDate;
+  last_changed: IsoDate;
+  content_hash: string;
+}
