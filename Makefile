@@ -1,0 +1,42 @@
+# The front door. Every target installs what it needs first.
+SHELL := /bin/bash
+export TZ := UTC
+NPM_STAMP := node_modules/.package-lock.json
+LEADS := node bin/leads.js
+
+.PHONY: setup refresh generate serve test typecheck bench clean help
+
+help:
+	@echo "make serve    install, build the default dataset if there is none, serve the API"
+	@echo "make test     typecheck and run every test (no network, no prior build needed)"
+	@echo "make refresh  weekly refresh: generate raw data if data/raw is empty, build and publish a release"
+	@echo "make bench    speed and memory benchmarks (prints a table, writes bench/results/*.json)"
+	@echo "make clean    remove generated data (raw files, releases) and node_modules"
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $(NPM_STAMP)
+
+setup: $(NPM_STAMP)
+
+refresh: setup
+	$(LEADS) refresh --generate-if-empty $(ARGS)
+
+generate: setup
+	$(LEADS) generate $(ARGS)
+
+serve: setup
+	@if [ ! -e "$${DATA_DIR:-data}/current/manifest.json" ]; then $(LEADS) refresh --generate-if-empty; fi
+	node bin/serve.js
+
+typecheck: setup
+	npx tsc --noEmit
+
+test: setup typecheck
+	node --import tsx node_modules/uvu/bin.js test '\.test\.ts$$'
+
+bench: setup
+	node --import tsx bench/run.ts $(ARGS)
+
+clean:
+	rm -rf data/raw data/releases data/current data/.refresh.lock node_modules

@@ -1,0 +1,176 @@
+/**
+ * `leads` commands for the data team: refresh, generate, ingest. Each command parses its
+ * flags, builds a typed config and calls the pipeline; exit codes: 0 ok, 1 failed or blocked,
+ * 2 usage error.
+ */
+import { parseArgs } from 'node:util';
+import { readdirSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError, loadPipelineConfig, PIPELINE_DEFAULTS } from './config.ts';
+import { runPipeline, type RefreshSummary } from './run.ts';
+import { generateRaw, SCALES } from './synth/generate.ts';
+import { ingestFiles } from './ingest.ts';
+import { SOURCE_NAMES, type SourceName } from './sources/formats.ts';
+import { RefreshLockedError } from './release/publish.ts';
+
+type Command = (args: string[]) => Promise<number>;
+
+const USAGE = `usage: leads <command> [options]
+
+Data pipeline:
+  refresh [--raw DIR] [--force] [--json] [--quiet] [--generate-if-empty]
+                         build a release from raw files and publish it atomically
+  generate [--scale tiny|small|default|stress|N] [--seed N] [--week N] [--out DIR]
+                         write deterministic raw source files in the publishers' formats
+  ingest <source> <file…> [--json]
+                         parse files without publishing; prints rows, rejects and reasons
+                         (sources: ${SOURCE_NAMES.join(', ')})
+
+Environment: ${Object.values(PIPELINE_DEFAULTS).filter((d) => d.env).map((d) => d.env).join(', ')}
+`;
+
+const err = (s: string): void => void process.stderr.write(s.endsWith('\n') ? s : s + '\n');
+const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n');
+
+const commands: Record<string, Command> = {
+  async refresh(args) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        raw: { type: 'string' },
+        force: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        quiet: { type: 'boolean', default: false },
+        'generate-if-empty': { type: 'boolean', default: false },
+        seed: { type: 'string', default: '1' },
+        scale: { type: 'string', default: 'default' },
+      },
+    });
+    const config = loadPipelineConfig(process.env, {
+      ...(values.raw ? { rawDir: resolve(values.raw) } : {}),
+      force: values.force,
+      progress: !values.quiet,
+    });
+    if (values['generate-if-empty'] && !hasRawFiles(config.rawDir)) {
+      err(`no raw files in ${config.rawDir}: generating the default dataset (scale ${values.scale}, seed ${values.seed})`);
+      const s = await generateRaw({ outDir: config.rawDir, scale: parseScale(values.scale), seed: Number(values.seed), week: 1 });
+      err(`generated ${s.files.length} files for the week of ${s.snapshotDate}`);
+    }
+    const summary = await runPipeline(config, { now: () => new Date(), log: err });
+    if (values.json) out(JSON.stringify(summary, null, 2));
+    else err(formatSummary(summary));
+    return summary.status === 'blocked' ? 1 : 0;
+  },
+
+  async generate(args) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        scale: { type: 'string', default: 'default' },
+        seed: { type: 'string', default: '1' },
+        week: { type: 'string', default: '1' },
+        out: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+    });
+    const config = loadPipelineConfig(process.env);
+    const seed = Number(values.seed);
+    const week = Number(values.week);
+    if (!Number.isInteger(seed) || seed < 0) throw new UsageError(`--seed must be a non-negative integer, got ${values.seed}`);
+    if (!Number.isInteger(week) || week < 1) throw new UsageError(`--week must be an integer ≥ 1, got ${values.week}`);
+    const outDir = values.out ? resolve(values.out) : config.rawDir;
+    const t = performance.now();
+    const s = await generateRaw({ outDir, scale: parseScale(values.scale), seed, week });
+    if (values.json) out(JSON.stringify(s, null, 2));
+    else {
+      for (const f of s.files) err(`${f.rows.toLocaleString('en-IE').padStart(10)} rows  ${f.path}`);
+      err(`week ${s.week} (snapshot ${s.snapshotDate}) written to ${outDir} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    }
+    return 0;
+  },
+
+  async ingest(args) {
+    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+    const [source, ...files] = positionals;
+    if (!source || !(SOURCE_NAMES as readonly string[]).includes(source)) {
+      throw new UsageError(`ingest needs a source (${SOURCE_NAMES.join(', ')}), got ${source ?? 'nothing'}`);
+    }
+    if (files.length === 0) throw new UsageError('ingest needs at least one file');
+    for (const f of files) if (!existsSync(f)) throw new UsageError(`no such file: ${f}`);
+    const { report } = await ingestFiles(source as SourceName, files.map((f) => resolve(f)));
+    if (values.json) out(JSON.stringify(report));
+    else {
+      out(`${report.source}: ${report.lines} lines → ${report.rows} rows, ${report.rejects} rejects`);
+      for (const [r, n] of Object.entries(report.reasons)) out(`  ${r}: ${n}`);
+    }
+    return 0;
+  },
+};
+
+class UsageError extends Error {}
+
+function parseScale(s: string): number {
+  if (s in SCALES) return SCALES[s as keyof typeof SCALES];
+  const n = Number(s);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--scale must be tiny, small, default, stress or a positive number, got ${s}`);
+  return n;
+}
+
+function hasRawFiles(rawDir: string): boolean {
+  if (!existsSync(rawDir)) return false;
+  return readdirSync(rawDir).some((d) => existsSync(join(rawDir, d)) && readdirSync(join(rawDir, d)).length > 0);
+}
+
+/** The end-of-refresh table for people. */
+export function formatSummary(s: RefreshSummary): string {
+  const lines: string[] = ['', s.message, ''];
+  if (Object.keys(s.sources).length) {
+    lines.push('source            lines       rows    rejects');
+    for (const [name, c] of Object.entries(s.sources)) {
+      lines.push(`${name.padEnd(14)} ${fmt(c.lines, 8)} ${fmt(c.rows, 10)} ${fmt(c.rejects, 10)}`);
+    }
+    lines.push('');
+  }
+  if (s.changes) {
+    lines.push('table             new    updated    removed  unchanged');
+    for (const [t, c] of Object.entries(s.changes)) {
+      lines.push(`${t.padEnd(14)} ${fmt(c.new, 6)} ${fmt(c.updated, 10)} ${fmt(c.removed, 10)} ${fmt(c.unchanged, 10)}`);
+    }
+    lines.push('');
+  }
+  if (Object.keys(s.counts).length) {
+    lines.push('published: ' + Object.entries(s.counts).map(([k, v]) => `${k} ${v.toLocaleString('en-IE')}`).join(', '));
+  }
+  lines.push(`wall ${(s.wallMs / 1000).toFixed(1)} s, peak RSS ${s.peakRssMb} MB`);
+  return lines.join('\n');
+}
+
+const fmt = (n: number, w: number): string => n.toLocaleString('en-IE').padStart(w);
+
+/** Run a `leads` command line; returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    out(USAGE);
+    return name ? 0 : 2;
+  }
+  const cmd = commands[name];
+  if (!cmd) {
+    err(`unknown command '${name}'\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    return await cmd(rest);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof ConfigError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      err(`leads ${name}: ${(e as Error).message}`);
+      return 2;
+    }
+    if (e instanceof RefreshLockedError) {
+      err(`leads ${name}: ${e.message}`);
+      return 1;
+    }
+    err(`leads ${name} failed: ${(e as Error).message}`);
+    return 1;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Writing release tables as Parquet with DuckDB. Rows are staged as newline-delimited JSON,
+ * then DuckDB reads them with column types derived from the record's JSON Schema in
+ * `schemas/` (so the schema stays the single source of truth for names, order and types) and
+ * writes ZSTD Parquet sorted and row-grouped for the API's access paths.
+ */
+import { createWriteStream, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { sqlIdent, sqlString, type Db } from '../lib/duckdb.ts';
+
+const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
+
+interface JsonSchema {
+  type?: string | string[];
+  format?: string;
+  multipleOf?: number;
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+  enum?: unknown[];
+}
+
+/** Map one JSON Schema property to a DuckDB column type. */
+export function duckdbType(s: JsonSchema): string {
+  const types = (Array.isArray(s.type) ? s.type : [s.type]).filter((t) => t && t !== 'null');
+  const t = types[0];
+  if (t === 'integer') return 'BIGINT';
+  if (t === 'number') return s.multipleOf === 0.01 ? 'DECIMAL(14,2)' : 'DOUBLE';
+  if (t === 'boolean') return 'BOOLEAN';
+  if (t === 'string') return s.format === 'date' ? 'DATE' : s.format === 'date-time' ? 'TIMESTAMP' : 'VARCHAR';
+  if (t === 'array') return `${duckdbType(s.items ?? { type: 'string' })}[]`;
+  if (t === 'object') return 'JSON';
+  if (s.enum && s.enum.every((e) => typeof e === 'string' || e === null)) return 'VARCHAR';
+  throw new Error(`no DuckDB type for schema ${JSON.stringify(s)}`);
+}
+
+/** Ordered column name → DuckDB type, read from `schemas/<name>.schema.json`. */
+export function columnsFromSchema(schemaName: string, schemaDir: URL | string = SCHEMA_DIR): [string, string][] {
+  const path = typeof schemaDir === 'string' ? join(schemaDir, `${schemaName}.schema.json`) : new URL(`${schemaName}.schema.json`, schemaDir);
+  const schema = JSON.parse(readFileSync(path, 'utf8')) as JsonSchema;
+  if (!schema.properties) throw new Error(`schema ${schemaName} has no properties`);
+  return Object.entries(schema.properties).map(([name, s]) => [name, duckdbType(s)]);
+}
+
+export interface TableSpec {
+  /** File name without extension, e.g. "leads". */
+  name: string;
+  /** Ordered columns with DuckDB types. */
+  columns: [string, string][];
+  /** ORDER BY clause contents, e.g. "received_date DESC, id DESC". */
+  orderBy: string;
+  rowGroupRows?: number;
+}
+
+/** Stage rows as NDJSON (streamed, batched writes). Returns the row count. */
+export async function writeNdjson(path: string, rows: Iterable<unknown>): Promise<number> {
+  const out = createWriteStream(path);
+  let n = 0;
+  let buf: string[] = [];
+  for (const r of rows) {
+    buf.push(JSON.stringify(r));
+    n++;
+    if (buf.length >= 5000) {
+      if (!out.write(buf.join('\n') + '\n')) await once(out, 'drain');
+      buf = [];
+    }
+  }
+  if (buf.length) out.write(buf.join('\n') + '\n');
+  out.end();
+  await once(out, 'finish');
+  return n;
+}
+
+/**
+ * Build the COPY statement that turns a staged NDJSON file into the table's Parquet file.
+ * Pure: returns SQL only (paths are literals because COPY takes no bound parameters).
+ */
+export function copyToParquetSql(spec: TableSpec, ndjsonPath: string, parquetPath: string): string {
+  const cols = spec.columns.map(([n, t]) => `${sqlString(n)}: ${sqlString(t)}`).join(', ');
+  const select = spec.columns.map(([n]) => sqlIdent(n)).join(', ');
+  return (
+    `COPY (SELECT ${select} FROM read_json(${sqlString(ndjsonPath)}, format = 'newline_delimited', ` +
+    `columns = {${cols}}, maximum_object_size = 16777216) ORDER BY ${spec.orderBy}) ` +
+    `TO ${sqlString(parquetPath)} (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE ${spec.rowGroupRows ?? 100_000})`
+  );
+}
+
+/** Write rows to `<dir>/<name>.parquet` through an NDJSON staging file. Returns the row count. */
+export async function writeTable(db: Db, dir: string, spec: TableSpec, rows: Iterable<unknown>): Promise<number> {
+  const staging = join(dir, `.${spec.name}.ndjson`);
+  const n = await writeNdjson(staging, rows);
+  await db.run(copyToParquetSql(spec, staging, join(dir, `${spec.name}.parquet`)));
+  await rm(staging, { force: true });
+  return n;
+}
+
+/** Read every row of a Parquet file (small tables such as the registry). */
+export async function readParquet<T>(db: Db, path: string): Promise<T[]> {
+  return db.all(`SELECT * FROM read_parquet(${sqlString(path)})`) as Promise<T[]>;
+}

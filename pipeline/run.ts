@@ -1,0 +1,439 @@
+/**
+ * The weekly refresh: raw source files in, a validated, versioned release out.
+ *
+ *   read sources → normalise & enrich → identity & change tracking → validate against schemas/
+ *   → write Parquet, search index, GeoJSON → manifest & quality gates → atomic publish → prune
+ *
+ * `runPipeline(config, deps)` does it all and returns a summary; nothing runs on import.
+ * Everything is built in `releases/.build-<id>/` and only the final rename makes it current.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PipelineConfig } from './config.ts';
+import { openDb, sqlString, type Db } from './lib/duckdb.ts';
+import { AUTHORITIES } from './reference/authorities.ts';
+import { readPlanning } from './sources/planning.ts';
+import { readCommencements } from './sources/commencements.ts';
+import { readPpr } from './sources/ppr.ts';
+import { readCompanies } from './sources/companies.ts';
+import { readInfrastructure } from './sources/infrastructure.ts';
+import { buildCompanyIndex } from './normalise/company-match.ts';
+import { buildLeads } from './normalise/leads.ts';
+import { mergeInfrastructure } from './normalise/infrastructure.ts';
+import { buildSuppliers } from './normalise/suppliers.ts';
+import { nearestNeighbours } from './normalise/neighbours.ts';
+import { trackChanges, type ChangeCounts, type RegistryEntry } from './release/registry.ts';
+import { columnsFromSchema, readParquet, writeNdjson, writeTable, type TableSpec } from './release/tables.ts';
+import { checkGates, type GateResult, type SourceCounts } from './release/gates.ts';
+import { acquireRefreshLock, createBuildDir, currentRelease, publishRelease, pruneReleases } from './release/publish.ts';
+import { writeSearchIndex } from './release/search-index.ts';
+import { writeGeoJson } from './release/geojson.ts';
+import { loadValidators, validateAll, type RecordKind } from './validate.ts';
+import { countReasons } from './sources/common.ts';
+import type { AdapterResult, Reject, SaleRow } from './types.ts';
+
+export const SCHEMA_VERSION = '1.0.0';
+
+export interface PipelineDeps {
+  /** Clock for build timestamps and release ids. */
+  now: () => Date;
+  /** Progress sink (stderr by default). */
+  log: (line: string) => void;
+  /** Test hook: called as each stage starts (a test may kill the process here). */
+  onStage?: (stage: string) => void | Promise<void>;
+}
+
+export interface StageTiming {
+  ms: number;
+  rows: number;
+  rows_per_s: number;
+}
+
+export interface RefreshSummary {
+  status: 'published' | 'unchanged' | 'blocked';
+  releaseId: string | null;
+  previousReleaseId: string | null;
+  asOf: string | null;
+  changes: Record<'leads' | 'infrastructure', ChangeCounts> | null;
+  counts: Record<string, number>;
+  sources: Record<string, SourceCounts>;
+  gates: GateResult & { forced: boolean };
+  stages: Record<string, StageTiming>;
+  peakRssMb: number;
+  wallMs: number;
+  message: string;
+}
+
+interface Manifest {
+  release_id: string;
+  input_fingerprint: string;
+  counts: { sources: Record<string, SourceCounts> };
+}
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Run one refresh. Throws only for operational errors (lock held, unreadable files). */
+export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): Promise<RefreshSummary> {
+  const t0 = performance.now();
+  const stages: Record<string, StageTiming> = {};
+  let peakRss = process.memoryUsage().rss;
+  const rssTimer = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 100);
+  rssTimer.unref();
+  const stageNames = ['fingerprint', 'read:planning', 'read:commencements', 'read:ppr', 'write:sales', 'read:companies',
+    'read:infrastructure', 'normalise', 'track', 'validate', 'write:tables', 'search-index', 'geojson', 'manifest', 'publish'];
+  const stage = async <T>(name: string, fn: () => Promise<T>, rowsOf: (r: T) => number): Promise<T> => {
+    await deps.onStage?.(name);
+    const s = performance.now();
+    const r = await fn();
+    const ms = performance.now() - s;
+    const rows = rowsOf(r);
+    stages[name] = { ms: Math.round(ms), rows, rows_per_s: ms > 0 ? Math.round((rows / ms) * 1000) : rows };
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    if (config.progress) {
+      const i = stageNames.indexOf(name) + 1;
+      deps.log(
+        `[${String(i).padStart(2)}/${stageNames.length}] ${name.padEnd(20)} ${rows.toLocaleString('en-IE').padStart(10)} rows ` +
+          `${(ms / 1000).toFixed(1).padStart(6)} s ${stages[name]!.rows_per_s.toLocaleString('en-IE').padStart(10)} rows/s`,
+      );
+    }
+    return r;
+  };
+
+  const release = await acquireRefreshLock(config.dataDir);
+  let db: Db | null = null;
+  let previousId: string | null = null;
+  try {
+    const previous = currentRelease(config.dataDir);
+    previousId = previous?.id ?? null;
+    const prevManifest = previous
+      ? (JSON.parse(await readFile(join(previous.dir, 'manifest.json'), 'utf8')) as Manifest)
+      : null;
+    const files = await stage('fingerprint', () => listRawFiles(config.rawDir), (f) => f.all.length);
+    if (files.all.length === 0) throw new Error(`no raw files under ${config.rawDir} (run 'leads generate' or pass --raw DIR)`);
+    const fingerprint = await inputFingerprint(config.rawDir, files.all);
+    if (prevManifest && prevManifest.input_fingerprint === fingerprint && !config.force) {
+      return finish('unchanged', {
+        releaseId: previous!.id,
+        message: `input unchanged since release ${previous!.id}: nothing to publish (use --force to rebuild)`,
+      });
+    }
+
+    const now = deps.now();
+    const releaseId = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    const buildDir = await createBuildDir(config.dataDir, releaseId);
+    db = await openDb({ memoryLimit: config.duckdbMemoryLimit, tempDirectory: join(buildDir, '.duckdb-tmp') });
+    const validators = loadValidators();
+    const sources: Record<string, SourceCounts> = {};
+    const rejects: Reject[] = [];
+    const account = <T>(name: string, r: AdapterResult<T>): void => {
+      sources[name] = { lines: r.lines, rows: r.rows.length, rejects: r.rejects.length, reasons: countReasons(r.rejects) };
+      rejects.push(...r.rejects);
+    };
+
+    const planning = await stage('read:planning', () => readPlanning(files.by.planning), (r) => r.lines);
+    account('planning', planning);
+    const commencements = await stage('read:commencements', () => readCommencements(files.by.commencements), (r) => r.lines);
+    account('commencements', commencements);
+    const ppr = await stage('read:ppr', () => readPpr(files.by.ppr), (r) => r.lines);
+    account('ppr', ppr);
+    const invalid: Record<string, { invalid: number; samples: string[] }> = {};
+    const checkValid = (kind: RecordKind, rows: Iterable<unknown>): number => {
+      const r = validateAll(validators, kind, rows, 5);
+      if (r.invalid > 0) invalid[kind] = { invalid: r.invalid, samples: r.samples };
+      return r.checked;
+    };
+    const salesCount = await stage('write:sales', async () => {
+      const sales = publishedSales(ppr.rows);
+      checkValid('property-sale', sales);
+      return writeTable(db!, buildDir, spec('sales', 'property-sale', 'county, eircode_routing_key, date_of_sale DESC, sale_id', 50_000), sales);
+    }, (n) => n);
+    ppr.rows.length = 0; // free the sales before the lead stages
+    const companies = await stage('read:companies', () => readCompanies(files.by.companies), (r) => r.companies.lines + r.filings.lines);
+    account('companies', companies.companies);
+    account('filings', companies.filings);
+    const infra = await stage('read:infrastructure', () => readInfrastructure(files.by.infrastructure), (r) => r.lines);
+    account('infrastructure', infra);
+
+    const asOf = latestDate(planning.rows.map((r) => r.etl_date)) ?? now.toISOString().slice(0, 10);
+    const normalised = await stage('normalise', async () => {
+      const index = buildCompanyIndex(companies.companies.rows);
+      const built = buildLeads(planning.rows, commencements.rows, index, asOf);
+      const infraDrafts = mergeInfrastructure(infra.rows, index);
+      return { ...built, infraDrafts, index };
+    }, (r) => r.leads.length + r.infraDrafts.length);
+    planning.rows.length = 0;
+    commencements.rows.length = 0;
+
+    const prevRegistry: RegistryEntry[] = previous && existsSync(join(previous.dir, 'registry.parquet'))
+      ? await readParquet<RegistryEntry>(db, join(previous.dir, 'registry.parquet'))
+      : [];
+    const tracked = await stage('track', async () => {
+      const byKey = <T extends { lead_key?: string; project_key?: string }>(a: T, b: T): number =>
+        ((a.lead_key ?? a.project_key)! < (b.lead_key ?? b.project_key)! ? -1 : 1);
+      const leads = trackChanges('leads', [...normalised.leads].sort(byKey), (d) => d.lead_key, prevRegistry, asOf);
+      const infraT = trackChanges('infrastructure', [...normalised.infraDrafts].sort(byKey), (d) => d.project_key, prevRegistry, asOf);
+      const neighbours = nearestNeighbours(leads.records.map((l) => ({ id: l.id, lat: l.lat, lon: l.lon })));
+      const suppliers = buildSuppliers(companies.companies.rows, normalised.leads);
+      return { leads: leads, infra: infraT, neighbours, suppliers };
+    }, (r) => r.leads.records.length + r.infra.records.length);
+    normalised.leads.length = 0;
+
+    const publishedCompanies = companies.companies.rows.map(({ line: _l, name_key: _k, ...c }) => c);
+    const publishedFilings = companies.filings.rows.map(({ line: _l, ...f }) => f);
+    const changes = [...tracked.leads.changes, ...tracked.infra.changes];
+    const registry = [...tracked.leads.entries, ...tracked.infra.entries];
+    await stage('validate', async () => {
+      return (
+        checkValid('lead', tracked.leads.records) +
+        checkValid('infrastructure-project', tracked.infra.records) +
+        checkValid('company', publishedCompanies) +
+        checkValid('filing', publishedFilings) +
+        checkValid('supplier', tracked.suppliers) +
+        checkValid('lead-neighbour', tracked.neighbours) +
+        checkValid('change', changes) +
+        checkValid('reject', rejects)
+      );
+    }, (n) => n);
+    if (Object.keys(invalid).length > 0) {
+      const detail = Object.entries(invalid).map(([k, v]) => `${k}: ${v.invalid} invalid (${v.samples.join('; ')})`).join('\n  ');
+      throw new Error(`published rows failed schema validation — nothing was published:\n  ${detail}`);
+    }
+
+    const counts: Record<string, number> = { sales: salesCount };
+    await stage('write:tables', async () => {
+      counts['leads'] = await writeTable(db!, buildDir, { ...spec('leads', 'lead', 'received_date DESC, id DESC'), rowGroupRows: config.leadsRowGroupRows }, tracked.leads.records);
+      counts['infrastructure'] = await writeTable(db!, buildDir, spec('infrastructure', 'infrastructure-project', 'id'), tracked.infra.records);
+      counts['companies'] = await writeTable(db!, buildDir, spec('companies', 'company', 'company_number'), publishedCompanies);
+      counts['filings'] = await writeTable(db!, buildDir, spec('filings', 'filing', 'company_number, filing_date DESC, document_number'), publishedFilings);
+      counts['suppliers'] = await writeTable(db!, buildDir, spec('suppliers', 'supplier', 'county, vertical, projects_as_builder DESC, company_name'), tracked.suppliers);
+      counts['lead_neighbours'] = await writeTable(db!, buildDir, spec('lead_neighbours', 'lead-neighbour', 'lead_id, rank'), tracked.neighbours);
+      counts['changes'] = await writeTable(db!, buildDir, spec('changes', 'change', '"table", change, id'), changes);
+      counts['registry'] = await writeTable(db!, buildDir, REGISTRY_SPEC, registry);
+      await writeNdjson(join(buildDir, 'rejects.jsonl'), rejects);
+      return Object.values(counts).reduce((a, b) => a + b, 0) - salesCount;
+    }, (n) => n);
+
+    const search = await stage('search-index', () => writeSearchIndex(
+      db!,
+      tracked.leads.records.map((l) => ({ id: l.id, text: `${l.description} ${l.address ?? ''} ${l.planning_authority} ${l.application_number}` })),
+      buildDir,
+    ), (s) => s.docs);
+    const geo = await stage('geojson', () => writeGeoJson(db!, buildDir, { publicBaseUrl: config.publicBaseUrl }), (g) =>
+      g.layers.reduce((a, l) => a + (l.name.includes('/') ? 0 : l.features), 0));
+
+    const authorities: Record<string, { leads: number; latest_received: string | null }> = {};
+    for (const a of AUTHORITIES) authorities[a.name] = { leads: 0, latest_received: null };
+    for (const l of tracked.leads.records) {
+      const a = authorities[l.planning_authority] ?? (authorities[l.planning_authority] = { leads: 0, latest_received: null });
+      a.leads++;
+      if (!a.latest_received || l.received_date > a.latest_received) a.latest_received = l.received_date;
+    }
+    const leadChanges = tracked.leads.counts;
+    const infraChanges = tracked.infra.counts;
+    const gates = checkGates(sources, prevManifest?.counts.sources ?? null, {
+      maxShrinkRatio: config.gateMaxShrinkRatio,
+      maxRejectRatio: config.gateMaxRejectRatio,
+    });
+    const manifest = await stage('manifest', async () => {
+      const m = {
+        schema_version: SCHEMA_VERSION,
+        release_id: releaseId,
+        built_at: now.toISOString(),
+        as_of: asOf,
+        previous_release: previous?.id ?? null,
+        counts: {
+          tables: counts,
+          records_total: counts['leads']! + counts['infrastructure']! + counts['companies']!,
+          sources,
+          authorities,
+          linked_commencement_notices: normalised.linkedNotices,
+          unlinked_commencement_notices: normalised.unlinkedNotices,
+        },
+        changes: { leads: leadChanges, infrastructure: infraChanges },
+        search_index: search,
+        geojson: geo,
+        files: await checksumFiles(buildDir),
+        stages,
+        gates: { passed: gates.passed, forced: !gates.passed && config.force, messages: gates.messages },
+        input_fingerprint: fingerprint,
+      };
+      const problems = validators.validate('release-manifest', m);
+      if (problems.length) throw new Error(`manifest failed schema validation: ${problems.join('; ')}`);
+      await writeFile(join(buildDir, 'manifest.json'), JSON.stringify(m, null, 2) + '\n');
+      return m;
+    }, () => Object.keys(counts).length);
+
+    const summaryBase = {
+      asOf,
+      changes: { leads: leadChanges, infrastructure: infraChanges },
+      counts: { ...counts, records_total: manifest.counts.records_total },
+      sources,
+    };
+    if (!gates.passed && !config.force) {
+      return finish('blocked', {
+        ...summaryBase,
+        releaseId: null,
+        gates: { ...gates, forced: false },
+        message: `quality gates failed — release not published (current release unchanged; --force to publish anyway):\n  ${gates.messages.join('\n  ')}`,
+      });
+    }
+    db.close();
+    db = null;
+    await stage('publish', async () => {
+      await publishRelease(config.dataDir, buildDir, releaseId);
+      return pruneReleases(config.dataDir, config.releaseRetentionWeeks, now);
+    }, () => 1);
+    return finish('published', {
+      ...summaryBase,
+      releaseId,
+      gates: { ...gates, forced: !gates.passed },
+      message: `published release ${releaseId}` + (gates.passed ? '' : ' (gates forced)'),
+    });
+  } finally {
+    clearInterval(rssTimer);
+    db?.close();
+    await release();
+  }
+
+  function finish(status: RefreshSummary['status'], p: Partial<RefreshSummary> & { message: string }): RefreshSummary {
+    return {
+      status,
+      releaseId: p.releaseId ?? null,
+      previousReleaseId: previousId,
+      asOf: p.asOf ?? null,
+      changes: p.changes ?? null,
+      counts: p.counts ?? {},
+      sources: p.sources ?? {},
+      gates: p.gates ?? { passed: true, forced: false, messages: [] },
+      stages,
+      peakRssMb: Math.round(Math.max(peakRss, process.memoryUsage().rss) / 1048576),
+      wallMs: Math.round(performance.now() - t0),
+      message: p.message,
+    };
+  }
+}
+
+const REGISTRY_SPEC: TableSpec = {
+  name: 'registry',
+  columns: [
+    ['kind', 'VARCHAR'],
+    ['key', 'VARCHAR'],
+    ['id', 'BIGINT'],
+    ['first_seen', 'DATE'],
+    ['last_changed', 'DATE'],
+    ['content_hash', 'VARCHAR'],
+    ['removed_on', 'DATE'],
+  ],
+  orderBy: 'kind, id',
+};
+
+function spec(name: string, schema: string, orderBy: string, rowGroupRows = 100_000): TableSpec {
+  return { name, columns: columnsFromSchema(schema), orderBy, rowGroupRows };
+}
+
+/** Sales as published: exact decimal price, a stable id per sale, no line numbers. */
+function publishedSales(rows: SaleRow[]): Iterable<Record<string, unknown>> {
+  const seen = new Map<string, number>();
+  return rows.map(({ line: _l, price_cents, ...s }) => {
+    const base = `${s.home_key}|${s.date_of_sale}|${price_cents}`;
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
+    const cents = String(price_cents).padStart(3, '0');
+    return {
+      sale_id: createHash('sha256').update(`${base}|${n}`).digest('hex').slice(0, 16),
+      ...s,
+      price_eur: Number(`${cents.slice(0, -2)}.${cents.slice(-2)}`),
+    };
+  });
+}
+
+function latestDate(dates: (string | null)[]): string | null {
+  let max: string | null = null;
+  for (const d of dates) if (d && (!max || d > max)) max = d;
+  return max;
+}
+
+interface RawFiles {
+  all: string[];
+  by: Record<'planning' | 'commencements' | 'ppr' | 'companies' | 'infrastructure', string[]>;
+}
+
+/** Every raw file, by source folder, sorted for determinism. */
+async function listRawFiles(rawDir: string): Promise<RawFiles> {
+  const by: RawFiles['by'] = { planning: [], commencements: [], ppr: [], companies: [], infrastructure: [] };
+  for (const source of Object.keys(by) as (keyof RawFiles['by'])[]) {
+    const dir = join(rawDir, source);
+    if (!existsSync(dir)) continue;
+    by[source] = (await readdir(dir))
+      .filter((f) => /\.(csv|json)$/i.test(f))
+      .sort()
+      .map((f) => join(dir, f));
+  }
+  return { all: Object.values(by).flat(), by };
+}
+
+/** sha256 over the raw files' names and bytes plus the pipeline's own code and schemas. */
+async function inputFingerprint(rawDir: string, files: string[]): Promise<string> {
+  const h = createHash('sha256');
+  for (const f of files) {
+    h.update(`${relative(rawDir, f)}\0${(await stat(f)).size}\0`);
+    for await (const chunk of createReadStream(f)) h.update(chunk as Buffer);
+  }
+  for (const dir of ['pipeline', 'schemas', 'common']) {
+    for (const f of await walk(join(REPO_ROOT, dir))) {
+      h.update(relative(REPO_ROOT, f));
+      h.update(readFileSync(f));
+    }
+  }
+  return h.digest('hex');
+}
+
+async function walk(dir: string): Promise<string[]> {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const e of (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await walk(p)));
+    else if (/\.(ts|json)$/.test(e.name)) out.push(p);
+  }
+  return out;
+}
+
+/** sha256 and size of every file in the release (recursively), with Parquet row counts. */
+async function checksumFiles(dir: string): Promise<Record<string, { bytes: number; sha256: string; rows: number | null }>> {
+  const out: Record<string, { bytes: number; sha256: string; rows: number | null }> = {};
+  for (const f of await walkAll(dir)) {
+    const rel = relative(dir, f);
+    if (rel === 'manifest.json' || rel.startsWith('.')) continue;
+    const h = createHash('sha256');
+    for await (const chunk of createReadStream(f)) h.update(chunk as Buffer);
+    out[rel] = { bytes: (await stat(f)).size, sha256: h.digest('hex'), rows: null };
+  }
+  return out;
+}
+
+async function walkAll(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await walkAll(p)));
+    else out.push(p);
+  }
+  return out;
+}
+
+/** Count rows of every Parquet file of a release (used by `leads verify` and tests). */
+export async function parquetRowCounts(db: Db, releaseDir: string): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const f of (await readdir(releaseDir)).filter((f) => f.endsWith('.parquet')).sort()) {
+    const [r] = await db.all<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM read_parquet(${sqlString(join(releaseDir, f))})`);
+    out[f] = r!.n;
+  }
+  return out;
+}
+
