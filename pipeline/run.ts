@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync } from 'node:fs';
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PipelineConfig } from './config.ts';
@@ -107,6 +107,7 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
   const release = await acquireRefreshLock(config.dataDir);
   let db: Db | null = null;
   let previousId: string | null = null;
+  let buildDirToClean: string | null = null; // a build that is not published is removed
   try {
     const previous = currentRelease(config.dataDir);
     previousId = previous?.id ?? null;
@@ -126,6 +127,7 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
     const now = deps.now();
     const releaseId = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
     const buildDir = await createBuildDir(config.dataDir, releaseId);
+    buildDirToClean = buildDir;
     db = await openDb({ memoryLimit: config.duckdbMemoryLimit, tempDirectory: join(buildDir, '.duckdb-tmp') });
     const validators = loadValidators();
     const sources: Record<string, SourceCounts> = {};
@@ -297,6 +299,7 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
   } finally {
     clearInterval(rssTimer);
     db?.close();
+    if (buildDirToClean) await rm(buildDirToClean, { recursive: true, force: true });
     await release();
   }
 
@@ -311,7 +314,7 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
       sources: p.sources ?? {},
       gates: p.gates ?? { passed: true, forced: false, messages: [] },
       stages,
-      peakRssMb: Math.round(Math.max(peakRss, process.memoryUsage().rss) / 1048576),
+      peakRssMb: Math.round(Math.max(peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024) / 1048576),
       wallMs: Math.round(performance.now() - t0),
       message: p.message,
     };

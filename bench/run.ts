@@ -1,0 +1,108 @@
+/**
+ * `make bench`: speed and memory of the product at the default scale, each measured side by
+ * side with a baseline taken in the same run. Prints a table and writes
+ * bench/results/<section>-<timestamp>.json plus bench/results/latest.json.
+ *
+ *   node --import tsx bench/run.ts [--only refresh] [--scale default|small|…]
+ *
+ * Sections:
+ *   refresh — full refresh of the default dataset in a child process (wall time, peak RSS,
+ *             rows/s per stage) against the floor: DuckDB alone reading the same raw CSVs.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
+import { generateRaw, SCALES } from '../pipeline/synth/generate.ts';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const RESULTS = join(ROOT, 'bench', 'results');
+
+interface Row {
+  metric: string;
+  value: number;
+  unit: string;
+  baseline?: number;
+  target?: string;
+  ok?: boolean;
+}
+
+const { values } = parseArgs({ options: { only: { type: 'string' }, scale: { type: 'string', default: 'default' } } });
+const scale = SCALES[values.scale as keyof typeof SCALES] ?? Number(values.scale);
+const benchData = join(ROOT, 'data', `bench-${values.scale}`);
+
+const sections: Record<string, () => Promise<Row[]>> = {
+  async refresh() {
+    const raw = join(benchData, 'raw');
+    if (!existsSync(join(raw, 'planning'))) {
+      const t = performance.now();
+      await generateRaw({ outDir: raw, scale, seed: 1, week: 1 });
+      console.error(`generated the ${values.scale} raw dataset in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    }
+    // floor: DuckDB alone reading every raw CSV (the PPR as latin-1, DuckDB has no Windows-1252)
+    const db = await openDb();
+    const f0 = performance.now();
+    let floorRows = 0;
+    for (const source of readdirSync(raw).sort()) {
+      for (const f of readdirSync(join(raw, source)).filter((x) => x.endsWith('.csv'))) {
+        const enc = source === 'ppr' ? ", encoding = 'latin-1'" : '';
+        const [r] = await db.all<{ n: number }>(
+          `SELECT count(*)::BIGINT AS n FROM read_csv(${sqlString(join(raw, source, f))}, all_varchar = true, strict_mode = false, ignore_errors = true${enc})`,
+        );
+        floorRows += r!.n;
+      }
+    }
+    const floorMs = performance.now() - f0;
+    db.close();
+    // the real thing, in a child process so its peak RSS is its own
+    const child = await runChild(['bin/leads.js', 'refresh', '--force', '--json', '--quiet'], { DATA_DIR: benchData, RAW_DIR: raw });
+    if (child.code !== 0) throw new Error(`refresh failed: ${child.stderr.slice(-2000)}`);
+    const s = JSON.parse(child.stdout) as { wallMs: number; peakRssMb: number; counts: Record<string, number>; stages: Record<string, { ms: number; rows: number; rows_per_s: number }> };
+    const rows: Row[] = [
+      { metric: 'refresh wall time', value: s.wallMs / 1000, unit: 's', baseline: floorMs / 1000, target: '≤ 90 s', ok: s.wallMs <= 90_000 },
+      { metric: 'refresh peak RSS', value: s.peakRssMb, unit: 'MB', target: '≤ 2048 MB', ok: s.peakRssMb <= 2048 },
+      { metric: 'raw rows read (floor: DuckDB count)', value: floorRows, unit: 'rows' },
+      { metric: 'leads published', value: s.counts['leads'] ?? 0, unit: 'rows', target: '≥ 200,000', ok: (s.counts['leads'] ?? 0) >= 200_000 || scale < 1 },
+      { metric: 'sales published', value: s.counts['sales'] ?? 0, unit: 'rows' },
+      { metric: 'records total', value: s.counts['records_total'] ?? 0, unit: 'rows' },
+    ];
+    for (const [name, st] of Object.entries(s.stages)) {
+      rows.push({ metric: `stage ${name}`, value: st.ms / 1000, unit: 's', baseline: st.rows_per_s, target: 'baseline column = rows/s' });
+    }
+    return rows;
+  },
+};
+
+function runChild(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const c = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    c.stdout.on('data', (d) => (stdout += d));
+    c.stderr.on('data', (d) => (stderr += d));
+    c.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+function printTable(section: string, rows: Row[]): void {
+  console.log(`\n## ${section}\n`);
+  console.log(`${'metric'.padEnd(40)} ${'value'.padStart(12)} ${'unit'.padEnd(6)} ${'baseline'.padStart(12)}  target`);
+  for (const r of rows) {
+    const fmt = (n: number | undefined): string => (n === undefined ? '' : n >= 1000 ? Math.round(n).toLocaleString('en-IE') : n.toFixed(2));
+    const status = r.ok === undefined ? '' : r.ok ? ' ✓' : ' ✗';
+    console.log(`${r.metric.padEnd(40)} ${fmt(r.value).padStart(12)} ${r.unit.padEnd(6)} ${fmt(r.baseline).padStart(12)}  ${r.target ?? ''}${status}`);
+  }
+}
+
+mkdirSync(RESULTS, { recursive: true });
+const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+const all: Record<string, Row[]> = {};
+for (const [name, fn] of Object.entries(sections)) {
+  if (values.only && values.only !== name) continue;
+  const rows = await fn();
+  all[name] = rows;
+  printTable(name, rows);
+  writeFileSync(join(RESULTS, `${name}-${stamp}.json`), JSON.stringify({ section: name, scale: values.scale, at: stamp, rows }, null, 2));
+}
+writeFileSync(join(RESULTS, 'latest.json'), JSON.stringify({ at: stamp, scale: values.scale, machine: { cpus: (await import('node:os')).cpus().length }, sections: all }, null, 2));
