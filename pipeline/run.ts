@@ -165,7 +165,7 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
     const normalised = await stage('normalise', async () => {
       const index = buildCompanyIndex(companies.companies.rows);
       const built = buildLeads(planning.rows, commencements.rows, index, asOf);
-      const infraDrafts = mergeInfrastructure(infra.rows, index);
+      const infraDrafts = mergeInfrastructure(infra.rows, index, asOf);
       return { ...built, infraDrafts, index };
     }, (r) => r.leads.length + r.infraDrafts.length);
     planning.rows.length = 0;

@@ -159,6 +159,8 @@ export async function* readCsvBatches(
   const parser = new CsvParser();
   const stream = createReadStream(path, { highWaterMark: 1 << 20 });
   for await (const chunk of stream as AsyncIterable<Buffer>) {
+    // stream mode also matters for correctness: Node 20's one-shot (non-stream) windows-1252
+    // decode drops bytes 0x80–0x9F, the euro sign among them
     const recs = parser.push(decoder.decode(chunk, { stream: true }));
     const kept = recs.filter(notBlank);
     if (kept.length) yield kept;
@@ -181,7 +183,8 @@ export function parseCsv(text: string): CsvRecord[] {
 /** Detect the encoding of a publisher file: UTF-8 if it decodes cleanly, else Windows-1252. */
 export function sniffEncoding(head: Uint8Array): CsvEncoding {
   try {
-    new TextDecoder('utf-8', { fatal: true }).decode(head);
+    // stream: a multi-byte character cut at the end of the sample is not an error
+    new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
     return 'utf-8';
   } catch {
     return 'windows-1252';

@@ -4,7 +4,7 @@
  * value that is present but not a valid calendar date (the caller turns that into a reject).
  *
  * Accepted: `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM:SS[.sss][Z]`, `YYYY-MM-DD HH:MM:SS`,
- * `YYYY/MM/DD[ HH:MM:SS]`, `DD/MM/YYYY[ HH:MM:SS]`, `DD-MM-YYYY`, `DD.MM.YYYY`,
+ * `YYYY/MM/DD[ HH:MM:SS][+00]` (the ArcGIS CSV download form), `DD/MM/YYYY[ HH:MM:SS]`, `DD-MM-YYYY`, `DD.MM.YYYY`,
  * `DD MMM YYYY` / `DD-MMM-YYYY` / `DD-MMM-YY` (English month abbreviations), and epoch
  * milliseconds (the ArcGIS JSON form, 11–13 digits). Day-first is the Irish convention:
  * `05/04/2023` is 5 April.
@@ -15,7 +15,7 @@ const MONTHS: Record<string, number> = {
   jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, sept: 9, oct: 10, nov: 11, dec: 12,
 };
 
-const ISO = /^(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+const ISO = /^(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 const DMY = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 const DMONY = /^(\d{1,2})[ -]([A-Za-z]{3,4})[ -](\d{2}|\d{4})$/;
 const EPOCH_MS = /^-?\d{11,13}$/;

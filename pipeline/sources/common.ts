@@ -2,6 +2,8 @@
  * Helpers every source adapter shares: header lookup, field cleaning, number parsing, the
  * organisation-vs-individual test that keeps personal names out of releases, and rejects.
  */
+import { open } from 'node:fs/promises';
+import { readCsvBatches, sniffEncoding } from '../lib/csv.ts';
 import type { CsvRecord } from '../lib/csv.ts';
 import type { Reject, RejectReason } from '../types.ts';
 import type { SourceName } from './formats.ts';
@@ -96,4 +98,66 @@ export function countReasons(rejects: readonly Reject[]): Record<string, number>
   const out: Record<string, number> = {};
   for (const r of rejects) out[r.reason] = (out[r.reason] ?? 0) + 1;
   return out;
+}
+
+/**
+ * Stream one publisher CSV file for an adapter's thin reader: sniff the encoding on the first
+ * 64 KiB, check the header with `accepts`, and hand every well-formed data record to `onRecord`
+ * as a column → value object. A record whose field count differs from the header's, or that the
+ * parser flagged malformed, becomes a `malformed_row` reject; a header that `accepts` refuses
+ * (or an empty file) becomes one `unknown_header` reject at line 1 and the rest of the file is
+ * not read. Columns listed in `omit` (personal data) are never copied out of the raw record.
+ * Returns the number of data lines accounted for (a refused file counts as one), so that
+ * rows + rejects = lines holds for the caller.
+ */
+export async function scanCsvFile(
+  source: SourceName,
+  file: string,
+  accepts: (idx: Map<string, number>) => boolean,
+  onRecord: (rec: Record<string, string>, line: number) => void,
+  onReject: (r: Reject) => void,
+  omit: readonly string[] = [],
+): Promise<number> {
+  const encoding = sniffEncoding(await readHead(file, 64 * 1024));
+  let idx: Map<string, number> | null = null;
+  let width = 0;
+  let lines = 0;
+  for await (const batch of readCsvBatches(file, encoding)) {
+    for (const rec of batch) {
+      if (idx === null) {
+        const full = headerIndex(rec.fields);
+        if (rec.malformed || !accepts(full)) {
+          onReject(reject(source, file, rec.line, 'unknown_header', 'header'));
+          return 1;
+        }
+        width = rec.fields.length;
+        for (const c of omit) full.delete(c);
+        idx = full;
+        continue;
+      }
+      lines++;
+      if (rec.malformed || rec.fields.length !== width) {
+        const detail = rec.malformed ?? `${rec.fields.length} fields, header has ${width}`;
+        onReject(reject(source, file, rec.line, 'malformed_row', detail));
+        continue;
+      }
+      onRecord(toObject(idx, rec), rec.line);
+    }
+  }
+  if (idx === null) {
+    onReject(reject(source, file, 1, 'unknown_header', 'empty file'));
+    return 1;
+  }
+  return lines;
+}
+
+async function readHead(file: string, bytes: number): Promise<Uint8Array> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(bytes);
+    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
 }

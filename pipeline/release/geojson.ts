@@ -1,0 +1,156 @@
+/**
+ * Pre-rendered GIS layers of a release: newline-delimited GeoJSON (one RFC 7946 Feature per
+ * line) rendered by DuckDB straight from the release's Parquet files, so the API's
+ * `/feeds/*.geojson` can stream (and filter) prepared lines instead of building 200,000 features
+ * per request.
+ *
+ * Layout under `<releaseDir>/geojson/`:
+ * - `leads.ndjson`                  every lead with coordinates, ordered by id
+ * - `leads/<authority slug>.ndjson` the same lines split by planning authority
+ * - `infrastructure.ndjson`         every infrastructure project with coordinates
+ * - `index.json`                    a `GeoJsonIndex` describing the files
+ *
+ * A feature line is
+ * `{"type":"Feature","id":<int>,"geometry":{"type":"Point","coordinates":[lon,lat]},"properties":{…every column…,"link":…}}`
+ * with coordinates rounded to 6 decimals and `link` the record's `public_url`, or
+ * `<publicBaseUrl>/leads/<id>` (`/infrastructure/<id>`) when it has none. Properties are the
+ * whole Parquet row, so columns added to the release flow through without a change here.
+ */
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sqlString, type Db } from '../lib/duckdb.ts';
+import { foldText, resolveAuthority } from '../reference/authorities.ts';
+
+export interface GeoJsonLayer {
+  /** "leads", "leads/<authority slug>" or "infrastructure". */
+  name: string;
+  /** Path relative to the release folder, '/'-separated: "geojson/leads/cork-city.ndjson". */
+  file: string;
+  features: number;
+  bytes: number;
+  /** [min lon, min lat, max lon, max lat] of the features, null for an empty layer. */
+  bbox: [number, number, number, number] | null;
+  /** Canonical authority name, on per-authority layers only. */
+  authority?: string;
+}
+
+export interface GeoJsonIndex {
+  layers: GeoJsonLayer[];
+  skipped_without_coordinates: { leads: number; infrastructure: number };
+}
+
+export interface GeoJsonOptions {
+  /** Base of the public record pages, e.g. "https://leads.example.ie" (trailing '/' ignored). */
+  publicBaseUrl: string;
+}
+
+const TEMP_TABLE = '_geojson_leads';
+
+/**
+ * Render the release's GeoJSON layers from `releaseDir/leads.parquet` and
+ * `releaseDir/infrastructure.parquet` into `releaseDir/geojson/` and return (and write as
+ * `geojson/index.json`) the index of layers. Rows without usable coordinates are skipped and
+ * counted. The per-authority folder is rebuilt from scratch so no stale authority file survives.
+ *
+ * @example
+ * const index = await writeGeoJson(db, 'data/releases/2025-06-02', { publicBaseUrl: 'https://leads.example.ie' });
+ */
+export async function writeGeoJson(db: Db, releaseDir: string, opts: GeoJsonOptions): Promise<GeoJsonIndex> {
+  const outDir = join(releaseDir, 'geojson');
+  await rm(join(outDir, 'leads'), { recursive: true, force: true });
+  await mkdir(join(outDir, 'leads'), { recursive: true });
+  const base = opts.publicBaseUrl.replace(/\/+$/, '');
+  const leadsParquet = join(releaseDir, 'leads.parquet');
+  const infraParquet = join(releaseDir, 'infrastructure.parquet');
+  const layers: GeoJsonLayer[] = [];
+
+  // Leads: render once into a temp table, then write the national file and one per authority.
+  await db.run(
+    `CREATE OR REPLACE TEMP TABLE ${TEMP_TABLE} AS
+     SELECT t.planning_authority AS _authority, ${featureColumns('t', `${base}/leads/`)}
+     FROM read_parquet(${sqlString(leadsParquet)}) t
+     WHERE ${hasCoordinates('t')}
+     ORDER BY t.id`,
+  );
+  try {
+    layers.push(await writeLayer(db, releaseDir, { name: 'leads', file: 'geojson/leads.ndjson' }, TEMP_TABLE, null));
+    const authorities = await db.all<{ authority: string }>(
+      `SELECT DISTINCT _authority AS authority FROM ${TEMP_TABLE} WHERE _authority IS NOT NULL ORDER BY 1`,
+    );
+    for (const [slug, names] of groupBySlug(authorities.map((a) => a.authority))) {
+      const layer = { name: `leads/${slug}`, file: `geojson/leads/${slug}.ndjson`, authority: names[0]! };
+      layers.push(await writeLayer(db, releaseDir, layer, TEMP_TABLE, names));
+    }
+  } finally {
+    await db.run(`DROP TABLE IF EXISTS ${TEMP_TABLE}`);
+  }
+
+  const infraSource = `(SELECT ${featureColumns('t', `${base}/infrastructure/`)}
+     FROM read_parquet(${sqlString(infraParquet)}) t WHERE ${hasCoordinates('t')})`;
+  layers.push(await writeLayer(db, releaseDir, { name: 'infrastructure', file: 'geojson/infrastructure.ndjson' }, infraSource, null));
+
+  const [skipped] = await db.all<{ leads: number; infrastructure: number }>(
+    `SELECT (SELECT count(*) FROM read_parquet(${sqlString(leadsParquet)}) t WHERE NOT (${hasCoordinates('t')})) AS leads,
+            (SELECT count(*) FROM read_parquet(${sqlString(infraParquet)}) t WHERE NOT (${hasCoordinates('t')})) AS infrastructure`,
+  );
+  const index: GeoJsonIndex = {
+    layers,
+    skipped_without_coordinates: { leads: Number(skipped!.leads), infrastructure: Number(skipped!.infrastructure) },
+  };
+  await writeFile(join(outDir, 'index.json'), `${JSON.stringify(index, null, 2)}\n`);
+  return index;
+}
+
+/** True in SQL when row `t` has finite lat and lon. */
+function hasCoordinates(t: string): string {
+  return `(${t}.lat IS NOT NULL AND ${t}.lon IS NOT NULL AND isfinite(${t}.lat) AND isfinite(${t}.lon))`;
+}
+
+/**
+ * The four Feature members as SQL select items, in RFC 7946 order. `properties` is the whole row
+ * (`t` as a struct keeps the column order) with `link` appended.
+ */
+function featureColumns(t: string, linkPrefix: string): string {
+  return [
+    `'Feature' AS "type"`,
+    `CAST(${t}.id AS BIGINT) AS id`,
+    `{'type': 'Point', 'coordinates': [round(CAST(${t}.lon AS DOUBLE), 6), round(CAST(${t}.lat AS DOUBLE), 6)]} AS geometry`,
+    `struct_insert(${t}, link := coalesce(${t}.public_url, ${sqlString(linkPrefix)} || CAST(${t}.id AS VARCHAR))) AS properties`,
+  ].join(',\n       ');
+}
+
+/** Write one layer file with DuckDB's JSON writer (newline-delimited) and describe it. */
+async function writeLayer(
+  db: Db,
+  releaseDir: string,
+  layer: { name: string; file: string; authority?: string },
+  source: string,
+  authorities: string[] | null,
+): Promise<GeoJsonLayer> {
+  const where = authorities === null ? '' : `WHERE _authority IN (${authorities.map(sqlString).join(', ')})`;
+  const path = join(releaseDir, ...layer.file.split('/'));
+  await db.run(
+    `COPY (SELECT "type", id, geometry, properties FROM ${source} ${where} ORDER BY id)
+     TO ${sqlString(path)} (FORMAT JSON)`,
+  );
+  const [s] = await db.all<{ n: number; w: number | null; s: number | null; e: number | null; nn: number | null }>(
+    `SELECT count(*) AS n,
+            min(geometry.coordinates[1]) AS w, min(geometry.coordinates[2]) AS s,
+            max(geometry.coordinates[1]) AS e, max(geometry.coordinates[2]) AS nn
+     FROM ${source} ${where}`,
+  );
+  const features = Number(s!.n);
+  const bbox: GeoJsonLayer['bbox'] = features === 0 ? null : [s!.w!, s!.s!, s!.e!, s!.nn!];
+  const bytes = (await stat(path)).size;
+  return { name: layer.name, file: layer.file, features, bytes, bbox, ...(layer.authority ? { authority: layer.authority } : {}) };
+}
+
+/** Group authority names by file slug (the reference slug, or the folded name for an unknown one). */
+function groupBySlug(names: string[]): Map<string, string[]> {
+  const bySlug = new Map<string, string[]>();
+  for (const name of names) {
+    const slug = resolveAuthority(name)?.slug ?? (foldText(name).replace(/ /g, '-') || 'unknown');
+    bySlug.set(slug, [...(bySlug.get(slug) ?? []), name]);
+  }
+  return bySlug;
+}

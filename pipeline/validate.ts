@@ -1,0 +1,190 @@
+/**
+ * Validation of published records against the JSON Schemas in `schemas/` (the single source of
+ * truth for every record the pipeline publishes and the API serves).
+ *
+ * All schemas are read synchronously and compiled once by `loadValidators`; validating a row is
+ * then a single call into ajv's generated code (`allErrors: false`: the first error is enough to
+ * reject a row, and keeps the bulk path fast). Error messages name the field (JSON pointer) and
+ * never echo the row's values, so they are safe to log.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+export type RecordKind =
+  | 'lead'
+  | 'lead-detail'
+  | 'infrastructure-project'
+  | 'company'
+  | 'filing'
+  | 'property-sale'
+  | 'supplier'
+  | 'lead-neighbour'
+  | 'change'
+  | 'reject'
+  | 'release-manifest'
+  | 'problem';
+
+/** Every record kind, one schema file `<kind>.schema.json` each. */
+export const RECORD_KINDS: readonly RecordKind[] = [
+  'lead',
+  'lead-detail',
+  'infrastructure-project',
+  'company',
+  'filing',
+  'property-sale',
+  'supplier',
+  'lead-neighbour',
+  'change',
+  'reject',
+  'release-manifest',
+  'problem',
+];
+
+export interface Validators {
+  /** Validate one row; `[]` when valid, otherwise messages that name the offending field. */
+  validate(kind: RecordKind, row: unknown): string[];
+}
+
+/** Base URI of every schema `$id`. */
+export const SCHEMA_BASE_URI = 'https://schemas.leads.ie/v1/';
+
+/** `<repo>/schemas`, resolved from this module's location. */
+export const DEFAULT_SCHEMA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'schemas');
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module object at type level.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+
+type JsonSchema = Record<string, unknown>;
+
+/** Read every `*.schema.json` of a folder, keyed by file name. */
+function readSchemas(schemaDir: string): Map<string, JsonSchema> {
+  const out = new Map<string, JsonSchema>();
+  for (const f of readdirSync(schemaDir).sort()) {
+    if (!f.endsWith('.schema.json')) continue;
+    out.set(f, JSON.parse(readFileSync(join(schemaDir, f), 'utf8')) as JsonSchema);
+  }
+  return out;
+}
+
+/**
+ * Turn one ajv error into a message naming the field, e.g.
+ * `/lat must be <= 55.5`, `/ must have required property 'county'`,
+ * `/ must NOT have additional property 'phone'`. Never includes the value.
+ */
+export function formatError(e: ErrorObject): string {
+  const path = e.instancePath || '/';
+  const p = e.params as Record<string, unknown>;
+  if (e.keyword === 'required') return `${path} must have required property '${String(p.missingProperty)}'`;
+  if (e.keyword === 'additionalProperties' || e.keyword === 'unevaluatedProperties') {
+    const name = p.additionalProperty ?? p.unevaluatedProperty;
+    return `${path} must NOT have additional property '${String(name)}'`;
+  }
+  if (e.keyword === 'enum') {
+    const allowed = (p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ');
+    return `${path} must be one of ${allowed.length > 300 ? `${allowed.slice(0, 300)}…` : allowed}`;
+  }
+  return `${path} ${e.message ?? e.keyword}`;
+}
+
+/**
+ * Compile every schema of `schemaDir` (default `<repo>/schemas`) once and return a validator
+ * for all record kinds. Throws when a schema is missing or does not compile.
+ *
+ * @example
+ *   const v = loadValidators();
+ *   v.validate('lead', row); // [] or ['/lat must be <= 55.5']
+ */
+export function loadValidators(schemaDir: string = DEFAULT_SCHEMA_DIR): Validators {
+  const ajv = new Ajv2020({
+    allErrors: false,
+    strict: true,
+    allowUnionTypes: true,
+    // price_eur is `multipleOf: 0.01`; floating-point division needs a tolerance.
+    multipleOfPrecision: 6,
+  });
+  addFormats(ajv);
+  ajv.addKeyword({ keyword: 'x-enriched', schemaType: 'boolean' });
+  const schemas = readSchemas(schemaDir);
+  for (const schema of schemas.values()) ajv.addSchema(schema);
+  const compiled = new Map<RecordKind, ValidateFunction>();
+  for (const kind of RECORD_KINDS) {
+    const file = `${kind}.schema.json`;
+    if (!schemas.has(file)) throw new Error(`schema ${file} is missing from ${schemaDir}`);
+    const fn = ajv.getSchema(`${SCHEMA_BASE_URI}${file}`);
+    if (!fn) throw new Error(`schema ${file} has no $id ${SCHEMA_BASE_URI}${file}`);
+    compiled.set(kind, fn);
+  }
+  return {
+    validate(kind, row) {
+      const fn = compiled.get(kind);
+      if (!fn) throw new Error(`unknown record kind: ${String(kind)}`);
+      if (fn(row)) return [];
+      return (fn.errors ?? []).map(formatError);
+    },
+  };
+}
+
+/**
+ * Validate many rows of one kind; counts the invalid ones and keeps up to `maxErrors` sample
+ * messages, each prefixed with the row's 0-based index (`row 12: /lat must be <= 55.5`).
+ */
+export function validateAll(
+  v: Validators,
+  kind: RecordKind,
+  rows: Iterable<unknown>,
+  maxErrors = 10,
+): { checked: number; invalid: number; samples: string[] } {
+  let checked = 0;
+  let invalid = 0;
+  const samples: string[] = [];
+  for (const row of rows) {
+    const errors = v.validate(kind, row);
+    if (errors.length > 0) {
+      invalid++;
+      if (samples.length < maxErrors) samples.push(`row ${checked}: ${errors.join('; ')}`);
+    }
+    checked++;
+  }
+  return { checked, invalid, samples };
+}
+
+const enrichedCache = new Map<RecordKind, string[]>();
+
+/**
+ * Top-level property names of a record kind marked `"x-enriched": true` in its schema (directly,
+ * or on the property a `$ref` points to). These are served only to enriched scopes.
+ */
+export function enrichedFields(kind: RecordKind): string[] {
+  const cached = enrichedCache.get(kind);
+  if (cached) return [...cached];
+  const schemas = readSchemas(DEFAULT_SCHEMA_DIR);
+  const schema = schemas.get(`${kind}.schema.json`);
+  if (!schema) throw new Error(`unknown record kind: ${String(kind)}`);
+  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const out = Object.keys(props).filter((name) => isEnriched(props[name]!, schemas));
+  enrichedCache.set(kind, out);
+  return [...out];
+}
+
+function isEnriched(prop: JsonSchema, schemas: Map<string, JsonSchema>): boolean {
+  if (prop['x-enriched'] === true) return true;
+  const target = typeof prop.$ref === 'string' ? resolveRef(prop.$ref, schemas) : null;
+  return target !== null && target['x-enriched'] === true;
+}
+
+/** Resolve a `file.schema.json#/json/pointer` reference between sibling schema files. */
+function resolveRef(ref: string, schemas: Map<string, JsonSchema>): JsonSchema | null {
+  const [file, pointer = ''] = ref.split('#');
+  if (!file) return null;
+  let node: unknown = schemas.get(file.replace(SCHEMA_BASE_URI, ''));
+  for (const part of pointer.split('/').filter(Boolean)) {
+    if (node === null || typeof node !== 'object') return null;
+    node = (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return node !== null && typeof node === 'object' ? (node as JsonSchema) : null;
+}
