@@ -1,0 +1,151 @@
+/**
+ * The lead lifecycle: where a planning application stands today (`lead_readiness`), derived from
+ * its planning record and its linked commencement notices, and the coarse `status` group the API
+ * filters on. The lifecycle is documented by `TRANSITIONS` (and in docs/data-model.md). Pure.
+ */
+import { addDays } from '../lib/dates.ts';
+import type { CommencementRow, Lead, LeadStatus, PlanningRow, Readiness } from '../types.ts';
+
+/** Every readiness value, in lifecycle order. */
+export const READINESS_VALUES: readonly Readiness[] = [
+  'application', 'further_information', 'appealed', 'granted', 'commencing', 'under_construction',
+  'completed', 'refused', 'withdrawn', 'expired',
+];
+
+/** The status group of each readiness value. */
+export const STATUS_OF: Record<Readiness, LeadStatus> = {
+  application: 'planning',
+  further_information: 'planning',
+  appealed: 'planning',
+  granted: 'approved',
+  commencing: 'active',
+  under_construction: 'active',
+  completed: 'closed',
+  refused: 'closed',
+  withdrawn: 'closed',
+  expired: 'closed',
+};
+
+/** Days after its commencement date during which a project is `commencing`, not `under_construction`. */
+export const COMMENCING_WINDOW_DAYS = 90;
+
+/** The documented lifecycle: which event moves a lead from one readiness to another. */
+export const TRANSITIONS: readonly { from: Readiness | null; to: Readiness; trigger: string }[] = [
+  { from: null, to: 'application', trigger: 'application received by the planning authority' },
+  { from: 'application', to: 'further_information', trigger: 'authority requests further information (FIRequestDate set, no decision yet)' },
+  { from: 'application', to: 'granted', trigger: 'decision to grant (GRANT…, CONDITIONAL…, or a split decision)' },
+  { from: 'further_information', to: 'granted', trigger: 'decision to grant after further information' },
+  { from: 'application', to: 'refused', trigger: 'decision to refuse' },
+  { from: 'further_information', to: 'refused', trigger: 'decision to refuse after further information' },
+  { from: 'application', to: 'withdrawn', trigger: 'withdrawn by the applicant (WithdrawnDate or decision/status WITHDRAWN), or declared invalid/incomplete' },
+  { from: 'further_information', to: 'withdrawn', trigger: 'withdrawn, or further information not supplied in time (declared withdrawn)' },
+  { from: 'granted', to: 'appealed', trigger: 'third-party appeal lodged against the grant, not yet decided' },
+  { from: 'refused', to: 'appealed', trigger: 'first-party appeal lodged against the refusal, not yet decided' },
+  { from: 'appealed', to: 'granted', trigger: 'appeal decided to grant, or appeal withdrawn/dismissed/invalid over a local grant' },
+  { from: 'appealed', to: 'refused', trigger: 'appeal decided to refuse, or appeal withdrawn/dismissed/invalid over a local refusal' },
+  { from: 'appealed', to: 'withdrawn', trigger: 'application withdrawn while under appeal' },
+  { from: 'granted', to: 'commencing', trigger: 'commencement notice linked, commencement date within the last 90 days or in the future' },
+  { from: 'application', to: 'commencing', trigger: 'commencement notice linked before the planning record shows a decision' },
+  { from: 'granted', to: 'under_construction', trigger: 'commencement notice whose commencement date is more than 90 days before the release date' },
+  { from: 'commencing', to: 'under_construction', trigger: '90 days pass after the earliest commencement date' },
+  { from: 'commencing', to: 'completed', trigger: 'completion certificate (CCC) on every commenced notice' },
+  { from: 'under_construction', to: 'completed', trigger: 'completion certificate (CCC) on every commenced notice' },
+  { from: 'granted', to: 'expired', trigger: 'permission expiry date passed with no commencement notice' },
+  { from: 'expired', to: 'commencing', trigger: 'a commencement notice links after all (notices override expiry)' },
+];
+
+const WITHDRAWN = /WITHDRAW/i;
+const SPLIT = /SPLIT|PART(?:LY|IAL)? (?:GRANT|REFUS)|GRANT.*REFUS|REFUS.*GRANT/i;
+const INVALID = /INVALID|INCOMPLETE/i;
+const REFUSED = /REFUS/i;
+const GRANTED = /GRANT|CONDITION|APPROV|PERMITTED/i;
+const APPEAL_CLOSED = /DECIDED|DETERMINED|CLOSED|WITHDRAW|DISMISS|INVALID|CONCLUDED|COMPLETE|DISPOSED|FINALISED/i;
+
+/**
+ * Normalise a raw planning decision: 'granted' (GRANT…, CONDITIONAL…, UNCONDITIONAL), 'refused'
+ * (REFUSE…), 'split' (SPLIT…, or both grant and refuse), 'invalid' (INVALID / INCOMPLETE, also when
+ * only the application status says so), null when undecided, withdrawn or unrecognised.
+ */
+export function normaliseDecision(raw: string | null, status: string | null): Lead['decision'] {
+  if (raw) {
+    if (WITHDRAWN.test(raw)) return null;
+    if (SPLIT.test(raw)) return 'split';
+    if (INVALID.test(raw)) return 'invalid';
+    if (REFUSED.test(raw)) return 'refused';
+    if (GRANTED.test(raw)) return 'granted';
+    return null;
+  }
+  if (status && INVALID.test(status) && !WITHDRAWN.test(status)) return 'invalid';
+  return null;
+}
+
+let lastAsOf = '';
+let lastWindowStart = '';
+/** asOf − 90 days, remembered for the last asOf (one release date per run, 200,000 calls). */
+function windowStart(asOf: string): string {
+  if (asOf !== lastAsOf) {
+    lastWindowStart = addDays(asOf, -COMMENCING_WINDOW_DAYS);
+    lastAsOf = asOf;
+  }
+  return lastWindowStart;
+}
+
+/** 'pending' while an appeal is lodged and undecided; its outcome when decided; null when none counts. */
+function appealOutcome(p: PlanningRow): 'pending' | 'granted' | 'refused' | 'split' | null {
+  if (!p.appeal_ref && !p.appeal_submitted_date && !p.appeal_status && !p.appeal_decision) return null;
+  const d = normaliseDecision(p.appeal_decision, null);
+  if (d === 'granted' || d === 'refused' || d === 'split') return d;
+  if (p.appeal_decision || p.appeal_decision_date) return null; // decided otherwise: local decision stands
+  if (p.appeal_status && APPEAL_CLOSED.test(p.appeal_status)) return null;
+  return 'pending';
+}
+
+/**
+ * Where an application stands on `asOf` (the release date). First rule that holds wins:
+ * 1. withdrawn — withdrawn date, a WITHDRAWN decision/status, or an invalid application;
+ * 2. appealed — an appeal is lodged and undecided;
+ * 3. refused — the decision (the appeal's, when decided) is a refusal;
+ * 4. completed — every commenced linked notice has a completion certificate;
+ * 5. under_construction — earliest commencement date more than 90 days before asOf;
+ * 6. commencing — a commenced notice dated within 90 days before asOf, in the future, or undated;
+ * 7. expired — granted, expiry date before asOf, no linked notice at all;
+ * 8. granted — granted (or split);
+ * 9. further_information — further information requested and no decision yet;
+ * 10. application.
+ * Notices flagged `not_commenced` link to the lead but are not evidence of works on site.
+ */
+export function deriveReadiness(p: PlanningRow, notices: CommencementRow[], asOf: string): Readiness {
+  const decision = normaliseDecision(p.decision, p.application_status);
+  if (
+    p.withdrawn_date ||
+    (p.decision && WITHDRAWN.test(p.decision)) ||
+    (p.application_status && WITHDRAWN.test(p.application_status)) ||
+    decision === 'invalid'
+  ) {
+    return 'withdrawn';
+  }
+  const appeal = appealOutcome(p);
+  if (appeal === 'pending') return 'appealed';
+  const final = appeal ?? decision;
+  if (final === 'refused') return 'refused';
+
+  let commenced = 0;
+  let certified = 0;
+  let earliest: string | null = null;
+  for (const n of notices) {
+    if (n.not_commenced) continue;
+    commenced++;
+    if (n.ccc_date || n.ccc_number) certified++;
+    if (n.commencement_date && (earliest === null || n.commencement_date < earliest)) earliest = n.commencement_date;
+  }
+  if (commenced > 0) {
+    if (certified === commenced) return 'completed';
+    if (earliest !== null && earliest < windowStart(asOf)) return 'under_construction';
+    return 'commencing';
+  }
+  const granted = final === 'granted' || final === 'split';
+  if (granted && p.expiry_date && p.expiry_date < asOf && notices.length === 0) return 'expired';
+  if (granted) return 'granted';
+  if (p.fi_request_date && final === null) return 'further_information';
+  return 'application';
+}
