@@ -1,0 +1,184 @@
+/**
+ * Vocabulary of the generator: Irish personal names, towns by county, street and estate names,
+ * townland syllables, and helpers that build addresses and Eircodes from them. All synthetic:
+ * any resemblance of a generated person to a real one is chance.
+ */
+import type { Authority } from '../reference/authorities.ts';
+import type { Rng } from './rng.ts';
+
+export const FORENAMES = [
+  'John', 'Mary', 'Patrick', 'Margaret', 'Michael', 'Bridget', 'Seán', 'Catherine', 'James', 'Anne',
+  'Thomas', 'Siobhán', 'Declan', 'Aoife', 'Ciarán', 'Niamh', 'Conor', 'Sinéad', 'Brian', 'Orla',
+  'Eoin', 'Gráinne', 'Liam', 'Róisín', 'Kevin', 'Emma', 'David', 'Sarah', 'Paul', 'Ciara',
+  'Mark', 'Deirdre', 'Darragh', 'Aisling', 'Cathal', 'Máire', 'Colm', 'Laura', 'Donal', 'Fiona',
+  'Tadhg', 'Éabha', 'Pádraig', 'Clodagh', 'Fergal', 'Emer', 'Noel', 'Helen', 'Gerard', 'Maeve',
+  'Dermot', 'Una', 'Barry', 'Louise', 'Shane', 'Rachel', 'Niall', 'Caoimhe', 'Oisín', 'Méabh',
+  'Kieran', 'Lisa', 'Peter', 'Julie', 'Joseph', 'Karen', 'Eamon', 'Noreen', 'Brendan', 'Nuala',
+  'Aidan', 'Sharon', 'Cillian', 'Áine', 'Rory', 'Fionnuala', 'Diarmuid', 'Eileen', 'Jack', 'Grace',
+];
+
+export const SURNAMES = [
+  'Murphy', 'Kelly', "O'Sullivan", 'Walsh', 'Smith', "O'Brien", 'Byrne', 'Ryan', "O'Connor", "O'Neill",
+  "O'Reilly", 'Doyle', 'McCarthy', 'Gallagher', 'Doherty', 'Kennedy', 'Lynch', 'Murray', 'Quinn', 'Moore',
+  'McLoughlin', "O'Carroll", 'Connolly', 'Daly', "O'Connell", 'Wilson', 'Dunne', 'Brennan', 'Burke', 'Collins',
+  'Campbell', 'Clarke', 'Johnston', 'Hughes', "O'Farrell", 'Fitzgerald', 'Brown', 'Martin', 'Maguire', 'Nolan',
+  'Flynn', 'Thompson', "O'Callaghan", "O'Donnell", 'Duffy', 'Mahony', 'Boyle', 'Healy', "O'Shea", 'White',
+  'Sweeney', 'Hayes', 'Kavanagh', 'Power', 'McGrath', 'Moran', 'Brady', 'Stewart', 'Casey', 'Foley',
+  'Fitzpatrick', "O'Leary", 'McDonnell', 'McMahon', 'Donnelly', 'Regan', 'Donovan', 'Burns', 'Flanagan', 'Mullan',
+  'Barry', 'Kane', 'Robinson', 'Cunningham', 'Griffin', 'Kenny', 'Sheehan', 'Ward', 'Whelan', 'Lyons',
+  'Ó Súilleabháin', 'Ní Bhriain', 'Mac Mathúna', 'Tierney', 'Cullen', 'Fahy', 'Keane', 'Hegarty', 'Cronin', 'Coughlan',
+];
+
+/** Towns by county (canonical county names from the authorities table). */
+export const TOWNS: Record<string, readonly string[]> = {
+  Carlow: ['Carlow', 'Tullow', 'Bagenalstown', 'Hacketstown', 'Borris', 'Leighlinbridge'],
+  Cavan: ['Cavan', 'Bailieborough', 'Cootehill', 'Virginia', 'Belturbet', 'Kingscourt', 'Ballyjamesduff'],
+  Clare: ['Ennis', 'Shannon', 'Kilrush', 'Kilkee', 'Ennistymon', 'Sixmilebridge', 'Newmarket-on-Fergus', 'Lahinch'],
+  Cork: ['Cork', 'Ballincollig', 'Carrigaline', 'Cobh', 'Midleton', 'Mallow', 'Youghal', 'Bandon', 'Fermoy', 'Kinsale', 'Skibbereen', 'Clonakilty', 'Macroom', 'Charleville', 'Bantry', 'Glanmire', 'Passage West'],
+  Donegal: ['Letterkenny', 'Buncrana', 'Ballyshannon', 'Donegal', 'Bundoran', 'Carndonagh', 'Dungloe', 'Newtowncunningham', 'Lifford', 'Killybegs'],
+  Dublin: ['Dublin', 'Swords', 'Malahide', 'Balbriggan', 'Skerries', 'Lucan', 'Clondalkin', 'Tallaght', 'Dún Laoghaire', 'Blackrock', 'Dundrum', 'Stillorgan', 'Rathfarnham', 'Blanchardstown', 'Castleknock', 'Donabate', 'Rush', 'Saggart'],
+  Galway: ['Galway', 'Tuam', 'Ballinasloe', 'Loughrea', 'Oranmore', 'Athenry', 'Gort', 'Clifden', 'Oughterard', 'Moycullen', 'Headford'],
+  Kerry: ['Tralee', 'Killarney', 'Listowel', 'Kenmare', 'Dingle', 'Castleisland', 'Cahersiveen', 'Killorglin', 'Ballybunion'],
+  Kildare: ['Naas', 'Newbridge', 'Celbridge', 'Maynooth', 'Leixlip', 'Athy', 'Kildare', 'Clane', 'Kilcock', 'Monasterevin', 'Sallins'],
+  Kilkenny: ['Kilkenny', 'Callan', 'Castlecomer', 'Thomastown', 'Graiguenamanagh', 'Ferrybank', 'Urlingford'],
+  Laois: ['Portlaoise', 'Portarlington', 'Mountmellick', 'Abbeyleix', 'Stradbally', 'Rathdowney', 'Mountrath'],
+  Leitrim: ['Carrick-on-Shannon', 'Manorhamilton', 'Mohill', 'Ballinamore', 'Drumshanbo', 'Dromahair'],
+  Limerick: ['Limerick', 'Newcastle West', 'Abbeyfeale', 'Kilmallock', 'Castleconnell', 'Adare', 'Rathkeale', 'Patrickswell', 'Annacotty'],
+  Longford: ['Longford', 'Granard', 'Edgeworthstown', 'Ballymahon', 'Lanesborough'],
+  Louth: ['Drogheda', 'Dundalk', 'Ardee', 'Dunleer', 'Carlingford', 'Termonfeckin', 'Blackrock'],
+  Mayo: ['Castlebar', 'Ballina', 'Westport', 'Claremorris', 'Ballinrobe', 'Swinford', 'Belmullet', 'Ballyhaunis', 'Knock'],
+  Meath: ['Navan', 'Ashbourne', 'Trim', 'Kells', 'Dunboyne', 'Ratoath', 'Laytown', 'Dunshaughlin', 'Enfield', 'Stamullen'],
+  Monaghan: ['Monaghan', 'Carrickmacross', 'Castleblayney', 'Clones', 'Ballybay'],
+  Offaly: ['Tullamore', 'Birr', 'Edenderry', 'Clara', 'Banagher', 'Ferbane', 'Daingean'],
+  Roscommon: ['Roscommon', 'Boyle', 'Castlerea', 'Ballaghaderreen', 'Strokestown', 'Monksland', 'Elphin'],
+  Sligo: ['Sligo', 'Tubbercurry', 'Ballymote', 'Enniscrone', 'Strandhill', 'Collooney', 'Grange'],
+  Tipperary: ['Clonmel', 'Nenagh', 'Thurles', 'Roscrea', 'Tipperary', 'Carrick-on-Suir', 'Cashel', 'Cahir', 'Templemore', 'Ballina'],
+  Waterford: ['Waterford', 'Dungarvan', 'Tramore', 'Lismore', 'Dunmore East', 'Cappoquin', 'Tallow', 'Portlaw'],
+  Westmeath: ['Athlone', 'Mullingar', 'Moate', 'Kinnegad', 'Castlepollard', 'Kilbeggan'],
+  Wexford: ['Wexford', 'Enniscorthy', 'Gorey', 'New Ross', 'Bunclody', 'Rosslare', 'Courtown', 'Ferns'],
+  Wicklow: ['Bray', 'Greystones', 'Wicklow', 'Arklow', 'Blessington', 'Newtownmountkennedy', 'Rathdrum', 'Baltinglass', 'Enniskerry'],
+};
+
+const STREET_ROOTS = [
+  'Main', 'Church', 'Chapel', 'Bridge', 'Mill', 'Green', 'Castle', 'Market', 'Abbey', 'Convent', 'Station',
+  'New', 'Old', 'Fair', 'Pearse', 'Connolly', 'Davitt', 'Parnell', "O'Connell", 'Emmet', 'Barrack', 'Court',
+  'Friary', 'Sarsfield', 'Patrick', 'Bóthar na Trá', 'Quay', 'Dublin', 'Cork', 'Galway', 'Sligo',
+];
+const STREET_KINDS = ['Street', 'Road', 'Lane', 'Avenue', 'Terrace', 'Place', 'Hill', 'Row'];
+
+const ESTATE_ROOTS = [
+  'Oak', 'Ash', 'Beech', 'Hazel', 'Willow', 'Rowan', 'Elm', 'Holly', 'Cherry', 'Maple', 'Hawthorn', 'Birch',
+  'Castle', 'River', 'Meadow', 'Mill', 'Abbey', 'Glen', 'Lake', 'Brook', 'Bally', 'Red', 'Fern', 'Lark',
+  'Heather', 'Ard', 'Cois', 'Páirc', 'Clover', 'Sycamore', 'Woodland', 'Fairways', 'Kings', 'Earls',
+];
+const ESTATE_KINDS = [
+  'Park', 'Grove', 'Drive', 'Court', 'Close', 'Lawn', 'Heights', 'Crescent', 'View', 'Way', 'Downs', 'Hill',
+  'Green', 'Rise', 'Walk', 'Manor', 'Meadows', 'Wood', 'Gardens', 'Square',
+];
+const ESTATE_JOIN: Record<string, string> = { Cois: 'Cois ', 'Páirc': 'Páirc ', Bally: 'Bally', Ard: 'Ard ' };
+
+/** Townland-style name syllables ("Knock" + "anore"). */
+export const PLACE_PREFIXES = [
+  'Bally', 'Knock', 'Kil', 'Tulla', 'Drum', 'Derry', 'Glen', 'Carrig', 'Clon', 'Rath', 'Lis', 'Cappa', 'Shan',
+  'Mone', 'Cloon', 'Gort', 'Inch', 'Ard', 'Bun', 'Dun', 'Kill', 'Moy', 'Ross', 'Cahir', 'Lough', 'Tober',
+  'Corra', 'Slieve', 'Mullagh', 'Clogh', 'Dromin', 'Gar', 'Lack', 'Coolna', 'Tully', 'Bawn', 'Curra', 'Graigue',
+  'Ahan', 'Boola', 'Dero', 'Feagh', 'Garry', 'Kilna', 'Letter', 'Maghera', 'Oul', 'Sheskin',
+];
+export const PLACE_SUFFIXES = [
+  'more', 'beg', 'anore', 'agh', 'ane', 'een', 'ard', 'duff', 'roe', 'keel', 'nagh', 'cullen', 'gorm', 'owen',
+  'brack', 'dara', 'lough', 'mona', 'shee', 'tra', 'garriff', 'cashel', 'fin', 'nabrone', 'clare', 'moyle',
+  'kerrin', 'rahan', 'dooney', 'glass', 'bane', 'corrig', 'leam', 'meelagh', 'ogue', 'patrick', 'rinka',
+  'scart', 'tane', 'vickane', 'well', 'ycarney', 'anure', 'illa',
+];
+
+/** A townland-like name such as `Knockanore`. */
+export function placeName(r: Rng): string {
+  return joinPlace(r.pick(PLACE_PREFIXES), r.pick(PLACE_SUFFIXES));
+}
+
+/** Join a prefix and a suffix, avoiding triple letters ("Kill" + "lough" → "Killough"). */
+export function joinPlace(prefix: string, suffix: string): string {
+  let p = prefix;
+  while (p.length > 1 && suffix.length > 0 && p[p.length - 1] === suffix[0] && p[p.length - 2] === suffix[0]) {
+    p = p.slice(0, -1);
+  }
+  return p + suffix;
+}
+
+/** A housing-estate name such as `Hawthorn Grove`. */
+export function estateName(r: Rng): string {
+  const root = r.pick(ESTATE_ROOTS);
+  const kind = r.pick(ESTATE_KINDS);
+  const join = ESTATE_JOIN[root];
+  if (join === 'Bally') return `Bally${kind.toLowerCase()}`;
+  return join ? `${join}${kind === 'Park' ? 'na Coille' : kind}` : `${root}${r.chance(0.3) ? 'field' : ''} ${kind}`;
+}
+
+/** A street name such as `Church Street`. */
+export function streetName(r: Rng): string {
+  const root = r.pick(STREET_ROOTS);
+  return root.includes(' ') ? root : `${root} ${r.pick(STREET_KINDS)}`;
+}
+
+/** A town of the authority's county. */
+export function townOf(r: Rng, a: Authority): string {
+  if (a.name === 'Dublin City') return 'Dublin';
+  if (a.name === 'Cork City') return 'Cork';
+  if (a.name === 'Galway City') return 'Galway';
+  const towns = TOWNS[a.county] ?? [a.county];
+  if (a.name === 'Cork County' || a.name === 'Galway County') return r.pick(towns.slice(1));
+  return r.pick(towns);
+}
+
+/** A person's name `{ forename, surname }`. */
+export function personName(r: Rng): { forename: string; surname: string } {
+  return { forename: r.pick(FORENAMES), surname: r.pick(SURNAMES) };
+}
+
+const EIRCODE_CHARS = '0123456789ACDEFHKNPRTVWXY';
+
+/** A well-formed Eircode with the given routing key: `D04X2Y3`. */
+export function eircode(r: Rng, routingKey: string): string {
+  let s = routingKey;
+  // first character of the unique identifier is a letter in most codes
+  s += r.pick(['A', 'C', 'D', 'E', 'F', 'H', 'K', 'N', 'P', 'R', 'T', 'V', 'W', 'X', 'Y']);
+  for (let i = 0; i < 3; i++) s += EIRCODE_CHARS[r.int(0, EIRCODE_CHARS.length - 1)];
+  return s;
+}
+
+/** `D04X2Y3` → `D04 X2Y3`. */
+export function spacedEircode(code: string): string {
+  return `${code.slice(0, 3)} ${code.slice(3)}`;
+}
+
+/** The Dublin postal district of a routing key (`D04` → `Dublin 4`, `D6W` → `Dublin 6w`), else null. */
+export function postalDistrict(routingKey: string): string | null {
+  if (routingKey === 'D6W') return 'Dublin 6w';
+  const m = /^D(\d\d)$/.exec(routingKey);
+  return m ? `Dublin ${Number(m[1])}` : null;
+}
+
+/** A point around the authority's centre (roughly normal, `spreadKm` ≈ 1 σ), WGS84. */
+export function pointNear(r: Rng, a: Authority, spreadScale = 1): { lat: number; lon: number } {
+  const km = a.spreadKm * spreadScale;
+  const dLat = (r.normal() * km * 0.6) / 111.2;
+  const dLon = (r.normal() * km * 0.6) / (111.2 * Math.cos((a.lat * Math.PI) / 180));
+  // keep inside the island's box; a few coastal points may fall in the sea, as in real data
+  const lat = Math.min(55.35, Math.max(51.45, a.lat + dLat));
+  const lon = Math.min(-6.0, Math.max(-10.4, a.lon + dLon));
+  return { lat, lon };
+}
+
+/** Add stray whitespace the way hand-keyed systems do (leading, trailing or doubled spaces). */
+export function strayWhitespace(r: Rng, s: string): string {
+  switch (r.int(0, 3)) {
+    case 0:
+      return ` ${s}`;
+    case 1:
+      return `${s}  `;
+    case 2:
+      return s.replace(' ', '  ');
+    default:
+      return `  ${s} `;
+  }
+}
