@@ -150,9 +150,8 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
       return r.checked;
     };
     const salesCount = await stage('write:sales', async () => {
-      const sales = publishedSales(ppr.rows);
-      checkValid('property-sale', sales);
-      return writeTable(db!, buildDir, spec('sales', 'property-sale', 'county, eircode_routing_key, date_of_sale DESC, sale_id', 50_000), sales);
+      checkValid('property-sale', publishedSales(ppr.rows));
+      return writeTable(db!, buildDir, spec('sales', 'property-sale', 'county, eircode_routing_key, date_of_sale DESC, sale_id', 50_000), publishedSales(ppr.rows));
     }, (n) => n);
     ppr.rows.length = 0; // free the sales before the lead stages
     const companies = await stage('read:companies', () => readCompanies(files.by.companies), (r) => r.companies.lines + r.filings.lines);
@@ -339,20 +338,23 @@ function spec(name: string, schema: string, orderBy: string, rowGroupRows = 100_
   return { name, columns: columnsFromSchema(schema), orderBy, rowGroupRows };
 }
 
-/** Sales as published: exact decimal price, a stable id per sale, no line numbers. */
-function publishedSales(rows: SaleRow[]): Iterable<Record<string, unknown>> {
+/**
+ * Sales as published: exact decimal price, a stable id per sale, no line numbers. A generator,
+ * so that validating and writing 800,000 sales never holds a second copy of them in memory.
+ */
+function* publishedSales(rows: SaleRow[]): Generator<Record<string, unknown>> {
   const seen = new Map<string, number>();
-  return rows.map(({ line: _l, price_cents, ...s }) => {
+  for (const { line: _l, price_cents, ...s } of rows) {
     const base = `${s.home_key}|${s.date_of_sale}|${price_cents}`;
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);
     const cents = String(price_cents).padStart(3, '0');
-    return {
+    yield {
       sale_id: createHash('sha256').update(`${base}|${n}`).digest('hex').slice(0, 16),
       ...s,
       price_eur: Number(`${cents.slice(0, -2)}.${cents.slice(-2)}`),
     };
-  });
+  }
 }
 
 function latestDate(dates: (string | null)[]): string | null {

@@ -12,6 +12,16 @@ test('contentHash ignores property order and changes with any value', () => {
   assert.match(contentHash({}), /^[0-9a-f]{16}$/);
 });
 
+test('contentHash: the flat fast path and the nested walk agree on the same canonical form', () => {
+  // same content, one flat and one with a nested object whose keys are out of order
+  const flat = { b: 1, a: ['x', 'y'], c: null };
+  assert.is(contentHash(flat), contentHash({ c: null, a: ['x', 'y'], b: 1 }));
+  assert.is(contentHash({ n: { b: 1, a: 2 } }), contentHash({ n: { a: 2, b: 1 } }));
+  assert.is.not(contentHash({ n: { b: 1, a: 2 } }), contentHash({ n: { a: 1, b: 2 } }));
+  // a nested record hashes like its canonical JSON text
+  assert.is(contentHash({ z: [{ q: 1, p: 2 }], a: 'é' }), contentHash({ a: 'é', z: [{ p: 2, q: 1 }] }));
+});
+
 test('first build: every record new, ids 1..n in the order given', () => {
   const t = trackChanges('leads', [{ lead_key: 'b', v: 1 }, { lead_key: 'a', v: 2 }], key, [], '2026-11-09');
   assert.equal(t.records.map((r) => [r.lead_key, r.id, r.first_seen, r.last_changed]), [
