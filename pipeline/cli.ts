@@ -141,7 +141,7 @@ export function formatSummary(s: RefreshSummary): string {
   if (Object.keys(s.counts).length) {
     lines.push('published: ' + Object.entries(s.counts).map(([k, v]) => `${k} ${v.toLocaleString('en-IE')}`).join(', '));
   }
-  lines.push(`wall ${(s.wallMs / 1000).toFixed(1)} s, peak RSS ${s.peakRssMb} MB`);
+  lines.push(`wall ${(s.wallMs / 1000).toFixed(1)} s, peak RSS ${s.peakRssMb} MB (during ${s.peakRssStage})`);
   return lines.join('\n');
 }
 

@@ -37,7 +37,7 @@ export const PIPELINE_DEFAULTS: { [K in keyof PipelineConfig]: { value: Pipeline
   gateMaxRejectRatio: { value: 0.01, env: 'GATE_MAX_REJECT_RATIO', help: 'max share of a source\'s lines that may be rejected' },
   force: { value: false, help: 'publish despite failed gates (--force)' },
   publicBaseUrl: { value: 'https://leads.example.ie/v1', env: 'PUBLIC_BASE_URL', help: 'base for record links' },
-  duckdbMemoryLimit: { value: '768MB', env: 'DUCKDB_MEMORY_LIMIT', help: 'DuckDB memory limit during a build' },
+  duckdbMemoryLimit: { value: '512MB', env: 'DUCKDB_MEMORY_LIMIT', help: 'DuckDB memory limit during a build' },
   leadsRowGroupRows: { value: 20_000, env: 'LEADS_ROW_GROUP_ROWS', help: 'rows per Parquet row group of leads' },
   progress: { value: true, help: 'progress lines on stderr (--quiet turns off)' },
 };

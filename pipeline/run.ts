@@ -14,6 +14,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PipelineConfig } from './config.ts';
 import { openDb, sqlString, type Db } from './lib/duckdb.ts';
+import { collectGarbage } from './lib/memory.ts';
 import { AUTHORITIES } from './reference/authorities.ts';
 import { readPlanning } from './sources/planning.ts';
 import { readCommencements } from './sources/commencements.ts';
@@ -26,7 +27,7 @@ import { mergeInfrastructure } from './normalise/infrastructure.ts';
 import { buildSuppliers } from './normalise/suppliers.ts';
 import { nearestNeighbours } from './normalise/neighbours.ts';
 import { trackChanges, type ChangeCounts, type RegistryEntry } from './release/registry.ts';
-import { columnsFromSchema, readParquet, writeNdjson, writeTable, type TableSpec } from './release/tables.ts';
+import { columnsFromSchema, openTableSink, readParquet, writeNdjson, writeTable, writeTableFromSink, type TableSpec } from './release/tables.ts';
 import { checkGates, type GateResult, type SourceCounts } from './release/gates.ts';
 import { acquireRefreshLock, createBuildDir, currentRelease, publishRelease, pruneReleases } from './release/publish.ts';
 import { writeSearchIndex } from './release/search-index.ts';
@@ -63,6 +64,8 @@ export interface RefreshSummary {
   gates: GateResult & { forced: boolean };
   stages: Record<string, StageTiming>;
   peakRssMb: number;
+  /** The stage during which the sampled peak was seen. */
+  peakRssStage: string;
   wallMs: number;
   message: string;
 }
@@ -80,16 +83,24 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
   const t0 = performance.now();
   const stages: Record<string, StageTiming> = {};
   let peakRss = process.memoryUsage().rss;
+  let currentStage = 'start';
+  let peakStage = currentStage;
   const rssTimer = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage().rss);
-  }, 100);
+    const rss = process.memoryUsage().rss;
+    if (rss > peakRss) {
+      peakRss = rss;
+      peakStage = currentStage;
+    }
+  }, 50);
   rssTimer.unref();
-  const stageNames = ['fingerprint', 'read:planning', 'read:commencements', 'read:ppr', 'write:sales', 'read:companies',
+  const stageNames = ['fingerprint', 'read:ppr', 'write:sales', 'read:planning', 'read:commencements', 'read:companies',
     'read:infrastructure', 'normalise', 'track', 'validate', 'write:tables', 'search-index', 'geojson', 'manifest', 'publish'];
   const stage = async <T>(name: string, fn: () => Promise<T>, rowsOf: (r: T) => number): Promise<T> => {
     await deps.onStage?.(name);
+    currentStage = name;
     const s = performance.now();
     const r = await fn();
+    collectGarbage(); // hand freed rows back before the next stage stacks DuckDB memory on top
     const ms = performance.now() - s;
     const rows = rowsOf(r);
     stages[name] = { ms: Math.round(ms), rows, rows_per_s: ms > 0 ? Math.round((rows / ms) * 1000) : rows };
@@ -98,7 +109,8 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
       const i = stageNames.indexOf(name) + 1;
       deps.log(
         `[${String(i).padStart(2)}/${stageNames.length}] ${name.padEnd(20)} ${rows.toLocaleString('en-IE').padStart(10)} rows ` +
-          `${(ms / 1000).toFixed(1).padStart(6)} s ${stages[name]!.rows_per_s.toLocaleString('en-IE').padStart(10)} rows/s`,
+          `${(ms / 1000).toFixed(1).padStart(6)} s ${stages[name]!.rows_per_s.toLocaleString('en-IE').padStart(10)} rows/s ` +
+          `${Math.round(process.memoryUsage().rss / 1048576).toLocaleString('en-IE').padStart(6)} MB RSS`,
       );
     }
     return r;
@@ -128,32 +140,50 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
     const releaseId = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
     const buildDir = await createBuildDir(config.dataDir, releaseId);
     buildDirToClean = buildDir;
-    db = await openDb({ memoryLimit: config.duckdbMemoryLimit, tempDirectory: join(buildDir, '.duckdb-tmp') });
+    const open = (): Promise<Db> => openDb({ memoryLimit: config.duckdbMemoryLimit, tempDirectory: join(buildDir, '.duckdb-tmp') });
+    db = await open();
     const validators = loadValidators();
     const sources: Record<string, SourceCounts> = {};
     const rejects: Reject[] = [];
-    const account = <T>(name: string, r: AdapterResult<T>): void => {
-      sources[name] = { lines: r.lines, rows: r.rows.length, rejects: r.rejects.length, reasons: countReasons(r.rejects) };
-      rejects.push(...r.rejects);
+    const account = <T>(name: string, r: AdapterResult<T>, rows = r.rows.length): void => {
+      sources[name] = { lines: r.lines, rows, rejects: r.rejects.length, reasons: countReasons(r.rejects) };
+      for (const x of r.rejects) rejects.push(x); // not push(...): a broken file can reject 800,000 rows
     };
 
-    const planning = await stage('read:planning', () => readPlanning(files.by.planning), (r) => r.lines);
-    account('planning', planning);
-    const commencements = await stage('read:commencements', () => readCommencements(files.by.commencements), (r) => r.lines);
-    account('commencements', commencements);
-    const ppr = await stage('read:ppr', () => readPpr(files.by.ppr), (r) => r.lines);
-    account('ppr', ppr);
     const invalid: Record<string, { invalid: number; samples: string[] }> = {};
     const checkValid = (kind: RecordKind, rows: Iterable<unknown>): number => {
       const r = validateAll(validators, kind, rows, 5);
       if (r.invalid > 0) invalid[kind] = { invalid: r.invalid, samples: r.samples };
       return r.checked;
     };
-    const salesCount = await stage('write:sales', async () => {
-      checkValid('property-sale', publishedSales(ppr.rows));
-      return writeTable(db!, buildDir, spec('sales', 'property-sale', 'county, eircode_routing_key, date_of_sale DESC, sale_id', 50_000), publishedSales(ppr.rows));
-    }, (n) => n);
-    ppr.rows.length = 0; // free the sales before the lead stages
+    // Sales stream from the PPR files straight into the staging file, validated on the way:
+    // ~800,000 rows never sit in memory.
+    const salesSpec = spec('sales', 'property-sale', 'county, eircode_routing_key, date_of_sale DESC, sale_id', 50_000);
+    const salesSink = openTableSink(buildDir, 'sales');
+    const toSale = publishedSale();
+    const salesCheck = { checked: 0, invalid: 0, samples: [] as string[] };
+    const ppr = await stage('read:ppr', () => readPpr(files.by.ppr, (row) => {
+      const sale = toSale(row);
+      const problems = validators.validate('property-sale', sale);
+      salesCheck.checked++;
+      if (problems.length) {
+        salesCheck.invalid++;
+        if (salesCheck.samples.length < 5) salesCheck.samples.push(`line ${row.line}: ${problems.join(', ')}`);
+      }
+      salesSink.write(sale);
+    }), (r) => r.lines);
+    const salesCount = salesSink.close();
+    account('ppr', ppr, salesCount);
+    if (salesCheck.invalid) invalid['property-sale'] = salesCheck;
+    await stage('write:sales', () => writeTableFromSink(db!, buildDir, salesSpec, salesSink), () => salesCount);
+    // A fresh DuckDB instance for each heavy phase: closing the one that sorted 800,000 sales
+    // hands its buffer pool back, which keeps the refresh's peak memory down.
+    db.close();
+    db = await open();
+    const planning = await stage('read:planning', () => readPlanning(files.by.planning), (r) => r.lines);
+    account('planning', planning);
+    const commencements = await stage('read:commencements', () => readCommencements(files.by.commencements), (r) => r.lines);
+    account('commencements', commencements);
     const companies = await stage('read:companies', () => readCompanies(files.by.companies), (r) => r.companies.lines + r.filings.lines);
     account('companies', companies.companies);
     account('filings', companies.filings);
@@ -176,13 +206,12 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
     const tracked = await stage('track', async () => {
       const byKey = <T extends { lead_key?: string; project_key?: string }>(a: T, b: T): number =>
         ((a.lead_key ?? a.project_key)! < (b.lead_key ?? b.project_key)! ? -1 : 1);
-      const leads = trackChanges('leads', [...normalised.leads].sort(byKey), (d) => d.lead_key, prevRegistry, asOf);
+      const suppliers = buildSuppliers(companies.companies.rows, normalised.leads);
+      const leads = trackChanges('leads', normalised.leads.sort(byKey), (d) => d.lead_key, prevRegistry, asOf);
       const infraT = trackChanges('infrastructure', [...normalised.infraDrafts].sort(byKey), (d) => d.project_key, prevRegistry, asOf);
       const neighbours = nearestNeighbours(leads.records.map((l) => ({ id: l.id, lat: l.lat, lon: l.lon })));
-      const suppliers = buildSuppliers(companies.companies.rows, normalised.leads);
       return { leads: leads, infra: infraT, neighbours, suppliers };
     }, (r) => r.leads.records.length + r.infra.records.length);
-    normalised.leads.length = 0;
 
     const publishedCompanies = companies.companies.rows.map(({ line: _l, name_key: _k, ...c }) => c);
     const publishedFilings = companies.filings.rows.map(({ line: _l, ...f }) => f);
@@ -218,14 +247,8 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
       await writeNdjson(join(buildDir, 'rejects.jsonl'), rejects);
       return Object.values(counts).reduce((a, b) => a + b, 0) - salesCount;
     }, (n) => n);
-
-    const search = await stage('search-index', () => writeSearchIndex(
-      db!,
-      tracked.leads.records.map((l) => ({ id: l.id, text: `${l.description} ${l.address ?? ''} ${l.planning_authority} ${l.application_number}` })),
-      buildDir,
-    ), (s) => s.docs);
-    const geo = await stage('geojson', () => writeGeoJson(db!, buildDir, { publicBaseUrl: config.publicBaseUrl }), (g) =>
-      g.layers.reduce((a, l) => a + (l.name.includes('/') ? 0 : l.features), 0));
+    // Written: drop the big in-memory copies before the GeoJSON and search stages.
+    for (const a of [tracked.neighbours, registry, changes, publishedCompanies, publishedFilings, tracked.suppliers, rejects]) a.length = 0;
 
     const authorities: Record<string, { leads: number; latest_received: string | null }> = {};
     for (const a of AUTHORITIES) authorities[a.name] = { leads: 0, latest_received: null };
@@ -234,6 +257,18 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
       a.leads++;
       if (!a.latest_received || l.received_date > a.latest_received) a.latest_received = l.received_date;
     }
+    const searchDocs = tracked.leads.records.map((l) => ({ id: l.id, text: `${l.description} ${l.address ?? ''} ${l.planning_authority} ${l.application_number}` }));
+    tracked.leads.records.length = 0; // written; the later stages read the Parquet files
+    normalised.leads.length = 0; // the same objects (completed in place by trackChanges)
+    const fresh = async (): Promise<Db> => {
+      db!.close();
+      return (db = await open());
+    };
+    const search = await stage('search-index', async () => writeSearchIndex(await fresh(), searchDocs, buildDir), (s) => s.docs);
+    searchDocs.length = 0;
+    const geo = await stage('geojson', async () => writeGeoJson(await fresh(), buildDir, { publicBaseUrl: config.publicBaseUrl }), (g) =>
+      g.layers.reduce((a, l) => a + (l.name.includes('/') ? 0 : l.features), 0));
+
     const leadChanges = tracked.leads.counts;
     const infraChanges = tracked.infra.counts;
     const gates = checkGates(sources, prevManifest?.counts.sources ?? null, {
@@ -314,6 +349,7 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
       gates: p.gates ?? { passed: true, forced: false, messages: [] },
       stages,
       peakRssMb: Math.round(Math.max(peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024) / 1048576),
+      peakRssStage: peakStage,
       wallMs: Math.round(performance.now() - t0),
       message: p.message,
     };
@@ -339,22 +375,22 @@ function spec(name: string, schema: string, orderBy: string, rowGroupRows = 100_
 }
 
 /**
- * Sales as published: exact decimal price, a stable id per sale, no line numbers. A generator,
- * so that validating and writing 800,000 sales never holds a second copy of them in memory.
+ * Sales as published: exact decimal price, a stable id per sale (sha256 of home, date, price and
+ * the occurrence number of that triple), no line numbers. Returns a stateful mapper.
  */
-function* publishedSales(rows: SaleRow[]): Generator<Record<string, unknown>> {
+function publishedSale(): (row: SaleRow) => Record<string, unknown> {
   const seen = new Map<string, number>();
-  for (const { line: _l, price_cents, ...s } of rows) {
+  return ({ line: _l, price_cents, ...s }) => {
     const base = `${s.home_key}|${s.date_of_sale}|${price_cents}`;
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);
     const cents = String(price_cents).padStart(3, '0');
-    yield {
+    return {
       sale_id: createHash('sha256').update(`${base}|${n}`).digest('hex').slice(0, 16),
       ...s,
       price_eur: Number(`${cents.slice(0, -2)}.${cents.slice(-2)}`),
     };
-  }
+  };
 }
 
 function latestDate(dates: (string | null)[]): string | null {

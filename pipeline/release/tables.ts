@@ -4,7 +4,7 @@
  * `schemas/` (so the schema stays the single source of truth for names, order and types) and
  * writes ZSTD Parquet sorted and row-grouped for the API's access paths.
  */
-import { createWriteStream, readFileSync } from 'node:fs';
+import { closeSync, createWriteStream, openSync, readFileSync, writeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -84,6 +84,49 @@ export function copyToParquetSql(spec: TableSpec, ndjsonPath: string, parquetPat
     `columns = {${cols}}, maximum_object_size = 16777216) ORDER BY ${spec.orderBy}) ` +
     `TO ${sqlString(parquetPath)} (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE ${spec.rowGroupRows ?? 100_000})`
   );
+}
+
+/** A push-style NDJSON staging file, for rows produced inside synchronous callbacks. */
+export interface NdjsonSink {
+  write(row: unknown): void;
+  /** Flush and close; returns the number of rows written. */
+  close(): number;
+  readonly path: string;
+}
+
+/** Open `<dir>/.<name>.ndjson` for pushing rows one at a time (buffered, synchronous writes). */
+export function openTableSink(dir: string, name: string): NdjsonSink {
+  const path = join(dir, `.${name}.ndjson`);
+  const fd = openSync(path, 'w');
+  let buf: string[] = [];
+  let size = 0;
+  let n = 0;
+  const flush = (): void => {
+    if (buf.length) writeSync(fd, buf.join('\n') + '\n');
+    buf = [];
+    size = 0;
+  };
+  return {
+    path,
+    write(row) {
+      const s = JSON.stringify(row);
+      buf.push(s);
+      size += s.length;
+      n++;
+      if (size > 1 << 20) flush();
+    },
+    close() {
+      flush();
+      closeSync(fd);
+      return n;
+    },
+  };
+}
+
+/** Turn a closed staging sink into `<dir>/<name>.parquet` and remove the staging file. */
+export async function writeTableFromSink(db: Db, dir: string, spec: TableSpec, sink: NdjsonSink): Promise<void> {
+  await db.run(copyToParquetSql(spec, sink.path, join(dir, `${spec.name}.parquet`)));
+  await rm(sink.path, { force: true });
 }
 
 /** Write rows to `<dir>/<name>.parquet` through an NDJSON staging file. Returns the row count. */

@@ -114,9 +114,13 @@ export function normaliseSale(rec: Record<string, string>, file: string, line: n
  * Read PPR files (either header) into rows and rejects. Sales are not deduplicated, except a
  * line repeating an earlier line of the same file field for field, which becomes a `duplicate`
  * reject (the first one is kept).
+ *
+ * With a `sink`, each sale is handed to it as soon as it is read and `rows` stays empty: the
+ * refresh streams ~800,000 sales straight to its staging file instead of holding them.
  */
-export async function readPpr(files: string[]): Promise<AdapterResult<SaleRow>> {
+export async function readPpr(files: string[], sink?: (row: SaleRow) => void): Promise<AdapterResult<SaleRow>> {
   const rows: SaleRow[] = [];
+  const keep = sink ?? ((row: SaleRow): void => void rows.push(row));
   const rejects: Reject[] = [];
   let lines = 0;
   const accepts = (idx: Map<string, number>): boolean =>
@@ -133,7 +137,7 @@ export async function readPpr(files: string[]): Promise<AdapterResult<SaleRow>> 
       seen.set(h, line);
       const row = normaliseSale(rec, file, line);
       if ('reason' in row) rejects.push(row);
-      else rows.push(row);
+      else keep(row);
     };
     lines += await scanCsvFile(SOURCE, file, accepts, onRecord, (r) => void rejects.push(r));
   }
