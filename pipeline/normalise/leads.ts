@@ -193,6 +193,8 @@ function toLead(
     }
   }
   const contractor = builder ? builder.builder_name : null;
+  // The notice's own CRO number is the builder's declaration: prefer it to a name match.
+  const declared = builder?.builder_company_number?.replace(/\D/g, '') || null;
 
   return {
     lead_key: key,
@@ -241,7 +243,7 @@ function toLead(
     applicant_company_number: applicant ? applicant.company_number : null,
     applicant_match_confidence: applicant ? applicant.confidence : null,
     main_contractor: contractor,
-    main_contractor_company_number: contractor ? (match(contractor)?.company_number ?? null) : null,
+    main_contractor_company_number: contractor ? (declared ?? match(contractor)?.company_number ?? null) : null,
     public_url: p.public_url,
   };
 }

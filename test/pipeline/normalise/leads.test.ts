@@ -108,6 +108,13 @@ test('buildLeads: phases merge (earliest CN, earliest start, latest end and comp
   assert.is(l.est_value_basis, 'units');
 });
 
+test('buildLeads: the CRO number declared on the notice wins over a name match', () => {
+  const n = notice({ builder_name: 'Zyxwv Quux Ltd', builder_company_number: ' 654321 ', commencement_date: '2026-02-01' });
+  const { leads } = buildLeads([planning()], [n], COMPANIES, AS_OF);
+  assert.is(leads[0]!.main_contractor, 'Zyxwv Quux Ltd');
+  assert.is(leads[0]!.main_contractor_company_number, '654321');
+});
+
 test('buildLeads: builder with no company match keeps the name, number null', () => {
   const { leads } = buildLeads([planning()], [notice({ builder_name: 'Zyxwv Quux Ltd', commencement_date: '2026-02-01' })], COMPANIES, AS_OF);
   assert.is(leads[0]!.main_contractor, 'Zyxwv Quux Ltd');
