@@ -10,15 +10,15 @@ import { resolveAuthority, resolveCounty } from '../reference/authorities.ts';
 import type { AdapterResult, CommencementRow, Reject } from '../types.ts';
 import {
   clean,
-  hasColumns,
   isOrganisationName,
   parseFlag,
   parseInteger,
   parseNumber,
   reject,
   routingKey,
-  scanCsvFile,
+  scanCsv,
 } from './common.ts';
+import { COMMENCEMENT_COLUMNS } from './formats.ts';
 import { cleanApplicationNumber } from './planning.ts';
 
 const SOURCE = 'commencements' as const;
@@ -141,8 +141,9 @@ export async function readCommencements(files: string[]): Promise<AdapterResult<
       rows[i] = row;
       rowFiles[i] = file;
     };
-    const accepts = (idx: Map<string, number>): boolean => hasColumns(idx, COMMENCEMENT_REQUIRED_COLUMNS);
-    lines += await scanCsvFile(SOURCE, file, accepts, onRecord, (r) => void rejects.push(r), COMMENCEMENT_PERSONAL_COLUMNS);
+    const layout = { kind: 'notice', columns: COMMENCEMENT_COLUMNS, required: COMMENCEMENT_REQUIRED_COLUMNS } as const;
+    const scanned = await scanCsv(file, SOURCE, [layout], (_k, rec, line) => onRecord(rec, line), (r) => void rejects.push(r), COMMENCEMENT_PERSONAL_COLUMNS);
+    lines += scanned.lines;
   }
   return { rows, rejects, lines };
 }

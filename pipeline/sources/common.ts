@@ -100,39 +100,52 @@ export function countReasons(rejects: readonly Reject[]): Record<string, number>
   return out;
 }
 
+/** A file layout an adapter accepts: all `columns` are known names, `required` identify it. */
+export interface Layout<K extends string> {
+  kind: K;
+  columns: readonly string[];
+  required: readonly string[];
+}
+
 /**
  * Stream one publisher CSV file for an adapter's thin reader: sniff the encoding on the first
- * 64 KiB, check the header with `accepts`, and hand every well-formed data record to `onRecord`
- * as a column → value object. A record whose field count differs from the header's, or that the
- * parser flagged malformed, becomes a `malformed_row` reject; a header that `accepts` refuses
- * (or an empty file) becomes one `unknown_header` reject at line 1 and the rest of the file is
- * not read. Columns listed in `omit` (personal data) are never copied out of the raw record.
- * Returns the number of data lines accounted for (a refused file counts as one), so that
- * rows + rejects = lines holds for the caller.
+ * 64 KiB, recognise the file's layout by its header (names matched case-insensitively and in
+ * any order, handed to `onRecord` under the layout's spelling), and hand every well-formed data
+ * record to `onRecord` as a column → value object. A record whose field count differs from the
+ * header's, or that the parser flagged malformed, becomes a `malformed_row` reject; a header
+ * that matches no layout (or an empty file) becomes one `unknown_header` reject at line 1 and
+ * the rest of the file is not read. Columns listed in `omit` (personal data) are never copied
+ * out of the raw record. Returns the data lines accounted for (a refused file counts as one),
+ * so that rows + rejects = lines holds for the caller, and the recognised kind.
  */
-export async function scanCsvFile(
-  source: SourceName,
+export async function scanCsv<K extends string>(
   file: string,
-  accepts: (idx: Map<string, number>) => boolean,
-  onRecord: (rec: Record<string, string>, line: number) => void,
+  source: SourceName,
+  layouts: readonly Layout<K>[],
+  onRecord: (kind: K, rec: Record<string, string>, line: number) => void,
   onReject: (r: Reject) => void,
   omit: readonly string[] = [],
-): Promise<number> {
+): Promise<{ lines: number; kind: K | null }> {
   const encoding = sniffEncoding(await readHead(file, 64 * 1024));
+  const canonical = new Map<string, string>();
+  for (const l of layouts) for (const c of l.columns) canonical.set(c.toLowerCase(), c);
   let idx: Map<string, number> | null = null;
   let width = 0;
+  let kind: K | null = null;
   let lines = 0;
   for await (const batch of readCsvBatches(file, encoding)) {
     for (const rec of batch) {
       if (idx === null) {
-        const full = headerIndex(rec.fields);
-        if (rec.malformed || !accepts(full)) {
-          onReject(reject(source, file, rec.line, 'unknown_header', 'header'));
-          return 1;
+        const names = rec.fields.map((h) => canonical.get(h.trim().toLowerCase()) ?? h.trim());
+        const found = layouts.find((l) => l.required.every((c) => names.includes(c)));
+        if (!found || rec.malformed) {
+          onReject(reject(source, file, rec.line, 'unknown_header', 'header matches no known layout'));
+          return { lines: 1, kind: null };
         }
-        width = rec.fields.length;
-        for (const c of omit) full.delete(c);
-        idx = full;
+        idx = headerIndex(names);
+        for (const c of omit) idx.delete(c);
+        width = names.length;
+        kind = found.kind;
         continue;
       }
       lines++;
@@ -141,22 +154,32 @@ export async function scanCsvFile(
         onReject(reject(source, file, rec.line, 'malformed_row', detail));
         continue;
       }
-      onRecord(toObject(idx, rec), rec.line);
+      onRecord(kind!, toObject(idx, rec), rec.line);
     }
   }
   if (idx === null) {
     onReject(reject(source, file, 1, 'unknown_header', 'empty file'));
-    return 1;
+    return { lines: 1, kind: null };
   }
-  return lines;
+  return { lines, kind };
 }
 
+/** The first `bytes` of a file, cut before a UTF-8 character split by the window's end. */
 async function readHead(file: string, bytes: number): Promise<Uint8Array> {
   const fh = await open(file, 'r');
   try {
     const buf = Buffer.alloc(bytes);
     const { bytesRead } = await fh.read(buf, 0, bytes, 0);
-    return buf.subarray(0, bytesRead);
+    let end = bytesRead;
+    if (bytesRead === bytes) {
+      let back = 0;
+      while (back < 4 && end > 0 && (buf[end - 1]! & 0xc0) === 0x80) {
+        end--;
+        back++;
+      }
+      if (end > 0 && buf[end - 1]! >= 0xc0) end--;
+    }
+    return buf.subarray(0, end);
   } finally {
     await fh.close();
   }

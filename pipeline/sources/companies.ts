@@ -3,98 +3,13 @@
  * (`CRO_COMPANY_COLUMNS`) and the filings history (`CRO_FILING_COLUMNS`). A file's kind is
  * recognised by its header (names matched case-insensitively, in any order). Registered-office
  * addresses are public company data and are kept.
- *
- * Also exports `scanCsv`, the header-recognising CSV loop shared with the infrastructure
- * adapter (`./infrastructure.ts`).
  */
-import { open } from 'node:fs/promises';
-import { readCsvBatches, sniffEncoding } from '../lib/csv.ts';
 import { parseDate } from '../lib/dates.ts';
 import { companyNameKey } from '../normalise/company-match.ts';
 import { resolveCounty } from '../reference/authorities.ts';
 import type { AdapterResult, CompanyRow, FilingRow, Reject } from '../types.ts';
-import { clean, headerIndex, parseInteger, reject, routingKey, toObject } from './common.ts';
-import { CRO_COMPANY_COLUMNS, CRO_FILING_COLUMNS, type SourceName } from './formats.ts';
-
-/** A file layout an adapter accepts: all `columns` are known names, `required` identify it. */
-export interface Layout<K extends string> {
-  kind: K;
-  columns: readonly string[];
-  required: readonly string[];
-}
-
-/**
- * Read one CSV file whose kind is recognised by its header. Header names are matched
- * case-insensitively and in any order and handed to `onRecord` under their canonical spelling
- * (the layout's). A record with the wrong number of fields (or one the parser marks malformed)
- * becomes a `malformed_row` reject; a header that matches no layout becomes one `unknown_header`
- * reject and the file is not read further (it then counts as one line). Returns the number of
- * lines counted (so that rows + rejects = lines) and the recognised kind (null when unknown).
- */
-export async function scanCsv<K extends string>(
-  file: string,
-  source: SourceName,
-  layouts: readonly Layout<K>[],
-  onRecord: (kind: K, rec: Record<string, string>, line: number) => void,
-  onReject: (r: Reject) => void,
-): Promise<{ lines: number; kind: K | null }> {
-  const encoding = sniffEncoding(await readHead(file, 64 * 1024));
-  const canonical = new Map<string, string>();
-  for (const l of layouts) for (const c of l.columns) canonical.set(c.toLowerCase(), c);
-  let idx: Map<string, number> | null = null;
-  let width = 0;
-  let kind: K | null = null;
-  let lines = 0;
-  for await (const batch of readCsvBatches(file, encoding)) {
-    for (const rec of batch) {
-      if (idx === null) {
-        const names = rec.fields.map((h) => canonical.get(h.trim().toLowerCase()) ?? h.trim());
-        const found = layouts.find((l) => l.required.every((c) => names.includes(c)));
-        if (!found || rec.malformed) {
-          onReject(reject(source, file, rec.line, 'unknown_header', 'header matches no known layout'));
-          return { lines: 1, kind: null };
-        }
-        idx = headerIndex(names);
-        width = names.length;
-        kind = found.kind;
-        continue;
-      }
-      lines++;
-      if (rec.malformed || rec.fields.length !== width) {
-        const detail = rec.malformed ?? `expected ${width} fields, got ${rec.fields.length}`;
-        onReject(reject(source, file, rec.line, 'malformed_row', detail));
-        continue;
-      }
-      onRecord(kind!, toObject(idx, rec), rec.line);
-    }
-  }
-  if (idx === null) {
-    onReject(reject(source, file, 1, 'unknown_header', 'empty file'));
-    return { lines: 1, kind: null };
-  }
-  return { lines, kind };
-}
-
-async function readHead(file: string, bytes: number): Promise<Uint8Array> {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(bytes);
-    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
-    // A multi-byte UTF-8 character cut at the end of the window must not look like cp1252.
-    let end = bytesRead;
-    if (bytesRead === bytes) {
-      let back = 0;
-      while (back < 4 && end > 0 && (buf[end - 1]! & 0xc0) === 0x80) {
-        end--;
-        back++;
-      }
-      if (end > 0 && buf[end - 1]! >= 0xc0) end--;
-    }
-    return buf.subarray(0, end);
-  } finally {
-    await fh.close();
-  }
-}
+import { clean, parseInteger, reject, routingKey, scanCsv, type Layout } from './common.ts';
+import { CRO_COMPANY_COLUMNS, CRO_FILING_COLUMNS } from './formats.ts';
 
 const COMPANY_LAYOUT: Layout<'company'> = {
   kind: 'company',

@@ -10,8 +10,8 @@ import { parseDate } from '../lib/dates.ts';
 import { inIreland } from '../lib/itm.ts';
 import { foldText, resolveAuthority, resolveCounty } from '../reference/authorities.ts';
 import type { AdapterResult, InfraFragment, InfraVertical, Reject } from '../types.ts';
-import { clean, parseFlag, parseNumber, reject } from './common.ts';
-import { keptDetail, scanCsv, type Layout } from './companies.ts';
+import { clean, parseFlag, parseNumber, reject, scanCsv, type Layout } from './common.ts';
+import { keptDetail } from './companies.ts';
 import { ABP_CASE_COLUMNS, AUCTION_COLUMNS, DATA_CENTRE_COLUMNS, GRID_CONNECTION_COLUMNS } from './formats.ts';
 
 type Kind = InfraFragment['kind'];

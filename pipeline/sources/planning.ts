@@ -12,20 +12,21 @@ import { resolveAuthority } from '../reference/authorities.ts';
 import type { AdapterResult, PlanningRow, Reject } from '../types.ts';
 import {
   clean,
-  hasColumns,
   isOrganisationName,
   parseFlag,
   parseInteger,
   parseNumber,
   reject,
   routingKey,
-  scanCsvFile,
+  scanCsv,
 } from './common.ts';
+import { PLANNING_COLUMNS } from './formats.ts';
 
 const SOURCE = 'planning' as const;
 
 /** Columns a planning file must have to be read at all (the others are optional). */
 export const PLANNING_REQUIRED_COLUMNS = ['PlanningAuthority', 'ApplicationNumber', 'ReceivedDate'] as const;
+const PLANNING_LAYOUT = { kind: 'planning', columns: PLANNING_COLUMNS, required: PLANNING_REQUIRED_COLUMNS } as const;
 
 /** Optional date columns and the row field each one fills. */
 const OPTIONAL_DATES = [
@@ -196,8 +197,7 @@ export async function readPlanning(files: string[]): Promise<AdapterResult<Plann
     if (file.toLowerCase().endsWith('.json')) {
       lines += await scanArcgisJson(file, onRecord, onReject);
     } else {
-      const accepts = (idx: Map<string, number>): boolean => hasColumns(idx, PLANNING_REQUIRED_COLUMNS);
-      lines += await scanCsvFile(SOURCE, file, accepts, onRecord, onReject);
+      lines += (await scanCsv(file, SOURCE, [PLANNING_LAYOUT], (_k, rec, line) => onRecord(rec, line), onReject)).lines;
     }
   }
   return { rows: out.rows, rejects: out.rejects, lines };

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { parseDate } from '../lib/dates.ts';
 import { foldText, resolveCounty } from '../reference/authorities.ts';
 import type { AdapterResult, Reject, SaleRow } from '../types.ts';
-import { clean, hasColumns, parseFlag, reject, routingKey, scanCsvFile } from './common.ts';
+import { clean, parseFlag, reject, routingKey, scanCsv } from './common.ts';
 import { PPR_COLUMNS_CURRENT, PPR_COLUMNS_OLD } from './formats.ts';
 
 const SOURCE = 'ppr' as const;
@@ -123,8 +123,10 @@ export async function readPpr(files: string[], sink?: (row: SaleRow) => void): P
   const keep = sink ?? ((row: SaleRow): void => void rows.push(row));
   const rejects: Reject[] = [];
   let lines = 0;
-  const accepts = (idx: Map<string, number>): boolean =>
-    hasColumns(idx, PPR_COLUMNS_CURRENT) || hasColumns(idx, PPR_COLUMNS_OLD);
+  const layouts = [
+    { kind: 'current', columns: PPR_COLUMNS_CURRENT, required: PPR_COLUMNS_CURRENT },
+    { kind: 'old', columns: PPR_COLUMNS_OLD, required: PPR_COLUMNS_OLD },
+  ] as const;
   for (const file of files) {
     const seen = new Map<string, number>(); // hash of the fields → line first seen (this file only)
     const onRecord = (rec: Record<string, string>, line: number): void => {
@@ -139,7 +141,7 @@ export async function readPpr(files: string[], sink?: (row: SaleRow) => void): P
       if ('reason' in row) rejects.push(row);
       else keep(row);
     };
-    lines += await scanCsvFile(SOURCE, file, accepts, onRecord, (r) => void rejects.push(r));
+    lines += (await scanCsv(file, SOURCE, layouts, (_k, rec, line) => onRecord(rec, line), (r) => void rejects.push(r))).lines;
   }
   return { rows, rejects, lines };
 }
