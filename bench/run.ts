@@ -3,11 +3,13 @@
  * side with a baseline taken in the same run. Prints a table and writes
  * bench/results/<section>-<timestamp>.json plus bench/results/latest.json.
  *
- *   node --import tsx bench/run.ts [--only refresh] [--scale default|small|…]
+ *   node --import tsx bench/run.ts [--only refresh|api] [--scale default|small|…] [--seconds 10]
  *
  * Sections:
  *   refresh — full refresh of the default dataset in a child process (wall time, peak RSS,
  *             rows/s per stage) against the floor: DuckDB alone reading the same raw CSVs.
+ *   api     — the HTTP API on that release under load (bench/api.ts) against a plain Koa + pg
+ *             baseline over PostgreSQL (bench/baseline-pg.ts); --seconds per scenario.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
 import { generateRaw, SCALES } from '../pipeline/synth/generate.ts';
+import { apiBench } from './api.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = join(ROOT, 'bench', 'results');
@@ -28,7 +31,7 @@ interface Row {
   ok?: boolean;
 }
 
-const { values } = parseArgs({ options: { only: { type: 'string' }, scale: { type: 'string', default: 'default' } } });
+const { values } = parseArgs({ options: { only: { type: 'string' }, scale: { type: 'string', default: 'default' }, seconds: { type: 'string', default: '10' } } });
 const scale = SCALES[values.scale as keyof typeof SCALES] ?? Number(values.scale);
 const benchData = join(ROOT, 'data', `bench-${values.scale}`);
 
@@ -79,6 +82,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
     }
     return rows;
   },
+  api: () => apiBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
 };
 
 function runChild(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -1,0 +1,151 @@
+/**
+ * `leads` commands for operators of the API: accounts and keys. Exit codes: 0 ok, 1 failed,
+ * 2 usage error. The raw key is printed once, by `keys create`; nothing else ever shows it
+ * (or its hash). Reads DATA_DIR / DATABASE_URL like the server.
+ */
+import { parseArgs } from 'node:util';
+import { ApiConfigError, loadApiConfig } from './config.ts';
+import { generateKey } from './keys.ts';
+import { PLANS, SCOPES, type Plan, type Scope } from './scopes.ts';
+import { openStateStore } from './state/open.ts';
+import type { ApiKey, StateStore } from './state/store.ts';
+
+type Command = (args: string[], store: () => StateStore) => Promise<number>;
+
+export const USAGE = `API accounts and keys:
+  accounts create --name N --plan ${PLANS.join('|')} [--json]
+                         create a customer account
+  keys create --account N --scope ${SCOPES.join('|')} [--name LABEL] [--json]
+                         create an API key; prints the key once (store it now: only its hash is kept)
+  keys list [--account N] [--json]
+                         list keys (ids, scopes, status — never the keys themselves)
+  keys revoke ID         revoke a key (takes effect within KEY_CACHE_MS, default 5 s)
+
+Environment: DATA_DIR, DATABASE_URL (default file:<DATA_DIR>/state.sqlite)
+`;
+
+class UsageError extends Error {}
+class FailedError extends Error {}
+
+const err = (s: string): void => void process.stderr.write(s.endsWith('\n') ? s : s + '\n');
+const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n');
+
+const oneOf = <T extends string>(what: string, allowed: readonly T[], v: string | undefined): T => {
+  if (v === undefined) throw new UsageError(`--${what} is required (${allowed.join(', ')})`);
+  if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`--${what} must be one of ${allowed.join(', ')}, got ${v}`);
+  return v as T;
+};
+
+const required = (what: string, v: string | undefined): string => {
+  if (v === undefined || v.trim() === '') throw new UsageError(`--${what} is required`);
+  return v.trim();
+};
+
+const publicKey = (k: ApiKey) => ({
+  id: k.id,
+  account: k.account_name,
+  scope: k.scope,
+  name: k.name,
+  prefix: k.display_prefix,
+  status: k.status,
+  created_at: k.created_at,
+  revoked_at: k.revoked_at,
+});
+
+const commands: Record<string, Record<string, Command>> = {
+  accounts: {
+    async create(args, store) {
+      const { values } = parseArgs({ args, options: { name: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean', default: false } } });
+      const name = required('name', values.name);
+      const plan = oneOf<Plan>('plan', PLANS, values.plan);
+      const s = store();
+      if (await s.getAccountByName(name)) throw new FailedError(`an account named '${name}' already exists`);
+      const a = await s.createAccount(name, plan);
+      if (values.json) out(JSON.stringify({ id: a.id, name: a.name, plan: a.plan, created_at: a.created_at }));
+      else out(`account '${a.name}' created (plan ${a.plan}); next: leads keys create --account ${a.name} --scope ent_api`);
+      return 0;
+    },
+  },
+  keys: {
+    async create(args, store) {
+      const { values } = parseArgs({
+        args,
+        options: { account: { type: 'string' }, scope: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean', default: false } },
+      });
+      const accountName = required('account', values.account);
+      const scope = oneOf<Scope>('scope', SCOPES, values.scope);
+      const s = store();
+      const account = await s.getAccountByName(accountName);
+      if (!account) throw new FailedError(`no account named '${accountName}' (create it with: leads accounts create --name ${accountName} --plan basic)`);
+      const k = generateKey(scope);
+      await s.insertKey({ id: k.id, account_id: account.id, scope, name: values.name ?? null, display_prefix: k.displayPrefix, hash: k.hash });
+      if (values.json) out(JSON.stringify({ id: k.id, key: k.raw, scope, account: account.name }));
+      else {
+        out(k.raw);
+        err(`key ${k.id} (scope ${scope}) created for account '${account.name}'. This is the only time the key is shown: store it now.`);
+      }
+      return 0;
+    },
+    async list(args, store) {
+      const { values } = parseArgs({ args, options: { account: { type: 'string' }, json: { type: 'boolean', default: false } } });
+      const s = store();
+      let accountId: number | undefined;
+      if (values.account !== undefined) {
+        const a = await s.getAccountByName(values.account);
+        if (!a) throw new FailedError(`no account named '${values.account}'`);
+        accountId = a.id;
+      }
+      const keys = (await s.listKeys(accountId)).map(publicKey);
+      if (values.json) out(JSON.stringify(keys));
+      else if (keys.length === 0) out('no keys');
+      else {
+        const rows = [['id', 'account', 'scope', 'prefix', 'status', 'created_at', 'name'], ...keys.map((k) => [k.id, k.account, k.scope, k.prefix + '…', k.status, k.created_at, k.name ?? ''])];
+        const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+        for (const r of rows) out(r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+      }
+      return 0;
+    },
+    async revoke(args, store) {
+      const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+      if (positionals.length !== 1) throw new UsageError('keys revoke needs exactly one key id (see leads keys list)');
+      const id = positionals[0]!;
+      const s = store();
+      const before = (await s.listKeys()).find((k) => k.id === id);
+      if (!before) throw new FailedError(`no key with id '${id}'`);
+      const k = (await s.revokeKey(id))!;
+      if (values.json) out(JSON.stringify(publicKey(k)));
+      else out(before.status === 'revoked' ? `key ${id} was already revoked (${k.revoked_at})` : `key ${id} revoked; it stops working within a few seconds`);
+      return 0;
+    },
+  },
+};
+
+/** Run an `accounts …` or `keys …` command line; returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [group, sub, ...rest] = argv;
+  if (!group || group === 'help' || group === '--help' || group === '-h') {
+    out(USAGE);
+    return group ? 0 : 2;
+  }
+  const table = commands[group];
+  const cmd = table && sub ? table[sub] : undefined;
+  if (!table || !cmd) {
+    err(`unknown command '${[group, sub].filter(Boolean).join(' ')}'\n\n${USAGE}`);
+    return 2;
+  }
+  let store: StateStore | null = null;
+  const open = (): StateStore => (store ??= openStateStore(loadApiConfig(process.env).databaseUrl));
+  try {
+    return await cmd(rest, open);
+  } catch (e) {
+    const name = `leads ${group} ${sub}`;
+    if (e instanceof UsageError || e instanceof ApiConfigError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      err(`${name}: ${(e as Error).message}`);
+      return 2;
+    }
+    err(`${name}: ${e instanceof FailedError ? e.message : `failed: ${(e as Error).message}`}`);
+    return 1;
+  } finally {
+    await (store as StateStore | null)?.close();
+  }
+}

@@ -1,0 +1,14 @@
+/** What the middleware chain puts on `ctx.state` for the route handlers. */
+import type { ParameterizedContext } from 'koa';
+import type { Release } from './release.ts';
+import type { ApiKey } from './state/store.ts';
+
+export interface AppState {
+  requestId: string;
+  /** The release this request is answered from (pinned for the whole request). */
+  release: Release;
+  /** The authenticated key (absent only on the unauthenticated docs assets). */
+  key: ApiKey;
+}
+
+export type AppContext = ParameterizedContext<AppState>;

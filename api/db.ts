@@ -1,0 +1,94 @@
+/**
+ * The API's one door to DuckDB: a small pool of connections on one in-memory instance. Only
+ * this module imports `@duckdb/node-api`. Queries get `{ sql, params }` from the pure builders
+ * in `api/query/`; every value is a bound parameter.
+ */
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+
+export type Params = DuckDBValue[];
+export type Row = Record<string, unknown>;
+
+export interface ApiDb {
+  /** Run a query on a free connection and return plain JS rows (BIGINT → number, DATE → 'YYYY-MM-DD'). */
+  all<T extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Run a statement for its effect (DDL when loading a release). */
+  run(sql: string, params?: readonly unknown[]): Promise<void>;
+  close(): void;
+}
+
+export interface ApiDbOptions {
+  connections: number;
+  threads: number;
+  memoryLimit: string;
+}
+
+/** Open the server's DuckDB instance and its connection pool. */
+export async function openApiDb(opts: ApiDbOptions): Promise<ApiDb> {
+  const instance = await DuckDBInstance.create(':memory:', {
+    threads: String(opts.threads),
+    memory_limit: opts.memoryLimit,
+  });
+  const free: DuckDBConnection[] = [];
+  for (let i = 0; i < opts.connections; i++) free.push(await instance.connect());
+  const waiting: ((c: DuckDBConnection) => void)[] = [];
+  const take = (): Promise<DuckDBConnection> =>
+    free.length > 0 ? Promise.resolve(free.pop()!) : new Promise((r) => waiting.push(r));
+  const give = (c: DuckDBConnection): void => {
+    const w = waiting.shift();
+    if (w) w(c);
+    else free.push(c);
+  };
+  const withConn = async <T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> => {
+    const c = await take();
+    try {
+      return await fn(c);
+    } finally {
+      give(c);
+    }
+  };
+  return {
+    all<T extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+      return withConn(async (c) => {
+        const reader = await c.runAndReadAll(sql, params as Params);
+        return reader.getRowObjectsJS().map(toPlain) as T[];
+      });
+    },
+    run(sql: string, params: readonly unknown[] = []): Promise<void> {
+      return withConn(async (c) => {
+        await c.run(sql, params as Params);
+      });
+    },
+    close(): void {
+      for (const c of free) c.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+function toPlain(row: Record<string, unknown>): Row {
+  const out: Row = {};
+  for (const k in row) out[k] = plain(row[k]);
+  return out;
+}
+
+function plain(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
+  if (v instanceof Date) return v.toISOString().slice(0, 10);
+  if (Array.isArray(v)) return v.map(plain);
+  if (v !== null && typeof v === 'object') {
+    const o: Row = {};
+    for (const [k, x] of Object.entries(v)) o[k] = plain(x);
+    return o;
+  }
+  return v;
+}
+
+/** Quote a string as a SQL literal (file paths: read_parquet takes no bound parameters). */
+export function sqlString(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+/** Quote an identifier. */
+export function sqlIdent(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`;
+}

@@ -1,0 +1,111 @@
+/**
+ * The API's one error model. Every failure is an `ApiError` (status, stable machine `code`,
+ * whether the message may be shown, extra headers, per-parameter `errors`), and one middleware,
+ * first in the chain, turns any thrown error into the same RFC 9457 `application/problem+json`
+ * body (schema: schemas/problem.schema.json). Unknown errors become a generic 500 that leaks
+ * nothing and are logged with the request id.
+ */
+import type { Middleware } from 'koa';
+
+/** One problem with one request parameter. */
+export interface ParamError {
+  name: string;
+  reason: string;
+  allowed?: (string | number)[];
+}
+
+export const PROBLEM_BASE = 'https://leads.example.ie/problems/';
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly title: string;
+  /** False for errors whose message must not reach the client (the generic 500). */
+  readonly expose: boolean;
+  readonly headers: Record<string, string>;
+  readonly errors: ParamError[] | undefined;
+  readonly extra: Record<string, unknown>;
+
+  constructor(
+    status: number,
+    code: string,
+    detail: string,
+    opts: { title?: string; headers?: Record<string, string>; errors?: ParamError[]; expose?: boolean; extra?: Record<string, unknown> } = {},
+  ) {
+    super(detail);
+    this.status = status;
+    this.code = code;
+    this.title = opts.title ?? TITLES[status] ?? 'Error';
+    this.expose = opts.expose ?? status < 500;
+    this.headers = opts.headers ?? {};
+    this.errors = opts.errors;
+    this.extra = opts.extra ?? {};
+  }
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  410: 'Gone',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** 400 for one or more bad parameters; `detail` names each one. */
+export function invalidParams(errors: ParamError[]): ApiError {
+  const unknown = errors.every((e) => e.reason === 'unknown parameter');
+  const detail = errors.map((e) => `${e.name}: ${e.reason}${e.allowed ? ` (allowed: ${e.allowed.join(', ')})` : ''}`).join('; ');
+  return new ApiError(400, unknown ? 'unknown_parameter' : 'invalid_parameter', detail, { errors });
+}
+
+export const notFound = (what: string): ApiError => new ApiError(404, 'not_found', `${what} was not found`);
+
+/**
+ * First middleware of the chain: renders every error as RFC 9457 problem+json with
+ * `type`, `title`, `status`, `detail`, `instance`, `code`, `request_id` and, for parameter
+ * errors, `errors`. Headers carried by the error (WWW-Authenticate, Retry-After…) are kept.
+ */
+export function problemMiddleware(log: (line: string) => void = (l) => void process.stderr.write(l + '\n')): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new ApiError(404, 'not_found', `no endpoint at ${ctx.path}`);
+      }
+    } catch (e) {
+      const requestId = String(ctx.state['requestId'] ?? '');
+      let err: ApiError;
+      if (e instanceof ApiError) err = e;
+      else if (isHttpError(e) && e.status < 500) err = new ApiError(e.status, 'bad_request', e.expose ? e.message : 'bad request');
+      else {
+        log(`request ${requestId} failed: ${(e as Error)?.stack ?? String(e)}`);
+        err = new ApiError(500, 'internal_error', 'the server could not answer this request; quote the request id when you report it', { expose: false });
+      }
+      ctx.status = err.status;
+      for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
+      ctx.remove('ETag');
+      ctx.remove('Last-Modified');
+      ctx.type = 'application/problem+json';
+      ctx.body = {
+        type: PROBLEM_BASE + err.code,
+        title: err.title,
+        status: err.status,
+        detail: err.expose ? err.message : 'internal error',
+        instance: ctx.originalUrl.replace(/([?&](api_key|key|token)=)[^&]*/gi, '$1REDACTED'),
+        code: err.code,
+        request_id: requestId,
+        ...(err.errors ? { errors: err.errors } : {}),
+        ...err.extra,
+      };
+    }
+  };
+}
+
+function isHttpError(e: unknown): e is { status: number; expose: boolean; message: string } {
+  return typeof e === 'object' && e !== null && typeof (e as { status?: unknown }).status === 'number';
+}

@@ -1,0 +1,66 @@
+/**
+ * Bearer-key authentication for everything under /v1 except the public docs paths.
+ *
+ * The presented key is hashed (SHA-256) and looked up by hash; the stored hash is then compared
+ * with `crypto.timingSafeEqual`. Keys are never logged — only key ids. Successful lookups are
+ * cached in memory for `cacheMs` (default 5 s) keyed by hash, so a key revoked with the CLI (another
+ * process) stops working within that time. Unknown keys are not cached (a key created a moment
+ * ago works at once, and random keys cannot fill the cache).
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { Middleware } from 'koa';
+import { ApiError } from '../errors.ts';
+import { hashKey, parseBearer } from '../keys.ts';
+import type { ApiKey, StateStore, StoredKey } from '../state/store.ts';
+
+export interface AuthOptions {
+  /** Paths (and everything under them) served without a key. */
+  publicPaths: string[];
+  /** How long a looked-up key is trusted before reading the store again. */
+  cacheMs?: number;
+  /** Upper bound of cached keys (the oldest are dropped). */
+  cacheMax?: number;
+  now?: () => number;
+}
+
+/** The 401 problem with its `WWW-Authenticate` challenge (RFC 6750). */
+export function unauthorized(code: 'missing_key' | 'malformed_key' | 'unknown_key' | 'revoked_key', detail: string): ApiError {
+  const challenge = code === 'missing_key' ? 'Bearer realm="leads"' : `Bearer realm="leads", error="invalid_token", error_description="${detail.replace(/"/g, "'")}"`;
+  return new ApiError(401, code, detail, { headers: { 'WWW-Authenticate': challenge } });
+}
+
+export function authMiddleware(store: Pick<StateStore, 'findKeyByHash'>, opts: AuthOptions): Middleware {
+  const cacheMs = opts.cacheMs ?? 5000;
+  const cacheMax = opts.cacheMax ?? 10_000;
+  const now = opts.now ?? Date.now;
+  const cache = new Map<string, { key: StoredKey; until: number }>();
+  const isPublic = (path: string): boolean => !path.startsWith('/v1') || opts.publicPaths.some((p) => path === p || path.startsWith(p + '/'));
+
+  const lookup = async (hash: string): Promise<StoredKey | null> => {
+    const hit = cache.get(hash);
+    if (hit && hit.until > now()) return hit.key;
+    cache.delete(hash);
+    const key = await store.findKeyByHash(hash);
+    if (key && cacheMs > 0) {
+      if (cache.size >= cacheMax) cache.delete(cache.keys().next().value!);
+      cache.set(hash, { key, until: now() + cacheMs });
+    }
+    return key;
+  };
+
+  return async (ctx, next) => {
+    if (isPublic(ctx.path)) return next();
+    const token = parseBearer(ctx.get('Authorization'));
+    if (token === 'missing') throw unauthorized('missing_key', 'send your API key as Authorization: Bearer <key>');
+    if (token === 'malformed') throw unauthorized('malformed_key', 'the Authorization header must be Bearer followed by a key of the form lk_<scope>_<43 characters>');
+    const hash = hashKey(token);
+    const stored = await lookup(hash);
+    if (!stored || !timingSafeEqual(Buffer.from(stored.key_hash, 'hex'), Buffer.from(hash, 'hex'))) {
+      throw unauthorized('unknown_key', 'this API key is not known');
+    }
+    if (stored.status !== 'active') throw unauthorized('revoked_key', `API key ${stored.id} has been ${stored.status}`);
+    const { key_hash: _omit, ...key } = stored;
+    ctx.state['key'] = key satisfies ApiKey;
+    await next();
+  };
+}

@@ -1,0 +1,378 @@
+/**
+ * The OpenAPI 3.1 document of the API, generated from `schemas/`: every record schema becomes a
+ * component (cross-file `$ref`s rewritten to `#/components/schemas/…`), the query parameters of
+ * the list endpoints are read from the query schemas (`leads-query.schema.json`,
+ * `infrastructure-query.schema.json`), and every error response is the RFC 9457 problem schema.
+ * Nothing is written by hand twice: change a schema and the document follows.
+ *
+ * `ENDPOINTS` lists the operations; a test checks that it matches the routes of the app.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import type { ApiConfig } from './config.ts';
+import { infrastructureQuerySchema } from './query/infrastructure-query.ts';
+
+type Json = Record<string, any>;
+
+const SCHEMA_DIR = new URL('../schemas/', import.meta.url);
+const readSchema = (file: string): Json => JSON.parse(readFileSync(new URL(file, SCHEMA_DIR), 'utf8')) as Json;
+
+/** `lead-detail.schema.json` → `LeadDetail`. */
+export function componentName(file: string): string {
+  return file
+    .replace(/\.schema\.json$/, '')
+    .split('-')
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
+}
+
+/** Rewrite the `$ref`s of a schema read from `file` to point into `#/components/schemas/`. */
+export function rewriteRefs(node: unknown, file: string): unknown {
+  if (Array.isArray(node)) return node.map((x) => rewriteRefs(x, file));
+  if (node === null || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node as Json)) {
+    if (k === '$ref' && typeof v === 'string') {
+      const [target, pointer = ''] = v.split('#');
+      out[k] = `#/components/schemas/${componentName(target || file)}${pointer}`;
+    } else if (k === 'examples' || k === 'enum' || k === 'const' || k === 'default') {
+      out[k] = v;
+    } else {
+      out[k] = rewriteRefs(v, file);
+    }
+  }
+  return out;
+}
+
+/** Record schema files (every `*.schema.json` except the query-parameter schemas). */
+function recordSchemaFiles(): string[] {
+  return readdirSync(SCHEMA_DIR)
+    .filter((f) => f.endsWith('.schema.json') && !f.endsWith('-query.schema.json'))
+    .sort();
+}
+
+/** A record schema as an OpenAPI component: no `$schema` / `$id`, refs rewritten. */
+function component(file: string): Json {
+  const { $schema: _s, $id: _i, ...rest } = readSchema(file);
+  return rewriteRefs(rest, file) as Json;
+}
+
+/** One operation of the API, as mounted under /v1 (`{id}` is a path parameter). */
+export interface Endpoint {
+  method: 'get';
+  path: string;
+  summary: string;
+  description: string;
+  tag: string;
+  /** Public (no key), e.g. the reference docs. */
+  public?: boolean;
+  /** JSON Schema of the query parameters (properties → parameters). */
+  query?: Json;
+  pathParams?: Json[];
+  /** 200 body: a `$ref` schema and media type. */
+  ok: { schema: Json; type?: string; description: string };
+  /** Problem statuses besides the ones every endpoint has. */
+  errors: number[];
+  /** Answers with ETag / 304. */
+  cached?: boolean;
+}
+
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+
+/** Query schema of /v1/leads, written by the leads routes (`schemas/leads-query.schema.json`). */
+function leadsQuerySchema(): Json {
+  return readSchema('leads-query.schema.json');
+}
+
+/** Every operation of the API. A test compares this list with the routes the app registers. */
+export function endpoints(): Endpoint[] {
+  return [
+    {
+      method: 'get',
+      path: '/leads',
+      tag: 'Leads',
+      summary: 'Search and filter leads',
+      description:
+        'Planning applications and commencement notices, newest first by default. Filters combine with AND; comma-separated values of one filter mean OR. ' +
+        '`q` searches the release search index with relevance ranking. Page with `page` + `page_size` (page at most PAGE_MAX) or with the keyset `cursor` from `next_cursor`.',
+      query: leadsQuerySchema(),
+      ok: { schema: ref('LeadsPage'), description: 'A page of leads.' },
+      errors: [400],
+      cached: true,
+    },
+    {
+      method: 'get',
+      path: '/leads/{id}',
+      tag: 'Leads',
+      summary: 'Lead detail with company 360',
+      description:
+        'One lead with the sections project, zoning and appeals, area comparables, suppliers, main contractor, registered company and the company filing history. ' +
+        'Enriched fields and sections are null (or empty) for scopes without enriched access; `_meta.masked` lists them.',
+      pathParams: [{ name: 'id', in: 'path', required: true, description: 'Lead id.', schema: { type: 'integer', minimum: 1 } }],
+      ok: { schema: ref('LeadDetailResponse'), description: 'The lead and its sections.' },
+      errors: [400, 404],
+      cached: true,
+    },
+    {
+      method: 'get',
+      path: '/infrastructure',
+      tag: 'Infrastructure',
+      summary: 'Strategic-infrastructure and energy projects',
+      description:
+        'Data centres, wind, solar, battery storage and grid projects, by id ascending unless `sort` says otherwise. Filters combine with AND; comma-separated values mean OR. ' +
+        'Page with `page` + `page_size` or with the keyset `cursor`. `applicant` and `applicant_company_number` are enriched.',
+      query: infrastructureQuerySchema(false),
+      ok: { schema: ref('InfrastructurePage'), description: 'A page of projects.' },
+      errors: [400],
+      cached: true,
+    },
+    {
+      method: 'get',
+      path: '/infrastructure/renewables',
+      tag: 'Infrastructure',
+      summary: 'Renewable energy projects',
+      description:
+        'The projects of /infrastructure restricted to the verticals wind, solar and battery_storage (technology, consenting route, fast-lane flag, auction round). ' +
+        'Same filters and paging; a `vertical` outside those three is a 400.',
+      query: infrastructureQuerySchema(true),
+      ok: { schema: ref('InfrastructurePage'), description: 'A page of renewable projects.' },
+      errors: [400],
+      cached: true,
+    },
+    {
+      method: 'get',
+      path: '/meta',
+      tag: 'Meta',
+      summary: 'Release, counts, freshness and allowed filter values',
+      description: 'The release being served, its counts, freshness per planning authority, and the allowed values of every enumerated filter.',
+      ok: { schema: ref('MetaResponse'), description: 'Release metadata.' },
+      errors: [400],
+      cached: true,
+    },
+    {
+      method: 'get',
+      path: '/openapi.json',
+      tag: 'Reference',
+      public: true,
+      summary: 'This OpenAPI 3.1 document',
+      description: 'The machine-readable description of every endpoint, parameter, response, header and error. No key needed.',
+      ok: { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' }, description: 'The OpenAPI document.' },
+      errors: [],
+    },
+    {
+      method: 'get',
+      path: '/docs',
+      tag: 'Reference',
+      public: true,
+      summary: 'Readable API reference',
+      description: 'An HTML reference rendered from /v1/openapi.json (Swagger UI, served locally). No key needed.',
+      ok: { schema: { type: 'string' }, type: 'text/html', description: 'The reference page.' },
+      errors: [],
+    },
+    {
+      method: 'get',
+      path: '/docs/assets/{file}',
+      tag: 'Reference',
+      public: true,
+      summary: 'Static assets of the reference page',
+      description: 'Scripts and style sheets of the Swagger UI renderer (from the swagger-ui-dist package). No key needed.',
+      pathParams: [{ name: 'file', in: 'path', required: true, description: 'Asset file name.', schema: { type: 'string', pattern: '^[A-Za-z0-9._-]+$' } }],
+      ok: { schema: { type: 'string' }, type: 'application/octet-stream', description: 'The asset (JavaScript, CSS or image).' },
+      errors: [404],
+    },
+  ];
+}
+
+/** Problem statuses, with when each happens. */
+const PROBLEMS: Record<number, string> = {
+  400: 'Invalid or unknown parameters (`invalid_parameter`, `unknown_parameter`); `errors` names each one and lists allowed values of enumerations.',
+  401: 'Missing, malformed, unknown or revoked key (`missing_key`, `malformed_key`, `unknown_key`, `revoked_key`), with `WWW-Authenticate`.',
+  403: 'The key\'s scope is too low (`insufficient_scope`); `detail` names the scopes that may.',
+  404: 'No such record or path (`not_found`).',
+  405: 'Another method than GET / HEAD on this path (`method_not_allowed`), with `Allow`.',
+  500: 'Internal error (`internal_error`); nothing is leaked; quote `request_id` when reporting it.',
+  503: 'No release is loaded yet (`no_release`).',
+};
+
+/**
+ * Response schemas not (yet) in `schemas/`: the lead detail with `_meta` (the detail record is
+ * closed, so `_meta` is added to a copy of its properties) and the /meta body.
+ */
+function responseSchemas(): Json {
+  const detail = component('lead-detail.schema.json');
+  return {
+    LeadDetailResponse: {
+      ...detail,
+      title: 'Lead detail response',
+      description: 'A lead detail record (see LeadDetail) with `_meta`.',
+      properties: { ...detail.properties, _meta: ref('ResponseMeta') },
+      required: [...detail.required, '_meta'],
+    },
+    MetaResponse: {
+      type: 'object',
+      description: 'The release being served and the allowed values of the enumerated filters.',
+      properties: {
+        release: {
+          type: 'object',
+          description: 'The release.',
+          properties: {
+            id: { type: 'string', description: 'Release id (UTC build time).' },
+            built_at: { type: 'string', format: 'date-time', description: 'Build time.' },
+            as_of: { type: 'string', format: 'date', description: 'Date of the data.' },
+            schema_version: { type: 'string', description: 'Version of the record schemas.' },
+          },
+          required: ['id', 'built_at', 'as_of', 'schema_version'],
+        },
+        counts: { type: 'object', description: 'Row counts per table and the total of records.' },
+        freshness: {
+          type: 'array',
+          description: 'Per planning authority: leads and the latest received date.',
+          items: {
+            type: 'object',
+            properties: {
+              authority: { type: 'string', description: 'Planning authority.' },
+              county: { type: ['string', 'null'], description: 'County of the authority.' },
+              leads: { type: 'integer', minimum: 0, description: 'Leads of the authority.' },
+              latest_received: { type: ['string', 'null'], format: 'date', description: 'Latest received date.' },
+            },
+            required: ['authority', 'leads', 'latest_received'],
+          },
+        },
+        enums: {
+          type: 'object',
+          description: 'Allowed values of every enumerated filter.',
+          additionalProperties: { type: 'array', items: { type: 'string' } },
+        },
+        _meta: ref('ResponseMeta'),
+      },
+      required: ['release', 'counts', 'freshness', 'enums', '_meta'],
+    },
+  };
+}
+
+const HEADERS: Json = {
+  'X-Request-Id': {
+    description: 'Id of the request (the client\'s own when it sent a valid one, `^[A-Za-z0-9._-]{1,64}$`); quote it when reporting a problem.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
+  },
+  ETag: { description: 'Weak entity tag of the response (release, request and scope); send it back in `If-None-Match` for a 304.', schema: { type: 'string' } },
+  'Cache-Control': { description: '`private, max-age=60` on cacheable answers.', schema: { type: 'string' } },
+  'WWW-Authenticate': {
+    description: 'Bearer challenge (RFC 6750), e.g. `Bearer realm="leads", error="invalid_token", error_description="…"`.',
+    schema: { type: 'string' },
+  },
+  Allow: { description: 'Methods allowed on the path.', schema: { type: 'string' } },
+};
+
+/** The parameters of an endpoint, from the properties of its query schema. */
+function queryParameters(schema: Json, file: string): Json[] {
+  return Object.entries(schema.properties as Record<string, Json>).map(([name, prop]) => {
+    const s = rewriteRefs(prop, file) as Json;
+    const { description, ...rest } = s;
+    return {
+      name,
+      in: 'query',
+      required: false,
+      description: description ?? name,
+      schema: rest,
+      ...(prop.type === 'array' ? { style: 'form', explode: false } : {}),
+    };
+  });
+}
+
+function operation(e: Endpoint): Json {
+  const problem = (status: number): Json => {
+    const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+    if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
+    if (status === 405) headers['Allow'] = { $ref: '#/components/headers/Allow' };
+    return { description: PROBLEMS[status], headers, content: { 'application/problem+json': { schema: ref('Problem') } } };
+  };
+  const statuses = new Set<number>([...e.errors, 405, 500, 503]);
+  if (!e.public) (statuses.add(401), statuses.add(403));
+  const okHeaders: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+  if (e.cached) {
+    okHeaders['ETag'] = { $ref: '#/components/headers/ETag' };
+    okHeaders['Cache-Control'] = { $ref: '#/components/headers/Cache-Control' };
+  }
+  const responses: Json = {
+    '200': { description: e.ok.description, headers: okHeaders, content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema } } },
+  };
+  if (e.cached) {
+    responses['304'] = {
+      description: 'Not modified: `If-None-Match` matched the ETag. No body.',
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ETag: { $ref: '#/components/headers/ETag' } },
+    };
+  }
+  for (const s of [...statuses].sort()) responses[String(s)] = problem(s);
+  const file = e.path.startsWith('/leads') ? 'leads-query.schema.json' : 'infrastructure-query.schema.json';
+  const parameters = [...(e.pathParams ?? []), ...(e.query ? queryParameters(e.query, file) : [])];
+  if (e.cached) {
+    parameters.push({
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'ETag of a response you hold; answered 304 when it is still current.',
+      schema: { type: 'string' },
+    });
+  }
+  return {
+    operationId: operationId(e),
+    tags: [e.tag],
+    summary: e.summary,
+    description: e.description,
+    ...(e.public ? { security: [] } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    responses,
+  };
+}
+
+function operationId(e: Endpoint): string {
+  const words = e.path.split('/').filter(Boolean).map((p) => (p.startsWith('{') ? 'by-' + p.slice(1, -1) : p.replace(/\.json$/, '-json')));
+  return (e.method + '-' + words.join('-')).replace(/[-_](\w)/g, (_m, c: string) => c.toUpperCase());
+}
+
+/**
+ * Build the OpenAPI 3.1 document. `publicBaseUrl` (ending in /v1) is the server URL; paths are
+ * relative to it.
+ *
+ * @example const doc = buildOpenApi(config); doc.paths['/infrastructure'].get.parameters
+ */
+export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
+  const schemas: Json = {};
+  for (const f of recordSchemaFiles()) schemas[componentName(f)] = component(f);
+  Object.assign(schemas, responseSchemas());
+  const paths: Json = {};
+  for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = operation(e);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Irish Construction Leads API',
+      version: '1.0.0',
+      description:
+        'Keyed queries over the weekly release of Irish construction leads and infrastructure projects. ' +
+        'Every request carries `Authorization: Bearer <key>` (except this reference). Every response carries `X-Request-Id`; ' +
+        'every error is RFC 9457 `application/problem+json` with a stable `code`. The key\'s scope decides which fields are served: ' +
+        'enriched fields (marked `x-enriched` in the schemas) are null for the commonwealth scope, and `_meta.masked` says so. ' +
+        'Record schemas are generated from the project\'s `schemas/` folder.',
+    },
+    servers: [{ url: config.publicBaseUrl, description: 'This API (paths are relative to /v1).' }],
+    security: [{ bearer: [] }],
+    tags: [
+      { name: 'Leads', description: 'Planning applications and commencement notices.' },
+      { name: 'Infrastructure', description: 'Strategic-infrastructure and energy projects.' },
+      { name: 'Meta', description: 'The release being served.' },
+      { name: 'Reference', description: 'This document and its rendering.' },
+    ],
+    paths,
+    components: {
+      schemas,
+      headers: HEADERS,
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'API key, e.g. `lk_ea_…` (the prefix names the scope: lk_cw_ commonwealth, lk_ea_ ent_api, lk_ef_ ent_feed, lk_cu_ custom).',
+        },
+      },
+    },
+  };
+}

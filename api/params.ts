@@ -1,0 +1,216 @@
+/**
+ * Query-parameter parsing and validation for the leads endpoints. The raw query string is shaped
+ * (comma lists → arrays, integers and booleans parsed) and validated with ajv against
+ * `schemas/leads-query.schema.json`; every problem becomes one `{name, reason, allowed?}` entry of
+ * a single 400 (`invalidParams`): unknown parameters → `unknown_parameter`, anything else →
+ * `invalid_parameter`, enumerations list their allowed values.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { foldSearchText } from '../common/search-text.ts';
+import type { ApiConfig } from './config.ts';
+import { invalidParams, type ParamError } from './errors.ts';
+import { normalisedFilters, sortKeyValid, type LeadsFilters, type LeadsSort, type SortKey } from './query/leads-query.ts';
+import { decodeCursor, filtersHash } from './query/paging.ts';
+
+/** A raw query as Koa parses it. */
+export type RawQuery = Record<string, string | string[] | undefined>;
+
+type JsonSchema = Record<string, any>;
+
+const LIST_PARAMS = ['vertical', 'authority', 'county', 'readiness', 'status', 'use_class', 'scale'] as const;
+const INT_PARAMS = ['min_value', 'min_units', 'page', 'page_size'] as const;
+const BOOL_PARAMS = ['has_contact', 'demolition'] as const;
+const BOOLS: Record<string, boolean> = { true: true, '1': true, false: false, '0': false };
+
+let leadsSchema: JsonSchema | null = null;
+let leadsValidator: ValidateFunction | null = null;
+
+/** The leads query schema (read once). */
+export function leadsQuerySchema(): JsonSchema {
+  leadsSchema ??= JSON.parse(readFileSync(new URL('../schemas/leads-query.schema.json', import.meta.url), 'utf8')) as JsonSchema;
+  return leadsSchema;
+}
+
+function validator(): ValidateFunction {
+  if (!leadsValidator) {
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    leadsValidator = ajv.compile(leadsQuerySchema());
+  }
+  return leadsValidator;
+}
+
+/**
+ * Shape a raw query for the schema: a repeated scalar parameter is an error (reported here);
+ * list parameters are split on commas (repeats are joined); integers and booleans are parsed
+ * when well-formed and otherwise left as strings for ajv to reject with a type error.
+ */
+export function shapeQuery(raw: RawQuery): { shaped: Record<string, unknown>; errors: ParamError[] } {
+  const shaped: Record<string, unknown> = {};
+  const errors: ParamError[] = [];
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    const values = Array.isArray(value) ? value : [value];
+    if ((LIST_PARAMS as readonly string[]).includes(name)) {
+      shaped[name] = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+      continue;
+    }
+    if (values.length > 1) {
+      errors.push({ name, reason: 'given more than once' });
+      continue;
+    }
+    const v = values[0]!;
+    if ((INT_PARAMS as readonly string[]).includes(name)) shaped[name] = /^\d{1,15}$/.test(v) ? Number(v) : v;
+    else if ((BOOL_PARAMS as readonly string[]).includes(name)) shaped[name] = v.toLowerCase() in BOOLS ? BOOLS[v.toLowerCase()] : v;
+    else shaped[name] = v;
+  }
+  return { shaped, errors };
+}
+
+/** One ajv error as a parameter error naming the parameter (and its allowed values for enums). */
+function paramError(e: ErrorObject, schema: JsonSchema): ParamError {
+  if (e.keyword === 'additionalProperties') {
+    return { name: String((e.params as { additionalProperty: string }).additionalProperty), reason: 'unknown parameter' };
+  }
+  const name = e.instancePath.split('/')[1] ?? '';
+  const prop = schema.properties[name] ?? {};
+  switch (e.keyword) {
+    case 'enum': {
+      const allowed = (prop.items?.enum ?? prop.enum) as string[];
+      return { name, reason: `not an allowed value`, allowed };
+    }
+    case 'type':
+      return { name, reason: `must be ${prop.type === 'integer' ? 'an integer' : prop.type === 'boolean' ? 'true, false, 1 or 0' : `a ${prop.type}`}` };
+    case 'minimum':
+      return { name, reason: `must be at least ${prop.minimum}` };
+    case 'minItems':
+      return { name, reason: 'must not be empty' };
+    default:
+      return { name, reason: e.message ?? 'invalid' };
+  }
+}
+
+/** Validate a shaped query; the errors (one per parameter, in query order). */
+function validate(shaped: Record<string, unknown>): ParamError[] {
+  const v = validator();
+  if (v(shaped)) return [];
+  const schema = leadsQuerySchema();
+  const out = new Map<string, ParamError>();
+  for (const e of v.errors ?? []) {
+    const pe = paramError(e, schema);
+    if (!out.has(pe.name)) out.set(pe.name, pe);
+  }
+  return [...out.values()];
+}
+
+/** Canonical authority and county names of a release, keyed by their folded form. */
+export interface PlaceNames {
+  authorities: Map<string, string>;
+  counties: Map<string, string>;
+}
+
+/** Build the folded-name maps from canonical names (the release's distinct values). */
+export function placeNames(rows: { planning_authority: string; county: string }[]): PlaceNames {
+  const authorities = new Map<string, string>();
+  const counties = new Map<string, string>();
+  for (const r of rows) {
+    authorities.set(foldName(r.planning_authority), r.planning_authority);
+    counties.set(foldName(r.county), r.county);
+  }
+  return { authorities, counties };
+}
+
+/** Fold a place name: accents and case ignored, runs of spaces collapsed ("dun  laoghaire-Rathdown"). */
+export function foldName(s: string): string {
+  return foldSearchText(s).replace(/\s+/g, ' ').trim();
+}
+
+export type LeadsPaging =
+  | { mode: 'page'; page: number; pageSize: number; offset: number }
+  | { mode: 'cursor'; pageSize: number; after: SortKey; cursorRelease: string };
+
+export interface LeadsRequest {
+  filters: LeadsFilters;
+  sort: LeadsSort;
+  paging: LeadsPaging;
+  /** Hash of filters + sort, carried by cursors. */
+  hash: string;
+}
+
+/**
+ * Parse and validate the query of `GET /leads`. Throws one `invalidParams` ApiError naming every
+ * bad parameter. Authority and county values are mapped to canonical names through `places`.
+ */
+export function parseLeadsQuery(raw: RawQuery, config: Pick<ApiConfig, 'pageSizeDefault' | 'pageSizeMax' | 'pageMax'>, places: PlaceNames, releaseId: string): LeadsRequest {
+  const { shaped, errors } = shapeQuery(raw);
+  const schemaErrors = validate(shaped);
+  const bad = new Set([...errors, ...schemaErrors].map((e) => e.name));
+  const all = [...errors, ...schemaErrors];
+  const filters: LeadsFilters = {};
+  const s = shaped as Record<string, any>;
+  if (!bad.has('q') && s.q !== undefined) filters.q = s.q;
+  for (const k of ['vertical', 'readiness', 'status', 'use_class', 'scale'] as const) {
+    if (!bad.has(k) && s[k] !== undefined) filters[k] = [...new Set(s[k] as string[])];
+  }
+  for (const [k, map] of [['authority', places.authorities], ['county', places.counties]] as const) {
+    if (bad.has(k) || s[k] === undefined) continue;
+    const names: string[] = [];
+    const unknown: string[] = [];
+    for (const v of s[k] as string[]) {
+      const canonical = map.get(foldName(v));
+      if (canonical === undefined) unknown.push(v);
+      else if (!names.includes(canonical)) names.push(canonical);
+    }
+    if (unknown.length > 0) {
+      all.push({ name: k, reason: `unknown ${k} ${unknown.map((u) => JSON.stringify(u)).join(', ')}`, allowed: [...map.values()].sort() });
+      bad.add(k);
+    } else filters[k] = names;
+  }
+  for (const k of ['min_value', 'min_units'] as const) if (!bad.has(k) && s[k] !== undefined) filters[k] = s[k];
+  for (const k of ['has_contact', 'demolition'] as const) if (!bad.has(k) && s[k] !== undefined) filters[k] = s[k];
+
+  let sort: LeadsSort = filters.q !== undefined ? 'relevance' : 'newest';
+  if (s.sort !== undefined && !bad.has('sort')) {
+    if (s.sort === 'relevance' && s.q === undefined) {
+      all.push({ name: 'sort', reason: 'relevance needs q', allowed: ['newest', 'oldest', 'value_desc', 'value_asc'] });
+    } else sort = s.sort;
+  }
+
+  const pageSize = s.page_size ?? config.pageSizeDefault;
+  if (!bad.has('page_size') && pageSize > config.pageSizeMax) {
+    all.push({ name: 'page_size', reason: `must be at most ${config.pageSizeMax}` });
+  }
+  if (s.page !== undefined && s.cursor !== undefined) {
+    all.push({ name: 'cursor', reason: 'give either page or cursor, not both' });
+  }
+  if (!bad.has('page') && s.page !== undefined && s.page > config.pageMax) {
+    all.push({ name: 'page', reason: `must be at most ${config.pageMax}; page deeper with cursor (pass next_cursor as cursor)` });
+  }
+  if (all.length > 0) throw invalidParams(all);
+  const hash = filtersHash('leads', normalisedFilters(filters), sort);
+  let paging: LeadsPaging;
+  if (s.cursor !== undefined) {
+    const c = decodeCursor(s.cursor, hash); // throws 400 on cursor
+    if (!sortKeyValid(sort, c.key)) throw invalidParams([{ name: 'cursor', reason: 'not a valid cursor; pass next_cursor unchanged' }]);
+    if (sort === 'relevance' && c.release !== releaseId) {
+      throw invalidParams([{ name: 'cursor', reason: 'relevance cursors expire with the release they were made on (scores change); start again without cursor' }]);
+    }
+    paging = { mode: 'cursor', pageSize, after: c.key, cursorRelease: c.release };
+  } else {
+    const page = s.page ?? 1;
+    paging = { mode: 'page', page, pageSize, offset: (page - 1) * pageSize };
+  }
+  return { filters, sort, paging, hash };
+}
+
+/**
+ * Validate the path id and query of `GET /leads/{id}` (no query parameters are accepted).
+ * Throws `invalidParams`; returns the id.
+ */
+export function parseLeadId(id: string, raw: RawQuery): number {
+  const errors: ParamError[] = Object.keys(raw).map((name) => ({ name, reason: 'unknown parameter' }));
+  if (!/^[1-9][0-9]{0,14}$/.test(id)) errors.push({ name: 'id', reason: 'must be a positive integer' });
+  if (errors.length > 0) throw invalidParams(errors);
+  return Number(id);
+}

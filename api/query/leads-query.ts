@@ -1,0 +1,241 @@
+/**
+ * Pure SQL builders for `GET /v1/leads`: one function per clause (where, order, keyset cursor,
+ * page), composed by `leadsPageQuery` and `leadsCountQuery`. They return `{ sql, params }` and
+ * never see a connection; every value is a bound parameter and table names come from the
+ * release's `tables.*` fragments.
+ *
+ * `q` uses the release's search index (docs/search.md): the BM25 query of `searchQuery`
+ * (common/search-query.ts) yields (lead_id, score) for every lead holding a query term; it is
+ * joined with the leads table, so the other filters, the count and every sort apply to it.
+ */
+import { searchQuery } from '../../common/search-query.ts';
+import type { Release } from '../release.ts';
+
+export interface SqlQuery {
+  sql: string;
+  params: unknown[];
+}
+
+/** Filters after validation; authority / county hold canonical names. */
+export interface LeadsFilters {
+  q?: string;
+  vertical?: string[];
+  authority?: string[];
+  county?: string[];
+  readiness?: string[];
+  status?: string[];
+  use_class?: string[];
+  scale?: string[];
+  min_value?: number;
+  min_units?: number;
+  has_contact?: boolean;
+  demolition?: boolean;
+}
+
+export const LEADS_SORTS = ['newest', 'oldest', 'value_desc', 'value_asc', 'relevance'] as const;
+export type LeadsSort = (typeof LEADS_SORTS)[number];
+
+/** The release's search index as the builders need it (avgdl read once per release). */
+export interface SearchSource {
+  termsTable: string;
+  postingsTable: string;
+  avgdl: number;
+}
+
+/** Where the builders read from: the leads table and, for `q`, the search index. */
+export interface LeadsSource {
+  leads: string;
+  search: SearchSource | null;
+}
+
+/** The sort key of a row: the sort column's value and the id (keyset). */
+export type SortKey = [value: string | number, id: number];
+
+/** Columns of a lead, in schema order (the SELECT list; `score` is never returned). */
+export const LEAD_COLUMNS = [
+  'id', 'lead_key', 'application_number', 'planning_authority', 'county', 'address', 'eircode_routing_key', 'lat', 'lon',
+  'description', 'application_type', 'received_date', 'decision_date', 'decision_due_date', 'grant_date', 'expiry_date',
+  'withdrawn_date', 'decision', 'lead_readiness', 'status', 'verticals', 'use_class', 'scale', 'num_units', 'floor_area_m2',
+  'site_area_ha', 'one_off_house', 'demolition', 'est_value', 'est_value_basis', 'has_contact', 'applicant_type',
+  'land_use_code', 'further_info_requested', 'appeal_ref', 'appeal_status', 'appeal_decision', 'appeal_decision_date',
+  'commencement_notice', 'commencement_date', 'proposed_end_date', 'completion_date', 'units_completed', 'applicant_org',
+  'applicant_company_number', 'applicant_match_confidence', 'main_contractor', 'main_contractor_company_number',
+  'public_url', 'first_seen', 'last_changed', 'content_hash',
+] as const;
+
+/** The column of each sort, its direction and the id's direction (ties). */
+const SORT_SPEC: Record<LeadsSort, { column: string; desc: boolean; idDesc: boolean; cast: string }> = {
+  newest: { column: 'l.received_date', desc: true, idDesc: true, cast: 'DATE' },
+  oldest: { column: 'l.received_date', desc: false, idDesc: false, cast: 'DATE' },
+  value_desc: { column: 'l.est_value', desc: true, idDesc: true, cast: 'BIGINT' },
+  value_asc: { column: 'l.est_value', desc: false, idDesc: false, cast: 'BIGINT' },
+  relevance: { column: 's.score', desc: true, idDesc: false, cast: 'DOUBLE' },
+};
+
+/** Result column holding the sort value of each row (for `next_cursor`). */
+export const SORT_VALUE_COLUMN = '_sort_value';
+
+/** `col IN (?, ?, …)` for a non-empty list. */
+function inList(column: string, values: readonly unknown[]): SqlQuery {
+  return { sql: `${column} IN (${values.map(() => '?').join(', ')})`, params: [...values] };
+}
+
+/**
+ * The WHERE conditions of the filters (AND across filters, OR within a list), over the leads
+ * table aliased `l`. `q` is not here: it is the join with the search CTE (`leadsFrom`).
+ * Returns `TRUE` when there is no filter.
+ *
+ * @example leadsWhere({ county: ['Cork'], min_value: 1e6 })
+ *   // { sql: 'l.county IN (?) AND l.est_value >= ?', params: ['Cork', 1000000] }
+ */
+export function leadsWhere(f: LeadsFilters): SqlQuery {
+  const parts: SqlQuery[] = [];
+  if (f.vertical?.length) {
+    parts.push({
+      sql: f.vertical.length === 1 ? 'list_contains(l.verticals, ?)' : `(${f.vertical.map(() => 'list_contains(l.verticals, ?)').join(' OR ')})`,
+      params: [...f.vertical],
+    });
+  }
+  if (f.authority?.length) parts.push(inList('l.planning_authority', f.authority));
+  if (f.county?.length) parts.push(inList('l.county', f.county));
+  if (f.readiness?.length) parts.push(inList('l.lead_readiness', f.readiness));
+  if (f.status?.length) parts.push(inList('l.status', f.status));
+  if (f.use_class?.length) parts.push(inList('l.use_class', f.use_class));
+  if (f.scale?.length) parts.push(inList('l.scale', f.scale));
+  if (f.min_value !== undefined) parts.push({ sql: 'l.est_value >= ?', params: [f.min_value] });
+  if (f.min_units !== undefined) parts.push({ sql: 'l.num_units >= ?', params: [f.min_units] });
+  if (f.has_contact !== undefined) parts.push({ sql: 'l.has_contact = ?', params: [f.has_contact] });
+  if (f.demolition !== undefined) parts.push({ sql: 'l.demolition = ?', params: [f.demolition] });
+  if (parts.length === 0) return { sql: 'TRUE', params: [] };
+  return { sql: parts.map((p) => p.sql).join(' AND '), params: parts.flatMap((p) => p.params) };
+}
+
+/**
+ * FROM clause: the leads table `l`, joined with the BM25 scores `s` when `q` is given (only
+ * leads holding a query term remain). A `q` without index terms (only stopwords) matches nothing.
+ */
+export function leadsFrom(src: LeadsSource, q: string | undefined): SqlQuery {
+  if (q === undefined) return { sql: `${src.leads} AS l`, params: [] };
+  if (!src.search) throw new Error('this release has no search index');
+  const s = searchQuery(q, {
+    termsPath: '',
+    postingsPath: '',
+    termsTable: src.search.termsTable,
+    postingsTable: src.search.postingsTable,
+    avgdl: src.search.avgdl,
+    limit: null,
+  });
+  // Scores are rounded so that a score recomputed for the next page (summation order may vary
+  // between runs) compares equal to the one in the cursor.
+  return {
+    sql: `(SELECT lead_id, round(score, 9) AS score FROM (\n${s.sql}\n)) AS s JOIN ${src.leads} AS l ON l.id = s.lead_id`,
+    params: s.params,
+  };
+}
+
+/** ORDER BY of a sort: the sort column then id (unique, so the order is total). */
+export function leadsOrder(sort: LeadsSort): SqlQuery {
+  const s = SORT_SPEC[sort];
+  return { sql: `ORDER BY ${s.column} ${s.desc ? 'DESC' : 'ASC'}, l.id ${s.idDesc ? 'DESC' : 'ASC'}`, params: [] };
+}
+
+/**
+ * Keyset condition: rows strictly after `key` in the order of `sort`. Row-value comparison
+ * when both columns run the same way; expanded for relevance (score DESC, id ASC).
+ */
+export function leadsCursorWhere(sort: LeadsSort, key: SortKey): SqlQuery {
+  const s = SORT_SPEC[sort];
+  const v = `CAST(? AS ${s.cast})`;
+  if (s.desc === s.idDesc) {
+    return { sql: `(${s.column}, l.id) ${s.desc ? '<' : '>'} (${v}, CAST(? AS BIGINT))`, params: [key[0], key[1]] };
+  }
+  const after = s.desc ? '<' : '>';
+  const idAfter = s.idDesc ? '<' : '>';
+  return {
+    sql: `(${s.column} ${after} ${v} OR (${s.column} = ${v} AND l.id ${idAfter} CAST(? AS BIGINT)))`,
+    params: [key[0], key[0], key[1]],
+  };
+}
+
+/** LIMIT / OFFSET of a page. */
+export function leadsLimit(limit: number, offset = 0): SqlQuery {
+  return offset > 0 ? { sql: 'LIMIT ? OFFSET ?', params: [limit, offset] } : { sql: 'LIMIT ?', params: [limit] };
+}
+
+export interface LeadsPageRequest {
+  filters: LeadsFilters;
+  sort: LeadsSort;
+  /** Rows to return (callers ask for page_size + 1 to learn whether more exist). */
+  limit: number;
+  /** Offset paging (0 with a cursor). */
+  offset: number;
+  /** Keyset paging: rows after this key. */
+  after: SortKey | null;
+}
+
+/**
+ * One page of leads: the lead columns plus `_sort_value` (the sort column, for `next_cursor`).
+ *
+ * @example
+ * leadsPageQuery(src, { filters: { county: ['Cork'] }, sort: 'newest', limit: 26, offset: 0, after: null })
+ */
+export function leadsPageQuery(src: LeadsSource, req: LeadsPageRequest): SqlQuery {
+  const from = leadsFrom(src, req.filters.q);
+  const where = leadsWhere(req.filters);
+  const conds = [where];
+  if (req.after) conds.push(leadsCursorWhere(req.sort, req.after));
+  const order = leadsOrder(req.sort);
+  const limit = leadsLimit(req.limit, req.offset);
+  const sql = [
+    `SELECT ${LEAD_COLUMNS.map((c) => `l.${c}`).join(', ')}, ${SORT_SPEC[req.sort].column} AS ${SORT_VALUE_COLUMN}`,
+    `FROM ${from.sql}`,
+    `WHERE ${conds.map((c) => c.sql).join(' AND ')}`,
+    order.sql,
+    limit.sql,
+  ].join('\n');
+  return { sql, params: [...from.params, ...conds.flatMap((c) => c.params), ...limit.params] };
+}
+
+/** `SELECT count(*) AS total` over the same FROM and WHERE as the page (no cursor). */
+export function leadsCountQuery(src: LeadsSource, filters: LeadsFilters): SqlQuery {
+  const from = leadsFrom(src, filters.q);
+  const where = leadsWhere(filters);
+  return { sql: `SELECT count(*) AS total FROM ${from.sql} WHERE ${where.sql}`, params: [...from.params, ...where.params] };
+}
+
+/** Distinct authority / county names of the release (for the case- and accent-free name map). */
+export function leadsPlacesQuery(leadsTable: string): SqlQuery {
+  return { sql: `SELECT DISTINCT planning_authority, county FROM ${leadsTable}`, params: [] };
+}
+
+/** The mean document length of the search index, from the terms file's Parquet metadata. */
+export function searchAvgdlQuery(termsParquetPath: string): SqlQuery {
+  return {
+    sql: `SELECT max(CASE WHEN decode(key) = 'avgdl' THEN CAST(decode(value) AS DOUBLE) END) AS avgdl FROM parquet_kv_metadata(?)`,
+    params: [termsParquetPath],
+  };
+}
+
+/** The source tables of a release. */
+export function leadsSource(release: Release, avgdl: number | null): LeadsSource {
+  return {
+    leads: release.tables.leads,
+    search: avgdl === null ? null : { termsTable: release.tables.search_terms, postingsTable: release.tables.search_postings, avgdl },
+  };
+}
+
+/** The filters with list values de-duplicated and sorted: equal queries hash equally (cursors). */
+export function normalisedFilters(f: LeadsFilters): LeadsFilters {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(f)) if (v !== undefined) out[k] = Array.isArray(v) ? [...new Set(v)].sort() : v;
+  return out as LeadsFilters;
+}
+
+/** Whether a decoded cursor key fits a sort: [date string, id] or [number, id]. */
+export function sortKeyValid(sort: LeadsSort, key: readonly unknown[]): key is SortKey {
+  if (key.length !== 2 || !Number.isSafeInteger(key[1])) return false;
+  const v = key[0];
+  return sort === 'newest' || sort === 'oldest'
+    ? typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)
+    : typeof v === 'number' && Number.isFinite(v);
+}

@@ -1,0 +1,62 @@
+/**
+ * `GET /v1/infrastructure` (every strategic-infrastructure and energy project) and
+ * `GET /v1/infrastructure/renewables` (wind, solar and battery storage only), with filters,
+ * page or cursor paging and masking by scope. The SQL comes from the pure builders in
+ * `api/query/infrastructure-query.ts`; masking from `api/masking.ts`.
+ */
+import Router from '@koa/router';
+import type { ApiConfig } from '../config.ts';
+import type { AppDeps } from '../app.ts';
+import type { AppContext, AppState } from '../context.ts';
+import { invalidParams } from '../errors.ts';
+import { maskRecord, maskedFor, responseMeta, unionMasked } from '../masking.ts';
+import {
+  infraCountQuery,
+  infraPageQuery,
+  infraSortKey,
+  infraSortKeyValid,
+  normalisedInfraFilters,
+  parseInfrastructureQuery,
+} from '../query/infrastructure-query.ts';
+import { decodeCursor, encodeCursor, filtersHash } from '../query/paging.ts';
+
+/** The infrastructure router (paths relative to the /v1 mount). */
+export function infrastructureRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Router<AppState> {
+  const router = new Router<AppState>();
+  router.get('/infrastructure', (ctx) => listProjects(ctx, config, deps, false));
+  router.get('/infrastructure/renewables', (ctx) => listProjects(ctx, config, deps, true));
+  return router;
+}
+
+async function listProjects(ctx: AppContext, config: ApiConfig, deps: Pick<AppDeps, 'db'>, renewables: boolean): Promise<void> {
+  const req = parseInfrastructureQuery(ctx.query, {
+    renewables,
+    pageSizeDefault: config.pageSizeDefault,
+    pageSizeMax: config.pageSizeMax,
+    pageMax: config.pageMax,
+  });
+  const { release, key } = ctx.state;
+  const table = release.tables.infrastructure;
+  const hash = filtersHash(renewables ? 'infrastructure/renewables' : 'infrastructure', normalisedInfraFilters(req.filters), req.sort);
+  let after: unknown[] | null = null;
+  if (req.cursor) {
+    after = decodeCursor(req.cursor, hash).key;
+    if (!infraSortKeyValid(req.sort, after)) throw invalidParams([{ name: 'cursor', reason: 'not a valid cursor; pass next_cursor unchanged' }]);
+  }
+  const offset = req.page ? (req.page - 1) * req.pageSize : 0;
+  const count = infraCountQuery(table, req.filters);
+  const page = infraPageQuery(table, { filters: req.filters, sort: req.sort, pageSize: req.pageSize, offset, after });
+  const [totals, rows] = await Promise.all([deps.db.all<{ total: number }>(count.sql, count.params), deps.db.all(page.sql, page.params)]);
+  const more = rows.length > req.pageSize;
+  const served = more ? rows.slice(0, req.pageSize) : rows;
+  const masked = served.map((r) => maskRecord('infrastructure-project', r, key.scope));
+  const last = served.at(-1);
+  ctx.body = {
+    total: Number(totals[0]?.total ?? 0),
+    page: req.page,
+    page_size: req.pageSize,
+    next_cursor: more && last ? encodeCursor(infraSortKey(req.sort, last), release.id, hash) : null,
+    results: masked.map((m) => m.record),
+    _meta: responseMeta(release.id, key.scope, masked.length ? unionMasked(masked.map((m) => m.masked)) : maskedFor('infrastructure-project', key.scope)),
+  };
+}

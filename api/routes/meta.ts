@@ -1,0 +1,114 @@
+/**
+ * `GET /v1/meta`: which release is served (id, build time, as-of date, schema version), row
+ * counts, freshness per planning authority, and the allowed values of every enumerated filter.
+ * Values that depend on the data (verticals, use classes, authorities, counties) are read from
+ * the release once and cached per release id; fixed enumerations come from schemas/lead.schema.json.
+ */
+import Router from '@koa/router';
+import { readFileSync } from 'node:fs';
+import type { ApiConfig } from '../config.ts';
+import type { AppDeps } from '../app.ts';
+import type { AppState } from '../context.ts';
+import type { ApiDb } from '../db.ts';
+import { invalidParams } from '../errors.ts';
+import { responseMeta } from '../masking.ts';
+import type { Release } from '../release.ts';
+
+interface LeadSchema {
+  properties: Record<string, { enum?: (string | null)[] }>;
+}
+
+const LEAD_SCHEMA = JSON.parse(readFileSync(new URL('../../schemas/lead.schema.json', import.meta.url), 'utf8')) as LeadSchema;
+const schemaEnum = (field: string): string[] => (LEAD_SCHEMA.properties[field]?.enum ?? []).filter((v): v is string => typeof v === 'string');
+
+export interface Freshness {
+  authority: string;
+  county: string;
+  leads: number;
+  latest_received: string | null;
+}
+
+export interface MetaEnums {
+  vertical: string[];
+  use_class: string[];
+  scale: string[];
+  readiness: string[];
+  status: string[];
+  authority: string[];
+  county: string[];
+}
+
+/** Pure builders: the release-dependent queries of /v1/meta (no parameters needed). */
+export function metaQueries(leads: string): Record<'freshness' | 'verticals' | 'useClasses' | 'counties', { sql: string; params: unknown[] }> {
+  return {
+    freshness: {
+      sql: `SELECT planning_authority AS authority, any_value(county) AS county, count(*)::BIGINT AS leads, max(received_date) AS latest_received
+            FROM ${leads} GROUP BY planning_authority ORDER BY planning_authority`,
+      params: [],
+    },
+    verticals: { sql: `SELECT DISTINCT v AS value FROM (SELECT unnest(verticals) AS v FROM ${leads}) ORDER BY value`, params: [] },
+    useClasses: { sql: `SELECT DISTINCT use_class AS value FROM ${leads} ORDER BY value`, params: [] },
+    counties: { sql: `SELECT DISTINCT county AS value FROM ${leads} ORDER BY value`, params: [] },
+  };
+}
+
+interface MetaData {
+  freshness: Freshness[];
+  enums: MetaEnums;
+}
+
+/** Read the release-dependent parts once per release. */
+async function loadMetaData(db: ApiDb, release: Release): Promise<MetaData> {
+  const q = metaQueries(release.tables.leads);
+  const values = (rows: { value: string | null }[]): string[] => rows.map((r) => r.value).filter((v): v is string => v !== null);
+  const [freshness, verticals, useClasses, counties] = await Promise.all([
+    db.all<Freshness & Record<string, unknown>>(q.freshness.sql, q.freshness.params),
+    db.all<{ value: string | null }>(q.verticals.sql, q.verticals.params),
+    db.all<{ value: string | null }>(q.useClasses.sql, q.useClasses.params),
+    db.all<{ value: string | null }>(q.counties.sql, q.counties.params),
+  ]);
+  return {
+    freshness: freshness.map((f) => ({ authority: f.authority, county: f.county, leads: Number(f.leads), latest_received: f.latest_received ?? null })),
+    enums: {
+      vertical: values(verticals),
+      use_class: values(useClasses),
+      scale: schemaEnum('scale'),
+      readiness: schemaEnum('lead_readiness'),
+      status: schemaEnum('status'),
+      authority: freshness.map((f) => f.authority),
+      county: values(counties),
+    },
+  };
+}
+
+/** The meta router (paths relative to the /v1 mount). */
+export function metaRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db'>): Router<AppState> {
+  const router = new Router<AppState>();
+  const cache = new Map<string, Promise<MetaData>>();
+  const dataFor = (release: Release): Promise<MetaData> => {
+    let p = cache.get(release.id);
+    if (!p) {
+      for (const id of cache.keys()) if (id !== release.id) cache.delete(id); // keep only the newest
+      p = loadMetaData(deps.db, release);
+      p.catch(() => cache.delete(release.id));
+      cache.set(release.id, p);
+    }
+    return p;
+  };
+
+  router.get('/meta', async (ctx) => {
+    const unknown = Object.keys(ctx.query);
+    if (unknown.length > 0) throw invalidParams(unknown.map((name) => ({ name, reason: 'unknown parameter' })));
+    const { release, key } = ctx.state;
+    const m = release.manifest;
+    const data = await dataFor(release);
+    ctx.body = {
+      release: { id: release.id, built_at: m.built_at, as_of: m.as_of, schema_version: m.schema_version },
+      counts: { tables: m.counts.tables, records_total: m.counts.records_total },
+      freshness: data.freshness,
+      enums: data.enums,
+      _meta: responseMeta(release.id, key.scope, []),
+    };
+  });
+  return router;
+}

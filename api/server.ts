@@ -1,0 +1,129 @@
+/**
+ * The API server: opens DuckDB, the release manager and the state store, builds the app and
+ * listens (HTTPS with HSTS when TLS_CERT_FILE and TLS_KEY_FILE are set, else plain HTTP).
+ * `node --import tsx api/server.ts` runs it; importing this module starts nothing.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { createApp } from './app.ts';
+import { ApiConfigError, loadApiConfig, type ApiConfig } from './config.ts';
+import { openApiDb, type ApiDb } from './db.ts';
+import { openReleaseManager, type ReleaseManager } from './release.ts';
+import { openStateStore } from './state/open.ts';
+import type { StateStore } from './state/store.ts';
+
+export interface RunningServer {
+  /** Origin the server answers on, e.g. `http://localhost:8080` (the API is under `/v1`). */
+  url: string;
+  server: http.Server | https.Server;
+  releases: ReleaseManager;
+  store: StateStore;
+  db: ApiDb;
+  /** Stop accepting connections, let in-flight requests finish, then close the release manager, store and DuckDB. */
+  close(): Promise<void>;
+}
+
+export interface ServerDeps {
+  log: (line: string) => void;
+  clock?: () => Date;
+  /** Time in-flight requests get to finish on close before their connections are cut. */
+  shutdownGraceMs?: number;
+}
+
+/** Start the API with `config`; resolves once it is listening. */
+export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<RunningServer> {
+  const log = deps.log;
+  const store = openStateStore(config.databaseUrl);
+  const db = await openApiDb({ connections: config.duckdbConnections, threads: config.duckdbThreads, memoryLimit: config.duckdbMemoryLimit });
+  let releases: ReleaseManager;
+  try {
+    releases = await openReleaseManager(db, config.dataDir, { pollMs: config.releasePollMs, log });
+  } catch (e) {
+    db.close();
+    await store.close();
+    throw e;
+  }
+  const app = createApp(config, { db, releases, store, clock: deps.clock ?? (() => new Date()), log });
+  const tls = config.tlsCertFile !== null && config.tlsKeyFile !== null;
+  const server = tls
+    ? https.createServer({ cert: readFileSync(config.tlsCertFile!), key: readFileSync(config.tlsKeyFile!) }, app.callback())
+    : http.createServer(app.callback());
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `${tls ? 'https' : 'http'}://${host}:${port}`;
+
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await new Promise<void>((resolve) => {
+        const cut = setTimeout(() => server.closeAllConnections(), deps.shutdownGraceMs ?? 10_000);
+        cut.unref();
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      await releases.close();
+      await store.close();
+      db.close();
+    })();
+    return closing;
+  };
+  return { url, server, releases, store, db, close };
+}
+
+/** Command-line entry: read the environment, listen, and shut down gracefully on SIGTERM/SIGINT. */
+async function runFromCommandLine(): Promise<void> {
+  const log = (line: string): void => void process.stderr.write(line + '\n');
+  let config: ApiConfig;
+  try {
+    config = loadApiConfig(process.env);
+  } catch (e) {
+    if (e instanceof ApiConfigError) {
+      log(`configuration error: ${e.message}`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const s = await startServer(config, { log });
+  let current: string;
+  try {
+    current = `serving release ${s.releases.current().id}`;
+  } catch {
+    current = `no release under ${config.dataDir}/current yet: run 'make refresh' (requests get 503 until one is published)`;
+  }
+  log(`leads API listening on ${s.url}/v1 (${current})`);
+  log(`get a key:  npx leads accounts create --name you --plan premium && npx leads keys create --account you --scope ent_api --json`);
+  log(`then:       curl -H "Authorization: Bearer <key>" ${s.url}/v1/meta`);
+  const stop = (signal: string): void => {
+    log(`${signal}: finishing in-flight requests, then stopping`);
+    s.close().then(
+      () => process.exit(0),
+      (e) => {
+        log(`shutdown failed: ${(e as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runFromCommandLine().catch((e) => {
+    process.stderr.write(`leads API failed to start: ${(e as Error).stack ?? String(e)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,536 @@
+/**
+ * `make bench` section `api`: the HTTP API on the default release under load, side by side with
+ * a baseline measured in the same run (bench/baseline-pg.ts: the same list queries served by a
+ * plain Koa + `pg` handler over PostgreSQL with B-tree indexes).
+ *
+ * Both servers run in child processes (their own event loop, their own RSS), one after the other
+ * so they never compete for the two cores; autocannon drives them from this process with 16
+ * connections. Every request of a scenario is a different query (generated from a fixed seed and
+ * the release's own values), so the API's per-release result cache cannot answer from memory:
+ * the numbers are those of real query work. Scenarios (each `seconds` long, after a warm-up):
+ *   list mix     — filters, `q` search and deep cursor pages, 2:1:1 (the list targets)
+ *   filters      — 1–3 random filters, random sort, pages 1–5 mostly, up to 100
+ *   q search     — one or two words from the release's descriptions, a third with a filter
+ *   deep cursor  — keyset pages 2,500 to 7,500 rows deep on five filter sets, found by walking
+ *                  `next_cursor` (page_size 100), served with page_size 20–31
+ *   detail       — `GET /leads/{id}` of 5,000 random ids (the baseline serves the bare row only)
+ *   repeated     — the same 22 list queries over and over (what the result cache gives; the
+ *                  baseline has no cache, so this row is for information)
+ * Before loading, a fixed set of filter queries is asked of both servers: the totals and page
+ * ids are compared (a mismatch means the baseline is not answering the same query, reported),
+ * and any non-200 aborts the run.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
+import { STOPWORDS } from '../common/search-text.ts';
+import { loadBaseline, PG_URL_DEFAULT } from './baseline-pg.ts';
+
+/** One line of the bench table (same shape as bench/run.ts's rows). */
+export interface BenchRow {
+  metric: string;
+  value: number;
+  unit: string;
+  baseline?: number;
+  target?: string;
+  ok?: boolean;
+}
+
+export interface ApiBenchOptions {
+  /** Repository root (where bin/ and api/ are). */
+  root: string;
+  /** Folder holding `current` → the release to serve, e.g. data/bench-default. */
+  benchData: string;
+  /** Seconds per measured scenario. */
+  seconds: number;
+  connections: number;
+  pgUrl?: string;
+  log?: (line: string) => void;
+}
+
+/** Targets of issue 3 on the 2-core machine (they live here, never in unit tests). */
+export const API_TARGETS = {
+  listRps: 500,
+  listVsBaseline: 1.5,
+  listP99Ms: 50,
+  searchP50Ms: 15,
+  detailRps: 1000,
+  rssMb: 500,
+} as const;
+
+/** Fixed filter queries (no q), checked against the baseline and replayed in `repeated`. */
+export const FILTER_QUERIES = [
+  '',
+  'vertical=solar',
+  'county=Dublin&readiness=granted',
+  'authority=Cork%20County&scale=major',
+  'vertical=heat_pumps,solar&min_value=500000',
+  'use_class=residential_multi&min_units=10&sort=value_desc',
+  'status=active&county=Galway,Mayo',
+  'has_contact=true&demolition=1&page=3',
+  'scale=large,major&sort=value_desc&page=2',
+  'authority=dun%20laoghaire-rathdown&readiness=commencing',
+  'readiness=under_construction&vertical=roofing&page=2',
+  'county=cork&sort=oldest',
+];
+
+/** Fixed free-text queries (replayed in `repeated`). */
+export const SEARCH_QUERIES = [
+  'q=roof',
+  'q=kitchen%20extension',
+  'q=solar%20panels',
+  'q=data%20centre',
+  'q=apartments&county=Dublin',
+  'q=demolition%20shed',
+  'q=heat%20pump&status=active',
+  'q=wastewater%20treatment',
+  'q=shopfront',
+  'q=dormer%20window&page=2',
+];
+
+/** Filter sets walked with next_cursor to find deep pages, and the depth range kept (rows). */
+export const CURSOR_WALKS = ['', 'county=Dublin', 'vertical=roofing&status=active', 'use_class=house', 'scale=minor&has_contact=true'];
+export const CURSOR_DEPTH = { from: 2_500, to: 7_500 } as const;
+
+/** Values of the enumerated filters in the release (to generate valid queries). */
+export interface ReleaseValues {
+  vertical: string[];
+  authority: string[];
+  county: string[];
+  readiness: string[];
+  status: string[];
+  use_class: string[];
+  scale: string[];
+  /** Words (≥ 4 letters) seen in lead descriptions, for `q`. */
+  words: string[];
+}
+
+/** Deterministic PRNG (mulberry32): the same seed gives the same queries on both servers. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function pick<T>(r: () => number, xs: readonly T[]): T {
+  return xs[Math.floor(r() * xs.length)]!;
+}
+
+/** `n` list queries with 1–3 random filters, a random sort and mostly shallow pages. */
+export function generateFilterQueries(n: number, seed: number, v: ReleaseValues): string[] {
+  const r = prng(seed);
+  const gens: (() => string)[] = [
+    () => `vertical=${pick(r, v.vertical)}${r() < 0.3 ? `,${pick(r, v.vertical)}` : ''}`,
+    () => `county=${encodeURIComponent(pick(r, v.county))}${r() < 0.3 ? `,${encodeURIComponent(pick(r, v.county))}` : ''}`,
+    () => `authority=${encodeURIComponent(r() < 0.3 ? pick(r, v.authority).toLowerCase() : pick(r, v.authority))}`,
+    () => `readiness=${pick(r, v.readiness)}`,
+    () => `status=${pick(r, v.status)}`,
+    () => `use_class=${pick(r, v.use_class)}`,
+    () => `scale=${pick(r, v.scale)}`,
+    () => `min_value=${Math.floor(r() * 2_000) * 1_000}`,
+    () => `min_units=${1 + Math.floor(r() * 40)}`,
+    () => `has_contact=${pick(r, ['true', 'false', '1'])}`,
+    () => `demolition=${pick(r, ['1', '0', 'true'])}`,
+  ];
+  const sorts = ['', '', '', '', '&sort=oldest', '&sort=value_desc', '&sort=value_asc'];
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const k = 1 + Math.floor(r() * 3);
+    const chosen = new Set<number>();
+    while (chosen.size < k) chosen.add(Math.floor(r() * gens.length));
+    const page = r() < 0.8 ? 1 + Math.floor(r() * 5) : 6 + Math.floor(r() * 95);
+    out.push([...chosen].map((g) => gens[g]!()).join('&') + pick(r, sorts) + (page > 1 ? `&page=${page}` : ''));
+  }
+  return out;
+}
+
+/** `n` free-text queries: one or two description words, a third of them with a filter. */
+export function generateSearchQueries(n: number, seed: number, v: ReleaseValues): string[] {
+  const r = prng(seed);
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const words = r() < 0.5 ? [pick(r, v.words)] : [pick(r, v.words), pick(r, v.words)];
+    let q = `q=${encodeURIComponent(words.join(' '))}`;
+    const f = r();
+    if (f < 0.12) q += `&county=${encodeURIComponent(pick(r, v.county))}`;
+    else if (f < 0.24) q += `&vertical=${pick(r, v.vertical)}`;
+    else if (f < 0.33) q += `&status=${pick(r, v.status)}`;
+    if (r() < 0.2) q += `&page=${2 + Math.floor(r() * 3)}`;
+    out.push(q);
+  }
+  return out;
+}
+
+interface Target {
+  name: string;
+  /** Origin, e.g. http://127.0.0.1:4567. */
+  origin: string;
+  /** Path prefix of the leads resource: `/v1/leads` or `/leads`. */
+  leads: string;
+  key: string;
+}
+
+interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Run the api section; returns the table rows. */
+export async function apiBench(opts: ApiBenchOptions): Promise<BenchRow[]> {
+  const log = opts.log ?? ((l: string) => void process.stderr.write(l + '\n'));
+  const pgUrl = opts.pgUrl ?? PG_URL_DEFAULT;
+  const releaseDir = join(opts.benchData, 'current');
+  if (!existsSync(join(releaseDir, 'manifest.json'))) {
+    throw new Error(`no release at ${releaseDir}: run 'make bench' (its refresh section builds it) or 'make bench ARGS="--only refresh"'`);
+  }
+  const releaseId = readlinkSync(releaseDir).split('/').pop()!;
+  log(`api bench on release ${releaseId} (${opts.connections} connections, ${opts.seconds} s per scenario)`);
+
+  const loaded = await loadBaseline({ pgUrl, releaseDir, tmpDir: join(opts.root, '.tmp') });
+  log(`baseline: ${loaded.rows.toLocaleString('en-IE')} leads in PostgreSQL (${loaded.reused ? 'already loaded' : `loaded in ${(loaded.ms / 1000).toFixed(1)} s`})`);
+  const { values, detailIds } = await releaseValues(join(releaseDir, 'leads.parquet'), 5_000);
+  const workload: Workload = { filters: generateFilterQueries(40_000, 1, values), search: generateSearchQueries(12_000, 2, values), detailIds };
+
+  // --- baseline
+  const baselineKey = randomBytes(32).toString('base64url');
+  const base = await startChild(
+    opts.root,
+    ['--import', 'tsx', 'bench/baseline-pg.ts', '--port', '0', '--pg', pgUrl, '--key-sha256', createHash('sha256').update(baselineKey).digest('hex')],
+    {},
+    /^\{"port":(\d+)\}$/m,
+  );
+  let baseRes: { measured: ScenarioResults; answers: string[] };
+  let baseRss: number;
+  const baseTarget: Target = { name: 'baseline', origin: `http://127.0.0.1:${base.match[1]}`, leads: '/leads', key: baselineKey };
+  try {
+    baseRes = await runScenarios(baseTarget, workload, opts, log);
+    baseRss = vmHwmMb(base.child.pid!);
+  } finally {
+    await stopChild(base.child);
+  }
+
+  // --- the API
+  const apiServer = join(opts.root, 'api', 'server.ts');
+  if (!existsSync(apiServer) || !existsSync(join(opts.root, 'api', 'routes', 'leads.ts'))) {
+    log('the API (api/server.ts, api/routes/leads.ts) is not built yet: baseline only');
+    return baselineOnlyRows(baseRes.measured, baseRss);
+  }
+  const stateEnv = { DATA_DIR: opts.benchData, DATABASE_URL: `file:${join(opts.benchData, 'state.sqlite')}` };
+  for (const suffix of ['', '-wal', '-shm']) rmSync(join(opts.benchData, `state.sqlite${suffix}`), { force: true });
+  await cli(opts.root, ['accounts', 'create', '--name', 'bench', '--plan', 'premium', '--json'], stateEnv);
+  const created = JSON.parse(await cli(opts.root, ['keys', 'create', '--account', 'bench', '--scope', 'ent_api', '--name', 'bench', '--json'], stateEnv)) as { key: string };
+  const t0 = performance.now();
+  const api = await startChild(opts.root, ['--import', 'tsx', 'api/server.ts'], { ...stateEnv, PORT: '0', HOST: '127.0.0.1' }, /listening on (\S+)\/v1/);
+  const apiIdleRss = vmRssMb(api.child.pid!);
+  log(`API server up in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${api.child.pid}, RSS ${apiIdleRss.toFixed(0)} MB)`);
+  let apiRes: { measured: ScenarioResults; answers: string[] };
+  let apiRss: number;
+  const apiTarget: Target = { name: 'api', origin: api.match[1]!, leads: '/v1/leads', key: created.key };
+  try {
+    apiRes = await runScenarios(apiTarget, workload, opts, log);
+    apiRss = vmHwmMb(api.child.pid!);
+  } finally {
+    await stopChild(api.child);
+  }
+  const same = sameAnswers(apiRes.answers, baseRes.answers);
+  if (same.same < same.of) log(`warning: ${same.of - same.same} of ${same.of} filter queries answered differently by the API and the baseline`);
+  return resultRows(apiRes.measured, baseRes.measured, { peak: apiRss, idle: apiIdleRss }, baseRss, same, loaded);
+}
+
+type Scenario = 'list mix' | 'filters' | 'q search' | 'deep cursor' | 'detail' | 'repeated';
+
+/** The generated requests, the same for both servers. */
+interface Workload {
+  filters: string[];
+  search: string[];
+  detailIds: number[];
+}
+type ScenarioResults = Record<Scenario, Measured>;
+
+async function runScenarios(t: Target, w: Workload, opts: ApiBenchOptions, log: (l: string) => void): Promise<{ measured: ScenarioResults; answers: string[] }> {
+  const answers: string[] = [];
+  for (const q of FILTER_QUERIES) {
+    const body = await expectOk(t, leadsPath(t, q));
+    answers.push(`${body.total}:${(body.results as { id: number }[]).map((r) => r.id).join(',')}`);
+  }
+  const t0 = performance.now();
+  const cursors = cursorPaths((await Promise.all(CURSOR_WALKS.map((f) => deepCursors(t, f)))).flat());
+  log(`${t.name}: walked ${CURSOR_WALKS.length} cursor chains in ${((performance.now() - t0) / 1000).toFixed(1)} s → ${cursors.length / 12} deep cursors × 12 page sizes`);
+  const filters = w.filters.map((q) => leadsPath(t, q));
+  const search = w.search.map((q) => leadsPath(t, q));
+  const detail = w.detailIds.map((id) => `${t.leads}/${id}`);
+  const repeated = [...FILTER_QUERIES, ...SEARCH_QUERIES].map((q) => leadsPath(t, q));
+  const [fa, fb] = halves(filters);
+  const mix = interleave([fa, fa.slice(1), search.slice(search.length / 2), cursors.slice(0).reverse()]);
+  // (the mix takes the cursor pages from the other end, so the deep cursor phase meets them anew)
+  for (const p of [...SEARCH_QUERIES.map((q) => leadsPath(t, q)), ...fb.slice(0, 20), ...search.slice(0, 20), cursors[0]!, ...detail.slice(0, 5)]) await expectOk(t, p);
+  // warm-up: page in the tables and JIT the code, on queries the measured phases do not repeat
+  await load(t, interleave([fb.slice(-2000), search.slice(-500), detail.slice(-500)]), Math.min(3, opts.seconds), opts.connections);
+  const out = {} as ScenarioResults;
+  const plan: [Scenario, string[]][] = [
+    ['list mix', mix],
+    ['filters', fb],
+    ['q search', search.slice(0, search.length / 2)],
+    ['deep cursor', cursors],
+    ['detail', detail],
+    ['repeated', repeated],
+  ];
+  for (const [name, paths] of plan) {
+    out[name] = await load(t, paths, opts.seconds, opts.connections);
+    const m = out[name];
+    log(`${t.name.padEnd(8)} ${name.padEnd(12)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  (${m.requests} requests over ${paths.length} paths${m.non2xx + m.errors ? `, ${m.non2xx} non-2xx, ${m.errors} errors` : ''})`);
+  }
+  return { measured: out, answers };
+}
+
+function halves<T>(xs: T[]): [T[], T[]] {
+  const h = Math.floor(xs.length / 2);
+  return [xs.slice(0, h), xs.slice(h)];
+}
+
+function leadsPath(t: Target, query: string): string {
+  return query ? `${t.leads}?${query}` : t.leads;
+}
+
+/** Round-robin merge of several lists (so a mix alternates kinds of request). */
+export function interleave<T>(lists: T[][]): T[] {
+  const out: T[] = [];
+  const n = Math.max(...lists.map((l) => l.length));
+  for (let i = 0; i < n; i++) for (const l of lists) if (l.length) out.push(l[i % l.length]!);
+  return out;
+}
+
+async function get(t: Target, path: string): Promise<{ status: number; body: any; text: string }> {
+  const res = await fetch(t.origin + path, { headers: { authorization: `Bearer ${t.key}` } });
+  const text = await res.text();
+  let body: any = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON: left null, the caller reports the text */
+  }
+  return { status: res.status, body, text };
+}
+
+async function expectOk(t: Target, path: string): Promise<any> {
+  const r = await get(t, path);
+  if (r.status !== 200) throw new Error(`${t.name} GET ${path} → ${r.status}: ${r.text.slice(0, 500)}`);
+  return r.body;
+}
+
+/**
+ * Walk `next_cursor` (page_size 100) from the first page of a filter set and return the cursors
+ * of the pages from CURSOR_DEPTH.from to .to rows deep.
+ */
+async function deepCursors(t: Target, filters: string): Promise<string[]> {
+  const sep = filters ? `${filters}&` : '';
+  const out: string[] = [];
+  let cursor: string | null = null;
+  let served = 0;
+  while (served < CURSOR_DEPTH.to) {
+    const body = await expectOk(t, `${t.leads}?${sep}page_size=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    served += (body.results as unknown[]).length;
+    cursor = body.next_cursor as string | null;
+    if (!cursor) break;
+    if (served >= CURSOR_DEPTH.from) out.push(`${t.leads}?${sep}cursor=${encodeURIComponent(cursor)}`);
+  }
+  return out;
+}
+
+/**
+ * Each cursor page served with page_size 20 to 31 (page_size is not part of a cursor's filters,
+ * so a cursor found with big pages serves small ones): all cursors at one size, then the next,
+ * so more distinct queries pass than the API's result cache holds before one repeats.
+ */
+export function cursorPaths(cursors: readonly string[], sizes = 12): string[] {
+  const out: string[] = [];
+  for (let s = 0; s < sizes; s++) for (const c of cursors) out.push(`${c}&page_size=${20 + s}`);
+  return out;
+}
+
+/** Drive `paths` round-robin with `connections` connections for `seconds`. */
+async function load(t: Target, paths: string[], seconds: number, connections: number): Promise<Measured> {
+  let i = 0;
+  const r = await autocannon({
+    url: t.origin,
+    connections,
+    duration: seconds,
+    timeout: 10,
+    headers: { authorization: `Bearer ${t.key}` },
+    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length]! }) }],
+  });
+  return {
+    rps: r.requests.total / r.duration,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    requests: r.requests.total,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+  };
+}
+
+/** How many filter queries got the same total and the same ids on page 1 from both servers. */
+export function sameAnswers(a: readonly string[], b: readonly string[]): { same: number; of: number } {
+  const of = Math.min(a.length, b.length);
+  let same = 0;
+  for (let i = 0; i < of; i++) if (a[i] === b[i]) same++;
+  return { same, of };
+}
+
+function resultRows(api: ScenarioResults, base: ScenarioResults, rss: { peak: number; idle: number }, baseRss: number, same: { same: number; of: number }, loaded: { rows: number; ms: number; reused: boolean }): BenchRow[] {
+  const T = API_TARGETS;
+  const rows: BenchRow[] = [];
+  for (const name of Object.keys(api) as Scenario[]) {
+    const a = api[name];
+    const b = base[name];
+    const rpsRow: BenchRow = { metric: `${name} throughput`, value: a.rps, unit: 'req/s', baseline: b.rps };
+    const p50Row: BenchRow = { metric: `${name} p50`, value: a.p50, unit: 'ms', baseline: b.p50 };
+    const p99Row: BenchRow = { metric: `${name} p99`, value: a.p99, unit: 'ms', baseline: b.p99 };
+    if (name === 'list mix') {
+      rpsRow.target = `≥ ${T.listRps} req/s and ≥ ${T.listVsBaseline}× baseline (${(a.rps / b.rps).toFixed(2)}×)`;
+      rpsRow.ok = a.rps >= T.listRps && a.rps >= T.listVsBaseline * b.rps;
+      p99Row.target = `≤ ${T.listP99Ms} ms`;
+      p99Row.ok = a.p99 <= T.listP99Ms;
+    }
+    if (name === 'q search') {
+      p50Row.target = `≤ ${T.searchP50Ms} ms`;
+      p50Row.ok = a.p50 <= T.searchP50Ms;
+    }
+    if (name === 'repeated') {
+      rpsRow.target = 'information: 22 queries answered from the result cache';
+    }
+    if (name === 'detail') {
+      rpsRow.target = `≥ ${T.detailRps.toLocaleString('en-IE')} req/s (baseline: bare row)`;
+      rpsRow.ok = a.rps >= T.detailRps;
+    }
+    rows.push(rpsRow, p50Row, p99Row);
+  }
+  const bad = (r: ScenarioResults): number => Object.values(r).reduce((n, m) => n + m.non2xx + m.errors, 0);
+  rows.push(
+    { metric: 'server peak RSS (VmHWM)', value: rss.peak, unit: 'MB', baseline: baseRss, target: `≤ ${T.rssMb} MB (baseline: Koa process, PostgreSQL not counted)`, ok: rss.peak <= T.rssMb },
+    { metric: 'server RSS after start (release loaded)', value: rss.idle, unit: 'MB' },
+    { metric: 'non-2xx or failed responses', value: bad(api), unit: 'req', baseline: bad(base), target: '0', ok: bad(api) === 0 },
+    { metric: 'filter answers equal to baseline', value: same.same, unit: 'query', baseline: same.of, target: 'baseline column = queries compared' },
+    { metric: 'baseline load (COPY + indexes)', value: loaded.reused ? 0 : loaded.ms / 1000, unit: 's', target: loaded.reused ? 'reused: already loaded' : '' },
+  );
+  return rows;
+}
+
+function baselineOnlyRows(base: ScenarioResults, baseRss: number): BenchRow[] {
+  const rows: BenchRow[] = [];
+  for (const [name, b] of Object.entries(base)) {
+    rows.push(
+      { metric: `baseline ${name} throughput`, value: b.rps, unit: 'req/s' },
+      { metric: `baseline ${name} p50`, value: b.p50, unit: 'ms' },
+      { metric: `baseline ${name} p99`, value: b.p99, unit: 'ms' },
+    );
+  }
+  rows.push({ metric: 'baseline Koa process peak RSS', value: baseRss, unit: 'MB' });
+  return rows;
+}
+
+/** The release's filter values, description words and a reproducible sample of lead ids. */
+async function releaseValues(leadsParquet: string, ids: number): Promise<{ values: ReleaseValues; detailIds: number[] }> {
+  const db = await openDb({ threads: 2 });
+  const src = `read_parquet(${sqlString(leadsParquet)})`;
+  try {
+    const distinct = async (expr: string): Promise<string[]> =>
+      (await db.all<{ v: string }>(`SELECT DISTINCT v FROM (SELECT ${expr} AS v FROM ${src}) WHERE v IS NOT NULL ORDER BY v`)).map((r) => r.v);
+    const words = (
+      await db.all<{ w: string }>(
+        `SELECT DISTINCT lower(w) AS w FROM (SELECT unnest(regexp_extract_all(description, '[A-Za-z]{4,}')) AS w
+           FROM (SELECT description FROM ${src} USING SAMPLE reservoir(5000 ROWS) REPEATABLE (1))) ORDER BY w`,
+      )
+    ).map((r) => r.w);
+    const values: ReleaseValues = {
+      vertical: await distinct('unnest(verticals)'),
+      authority: await distinct('planning_authority'),
+      county: await distinct('county'),
+      readiness: await distinct('lead_readiness'),
+      status: await distinct('status'),
+      use_class: await distinct('use_class'),
+      scale: await distinct('scale'),
+      words: words.filter((w) => !STOPWORDS.has(w)),
+    };
+    const sample = await db.all<{ id: number }>(`SELECT id FROM ${src} USING SAMPLE reservoir(${ids} ROWS) REPEATABLE (1)`);
+    return { values, detailIds: sample.map((r) => r.id) };
+  } finally {
+    db.close();
+  }
+}
+
+/** Current resident set size of a process (VmRSS), in MB. */
+export function vmRssMb(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(m[1]) / 1024;
+}
+
+/** Peak resident set size of a process (VmHWM), in MB. */
+export function vmHwmMb(pid: number): number {
+  const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmHWM for pid ${pid}`);
+  return Number(m[1]) / 1024;
+}
+
+function startChild(root: string, args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 180_000): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let done = false;
+    const timer = setTimeout(() => finish(new Error(`${args.join(' ')} did not start within ${timeoutMs / 1000} s:\n${out.slice(-2000)}`)), timeoutMs);
+    const finish = (err: Error | null, match?: RegExpExecArray): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (err) {
+        child.kill('SIGKILL');
+        reject(err);
+      } else resolve({ child, match: match! });
+    };
+    const onData = (d: Buffer): void => {
+      if (done) return; // keep draining the pipes, but stop collecting once up
+      out += d.toString();
+      const m = ready.exec(out);
+      if (m) finish(null, m);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => finish(new Error(`${args.join(' ')} exited with ${code}:\n${out.slice(-2000)}`)));
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+function cli(root: string, args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, ['bin/leads.js', ...args], { cwd: root, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    c.stdout.on('data', (d) => (stdout += d));
+    c.stderr.on('data', (d) => (stderr += d));
+    c.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`leads ${args.join(' ')} failed (${code}): ${stderr.slice(-1000)}`))));
+  });
+}

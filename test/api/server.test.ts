@@ -1,0 +1,149 @@
+/**
+ * The server: a release swapped in while requests are in flight (none fails; later requests see
+ * the new release), HTTPS with HSTS on a self-signed certificate, 503 before any release, the
+ * command-line entry with graceful shutdown, and docs/api.md documenting every config key.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import { join } from 'node:path';
+import { API_DEFAULTS, loadApiConfig } from '../../api/config.ts';
+import { HSTS } from '../../api/middleware/security-headers.ts';
+import { startServer } from '../../api/server.ts';
+import { assertProblem, publishCopyOfRelease, startTestApi } from '../helpers/api.ts';
+import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+
+test('a new release published while requests are in flight: none fails, later requests get it', async () => {
+  const api = await startTestApi({ config: { duckdbConnections: 4, releasePollMs: 60_000 } });
+  try {
+    const before = api.release();
+    const paths = ['/v1/meta', '/v1/leads?page_size=5', '/v1/leads?sort=value_desc&page_size=3', '/v1/infrastructure', '/v1/leads?q=house'];
+    const results: { status: number; release: string | undefined; path: string }[] = [];
+    let swapped = false;
+    const fire = async (n: number): Promise<void> => {
+      const path = paths[n % paths.length]!;
+      const res = await api.request(path);
+      results.push({ status: res.status, release: res.body?._meta?.release, path });
+    };
+    // ~50 requests in flight; the release is switched and loaded while they run
+    const inFlight = Array.from({ length: 50 }, (_, i) => fire(i));
+    const swap = (async () => {
+      await new Promise((r) => setTimeout(r, 5));
+      publishCopyOfRelease(api.dataDir, '20261116T060000Z');
+      swapped = await api.checkRelease();
+    })();
+    const more = (async () => {
+      // keeps requests running across the switch, and a few after it
+      for (let i = 0, extra = 5; i < 500 && (!swapped || extra-- > 0); i++) await fire(i);
+    })();
+    await Promise.all([...inFlight, swap, more]);
+    assert.ok(swapped, 'the new release was loaded');
+    const failed = results.filter((r) => r.status !== 200);
+    assert.equal(failed, [], 'no request failed during the switch');
+    assert.ok(results.length >= 55);
+    for (const r of results) assert.ok(r.release === before || r.release === '20261116T060000Z', `${r.path}: ${r.release}`);
+    assert.ok(results.some((r) => r.release === before), 'some answered from the old release');
+    assert.equal(results.slice(-5).map((r) => r.release), Array(5).fill('20261116T060000Z'), 'requests after the switch get the new one');
+    assert.is(api.release(), '20261116T060000Z');
+    const after = await Promise.all(paths.map((p) => api.request(p)));
+    for (const r of after) {
+      assert.is(r.status, 200);
+      assert.is(r.body._meta.release, '20261116T060000Z');
+    }
+    const meta = (await api.request('/v1/meta')).body;
+    assert.is(meta.release.id, '20261116T060000Z');
+    // an ETag of the old release does not match any more
+    assert.is.not(after[0]!.headers.get('etag'), null);
+  } finally {
+    await api.close();
+  }
+});
+
+test('HTTPS with HSTS when a certificate and key are configured', async () => {
+  const dir = tempDir('leads-tls-');
+  const cert = join(dir, 'cert.pem');
+  const key = join(dir, 'key.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-days', '1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  const api = await startTestApi({ config: { tlsCertFile: cert, tlsKeyFile: key } });
+  try {
+    assert.match(api.baseUrl, /^https:\/\/127\.0\.0\.1:\d+$/);
+    const get = (path: string, auth: boolean) =>
+      new Promise<{ status: number; headers: Record<string, unknown>; body: any }>((resolve, reject) => {
+        const req = https.get(
+          api.baseUrl + path,
+          {
+            ca: readFileSync(cert),
+            checkServerIdentity: () => undefined, // the certificate names localhost; we connect to 127.0.0.1
+            headers: auth ? { Authorization: `Bearer ${api.keys.ent_api}` } : {},
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: JSON.parse(text) }));
+          },
+        );
+        req.on('error', reject);
+      });
+    const ok = await get('/v1/meta', true);
+    assert.is(ok.status, 200);
+    assert.is(ok.headers['strict-transport-security'], HSTS);
+    assert.is(ok.body._meta.release, api.release());
+    const denied = await get('/v1/meta', false);
+    assert.is(denied.status, 401);
+    assert.is(denied.headers['strict-transport-security'], HSTS, 'HSTS on errors too');
+  } finally {
+    await api.close();
+  }
+});
+
+test('no release yet: the server starts and answers 503 no_release', async () => {
+  const dataDir = tempDir('leads-empty-');
+  const config = loadApiConfig({}, { dataDir, port: 0, host: '127.0.0.1', duckdbConnections: 1, duckdbThreads: 1 });
+  const s = await startServer(config, { log: () => {} });
+  try {
+    const res = await fetch(`${s.url}/v1/meta`);
+    assertProblem({ status: res.status, headers: res.headers, body: await res.json() }, 503, 'no_release');
+  } finally {
+    await s.close();
+  }
+});
+
+test('node api/server.ts: prints the URL and how to get a key, serves, stops cleanly on SIGTERM', async () => {
+  const api = await startTestApi(); // reuse its data folder and state file
+  try {
+    const child = spawn('node', ['--import', 'tsx', 'api/server.ts'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, DATA_DIR: api.dataDir, DATABASE_URL: api.config.databaseUrl, PORT: '0', HOST: '127.0.0.1', DUCKDB_CONNECTIONS: '1', DUCKDB_THREADS: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += c));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const deadline = Date.now() + 30_000;
+    while (!/npx leads keys create/.test(stderr) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+    const url = /listening on (http:\/\/\S+)\/v1/.exec(stderr)?.[1];
+    assert.ok(url, stderr);
+    assert.match(stderr, 'npx leads accounts create --name you --plan premium && npx leads keys create --account you --scope ent_api --json');
+    const res = await fetch(`${url}/v1/meta`, { headers: { Authorization: `Bearer ${api.keys.commonwealth}` } });
+    assert.is(res.status, 200);
+    assert.is(((await res.json()) as any)._meta.scope, 'commonwealth');
+    child.kill('SIGTERM');
+    assert.is(await exited, 0, stderr);
+    assert.match(stderr, 'SIGTERM');
+    for (const k of Object.values(api.keys)) assert.not.ok(stderr.includes(k), 'no key in the server log');
+  } finally {
+    await api.close();
+  }
+});
+
+test('docs/api.md documents every configuration key with its environment variable', () => {
+  const doc = readFileSync(join(REPO_ROOT, 'docs/api.md'), 'utf8');
+  const rows = doc.split('\n').filter((l) => l.startsWith('|'));
+  for (const [key, d] of Object.entries(API_DEFAULTS)) {
+    assert.ok(rows.some((r) => r.includes(`\`${d.env}\``) && r.includes(`\`${key}\``)), `docs/api.md has a table row for ${key} (${d.env})`);
+  }
+});
+
+test.run();

@@ -1,0 +1,180 @@
+/**
+ * In-process HTTP tests of the API: `startTestApi()` serves a tiny generated release (built
+ * once per process and seed by the project's own generator and pipeline) from a fresh data
+ * folder with its own SQLite state file and one key per scope, over real HTTP on port 0.
+ *
+ * @example
+ *   const api = await startTestApi();
+ *   const res = await api.request('/v1/leads?county=Cork', { key: api.keys.commonwealth });
+ *   assert.is(res.status, 200);
+ *   assertProblem(await api.request('/v1/leads', { key: null }), 401, 'missing_key');
+ *   await api.close();
+ */
+import * as assert from 'uvu/assert';
+import { cpSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadApiConfig, type ApiConfig } from '../../api/config.ts';
+import { PROBLEM_BASE } from '../../api/errors.ts';
+import { generateKey } from '../../api/keys.ts';
+import { readCurrentLink } from '../../api/release.ts';
+import { SCOPES, type Scope } from '../../api/scopes.ts';
+import { startServer, type RunningServer } from '../../api/server.ts';
+import type { StateStore } from '../../api/state/store.ts';
+import { loadPipelineConfig } from '../../pipeline/config.ts';
+import { runPipeline } from '../../pipeline/run.ts';
+import { generateRaw, SCALES } from '../../pipeline/synth/generate.ts';
+import { tempDir } from './tmp.ts';
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON for JSON / problem+json bodies, else null. */
+  body: any;
+  text: string;
+}
+
+export interface TestApi {
+  /** Origin, e.g. `http://127.0.0.1:41234`; request paths include `/v1`. */
+  baseUrl: string;
+  /** One active key per scope (account `test`, plan premium). */
+  keys: Record<Scope, string>;
+  /** The data folder served (`current` → `releases/<id>`). */
+  dataDir: string;
+  /** Id of the release new requests are answered from. */
+  release: () => string;
+  /**
+   * Send a request. `key`: undefined → the ent_api key; null → no Authorization header; a string → that key.
+   */
+  request(path: string, opts?: { key?: string | null; method?: string; headers?: Record<string, string> }): Promise<TestResponse>;
+  close(): Promise<void>;
+  // — extras beyond the shared contract —
+  /** The config the server runs with. */
+  config: ApiConfig;
+  /** The server's state store (create or revoke keys directly). */
+  store: StateStore;
+  /** Every line the server logged (to check that no secret is logged). */
+  logs: string[];
+  /** Make the server look for a newly published release now (instead of waiting for the poll). */
+  checkRelease(): Promise<boolean>;
+  server: RunningServer;
+}
+
+export interface TestApiOptions {
+  seed?: number;
+  /** Config overrides (e.g. `{ keyCacheMs: 0 }`, `{ trustProxy: true }`). */
+  config?: Partial<ApiConfig>;
+}
+
+/** Fixed build clock: the tiny release's id is `20261109T060000Z`. */
+const BUILD_TIME = new Date('2026-11-09T06:00:00Z');
+const built = new Map<number, Promise<{ id: string; dir: string }>>();
+
+/** Build (once per process and seed) a tiny release with the project's generator and pipeline. */
+export function tinyRelease(seed = 7): Promise<{ id: string; dir: string }> {
+  let p = built.get(seed);
+  if (!p) {
+    p = (async () => {
+      const root = tempDir(`leads-api-release-${seed}-`);
+      const raw = join(root, 'raw');
+      await generateRaw({ outDir: raw, scale: SCALES.tiny, seed, week: 1 });
+      const config = loadPipelineConfig({}, { dataDir: root, rawDir: raw, progress: false });
+      const s = await runPipeline(config, { now: () => BUILD_TIME, log: () => {} });
+      if (s.status !== 'published' || !s.releaseId) throw new Error(`tiny release for the API tests was not published: ${s.message}`);
+      return { id: s.releaseId, dir: join(root, 'releases', s.releaseId) };
+    })();
+    built.set(seed, p);
+  }
+  return p;
+}
+
+/** Start the API on a tiny release with a fresh state file and one key per scope. */
+export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
+  const rel = await tinyRelease(opts.seed ?? 7);
+  const dataDir = tempDir('leads-api-');
+  mkdirSync(join(dataDir, 'releases'));
+  symlinkSync(rel.dir, join(dataDir, 'releases', rel.id));
+  symlinkSync(`releases/${rel.id}`, join(dataDir, 'current'));
+  const config = loadApiConfig(
+    {},
+    {
+      dataDir,
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl: `file:${join(dataDir, 'state.sqlite')}`,
+      publicBaseUrl: 'http://localhost/v1',
+      duckdbConnections: 2,
+      duckdbThreads: 1,
+      releasePollMs: 100,
+      ...opts.config,
+    },
+  );
+  const logs: string[] = [];
+  const server = await startServer(config, { log: (l) => void logs.push(l), shutdownGraceMs: 2000 });
+  const account = await server.store.createAccount('test', 'premium');
+  const keys = {} as Record<Scope, string>;
+  for (const scope of SCOPES) {
+    const k = generateKey(scope);
+    await server.store.insertKey({ id: k.id, account_id: account.id, scope, name: `test ${scope}`, display_prefix: k.displayPrefix, hash: k.hash });
+    keys[scope] = k.raw;
+  }
+  const baseUrl = server.url;
+  return {
+    baseUrl,
+    keys,
+    dataDir,
+    config,
+    store: server.store,
+    logs,
+    server,
+    release: () => server.releases.current().id,
+    checkRelease: () => server.releases.check(),
+    async request(path, o = {}) {
+      const headers: Record<string, string> = { ...o.headers };
+      const key = o.key === undefined ? keys.ent_api : o.key;
+      if (key !== null) headers['Authorization'] = `Bearer ${key}`;
+      const res = await fetch(baseUrl + path, { method: o.method ?? 'GET', headers });
+      const text = await res.text();
+      const type = res.headers.get('content-type') ?? '';
+      const body = text !== '' && /json/.test(type) ? JSON.parse(text) : null;
+      return { status: res.status, headers: res.headers, body, text };
+    },
+    close: () => server.close(),
+  };
+}
+
+/**
+ * Publish a copy of the API's current release as a new release `id` and switch `current` to it
+ * atomically (what the pipeline's publish step does), for release-swap tests.
+ */
+export function publishCopyOfRelease(dataDir: string, id: string): void {
+  const cur = readCurrentLink(dataDir);
+  if (!cur) throw new Error(`no current release under ${dataDir}`);
+  const dir = join(dataDir, 'releases', id);
+  cpSync(cur.dir, dir, { recursive: true, dereference: true });
+  const manifestFile = join(dir, 'manifest.json');
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { release_id: string };
+  manifest.release_id = id;
+  writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+  const tmp = join(dataDir, `.current-${id}`);
+  symlinkSync(`releases/${id}`, tmp);
+  renameSync(tmp, join(dataDir, 'current'));
+}
+
+/**
+ * Assert an RFC 9457 problem response: the status, `application/problem+json`, `code`, `type`
+ * URL, `title`, and a `request_id` equal to the `X-Request-Id` header.
+ */
+export function assertProblem(res: { status: number; headers: Headers; body: any }, status: number, code: string): void {
+  const where = `problem ${status} ${code}; got ${res.status} ${JSON.stringify(res.body)}`;
+  assert.is(res.status, status, where);
+  assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/, `content type of ${where}`);
+  assert.ok(res.body && typeof res.body === 'object', `problem body of ${where}`);
+  assert.is(res.body.status, status, `body.status of ${where}`);
+  assert.is(res.body.code, code, `body.code of ${where}`);
+  assert.is(res.body.type, PROBLEM_BASE + code, `body.type of ${where}`);
+  assert.type(res.body.title, 'string');
+  assert.type(res.body.detail, 'string');
+  const rid = res.headers.get('x-request-id');
+  assert.ok(rid, `X-Request-Id header on ${where}`);
+  assert.is(res.body.request_id, rid, `body.request_id equals X-Request-Id on ${where}`);
+}
