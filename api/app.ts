@@ -37,14 +37,17 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: config.trustProxy });
   app.silent = true; // errors are logged by the problem middleware, with the request id
   const v1 = new Router<AppState>({ prefix: '/v1' });
-  const routers = [docsRouter(config, deps), metaRouter(config, deps), leadsRouter(config, deps), infrastructureRouter(config, deps)];
+  const docs = docsRouter(config, deps);
+  const routers = [docs, metaRouter(config, deps), leadsRouter(config, deps), infrastructureRouter(config, deps)];
   app.use(problemMiddleware(deps.log));
   app.use(requestIdMiddleware());
   app.use(securityHeadersMiddleware(config));
+  // The published reference (openapi.json, docs) needs neither a key nor a loaded release.
+  app.use(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).routes());
   app.use(releaseMiddleware(deps.releases));
   app.use(authMiddleware(deps.store, { publicPaths: ['/v1/docs', '/v1/openapi.json'], cacheMs: config.keyCacheMs }));
   app.use(conditionalMiddleware());
-  for (const r of routers) v1.use(r.routes());
+  for (const r of routers) if (r !== docs) v1.use(r.routes());
   app.use(v1.routes());
   app.use(methodNotAllowed(routers));
   return app;

@@ -105,6 +105,11 @@ test('no release yet: the server starts and answers 503 no_release', async () =>
   try {
     const res = await fetch(`${s.url}/v1/meta`);
     assertProblem({ status: res.status, headers: res.headers, body: await res.json() }, 503, 'no_release');
+    // the published reference needs neither a release nor a key
+    const doc = await fetch(`${s.url}/v1/openapi.json`);
+    assert.is(doc.status, 200);
+    assert.is(((await doc.json()) as { openapi: string }).openapi.slice(0, 3), '3.1');
+    assert.is((await fetch(`${s.url}/v1/docs`)).status, 200);
   } finally {
     await s.close();
   }
