@@ -17,19 +17,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
 import { generateRaw, SCALES } from '../pipeline/synth/generate.ts';
-import { apiBench } from './api.ts';
+import { apiBench, type BenchRow as Row } from './api.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = join(ROOT, 'bench', 'results');
-
-interface Row {
-  metric: string;
-  value: number;
-  unit: string;
-  baseline?: number;
-  target?: string;
-  ok?: boolean;
-}
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, scale: { type: 'string', default: 'default' }, seconds: { type: 'string', default: '10' } } });
 const scale = SCALES[values.scale as keyof typeof SCALES] ?? Number(values.scale);
