@@ -48,7 +48,7 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   pageMax: { value: 100, env: 'PAGE_MAX', help: 'deepest page served by page numbers (use cursor beyond)' },
   releasePollMs: { value: 1000, env: 'RELEASE_POLL_MS', help: 'how often to look for a new release' },
   duckdbConnections: { value: 4, env: 'DUCKDB_CONNECTIONS', help: 'DuckDB connection pool size' },
-  duckdbThreads: { value: 2, env: 'DUCKDB_THREADS', help: 'DuckDB worker threads' },
+  duckdbThreads: { value: 1, env: 'DUCKDB_THREADS', help: 'DuckDB worker threads' },
   duckdbMemoryLimit: { value: '256MB', env: 'API_DUCKDB_MEMORY_LIMIT', help: 'DuckDB memory limit of the server' },
   keyCacheMs: { value: 5000, env: 'KEY_CACHE_MS', help: 'how long a looked-up API key is cached; revocation takes effect within this time (0 = no cache)' },
 };

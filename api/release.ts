@@ -12,9 +12,15 @@ import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { sqlIdent, sqlString, type ApiDb } from './db.ts';
 
-/** Tables loaded into DuckDB memory (small or hot); the rest are read from Parquet. */
-const IN_MEMORY = ['leads', 'infrastructure', 'lead_neighbours', 'suppliers', 'companies', 'search_terms'] as const;
-const FROM_PARQUET = ['filings', 'sales', 'search_postings', 'changes'] as const;
+/**
+ * Tables loaded into DuckDB memory (small or hot); the rest are read from Parquet. Each release
+ * gets its own in-memory catalog attached with `COMPRESS` and checkpointed after loading, so the
+ * tables are held compressed (leads 184 → 31 MB, search_postings 113 → 13 MB); `DETACH` frees
+ * them when the release is dropped. Tables keep their Parquet order (leads newest first, which
+ * the newest-first top-N prunes by).
+ */
+const IN_MEMORY = ['leads', 'infrastructure', 'lead_neighbours', 'suppliers', 'companies', 'search_terms', 'search_postings'] as const;
+const FROM_PARQUET = ['filings', 'sales', 'changes'] as const;
 export type TableName = (typeof IN_MEMORY)[number] | (typeof FROM_PARQUET)[number];
 
 export interface ReleaseManifest {
@@ -79,7 +85,8 @@ export async function openReleaseManager(
   const load = async (id: string, dir: string): Promise<Release> => {
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as ReleaseManifest;
     const schema = sqlIdent(schemaName(id));
-    await db.run(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await db.run(`DETACH DATABASE IF EXISTS ${schema}`);
+    await db.run(`ATTACH ':memory:' AS ${schema} (COMPRESS)`);
     const tables = {} as Record<TableName, string>;
     for (const t of IN_MEMORY) {
       const file = join(dir, `${t}.parquet`);
@@ -87,14 +94,16 @@ export async function openReleaseManager(
       await db.run(`CREATE OR REPLACE TABLE ${schema}.${sqlIdent(t)} AS SELECT * FROM read_parquet(${sqlString(file)})`);
       tables[t] = `${schema}.${sqlIdent(t)}`;
     }
-    for (const t of FROM_PARQUET) tables[t] = `read_parquet(${sqlString(join(dir, `${t}.parquet`))})`;
+    // Compression happens at checkpoint; until then the tables are held uncompressed.
+    await db.run(`CHECKPOINT ${schema}`);
+    for (const t of [...FROM_PARQUET, ...IN_MEMORY]) tables[t] ??= `read_parquet(${sqlString(join(dir, `${t}.parquet`))})`;
     return { id, dir, manifest, tables, path: (rel: string) => join(dir, rel) };
   };
 
   const dropIfUnused = async (id: string): Promise<void> => {
     if (current?.id === id || (holds.get(id) ?? 0) > 0 || !retired.has(id)) return;
     retired.delete(id);
-    await db.run(`DROP SCHEMA IF EXISTS ${sqlIdent(schemaName(id))} CASCADE`).catch((e) => log(`dropping release ${id}: ${e}`));
+    await db.run(`DETACH DATABASE IF EXISTS ${sqlIdent(schemaName(id))}`).catch((e) => log(`dropping release ${id}: ${e}`));
     log(`release ${id} unloaded`);
   };
 

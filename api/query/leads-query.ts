@@ -75,6 +75,17 @@ const SORT_SPEC: Record<LeadsSort, { column: string; desc: boolean; idDesc: bool
 /** Result column holding the sort value of each row (for `next_cursor`). */
 export const SORT_VALUE_COLUMN = '_sort_value';
 
+/**
+ * Result column holding the filter set's total (`count(*) OVER ()`), present on `q` pages
+ * without a cursor: the BM25 scores are then computed once for page and count.
+ */
+export const TOTAL_COLUMN = '_total';
+
+/** Whether `leadsPageQuery` returns `TOTAL_COLUMN` for this request (`q` given, offset paging). */
+export function pageCarriesTotal(req: Pick<LeadsPageRequest, 'filters' | 'after'>): boolean {
+  return req.filters.q !== undefined && req.after === null;
+}
+
 /** `col IN (?, ?, …)` for a non-empty list. */
 function inList(column: string, values: readonly unknown[]): SqlQuery {
   return { sql: `${column} IN (${values.map(() => '?').join(', ')})`, params: [...values] };
@@ -174,7 +185,8 @@ export interface LeadsPageRequest {
 }
 
 /**
- * One page of leads: the lead columns plus `_sort_value` (the sort column, for `next_cursor`).
+ * One page of leads: the lead columns plus `_sort_value` (the sort column, for `next_cursor`)
+ * and, for `q` without a cursor, `_total` (see `pageCarriesTotal`).
  *
  * @example
  * leadsPageQuery(src, { filters: { county: ['Cork'] }, sort: 'newest', limit: 26, offset: 0, after: null })
@@ -186,8 +198,9 @@ export function leadsPageQuery(src: LeadsSource, req: LeadsPageRequest): SqlQuer
   if (req.after) conds.push(leadsCursorWhere(req.sort, req.after));
   const order = leadsOrder(req.sort);
   const limit = leadsLimit(req.limit, req.offset);
+  const total = pageCarriesTotal(req) ? `, count(*) OVER () AS ${TOTAL_COLUMN}` : '';
   const sql = [
-    `SELECT ${LEAD_COLUMNS.map((c) => `l.${c}`).join(', ')}, ${SORT_SPEC[req.sort].column} AS ${SORT_VALUE_COLUMN}`,
+    `SELECT ${LEAD_COLUMNS.map((c) => `l.${c}`).join(', ')}, ${SORT_SPEC[req.sort].column} AS ${SORT_VALUE_COLUMN}${total}`,
     `FROM ${from.sql}`,
     `WHERE ${conds.map((c) => c.sql).join(' AND ')}`,
     order.sql,

@@ -32,21 +32,30 @@ import {
   leadsPageQuery,
   leadsPlacesQuery,
   leadsSource,
+  pageCarriesTotal,
   searchAvgdlQuery,
   SORT_VALUE_COLUMN,
+  TOTAL_COLUMN,
   type LeadsSource,
   type SqlQuery,
 } from '../query/leads-query.ts';
 import { encodeCursor } from '../query/paging.ts';
 
-/** Query results kept per release (list pages, counts, detail rows). */
-const RESULT_CACHE_ENTRIES = 2_000;
+/**
+ * Query results kept per release (list pages, counts, detail rows), capped by an estimate of
+ * their bytes (rows × ~2 KB, a full lead row as JS objects) so the cache cannot push RSS up.
+ */
+const RESULT_CACHE_BYTES = 32 * 1024 * 1024;
+const ROW_BYTES_ESTIMATE = 2_048;
 
 interface ReleaseState {
   id: string;
   places: PlaceNames;
   source: LeadsSource;
   results: Map<string, Promise<Row[]>>;
+  /** Estimated bytes per cached key, and their sum. */
+  weights: Map<string, number>;
+  bytes: number;
 }
 
 /** The leads router (paths relative to the /v1 mount). */
@@ -65,7 +74,7 @@ export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Route
           deps.db.all<{ planning_authority: string; county: string }>(pq.sql, pq.params),
           deps.db.all<{ avgdl: number | null }>(aq.sql, aq.params).catch(() => [{ avgdl: null }]),
         ]);
-        return { id: release.id, places: placeNames(places), source: leadsSource(release, avg[0]?.avgdl ?? null), results: new Map() };
+        return { id: release.id, places: placeNames(places), source: leadsSource(release, avg[0]?.avgdl ?? null), results: new Map(), weights: new Map(), bytes: 0 };
       })();
       p.catch(() => states.delete(release.id));
       states.set(release.id, p);
@@ -82,12 +91,30 @@ export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Route
     if (p) {
       st.results.delete(key); // refresh recency
       st.results.set(key, p);
+      const w = st.weights.get(key);
+      if (w !== undefined) {
+        st.weights.delete(key);
+        st.weights.set(key, w);
+      }
       return p as Promise<T[]>;
     }
+    const forget = (k: string): void => {
+      st.results.delete(k);
+      st.bytes -= st.weights.get(k) ?? 0;
+      st.weights.delete(k);
+    };
     p = deps.db.all(q.sql, q.params);
-    p.catch(() => st.results.delete(key));
     st.results.set(key, p);
-    if (st.results.size > RESULT_CACHE_ENTRIES) st.results.delete(st.results.keys().next().value!);
+    p.then(
+      (rows) => {
+        if (st.results.get(key) !== p) return;
+        const w = key.length + 64 + rows.length * ROW_BYTES_ESTIMATE;
+        st.weights.set(key, w);
+        st.bytes += w;
+        while (st.bytes > RESULT_CACHE_BYTES && st.results.size > 1) forget(st.weights.keys().next().value!);
+      },
+      () => forget(key),
+    );
     return p as Promise<T[]>;
   };
 
@@ -96,19 +123,28 @@ export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Route
     const st = await stateFor(release);
     const req = parseLeadsQuery(ctx.query, config, st.places, release.id);
     const { pageSize } = req.paging;
-    const page = leadsPageQuery(st.source, {
+    const pageReq = {
       filters: req.filters,
       sort: req.sort,
       limit: pageSize + 1,
       offset: req.paging.mode === 'page' ? req.paging.offset : 0,
       after: req.paging.mode === 'cursor' ? req.paging.after : null,
-    });
-    const count = leadsCountQuery(st.source, req.filters);
-    const [rows, totals] = await Promise.all([cached(st, page), cached<{ total: number }>(st, count)]);
+    };
+    const page = leadsPageQuery(st.source, pageReq);
+    const count = (): Promise<{ total: number }[]> => cached<{ total: number }>(st, leadsCountQuery(st.source, req.filters));
+    let rows: Row[];
+    let totals: { total: number }[];
+    if (pageCarriesTotal(pageReq)) {
+      // q: the page carries the total (scores computed once); count only past the last row.
+      rows = await cached(st, page);
+      totals = rows.length > 0 ? [{ total: Number(rows[0]![TOTAL_COLUMN]) }] : await count();
+    } else {
+      [rows, totals] = await Promise.all([cached(st, page), count()]);
+    }
     const more = rows.length > pageSize;
     const served = more ? rows.slice(0, pageSize) : rows;
     const results = served.map((r) => {
-      const { [SORT_VALUE_COLUMN]: _sortValue, ...lead } = r;
+      const { [SORT_VALUE_COLUMN]: _sortValue, [TOTAL_COLUMN]: _total, ...lead } = r;
       return maskRecord('lead', lead, key.scope).record;
     });
     const last = served.at(-1);
