@@ -14,6 +14,7 @@ import { createApp } from '../../api/app.ts';
 import { loadApiConfig } from '../../api/config.ts';
 import { startTestApi, assertProblem, type TestApi } from '../helpers/api.ts';
 import { validateResponse } from '../helpers/openapi.ts';
+import { documentedOperation } from '../helpers/api.ts';
 import { REPO_ROOT } from '../helpers/tmp.ts';
 
 const config = loadApiConfig({}, { publicBaseUrl: 'https://api.example.ie/v1' });
@@ -140,6 +141,14 @@ test('GET /v1/docs and its assets are public; unknown assets are 404 problems', 
   const missing = await api.request('/v1/docs/assets/..%2Fpackage.json', { key: null });
   assertProblem(missing, 404, 'not_found');
   assert.equal(validateResponse(doc, 'get', '/docs/assets/{file}', 404, missing.body), []);
+});
+
+test('the test helper maps request paths to documented operations, so every HTTP test validates its bodies', () => {
+  assert.equal(documentedOperation(doc, 'GET', '/v1/leads/12?x=1'), { template: '/leads/{id}', method: 'get' });
+  assert.equal(documentedOperation(doc, 'GET', '/v1/leads?county=Cork'), { template: '/leads', method: 'get' });
+  assert.equal(documentedOperation(doc, 'POST', '/v1/leads'), null, 'undocumented method');
+  assert.equal(documentedOperation(doc, 'GET', '/meta'), null, 'outside /v1');
+  assert.equal(documentedOperation(doc, 'GET', '/v1/nope'), null, 'unknown path');
 });
 
 test.run();

@@ -17,6 +17,8 @@ import { loadApiConfig, type ApiConfig } from '../../api/config.ts';
 import { PROBLEM_BASE } from '../../api/errors.ts';
 import { generateKey } from '../../api/keys.ts';
 import { readCurrentLink } from '../../api/release.ts';
+import { buildOpenApi } from '../../api/openapi.ts';
+import { validateResponse } from './openapi.ts';
 import { SCOPES, type Scope } from '../../api/scopes.ts';
 import { startServer, type RunningServer } from '../../api/server.ts';
 import type { StateStore } from '../../api/state/store.ts';
@@ -118,6 +120,8 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     keys[scope] = k.raw;
   }
   const baseUrl = server.url;
+  let doc = docs.get(config.publicBaseUrl);
+  if (!doc) docs.set(config.publicBaseUrl, (doc = buildOpenApi(config)));
   return {
     baseUrl,
     keys,
@@ -136,10 +140,33 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       const text = await res.text();
       const type = res.headers.get('content-type') ?? '';
       const body = text !== '' && /json/.test(type) ? JSON.parse(text) : null;
+      // Every response of a documented operation must be what the OpenAPI document promises.
+      const op = documentedOperation(doc, o.method ?? 'GET', path);
+      if (op) {
+        const errors = validateResponse(doc, op.method, op.template, res.status, body);
+        if (errors.length) throw new Error(`${op.method.toUpperCase()} ${path} → ${res.status} breaks the OpenAPI document:\n  ${errors.join('\n  ')}`);
+      }
       return { status: res.status, headers: res.headers, body, text };
     },
     close: () => server.close(),
   };
+}
+
+const docs = new Map<string, Record<string, any>>();
+
+/**
+ * The OpenAPI operation (`/v1`-relative path template and method) a request path falls under,
+ * or null for paths and methods the document does not describe (unknown paths, 405 probes).
+ */
+export function documentedOperation(doc: Record<string, any>, method: string, path: string): { template: string; method: string } | null {
+  const bare = path.split('?')[0]!;
+  if (!bare.startsWith('/v1/')) return null;
+  const rel = bare.slice(3);
+  for (const template of Object.keys(doc.paths ?? {})) {
+    const re = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`);
+    if (re.test(rel) && doc.paths[template][method.toLowerCase()]) return { template, method: method.toLowerCase() };
+  }
+  return null;
 }
 
 /**
