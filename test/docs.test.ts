@@ -1,0 +1,37 @@
+/**
+ * The docs keep up with the code: every pipeline configuration variable is in
+ * docs/operations.md, and every `leads` command is in the README or docs.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PIPELINE_DEFAULTS } from '../pipeline/config.ts';
+import { USAGE as API_USAGE } from '../api/cli.ts';
+import { REPO_ROOT } from './helpers/tmp.ts';
+
+const read = (f: string): string => readFileSync(join(REPO_ROOT, f), 'utf8');
+
+test('every pipeline environment variable is documented in docs/operations.md', () => {
+  const ops = read('docs/operations.md');
+  for (const spec of Object.values(PIPELINE_DEFAULTS)) {
+    if (spec.env) assert.ok(ops.includes(`\`${spec.env}\``), `${spec.env} missing from docs/operations.md`);
+  }
+});
+
+test('every leads command is documented', () => {
+  const docs = read('README.md') + read('docs/operations.md') + read('docs/api.md');
+  const pipelineCommands = ['refresh', 'generate', 'ingest'];
+  const apiCommands = [...API_USAGE.matchAll(/^  (\w+ \w+)/gm)].map((m) => m[1]!);
+  assert.ok(apiCommands.length >= 4, `found API commands: ${apiCommands.join(', ')}`);
+  for (const c of pipelineCommands) assert.ok(docs.includes(`leads ${c}`), `leads ${c} missing from the docs`);
+  for (const c of apiCommands) assert.ok(docs.includes(`leads ${c}`), `leads ${c} missing from the docs`);
+});
+
+test('the README shows the two commands a newcomer needs', () => {
+  const readme = read('README.md');
+  assert.ok(readme.includes('make serve'));
+  assert.ok(readme.includes('make test'));
+});
+
+test.run();
