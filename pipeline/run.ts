@@ -126,9 +126,11 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
     const prevManifest = previous
       ? (JSON.parse(await readFile(join(previous.dir, 'manifest.json'), 'utf8')) as Manifest)
       : null;
-    const files = await stage('fingerprint', () => listRawFiles(config.rawDir), (f) => f.all.length);
-    if (files.all.length === 0) throw new Error(`no raw files under ${config.rawDir} (run 'leads generate' or pass --raw DIR)`);
-    const fingerprint = await inputFingerprint(config.rawDir, files.all);
+    const { files, fingerprint } = await stage('fingerprint', async () => {
+      const f = await listRawFiles(config.rawDir);
+      if (f.all.length === 0) throw new Error(`no raw files under ${config.rawDir} (run 'leads generate' or pass --raw DIR)`);
+      return { files: f, fingerprint: await inputFingerprint(config.rawDir, f.all) };
+    }, (r) => r.files.all.length);
     if (prevManifest && prevManifest.input_fingerprint === fingerprint && !config.force) {
       return finish('unchanged', {
         releaseId: previous!.id,
@@ -160,10 +162,10 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
     // ~800,000 rows never sit in memory.
     const salesSpec = spec('sales', 'property-sale', 'county, eircode_routing_key, date_of_sale DESC, sale_id', 50_000);
     const salesSink = openTableSink(buildDir, 'sales');
-    const toSale = publishedSale();
+    let toSale: ((row: SaleRow) => Record<string, unknown>) | null = publishedSale();
     const salesCheck = { checked: 0, invalid: 0, samples: [] as string[] };
     const ppr = await stage('read:ppr', () => readPpr(files.by.ppr, (row) => {
-      const sale = toSale(row);
+      const sale = toSale!(row);
       const problems = validators.validate('property-sale', sale);
       salesCheck.checked++;
       if (problems.length) {
@@ -173,6 +175,7 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
       salesSink.write(sale);
     }), (r) => r.lines);
     const salesCount = salesSink.close();
+    toSale = null; // its map of every sale key (~150 MB) would otherwise live to the end of the run
     account('ppr', ppr, salesCount);
     if (salesCheck.invalid) invalid['property-sale'] = salesCheck;
     await stage('write:sales', () => writeTableFromSink(db!, buildDir, salesSpec, salesSink), () => salesCount);
