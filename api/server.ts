@@ -37,6 +37,11 @@ export interface ServerDeps {
 export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<RunningServer> {
   const log = deps.log;
   const store = openStateStore(config.databaseUrl);
+  // An unreachable PostgreSQL (or a failed migration) fails the start, not the first request.
+  await store.ready.catch(async (e: unknown) => {
+    await store.close().catch(() => {});
+    throw e;
+  });
   const db = await openApiDb({ connections: config.duckdbConnections, threads: config.duckdbThreads, memoryLimit: config.duckdbMemoryLimit });
   let releases: ReleaseManager;
   try {

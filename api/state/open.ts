@@ -9,8 +9,8 @@ import type { StateStore } from './store.ts';
  * Open the state store named by `databaseUrl`: `file:/path/state.sqlite` (or `file:///path`) →
  * SQLite; `postgres://…` or `postgresql://…` (optionally `?schema=name`, default `public`) →
  * PostgreSQL, for several replicas sharing state. The PostgreSQL store migrates in the
- * background and its first query waits for that (and fails if it failed); await
- * `openPostgresStore` from `postgres.ts` to fail at open instead.
+ * background: await `store.ready` (the server does) to fail at open; otherwise its first query
+ * waits for the migrations and fails if they failed.
  */
 export function openStateStore(databaseUrl: string, opts: SqliteStoreOptions & PostgresStoreOptions = {}): StateStore {
   if (databaseUrl.startsWith('file:')) {

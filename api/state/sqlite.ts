@@ -71,6 +71,7 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): St
   };
 
   return {
+    ready: Promise.resolve(), // migrated synchronously above
     async createAccount(name: string, plan: Plan): Promise<Account> {
       const r = stmt.insertAccount.run(name, plan, now().toISOString());
       return stmt.accountById.get(r.lastInsertRowid) as Account;

@@ -40,5 +40,7 @@ export interface StateStore {
   findKeyByHash(hash: string): Promise<StoredKey | null>;
   listKeys(accountId?: number): Promise<ApiKey[]>;
   revokeKey(id: string): Promise<ApiKey | null>;
+  /** Settles when the store can answer: migrations applied, or rejects with why not. */
+  readonly ready: Promise<void>;
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { rejects } from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
@@ -149,6 +150,12 @@ test('docs/api.md documents every configuration key with its environment variabl
   for (const [key, d] of Object.entries(API_DEFAULTS)) {
     assert.ok(rows.some((r) => r.includes(`\`${d.env}\``) && r.includes(`\`${key}\``)), `docs/api.md has a table row for ${key} (${d.env})`);
   }
+});
+
+test('an unreachable PostgreSQL state store stops the start with the error', async () => {
+  const dataDir = tempDir('leads-nopg-');
+  const config = loadApiConfig({}, { dataDir, port: 0, host: '127.0.0.1', duckdbConnections: 1, duckdbThreads: 1, databaseUrl: 'postgres://127.0.0.1:1/test' });
+  await rejects(() => startServer(config, { log: () => {} }), (e: unknown) => /ECONNREFUSED/.test(String((e as Error)?.message ?? e) + String((e as { code?: string })?.code ?? '') + String((e as { errors?: unknown[] })?.errors?.map((x) => (x as Error).message) ?? '')));
 });
 
 test.run();
