@@ -192,6 +192,23 @@ export interface LeadsPageRequest {
  * leadsPageQuery(src, { filters: { county: ['Cork'] }, sort: 'newest', limit: 26, offset: 0, after: null })
  */
 export function leadsPageQuery(src: LeadsSource, req: LeadsPageRequest): SqlQuery {
+  return pageQuery(src, req, LEAD_COLUMNS.map((c) => `l.${c}`).join(', '));
+}
+
+/**
+ * The same page as `leadsPageQuery`, narrow: only `id`, `_sort_value` and (as there) `_total`.
+ * DuckDB's top-N on the narrow key is 5–10× cheaper than on 52 columns; the route takes the
+ * full rows from the release's row store (`Release.rows`) in this order.
+ *
+ * @example
+ * leadsPageIdsQuery(src, { filters: {}, sort: 'newest', limit: 26, offset: 0, after: null })
+ *   // SELECT l.id, l.received_date AS _sort_value FROM … ORDER BY l.received_date DESC, l.id DESC LIMIT ?
+ */
+export function leadsPageIdsQuery(src: LeadsSource, req: LeadsPageRequest): SqlQuery {
+  return pageQuery(src, req, 'l.id');
+}
+
+function pageQuery(src: LeadsSource, req: LeadsPageRequest, columns: string): SqlQuery {
   const from = leadsFrom(src, req.filters.q);
   const where = leadsWhere(req.filters);
   const conds = [where];
@@ -200,7 +217,7 @@ export function leadsPageQuery(src: LeadsSource, req: LeadsPageRequest): SqlQuer
   const limit = leadsLimit(req.limit, req.offset);
   const total = pageCarriesTotal(req) ? `, count(*) OVER () AS ${TOTAL_COLUMN}` : '';
   const sql = [
-    `SELECT ${LEAD_COLUMNS.map((c) => `l.${c}`).join(', ')}, ${SORT_SPEC[req.sort].column} AS ${SORT_VALUE_COLUMN}${total}`,
+    `SELECT ${columns}, ${SORT_SPEC[req.sort].column} AS ${SORT_VALUE_COLUMN}${total}`,
     `FROM ${from.sql}`,
     `WHERE ${conds.map((c) => c.sql).join(' AND ')}`,
     order.sql,

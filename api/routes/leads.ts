@@ -3,6 +3,9 @@
  * (the lead with its company-360 sections). Parameters are validated by `api/params.ts`, SQL
  * comes from the pure builders in `api/query/`, and every record goes through `maskRecord`.
  *
+ * A list page asks DuckDB only for the page's ids (`leadsPageIdsQuery`) and takes the full rows
+ * from the release's in-process row store (`Release.rows`), in page order.
+ *
  * Per release, the route keeps (and drops when the release changes): the authority / county
  * name maps, the search index's avgdl, and a small LRU of query results — a release never
  * changes, so a repeated query is answered from memory.
@@ -29,7 +32,7 @@ import {
 } from '../query/lead-detail-query.ts';
 import {
   leadsCountQuery,
-  leadsPageQuery,
+  leadsPageIdsQuery,
   leadsPlacesQuery,
   leadsSource,
   pageCarriesTotal,
@@ -130,7 +133,8 @@ export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Route
       offset: req.paging.mode === 'page' ? req.paging.offset : 0,
       after: req.paging.mode === 'cursor' ? req.paging.after : null,
     };
-    const page = leadsPageQuery(st.source, pageReq);
+    // DuckDB finds the page's ids (narrow top-N); the rows come from the release's row store.
+    const page = leadsPageIdsQuery(st.source, pageReq);
     const count = (): Promise<{ total: number }[]> => cached<{ total: number }>(st, leadsCountQuery(st.source, req.filters));
     let rows: Row[];
     let totals: { total: number }[];
@@ -143,8 +147,9 @@ export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Route
     }
     const more = rows.length > pageSize;
     const served = more ? rows.slice(0, pageSize) : rows;
-    const results = served.map((r) => {
-      const { [SORT_VALUE_COLUMN]: _sortValue, [TOTAL_COLUMN]: _total, ...lead } = r;
+    const leads = release.rows.getMany(served.map((r) => r['id'] as number));
+    const results = leads.map((lead, i) => {
+      if (!lead) throw new Error(`lead ${String(served[i]!['id'])} is not in the row store of release ${release.id}`);
       return maskRecord('lead', lead, key.scope).record;
     });
     const last = served.at(-1);

@@ -11,13 +11,16 @@ import {
   leadsCursorWhere,
   leadsLimit,
   leadsOrder,
+  leadsPageIdsQuery,
   leadsPageQuery,
   leadsWhere,
   normalisedFilters,
   searchAvgdlQuery,
   sortKeyValid,
   SORT_VALUE_COLUMN,
+  TOTAL_COLUMN,
   type LeadsFilters,
+  type LeadsPageRequest,
   type LeadsSource,
   type SortKey,
 } from '../../../api/query/leads-query.ts';
@@ -196,6 +199,25 @@ test('q: a lead holding a rare term ranks first; q combines with filters; no ter
     const sa = a[SORT_VALUE_COLUMN] as number;
     const sb = b[SORT_VALUE_COLUMN] as number;
     assert.ok(sa > sb || (sa === sb && (a['id'] as number) < (b['id'] as number)), `row ${i}`);
+  }
+});
+
+test('leadsPageIdsQuery: the same ids, sort values and totals as leadsPageQuery, narrow', async () => {
+  const reqs: LeadsPageRequest[] = [
+    { filters: {}, sort: 'newest', limit: 26, offset: 0, after: null },
+    { filters: { county: ['Cork', 'Dublin'] }, sort: 'value_desc', limit: 11, offset: 5, after: null },
+    { filters: { q: 'extension' }, sort: 'relevance', limit: 11, offset: 0, after: null },
+  ];
+  for (const req of reqs) {
+    const wide = leadsPageQuery(src, req);
+    const narrow = leadsPageIdsQuery(src, req);
+    assert.equal(narrow.params, wide.params);
+    assert.match(narrow.sql, /^SELECT l\.id, \S+ AS _sort_value/);
+    const a = await db.all(wide.sql, wide.params);
+    const b = await db.all(narrow.sql, narrow.params);
+    assert.ok(a.length > 1, req.sort);
+    assert.equal(Object.keys(b[0]!).sort(), ['id', SORT_VALUE_COLUMN, ...(req.filters.q ? [TOTAL_COLUMN] : [])].sort());
+    assert.equal(b, a.map((r) => ({ id: r['id'], [SORT_VALUE_COLUMN]: r[SORT_VALUE_COLUMN], ...(req.filters.q ? { [TOTAL_COLUMN]: r[TOTAL_COLUMN] } : {}) })));
   }
 });
 
