@@ -4,6 +4,7 @@
  * in `api/query/`; every value is a bound parameter.
  */
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { plainRow, sqlIdent, sqlString } from '../common/sql.ts';
 
 export type Params = DuckDBValue[];
 export type Row = Record<string, unknown>;
@@ -50,7 +51,7 @@ export async function openApiDb(opts: ApiDbOptions): Promise<ApiDb> {
     all<T extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
       return withConn(async (c) => {
         const reader = await c.runAndReadAll(sql, params as Params);
-        return reader.getRowObjectsJS().map(toPlain) as T[];
+        return reader.getRowObjectsJS().map(plainRow) as T[];
       });
     },
     run(sql: string, params: readonly unknown[] = []): Promise<void> {
@@ -65,30 +66,4 @@ export async function openApiDb(opts: ApiDbOptions): Promise<ApiDb> {
   };
 }
 
-function toPlain(row: Record<string, unknown>): Row {
-  const out: Row = {};
-  for (const k in row) out[k] = plain(row[k]);
-  return out;
-}
-
-function plain(v: unknown): unknown {
-  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
-  if (v instanceof Date) return v.toISOString().slice(0, 10);
-  if (Array.isArray(v)) return v.map(plain);
-  if (v !== null && typeof v === 'object') {
-    const o: Row = {};
-    for (const [k, x] of Object.entries(v)) o[k] = plain(x);
-    return o;
-  }
-  return v;
-}
-
-/** Quote a string as a SQL literal (file paths: read_parquet takes no bound parameters). */
-export function sqlString(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
-
-/** Quote an identifier. */
-export function sqlIdent(s: string): string {
-  return `"${s.replace(/"/g, '""')}"`;
-}
+export { sqlIdent, sqlString };

@@ -5,11 +5,7 @@
  * it without importing `pipeline/`.
  */
 import { BM25, lastQueryWord, stem, tokenize } from './search-text.ts';
-
-/** Quote a string as a SQL literal (file paths: read_parquet takes no bound parameters). */
-function sqlString(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
+import { sqlString } from './sql.ts';
 
 export interface SearchQueryOptions {
   postingsPath: string;

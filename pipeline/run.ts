@@ -247,7 +247,7 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
       counts['lead_neighbours'] = await writeTable(db!, buildDir, spec('lead_neighbours', 'lead-neighbour', 'lead_id, rank'), tracked.neighbours);
       counts['changes'] = await writeTable(db!, buildDir, spec('changes', 'change', '"table", change, id'), changes);
       counts['registry'] = await writeTable(db!, buildDir, REGISTRY_SPEC, registry);
-      await writeNdjson(join(buildDir, 'rejects.jsonl'), rejects);
+      writeNdjson(join(buildDir, 'rejects.jsonl'), rejects);
       return Object.values(counts).reduce((a, b) => a + b, 0) - salesCount;
     }, (n) => n);
     // Written: drop the big in-memory copies before the GeoJSON and search stages.

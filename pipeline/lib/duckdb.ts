@@ -3,6 +3,7 @@
  * stage gets a `Db` with `all`, `run` and `close`, so SQL building stays apart from I/O.
  */
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { plainRow, sqlIdent, sqlString } from '../../common/sql.ts';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 export type Row = Record<string, unknown>;
@@ -34,7 +35,7 @@ export async function openDb(opts: DbOptions = {}): Promise<Db> {
   return {
     async all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]> {
       const reader = await conn.runAndReadAll(sql, params);
-      return reader.getRowObjectsJS().map(toPlain) as T[];
+      return reader.getRowObjectsJS().map(plainRow) as T[];
     },
     async run(sql: string, params?: Params): Promise<void> {
       await conn.run(sql, params);
@@ -46,25 +47,4 @@ export async function openDb(opts: DbOptions = {}): Promise<Db> {
   };
 }
 
-function toPlain(row: Record<string, unknown>): Row {
-  const out: Row = {};
-  for (const [k, v] of Object.entries(row)) out[k] = plain(v);
-  return out;
-}
-
-function plain(v: unknown): unknown {
-  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
-  if (Array.isArray(v)) return v.map(plain);
-  if (v instanceof Date) return v.toISOString().slice(0, 10);
-  return v;
-}
-
-/** Quote a string as a SQL literal (for file paths in COPY / read_* calls, which take no binds). */
-export function sqlString(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
-
-/** Quote an identifier. */
-export function sqlIdent(s: string): string {
-  return `"${s.replace(/"/g, '""')}"`;
-}
+export { sqlIdent, sqlString };

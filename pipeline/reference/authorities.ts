@@ -9,6 +9,8 @@
  * ("Dun Laoghaire Rathdown County Council", "LIMERICK CITY AND COUNTY COUNCIL", …) onto them.
  */
 
+import { foldSearchText } from '../../common/search-text.ts';
+
 export interface Authority {
   readonly name: string;
   readonly slug: string;
@@ -85,12 +87,7 @@ export const COUNTIES: readonly string[] = [...new Set(AUTHORITIES.map((a) => a.
  * Used for every case- and accent-insensitive comparison of names.
  */
 export function foldText(s: string): string {
-  return s
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, ' ')
-    .trim();
+  return foldSearchText(s).replace(/[^a-z0-9]+/g, ' ').trim();
 }
 
 const byFolded = new Map<string, Authority>();
@@ -154,9 +151,4 @@ for (const [alias, county] of [
 export function resolveCounty(raw: string | null | undefined): string | null {
   if (!raw) return null;
   return countyByFolded.get(foldText(raw)) ?? null;
-}
-
-/** Authorities of one county (e.g. Dublin → four councils). */
-export function authoritiesOfCounty(county: string): Authority[] {
-  return AUTHORITIES.filter((a) => a.county === county);
 }

@@ -4,9 +4,8 @@
  * `schemas/` (so the schema stays the single source of truth for names, order and types) and
  * writes ZSTD Parquet sorted and row-grouped for the API's access paths.
  */
-import { closeSync, createWriteStream, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { once } from 'node:events';
 import { join } from 'node:path';
 import { sqlIdent, sqlString, type Db } from '../lib/duckdb.ts';
 
@@ -53,23 +52,11 @@ export interface TableSpec {
   rowGroupRows?: number;
 }
 
-/** Stage rows as NDJSON (streamed, batched writes). Returns the row count. */
-export async function writeNdjson(path: string, rows: Iterable<unknown>): Promise<number> {
-  const out = createWriteStream(path);
-  let n = 0;
-  let buf: string[] = [];
-  for (const r of rows) {
-    buf.push(JSON.stringify(r));
-    n++;
-    if (buf.length >= 5000) {
-      if (!out.write(buf.join('\n') + '\n')) await once(out, 'drain');
-      buf = [];
-    }
-  }
-  if (buf.length) out.write(buf.join('\n') + '\n');
-  out.end();
-  await once(out, 'finish');
-  return n;
+/** Write rows as NDJSON through a sink (buffered writes). Returns the row count. */
+export function writeNdjson(path: string, rows: Iterable<unknown>): number {
+  const sink = openNdjsonSink(path);
+  for (const r of rows) sink.write(r);
+  return sink.close();
 }
 
 /**
@@ -94,9 +81,13 @@ export interface NdjsonSink {
   readonly path: string;
 }
 
-/** Open `<dir>/.<name>.ndjson` for pushing rows one at a time (buffered, synchronous writes). */
+/** Open `<dir>/.<name>.ndjson`, the staging file of table `name`. */
 export function openTableSink(dir: string, name: string): NdjsonSink {
-  const path = join(dir, `.${name}.ndjson`);
+  return openNdjsonSink(join(dir, `.${name}.ndjson`));
+}
+
+/** Open an NDJSON file for pushing rows one at a time (buffered, synchronous writes). */
+export function openNdjsonSink(path: string): NdjsonSink {
   const fd = openSync(path, 'w');
   let buf: string[] = [];
   let size = 0;
@@ -131,10 +122,10 @@ export async function writeTableFromSink(db: Db, dir: string, spec: TableSpec, s
 
 /** Write rows to `<dir>/<name>.parquet` through an NDJSON staging file. Returns the row count. */
 export async function writeTable(db: Db, dir: string, spec: TableSpec, rows: Iterable<unknown>): Promise<number> {
-  const staging = join(dir, `.${spec.name}.ndjson`);
-  const n = await writeNdjson(staging, rows);
-  await db.run(copyToParquetSql(spec, staging, join(dir, `${spec.name}.parquet`)));
-  await rm(staging, { force: true });
+  const sink = openTableSink(dir, spec.name);
+  for (const r of rows) sink.write(r);
+  const n = sink.close();
+  await writeTableFromSink(db, dir, spec, sink);
   return n;
 }
 

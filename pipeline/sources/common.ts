@@ -63,19 +63,14 @@ export function isOrganisationName(name: string | null | undefined): boolean {
 }
 
 /** Map header names to column indexes (trimmed, case-sensitive as published). */
-export function headerIndex(header: readonly string[]): Map<string, number> {
+function headerIndex(header: readonly string[]): Map<string, number> {
   const m = new Map<string, number>();
   header.forEach((h, i) => m.set(h.trim(), i));
   return m;
 }
 
-/** True when every one of `required` columns is in the header. */
-export function hasColumns(idx: Map<string, number>, required: readonly string[]): boolean {
-  return required.every((c) => idx.has(c));
-}
-
 /** Turn a record into a column-name → value object using a header index. */
-export function toObject(idx: Map<string, number>, rec: CsvRecord): Record<string, string> {
+function toObject(idx: Map<string, number>, rec: CsvRecord): Record<string, string> {
   const o: Record<string, string> = {};
   for (const [name, i] of idx) o[name] = rec.fields[i] ?? '';
   return o;

@@ -110,11 +110,6 @@ export function yearStart(year: number): number {
   return Math.round(Date.UTC(year, 0, 1) / MS_DAY);
 }
 
-/** Calendar year of a day number. */
-export function dayYear(day: number): number {
-  return +dayToIso(day).slice(0, 4);
-}
-
 /** The date spellings found in the planning export (all accepted by `parseDate`). */
 export type DateStyle = 0 | 1 | 2 | 3;
 

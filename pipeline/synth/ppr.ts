@@ -218,7 +218,3 @@ export function writePpr(seed: number, scale: number, asOf: number, outDir: stri
   return [...sinks.values()].map((s) => s.close());
 }
 
-/** Exposed for tests: the sale days and home of one home index. */
-export function homeForTest(seed: number, h: number): { days: number[]; home: Home } {
-  return { days: saleDays(seed, h), home: buildHome(seed, h) };
-}
