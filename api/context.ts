@@ -2,6 +2,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { Release } from './release.ts';
 import type { ApiKey } from './state/store.ts';
+import type { RowBudget } from './budget.ts';
 
 export interface AppState {
   requestId: string;
@@ -9,6 +10,8 @@ export interface AppState {
   release: Release;
   /** The authenticated key (absent only on the unauthenticated docs assets). */
   key: ApiKey;
+  /** The key's daily row budget: routes charge the records they return (see api/budget.ts). */
+  budget: RowBudget;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -12,6 +12,7 @@ import type { Middleware } from 'koa';
 import { ApiError } from '../errors.ts';
 import { hashKey, parseBearer } from '../keys.ts';
 import type { ApiKey, StateStore, StoredKey } from '../state/store.ts';
+import { UNLIMITED } from '../budget.ts';
 
 export interface AuthOptions {
   /** Paths (and everything under them) served without a key. */
@@ -61,6 +62,7 @@ export function authMiddleware(store: Pick<StateStore, 'findKeyByHash'>, opts: A
     if (stored.status !== 'active') throw unauthorized('revoked_key', `API key ${stored.id} has been ${stored.status}`);
     const { key_hash: _omit, ...key } = stored;
     ctx.state['key'] = key satisfies ApiKey;
+    ctx.state['budget'] ??= UNLIMITED; // the access model replaces it with the key's daily budget
     await next();
   };
 }

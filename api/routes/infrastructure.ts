@@ -50,6 +50,7 @@ async function listProjects(ctx: AppContext, config: ApiConfig, deps: Pick<AppDe
   const more = rows.length > req.pageSize;
   const served = more ? rows.slice(0, req.pageSize) : rows;
   const masked = served.map((r) => maskRecord('infrastructure-project', r, key.scope));
+  await ctx.state.budget.charge(served.length);
   const last = served.at(-1);
   ctx.body = {
     total: Number(totals[0]?.total ?? 0),

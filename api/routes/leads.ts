@@ -152,6 +152,7 @@ export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Route
       if (!lead) throw new Error(`lead ${String(served[i]!['id'])} is not in the row store of release ${release.id}`);
       return maskRecord('lead', lead, key.scope).record;
     });
+    await ctx.state.budget.charge(results.length);
     const last = served.at(-1);
     ctx.body = {
       total: Number(totals[0]?.total ?? 0),
@@ -194,6 +195,7 @@ export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Route
       ...(enriched ? { suppliers, contractorCompany: contractor[0] ?? null, applicantCompany: applicant[0] ?? null, filings: applicantNo ? filings : [] } : {}),
     });
     const { record, masked } = maskRecord('lead-detail', detail, key.scope);
+    await ctx.state.budget.charge(1);
     ctx.body = { ...record, _meta: responseMeta(release.id, key.scope, masked) };
   });
 
