@@ -12,6 +12,13 @@ export type Row = Record<string, unknown>;
 export interface ApiDb {
   /** Run a query on a free connection and return plain JS rows (BIGINT → number, DATE → 'YYYY-MM-DD'). */
   all<T extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /**
+   * Stream a query's result chunk by chunk (≤ 2,048 rows each) as columns of DuckDB values, for
+   * building in-memory indexes without holding the whole result as row objects. Cast columns in
+   * the SQL to INTEGER / DOUBLE / VARCHAR / BOOLEAN so values arrive as plain JS numbers,
+   * strings and booleans (null for NULL).
+   */
+  columns(sql: string, params: readonly unknown[], onChunk: (columns: unknown[][], rows: number) => void): Promise<void>;
   /** Run a statement for its effect (DDL when loading a release). */
   run(sql: string, params?: readonly unknown[]): Promise<void>;
   close(): void;
@@ -52,6 +59,14 @@ export async function openApiDb(opts: ApiDbOptions): Promise<ApiDb> {
       return withConn(async (c) => {
         const reader = await c.runAndReadAll(sql, params as Params);
         return reader.getRowObjectsJS().map(plainRow) as T[];
+      });
+    },
+    columns(sql: string, params: readonly unknown[], onChunk: (columns: unknown[][], rows: number) => void): Promise<void> {
+      return withConn(async (c) => {
+        const result = await c.stream(sql, params as Params);
+        for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+          onChunk(chunk.getColumns(), chunk.rowCount);
+        }
       });
     },
     run(sql: string, params: readonly unknown[] = []): Promise<void> {

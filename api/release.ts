@@ -12,17 +12,20 @@ import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { sqlIdent, sqlString, type ApiDb } from './db.ts';
-import { LEAD_COLUMNS } from './query/leads-query.ts';
+import { LEAD_COLUMNS, searchAvgdlQuery } from './query/leads-query.ts';
+import { LeadIndex } from './index/lead-index.ts';
+import { DetailIndex } from './index/detail-index.ts';
 
 /**
- * Tables loaded into DuckDB memory (small or hot); the rest are read from Parquet. Each release
- * gets its own in-memory catalog attached with `COMPRESS` and checkpointed after loading, so the
- * tables are held compressed (leads 184 → 31 MB, search_postings 113 → 13 MB); `DETACH` frees
- * them when the release is dropped. Tables keep their Parquet order (leads newest first, which
- * the newest-first top-N prunes by).
+ * Tables loaded into DuckDB memory (small and queried per request); the rest are read from
+ * Parquet. Each release gets its own in-memory catalog attached with `COMPRESS` and checkpointed
+ * after loading; `DETACH` frees it when the release is dropped. The leads, the search index and
+ * the company-360 tables are not held in DuckDB: list pages and lead details are answered from
+ * the release's in-memory indexes (`Release.index`, `Release.detail`, `Release.rows`), built from
+ * the Parquet files at load.
  */
-const IN_MEMORY = ['leads', 'infrastructure', 'lead_neighbours', 'suppliers', 'companies', 'search_terms', 'search_postings'] as const;
-const FROM_PARQUET = ['filings', 'sales', 'changes'] as const;
+const IN_MEMORY = ['infrastructure'] as const;
+const FROM_PARQUET = ['leads', 'lead_neighbours', 'suppliers', 'companies', 'search_terms', 'search_postings', 'filings', 'sales', 'changes'] as const;
 export type TableName = (typeof IN_MEMORY)[number] | (typeof FROM_PARQUET)[number];
 
 export interface ReleaseManifest {
@@ -48,6 +51,10 @@ export interface Release {
   path(rel: string): string;
   /** The release's leads as served by `GET /v1/leads` (see `RowStore`). */
   readonly rows: RowStore;
+  /** Filters, sorts, counts and pages leads, `q` included (api/index/lead-index.ts). */
+  readonly index: LeadIndex;
+  /** The company-360 sections of a lead detail (api/index/detail-index.ts). */
+  readonly detail: DetailIndex;
 }
 
 /**
@@ -71,14 +78,11 @@ export interface RowStore {
 
 /** Rows per compressed block: 8 balances build time (fewer zlib calls) against read cost. */
 const ROW_BLOCK = 8;
-/** Rows read from DuckDB per query while building (bounds the transient JSON strings). */
-const BUILD_CHUNK = 4_096;
 const DICTIONARY_BYTES = 32 * 1024;
 
-/** Read every lead of `leadsTable` as JSON and build its `RowStore`. */
+/** Read every lead of `leadsTable` as JSON, newest first, and build its `RowStore`. */
 export async function buildRowStore(db: ApiDb, leadsTable: string): Promise<RowStore> {
   const cols = LEAD_COLUMNS.map((c) => `l.${sqlIdent(c)}`).join(', ');
-  const [{ n } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${leadsTable}`);
   const ids: number[] = [];
   const blocks = new BlockWriter();
   let dictionary: Buffer | null = null;
@@ -88,18 +92,19 @@ export async function buildRowStore(db: ApiDb, leadsTable: string): Promise<RowS
     blocks.push(deflateRawSync(pending.join('\n'), { dictionary: dictionary!, level: 6 }));
     pending = [];
   };
-  for (let from = 0; from < n; from += BUILD_CHUNK) {
-    const rows = await db.all<{ id: number; j: string }>(
-      `SELECT l.id AS id, json_array(${cols})::VARCHAR AS j FROM ${leadsTable} AS l WHERE l.rowid >= ? AND l.rowid < ? ORDER BY l.rowid`,
-      [from, from + BUILD_CHUNK],
-    );
-    dictionary ??= sampleDictionary(rows.map((r) => r.j));
-    for (let i = 0; i < rows.length; i++) {
-      ids.push(rows[i]!.id);
-      pending.push(rows[i]!.j); // JSON escapes newlines inside strings: '\n' separates rows safely
-      if (pending.length === ROW_BLOCK) flush();
-    }
-  }
+  await db.columns(
+    `SELECT CAST(l.id AS INTEGER), json_array(${cols})::VARCHAR FROM ${leadsTable} AS l ORDER BY l.received_date DESC, l.id DESC`,
+    [],
+    (c, n) => {
+      const json = c[1] as string[];
+      dictionary ??= sampleDictionary(json.slice(0, n));
+      for (let i = 0; i < n; i++) {
+        ids.push(c[0]![i] as number);
+        pending.push(json[i]!); // JSON escapes newlines inside strings: '\n' separates rows safely
+        if (pending.length === ROW_BLOCK) flush();
+      }
+    },
+  );
   flush();
   return rowStoreOf(ids, blocks.finish(), dictionary ?? Buffer.alloc(0));
 }
@@ -234,8 +239,15 @@ export async function openReleaseManager(
     for (const t of [...FROM_PARQUET, ...IN_MEMORY]) tables[t] ??= `read_parquet(${sqlString(join(dir, `${t}.parquet`))})`;
     const started = Date.now();
     const rows = await buildRowStore(db, tables.leads);
-    log(`release ${id}: row store of ${rows.size} leads, ${(rows.bytes / 1e6).toFixed(1)} MB, built in ${Date.now() - started} ms`);
-    return { id, dir, manifest, tables, path: (rel: string) => join(dir, rel), rows };
+    const aq = searchAvgdlQuery(join(dir, 'search_terms.parquet'));
+    const [avg] = existsSync(join(dir, 'search_terms.parquet')) ? await db.all<{ avgdl: number | null }>(aq.sql, aq.params) : [];
+    const index = await LeadIndex.load(db, {
+      leads: tables.leads,
+      search: avg?.avgdl != null ? { terms: tables.search_terms, postings: tables.search_postings, avgdl: avg.avgdl } : null,
+    });
+    const detail = await DetailIndex.load(db, tables);
+    log(`release ${id}: row store of ${rows.size} leads (${(rows.bytes / 1e6).toFixed(1)} MB) and indexes built in ${Date.now() - started} ms`);
+    return { id, dir, manifest, tables, path: (rel: string) => join(dir, rel), rows, index, detail };
   };
 
   const dropIfUnused = async (id: string): Promise<void> => {

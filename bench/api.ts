@@ -442,7 +442,7 @@ function baselineOnlyRows(base: ScenarioResults, baseRss: number): BenchRow[] {
 }
 
 /** The release's filter values, description words and a reproducible sample of lead ids. */
-async function releaseValues(leadsParquet: string, ids: number): Promise<{ values: ReleaseValues; detailIds: number[] }> {
+export async function releaseValues(leadsParquet: string, ids: number): Promise<{ values: ReleaseValues; detailIds: number[] }> {
   const db = await openDb({ threads: 2 });
   const src = `read_parquet(${sqlString(leadsParquet)})`;
   try {

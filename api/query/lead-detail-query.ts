@@ -39,7 +39,7 @@ export const LAND_USE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   OSR: 'Open space and recreation',
 };
 
-const COMPANY_COLUMNS = [
+export const COMPANY_COLUMNS = [
   'company_number', 'company_name', 'status', 'status_code', 'company_type', 'reg_date', 'last_ar_date',
   'last_accounts_date', 'dissolved_date', 'status_date', 'address', 'county', 'eircode_routing_key', 'nace_code',
 ] as const;

@@ -1,84 +1,41 @@
 /**
  * `GET /v1/leads` (search and filter, page or keyset-cursor paging) and `GET /v1/leads/{id}`
- * (the lead with its company-360 sections). Parameters are validated by `api/params.ts`, SQL
- * comes from the pure builders in `api/query/`, and every record goes through `maskRecord`.
+ * (the lead with its company-360 sections). Parameters are validated by `api/params.ts` and
+ * every record goes through `maskRecord`.
  *
- * A list page asks DuckDB only for the page's ids (`leadsPageIdsQuery`) and takes the full rows
- * from the release's in-process row store (`Release.rows`), in page order.
+ * Both are answered from the release's in-memory structures, built when the release is loaded
+ * (api/release.ts): a list page from the lead index (`Release.index`: filters, sort, total,
+ * `q`) and the row store (`Release.rows`: the full rows, in page order); a detail from the row
+ * store and the detail index (`Release.detail`: area comparables, nearby leads, suppliers,
+ * companies, filings). Neither runs a DuckDB query per request; the SQL builders in `api/query/`
+ * define the same semantics and are checked against the indexes in the tests.
  *
- * Per release, the route keeps (and drops when the release changes): the authority / county
- * name maps, the search index's avgdl, and a small LRU of query results — a release never
- * changes, so a repeated query is answered from memory.
+ * Per release, the route keeps the authority / county name maps (dropped when the release changes).
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../app.ts';
 import type { AppContext, AppState } from '../context.ts';
-import type { Row } from '../db.ts';
 import { notFound } from '../errors.ts';
 import { maskedFor, maskRecord, responseMeta } from '../masking.ts';
 import { parseLeadId, parseLeadsQuery, placeNames, type PlaceNames } from '../params.ts';
 import type { Release } from '../release.ts';
 import { CAPABILITIES } from '../scopes.ts';
-import {
-  assembleLeadDetail,
-  companyQuery,
-  filingsQuery,
-  leadByIdQuery,
-  nearbyLeadsQuery,
-  recentSalesQuery,
-  salesSummaryQuery,
-  suppliersQuery,
-} from '../query/lead-detail-query.ts';
-import {
-  leadsCountQuery,
-  leadsPageIdsQuery,
-  leadsPlacesQuery,
-  leadsSource,
-  pageCarriesTotal,
-  searchAvgdlQuery,
-  SORT_VALUE_COLUMN,
-  TOTAL_COLUMN,
-  type LeadsSource,
-  type SqlQuery,
-} from '../query/leads-query.ts';
+import { assembleLeadDetail } from '../query/lead-detail-query.ts';
+import { leadsPlacesQuery } from '../query/leads-query.ts';
 import { encodeCursor } from '../query/paging.ts';
-
-/**
- * Query results kept per release (list pages, counts, detail rows), capped by an estimate of
- * their bytes (rows × ~2 KB, a full lead row as JS objects) so the cache cannot push RSS up.
- */
-const RESULT_CACHE_BYTES = 32 * 1024 * 1024;
-const ROW_BYTES_ESTIMATE = 2_048;
-
-interface ReleaseState {
-  id: string;
-  places: PlaceNames;
-  source: LeadsSource;
-  results: Map<string, Promise<Row[]>>;
-  /** Estimated bytes per cached key, and their sum. */
-  weights: Map<string, number>;
-  bytes: number;
-}
 
 /** The leads router (paths relative to the /v1 mount). */
 export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Router<AppState> {
   const router = new Router<AppState>();
-  const states = new Map<string, Promise<ReleaseState>>();
+  const states = new Map<string, Promise<PlaceNames>>();
 
-  /** Per-release state, built once; older releases' state is dropped. */
-  const stateFor = (release: Release): Promise<ReleaseState> => {
+  /** The release's place names, read once; older releases' are dropped. */
+  const placesFor = (release: Release): Promise<PlaceNames> => {
     let p = states.get(release.id);
     if (!p) {
-      p = (async () => {
-        const pq = leadsPlacesQuery(release.tables.leads);
-        const aq = searchAvgdlQuery(release.path('search_terms.parquet'));
-        const [places, avg] = await Promise.all([
-          deps.db.all<{ planning_authority: string; county: string }>(pq.sql, pq.params),
-          deps.db.all<{ avgdl: number | null }>(aq.sql, aq.params).catch(() => [{ avgdl: null }]),
-        ]);
-        return { id: release.id, places: placeNames(places), source: leadsSource(release, avg[0]?.avgdl ?? null), results: new Map(), weights: new Map(), bytes: 0 };
-      })();
+      const pq = leadsPlacesQuery(release.tables.leads);
+      p = deps.db.all<{ planning_authority: string; county: string }>(pq.sql, pq.params).then(placeNames);
       p.catch(() => states.delete(release.id));
       states.set(release.id, p);
       // Keep the newest few (a request may still be answered from the previous release).
@@ -87,78 +44,31 @@ export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Route
     return p;
   };
 
-  /** Run a query through the release's LRU (rows are shared: treat them as read-only). */
-  const cached = <T extends Row = Row>(st: ReleaseState, q: SqlQuery): Promise<T[]> => {
-    const key = q.sql + '\u0000' + JSON.stringify(q.params);
-    let p = st.results.get(key);
-    if (p) {
-      st.results.delete(key); // refresh recency
-      st.results.set(key, p);
-      const w = st.weights.get(key);
-      if (w !== undefined) {
-        st.weights.delete(key);
-        st.weights.set(key, w);
-      }
-      return p as Promise<T[]>;
-    }
-    const forget = (k: string): void => {
-      st.results.delete(k);
-      st.bytes -= st.weights.get(k) ?? 0;
-      st.weights.delete(k);
-    };
-    p = deps.db.all(q.sql, q.params);
-    st.results.set(key, p);
-    p.then(
-      (rows) => {
-        if (st.results.get(key) !== p) return;
-        const w = key.length + 64 + rows.length * ROW_BYTES_ESTIMATE;
-        st.weights.set(key, w);
-        st.bytes += w;
-        while (st.bytes > RESULT_CACHE_BYTES && st.results.size > 1) forget(st.weights.keys().next().value!);
-      },
-      () => forget(key),
-    );
-    return p as Promise<T[]>;
-  };
-
   router.get('/leads', async (ctx: AppContext) => {
     const { release, key } = ctx.state;
-    const st = await stateFor(release);
-    const req = parseLeadsQuery(ctx.query, config, st.places, release.id);
+    const req = parseLeadsQuery(ctx.query, config, await placesFor(release), release.id);
     const { pageSize } = req.paging;
-    const pageReq = {
+    const { rows, total } = release.index.page({
       filters: req.filters,
       sort: req.sort,
       limit: pageSize + 1,
       offset: req.paging.mode === 'page' ? req.paging.offset : 0,
       after: req.paging.mode === 'cursor' ? req.paging.after : null,
-    };
-    // DuckDB finds the page's ids (narrow top-N); the rows come from the release's row store.
-    const page = leadsPageIdsQuery(st.source, pageReq);
-    const count = (): Promise<{ total: number }[]> => cached<{ total: number }>(st, leadsCountQuery(st.source, req.filters));
-    let rows: Row[];
-    let totals: { total: number }[];
-    if (pageCarriesTotal(pageReq)) {
-      // q: the page carries the total (scores computed once); count only past the last row.
-      rows = await cached(st, page);
-      totals = rows.length > 0 ? [{ total: Number(rows[0]![TOTAL_COLUMN]) }] : await count();
-    } else {
-      [rows, totals] = await Promise.all([cached(st, page), count()]);
-    }
+    });
     const more = rows.length > pageSize;
     const served = more ? rows.slice(0, pageSize) : rows;
-    const leads = release.rows.getMany(served.map((r) => r['id'] as number));
+    const leads = release.rows.getMany(served.map((r) => r.id));
     const results = leads.map((lead, i) => {
-      if (!lead) throw new Error(`lead ${String(served[i]!['id'])} is not in the row store of release ${release.id}`);
+      if (!lead) throw new Error(`lead ${served[i]!.id} is not in the row store of release ${release.id}`);
       return maskRecord('lead', lead, key.scope).record;
     });
     await ctx.state.budget.charge(results.length);
     const last = served.at(-1);
     ctx.body = {
-      total: Number(totals[0]?.total ?? 0),
+      total,
       page: req.paging.mode === 'page' ? req.paging.page : null,
       page_size: pageSize,
-      next_cursor: more && last ? encodeCursor([last[SORT_VALUE_COLUMN], last['id']], release.id, req.hash) : null,
+      next_cursor: more && last ? encodeCursor([last.sortValue, last.id], release.id, req.hash) : null,
       results,
       _meta: responseMeta(release.id, key.scope, maskedFor('lead', key.scope)),
     };
@@ -167,32 +77,34 @@ export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Route
   router.get('/leads/:id', async (ctx: AppContext) => {
     const { release, key } = ctx.state;
     const id = parseLeadId(ctx.params['id'] ?? '', ctx.query);
-    const st = await stateFor(release);
-    const t = release.tables;
-    const [lead] = await cached(st, leadByIdQuery(t, id));
+    const lead = release.rows.get(id);
     if (!lead) throw notFound(`lead ${id}`);
     const area = lead as { county: string; eircode_routing_key: string | null; received_date: string };
+    const dx = release.detail;
     const enriched = CAPABILITIES[key.scope].enriched;
     const companyNo = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
     const applicantNo = companyNo(lead['applicant_company_number']);
     const contractorNo = companyNo(lead['main_contractor_company_number']);
-    const none = Promise.resolve([] as Row[]);
+    const near = dx.nearby(id);
+    const nearRows = release.rows.getMany(near.map((n) => n.neighbour_id));
+    const nearby = near.flatMap((n, i) => {
+      const l = nearRows[i];
+      return l ? [{ id: l['id'], description: l['description'], distance_m: n.distance_m, use_class: l['use_class'], lead_readiness: l['lead_readiness'], est_value: l['est_value'] }] : [];
+    });
     // Enriched sections are only read for scopes that may see them.
-    const [summary, recentSales, nearby, suppliers, contractor, applicant, filings] = await Promise.all([
-      cached(st, salesSummaryQuery(t, area)),
-      cached(st, recentSalesQuery(t, area)),
-      cached(st, nearbyLeadsQuery(t, id)),
-      enriched ? cached(st, suppliersQuery(t, area.county, (lead['verticals'] as string[] | null) ?? [])) : none,
-      enriched && contractorNo ? cached(st, companyQuery(t, contractorNo)) : none,
-      enriched && applicantNo ? cached(st, companyQuery(t, applicantNo)) : none,
-      enriched && applicantNo ? cached(st, filingsQuery(t, applicantNo)) : none,
-    ]);
     const detail = assembleLeadDetail({
       lead,
-      salesSummary: summary[0],
-      recentSales,
+      salesSummary: dx.salesSummary(area),
+      recentSales: dx.recentSales(area),
       nearby,
-      ...(enriched ? { suppliers, contractorCompany: contractor[0] ?? null, applicantCompany: applicant[0] ?? null, filings: applicantNo ? filings : [] } : {}),
+      ...(enriched
+        ? {
+            suppliers: dx.suppliers(area.county, (lead['verticals'] as string[] | null) ?? []),
+            contractorCompany: contractorNo ? dx.company(contractorNo) : null,
+            applicantCompany: applicantNo ? dx.company(applicantNo) : null,
+            filings: applicantNo ? dx.filings(applicantNo) : [],
+          }
+        : {}),
     });
     const { record, masked } = maskRecord('lead-detail', detail, key.scope);
     await ctx.state.budget.charge(1);

@@ -1,0 +1,284 @@
+/**
+ * The in-memory detail index of a release: everything `GET /v1/leads/{id}` adds to the lead (its
+ * company-360 sections) answered from typed arrays and small maps, so a detail read makes no
+ * DuckDB query (it made seven: ~22 ms of CPU). Built once per release at load, read-only after.
+ *
+ *  - area comparables: the release's sales sorted by area (county + Eircode routing key, and
+ *    county alone) then date; a lead's 24-month window is two binary searches, the median a sort
+ *    of the window's prices, the recent sales the window's last rows;
+ *  - nearby leads: the pipeline's `lead_neighbours`, nearest first, per lead;
+ *  - suppliers per county, companies by CRO number, each company's newest filings.
+ *
+ * Semantics are those of the SQL builders in api/query/lead-detail-query.ts (the reference);
+ * test/api/index/detail-index.test.ts checks both give the same sections for many leads.
+ */
+import type { ApiDb, Row } from '../db.ts';
+import { COMPANY_COLUMNS, COMPARABLES_WINDOW_MONTHS, FILINGS_MAX, RECENT_SALES_MAX, SUPPLIERS_MAX } from '../query/lead-detail-query.ts';
+import type { Release } from '../release.ts';
+
+type Tables = Pick<Release['tables'], 'lead_neighbours' | 'sales' | 'suppliers' | 'companies' | 'filings'>;
+
+/** The area a lead's comparables come from (see `areaWhere` in lead-detail-query.ts). */
+export interface LeadArea {
+  county: string;
+  eircode_routing_key: string | null;
+  received_date: string;
+}
+
+export interface Neighbour {
+  neighbour_id: number;
+  distance_m: number;
+}
+
+const DAY_MS = 86_400_000;
+const dayOf = (iso: string): number => Math.round(Date.parse(`${iso}T00:00:00Z`) / DAY_MS);
+const isoDay = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+/** First day of the comparables window: `received - INTERVAL n MONTH`, clamped to the month's end as DuckDB does. */
+export function windowStartDay(receivedIso: string, months = COMPARABLES_WINDOW_MONTHS): number {
+  const [y, m, d] = receivedIso.split('-').map(Number) as [number, number, number];
+  const total = y * 12 + (m - 1) - months;
+  const year = Math.floor(total / 12);
+  const month = total - year * 12;
+  const last = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return Math.round(Date.UTC(year, month, Math.min(d, last)) / DAY_MS);
+}
+
+/** Sales held as columns; positions sorted by (county, routing key, day, sale_id DESC). */
+class SalesColumns {
+  days: Int32Array;
+  prices: Float64Array;
+  /** 0 false, 1 true, 2 null. */
+  isNew: Uint8Array;
+  descriptions: (string | null)[] = [];
+  descriptionCode: Uint16Array;
+  addressOffsets: Uint32Array;
+  addressBytes: Buffer = Buffer.alloc(0);
+  /** Positions per area key (`county` and `county\u0000routing key`), each sorted by (day, sale_id DESC). */
+  areas = new Map<string, Int32Array>();
+  constructor(n: number) {
+    this.days = new Int32Array(n);
+    this.prices = new Float64Array(n);
+    this.isNew = new Uint8Array(n);
+    this.descriptionCode = new Uint16Array(n);
+    this.addressOffsets = new Uint32Array(n + 1);
+  }
+  address(pos: number): string {
+    return this.addressBytes.toString('utf8', this.addressOffsets[pos]!, this.addressOffsets[pos + 1]!);
+  }
+}
+
+export class DetailIndex {
+  private constructor(
+    private readonly sales: SalesColumns,
+    private readonly nullAddress: Uint8Array,
+    private readonly neighbours: Map<number, Neighbour[]>,
+    private readonly suppliersByCounty: Map<string, Row[]>,
+    private readonly companies: Map<string, Row>,
+    private readonly filingsByCompany: Map<string, Row[]>,
+  ) {}
+
+  static async load(db: ApiDb, t: Tables): Promise<DetailIndex> {
+    const { sales, nullAddress } = await loadSales(db, t.sales);
+    const neighbours = new Map<number, Neighbour[]>();
+    await db.columns(
+      `SELECT CAST(lead_id AS INTEGER), CAST(neighbour_id AS INTEGER), CAST(distance_m AS DOUBLE) FROM ${t.lead_neighbours} ORDER BY lead_id, rank`,
+      [],
+      (c, n) => {
+        for (let r = 0; r < n; r++) {
+          const id = c[0]![r] as number;
+          let list = neighbours.get(id);
+          if (!list) neighbours.set(id, (list = []));
+          list.push({ neighbour_id: c[1]![r] as number, distance_m: c[2]![r] as number });
+        }
+      },
+    );
+    const suppliersByCounty = new Map<string, Row[]>();
+    for (const s of await db.all(
+      `SELECT company_number, company_name, vertical, county, nace_code, projects_as_builder FROM ${t.suppliers}
+        ORDER BY county, projects_as_builder DESC, company_number, vertical`,
+    )) {
+      const county = s['county'] as string;
+      let list = suppliersByCounty.get(county);
+      if (!list) suppliersByCounty.set(county, (list = []));
+      list.push(s);
+    }
+    const companies = new Map<string, Row>();
+    for (const c of await db.all(`SELECT ${COMPANY_COLUMNS.join(', ')} FROM ${t.companies}`)) {
+      if (!companies.has(c['company_number'] as string)) companies.set(c['company_number'] as string, c);
+    }
+    const filingsByCompany = new Map<string, Row[]>();
+    for (const f of await db.all(
+      `SELECT company_number, document_number, filing_type, description, filing_date, effective_date FROM ${t.filings}
+        QUALIFY row_number() OVER (PARTITION BY company_number ORDER BY filing_date DESC, document_number DESC NULLS LAST) <= ${FILINGS_MAX}
+        ORDER BY company_number, filing_date DESC, document_number DESC NULLS LAST`,
+    )) {
+      const no = f['company_number'] as string;
+      let list = filingsByCompany.get(no);
+      if (!list) filingsByCompany.set(no, (list = []));
+      list.push(f);
+    }
+    return new DetailIndex(sales, nullAddress, neighbours, suppliersByCounty, companies, filingsByCompany);
+  }
+
+  /** The positions of the lead's comparables window (oldest first). */
+  private window(lead: LeadArea): { area: Int32Array; from: number; to: number } {
+    const key = lead.eircode_routing_key ? `${lead.county}\u0000${lead.eircode_routing_key}` : lead.county;
+    const area = this.sales.areas.get(key);
+    if (!area) return { area: new Int32Array(0), from: 0, to: 0 };
+    const days = this.sales.days;
+    const lowerBound = (day: number): number => {
+      let lo = 0;
+      let hi = area.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (days[area[mid]!]! < day) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    return { area, from: lowerBound(windowStartDay(lead.received_date)), to: lowerBound(dayOf(lead.received_date)) };
+  }
+
+  /** Count and median price of the window's sales (`salesSummaryQuery`). */
+  salesSummary(lead: LeadArea): { sales_count: number; median_price_eur: number | null } {
+    const { area, from, to } = this.window(lead);
+    const prices: number[] = [];
+    for (let k = from; k < to; k++) {
+      const p = this.sales.prices[area[k]!]!;
+      if (!Number.isNaN(p)) prices.push(p);
+    }
+    prices.sort((a, b) => a - b);
+    const m = prices.length;
+    const median = m === 0 ? null : m % 2 === 1 ? prices[(m - 1) / 2]! : medianOfTwo(prices[m / 2 - 1]!, prices[m / 2]!);
+    return { sales_count: to - from, median_price_eur: median };
+  }
+
+  /** The window's newest sales, newest first (`recentSalesQuery`). */
+  recentSales(lead: LeadArea): Row[] {
+    const { area, from, to } = this.window(lead);
+    const out: Row[] = [];
+    const s = this.sales;
+    for (let k = to - 1; k >= from && out.length < RECENT_SALES_MAX; k--) {
+      const pos = area[k]!;
+      out.push({
+        date_of_sale: isoDay(s.days[pos]!),
+        address: this.nullAddress[pos] ? null : s.address(pos),
+        price_eur: Number.isNaN(s.prices[pos]!) ? null : s.prices[pos]!,
+        is_new_dwelling: s.isNew[pos] === 2 ? null : s.isNew[pos] === 1,
+        description: s.descriptions[s.descriptionCode[pos]!] ?? null,
+      });
+    }
+    return out;
+  }
+
+  /** The lead's precomputed nearest leads (ids and distances), nearest first. */
+  nearby(id: number): readonly Neighbour[] {
+    return this.neighbours.get(id) ?? [];
+  }
+
+  /** Suppliers of the county in any of the verticals, top by projects (`suppliersQuery`). */
+  suppliers(county: string, verticals: readonly string[]): Row[] {
+    if (verticals.length === 0) return [];
+    const wanted = new Set(verticals);
+    const out: Row[] = [];
+    for (const s of this.suppliersByCounty.get(county) ?? []) {
+      if (!wanted.has(s['vertical'] as string)) continue;
+      out.push({ ...s });
+      if (out.length === SUPPLIERS_MAX) break;
+    }
+    return out;
+  }
+
+  /** One company by CRO number (`companyQuery`), a fresh object. */
+  company(companyNumber: string): Row | null {
+    const c = this.companies.get(companyNumber);
+    return c ? { ...c } : null;
+  }
+
+  /** A company's newest filings (`filingsQuery`), fresh objects. */
+  filings(companyNumber: string): Row[] {
+    return (this.filingsByCompany.get(companyNumber) ?? []).map((f) => ({ ...f }));
+  }
+}
+
+/**
+ * The median of an even count as DuckDB computes it for DECIMAL(14,2) prices: the mean of the
+ * two middle values, in cents, truncated to a whole cent.
+ */
+function medianOfTwo(a: number, b: number): number {
+  const cents = Math.trunc((Math.round(a * 100) + Math.round(b * 100)) / 2);
+  return cents / 100;
+}
+
+async function loadSales(db: ApiDb, sales: string): Promise<{ sales: SalesColumns; nullAddress: Uint8Array }> {
+  const [{ n } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${sales}`);
+  const s = new SalesColumns(n);
+  const nullAddress = new Uint8Array(n);
+  const descriptionCodes = new Map<string | null, number>();
+  const countyOf: (string | null)[] = new Array(n);
+  const rkOf: (string | null)[] = new Array(n);
+  const sidRank = new Int32Array(n);
+  let bytes = Buffer.allocUnsafe(Math.max(1024, n * 48));
+  let used = 0;
+  let at = 0;
+  await db.columns(
+    `SELECT county, eircode_routing_key, CAST(date_of_sale - DATE '1970-01-01' AS INTEGER), CAST(price_eur AS DOUBLE), is_new_dwelling,
+            description, address, CAST(dense_rank() OVER (ORDER BY sale_id DESC) AS INTEGER)
+       FROM ${sales} WHERE date_of_sale IS NOT NULL AND county IS NOT NULL
+      ORDER BY county, eircode_routing_key, date_of_sale, sale_id DESC`,
+    [],
+    (c, rows) => {
+      for (let r = 0; r < rows; r++, at++) {
+        countyOf[at] = c[0]![r] as string;
+        rkOf[at] = c[1]![r] as string | null;
+        s.days[at] = c[2]![r] as number;
+        s.prices[at] = (c[3]![r] as number | null) ?? NaN;
+        const isNew = c[4]![r] as boolean | null;
+        s.isNew[at] = isNew === null ? 2 : isNew ? 1 : 0;
+        const d = c[5]![r] as string | null;
+        let code = descriptionCodes.get(d);
+        if (code === undefined) {
+          descriptionCodes.set(d, (code = s.descriptions.length));
+          s.descriptions.push(d);
+        }
+        s.descriptionCode[at] = code;
+        const addr = c[6]![r] as string | null;
+        if (addr === null) nullAddress[at] = 1;
+        else {
+          const len = Buffer.byteLength(addr);
+          if (used + len > bytes.length) {
+            const bigger = Buffer.allocUnsafe(Math.max(bytes.length * 2, used + len));
+            bytes.copy(bigger, 0, 0, used);
+            bytes = bigger;
+          }
+          used += bytes.write(addr, used);
+        }
+        s.addressOffsets[at + 1] = used;
+        sidRank[at] = c[7]![r] as number;
+      }
+    },
+  );
+  s.addressBytes = Buffer.from(bytes.subarray(0, used));
+  // Area ranges: by routing key (rows are already in (county, rk, day, sale_id DESC) order) and by
+  // county (the county's rows re-sorted by (day, sale_id DESC)).
+  const push = (key: string, from: number, to: number, resort: boolean): void => {
+    const positions = Int32Array.from({ length: to - from }, (_, i) => from + i);
+    if (resort) positions.sort((a, b) => s.days[a]! - s.days[b]! || sidRank[a]! - sidRank[b]!);
+    s.areas.set(key, positions);
+  };
+  let countyStart = 0;
+  let rkStart = 0;
+  for (let i = 1; i <= at; i++) {
+    const countyChanged = i === at || countyOf[i] !== countyOf[i - 1];
+    if (countyChanged || rkOf[i] !== rkOf[i - 1]) {
+      if (rkOf[i - 1] !== null) push(`${countyOf[i - 1]}\u0000${rkOf[i - 1]}`, rkStart, i, false);
+      rkStart = i;
+    }
+    if (countyChanged) {
+      push(countyOf[i - 1]!, countyStart, i, true);
+      countyStart = i;
+    }
+  }
+  return { sales: s, nullAddress };
+}

@@ -1,0 +1,30 @@
+/** Bitsets over row positions: set algebra and counts, including the partial last word. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { andInto, count, emptySet, fullSet, hasBit, orInto, popcount32, setBit } from '../../../api/index/bitset.ts';
+
+test('fullSet holds exactly rows 0…n-1, across a partial last word', () => {
+  for (const n of [0, 1, 31, 32, 33, 64, 100]) {
+    const s = fullSet(n);
+    assert.is(count(s), n, `n=${n}`);
+    if (n > 0) assert.ok(hasBit(s, n - 1));
+    assert.not.ok(hasBit(s, n), `bit ${n} must be clear`);
+  }
+});
+
+test('set, and, or, popcount', () => {
+  const a = emptySet(70);
+  const b = emptySet(70);
+  for (const i of [0, 5, 31, 32, 69]) setBit(a, i);
+  for (const i of [5, 32, 40]) setBit(b, i);
+  const or = a.slice();
+  orInto(or, b);
+  assert.is(count(or), 6);
+  const and = a.slice();
+  andInto(and, b);
+  assert.equal([...Array(70).keys()].filter((i) => hasBit(and, i)), [5, 32]);
+  assert.is(popcount32(0xffffffff), 32);
+  assert.is(popcount32(0x80000001), 2);
+});
+
+test.run();

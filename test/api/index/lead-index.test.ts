@@ -1,0 +1,159 @@
+/**
+ * The in-memory lead index answers exactly as the SQL builders of api/query/leads-query.ts (the
+ * reference semantics) on the tiny generated release: the same ids, sort values and totals for
+ * every filter alone and combined, every sort, `q` with and without filters, offset pages and
+ * keyset cursors.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { join } from 'node:path';
+import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
+import { LeadIndex } from '../../../api/index/lead-index.ts';
+import {
+  leadsCountQuery,
+  leadsPageIdsQuery,
+  searchAvgdlQuery,
+  SORT_VALUE_COLUMN,
+  LEADS_SORTS,
+  type LeadsFilters,
+  type LeadsPageRequest,
+  type LeadsSource,
+} from '../../../api/query/leads-query.ts';
+import { tinyRelease } from '../../helpers/api.ts';
+
+let db: ApiDb;
+let src: LeadsSource;
+let ix: LeadIndex;
+let dir: string;
+
+test.before(async () => {
+  dir = (await tinyRelease()).dir;
+  db = await openApiDb({ connections: 1, threads: 1, memoryLimit: '256MB' });
+  const pq = (f: string): string => `read_parquet(${sqlString(join(dir, f))})`;
+  const aq = searchAvgdlQuery(join(dir, 'search_terms.parquet'));
+  const avgdl = (await db.all<{ avgdl: number }>(aq.sql, aq.params))[0]!.avgdl;
+  src = { leads: pq('leads.parquet'), search: { termsTable: pq('search_terms.parquet'), postingsTable: pq('search_postings.parquet'), avgdl } };
+  ix = await LeadIndex.load(db, { leads: src.leads, search: { terms: src.search!.termsTable, postings: src.search!.postingsTable, avgdl } });
+});
+
+test.after(() => db.close());
+
+/** The reference: the SQL page (ids and sort values) and total. */
+async function reference(req: LeadsPageRequest): Promise<{ rows: string; total: number }> {
+  const p = leadsPageIdsQuery(src, req);
+  const rows = await db.all(p.sql, p.params);
+  const c = leadsCountQuery(src, req.filters);
+  const [{ total }] = (await db.all<{ total: number }>(c.sql, c.params)) as [{ total: number }];
+  return { rows: rows.map((r) => `${r['id']}:${r[SORT_VALUE_COLUMN]}`).join(' '), total: Number(total) };
+}
+
+async function assertSame(req: LeadsPageRequest, label: string): Promise<number> {
+  const want = await reference(req);
+  const got = ix.page(req);
+  assert.is(got.total, want.total, `${label}: total`);
+  assert.is(got.rows.map((r) => `${r.id}:${r.sortValue}`).join(' '), want.rows, `${label}: page`);
+  return want.total;
+}
+
+/** Values present in the release, to build filters that match something. */
+async function values(): Promise<Record<string, string[]>> {
+  const distinct = async (expr: string): Promise<string[]> =>
+    (await db.all<{ v: string }>(`SELECT DISTINCT v FROM (SELECT ${expr} AS v FROM ${src.leads}) WHERE v IS NOT NULL ORDER BY v`)).map((r) => r.v);
+  return {
+    vertical: await distinct('unnest(verticals)'),
+    authority: await distinct('planning_authority'),
+    county: await distinct('county'),
+    readiness: await distinct('lead_readiness'),
+    status: await distinct('status'),
+    use_class: await distinct('use_class'),
+    scale: await distinct('scale'),
+  };
+}
+
+test('the index holds every lead', async () => {
+  const [{ n }] = (await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${src.leads}`)) as [{ n: number }];
+  assert.ok(n > 500, `the tiny release has ${n} leads`);
+  assert.is(ix.size, Number(n));
+});
+
+test('each filter alone, every value, newest and value sorts: same page and total as SQL', async () => {
+  const v = await values();
+  let nonTrivial = 0;
+  for (const [name, list] of Object.entries(v)) {
+    for (const value of list) {
+      for (const sort of ['newest', 'value_asc'] as const) {
+        const total = await assertSame({ filters: { [name]: [value] } as LeadsFilters, sort, limit: 11, offset: 0, after: null }, `${name}=${value} ${sort}`);
+        if (total > 0 && total < ix.size) nonTrivial++;
+      }
+    }
+  }
+  for (const f of [{ min_value: 250_000 }, { min_units: 3 }, { has_contact: true }, { has_contact: false }, { demolition: true }, { demolition: false }] as LeadsFilters[]) {
+    for (const sort of LEADS_SORTS.filter((s) => s !== 'relevance')) await assertSame({ filters: f, sort, limit: 26, offset: 0, after: null }, `${JSON.stringify(f)} ${sort}`);
+  }
+  assert.ok(nonTrivial > 40, `filters that select a proper subset: ${nonTrivial}`);
+});
+
+test('combined filters, OR lists, every sort, offsets and keyset cursors: same as SQL', async () => {
+  const v = await values();
+  let seed = 12345;
+  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  for (let i = 0; i < 150; i++) {
+    const f: LeadsFilters = {};
+    if (rnd() < 0.4) f.vertical = [pick(v.vertical!), pick(v.vertical!)];
+    if (rnd() < 0.3) f.county = [pick(v.county!)];
+    if (rnd() < 0.3) f.status = [pick(v.status!), pick(v.status!)];
+    if (rnd() < 0.2) f.readiness = [pick(v.readiness!)];
+    if (rnd() < 0.2) f.scale = [pick(v.scale!)];
+    if (rnd() < 0.2) f.min_value = Math.floor(rnd() * 1_000_000);
+    if (rnd() < 0.15) f.has_contact = rnd() < 0.5;
+    const sort = pick(LEADS_SORTS.filter((s) => s !== 'relevance'));
+    const offset = rnd() < 0.5 ? 0 : Math.floor(rnd() * 60);
+    await assertSame({ filters: f, sort, limit: 1 + Math.floor(rnd() * 30), offset, after: null }, `random ${i} ${JSON.stringify(f)} ${sort} +${offset}`);
+    // a cursor taken from the SQL page continues identically
+    const p = leadsPageIdsQuery(src, { filters: f, sort, limit: 5, offset: 0, after: null });
+    const last = (await db.all(p.sql, p.params)).at(-1);
+    if (last) await assertSame({ filters: f, sort, limit: 9, offset: 0, after: [last[SORT_VALUE_COLUMN] as string, last['id'] as number] }, `cursor ${i} ${sort}`);
+  }
+});
+
+test('q: relevance and other sorts, with filters, pages and cursors; no index term → nothing', async () => {
+  const words = (
+    await db.all<{ w: string }>(`SELECT DISTINCT lower(w) AS w FROM (SELECT unnest(regexp_extract_all(description, '[A-Za-z]{5,}')) AS w FROM ${src.leads}) ORDER BY w LIMIT 60`)
+  ).map((r) => r.w);
+  assert.ok(words.length >= 20);
+  let matched = 0;
+  for (let i = 0; i < words.length; i++) {
+    const q = i % 3 === 0 ? `${words[i]} ${words[(i * 7) % words.length]}` : words[i]!;
+    for (const sort of ['relevance', 'newest', 'value_desc'] as const) {
+      const filters: LeadsFilters = i % 4 === 0 ? { q, status: ['planning', 'approved'] } : { q };
+      const total = await assertSame({ filters, sort, limit: 8, offset: i % 2 ? 3 : 0, after: null }, `q=${q} ${sort}`);
+      if (total > 0) matched++;
+      const p = leadsPageIdsQuery(src, { filters, sort, limit: 3, offset: 0, after: null });
+      const last = (await db.all(p.sql, p.params)).at(-1);
+      if (last) await assertSame({ filters, sort, limit: 6, offset: 0, after: [last[SORT_VALUE_COLUMN] as number, last['id'] as number] }, `q=${q} ${sort} cursor`);
+    }
+  }
+  assert.ok(matched > 30, `queries with hits: ${matched}`);
+  assert.is(ix.page({ filters: { q: 'the and of' }, sort: 'relevance', limit: 10, offset: 0, after: null }).total, 0);
+  assert.is(ix.page({ filters: { q: 'zzqxv' }, sort: 'newest', limit: 10, offset: 0, after: null }).rows.length, 0);
+});
+
+test('paging the whole set by cursor visits every lead once, in order', () => {
+  for (const sort of ['newest', 'oldest', 'value_desc', 'value_asc'] as const) {
+    const seen = new Set<number>();
+    let after: [string | number, number] | null = null;
+    for (;;) {
+      const { rows } = ix.page({ filters: {}, sort, limit: 97, offset: 0, after });
+      for (const r of rows) {
+        assert.not.ok(seen.has(r.id), `${sort}: ${r.id} twice`);
+        seen.add(r.id);
+      }
+      if (rows.length < 97) break;
+      after = [rows.at(-1)!.sortValue, rows.at(-1)!.id];
+    }
+    assert.is(seen.size, ix.size, sort);
+  }
+});
+
+test.run();
