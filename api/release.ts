@@ -160,22 +160,29 @@ function rowStoreOf(ids: readonly number[], { data, offsets }: { data: Buffer; o
   const map = dense ? null : new Map<number, number>();
   ids.forEach((id, i) => (table ? (table[id] = i) : map!.set(id, i)));
   const slotOf = (id: number): number => (table ? (Number.isInteger(id) && id >= 0 && id <= maxId ? table[id]! : -1) : (map!.get(id) ?? -1));
-  const block = (b: number): string[] => inflateRawSync(data.subarray(offsets[b]!, offsets[b + 1]!), { dictionary }).toString('utf8').split('\n');
-  const toRecord = (line: string): Record<string, unknown> => {
-    const values = JSON.parse(line) as unknown[];
+  const block = (b: number): Buffer => inflateRawSync(data.subarray(offsets[b]!, offsets[b + 1]!), { dictionary });
+  /** Line `i` of an inflated block, decoded alone (the block's other rows stay bytes). */
+  const line = (bytes: Buffer, i: number): string => {
+    let start = 0;
+    for (let k = 0; k < i; k++) start = bytes.indexOf(10, start) + 1;
+    const end = bytes.indexOf(10, start);
+    return bytes.toString('utf8', start, end < 0 ? bytes.length : end);
+  };
+  const toRecord = (json: string): Record<string, unknown> => {
+    const values = JSON.parse(json) as unknown[];
     const out: Record<string, unknown> = {};
     for (let c = 0; c < LEAD_COLUMNS.length; c++) out[LEAD_COLUMNS[c]!] = values[c];
     return out;
   };
   const getMany = (want: readonly number[]): (Record<string, unknown> | null)[] => {
-    const decoded = new Map<number, string[]>();
+    const decoded = new Map<number, Buffer>();
     return want.map((id) => {
       const slot = slotOf(id);
       if (slot < 0) return null;
       const b = Math.floor(slot / ROW_BLOCK);
-      let lines = decoded.get(b);
-      if (!lines) decoded.set(b, (lines = block(b)));
-      return toRecord(lines[slot % ROW_BLOCK]!);
+      let bytes = decoded.get(b);
+      if (!bytes) decoded.set(b, (bytes = block(b)));
+      return toRecord(line(bytes, slot % ROW_BLOCK));
     });
   };
   return {

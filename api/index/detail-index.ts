@@ -69,10 +69,12 @@ class SalesColumns {
 }
 
 export class DetailIndex {
+  /** Scratch for the window's prices (queries are synchronous). */
+  private scratch = new Float64Array(1024);
   private constructor(
     private readonly sales: SalesColumns,
     private readonly nullAddress: Uint8Array,
-    private readonly neighbours: Map<number, Neighbour[]>,
+    private readonly neighbours: Neighbours,
     private readonly suppliersByCounty: Map<string, Row[]>,
     private readonly companies: Map<string, Row>,
     private readonly filingsByCompany: Map<string, Row[]>,
@@ -80,19 +82,7 @@ export class DetailIndex {
 
   static async load(db: ApiDb, t: Tables): Promise<DetailIndex> {
     const { sales, nullAddress } = await loadSales(db, t.sales);
-    const neighbours = new Map<number, Neighbour[]>();
-    await db.columns(
-      `SELECT CAST(lead_id AS INTEGER), CAST(neighbour_id AS INTEGER), CAST(distance_m AS DOUBLE) FROM ${t.lead_neighbours} ORDER BY lead_id, rank`,
-      [],
-      (c, n) => {
-        for (let r = 0; r < n; r++) {
-          const id = c[0]![r] as number;
-          let list = neighbours.get(id);
-          if (!list) neighbours.set(id, (list = []));
-          list.push({ neighbour_id: c[1]![r] as number, distance_m: c[2]![r] as number });
-        }
-      },
-    );
+    const neighbours = await loadNeighbours(db, t.lead_neighbours);
     const suppliersByCounty = new Map<string, Row[]>();
     for (const s of await db.all(
       `SELECT company_number, company_name, vertical, county, nace_code, projects_as_builder FROM ${t.suppliers}
@@ -143,14 +133,22 @@ export class DetailIndex {
   /** Count and median price of the window's sales (`salesSummaryQuery`). */
   salesSummary(lead: LeadArea): { sales_count: number; median_price_eur: number | null } {
     const { area, from, to } = this.window(lead);
-    const prices: number[] = [];
+    if (this.scratch.length < to - from) this.scratch = new Float64Array(to - from);
+    const prices = this.scratch;
+    let m = 0;
     for (let k = from; k < to; k++) {
       const p = this.sales.prices[area[k]!]!;
-      if (!Number.isNaN(p)) prices.push(p);
+      if (!Number.isNaN(p)) prices[m++] = p;
     }
-    prices.sort((a, b) => a - b);
-    const m = prices.length;
-    const median = m === 0 ? null : m % 2 === 1 ? prices[(m - 1) / 2]! : medianOfTwo(prices[m / 2 - 1]!, prices[m / 2]!);
+    let median: number | null = null;
+    if (m % 2 === 1) median = select(prices, m, (m - 1) / 2);
+    else if (m > 0) {
+      const hi = select(prices, m, m / 2);
+      // after selecting the m/2-th, the lower half holds the (m/2 - 1)-th as its maximum
+      let lo = -Infinity;
+      for (let i = 0; i < m / 2; i++) if (prices[i]! > lo) lo = prices[i]!;
+      median = medianOfTwo(lo, hi);
+    }
     return { sales_count: to - from, median_price_eur: median };
   }
 
@@ -173,8 +171,13 @@ export class DetailIndex {
   }
 
   /** The lead's precomputed nearest leads (ids and distances), nearest first. */
-  nearby(id: number): readonly Neighbour[] {
-    return this.neighbours.get(id) ?? [];
+  nearby(id: number): Neighbour[] {
+    const nb = this.neighbours;
+    const slot = Number.isInteger(id) && id >= 0 && id < nb.start.length - 1 ? id : -1;
+    if (slot < 0) return [];
+    const out: Neighbour[] = [];
+    for (let k = nb.start[slot]!; k < nb.start[slot + 1]!; k++) out.push({ neighbour_id: nb.ids[k]!, distance_m: nb.distances[k]! });
+    return out;
   }
 
   /** Suppliers of the county in any of the verticals, top by projects (`suppliersQuery`). */
@@ -200,6 +203,62 @@ export class DetailIndex {
   filings(companyNumber: string): Row[] {
     return (this.filingsByCompany.get(companyNumber) ?? []).map((f) => ({ ...f }));
   }
+}
+
+/** Precomputed nearest leads: those of lead id `i` are [start[i], start[i+1]) of ids / distances. */
+interface Neighbours {
+  start: Int32Array;
+  ids: Int32Array;
+  distances: Float64Array;
+}
+
+async function loadNeighbours(db: ApiDb, table: string): Promise<Neighbours> {
+  const [{ n, max } = { n: 0, max: -1 }] = await db.all<{ n: number; max: number | null }>(
+    `SELECT count(*) AS n, CAST(coalesce(max(lead_id), -1) AS INTEGER) AS max FROM ${table}`,
+  );
+  const ids = new Int32Array(n);
+  const distances = new Float64Array(n);
+  const counts = new Int32Array(Math.max(0, max ?? -1) + 2);
+  let at = 0;
+  await db.columns(
+    `SELECT CAST(lead_id AS INTEGER), CAST(neighbour_id AS INTEGER), CAST(distance_m AS DOUBLE) FROM ${table} WHERE lead_id >= 0 ORDER BY lead_id, rank`,
+    [],
+    (c, rows) => {
+      for (let r = 0; r < rows; r++, at++) {
+        counts[(c[0]![r] as number) + 1]!++;
+        ids[at] = c[1]![r] as number;
+        distances[at] = c[2]![r] as number;
+      }
+    },
+  );
+  for (let i = 1; i < counts.length; i++) counts[i]! += counts[i - 1]!;
+  return { start: counts, ids: ids.subarray(0, at), distances: distances.subarray(0, at) };
+}
+
+/** The k-th smallest of xs[0…n) (0-based), reordering xs so that xs[0…k) ≤ xs[k] (quickselect). */
+function select(xs: Float64Array, n: number, k: number): number {
+  let lo = 0;
+  let hi = n - 1;
+  while (lo < hi) {
+    const pivot = xs[(lo + hi) >>> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (xs[i]! < pivot) i++;
+      while (xs[j]! > pivot) j--;
+      if (i <= j) {
+        const t = xs[i]!;
+        xs[i] = xs[j]!;
+        xs[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return xs[k]!;
+  }
+  return xs[k]!;
 }
 
 /**
