@@ -80,7 +80,7 @@ export interface RowStore {
 const ROW_BLOCK = 8;
 const DICTIONARY_BYTES = 32 * 1024;
 
-/** Read every lead of `leadsTable` as JSON, newest first, and build its `RowStore`. */
+/** Read every lead of `leadsTable` as JSON, in file order, and build its `RowStore`. */
 export async function buildRowStore(db: ApiDb, leadsTable: string): Promise<RowStore> {
   const cols = LEAD_COLUMNS.map((c) => `l.${sqlIdent(c)}`).join(', ');
   const ids: number[] = [];
@@ -93,7 +93,9 @@ export async function buildRowStore(db: ApiDb, leadsTable: string): Promise<RowS
     pending = [];
   };
   await db.columns(
-    `SELECT CAST(l.id AS INTEGER), json_array(${cols})::VARCHAR FROM ${leadsTable} AS l ORDER BY l.received_date DESC, l.id DESC`,
+    // File order (the pipeline writes leads newest first); an ORDER BY here would make DuckDB
+    // hold every wide row at once (~300 MB).
+    `SELECT CAST(l.id AS INTEGER), json_array(${cols})::VARCHAR FROM ${leadsTable} AS l`,
     [],
     (c, n) => {
       const json = c[1] as string[];
@@ -252,7 +254,7 @@ export async function openReleaseManager(
       leads: tables.leads,
       search: avg?.avgdl != null ? { terms: tables.search_terms, postings: tables.search_postings, avgdl: avg.avgdl } : null,
     });
-    const detail = await DetailIndex.load(db, tables);
+    const detail = await DetailIndex.load(db, tables, join(dir, 'sales.parquet'));
     log(`release ${id}: row store of ${rows.size} leads (${(rows.bytes / 1e6).toFixed(1)} MB) and indexes built in ${Date.now() - started} ms`);
     return { id, dir, manifest, tables, path: (rel: string) => join(dir, rel), rows, index, detail };
   };

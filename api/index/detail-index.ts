@@ -12,11 +12,11 @@
  * Semantics are those of the SQL builders in api/query/lead-detail-query.ts (the reference);
  * test/api/index/detail-index.test.ts checks both give the same sections for many leads.
  */
-import type { ApiDb, Row } from '../db.ts';
+import { sqlString, type ApiDb, type Row } from '../db.ts';
 import { COMPANY_COLUMNS, COMPARABLES_WINDOW_MONTHS, FILINGS_MAX, RECENT_SALES_MAX, SUPPLIERS_MAX } from '../query/lead-detail-query.ts';
 import type { Release } from '../release.ts';
 
-type Tables = Pick<Release['tables'], 'lead_neighbours' | 'sales' | 'suppliers' | 'companies' | 'filings'>;
+type Tables = Pick<Release['tables'], 'lead_neighbours' | 'suppliers' | 'companies' | 'filings'>;
 
 /** The area a lead's comparables come from (see `areaWhere` in lead-detail-query.ts). */
 export interface LeadArea {
@@ -80,8 +80,9 @@ export class DetailIndex {
     private readonly filingsByCompany: Map<string, Row[]>,
   ) {}
 
-  static async load(db: ApiDb, t: Tables): Promise<DetailIndex> {
-    const { sales, nullAddress } = await loadSales(db, t.sales);
+  /** Build from the release's tables and its sales Parquet file. */
+  static async load(db: ApiDb, t: Tables, salesFile: string): Promise<DetailIndex> {
+    const { sales, nullAddress } = await loadSales(db, salesFile);
     const neighbours = await loadNeighbours(db, t.lead_neighbours);
     const suppliersByCounty = new Map<string, Row[]>();
     for (const s of await db.all(
@@ -270,38 +271,58 @@ function medianOfTwo(a: number, b: number): number {
   return cents / 100;
 }
 
-async function loadSales(db: ApiDb, sales: string): Promise<{ sales: SalesColumns; nullAddress: Uint8Array }> {
+async function loadSales(db: ApiDb, file: string): Promise<{ sales: SalesColumns; nullAddress: Uint8Array }> {
+  const sales = `read_parquet(${sqlString(file)}, file_row_number = true)`;
   const [{ n } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${sales}`);
   const s = new SalesColumns(n);
   const nullAddress = new Uint8Array(n);
   const descriptionCodes = new Map<string | null, number>();
-  const countyOf: (string | null)[] = new Array(n);
-  const rkOf: (string | null)[] = new Array(n);
+  // County and routing key as codes (the strings of a chunk are garbage at once).
+  const places = new Map<string, number>();
+  const placeNames: string[] = [];
+  const code = (v: string | null): number => {
+    if (v === null) return -1;
+    let c = places.get(v);
+    if (c === undefined) {
+      places.set(v, (c = placeNames.length));
+      placeNames.push(v);
+    }
+    return c;
+  };
+  const countyOf = new Int32Array(n);
+  const rkOf = new Int32Array(n);
   const sidRank = new Int32Array(n);
   let bytes = Buffer.allocUnsafe(Math.max(1024, n * 48));
   let used = 0;
   let at = 0;
+  // The sale ids' rank (ties within a day are broken by sale_id DESC), by file row: the window
+  // sorts only these two narrow columns.
+  await db.columns(`SELECT CAST(file_row_number AS INTEGER), CAST(dense_rank() OVER (ORDER BY sale_id DESC) AS INTEGER) FROM ${sales}`, [], (c, rows) => {
+    for (let r = 0; r < rows; r++) sidRank[c[0]![r] as number] = c[1]![r] as number;
+  });
+  const fileRow = new Int32Array(n);
+  // The wide rows in file order, with no sort in DuckDB (it would hold them all); positions are
+  // sorted into areas below.
   await db.columns(
     `SELECT county, eircode_routing_key, CAST(date_of_sale - DATE '1970-01-01' AS INTEGER), CAST(price_eur AS DOUBLE), is_new_dwelling,
-            description, address, CAST(dense_rank() OVER (ORDER BY sale_id DESC) AS INTEGER)
-       FROM ${sales} WHERE date_of_sale IS NOT NULL AND county IS NOT NULL
-      ORDER BY county, eircode_routing_key, date_of_sale, sale_id DESC`,
+            description, address, CAST(file_row_number AS INTEGER)
+       FROM ${sales} WHERE date_of_sale IS NOT NULL AND county IS NOT NULL`,
     [],
     (c, rows) => {
       for (let r = 0; r < rows; r++, at++) {
-        countyOf[at] = c[0]![r] as string;
-        rkOf[at] = c[1]![r] as string | null;
+        countyOf[at] = code(c[0]![r] as string);
+        rkOf[at] = code(c[1]![r] as string | null);
         s.days[at] = c[2]![r] as number;
         s.prices[at] = (c[3]![r] as number | null) ?? NaN;
         const isNew = c[4]![r] as boolean | null;
         s.isNew[at] = isNew === null ? 2 : isNew ? 1 : 0;
         const d = c[5]![r] as string | null;
-        let code = descriptionCodes.get(d);
-        if (code === undefined) {
-          descriptionCodes.set(d, (code = s.descriptions.length));
+        let dc = descriptionCodes.get(d);
+        if (dc === undefined) {
+          descriptionCodes.set(d, (dc = s.descriptions.length));
           s.descriptions.push(d);
         }
-        s.descriptionCode[at] = code;
+        s.descriptionCode[at] = dc;
         const addr = c[6]![r] as string | null;
         if (addr === null) nullAddress[at] = 1;
         else {
@@ -314,28 +335,28 @@ async function loadSales(db: ApiDb, sales: string): Promise<{ sales: SalesColumn
           used += bytes.write(addr, used);
         }
         s.addressOffsets[at + 1] = used;
-        sidRank[at] = c[7]![r] as number;
+        fileRow[at] = c[7]![r] as number;
       }
     },
   );
+  for (let i = 0; i < at; i++) fileRow[i] = sidRank[fileRow[i]!]!;
+  const rankOf = fileRow; // position → rank of its sale_id
   s.addressBytes = Buffer.from(bytes.subarray(0, used));
-  // Area ranges: by routing key (rows are already in (county, rk, day, sale_id DESC) order) and by
-  // county (the county's rows re-sorted by (day, sale_id DESC)).
-  const push = (key: string, from: number, to: number, resort: boolean): void => {
-    const positions = Int32Array.from({ length: to - from }, (_, i) => from + i);
-    if (resort) positions.sort((a, b) => s.days[a]! - s.days[b]! || sidRank[a]! - sidRank[b]!);
-    s.areas.set(key, positions);
-  };
+  // Areas: positions by (county, routing key) and by county, each sorted by (day, sale_id DESC).
+  const byDay = (a: number, b: number): number => s.days[a]! - s.days[b]! || rankOf[a]! - rankOf[b]!;
+  const order = Int32Array.from({ length: at }, (_, i) => i).sort((a, b) => countyOf[a]! - countyOf[b]! || rkOf[a]! - rkOf[b]! || byDay(a, b));
   let countyStart = 0;
   let rkStart = 0;
   for (let i = 1; i <= at; i++) {
-    const countyChanged = i === at || countyOf[i] !== countyOf[i - 1];
-    if (countyChanged || rkOf[i] !== rkOf[i - 1]) {
-      if (rkOf[i - 1] !== null) push(`${countyOf[i - 1]}\u0000${rkOf[i - 1]}`, rkStart, i, false);
+    const a = order[i - 1]!;
+    const b = i < at ? order[i]! : -1;
+    const countyChanged = b < 0 || countyOf[b] !== countyOf[a];
+    if (countyChanged || rkOf[b] !== rkOf[a]) {
+      if (rkOf[a]! >= 0) s.areas.set(`${placeNames[countyOf[a]!]}\u0000${placeNames[rkOf[a]!]}`, order.slice(rkStart, i));
       rkStart = i;
     }
     if (countyChanged) {
-      push(countyOf[i - 1]!, countyStart, i, true);
+      s.areas.set(placeNames[countyOf[a]!]!, order.slice(countyStart, i).sort(byDay));
       countyStart = i;
     }
   }

@@ -432,6 +432,15 @@ async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
     demolition: new Array(n),
   };
   const setNames = Object.keys(SET_FILTERS) as (keyof typeof SET_FILTERS)[];
+  // One string object per distinct value (each chunk's strings are garbage at once).
+  const interned = new Map<string, string>();
+  const intern = (v: string | null): string | null => {
+    if (v === null) return null;
+    const hit = interned.get(v);
+    if (hit !== undefined) return hit;
+    interned.set(v, v);
+    return v;
+  };
   let at = 0;
   await db.columns(
     `SELECT CAST(id AS INTEGER), CAST(received_date - DATE '1970-01-01' AS INTEGER), CAST(est_value AS DOUBLE), CAST(num_units AS DOUBLE),
@@ -446,10 +455,10 @@ async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
         cols.values[at] = (c[2]![r] as number | null) ?? -Infinity;
         cols.units[at] = (c[3]![r] as number | null) ?? NaN;
         const v = c[4]![r] as string | null;
-        cols.categorical.get('vertical')![at] = v ? v.split('\u001f') : [];
+        cols.categorical.get('vertical')![at] = v ? v.split('\u001f').map((x) => intern(x)!) : [];
         cols.hasContact[at] = c[5]![r] as boolean | null;
         cols.demolition[at] = c[6]![r] as boolean | null;
-        setNames.forEach((k, i) => (cols.categorical.get(k)![at] = c[7 + i]![r] as string | null));
+        setNames.forEach((k, i) => (cols.categorical.get(k)![at] = intern(c[7 + i]![r] as string | null)));
       }
     },
   );

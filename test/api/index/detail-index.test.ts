@@ -22,7 +22,7 @@ test.before(async () => {
   t = Object.fromEntries(
     ['leads', 'lead_neighbours', 'suppliers', 'companies', 'filings', 'sales', 'changes', 'infrastructure', 'search_terms', 'search_postings'].map((n) => [n, pq(n)]),
   ) as Release['tables'];
-  dx = await DetailIndex.load(db, t);
+  dx = await DetailIndex.load(db, t, join(dir, 'sales.parquet'));
 });
 
 test.after(() => db.close());
