@@ -206,7 +206,8 @@ export function postgresWebhookStore(pool: pg.Pool, ready: Promise<void>, now: (
       return tx(async (q) => {
         const t = now();
         const outcome = o.status === 'delivered' ? 'delivered' : o.status === 'dead' ? 'dead' : 'retry';
-        await q('UPDATE webhook_attempts SET status_code = $1, latency_ms = $2, error = $3, outcome = $4 WHERE delivery_id = $5 AND attempt_no = $6', [
+        await q(`UPDATE webhook_attempts SET status_code = $1, latency_ms = $2, error = $3, outcome = CASE WHEN outcome = 'sending' THEN $4 ELSE outcome END
+           WHERE delivery_id = $5 AND attempt_no = $6`, [
           a.status_code, a.latency_ms, a.error, outcome, id, a.attempt_no,
         ]);
         const r = await q(

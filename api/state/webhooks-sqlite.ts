@@ -203,7 +203,9 @@ export function sqliteWebhookStore(db: Database.Database, now: () => Date): Webh
     (id: string, owner: string, a: { attempt_no: number; status_code: number | null; latency_ms: number | null; error: string | null }, o: DeliveryOutcome): boolean => {
       const t = iso(now());
       const outcome = o.status === 'delivered' ? 'delivered' : o.status === 'dead' ? 'dead' : 'retry';
-      db.prepare(`UPDATE webhook_attempts SET status_code = ?, latency_ms = ?, error = ?, outcome = ? WHERE delivery_id = ? AND attempt_no = ?`).run(
+      db.prepare(
+        `UPDATE webhook_attempts SET status_code = ?, latency_ms = ?, error = ?, outcome = CASE WHEN outcome = 'sending' THEN ? ELSE outcome END WHERE delivery_id = ? AND attempt_no = ?`,
+      ).run(
         a.status_code, a.latency_ms, a.error, outcome, id, a.attempt_no,
       );
       const r = db
