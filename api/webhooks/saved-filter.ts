@@ -26,13 +26,13 @@ export function rawQueryOf(filter: string): RawQuery {
 /** The canonical query string of parsed filters (lists comma-joined and sorted). */
 export function filterString(f: LeadsFilters): string {
   const n = normalisedFilters(f) as Record<string, unknown>;
-  const q = new URLSearchParams();
+  const parts: string[] = [];
   for (const k of ORDER) {
     const v = n[k];
     if (v === undefined) continue;
-    q.set(k, Array.isArray(v) ? v.join(',') : String(v));
+    parts.push(`${k}=${(Array.isArray(v) ? v : [v]).map((x) => encodeURIComponent(String(x))).join(',')}`);
   }
-  return q.toString();
+  return parts.join('&');
 }
 
 /**
