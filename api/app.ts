@@ -3,7 +3,8 @@
  *
  * Middleware, in order:
  *   problem (errors → RFC 9457)  →  request id  →  security headers  →  release pin
- *   →  auth (Bearer key)  →  conditional GET (ETag / 304)  →  routers under /v1
+ *   →  auth (Bearer key)  →  webhooks router (never cached)  →  conditional GET (ETag / 304)
+ *   →  routers under /v1
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -23,6 +24,7 @@ import { leadsRouter } from './routes/leads.ts';
 import { infrastructureRouter } from './routes/infrastructure.ts';
 import { metaRouter } from './routes/meta.ts';
 import { docsRouter } from './routes/docs.ts';
+import { webhooksRouter } from './routes/webhooks.ts';
 
 export interface AppDeps {
   db: ApiDb;
@@ -38,7 +40,8 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.silent = true; // errors are logged by the problem middleware, with the request id
   const v1 = new Router<AppState>({ prefix: '/v1' });
   const docs = docsRouter(config, deps);
-  const routers = [docs, metaRouter(config, deps), leadsRouter(config, deps), infrastructureRouter(config, deps)];
+  const webhooks = webhooksRouter(config, deps);
+  const routers = [docs, metaRouter(config, deps), leadsRouter(config, deps), infrastructureRouter(config, deps), webhooks];
   app.use(problemMiddleware(deps.log));
   app.use(requestIdMiddleware());
   app.use(securityHeadersMiddleware(config));
@@ -46,8 +49,10 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.use(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).routes());
   app.use(releaseMiddleware(deps.releases));
   app.use(authMiddleware(deps.store, { publicPaths: ['/v1/docs', '/v1/openapi.json'], cacheMs: config.keyCacheMs }));
+  // Webhooks are account state, not release data: mounted before the release-keyed ETag layer.
+  app.use(new Router<AppState>({ prefix: '/v1' }).use(webhooks.routes()).routes());
   app.use(conditionalMiddleware());
-  for (const r of routers) if (r !== docs) v1.use(r.routes());
+  for (const r of routers) if (r !== docs && r !== webhooks) v1.use(r.routes());
   app.use(v1.routes());
   app.use(methodNotAllowed(routers));
   return app;

@@ -1,5 +1,5 @@
 /**
- * `leads` commands for operators of the API: accounts and keys. Exit codes: 0 ok, 1 failed,
+ * `leads` commands for operators of the API: accounts, keys and webhooks (api/webhooks/cli.ts). Exit codes: 0 ok, 1 failed,
  * 2 usage error. The raw key is printed once, by `keys create`; nothing else ever shows it
  * (or its hash). Reads DATA_DIR / DATABASE_URL like the server.
  */
@@ -9,6 +9,8 @@ import { generateKey } from './keys.ts';
 import { PLANS, SCOPES, type Plan, type Scope } from './scopes.ts';
 import { openStateStore } from './state/open.ts';
 import type { ApiKey, StateStore } from './state/store.ts';
+import { ApiError } from './errors.ts';
+import { CliFailure, webhookCommands, WEBHOOKS_USAGE } from './webhooks/cli.ts';
 
 type Command = (args: string[], store: () => StateStore) => Promise<number>;
 
@@ -21,6 +23,7 @@ export const USAGE = `API accounts and keys:
                          list keys (ids, scopes, status — never the keys themselves)
   keys revoke ID         revoke a key (takes effect within KEY_CACHE_MS, default 5 s)
 
+${WEBHOOKS_USAGE}
 Environment: DATA_DIR, DATABASE_URL (default file:<DATA_DIR>/state.sqlite)
 `;
 
@@ -118,6 +121,7 @@ const commands: Record<string, Record<string, Command>> = {
       return 0;
     },
   },
+  webhooks: Object.fromEntries(Object.entries(webhookCommands).map(([name, fn]) => [name, (args: string[], store: () => StateStore) => fn(args, store, { out, err })])),
 };
 
 /** Run an `accounts …` or `keys …` command line; returns the exit code. */
@@ -143,7 +147,11 @@ export async function main(argv: string[]): Promise<number> {
       err(`${name}: ${(e as Error).message}`);
       return 2;
     }
-    err(`${name}: ${e instanceof FailedError ? e.message : `failed: ${(e as Error).message}`}`);
+    if (e instanceof ApiError && e.expose) {
+      err(`${name}: ${e.message}`);
+      return e.status === 400 ? 2 : 1;
+    }
+    err(`${name}: ${e instanceof FailedError || e instanceof CliFailure ? e.message : `failed: ${(e as Error).message}`}`);
     return 1;
   } finally {
     await (store as StateStore | null)?.close();

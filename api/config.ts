@@ -31,6 +31,21 @@ export interface ApiConfig {
   readonly duckdbMemoryLimit: string;
   /** How long an authenticated key is cached in memory; a revoked key stops working within this time. */
   readonly keyCacheMs: number;
+  /** Webhooks (docs/webhooks.md): how often new leads are batched (0 = no scheduler in the server). */
+  readonly webhookIntervalMs: number;
+  /** How often due deliveries and retries are sent by the server's scheduler. */
+  readonly webhookPollMs: number;
+  /** Most leads in one `lead.new` delivery; larger sets are split. */
+  readonly webhookBatchMax: number;
+  readonly webhookTimeoutMs: number;
+  /** Attempts before a delivery goes to the dead-letter list. */
+  readonly webhookMaxAttempts: number;
+  /** Deliveries sent at the same time by one dispatcher. */
+  readonly webhookConcurrency: number;
+  /** Hosts (or addresses) that may be private or loopback, and may use http. */
+  readonly webhookAllowHosts: readonly string[];
+  /** Default time the previous secret keeps signing after a rotation. */
+  readonly webhookRotationOverlapMs: number;
 }
 
 /** Defaults with the environment variable and a help line per key (documented in docs/api.md). */
@@ -51,6 +66,14 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   duckdbThreads: { value: 1, env: 'DUCKDB_THREADS', help: 'DuckDB worker threads' },
   duckdbMemoryLimit: { value: '256MB', env: 'API_DUCKDB_MEMORY_LIMIT', help: 'DuckDB memory limit of the server' },
   keyCacheMs: { value: 5000, env: 'KEY_CACHE_MS', help: 'how long a looked-up API key is cached; revocation takes effect within this time (0 = no cache)' },
+  webhookIntervalMs: { value: 3_600_000, env: 'WEBHOOK_INTERVAL_MS', help: 'how often the server batches new leads for webhooks (0 = no scheduler)' },
+  webhookPollMs: { value: 10_000, env: 'WEBHOOK_POLL_MS', help: 'how often the server sends due webhook deliveries and retries' },
+  webhookBatchMax: { value: 100, env: 'WEBHOOK_BATCH_MAX', help: 'most leads in one lead.new delivery' },
+  webhookTimeoutMs: { value: 10_000, env: 'WEBHOOK_TIMEOUT_MS', help: 'time a destination gets to answer a delivery' },
+  webhookMaxAttempts: { value: 8, env: 'WEBHOOK_MAX_ATTEMPTS', help: 'attempts before a delivery goes to the dead-letter list' },
+  webhookConcurrency: { value: 8, env: 'WEBHOOK_CONCURRENCY', help: 'deliveries sent at once by one dispatcher' },
+  webhookAllowHosts: { value: [], env: 'WEBHOOK_ALLOW_HOSTS', help: 'comma-separated hosts or addresses that may be private/loopback (and use http), e.g. 127.0.0.1' },
+  webhookRotationOverlapMs: { value: 86_400_000, env: 'WEBHOOK_ROTATION_OVERLAP_MS', help: 'default time the previous secret keeps signing after rotate-secret' },
 };
 
 export class ApiConfigError extends Error {}
@@ -99,6 +122,16 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     duckdbThreads: int('duckdbThreads', 1, 64),
     duckdbMemoryLimit: str('duckdbMemoryLimit'),
     keyCacheMs: int('keyCacheMs', 0, 300_000),
+    webhookIntervalMs: int('webhookIntervalMs', 0, 7 * 86_400_000),
+    webhookPollMs: int('webhookPollMs', 100, 3_600_000),
+    webhookBatchMax: int('webhookBatchMax', 1, 1_000),
+    webhookTimeoutMs: int('webhookTimeoutMs', 100, 120_000),
+    webhookMaxAttempts: int('webhookMaxAttempts', 1, 20),
+    webhookConcurrency: int('webhookConcurrency', 1, 256),
+    webhookAllowHosts: Object.freeze(
+      overrides.webhookAllowHosts ? [...overrides.webhookAllowHosts] : (raw('webhookAllowHosts') ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
+    ),
+    webhookRotationOverlapMs: int('webhookRotationOverlapMs', 0, 30 * 86_400_000),
   };
   return Object.freeze(config);
 }

@@ -10,6 +10,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import type { ApiConfig } from './config.ts';
 import { infrastructureQuerySchema } from './query/infrastructure-query.ts';
+import { webhookEndpoints, webhookEventsDoc, webhookSchemas } from './webhooks/openapi.ts';
 
 type Json = Record<string, any>;
 
@@ -58,7 +59,7 @@ function component(file: string): Json {
 
 /** One operation of the API, as mounted under /v1 (`{id}` is a path parameter). */
 export interface Endpoint {
-  method: 'get';
+  method: 'get' | 'post';
   path: string;
   summary: string;
   description: string;
@@ -68,8 +69,11 @@ export interface Endpoint {
   /** JSON Schema of the query parameters (properties → parameters). */
   query?: Json;
   pathParams?: Json[];
-  /** 200 body: a `$ref` schema and media type. */
-  ok: { schema: Json; type?: string; description: string };
+  /** Success body: a `$ref` schema and media type; `status` 200 unless given; `location` adds a Location header. */
+  ok: { schema: Json; type?: string; description: string; status?: number; location?: boolean };
+  /** JSON request body schema (POST) and whether a body is required. */
+  body?: Json;
+  bodyRequired?: boolean;
   /** Problem statuses besides the ones every endpoint has. */
   errors: number[];
   /** Answers with ETag / 304. */
@@ -179,6 +183,7 @@ export function endpoints(): Endpoint[] {
       ok: { schema: { type: 'string' }, type: 'application/octet-stream', description: 'The asset (JavaScript, CSS or image).' },
       errors: [404],
     },
+    ...webhookEndpoints(),
   ];
 }
 
@@ -188,7 +193,9 @@ const PROBLEMS: Record<number, string> = {
   401: 'Missing, malformed, unknown or revoked key (`missing_key`, `malformed_key`, `unknown_key`, `revoked_key`), with `WWW-Authenticate`.',
   403: 'The key\'s scope is too low (`insufficient_scope`); `detail` names the scopes that may.',
   404: 'No such record or path (`not_found`).',
-  405: 'Another method than GET / HEAD on this path (`method_not_allowed`), with `Allow`.',
+  405: 'A method this path does not accept (`method_not_allowed`), with `Allow`.',
+  413: 'The request body is larger than 16 KB (`body_too_large`).',
+  415: 'The request body is not `application/json` (`unsupported_media_type`).',
   500: 'Internal error (`internal_error`); nothing is leaked; quote `request_id` when reporting it.',
   503: 'No release is loaded yet (`no_release`).',
 };
@@ -261,6 +268,7 @@ const HEADERS: Json = {
     schema: { type: 'string' },
   },
   Allow: { description: 'Methods allowed on the path.', schema: { type: 'string' } },
+  Location: { description: 'URL of the created resource.', schema: { type: 'string' } },
 };
 
 /** The parameters of an endpoint, from the properties of its query schema. */
@@ -293,8 +301,9 @@ function operation(e: Endpoint): Json {
     okHeaders['ETag'] = { $ref: '#/components/headers/ETag' };
     okHeaders['Cache-Control'] = { $ref: '#/components/headers/Cache-Control' };
   }
+  if (e.ok.location) okHeaders['Location'] = { $ref: '#/components/headers/Location' };
   const responses: Json = {
-    '200': { description: e.ok.description, headers: okHeaders, content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema } } },
+    [String(e.ok.status ?? 200)]: { description: e.ok.description, headers: okHeaders, content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema } } },
   };
   if (e.cached) {
     responses['304'] = {
@@ -321,6 +330,7 @@ function operation(e: Endpoint): Json {
     description: e.description,
     ...(e.public ? { security: [] } : {}),
     ...(parameters.length ? { parameters } : {}),
+    ...(e.body ? { requestBody: { required: e.bodyRequired ?? false, content: { 'application/json': { schema: e.body } } } } : {}),
     responses,
   };
 }
@@ -339,7 +349,7 @@ function operationId(e: Endpoint): string {
 export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
   const schemas: Json = {};
   for (const f of recordSchemaFiles()) schemas[componentName(f)] = component(f);
-  Object.assign(schemas, responseSchemas());
+  Object.assign(schemas, responseSchemas(), webhookSchemas());
   const paths: Json = {};
   for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = operation(e);
   return {
@@ -361,8 +371,10 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
       { name: 'Infrastructure', description: 'Strategic-infrastructure and energy projects.' },
       { name: 'Meta', description: 'The release being served.' },
       { name: 'Reference', description: 'This document and its rendering.' },
+      { name: 'Webhooks', description: 'Signed hourly pushes of new leads matching saved filters (ent_api and above).' },
     ],
     paths,
+    webhooks: webhookEventsDoc(),
     components: {
       schemas,
       headers: HEADERS,

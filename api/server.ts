@@ -14,6 +14,8 @@ import { openApiDb, type ApiDb } from './db.ts';
 import { openReleaseManager, type ReleaseManager } from './release.ts';
 import { openStateStore } from './state/open.ts';
 import type { StateStore } from './state/store.ts';
+import { createDispatcher, startWebhookScheduler } from './webhooks/dispatcher.ts';
+import { serverLeadReader } from './webhooks/lead-reader.ts';
 
 export interface RunningServer {
   /** Origin the server answers on, e.g. `http://localhost:8080` (the API is under `/v1`). */
@@ -51,7 +53,17 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
     await store.close();
     throw e;
   }
-  const app = createApp(config, { db, releases, store, clock: deps.clock ?? (() => new Date()), log });
+  const clock = deps.clock ?? (() => new Date());
+  const app = createApp(config, { db, releases, store, clock, log });
+  // Webhook scheduler (docs/webhooks.md): plans new leads every WEBHOOK_INTERVAL_MS, sends due deliveries every WEBHOOK_POLL_MS.
+  const webhooks =
+    config.webhookIntervalMs > 0
+      ? startWebhookScheduler(createDispatcher({ store: store.webhooks, leads: serverLeadReader(db, releases), config, clock, log }), {
+          intervalMs: config.webhookIntervalMs,
+          pollMs: config.webhookPollMs,
+          log,
+        })
+      : null;
   const tls = config.tlsCertFile !== null && config.tlsKeyFile !== null;
   const server = tls
     ? https.createServer({ cert: readFileSync(config.tlsCertFile!), key: readFileSync(config.tlsKeyFile!) }, app.callback())
@@ -80,6 +92,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
         });
         server.closeIdleConnections();
       });
+      await webhooks?.stop();
       await releases.close();
       await store.close();
       db.close();

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { ApiConfigError } from '../config.ts';
 import { PLANS, SCOPES, type Plan, type Scope } from '../scopes.ts';
 import type { Account, ApiKey, KeyStatus, StateStore, StoredKey } from './store.ts';
+import { postgresWebhookStore, WEBHOOK_PG_MIGRATIONS } from './webhooks-postgres.ts';
 
 /**
  * Ordered schema migrations, version for version the same as the SQLite ones (`sqlite.ts`);
@@ -36,6 +37,7 @@ export const PG_MIGRATIONS: { version: number; sql: string }[] = [
       CREATE INDEX api_keys_account ON api_keys(account_id);
     `,
   },
+  ...WEBHOOK_PG_MIGRATIONS,
 ];
 
 /** First key of the two-integer advisory lock taken while migrating (the second is the schema's hash). */
@@ -132,6 +134,7 @@ export function createPostgresStore(databaseUrl: string, opts: PostgresStoreOpti
   return {
     ready,
     schema,
+    webhooks: postgresWebhookStore(pool, ready, now),
     async createAccount(name: string, plan: Plan): Promise<Account> {
       const [r] = await query('INSERT INTO accounts (name, plan, created_at) VALUES ($1, $2, $3) RETURNING id, name, plan, created_at', [name, plan, now()]);
       return toAccount(r!);
@@ -204,10 +207,11 @@ async function migrate(pool: pg.Pool, schema: string, now: () => Date): Promise<
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${client.escapeIdentifier(schema)}`);
     await client.query(`SET LOCAL search_path TO ${client.escapeIdentifier(schema)}`);
     await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)');
-    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
-    const current = rows[0]?.v ?? 0;
-    for (const m of PG_MIGRATIONS) {
-      if (m.version <= current) continue;
+    // every version not yet recorded, in version order (version ranges are reserved per feature)
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const applied = new Set(rows.map((r) => r.version));
+    for (const m of [...PG_MIGRATIONS].sort((a, b) => a.version - b.version)) {
+      if (applied.has(m.version)) continue;
       await client.query(m.sql);
       await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [m.version, now()]);
     }

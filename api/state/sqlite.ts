@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PLANS, SCOPES, type Plan, type Scope } from '../scopes.ts';
 import type { Account, ApiKey, KeyStatus, StateStore, StoredKey } from './store.ts';
+import { sqliteWebhookStore, WEBHOOK_SQLITE_MIGRATIONS } from './webhooks-sqlite.ts';
 
 /** Ordered schema migrations; a new version is appended, never edited. */
 export const MIGRATIONS: { version: number; sql: string }[] = [
@@ -33,6 +34,7 @@ export const MIGRATIONS: { version: number; sql: string }[] = [
       CREATE INDEX api_keys_account ON api_keys(account_id);
     `,
   },
+  ...WEBHOOK_SQLITE_MIGRATIONS,
 ];
 
 export interface SqliteStoreOptions {
@@ -72,6 +74,7 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): St
 
   return {
     ready: Promise.resolve(), // migrated synchronously above
+    webhooks: sqliteWebhookStore(db, now),
     async createAccount(name: string, plan: Plan): Promise<Account> {
       const r = stmt.insertAccount.run(name, plan, now().toISOString());
       return stmt.accountById.get(r.lastInsertRowid) as Account;
@@ -109,6 +112,8 @@ function migrate(db: Database.Database, now: () => Date): void {
     db.exec(m.sql);
     db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(m.version, now().toISOString());
   });
-  const current = (db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
-  for (const m of MIGRATIONS) if (m.version > current) apply.immediate(m);
+  // Every version not yet recorded, in version order (not only those above the highest applied:
+  // version ranges are reserved per feature, so a lower version may arrive after a higher one).
+  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
+  for (const m of [...MIGRATIONS].sort((a, b) => a.version - b.version)) if (!applied.has(m.version)) apply.immediate(m);
 }

@@ -5,6 +5,7 @@
  * response to its creation.
  */
 import type { Plan, Scope } from '../scopes.ts';
+import type { WebhookStore } from './webhooks.ts';
 
 export interface Account {
   id: number;
@@ -40,6 +41,8 @@ export interface StateStore {
   findKeyByHash(hash: string): Promise<StoredKey | null>;
   listKeys(accountId?: number): Promise<ApiKey[]>;
   revokeKey(id: string): Promise<ApiKey | null>;
+  /** Webhooks and their delivery queue (api/state/webhooks.ts). */
+  readonly webhooks: WebhookStore;
   /** Settles when the store can answer: migrations applied, or rejects with why not. */
   readonly ready: Promise<void>;
   close(): Promise<void>;

@@ -51,7 +51,8 @@ if (!existsSync(CHROMIUM)) {
     assert.is(res?.status(), 200);
     await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
     const doc = buildOpenApi(api.config);
-    const documented = Object.keys(doc.paths).sort();
+    // paths, and the events of the OpenAPI 3.1 `webhooks` member (Swagger UI lists them too)
+    const documented = [...Object.keys(doc.paths), ...Object.keys(doc.webhooks ?? {})].sort();
     const listed = (await page.$$eval('.opblock-summary-path', (els) => els.map((e) => e.getAttribute('data-path') ?? e.textContent ?? ''))).map((p) =>
       p.replace(/\u200b/g, '').trim(),
     );

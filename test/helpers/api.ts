@@ -47,7 +47,7 @@ export interface TestApi {
   /**
    * Send a request. `key`: undefined → the ent_api key; null → no Authorization header; a string → that key.
    */
-  request(path: string, opts?: { key?: string | null; method?: string; headers?: Record<string, string> }): Promise<TestResponse>;
+  request(path: string, opts?: { key?: string | null; method?: string; headers?: Record<string, string>; body?: unknown }): Promise<TestResponse>;
   close(): Promise<void>;
   // — extras beyond the shared contract —
   /** The config the server runs with. */
@@ -107,6 +107,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       duckdbConnections: 2,
       duckdbThreads: 1,
       releasePollMs: 100,
+      webhookIntervalMs: 0, // no webhook scheduler unless a test asks for one
       ...opts.config,
     },
   );
@@ -136,7 +137,10 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       const headers: Record<string, string> = { ...o.headers };
       const key = o.key === undefined ? keys.ent_api : o.key;
       if (key !== null) headers['Authorization'] = `Bearer ${key}`;
-      const res = await fetch(baseUrl + path, { method: o.method ?? 'GET', headers });
+      // body: a string is sent as is, anything else as JSON
+      if (o.body !== undefined && typeof o.body !== 'string') headers['Content-Type'] ??= 'application/json';
+      const payload = o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
+      const res = await fetch(baseUrl + path, { method: o.method ?? 'GET', headers, ...(payload !== undefined ? { body: payload } : {}) });
       const text = await res.text();
       const type = res.headers.get('content-type') ?? '';
       const body = text !== '' && /json/.test(type) ? JSON.parse(text) : null;

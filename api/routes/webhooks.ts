@@ -1,0 +1,145 @@
+/**
+ * `/v1/webhooks`: manage the key's account's webhooks over HTTP (the same operations as
+ * `leads webhooks …`, through `api/webhooks/service.ts`). Only for scopes with the webhooks
+ * capability (ent_api and above); commonwealth gets a 403 naming the scopes needed. Answers are
+ * never cached (`Cache-Control: no-store`: they may carry a secret, and they change without a
+ * new release). Request bodies are JSON objects of at most 16 KB.
+ */
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { AppDeps } from '../app.ts';
+import type { ApiConfig } from '../config.ts';
+import type { AppContext, AppState } from '../context.ts';
+import { ApiError, invalidParams } from '../errors.ts';
+import { CAPABILITIES } from '../scopes.ts';
+import { createDispatcher } from '../webhooks/dispatcher.ts';
+import { serverLeadReader } from '../webhooks/lead-reader.ts';
+import { webhookService, webhooksForbidden, type Owner } from '../webhooks/service.ts';
+
+const BODY_BYTES_MAX = 16 * 1024;
+
+/** Read a JSON object body ({} when there is none); 413 / 415 / 400 problems otherwise. */
+export async function jsonBody(ctx: AppContext): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of ctx.req as AsyncIterable<Buffer>) {
+    size += c.length;
+    if (size > BODY_BYTES_MAX) throw new ApiError(413, 'body_too_large', `the request body must be at most ${BODY_BYTES_MAX} bytes`, { title: 'Content Too Large' });
+    chunks.push(c);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return {};
+  if (!/^application\/(.+\+)?json\b/i.test(ctx.get('Content-Type'))) {
+    throw new ApiError(415, 'unsupported_media_type', 'send the body as Content-Type: application/json', { title: 'Unsupported Media Type' });
+  }
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'invalid_body', 'the request body is not valid JSON');
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ApiError(400, 'invalid_body', 'the request body must be a JSON object');
+  return v as Record<string, unknown>;
+}
+
+/** Refuse body members the operation does not know (like unknown query parameters). */
+function onlyMembers(body: Record<string, unknown>, allowed: string[]): void {
+  const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
+  if (unknown.length) throw invalidParams(unknown.map((name) => ({ name, reason: 'unknown parameter' })));
+}
+
+/** Refuse query parameters on operations that take none. */
+function noQuery(ctx: AppContext, allowed: string[] = []): void {
+  const unknown = Object.keys(ctx.query).filter((k) => !allowed.includes(k));
+  if (unknown.length) throw invalidParams(unknown.map((name) => ({ name, reason: 'unknown parameter' })));
+}
+
+/** The webhooks router (paths relative to the /v1 mount). */
+export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'releases' | 'store' | 'clock' | 'log'>): Router<AppState> {
+  const router = new Router<AppState>();
+  let service: ReturnType<typeof webhookService> | null = null;
+  const svc = (): ReturnType<typeof webhookService> => {
+    if (!service) {
+      const leads = serverLeadReader(deps.db, deps.releases);
+      const dispatcher = createDispatcher({ store: deps.store.webhooks, leads, config, clock: deps.clock, log: deps.log, owner: `api-${process.pid}` });
+      service = webhookService({ store: deps.store, leads, dispatcher, config, clock: deps.clock });
+    }
+    return service;
+  };
+  const who = (ctx: AppContext): Owner => ({ accountId: ctx.state.key.account_id });
+  const guard: Middleware<AppState> = async (ctx, next) => {
+    const scope = ctx.state.key.scope;
+    if (!CAPABILITIES[scope].webhooks) throw webhooksForbidden(scope);
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  };
+  const id = (ctx: AppContext): string => ctx.params['id'] ?? '';
+
+  router.use(guard); // every route of this router is under /webhooks
+
+  router.get('/webhooks', async (ctx: AppContext) => {
+    noQuery(ctx);
+    ctx.body = { results: await svc().list(who(ctx)) };
+  });
+
+  router.post('/webhooks', async (ctx: AppContext) => {
+    noQuery(ctx);
+    const body = await jsonBody(ctx);
+    onlyMembers(body, ['url', 'filter', 'description']);
+    const { webhook, secret } = await svc().create({ accountId: ctx.state.key.account_id, scope: ctx.state.key.scope, url: body['url'], filter: body['filter'] ?? '', description: body['description'] });
+    ctx.status = 201;
+    ctx.set('Location', `${config.publicBaseUrl}/webhooks/${webhook.id}`);
+    ctx.body = { ...webhook, secret };
+  });
+
+  router.get('/webhooks/:id', async (ctx: AppContext) => {
+    noQuery(ctx);
+    ctx.body = await svc().get(id(ctx), who(ctx));
+  });
+
+  for (const [action, status] of [['disable', 'disabled'], ['enable', 'active']] as const) {
+    router.post(`/webhooks/:id/${action}`, async (ctx: AppContext) => {
+      noQuery(ctx);
+      onlyMembers(await jsonBody(ctx), []);
+      ctx.body = await svc().setStatus(id(ctx), who(ctx), status);
+    });
+  }
+
+  router.post('/webhooks/:id/rotate-secret', async (ctx: AppContext) => {
+    noQuery(ctx);
+    const body = await jsonBody(ctx);
+    onlyMembers(body, ['overlap_seconds']);
+    const overlap = body['overlap_seconds'];
+    if (overlap !== undefined && (!Number.isInteger(overlap) || (overlap as number) < 0 || (overlap as number) > 30 * 86_400)) {
+      throw invalidParams([{ name: 'overlap_seconds', reason: 'must be an integer between 0 and 2592000 (30 days)' }]);
+    }
+    const { webhook, secret } = await svc().rotateSecret(id(ctx), who(ctx), overlap === undefined ? undefined : (overlap as number) * 1000);
+    ctx.body = { ...webhook, secret };
+  });
+
+  router.post('/webhooks/:id/test', async (ctx: AppContext) => {
+    noQuery(ctx);
+    onlyMembers(await jsonBody(ctx), []);
+    ctx.body = await svc().test(id(ctx), who(ctx));
+  });
+
+  router.get('/webhooks/:id/deliveries', async (ctx: AppContext) => {
+    noQuery(ctx, ['status', 'limit']);
+    const q = ctx.query;
+    for (const k of ['status', 'limit']) if (Array.isArray(q[k])) throw invalidParams([{ name: k, reason: 'given more than once' }]);
+    ctx.body = { results: await svc().deliveries(id(ctx), who(ctx), { status: q['status'], limit: q['limit'] }) };
+  });
+
+  router.post('/webhooks/:id/replay', async (ctx: AppContext) => {
+    noQuery(ctx);
+    const body = await jsonBody(ctx);
+    onlyMembers(body, ['delivery_ids']);
+    const ids = body['delivery_ids'];
+    if (ids !== undefined && (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000 || !ids.every((x) => typeof x === 'string'))) {
+      throw invalidParams([{ name: 'delivery_ids', reason: 'must be a non-empty array of at most 1000 delivery ids' }]);
+    }
+    ctx.body = { replayed: await svc().replay(id(ctx), who(ctx), ids as string[] | undefined) };
+  });
+
+  return router;
+}

@@ -1,0 +1,159 @@
+/**
+ * Webhook persistence: webhooks (destination, saved filter, signing secrets, watermark) and the
+ * durable delivery queue with its attempt log. Its own interface, next to the accounts-and-keys
+ * `StateStore`, with a SQLite (`webhooks-sqlite.ts`) and a PostgreSQL (`webhooks-postgres.ts`)
+ * implementation; both stores expose it as `store.webhooks`. Migrations use versions 20..29.
+ *
+ * Queue rules the dispatcher (api/webhooks/dispatcher.ts) relies on:
+ * - `enqueue` inserts a batch of deliveries and advances the webhook's watermark in ONE
+ *   transaction, and only if the watermark is still the one the caller read (compare-and-set):
+ *   two replicas planning the same webhook cannot both enqueue the same leads.
+ * - `claimDue` hands each due delivery to exactly one caller (PostgreSQL: `FOR UPDATE SKIP
+ *   LOCKED`; SQLite: an IMMEDIATE transaction) and leases it until `leaseUntil`. A delivery whose
+ *   lease ran out without an outcome (the dispatcher died between sending and recording) is due
+ *   again and is re-sent with the same id and body.
+ * - `finishAttempt` records the outcome only for the lease owner.
+ */
+import type { Scope } from '../scopes.ts';
+
+export type WebhookStatus = 'active' | 'disabled';
+export type DeliveryStatus = 'pending' | 'delivering' | 'delivered' | 'dead';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivering', 'delivered', 'dead'];
+export type AttemptOutcome = 'sending' | 'delivered' | 'retry' | 'dead' | 'abandoned';
+
+export interface Webhook {
+  /** `wh_` + 16 hex. */
+  id: string;
+  account_id: number;
+  account_name: string;
+  /** The scope the leads are masked for (the creating key's scope). */
+  scope: Scope;
+  url: string;
+  /** The saved filter as a canonical query string (`/v1/leads` grammar). */
+  filter: string;
+  /** The parsed filter (LeadsFilters) as JSON. */
+  filters: Record<string, unknown>;
+  description: string | null;
+  status: WebhookStatus;
+  disabled_reason: string | null;
+  /** Leads with an id above this are new to the webhook (lead ids grow as leads are first seen). */
+  watermark_lead_id: number;
+  /** Release the watermark was last advanced on. */
+  watermark_release: string | null;
+  secret_rotated_at: string | null;
+  /** Until when the previous secret still signs deliveries (rotation overlap); null when none. */
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookSecrets {
+  current: string;
+  previous: string | null;
+  previous_expires_at: string | null;
+}
+
+export interface NewWebhook {
+  id: string;
+  account_id: number;
+  scope: Scope;
+  url: string;
+  filter: string;
+  filters: Record<string, unknown>;
+  description: string | null;
+  secret: string;
+  watermark_lead_id: number;
+  watermark_release: string | null;
+}
+
+export interface NewDelivery {
+  /** Event id (`evt_…`): the `webhook-id` header and the body's `id`, the same on every redelivery. */
+  id: string;
+  type: string;
+  created_at: string;
+  /** The exact bytes sent (UTF-8 JSON), fixed at enqueue time. */
+  body: string;
+  lead_count: number;
+}
+
+export interface Delivery {
+  id: string;
+  webhook_id: string;
+  type: string;
+  created_at: string;
+  lead_count: number;
+  status: DeliveryStatus;
+  /** Attempts made since the delivery was enqueued or last replayed. */
+  attempts: number;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_latency_ms: number | null;
+  delivered_at: string | null;
+  dead_reason: string | null;
+}
+
+/** A delivery handed to one dispatcher, with what it needs to send it. */
+export interface ClaimedDelivery extends Delivery {
+  body: string;
+  url: string;
+  secrets: WebhookSecrets;
+  /** Number of this attempt in the attempt log (counts every attempt, across replays). */
+  attempt_no: number;
+}
+
+export interface Attempt {
+  delivery_id: string;
+  attempt_no: number;
+  started_at: string;
+  status_code: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  outcome: AttemptOutcome;
+}
+
+/** What an attempt came to. */
+export type DeliveryOutcome =
+  | { status: 'delivered' }
+  | { status: 'pending'; next_attempt_at: Date }
+  | { status: 'dead'; reason: string };
+
+export interface WebhookStore {
+  createWebhook(w: NewWebhook): Promise<Webhook>;
+  getWebhook(id: string): Promise<Webhook | null>;
+  /** Webhooks oldest first, optionally of one account and/or status. */
+  listWebhooks(filter?: { accountId?: number; status?: WebhookStatus }): Promise<Webhook[]>;
+  setWebhookStatus(id: string, status: WebhookStatus, reason: string | null): Promise<Webhook | null>;
+  /** New current secret; the old one keeps signing until `previousExpiresAt`. */
+  rotateSecret(id: string, secret: string, previousExpiresAt: Date): Promise<Webhook | null>;
+  getSecrets(id: string): Promise<WebhookSecrets | null>;
+  /**
+   * Insert `deliveries` (pending, due now) and, when `watermark` is given, move the webhook's
+   * watermark from `watermark.from` to `watermark.to`, atomically. False (nothing written) when
+   * the watermark is no longer `from` (another dispatcher got there first).
+   */
+  enqueue(webhookId: string, deliveries: NewDelivery[], watermark?: { from: number; to: number; release: string | null }): Promise<boolean>;
+  /**
+   * Claim up to `limit` due deliveries of active webhooks (or exactly `deliveryId`, whatever its
+   * webhook's status, if it is due or pending), lease them to `owner` until `leaseUntil`, count
+   * the attempt and log it as `sending`.
+   */
+  claimDue(opts: { now: Date; limit: number; leaseUntil: Date; owner: string; deliveryId?: string }): Promise<ClaimedDelivery[]>;
+  /** Record an attempt's result and the delivery's next state; false when `owner` lost the lease. */
+  finishAttempt(
+    deliveryId: string,
+    owner: string,
+    attempt: { attempt_no: number; status_code: number | null; latency_ms: number | null; error: string | null },
+    outcome: DeliveryOutcome,
+  ): Promise<boolean>;
+  getDelivery(id: string): Promise<Delivery | null>;
+  /** Deliveries of a webhook, newest first. */
+  listDeliveries(webhookId: string, opts?: { status?: DeliveryStatus; limit?: number }): Promise<Delivery[]>;
+  listAttempts(deliveryId: string): Promise<Attempt[]>;
+  /**
+   * Put dead deliveries of a webhook back in the queue, due at `now`, with a fresh retry budget:
+   * the ids given (only those that are dead) or every dead one. Returns the ids replayed.
+   */
+  replayDead(webhookId: string, now: Date, deliveryIds?: string[]): Promise<string[]>;
+}

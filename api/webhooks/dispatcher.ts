@@ -1,0 +1,201 @@
+/**
+ * The webhook dispatcher, in two steps that any number of processes may run at once:
+ *
+ * 1. `plan()` — for every active webhook, the leads of the current release with an id above its
+ *    watermark that match its saved filter become `lead.new` events (batches of at most
+ *    `webhookBatchMax`), stored in the queue together with the new watermark in one transaction
+ *    (compare-and-set: if another replica planned the webhook first, nothing is written).
+ * 2. `deliverDue()` — claims due deliveries (each goes to one dispatcher, leased for
+ *    `webhookTimeoutMs` + 60 s), signs and POSTs them, and records the outcome: delivered, retry
+ *    at the scheduled time (`retry.ts`), or dead. 410 Gone disables the webhook. A dispatcher
+ *    that dies between sending and recording leaves the lease to run out; the delivery is then
+ *    claimed again and re-sent with the same event id and body.
+ *
+ * The clock and random source are injected (tests move time instead of waiting).
+ */
+import { randomBytes } from 'node:crypto';
+import type { ApiConfig } from '../config.ts';
+import type { LeadsFilters } from '../query/leads-query.ts';
+import { newLeadsQuery } from '../query/webhook-leads-query.ts';
+import type { ClaimedDelivery, Delivery, WebhookStore } from '../state/webhooks.ts';
+import { leadNewEvents } from './events.ts';
+import type { LeadReader } from './lead-reader.ts';
+import { attemptOutcome } from './retry.ts';
+import { postDelivery, sendAgents } from './send.ts';
+import { signatureHeaders } from './signing.ts';
+
+export type WebhookConfig = Pick<
+  ApiConfig,
+  'webhookBatchMax' | 'webhookTimeoutMs' | 'webhookMaxAttempts' | 'webhookConcurrency' | 'webhookAllowHosts' | 'webhookRotationOverlapMs'
+>;
+
+export interface DispatcherDeps {
+  store: WebhookStore;
+  leads: LeadReader;
+  config: WebhookConfig;
+  clock: () => Date;
+  random?: () => number;
+  log?: (line: string) => void;
+  /** Lease owner name (default: `<hostname-ish pid>-<random>`). */
+  owner?: string;
+}
+
+export interface PlanSummary {
+  release: string | null;
+  webhooks: number;
+  events: number;
+  leads: number;
+}
+
+export interface DeliverSummary {
+  attempted: number;
+  delivered: number;
+  retrying: number;
+  dead: number;
+}
+
+export interface Dispatcher {
+  plan(): Promise<PlanSummary>;
+  /** Send every delivery due now (loops until none is due). */
+  deliverDue(): Promise<DeliverSummary>;
+  /** Claim and send one delivery now (due or not), e.g. a test event; its state afterwards. */
+  deliverOne(deliveryId: string): Promise<Delivery | null>;
+  /** Time a claimed delivery stays leased. */
+  readonly leaseMs: number;
+  close(): void;
+}
+
+/** Run `fn` over `items` with at most `n` at a time. */
+async function eachLimited<T>(items: readonly T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+}
+
+export function createDispatcher(deps: DispatcherDeps): Dispatcher {
+  const { store, config, clock } = deps;
+  const log = deps.log ?? (() => {});
+  const owner = deps.owner ?? `pid${process.pid}-${randomBytes(4).toString('hex')}`;
+  const leaseMs = config.webhookTimeoutMs + 60_000;
+  const agents = sendAgents(Math.max(4, config.webhookConcurrency));
+
+  /** Sign, send and record one claimed delivery. */
+  const attempt = async (d: ClaimedDelivery, summary: DeliverSummary): Promise<void> => {
+    const now = clock();
+    const secrets = [d.secrets.current];
+    if (d.secrets.previous && d.secrets.previous_expires_at && Date.parse(d.secrets.previous_expires_at) > now.getTime()) secrets.push(d.secrets.previous);
+    const headers = { ...signatureHeaders({ id: d.id, timestamp: Math.floor(now.getTime() / 1000), body: d.body, secrets }), 'X-Service-Event': d.type };
+    const r = await postDelivery(d.url, headers, d.body, { timeoutMs: config.webhookTimeoutMs, allowHosts: config.webhookAllowHosts, agents });
+    const outcome = attemptOutcome(
+      { statusCode: r.statusCode, retryAfter: r.retryAfter, error: r.error },
+      { attempts: d.attempts, maxAttempts: config.webhookMaxAttempts, now: clock(), random: deps.random },
+    );
+    const recorded = await store.finishAttempt(d.id, owner, { attempt_no: d.attempt_no, status_code: r.statusCode, latency_ms: r.latencyMs, error: r.error }, outcome);
+    summary.attempted++;
+    if (outcome.status === 'delivered') summary.delivered++;
+    else if (outcome.status === 'dead') summary.dead++;
+    else summary.retrying++;
+    if (!recorded) log(`webhook delivery ${d.id}: lease lost before the outcome was recorded (another dispatcher took it over)`);
+    if (r.statusCode === 410) {
+      await store.setWebhookStatus(d.webhook_id, 'disabled', `the destination answered 410 Gone at ${clock().toISOString()}`);
+      log(`webhook ${d.webhook_id} disabled: its destination answered 410 Gone`);
+    }
+  };
+
+  const claimAndSend = async (deliveryId?: string): Promise<DeliverSummary> => {
+    const summary: DeliverSummary = { attempted: 0, delivered: 0, retrying: 0, dead: 0 };
+    for (;;) {
+      const now = clock();
+      const claimed = await store.claimDue({
+        now,
+        limit: deliveryId ? 1 : config.webhookConcurrency * 4,
+        leaseUntil: new Date(now.getTime() + leaseMs),
+        owner,
+        ...(deliveryId ? { deliveryId } : {}),
+      });
+      if (claimed.length === 0) break;
+      await eachLimited(claimed, config.webhookConcurrency, (d) => attempt(d, summary));
+      if (deliveryId) break;
+    }
+    return summary;
+  };
+
+  return {
+    leaseMs,
+    async plan() {
+      const snap = await deps.leads.snapshot();
+      const summary: PlanSummary = { release: snap?.releaseId ?? null, webhooks: 0, events: 0, leads: 0 };
+      if (!snap) {
+        log('webhooks: no release published yet; nothing to plan');
+        return summary;
+      }
+      for (const w of await store.listWebhooks({ status: 'active' })) {
+        if (snap.maxLeadId <= w.watermark_lead_id) continue;
+        try {
+          const q = newLeadsQuery(snap.source, w.filters as LeadsFilters, w.watermark_lead_id);
+          const leads = await deps.leads.all(q.sql, q.params);
+          const events = leadNewEvents({ webhookId: w.id, scope: w.scope, releaseId: snap.releaseId, leads, batchMax: config.webhookBatchMax, createdAt: clock() });
+          const ok = await store.enqueue(w.id, events, { from: w.watermark_lead_id, to: snap.maxLeadId, release: snap.releaseId });
+          if (!ok) continue; // another dispatcher planned this webhook meanwhile
+          summary.webhooks++;
+          summary.events += events.length;
+          summary.leads += leads.length;
+        } catch (e) {
+          log(`webhook ${w.id}: planning failed: ${(e as Error).message}`);
+        }
+      }
+      return summary;
+    },
+    deliverDue: () => claimAndSend(),
+    async deliverOne(deliveryId) {
+      await claimAndSend(deliveryId);
+      return store.getDelivery(deliveryId);
+    },
+    close() {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
+
+/**
+ * Run the dispatcher on a timer inside the server: `plan()` every `intervalMs` (first at start)
+ * and `deliverDue()` every `pollMs`; runs never overlap. `stop()` waits for a running step.
+ */
+export function startWebhookScheduler(d: Dispatcher, o: { intervalMs: number; pollMs: number; log: (line: string) => void }): { stop(): Promise<void> } {
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const step = (what: string, fn: () => Promise<unknown>): void => {
+    running = running.then(async () => {
+      if (stopped) return;
+      try {
+        const r = await fn();
+        const s = r as Partial<PlanSummary & DeliverSummary>;
+        if ((s.events ?? 0) > 0 || (s.attempted ?? 0) > 0) o.log(`webhooks ${what}: ${JSON.stringify(r)}`);
+      } catch (e) {
+        o.log(`webhooks ${what} failed: ${(e as Error).message}`);
+      }
+    });
+  };
+  const plan = (): void => step('plan', async () => {
+    const p = await d.plan();
+    await d.deliverDue();
+    return p;
+  });
+  plan();
+  const t1 = setInterval(plan, o.intervalMs);
+  const t2 = setInterval(() => step('deliver', () => d.deliverDue()), o.pollMs);
+  t1.unref();
+  t2.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(t1);
+      clearInterval(t2);
+      await running;
+      d.close();
+    },
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * Where the dispatcher reads leads from: the release the server is serving (its DuckDB tables),
+ * or — for the `leads webhooks …` commands — the release `DATA_DIR/current` points at, read
+ * straight from its Parquet files.
+ */
+import { join } from 'node:path';
+import { openApiDb, sqlString, type ApiDb, type Row } from '../db.ts';
+import { placeNames, type PlaceNames } from '../params.ts';
+import { leadsPlacesQuery, leadsSource, searchAvgdlQuery, type LeadsSource } from '../query/leads-query.ts';
+import { maxLeadIdQuery } from '../query/webhook-leads-query.ts';
+import { NoReleaseError, readCurrentLink, type Release, type ReleaseManager } from '../release.ts';
+
+/** What dispatch needs of one release. */
+export interface LeadSnapshot {
+  releaseId: string;
+  source: LeadsSource;
+  /** Canonical authority / county names (saved filters are parsed against them). */
+  places: PlaceNames;
+  /** Highest lead id of the release. */
+  maxLeadId: number;
+}
+
+export interface LeadReader {
+  /** The current release, or null when none is published. */
+  snapshot(): Promise<LeadSnapshot | null>;
+  all<T extends Row = Row>(sql: string, params: readonly unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+async function snapshotOf(db: ApiDb, id: string, tables: Pick<Release['tables'], 'leads' | 'search_terms' | 'search_postings'>, termsPath: string): Promise<LeadSnapshot> {
+  const pq = leadsPlacesQuery(tables.leads);
+  const aq = searchAvgdlQuery(termsPath);
+  const mq = maxLeadIdQuery(tables.leads);
+  const [places, avg, max] = await Promise.all([
+    db.all<{ planning_authority: string; county: string }>(pq.sql, pq.params),
+    db.all<{ avgdl: number | null }>(aq.sql, aq.params).catch(() => [{ avgdl: null }]),
+    db.all<{ max_id: number }>(mq.sql, mq.params),
+  ]);
+  const release = { tables } as Release;
+  return { releaseId: id, source: leadsSource(release, avg[0]?.avgdl ?? null), places: placeNames(places), maxLeadId: Number(max[0]?.max_id ?? 0) };
+}
+
+/** Read from the server's current release (DuckDB tables already loaded). */
+export function serverLeadReader(db: ApiDb, releases: ReleaseManager): LeadReader {
+  let cached: { id: string; snap: Promise<LeadSnapshot> } | null = null;
+  return {
+    async snapshot() {
+      let release: Release;
+      try {
+        release = releases.current();
+      } catch (e) {
+        if (e instanceof NoReleaseError) return null;
+        throw e;
+      }
+      if (cached?.id !== release.id) {
+        const snap = snapshotOf(db, release.id, release.tables, release.path('search_terms.parquet'));
+        cached = { id: release.id, snap };
+        snap.catch(() => (cached = null));
+      }
+      return cached.snap;
+    },
+    all: (sql, params) => db.all(sql, params),
+    async close() {},
+  };
+}
+
+/** Read the release `<dataDir>/current` points at from its Parquet files (own small DuckDB). */
+export function dataDirLeadReader(dataDir: string): LeadReader {
+  let db: Promise<ApiDb> | null = null;
+  const open = (): Promise<ApiDb> => (db ??= openApiDb({ connections: 1, threads: 1, memoryLimit: '256MB' }));
+  return {
+    async snapshot() {
+      const link = readCurrentLink(dataDir);
+      if (!link) return null;
+      const t = (name: string): string => `read_parquet(${sqlString(join(link.dir, `${name}.parquet`))})`;
+      return snapshotOf(await open(), link.id, { leads: t('leads'), search_terms: t('search_terms'), search_postings: t('search_postings') }, join(link.dir, 'search_terms.parquet'));
+    },
+    async all(sql, params) {
+      return (await open()).all(sql, params);
+    },
+    async close() {
+      if (db) (await db).close();
+    },
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * The webhook part of the OpenAPI document (api/openapi.ts includes it): the `/webhooks`
+ * operations, their request and response schemas, and the `lead.new` event under the document's
+ * top-level `webhooks` (OpenAPI 3.1), so receivers see the body they will get.
+ */
+import type { Endpoint } from '../openapi.ts';
+import { DELIVERY_STATUSES } from '../state/webhooks.ts';
+import { SCOPES } from '../scopes.ts';
+import { EVENT_TYPES } from './events.ts';
+
+type Json = Record<string, any>;
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+const idParam: Json = { name: 'id', in: 'path', required: true, description: 'Webhook id (`wh_…`).', schema: { type: 'string', pattern: '^wh_[0-9a-f]{16}$' } };
+const ts = (description: string): Json => ({ type: ['string', 'null'], format: 'date-time', description });
+
+const webhookProps: Json = {
+  id: { type: 'string', pattern: '^wh_[0-9a-f]{16}$', description: 'Webhook id.' },
+  account: { type: 'string', description: 'Owning account.' },
+  scope: { type: 'string', enum: [...SCOPES], description: 'Scope the leads are masked for (the creating key\'s scope).' },
+  url: { type: 'string', description: 'Destination (https, public address).' },
+  filter: { type: 'string', description: 'Saved filter: a `/v1/leads` query string, canonical (empty = every new lead).' },
+  description: { type: ['string', 'null'], description: 'Free text.' },
+  status: { type: 'string', enum: ['active', 'disabled'], description: 'Disabled webhooks get no deliveries (queued ones wait).' },
+  disabled_reason: { type: ['string', 'null'], description: 'Why it was disabled (e.g. the destination answered 410 Gone).' },
+  watermark: {
+    type: 'object',
+    additionalProperties: false,
+    description: 'Leads with an id above `lead_id` are new to this webhook.',
+    properties: { lead_id: { type: 'integer', minimum: 0, description: 'Highest lead id already batched.' }, release: { type: ['string', 'null'], description: 'Release it was batched from.' } },
+    required: ['lead_id', 'release'],
+  },
+  secret_rotated_at: ts('Last secret rotation.'),
+  previous_secret_expires_at: ts('Until when the previous secret also signs deliveries.'),
+  created_at: { type: 'string', format: 'date-time', description: 'Creation time.' },
+  updated_at: { type: 'string', format: 'date-time', description: 'Last change.' },
+};
+const webhookRequired = Object.keys(webhookProps);
+
+/** Component schemas of the webhook operations and event. */
+export function webhookSchemas(): Json {
+  const secret = { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]{43}=$', description: 'Signing secret, shown only in this answer. The HMAC key is its base64-decoded part after `whsec_`.' };
+  return {
+    Webhook: { type: 'object', description: 'A webhook (never its secret).', additionalProperties: false, properties: webhookProps, required: webhookRequired },
+    WebhookWithSecret: {
+      type: 'object',
+      description: 'A webhook with its new signing secret (creation and rotation only).',
+      additionalProperties: false,
+      properties: { ...webhookProps, secret },
+      required: [...webhookRequired, 'secret'],
+    },
+    WebhookList: { type: 'object', additionalProperties: false, description: 'The account\'s webhooks, oldest first.', properties: { results: { type: 'array', items: ref('Webhook') } }, required: ['results'] },
+    WebhookDelivery: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'One event queued for a webhook and what became of it (the delivery log).',
+      properties: {
+        id: { type: 'string', pattern: '^evt_[0-9a-f]{24}$', description: 'Event id: the body\'s `id` and the `webhook-id` header, the same on every redelivery.' },
+        webhook_id: { type: 'string', description: 'Webhook id.' },
+        type: { type: 'string', enum: [...EVENT_TYPES], description: 'Event type.' },
+        created_at: { type: 'string', format: 'date-time', description: 'When the event was queued.' },
+        lead_count: { type: 'integer', minimum: 0, description: 'Leads in the body.' },
+        status: { type: 'string', enum: [...DELIVERY_STATUSES], description: '`dead` deliveries form the dead-letter list.' },
+        attempts: { type: 'integer', minimum: 0, description: 'Attempts since queued or last replayed.' },
+        next_attempt_at: ts('When the next attempt is due (pending only).'),
+        last_attempt_at: ts('Start of the last attempt.'),
+        last_status_code: { type: ['integer', 'null'], description: 'HTTP status of the last answer (null: no answer).' },
+        last_error: { type: ['string', 'null'], description: 'Timeout, connection error or refused destination of the last attempt.' },
+        last_latency_ms: { type: ['integer', 'null'], minimum: 0, description: 'Duration of the last attempt.' },
+        delivered_at: ts('When a 2xx answer was recorded.'),
+        dead_reason: { type: ['string', 'null'], description: 'Why the delivery was given up.' },
+      },
+      required: ['id', 'webhook_id', 'type', 'created_at', 'lead_count', 'status', 'attempts', 'next_attempt_at', 'last_attempt_at', 'last_status_code', 'last_error', 'last_latency_ms', 'delivered_at', 'dead_reason'],
+    },
+    WebhookDeliveryList: { type: 'object', additionalProperties: false, description: 'Deliveries, newest first.', properties: { results: { type: 'array', items: ref('WebhookDelivery') } }, required: ['results'] },
+    WebhookReplay: { type: 'object', additionalProperties: false, description: 'Dead letters queued again.', properties: { replayed: { type: 'array', items: { type: 'string' }, description: 'Delivery ids.' } }, required: ['replayed'] },
+    WebhookCreate: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'A new webhook.',
+      properties: {
+        url: { type: 'string', maxLength: 2048, description: 'https URL on a public address (the operator\'s WEBHOOK_ALLOW_HOSTS may allow others).', examples: ['https://hooks.example.ie/leads'] },
+        filter: { type: 'string', description: 'Saved filter in the `/v1/leads` grammar, without paging or sort.', examples: ['vertical=solar&county=Cork'] },
+        description: { type: 'string', maxLength: 200, description: 'Free text.' },
+      },
+      required: ['url'],
+    },
+    WebhookEvent: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Body of a `lead.new` (or `webhook.test`) delivery. Verify the signature headers over the raw bytes before parsing (docs/webhooks.md).',
+      properties: {
+        id: { type: 'string', description: 'Event id (= `webhook-id`); de-duplicate on it.' },
+        type: { type: 'string', enum: [...EVENT_TYPES], description: 'Event type.' },
+        created_at: { type: 'string', format: 'date-time', description: 'When the event was queued.' },
+        webhook_id: { type: 'string', description: 'Webhook id.' },
+        release: { type: ['string', 'null'], description: 'Release the leads come from.' },
+        batch: {
+          type: 'object',
+          additionalProperties: false,
+          description: 'Position of this event among the events of one batch run.',
+          properties: { index: { type: 'integer', minimum: 1, description: '1-based.' }, count: { type: 'integer', minimum: 1, description: 'Events in the run.' } },
+          required: ['index', 'count'],
+        },
+        leads: { type: 'array', items: ref('Lead'), description: 'New leads matching the saved filter (at most WEBHOOK_BATCH_MAX), masked for the webhook\'s scope.' },
+        _meta: ref('ResponseMeta'),
+      },
+      required: ['id', 'type', 'created_at', 'webhook_id', 'release', 'batch', 'leads', '_meta'],
+    },
+  };
+}
+
+const signatureHeaders: Json = {
+  'X-Service-Signature': { required: true, description: '`sha256=<hex HMAC-SHA256 of the raw body>` (one per valid secret, comma-separated, during a rotation overlap).', schema: { type: 'string' } },
+  'X-Service-Timestamp': { required: true, description: 'Unix seconds of the attempt.', schema: { type: 'string' } },
+  'webhook-id': { required: true, description: 'Event id (Standard Webhooks).', schema: { type: 'string' } },
+  'webhook-timestamp': { required: true, description: 'Unix seconds of the attempt (Standard Webhooks).', schema: { type: 'string' } },
+  'webhook-signature': { required: true, description: '`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated per valid secret (Standard Webhooks).', schema: { type: 'string' } },
+};
+
+/** The top-level `webhooks` member: the events the service POSTs to registered URLs. */
+export function webhookEventsDoc(): Json {
+  return {
+    'lead.new': {
+      post: {
+        summary: 'New leads matching a saved filter',
+        description: 'Sent hourly per webhook; retried with exponential backoff on anything but 2xx (410 disables the webhook). See docs/webhooks.md.',
+        parameters: Object.entries(signatureHeaders).map(([name, h]) => ({ name, in: 'header', ...h })),
+        requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookEvent') } } },
+        responses: { '200': { description: 'Any 2xx acknowledges the delivery.' }, '410': { description: 'Gone: the webhook is disabled.' } },
+      },
+    },
+  };
+}
+
+/** The `/webhooks` operations. */
+export function webhookEndpoints(): Endpoint[] {
+  const tag = 'Webhooks';
+  const scopeNote = ' Needs scope ent_api or above (commonwealth: 403). Answers are `Cache-Control: no-store`.';
+  return [
+    { method: 'get', path: '/webhooks', tag, summary: 'List the account\'s webhooks', description: 'Webhooks of the key\'s account, oldest first, without secrets.' + scopeNote, ok: { schema: ref('WebhookList'), description: 'The webhooks.' }, errors: [400] },
+    {
+      method: 'post', path: '/webhooks', tag, summary: 'Create a webhook',
+      description: 'A destination URL and a saved filter in the `/v1/leads` grammar (a bad filter gives the same problem as `/v1/leads`). The answer carries the signing secret, once.' + scopeNote,
+      body: ref('WebhookCreate'), bodyRequired: true, ok: { status: 201, schema: ref('WebhookWithSecret'), description: 'Created; `Location` names it.', location: true }, errors: [400, 413, 415],
+    },
+    { method: 'get', path: '/webhooks/{id}', tag, summary: 'One webhook', description: 'A webhook of the key\'s account.' + scopeNote, pathParams: [idParam], ok: { schema: ref('Webhook'), description: 'The webhook.' }, errors: [400, 404] },
+    { method: 'post', path: '/webhooks/{id}/disable', tag, summary: 'Disable a webhook', description: 'Stop deliveries; queued ones wait until it is enabled.' + scopeNote, pathParams: [idParam], ok: { schema: ref('Webhook'), description: 'The webhook.' }, errors: [400, 404, 413, 415] },
+    { method: 'post', path: '/webhooks/{id}/enable', tag, summary: 'Enable a webhook', description: 'Resume deliveries.' + scopeNote, pathParams: [idParam], ok: { schema: ref('Webhook'), description: 'The webhook.' }, errors: [400, 404, 413, 415] },
+    {
+      method: 'post', path: '/webhooks/{id}/rotate-secret', tag, summary: 'Rotate the signing secret',
+      description: 'A new secret (returned once); the previous one keeps signing for `overlap_seconds` (default 24 h), both signatures being sent meanwhile.' + scopeNote,
+      pathParams: [idParam],
+      body: { type: 'object', additionalProperties: false, properties: { overlap_seconds: { type: 'integer', minimum: 0, maximum: 2_592_000, description: 'How long the previous secret still signs.' } } },
+      ok: { schema: ref('WebhookWithSecret'), description: 'The webhook and its new secret.' }, errors: [400, 404, 413, 415],
+    },
+    { method: 'post', path: '/webhooks/{id}/test', tag, summary: 'Send a test event', description: 'Sends a `webhook.test` event (no leads) now and answers with its delivery record (also in the log; retried like any delivery if it fails).' + scopeNote, pathParams: [idParam], ok: { schema: ref('WebhookDelivery'), description: 'The delivery after its first attempt.' }, errors: [400, 404, 413, 415] },
+    {
+      method: 'get', path: '/webhooks/{id}/deliveries', tag, summary: 'Delivery log and dead letters',
+      description: 'Deliveries of the webhook, newest first: status, attempts, last response code, latency and error. `status=dead` lists the dead letters.' + scopeNote,
+      pathParams: [idParam],
+      query: {
+        type: 'object',
+        properties: {
+          status: { type: 'string', enum: [...DELIVERY_STATUSES], description: 'Only deliveries in this state.' },
+          limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100, description: 'Most deliveries returned.' },
+        },
+      },
+      ok: { schema: ref('WebhookDeliveryList'), description: 'The deliveries.' }, errors: [400, 404],
+    },
+    {
+      method: 'post', path: '/webhooks/{id}/replay', tag, summary: 'Replay dead letters',
+      description: 'Queue dead deliveries again (all, or `delivery_ids`) with a fresh set of attempts; same event ids and bodies.' + scopeNote,
+      pathParams: [idParam],
+      body: { type: 'object', additionalProperties: false, properties: { delivery_ids: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string' }, description: 'Dead deliveries to replay (default: all).' } } },
+      ok: { schema: ref('WebhookReplay'), description: 'The deliveries queued again.' }, errors: [400, 404, 413, 415],
+    },
+  ];
+}

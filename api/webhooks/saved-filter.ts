@@ -1,0 +1,51 @@
+/**
+ * Saved filters: a query string in the grammar of `GET /v1/leads` (`vertical=solar&county=Cork`),
+ * parsed by the same parser (`parseLeadsQuery`), so the grammar is identical and a bad filter is
+ * refused with the same problem details. Paging and sorting parameters are not filters and are
+ * refused. The filter is stored parsed (canonical authority / county names) and as a canonical
+ * query string.
+ */
+import { invalidParams } from '../errors.ts';
+import { parseLeadsQuery, type PlaceNames, type RawQuery } from '../params.ts';
+import { normalisedFilters, type LeadsFilters } from '../query/leads-query.ts';
+
+const NOT_FILTERS = ['page', 'page_size', 'cursor', 'sort'];
+/** Order of parameters in the canonical string (that of the leads query schema). */
+const ORDER = ['q', 'vertical', 'authority', 'county', 'readiness', 'status', 'use_class', 'scale', 'min_value', 'min_units', 'has_contact', 'demolition'] as const;
+
+/** A query string (with or without `?`) as Koa would parse it: repeated names become arrays. */
+export function rawQueryOf(filter: string): RawQuery {
+  const out: RawQuery = {};
+  for (const [k, v] of new URLSearchParams(filter.replace(/^\?/, ''))) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+/** The canonical query string of parsed filters (lists comma-joined and sorted). */
+export function filterString(f: LeadsFilters): string {
+  const n = normalisedFilters(f) as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const k of ORDER) {
+    const v = n[k];
+    if (v === undefined) continue;
+    parts.push(`${k}=${(Array.isArray(v) ? v : [v]).map((x) => encodeURIComponent(String(x))).join(',')}`);
+  }
+  return parts.join('&');
+}
+
+/**
+ * Parse a saved filter against the release's place names. Throws the `invalidParams` ApiError
+ * `GET /v1/leads` would give for the same query (plus paging / sort names refused).
+ *
+ * @example parseSavedFilter('vertical=solar&county=cork', places) // { filters: { vertical: ['solar'], county: ['Cork'] }, filter: 'vertical=solar&county=Cork' }
+ */
+export function parseSavedFilter(filter: string, places: PlaceNames): { filters: LeadsFilters; filter: string } {
+  const raw = rawQueryOf(filter);
+  const paging = Object.keys(raw).filter((k) => NOT_FILTERS.includes(k));
+  if (paging.length > 0) throw invalidParams(paging.map((name) => ({ name, reason: 'paging and sorting are not part of a saved filter' })));
+  const { filters } = parseLeadsQuery(raw, { pageSizeDefault: 1, pageSizeMax: 1, pageMax: 1 }, places, '');
+  const normal = normalisedFilters(filters);
+  return { filters: normal, filter: filterString(normal) };
+}

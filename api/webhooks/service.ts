@@ -1,0 +1,174 @@
+/**
+ * Managing webhooks: the one implementation behind both `leads webhooks …` (api/webhooks/cli.ts)
+ * and `/v1/webhooks` (api/routes/webhooks.ts). Every failure is an `ApiError` (400 with the
+ * parameter named, 403 for scopes without webhooks, 404 for unknown or other accounts' webhooks).
+ * Secrets are returned only by `create` and `rotateSecret`, once.
+ */
+import { randomBytes } from 'node:crypto';
+import { ApiError, invalidParams, notFound, type ParamError } from '../errors.ts';
+import { CAPABILITIES, scopesWith, SCOPES, type Scope } from '../scopes.ts';
+import type { StateStore } from '../state/store.ts';
+import { DELIVERY_STATUSES, type Delivery, type DeliveryStatus, type Webhook } from '../state/webhooks.ts';
+import { checkDestinationUrl } from './destination.ts';
+import type { Dispatcher, WebhookConfig } from './dispatcher.ts';
+import { testEvent } from './events.ts';
+import type { LeadReader } from './lead-reader.ts';
+import { parseSavedFilter } from './saved-filter.ts';
+import { generateSecret } from './signing.ts';
+
+/** A webhook as shown to its owner (never its secret). */
+export interface PublicWebhook {
+  id: string;
+  account: string;
+  scope: Scope;
+  url: string;
+  filter: string;
+  description: string | null;
+  status: Webhook['status'];
+  disabled_reason: string | null;
+  watermark: { lead_id: number; release: string | null };
+  secret_rotated_at: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function publicWebhook(w: Webhook): PublicWebhook {
+  return {
+    id: w.id,
+    account: w.account_name,
+    scope: w.scope,
+    url: w.url,
+    filter: w.filter,
+    description: w.description,
+    status: w.status,
+    disabled_reason: w.disabled_reason,
+    watermark: { lead_id: w.watermark_lead_id, release: w.watermark_release },
+    secret_rotated_at: w.secret_rotated_at,
+    previous_secret_expires_at: w.previous_secret_expires_at,
+    created_at: w.created_at,
+    updated_at: w.updated_at,
+  };
+}
+
+/** The 403 for a scope without the webhooks capability, naming the scopes that have it. */
+export function webhooksForbidden(scope: Scope): ApiError {
+  const may = scopesWith('webhooks');
+  return new ApiError(403, 'insufficient_scope', `webhooks need scope ${may.slice(0, -1).join(', ')} or ${may.at(-1)}; this key's scope is ${scope}`);
+}
+
+export interface WebhookServiceDeps {
+  store: StateStore;
+  leads: LeadReader;
+  dispatcher: Dispatcher;
+  config: WebhookConfig;
+  clock: () => Date;
+}
+
+/** Who is asking: an account (HTTP: the key's account; CLI: any, when `accountId` is undefined). */
+export interface Owner {
+  accountId?: number;
+}
+
+export function webhookService(deps: WebhookServiceDeps) {
+  const { store, clock } = deps;
+  const wh = store.webhooks;
+
+  const owned = async (id: string, who: Owner): Promise<Webhook> => {
+    const w = await wh.getWebhook(id);
+    if (!w || (who.accountId !== undefined && w.account_id !== who.accountId)) throw notFound(`webhook ${id}`);
+    return w;
+  };
+
+  return {
+    /**
+     * Create a webhook for an account. `scope` must have the webhooks capability; `filter` is a
+     * `/v1/leads` query string; the watermark starts at the current release's highest lead id,
+     * so only leads first seen after creation are sent.
+     */
+    async create(o: { accountId: number; scope: Scope; url: unknown; filter: unknown; description?: unknown }): Promise<{ webhook: PublicWebhook; secret: string }> {
+      if (!CAPABILITIES[o.scope].webhooks) throw webhooksForbidden(o.scope);
+      const errors: ParamError[] = [...checkDestinationUrl(o.url, deps.config.webhookAllowHosts)];
+      if (o.filter !== undefined && typeof o.filter !== 'string') errors.push({ name: 'filter', reason: 'must be a query string such as vertical=solar&county=Cork' });
+      if (o.description !== undefined && o.description !== null && (typeof o.description !== 'string' || o.description.length > 200)) {
+        errors.push({ name: 'description', reason: 'must be a string of at most 200 characters' });
+      }
+      if (errors.length) throw invalidParams(errors);
+      const snap = await deps.leads.snapshot();
+      if (!snap) throw new ApiError(503, 'no_release', 'no release is published yet: saved filters are checked against the current release');
+      const parsed = parseSavedFilter((o.filter as string | undefined) ?? '', snap.places);
+      const secret = generateSecret();
+      const w = await wh.createWebhook({
+        id: 'wh_' + randomBytes(8).toString('hex'),
+        account_id: o.accountId,
+        scope: o.scope,
+        url: o.url as string,
+        filter: parsed.filter,
+        filters: parsed.filters as Record<string, unknown>,
+        description: (o.description as string | undefined) ?? null,
+        secret,
+        watermark_lead_id: snap.maxLeadId,
+        watermark_release: snap.releaseId,
+      });
+      return { webhook: publicWebhook(w), secret };
+    },
+    async list(who: Owner): Promise<PublicWebhook[]> {
+      return (await wh.listWebhooks(who.accountId !== undefined ? { accountId: who.accountId } : {})).map(publicWebhook);
+    },
+    async get(id: string, who: Owner): Promise<PublicWebhook> {
+      return publicWebhook(await owned(id, who));
+    },
+    async setStatus(id: string, who: Owner, status: 'active' | 'disabled'): Promise<PublicWebhook> {
+      await owned(id, who);
+      return publicWebhook((await wh.setWebhookStatus(id, status, status === 'disabled' ? `disabled by its owner at ${clock().toISOString()}` : null))!);
+    },
+    /** New secret (returned once); the old one keeps signing for `overlapMs` (default WEBHOOK_ROTATION_OVERLAP_MS). */
+    async rotateSecret(id: string, who: Owner, overlapMs: number = deps.config.webhookRotationOverlapMs): Promise<{ webhook: PublicWebhook; secret: string }> {
+      await owned(id, who);
+      const secret = generateSecret();
+      const w = await wh.rotateSecret(id, secret, new Date(clock().getTime() + overlapMs));
+      return { webhook: publicWebhook(w!), secret };
+    },
+    /** Send a `webhook.test` event now and return its delivery (recorded in the delivery log). */
+    async test(id: string, who: Owner): Promise<Delivery> {
+      const w = await owned(id, who);
+      const snap = await deps.leads.snapshot();
+      const ev = testEvent({ webhookId: w.id, scope: w.scope, releaseId: snap?.releaseId ?? null, createdAt: clock() });
+      await wh.enqueue(w.id, [ev]);
+      return (await deps.dispatcher.deliverOne(ev.id))!;
+    },
+    async deliveries(id: string, who: Owner, o: { status?: unknown; limit?: unknown } = {}): Promise<Delivery[]> {
+      await owned(id, who);
+      const errors: ParamError[] = [];
+      if (o.status !== undefined && !DELIVERY_STATUSES.includes(o.status as DeliveryStatus)) {
+        errors.push({ name: 'status', reason: 'not an allowed value', allowed: [...DELIVERY_STATUSES] });
+      }
+      const limit = o.limit === undefined ? 100 : Number(o.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) errors.push({ name: 'limit', reason: 'must be an integer between 1 and 1000' });
+      if (errors.length) throw invalidParams(errors);
+      return wh.listDeliveries(id, { ...(o.status !== undefined ? { status: o.status as DeliveryStatus } : {}), limit });
+    },
+    /** Put dead letters back in the queue (the ids given, or all); the ids replayed. */
+    async replay(id: string, who: Owner, deliveryIds?: string[]): Promise<string[]> {
+      await owned(id, who);
+      if (deliveryIds) {
+        const errors: ParamError[] = [];
+        for (const d of deliveryIds) {
+          const got = await wh.getDelivery(d);
+          if (!got || got.webhook_id !== id) errors.push({ name: 'delivery_ids', reason: `no delivery ${d} of webhook ${id}` });
+          else if (got.status !== 'dead') errors.push({ name: 'delivery_ids', reason: `delivery ${d} is ${got.status}, not dead; only dead letters are replayed` });
+        }
+        if (errors.length) throw invalidParams(errors);
+      }
+      return wh.replayDead(id, clock(), deliveryIds);
+    },
+  };
+}
+
+export type WebhookService = ReturnType<typeof webhookService>;
+
+/** The best webhook-capable scope among an account's active keys (the CLI's default), or null. */
+export function bestWebhookScope(keyScopes: Scope[]): Scope | null {
+  const capable = SCOPES.filter((s) => CAPABILITIES[s].webhooks && keyScopes.includes(s));
+  return capable.at(-1) ?? null;
+}
