@@ -10,6 +10,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import type { ApiConfig } from './config.ts';
 import { infrastructureQuerySchema } from './query/infrastructure-query.ts';
+import { ACCESS_HEADERS, ACCESS_PROBLEMS, accessEndpoints, accessSchemas, keyedOperation } from './access/openapi.ts';
 
 type Json = Record<string, any>;
 
@@ -58,7 +59,7 @@ function component(file: string): Json {
 
 /** One operation of the API, as mounted under /v1 (`{id}` is a path parameter). */
 export interface Endpoint {
-  method: 'get';
+  method: 'get' | 'post';
   path: string;
   summary: string;
   description: string;
@@ -74,6 +75,10 @@ export interface Endpoint {
   errors: number[];
   /** Answers with ETag / 304. */
   cached?: boolean;
+  /** Success status when not 200 (e.g. 201). */
+  okStatus?: number;
+  /** JSON request body schema (POST). */
+  body?: { schema: Json; description: string };
 }
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -148,6 +153,7 @@ export function endpoints(): Endpoint[] {
       errors: [400],
       cached: true,
     },
+    ...accessEndpoints(),
     {
       method: 'get',
       path: '/openapi.json',
@@ -185,11 +191,12 @@ export function endpoints(): Endpoint[] {
 /** Problem statuses, with when each happens. */
 const PROBLEMS: Record<number, string> = {
   400: 'Invalid or unknown parameters (`invalid_parameter`, `unknown_parameter`); `errors` names each one and lists allowed values of enumerations.',
-  401: 'Missing, malformed, unknown or revoked key (`missing_key`, `malformed_key`, `unknown_key`, `revoked_key`), with `WWW-Authenticate`.',
+  401: 'Missing, malformed, unknown, revoked or expired key (`missing_key`, `malformed_key`, `unknown_key`, `revoked_key`, `expired_key` — a licensed key past its licence\'s end), with `WWW-Authenticate`.',
   403: 'The key\'s scope is too low (`insufficient_scope`); `detail` names the scopes that may.',
   404: 'No such record or path (`not_found`).',
   405: 'Another method than GET / HEAD on this path (`method_not_allowed`), with `Allow`.',
   500: 'Internal error (`internal_error`); nothing is leaked; quote `request_id` when reporting it.',
+  ...ACCESS_PROBLEMS,
   503: 'No release is loaded yet (`no_release`).',
 };
 
@@ -261,6 +268,7 @@ const HEADERS: Json = {
     schema: { type: 'string' },
   },
   Allow: { description: 'Methods allowed on the path.', schema: { type: 'string' } },
+  ...ACCESS_HEADERS,
 };
 
 /** The parameters of an endpoint, from the properties of its query schema. */
@@ -287,14 +295,14 @@ function operation(e: Endpoint): Json {
     return { description: PROBLEMS[status], headers, content: { 'application/problem+json': { schema: ref('Problem') } } };
   };
   const statuses = new Set<number>([...e.errors, 405, 500, 503]);
-  if (!e.public) (statuses.add(401), statuses.add(403));
+  if (!e.public) (statuses.add(401), statuses.add(403), statuses.add(429));
   const okHeaders: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
   if (e.cached) {
     okHeaders['ETag'] = { $ref: '#/components/headers/ETag' };
     okHeaders['Cache-Control'] = { $ref: '#/components/headers/Cache-Control' };
   }
   const responses: Json = {
-    '200': { description: e.ok.description, headers: okHeaders, content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema } } },
+    [String(e.okStatus ?? 200)]: { description: e.ok.description, headers: okHeaders, content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema } } },
   };
   if (e.cached) {
     responses['304'] = {
@@ -314,15 +322,18 @@ function operation(e: Endpoint): Json {
       schema: { type: 'string' },
     });
   }
-  return {
+  const op: Json = {
     operationId: operationId(e),
     tags: [e.tag],
     summary: e.summary,
     description: e.description,
     ...(e.public ? { security: [] } : {}),
     ...(parameters.length ? { parameters } : {}),
+    ...(e.body ? { requestBody: { required: true, description: e.body.description, content: { 'application/json': { schema: e.body.schema } } } } : {}),
     responses,
   };
+  // keyed operations: rate-limit and budget headers on every response, dry_run, 429
+  return e.public ? op : keyedOperation(op);
 }
 
 function operationId(e: Endpoint): string {
@@ -339,7 +350,7 @@ function operationId(e: Endpoint): string {
 export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
   const schemas: Json = {};
   for (const f of recordSchemaFiles()) schemas[componentName(f)] = component(f);
-  Object.assign(schemas, responseSchemas());
+  Object.assign(schemas, responseSchemas(), accessSchemas());
   const paths: Json = {};
   for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = operation(e);
   return {
@@ -360,6 +371,8 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
       { name: 'Leads', description: 'Planning applications and commencement notices.' },
       { name: 'Infrastructure', description: 'Strategic-infrastructure and energy projects.' },
       { name: 'Meta', description: 'The release being served.' },
+      { name: 'Account', description: 'The usage ledger of the calling key\'s account.' },
+      { name: 'Licences', description: 'Claiming a key under an organisation licence (the page and its two calls; no key needed).' },
       { name: 'Reference', description: 'This document and its rendering.' },
     ],
     paths,

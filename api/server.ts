@@ -14,6 +14,7 @@ import { openApiDb, type ApiDb } from './db.ts';
 import { openReleaseManager, type ReleaseManager } from './release.ts';
 import { openStateStore } from './state/open.ts';
 import type { StateStore } from './state/store.ts';
+import { UsageLedger } from './access/ledger.ts';
 
 export interface RunningServer {
   /** Origin the server answers on, e.g. `http://localhost:8080` (the API is under `/v1`). */
@@ -22,7 +23,9 @@ export interface RunningServer {
   releases: ReleaseManager;
   store: StateStore;
   db: ApiDb;
-  /** Stop accepting connections, let in-flight requests finish, then close the release manager, store and DuckDB. */
+  /** The usage ledger (counts reach the store within a second; `close` writes the rest). */
+  ledger: UsageLedger;
+  /** Stop accepting connections, let in-flight requests finish, write the usage ledger, then close the release manager, store and DuckDB. */
   close(): Promise<void>;
 }
 
@@ -36,7 +39,8 @@ export interface ServerDeps {
 /** Start the API with `config`; resolves once it is listening. */
 export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<RunningServer> {
   const log = deps.log;
-  const store = openStateStore(config.databaseUrl);
+  const clock = deps.clock ?? (() => new Date());
+  const store = openStateStore(config.databaseUrl, { now: clock });
   // An unreachable PostgreSQL (or a failed migration) fails the start, not the first request.
   await store.ready.catch(async (e: unknown) => {
     await store.close().catch(() => {});
@@ -51,7 +55,9 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
     await store.close();
     throw e;
   }
-  const app = createApp(config, { db, releases, store, clock: deps.clock ?? (() => new Date()), log });
+  const ledger = new UsageLedger(store, { detailDays: config.usageDetailDays, now: () => clock().getTime(), log });
+  if (!config.accessLimits) log('ACCESS_LIMITS=off: no hourly rate limits and no daily row budgets (benchmarks only, never in production)');
+  const app = createApp(config, { db, releases, store, clock, log, ledger });
   const tls = config.tlsCertFile !== null && config.tlsKeyFile !== null;
   const server = tls
     ? https.createServer({ cert: readFileSync(config.tlsCertFile!), key: readFileSync(config.tlsKeyFile!) }, app.callback())
@@ -80,13 +86,15 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
         });
         server.closeIdleConnections();
       });
+      // every counted request reaches the ledger table before the store closes
+      await ledger.stop().catch((e: Error) => log(`usage ledger: final write failed, ${ledger.pendingRequests} requests not recorded: ${e.message}`));
       await releases.close();
       await store.close();
       db.close();
     })();
     return closing;
   };
-  return { url, server, releases, store, db, close };
+  return { url, server, releases, store, db, ledger, close };
 }
 
 /** Command-line entry: read the environment, listen, and shut down gracefully on SIGTERM/SIGINT. */
