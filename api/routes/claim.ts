@@ -46,7 +46,9 @@ function checkSameOrigin(ctx: AppContext, config: ApiConfig): void {
   const site = ctx.get('Sec-Fetch-Site');
   if (site && site !== 'same-origin' && site !== 'none') throw new ApiError(403, 'cross_origin_request', 'claim requests must come from the claim page itself');
   const origin = ctx.get('Origin');
-  if (origin && origin !== ctx.origin && origin !== new URL(config.publicBaseUrl).origin) {
+  // (not ctx.origin: in Koa 3 that may echo the Origin header itself)
+  const own = `${ctx.protocol}://${ctx.host}`;
+  if (origin && origin !== own && origin !== new URL(config.publicBaseUrl).origin) {
     throw new ApiError(403, 'cross_origin_request', 'claim requests must come from the claim page itself');
   }
 }
