@@ -12,7 +12,8 @@ import Router from '@koa/router';
 import type { ApiConfig } from './config.ts';
 import type { ApiDb } from './db.ts';
 import type { ReleaseManager } from './release.ts';
-import type { StateStore } from './state/store.ts';
+import type { ApiKey, StateStore } from './state/store.ts';
+import { UNLIMITED } from './budget.ts';
 import type { AppState } from './context.ts';
 import { problemMiddleware } from './errors.ts';
 import { requestIdMiddleware } from './middleware/request-id.ts';
@@ -39,6 +40,11 @@ export interface AppDeps {
   log: (line: string) => void;
   /** The usage ledger (the server flushes it on stop); one is made when absent. */
   ledger?: UsageLedger;
+  /**
+   * BENCHMARKS ONLY (bench/access.ts): no key check, no limits, no ledger — every request is
+   * answered as this key. Never set by the server's command line or any environment variable.
+   */
+  benchWithoutAccess?: ApiKey;
 }
 
 /** Build the application. Routers are mounted under /v1; docs assets are public, all else keyed. */
@@ -60,9 +66,18 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   // The published reference (openapi.json, docs) and the licence claim page need neither a key nor a loaded release.
   app.use(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).use(claim.routes()).routes());
   app.use(releaseMiddleware(deps.releases));
-  app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
-  app.use(authMiddleware(deps.store, { publicPaths, cacheMs: config.keyCacheMs, now }));
-  app.use(accessMiddleware({ store: deps.store, ledger, now, limits: config.accessLimits, routeOf: routeOf(routers) }));
+  if (deps.benchWithoutAccess) {
+    const key = deps.benchWithoutAccess;
+    app.use((ctx, next) => {
+      ctx.state.key = key;
+      ctx.state.budget = UNLIMITED;
+      return next();
+    });
+  } else {
+    app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
+    app.use(authMiddleware(deps.store, { publicPaths, cacheMs: config.keyCacheMs, now }));
+    app.use(accessMiddleware({ store: deps.store, ledger, now, limits: config.accessLimits, routeOf: routeOf(routers) }));
+  }
   // the ledger changes with every request: never answered from an ETag
   app.use(new Router<AppState>({ prefix: '/v1' }).use(account.routes()).routes());
   app.use(conditionalMiddleware());

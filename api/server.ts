@@ -8,7 +8,7 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { createApp } from './app.ts';
+import { createApp, type AppDeps } from './app.ts';
 import { ApiConfigError, loadApiConfig, type ApiConfig } from './config.ts';
 import { openApiDb, type ApiDb } from './db.ts';
 import { openReleaseManager, type ReleaseManager } from './release.ts';
@@ -34,6 +34,8 @@ export interface ServerDeps {
   clock?: () => Date;
   /** Time in-flight requests get to finish on close before their connections are cut. */
   shutdownGraceMs?: number;
+  /** BENCHMARKS ONLY: answer every request as this key, with no auth, limits or ledger (see AppDeps). */
+  benchWithoutAccess?: AppDeps['benchWithoutAccess'];
 }
 
 /** Start the API with `config`; resolves once it is listening. */
@@ -57,7 +59,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
   }
   const ledger = new UsageLedger(store, { detailDays: config.usageDetailDays, now: () => clock().getTime(), log });
   if (!config.accessLimits) log('ACCESS_LIMITS=off: no hourly rate limits and no daily row budgets (benchmarks only, never in production)');
-  const app = createApp(config, { db, releases, store, clock, log, ledger });
+  const app = createApp(config, { db, releases, store, clock, log, ledger, ...(deps.benchWithoutAccess ? { benchWithoutAccess: deps.benchWithoutAccess } : {}) });
   const tls = config.tlsCertFile !== null && config.tlsKeyFile !== null;
   const server = tls
     ? https.createServer({ cert: readFileSync(config.tlsCertFile!), key: readFileSync(config.tlsKeyFile!) }, app.callback())

@@ -100,6 +100,8 @@ type AccessMethods = Pick<
 
 export interface PgAccessDeps {
   pool: pg.Pool;
+  /** Pool for the per-request counters (synchronous_commit=off). */
+  hot: pg.Pool;
   ready: Promise<void>;
   now: () => Date;
   keyColumns: string;
@@ -141,6 +143,10 @@ export function accessPostgres(d: PgAccessDeps): AccessMethods {
   const query = async (sql: string, params: unknown[]): Promise<Row[]> => {
     await d.ready;
     return (await pool.query(sql, params)).rows as Row[];
+  };
+  const hotQuery = async (sql: string, params: unknown[]): Promise<Row[]> => {
+    await d.ready;
+    return (await d.hot.query(sql, params)).rows as Row[];
   };
   /** Run `fn` in a transaction on one connection. */
   const tx = async <T>(fn: (q: (sql: string, params: unknown[]) => Promise<Row[]>) => Promise<T>): Promise<T> => {
@@ -231,7 +237,7 @@ export function accessPostgres(d: PgAccessDeps): AccessMethods {
       });
     },
     async hitRateLimit(keyId, windowStart, day) {
-      const [r] = await query(
+      const [r] = await hotQuery(
         `WITH hit AS (
            INSERT INTO rate_counters (key_id, window_start, count) VALUES ($1, $2, 1)
            ON CONFLICT (key_id, window_start) DO UPDATE SET count = rate_counters.count + 1
@@ -245,7 +251,7 @@ export function accessPostgres(d: PgAccessDeps): AccessMethods {
     async chargeRows(keyId, day, rows, limit) {
       const used = async (): Promise<number> => num((await query('SELECT rows FROM budget_counters WHERE key_id = $1 AND day = $2', [keyId, day]))[0]?.['rows']);
       if (rows > limit) return { ok: false, used: await used() };
-      const [r] = await query(
+      const [r] = await hotQuery(
         `INSERT INTO budget_counters (key_id, day, rows) VALUES ($1, $2, $3)
          ON CONFLICT (key_id, day) DO UPDATE SET rows = budget_counters.rows + EXCLUDED.rows
          WHERE budget_counters.rows + EXCLUDED.rows <= $4

@@ -89,7 +89,7 @@ if (!existsSync(CHROMIUM)) {
     // replay: the same link again is refused on the page
     const again = await ctx.newPage();
     await again.goto(url);
-    await again.waitForFunction(() => /cannot be used/.test(document.getElementById('status')?.textContent ?? ''), null, { timeout: 20_000 });
+    await again.waitForFunction(() => /cannot be used/.test((globalThis as any).document.getElementById('status')?.textContent ?? ''), null, { timeout: 20_000 });
     assert.match((await again.textContent('#status'))!, /already been used/);
     // a second link for a licence whose one seat is taken
     const second = await issueClaimLink(api.store, lic, api.baseUrl + '/v1', { now: new Date() });
@@ -97,7 +97,7 @@ if (!existsSync(CHROMIUM)) {
     await full.goto(second.url);
     await full.waitForSelector('#licence:not([hidden])', { timeout: 20_000 });
     await full.click('#create');
-    await full.waitForFunction(() => /cannot be used/.test(document.getElementById('status')?.textContent ?? ''), null, { timeout: 20_000 });
+    await full.waitForFunction(() => /cannot be used/.test((globalThis as any).document.getElementById('status')?.textContent ?? ''), null, { timeout: 20_000 });
     assert.match((await full.textContent('#status'))!, /every seat/);
     assert.is((await api.store.listKeys(org.id)).length, 1);
     // the page is not framable and runs only its own nonce'd script

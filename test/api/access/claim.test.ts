@@ -25,7 +25,7 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
   fetch(api.baseUrl + '/v1' + path, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) }).then(async (r) => ({
     status: r.status,
     headers: r.headers,
-    body: await r.json().catch(() => null),
+    body: (await r.json().catch(() => null)) as any,
   }));
 
 function leads(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -70,7 +70,7 @@ test('every keyed response carries the rate-limit and budget headers (200, 400, 
 test('hourly limit: exactly 600 of 640 concurrent requests pass, the rest are 429 with Retry-After; the next hour starts afresh', async () => {
   t = T0;
   const k = await freshKey('commonwealth');
-  const results = await Promise.all(Array.from({ length: 640 }, () => fetch(api.baseUrl + '/v1/meta', { headers: { Authorization: `Bearer ${k.raw}` } }).then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json() }))));
+  const results = await Promise.all(Array.from({ length: 640 }, () => fetch(api.baseUrl + '/v1/meta', { headers: { Authorization: `Bearer ${k.raw}` } }).then(async (r) => ({ status: r.status, headers: r.headers, body: (await r.json()) as any }))));
   const ok = results.filter((r) => r.status === 200);
   const limited = results.filter((r) => r.status === 429);
   assert.is(ok.length, 600);
