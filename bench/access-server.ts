@@ -11,7 +11,7 @@ import { loadApiConfig } from '../api/config.ts';
 import { startServer } from '../api/server.ts';
 
 const { values } = parseArgs({ options: { data: { type: 'string' }, db: { type: 'string' }, 'without-access': { type: 'boolean', default: false } } });
-const config = loadApiConfig(process.env.ACCESS_LIMITS ? { ACCESS_LIMITS: process.env.ACCESS_LIMITS } : {}, { dataDir: values.data!, databaseUrl: values.db!, port: 0, host: '127.0.0.1', duckdbConnections: 2 });
+const config = loadApiConfig({}, { dataDir: values.data!, databaseUrl: values.db!, port: 0, host: '127.0.0.1', duckdbConnections: 2 });
 const log = (l: string): void => void process.stderr.write(l + '\n');
 const s = await startServer(config, {
   log,
