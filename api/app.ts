@@ -2,16 +2,18 @@
  * `createApp(config, deps)` builds the Koa application; it does not listen (api/server.ts does).
  *
  * Middleware, in order:
- *   problem (errors → RFC 9457)  →  request id  →  security headers  →  release pin
- *   →  auth (Bearer key)  →  webhooks router (never cached)  →  conditional GET (ETag / 304)
- *   →  routers under /v1
+ *   problem (errors → RFC 9457)  →  request id  →  security headers  →  public routers (docs,
+ *   licence claim)  →  release pin  →  failed-key throttle  →  auth (Bearer key)  →  access
+ *   (hourly limit, daily row budget, usage ledger)  →  account and webhooks routers (never cached)
+ *   →  conditional GET (ETag / 304)  →  routers under /v1
  */
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { ApiConfig } from './config.ts';
 import type { ApiDb } from './db.ts';
 import type { ReleaseManager } from './release.ts';
-import type { StateStore } from './state/store.ts';
+import type { ApiKey, StateStore } from './state/store.ts';
+import { UNLIMITED } from './budget.ts';
 import type { AppState } from './context.ts';
 import { problemMiddleware } from './errors.ts';
 import { requestIdMiddleware } from './middleware/request-id.ts';
@@ -25,6 +27,11 @@ import { infrastructureRouter } from './routes/infrastructure.ts';
 import { metaRouter } from './routes/meta.ts';
 import { docsRouter } from './routes/docs.ts';
 import { webhooksRouter } from './routes/webhooks.ts';
+import { claimRouter } from './routes/claim.ts';
+import { accountRouter } from './routes/account.ts';
+import { accessMiddleware } from './access/middleware.ts';
+import { failedAuthThrottle } from './access/throttle.ts';
+import { UsageLedger } from './access/ledger.ts';
 
 export interface AppDeps {
   db: ApiDb;
@@ -32,6 +39,13 @@ export interface AppDeps {
   store: StateStore;
   clock: () => Date;
   log: (line: string) => void;
+  /** The usage ledger (the server flushes it on stop); one is made when absent. */
+  ledger?: UsageLedger;
+  /**
+   * BENCHMARKS ONLY (bench/access.ts): no key check, no limits, no ledger — every request is
+   * answered as this key. Never set by the server's command line or any environment variable.
+   */
+  benchWithoutAccess?: ApiKey;
 }
 
 /** Build the application. Routers are mounted under /v1; docs assets are public, all else keyed. */
@@ -40,20 +54,54 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.silent = true; // errors are logged by the problem middleware, with the request id
   const v1 = new Router<AppState>({ prefix: '/v1' });
   const docs = docsRouter(config, deps);
+  const ledger = deps.ledger ?? new UsageLedger(deps.store, { detailDays: config.usageDetailDays, now: () => deps.clock().getTime(), log: deps.log });
+  const claim = claimRouter(config, deps);
+  const account = accountRouter(config, { ...deps, ledger });
   const webhooks = webhooksRouter(config, deps);
-  const routers = [docs, metaRouter(config, deps), leadsRouter(config, deps), infrastructureRouter(config, deps), webhooks];
+  const routers = [docs, claim, account, metaRouter(config, deps), leadsRouter(config, deps), infrastructureRouter(config, deps), webhooks];
+  const publicPaths = ['/v1/docs', '/v1/openapi.json', '/v1/claim'];
+  const isPublic = (path: string): boolean => !path.startsWith('/v1') || publicPaths.some((p) => path === p || path.startsWith(p + '/'));
+  const now = (): number => deps.clock().getTime();
   app.use(problemMiddleware(deps.log));
   app.use(requestIdMiddleware());
   app.use(securityHeadersMiddleware(config));
-  // The published reference (openapi.json, docs) needs neither a key nor a loaded release.
-  app.use(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).routes());
+  // The published reference (openapi.json, docs) and the licence claim page need neither a key nor a loaded release.
+  app.use(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).use(claim.routes()).routes());
   app.use(releaseMiddleware(deps.releases));
-  app.use(authMiddleware(deps.store, { publicPaths: ['/v1/docs', '/v1/openapi.json'], cacheMs: config.keyCacheMs }));
-  // Webhooks are account state, not release data: mounted before the release-keyed ETag layer.
-  app.use(new Router<AppState>({ prefix: '/v1' }).use(webhooks.routes()).routes());
+  if (deps.benchWithoutAccess) {
+    const key = deps.benchWithoutAccess;
+    app.use((ctx, next) => {
+      ctx.state.key = key;
+      ctx.state.budget = UNLIMITED;
+      return next();
+    });
+  } else {
+    app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
+    app.use(authMiddleware(deps.store, { publicPaths, cacheMs: config.keyCacheMs, now }));
+    app.use(accessMiddleware({ store: deps.store, ledger, now, limits: config.accessLimits, routeOf: routeOf(routers) }));
+  }
+  // The usage ledger and webhooks are account state, not release data: never answered from an ETag.
+  app.use(new Router<AppState>({ prefix: '/v1' }).use(account.routes()).use(webhooks.routes()).routes());
   app.use(conditionalMiddleware());
-  for (const r of routers) if (r !== docs && r !== webhooks) v1.use(r.routes());
+  for (const r of routers) if (r !== docs && r !== claim && r !== account && r !== webhooks) v1.use(r.routes());
   app.use(v1.routes());
   app.use(methodNotAllowed(routers));
   return app;
+}
+
+/**
+ * The route template a request is counted under in the usage ledger, e.g. `GET /v1/leads/{id}`;
+ * `other` for paths no router has (so unknown paths cannot grow the ledger).
+ */
+export function routeOf(routers: readonly Router<AppState>[]): (method: string, path: string) => string {
+  return (method, path) => {
+    if (!path.startsWith('/v1/')) return 'other';
+    const rel = path.slice(3);
+    for (const r of routers) {
+      const m = r.match(rel, method === 'HEAD' ? 'GET' : method);
+      const layer = m.pathAndMethod.find((l) => l.methods.length > 0);
+      if (layer) return `${method} /v1${String(layer.path).replace(/:([A-Za-z_]+)/g, '{$1}')}`;
+    }
+    return 'other';
+  };
 }

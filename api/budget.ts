@@ -2,12 +2,16 @@
  * The row-budget seam between routes and the access model.
  *
  * Every route that returns records calls `ctx.state.budget.charge(n)` with the number of records
- * it is about to send, before it sends them. A capped budget throws the 429 `budget_exhausted`
+ * it is about to send, before it sends them — once, with the full count (a streaming export
+ * counts first, then charges, then streams). A capped budget throws the 429 `budget_exhausted`
  * problem when `n` is more than what remains (nothing is sent and nothing is charged: no silent
- * truncation). `quote(n)` says what a request would cost without charging (HEAD and `dry_run=1`).
+ * truncation).
  *
- * The access model (api/usage/*) installs the real, per-key daily budget; until a key has one,
- * `UNLIMITED` is used.
+ * The access model (api/access/middleware.ts) installs the key's daily budget per request. On
+ * `HEAD` and `dry_run=1` it installs a quoting budget instead: `charge(n)` throws a signal that the
+ * middleware turns into the quote (`X-Budget-Cost`, a BudgetQuote body) — so a route must let
+ * errors thrown by `charge` propagate (never catch and swallow them). Without the access model
+ * (unauthenticated paths), `UNLIMITED` is used.
  */
 export interface RowBudget {
   /** Rows that may still be returned today; null when the scope has no cap. */

@@ -6,13 +6,16 @@
 import { parseArgs } from 'node:util';
 import { ApiConfigError, loadApiConfig } from './config.ts';
 import { generateKey } from './keys.ts';
+import { ACCESS_USAGE, accessCommands, keyCreationRefusal, keyLimitMessage } from './access/cli.ts';
+import { MAX_SELF_SERVE_KEYS } from './access/licences.ts';
+import { FailedError, UsageError } from './cli-errors.ts';
 import { PLANS, SCOPES, type Plan, type Scope } from './scopes.ts';
 import { openStateStore } from './state/open.ts';
 import type { ApiKey, StateStore } from './state/store.ts';
 import { ApiError } from './errors.ts';
 import { CliFailure, webhookCommands, WEBHOOKS_USAGE } from './webhooks/cli.ts';
 
-type Command = (args: string[], store: () => StateStore) => Promise<number>;
+export type Command = (args: string[], store: () => StateStore) => Promise<number>;
 
 export const USAGE = `API accounts and keys:
   accounts create --name N --plan ${PLANS.join('|')} [--json]
@@ -22,13 +25,13 @@ export const USAGE = `API accounts and keys:
   keys list [--account N] [--json]
                          list keys (ids, scopes, status — never the keys themselves)
   keys revoke ID         revoke a key (takes effect within KEY_CACHE_MS, default 5 s)
+${ACCESS_USAGE}
 
 ${WEBHOOKS_USAGE}
 Environment: DATA_DIR, DATABASE_URL (default file:<DATA_DIR>/state.sqlite)
 `;
 
-class UsageError extends Error {}
-class FailedError extends Error {}
+export { UsageError, FailedError };
 
 const err = (s: string): void => void process.stderr.write(s.endsWith('\n') ? s : s + '\n');
 const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n');
@@ -56,6 +59,7 @@ const publicKey = (k: ApiKey) => ({
 });
 
 const commands: Record<string, Record<string, Command>> = {
+  ...accessCommands,
   accounts: {
     async create(args, store) {
       const { values } = parseArgs({ args, options: { name: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean', default: false } } });
@@ -80,8 +84,11 @@ const commands: Record<string, Record<string, Command>> = {
       const s = store();
       const account = await s.getAccountByName(accountName);
       if (!account) throw new FailedError(`no account named '${accountName}' (create it with: leads accounts create --name ${accountName} --plan basic)`);
+      const refusal = await keyCreationRefusal(s, account, scope);
+      if (refusal) throw new FailedError(refusal);
       const k = generateKey(scope);
-      await s.insertKey({ id: k.id, account_id: account.id, scope, name: values.name ?? null, display_prefix: k.displayPrefix, hash: k.hash });
+      const made = await s.insertSelfServeKey({ id: k.id, account_id: account.id, scope, name: values.name ?? null, display_prefix: k.displayPrefix, hash: k.hash }, MAX_SELF_SERVE_KEYS);
+      if (made === 'limit') throw new FailedError(keyLimitMessage(account.name));
       if (values.json) out(JSON.stringify({ id: k.id, key: k.raw, scope, account: account.name }));
       else {
         out(k.raw);
@@ -132,7 +139,10 @@ export async function main(argv: string[]): Promise<number> {
     return group ? 0 : 2;
   }
   const table = commands[group];
-  const cmd = table && sub ? table[sub] : undefined;
+  // single-word commands (`usage --account N`) sit under the key ''
+  const single = table && (!sub || sub.startsWith('-')) ? table[''] : undefined;
+  const cmd = single ?? (table && sub ? table[sub] : undefined);
+  if (single && sub !== undefined) rest.unshift(sub);
   if (!table || !cmd) {
     err(`unknown command '${[group, sub].filter(Boolean).join(' ')}'\n\n${USAGE}`);
     return 2;
@@ -142,7 +152,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await cmd(rest, open);
   } catch (e) {
-    const name = `leads ${group} ${sub}`;
+    const name = single ? `leads ${group}` : `leads ${group} ${sub}`;
     if (e instanceof UsageError || e instanceof ApiConfigError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       err(`${name}: ${(e as Error).message}`);
       return 2;

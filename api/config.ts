@@ -46,6 +46,13 @@ export interface ApiConfig {
   readonly webhookAllowHosts: readonly string[];
   /** Default time the previous secret keeps signing after a rotation. */
   readonly webhookRotationOverlapMs: number;
+  /** Hourly rate limits and daily row budgets (bench only: `off` measures the API without them). */
+  readonly accessLimits: boolean;
+  /** Failed key attempts allowed per client address and window before it gets 429s. */
+  readonly authFailLimit: number;
+  readonly authFailWindowS: number;
+  /** Days of per-route usage detail kept (per-key daily totals are kept forever). */
+  readonly usageDetailDays: number;
 }
 
 /** Defaults with the environment variable and a help line per key (documented in docs/api.md). */
@@ -74,6 +81,10 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   webhookConcurrency: { value: 8, env: 'WEBHOOK_CONCURRENCY', help: 'deliveries sent at once by one dispatcher' },
   webhookAllowHosts: { value: [], env: 'WEBHOOK_ALLOW_HOSTS', help: 'comma-separated hosts or addresses that may be private/loopback (and use http), e.g. 127.0.0.1' },
   webhookRotationOverlapMs: { value: 86_400_000, env: 'WEBHOOK_ROTATION_OVERLAP_MS', help: 'default time the previous secret keeps signing after rotate-secret' },
+  accessLimits: { value: true, env: 'ACCESS_LIMITS', help: 'on: hourly rate limits and daily row budgets; off: BENCH ONLY, no limits (the ledger still counts)' },
+  authFailLimit: { value: 20, env: 'AUTH_FAIL_LIMIT', help: 'failed key attempts per client address per window before 429' },
+  authFailWindowS: { value: 600, env: 'AUTH_FAIL_WINDOW_S', help: 'window of AUTH_FAIL_LIMIT, seconds' },
+  usageDetailDays: { value: 90, env: 'USAGE_DETAIL_DAYS', help: 'days of per-route usage detail kept (daily totals per key are kept forever)' },
 };
 
 export class ApiConfigError extends Error {}
@@ -92,6 +103,13 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       throw new ApiConfigError(`${API_DEFAULTS[k].env} must be an integer between ${min} and ${max}, got ${r}`);
     }
     return v;
+  };
+  const onOff = <K extends keyof ApiConfig>(k: K): boolean => {
+    const r = (raw(k) ?? '').toLowerCase();
+    if (r === '') return API_DEFAULTS[k].value as boolean;
+    if (['on', '1', 'true', 'yes'].includes(r)) return true;
+    if (['off', '0', 'false', 'no'].includes(r)) return false;
+    throw new ApiConfigError(`${API_DEFAULTS[k].env} must be on or off, got ${raw(k)}`);
   };
   const str = <K extends keyof ApiConfig>(k: K): string => (overrides[k] as string | undefined) ?? raw(k) ?? (API_DEFAULTS[k].value as string);
   const dataDir = resolve(str('dataDir'));
@@ -132,6 +150,10 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       overrides.webhookAllowHosts ? [...overrides.webhookAllowHosts] : (raw('webhookAllowHosts') ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
     ),
     webhookRotationOverlapMs: int('webhookRotationOverlapMs', 0, 30 * 86_400_000),
+    accessLimits: overrides.accessLimits ?? onOff('accessLimits'),
+    authFailLimit: int('authFailLimit', 1, 1_000_000),
+    authFailWindowS: int('authFailWindowS', 1, 86_400),
+    usageDetailDays: int('usageDetailDays', 1, 3_650),
   };
   return Object.freeze(config);
 }

@@ -11,6 +11,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import type { ApiConfig } from './config.ts';
 import { infrastructureQuerySchema } from './query/infrastructure-query.ts';
 import { webhookEndpoints, webhookEventsDoc, webhookSchemas } from './webhooks/openapi.ts';
+import { ACCESS_HEADERS, ACCESS_PROBLEMS, accessEndpoints, accessSchemas, keyedOperation } from './access/openapi.ts';
 
 type Json = Record<string, any>;
 
@@ -76,6 +77,8 @@ export interface Endpoint {
   bodyRequired?: boolean;
   /** Problem statuses besides the ones every endpoint has. */
   errors: number[];
+  /** Describes the request body. */
+  bodyDescription?: string;
   /** Answers with ETag / 304. */
   cached?: boolean;
 }
@@ -152,6 +155,7 @@ export function endpoints(): Endpoint[] {
       errors: [400],
       cached: true,
     },
+    ...accessEndpoints(),
     {
       method: 'get',
       path: '/openapi.json',
@@ -190,13 +194,14 @@ export function endpoints(): Endpoint[] {
 /** Problem statuses, with when each happens. */
 const PROBLEMS: Record<number, string> = {
   400: 'Invalid or unknown parameters (`invalid_parameter`, `unknown_parameter`); `errors` names each one and lists allowed values of enumerations.',
-  401: 'Missing, malformed, unknown or revoked key (`missing_key`, `malformed_key`, `unknown_key`, `revoked_key`), with `WWW-Authenticate`.',
+  401: 'Missing, malformed, unknown, revoked or expired key (`missing_key`, `malformed_key`, `unknown_key`, `revoked_key`, `expired_key` — a licensed key past its licence\'s end), with `WWW-Authenticate`.',
   403: 'The key\'s scope is too low (`insufficient_scope`); `detail` names the scopes that may.',
   404: 'No such record or path (`not_found`).',
   405: 'A method this path does not accept (`method_not_allowed`), with `Allow`.',
   413: 'The request body is larger than 16 KB (`body_too_large`).',
   415: 'The request body is not `application/json` (`unsupported_media_type`).',
   500: 'Internal error (`internal_error`); nothing is leaked; quote `request_id` when reporting it.',
+  ...ACCESS_PROBLEMS,
   503: 'No release is loaded yet (`no_release`).',
 };
 
@@ -269,6 +274,7 @@ const HEADERS: Json = {
   },
   Allow: { description: 'Methods allowed on the path.', schema: { type: 'string' } },
   Location: { description: 'URL of the created resource.', schema: { type: 'string' } },
+  ...ACCESS_HEADERS,
 };
 
 /** The parameters of an endpoint, from the properties of its query schema. */
@@ -295,7 +301,7 @@ function operation(e: Endpoint): Json {
     return { description: PROBLEMS[status], headers, content: { 'application/problem+json': { schema: ref('Problem') } } };
   };
   const statuses = new Set<number>([...e.errors, 405, 500, 503]);
-  if (!e.public) (statuses.add(401), statuses.add(403));
+  if (!e.public) (statuses.add(401), statuses.add(403), statuses.add(429));
   const okHeaders: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
   if (e.cached) {
     okHeaders['ETag'] = { $ref: '#/components/headers/ETag' };
@@ -323,16 +329,18 @@ function operation(e: Endpoint): Json {
       schema: { type: 'string' },
     });
   }
-  return {
+  const op: Json = {
     operationId: operationId(e),
     tags: [e.tag],
     summary: e.summary,
     description: e.description,
     ...(e.public ? { security: [] } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(e.body ? { requestBody: { required: e.bodyRequired ?? false, content: { 'application/json': { schema: e.body } } } } : {}),
+    ...(e.body ? { requestBody: { required: e.bodyRequired ?? false, ...(e.bodyDescription ? { description: e.bodyDescription } : {}), content: { 'application/json': { schema: e.body } } } } : {}),
     responses,
   };
+  // keyed operations: rate-limit and budget headers on every response, dry_run, 429
+  return e.public ? op : keyedOperation(op);
 }
 
 function operationId(e: Endpoint): string {
@@ -349,7 +357,7 @@ function operationId(e: Endpoint): string {
 export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
   const schemas: Json = {};
   for (const f of recordSchemaFiles()) schemas[componentName(f)] = component(f);
-  Object.assign(schemas, responseSchemas(), webhookSchemas());
+  Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas());
   const paths: Json = {};
   for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = operation(e);
   return {
@@ -370,6 +378,8 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
       { name: 'Leads', description: 'Planning applications and commencement notices.' },
       { name: 'Infrastructure', description: 'Strategic-infrastructure and energy projects.' },
       { name: 'Meta', description: 'The release being served.' },
+      { name: 'Account', description: 'The usage ledger of the calling key\'s account.' },
+      { name: 'Licences', description: 'Claiming a key under an organisation licence (the page and its two calls; no key needed).' },
       { name: 'Reference', description: 'This document and its rendering.' },
       { name: 'Webhooks', description: 'Signed hourly pushes of new leads matching saved filters (ent_api and above).' },
     ],

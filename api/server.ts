@@ -8,7 +8,7 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { createApp } from './app.ts';
+import { createApp, type AppDeps } from './app.ts';
 import { ApiConfigError, loadApiConfig, type ApiConfig } from './config.ts';
 import { openApiDb, type ApiDb } from './db.ts';
 import { openReleaseManager, type ReleaseManager } from './release.ts';
@@ -16,6 +16,7 @@ import { openStateStore } from './state/open.ts';
 import type { StateStore } from './state/store.ts';
 import { createDispatcher, startWebhookScheduler } from './webhooks/dispatcher.ts';
 import { serverLeadReader } from './webhooks/lead-reader.ts';
+import { UsageLedger } from './access/ledger.ts';
 
 export interface RunningServer {
   /** Origin the server answers on, e.g. `http://localhost:8080` (the API is under `/v1`). */
@@ -24,7 +25,9 @@ export interface RunningServer {
   releases: ReleaseManager;
   store: StateStore;
   db: ApiDb;
-  /** Stop accepting connections, let in-flight requests finish, then close the release manager, store and DuckDB. */
+  /** The usage ledger (counts reach the store within a second; `close` writes the rest). */
+  ledger: UsageLedger;
+  /** Stop accepting connections, let in-flight requests finish, write the usage ledger, then close the release manager, store and DuckDB. */
   close(): Promise<void>;
 }
 
@@ -33,12 +36,15 @@ export interface ServerDeps {
   clock?: () => Date;
   /** Time in-flight requests get to finish on close before their connections are cut. */
   shutdownGraceMs?: number;
+  /** BENCHMARKS ONLY: answer every request as this key, with no auth, limits or ledger (see AppDeps). */
+  benchWithoutAccess?: AppDeps['benchWithoutAccess'];
 }
 
 /** Start the API with `config`; resolves once it is listening. */
 export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<RunningServer> {
   const log = deps.log;
-  const store = openStateStore(config.databaseUrl);
+  const clock = deps.clock ?? (() => new Date());
+  const store = openStateStore(config.databaseUrl, { now: clock });
   // An unreachable PostgreSQL (or a failed migration) fails the start, not the first request.
   await store.ready.catch(async (e: unknown) => {
     await store.close().catch(() => {});
@@ -53,8 +59,9 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
     await store.close();
     throw e;
   }
-  const clock = deps.clock ?? (() => new Date());
-  const app = createApp(config, { db, releases, store, clock, log });
+  const ledger = new UsageLedger(store, { detailDays: config.usageDetailDays, now: () => clock().getTime(), log });
+  if (!config.accessLimits) log('ACCESS_LIMITS=off: no hourly rate limits and no daily row budgets (benchmarks only, never in production)');
+  const app = createApp(config, { db, releases, store, clock, log, ledger, ...(deps.benchWithoutAccess ? { benchWithoutAccess: deps.benchWithoutAccess } : {}) });
   // Webhook scheduler (docs/webhooks.md): plans new leads every WEBHOOK_INTERVAL_MS, sends due deliveries every WEBHOOK_POLL_MS.
   const webhooks =
     config.webhookIntervalMs > 0
@@ -93,13 +100,15 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
         server.closeIdleConnections();
       });
       await webhooks?.stop();
+      // every counted request reaches the ledger table before the store closes
+      await ledger.stop().catch((e: Error) => log(`usage ledger: final write failed, ${ledger.pendingRequests} requests not recorded: ${e.message}`));
       await releases.close();
       await store.close();
       db.close();
     })();
     return closing;
   };
-  return { url, server, releases, store, db, close };
+  return { url, server, releases, store, db, ledger, close };
 }
 
 /** Command-line entry: read the environment, listen, and shut down gracefully on SIGTERM/SIGINT. */

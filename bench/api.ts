@@ -236,7 +236,9 @@ export async function apiBench(opts: ApiBenchOptions): Promise<BenchRow[]> {
   await cli(opts.root, ['accounts', 'create', '--name', 'bench', '--plan', 'premium', '--json'], stateEnv);
   const created = JSON.parse(await cli(opts.root, ['keys', 'create', '--account', 'bench', '--scope', 'ent_api', '--name', 'bench', '--json'], stateEnv)) as { key: string };
   const t0 = performance.now();
-  const api = await startChild(opts.root, ['--import', 'tsx', 'api/server.ts'], { ...stateEnv, PORT: '0', HOST: '127.0.0.1' }, /listening on (\S+)\/v1/);
+  // ACCESS_LIMITS=off (bench only): the ent_api key would otherwise stop at 5,000 requests/hour and
+  // 5,000 rows/day; auth and the usage ledger stay on. The `access` section measures the limits.
+  const api = await startChild(opts.root, ['--import', 'tsx', 'api/server.ts'], { ...stateEnv, PORT: '0', HOST: '127.0.0.1', ACCESS_LIMITS: 'off' }, /listening on (\S+)\/v1/);
   const apiIdleRss = vmRssMb(api.child.pid!);
   log(`API server up in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${api.child.pid}, RSS ${apiIdleRss.toFixed(0)} MB)`);
   let apiRes: { measured: ScenarioResults; answers: string[] };

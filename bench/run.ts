@@ -3,13 +3,16 @@
  * side with a baseline taken in the same run. Prints a table and writes
  * bench/results/<section>-<timestamp>.json plus bench/results/latest.json.
  *
- *   node --import tsx bench/run.ts [--only refresh|api|webhooks] [--scale default|small|…] [--seconds 10]
+ *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks] [--scale default|small|…] [--seconds 10]
  *
  * Sections:
  *   refresh — full refresh of the default dataset in a child process (wall time, peak RSS,
  *             rows/s per stage) against the floor: DuckDB alone reading the same raw CSVs.
  *   api     — the HTTP API on that release under load (bench/api.ts) against a plain Koa + pg
  *             baseline over PostgreSQL (bench/baseline-pg.ts); --seconds per scenario.
+ *   access  — per-request overhead of auth + rate limits + budgets + usage ledger against the
+ *             same endpoint with them off, and ledger throughput at 16 connections on SQLite
+ *             and PostgreSQL (bench/access.ts), on a small release of its own; --seconds per run.
  *   webhooks — dispatch of a small release's ~10,000 new leads to 100 webhooks on a local
  *             receiver (bench/webhooks.ts): plan and send time, deliveries/s. Needs no 200k dataset.
  */
@@ -21,6 +24,7 @@ import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
 import { generateRaw, SCALES } from '../pipeline/synth/generate.ts';
 import { apiBench, type BenchRow as Row } from './api.ts';
 import { webhooksBench } from './webhooks.ts';
+import { accessBench } from './access.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = join(ROOT, 'bench', 'results');
@@ -78,6 +82,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   },
   api: () => apiBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
   webhooks: () => webhooksBench({ root: ROOT }),
+  access: () => accessBench({ root: ROOT, seconds: Math.min(Number(values.seconds), 10), connections: 16 }),
 };
 
 function runChild(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -25,7 +25,7 @@ export interface AuthOptions {
 }
 
 /** The 401 problem with its `WWW-Authenticate` challenge (RFC 6750). */
-export function unauthorized(code: 'missing_key' | 'malformed_key' | 'unknown_key' | 'revoked_key', detail: string): ApiError {
+export function unauthorized(code: 'missing_key' | 'malformed_key' | 'unknown_key' | 'revoked_key' | 'expired_key', detail: string): ApiError {
   const challenge = code === 'missing_key' ? 'Bearer realm="leads"' : `Bearer realm="leads", error="invalid_token", error_description="${detail.replace(/"/g, "'")}"`;
   return new ApiError(401, code, detail, { headers: { 'WWW-Authenticate': challenge } });
 }
@@ -58,6 +58,10 @@ export function authMiddleware(store: Pick<StateStore, 'findKeyByHash'>, opts: A
     const stored = await lookup(hash);
     if (!stored || !timingSafeEqual(Buffer.from(stored.key_hash, 'hex'), Buffer.from(hash, 'hex'))) {
       throw unauthorized('unknown_key', 'this API key is not known');
+    }
+    // a licensed key expires with its licence (also while it sits in the cache)
+    if (stored.status === 'expired' || (stored.status === 'active' && stored.expires_at !== null && Date.parse(stored.expires_at) <= now())) {
+      throw unauthorized('expired_key', `API key ${stored.id} expired with its organisation licence ${stored.licence_id ?? ''} on ${stored.expires_at}; ask your account manager to renew the licence`.replace('  ', ' '));
     }
     if (stored.status !== 'active') throw unauthorized('revoked_key', `API key ${stored.id} has been ${stored.status}`);
     const { key_hash: _omit, ...key } = stored;

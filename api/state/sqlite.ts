@@ -5,8 +5,9 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { PLANS, SCOPES, type Plan, type Scope } from '../scopes.ts';
-import type { Account, ApiKey, KeyStatus, StateStore, StoredKey } from './store.ts';
+import { PLANS, SCOPES, type Plan } from '../scopes.ts';
+import { ACCESS_MIGRATIONS_SQLITE, accessSqlite, SQLITE_KEY_COLUMNS } from './access-sqlite.ts';
+import { withExpiry, type Account, type ApiKey, type KeyStatus, type NewKey, type StateStore, type StoredKey } from './store.ts';
 import { sqliteWebhookStore, WEBHOOK_SQLITE_MIGRATIONS } from './webhooks-sqlite.ts';
 
 /** Ordered schema migrations; a new version is appended, never edited. */
@@ -34,6 +35,7 @@ export const MIGRATIONS: { version: number; sql: string }[] = [
       CREATE INDEX api_keys_account ON api_keys(account_id);
     `,
   },
+  ...ACCESS_MIGRATIONS_SQLITE,
   ...WEBHOOK_SQLITE_MIGRATIONS,
 ];
 
@@ -44,7 +46,7 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
-const KEY_COLUMNS = `k.id, k.account_id, a.name AS account_name, k.scope, k.name, k.display_prefix, k.status, k.created_at, k.revoked_at`;
+const KEY_COLUMNS = SQLITE_KEY_COLUMNS;
 
 /** Open (creating and migrating if needed) the SQLite state file at `path`. */
 export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): StateStore {
@@ -52,10 +54,14 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): St
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
+  // WAL + NORMAL: a commit survives a crash of the process (what the per-request counters need);
+  // only a power loss may lose the last commits.
+  db.pragma('synchronous = NORMAL');
   db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
   db.pragma('foreign_keys = ON');
   migrate(db, now);
 
+  const live = withExpiry(now);
   const stmt = {
     insertAccount: db.prepare('INSERT INTO accounts (name, plan, created_at) VALUES (?, ?, ?)'),
     accountByName: db.prepare('SELECT id, name, plan, created_at FROM accounts WHERE name = ?'),
@@ -73,6 +79,7 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): St
   };
 
   return {
+    ...accessSqlite(db, now),
     ready: Promise.resolve(), // migrated synchronously above
     webhooks: sqliteWebhookStore(db, now),
     async createAccount(name: string, plan: Plan): Promise<Account> {
@@ -82,19 +89,19 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): St
     async getAccountByName(name: string): Promise<Account | null> {
       return (stmt.accountByName.get(name) as Account | undefined) ?? null;
     },
-    async insertKey(k: { id: string; account_id: number; scope: Scope; name: string | null; display_prefix: string; hash: string }): Promise<ApiKey> {
+    async insertKey(k: NewKey): Promise<ApiKey> {
       stmt.insertKey.run(k.id, k.account_id, k.scope, k.name, k.display_prefix, k.hash, 'active' satisfies KeyStatus, now().toISOString());
       return stmt.keyById.get(k.id) as ApiKey;
     },
     async findKeyByHash(hash: string): Promise<StoredKey | null> {
-      return (stmt.keyByHash.get(hash) as StoredKey | undefined) ?? null;
+      return live(stmt.keyByHash.get(hash) as StoredKey | undefined) ?? null;
     },
     async listKeys(accountId?: number): Promise<ApiKey[]> {
-      return (accountId === undefined ? stmt.listAll.all() : stmt.listByAccount.all(accountId)) as ApiKey[];
+      return ((accountId === undefined ? stmt.listAll.all() : stmt.listByAccount.all(accountId)) as ApiKey[]).map(live);
     },
     async revokeKey(id: string): Promise<ApiKey | null> {
       stmt.revoke.run(now().toISOString(), id);
-      return (stmt.keyById.get(id) as ApiKey | undefined) ?? null;
+      return live(stmt.keyById.get(id) as ApiKey | undefined) ?? null;
     },
     async close(): Promise<void> {
       if (db.open) db.close();

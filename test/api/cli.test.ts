@@ -31,18 +31,20 @@ function leads(...args: string[]): Promise<{ code: number; stdout: string; stder
 const created: Record<string, { id: string; key: string }> = {};
 
 test('accounts create --json', async () => {
-  const r = await leads('accounts', 'create', '--name', 'acme', '--plan', 'pro', '--json');
+  const r = await leads('accounts', 'create', '--name', 'acme', '--plan', 'premium', '--json');
   assert.is(r.code, 0, r.stderr);
   const a = JSON.parse(r.stdout);
   assert.is(a.name, 'acme');
-  assert.is(a.plan, 'pro');
-  assert.is((await api.store.getAccountByName('acme'))?.plan, 'pro');
+  assert.is(a.plan, 'premium');
+  assert.is((await api.store.getAccountByName('acme'))?.plan, 'premium');
 });
 
-test('keys create --json for each scope prints {id, key, scope, account}; each key works over HTTP', async () => {
-  const results = await Promise.all(SCOPES.map((scope) => leads('keys', 'create', '--account', 'acme', '--scope', scope, '--name', `cli ${scope}`, '--json')));
+const SELF_SERVE = SCOPES.filter((s) => s === 'commonwealth' || s === 'ent_api');
+
+test('keys create --json for each self-serve scope prints {id, key, scope, account}; each key works over HTTP', async () => {
+  const results = await Promise.all(SELF_SERVE.map((scope) => leads('keys', 'create', '--account', 'acme', '--scope', scope, '--name', `cli ${scope}`, '--json')));
   for (const [i, r] of results.entries()) {
-    const scope = SCOPES[i]!;
+    const scope = SELF_SERVE[i]!;
     assert.is(r.code, 0, r.stderr);
     const k = JSON.parse(r.stdout);
     assert.equal(Object.keys(k), ['id', 'key', 'scope', 'account']);
@@ -81,7 +83,7 @@ test('keys revoke → the key gets 401 revoked_key over HTTP', async () => {
   assertProblem(await api.request('/v1/meta', { key: k.key }), 401, 'revoked_key');
   const listed = JSON.parse((await leads('keys', 'list', '--account', 'acme', '--json')).stdout) as { id: string; status: string }[];
   assert.is(listed.find((x) => x.id === k.id)?.status, 'revoked');
-  assert.is((await api.request('/v1/meta', { key: created['custom']!.key })).status, 200, 'other keys unaffected');
+  assert.is((await api.request('/v1/meta', { key: created['commonwealth']!.key })).status, 200, 'other keys unaffected');
 });
 
 test('errors: usage → exit 2, failures → exit 1, with a message', async () => {

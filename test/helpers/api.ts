@@ -65,6 +65,8 @@ export interface TestApiOptions {
   seed?: number;
   /** Config overrides (e.g. `{ keyCacheMs: 0 }`, `{ trustProxy: true }`). */
   config?: Partial<ApiConfig>;
+  /** The server's clock (hour windows, budget days, key expiry), e.g. a settable one. */
+  clock?: () => Date;
 }
 
 /** Fixed build clock: the tiny release's id is `20261109T060000Z`. */
@@ -112,7 +114,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     },
   );
   const logs: string[] = [];
-  const server = await startServer(config, { log: (l) => void logs.push(l), shutdownGraceMs: 2000 });
+  const server = await startServer(config, { log: (l) => void logs.push(l), shutdownGraceMs: 2000, ...(opts.clock ? { clock: opts.clock } : {}) });
   const account = await server.store.createAccount('test', 'premium');
   const keys = {} as Record<Scope, string>;
   for (const scope of SCOPES) {

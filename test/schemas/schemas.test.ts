@@ -66,7 +66,7 @@ test('there is exactly one schema file per record kind (plus the API-only parame
 
 /** The only top-level properties that may be absent (all others are required; absent = null). */
 const OPTIONAL: Partial<Record<string, string[]>> = {
-  problem: ['detail', 'instance', 'request_id', 'errors'],
+  problem: ['detail', 'instance', 'request_id', 'errors', 'rows_requested', 'rows_remaining', 'resets_at'],
   'release-manifest': ['search_index', 'geojson'],
 };
 

@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
 import { generateKey } from '../../../api/keys.ts';
 import type { StateStore } from '../../../api/state/store.ts';
+import { accessContract } from './access-contract.ts';
 
 export const CONTRACT_NOW = '2026-11-20T10:00:00.000Z';
 const fixedClock = () => new Date(CONTRACT_NOW);
@@ -62,7 +63,7 @@ export function stateStoreContract(name: string, backend: ContractBackend): void
       const inserted = await store.insertKey({ id: k1.id, account_id: a.id, scope: 'ent_api', name: 'prod', display_prefix: k1.displayPrefix, hash: k1.hash });
       assert.equal(inserted, {
         id: k1.id, account_id: a.id, account_name: 'acme', scope: 'ent_api', name: 'prod', display_prefix: k1.displayPrefix,
-        status: 'active', created_at: CONTRACT_NOW, revoked_at: null,
+        status: 'active', created_at: CONTRACT_NOW, revoked_at: null, licence_id: null, expires_at: null,
       });
       await store.insertKey({ id: k2.id, account_id: b.id, scope: 'commonwealth', name: null, display_prefix: k2.displayPrefix, hash: k2.hash });
       const found = await store.findKeyByHash(k1.hash);
@@ -71,7 +72,7 @@ export function stateStoreContract(name: string, backend: ContractBackend): void
       assert.equal((await store.listKeys()).map((k) => k.id).sort(), [k1.id, k2.id].sort());
       assert.equal(await store.listKeys(b.id), [{
         id: k2.id, account_id: b.id, account_name: 'beta', scope: 'commonwealth', name: null, display_prefix: k2.displayPrefix,
-        status: 'active', created_at: CONTRACT_NOW, revoked_at: null,
+        status: 'active', created_at: CONTRACT_NOW, revoked_at: null, licence_id: null, expires_at: null,
       }]);
       assert.equal(await store.listKeys(999), []);
       for (const k of await store.listKeys()) assert.not.ok('key_hash' in k, 'listKeys never returns hashes');
@@ -123,6 +124,8 @@ export function stateStoreContract(name: string, backend: ContractBackend): void
       assert.is(results.filter((r) => r.status === 'fulfilled').length, 1);
       assert.is((await store.listKeys()).length, 1);
     }));
+
+  accessContract(test, withStore);
 
   test.run();
 }

@@ -1,0 +1,106 @@
+/**
+ * The usage ledger's write side: every request of a key is counted in memory (per key, UTC day
+ * and route: requests, errors, rows) and flushed to the state store at least every second, and on
+ * `stop()` (graceful shutdown / SIGTERM). So a graceful stop loses nothing, and a SIGKILL at most
+ * the last second. A failed flush keeps its counts and retries with the next one.
+ *
+ * Housekeeping rides on the flush timer: once an hour, per-route detail older than the detail
+ * window (USAGE_DETAIL_DAYS, default 90) and stale hourly/budget counters are pruned.
+ */
+import type { StateStore, UsageDelta } from '../state/store.ts';
+import { daysBefore, HOUR_S, utcDay } from './limits.ts';
+
+export interface LedgerOptions {
+  flushMs?: number;
+  /** Days of per-route detail kept. */
+  detailDays?: number;
+  now?: () => number;
+  log?: (line: string) => void;
+}
+
+export class UsageLedger {
+  private pending = new Map<string, UsageDelta>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private lastPrune = 0;
+  private stopped = false;
+  private readonly flushMs: number;
+  private readonly detailDays: number;
+  private readonly now: () => number;
+  private readonly log: (line: string) => void;
+
+  constructor(
+    private readonly store: Pick<StateStore, 'addUsage' | 'prune'>,
+    opts: LedgerOptions = {},
+  ) {
+    this.flushMs = opts.flushMs ?? 1000;
+    this.detailDays = opts.detailDays ?? 90;
+    this.now = opts.now ?? Date.now;
+    this.log = opts.log ?? (() => {});
+  }
+
+  /** Count one request of `keyId` on `route` (e.g. `GET /v1/leads/{id}`) with its status and rows returned. */
+  record(keyId: string, route: string, status: number, rows: number): void {
+    const day = utcDay(this.now());
+    const k = `${keyId}\u0000${day}\u0000${route}`;
+    let d = this.pending.get(k);
+    if (!d) this.pending.set(k, (d = { key_id: keyId, day, route, requests: 0, errors: 0, rows: 0 }));
+    d.requests += 1;
+    if (status >= 400) d.errors += 1;
+    d.rows += rows;
+    if (!this.timer && !this.stopped) {
+      this.timer = setInterval(() => void this.flush(), this.flushMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Requests counted but not yet written. */
+  get pendingRequests(): number {
+    let n = 0;
+    for (const d of this.pending.values()) n += d.requests;
+    return n;
+  }
+
+  /** Write what is pending (one flush at a time; a call during a flush waits for it, then flushes again). */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.catch(() => {}).then(() => this.flushOnce());
+    return this.flushing;
+  }
+
+  private async flushOnce(): Promise<void> {
+    if (this.pending.size > 0) {
+      const batch = [...this.pending.values()];
+      this.pending = new Map();
+      try {
+        await this.store.addUsage(batch);
+      } catch (e) {
+        // keep the counts: merge them back for the next flush
+        for (const d of batch) {
+          const k = `${d.key_id}\u0000${d.day}\u0000${d.route}`;
+          const cur = this.pending.get(k);
+          if (cur) (cur.requests += d.requests), (cur.errors += d.errors), (cur.rows += d.rows);
+          else this.pending.set(k, d);
+        }
+        this.log(`usage ledger: flush failed, ${batch.length} rows kept for the next one: ${(e as Error).message}`);
+        if (this.stopped) throw e;
+        return;
+      }
+    }
+    const t = this.now();
+    if (t - this.lastPrune >= HOUR_S * 1000 && !this.stopped) {
+      this.lastPrune = t;
+      const today = utcDay(t);
+      await this.store
+        .prune({ detailBefore: daysBefore(today, this.detailDays - 1), windowBefore: Math.floor(t / 1000) - 2 * HOUR_S, budgetBefore: daysBefore(today, 1) })
+        .catch((e: Error) => this.log(`usage ledger: prune failed: ${e.message}`));
+    }
+  }
+
+  /** Stop the timer and write everything pending (rejects if the last write fails). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flush();
+  }
+}

@@ -1,0 +1,280 @@
+/**
+ * The access model's part of the OpenAPI document (api/openapi.ts calls these): the headers
+ * every keyed response carries, the 429 and claim problems, `dry_run` and its `BudgetQuote`
+ * answer, `/account/usage` and the three licence-claim operations.
+ */
+import type { Endpoint } from '../openapi.ts';
+import { PLANS, SCOPES } from '../scopes.ts';
+import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS } from '../routes/account.ts';
+
+type Json = Record<string, any>;
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+const hdr = (name: string): Json => ({ $ref: `#/components/headers/${name}` });
+
+const intOrUnlimited = { oneOf: [{ type: 'string', pattern: '^[0-9]+$' }, { type: 'string', const: 'unlimited' }] };
+
+export const ACCESS_HEADERS: Json = {
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed per hour for the key\'s scope (commonwealth 600, ent_api 5,000, ent_feed 20,000, custom 120,000). On 401 / `too_many_failed_attempts`: the failed-key attempts allowed per client address and window.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window, after this one.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'X-RateLimit-Reset': { description: 'When the current window ends, in epoch seconds (hourly windows start on the UTC hour).', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'RateLimit-Policy': {
+    description: 'IETF RateLimit-Policy field (draft-ietf-httpapi-ratelimit-headers), e.g. `"hourly";q=600;w=3600`.',
+    schema: { type: 'string' },
+  },
+  RateLimit: { description: 'IETF RateLimit field: remaining requests `r` and seconds to reset `t`, e.g. `"hourly";r=599;t=1800`.', schema: { type: 'string' } },
+  'X-Budget-Limit': { description: 'Rows per UTC day for the key\'s scope (commonwealth 1,000, ent_api 5,000), or `unlimited` (ent_feed, custom).', schema: intOrUnlimited },
+  'X-Budget-Remaining': { description: 'Rows left today after this response, or `unlimited`.', schema: intOrUnlimited },
+  'X-Budget-Reset': { description: 'When the daily row budget resets: the next 00:00 UTC, in epoch seconds.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'X-Budget-Cost': { description: 'On `HEAD` and `dry_run=1`: the rows the request would return (and be charged for).', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+};
+
+const LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit', 'X-Budget-Limit', 'X-Budget-Remaining', 'X-Budget-Reset'];
+
+export const ACCESS_PROBLEMS: Record<number, string> = {
+  400: 'Invalid or unknown parameters (`invalid_parameter`, `unknown_parameter`); `errors` names each one and lists allowed values of enumerations. A body that is not a JSON object: `invalid_body`.',
+  403: 'The key\'s scope is too low (`insufficient_scope`); `detail` names the scopes that may. On the claim calls: a cross-site request (`cross_origin_request`).',
+  404: 'No such record or path (`not_found`); on the claim calls, a link that was never issued (`claim_link_unknown`).',
+  409: 'Every seat of the licence holds an active key (`seats_exhausted`), or the key hash exists (`duplicate_key`).',
+  410: 'The claim link was used already (`claim_link_used`), has expired (`claim_link_expired`), or its licence has ended (`licence_expired`).',
+  413: 'The body is larger than 4 KB (`body_too_large`).',
+  415: 'The body is not `application/json` (`unsupported_media_type`).',
+  429:
+    'Too many requests: the key\'s hourly limit is used up (`rate_limited`; see `X-RateLimit-Reset`), today\'s row budget cannot cover the rows this request would return ' +
+    '(`budget_exhausted`: nothing is returned or charged; `rows_requested`, `rows_remaining` and `resets_at` say how far off it is), or too many invalid keys came from this address ' +
+    '(`too_many_failed_attempts`). Always with `Retry-After`.',
+};
+
+const counts: Json = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Requests, errors (answers 400 and above) and rows (records returned).',
+  properties: {
+    requests: { type: 'integer', minimum: 0, description: 'Requests counted.' },
+    errors: { type: 'integer', minimum: 0, description: 'Of those, answers with status 400 or above.' },
+    rows: { type: 'integer', minimum: 0, description: 'Records returned (what the daily row budget counts).' },
+  },
+  required: ['requests', 'errors', 'rows'],
+};
+
+export function accessSchemas(): Json {
+  return {
+    BudgetQuote: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'The answer to `dry_run=1` (and the headers of `HEAD`): what the request would cost against the daily row budget. Nothing is charged.',
+      properties: {
+        dry_run: { type: 'boolean', const: true, description: 'Always true: this is a quote, not the data.' },
+        rows: { type: 'integer', minimum: 0, description: 'Rows the request would return and be charged for.' },
+        budget_limit: { type: ['integer', 'null'], minimum: 0, description: 'Rows per day for the key (null: uncapped).' },
+        budget_remaining: { type: ['integer', 'null'], minimum: 0, description: 'Rows left today (null: uncapped).' },
+        would_succeed: { type: 'boolean', description: 'Whether the real request would fit in what remains.' },
+        resets_at: { type: 'string', format: 'date-time', description: 'When the budget resets (00:00 UTC).' },
+      },
+      required: ['dry_run', 'rows', 'budget_limit', 'budget_remaining', 'would_succeed', 'resets_at'],
+    },
+    UsageCounts: counts,
+    AccountUsage: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'The usage ledger of the calling key\'s account over [from, to] (UTC days).',
+      properties: {
+        account: {
+          type: 'object',
+          additionalProperties: false,
+          description: 'The account.',
+          properties: { id: { type: 'integer', description: 'Account id.' }, name: { type: 'string', description: 'Account name.' }, plan: { type: 'string', enum: [...PLANS], description: 'Self-serve plan.' } },
+          required: ['id', 'name', 'plan'],
+        },
+        from: { type: 'string', format: 'date', description: 'First day (inclusive).' },
+        to: { type: 'string', format: 'date', description: 'Last day (inclusive).' },
+        detail_days: { type: 'integer', minimum: 1, description: 'Days of per-route detail kept; older days have `routes: null` (their totals are kept forever).' },
+        totals: ref('UsageCounts'),
+        keys: {
+          type: 'array',
+          description: 'Every key of the account, revoked and expired ones included, oldest first.',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              id: { type: 'string', description: 'Key id.' },
+              name: { type: ['string', 'null'], description: 'Label.' },
+              scope: { type: 'string', enum: [...SCOPES], description: 'Scope.' },
+              display_prefix: { type: 'string', description: 'First characters of the key.' },
+              status: { type: 'string', enum: ['active', 'revoked', 'expired'], description: 'Status now.' },
+              created_at: { type: 'string', format: 'date-time', description: 'Creation time.' },
+              revoked_at: { type: ['string', 'null'], format: 'date-time', description: 'Revocation time.' },
+              licence_id: { type: ['string', 'null'], description: 'Organisation licence of a licensed key.' },
+              expires_at: { type: ['string', 'null'], format: 'date-time', description: 'End of a licensed key (its licence\'s end).' },
+              totals: ref('UsageCounts'),
+              days: {
+                type: 'array',
+                description: 'Days with usage, oldest first.',
+                items: {
+                  type: 'object',
+                  additionalProperties: false,
+                  properties: {
+                    date: { type: 'string', format: 'date', description: 'UTC day.' },
+                    requests: { type: 'integer', minimum: 0, description: 'Requests.' },
+                    errors: { type: 'integer', minimum: 0, description: 'Answers 400 and above.' },
+                    rows: { type: 'integer', minimum: 0, description: 'Records returned.' },
+                    routes: {
+                      type: ['array', 'null'],
+                      description: 'Per route (method and path template); null for days older than the detail window.',
+                      items: {
+                        type: 'object',
+                        additionalProperties: false,
+                        properties: { route: { type: 'string', description: 'e.g. `GET /v1/leads/{id}`.' }, requests: { type: 'integer' }, errors: { type: 'integer' }, rows: { type: 'integer' } },
+                        required: ['route', 'requests', 'errors', 'rows'],
+                      },
+                    },
+                  },
+                  required: ['date', 'requests', 'errors', 'rows', 'routes'],
+                },
+              },
+            },
+            required: ['id', 'name', 'scope', 'display_prefix', 'status', 'created_at', 'revoked_at', 'licence_id', 'expires_at', 'totals', 'days'],
+          },
+        },
+      },
+      required: ['account', 'from', 'to', 'detail_days', 'totals', 'keys'],
+    },
+    ClaimLookup: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'The licence a claim link is for.',
+      properties: {
+        organisation: { type: 'string', description: 'Organisation (account) name.' },
+        licence_id: { type: 'string', description: 'Licence id.' },
+        scope: { type: 'string', enum: ['ent_feed', 'custom'], description: 'Scope of the key the link creates.' },
+        key_prefix: { type: 'string', enum: ['lk_ef_', 'lk_cu_'], description: 'Prefix the generated key must start with.' },
+        seats: { type: 'integer', minimum: 1, description: 'Seats of the licence.' },
+        seats_used: { type: 'integer', minimum: 0, description: 'Seats holding an active key.' },
+        licence_expires_at: { type: 'string', format: 'date-time', description: 'When the licence (and its keys) ends.' },
+        link_expires_at: { type: 'string', format: 'date-time', description: 'When this link stops working.' },
+      },
+      required: ['organisation', 'licence_id', 'scope', 'key_prefix', 'seats', 'seats_used', 'licence_expires_at', 'link_expires_at'],
+    },
+    ClaimedKey: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'The key created by a claim (never the key itself: the service does not have it).',
+      properties: {
+        id: { type: 'string', description: 'Key id.' },
+        scope: { type: 'string', enum: ['ent_feed', 'custom'], description: 'Scope.' },
+        display_prefix: { type: 'string', description: 'First characters of the key.' },
+        organisation: { type: 'string', description: 'Organisation (account) name.' },
+        licence_id: { type: 'string', description: 'Licence id.' },
+        expires_at: { type: 'string', format: 'date-time', description: 'The key stops working with its licence.' },
+        created_at: { type: 'string', format: 'date-time', description: 'Creation time.' },
+      },
+      required: ['id', 'scope', 'display_prefix', 'organisation', 'licence_id', 'expires_at', 'created_at'],
+    },
+  };
+}
+
+const tokenProp = { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', description: 'The token after `#` in the claim link.' };
+
+export function accessEndpoints(): Endpoint[] {
+  return [
+    {
+      method: 'get',
+      path: '/account/usage',
+      tag: 'Account',
+      summary: 'Usage ledger of your account',
+      description:
+        `Per key (every key of the calling key's account, revoked and expired included, with status) and UTC day: requests, errors and rows returned, with a per-route breakdown inside the detail window (90 days by default). ` +
+        `Defaults: the last ${DEFAULT_USAGE_DAYS} days up to today; at most ${MAX_USAGE_DAYS} days per request. Counts of other replicas reach the ledger within a second. Never cached (no ETag).`,
+      query: {
+        type: 'object',
+        properties: {
+          from: { type: 'string', format: 'date', description: 'First UTC day (inclusive), YYYY-MM-DD; default 29 days before `to`.' },
+          to: { type: 'string', format: 'date', description: 'Last UTC day (inclusive), YYYY-MM-DD; default today.' },
+        },
+      },
+      ok: { schema: ref('AccountUsage'), description: 'The ledger.' },
+      errors: [400],
+    },
+    {
+      method: 'get',
+      path: '/claim',
+      tag: 'Licences',
+      public: true,
+      summary: 'Claim page of an organisation licence',
+      description:
+        'Opened from a one-time claim link `…/v1/claim#<token>` (the token is in the fragment, which browsers never send). The page generates the key in the browser (WebCrypto), ' +
+        'shows it once and sends only its SHA-256 hash (POST /claim). No key needed.',
+      ok: { schema: { type: 'string' }, type: 'text/html', description: 'The claim page.' },
+      errors: [],
+    },
+    {
+      method: 'post',
+      path: '/claim/lookup',
+      tag: 'Licences',
+      public: true,
+      summary: 'The licence a claim link is for',
+      description: 'Reads the licence of a claim link without using it. JSON only; cross-site requests are refused.',
+      bodyDescription: 'The token of the claim link.',
+      body: { type: 'object', additionalProperties: false, properties: { token: tokenProp }, required: ['token'] },
+      bodyRequired: true,
+      ok: { schema: ref('ClaimLookup'), description: 'The licence.' },
+      errors: [400, 403, 404, 410, 413, 415],
+    },
+    {
+      method: 'post',
+      path: '/claim',
+      tag: 'Licences',
+      public: true,
+      summary: 'Claim a licensed key by its hash',
+      description:
+        'Uses the one-time link: records a key of the licence\'s scope, of which the service receives only the SHA-256 hash (the client generated the key and keeps it). ' +
+        'Single use (a replay is 410), within the link\'s and the licence\'s validity, and only while a seat is free. JSON only; cross-site requests are refused.',
+      bodyDescription: 'The token and the new key\'s hash.',
+      bodyRequired: true,
+      body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            token: tokenProp,
+            key_hash: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 (hex) of the key the client generated: the licence\'s prefix plus 43 base64url characters of 32 random bytes.' },
+            display_prefix: { type: 'string', pattern: '^lk_(ef|cu)_[A-Za-z0-9_-]{4}$', description: 'The prefix plus the first 4 characters of the key, to recognise it in lists.' },
+            name: { type: 'string', maxLength: 100, description: 'Label of the key.' },
+          },
+          required: ['token', 'key_hash', 'display_prefix'],
+      },
+      ok: { schema: ref('ClaimedKey'), description: 'The key was recorded.', status: 201 },
+      errors: [400, 403, 404, 409, 410, 413, 415],
+    },
+  ];
+}
+
+/**
+ * Add the access model to a keyed operation: the limit headers on every response, `X-Budget-Cost`
+ * on 200, `Retry-After` on 429, the `dry_run` parameter and the `BudgetQuote` alternative body.
+ */
+export function keyedOperation(op: Json): Json {
+  for (const [status, res] of Object.entries<Json>(op.responses)) {
+    res.headers ??= {};
+    for (const h of LIMIT_HEADERS) res.headers[h] = hdr(h);
+    if (status === '200') {
+      res.headers['X-Budget-Cost'] = hdr('X-Budget-Cost');
+      const json = res.content?.['application/json'];
+      if (json) json.schema = { oneOf: [json.schema, ref('BudgetQuote')] };
+    }
+    if (status === '429') res.headers['Retry-After'] = hdr('Retry-After');
+  }
+  op.parameters = [
+    ...(op.parameters ?? []),
+    {
+      name: 'dry_run',
+      in: 'query',
+      required: false,
+      description: 'With `1` (or `true`): answer a BudgetQuote — the rows this request would return and be charged — instead of the data. Costs no rows (the request still counts against the hourly limit). `HEAD` gives the same in headers (`X-Budget-Cost`).',
+      schema: { type: 'string', enum: ['1', '0', 'true', 'false'] },
+    },
+  ];
+  return op;
+}

@@ -1,0 +1,98 @@
+/**
+ * `GET /v1/account/usage?from=YYYY-MM-DD&to=YYYY-MM-DD`: the usage ledger of the calling key's
+ * account — every key it ever held (revoked and expired ones too, with their status), per UTC
+ * day: requests, errors (4xx/5xx answers) and rows returned, with the per-route breakdown for
+ * days inside the detail window (USAGE_DETAIL_DAYS, default 90; older days carry `routes: null`,
+ * their daily totals are kept forever).
+ *
+ * This replica's pending counts are flushed before reading; other replicas' reach the store
+ * within a second. The request itself is counted after it is answered.
+ */
+import Router from '@koa/router';
+import type { ApiConfig } from '../config.ts';
+import type { AppDeps } from '../app.ts';
+import type { AppContext, AppState } from '../context.ts';
+import { invalidParams, type ParamError } from '../errors.ts';
+import { daysBefore, utcDay } from '../access/limits.ts';
+import type { UsageLedger } from '../access/ledger.ts';
+import type { UsageCounts } from '../state/store.ts';
+
+/** Longest range one request may ask for (ten years of daily totals). */
+export const MAX_USAGE_DAYS = 3660;
+export const DEFAULT_USAGE_DAYS = 30;
+
+const isDay = (s: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(s) && utcDay(Date.parse(s + 'T00:00:00Z') || NaN) === s;
+
+/** Validate `from` / `to` (defaults: the last 30 days up to today, UTC). */
+export function parseUsageQuery(query: Record<string, string | string[] | undefined>, today: string): { from: string; to: string } {
+  const errors: ParamError[] = [];
+  const one = (name: string): string | undefined => {
+    const v = query[name];
+    if (Array.isArray(v)) {
+      errors.push({ name, reason: 'given more than once' });
+      return undefined;
+    }
+    if (v !== undefined && !isDay(v)) errors.push({ name, reason: 'must be a date YYYY-MM-DD' });
+    return v;
+  };
+  for (const k of Object.keys(query)) if (k !== 'from' && k !== 'to') errors.push({ name: k, reason: 'unknown parameter' });
+  const to = one('to') ?? today;
+  const from = one('from') ?? daysBefore(to, DEFAULT_USAGE_DAYS - 1);
+  if (!errors.length && from > to) errors.push({ name: 'from', reason: `must not be after to (${to})` });
+  if (!errors.length && (Date.parse(to) - Date.parse(from)) / 86_400_000 + 1 > MAX_USAGE_DAYS) errors.push({ name: 'from', reason: `the range may cover at most ${MAX_USAGE_DAYS} days` });
+  if (errors.length) throw invalidParams(errors);
+  return { from, to };
+}
+
+const zero = (): UsageCounts => ({ requests: 0, errors: 0, rows: 0 });
+const add = (a: UsageCounts, b: UsageCounts): void => void ((a.requests += b.requests), (a.errors += b.errors), (a.rows += b.rows));
+
+export function accountRouter(config: ApiConfig, deps: Pick<AppDeps, 'store' | 'clock'> & { ledger: Pick<UsageLedger, 'flush'> }): Router<AppState> {
+  const router = new Router<AppState>();
+  router.get('/account/usage', async (ctx: AppContext) => {
+    const today = utcDay(deps.clock().getTime());
+    const { from, to } = parseUsageQuery(ctx.query, today);
+    const { key } = ctx.state;
+    await deps.ledger.flush();
+    const [account, usage] = await Promise.all([deps.store.getAccountById(key.account_id), deps.store.accountUsage(key.account_id, from, to)]);
+    const detailFrom = daysBefore(today, config.usageDetailDays - 1);
+    const totals = zero();
+    const keys = usage.keys.map((k) => {
+      const days = usage.days.filter((d) => d.key_id === k.id);
+      const kt = zero();
+      for (const d of days) add(kt, d);
+      add(totals, kt);
+      return {
+        id: k.id,
+        name: k.name,
+        scope: k.scope,
+        display_prefix: k.display_prefix,
+        status: k.status,
+        created_at: k.created_at,
+        revoked_at: k.revoked_at,
+        licence_id: k.licence_id,
+        expires_at: k.expires_at,
+        totals: kt,
+        days: days.map((d) => ({
+          date: d.day,
+          requests: d.requests,
+          errors: d.errors,
+          rows: d.rows,
+          routes:
+            d.day < detailFrom
+              ? null
+              : usage.routes.filter((r) => r.key_id === k.id && r.day === d.day).map((r) => ({ route: r.route, requests: r.requests, errors: r.errors, rows: r.rows })),
+        })),
+      };
+    });
+    ctx.body = {
+      account: { id: account!.id, name: account!.name, plan: account!.plan },
+      from,
+      to,
+      detail_days: config.usageDetailDays,
+      totals,
+      keys,
+    };
+  });
+  return router;
+}
