@@ -64,6 +64,12 @@ export function homeKey(address: string, eircode: string | null): string {
   return createHash('sha256').update(`${foldText(address)}|${code}`).digest('hex');
 }
 
+/** sha256 (first 16 hex) of a full Eircode (upper-case, no spaces); null when there is none. */
+export function eircodeHash(eircode: string | null): string | null {
+  const code = (eircode ?? '').toUpperCase().replace(/\s+/g, '');
+  return code ? createHash('sha256').update(code).digest('hex').slice(0, 16) : null;
+}
+
 /**
  * Turn one raw PPR record (either header's column names) into a `SaleRow`, or a reject naming
  * the offending column. Rejects carry no key: the register has none, and the address stays out
@@ -100,6 +106,7 @@ export function normaliseSale(rec: Record<string, string>, file: string, line: n
     county,
     eircode_routing_key: routing,
     home_key: homeKey(address, eircode),
+    eircode_hash: eircodeHash(eircode),
     price_cents: price,
     not_full_market_price: parseFlag(rec['Not Full Market Price']),
     vat_exclusive: parseFlag(rec['VAT Exclusive']),
