@@ -22,7 +22,7 @@ import { LEAD_COLUMNS } from './query/leads-query.ts';
  * the newest-first top-N prunes by).
  */
 const IN_MEMORY = ['leads', 'infrastructure', 'lead_neighbours', 'suppliers', 'companies', 'search_terms', 'search_postings'] as const;
-const FROM_PARQUET = ['filings', 'sales', 'changes'] as const;
+const FROM_PARQUET = ['filings', 'sales', 'changes', 'price_index', 'yields', 'emerging_zones', 'material_costs'] as const;
 export type TableName = (typeof IN_MEMORY)[number] | (typeof FROM_PARQUET)[number];
 
 export interface ReleaseManifest {
