@@ -21,7 +21,8 @@ export type RejectReason =
   | 'unknown_county'
   | 'invalid_coordinates' // outside Ireland or not numbers
   | 'duplicate' // same key as an earlier row of the same source (the later/newer one is kept)
-  | 'unknown_header'; // a file whose header matches no known layout (one reject for the file)
+  | 'unknown_header' // a file whose header matches no known layout (one reject for the file)
+  | 'unknown_category'; // a classification value the pipeline cannot place (e.g. a rent table's property type)
 
 /**
  * A rejected row. Never carries the raw line (it may hold personal data): the file, the line

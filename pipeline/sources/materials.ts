@@ -58,7 +58,10 @@ export function normaliseMaterial(rec: Record<string, string>, file: string, lin
   return { month: m.month, period_start: m.start, material, index_value: v, line };
 }
 
-/** Read WPM28 CSV files. `skipped` counts other-statistic rows and suppressed cells. */
+/**
+ * Read WPM28 CSV files. `skipped` counts other-statistic rows and suppressed cells; `lines` counts
+ * the index lines, so rows + rejects = lines as for every source.
+ */
 export async function readMaterials(files: string[]): Promise<AdapterResult<MaterialRow> & { skipped: number }> {
   const rows: MaterialRow[] = [];
   const rejects: Reject[] = [];
@@ -80,5 +83,5 @@ export async function readMaterials(files: string[]): Promise<AdapterResult<Mate
       }, (r) => void rejects.push(r))
     ).lines;
   }
-  return { rows, rejects, lines, skipped };
+  return { rows, rejects, lines: lines - skipped, skipped };
 }

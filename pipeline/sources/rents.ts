@@ -58,7 +58,7 @@ export function normaliseRent(rec: Record<string, string>, file: string, line: n
   const propertyType = clean(rec['Property Type']);
   if (propertyType === null) return bad('missing_field', 'Property Type');
   const dwelling = dwellingClass(propertyType);
-  if (dwelling === null) return bad('invalid_number', 'Property Type'); // an unknown class cannot be compared with sales
+  if (dwelling === null) return bad('unknown_category', 'Property Type'); // a type that is neither a house nor a flat cannot be compared with sales
   const bedrooms = clean(rec['Number of Bedrooms']);
   if (bedrooms === null) return bad('missing_field', 'Number of Bedrooms');
 
@@ -84,7 +84,10 @@ export function normaliseRent(rec: Record<string, string>, file: string, line: n
   };
 }
 
-/** Read RIQ02 CSV files. `suppressed` counts the empty cells skipped (lines = rows + rejects + skipped). */
+/**
+ * Read RIQ02 CSV files. `suppressed` counts the empty cells skipped; `lines` counts the data lines
+ * that carry a value, so rows + rejects = lines as for every source.
+ */
 export async function readRents(files: string[]): Promise<AdapterResult<RentRow> & { suppressed: number }> {
   const rows: RentRow[] = [];
   const rejects: Reject[] = [];
@@ -106,5 +109,5 @@ export async function readRents(files: string[]): Promise<AdapterResult<RentRow>
       }, (r) => void rejects.push(r))
     ).lines;
   }
-  return { rows, rejects, lines, suppressed };
+  return { rows, rejects, lines: lines - suppressed, suppressed };
 }
