@@ -36,15 +36,16 @@ if (!existsSync(CHROMIUM)) {
     const page = await browser.newPage({ viewport: { width: 800, height: 420 } });
     await page.setExtraHTTPHeaders(headers);
     const res = await page.goto(url, { waitUntil: 'load', timeout: 30_000 });
-    const drawn = await page.evaluate(() => ({
+    // evaluated in the page (a string: this project's TypeScript has no DOM library)
+    const drawn = (await page.evaluate(`({
       root: document.documentElement.tagName,
       series: [...document.querySelectorAll('path.series')].map((p) => {
-        const b = (p as SVGGraphicsElement).getBBox();
-        return { area: p.getAttribute('data-area') ?? '', length: (p as SVGPathElement).getTotalLength(), width: b.width, height: b.height };
+        const b = p.getBBox();
+        return { area: p.getAttribute('data-area') ?? '', length: p.getTotalLength(), width: b.width, height: b.height };
       }),
       bands: document.querySelectorAll('polygon.band').length,
       texts: [...document.querySelectorAll('text')].map((t) => t.textContent ?? ''),
-    }));
+    })`)) as { root: string; series: { area: string; length: number; width: number; height: number }[]; bands: number; texts: string[] };
     const shot = join(tempDir('leads-intel-shot-'), 'chart.png');
     await page.screenshot({ path: shot });
     await page.close();

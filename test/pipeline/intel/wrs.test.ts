@@ -8,7 +8,6 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { join } from 'node:path';
 import { openDb } from '../../../pipeline/lib/duckdb.ts';
 import { pairCellsSql, pairsSql } from '../../../pipeline/intel/pairs.ts';
 import { openIntelSalesSink, readIntelSalesSql } from '../../../pipeline/intel/sales-input.ts';
