@@ -130,7 +130,7 @@ export interface SaleRow {
   /** sha256 of the normalised address and full Eircode: identifies a home without the code. */
   home_key: string;
   /**
-   * sha256 (first 16 hex) of the full Eircode, upper-case without spaces; null when the row has
+   * 64-bit hash (16 hex) of the full Eircode, upper-case without spaces; null when the row has
    * none. Internal: lets the repeat-sale matcher tell two homes at one address apart without the
    * code; never published (run.ts drops it from the sales table).
    */

@@ -7,12 +7,12 @@
 import { foldText } from '../reference/authorities.ts';
 
 /** Word → the one spelling the key uses (both spellings of a pair map to the same token). */
-const SPELLING: Readonly<Record<string, string>> = {
+const SPELLING: ReadonlyMap<string, string> = new Map(Object.entries({
   road: 'rd', street: 'st', saint: 'st', avenue: 'ave', av: 'ave', drive: 'dr', court: 'ct', terrace: 'tce',
   square: 'sq', place: 'pl', crescent: 'cres', gardens: 'gdns', grove: 'gr', lane: 'ln', park: 'pk',
   apartment: 'apt', flat: 'apt', house: 'hse', upper: 'upr', lower: 'lwr', mount: 'mt', number: 'no',
   cottages: 'cotts', heights: 'hts', close: 'cl',
-};
+}));
 
 const COUNTIES = new Set([
   'carlow', 'cavan', 'clare', 'cork', 'donegal', 'dublin', 'galway', 'kerry', 'kildare', 'kilkenny', 'laois', 'leitrim',
@@ -28,7 +28,20 @@ const COUNTIES = new Set([
  * @example addressKey('12 Main Street, Navan, Co. Meath') === addressKey('12 MAIN ST, NAVAN') // '12 main st navan'
  */
 export function addressKey(address: string): string {
-  const words = foldText(address).split(' ').filter(Boolean).map((w) => SPELLING[w] ?? w);
+  return keyOfFolded(foldText(address));
+}
+
+/** The key and the dwelling class of an address, folding it once (the refresh's hot path). */
+export function addressFacts(address: string): { key: string; dwelling: 'house' | 'apartment' } {
+  const folded = foldText(address);
+  return { key: keyOfFolded(folded), dwelling: APARTMENT.test(folded) ? 'apartment' : 'house' };
+}
+
+const APARTMENT = /\b(apt|apts|apartment|apartments|flat|flats|penthouse|duplex)\b/;
+
+function keyOfFolded(folded: string): string {
+  const words = folded.split(' ');
+  for (let i = 0; i < words.length; i++) words[i] = SPELLING.get(words[i]!) ?? words[i]!;
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
     if (words[i] === 'no' && /^\d/.test(words[i + 1] ?? '')) continue;
@@ -47,5 +60,5 @@ export function addressKey(address: string): string {
 
 /** `apartment` when the address names an apartment or flat, else `house`. */
 export function dwellingOf(address: string): 'house' | 'apartment' {
-  return /\b(apt|apts|apartment|apartments|flat|flats|penthouse|duplex)\b/.test(foldText(address)) ? 'apartment' : 'house';
+  return APARTMENT.test(foldText(address)) ? 'apartment' : 'house';
 }

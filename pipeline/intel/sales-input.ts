@@ -9,7 +9,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { sqlString } from '../lib/duckdb.ts';
 import type { SaleRow } from '../types.ts';
-import { addressKey, dwellingOf } from './address.ts';
+import { addressFacts } from './address.ts';
 
 /** Columns of the staging file, in order, with their DuckDB types. */
 export const INTEL_SALE_COLUMNS: readonly [string, string][] = [
@@ -26,17 +26,9 @@ export const INTEL_SALE_COLUMNS: readonly [string, string][] = [
 
 /** One sale as a staging line (no newline). */
 export function intelSaleLine(row: SaleRow): string {
-  return [
-    row.date_of_sale,
-    row.county,
-    row.eircode_routing_key ?? '',
-    row.eircode_hash ?? '',
-    addressKey(row.address),
-    dwellingOf(row.address),
-    String(row.price_cents),
-    row.not_full_market_price ? 'false' : 'true',
-    row.is_new_dwelling || row.vat_exclusive ? 'false' : 'true',
-  ].join('\t');
+  const a = addressFacts(row.address);
+  return `${row.date_of_sale}\t${row.county}\t${row.eircode_routing_key ?? ''}\t${row.eircode_hash ?? ''}\t${a.key}\t${a.dwelling}\t${row.price_cents}\t${
+    row.not_full_market_price ? 'false' : 'true'}\t${row.is_new_dwelling || row.vat_exclusive ? 'false' : 'true'}`;
 }
 
 export interface IntelSalesSink {
