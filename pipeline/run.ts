@@ -2,7 +2,8 @@
  * The weekly refresh: raw source files in, a validated, versioned release out.
  *
  *   read sources → normalise & enrich → identity & change tracking → validate against schemas/
- *   → write Parquet, search index, GeoJSON → manifest & quality gates → atomic publish → prune
+ *   → write Parquet, search index, GeoJSON → market analytics (pipeline/intel/)
+ *   → manifest & quality gates → atomic publish → prune
  *
  * `runPipeline(config, deps)` does it all and returns a summary; nothing runs on import.
  * Everything is built in `releases/.build-<id>/` and only the final rename makes it current.
