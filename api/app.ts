@@ -32,6 +32,7 @@ import { accountRouter } from './routes/account.ts';
 import { accessMiddleware } from './access/middleware.ts';
 import { failedAuthThrottle } from './access/throttle.ts';
 import { UsageLedger } from './access/ledger.ts';
+import { intelRouter } from './routes/intel.ts';
 
 export interface AppDeps {
   db: ApiDb;
@@ -58,7 +59,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   const claim = claimRouter(config, deps);
   const account = accountRouter(config, { ...deps, ledger });
   const webhooks = webhooksRouter(config, deps);
-  const routers = [docs, claim, account, metaRouter(config, deps), leadsRouter(config, deps), infrastructureRouter(config, deps), webhooks];
+  const routers = [docs, claim, account, metaRouter(config, deps), leadsRouter(config, deps), infrastructureRouter(config, deps), intelRouter(config, deps), webhooks];
   const publicPaths = ['/v1/docs', '/v1/openapi.json', '/v1/claim'];
   const isPublic = (path: string): boolean => !path.startsWith('/v1') || publicPaths.some((p) => path === p || path.startsWith(p + '/'));
   const now = (): number => deps.clock().getTime();

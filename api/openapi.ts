@@ -12,6 +12,7 @@ import type { ApiConfig } from './config.ts';
 import { infrastructureQuerySchema } from './query/infrastructure-query.ts';
 import { webhookEndpoints, webhookEventsDoc, webhookSchemas } from './webhooks/openapi.ts';
 import { ACCESS_HEADERS, ACCESS_PROBLEMS, accessEndpoints, accessSchemas, keyedOperation } from './access/openapi.ts';
+import { intelQuerySchema } from './query/intel-query.ts';
 
 type Json = Record<string, any>;
 
@@ -147,6 +148,39 @@ export function endpoints(): Endpoint[] {
     },
     {
       method: 'get',
+      path: '/intel/analytics',
+      tag: 'Intelligence',
+      summary: 'Market intelligence: price index, yields, emerging zones, material costs',
+      description:
+        'Enriched scopes only (ent_api, ent_feed, custom): a commonwealth key gets 403 `insufficient_scope`. `section` picks the analysis; each has one row type. ' +
+        '`price_index`: the quarterly repeat-sale index (weighted repeat-sales regression on Property Price Register pairs) of Ireland, plus each `county` asked for, with standard errors, 95% intervals and pair counts. ' +
+        '`yields`: gross rental yields (RTB rent × 12 / median sale price) by area and dwelling class, latest quarter unless `from`/`to`. ' +
+        '`emerging_zones`: counties ranked by growth of planning applications and commencements and by price momentum, every component shown. ' +
+        '`material_costs`: CSO building-material price indices with year-on-year change, latest month unless `from`/`to`. ' +
+        'A parameter a section does not take is a 400. Page with `page` + `page_size`. A release built before the analytics existed answers 503 `analytics_unavailable`. Methods: docs/intel.md.',
+      query: intelQuerySchema(),
+      ok: { schema: ref('IntelAnalyticsPage'), description: 'A page of the section\'s rows.' },
+      errors: [400],
+      cached: true,
+    },
+    {
+      method: 'get',
+      path: '/intel/analytics/price-index.svg',
+      tag: 'Intelligence',
+      summary: 'Price index chart (SVG)',
+      description:
+        'The national repeat-sale price index and, with `county`, one county\'s, as an SVG line chart with 95% confidence bands (hollow dots: quarters with few pairs). ' +
+        'Takes `county` (one), `from` and `to` as /intel/analytics does. Enriched scopes only; each point drawn counts as a record served.',
+      query: {
+        type: 'object',
+        properties: Object.fromEntries(Object.entries(intelQuerySchema().properties as Record<string, Json>).filter(([k]) => ['county', 'from', 'to'].includes(k))),
+      },
+      ok: { schema: { type: 'string', description: 'An SVG document.' }, type: 'image/svg+xml', description: 'The chart.' },
+      errors: [400],
+      cached: true,
+    },
+    {
+      method: 'get',
       path: '/meta',
       tag: 'Meta',
       summary: 'Release, counts, freshness and allowed filter values',
@@ -202,7 +236,7 @@ const PROBLEMS: Record<number, string> = {
   415: 'The request body is not `application/json` (`unsupported_media_type`).',
   500: 'Internal error (`internal_error`); nothing is leaked; quote `request_id` when reporting it.',
   ...ACCESS_PROBLEMS,
-  503: 'No release is loaded yet (`no_release`).',
+  503: 'No release is loaded yet (`no_release`), or the release lacks the table asked for (`analytics_unavailable`).',
 };
 
 /**
@@ -377,6 +411,7 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
     tags: [
       { name: 'Leads', description: 'Planning applications and commencement notices.' },
       { name: 'Infrastructure', description: 'Strategic-infrastructure and energy projects.' },
+      { name: 'Intelligence', description: 'Market intelligence from the Property Price Register, RTB rents, CSO material prices and the leads (enriched scopes).' },
       { name: 'Meta', description: 'The release being served.' },
       { name: 'Account', description: 'The usage ledger of the calling key\'s account.' },
       { name: 'Licences', description: 'Claiming a key under an organisation licence (the page and its two calls; no key needed).' },

@@ -25,7 +25,10 @@ import { DetailIndex } from './index/detail-index.ts';
  * the Parquet files at load.
  */
 const IN_MEMORY = ['infrastructure'] as const;
-const FROM_PARQUET = ['leads', 'lead_neighbours', 'suppliers', 'companies', 'search_terms', 'search_postings', 'filings', 'sales', 'changes'] as const;
+const FROM_PARQUET = [
+  'leads', 'lead_neighbours', 'suppliers', 'companies', 'search_terms', 'search_postings', 'filings', 'sales', 'changes',
+  'price_index', 'yields', 'emerging_zones', 'material_costs',
+] as const;
 export type TableName = (typeof IN_MEMORY)[number] | (typeof FROM_PARQUET)[number];
 
 export interface ReleaseManifest {

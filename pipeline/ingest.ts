@@ -63,6 +63,14 @@ async function readSource(source: SourceName, files: string[]): Promise<AdapterR
       const { readInfrastructure } = await import('./sources/infrastructure.ts');
       return readInfrastructure(files);
     }
+    case 'rents': {
+      const { readRents } = await import('./sources/rents.ts');
+      return readRents(files);
+    }
+    case 'materials': {
+      const { readMaterials } = await import('./sources/materials.ts');
+      return readMaterials(files);
+    }
     default: {
       const never: never = source;
       throw new Error(`unknown source ${String(never)}`);

@@ -2,7 +2,8 @@
  * The weekly refresh: raw source files in, a validated, versioned release out.
  *
  *   read sources → normalise & enrich → identity & change tracking → validate against schemas/
- *   → write Parquet, search index, GeoJSON → manifest & quality gates → atomic publish → prune
+ *   → write Parquet, search index, GeoJSON → market analytics (pipeline/intel/)
+ *   → manifest & quality gates → atomic publish → prune
  *
  * `runPipeline(config, deps)` does it all and returns a summary; nothing runs on import.
  * Everything is built in `releases/.build-<id>/` and only the final rename makes it current.
@@ -21,6 +22,10 @@ import { readCommencements } from './sources/commencements.ts';
 import { readPpr } from './sources/ppr.ts';
 import { readCompanies } from './sources/companies.ts';
 import { readInfrastructure } from './sources/infrastructure.ts';
+import { readRents } from './sources/rents.ts';
+import { readMaterials } from './sources/materials.ts';
+import { runAnalytics, type AnalyticsSummary } from './intel/analytics.ts';
+import { openIntelSalesSink } from './intel/sales-input.ts';
 import { buildCompanyIndex } from './normalise/company-match.ts';
 import { buildLeads } from './normalise/leads.ts';
 import { mergeInfrastructure } from './normalise/infrastructure.ts';
@@ -94,7 +99,7 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
   }, 50);
   rssTimer.unref();
   const stageNames = ['fingerprint', 'read:ppr', 'write:sales', 'read:planning', 'read:commencements', 'read:companies',
-    'read:infrastructure', 'normalise', 'track', 'validate', 'write:tables', 'search-index', 'geojson', 'manifest', 'publish'];
+    'read:infrastructure', 'read:rents', 'read:materials', 'normalise', 'track', 'validate', 'write:tables', 'search-index', 'geojson', 'analytics', 'manifest', 'publish'];
   const stage = async <T>(name: string, fn: () => Promise<T>, rowsOf: (r: T) => number): Promise<T> => {
     await deps.onStage?.(name);
     currentStage = name;
@@ -162,6 +167,7 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
     // ~800,000 rows never sit in memory.
     const salesSpec = spec('sales', 'property-sale', 'county, eircode_routing_key, date_of_sale DESC, sale_id', 50_000);
     const salesSink = openTableSink(buildDir, 'sales');
+    const intelSales = openIntelSalesSink(buildDir); // the analytics stage's private copy (Eircode hashes)
     let toSale: ((row: SaleRow) => Record<string, unknown>) | null = publishedSale();
     const salesCheck = { checked: 0, invalid: 0, samples: [] as string[] };
     const ppr = await stage('read:ppr', () => readPpr(files.by.ppr, (row) => {
@@ -173,8 +179,10 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
         if (salesCheck.samples.length < 5) salesCheck.samples.push(`line ${row.line}: ${problems.join(', ')}`);
       }
       salesSink.write(sale);
+      intelSales.write(row);
     }), (r) => r.lines);
     const salesCount = salesSink.close();
+    intelSales.close();
     toSale = null; // its map of every sale key (~150 MB) would otherwise live to the end of the run
     account('ppr', ppr, salesCount);
     if (salesCheck.invalid) invalid['property-sale'] = salesCheck;
@@ -192,6 +200,11 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
     account('filings', companies.filings);
     const infra = await stage('read:infrastructure', () => readInfrastructure(files.by.infrastructure), (r) => r.lines);
     account('infrastructure', infra);
+    // rents and materials feed the analytics only; a raw folder without them builds no yields / costs
+    const rents = await stage('read:rents', () => readRents(files.by.rents), (r) => r.lines);
+    if (files.by.rents.length) account('rents', rents);
+    const materials = await stage('read:materials', () => readMaterials(files.by.materials), (r) => r.lines);
+    if (files.by.materials.length) account('materials', materials);
 
     const asOf = latestDate(planning.rows.map((r) => r.etl_date)) ?? now.toISOString().slice(0, 10);
     const normalised = await stage('normalise', async () => {
@@ -272,6 +285,18 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
     const geo = await stage('geojson', async () => writeGeoJson(await fresh(), buildDir, { publicBaseUrl: config.publicBaseUrl }), (g) =>
       g.layers.reduce((a, l) => a + (l.name.includes('/') ? 0 : l.features), 0));
 
+    const analytics = await stage('analytics', async () => runAnalytics(await fresh(), {
+      salesPath: intelSales.path,
+      leadsParquet: join(buildDir, 'leads.parquet'),
+      rents: rents.rows,
+      materials: materials.rows,
+      asOf,
+      buildDir,
+      validators,
+    }), (a: AnalyticsSummary) => Object.values(a.tables).reduce((x, y) => x + y, 0));
+    Object.assign(counts, analytics.tables);
+    rents.rows.length = 0;
+
     const leadChanges = tracked.leads.counts;
     const infraChanges = tracked.infra.counts;
     const gates = checkGates(sources, prevManifest?.counts.sources ?? null, {
@@ -296,6 +321,7 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
         changes: { leads: leadChanges, infrastructure: infraChanges },
         search_index: search,
         geojson: geo,
+        analytics: analytics.pairs,
         files: await checksumFiles(buildDir),
         stages,
         gates: { passed: gates.passed, forced: !gates.passed && config.force, messages: gates.messages },
@@ -383,7 +409,7 @@ function spec(name: string, schema: string, orderBy: string, rowGroupRows = 100_
  */
 function publishedSale(): (row: SaleRow) => Record<string, unknown> {
   const seen = new Map<string, number>();
-  return ({ line: _l, price_cents, ...s }) => {
+  return ({ line: _l, price_cents, eircode_hash: _e, ...s }) => {
     const base = `${s.home_key}|${s.date_of_sale}|${price_cents}`;
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);
@@ -404,12 +430,12 @@ function latestDate(dates: (string | null)[]): string | null {
 
 interface RawFiles {
   all: string[];
-  by: Record<'planning' | 'commencements' | 'ppr' | 'companies' | 'infrastructure', string[]>;
+  by: Record<'planning' | 'commencements' | 'ppr' | 'companies' | 'infrastructure' | 'rents' | 'materials', string[]>;
 }
 
 /** Every raw file, by source folder, sorted for determinism. */
 async function listRawFiles(rawDir: string): Promise<RawFiles> {
-  const by: RawFiles['by'] = { planning: [], commencements: [], ppr: [], companies: [], infrastructure: [] };
+  const by: RawFiles['by'] = { planning: [], commencements: [], ppr: [], companies: [], infrastructure: [], rents: [], materials: [] };
   for (const source of Object.keys(by) as (keyof RawFiles['by'])[]) {
     const dir = join(rawDir, source);
     if (!existsSync(dir)) continue;

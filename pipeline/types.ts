@@ -21,7 +21,8 @@ export type RejectReason =
   | 'unknown_county'
   | 'invalid_coordinates' // outside Ireland or not numbers
   | 'duplicate' // same key as an earlier row of the same source (the later/newer one is kept)
-  | 'unknown_header'; // a file whose header matches no known layout (one reject for the file)
+  | 'unknown_header' // a file whose header matches no known layout (one reject for the file)
+  | 'unknown_category'; // a classification value the pipeline cannot place (e.g. a rent table's property type)
 
 /**
  * A rejected row. Never carries the raw line (it may hold personal data): the file, the line
@@ -128,6 +129,12 @@ export interface SaleRow {
   eircode_routing_key: string | null;
   /** sha256 of the normalised address and full Eircode: identifies a home without the code. */
   home_key: string;
+  /**
+   * 64-bit hash (16 hex) of the full Eircode, upper-case without spaces; null when the row has
+   * none. Internal: lets the repeat-sale matcher tell two homes at one address apart without the
+   * code; never published (run.ts drops it from the sales table).
+   */
+  eircode_hash: string | null;
   price_cents: number; // exact: parsed from the text, never through a float
   not_full_market_price: boolean;
   vat_exclusive: boolean;
@@ -315,4 +322,32 @@ export interface InfraProject {
   first_seen: IsoDate;
   last_changed: IsoDate;
   content_hash: string;
+}
+
+/** How the rent index groups dwellings; `all` is the table's "All property types". */
+export type DwellingClass = 'all' | 'house' | 'apartment';
+
+/** One cell of the RTB rent index (RIQ02): average monthly rent of one area, type, size and quarter. */
+export interface RentRow {
+  quarter: string; // "2023Q1"
+  period_start: IsoDate; // first day of the quarter
+  location: string; // as published: "Ireland", a county, a Dublin postal district, a town…
+  /** Canonical county when the location is a county (Dublin postal districts → null); null for "Ireland". */
+  county: string | null;
+  national: boolean;
+  property_type: string; // as published, e.g. "Semi detached house"
+  dwelling: DwellingClass;
+  bedrooms: string; // as published, e.g. "All bedrooms", "Two bed"
+  all_bedrooms: boolean;
+  rent_eur: number;
+  line: number;
+}
+
+/** One month of one material in the CSO building-materials wholesale price index (WPM28). */
+export interface MaterialRow {
+  month: string; // "2023-01"
+  period_start: IsoDate;
+  material: string; // as published, e.g. "Structural steel"
+  index_value: number; // base 2015 = 100
+  line: number;
 }

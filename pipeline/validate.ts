@@ -25,6 +25,10 @@ export type RecordKind =
   | 'lead-neighbour'
   | 'change'
   | 'reject'
+  | 'price-index-point'
+  | 'rental-yield'
+  | 'emerging-zone'
+  | 'material-cost'
   | 'release-manifest'
   | 'problem';
 
@@ -40,6 +44,10 @@ export const RECORD_KINDS: readonly RecordKind[] = [
   'lead-neighbour',
   'change',
   'reject',
+  'price-index-point',
+  'rental-yield',
+  'emerging-zone',
+  'material-cost',
   'release-manifest',
   'problem',
 ];

@@ -86,6 +86,30 @@ export const DATA_CENTRE_COLUMNS = [
   'CRU Connection Policy',
 ] as const;
 
+/**
+ * Residential rents: the rent index of the Residential Tenancies Board as the Central Statistics
+ * Office publishes it (PxStat table RIQ02 "RTB Average Monthly Rent Report", CSV download). The
+ * `C…V…` columns are PxStat's classification codes beside each label column; their codes change
+ * between tables, so the adapter matches the label columns only.
+ */
+export const RENT_COLUMNS = [
+  'STATISTIC', 'Statistic Label', 'TLIST(Q1)', 'Quarter', 'C02970V03592', 'Number of Bedrooms',
+  'C02969V03591', 'Property Type', 'C03004V03625', 'Location', 'UNIT', 'VALUE',
+] as const;
+/** The RIQ02 columns a rents file must have (labels, not PxStat's per-table codes). */
+export const RENT_REQUIRED = ['Statistic Label', 'TLIST(Q1)', 'Number of Bedrooms', 'Property Type', 'Location', 'UNIT', 'VALUE'] as const;
+
+/**
+ * Building-material wholesale prices: CSO PxStat table WPM28 "Wholesale Price Index (Excl VAT)
+ * for Building and Construction Materials" (base 2015 = 100), CSV download. The table carries
+ * two statistics per material and month: the index and its 12-month percentage change.
+ */
+export const MATERIAL_COLUMNS = [
+  'STATISTIC', 'Statistic Label', 'TLIST(M1)', 'Month', 'C01409V03262', 'Type of Material', 'UNIT', 'VALUE',
+] as const;
+/** The WPM28 columns a materials file must have. */
+export const MATERIAL_REQUIRED = ['STATISTIC', 'Statistic Label', 'TLIST(M1)', 'Type of Material', 'UNIT', 'VALUE'] as const;
+
 /** The sources `leads ingest` and `leads refresh` know, each a folder under the raw dir. */
-export const SOURCE_NAMES = ['planning', 'commencements', 'ppr', 'companies', 'infrastructure'] as const;
+export const SOURCE_NAMES = ['planning', 'commencements', 'ppr', 'companies', 'infrastructure', 'rents', 'materials'] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];

@@ -1,6 +1,6 @@
 /**
  * `leads generate`: write a deterministic weekly snapshot of every raw source file (planning,
- * commencements, PPR, companies, infrastructure) in the publishers' layouts, with their ugliness.
+ * commencements, PPR, companies, infrastructure, rents, materials) in the publishers' layouts, with their ugliness.
  * Same (seed, scale, week) → byte-identical files. Week N+1 is week N plus that week's new
  * records and the events (decisions, grants, appeals, notices, corrections, sales) dated in it;
  * records untouched by the week are written with exactly the same field values.
@@ -20,6 +20,8 @@ import {
   NumberAllocator, PLANNING_BAD_SHARE, PLANNING_DEFAULT, PLANNING_WEEKLY, buildApp, planningLines, receivedSampler,
 } from './planning.ts';
 import { writePpr } from './ppr.ts';
+import { writeRents } from './rents.ts';
+import { writeMaterials } from './materials.ts';
 import { recordRng } from './rng.ts';
 
 export interface GenerateOptions {
@@ -128,6 +130,7 @@ export async function generateRaw(opts: GenerateOptions): Promise<GenerateSummar
   stats.push(...writeCompanies(companies, seed, asOf, outDir));
   const projects = buildProjects(seed, scale, isoToDay(WEEK1_SNAPSHOT), asOf, companies);
   stats.push(...writeInfrastructure(projects, asOf, outDir));
+  stats.push(writeRents(seed, asOf, outDir), writeMaterials(seed, snap, outDir));
   return {
     week,
     snapshotDate: snap,

@@ -149,7 +149,12 @@ function saleLine(seed: number, h: number, k: number, day: number, home: Home): 
   if (nfmp) price *= r.float(0.4, 0.9);
   let cents: number;
   if (isNew && r.chance(0.7)) cents = Math.round((price / 1.135) * 100); // VAT-exclusive figure, odd cents
-  else cents = Math.round(price / (r.chance(0.5) ? 5000 : 1000)) * (r.chance(0.5) ? 5000 : 1000) * 100;
+  else {
+    // round to €5,000 or €1,000: one unit for both steps (two separate draws scaled half the prices by 5 or 1/5)
+    const unit = r.chance(0.5) ? 5000 : 1000;
+    r.next(); // the draw the second unit used to take: every later draw of the row stays as it was
+    cents = Math.round(price / unit) * unit * 100;
+  }
   cents = Math.max(cents, 1_000_000);
   const irish = r.chance(0.0008);
   const description = isNew

@@ -18,7 +18,7 @@ test('generate into one folder, refresh --raw from it into another DATA_DIR', ()
   const data = tempDir('leads-cli-data-');
   const g = leads(['generate', '--scale', 'tiny', '--seed', '3', '--out', raw, '--json']);
   assert.is(g.status, 0, g.stderr);
-  assert.equal(readdirSync(raw).sort(), ['commencements', 'companies', 'infrastructure', 'planning', 'ppr']);
+  assert.equal(readdirSync(raw).sort(), ['commencements', 'companies', 'infrastructure', 'materials', 'planning', 'ppr', 'rents']);
   const r = leads(['refresh', '--raw', raw, '--json', '--quiet'], { DATA_DIR: data });
   assert.is(r.status, 0, r.stderr);
   const summary = JSON.parse(r.stdout) as { status: string; releaseId: string; counts: Record<string, number> };

@@ -54,7 +54,7 @@ test('week 1: publishes a complete, valid release', async () => {
   }
   assert.is(m.counts.records_total, m.counts.tables['leads']! + m.counts.tables['infrastructure']! + m.counts.tables['companies']!);
   for (const a of AUTHORITIES) assert.ok(m.counts.authorities[a.name]!.leads > 0, `authority ${a.name} has leads`);
-  assert.equal(Object.keys(m.counts.sources).sort(), ['commencements', 'companies', 'filings', 'infrastructure', 'planning', 'ppr']);
+  assert.equal(Object.keys(m.counts.sources).sort(), ['commencements', 'companies', 'filings', 'infrastructure', 'materials', 'planning', 'ppr', 'rents']);
   for (const [src, c] of Object.entries(m.counts.sources)) assert.is(c.rows + c.rejects, c.lines, `${src}: rows + rejects = lines`);
   assert.is(m.changes.leads['new'], m.counts.tables['leads']);
   // files on disk match the manifest's checksums and Parquet row counts match the table counts

@@ -134,7 +134,7 @@ const filing: Omit<FilingRow, 'line'> = {
   effective_date: '2024-04-01',
 };
 
-const sale: Omit<SaleRow, 'line' | 'price_cents'> & { sale_id: string; price_eur: number } = {
+const sale: Omit<SaleRow, 'line' | 'price_cents' | 'eircode_hash'> & { sale_id: string; price_eur: number } = {
   sale_id: '0123456789abcdef',
   date_of_sale: '2023-02-14',
   address: '12 Main Street, Dundrum, Dublin 14',
@@ -242,6 +242,20 @@ const VALID: Record<RecordKind, Record<string, unknown>> = {
   'lead-neighbour': { lead_id: 42, neighbour_id: 43, distance_m: 120.5, rank: 1 },
   change: { table: 'leads', id: 42, key: lead.lead_key, change: 'updated' },
   reject: { ...reject },
+  'price-index-point': {
+    area: 'Cork', county: 'Cork', quarter: '2024Q3', period_start: '2024-07-01', index_value: 142.7, std_error: 1.2,
+    ci_low: 140.4, ci_high: 145.1, pairs: 812, low_sample: false, base_quarter: '2010Q1',
+  },
+  'rental-yield': {
+    area: 'Ireland', county: null, property_type: 'apartment', quarter: '2024Q3', period_start: '2024-07-01', monthly_rent_eur: 1650.5,
+    rent_cells: 1, typical_price_eur: 285000, sales: 4210, gross_yield_pct: 6.95,
+  },
+  'emerging-zone': {
+    rank: 1, area: 'Meath', county: 'Meath', score: 1.42, applications_12m: 4100, applications_prev_12m: 3800, applications_growth_pct: 7.89,
+    applications_z: 1.1, commencements_12m: 900, commencements_prev_12m: 700, commencements_growth_pct: 28.57, commencements_z: 2.0,
+    price_change_pct: 6.1, price_quarter: '2026Q3', price_z: 1.16, as_of: '2026-11-09',
+  },
+  'material-cost': { material: 'Structural steel', month: '2026-10', period_start: '2026-10-01', index_value: 151.2, yoy_pct: 2.3, latest: true },
   'release-manifest': manifest,
   problem,
 };
@@ -298,6 +312,10 @@ const MUTATIONS: Record<RecordKind, Mutation[]> = {
   'lead-neighbour': [drop('rank'), set('rank zero', 'rank', 0), extra, set('negative distance', 'distance_m', -3)],
   change: [drop('key'), set('wrong enum', 'change', 'deleted'), extra, set('wrong table', 'table', 'sales')],
   reject: [drop('reason'), set('wrong enum', 'reason', 'bad_row'), extra, set('unknown source', 'source', 'twitter')],
+  'price-index-point': [drop('pairs'), set('bad quarter', 'quarter', '2024-Q3'), extra, set('bad date', 'period_start', '2024/07/01'), set('unknown area', 'area', 'Antrim')],
+  'rental-yield': [drop('sales'), set('wrong class', 'property_type', 'bungalow'), extra, set('too few sales', 'sales', 3)],
+  'emerging-zone': [drop('score'), set('rank zero', 'rank', 0), extra, set('bad as_of', 'as_of', 'today'), set('national area', 'area', 'Ireland')],
+  'material-cost': [drop('yoy_pct'), set('bad month', 'month', '2026-13'), extra, set('negative index', 'index_value', -1)],
   'release-manifest': [
     drop('gates'), set('wrong version', 'schema_version', '2.0.0'), extra, set('bad as_of', 'as_of', '2025-06-01T00:00:00Z'),
     set('bad built_at', 'built_at', '2025-06-02'),
@@ -377,19 +395,13 @@ test('enrichedFields lists the enriched properties of each kind', () => {
   for (const [kind, expected] of cases) assert.equal(enrichedFields(kind).sort(), expected, kind);
 });
 
-test('bulk validation of property sales is fast (790,000 rows well under 2 s)', () => {
+test('bulk validation of many property sales: every valid row passes, a bad one in the middle is counted', () => {
+  // (Its speed is measured by `make bench`'s refresh section, stage read:ppr, never here.)
   const n = 50_000;
-  const rows = Array.from({ length: n }, (_, k) => ({ ...sale, price_eur: 100_000 + k * 0.37, sale_id: k.toString(16).padStart(16, '0') }));
-  // Best of three runs: the machine is shared, one slow run says nothing about the code.
-  let best = Infinity;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const t0 = performance.now();
-    const r = validateAll(v, 'property-sale', rows);
-    best = Math.min(best, performance.now() - t0);
-    assert.is(r.invalid, 0, r.samples.join('\n'));
-  }
-  const projected = (best * 790_000) / n;
-  assert.ok(projected < 2000, `projected ${Math.round(projected)} ms for 790k rows`);
+  const rows: Record<string, unknown>[] = Array.from({ length: n }, (_, k) => ({ ...sale, price_eur: 100_000 + k * 0.37, sale_id: k.toString(16).padStart(16, '0') }));
+  assert.is(validateAll(v, 'property-sale', rows).invalid, 0);
+  rows[n / 2] = { ...sale, price_eur: 'free' };
+  assert.is(validateAll(v, 'property-sale', rows).invalid, 1);
 });
 
 test.run();

@@ -67,7 +67,7 @@ test('there is exactly one schema file per record kind (plus the API-only parame
 /** The only top-level properties that may be absent (all others are required; absent = null). */
 const OPTIONAL: Partial<Record<string, string[]>> = {
   problem: ['detail', 'instance', 'request_id', 'errors', 'rows_requested', 'rows_remaining', 'resets_at'],
-  'release-manifest': ['search_index', 'geojson'],
+  'release-manifest': ['search_index', 'geojson', 'analytics'],
 };
 
 test('every schema is a 2020-12 record with $id, title, description and a closed property set', () => {
@@ -145,7 +145,7 @@ const ROUTE: Record<InfraProject['consenting_route'], 0> = { strategic_infrastru
 const FRAGMENT: Record<InfraFragment['kind'], 0> = { abp_case: 0, auction: 0, grid_connection: 0, data_centre: 0 };
 const REASON: Record<RejectReason, 0> = {
   malformed_row: 0, missing_field: 0, invalid_date: 0, invalid_number: 0, unknown_authority: 0,
-  unknown_county: 0, invalid_coordinates: 0, duplicate: 0, unknown_header: 0,
+  unknown_county: 0, invalid_coordinates: 0, duplicate: 0, unknown_header: 0, unknown_category: 0,
 };
 
 test('enums match the TypeScript unions and the reference lists', () => {

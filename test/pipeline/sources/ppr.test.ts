@@ -10,6 +10,7 @@ import {
   homeKey,
   isNewDwelling,
   normaliseSale,
+  eircodeHash,
   parseEuroCents,
   postalDistrictRoutingKey,
   readPpr,
@@ -113,6 +114,7 @@ test('readPpr: current header, Windows-1252, row by row', async () => {
     county: 'Galway',
     eircode_routing_key: 'H91',
     home_key: sha('12 bothar na tra salthill|H91AB12'),
+    eircode_hash: eircodeHash('h91 ab12'),
     price_cents: 45815000,
     not_full_market_price: false,
     vat_exclusive: true,
@@ -134,7 +136,12 @@ test('readPpr: current header, Windows-1252, row by row', async () => {
   assert.is(wicklow.price_cents, 10);
   assert.is(wicklow.is_new_dwelling, false);
   assert.is(wicklow.line, 13);
-  assert.not.ok(JSON.stringify(res).includes('AB12'), 'full Eircode only inside home_key');
+  assert.not.ok(JSON.stringify(res).includes('AB12'), 'full Eircode only inside home_key and eircode_hash');
+  assert.is(dun.eircode_hash, null);
+  assert.match(galway.eircode_hash!, /^[0-9a-f]{16}$/);
+  assert.is(eircodeHash('H91AB12'), galway.eircode_hash, 'case and spaces do not matter');
+  assert.is.not(eircodeHash('H91AB13'), galway.eircode_hash);
+  assert.is.not(kerry.eircode_hash, galway.eircode_hash);
 
   assert.equal(res.rejects.map((r) => [r.line, r.reason, r.detail]), [
     [5, 'duplicate', 'same as line 3'],
