@@ -23,6 +23,7 @@ import { leadsRouter } from './routes/leads.ts';
 import { infrastructureRouter } from './routes/infrastructure.ts';
 import { metaRouter } from './routes/meta.ts';
 import { docsRouter } from './routes/docs.ts';
+import { exportsRouter } from './routes/exports.ts';
 
 export interface AppDeps {
   db: ApiDb;
@@ -38,7 +39,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.silent = true; // errors are logged by the problem middleware, with the request id
   const v1 = new Router<AppState>({ prefix: '/v1' });
   const docs = docsRouter(config, deps);
-  const routers = [docs, metaRouter(config, deps), leadsRouter(config, deps), infrastructureRouter(config, deps)];
+  const routers = [docs, metaRouter(config, deps), leadsRouter(config, deps), infrastructureRouter(config, deps), exportsRouter(config, deps)];
   app.use(problemMiddleware(deps.log));
   app.use(requestIdMiddleware());
   app.use(securityHeadersMiddleware(config));
