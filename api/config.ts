@@ -31,6 +31,8 @@ export interface ApiConfig {
   readonly duckdbMemoryLimit: string;
   /** How long an authenticated key is cached in memory; a revoked key stops working within this time. */
   readonly keyCacheMs: number;
+  /** Secret sealing the GIS query tokens (`access_token`); empty = a random one per process (tokens die with it). */
+  readonly gisTokenSecret: string;
 }
 
 /** Defaults with the environment variable and a help line per key (documented in docs/api.md). */
@@ -51,6 +53,7 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   duckdbThreads: { value: 1, env: 'DUCKDB_THREADS', help: 'DuckDB worker threads' },
   duckdbMemoryLimit: { value: '256MB', env: 'API_DUCKDB_MEMORY_LIMIT', help: 'DuckDB memory limit of the server' },
   keyCacheMs: { value: 5000, env: 'KEY_CACHE_MS', help: 'how long a looked-up API key is cached; revocation takes effect within this time (0 = no cache)' },
+  gisTokenSecret: { value: '', env: 'GIS_TOKEN_SECRET', help: 'secret (≥ 32 characters) sealing GIS access_token values; unset = random per process, so tokens stop working at restart and differ between replicas' },
 };
 
 export class ApiConfigError extends Error {}
@@ -99,6 +102,10 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     duckdbThreads: int('duckdbThreads', 1, 64),
     duckdbMemoryLimit: str('duckdbMemoryLimit'),
     keyCacheMs: int('keyCacheMs', 0, 300_000),
+    gisTokenSecret: str('gisTokenSecret'),
   };
+  if (config.gisTokenSecret !== '' && config.gisTokenSecret.length < 32) {
+    throw new ApiConfigError('GIS_TOKEN_SECRET must be at least 32 characters');
+  }
   return Object.freeze(config);
 }
