@@ -10,6 +10,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import type { ApiConfig } from './config.ts';
 import { infrastructureQuerySchema } from './query/infrastructure-query.ts';
+import { exportEndpoints, exportResponseSchemas } from './openapi-exports.ts';
 
 type Json = Record<string, any>;
 
@@ -69,7 +70,7 @@ export interface Endpoint {
   query?: Json;
   pathParams?: Json[];
   /** 200 body: a `$ref` schema and media type. */
-  ok: { schema: Json; type?: string; description: string };
+  ok: { schema: Json; type?: string; description: string; alt?: { type: string; schema: Json } };
   /** Problem statuses besides the ones every endpoint has. */
   errors: number[];
   /** Answers with ETag / 304. */
@@ -179,6 +180,7 @@ export function endpoints(): Endpoint[] {
       ok: { schema: { type: 'string' }, type: 'application/octet-stream', description: 'The asset (JavaScript, CSS or image).' },
       errors: [404],
     },
+    ...exportEndpoints(),
   ];
 }
 
@@ -188,6 +190,8 @@ const PROBLEMS: Record<number, string> = {
   401: 'Missing, malformed, unknown or revoked key (`missing_key`, `malformed_key`, `unknown_key`, `revoked_key`), with `WWW-Authenticate`.',
   403: 'The key\'s scope is too low (`insufficient_scope`); `detail` names the scopes that may.',
   404: 'No such record or path (`not_found`).',
+  410: 'The export cursor belongs to a release that is no longer kept (`cursor_expired`); start the export again.',
+  429: 'The key\'s daily row budget cannot cover this request (`budget_exhausted`); nothing was sent or charged.',
   405: 'Another method than GET / HEAD on this path (`method_not_allowed`), with `Allow`.',
   500: 'Internal error (`internal_error`); nothing is leaked; quote `request_id` when reporting it.',
   503: 'No release is loaded yet (`no_release`).',
@@ -294,7 +298,11 @@ function operation(e: Endpoint): Json {
     okHeaders['Cache-Control'] = { $ref: '#/components/headers/Cache-Control' };
   }
   const responses: Json = {
-    '200': { description: e.ok.description, headers: okHeaders, content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema } } },
+    '200': {
+      description: e.ok.description,
+      headers: okHeaders,
+      content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema }, ...(e.ok.alt ? { [e.ok.alt.type]: { schema: e.ok.alt.schema } } : {}) },
+    },
   };
   if (e.cached) {
     responses['304'] = {
@@ -339,7 +347,7 @@ function operationId(e: Endpoint): string {
 export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
   const schemas: Json = {};
   for (const f of recordSchemaFiles()) schemas[componentName(f)] = component(f);
-  Object.assign(schemas, responseSchemas());
+  Object.assign(schemas, responseSchemas(), exportResponseSchemas());
   const paths: Json = {};
   for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = operation(e);
   return {
@@ -360,6 +368,8 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
       { name: 'Leads', description: 'Planning applications and commencement notices.' },
       { name: 'Infrastructure', description: 'Strategic-infrastructure and energy projects.' },
       { name: 'Meta', description: 'The release being served.' },
+      { name: 'Exports', description: 'Bulk exports: cursor-paginated JSON, streamed CSV and JSON Lines, Parquet.' },
+      { name: 'GIS', description: 'GeoJSON feeds and OGC API Features (scopes ent_feed and custom).' },
       { name: 'Reference', description: 'This document and its rendering.' },
     ],
     paths,
