@@ -205,8 +205,8 @@ test('HEAD and dry_run=1 quote the export without charging; charges are the whol
     assert.equal(budget.calls, [cork, n], 'the whole file charged once, up front');
 
     budget = testBudget(null);
-    const page1 = await (await get('/v1/export/applications?county=Cork&limit=20')).json();
-    const page2 = await (await get(`/v1/export/applications?county=Cork&limit=20&cursor=${page1.next_cursor}`)).json();
+    const page1 = (await (await get('/v1/export/applications?county=Cork&limit=20')).json()) as { next_cursor: string };
+    const page2 = (await (await get(`/v1/export/applications?county=Cork&limit=20&cursor=${page1.next_cursor}`)).json()) as { count: number };
     assert.equal(budget.calls, [20, 20], 'cursor pages charge their rows');
     assert.is(page2.count, 20);
     budget = testBudget(30);

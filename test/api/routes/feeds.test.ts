@@ -53,7 +53,6 @@ async function walkFeed(path: string, key = api.keys.ent_feed): Promise<{ featur
 }
 
 const ids = (fs: any[]): number[] => fs.map((f) => f.id);
-const sorted = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
 async function expectIds(sql: string): Promise<number[]> {
   return (await db.all<{ id: number }>(`${sql} ORDER BY id`)).map((r) => r.id);
 }
