@@ -3,13 +3,15 @@
  * side with a baseline taken in the same run. Prints a table and writes
  * bench/results/<section>-<timestamp>.json plus bench/results/latest.json.
  *
- *   node --import tsx bench/run.ts [--only refresh|api] [--scale default|small|…] [--seconds 10]
+ *   node --import tsx bench/run.ts [--only refresh|api|exports] [--scale default|small|…] [--seconds 10]
  *
  * Sections:
  *   refresh — full refresh of the default dataset in a child process (wall time, peak RSS,
  *             rows/s per stage) against the floor: DuckDB alone reading the same raw CSVs.
  *   api     — the HTTP API on that release under load (bench/api.ts) against a plain Koa + pg
  *             baseline over PostgreSQL (bench/baseline-pg.ts); --seconds per scenario.
+ *   exports — full JSON Lines / CSV exports over HTTP against DuckDB's own COPY, GeoJSON pages,
+ *             /v1/leads p99 during four exports (bench/exports.ts).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
 import { generateRaw, SCALES } from '../pipeline/synth/generate.ts';
 import { apiBench, type BenchRow as Row } from './api.ts';
+import { exportsBench } from './exports.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = join(ROOT, 'bench', 'results');
@@ -74,6 +77,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
     return rows;
   },
   api: () => apiBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
+  exports: () => exportsBench({ root: ROOT, benchData }),
 };
 
 function runChild(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {

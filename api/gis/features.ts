@@ -15,11 +15,12 @@ import { maskedFor, maskRecord } from '../masking.ts';
 import type { Release } from '../release.ts';
 import type { Scope } from '../scopes.ts';
 import { gisCountQuery, gisIdsQuery, servedFromIndex, type GisLayer, type GisRequest } from '../query/feeds-query.ts';
-import { buildLayerIndex, inBBox, positionAfter, positionOf, readFeatures, type LayerIndex } from './layer-index.ts';
+import { buildLayerIndex, inBBox, positionAfter, positionOf, readFeatures, readFeaturesJoined, type LayerIndex } from './layer-index.ts';
 
 export interface FeaturePage {
-  /** Feature JSON texts, id ascending. */
-  features: string[];
+  /** The features' JSON, id ascending, comma-separated (the inside of the `features` array). */
+  features: Buffer;
+  numberReturned: number;
   numberMatched: number;
   /** Id of the last feature when more follow (for the next link), else null. */
   nextAfterId: number | null;
@@ -81,7 +82,7 @@ export async function featurePage(db: ApiDb, release: Release, layers: ReleaseLa
   if (servedFromIndex(req)) {
     if (req.filters.authority) {
       const own = layers.layers.find((l) => l.authority === req.filters.authority![0] && l.name.startsWith('leads/'));
-      if (!own) return { features: [], numberMatched: 0, nextAfterId: null };
+      if (!own) return { features: Buffer.alloc(0), numberReturned: 0, numberMatched: 0, nextAfterId: null };
       index = await layers.index(own.name);
     }
     const bbox = req.filters.bbox;
@@ -115,16 +116,19 @@ export async function featurePage(db: ApiDb, release: Release, layers: ReleaseLa
       return p;
     });
   }
-  let features = await readFeatures(index, positions);
-  if (maskedFor(req.layer === 'leads' ? 'lead' : 'infrastructure-project', scope).length > 0) {
-    features = features.map((text) => {
+  const kind = req.layer === 'leads' ? 'lead' : 'infrastructure-project';
+  let features: Buffer;
+  if (maskedFor(kind, scope).length === 0) features = await readFeaturesJoined(index, positions);
+  else {
+    const texts = (await readFeatures(index, positions)).map((text) => {
       const f = JSON.parse(text) as { properties: Record<string, unknown> };
-      f.properties = maskRecord(req.layer === 'leads' ? 'lead' : 'infrastructure-project', f.properties, scope).record;
+      f.properties = maskRecord(kind, f.properties, scope).record;
       return JSON.stringify(f);
     });
+    features = Buffer.from(texts.join(','));
   }
   const lastPos = positions.at(-1);
-  return { features, numberMatched: matched, nextAfterId: more && lastPos !== undefined ? index.ids[lastPos]! : null };
+  return { features, numberReturned: positions.length, numberMatched: matched, nextAfterId: more && lastPos !== undefined ? index.ids[lastPos]! : null };
 }
 
 /** One feature by id, or null. */

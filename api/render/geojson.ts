@@ -9,18 +9,18 @@ import type { ResponseMeta } from '../masking.ts';
 
 export const GEOJSON_TYPE = 'application/geo+json';
 
-/** The FeatureCollection text. */
-export function featureCollection(features: readonly string[], opts: { numberMatched: number; links: Link[]; timeStamp: string; meta?: ResponseMeta }): string {
+/** The FeatureCollection, as bytes: `features` is the comma-separated feature JSON of the page. */
+export function featureCollection(features: Buffer, opts: { numberReturned: number; numberMatched: number; links: Link[]; timeStamp: string; meta?: ResponseMeta }): Buffer {
   const head = {
     type: 'FeatureCollection',
     numberMatched: opts.numberMatched,
-    numberReturned: features.length,
+    numberReturned: opts.numberReturned,
     timeStamp: opts.timeStamp,
     links: opts.links,
     ...(opts.meta ? { _meta: opts.meta } : {}),
   };
   const json = JSON.stringify(head);
-  return `${json.slice(0, -1)},"features":[${features.join(',')}]}`;
+  return Buffer.concat([Buffer.from(`${json.slice(0, -1)},"features":[`), features, Buffer.from(']}')]);
 }
 
 /** One Feature text with `links` added as a foreign member. */

@@ -35,7 +35,7 @@ export function feedsRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'cloc
     requireCapability(key.scope, 'geojsonFeeds');
     const req = parseGisQuery(ctx.query, layer, 'feed');
     const page = await featurePage(deps.db, release, layersFor(release), req, key.scope);
-    await ctx.state.budget.charge(page.features.length);
+    await ctx.state.budget.charge(page.numberReturned);
     const path = `/v1/feeds/${layer}.geojson`;
     const links: Link[] = [{ href: gisHref(ctx, path, sameQuery(ctx, typeof ctx.query['cursor'] === 'string' ? ctx.query['cursor'] : undefined)), rel: 'self', type: GEOJSON_TYPE }];
     if (page.nextAfterId !== null) {
@@ -43,6 +43,7 @@ export function feedsRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'cloc
     }
     ctx.type = GEOJSON_TYPE;
     ctx.body = featureCollection(page.features, {
+      numberReturned: page.numberReturned,
       numberMatched: page.numberMatched,
       links,
       timeStamp: deps.clock().toISOString(),

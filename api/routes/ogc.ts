@@ -148,7 +148,7 @@ export function ogcRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'
     if (!isLayer(layer)) throw notFound(`collection ${layer}`);
     const req = parseGisQuery(ctx.query, layer, 'ogc');
     const page = await featurePage(deps.db, release, layersFor(release), req, key.scope);
-    await ctx.state.budget.charge(page.features.length);
+    await ctx.state.budget.charge(page.numberReturned);
     const path = `/v1/ogc/collections/${layer}/items`;
     const cursor = typeof ctx.query['cursor'] === 'string' ? ctx.query['cursor'] : undefined;
     const links: Link[] = [
@@ -160,6 +160,7 @@ export function ogcRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'
     }
     ctx.type = GEOJSON_TYPE;
     ctx.body = featureCollection(page.features, {
+      numberReturned: page.numberReturned,
       numberMatched: page.numberMatched,
       links,
       timeStamp: deps.clock().toISOString(),

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildLayerIndex, inBBox, positionAfter, positionOf, readFeatures } from '../../../api/gis/layer-index.ts';
+import { buildLayerIndex, inBBox, positionAfter, positionOf, readFeatures, readFeaturesJoined } from '../../../api/gis/layer-index.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
 const dir = tempDir('leads-layer-index-');
@@ -20,6 +20,9 @@ test('indexes every line and reads any of them back, runs in one read', async ()
   assert.equal([...ix.lon], [-6.1, -8.5, -9.05, -6.2]);
   assert.equal(await readFeatures(ix, [0, 1, 2, 3]), lines);
   assert.equal(await readFeatures(ix, [1, 3]), [lines[1], lines[3]]);
+  assert.is((await readFeaturesJoined(ix, [0, 1, 2, 3])).toString(), lines.join(','));
+  assert.is((await readFeaturesJoined(ix, [0, 2, 3])).toString(), [lines[0], lines[2], lines[3]].join(','));
+  assert.is((await readFeaturesJoined(ix, [])).length, 0);
   assert.is(positionAfter(ix, 0), 0);
   assert.is(positionAfter(ix, 5), 2);
   assert.is(positionAfter(ix, 12), 4);
