@@ -83,7 +83,7 @@ export async function exportsBench(opts: ExportsBenchOptions): Promise<BenchRow[
   const env = { DATA_DIR: opts.benchData, DATABASE_URL: `file:${stateFile}` };
   await cli(opts.root, ['accounts', 'create', '--name', 'bench', '--plan', 'premium', '--json'], env);
   const key = (JSON.parse(await cli(opts.root, ['keys', 'create', '--account', 'bench', '--scope', 'ent_feed', '--name', 'bench', '--json'], env)) as { key: string }).key;
-  const api = await startChild(opts.root, ['--import', 'tsx', 'api/server.ts'], { ...env, PORT: '0', HOST: '127.0.0.1' }, /listening on (\S+)\/v1/);
+  const api = await startChild(opts.root, ['--import', 'tsx', 'bench/exports-server.ts'], { ...env, PORT: '0', HOST: '127.0.0.1' }, /listening on (\S+)\/v1/);
   const origin = api.match[1]!;
   const pid = api.child.pid!;
   const out: BenchRow[] = [];

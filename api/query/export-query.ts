@@ -104,6 +104,10 @@ export interface ExportRowsRequest {
   afterId: number | null;
   /** Row limit (cursor pages ask for limit + 1); null for the whole set. */
   limit: number | null;
+  /** Id order (default); false keeps the table's order (no sort: the Parquet file). */
+  ordered?: boolean;
+  /** Rows up to and including this id (one batch of a whole export). */
+  upToId?: number;
 }
 
 /**
@@ -122,12 +126,31 @@ export function exportRowsQuery(src: LeadsSource, req: ExportRowsRequest, select
     conds.push('l.id > ?');
     params.push(req.afterId);
   }
-  const parts = [`SELECT ${select} FROM ${from.sql}`, `WHERE ${conds.join(' AND ')}`, 'ORDER BY l.id'];
+  if (req.upToId !== undefined) {
+    conds.push('l.id <= ?');
+    params.push(req.upToId);
+  }
+  const parts = [`SELECT ${select} FROM ${from.sql}`, `WHERE ${conds.join(' AND ')}`];
+  if (req.ordered !== false) parts.push('ORDER BY l.id');
   if (req.limit !== null) {
     parts.push('LIMIT ?');
     params.push(req.limit);
   }
   return { sql: parts.join('\n'), params };
+}
+
+/**
+ * The ids that end each batch of `batch` rows of the filtered set in id order (every
+ * `batch`-th id): a sort of the narrow id column only. The rows of batch k are then the range
+ * (bound k-1, bound k], and the last batch everything after the last bound.
+ */
+export function exportBatchBoundsQuery(src: LeadsSource, filters: LeadsFilters, batch: number): SqlQuery {
+  const from = leadsFrom(src, filters.q);
+  const where = leadsWhere(filters);
+  return {
+    sql: `SELECT id FROM (SELECT l.id AS id, row_number() OVER (ORDER BY l.id) AS rn FROM ${from.sql} WHERE ${where.sql}) WHERE rn % ? = 0 ORDER BY id`,
+    params: [...from.params, ...where.params, batch],
+  };
 }
 
 /** Hash of an export's filters (cursors are bound to it; the order is always id). */

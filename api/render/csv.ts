@@ -6,12 +6,12 @@
  */
 import type { Readable } from 'node:stream';
 import type { ApiDb } from '../db.ts';
-import { csvHeader, csvLineSql, exportRowsQuery, type ExportRowsRequest } from '../query/export-query.ts';
+import { csvHeader, csvLineSql, type ExportRowsRequest } from '../query/export-query.ts';
 import type { LeadsSource } from '../query/leads-query.ts';
+import { batchedRows } from './batched.ts';
 import { linesStream } from './lines.ts';
 
 /** Stream the filtered leads as CSV. */
 export function csvStream(db: ApiDb, src: LeadsSource, req: ExportRowsRequest, masked: ReadonlySet<string>): Readable {
-  const q = exportRowsQuery(src, req, csvLineSql(masked));
-  return linesStream(db.stream(q.sql, q.params), { head: csvHeader(), eol: '\r\n' });
+  return linesStream(batchedRows(db, src, req, csvLineSql(masked)), { head: csvHeader(), eol: '\r\n' });
 }

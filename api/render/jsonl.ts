@@ -4,12 +4,12 @@
  */
 import type { Readable } from 'node:stream';
 import type { ApiDb } from '../db.ts';
-import { exportRowsQuery, jsonLineSql, type ExportRowsRequest } from '../query/export-query.ts';
+import { jsonLineSql, type ExportRowsRequest } from '../query/export-query.ts';
 import type { LeadsSource } from '../query/leads-query.ts';
+import { batchedRows } from './batched.ts';
 import { linesStream } from './lines.ts';
 
 /** Stream the filtered leads as JSON Lines. */
 export function jsonlStream(db: ApiDb, src: LeadsSource, req: ExportRowsRequest, masked: ReadonlySet<string>): Readable {
-  const q = exportRowsQuery(src, req, jsonLineSql(masked));
-  return linesStream(db.stream(q.sql, q.params), { eol: '\n' });
+  return linesStream(batchedRows(db, src, req, jsonLineSql(masked)), { eol: '\n' });
 }
