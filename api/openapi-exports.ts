@@ -88,7 +88,7 @@ export function exportEndpoints(): Endpoint[] {
     tag: 'Exports',
     summary: `Whole filtered set as ${ext === 'jsonl' ? 'JSON Lines' : ext.toUpperCase()}`,
     description:
-      `${what} The filters of \`/leads\` (AND across filters, OR within one); rows in id order. The file is named in \`Content-Disposition\` (\`applications-<release>.${ext}\`). ` +
+      `${what} The filters of \`/leads\` (AND across filters, OR within one); rows in id order (Parquet: the release's order, newest first). The file is named in \`Content-Disposition\` (\`applications-<release>.${ext}\`). ` +
       'The whole filtered count is charged to the daily row budget (commonwealth, ent_api) before any byte is sent; a larger file is refused with 429 `budget_exhausted`. ' +
       '`HEAD` or `dry_run=1` say what it would cost (`X-Export-Rows`, `X-Budget-Remaining`; `dry_run=1` as a JSON quote) and charge nothing.',
     query: exportQuery({ dry_run: { type: 'boolean', description: 'true / 1: answer with the cost of this export (rows, remaining budget) as JSON instead of the file; nothing is charged.' } }),
