@@ -3,9 +3,10 @@
  *
  * Middleware, in order:
  *   problem (errors → RFC 9457)  →  request id  →  security headers  →  public routers (docs,
- *   licence claim)  →  release pin  →  failed-key throttle  →  auth (Bearer key)  →  access
- *   (hourly limit, daily row budget, usage ledger)  →  account and webhooks routers (never cached)
- *   →  conditional GET (ETag / 304)  →  routers under /v1
+ *   licence claim)  →  release pin  →  GIS access_token (→ Bearer header, GIS paths only)
+ *   →  failed-key throttle  →  auth (Bearer key)  →  access (hourly limit, daily row budget,
+ *   usage ledger)  →  account and webhooks routers (never cached)  →  conditional GET (ETag / 304)
+ *   →  routers under /v1
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -33,6 +34,13 @@ import { accessMiddleware } from './access/middleware.ts';
 import { failedAuthThrottle } from './access/throttle.ts';
 import { UsageLedger } from './access/ledger.ts';
 import { intelRouter } from './routes/intel.ts';
+import { exportsRouter } from './routes/exports.ts';
+import { feedsRouter } from './routes/feeds.ts';
+import { ogcRouter } from './routes/ogc.ts';
+import { gisTokenMiddleware } from './middleware/gis-token.ts';
+import { tokenKey } from './gis/token.ts';
+import { releaseLayersCache } from './gis/features.ts';
+import { randomBytes } from 'node:crypto';
 
 export interface AppDeps {
   db: ApiDb;
@@ -59,7 +67,22 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   const claim = claimRouter(config, deps);
   const account = accountRouter(config, { ...deps, ledger });
   const webhooks = webhooksRouter(config, deps);
-  const routers = [docs, claim, account, metaRouter(config, deps), leadsRouter(config, deps), infrastructureRouter(config, deps), intelRouter(config, deps), webhooks];
+  // GIS query tokens (access_token) are sealed with GIS_TOKEN_SECRET, or a per-process secret.
+  const gisKey = tokenKey(config.gisTokenSecret || randomBytes(32).toString('hex'));
+  const layers = releaseLayersCache();
+  const routers = [
+    docs,
+    claim,
+    account,
+    metaRouter(config, deps),
+    leadsRouter(config, deps),
+    infrastructureRouter(config, deps),
+    exportsRouter(config, deps),
+    feedsRouter(config, { ...deps, tokenKey: gisKey, layers }),
+    ogcRouter(config, { ...deps, layers }),
+    intelRouter(config, deps),
+    webhooks,
+  ];
   const publicPaths = ['/v1/docs', '/v1/openapi.json', '/v1/claim'];
   const isPublic = (path: string): boolean => !path.startsWith('/v1') || publicPaths.some((p) => path === p || path.startsWith(p + '/'));
   const now = (): number => deps.clock().getTime();
@@ -69,6 +92,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   // The published reference (openapi.json, docs) and the licence claim page need neither a key nor a loaded release.
   app.use(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).use(claim.routes()).routes());
   app.use(releaseMiddleware(deps.releases));
+  app.use(gisTokenMiddleware(gisKey));
   if (deps.benchWithoutAccess) {
     const key = deps.benchWithoutAccess;
     app.use((ctx, next) => {

@@ -53,6 +53,8 @@ export interface ApiConfig {
   readonly authFailWindowS: number;
   /** Days of per-route usage detail kept (per-key daily totals are kept forever). */
   readonly usageDetailDays: number;
+  /** Secret sealing the GIS query tokens (`access_token`); empty = a random one per process (tokens die with it). */
+  readonly gisTokenSecret: string;
 }
 
 /** Defaults with the environment variable and a help line per key (documented in docs/api.md). */
@@ -85,6 +87,7 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   authFailLimit: { value: 20, env: 'AUTH_FAIL_LIMIT', help: 'failed key attempts per client address per window before 429' },
   authFailWindowS: { value: 600, env: 'AUTH_FAIL_WINDOW_S', help: 'window of AUTH_FAIL_LIMIT, seconds' },
   usageDetailDays: { value: 90, env: 'USAGE_DETAIL_DAYS', help: 'days of per-route usage detail kept (daily totals per key are kept forever)' },
+  gisTokenSecret: { value: '', env: 'GIS_TOKEN_SECRET', help: 'secret (≥ 32 characters) sealing GIS access_token values; unset = random per process, so tokens stop working at restart and differ between replicas' },
 };
 
 export class ApiConfigError extends Error {}
@@ -154,6 +157,10 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     authFailLimit: int('authFailLimit', 1, 1_000_000),
     authFailWindowS: int('authFailWindowS', 1, 86_400),
     usageDetailDays: int('usageDetailDays', 1, 3_650),
+    gisTokenSecret: str('gisTokenSecret'),
   };
+  if (config.gisTokenSecret !== '' && config.gisTokenSecret.length < 32) {
+    throw new ApiConfigError('GIS_TOKEN_SECRET must be at least 32 characters');
+  }
   return Object.freeze(config);
 }

@@ -21,6 +21,16 @@ export interface ApiDb {
   columns(sql: string, params: readonly unknown[], onChunk: (columns: unknown[][], rows: number) => void): Promise<void>;
   /** Run a statement for its effect (DDL when loading a release). */
   run(sql: string, params?: readonly unknown[]): Promise<void>;
+  /**
+   * Stream a query's result in DuckDB chunks (≤ 2,048 rows), column-major: each batch is one
+   * array of values per column (VARCHAR → string; convert other types yourself). Runs on a
+   * connection of its own, so a long export never holds a pool connection; the connection is
+   * closed when the loop ends, breaks or throws. Backpressure: the next chunk is fetched only
+   * when the consumer asks for it.
+   */
+  stream(sql: string, params?: readonly unknown[]): AsyncGenerator<unknown[][], void, undefined>;
+  /** Run a long statement (e.g. `COPY … TO`) on a connection of its own, outside the pool. */
+  runAlone(sql: string, params?: readonly unknown[]): Promise<void>;
   close(): void;
 }
 
@@ -77,6 +87,27 @@ export async function openApiDb(opts: ApiDbOptions): Promise<ApiDb> {
       return withConn(async (c) => {
         await c.run(sql, params as Params);
       });
+    },
+    async *stream(sql: string, params: readonly unknown[] = []): AsyncGenerator<unknown[][], void, undefined> {
+      const c = await instance.connect();
+      try {
+        const result = await c.stream(sql, params as Params);
+        for (;;) {
+          const chunk = await result.fetchChunk();
+          if (!chunk || chunk.rowCount === 0) break;
+          yield chunk.getColumns() as unknown[][];
+        }
+      } finally {
+        c.closeSync();
+      }
+    },
+    async runAlone(sql: string, params: readonly unknown[] = []): Promise<void> {
+      const c = await instance.connect();
+      try {
+        await c.run(sql, params as Params);
+      } finally {
+        c.closeSync();
+      }
     },
     close(): void {
       for (const c of free) c.closeSync();

@@ -99,7 +99,7 @@ export function problemMiddleware(log: (line: string) => void = (l) => void proc
         title: err.title,
         status: err.status,
         detail: err.expose ? err.message : 'internal error',
-        instance: ctx.originalUrl.replace(/([?&](api_key|key|token)=)[^&]*/gi, '$1REDACTED'),
+        instance: ctx.originalUrl.replace(/([?&](api_key|key|token|access_token)=)[^&]*/gi, '$1REDACTED'),
         code: err.code,
         request_id: requestId,
         ...(err.errors ? { errors: err.errors } : {}),

@@ -13,6 +13,7 @@ import { infrastructureQuerySchema } from './query/infrastructure-query.ts';
 import { webhookEndpoints, webhookEventsDoc, webhookSchemas } from './webhooks/openapi.ts';
 import { ACCESS_HEADERS, ACCESS_PROBLEMS, accessEndpoints, accessSchemas, keyedOperation } from './access/openapi.ts';
 import { intelQuerySchema } from './query/intel-query.ts';
+import { exportEndpoints, exportResponseSchemas } from './openapi-exports.ts';
 
 type Json = Record<string, any>;
 
@@ -71,8 +72,8 @@ export interface Endpoint {
   /** JSON Schema of the query parameters (properties → parameters). */
   query?: Json;
   pathParams?: Json[];
-  /** Success body: a `$ref` schema and media type; `status` 200 unless given; `location` adds a Location header. */
-  ok: { schema: Json; type?: string; description: string; status?: number; location?: boolean };
+  /** Success body: a `$ref` schema and media type (`alt`: a second media type); `status` 200 unless given; `location` adds a Location header. */
+  ok: { schema: Json; type?: string; description: string; status?: number; location?: boolean; alt?: { type: string; schema: Json } };
   /** JSON request body schema (POST) and whether a body is required. */
   body?: Json;
   bodyRequired?: boolean;
@@ -222,6 +223,7 @@ export function endpoints(): Endpoint[] {
       errors: [404],
     },
     ...webhookEndpoints(),
+    ...exportEndpoints(),
   ];
 }
 
@@ -232,8 +234,6 @@ const PROBLEMS: Record<number, string> = {
   403: 'The key\'s scope is too low (`insufficient_scope`); `detail` names the scopes that may.',
   404: 'No such record or path (`not_found`).',
   405: 'A method this path does not accept (`method_not_allowed`), with `Allow`.',
-  413: 'The request body is larger than 16 KB (`body_too_large`).',
-  415: 'The request body is not `application/json` (`unsupported_media_type`).',
   500: 'Internal error (`internal_error`); nothing is leaked; quote `request_id` when reporting it.',
   ...ACCESS_PROBLEMS,
   503: 'No release is loaded yet (`no_release`), or the release lacks the table asked for (`analytics_unavailable`).',
@@ -343,7 +343,11 @@ function operation(e: Endpoint): Json {
   }
   if (e.ok.location) okHeaders['Location'] = { $ref: '#/components/headers/Location' };
   const responses: Json = {
-    [String(e.ok.status ?? 200)]: { description: e.ok.description, headers: okHeaders, content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema } } },
+    [String(e.ok.status ?? 200)]: {
+      description: e.ok.description,
+      headers: okHeaders,
+      content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema }, ...(e.ok.alt ? { [e.ok.alt.type]: { schema: e.ok.alt.schema } } : {}) },
+    },
   };
   if (e.cached) {
     responses['304'] = {
@@ -391,7 +395,7 @@ function operationId(e: Endpoint): string {
 export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
   const schemas: Json = {};
   for (const f of recordSchemaFiles()) schemas[componentName(f)] = component(f);
-  Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas());
+  Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas(), exportResponseSchemas());
   const paths: Json = {};
   for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = operation(e);
   return {
@@ -415,6 +419,8 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
       { name: 'Meta', description: 'The release being served.' },
       { name: 'Account', description: 'The usage ledger of the calling key\'s account.' },
       { name: 'Licences', description: 'Claiming a key under an organisation licence (the page and its two calls; no key needed).' },
+      { name: 'Exports', description: 'Bulk exports: cursor-paginated JSON, streamed CSV and JSON Lines, Parquet.' },
+      { name: 'GIS', description: 'GeoJSON feeds and OGC API Features (scopes ent_feed and custom).' },
       { name: 'Reference', description: 'This document and its rendering.' },
       { name: 'Webhooks', description: 'Signed hourly pushes of new leads matching saved filters (ent_api and above).' },
     ],

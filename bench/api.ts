@@ -502,7 +502,7 @@ export function vmHwmMb(pid: number): number {
   return Number(m[1]) / 1024;
 }
 
-function startChild(root: string, args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 180_000): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+export function startChild(root: string, args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 180_000): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -529,7 +529,7 @@ function startChild(root: string, args: string[], env: Record<string, string>, r
   });
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+export function stopChild(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null) return resolve();
     const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
@@ -541,7 +541,7 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-function cli(root: string, args: string[], env: Record<string, string>): Promise<string> {
+export function cli(root: string, args: string[], env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
     const c = spawn(process.execPath, ['bin/leads.js', ...args], { cwd: root, env: { ...process.env, ...env } });
     let stdout = '';

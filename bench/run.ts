@@ -3,7 +3,7 @@
  * side with a baseline taken in the same run. Prints a table and writes
  * bench/results/<section>-<timestamp>.json plus bench/results/latest.json.
  *
- *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks] [--scale default|small|…] [--seconds 10]
+ *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports] [--scale default|small|…] [--seconds 10]
  *
  * Sections:
  *   refresh — full refresh of the default dataset in a child process (wall time, peak RSS,
@@ -16,6 +16,8 @@
  *             and PostgreSQL (bench/access.ts), on a small release of its own; --seconds per run.
  *   webhooks — dispatch of a small release's ~10,000 new leads to 100 webhooks on a local
  *             receiver (bench/webhooks.ts): plan and send time, deliveries/s. Needs no 200k dataset.
+ *   exports — full JSON Lines / CSV exports over HTTP against DuckDB's own COPY, GeoJSON pages,
+ *             /v1/leads p99 during four exports (bench/exports.ts).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -26,6 +28,7 @@ import { generateRaw, SCALES } from '../pipeline/synth/generate.ts';
 import { apiBench, type BenchRow as Row } from './api.ts';
 import { webhooksBench } from './webhooks.ts';
 import { accessBench } from './access.ts';
+import { exportsBench } from './exports.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = join(ROOT, 'bench', 'results');
@@ -94,6 +97,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   api: () => apiBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
   webhooks: () => webhooksBench({ root: ROOT }),
   access: () => accessBench({ root: ROOT, seconds: Math.min(Number(values.seconds), 10), connections: 16 }),
+  exports: () => exportsBench({ root: ROOT, benchData }),
 };
 
 function runChild(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {

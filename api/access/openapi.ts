@@ -39,7 +39,7 @@ export const ACCESS_PROBLEMS: Record<number, string> = {
   403: 'The key\'s scope is too low (`insufficient_scope`); `detail` names the scopes that may. On the claim calls: a cross-site request (`cross_origin_request`).',
   404: 'No such record or path (`not_found`); on the claim calls, a link that was never issued (`claim_link_unknown`).',
   409: 'Every seat of the licence holds an active key (`seats_exhausted`), or the key hash exists (`duplicate_key`).',
-  410: 'The claim link was used already (`claim_link_used`), has expired (`claim_link_expired`), or its licence has ended (`licence_expired`).',
+  410: 'The claim link was used already (`claim_link_used`), has expired (`claim_link_expired`), or its licence has ended (`licence_expired`); an export cursor belongs to a release that is no longer kept (`cursor_expired`: start the export again).',
   413: 'The body is larger than 4 KB (`body_too_large`).',
   415: 'The body is not `application/json` (`unsupported_media_type`).',
   429:

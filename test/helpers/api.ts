@@ -145,11 +145,12 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       const res = await fetch(baseUrl + path, { method: o.method ?? 'GET', headers, ...(payload !== undefined ? { body: payload } : {}) });
       const text = await res.text();
       const type = res.headers.get('content-type') ?? '';
-      const body = text !== '' && /json/.test(type) ? JSON.parse(text) : null;
+      // JSON media types (application/json, problem+json, geo+json) — not JSON Lines (x-ndjson).
+      const body = text !== '' && /^application\/([a-z.+-]+\+)?json\s*(;|$)/.test(type) ? JSON.parse(text) : null;
       // Every response of a documented operation must be what the OpenAPI document promises.
       const op = documentedOperation(doc, o.method ?? 'GET', path);
       if (op) {
-        const errors = validateResponse(doc, op.method, op.template, res.status, body);
+        const errors = validateResponse(doc, op.method, op.template, res.status, body, type.split(';')[0]!.trim());
         if (errors.length) throw new Error(`${op.method.toUpperCase()} ${path} → ${res.status} breaks the OpenAPI document:\n  ${errors.join('\n  ')}`);
       }
       return { status: res.status, headers: res.headers, body, text };

@@ -24,15 +24,17 @@ const escapePointer = (s: string): string => s.replace(/~/g, '~0').replace(/\//g
  * the document, relative to the /v1 server: `/leads/{id}`). `[]` when valid. A status the
  * document does not list for the operation, or a body on a response without content, is an error.
  */
-export function validateResponse(doc: Json, method: string, pathTemplate: string, status: number, body: unknown): string[] {
+export function validateResponse(doc: Json, method: string, pathTemplate: string, status: number, body: unknown, mediaType?: string): string[] {
   const op = doc.paths?.[pathTemplate]?.[method.toLowerCase()];
   if (!op) return [`${method.toUpperCase()} ${pathTemplate} is not in the OpenAPI document`];
   const response = op.responses?.[String(status)] ?? op.responses?.default;
   if (!response) return [`status ${status} is not documented for ${method.toUpperCase()} ${pathTemplate}`];
   const content = response.content as Record<string, { schema: Json }> | undefined;
   if (!content) return body === null || body === undefined || body === '' ? [] : [`status ${status} of ${pathTemplate} has no body in the document`];
-  const type = status >= 400 && content['application/problem+json'] ? 'application/problem+json' : Object.keys(content)[0]!;
-  if (!type.includes('json')) return typeof body === 'string' || body === null ? [] : [`status ${status} of ${pathTemplate} should not be JSON`];
+  // The media type the response says it is, when the operation lists several (e.g. a file or its JSON quote).
+  const listed = mediaType !== undefined ? Object.keys(content).find((t) => t === mediaType) : undefined;
+  const type = status >= 400 && content['application/problem+json'] ? 'application/problem+json' : (listed ?? Object.keys(content)[0]!);
+  if (!/^application\/([a-z.+-]+\+)?json$/.test(type)) return typeof body === 'string' || body === null ? [] : [`status ${status} of ${pathTemplate} should not be JSON`];
   let entry = compiled.get(doc);
   if (!entry) {
     const ajv = new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true });

@@ -1,0 +1,108 @@
+/**
+ * Bulk exports of leads (spec 4.3), with the filters of `GET /v1/leads`, always in id order:
+ *
+ * - `GET /v1/export/applications` — cursor pages, envelope `{ results, next_cursor, count, _meta }`
+ *   (spec 2.9). A cursor is pinned to the release the export started on: later pages are read
+ *   from that release while it is kept on disk (`api/kept-release.ts`), else 410 `cursor_expired`.
+ * - `GET /v1/export/applications.csv` / `.jsonl` — the whole filtered set, streamed from DuckDB
+ *   (never held whole in memory), gzip when accepted; `.parquet` — written by DuckDB to a temp
+ *   file, then streamed. A download filename is given in `Content-Disposition`.
+ *
+ * Budgets: a cursor page charges its rows; a one-shot file charges the whole filtered count up
+ * front, so a file larger than the remaining daily budget is refused (429) before any byte is
+ * sent. `HEAD` and `dry_run=1` say what a file would cost and charge nothing.
+ *
+ * Masking: `maskedFor` (api/masking.ts) names the enriched columns the scope may not see; they
+ * are rendered as NULL (JSON null, blank CSV field, typed NULL Parquet column), never dropped.
+ */
+import Router from '@koa/router';
+import type { ApiConfig } from '../config.ts';
+import type { AppDeps } from '../app.ts';
+import type { AppContext, AppState } from '../context.ts';
+import { releaseForCursor } from '../kept-release.ts';
+import { maskedFor, responseMeta } from '../masking.ts';
+import { releaseSourcesCache } from '../release-sources.ts';
+import { leadsCountQuery } from '../query/leads-query.ts';
+import { encodeCursor } from '../query/paging.ts';
+import { EXPORT_FORMATS, exportHash, exportRowsQuery, jsonLineSql, parseExportQuery, type ExportFormat } from '../query/export-query.ts';
+import { csvStream } from '../render/csv.ts';
+import { jsonlStream } from '../render/jsonl.ts';
+import { maybeGzip } from '../render/lines.ts';
+import { parquetStream } from '../render/parquet.ts';
+
+/** The exports router (paths relative to the /v1 mount). */
+export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Router<AppState> {
+  const router = new Router<AppState>();
+  const sourcesFor = releaseSourcesCache(deps.db);
+
+  router.get('/export/applications', async (ctx: AppContext) => {
+    const { release: pinned, key } = ctx.state;
+    const req = parseExportQuery(ctx.query, 'page', config, (await sourcesFor(pinned)).places, pinned.id);
+    const release = req.cursor ? releaseForCursor(config.dataDir, pinned, req.cursor.release) : pinned;
+    const src = await sourcesFor(release);
+    const masked = maskedFor('lead', key.scope);
+    const q = exportRowsQuery(src.leads, { filters: req.filters, afterId: req.cursor?.afterId ?? null, limit: req.limit + 1 }, `${jsonLineSql(new Set(masked.map((m) => m.field)))} AS j`);
+    const rows = await deps.db.all<{ j: string }>(q.sql, q.params);
+    const more = rows.length > req.limit;
+    const results = (more ? rows.slice(0, req.limit) : rows).map((r) => JSON.parse(r.j) as Record<string, unknown>);
+    await ctx.state.budget.charge(results.length);
+    const last = results.at(-1);
+    ctx.body = {
+      results,
+      next_cursor: more && last ? encodeCursor([last['id']], release.id, exportHash(req.filters)) : null,
+      count: results.length,
+      _meta: responseMeta(release.id, key.scope, masked),
+    };
+  });
+
+  for (const format of Object.keys(EXPORT_FORMATS) as ExportFormat[]) {
+    router.get(`/export/applications.${format}`, (ctx: AppContext) => exportFile(ctx, format));
+  }
+
+  async function exportFile(ctx: AppContext, format: ExportFormat): Promise<void> {
+    const { release, key, budget } = ctx.state;
+    const src = await sourcesFor(release);
+    const req = parseExportQuery(ctx.query, 'file', config, src.places, release.id);
+    const masked = maskedFor('lead', key.scope);
+    const maskedSet = new Set(masked.map((m) => m.field));
+    const count = leadsCountQuery(src.leads, req.filters);
+    const [{ total } = { total: 0 }] = await deps.db.all<{ total: number }>(count.sql, count.params);
+    const rows = Number(total);
+    const { type, ext } = EXPORT_FORMATS[format];
+    const filename = `applications-${release.id}.${ext}`;
+    const remaining = budget.remaining;
+    ctx.set('X-Export-Rows', String(rows));
+    ctx.set('X-Export-Release', release.id);
+    ctx.set('X-Budget-Remaining', remaining === null ? 'unlimited' : String(remaining));
+    if (req.dryRun) {
+      ctx.body = {
+        format,
+        filename,
+        rows,
+        budget_remaining: remaining,
+        within_budget: remaining === null || rows <= remaining,
+        _meta: responseMeta(release.id, key.scope, masked),
+      };
+      return;
+    }
+    ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
+    ctx.type = type;
+    if (ctx.method === 'HEAD') {
+      ctx.status = 200; // the quote is in the headers; nothing is charged
+      return;
+    }
+    await budget.charge(rows); // the whole file, before any byte is sent
+    const rowsReq = { filters: req.filters, afterId: null, limit: null };
+    if (format === 'parquet') {
+      const { body, bytes } = await parquetStream(deps.db, src.leads, rowsReq, maskedSet);
+      ctx.body = body;
+      ctx.length = bytes;
+      return;
+    }
+    const stream = format === 'csv' ? csvStream(deps.db, src.leads, rowsReq, maskedSet) : jsonlStream(deps.db, src.leads, rowsReq, maskedSet);
+    ctx.body = maybeGzip(ctx, stream);
+    ctx.type = type; // setting a stream body may reset the type
+  }
+
+  return router;
+}

@@ -1,0 +1,81 @@
+/**
+ * GeoJSON feeds (spec 2.10, 4.4), for scopes with the `geojsonFeeds` capability (ent_feed, custom):
+ *
+ * - `GET /v1/feeds/leads.geojson` — `page_size`, `bbox`, `authority`, `since`, `updated_since`;
+ * - `GET /v1/feeds/infrastructure.geojson` — the same plus `vertical` and `min_mw`;
+ * - `GET /v1/feeds/token` — a short-lived `access_token` for GIS clients that can only add query
+ *   parameters (api/gis/token.ts).
+ *
+ * Pages are FeatureCollections of the release's pre-rendered features in id order, with
+ * `numberMatched` / `numberReturned` and a `next` link (carrying `cursor`, and `access_token`
+ * when the request used one) while more follow. Selection: api/gis/features.ts.
+ */
+import Router from '@koa/router';
+import type { ApiConfig } from '../config.ts';
+import type { AppDeps } from '../app.ts';
+import type { AppContext, AppState } from '../context.ts';
+import { requireCapability } from '../capability.ts';
+import { invalidParams } from '../errors.ts';
+import { featurePage, releaseLayersCache, type ReleaseLayers } from '../gis/features.ts';
+import { gisHref, sameQuery, type Link } from '../gis/links.ts';
+import { GIS_TOKEN_TTL_DEFAULT_S, GIS_TOKEN_TTL_MAX_S, mintGisToken } from '../gis/token.ts';
+import { maskedFor, responseMeta } from '../masking.ts';
+import { parseGisQuery, type GisLayer } from '../query/feeds-query.ts';
+import { encodeCursor } from '../query/paging.ts';
+import type { Release } from '../release.ts';
+import { featureCollection, GEOJSON_TYPE } from '../render/geojson.ts';
+
+/** The feeds router (paths relative to the /v1 mount). `tokenKey`: the AES key of GIS tokens. */
+export function feedsRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'> & { tokenKey: Buffer; layers?: (r: Release) => ReleaseLayers }): Router<AppState> {
+  const router = new Router<AppState>();
+  const layersFor = deps.layers ?? releaseLayersCache();
+
+  const feed = (layer: GisLayer) => async (ctx: AppContext) => {
+    const { release, key } = ctx.state;
+    requireCapability(key.scope, 'geojsonFeeds');
+    const req = parseGisQuery(ctx.query, layer, 'feed');
+    const page = await featurePage(deps.db, release, layersFor(release), req, key.scope);
+    await ctx.state.budget.charge(page.numberReturned);
+    const path = `/v1/feeds/${layer}.geojson`;
+    const links: Link[] = [{ href: gisHref(ctx, path, sameQuery(ctx, typeof ctx.query['cursor'] === 'string' ? ctx.query['cursor'] : undefined)), rel: 'self', type: GEOJSON_TYPE }];
+    if (page.nextAfterId !== null) {
+      links.push({ href: gisHref(ctx, path, sameQuery(ctx, encodeCursor([page.nextAfterId], release.id, req.hash))), rel: 'next', type: GEOJSON_TYPE, title: 'next page' });
+    }
+    ctx.type = GEOJSON_TYPE;
+    ctx.body = featureCollection(page.features, {
+      numberReturned: page.numberReturned,
+      numberMatched: page.numberMatched,
+      links,
+      timeStamp: deps.clock().toISOString(),
+      meta: responseMeta(release.id, key.scope, maskedFor(layer === 'leads' ? 'lead' : 'infrastructure-project', key.scope)),
+    });
+  };
+  router.get('/feeds/leads.geojson', feed('leads'));
+  router.get('/feeds/infrastructure.geojson', feed('infrastructure'));
+
+  router.get('/feeds/token', async (ctx: AppContext) => {
+    requireCapability(ctx.state.key.scope, 'geojsonFeeds');
+    const errors = Object.keys(ctx.query).filter((k) => k !== 'ttl').map((name) => ({ name, reason: 'unknown parameter', allowed: ['ttl'] }));
+    let ttl = GIS_TOKEN_TTL_DEFAULT_S;
+    const t = ctx.query['ttl'];
+    if (t !== undefined) {
+      const n = typeof t === 'string' && /^\d{1,9}$/.test(t) ? Number(t) : NaN;
+      if (!Number.isInteger(n) || n < 60 || n > GIS_TOKEN_TTL_MAX_S) errors.push({ name: 'ttl', reason: `must be an integer number of seconds from 60 to ${GIS_TOKEN_TTL_MAX_S}`, allowed: [] });
+      else ttl = n;
+    }
+    if (errors.length > 0) throw invalidParams(errors.map(({ allowed, ...e }) => (allowed.length ? { ...e, allowed } : e)));
+    const apiKey = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'))?.[1] ?? '';
+    const expires = Math.floor(deps.clock().getTime() / 1000) + ttl;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      access_token: mintGisToken(apiKey, expires, deps.tokenKey),
+      token_type: 'query',
+      expires_at: new Date(expires * 1000).toISOString(),
+      expires_in: ttl,
+      key_id: ctx.state.key.id,
+      usage: 'add access_token=<token> to /v1/feeds/… or /v1/ogc URLs instead of the Authorization header; every link in the responses carries it on',
+    };
+  });
+
+  return router;
+}

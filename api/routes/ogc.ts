@@ -1,0 +1,190 @@
+/**
+ * OGC API – Features, Part 1: Core (OGC 17-069r4) over the GIS layers, mounted at `/v1/ogc`, so
+ * QGIS, ArcGIS and GDAL can add the service as a connection:
+ *
+ *   /v1/ogc                                         landing page
+ *   /v1/ogc/conformance                             conformance classes (core, geojson)
+ *   /v1/ogc/collections                             the collections `leads` and `infrastructure`
+ *   /v1/ogc/collections/{collectionId}              one collection (spatial and temporal extent)
+ *   /v1/ogc/collections/{collectionId}/items        features: bbox, limit, datetime, next links
+ *   /v1/ogc/collections/{collectionId}/items/{featureId}   one feature
+ *
+ * Same features and selection as the GeoJSON feeds (api/gis/features.ts), same scopes
+ * (ent_feed, custom). Auth: the Bearer header (spec 5.6) or `access_token` (api/gis/token.ts),
+ * which every link carries on. `datetime` filters leads by `received_date` and infrastructure
+ * projects by `first_seen`. Coordinates are CRS84 (WGS 84 longitude, latitude).
+ */
+import Router from '@koa/router';
+import type { ApiConfig } from '../config.ts';
+import type { AppDeps } from '../app.ts';
+import type { AppContext, AppState } from '../context.ts';
+import { requireCapability } from '../capability.ts';
+import { invalidParams, notFound } from '../errors.ts';
+import { featureById, featurePage, releaseLayersCache, type ReleaseLayers } from '../gis/features.ts';
+import { gisHref, sameQuery, type Link } from '../gis/links.ts';
+import { maskedFor, responseMeta } from '../masking.ts';
+import { DATETIME_COLUMN, parseGisQuery, type GisLayer } from '../query/feeds-query.ts';
+import { encodeCursor } from '../query/paging.ts';
+import type { Release } from '../release.ts';
+import { featureCollection, featureWithLinks, GEOJSON_TYPE } from '../render/geojson.ts';
+
+export const CRS84 = 'http://www.opengis.net/def/crs/OGC/1.3/CRS84';
+export const CONFORMANCE = [
+  'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core',
+  'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson',
+];
+
+const COLLECTIONS: Record<GisLayer, { title: string; description: string }> = {
+  leads: {
+    title: 'Construction leads',
+    description: 'Planning applications and commencement notices with coordinates: every lead field as properties, `link` to the public record page.',
+  },
+  infrastructure: {
+    title: 'Strategic infrastructure and energy projects',
+    description: 'Data centres, wind, solar, battery storage and grid projects with coordinates, with applicant and connection voltage where published.',
+  },
+};
+const isLayer = (id: string): id is GisLayer => id === 'leads' || id === 'infrastructure';
+
+/** The OGC router (paths relative to the /v1 mount). */
+export function ogcRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'> & { layers?: (r: Release) => ReleaseLayers }): Router<AppState> {
+  const router = new Router<AppState>();
+  const layersFor = deps.layers ?? releaseLayersCache();
+  const extents = new Map<string, Promise<Record<GisLayer, [string | null, string | null]>>>();
+
+  /** Temporal extent of each layer (min and max of its datetime column), per release. */
+  const temporal = (release: Release): Promise<Record<GisLayer, [string | null, string | null]>> => {
+    let p = extents.get(release.id);
+    if (!p) {
+      p = (async () => {
+        const out = {} as Record<GisLayer, [string | null, string | null]>;
+        for (const layer of ['leads', 'infrastructure'] as const) {
+          const col = DATETIME_COLUMN[layer];
+          const [r] = await deps.db.all<{ lo: string | null; hi: string | null }>(`SELECT min(${col}) AS lo, max(${col}) AS hi FROM ${release.tables[layer]}`);
+          out[layer] = [r?.lo ?? null, r?.hi ?? null];
+        }
+        return out;
+      })();
+      p.catch(() => extents.delete(release.id));
+      extents.set(release.id, p);
+      while (extents.size > 2) extents.delete(extents.keys().next().value!);
+    }
+    return p;
+  };
+
+  /** Only `f=json` (and `access_token`) on the metadata resources. */
+  const metaParams = (ctx: AppContext): void => {
+    const errors = Object.entries(ctx.query)
+      .filter(([k, v]) => k !== 'access_token' && !(k === 'f' && v === 'json'))
+      .map(([name]) => (name === 'f' ? { name, reason: 'not an allowed value', allowed: ['json'] } : { name, reason: 'unknown parameter', allowed: ['f'] }));
+    if (errors.length > 0) throw invalidParams(errors);
+  };
+  const guard = (ctx: AppContext): void => requireCapability(ctx.state.key.scope, 'geojsonFeeds');
+
+  const collection = async (ctx: AppContext, layer: GisLayer): Promise<Record<string, unknown>> => {
+    const { release } = ctx.state;
+    const prerendered = layersFor(release).layers.find((l) => l.name === layer);
+    const [lo, hi] = (await temporal(release))[layer];
+    const base = `/v1/ogc/collections/${layer}`;
+    return {
+      id: layer,
+      ...COLLECTIONS[layer],
+      itemType: 'feature',
+      crs: [CRS84],
+      extent: {
+        spatial: { bbox: [prerendered?.bbox ?? [-10.7, 51.3, -5.4, 55.5]], crs: CRS84 },
+        temporal: { interval: [[lo ? `${lo}T00:00:00Z` : null, hi ? `${hi}T23:59:59Z` : null]], trs: 'http://www.opengis.net/def/uom/ISO-8601/0/Gregorian' },
+      },
+      links: [
+        { href: gisHref(ctx, base), rel: ctx.path === base ? 'self' : 'collection', type: 'application/json', title: COLLECTIONS[layer].title },
+        { href: gisHref(ctx, `${base}/items`), rel: 'items', type: GEOJSON_TYPE, title: `${COLLECTIONS[layer].title} (GeoJSON)` },
+      ],
+    };
+  };
+
+  router.get('/ogc', async (ctx: AppContext) => {
+    guard(ctx);
+    metaParams(ctx);
+    ctx.body = {
+      title: 'Irish Construction Leads — OGC API Features',
+      description: 'Construction leads and infrastructure projects of the current weekly release as OGC API Features (Part 1: Core, GeoJSON).',
+      links: [
+        { href: gisHref(ctx, '/v1/ogc'), rel: 'self', type: 'application/json', title: 'this document' },
+        { href: `${ctx.protocol}://${ctx.host}/v1/openapi.json`, rel: 'service-desc', type: 'application/vnd.oai.openapi+json;version=3.1', title: 'the API definition' },
+        { href: `${ctx.protocol}://${ctx.host}/v1/docs`, rel: 'service-doc', type: 'text/html', title: 'the API documentation' },
+        { href: gisHref(ctx, '/v1/ogc/conformance'), rel: 'conformance', type: 'application/json', title: 'conformance classes' },
+        { href: gisHref(ctx, '/v1/ogc/collections'), rel: 'data', type: 'application/json', title: 'collections' },
+      ],
+    };
+  });
+
+  router.get('/ogc/conformance', async (ctx: AppContext) => {
+    guard(ctx);
+    metaParams(ctx);
+    ctx.body = { conformsTo: CONFORMANCE };
+  });
+
+  router.get('/ogc/collections', async (ctx: AppContext) => {
+    guard(ctx);
+    metaParams(ctx);
+    ctx.body = {
+      links: [{ href: gisHref(ctx, '/v1/ogc/collections'), rel: 'self', type: 'application/json', title: 'collections' }],
+      collections: [await collection(ctx, 'leads'), await collection(ctx, 'infrastructure')],
+    };
+  });
+
+  router.get('/ogc/collections/:collectionId', async (ctx: AppContext) => {
+    guard(ctx);
+    const id = ctx.params['collectionId'] ?? '';
+    if (!isLayer(id)) throw notFound(`collection ${id}`);
+    metaParams(ctx);
+    ctx.body = await collection(ctx, id);
+  });
+
+  router.get('/ogc/collections/:collectionId/items', async (ctx: AppContext) => {
+    guard(ctx);
+    const { release, key } = ctx.state;
+    const layer = ctx.params['collectionId'] ?? '';
+    if (!isLayer(layer)) throw notFound(`collection ${layer}`);
+    const req = parseGisQuery(ctx.query, layer, 'ogc');
+    const page = await featurePage(deps.db, release, layersFor(release), req, key.scope);
+    await ctx.state.budget.charge(page.numberReturned);
+    const path = `/v1/ogc/collections/${layer}/items`;
+    const cursor = typeof ctx.query['cursor'] === 'string' ? ctx.query['cursor'] : undefined;
+    const links: Link[] = [
+      { href: gisHref(ctx, path, sameQuery(ctx, cursor)), rel: 'self', type: GEOJSON_TYPE, title: 'this page' },
+      { href: gisHref(ctx, `/v1/ogc/collections/${layer}`), rel: 'collection', type: 'application/json', title: COLLECTIONS[layer].title },
+    ];
+    if (page.nextAfterId !== null) {
+      links.push({ href: gisHref(ctx, path, sameQuery(ctx, encodeCursor([page.nextAfterId], release.id, req.hash))), rel: 'next', type: GEOJSON_TYPE, title: 'next page' });
+    }
+    ctx.type = GEOJSON_TYPE;
+    ctx.body = featureCollection(page.features, {
+      numberReturned: page.numberReturned,
+      numberMatched: page.numberMatched,
+      links,
+      timeStamp: deps.clock().toISOString(),
+      meta: responseMeta(release.id, key.scope, maskedFor(layer === 'leads' ? 'lead' : 'infrastructure-project', key.scope)),
+    });
+  });
+
+  router.get('/ogc/collections/:collectionId/items/:featureId', async (ctx: AppContext) => {
+    guard(ctx);
+    const { release, key } = ctx.state;
+    const layer = ctx.params['collectionId'] ?? '';
+    if (!isLayer(layer)) throw notFound(`collection ${layer}`);
+    metaParams(ctx);
+    const fid = ctx.params['featureId'] ?? '';
+    if (!/^[1-9][0-9]{0,14}$/.test(fid)) throw notFound(`feature ${fid} of ${layer}`);
+    const text = await featureById(layersFor(release), layer, Number(fid), key.scope);
+    if (!text) throw notFound(`feature ${fid} of ${layer}`);
+    await ctx.state.budget.charge(1);
+    ctx.type = GEOJSON_TYPE;
+    ctx.body = featureWithLinks(text, [
+      { href: gisHref(ctx, `/v1/ogc/collections/${layer}/items/${fid}`), rel: 'self', type: GEOJSON_TYPE, title: 'this feature' },
+      { href: gisHref(ctx, `/v1/ogc/collections/${layer}`), rel: 'collection', type: 'application/json', title: COLLECTIONS[layer].title },
+    ]);
+  });
+
+  return router;
+}

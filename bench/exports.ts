@@ -1,0 +1,147 @@
+/**
+ * `make bench` section `exports` (issue 5): the export and GIS endpoints on the default release,
+ * each side by side with its floor measured in the same run.
+ *
+ *   JSON Lines export — a full export over HTTP (rows/s, MB/s, server RSS growth) against DuckDB's
+ *                       own `COPY … TO … (FORMAT JSON)` of the same rows (the floor);
+ *   CSV export        — the same against `COPY … TO … (FORMAT CSV)`;
+ *   GeoJSON page      — 1,000-feature pages of the leads feed at every depth (p50 / p99);
+ *   /v1/leads p99 while four full JSON Lines exports run (and p99 alone, for reference).
+ *
+ * The API runs in a child process (its own RSS, sampled every 25 ms during each export) with an
+ * ent_feed key (no row budget); requests come from this process. Targets (2-core machine):
+ * exports ≥ 150,000 rows/s and ≥ 0.5× DuckDB's rate, RSS growth ≤ 100 MB per export, GeoJSON
+ * page p50 ≤ 30 ms, /v1/leads p99 ≤ 100 ms during the exports.
+ */
+import { existsSync, mkdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
+import { cli, startChild, stopChild, vmRssMb, type BenchRow } from './api.ts';
+
+export const EXPORT_TARGETS = { rowsPerS: 150_000, vsDuckDb: 0.5, rssGrowthMb: 100, geojsonP50Ms: 30, leadsP99Ms: 100 } as const;
+
+export interface ExportsBenchOptions {
+  root: string;
+  benchData: string;
+  log?: (line: string) => void;
+}
+
+/** Stream a whole response body, counting bytes and newlines, sampling `pid`'s RSS. */
+async function download(url: string, key: string, pid: number): Promise<{ ms: number; bytes: number; lines: number; rssPeakMb: number }> {
+  let peak = vmRssMb(pid);
+  const sampler = setInterval(() => (peak = Math.max(peak, vmRssMb(pid))), 25);
+  const t0 = performance.now();
+  try {
+    const res = await fetch(url, { headers: { Authorization: `Bearer ${key}`, 'Accept-Encoding': 'identity' } });
+    if (res.status !== 200) throw new Error(`${url} → ${res.status}: ${(await res.text()).slice(0, 300)}`);
+    let bytes = 0;
+    let lines = 0;
+    const reader = res.body!.getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      bytes += r.value.length;
+      for (let i = 0; i < r.value.length; i++) if (r.value[i] === 10) lines++;
+    }
+    return { ms: performance.now() - t0, bytes, lines, rssPeakMb: Math.max(peak, vmRssMb(pid)) };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+const pct = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+};
+
+export async function exportsBench(opts: ExportsBenchOptions): Promise<BenchRow[]> {
+  const log = opts.log ?? ((l: string) => void process.stderr.write(l + '\n'));
+  const releaseDir = join(opts.benchData, 'current');
+  if (!existsSync(join(releaseDir, 'manifest.json'))) {
+    throw new Error(`no release at ${releaseDir}: run 'make bench' (its refresh section builds it) or 'make bench ARGS="--only refresh"'`);
+  }
+  log(`exports bench on release ${readlinkSync(releaseDir).split('/').pop()}`);
+  const tmp = join(opts.root, '.tmp', 'bench-exports');
+  mkdirSync(tmp, { recursive: true });
+
+  // --- floor: DuckDB's own COPY of the same rows (id order, every column)
+  const db = await openDb();
+  const floor: Record<'json' | 'csv', { ms: number; bytes: number }> = { json: { ms: 0, bytes: 0 }, csv: { ms: 0, bytes: 0 } };
+  const [{ n: rows } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM read_parquet(${sqlString(join(releaseDir, 'leads.parquet'))})`);
+  for (const format of ['json', 'csv'] as const) {
+    const out = join(tmp, `floor.${format}`);
+    const t0 = performance.now();
+    await db.run(`COPY (SELECT * FROM read_parquet(${sqlString(join(releaseDir, 'leads.parquet'))}) ORDER BY id) TO ${sqlString(out)} (FORMAT ${format.toUpperCase()}${format === 'csv' ? ', HEADER' : ''})`);
+    floor[format] = { ms: performance.now() - t0, bytes: statSync(out).size };
+    rmSync(out, { force: true });
+  }
+  db.close();
+  log(`floor: DuckDB COPY of ${rows.toLocaleString('en-IE')} rows — JSON ${(floor.json.ms / 1000).toFixed(2)} s, CSV ${(floor.csv.ms / 1000).toFixed(2)} s`);
+
+  // --- the API
+  const stateFile = join(tmp, 'state.sqlite');
+  for (const suffix of ['', '-wal', '-shm']) rmSync(stateFile + suffix, { force: true });
+  const env = { DATA_DIR: opts.benchData, DATABASE_URL: `file:${stateFile}` };
+  await cli(opts.root, ['accounts', 'create', '--name', 'bench', '--plan', 'premium', '--json'], env);
+  const key = (JSON.parse(await cli(opts.root, ['keys', 'create', '--account', 'bench', '--scope', 'ent_feed', '--name', 'bench', '--json'], env)) as { key: string }).key;
+  const api = await startChild(opts.root, ['--import', 'tsx', 'bench/exports-server.ts'], { ...env, PORT: '0', HOST: '127.0.0.1' }, /listening on (\S+)\/v1/);
+  const origin = api.match[1]!;
+  const pid = api.child.pid!;
+  const out: BenchRow[] = [];
+  try {
+    // warm-up: the first query of each kind, the GeoJSON index
+    await fetch(`${origin}/v1/export/applications?limit=10`, { headers: { Authorization: `Bearer ${key}` } });
+    await fetch(`${origin}/v1/feeds/leads.geojson?page_size=10`, { headers: { Authorization: `Bearer ${key}` } });
+
+    for (const [format, fl] of [['jsonl', floor.json], ['csv', floor.csv]] as const) {
+      const idle = vmRssMb(pid);
+      const d = await download(`${origin}/v1/export/applications.${format}`, key, pid);
+      const served = format === 'csv' ? d.lines - 1 : d.lines;
+      if (served !== rows) throw new Error(`${format} export served ${served} rows, the release has ${rows}`);
+      const rate = served / (d.ms / 1000);
+      const floorRate = rows / (fl.ms / 1000);
+      const growth = d.rssPeakMb - idle;
+      log(`${format}: ${(d.ms / 1000).toFixed(2)} s, ${(d.bytes / 1e6).toFixed(0)} MB, RSS +${growth.toFixed(0)} MB`);
+      out.push(
+        { metric: `${format} export rows/s (vs DuckDB COPY)`, value: rate, unit: 'rows/s', baseline: floorRate, target: `≥ ${EXPORT_TARGETS.rowsPerS.toLocaleString('en-IE')} and ≥ ${EXPORT_TARGETS.vsDuckDb}× baseline`, ok: rate >= EXPORT_TARGETS.rowsPerS && rate >= EXPORT_TARGETS.vsDuckDb * floorRate },
+        { metric: `${format} export MB/s (vs DuckDB COPY)`, value: d.bytes / 1e6 / (d.ms / 1000), unit: 'MB/s', baseline: fl.bytes / 1e6 / (fl.ms / 1000) },
+        { metric: `${format} export server RSS growth`, value: growth, unit: 'MB', target: `≤ ${EXPORT_TARGETS.rssGrowthMb} MB`, ok: growth <= EXPORT_TARGETS.rssGrowthMb },
+      );
+    }
+
+    // GeoJSON pages of 1,000 features at every depth (walk the next links, time each page)
+    const times: number[] = [];
+    let url: string | null = `${origin}/v1/feeds/leads.geojson?page_size=1000`;
+    while (url && times.length < 400) {
+      const t0 = performance.now();
+      const res = await fetch(url, { headers: { Authorization: `Bearer ${key}` } });
+      const bytes = await res.arrayBuffer(); // timed to the last byte; parsing is the client's own cost
+      times.push(performance.now() - t0);
+      const body = JSON.parse(Buffer.from(bytes).toString('utf8')) as { links: { rel: string; href: string }[]; numberReturned: number };
+      url = body.links.find((l) => l.rel === 'next')?.href ?? null;
+    }
+    const p50 = pct(times, 50);
+    out.push(
+      { metric: 'GeoJSON 1,000-feature page p50', value: p50, unit: 'ms', target: `≤ ${EXPORT_TARGETS.geojsonP50Ms} ms`, ok: p50 <= EXPORT_TARGETS.geojsonP50Ms },
+      { metric: 'GeoJSON 1,000-feature page p99', value: pct(times, 99), unit: 'ms' },
+    );
+
+    // /v1/leads p99 alone, then while four full exports run
+    const paths = ['', 'county=Cork', 'vertical=solar&county=Dublin', 'scale=major&sort=value_desc', 'readiness=commencing&page=3'].map((q) => `/v1/leads?${q}`);
+    const leadsLoad = (seconds: number) =>
+      autocannon({ url: origin, connections: 4, duration: seconds, requests: paths.map((p) => ({ method: 'GET' as const, path: p })), headers: { Authorization: `Bearer ${key}` } });
+    const alone = await leadsLoad(5);
+    const exports = Promise.all([0, 1, 2, 3].map(() => download(`${origin}/v1/export/applications.jsonl`, key, pid)));
+    exports.catch(() => {}); // a failure is reported by the await below, not as an unhandled rejection (which would orphan the server)
+    const during = await leadsLoad(8);
+    const four = await exports;
+    const slowest = Math.max(...four.map((d) => d.ms));
+    log(`four concurrent exports took ${(slowest / 1000).toFixed(1)} s (the load ran for 8 s)`);
+    out.push(
+      { metric: '/v1/leads p99 during 4 full exports', value: during.latency.p99, unit: 'ms', baseline: alone.latency.p99, target: `≤ ${EXPORT_TARGETS.leadsP99Ms} ms (baseline: alone)`, ok: during.latency.p99 <= EXPORT_TARGETS.leadsP99Ms },
+      { metric: '4 concurrent exports, rows/s each', value: rows / (slowest / 1000), unit: 'rows/s' },
+    );
+  } finally {
+    await stopChild(api.child);
+  }
+  return out;
+}

@@ -1,0 +1,85 @@
+/** Export builders and parameters: SQL and params, CSV/JSON rendering on real rows, parse errors. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openApiDb } from '../../../api/db.ts';
+import { ApiError } from '../../../api/errors.ts';
+import { placeNames } from '../../../api/params.ts';
+import { csvHeader, csvLineSql, exportHash, exportRowsQuery, jsonLineSql, LEAD_COLUMN_KINDS, parseExportQuery } from '../../../api/query/export-query.ts';
+import { encodeCursor } from '../../../api/query/paging.ts';
+
+const src = { leads: 'leads', search: null };
+const config = { pageSizeDefault: 25, pageSizeMax: 100, pageMax: 100 };
+const places = placeNames([{ planning_authority: 'Cork City', county: 'Cork' }]);
+
+test('rows query: filters, keyset on id, limit; whole set without limit', () => {
+  assert.equal(exportRowsQuery(src, { filters: { county: ['Cork'], min_units: 2 }, afterId: 120, limit: 1001 }, 'l.id'), {
+    sql: 'SELECT l.id FROM leads AS l\nWHERE l.county IN (?) AND l.num_units >= ? AND l.id > ?\nORDER BY l.id\nLIMIT ?',
+    params: ['Cork', 2, 120, 1001],
+  });
+  assert.equal(exportRowsQuery(src, { filters: {}, afterId: null, limit: null }, 'l.id'), { sql: 'SELECT l.id FROM leads AS l\nWHERE TRUE\nORDER BY l.id', params: [] });
+});
+
+test('column kinds come from the lead schema', () => {
+  assert.is(LEAD_COLUMN_KINDS['verticals'], 'list');
+  assert.is(LEAD_COLUMN_KINDS['received_date'], 'date');
+  assert.is(LEAD_COLUMN_KINDS['est_value'], 'number');
+  assert.is(LEAD_COLUMN_KINDS['demolition'], 'boolean');
+  assert.is(LEAD_COLUMN_KINDS['address'], 'text');
+  assert.ok(csvHeader().startsWith('id,lead_key,'));
+});
+
+test('CSV and JSON rendering on a real row: quoting, NULLs, lists, masking', async () => {
+  const db = await openApiDb({ connections: 1, threads: 1, memoryLimit: '64MB' });
+  try {
+    const cols = Object.keys(LEAD_COLUMN_KINDS)
+      .map((c) => {
+        const v: Record<string, string> = { id: '7', address: `'1 "Main" St, Cork'`, description: `'line one' || chr(10) || 'line two'`, verticals: `['solar', 'roofing']`, received_date: `DATE '2025-03-04'`, est_value: '250000', demolition: 'true', applicant_org: `'Acme Ltd'`, lat: '53.5' };
+        const kind = LEAD_COLUMN_KINDS[c];
+        const nul = kind === 'list' ? 'NULL::VARCHAR[]' : kind === 'date' ? 'NULL::DATE' : kind === 'number' ? 'NULL::DOUBLE' : kind === 'boolean' ? 'NULL::BOOLEAN' : 'NULL::VARCHAR';
+        return `${v[c] ?? nul} AS "${c}"`;
+      })
+      .join(', ');
+    const from = `(SELECT ${cols}) AS l`;
+    const [row] = await db.all<{ csv: string; json: string; masked: string; mjson: string }>(
+      `SELECT ${csvLineSql(new Set())} AS csv, ${jsonLineSql(new Set())} AS json, ${csvLineSql(new Set(['applicant_org']))} AS masked, ${jsonLineSql(new Set(['applicant_org']))} AS mjson FROM ${from}`,
+    );
+    const fields = row!.csv.match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.map((f) => f.replace(/,$/, ''));
+    const at = (name: string): string => fields[Object.keys(LEAD_COLUMN_KINDS).indexOf(name)]!;
+    assert.is(at('address'), '"1 ""Main"" St, Cork"');
+    assert.is(at('description'), '"line one\nline two"');
+    assert.is(at('verticals'), '"solar;roofing"');
+    assert.is(at('received_date'), '2025-03-04');
+    assert.is(at('demolition'), 'true');
+    assert.is(at('decision'), '', 'NULL is an empty field');
+    assert.is(at('applicant_org'), '"Acme Ltd"');
+    assert.ok(row!.masked.includes(',,') && !row!.masked.includes('Acme'), 'masked column blank');
+    const json = JSON.parse(row!.json);
+    assert.equal(Object.keys(json), Object.keys(LEAD_COLUMN_KINDS));
+    assert.equal([json.id, json.verticals, json.received_date, json.applicant_org, json.decision], [7, ['solar', 'roofing'], '2025-03-04', 'Acme Ltd', null]);
+    assert.is(JSON.parse(row!.mjson).applicant_org, null);
+  } finally {
+    db.close();
+  }
+});
+
+test('parameters: the leads filters, limit and cursor for pages, dry_run for files; one 400 naming each bad one', () => {
+  const r = parseExportQuery({ county: 'cork', limit: '50' }, 'page', config, places, 'R1');
+  assert.equal(r, { filters: { county: ['Cork'] }, limit: 50, cursor: null, dryRun: false });
+  const c = encodeCursor([99], 'R0', exportHash({ county: ['Cork'] }));
+  assert.equal(parseExportQuery({ county: 'Cork', cursor: c }, 'page', config, places, 'R1').cursor, { afterId: 99, release: 'R0' });
+  assert.is(parseExportQuery({ dry_run: '1' }, 'file', config, places, 'R1').dryRun, true);
+  const err = (raw: Record<string, string>, mode: 'page' | 'file'): ApiError => {
+    try {
+      parseExportQuery(raw, mode, config, places, 'R1');
+    } catch (e) {
+      return e as ApiError;
+    }
+    throw new Error('no error');
+  };
+  assert.equal(err({ limit: '0', page: '1', county: 'Atlantis' }, 'page').errors!.map((e) => e.name).sort(), ['county', 'limit', 'page']);
+  assert.equal(err({ limit: '10' }, 'file').errors, [{ name: 'limit', reason: 'unknown parameter' }]);
+  assert.equal(err({ dry_run: 'maybe' }, 'file').errors, [{ name: 'dry_run', reason: 'must be true, false, 1 or 0' }]);
+  assert.is(err({ county: 'Kerry', cursor: c }, 'page').status, 400);
+});
+
+test.run();

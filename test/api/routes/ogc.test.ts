@@ -1,0 +1,146 @@
+/**
+ * OGC API – Features (Part 1 core) over real HTTP: landing page, conformance, collections,
+ * items (bbox, limit, datetime, next links) and single features; and the GIS `access_token`:
+ * carried into every link, redacted from problem bodies, never logged, one way of
+ * authenticating at a time, revocation honoured.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { join } from 'node:path';
+import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
+import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
+import { featureErrors, rfc7946Errors } from '../../helpers/geojson.ts';
+
+let api: TestApi;
+let db: ApiDb;
+let leads: string;
+test.before(async () => {
+  api = await startTestApi();
+  db = await openApiDb({ connections: 1, threads: 1, memoryLimit: '256MB' });
+  leads = `read_parquet(${sqlString(join(api.dataDir, 'current', 'leads.parquet'))})`;
+});
+test.after(async () => {
+  db.close();
+  await api.close();
+});
+const feed = (path: string, headers?: Record<string, string>) => api.request(path, { key: api.keys.ent_feed, ...(headers ? { headers } : {}) });
+const rel = (links: any[], r: string): string | undefined => links.find((l) => l.rel === r)?.href;
+
+test('landing page, conformance and collections', async () => {
+  const landing = await feed('/v1/ogc');
+  assert.is(landing.status, 200);
+  for (const r of ['self', 'service-desc', 'service-doc', 'conformance', 'data']) assert.ok(rel(landing.body.links, r), `link ${r}`);
+  assert.is(rel(landing.body.links, 'data'), `${api.baseUrl}/v1/ogc/collections`);
+  const conf = await feed('/v1/ogc/conformance?f=json');
+  assert.ok(conf.body.conformsTo.includes('http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core'));
+  assert.ok(conf.body.conformsTo.includes('http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson'));
+  const cols = await feed('/v1/ogc/collections');
+  assert.equal(cols.body.collections.map((c: any) => c.id), ['leads', 'infrastructure']);
+  const [l] = cols.body.collections;
+  assert.is(l.extent.spatial.bbox[0].length, 4);
+  assert.is(rel(l.links, 'items'), `${api.baseUrl}/v1/ogc/collections/leads/items`);
+  const [[lo, hi]] = l.extent.temporal.interval;
+  const [r] = await db.all<{ lo: string; hi: string }>(`SELECT min(received_date) AS lo, max(received_date) AS hi FROM ${leads}`);
+  assert.equal([lo, hi], [`${r!.lo}T00:00:00Z`, `${r!.hi}T23:59:59Z`]);
+  assert.is((await feed('/v1/ogc/collections/infrastructure')).body.id, 'infrastructure');
+  assertProblem(await feed('/v1/ogc/collections/roads'), 404, 'not_found');
+  assertProblem(await feed('/v1/ogc/collections/roads/items'), 404, 'not_found');
+  assertProblem(await feed('/v1/ogc?f=html'), 400, 'invalid_parameter');
+});
+
+test('items: limit and next links walk the layer; bbox and datetime match independent counts', async () => {
+  let url: string | null = '/v1/ogc/collections/leads/items?limit=250';
+  const seen: number[] = [];
+  while (url) {
+    const res = await feed(url);
+    assert.is(res.status, 200);
+    assert.match(res.headers.get('content-type')!, /^application\/geo\+json/);
+    assert.equal(rfc7946Errors(res.body), []);
+    assert.ok(res.body.numberReturned <= 250);
+    seen.push(...res.body.features.map((f: any) => f.id));
+    const next = rel(res.body.links, 'next');
+    url = next ? next.slice(api.baseUrl.length) : null;
+  }
+  const [{ n } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${leads} WHERE lat IS NOT NULL`);
+  assert.is(seen.length, n);
+  assert.is(new Set(seen).size, n);
+
+  const q = '/v1/ogc/collections/leads/items?bbox=-9,51.5,-8,52.2&datetime=2024-01-01/..&limit=10000';
+  const res = await feed(q);
+  const expected = (await db.all<{ id: number }>(
+    `SELECT id FROM ${leads} WHERE lat IS NOT NULL AND round(lon, 6) BETWEEN -9 AND -8 AND round(lat, 6) BETWEEN 51.5 AND 52.2 AND received_date >= DATE '2024-01-01' ORDER BY id`,
+  )).map((r) => r.id);
+  assert.ok(expected.length > 0);
+  assert.equal(res.body.features.map((f: any) => f.id), expected);
+  assert.is(res.body.numberMatched, expected.length);
+  const instant = await feed('/v1/ogc/collections/leads/items?datetime=2024-03-05T10:00:00Z');
+  for (const f of instant.body.features) assert.is(f.properties.received_date, '2024-03-05');
+  const closed = await feed('/v1/ogc/collections/leads/items?datetime=../2020-12-31&bbox=-11,51,0,-5,56,100'); // minLon,minLat,minZ,maxLon,maxLat,maxZ
+  assert.is(closed.status, 200);
+  assert.ok(closed.body.features.length > 0);
+  for (const f of closed.body.features) assert.ok(f.properties.received_date <= '2020-12-31');
+  for (const bad of ['datetime=2024-13-01', 'datetime=2025-01-01/2024-01-01', 'datetime=../..', 'limit=0', 'bbox=1,2,3', 'sort=id']) {
+    assertProblem(await feed(`/v1/ogc/collections/leads/items?${bad}`), 400, bad.startsWith('sort') ? 'unknown_parameter' : 'invalid_parameter');
+  }
+});
+
+test('one feature by id, with self and collection links; 404 for an unknown id', async () => {
+  const list = await feed('/v1/feeds/leads.geojson?page_size=3');
+  const f = list.body.features[2];
+  const one = await feed(`/v1/ogc/collections/leads/items/${f.id}`);
+  assert.is(one.status, 200);
+  assert.equal(featureErrors(one.body), []);
+  const { links, ...feature } = one.body;
+  assert.equal(feature, f);
+  assert.is(rel(links, 'self'), `${api.baseUrl}/v1/ogc/collections/leads/items/${f.id}`);
+  assertProblem(await feed('/v1/ogc/collections/leads/items/99999999'), 404, 'not_found');
+  assertProblem(await feed('/v1/ogc/collections/leads/items/abc'), 404, 'not_found');
+});
+
+test('access_token: minted with the Bearer header, carried into every link, never logged, redacted, one way only, revocation honoured', async () => {
+  const minted = await feed('/v1/feeds/token?ttl=3600');
+  assert.is(minted.status, 200);
+  assert.is(minted.headers.get('cache-control'), 'no-store');
+  const token: string = minted.body.access_token;
+  assert.match(token, /^gt_/);
+  assert.not.ok(token.includes(api.keys.ent_feed.slice(6)), 'the key is not readable in the token');
+  const page = await api.request(`/v1/ogc/collections/leads/items?limit=5&access_token=${token}`, { key: null });
+  assert.is(page.status, 200);
+  for (const l of page.body.links) assert.ok(new URL(l.href).searchParams.get('access_token') === token, `${l.rel} link carries the token`);
+  const next = await api.request(rel(page.body.links, 'next')!.slice(api.baseUrl.length), { key: null });
+  assert.is(next.status, 200);
+  const landing = await api.request(`/v1/ogc?access_token=${token}`, { key: null });
+  for (const r of ['self', 'conformance', 'data']) assert.is(new URL(rel(landing.body.links, r)!).searchParams.get('access_token'), token);
+  const feedPage = await api.request(`/v1/feeds/leads.geojson?page_size=2&access_token=${token}`, { key: null });
+  assert.is(new URL(rel(feedPage.body.links, 'next')!).searchParams.get('access_token'), token);
+
+  const bad = await api.request(`/v1/ogc/collections/leads/items?limit=abc&access_token=${token}`, { key: null });
+  assertProblem(bad, 400, 'invalid_parameter');
+  assert.not.ok(bad.body.instance.includes(token), 'the token is redacted from instance');
+  assert.match(bad.body.instance, /access_token=REDACTED/);
+  assertProblem(await api.request(`/v1/ogc?access_token=${token}`), 400, 'invalid_parameter'); // header and token
+  const forged = await api.request(`/v1/ogc?access_token=${token.slice(0, -4)}AAAA`, { key: null });
+  assertProblem(forged, 401, 'invalid_token');
+  assert.match(forged.headers.get('www-authenticate')!, /invalid_token/);
+  assertProblem(await api.request(`/v1/leads?access_token=${token}`, { key: null }), 401, 'missing_key'); // not a GIS path
+  assertProblem(await api.request(`/v1/feeds/token?access_token=${token}`, { key: null }), 401, 'missing_key'); // a token cannot mint tokens
+  for (const line of api.logs) {
+    assert.not.ok(line.includes(token), 'no token in the log');
+    assert.not.ok(line.includes(api.keys.ent_feed), 'no key in the log');
+  }
+
+  // a token dies with its key
+  const k = await api.store.createAccount('gis', 'premium').then(async (acc) => {
+    const { generateKey } = await import('../../../api/keys.ts');
+    const g = generateKey('custom');
+    await api.store.insertKey({ id: g.id, account_id: acc.id, scope: 'custom', name: 'gis', display_prefix: g.displayPrefix, hash: g.hash });
+    return g;
+  });
+  const t2 = (await api.request('/v1/feeds/token', { key: k.raw })).body.access_token;
+  assert.is((await api.request(`/v1/ogc?access_token=${t2}`, { key: null })).status, 200);
+  await api.store.revokeKey(k.id);
+  await new Promise((r) => setTimeout(r, api.config.keyCacheMs + 50));
+  assertProblem(await api.request(`/v1/ogc?access_token=${t2}`, { key: null }), 401, 'revoked_key');
+});
+
+test.run();
