@@ -91,8 +91,8 @@ export function exportEndpoints(): Endpoint[] {
       `${what} The filters of \`/leads\` (AND across filters, OR within one); rows in id order (Parquet: the release's order, newest first). The file is named in \`Content-Disposition\` (\`applications-<release>.${ext}\`). ` +
       'The whole filtered count is charged to the daily row budget (commonwealth, ent_api) before any byte is sent; a larger file is refused with 429 `budget_exhausted`. ' +
       '`HEAD` or `dry_run=1` say what it would cost (`X-Export-Rows`, `X-Budget-Remaining`; `dry_run=1` as a JSON quote) and charge nothing.',
-    query: exportQuery({ dry_run: { type: 'boolean', description: 'true / 1: answer with the cost of this export (rows, remaining budget) as JSON instead of the file; nothing is charged.' } }),
-    ok: { schema: { type: 'string', description: `The ${ext} file.` }, type, description: `The ${ext} file (or, with \`dry_run=1\`, an application/json ExportQuote).`, alt: { type: 'application/json', schema: ref('ExportQuote') } },
+    query: exportQuery({}),
+    ok: { schema: { type: 'string', description: `The ${ext} file.` }, type, description: `The ${ext} file (or, with \`dry_run=1\`, an application/json BudgetQuote).`, alt: { type: 'application/json', schema: ref('BudgetQuote') } },
     errors: [400, 429],
     cached: true,
   }));
@@ -234,20 +234,6 @@ export function exportResponseSchemas(): Json {
     required: ['id', 'links', 'extent'],
   };
   return {
-    ExportQuote: {
-      type: 'object',
-      description: 'What a one-shot export would cost (`dry_run=1`); nothing was charged.',
-      properties: {
-        format: { type: 'string', enum: ['csv', 'jsonl', 'parquet'], description: 'The format asked for.' },
-        filename: { type: 'string', description: 'The file name the export would have.' },
-        rows: { type: 'integer', minimum: 0, description: 'Rows in the export (the whole filtered count), what it would charge.' },
-        budget_remaining: { type: ['integer', 'null'], description: 'Rows left in the key\'s daily budget; null when the scope has no budget.' },
-        within_budget: { type: 'boolean', description: 'Whether the export fits in the remaining budget.' },
-        _meta: ref('ResponseMeta'),
-      },
-      required: ['format', 'filename', 'rows', 'budget_remaining', 'within_budget', '_meta'],
-      additionalProperties: false,
-    },
     GisToken: {
       type: 'object',
       description: 'A GIS query token.',

@@ -262,7 +262,8 @@ export function keyedOperation(op: Json): Json {
     if (status === '200') {
       res.headers['X-Budget-Cost'] = hdr('X-Budget-Cost');
       const json = res.content?.['application/json'];
-      if (json) json.schema = { oneOf: [json.schema, ref('BudgetQuote')] };
+      // (a file export's JSON alternative is the BudgetQuote itself)
+      if (json && json.schema?.$ref !== ref('BudgetQuote').$ref) json.schema = { oneOf: [json.schema, ref('BudgetQuote')] };
     }
     if (status === '429') res.headers['Retry-After'] = hdr('Retry-After');
   }

@@ -164,16 +164,14 @@ export interface ExportRequest {
   limit: number;
   /** Decoded cursor: last id served and the release it was served from. */
   cursor: { afterId: number; release: string } | null;
-  /** `dry_run=1`: say what the export would cost, send nothing, charge nothing (one-shot only). */
-  dryRun: boolean;
 }
 
 const PAGING_ONLY = ['limit', 'cursor'] as const;
 const NOT_FOR_EXPORTS = ['page', 'page_size', 'sort'] as const;
 
 /**
- * Parse an export request: the `/v1/leads` filters plus `limit` and `cursor` (cursor pages) or
- * `dry_run` (one-shot files). `page`, `page_size` and `sort` do not apply (exports are in id
+ * Parse an export request: the `/v1/leads` filters plus `limit` and `cursor` (cursor pages;
+ * `dry_run` is taken off the query by the access model before a route sees it). `page`, `page_size` and `sort` do not apply (exports are in id
  * order) and are rejected as unknown, like any other parameter. Throws one 400 naming every bad
  * parameter.
  */
@@ -189,8 +187,8 @@ export function parseExportQuery(
   const own: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined) continue;
-    const mine = mode === 'page' ? (PAGING_ONLY as readonly string[]).includes(name) : name === 'dry_run';
-    if ((NOT_FOR_EXPORTS as readonly string[]).includes(name) || (!mine && (name === 'cursor' || name === 'limit' || name === 'dry_run'))) {
+    const mine = mode === 'page' && (PAGING_ONLY as readonly string[]).includes(name);
+    if ((NOT_FOR_EXPORTS as readonly string[]).includes(name) || (!mine && (name === 'cursor' || name === 'limit'))) {
       errors.push({ name, reason: 'unknown parameter' });
     } else if (mine) {
       if (Array.isArray(value)) errors.push({ name, reason: 'given more than once' });
@@ -210,12 +208,6 @@ export function parseExportQuery(
     if (!Number.isInteger(n) || n < 1 || n > EXPORT_LIMIT_MAX) errors.push({ name: 'limit', reason: `must be an integer from 1 to ${EXPORT_LIMIT_MAX}` });
     else limit = n;
   }
-  let dryRun = false;
-  if (own['dry_run'] !== undefined) {
-    const v = own['dry_run'].toLowerCase();
-    if (v === '1' || v === 'true') dryRun = true;
-    else if (v !== '0' && v !== 'false') errors.push({ name: 'dry_run', reason: 'must be true, false, 1 or 0' });
-  }
   if (errors.length > 0) throw invalidParams(errors);
   let cursor: ExportRequest['cursor'] = null;
   if (own['cursor'] !== undefined) {
@@ -225,5 +217,5 @@ export function parseExportQuery(
     }
     cursor = { afterId: c.key[0] as number, release: c.release };
   }
-  return { filters, limit, cursor, dryRun };
+  return { filters, limit, cursor };
 }

@@ -10,7 +10,8 @@
  *
  * Budgets: a cursor page charges its rows; a one-shot file charges the whole filtered count up
  * front, so a file larger than the remaining daily budget is refused (429) before any byte is
- * sent. `HEAD` and `dry_run=1` say what a file would cost and charge nothing.
+ * sent. `HEAD` and `dry_run=1` say what a file would cost and charge nothing (answered by the
+ * access model at the charge: api/access/middleware.ts).
  *
  * Masking: `maskedFor` (api/masking.ts) names the enriched columns the scope may not see; they
  * are rendered as NULL (JSON null, blank CSV field, typed NULL Parquet column), never dropped.
@@ -74,24 +75,11 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Rou
     ctx.set('X-Export-Rows', String(rows));
     ctx.set('X-Export-Release', release.id);
     ctx.set('X-Budget-Remaining', remaining === null ? 'unlimited' : String(remaining));
-    if (req.dryRun) {
-      ctx.body = {
-        format,
-        filename,
-        rows,
-        budget_remaining: remaining,
-        within_budget: remaining === null || rows <= remaining,
-        _meta: responseMeta(release.id, key.scope, masked),
-      };
-      return;
-    }
     ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
     ctx.type = type;
-    if (ctx.method === 'HEAD') {
-      ctx.status = 200; // the quote is in the headers; nothing is charged
-      return;
-    }
-    await budget.charge(rows); // the whole file, before any byte is sent
+    // The whole file, before any byte is sent. For HEAD and dry_run=1 the access model's quoting
+    // budget answers here (X-Budget-Cost / BudgetQuote) and nothing is charged.
+    await budget.charge(rows);
     const rowsReq = { filters: req.filters, afterId: null, limit: null };
     if (format === 'parquet') {
       const { body, bytes } = await parquetStream(deps.db, src.leads, rowsReq, maskedSet);

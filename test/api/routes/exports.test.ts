@@ -14,7 +14,7 @@ import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
 import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
 import { enrichedFields } from '../../../api/masking.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
-import { serveWithBudget, testBudget, type TestBudget } from '../../helpers/budget.ts';
+import { generateKey } from '../../../api/keys.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
 let api: TestApi;
@@ -177,55 +177,52 @@ test('gzip when the client accepts it, still streamed; the same bytes decoded', 
 });
 
 test('HEAD and dry_run=1 quote the export without charging; charges are the whole count up front; over budget → 429 before any byte', async () => {
-  let budget: TestBudget = testBudget(50);
-  const s = await serveWithBudget(api, () => budget);
-  try {
-    const get = (path: string, method = 'GET') => fetch(s.url + path, { method, headers: { Authorization: `Bearer ${api.keys.commonwealth}` } });
-    const [{ n: cork } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${leadsFile} WHERE county = 'Cork'`);
-    assert.ok(cork > 50, `enough Cork leads (${cork})`);
-    const head = await get('/v1/export/applications.csv?county=Cork', 'HEAD');
-    assert.is(head.status, 200);
-    assert.is(head.headers.get('x-export-rows'), String(cork));
-    assert.is(head.headers.get('x-budget-remaining'), '50');
-    const quote = (await (await get('/v1/export/applications.csv?county=Cork&dry_run=1')).json()) as Record<string, unknown>;
-    assert.equal({ ...quote, _meta: undefined }, { format: 'csv', filename: `applications-${api.release()}.csv`, rows: cork, budget_remaining: 50, within_budget: false, _meta: undefined });
-    assert.equal(budget.calls, [], 'HEAD and dry_run charge nothing');
+  // the real access model: a fresh commonwealth key has today's full budget (1,000 rows)
+  const k = generateKey('commonwealth');
+  const account = (await api.store.getAccountByName('test'))!;
+  await api.store.insertKey({ id: k.id, account_id: account.id, scope: 'commonwealth', name: 'budget test', display_prefix: k.displayPrefix, hash: k.hash });
+  const get = (path: string, method = 'GET') => api.request(path, { key: k.raw, method });
+  const remaining = async (): Promise<number> => Number((await get('/v1/export/applications.csv?county=Cork', 'HEAD')).headers.get('x-budget-remaining'));
+  const [{ n: all } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${leadsFile}`);
+  assert.ok(all > 1000, `more leads than the budget (${all})`);
 
-    const refused = await get('/v1/export/applications.csv?county=Cork');
-    const text = await refused.text();
-    assertProblem({ status: refused.status, headers: refused.headers, body: JSON.parse(text) }, 429, 'budget_exhausted');
-    assert.not.match(text, /lead_key/, 'no CSV byte was sent');
-    assert.equal(budget.calls, [cork]);
-    assert.is(budget.charged, 0);
+  const head = await get('/v1/export/applications.csv', 'HEAD');
+  assert.is(head.status, 200);
+  assert.is(head.headers.get('x-export-rows'), String(all));
+  assert.is(head.headers.get('x-budget-cost'), String(all));
+  assert.is(head.headers.get('x-budget-remaining'), '1000');
+  const quote = await get('/v1/export/applications.csv?dry_run=1');
+  assert.is(quote.status, 200);
+  assert.equal({ rows: quote.body.rows, budget_remaining: quote.body.budget_remaining, would_succeed: quote.body.would_succeed }, { rows: all, budget_remaining: 1000, would_succeed: false });
+  assert.is(await remaining(), 1000, 'HEAD and dry_run charge nothing');
 
-    const small = await get('/v1/export/applications.jsonl?county=Cork&min_value=2000000');
-    assert.is(small.status, 200);
-    const n = (await small.text()).trimEnd().split('\n').filter(Boolean).length;
-    assert.ok(n > 0 && n <= 50, `${n}`);
-    assert.equal(budget.calls, [cork, n], 'the whole file charged once, up front');
+  const refused = await get('/v1/export/applications.csv');
+  assertProblem(refused, 429, 'budget_exhausted');
+  assert.not.match(refused.text, /lead_key/, 'no CSV byte was sent');
+  assert.is(await remaining(), 1000, 'a refused export charges nothing');
 
-    budget = testBudget(null);
-    const page1 = (await (await get('/v1/export/applications?county=Cork&limit=20')).json()) as { next_cursor: string };
-    const page2 = (await (await get(`/v1/export/applications?county=Cork&limit=20&cursor=${page1.next_cursor}`)).json()) as { count: number };
-    assert.equal(budget.calls, [20, 20], 'cursor pages charge their rows');
-    assert.is(page2.count, 20);
-    budget = testBudget(30);
-    await get('/v1/export/applications?county=Cork&limit=20');
-    const over = await get(`/v1/export/applications?county=Cork&limit=20&cursor=${page1.next_cursor}`);
-    assert.is(over.status, 429);
-    assert.equal(budget.calls, [20, 20]);
-    assert.is(budget.charged, 20);
-  } finally {
-    await s.close();
-  }
+  const small = await get('/v1/export/applications.jsonl?county=Cork&min_value=2000000');
+  assert.is(small.status, 200);
+  const n = small.text.trimEnd().split('\n').filter(Boolean).length;
+  assert.ok(n > 0 && n < 1000, `${n}`);
+  assert.is(await remaining(), 1000 - n, 'the whole file charged once');
+
+  const page1 = await get('/v1/export/applications?county=Cork&limit=20');
+  await get(`/v1/export/applications?county=Cork&limit=20&cursor=${page1.body.next_cursor}`);
+  assert.is(await remaining(), 1000 - n - 40, 'cursor pages charge their rows');
+  const left = 1000 - n - 40;
+  const over = await get(`/v1/export/applications?limit=${left + 1}`);
+  assertProblem(over, 429, 'budget_exhausted');
+  assert.is(await remaining(), left, 'a refused page charges nothing');
 });
 
 test('a release published mid-export changes neither a cursor export nor a streaming file; a cursor of a release no longer kept → 410', async () => {
   const before = api.release();
-  const expected = (await walk('', api.keys.ent_api, 10_000)).rows.map((r) => r.id);
-  const first = await api.request('/v1/export/applications?limit=100');
+  // ent_feed: no daily budget (the test walks the whole set several times)
+  const expected = (await walk('', api.keys.ent_feed, 10_000)).rows.map((r) => r.id);
+  const first = await api.request('/v1/export/applications?limit=100', { key: api.keys.ent_feed });
   // a streaming CSV started on the old release, read slowly
-  const stream = await fetch(`${api.baseUrl}/v1/export/applications.csv`, { headers: { Authorization: `Bearer ${api.keys.ent_api}` } });
+  const stream = await fetch(`${api.baseUrl}/v1/export/applications.csv`, { headers: { Authorization: `Bearer ${api.keys.ent_feed}` } });
   const reader = stream.body!.getReader();
   const head = await reader.read();
 
@@ -249,19 +246,19 @@ test('a release published mid-export changes neither a cursor export nor a strea
   const ids = first.body.results.map((r: any) => r.id);
   let cursor = first.body.next_cursor;
   while (cursor) {
-    const res = await api.request(`/v1/export/applications?limit=100&cursor=${cursor}`);
+    const res = await api.request(`/v1/export/applications?limit=100&cursor=${cursor}`, { key: api.keys.ent_feed });
     assert.is(res.status, 200);
     assert.is(res.body._meta.release, before, 'pages come from the release the export started on');
     ids.push(...res.body.results.map((r: any) => r.id));
     cursor = res.body.next_cursor;
   }
   assert.equal(ids, expected);
-  const fresh = (await walk('', api.keys.ent_api, 10_000)).rows;
+  const fresh = (await walk('', api.keys.ent_feed, 10_000)).rows;
   assert.is(fresh.length, expected.filter((id) => id % 3 !== 0).length, 'a new export runs on the new release');
 
   // the old release is removed by retention: its cursors expire
   unlinkSync(join(api.dataDir, 'releases', before));
-  const gone = await api.request(`/v1/export/applications?limit=100&cursor=${first.body.next_cursor}`);
+  const gone = await api.request(`/v1/export/applications?limit=100&cursor=${first.body.next_cursor}`, { key: api.keys.ent_feed });
   assertProblem(gone, 410, 'cursor_expired');
   assert.match(gone.body.detail, new RegExp(`release ${before}.*no longer kept.*start the export again`));
   rmSync(join(api.dataDir, 'releases', next), { recursive: true, force: true });
