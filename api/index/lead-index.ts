@@ -185,24 +185,24 @@ export class LeadIndex {
   private score(q: string, hit: Bitset): number {
     const ix = this.search;
     if (!ix) return 0;
-    const { k1, b } = BM25;
-    const avgdl = Math.max(ix.avgdl, 1e-9);
+    const scores = this.scores;
+    const touched = this.touched;
     let hits = 0;
     for (const term of new Set(tokenize(q))) {
       const t = ix.terms.get(term);
       if (t === undefined) continue;
-      const idf = ix.idf[t]!;
       for (let p = ix.start[t]!, end = ix.start[t + 1]!; p < end; p++) {
         const pos = ix.rows[p]!;
-        const tf = ix.tf[p]!;
-        if (!hasBit(hit, pos)) {
-          setBit(hit, pos);
-          this.touched[hits++] = pos;
-        }
-        this.scores[pos]! += (idf * (tf * (k1 + 1))) / (tf + k1 * (1 - b + (b * ix.dl[p]!) / avgdl));
+        // every impact is > 0 (idf > 0, tf ≥ 1), so a zero score means not touched yet
+        if (scores[pos] === 0) touched[hits++] = pos;
+        scores[pos]! += ix.impact[p]!;
       }
     }
-    for (let i = 0; i < hits; i++) this.scores[this.touched[i]!] = round9(this.scores[this.touched[i]!]!);
+    for (let i = 0; i < hits; i++) {
+      const pos = touched[i]!;
+      scores[pos] = round9(scores[pos]!);
+      setBit(hit, pos);
+    }
     return hits;
   }
 
@@ -465,17 +465,18 @@ async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
   return cols;
 }
 
-/** The search index as typed arrays: per term, its postings (row position, tf, dl). */
+/**
+ * The search index as typed arrays: per term, its postings (row position and BM25 impact). The
+ * impact of a posting, idf · tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl)), depends on nothing in
+ * the query, so it is computed once at load; a query adds impacts.
+ */
 class SearchPostings {
   private constructor(
     readonly terms: Map<string, number>,
-    readonly idf: Float64Array,
     /** Postings of term t are [start[t], start[t+1]). */
     readonly start: Int32Array,
     readonly rows: Int32Array,
-    readonly tf: Uint8Array,
-    readonly dl: Uint16Array,
-    readonly avgdl: number,
+    readonly impact: Float64Array,
   ) {}
 
   /**
@@ -493,12 +494,13 @@ class SearchPostings {
     const [{ n } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${src.postings}`);
     const start = new Int32Array(termRows.length + 1);
     const rows = new Int32Array(n);
-    const tf = new Uint8Array(n);
-    const dl = new Uint16Array(n);
+    const impact = new Float64Array(n);
+    const { k1, b } = BM25;
+    const avgdl = Math.max(src.avgdl, 1e-9);
     let at = 0;
     let prevTerm = -1;
     await db.columns(
-      `SELECT p.term, CAST(p.lead_id AS INTEGER), CAST(least(p.tf, 255) AS INTEGER), CAST(least(p.dl, 65535) AS INTEGER)
+      `SELECT p.term, CAST(p.lead_id AS INTEGER), CAST(p.tf AS INTEGER), CAST(p.dl AS INTEGER)
          FROM ${src.postings} AS p`,
       [],
       (c, count) => {
@@ -509,14 +511,14 @@ class SearchPostings {
           if (t < prevTerm) throw new Error('search_postings is not sorted by term (docs/search.md): rebuild the release');
           while (prevTerm < t) start[++prevTerm] = at;
           rows[at] = pos;
-          tf[at] = c[2]![r] as number;
-          dl[at] = c[3]![r] as number;
+          const tf = c[2]![r] as number;
+          impact[at] = (idf[t]! * (tf * (k1 + 1))) / (tf + k1 * (1 - b + (b * (c[3]![r] as number)) / avgdl));
           at++;
         }
       },
     );
     while (prevTerm < termRows.length) start[++prevTerm] = at;
-    return new SearchPostings(terms, idf, start, rows.subarray(0, at), tf.subarray(0, at), dl.subarray(0, at), src.avgdl);
+    return new SearchPostings(terms, start, rows.subarray(0, at), impact.subarray(0, at));
   }
 }
 
