@@ -5,9 +5,9 @@
  * the repeat-sale matcher. Every field is a code, a date, a number or an address key made only
  * of `[a-z0-9 ]`, so no quoting is needed. The file never reaches a release.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { sqlString } from '../lib/duckdb.ts';
+import { openLineSink } from '../release/tables.ts';
 import type { SaleRow } from '../types.ts';
 import { addressFacts } from './address.ts';
 
@@ -40,31 +40,7 @@ export interface IntelSalesSink {
 
 /** Open `<dir>/.intel-sales.tsv` for writing. */
 export function openIntelSalesSink(dir: string): IntelSalesSink {
-  const path = join(dir, '.intel-sales.tsv');
-  const fd = openSync(path, 'w');
-  let buf: string[] = [];
-  let size = 0;
-  let n = 0;
-  const flush = (): void => {
-    if (buf.length) writeSync(fd, buf.join('\n') + '\n');
-    buf = [];
-    size = 0;
-  };
-  return {
-    path,
-    write(row) {
-      const line = intelSaleLine(row);
-      buf.push(line);
-      size += line.length;
-      n++;
-      if (size > 1 << 20) flush();
-    },
-    close() {
-      flush();
-      closeSync(fd);
-      return n;
-    },
-  };
+  return openLineSink(join(dir, '.intel-sales.tsv'), intelSaleLine);
 }
 
 /** SQL that reads a staging file as a relation with `INTEL_SALE_COLUMNS`. */

@@ -88,6 +88,11 @@ export function openTableSink(dir: string, name: string): NdjsonSink {
 
 /** Open an NDJSON file for pushing rows one at a time (buffered, synchronous writes). */
 export function openNdjsonSink(path: string): NdjsonSink {
+  return openLineSink<unknown>(path, (row) => JSON.stringify(row));
+}
+
+/** A file of one line per row (`toLine` must not return a newline), written in ~1 MB batches. */
+export function openLineSink<T>(path: string, toLine: (row: T) => string): { readonly path: string; write(row: T): void; close(): number } {
   const fd = openSync(path, 'w');
   let buf: string[] = [];
   let size = 0;
@@ -100,7 +105,7 @@ export function openNdjsonSink(path: string): NdjsonSink {
   return {
     path,
     write(row) {
-      const s = JSON.stringify(row);
+      const s = toLine(row);
       buf.push(s);
       size += s.length;
       n++;
