@@ -14,7 +14,9 @@ import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
 import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
 import { enrichedFields } from '../../../api/masking.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
-import { serveWithBudget, testBudget, type TestBudget } from '../../helpers/budget.ts';
+import { generateKey } from '../../../api/keys.ts';
+import { dailyRows } from '../../../api/access/limits.ts';
+import type { Scope } from '../../../api/scopes.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
 let api: TestApi;
@@ -124,7 +126,12 @@ test('CSV and JSON Lines stream the filtered set; DuckDB reads them back with th
     assert.match(jsonl.headers.get('content-type')!, /^application\/x-ndjson/);
     const lines = jsonl.text.trimEnd().split('\n').map((l) => JSON.parse(l));
     const { rows } = await walk(q, api.keys[scope], 10_000);
-    assert.equal(lines, rows, 'JSON Lines = the cursor export records');
+    const byId = (a: any, b: any): number => a.id - b.id;
+    assert.equal([...lines].sort(byId), rows, 'JSON Lines = the cursor export records');
+    const fileOrder = (await db.all<{ id: number }>(`SELECT id FROM ${leadsFile} WHERE county IN ('Cork', 'Galway') AND num_units >= 1`)).map((r) => r.id);
+    assert.equal(lines.map((l) => l.id), fileOrder, 'JSON Lines in the release order (newest first)');
+    const csvIds = csv.text.trimEnd().split('\r\n').slice(1).map((l) => Number(l.split(',')[0]));
+    assert.equal(csvIds, fileOrder, 'CSV in the release order (newest first)');
     for (const l of lines) for (const f of masked) assert.is(l[f], null);
     const jfile = join(tmp, `${scope}.jsonl`);
     writeFileSync(jfile, jsonl.text);
@@ -176,56 +183,62 @@ test('gzip when the client accepts it, still streamed; the same bytes decoded', 
   assert.ok(gunzipSync(gz.body).equals(plain.body));
 });
 
-test('HEAD and dry_run=1 quote the export without charging; charges are the whole count up front; over budget → 429 before any byte', async () => {
-  let budget: TestBudget = testBudget(50);
-  const s = await serveWithBudget(api, () => budget);
-  try {
-    const get = (path: string, method = 'GET') => fetch(s.url + path, { method, headers: { Authorization: `Bearer ${api.keys.commonwealth}` } });
-    const [{ n: cork } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${leadsFile} WHERE county = 'Cork'`);
-    assert.ok(cork > 50, `enough Cork leads (${cork})`);
-    const head = await get('/v1/export/applications.csv?county=Cork', 'HEAD');
-    assert.is(head.status, 200);
-    assert.is(head.headers.get('x-export-rows'), String(cork));
-    assert.is(head.headers.get('x-budget-remaining'), '50');
-    const quote = (await (await get('/v1/export/applications.csv?county=Cork&dry_run=1')).json()) as Record<string, unknown>;
-    assert.equal({ ...quote, _meta: undefined }, { format: 'csv', filename: `applications-${api.release()}.csv`, rows: cork, budget_remaining: 50, within_budget: false, _meta: undefined });
-    assert.equal(budget.calls, [], 'HEAD and dry_run charge nothing');
+/** A key of its own (a fresh daily budget) on a new account. */
+async function freshKey(scope: Scope): Promise<string> {
+  const account = await api.store.createAccount(`exports-${scope}-${Math.random().toString(36).slice(2)}`, 'premium');
+  const k = generateKey(scope);
+  await api.store.insertKey({ id: k.id, account_id: account.id, scope, name: null, display_prefix: k.displayPrefix, hash: k.hash });
+  return k.raw;
+}
 
-    const refused = await get('/v1/export/applications.csv?county=Cork');
-    const text = await refused.text();
-    assertProblem({ status: refused.status, headers: refused.headers, body: JSON.parse(text) }, 429, 'budget_exhausted');
-    assert.not.match(text, /lead_key/, 'no CSV byte was sent');
-    assert.equal(budget.calls, [cork]);
-    assert.is(budget.charged, 0);
+test('HEAD and dry_run=1 quote a file without charging; a file is charged whole, up front; over budget → 429 before any byte; cursor pages charge their rows', async () => {
+  const key = await freshKey('commonwealth');
+  const limit = dailyRows('commonwealth')!;
+  const total = (await api.request('/v1/leads?page_size=1', { key: api.keys.ent_feed })).body.total as number;
+  const [{ n: cork } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${leadsFile} WHERE county = 'Cork'`);
+  assert.ok(total > limit && cork < limit / 2 && cork > 20, `the tiny release has ${total} leads, ${cork} in Cork`);
+  const remaining = async (): Promise<number> => (await api.request('/v1/export/applications.csv?county=Cork&dry_run=1', { key })).body.budget_remaining as number;
 
-    const small = await get('/v1/export/applications.jsonl?county=Cork&min_value=2000000');
-    assert.is(small.status, 200);
-    const n = (await small.text()).trimEnd().split('\n').filter(Boolean).length;
-    assert.ok(n > 0 && n <= 50, `${n}`);
-    assert.equal(budget.calls, [cork, n], 'the whole file charged once, up front');
+  const head = await api.request('/v1/export/applications.csv?county=Cork', { key, method: 'HEAD' });
+  assert.is(head.status, 200);
+  assert.is(head.text, '');
+  assert.is(head.headers.get('x-export-rows'), String(cork));
+  assert.is(head.headers.get('x-budget-cost'), String(cork), 'HEAD quotes the whole file');
+  const quote = await api.request('/v1/export/applications.jsonl?county=Cork&dry_run=1', { key });
+  assert.is(quote.status, 200);
+  assert.equal([quote.body.rows, quote.body.budget_limit, quote.body.would_succeed], [cork, limit, true]);
+  const before = quote.body.budget_remaining as number;
+  assert.is(await remaining(), before, 'quotes charge nothing');
 
-    budget = testBudget(null);
-    const page1 = (await (await get('/v1/export/applications?county=Cork&limit=20')).json()) as { next_cursor: string };
-    const page2 = (await (await get(`/v1/export/applications?county=Cork&limit=20&cursor=${page1.next_cursor}`)).json()) as { count: number };
-    assert.equal(budget.calls, [20, 20], 'cursor pages charge their rows');
-    assert.is(page2.count, 20);
-    budget = testBudget(30);
-    await get('/v1/export/applications?county=Cork&limit=20');
-    const over = await get(`/v1/export/applications?county=Cork&limit=20&cursor=${page1.next_cursor}`);
-    assert.is(over.status, 429);
-    assert.equal(budget.calls, [20, 20]);
-    assert.is(budget.charged, 20);
-  } finally {
-    await s.close();
-  }
+  const whole = await api.request('/v1/export/applications.csv', { key });
+  assertProblem(whole, 429, 'budget_exhausted');
+  assert.not.match(whole.text, /lead_key/, 'no CSV byte was sent');
+  assert.is(await remaining(), before, 'a refused file charges nothing');
+
+  const file = await api.request('/v1/export/applications.jsonl?county=Cork', { key });
+  assert.is(file.status, 200);
+  assert.is(file.text.trimEnd().split('\n').length, cork);
+  assert.is(await remaining(), before - cork, 'the whole file charged once');
+
+  const page = await api.request('/v1/export/applications?county=Cork&limit=20', { key });
+  assert.is(page.body.count, 20);
+  assert.is(await remaining(), before - cork - 20, 'a cursor page charges its rows');
+  // spend down to fewer rows than a page: the next page is refused and charges nothing
+  const left = before - cork - 20;
+  const spend = await api.request(`/v1/export/applications?limit=${left - 5}`, { key });
+  assert.is(spend.status, 200);
+  const over = await api.request(`/v1/export/applications?county=Cork&limit=20&cursor=${page.body.next_cursor}`, { key });
+  assertProblem(over, 429, 'budget_exhausted');
+  assert.is(await remaining(), 5);
 });
 
 test('a release published mid-export changes neither a cursor export nor a streaming file; a cursor of a release no longer kept → 410', async () => {
   const before = api.release();
-  const expected = (await walk('', api.keys.ent_api, 10_000)).rows.map((r) => r.id);
-  const first = await api.request('/v1/export/applications?limit=100');
+  const expected = (await walk('', api.keys.ent_feed, 10_000)).rows.map((r) => r.id);
+  const fileOrder = (await db.all<{ id: number }>(`SELECT id FROM ${leadsFile}`)).map((r) => r.id);
+  const first = await api.request('/v1/export/applications?limit=100', { key: api.keys.ent_feed });
   // a streaming CSV started on the old release, read slowly
-  const stream = await fetch(`${api.baseUrl}/v1/export/applications.csv`, { headers: { Authorization: `Bearer ${api.keys.ent_api}` } });
+  const stream = await fetch(`${api.baseUrl}/v1/export/applications.csv`, { headers: { Authorization: `Bearer ${api.keys.ent_feed}` } });
   const reader = stream.body!.getReader();
   const head = await reader.read();
 
@@ -244,24 +257,24 @@ test('a release published mid-export changes neither a cursor export nor a strea
   let rest = Buffer.from(head.value ?? new Uint8Array());
   for (let r = await reader.read(); !r.done; r = await reader.read()) rest = Buffer.concat([rest, Buffer.from(r.value)]);
   const csvIds = rest.toString('utf8').trimEnd().split('\r\n').slice(1).map((l) => Number(l.split(',')[0]));
-  assert.equal(csvIds, expected, 'the streaming file is the old release, whole');
+  assert.equal(csvIds, fileOrder, 'the streaming file is the old release, whole, in its order');
 
   const ids = first.body.results.map((r: any) => r.id);
   let cursor = first.body.next_cursor;
   while (cursor) {
-    const res = await api.request(`/v1/export/applications?limit=100&cursor=${cursor}`);
+    const res = await api.request(`/v1/export/applications?limit=100&cursor=${cursor}`, { key: api.keys.ent_feed });
     assert.is(res.status, 200);
     assert.is(res.body._meta.release, before, 'pages come from the release the export started on');
     ids.push(...res.body.results.map((r: any) => r.id));
     cursor = res.body.next_cursor;
   }
   assert.equal(ids, expected);
-  const fresh = (await walk('', api.keys.ent_api, 10_000)).rows;
+  const fresh = (await walk('', api.keys.ent_feed, 10_000)).rows;
   assert.is(fresh.length, expected.filter((id) => id % 3 !== 0).length, 'a new export runs on the new release');
 
   // the old release is removed by retention: its cursors expire
   unlinkSync(join(api.dataDir, 'releases', before));
-  const gone = await api.request(`/v1/export/applications?limit=100&cursor=${first.body.next_cursor}`);
+  const gone = await api.request(`/v1/export/applications?limit=100&cursor=${first.body.next_cursor}`, { key: api.keys.ent_feed });
   assertProblem(gone, 410, 'cursor_expired');
   assert.match(gone.body.detail, new RegExp(`release ${before}.*no longer kept.*start the export again`));
   rmSync(join(api.dataDir, 'releases', next), { recursive: true, force: true });
