@@ -29,8 +29,14 @@ export interface ApiDb {
    * when the consumer asks for it.
    */
   stream(sql: string, params?: readonly unknown[]): AsyncGenerator<unknown[][], void, undefined>;
-  /** Run a long statement (e.g. `COPY … TO`) on a connection of its own, outside the pool. */
+  /** Run a long statement (e.g. `COPY … TO`) on a connection of its own, outside the pool (one of the `aloneSlots`). */
   runAlone(sql: string, params?: readonly unknown[]): Promise<void>;
+  /**
+   * Start a long statement (`COPY … TO`) like `runAlone`, with a way to stop it: `cancel()`
+   * interrupts it (DuckDB's `interrupt`), after which `done` rejects; before it has started,
+   * `cancel()` takes it out of the queue and `done` rejects at once.
+   */
+  startAlone(sql: string, params?: readonly unknown[]): { done: Promise<void>; cancel(): void };
   close(): void;
 }
 
@@ -38,6 +44,26 @@ export interface ApiDbOptions {
   connections: number;
   threads: number;
   memoryLimit: string;
+  /**
+   * Long statements (`runAlone` / `startAlone`) run at once; more wait their turn. Each holds a
+   * thread of Node's libuv pool (UV_THREADPOOL_SIZE, default 4) for its whole run, the pool that
+   * also serves async file reads, zlib and every other DuckDB call, so some must stay free.
+   * Default: the pool size minus 2, at least 1.
+   */
+  aloneSlots?: number;
+}
+
+/** Default `aloneSlots`: leave two libuv pool threads for everything else. */
+export function defaultAloneSlots(env: NodeJS.ProcessEnv = process.env): number {
+  const pool = Number(env['UV_THREADPOOL_SIZE']);
+  return Math.max(1, (Number.isInteger(pool) && pool > 0 ? Math.min(pool, 1024) : 4) - 2);
+}
+
+/** Cancelled before it ran or while it ran. */
+export class StatementCancelled extends Error {
+  constructor() {
+    super('statement cancelled');
+  }
 }
 
 /** Open the server's DuckDB instance and its connection pool. */
@@ -59,6 +85,63 @@ export async function openApiDb(opts: ApiDbOptions): Promise<ApiDb> {
     const w = waiting.shift();
     if (w) w(c);
     else free.push(c);
+  };
+  // Slots for long statements: a FIFO of waiters, each resolved when a slot frees.
+  let aloneFree = opts.aloneSlots ?? defaultAloneSlots();
+  const aloneWaiting: (() => void)[] = [];
+  const releaseAlone = (): void => {
+    const w = aloneWaiting.shift();
+    if (w) w();
+    else aloneFree++;
+  };
+  const startAlone = (sql: string, params: readonly unknown[] = []): { done: Promise<void>; cancel(): void } => {
+    let cancelled = false;
+    let conn: DuckDBConnection | null = null;
+    let queued: (() => void) | null = null;
+    let dequeue: ((e: Error) => void) | null = null;
+    const slot = new Promise<void>((resolve, reject) => {
+      if (aloneFree > 0) {
+        aloneFree--;
+        resolve();
+        return;
+      }
+      queued = resolve;
+      dequeue = reject;
+      aloneWaiting.push(resolve);
+    });
+    const done = (async () => {
+      await slot;
+      try {
+        if (cancelled) throw new StatementCancelled();
+        conn = await instance.connect();
+        if (cancelled) throw new StatementCancelled();
+        try {
+          await conn.run(sql, params as Params);
+        } catch (e) {
+          throw cancelled ? new StatementCancelled() : e;
+        }
+        if (cancelled) throw new StatementCancelled();
+      } finally {
+        conn?.closeSync();
+        releaseAlone();
+      }
+    })();
+    return {
+      done,
+      cancel(): void {
+        if (cancelled) return;
+        cancelled = true;
+        if (queued) {
+          const i = aloneWaiting.indexOf(queued);
+          if (i >= 0) {
+            aloneWaiting.splice(i, 1);
+            dequeue?.(new StatementCancelled());
+            return;
+          }
+        }
+        conn?.interrupt();
+      },
+    };
   };
   const withConn = async <T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> => {
     const c = await take();
@@ -101,14 +184,10 @@ export async function openApiDb(opts: ApiDbOptions): Promise<ApiDb> {
         c.closeSync();
       }
     },
-    async runAlone(sql: string, params: readonly unknown[] = []): Promise<void> {
-      const c = await instance.connect();
-      try {
-        await c.run(sql, params as Params);
-      } finally {
-        c.closeSync();
-      }
+    runAlone(sql: string, params: readonly unknown[] = []): Promise<void> {
+      return startAlone(sql, params).done;
     },
+    startAlone,
     close(): void {
       for (const c of free) c.closeSync();
       instance.closeSync();

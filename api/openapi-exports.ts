@@ -75,8 +75,8 @@ const metaQuery: Json = { type: 'object', properties: { f: { type: 'string', enu
 const collectionId = { name: 'collectionId', in: 'path', required: true, description: 'Collection: `leads` or `infrastructure`.', schema: { type: 'string' } };
 
 const FILE_FORMATS = [
-  ['csv', 'text/csv', 'CSV (RFC 4180): a header with every lead column, in schema order, the same for every scope (enriched columns blank for scopes without them, never dropped); CRLF line ends; text quoted, lists joined with `;`, dates `YYYY-MM-DD`, booleans `true`/`false`, NULL as an empty field. Streamed; gzip with `Accept-Encoding: gzip`.'],
-  ['jsonl', 'application/x-ndjson', 'JSON Lines: one lead object per line, the same keys and values as `GET /leads` results (enriched fields null for scopes without them). Streamed; gzip with `Accept-Encoding: gzip`.'],
+  ['csv', 'text/csv', 'CSV (RFC 4180): a header with every lead column, in schema order, the same for every scope (enriched columns blank for scopes without them, never dropped); CRLF line ends; text quoted, lists joined with `;`, dates `YYYY-MM-DD`, booleans `true`/`false`, NULL as an empty field. Written by DuckDB\'s CSV writer and streamed while it writes; gzip with `Accept-Encoding: gzip`.'],
+  ['jsonl', 'application/x-ndjson', 'JSON Lines: one lead object per line, the same keys and values as `GET /leads` results (enriched fields null for scopes without them). Written by DuckDB\'s JSON writer and streamed while it writes; gzip with `Accept-Encoding: gzip`.'],
   ['parquet', 'application/vnd.apache.parquet', 'Parquet (ZSTD): one row per lead, every lead column with its type (enriched columns typed NULL for scopes without them), for loading into data warehouses. Written by DuckDB to a temporary file, then sent with its `Content-Length`.'],
 ] as const;
 
@@ -88,10 +88,10 @@ export function exportEndpoints(): Endpoint[] {
     tag: 'Exports',
     summary: `Whole filtered set as ${ext === 'jsonl' ? 'JSON Lines' : ext.toUpperCase()}`,
     description:
-      `${what} The filters of \`/leads\` (AND across filters, OR within one); rows in id order (Parquet: the release's order, newest first). The file is named in \`Content-Disposition\` (\`applications-<release>.${ext}\`). ` +
+      `${what} The filters of \`/leads\` (AND across filters, OR within one); rows in the release's order, newest first (received_date descending; no sort, so an export never holds every row in memory). The file is named in \`Content-Disposition\` (\`applications-<release>.${ext}\`). ` +
       'The whole filtered count is charged to the daily row budget (commonwealth, ent_api) before any byte is sent; a larger file is refused with 429 `budget_exhausted`. ' +
-      '`HEAD` or `dry_run=1` say what it would cost (`X-Export-Rows`, `X-Budget-Remaining`; `dry_run=1` as a JSON quote) and charge nothing.',
-    query: exportQuery({}),
+      '`HEAD` or `dry_run=1` say what it would cost (`X-Export-Rows`, `X-Budget-Cost`; `dry_run=1` as a BudgetQuote) and charge nothing.',
+    query: exportQuery({}), // dry_run: added to every keyed operation by the access model (api/access/openapi.ts)
     ok: { schema: { type: 'string', description: `The ${ext} file.` }, type, description: `The ${ext} file (or, with \`dry_run=1\`, an application/json BudgetQuote).`, alt: { type: 'application/json', schema: ref('BudgetQuote') } },
     errors: [400, 429],
     cached: true,

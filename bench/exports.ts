@@ -17,6 +17,8 @@ import { existsSync, mkdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
+import { generateKey } from '../api/keys.ts';
+import { openStateStore } from '../api/state/open.ts';
 import { cli, startChild, stopChild, vmRssMb, type BenchRow } from './api.ts';
 
 export const EXPORT_TARGETS = { rowsPerS: 150_000, vsDuckDb: 0.5, rssGrowthMb: 100, geojsonP50Ms: 30, leadsP99Ms: 100 } as const;
@@ -82,7 +84,17 @@ export async function exportsBench(opts: ExportsBenchOptions): Promise<BenchRow[
   for (const suffix of ['', '-wal', '-shm']) rmSync(stateFile + suffix, { force: true });
   const env = { DATA_DIR: opts.benchData, DATABASE_URL: `file:${stateFile}` };
   await cli(opts.root, ['accounts', 'create', '--name', 'bench', '--plan', 'premium', '--json'], env);
-  const key = (JSON.parse(await cli(opts.root, ['keys', 'create', '--account', 'bench', '--scope', 'ent_feed', '--name', 'bench', '--json'], env)) as { key: string }).key;
+  // An ent_feed key (no row budget) written straight into the state store, as the API tests do:
+  // the CLI issues ent_feed keys only through an organisation licence's claim link.
+  const store = openStateStore(env.DATABASE_URL);
+  const k = generateKey('ent_feed');
+  try {
+    const account = (await store.getAccountByName('bench'))!;
+    await store.insertKey({ id: k.id, account_id: account.id, scope: 'ent_feed', name: 'bench', display_prefix: k.displayPrefix, hash: k.hash });
+  } finally {
+    await store.close();
+  }
+  const key = k.raw;
   const api = await startChild(opts.root, ['--import', 'tsx', 'bench/exports-server.ts'], { ...env, PORT: '0', HOST: '127.0.0.1' }, /listening on (\S+)\/v1/);
   const origin = api.match[1]!;
   const pid = api.child.pid!;

@@ -262,8 +262,7 @@ export function keyedOperation(op: Json): Json {
     if (status === '200') {
       res.headers['X-Budget-Cost'] = hdr('X-Budget-Cost');
       const json = res.content?.['application/json'];
-      // (a file export's JSON alternative is the BudgetQuote itself)
-      if (json && json.schema?.$ref !== ref('BudgetQuote').$ref) json.schema = { oneOf: [json.schema, ref('BudgetQuote')] };
+      if (json && json.schema?.$ref !== ref('BudgetQuote').$ref) json.schema = { oneOf: [json.schema, ref('BudgetQuote')] }; // (a file endpoint's JSON is the quote alone)
     }
     if (status === '429') res.headers['Retry-After'] = hdr('Retry-After');
   }

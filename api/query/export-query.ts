@@ -1,11 +1,12 @@
 /**
  * Pure SQL builders and parameter parsing for the bulk exports (`/v1/export/applications` and its
  * `.csv`, `.jsonl`, `.parquet` forms). The filters are those of `GET /v1/leads` (parsed by
- * `parseLeadsQuery`, so both endpoints accept and reject exactly the same values); the order is
- * always `id` ascending, so a cursor is the last id served and a one-shot file is in id order.
+ * `parseLeadsQuery`, so both endpoints accept and reject exactly the same values). Cursor pages
+ * are in `id` order (a cursor is the last id served); one-shot files keep the release's order
+ * (newest first): a sort of every wide row would hold them all in DuckDB's memory.
  *
- * Rows are rendered by DuckDB itself — one JSON object or one CSV line per row as a VARCHAR — so
- * the API streams text chunks without building a JS object per row. Masking is decided by
+ * Rows are rendered by DuckDB itself — a cursor page as one JSON object per row, files by
+ * DuckDB's own CSV / JSON / Parquet writers — never as a JS object per row. Masking is decided by
  * `api/masking.ts` (`maskedFor`): the columns it names are selected as typed NULLs (kept, never
  * dropped), exactly what `maskRecord` does to a served record.
  */
@@ -74,23 +75,22 @@ export function jsonLineSql(masked: ReadonlySet<string>): string {
   return `json_object(${LEAD_COLUMNS.map((c) => `'${c}', ${columnExpr(c, masked)}`).join(', ')})::VARCHAR`;
 }
 
-/** The CSV field of one column (RFC 4180): text quoted (quotes doubled), NULL empty, lists joined by ';'. */
-function csvField(column: string, masked: ReadonlySet<string>): string {
-  if (masked.has(column)) return `''`;
-  const c = `l."${column}"`;
-  switch (LEAD_COLUMN_KINDS[column]) {
-    case 'text':
-      return `coalesce('"' || replace(${c}, '"', '""') || '"', '')`;
-    case 'list':
-      return `coalesce('"' || replace(array_to_string(${c}, ';'), '"', '""') || '"', '')`;
-    default:
-      return `coalesce(CAST(${c} AS VARCHAR), '')`;
-  }
+/**
+ * The select list of the CSV export, for DuckDB's CSV writer: every lead column in schema order,
+ * lists joined with ';' (`array_to_string`), masked columns as NULL (an empty field). Text and
+ * list columns are written quoted (`csvForceQuote`), so an empty text is `""` and NULL is empty.
+ */
+export function csvColumnsSql(masked: ReadonlySet<string>): string {
+  return LEAD_COLUMNS.map((c) => {
+    if (masked.has(c)) return `CAST(NULL AS VARCHAR) AS "${c}"`;
+    if (LEAD_COLUMN_KINDS[c] === 'list') return `array_to_string(l."${c}", ';') AS "${c}"`;
+    return `l."${c}" AS "${c}"`;
+  }).join(', ');
 }
 
-/** One CSV line per row (no line end), as VARCHAR, columns as `CSV_COLUMNS`. */
-export function csvLineSql(masked: ReadonlySet<string>): string {
-  return LEAD_COLUMNS.map((c) => csvField(c, masked)).join(` || ',' || `);
+/** The columns DuckDB's CSV writer must always quote: the text and list columns. */
+export function csvForceQuote(): string[] {
+  return LEAD_COLUMNS.filter((c) => LEAD_COLUMN_KINDS[c] === 'text' || LEAD_COLUMN_KINDS[c] === 'list');
 }
 
 /** The CSV header line (no line end). */
@@ -104,15 +104,13 @@ export interface ExportRowsRequest {
   afterId: number | null;
   /** Row limit (cursor pages ask for limit + 1); null for the whole set. */
   limit: number | null;
-  /** Id order (default); false keeps the table's order (no sort: the Parquet file). */
+  /** Id order (default: cursor pages); false keeps the release's order, newest first (no sort: the files). */
   ordered?: boolean;
-  /** Rows up to and including this id (one batch of a whole export). */
-  upToId?: number;
 }
 
 /**
- * The filtered leads in id order with `select` as the only output (`jsonLineSql`, `csvLineSql`,
- * `exportColumnsSql`, or `l.id`).
+ * The filtered leads (in id order unless `ordered: false`) with `select` as the only output
+ * (`jsonLineSql`, `csvColumnsSql`, `exportColumnsSql`, or `l.id`).
  *
  * @example exportRowsQuery(src, { filters: { county: ['Cork'] }, afterId: 120, limit: 1001 }, 'l.id')
  *   // SELECT l.id FROM … AS l WHERE l.county IN (?) AND l.id > ? ORDER BY l.id LIMIT ?
@@ -126,10 +124,6 @@ export function exportRowsQuery(src: LeadsSource, req: ExportRowsRequest, select
     conds.push('l.id > ?');
     params.push(req.afterId);
   }
-  if (req.upToId !== undefined) {
-    conds.push('l.id <= ?');
-    params.push(req.upToId);
-  }
   const parts = [`SELECT ${select} FROM ${from.sql}`, `WHERE ${conds.join(' AND ')}`];
   if (req.ordered !== false) parts.push('ORDER BY l.id');
   if (req.limit !== null) {
@@ -137,20 +131,6 @@ export function exportRowsQuery(src: LeadsSource, req: ExportRowsRequest, select
     params.push(req.limit);
   }
   return { sql: parts.join('\n'), params };
-}
-
-/**
- * The ids that end each batch of `batch` rows of the filtered set in id order (every
- * `batch`-th id): a sort of the narrow id column only. The rows of batch k are then the range
- * (bound k-1, bound k], and the last batch everything after the last bound.
- */
-export function exportBatchBoundsQuery(src: LeadsSource, filters: LeadsFilters, batch: number): SqlQuery {
-  const from = leadsFrom(src, filters.q);
-  const where = leadsWhere(filters);
-  return {
-    sql: `SELECT id FROM (SELECT l.id AS id, row_number() OVER (ORDER BY l.id) AS rn FROM ${from.sql} WHERE ${where.sql}) WHERE rn % ? = 0 ORDER BY id`,
-    params: [...from.params, ...where.params, batch],
-  };
 }
 
 /** Hash of an export's filters (cursors are bound to it; the order is always id). */

@@ -1,17 +1,20 @@
 /**
- * CSV renderer (RFC 4180): a header with every lead column (`CSV_COLUMNS`, the same for every
- * scope: masked enriched columns stay, blank), then one CRLF-terminated line per row, rendered
- * by DuckDB (`csvLineSql`): text quoted with doubled quotes, NULL as an empty field, lists joined
- * with ';', booleans true/false, dates YYYY-MM-DD. UTF-8 without BOM.
+ * CSV renderer (RFC 4180), written by DuckDB's own CSV writer (`COPY … TO … (FORMAT CSV)`, see
+ * `copy-stream.ts`): a header with every lead column (`CSV_COLUMNS`, the same for every scope:
+ * masked enriched columns stay, blank), then one CRLF-terminated line per row: text and lists
+ * always quoted (quotes doubled), lists joined with ';', NULL as an empty field, booleans
+ * true/false, dates YYYY-MM-DD. UTF-8 without BOM. Rows in the release's order (newest first).
+ * The header is ours (DuckDB would quote the names of force-quoted columns).
  */
 import type { Readable } from 'node:stream';
 import type { ApiDb } from '../db.ts';
-import { csvHeader, csvLineSql, type ExportRowsRequest } from '../query/export-query.ts';
+import { csvColumnsSql, csvForceQuote, csvHeader, exportRowsQuery, type ExportRowsRequest } from '../query/export-query.ts';
 import type { LeadsSource } from '../query/leads-query.ts';
-import { batchedRows } from './batched.ts';
-import { linesStream } from './lines.ts';
+import { copyStream } from './copy-stream.ts';
 
 /** Stream the filtered leads as CSV. */
 export function csvStream(db: ApiDb, src: LeadsSource, req: ExportRowsRequest, masked: ReadonlySet<string>): Readable {
-  return linesStream(batchedRows(db, src, req, csvLineSql(masked)), { head: csvHeader(), eol: '\r\n' });
+  const q = exportRowsQuery(src, { ...req, ordered: false }, csvColumnsSql(masked));
+  const quote = csvForceQuote().map((c) => `"${c}"`).join(', ');
+  return copyStream(db, { sql: q.sql, params: q.params, options: `FORMAT CSV, HEADER false, NEW_LINE '\r\n', FORCE_QUOTE (${quote})`, head: csvHeader() + '\r\n', ext: 'csv' });
 }

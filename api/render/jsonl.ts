@@ -1,15 +1,17 @@
 /**
- * JSON Lines renderer: one lead object per line (`\n`), rendered by DuckDB (`jsonLineSql`) with
- * the keys and values of a `GET /v1/leads` result; masked enriched fields are null.
+ * JSON Lines renderer, written by DuckDB's own JSON writer (`COPY … TO … (FORMAT JSON)`:
+ * newline-delimited objects, see `copy-stream.ts`): one lead object per line (`\n`) with the keys
+ * (schema order) and values of a `GET /v1/leads` result; masked enriched fields are null (typed
+ * NULL columns). Rows in the release's order (newest first).
  */
 import type { Readable } from 'node:stream';
 import type { ApiDb } from '../db.ts';
-import { jsonLineSql, type ExportRowsRequest } from '../query/export-query.ts';
+import { exportColumnsSql, exportRowsQuery, type ExportRowsRequest } from '../query/export-query.ts';
 import type { LeadsSource } from '../query/leads-query.ts';
-import { batchedRows } from './batched.ts';
-import { linesStream } from './lines.ts';
+import { copyStream } from './copy-stream.ts';
 
 /** Stream the filtered leads as JSON Lines. */
 export function jsonlStream(db: ApiDb, src: LeadsSource, req: ExportRowsRequest, masked: ReadonlySet<string>): Readable {
-  return linesStream(batchedRows(db, src, req, jsonLineSql(masked)), { eol: '\n' });
+  const q = exportRowsQuery(src, { ...req, ordered: false }, exportColumnsSql(masked));
+  return copyStream(db, { sql: q.sql, params: q.params, options: 'FORMAT JSON', ext: 'jsonl' });
 }

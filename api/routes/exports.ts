@@ -1,17 +1,19 @@
 /**
- * Bulk exports of leads (spec 4.3), with the filters of `GET /v1/leads`, always in id order:
+ * Bulk exports of leads (spec 4.3), with the filters of `GET /v1/leads`:
  *
- * - `GET /v1/export/applications` — cursor pages, envelope `{ results, next_cursor, count, _meta }`
- *   (spec 2.9). A cursor is pinned to the release the export started on: later pages are read
- *   from that release while it is kept on disk (`api/kept-release.ts`), else 410 `cursor_expired`.
- * - `GET /v1/export/applications.csv` / `.jsonl` — the whole filtered set, streamed from DuckDB
- *   (never held whole in memory), gzip when accepted; `.parquet` — written by DuckDB to a temp
- *   file, then streamed. A download filename is given in `Content-Disposition`.
+ * - `GET /v1/export/applications` — cursor pages in id order, envelope `{ results, next_cursor,
+ *   count, _meta }` (spec 2.9). A cursor is pinned to the release the export started on: later
+ *   pages are read from that release while it is kept on disk (`api/kept-release.ts`), else 410
+ *   `cursor_expired`.
+ * - `GET /v1/export/applications.csv` / `.jsonl` — the whole filtered set in the release's order
+ *   (newest first), written by DuckDB's own CSV / JSON writer (`COPY … TO` a temp file) and
+ *   streamed while it is written (`api/render/copy-stream.ts`; never held whole in memory), gzip
+ *   when accepted; `.parquet` — written by DuckDB to a temp file, then streamed. A download
+ *   filename is given in `Content-Disposition`.
  *
  * Budgets: a cursor page charges its rows; a one-shot file charges the whole filtered count up
  * front, so a file larger than the remaining daily budget is refused (429) before any byte is
- * sent. `HEAD` and `dry_run=1` say what a file would cost and charge nothing (answered by the
- * access model at the charge: api/access/middleware.ts).
+ * sent. `HEAD` and `dry_run=1` say what a file would cost and charge nothing.
  *
  * Masking: `maskedFor` (api/masking.ts) names the enriched columns the scope may not see; they
  * are rendered as NULL (JSON null, blank CSV field, typed NULL Parquet column), never dropped.
@@ -77,9 +79,13 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Rou
     ctx.set('X-Budget-Remaining', remaining === null ? 'unlimited' : String(remaining));
     ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
     ctx.type = type;
-    // The whole file, before any byte is sent. For HEAD and dry_run=1 the access model's quoting
-    // budget answers here (X-Budget-Cost / BudgetQuote) and nothing is charged.
+    // The whole file, before any byte is sent. For HEAD and dry_run=1 the access model's budget
+    // answers the quote by throwing from charge() (never caught here): nothing is charged.
     await budget.charge(rows);
+    if (ctx.method === 'HEAD') {
+      ctx.status = 200; // without the access model (no quoting budget): headers only, no COPY
+      return;
+    }
     const rowsReq = { filters: req.filters, afterId: null, limit: null };
     if (format === 'parquet') {
       const { body, bytes } = await parquetStream(deps.db, src.leads, rowsReq, maskedSet);

@@ -2,9 +2,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openApiDb } from '../../../api/db.ts';
+import { csvStream } from '../../../api/render/csv.ts';
+import { text } from 'node:stream/consumers';
 import { ApiError } from '../../../api/errors.ts';
 import { placeNames } from '../../../api/params.ts';
-import { csvHeader, csvLineSql, exportHash, exportRowsQuery, jsonLineSql, LEAD_COLUMN_KINDS, parseExportQuery } from '../../../api/query/export-query.ts';
+import { csvHeader, exportHash, exportRowsQuery, jsonLineSql, LEAD_COLUMN_KINDS, parseExportQuery } from '../../../api/query/export-query.ts';
 import { encodeCursor } from '../../../api/query/paging.ts';
 
 const src = { leads: 'leads', search: null };
@@ -17,6 +19,7 @@ test('rows query: filters, keyset on id, limit; whole set without limit', () => 
     params: ['Cork', 2, 120, 1001],
   });
   assert.equal(exportRowsQuery(src, { filters: {}, afterId: null, limit: null }, 'l.id'), { sql: 'SELECT l.id FROM leads AS l\nWHERE TRUE\nORDER BY l.id', params: [] });
+  assert.equal(exportRowsQuery(src, { filters: { county: ['Cork'] }, afterId: null, limit: null, ordered: false }, 'l.id'), { sql: 'SELECT l.id FROM leads AS l\nWHERE l.county IN (?)', params: ['Cork'] }, 'files: no sort');
 });
 
 test('column kinds come from the lead schema', () => {
@@ -28,7 +31,7 @@ test('column kinds come from the lead schema', () => {
   assert.ok(csvHeader().startsWith('id,lead_key,'));
 });
 
-test('CSV and JSON rendering on a real row: quoting, NULLs, lists, masking', async () => {
+test('CSV (DuckDB CSV writer) and JSON rendering on a real row: quoting, NULLs, lists, masking, header, CRLF', async () => {
   const db = await openApiDb({ connections: 1, threads: 1, memoryLimit: '64MB' });
   try {
     const cols = Object.keys(LEAD_COLUMN_KINDS)
@@ -40,10 +43,14 @@ test('CSV and JSON rendering on a real row: quoting, NULLs, lists, masking', asy
       })
       .join(', ');
     const from = `(SELECT ${cols}) AS l`;
-    const [row] = await db.all<{ csv: string; json: string; masked: string; mjson: string }>(
-      `SELECT ${csvLineSql(new Set())} AS csv, ${jsonLineSql(new Set())} AS json, ${csvLineSql(new Set(['applicant_org']))} AS masked, ${jsonLineSql(new Set(['applicant_org']))} AS mjson FROM ${from}`,
-    );
-    const fields = row!.csv.match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.map((f) => f.replace(/,$/, ''));
+    const [row] = await db.all<{ json: string; mjson: string }>(`SELECT ${jsonLineSql(new Set())} AS json, ${jsonLineSql(new Set(['applicant_org']))} AS mjson FROM ${from}`);
+    const source = { leads: `(SELECT ${cols})`, search: null };
+    const req = { filters: {}, afterId: null, limit: null };
+    const [head, csv, end] = (await text(csvStream(db, source, req, new Set()))).split('\r\n');
+    assert.is(head, csvHeader(), 'our header, unquoted');
+    assert.is(end, '', 'CRLF after the last line');
+    const masked = (await text(csvStream(db, source, req, new Set(['applicant_org'])))).split('\r\n')[1]!;
+    const fields = csv!.match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.map((f) => f.replace(/,$/, ''));
     const at = (name: string): string => fields[Object.keys(LEAD_COLUMN_KINDS).indexOf(name)]!;
     assert.is(at('address'), '"1 ""Main"" St, Cork"');
     assert.is(at('description'), '"line one\nline two"');
@@ -52,7 +59,8 @@ test('CSV and JSON rendering on a real row: quoting, NULLs, lists, masking', asy
     assert.is(at('demolition'), 'true');
     assert.is(at('decision'), '', 'NULL is an empty field');
     assert.is(at('applicant_org'), '"Acme Ltd"');
-    assert.ok(row!.masked.includes(',,') && !row!.masked.includes('Acme'), 'masked column blank');
+    assert.ok(masked.includes(',,') && !masked.includes('Acme'), 'masked column blank');
+    assert.is(masked.split(',').length, csv!.split(',').length, 'masked column kept');
     const json = JSON.parse(row!.json);
     assert.equal(Object.keys(json), Object.keys(LEAD_COLUMN_KINDS));
     assert.equal([json.id, json.verticals, json.received_date, json.applicant_org, json.decision], [7, ['solar', 'roofing'], '2025-03-04', 'Acme Ltd', null]);

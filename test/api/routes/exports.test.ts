@@ -15,6 +15,8 @@ import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
 import { enrichedFields } from '../../../api/masking.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { generateKey } from '../../../api/keys.ts';
+import { dailyRows } from '../../../api/access/limits.ts';
+import type { Scope } from '../../../api/scopes.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
 let api: TestApi;
@@ -124,7 +126,12 @@ test('CSV and JSON Lines stream the filtered set; DuckDB reads them back with th
     assert.match(jsonl.headers.get('content-type')!, /^application\/x-ndjson/);
     const lines = jsonl.text.trimEnd().split('\n').map((l) => JSON.parse(l));
     const { rows } = await walk(q, api.keys[scope], 10_000);
-    assert.equal(lines, rows, 'JSON Lines = the cursor export records');
+    const byId = (a: any, b: any): number => a.id - b.id;
+    assert.equal([...lines].sort(byId), rows, 'JSON Lines = the cursor export records');
+    const fileOrder = (await db.all<{ id: number }>(`SELECT id FROM ${leadsFile} WHERE county IN ('Cork', 'Galway') AND num_units >= 1`)).map((r) => r.id);
+    assert.equal(lines.map((l) => l.id), fileOrder, 'JSON Lines in the release order (newest first)');
+    const csvIds = csv.text.trimEnd().split('\r\n').slice(1).map((l) => Number(l.split(',')[0]));
+    assert.equal(csvIds, fileOrder, 'CSV in the release order (newest first)');
     for (const l of lines) for (const f of masked) assert.is(l[f], null);
     const jfile = join(tmp, `${scope}.jsonl`);
     writeFileSync(jfile, jsonl.text);
@@ -176,50 +183,59 @@ test('gzip when the client accepts it, still streamed; the same bytes decoded', 
   assert.ok(gunzipSync(gz.body).equals(plain.body));
 });
 
-test('HEAD and dry_run=1 quote the export without charging; charges are the whole count up front; over budget → 429 before any byte', async () => {
-  // the real access model: a fresh commonwealth key has today's full budget (1,000 rows)
-  const k = generateKey('commonwealth');
-  const account = (await api.store.getAccountByName('test'))!;
-  await api.store.insertKey({ id: k.id, account_id: account.id, scope: 'commonwealth', name: 'budget test', display_prefix: k.displayPrefix, hash: k.hash });
-  const get = (path: string, method = 'GET') => api.request(path, { key: k.raw, method });
-  const remaining = async (): Promise<number> => Number((await get('/v1/export/applications.csv?county=Cork', 'HEAD')).headers.get('x-budget-remaining'));
-  const [{ n: all } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${leadsFile}`);
-  assert.ok(all > 1000, `more leads than the budget (${all})`);
+/** A key of its own (a fresh daily budget) on a new account. */
+async function freshKey(scope: Scope): Promise<string> {
+  const account = await api.store.createAccount(`exports-${scope}-${Math.random().toString(36).slice(2)}`, 'premium');
+  const k = generateKey(scope);
+  await api.store.insertKey({ id: k.id, account_id: account.id, scope, name: null, display_prefix: k.displayPrefix, hash: k.hash });
+  return k.raw;
+}
 
-  const head = await get('/v1/export/applications.csv', 'HEAD');
+test('HEAD and dry_run=1 quote a file without charging; a file is charged whole, up front; over budget → 429 before any byte; cursor pages charge their rows', async () => {
+  const key = await freshKey('commonwealth');
+  const limit = dailyRows('commonwealth')!;
+  const total = (await api.request('/v1/leads?page_size=1', { key: api.keys.ent_feed })).body.total as number;
+  const [{ n: cork } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${leadsFile} WHERE county = 'Cork'`);
+  assert.ok(total > limit && cork < limit / 2 && cork > 20, `the tiny release has ${total} leads, ${cork} in Cork`);
+  const remaining = async (): Promise<number> => (await api.request('/v1/export/applications.csv?county=Cork&dry_run=1', { key })).body.budget_remaining as number;
+
+  const head = await api.request('/v1/export/applications.csv?county=Cork', { key, method: 'HEAD' });
   assert.is(head.status, 200);
-  assert.is(head.headers.get('x-export-rows'), String(all));
-  assert.is(head.headers.get('x-budget-cost'), String(all));
-  assert.is(head.headers.get('x-budget-remaining'), '1000');
-  const quote = await get('/v1/export/applications.csv?dry_run=1');
+  assert.is(head.text, '');
+  assert.is(head.headers.get('x-export-rows'), String(cork));
+  assert.is(head.headers.get('x-budget-cost'), String(cork), 'HEAD quotes the whole file');
+  const quote = await api.request('/v1/export/applications.jsonl?county=Cork&dry_run=1', { key });
   assert.is(quote.status, 200);
-  assert.equal({ rows: quote.body.rows, budget_remaining: quote.body.budget_remaining, would_succeed: quote.body.would_succeed }, { rows: all, budget_remaining: 1000, would_succeed: false });
-  assert.is(await remaining(), 1000, 'HEAD and dry_run charge nothing');
+  assert.equal([quote.body.rows, quote.body.budget_limit, quote.body.would_succeed], [cork, limit, true]);
+  const before = quote.body.budget_remaining as number;
+  assert.is(await remaining(), before, 'quotes charge nothing');
 
-  const refused = await get('/v1/export/applications.csv');
-  assertProblem(refused, 429, 'budget_exhausted');
-  assert.not.match(refused.text, /lead_key/, 'no CSV byte was sent');
-  assert.is(await remaining(), 1000, 'a refused export charges nothing');
+  const whole = await api.request('/v1/export/applications.csv', { key });
+  assertProblem(whole, 429, 'budget_exhausted');
+  assert.not.match(whole.text, /lead_key/, 'no CSV byte was sent');
+  assert.is(await remaining(), before, 'a refused file charges nothing');
 
-  const small = await get('/v1/export/applications.jsonl?county=Cork&min_value=2000000');
-  assert.is(small.status, 200);
-  const n = small.text.trimEnd().split('\n').filter(Boolean).length;
-  assert.ok(n > 0 && n < 1000, `${n}`);
-  assert.is(await remaining(), 1000 - n, 'the whole file charged once');
+  const file = await api.request('/v1/export/applications.jsonl?county=Cork', { key });
+  assert.is(file.status, 200);
+  assert.is(file.text.trimEnd().split('\n').length, cork);
+  assert.is(await remaining(), before - cork, 'the whole file charged once');
 
-  const page1 = await get('/v1/export/applications?county=Cork&limit=20');
-  await get(`/v1/export/applications?county=Cork&limit=20&cursor=${page1.body.next_cursor}`);
-  assert.is(await remaining(), 1000 - n - 40, 'cursor pages charge their rows');
-  const left = 1000 - n - 40;
-  const over = await get(`/v1/export/applications?limit=${left + 1}`);
+  const page = await api.request('/v1/export/applications?county=Cork&limit=20', { key });
+  assert.is(page.body.count, 20);
+  assert.is(await remaining(), before - cork - 20, 'a cursor page charges its rows');
+  // spend down to fewer rows than a page: the next page is refused and charges nothing
+  const left = before - cork - 20;
+  const spend = await api.request(`/v1/export/applications?limit=${left - 5}`, { key });
+  assert.is(spend.status, 200);
+  const over = await api.request(`/v1/export/applications?county=Cork&limit=20&cursor=${page.body.next_cursor}`, { key });
   assertProblem(over, 429, 'budget_exhausted');
-  assert.is(await remaining(), left, 'a refused page charges nothing');
+  assert.is(await remaining(), 5);
 });
 
 test('a release published mid-export changes neither a cursor export nor a streaming file; a cursor of a release no longer kept → 410', async () => {
   const before = api.release();
-  // ent_feed: no daily budget (the test walks the whole set several times)
   const expected = (await walk('', api.keys.ent_feed, 10_000)).rows.map((r) => r.id);
+  const fileOrder = (await db.all<{ id: number }>(`SELECT id FROM ${leadsFile}`)).map((r) => r.id);
   const first = await api.request('/v1/export/applications?limit=100', { key: api.keys.ent_feed });
   // a streaming CSV started on the old release, read slowly
   const stream = await fetch(`${api.baseUrl}/v1/export/applications.csv`, { headers: { Authorization: `Bearer ${api.keys.ent_feed}` } });
@@ -241,7 +257,7 @@ test('a release published mid-export changes neither a cursor export nor a strea
   let rest = Buffer.from(head.value ?? new Uint8Array());
   for (let r = await reader.read(); !r.done; r = await reader.read()) rest = Buffer.concat([rest, Buffer.from(r.value)]);
   const csvIds = rest.toString('utf8').trimEnd().split('\r\n').slice(1).map((l) => Number(l.split(',')[0]));
-  assert.equal(csvIds, expected, 'the streaming file is the old release, whole');
+  assert.equal(csvIds, fileOrder, 'the streaming file is the old release, whole, in its order');
 
   const ids = first.body.results.map((r: any) => r.id);
   let cursor = first.body.next_cursor;

@@ -1,0 +1,118 @@
+/**
+ * Text exports written by DuckDB's own writers and streamed while they write: `COPY (query) TO
+ * '<temp file>'` runs on a connection of its own (`ApiDb.startAlone`), and the response reads
+ * the file as it grows — whatever exists, then a short wait at the end of what is written so
+ * far, until the COPY has finished and the rest is read. Node never renders a row.
+ *
+ * - Backpressure: the file is read only when the response wants more (Readable `read()`), one
+ *   256 KB chunk at a time; the file on disk absorbs the difference, memory does not grow.
+ * - Reads are synchronous, from the page cache DuckDB has just written (tens of µs per chunk):
+ *   a running COPY holds a thread of Node's libuv pool, so async file reads could wait behind
+ *   the COPYs of other exports.
+ * - The temp file is deleted when the stream closes (end, error or client gone); a client that
+ *   goes away interrupts the COPY. A failed COPY destroys the stream with its error, which cuts
+ *   the connection (the client sees a truncated chunked body, never a short file that looks whole).
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { sqlString, type ApiDb } from '../db.ts';
+
+/** Bytes read per chunk. */
+const CHUNK = 256 * 1024;
+/** Wait at the end of what DuckDB has written so far before looking again. */
+const TAIL_WAIT_MS = 10;
+
+export interface CopyStreamOptions {
+  /** The query whose rows are written, and its parameters. */
+  sql: string;
+  params: readonly unknown[];
+  /** COPY options, e.g. `FORMAT JSON` or `FORMAT CSV, FORCE_QUOTE (…)`. */
+  options: string;
+  /** Bytes sent before the file (a CSV header of our own). */
+  head?: string;
+  /** Temp file name ending. */
+  ext: string;
+  /** Directory of the temp file (default `os.tmpdir()`). */
+  dir?: string;
+}
+
+/** Start `COPY (sql) TO <temp file> (options)` and return a stream of the file as it is written. */
+export function copyStream(db: ApiDb, opts: CopyStreamOptions): Readable {
+  const path = join(opts.dir ?? tmpdir(), `leads-export-${randomUUID()}.${opts.ext}`);
+  const job = db.startAlone(`COPY (${opts.sql}) TO ${sqlString(path)} (${opts.options}, USE_TMP_FILE false)`, opts.params);
+  let settled = false;
+  let failure: unknown = null;
+  const finished = job.done.then(
+    () => void (settled = true),
+    (e: unknown) => {
+      settled = true;
+      failure = e;
+    },
+  );
+  let fd: number | null = null;
+  let pos = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let ended = false;
+  const later = (): void => {
+    timer = setTimeout(() => {
+      timer = null;
+      pump();
+    }, TAIL_WAIT_MS);
+  };
+
+  function pump(): void {
+    if (ended || stream.destroyed) return;
+    const wasSettled = settled; // read after this: everything written before it settled is seen
+    if (failure !== null) return void stream.destroy(failure instanceof Error ? failure : new Error(String(failure)));
+    try {
+      if (fd === null) {
+        try {
+          fd = openSync(path, 'r');
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !wasSettled) return later(); // DuckDB has not created it yet
+          throw e;
+        }
+      }
+      for (;;) {
+        const buf = Buffer.allocUnsafe(CHUNK);
+        const n = readSync(fd, buf, 0, CHUNK, pos);
+        if (n > 0) {
+          pos += n;
+          if (!stream.push(n === CHUNK ? buf : buf.subarray(0, n))) return; // read() asks again
+          continue;
+        }
+        if (wasSettled) {
+          ended = true;
+          stream.push(null);
+          return;
+        }
+        return later();
+      }
+    } catch (e) {
+      stream.destroy(e as Error);
+    }
+  }
+
+  const stream = new Readable({
+    highWaterMark: CHUNK,
+    read() {
+      if (timer === null) pump();
+    },
+    destroy(err, cb) {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      if (fd !== null) closeSync(fd);
+      fd = null;
+      if (!settled) job.cancel();
+      // delete once DuckDB is done with it (it may create the file after a very early abort)
+      void finished.then(() => unlink(path).catch(() => {}));
+      cb(err);
+    },
+  });
+  if (opts.head !== undefined) stream.push(Buffer.from(opts.head));
+  return stream;
+}

@@ -1,0 +1,87 @@
+/**
+ * Streaming a DuckDB `COPY … TO` file while it is written: the bytes are exactly DuckDB's file,
+ * with a head; the temp file is gone afterwards; a client that goes away interrupts the COPY and
+ * the file is deleted; a failing COPY fails the stream; long statements wait for a slot and a
+ * queued one can be cancelled.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buffer } from 'node:stream/consumers';
+import { openApiDb, StatementCancelled, sqlString, type ApiDb } from '../../../api/db.ts';
+import { copyStream } from '../../../api/render/copy-stream.ts';
+import { tempDir } from '../../helpers/tmp.ts';
+
+let db: ApiDb;
+test.before(async () => {
+  db = await openApiDb({ connections: 1, threads: 1, memoryLimit: '128MB', aloneSlots: 1 });
+});
+test.after(() => db.close());
+
+const ROWS = `SELECT i AS id, 'row ' || i || ' "quoted"' AS t, i * 0.5 AS x FROM range(300000) r(i)`;
+const exportFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.startsWith('leads-export-'));
+const until = async (ok: () => boolean, ms = 5000): Promise<void> => {
+  const t0 = Date.now();
+  while (!ok()) {
+    if (Date.now() - t0 > ms) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+test('the stream is the head and then exactly the file DuckDB writes; the temp file is removed', async () => {
+  const dir = tempDir('copy-stream-');
+  const got = await buffer(copyStream(db, { sql: ROWS, params: [], options: 'FORMAT JSON', head: 'HEAD\n', ext: 'jsonl', dir }));
+  const ref = join(tempDir('copy-ref-'), 'ref.jsonl');
+  await db.run(`COPY (${ROWS}) TO ${sqlString(ref)} (FORMAT JSON)`);
+  const expected = Buffer.concat([Buffer.from('HEAD\n'), readFileSync(ref)]);
+  assert.ok(expected.length > 5_000_000, `${expected.length} bytes: larger than many chunks`);
+  assert.ok(got.equals(expected), `${got.length} vs ${expected.length} bytes`);
+  await until(() => exportFiles(dir).length === 0);
+});
+
+test('parameters are bound; a client that goes away interrupts the COPY and the file is deleted', async () => {
+  const dir = tempDir('copy-stream-');
+  const small = await buffer(copyStream(db, { sql: 'SELECT ? AS a', params: ['x"y'], options: 'FORMAT CSV, HEADER false', ext: 'csv', dir }));
+  assert.is(small.toString(), '"x""y"\n');
+  const big = `SELECT i, repeat('x', 200) AS pad FROM range(20000000) r(i)`;
+  const s = copyStream(db, { sql: big, params: [], options: 'FORMAT CSV', ext: 'csv', dir });
+  const first = await new Promise<Buffer>((resolve) => s.once('data', resolve));
+  assert.ok(first.length > 0);
+  s.destroy();
+  await until(() => exportFiles(dir).length === 0, 10_000);
+  // the slot is free again (aloneSlots: 1): the interrupted COPY no longer runs
+  const t0 = Date.now();
+  await db.runAlone(`COPY (SELECT 1 AS a) TO ${sqlString(join(dir, 'after.csv'))} (FORMAT CSV)`);
+  assert.ok(Date.now() - t0 < 5000, `the next long statement ran after ${Date.now() - t0} ms`);
+});
+
+test('a failing COPY fails the stream (the connection is cut, never a short file that looks whole)', async () => {
+  const dir = tempDir('copy-stream-');
+  const s = copyStream(db, { sql: `SELECT CAST('nope' AS INTEGER) AS n`, params: [], options: 'FORMAT CSV', ext: 'csv', dir });
+  let error: unknown = null;
+  try {
+    await buffer(s);
+  } catch (e) {
+    error = e;
+  }
+  assert.match(String(error), /Conversion Error|Could not convert/);
+  await until(() => exportFiles(dir).length === 0);
+});
+
+test('long statements take the slots in turn; a queued one can be cancelled', async () => {
+  const dir = tempDir('copy-stream-');
+  const slow = db.startAlone(`COPY (SELECT i, repeat('x', 100) FROM range(3000000) r(i)) TO ${sqlString(join(dir, 'slow.csv'))} (FORMAT CSV)`);
+  const queued = db.startAlone(`COPY (SELECT 1 AS a) TO ${sqlString(join(dir, 'queued.csv'))} (FORMAT CSV)`);
+  queued.cancel();
+  let cancelled: unknown = null;
+  await queued.done.catch((e: unknown) => (cancelled = e));
+  assert.instance(cancelled, StatementCancelled);
+  const next = db.startAlone(`COPY (SELECT 2 AS a) TO ${sqlString(join(dir, 'next.csv'))} (FORMAT CSV)`);
+  const order: string[] = [];
+  await Promise.all([slow.done.then(() => order.push('slow')), next.done.then(() => order.push('next'))]);
+  assert.equal(order, ['slow', 'next'], 'one slot: the second waits for the first');
+  assert.equal(readdirSync(dir).sort(), ['next.csv', 'slow.csv'], 'the cancelled one never ran');
+});
+
+test.run();
