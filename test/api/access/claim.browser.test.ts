@@ -8,15 +8,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Request } from 'playwright-core';
+import type { Browser, Request } from 'playwright-core';
+import { chromiumMissing, launchChromium } from '../../helpers/browser.ts';
 import { issueClaimLink, licenceEnd } from '../../../api/access/licences.ts';
 import { KEY_PATTERN } from '../../../api/keys.ts';
 import { startTestApi, type TestApi } from '../../helpers/api.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** Every row of every table of the SQLite state file, as one string. */
 function dumpTables(dataDir: string): string {
@@ -29,14 +27,14 @@ function dumpTables(dataDir: string): string {
   }
 }
 
-if (!existsSync(CHROMIUM)) {
-  console.log(`SKIP claim.browser.test.ts: ${CHROMIUM} is missing (install it with: apt-get install -y chromium)`);
+if (chromiumMissing('claim.browser.test.ts')) {
+  // skipped, with the message printed
 } else {
   let api: TestApi;
   let browser: Browser;
   test.before(async () => {
     api = await startTestApi({ config: { keyCacheMs: 0 } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 60_000 });
+    browser = await launchChromium();
   });
   test.after(async () => {
     await browser?.close();

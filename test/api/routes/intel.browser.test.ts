@@ -6,25 +6,24 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { chromiumMissing, launchChromium } from '../../helpers/browser.ts';
 import { startTestApi, type TestApi } from '../../helpers/api.ts';
 import { REPO_ROOT, tempDir } from '../../helpers/tmp.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-if (!existsSync(CHROMIUM)) {
-  console.log(`SKIP intel.browser.test.ts: ${CHROMIUM} is missing (install it with: apt-get install -y chromium)`);
+if (chromiumMissing('intel.browser.test.ts')) {
+  // skipped, with the message printed
 } else {
   let api: TestApi;
   let browser: Browser;
 
   test.before(async () => {
     api = await startTestApi();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 60_000 });
+    browser = await launchChromium();
   });
   test.after(async () => {
     await browser?.close();
