@@ -3,6 +3,7 @@
  * this module imports `@duckdb/node-api`. Queries get `{ sql, params }` from the pure builders
  * in `api/query/`; every value is a bound parameter.
  */
+import { availableParallelism } from 'node:os';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { plainRow, sqlIdent, sqlString } from '../common/sql.ts';
 
@@ -48,15 +49,16 @@ export interface ApiDbOptions {
    * Long statements (`runAlone` / `startAlone`) run at once; more wait their turn. Each holds a
    * thread of Node's libuv pool (UV_THREADPOOL_SIZE, default 4) for its whole run, the pool that
    * also serves async file reads, zlib and every other DuckDB call, so some must stay free.
-   * Default: the pool size minus 2, at least 1.
+   * Default: the pool size minus 2, and at most the cores minus 1 (a COPY keeps a core busy; on
+   * 2 cores a second one at once starves the event loop), at least 1.
    */
   aloneSlots?: number;
 }
 
-/** Default `aloneSlots`: leave two libuv pool threads for everything else. */
-export function defaultAloneSlots(env: NodeJS.ProcessEnv = process.env): number {
+/** Default `aloneSlots`: leave two libuv pool threads and one core for everything else. */
+export function defaultAloneSlots(env: NodeJS.ProcessEnv = process.env, cores = availableParallelism()): number {
   const pool = Number(env['UV_THREADPOOL_SIZE']);
-  return Math.max(1, (Number.isInteger(pool) && pool > 0 ? Math.min(pool, 1024) : 4) - 2);
+  return Math.max(1, Math.min((Number.isInteger(pool) && pool > 0 ? Math.min(pool, 1024) : 4) - 2, cores - 1));
 }
 
 /** Cancelled before it ran or while it ran. */

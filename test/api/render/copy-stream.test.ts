@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
-import { openApiDb, StatementCancelled, sqlString, type ApiDb } from '../../../api/db.ts';
+import { defaultAloneSlots, openApiDb, StatementCancelled, sqlString, type ApiDb } from '../../../api/db.ts';
 import { copyStream } from '../../../api/render/copy-stream.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
@@ -67,6 +67,14 @@ test('a failing COPY fails the stream (the connection is cut, never a short file
   }
   assert.match(String(error), /Conversion Error|Could not convert/);
   await until(() => exportFiles(dir).length === 0);
+});
+
+test('default slots for long statements: libuv pool minus 2, at most cores minus 1, at least 1', () => {
+  assert.is(defaultAloneSlots({}, 2), 1, '2 cores: one COPY at a time (a second starves the event loop)');
+  assert.is(defaultAloneSlots({}, 8), 2, 'default pool of 4 leaves 2 threads free');
+  assert.is(defaultAloneSlots({ UV_THREADPOOL_SIZE: '16' }, 8), 7);
+  assert.is(defaultAloneSlots({ UV_THREADPOOL_SIZE: '2' }, 8), 1);
+  assert.is(defaultAloneSlots({}, 1), 1);
 });
 
 test('long statements take the slots in turn; a queued one can be cancelled', async () => {
