@@ -10,14 +10,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { sqlString } from './db.ts';
 import { ApiError } from './errors.ts';
-import type { Release, TableName } from './release.ts';
+import { TABLE_NAMES, type Release, type TableName } from './release.ts';
 
 /** What a query needs of a release: its id, folder and table fragments. */
 export type ReleaseTables = Pick<Release, 'id' | 'dir' | 'tables' | 'path'>;
-
-const TABLES: readonly TableName[] = [
-  'leads', 'infrastructure', 'lead_neighbours', 'suppliers', 'companies', 'search_terms', 'search_postings', 'filings', 'sales', 'changes',
-];
 
 /** A kept release's tables as `read_parquet(…)` fragments, or null when it is not on disk. */
 export function keptRelease(dataDir: string, id: string): ReleaseTables | null {
@@ -25,7 +21,7 @@ export function keptRelease(dataDir: string, id: string): ReleaseTables | null {
   const dir = join(dataDir, 'releases', id);
   if (!existsSync(join(dir, 'manifest.json')) || !existsSync(join(dir, 'leads.parquet'))) return null;
   const tables = {} as Record<TableName, string>;
-  for (const t of TABLES) tables[t] = `read_parquet(${sqlString(join(dir, `${t}.parquet`))})`;
+  for (const t of TABLE_NAMES) tables[t] = `read_parquet(${sqlString(join(dir, `${t}.parquet`))})`;
   return { id, dir, tables, path: (rel: string) => join(dir, rel) };
 }
 

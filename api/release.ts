@@ -30,6 +30,8 @@ const FROM_PARQUET = [
   'price_index', 'yields', 'emerging_zones', 'material_costs',
 ] as const;
 export type TableName = (typeof IN_MEMORY)[number] | (typeof FROM_PARQUET)[number];
+/** Every table of a release. */
+export const TABLE_NAMES: readonly TableName[] = [...IN_MEMORY, ...FROM_PARQUET];
 
 export interface ReleaseManifest {
   release_id: string;

@@ -247,7 +247,7 @@ export function searchAvgdlQuery(termsParquetPath: string): SqlQuery {
 }
 
 /** The source tables of a release. */
-export function leadsSource(release: Release, avgdl: number | null): LeadsSource {
+export function leadsSource(release: { tables: Pick<Release['tables'], 'leads' | 'search_terms' | 'search_postings'> }, avgdl: number | null): LeadsSource {
   return {
     leads: release.tables.leads,
     search: avgdl === null ? null : { termsTable: release.tables.search_terms, postingsTable: release.tables.search_postings, avgdl },

@@ -17,13 +17,10 @@ import type { AppContext, AppState } from '../context.ts';
 import { requireCapability } from '../capability.ts';
 import { invalidParams } from '../errors.ts';
 import { featurePage, releaseLayersCache, type ReleaseLayers } from '../gis/features.ts';
-import { gisHref, sameQuery, type Link } from '../gis/links.ts';
+import { sendFeaturePage } from '../gis/respond.ts';
 import { GIS_TOKEN_TTL_DEFAULT_S, GIS_TOKEN_TTL_MAX_S, mintGisToken } from '../gis/token.ts';
-import { maskedFor, responseMeta } from '../masking.ts';
 import { parseGisQuery, type GisLayer } from '../query/feeds-query.ts';
-import { encodeCursor } from '../query/paging.ts';
 import type { Release } from '../release.ts';
-import { featureCollection, GEOJSON_TYPE } from '../render/geojson.ts';
 
 /** The feeds router (paths relative to the /v1 mount). `tokenKey`: the AES key of GIS tokens. */
 export function feedsRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'> & { tokenKey: Buffer; layers?: (r: Release) => ReleaseLayers }): Router<AppState> {
@@ -36,19 +33,7 @@ export function feedsRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'cloc
     const req = parseGisQuery(ctx.query, layer, 'feed');
     const page = await featurePage(deps.db, release, layersFor(release), req, key.scope);
     await ctx.state.budget.charge(page.numberReturned);
-    const path = `/v1/feeds/${layer}.geojson`;
-    const links: Link[] = [{ href: gisHref(ctx, path, sameQuery(ctx, typeof ctx.query['cursor'] === 'string' ? ctx.query['cursor'] : undefined)), rel: 'self', type: GEOJSON_TYPE }];
-    if (page.nextAfterId !== null) {
-      links.push({ href: gisHref(ctx, path, sameQuery(ctx, encodeCursor([page.nextAfterId], release.id, req.hash))), rel: 'next', type: GEOJSON_TYPE, title: 'next page' });
-    }
-    ctx.type = GEOJSON_TYPE;
-    ctx.body = featureCollection(page.features, {
-      numberReturned: page.numberReturned,
-      numberMatched: page.numberMatched,
-      links,
-      timeStamp: deps.clock().toISOString(),
-      meta: responseMeta(release.id, key.scope, maskedFor(layer === 'leads' ? 'lead' : 'infrastructure-project', key.scope)),
-    });
+    sendFeaturePage(ctx, page, { layer, path: `/v1/feeds/${layer}.geojson`, hash: req.hash, now: deps.clock() });
   };
   router.get('/feeds/leads.geojson', feed('leads'));
   router.get('/feeds/infrastructure.geojson', feed('infrastructure'));

@@ -10,7 +10,7 @@
  * companies, filings). Neither runs a DuckDB query per request; the SQL builders in `api/query/`
  * define the same semantics and are checked against the indexes in the tests.
  *
- * Per release, the route keeps the authority / county name maps (dropped when the release changes).
+ * Per release, the route keeps the authority / county name maps (api/release-sources.ts).
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
@@ -18,35 +18,20 @@ import type { AppDeps } from '../app.ts';
 import type { AppContext, AppState } from '../context.ts';
 import { notFound } from '../errors.ts';
 import { maskedFor, maskRecord, responseMeta } from '../masking.ts';
-import { parseLeadId, parseLeadsQuery, placeNames, type PlaceNames } from '../params.ts';
-import type { Release } from '../release.ts';
+import { parseLeadId, parseLeadsQuery } from '../params.ts';
+import { releaseSourcesCache } from '../release-sources.ts';
 import { CAPABILITIES } from '../scopes.ts';
 import { assembleLeadDetail } from '../query/lead-detail-query.ts';
-import { leadsPlacesQuery } from '../query/leads-query.ts';
 import { encodeCursor } from '../query/paging.ts';
 
 /** The leads router (paths relative to the /v1 mount). */
 export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Router<AppState> {
   const router = new Router<AppState>();
-  const states = new Map<string, Promise<PlaceNames>>();
-
-  /** The release's place names, read once; older releases' are dropped. */
-  const placesFor = (release: Release): Promise<PlaceNames> => {
-    let p = states.get(release.id);
-    if (!p) {
-      const pq = leadsPlacesQuery(release.tables.leads);
-      p = deps.db.all<{ planning_authority: string; county: string }>(pq.sql, pq.params).then(placeNames);
-      p.catch(() => states.delete(release.id));
-      states.set(release.id, p);
-      // Keep the newest few (a request may still be answered from the previous release).
-      while (states.size > 2) states.delete(states.keys().next().value!);
-    }
-    return p;
-  };
+  const sourcesFor = releaseSourcesCache(deps.db, 2);
 
   router.get('/leads', async (ctx: AppContext) => {
     const { release, key } = ctx.state;
-    const req = parseLeadsQuery(ctx.query, config, await placesFor(release), release.id);
+    const req = parseLeadsQuery(ctx.query, config, (await sourcesFor(release)).places, release.id);
     const { pageSize } = req.paging;
     const { rows, total } = release.index.page({
       filters: req.filters,

@@ -21,12 +21,11 @@ import type { AppContext, AppState } from '../context.ts';
 import { requireCapability } from '../capability.ts';
 import { invalidParams, notFound } from '../errors.ts';
 import { featureById, featurePage, releaseLayersCache, type ReleaseLayers } from '../gis/features.ts';
-import { gisHref, sameQuery, type Link } from '../gis/links.ts';
-import { maskedFor, responseMeta } from '../masking.ts';
+import { gisHref } from '../gis/links.ts';
+import { sendFeaturePage } from '../gis/respond.ts';
 import { DATETIME_COLUMN, parseGisQuery, type GisLayer } from '../query/feeds-query.ts';
-import { encodeCursor } from '../query/paging.ts';
 import type { Release } from '../release.ts';
-import { featureCollection, featureWithLinks, GEOJSON_TYPE } from '../render/geojson.ts';
+import { featureWithLinks, GEOJSON_TYPE } from '../render/geojson.ts';
 
 export const CRS84 = 'http://www.opengis.net/def/crs/OGC/1.3/CRS84';
 export const CONFORMANCE = [
@@ -149,22 +148,13 @@ export function ogcRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'
     const req = parseGisQuery(ctx.query, layer, 'ogc');
     const page = await featurePage(deps.db, release, layersFor(release), req, key.scope);
     await ctx.state.budget.charge(page.numberReturned);
-    const path = `/v1/ogc/collections/${layer}/items`;
-    const cursor = typeof ctx.query['cursor'] === 'string' ? ctx.query['cursor'] : undefined;
-    const links: Link[] = [
-      { href: gisHref(ctx, path, sameQuery(ctx, cursor)), rel: 'self', type: GEOJSON_TYPE, title: 'this page' },
-      { href: gisHref(ctx, `/v1/ogc/collections/${layer}`), rel: 'collection', type: 'application/json', title: COLLECTIONS[layer].title },
-    ];
-    if (page.nextAfterId !== null) {
-      links.push({ href: gisHref(ctx, path, sameQuery(ctx, encodeCursor([page.nextAfterId], release.id, req.hash))), rel: 'next', type: GEOJSON_TYPE, title: 'next page' });
-    }
-    ctx.type = GEOJSON_TYPE;
-    ctx.body = featureCollection(page.features, {
-      numberReturned: page.numberReturned,
-      numberMatched: page.numberMatched,
-      links,
-      timeStamp: deps.clock().toISOString(),
-      meta: responseMeta(release.id, key.scope, maskedFor(layer === 'leads' ? 'lead' : 'infrastructure-project', key.scope)),
+    sendFeaturePage(ctx, page, {
+      layer,
+      path: `/v1/ogc/collections/${layer}/items`,
+      hash: req.hash,
+      now: deps.clock(),
+      selfTitle: 'this page',
+      extraLinks: [{ href: gisHref(ctx, `/v1/ogc/collections/${layer}`), rel: 'collection', type: 'application/json', title: COLLECTIONS[layer].title }],
     });
   });
 

@@ -3,11 +3,12 @@
  * or — for the `leads webhooks …` commands — the release `DATA_DIR/current` points at, read
  * straight from its Parquet files.
  */
-import { join } from 'node:path';
-import { openApiDb, sqlString, type ApiDb, type Row } from '../db.ts';
-import { placeNames, type PlaceNames } from '../params.ts';
-import { leadsPlacesQuery, leadsSource, searchAvgdlQuery, type LeadsSource } from '../query/leads-query.ts';
+import { openApiDb, type ApiDb, type Row } from '../db.ts';
+import { keptRelease, type ReleaseTables } from '../kept-release.ts';
+import type { PlaceNames } from '../params.ts';
+import type { LeadsSource } from '../query/leads-query.ts';
 import { maxLeadIdQuery } from '../query/webhook-leads-query.ts';
+import { loadReleaseSources } from '../release-sources.ts';
 import { NoReleaseError, readCurrentLink, type Release, type ReleaseManager } from '../release.ts';
 
 /** What dispatch needs of one release. */
@@ -27,17 +28,10 @@ export interface LeadReader {
   close(): Promise<void>;
 }
 
-async function snapshotOf(db: ApiDb, id: string, tables: Pick<Release['tables'], 'leads' | 'search_terms' | 'search_postings'>, termsPath: string): Promise<LeadSnapshot> {
-  const pq = leadsPlacesQuery(tables.leads);
-  const aq = searchAvgdlQuery(termsPath);
-  const mq = maxLeadIdQuery(tables.leads);
-  const [places, avg, max] = await Promise.all([
-    db.all<{ planning_authority: string; county: string }>(pq.sql, pq.params),
-    db.all<{ avgdl: number | null }>(aq.sql, aq.params).catch(() => [{ avgdl: null }]),
-    db.all<{ max_id: number }>(mq.sql, mq.params),
-  ]);
-  const release = { tables } as Release;
-  return { releaseId: id, source: leadsSource(release, avg[0]?.avgdl ?? null), places: placeNames(places), maxLeadId: Number(max[0]?.max_id ?? 0) };
+async function snapshotOf(db: ApiDb, release: Pick<ReleaseTables, 'id' | 'tables' | 'path'>): Promise<LeadSnapshot> {
+  const mq = maxLeadIdQuery(release.tables.leads);
+  const [sources, max] = await Promise.all([loadReleaseSources(db, release), db.all<{ max_id: number }>(mq.sql, mq.params)]);
+  return { releaseId: release.id, source: sources.leads, places: sources.places, maxLeadId: Number(max[0]?.max_id ?? 0) };
 }
 
 /** Read from the server's current release (DuckDB tables already loaded). */
@@ -53,7 +47,7 @@ export function serverLeadReader(db: ApiDb, releases: ReleaseManager): LeadReade
         throw e;
       }
       if (cached?.id !== release.id) {
-        const snap = snapshotOf(db, release.id, release.tables, release.path('search_terms.parquet'));
+        const snap = snapshotOf(db, release);
         cached = { id: release.id, snap };
         snap.catch(() => (cached = null));
       }
@@ -71,9 +65,8 @@ export function dataDirLeadReader(dataDir: string): LeadReader {
   return {
     async snapshot() {
       const link = readCurrentLink(dataDir);
-      if (!link) return null;
-      const t = (name: string): string => `read_parquet(${sqlString(join(link.dir, `${name}.parquet`))})`;
-      return snapshotOf(await open(), link.id, { leads: t('leads'), search_terms: t('search_terms'), search_postings: t('search_postings') }, join(link.dir, 'search_terms.parquet'));
+      const release = link && keptRelease(dataDir, link.id);
+      return release ? snapshotOf(await open(), release) : null;
     },
     async all(sql, params) {
       return (await open()).all(sql, params);
