@@ -1,6 +1,7 @@
 /**
  * Masking by scope: the ONE place that decides which fields of a record a key may see. Every
- * route calls `maskRecord` on every record it serves and `responseMeta` to build the `_meta`
+ * route calls `maskRecord` on every record it serves (or, for records written as bytes from the
+ * row store, passes `maskedColumns` to the writer) and `responseMeta` to build the `_meta`
  * member; no route masks by hand.
  *
  * Enriched fields are read from the record schemas (`"x-enriched": true` in `schemas/`, directly
@@ -105,6 +106,27 @@ export function maskRecord<T extends Record<string, unknown>>(kind: MaskKind, re
     masked.push({ field, reason });
   }
   return { record: out as T, masked };
+}
+
+const columnMasks = new WeakMap<readonly string[], Map<string, Uint8Array | null>>();
+
+/**
+ * `maskRecord` for records written column by column (the row store writes list pages as bytes):
+ * for each of `columns`, 1 when `scope` must see it as null, else 0; null when the scope sees
+ * every column. The same rule as `maskRecord`, so both give the same record.
+ */
+export function maskedColumns(kind: MaskKind, scope: Scope, columns: readonly string[]): Uint8Array | null {
+  let perColumns = columnMasks.get(columns);
+  if (!perColumns) columnMasks.set(columns, (perColumns = new Map()));
+  const k = `${kind}\u0000${scope}`;
+  if (perColumns.has(k)) return perColumns.get(k)!;
+  let mask: Uint8Array | null = null;
+  if (!CAPABILITIES[scope].enriched) {
+    const hidden = new Set(enrichedFields(kind));
+    mask = Uint8Array.from(columns, (c) => (hidden.has(c) ? 1 : 0));
+  }
+  perColumns.set(k, mask);
+  return mask;
 }
 
 /** Union of masked lists (first occurrence of each field wins), for a page of records. */

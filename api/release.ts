@@ -10,9 +10,9 @@
  */
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { sqlIdent, sqlString, type ApiDb } from './db.ts';
-import { LEAD_COLUMNS, searchAvgdlQuery } from './query/leads-query.ts';
+import { searchAvgdlQuery } from './query/leads-query.ts';
+import { loadRowStore, type RowStore } from './index/row-store.ts';
 import { LeadIndex } from './index/lead-index.ts';
 import { DetailIndex } from './index/detail-index.ts';
 
@@ -54,150 +54,12 @@ export interface Release {
   readonly tables: Readonly<Record<TableName, string>>;
   /** Absolute path of a file inside the release (Parquet, GeoJSON). */
   path(rel: string): string;
-  /** The release's leads as served by `GET /v1/leads` (see `RowStore`). */
+  /** The release's leads as served by `GET /v1/leads`, as JSON text (api/index/row-store.ts). */
   readonly rows: RowStore;
   /** Filters, sorts, counts and pages leads, `q` included (api/index/lead-index.ts). */
   readonly index: LeadIndex;
   /** The company-360 sections of a lead detail (api/index/detail-index.ts). */
   readonly detail: DetailIndex;
-}
-
-/**
- * The full lead rows of a release, held compressed in the Node process so a list page needs
- * only the ids from DuckDB (a wide 52-column fetch costs DuckDB ~10 ms a page; reading 26 rows
- * here ~1 ms). Rows are JSON arrays of `LEAD_COLUMNS` (as DuckDB's `json_array` writes them,
- * which round-trips to the same values as `ApiDb.all`), grouped in blocks of `ROW_BLOCK` rows in
- * table order (newest first) and each block deflated with a dictionary sampled from the rows:
- * 201,300 leads → ~31 MB, built in ~6 s. Per-row deflate would be 20–60% larger and cost ~100 µs
- * a row to build (zlib's per-call setup), i.e. ~20 s.
- */
-export interface RowStore {
-  readonly size: number;
-  /** Compressed bytes held (blocks + dictionary). */
-  readonly bytes: number;
-  /** The lead with this id (a fresh object, columns in `LEAD_COLUMNS` order), or null. */
-  get(id: number): Record<string, unknown> | null;
-  /** Several leads in the order given, decoding each block once. */
-  getMany(ids: readonly number[]): (Record<string, unknown> | null)[];
-}
-
-/** Rows per compressed block: 8 balances build time (fewer zlib calls) against read cost. */
-const ROW_BLOCK = 8;
-const DICTIONARY_BYTES = 32 * 1024;
-
-/** Read every lead of `leadsTable` as JSON, in file order, and build its `RowStore`. */
-export async function buildRowStore(db: ApiDb, leadsTable: string): Promise<RowStore> {
-  const cols = LEAD_COLUMNS.map((c) => `l.${sqlIdent(c)}`).join(', ');
-  const ids: number[] = [];
-  const blocks = new BlockWriter();
-  let dictionary: Buffer | null = null;
-  let pending: string[] = [];
-  const flush = (): void => {
-    if (pending.length === 0) return;
-    blocks.push(deflateRawSync(pending.join('\n'), { dictionary: dictionary!, level: 6 }));
-    pending = [];
-  };
-  await db.columns(
-    // File order (the pipeline writes leads newest first); an ORDER BY here would make DuckDB
-    // hold every wide row at once (~300 MB).
-    `SELECT CAST(l.id AS INTEGER), json_array(${cols})::VARCHAR FROM ${leadsTable} AS l`,
-    [],
-    (c, n) => {
-      const json = c[1] as string[];
-      dictionary ??= sampleDictionary(json.slice(0, n));
-      for (let i = 0; i < n; i++) {
-        ids.push(c[0]![i] as number);
-        pending.push(json[i]!); // JSON escapes newlines inside strings: '\n' separates rows safely
-        if (pending.length === ROW_BLOCK) flush();
-      }
-    },
-  );
-  flush();
-  return rowStoreOf(ids, blocks.finish(), dictionary ?? Buffer.alloc(0));
-}
-
-/**
- * Compressed blocks copied into one growing buffer: a zlib result is a view of a 16 KB output
- * chunk, so keeping the results themselves would hold ~16 KB per block (~400 MB at 201,300 leads).
- */
-class BlockWriter {
-  private data = Buffer.allocUnsafe(1 << 20);
-  private offsets: number[] = [0];
-  push(block: Buffer): void {
-    const end = this.offsets.at(-1)!;
-    if (end + block.length > this.data.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(this.data.length * 2, end + block.length));
-      this.data.copy(bigger, 0, 0, end);
-      this.data = bigger;
-    }
-    block.copy(this.data, end);
-    this.offsets.push(end + block.length);
-  }
-  finish(): { data: Buffer; offsets: Uint32Array } {
-    const end = this.offsets.at(-1)!;
-    // Copy only when more than an eighth would be wasted (a copy doubles the peak for a moment).
-    const data = this.data.length - end > this.data.length / 8 ? Buffer.from(this.data.subarray(0, end)) : this.data.subarray(0, end);
-    return { data, offsets: Uint32Array.from(this.offsets) };
-  }
-}
-
-/** Up to 32 KB of sample rows, spread over `rows` (zlib prefers the most useful bytes last). */
-function sampleDictionary(rows: readonly string[]): Buffer {
-  const parts: string[] = [];
-  let len = 0;
-  const step = Math.max(1, Math.floor(rows.length / 512));
-  for (let i = 0; i < rows.length && len < DICTIONARY_BYTES; i += step) {
-    parts.push(rows[i]!);
-    len += Buffer.byteLength(rows[i]!);
-  }
-  const all = Buffer.from(parts.join('\n'));
-  return Buffer.from(all.subarray(Math.max(0, all.length - DICTIONARY_BYTES)));
-}
-
-function rowStoreOf(ids: readonly number[], { data, offsets }: { data: Buffer; offsets: Uint32Array }, dictionary: Buffer): RowStore {
-  // A slot (row number) per id: a typed array indexed by id when ids are dense, else a Map.
-  let maxId = -1;
-  let dense = true;
-  for (const id of ids) {
-    if (!Number.isSafeInteger(id) || id < 0) dense = false;
-    else if (id > maxId) maxId = id;
-  }
-  dense &&= maxId < 4 * ids.length + 1024;
-  const table = dense ? new Int32Array(maxId + 1).fill(-1) : null;
-  const map = dense ? null : new Map<number, number>();
-  ids.forEach((id, i) => (table ? (table[id] = i) : map!.set(id, i)));
-  const slotOf = (id: number): number => (table ? (Number.isInteger(id) && id >= 0 && id <= maxId ? table[id]! : -1) : (map!.get(id) ?? -1));
-  const block = (b: number): Buffer => inflateRawSync(data.subarray(offsets[b]!, offsets[b + 1]!), { dictionary });
-  /** Line `i` of an inflated block, decoded alone (the block's other rows stay bytes). */
-  const line = (bytes: Buffer, i: number): string => {
-    let start = 0;
-    for (let k = 0; k < i; k++) start = bytes.indexOf(10, start) + 1;
-    const end = bytes.indexOf(10, start);
-    return bytes.toString('utf8', start, end < 0 ? bytes.length : end);
-  };
-  const toRecord = (json: string): Record<string, unknown> => {
-    const values = JSON.parse(json) as unknown[];
-    const out: Record<string, unknown> = {};
-    for (let c = 0; c < LEAD_COLUMNS.length; c++) out[LEAD_COLUMNS[c]!] = values[c];
-    return out;
-  };
-  const getMany = (want: readonly number[]): (Record<string, unknown> | null)[] => {
-    const decoded = new Map<number, Buffer>();
-    return want.map((id) => {
-      const slot = slotOf(id);
-      if (slot < 0) return null;
-      const b = Math.floor(slot / ROW_BLOCK);
-      let bytes = decoded.get(b);
-      if (!bytes) decoded.set(b, (bytes = block(b)));
-      return toRecord(line(bytes, slot % ROW_BLOCK));
-    });
-  };
-  return {
-    size: ids.length,
-    bytes: data.length + dictionary.length,
-    get: (id) => getMany([id])[0]!,
-    getMany,
-  };
 }
 
 export interface ReleaseManager {
@@ -252,7 +114,7 @@ export async function openReleaseManager(
     await db.run(`CHECKPOINT ${schema}`);
     for (const t of [...FROM_PARQUET, ...IN_MEMORY]) tables[t] ??= `read_parquet(${sqlString(join(dir, `${t}.parquet`))})`;
     const started = Date.now();
-    const rows = await buildRowStore(db, tables.leads);
+    const rows = await loadRowStore(db, tables.leads);
     const aq = searchAvgdlQuery(join(dir, 'search_terms.parquet'));
     const [avg] = existsSync(join(dir, 'search_terms.parquet')) ? await db.all<{ avgdl: number | null }>(aq.sql, aq.params) : [];
     const index = await LeadIndex.load(db, {

@@ -43,8 +43,67 @@ export function popcount32(x: number): number {
   return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
+/** Set bits of every 16-bit value: a population count in two table reads a word. */
+const BITS16 = new Uint8Array(1 << 16);
+for (let i = 1; i < 1 << 16; i++) BITS16[i] = (i & 1) + BITS16[i >>> 1]!;
+
 export function count(s: Bitset): number {
   let c = 0;
-  for (let w = 0; w < s.length; w++) if (s[w] !== 0) c += popcount32(s[w]!);
+  const n = s.length;
+  for (let w = 0; w < n; w++) {
+    const x = s[w]!;
+    c += BITS16[x & 0xffff]! + BITS16[x >>> 16]!;
+  }
   return c;
+}
+
+/**
+ * Up to `want` set bits of `s`, after skipping `skip` of them: ascending from bit `from`
+ * (forward), or descending from bit `from - 1` (backward). Whole words are skipped by their
+ * population count.
+ *
+ * @example selectBits(s, 0, 50, 25, true) // the 51st to 75th set bits, ascending
+ */
+export function selectBits(s: Bitset, from: number, skip: number, want: number, forward: boolean): number[] {
+  const out: number[] = [];
+  if (want <= 0) return out;
+  if (forward) {
+    if (from < 0) from = 0;
+    for (let w = from >>> 5; w < s.length; w++) {
+      let x = s[w]!;
+      if (w === from >>> 5) x &= ~((1 << (from & 31)) - 1) | 0;
+      if (x === 0) continue;
+      const c = BITS16[x & 0xffff]! + BITS16[x >>> 16]!;
+      if (skip >= c) {
+        skip -= c;
+        continue;
+      }
+      while (x !== 0) {
+        const bit = 31 - Math.clz32(x & -x);
+        x &= x - 1;
+        if (skip > 0) skip--;
+        else if (out.push((w << 5) + bit) === want) return out;
+      }
+    }
+    return out;
+  }
+  const top = Math.min(from, s.length * 32) - 1;
+  if (top < 0) return out;
+  for (let w = top >>> 5; w >= 0; w--) {
+    let x = s[w]!;
+    if (w === top >>> 5 && (top & 31) !== 31) x &= (1 << ((top & 31) + 1)) - 1;
+    if (x === 0) continue;
+    const c = BITS16[x & 0xffff]! + BITS16[x >>> 16]!;
+    if (skip >= c) {
+      skip -= c;
+      continue;
+    }
+    while (x !== 0) {
+      const bit = 31 - Math.clz32(x);
+      x &= ~(1 << bit);
+      if (skip > 0) skip--;
+      else if (out.push((w << 5) + bit) === want) return out;
+    }
+  }
+  return out;
 }

@@ -10,17 +10,19 @@
  *  - every value of every enumerated filter (authority, county, readiness, status, use_class,
  *    scale, vertical, has_contact, demolition) is a bitset of rows; a request ORs the sets of
  *    one filter's values and ANDs the filters; `min_value` / `min_units` scan a typed column;
- *  - `q` scores BM25 from the release's search index held as typed arrays (postings per term),
- *    exactly the formula of common/search-query.ts (docs/search.md), scores rounded to 9 places.
+ *  - `q` is the release's search index (api/index/search-index.ts): the leads holding a query
+ *    term as a bitset (ANDed with the filters; the total), and for the relevance sort the top
+ *    rows by BM25, exactly the formula of common/search-query.ts (docs/search.md), scores
+ *    rounded to 9 places, found without scoring every posting.
  *
  * The SQL builders of api/query/leads-query.ts remain the reference semantics (and serve bulk
  * reads in DuckDB); test/api/index/lead-index.test.ts checks that both give the same pages and
  * totals over many generated queries.
  */
-import { BM25, tokenize } from '../../common/search-text.ts';
 import type { ApiDb } from '../db.ts';
 import type { LeadsFilters, LeadsPageRequest, LeadsSort } from '../query/leads-query.ts';
-import { andInto, count, emptySet, hasBit, orInto, popcount32, setBit, type Bitset } from './bitset.ts';
+import { andInto, count, emptySet, hasBit, orInto, selectBits, setBit, type Bitset } from './bitset.ts';
+import { SearchIndex } from './search-index.ts';
 
 /** A page row: the lead id and its value of the sort column (for `next_cursor`). */
 export interface IndexRow {
@@ -56,8 +58,6 @@ export interface LeadIndexSource {
 const DAY_MS = 86_400_000;
 const isoDay = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
 const dayOf = (iso: string): number => Math.round(Date.parse(`${iso}T00:00:00Z`) / DAY_MS);
-/** Scores as the SQL rounds them (`round(score, 9)`), so a cursor's score compares equal. */
-const round9 = (x: number): number => Math.round(x * 1e9) / 1e9;
 
 export class LeadIndex {
   readonly size: number;
@@ -68,16 +68,14 @@ export class LeadIndex {
   private readonly units: Float64Array;
   private readonly sets = new Map<SetFilter, Map<string, Bitset>>();
   private readonly flags: Record<'has_contact' | 'demolition', { true: Bitset; false: Bitset }>;
-  /** Positions sorted by (est_value DESC, id DESC). */
+  /** Positions sorted by (est_value DESC, id DESC), and each position's index in that order. */
   private readonly byValue: Int32Array;
+  private readonly rankOf: Int32Array;
   private readonly valueRange: RangeIndex;
   private readonly unitsRange: RangeIndex;
-  private readonly search: SearchPostings | null;
-  // Scratch space for one query at a time (queries are synchronous).
-  private readonly scores: Float64Array;
-  private readonly touched: Int32Array;
+  private readonly search: SearchIndex | null;
 
-  private constructor(cols: Columns, search: SearchPostings | null) {
+  private constructor(cols: Columns, search: SearchIndex | null) {
     const n = cols.ids.length;
     this.size = n;
     this.ids = cols.ids;
@@ -106,43 +104,40 @@ export class LeadIndex {
     const perm = Int32Array.from({ length: n }, (_, i) => i);
     perm.sort((a, b) => this.values[b]! - this.values[a]! || this.ids[b]! - this.ids[a]!);
     this.byValue = perm;
+    this.rankOf = new Int32Array(n);
+    perm.forEach((pos, k) => (this.rankOf[pos] = k));
     this.valueRange = new RangeIndex(this.values, perm);
     const byUnits = Int32Array.from({ length: n }, (_, i) => i).filter((i) => !Number.isNaN(this.units[i]!));
     byUnits.sort((a, b) => this.units[b]! - this.units[a]!);
     this.unitsRange = new RangeIndex(this.units, byUnits);
     this.search = search;
-    this.scores = new Float64Array(search ? n : 0);
-    this.touched = new Int32Array(search ? n : 0);
   }
 
-  /** Read the release's leads (and search index) through DuckDB and build the index. */
-  static async load(db: ApiDb, src: LeadIndexSource): Promise<LeadIndex> {
+  /** Read the release's leads (and search index) through DuckDB and build the index (`exhaustiveMax`: see SearchIndex). */
+  static async load(db: ApiDb, src: LeadIndexSource, opts: { exhaustiveMax?: number } = {}): Promise<LeadIndex> {
     const cols = await readColumns(db, src.leads);
     const slots = new Map<number, number>();
     cols.ids.forEach((id, pos) => slots.set(id, pos));
-    const search = src.search ? await SearchPostings.load(db, src.search, slots) : null;
+    const search = src.search ? await SearchIndex.load(db, src.search, slots, cols.ids, opts) : null;
     return new LeadIndex(cols, search);
   }
 
   /** One page of ids for a request (same semantics as `leadsPageQuery` + `leadsCountQuery`). */
   page(req: LeadsPageRequest): IndexPage {
     const n = this.size;
-    const filter = this.filterSet(req.filters);
-    let matched: Bitset | null = filter;
-    let hits = 0;
+    let matched = this.filterSet(req.filters);
+    let terms: number[] = [];
     if (req.filters.q !== undefined) {
-      const qs = emptySet(n);
-      hits = this.score(req.filters.q, qs);
-      if (matched) andInto(matched, qs);
-      else matched = qs;
+      // the leads holding any query term, within the other filters
+      terms = this.search ? this.search.termsOf(req.filters.q) : [];
+      const holding = this.search ? this.search.union(terms) : emptySet(n);
+      if (matched) andInto(holding, matched);
+      matched = holding;
     }
-    try {
-      const total = matched ? count(matched) : n;
-      const rows = req.sort === 'relevance' ? this.relevancePage(req, hits, matched!) : this.orderedPage(req, matched);
-      return { rows, total };
-    } finally {
-      for (let i = 0; i < hits; i++) this.scores[this.touched[i]!] = 0;
-    }
+    const total = matched ? count(matched) : n;
+    if (req.sort !== 'relevance') return { rows: this.orderedPage(req, matched, total), total };
+    const rows = this.search && matched ? this.search.top(terms, matched, total, req) : [];
+    return { rows, total };
   }
 
   /** The bitset of rows passing every filter except `q`, or null when there is none. */
@@ -179,195 +174,81 @@ export class LeadIndex {
   }
 
   /**
-   * BM25 of `q` into `scores` (rounded as the SQL rounds them); marks the rows holding a query
-   * term in `hit` and lists them in `touched`; returns how many.
+   * Pages of the newest / oldest / value sorts. Positions are the newest order, so date pages
+   * are the set bits of `matched` in order. Value pages walk the (est_value DESC, id DESC)
+   * permutation and keep matched rows — unless the filter is selective and the page deep, when
+   * the walk would visit ~(offset + limit)·n/total rows: then the matched rows' ranks in that
+   * permutation are set in a bitset of their own, whose set bits in order are the page.
    */
-  private score(q: string, hit: Bitset): number {
-    const ix = this.search;
-    if (!ix) return 0;
-    const scores = this.scores;
-    const touched = this.touched;
-    let hits = 0;
-    for (const term of new Set(tokenize(q))) {
-      const t = ix.terms.get(term);
-      if (t === undefined) continue;
-      for (let p = ix.start[t]!, end = ix.start[t + 1]!; p < end; p++) {
-        const pos = ix.rows[p]!;
-        // every impact is > 0 (idf > 0, tf ≥ 1), so a zero score means not touched yet
-        if (scores[pos] === 0) touched[hits++] = pos;
-        scores[pos]! += ix.impact[p]!;
-      }
-    }
-    for (let i = 0; i < hits; i++) {
-      const pos = touched[i]!;
-      scores[pos] = round9(scores[pos]!);
-      setBit(hit, pos);
-    }
-    return hits;
-  }
-
-  /** Pages of the newest / oldest / value sorts: walk the sort order, keep rows in `matched`. */
-  private orderedPage(req: LeadsPageRequest, matched: Bitset | null): IndexRow[] {
+  private orderedPage(req: LeadsPageRequest, matched: Bitset | null, total: number): IndexRow[] {
     const n = this.size;
-    const out: IndexRow[] = [];
-    let skip = req.offset;
-    const want = req.limit;
     const byDate = req.sort === 'newest' || req.sort === 'oldest';
     const forward = req.sort === 'newest' || req.sort === 'value_desc';
-    const at = byDate ? (k: number): number => k : (k: number): number => this.byValue[k]!;
-    const sortValue = byDate ? (pos: number): string | number => isoDay(this.days[pos]!) : (pos: number): string | number => this.values[pos]!;
-    // First order index k (in forward order) strictly after the cursor key.
-    let from = 0;
-    if (req.after) {
-      const kv = byDate ? dayOf(String(req.after[0])) : Number(req.after[0]);
-      const kid = req.after[1];
-      const primary = byDate ? this.days : this.values;
-      // In forward order (DESC, id DESC), "row ≤ key" holds for a prefix: find its end.
-      let lo = 0;
-      let hi = n;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        const pos = at(mid);
-        const v = primary[pos]!;
-        const le = v < kv || (v === kv && this.ids[pos]! < kid);
-        if (le) hi = mid;
-        else lo = mid + 1;
-      }
-      from = lo; // forward: rows after the key are [lo, n); backward: rows after it are [0, lo) reversed
-      if (!forward) {
-        // backward order (ASC, id ASC): rows strictly after the key are those > key, i.e. before
-        // the first row ≥ key in forward order.
-        lo = 0;
-        hi = n;
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1;
-          const pos = at(mid);
-          const v = primary[pos]!;
-          const ge = v < kv || (v === kv && this.ids[pos]! <= kid);
-          if (ge) hi = mid;
-          else lo = mid + 1;
-        }
-        from = lo;
-      }
-    } else if (!forward) from = n;
-    if (byDate && matched) {
-      // Positions are the order itself: walk the bitset's words.
-      return forward ? this.walkForward(matched, from, skip, want, sortValue) : this.walkBackward(matched, from, skip, want, sortValue);
-    }
-    if (forward) {
-      for (let k = from; k < n && out.length < want; k++) {
-        const pos = at(k);
-        if (matched && !hasBit(matched, pos)) continue;
+    const from = req.after ? this.afterKey(byDate, forward, req.after) : forward ? 0 : n;
+    const perm = this.byValue;
+    let positions: number[];
+    if (byDate) positions = matched ? selectBits(matched, from, req.offset, req.limit, forward) : this.range(from, req.offset, req.limit, forward);
+    else if (!matched) positions = this.range(from, req.offset, req.limit, forward).map((k) => perm[k]!);
+    else if (((req.offset + req.limit) * n) / Math.max(total, 1) <= 2 * (total + n / 32)) {
+      positions = [];
+      let skip = req.offset;
+      const step = forward ? 1 : -1;
+      for (let k = forward ? from : from - 1; k >= 0 && k < n && positions.length < req.limit; k += step) {
+        const pos = perm[k]!;
+        if (!hasBit(matched, pos)) continue;
         if (skip > 0) skip--;
-        else out.push({ id: this.ids[pos]!, sortValue: sortValue(pos) });
+        else positions.push(pos);
       }
     } else {
-      for (let k = from - 1; k >= 0 && out.length < want; k--) {
-        const pos = at(k);
-        if (matched && !hasBit(matched, pos)) continue;
-        if (skip > 0) skip--;
-        else out.push({ id: this.ids[pos]!, sortValue: sortValue(pos) });
-      }
-    }
-    return out;
-  }
-
-  /** Set positions ≥ from, ascending, skipping `skip` of them (whole words at a time). */
-  private walkForward(s: Bitset, from: number, skip: number, want: number, sv: (pos: number) => string | number): IndexRow[] {
-    const out: IndexRow[] = [];
-    for (let w = from >>> 5; w < s.length && out.length < want; w++) {
-      let x = s[w]!;
-      if (w === from >>> 5) x &= ~((1 << (from & 31)) - 1) | 0;
-      if (x === 0) continue;
-      const c = popcount32(x);
-      if (skip >= c) {
-        skip -= c;
-        continue;
-      }
-      while (x !== 0 && out.length < want) {
-        const bit = 31 - Math.clz32(x & -x);
-        x &= x - 1;
-        if (skip > 0) skip--;
-        else {
-          const pos = (w << 5) + bit;
-          out.push({ id: this.ids[pos]!, sortValue: sv(pos) });
+      const ranks = emptySet(n);
+      const rankOf = this.rankOf;
+      for (let w = 0; w < matched.length; w++) {
+        let x = matched[w]!;
+        while (x !== 0) {
+          const bit = 31 - Math.clz32(x & -x);
+          x &= x - 1;
+          setBit(ranks, rankOf[(w << 5) + bit]!);
         }
       }
+      positions = selectBits(ranks, from, req.offset, req.limit, forward).map((k) => perm[k]!);
     }
+    return byDate
+      ? positions.map((pos) => ({ id: this.ids[pos]!, sortValue: isoDay(this.days[pos]!) }))
+      : positions.map((pos) => ({ id: this.ids[pos]!, sortValue: this.values[pos]! }));
+  }
+
+  /** Order indices `from…` (forward) or `…from-1` (backward) after skipping, up to `want`. */
+  private range(from: number, skip: number, want: number, forward: boolean): number[] {
+    const out: number[] = [];
+    if (forward) for (let k = from + skip; k < this.size && out.length < want; k++) out.push(k);
+    else for (let k = from - 1 - skip; k >= 0 && out.length < want; k--) out.push(k);
     return out;
   }
 
-  /** Set positions < from, descending, skipping `skip` of them. */
-  private walkBackward(s: Bitset, from: number, skip: number, want: number, sv: (pos: number) => string | number): IndexRow[] {
-    const out: IndexRow[] = [];
-    if (from <= 0) return out;
-    const last = (from - 1) >>> 5;
-    for (let w = last; w >= 0 && out.length < want; w--) {
-      let x = s[w]!;
-      if (w === last && ((from - 1) & 31) !== 31) x &= (1 << (((from - 1) & 31) + 1)) - 1;
-      if (x === 0) continue;
-      const c = popcount32(x);
-      if (skip >= c) {
-        skip -= c;
-        continue;
-      }
-      while (x !== 0 && out.length < want) {
-        const bit = 31 - Math.clz32(x);
-        x &= ~(1 << bit);
-        if (skip > 0) skip--;
-        else {
-          const pos = (w << 5) + bit;
-          out.push({ id: this.ids[pos]!, sortValue: sv(pos) });
-        }
-      }
+  /**
+   * Where a keyset cursor continues, as an index in forward order (newest: positions; value:
+   * the permutation): forward pages continue at it, backward pages below it.
+   */
+  private afterKey(byDate: boolean, forward: boolean, after: readonly [string | number, number]): number {
+    const n = this.size;
+    const kv = byDate ? dayOf(String(after[0])) : Number(after[0]);
+    const kid = after[1];
+    const primary = byDate ? this.days : this.values;
+    const at = byDate ? (k: number): number => k : (k: number): number => this.byValue[k]!;
+    // In forward order (DESC, id DESC), "row ≤ key" holds for a prefix: forward pages start at
+    // its end. Backward pages (ASC, id ASC) continue with the rows > key, i.e. before the first
+    // row ≥ key in forward order.
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const pos = at(mid);
+      const v = primary[pos]!;
+      const before = forward ? v < kv || (v === kv && this.ids[pos]! < kid) : v < kv || (v === kv && this.ids[pos]! <= kid);
+      if (before) hi = mid;
+      else lo = mid + 1;
     }
-    return out;
-  }
-
-  /** Relevance pages: the best `offset + limit` of the matched rows by (score DESC, id ASC). */
-  private relevancePage(req: LeadsPageRequest, hits: number, matched: Bitset): IndexRow[] {
-    const k = req.offset + req.limit;
-    const ks = req.after ? Number(req.after[0]) : Infinity;
-    const kid = req.after ? req.after[1] : -Infinity;
-    const better = (a: number, b: number): boolean =>
-      this.scores[a]! > this.scores[b]! || (this.scores[a] === this.scores[b] && this.ids[a]! < this.ids[b]!);
-    // Bounded heap with the worst kept row on top.
-    const heap: number[] = [];
-    const up = (i: number): void => {
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (!better(heap[p]!, heap[i]!)) break;
-        [heap[p], heap[i]] = [heap[i]!, heap[p]!];
-        i = p;
-      }
-    };
-    const down = (i: number): void => {
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let worst = i;
-        if (l < heap.length && better(heap[worst]!, heap[l]!)) worst = l;
-        if (r < heap.length && better(heap[worst]!, heap[r]!)) worst = r;
-        if (worst === i) return;
-        [heap[worst], heap[i]] = [heap[i]!, heap[worst]!];
-        i = worst;
-      }
-    };
-    for (let i = 0; i < hits; i++) {
-      const pos = this.touched[i]!;
-      if (!hasBit(matched, pos)) continue;
-      const s = this.scores[pos]!;
-      if (req.after && !(s < ks || (s === ks && this.ids[pos]! > kid))) continue;
-      if (heap.length < k) {
-        heap.push(pos);
-        up(heap.length - 1);
-      } else if (k > 0 && better(pos, heap[0]!)) {
-        heap[0] = pos;
-        down(0);
-      }
-    }
-    heap.sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
-    return heap.slice(req.offset).map((pos) => ({ id: this.ids[pos]!, sortValue: this.scores[pos]! }));
+    return lo;
   }
 }
 
@@ -463,63 +344,6 @@ async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
     },
   );
   return cols;
-}
-
-/**
- * The search index as typed arrays: per term, its postings (row position and BM25 impact). The
- * impact of a posting, idf · tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl)), depends on nothing in
- * the query, so it is computed once at load; a query adds impacts.
- */
-class SearchPostings {
-  private constructor(
-    readonly terms: Map<string, number>,
-    /** Postings of term t are [start[t], start[t+1]). */
-    readonly start: Int32Array,
-    readonly rows: Int32Array,
-    readonly impact: Float64Array,
-  ) {}
-
-  /**
-   * Postings are read in file order (the release writes them sorted by term: docs/search.md), one
-   * scan with no sort, so loading holds no more than a chunk of rows at a time.
-   */
-  static async load(db: ApiDb, src: { terms: string; postings: string; avgdl: number }, slots: Map<number, number>): Promise<SearchPostings> {
-    const termRows = await db.all<{ term: string; idf: number }>(`SELECT term, CAST(idf AS DOUBLE) AS idf FROM ${src.terms} ORDER BY term`);
-    const terms = new Map<string, number>();
-    const idf = new Float64Array(termRows.length);
-    termRows.forEach((t, i) => {
-      terms.set(t.term, i);
-      idf[i] = t.idf;
-    });
-    const [{ n } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${src.postings}`);
-    const start = new Int32Array(termRows.length + 1);
-    const rows = new Int32Array(n);
-    const impact = new Float64Array(n);
-    const { k1, b } = BM25;
-    const avgdl = Math.max(src.avgdl, 1e-9);
-    let at = 0;
-    let prevTerm = -1;
-    await db.columns(
-      `SELECT p.term, CAST(p.lead_id AS INTEGER), CAST(p.tf AS INTEGER), CAST(p.dl AS INTEGER)
-         FROM ${src.postings} AS p`,
-      [],
-      (c, count) => {
-        for (let r = 0; r < count; r++) {
-          const t = terms.get(c[0]![r] as string);
-          const pos = slots.get(c[1]![r] as number);
-          if (t === undefined || pos === undefined) continue; // a posting of a lead not served
-          if (t < prevTerm) throw new Error('search_postings is not sorted by term (docs/search.md): rebuild the release');
-          while (prevTerm < t) start[++prevTerm] = at;
-          rows[at] = pos;
-          const tf = c[2]![r] as number;
-          impact[at] = (idf[t]! * (tf * (k1 + 1))) / (tf + k1 * (1 - b + (b * (c[3]![r] as number)) / avgdl));
-          at++;
-        }
-      },
-    );
-    while (prevTerm < termRows.length) start[++prevTerm] = at;
-    return new SearchPostings(terms, start, rows.subarray(0, at), impact.subarray(0, at));
-  }
 }
 
 export type { LeadsSort };

@@ -1,7 +1,7 @@
 /** Bitsets over row positions: set algebra and counts, including the partial last word. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { andInto, count, emptySet, fullSet, hasBit, orInto, popcount32, setBit } from '../../../api/index/bitset.ts';
+import { andInto, count, emptySet, fullSet, hasBit, orInto, popcount32, selectBits, setBit } from '../../../api/index/bitset.ts';
 
 test('fullSet holds exactly rows 0…n-1, across a partial last word', () => {
   for (const n of [0, 1, 31, 32, 33, 64, 100]) {
@@ -25,6 +25,27 @@ test('set, and, or, popcount', () => {
   assert.equal([...Array(70).keys()].filter((i) => hasBit(and, i)), [5, 32]);
   assert.is(popcount32(0xffffffff), 32);
   assert.is(popcount32(0x80000001), 2);
+});
+
+test('selectBits: the set bits in order from a start, after a skip, both ways (against a plain scan)', () => {
+  let seed = 3;
+  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  for (const n of [1, 31, 32, 33, 95, 200, 1000]) {
+    for (const density of [0, 0.02, 0.3, 1]) {
+      const s = emptySet(n);
+      const bits: number[] = [];
+      for (let i = 0; i < n; i++) if (rnd() < density) (setBit(s, i), bits.push(i));
+      for (let k = 0; k < 40; k++) {
+        const from = Math.floor(rnd() * (n + 2));
+        const skip = Math.floor(rnd() * 10);
+        const want = Math.floor(rnd() * 12);
+        const fwd = bits.filter((b) => b >= from).slice(skip, skip + want);
+        const bwd = bits.filter((b) => b < from).reverse().slice(skip, skip + want);
+        assert.equal(selectBits(s, from, skip, want, true), fwd, `n=${n} from=${from} skip=${skip} want=${want} forward`);
+        assert.equal(selectBits(s, from, skip, want, false), bwd, `n=${n} from=${from} skip=${skip} want=${want} backward`);
+      }
+    }
+  }
 });
 
 test.run();

@@ -20,6 +20,7 @@ import {
   type LeadsSource,
 } from '../../../api/query/leads-query.ts';
 import { tinyRelease } from '../../helpers/api.ts';
+import { tokenize } from '../../../common/search-text.ts';
 
 let db: ApiDb;
 let src: LeadsSource;
@@ -47,9 +48,9 @@ async function reference(req: LeadsPageRequest): Promise<{ rows: string; total: 
   return { rows: rows.map((r) => `${r['id']}:${r[SORT_VALUE_COLUMN]}`).join(' '), total: Number(total) };
 }
 
-async function assertSame(req: LeadsPageRequest, label: string): Promise<number> {
+async function assertSame(req: LeadsPageRequest, label: string, index: LeadIndex = ix): Promise<number> {
   const want = await reference(req);
-  const got = ix.page(req);
+  const got = index.page(req);
   assert.is(got.total, want.total, `${label}: total`);
   assert.is(got.rows.map((r) => `${r.id}:${r.sortValue}`).join(' '), want.rows, `${label}: page`);
   return want.total;
@@ -91,6 +92,19 @@ test('each filter alone, every value, newest and value sorts: same page and tota
     for (const sort of LEADS_SORTS.filter((s) => s !== 'relevance')) await assertSame({ filters: f, sort, limit: 26, offset: 0, after: null }, `${JSON.stringify(f)} ${sort}`);
   }
   assert.ok(nonTrivial > 40, `filters that select a proper subset: ${nonTrivial}`);
+});
+
+test('value sorts of selective filters at every depth (the rank-bitset path): same as SQL', async () => {
+  const v = await values();
+  for (const county of v.county!.slice(0, 8)) {
+    const filters: LeadsFilters = { county: [county] };
+    const { total } = ix.page({ filters, sort: 'value_desc', limit: 1, offset: 0, after: null });
+    for (const sort of ['value_desc', 'value_asc'] as const) {
+      for (const offset of [0, Math.floor(total / 2), Math.max(0, total - 5), total + 3]) {
+        await assertSame({ filters, sort, limit: 7, offset, after: null }, `county=${county} ${sort} +${offset}`);
+      }
+    }
+  }
 });
 
 test('combined filters, OR lists, every sort, offsets and keyset cursors: same as SQL', async () => {
@@ -137,6 +151,64 @@ test('q: relevance and other sorts, with filters, pages and cursors; no index te
   assert.ok(matched > 30, `queries with hits: ${matched}`);
   assert.is(ix.page({ filters: { q: 'the and of' }, sort: 'relevance', limit: 10, offset: 0, after: null }).total, 0);
   assert.is(ix.page({ filters: { q: 'zzqxv' }, sort: 'newest', limit: 10, offset: 0, after: null }).rows.length, 0);
+});
+
+test('q with the impact walk and MaxScore (as on large matched sets): same pages as SQL and as scoring every lead', async () => {
+  // exhaustiveMax 0: every relevance page uses the strategies the default release uses for
+  // matched sets above 4,096 leads (one term: impact order; several: MaxScore)
+  const walk = await LeadIndex.load(db, { leads: src.leads, search: { terms: src.search!.termsTable, postings: src.search!.postingsTable, avgdl: src.search!.avgdl } }, { exhaustiveMax: 0 });
+  const frequent = (
+    await db.all<{ w: string }>(
+      `SELECT lower(w) AS w, count(*) AS n FROM (SELECT unnest(regexp_extract_all(description, '[A-Za-z]{4,}')) AS w FROM ${src.leads}) GROUP BY 1 ORDER BY n DESC, w LIMIT 80`,
+    )
+  )
+    .map((r) => r.w)
+    .filter((w) => tokenize(w).length > 0) // not a stopword
+    .slice(0, 40);
+  const rare = (
+    await db.all<{ w: string }>(
+      `SELECT lower(w) AS w, count(*) AS n FROM (SELECT unnest(regexp_extract_all(description || ' ' || coalesce(address, ''), '[A-Za-z]{4,}')) AS w FROM ${src.leads}) GROUP BY 1 HAVING n <= 30 ORDER BY w LIMIT 80`,
+    )
+  ).map((r) => r.w);
+  assert.ok(frequent.length >= 30 && rare.length >= 40);
+  const v = await values();
+  let seed = 99;
+  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  let compared = 0;
+  for (let i = 0; i < 400; i++) {
+    const words = Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => (rnd() < 0.7 ? pick(frequent) : pick(rare)));
+    const filters: LeadsFilters = { q: words.join(' ') };
+    if (rnd() < 0.3) filters.county = [pick(v.county!)];
+    if (rnd() < 0.2) filters.status = [pick(v.status!)];
+    const req: LeadsPageRequest = { filters, sort: 'relevance', limit: 1 + Math.floor(rnd() * 30), offset: rnd() < 0.5 ? 0 : Math.floor(rnd() * 40), after: null };
+    const a = walk.page(req);
+    const b = ix.page(req);
+    assert.is(a.total, b.total, `q=${filters.q}: total`);
+    assert.equal(a.rows, b.rows, `q=${filters.q} ${JSON.stringify(filters)} +${req.offset}: page`);
+    compared++;
+    if (i % 4 === 0) {
+      await assertSame(req, `walk q=${filters.q}`, walk);
+      const p = leadsPageIdsQuery(src, { ...req, limit: 4, offset: 0 });
+      const last = (await db.all(p.sql, p.params)).at(-1);
+      if (last) await assertSame({ ...req, offset: 0, after: [last[SORT_VALUE_COLUMN] as number, last['id'] as number] }, `walk q=${filters.q} cursor`, walk);
+    }
+  }
+  assert.is(compared, 400);
+  // a whole result set by relevance cursor with the walk: every matched lead once, in order
+  const q = `${frequent[0]} ${frequent[3]}`;
+  const { total } = walk.page({ filters: { q }, sort: 'relevance', limit: 1, offset: 0, after: null });
+  assert.ok(total > 100, `${q} matches ${total} leads`);
+  const seen: string[] = [];
+  let after: [number, number] | null = null;
+  for (;;) {
+    const { rows } = walk.page({ filters: { q }, sort: 'relevance', limit: 37, offset: 0, after });
+    for (const r of rows) seen.push(`${r.id}:${r.sortValue}`);
+    if (rows.length < 37) break;
+    after = [rows.at(-1)!.sortValue as number, rows.at(-1)!.id];
+  }
+  const all = ix.page({ filters: { q }, sort: 'relevance', limit: total, offset: 0, after: null }).rows.map((r) => `${r.id}:${r.sortValue}`);
+  assert.equal(seen, all);
 });
 
 test('paging the whole set by cursor visits every lead once, in order', () => {

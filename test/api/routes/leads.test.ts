@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import net from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
@@ -227,6 +228,27 @@ test('list: q ranks a lead holding the rare term first, counts with filters, and
   assert.is(res.body.total, total);
 });
 
+test('list: pages from reused buffers stay intact while slow clients have not read them yet', async () => {
+  // The route writes pages into pooled buffers and gives one back when its response has been
+  // handed to the socket. A client that pipelines requests and does not read keeps the server's
+  // writes pending once the socket buffers are full; meanwhile other requests take buffers from
+  // the pool. A buffer given back too early would be overwritten, and the slow client would read
+  // someone else's page.
+  const key = api.keys.ent_feed; // no daily row budget: this test reads thousands of rows
+  const big = ['value_desc', 'value_asc', 'newest', 'oldest'].map((sort) => `/v1/leads?sort=${sort}&page_size=100`);
+  const want = await Promise.all(big.map(async (p) => (await get(p, key)).text));
+  const slow = await Promise.all(Array.from({ length: 3 }, () => rawPipeline(api.baseUrl, [...big, ...big, ...big, ...big], key)));
+  await new Promise((r) => setTimeout(r, 300)); // the server writes what the sockets take
+  const paths = ['', 'county=Cork', 'q=extension', 'status=approved&page=3', 'sort=oldest&page_size=90', 'vertical=solar,roofing&page_size=60'].map((q) => `/v1/leads?${q}`);
+  const alone = new Map<string, string>();
+  for (const p of paths) alone.set(p, (await get(p, key)).text);
+  for (let round = 0; round < 4; round++) {
+    const got = await Promise.all(paths.map(async (p) => [p, (await get(p, key)).text] as const));
+    for (const [p, text] of got) assert.is(text, alone.get(p), p);
+  }
+  for (const s of slow) assert.equal(await s.bodies(), [...want, ...want, ...want, ...want], 'a slow client reads its own pages');
+});
+
 test('detail: same keys for every scope, enriched sections null for commonwealth', async () => {
   const [rich] = await db.all<{ id: number }>(
     `SELECT id FROM ${leadsFile} WHERE applicant_company_number IS NOT NULL AND main_contractor IS NOT NULL ORDER BY id LIMIT 1`,
@@ -281,5 +303,37 @@ test('detail: 404 and 400 problems', async () => {
   }
   assertProblem(await get('/v1/leads/1?expand=all'), 400, 'unknown_parameter');
 });
+
+/**
+ * Send GETs pipelined on one raw socket and stop reading at once (the server's writes stay pending
+ * once the socket buffers are full); `bodies()` resumes reading and returns the response bodies.
+ */
+async function rawPipeline(baseUrl: string, paths: string[], key: string): Promise<{ bodies: () => Promise<string[]> }> {
+  const url = new URL(baseUrl);
+  const socket = net.connect(Number(url.port), url.hostname);
+  await new Promise((r) => socket.once('connect', r));
+  socket.pause();
+  socket.write(paths.map((p, i) => `GET ${p} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\n${i === paths.length - 1 ? 'Connection: close\r\n' : ''}\r\n`).join(''));
+  return {
+    bodies: () =>
+      new Promise((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        socket.on('data', (c: Buffer) => chunks.push(c));
+        socket.on('error', reject);
+        socket.on('end', () => {
+          let all = Buffer.concat(chunks);
+          const out: string[] = [];
+          while (all.length > 0) {
+            const head = all.indexOf('\r\n\r\n');
+            const length = Number(/content-length: (\d+)/i.exec(all.subarray(0, head).toString('latin1'))![1]);
+            out.push(all.subarray(head + 4, head + 4 + length).toString('utf8'));
+            all = all.subarray(head + 4 + length);
+          }
+          resolve(out);
+        });
+        socket.resume();
+      }),
+  };
+}
 
 test.run();
