@@ -1,7 +1,8 @@
 /**
  * Which release the API answers from. The pipeline publishes by switching the `current`
- * symlink; the manager notices (polling every `releasePollMs`), loads the new release's tables
- * into DuckDB under a schema of their own, and only then makes it current. Each request pins
+ * symlink; the manager notices (polling every `releasePollMs`), has the new release's indexes
+ * built in a child process (api/index/release-indexes.ts), loads its small tables into DuckDB
+ * under a schema of their own, and only then makes it current. Each request pins
  * the release it started on (`acquire` / `release`), so a switch never fails an in-flight
  * request; an old release's tables are dropped once no request holds it.
  *
@@ -11,10 +12,10 @@
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { sqlIdent, sqlString, type ApiDb } from './db.ts';
-import { searchAvgdlQuery } from './query/leads-query.ts';
-import { loadRowStore, type RowStore } from './index/row-store.ts';
-import { LeadIndex } from './index/lead-index.ts';
-import { DetailIndex } from './index/detail-index.ts';
+import type { RowStore } from './index/row-store.ts';
+import type { LeadIndex } from './index/lead-index.ts';
+import type { DetailIndex } from './index/detail-index.ts';
+import { loadReleaseIndexes } from './index/release-indexes.ts';
 
 /**
  * Tables loaded into DuckDB memory (small and queried per request); the rest are read from
@@ -22,7 +23,7 @@ import { DetailIndex } from './index/detail-index.ts';
  * after loading; `DETACH` frees it when the release is dropped. The leads, the search index and
  * the company-360 tables are not held in DuckDB: list pages and lead details are answered from
  * the release's in-memory indexes (`Release.index`, `Release.detail`, `Release.rows`), built from
- * the Parquet files at load.
+ * the Parquet files at load by a child process.
  */
 const IN_MEMORY = ['infrastructure'] as const;
 const FROM_PARQUET = [
@@ -100,29 +101,29 @@ export async function openReleaseManager(
 
   const load = async (id: string, dir: string): Promise<Release> => {
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as ReleaseManifest;
+    // The indexes first, in a child process (api/index/release-indexes.ts): a failed build leaves
+    // nothing behind, and this process keeps serving the current release meanwhile.
+    const started = Date.now();
+    const { rows, index, detail } = await loadReleaseIndexes(dir, { log: (line) => log(`release ${id}: ${line}`) });
+    log(`release ${id}: indexes of ${rows.size} leads loaded in ${Date.now() - started} ms`);
     const schema = sqlIdent(schemaName(id));
     await db.run(`DETACH DATABASE IF EXISTS ${schema}`);
     await db.run(`ATTACH ':memory:' AS ${schema} (COMPRESS)`);
     const tables = {} as Record<TableName, string>;
-    for (const t of IN_MEMORY) {
-      const file = join(dir, `${t}.parquet`);
-      if (!existsSync(file)) continue;
-      await db.run(`CREATE OR REPLACE TABLE ${schema}.${sqlIdent(t)} AS SELECT * FROM read_parquet(${sqlString(file)})`);
-      tables[t] = `${schema}.${sqlIdent(t)}`;
+    try {
+      for (const t of IN_MEMORY) {
+        const file = join(dir, `${t}.parquet`);
+        if (!existsSync(file)) continue;
+        await db.run(`CREATE OR REPLACE TABLE ${schema}.${sqlIdent(t)} AS SELECT * FROM read_parquet(${sqlString(file)})`);
+        tables[t] = `${schema}.${sqlIdent(t)}`;
+      }
+      // Compression happens at checkpoint; until then the tables are held uncompressed.
+      await db.run(`CHECKPOINT ${schema}`);
+    } catch (e) {
+      await db.run(`DETACH DATABASE IF EXISTS ${schema}`).catch(() => {});
+      throw e;
     }
-    // Compression happens at checkpoint; until then the tables are held uncompressed.
-    await db.run(`CHECKPOINT ${schema}`);
     for (const t of [...FROM_PARQUET, ...IN_MEMORY]) tables[t] ??= `read_parquet(${sqlString(join(dir, `${t}.parquet`))})`;
-    const started = Date.now();
-    const rows = await loadRowStore(db, tables.leads);
-    const aq = searchAvgdlQuery(join(dir, 'search_terms.parquet'));
-    const [avg] = existsSync(join(dir, 'search_terms.parquet')) ? await db.all<{ avgdl: number | null }>(aq.sql, aq.params) : [];
-    const index = await LeadIndex.load(db, {
-      leads: tables.leads,
-      search: avg?.avgdl != null ? { terms: tables.search_terms, postings: tables.search_postings, avgdl: avg.avgdl } : null,
-    });
-    const detail = await DetailIndex.load(db, tables, join(dir, 'sales.parquet'));
-    log(`release ${id}: row store of ${rows.size} leads (${(rows.bytes / 1e6).toFixed(1)} MB) and indexes built in ${Date.now() - started} ms`);
     return { id, dir, manifest, tables, path: (rel: string) => join(dir, rel), rows, index, detail };
   };
 

@@ -44,41 +44,59 @@ export function windowStartDay(receivedIso: string, months = COMPARABLES_WINDOW_
   return Math.round(Date.UTC(year, month, Math.min(d, last)) / DAY_MS);
 }
 
-/** Sales held as columns; positions sorted by (county, routing key, day, sale_id DESC). */
-class SalesColumns {
+/** Sales held as columns (a position per sale). */
+interface SalesParts {
   days: Int32Array;
   prices: Float64Array;
   /** 0 false, 1 true, 2 null. */
   isNew: Uint8Array;
-  descriptions: (string | null)[] = [];
+  descriptions: (string | null)[];
   descriptionCode: Uint16Array;
+  /** Address of position p: `addressBytes[addressOffsets[p], addressOffsets[p+1])` (UTF-8). */
   addressOffsets: Uint32Array;
-  addressBytes: Buffer = Buffer.alloc(0);
+  addressBytes: Buffer;
   /** Positions per area key (`county` and `county\u0000routing key`), each sorted by (day, sale_id DESC). */
-  areas = new Map<string, Int32Array>();
-  constructor(n: number) {
-    this.days = new Int32Array(n);
-    this.prices = new Float64Array(n);
-    this.isNew = new Uint8Array(n);
-    this.descriptionCode = new Uint16Array(n);
-    this.addressOffsets = new Uint32Array(n + 1);
-  }
-  address(pos: number): string {
-    return this.addressBytes.toString('utf8', this.addressOffsets[pos]!, this.addressOffsets[pos + 1]!);
-  }
+  areas: Map<string, Int32Array>;
+}
+
+/** Everything a `DetailIndex` is made of (a release loader can move it between processes). */
+export interface DetailIndexParts {
+  sales: SalesParts;
+  /** 1 where the sale's address is null. */
+  nullAddress: Uint8Array;
+  neighbours: Neighbours;
+  suppliersByCounty: Map<string, Row[]>;
+  companies: Map<string, Row>;
+  filingsByCompany: Map<string, Row[]>;
 }
 
 export class DetailIndex {
   /** Scratch for the window's prices (queries are synchronous). */
   private scratch = new Float64Array(1024);
-  private constructor(
-    private readonly sales: SalesColumns,
-    private readonly nullAddress: Uint8Array,
-    private readonly neighbours: Neighbours,
-    private readonly suppliersByCounty: Map<string, Row[]>,
-    private readonly companies: Map<string, Row>,
-    private readonly filingsByCompany: Map<string, Row[]>,
-  ) {}
+  private readonly sales: SalesParts;
+  private readonly nullAddress: Uint8Array;
+  private readonly neighbours: Neighbours;
+  private readonly suppliersByCounty: Map<string, Row[]>;
+  private readonly companies: Map<string, Row>;
+  private readonly filingsByCompany: Map<string, Row[]>;
+
+  constructor(private readonly p: DetailIndexParts) {
+    this.sales = p.sales;
+    this.nullAddress = p.nullAddress;
+    this.neighbours = p.neighbours;
+    this.suppliersByCounty = p.suppliersByCounty;
+    this.companies = p.companies;
+    this.filingsByCompany = p.filingsByCompany;
+  }
+
+  /** The parts (to move the index to another process). */
+  parts(): DetailIndexParts {
+    return this.p;
+  }
+
+  private address(pos: number): string {
+    return this.sales.addressBytes.toString('utf8', this.sales.addressOffsets[pos]!, this.sales.addressOffsets[pos + 1]!);
+  }
 
   /** Build from the release's tables and its sales Parquet file. */
   static async load(db: ApiDb, t: Tables, salesFile: string): Promise<DetailIndex> {
@@ -109,7 +127,7 @@ export class DetailIndex {
       if (!list) filingsByCompany.set(no, (list = []));
       list.push(f);
     }
-    return new DetailIndex(sales, nullAddress, neighbours, suppliersByCounty, companies, filingsByCompany);
+    return new DetailIndex({ sales, nullAddress, neighbours, suppliersByCounty, companies, filingsByCompany });
   }
 
   /** The positions of the lead's comparables window (oldest first). */
@@ -162,7 +180,7 @@ export class DetailIndex {
       const pos = area[k]!;
       out.push({
         date_of_sale: isoDay(s.days[pos]!),
-        address: this.nullAddress[pos] ? null : s.address(pos),
+        address: this.nullAddress[pos] ? null : this.address(pos),
         price_eur: Number.isNaN(s.prices[pos]!) ? null : s.prices[pos]!,
         is_new_dwelling: s.isNew[pos] === 2 ? null : s.isNew[pos] === 1,
         description: s.descriptions[s.descriptionCode[pos]!] ?? null,
@@ -271,10 +289,19 @@ function medianOfTwo(a: number, b: number): number {
   return cents / 100;
 }
 
-async function loadSales(db: ApiDb, file: string): Promise<{ sales: SalesColumns; nullAddress: Uint8Array }> {
+async function loadSales(db: ApiDb, file: string): Promise<{ sales: SalesParts; nullAddress: Uint8Array }> {
   const sales = `read_parquet(${sqlString(file)}, file_row_number = true)`;
   const [{ n } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${sales}`);
-  const s = new SalesColumns(n);
+  const s: SalesParts = {
+    days: new Int32Array(n),
+    prices: new Float64Array(n),
+    isNew: new Uint8Array(n),
+    descriptions: [],
+    descriptionCode: new Uint16Array(n),
+    addressOffsets: new Uint32Array(n + 1),
+    addressBytes: Buffer.alloc(0),
+    areas: new Map(),
+  };
   const nullAddress = new Uint8Array(n);
   const descriptionCodes = new Map<string | null, number>();
   // County and routing key as codes (the strings of a chunk are garbage at once).

@@ -21,8 +21,8 @@
  */
 import type { ApiDb } from '../db.ts';
 import type { LeadsFilters, LeadsPageRequest, LeadsSort } from '../query/leads-query.ts';
-import { andInto, count, emptySet, hasBit, orInto, selectBits, setBit, type Bitset } from './bitset.ts';
-import { SearchIndex } from './search-index.ts';
+import { andInto, count, emptySet, hasBit, orInto, selectBits, setBit, wordsFor, type Bitset } from './bitset.ts';
+import { SearchIndex, type SearchIndexParts } from './search-index.ts';
 
 /** A page row: the lead id and its value of the sort column (for `next_cursor`). */
 export interface IndexRow {
@@ -48,6 +48,7 @@ const SET_FILTERS = {
 } as const;
 type SetFilter = keyof typeof SET_FILTERS | 'vertical';
 
+
 /** Where the index reads from: table expressions of the release (api/release.ts `tables`). */
 export interface LeadIndexSource {
   leads: string;
@@ -56,61 +57,73 @@ export interface LeadIndexSource {
 }
 
 const DAY_MS = 86_400_000;
-const isoDay = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+/** 'YYYY-MM-DD' of a day number, memoised (a Date per row costs ~1 µs; a release spans a few thousand days). */
+const isoDays = new Map<number, string>();
+const isoDay = (day: number): string => {
+  let s = isoDays.get(day);
+  if (s === undefined) {
+    if (isoDays.size > 100_000) isoDays.clear();
+    isoDays.set(day, (s = new Date(day * DAY_MS).toISOString().slice(0, 10)));
+  }
+  return s;
+};
 const dayOf = (iso: string): number => Math.round(Date.parse(`${iso}T00:00:00Z`) / DAY_MS);
+
+/** Everything a `LeadIndex` is made of (a release loader can move it between processes). */
+export interface LeadIndexParts {
+  /** Per row position (newest order): lead id, received day, est_value (-Infinity for null), num_units (NaN for null). */
+  ids: Int32Array;
+  days: Int32Array;
+  values: Float64Array;
+  units: Float64Array;
+  /** Per enumerated filter, a bitset per value. */
+  sets: Map<string, Map<string, Bitset>>;
+  /** has_contact / demolition: the rows where the flag is true, and where it is false. */
+  flags: Map<string, Bitset>;
+  /** Positions by (est_value DESC, id DESC), and each position's index in that order. */
+  byValue: Int32Array;
+  rankOf: Int32Array;
+  /** Positions with a num_units, by num_units DESC. */
+  byUnits: Int32Array;
+  /** The cumulative bitsets of `RangeIndex` over byValue and byUnits, concatenated. */
+  valuePrefixes: Uint32Array;
+  unitsPrefixes: Uint32Array;
+  search: SearchIndexParts | null;
+}
 
 export class LeadIndex {
   readonly size: number;
   private readonly ids: Int32Array;
   private readonly days: Int32Array;
   private readonly values: Float64Array;
-  /** num_units; NaN for null (never ≥ anything, as in SQL). */
-  private readonly units: Float64Array;
-  private readonly sets = new Map<SetFilter, Map<string, Bitset>>();
-  private readonly flags: Record<'has_contact' | 'demolition', { true: Bitset; false: Bitset }>;
-  /** Positions sorted by (est_value DESC, id DESC), and each position's index in that order. */
+  private readonly sets: Map<string, Map<string, Bitset>>;
+  private readonly flags: Map<string, Bitset>;
   private readonly byValue: Int32Array;
   private readonly rankOf: Int32Array;
   private readonly valueRange: RangeIndex;
   private readonly unitsRange: RangeIndex;
   private readonly search: SearchIndex | null;
 
-  private constructor(cols: Columns, search: SearchIndex | null) {
-    const n = cols.ids.length;
-    this.size = n;
-    this.ids = cols.ids;
-    this.days = cols.days;
-    this.values = cols.values;
-    this.units = cols.units;
-    for (const [f, values] of cols.categorical) {
-      const m = new Map<string, Bitset>();
-      values.forEach((v, pos) => {
-        for (const one of f === 'vertical' ? (v as string[]) : [v as string | null]) {
-          if (one === null) continue;
-          let s = m.get(one);
-          if (!s) m.set(one, (s = emptySet(n)));
-          setBit(s, pos);
-        }
-      });
-      this.sets.set(f, m);
-    }
-    const flagSets = (v: (boolean | null)[]): { true: Bitset; false: Bitset } => {
-      const t = emptySet(n);
-      const f = emptySet(n);
-      v.forEach((b, pos) => (b === true ? setBit(t, pos) : b === false ? setBit(f, pos) : undefined));
-      return { true: t, false: f };
-    };
-    this.flags = { has_contact: flagSets(cols.hasContact), demolition: flagSets(cols.demolition) };
-    const perm = Int32Array.from({ length: n }, (_, i) => i);
-    perm.sort((a, b) => this.values[b]! - this.values[a]! || this.ids[b]! - this.ids[a]!);
-    this.byValue = perm;
-    this.rankOf = new Int32Array(n);
-    perm.forEach((pos, k) => (this.rankOf[pos] = k));
-    this.valueRange = new RangeIndex(this.values, perm);
-    const byUnits = Int32Array.from({ length: n }, (_, i) => i).filter((i) => !Number.isNaN(this.units[i]!));
-    byUnits.sort((a, b) => this.units[b]! - this.units[a]!);
-    this.unitsRange = new RangeIndex(this.units, byUnits);
-    this.search = search;
+  constructor(
+    private readonly p: LeadIndexParts,
+    opts: { exhaustiveMax?: number } = {},
+  ) {
+    this.size = p.ids.length;
+    this.ids = p.ids;
+    this.days = p.days;
+    this.values = p.values;
+    this.sets = p.sets;
+    this.flags = p.flags;
+    this.byValue = p.byValue;
+    this.rankOf = p.rankOf;
+    this.valueRange = new RangeIndex(p.values, p.byValue, p.valuePrefixes);
+    this.unitsRange = new RangeIndex(p.units, p.byUnits, p.unitsPrefixes);
+    this.search = p.search ? new SearchIndex(p.search, p.ids, opts) : null;
+  }
+
+  /** The parts (to move the index to another process). */
+  parts(): LeadIndexParts {
+    return this.p;
   }
 
   /** Read the release's leads (and search index) through DuckDB and build the index (`exhaustiveMax`: see SearchIndex). */
@@ -119,7 +132,7 @@ export class LeadIndex {
     const slots = new Map<number, number>();
     cols.ids.forEach((id, pos) => slots.set(id, pos));
     const search = src.search ? await SearchIndex.load(db, src.search, slots, cols.ids, opts) : null;
-    return new LeadIndex(cols, search);
+    return new LeadIndex(buildParts(cols, search?.parts() ?? null), opts);
   }
 
   /** One page of ids for a request (same semantics as `leadsPageQuery` + `leadsCountQuery`). */
@@ -168,8 +181,8 @@ export class LeadIndex {
     }
     if (f.min_value !== undefined) and(this.valueRange.atLeast(f.min_value), true);
     if (f.min_units !== undefined) and(this.unitsRange.atLeast(f.min_units), true);
-    if (f.has_contact !== undefined) and(this.flags.has_contact[f.has_contact ? 'true' : 'false'], false);
-    if (f.demolition !== undefined) and(this.flags.demolition[f.demolition ? 'true' : 'false'], false);
+    if (f.has_contact !== undefined) and(this.flags.get(`has_contact=${f.has_contact}`)!, false);
+    if (f.demolition !== undefined) and(this.flags.get(`demolition=${f.demolition}`)!, false);
     return acc;
   }
 
@@ -261,18 +274,33 @@ export class LeadIndex {
 class RangeIndex {
   private static readonly PARTS = 64;
   private readonly step: number;
-  private readonly prefixes: Bitset[] = [];
+  private readonly words: number;
+
   constructor(
     private readonly column: Float64Array,
     private readonly order: Int32Array,
+    /** Bitsets of the first 0, step, 2·step, … rows of `order`, concatenated (`RangeIndex.prefixes`). */
+    private readonly prefixes: Uint32Array,
   ) {
-    const n = column.length;
-    this.step = Math.max(1, Math.ceil(order.length / RangeIndex.PARTS));
+    this.step = RangeIndex.stepFor(order.length);
+    this.words = wordsFor(column.length);
+  }
+
+  static stepFor(rows: number): number {
+    return Math.max(1, Math.ceil(rows / RangeIndex.PARTS));
+  }
+
+  /** The cumulative bitsets a `RangeIndex` over `order` keeps (n = rows of the column). */
+  static prefixes(n: number, order: Int32Array): Uint32Array {
+    const step = RangeIndex.stepFor(order.length);
+    const words = wordsFor(n);
+    const out = new Uint32Array((Math.floor(order.length / step) + 1) * words);
     const acc = emptySet(n);
     for (let k = 0; k <= order.length; k++) {
-      if (k % this.step === 0) this.prefixes.push(acc.slice());
+      if (k % step === 0) out.set(acc, (k / step) * words);
       if (k < order.length) setBit(acc, order[k]!);
     }
+    return out;
   }
 
   atLeast(min: number): Bitset {
@@ -284,10 +312,56 @@ class RangeIndex {
       else hi = mid;
     }
     const j = Math.floor(lo / this.step);
-    const s = this.prefixes[j]!.slice();
+    const s = this.prefixes.slice(j * this.words, (j + 1) * this.words);
     for (let k = j * this.step; k < lo; k++) setBit(s, this.order[k]!);
     return s;
   }
+}
+
+/** The index's parts from the leads' columns (and the search index's parts). */
+function buildParts(cols: Columns, search: SearchIndexParts | null): LeadIndexParts {
+  const n = cols.ids.length;
+  const sets = new Map<string, Map<string, Bitset>>();
+  for (const [f, values] of cols.categorical) {
+    const m = new Map<string, Bitset>();
+    values.forEach((v, pos) => {
+      for (const one of f === 'vertical' ? (v as string[]) : [v as string | null]) {
+        if (one === null) continue;
+        let s = m.get(one);
+        if (!s) m.set(one, (s = emptySet(n)));
+        setBit(s, pos);
+      }
+    });
+    sets.set(f, m);
+  }
+  const flags = new Map<string, Bitset>();
+  for (const [name, v] of [['has_contact', cols.hasContact], ['demolition', cols.demolition]] as const) {
+    const t = emptySet(n);
+    const f = emptySet(n);
+    v.forEach((b, pos) => (b === true ? setBit(t, pos) : b === false ? setBit(f, pos) : undefined));
+    flags.set(`${name}=true`, t);
+    flags.set(`${name}=false`, f);
+  }
+  const byValue = Int32Array.from({ length: n }, (_, i) => i);
+  byValue.sort((a, b) => cols.values[b]! - cols.values[a]! || cols.ids[b]! - cols.ids[a]!);
+  const rankOf = new Int32Array(n);
+  byValue.forEach((pos, k) => (rankOf[pos] = k));
+  const byUnits = Int32Array.from({ length: n }, (_, i) => i).filter((i) => !Number.isNaN(cols.units[i]!));
+  byUnits.sort((a, b) => cols.units[b]! - cols.units[a]!);
+  return {
+    ids: cols.ids,
+    days: cols.days,
+    values: cols.values,
+    units: cols.units,
+    sets,
+    flags,
+    byValue,
+    rankOf,
+    byUnits,
+    valuePrefixes: RangeIndex.prefixes(n, byValue),
+    unitsPrefixes: RangeIndex.prefixes(n, byUnits),
+    search,
+  };
 }
 
 /** The columns the index is built from, positions in newest order. */

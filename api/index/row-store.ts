@@ -70,6 +70,9 @@ export class RowStore {
   private readonly w8: number;
   private readonly w16: number;
   private readonly scratch = new ByteWriter(8 * 1024);
+  /** `frag` and `raw` as Buffers (for decoding one value without a view per call). */
+  private readonly fragText: Buffer;
+  private readonly rawText: Buffer;
 
   constructor(parts: RowStoreParts) {
     this.p = parts;
@@ -77,6 +80,8 @@ export class RowStore {
     this.columns = parts.columns;
     this.columnIndex = new Map(parts.columns.map((c, i) => [c, i]));
     this.keyLen = Uint32Array.from(parts.columns, (_, c) => parts.keySpan[2 * c + 1]! - parts.keySpan[2 * c]!);
+    this.fragText = Buffer.from(parts.frag.buffer, parts.frag.byteOffset, parts.frag.byteLength);
+    this.rawText = Buffer.from(parts.raw.buffer, parts.raw.byteOffset, parts.raw.byteLength);
     this.w8 = parts.kinds.filter((k) => k === DICT8).length;
     this.w16 = parts.kinds.filter((k) => k === DICT16).length;
     // A slot (row number) per id: a typed array indexed by id when ids are dense, else a Map.
@@ -113,16 +118,18 @@ export class RowStore {
 
   /**
    * Append the JSON object of row `slot` to `out`: every column in order; a column whose entry
-   * in `nulled` is 1 is written as null.
+   * in `nulled` is 1 is written as null. `replace` writes one column's value as the JSON text
+   * given instead (in its place); `open` leaves the object open for more members.
    */
-  writeJson(out: ByteWriter, slot: number, nulled: Uint8Array | null): void {
+  writeJson(out: ByteWriter, slot: number, nulled: Uint8Array | null, opts?: { replace?: { column: string; json: string }; open?: boolean }): void {
     const { kinds, frag, keySpan, nullSpan, dictBase, dictOff, codes8, codes16, codeIndex, raw } = this.p;
     out.ensure(this.p.maxRowBytes + 1);
-    const buf = out.buf;
+    let buf = out.buf;
     let o = out.len;
     let rp = this.p.rowStart[slot]!;
     const base8 = slot * this.w8;
     const base16 = slot * this.w16;
+    const replaced = opts?.replace ? this.columnIndex.get(opts.replace.column) ?? -1 : -1;
     const n = kinds.length;
     for (let c = 0; c < n; c++) {
       const kind = kinds[c]!;
@@ -139,7 +146,7 @@ export class RowStore {
           s = nullSpan[2 * c]!;
           e = nullSpan[2 * c + 1]!;
         } else {
-          for (let i = keySpan[2 * c]!, end = keySpan[2 * c + 1]!; i < end; i++) buf[o++] = frag[i]!;
+          if (c !== replaced) for (let i = keySpan[2 * c]!, end = keySpan[2 * c + 1]!; i < end; i++) buf[o++] = frag[i]!;
           src = raw;
           s = rp;
           e = rp + len;
@@ -153,12 +160,19 @@ export class RowStore {
         s = dictOff[at]!;
         e = dictOff[at + 1]!;
       }
-      if (e - s > 32) {
-        buf.set(src.subarray(s, e), o);
-        o += e - s;
-      } else for (let i = s; i < e; i++) buf[o++] = src[i]!;
+      if (c === replaced && !(nulled !== null && nulled[c] === 1)) {
+        out.len = o;
+        out.bytes(frag, keySpan[2 * c]!, keySpan[2 * c + 1]!);
+        out.utf8(opts!.replace!.json);
+        out.ensure(this.p.maxRowBytes + 1);
+        buf = out.buf;
+        o = out.len;
+        continue;
+      }
+      // a loop, not set(subarray): as fast for these lengths, and no view object per copy
+      for (let i = s; i < e; i++) buf[o++] = src[i]!;
     }
-    buf[o++] = 0x7d; // }
+    if (!opts?.open) buf[o++] = 0x7d; // }
     out.len = o;
   }
 
@@ -208,7 +222,7 @@ export class RowStore {
       end = dictOff[at + 1]!;
       src = frag;
     }
-    return JSON.parse(Buffer.from(src.buffer, src.byteOffset, src.byteLength).toString('utf8', start, end));
+    return JSON.parse((src === raw ? this.rawText : this.fragText).toString('utf8', start, end));
   }
 }
 

@@ -19,15 +19,15 @@
  * Top-k strategies (`top`), all exact:
  *  - one term: walk `byImpact`, keep the leads that pass the filters, stop at the k-th;
  *  - ≤ `exhaustiveMax` (4,096) matched leads: score each of them (a merge of the term lists);
- *  - two terms: the leads holding only one of them are two impact-order walks (each excluding
- *    the other term's bitset), those holding both are scored one by one when few, else by
- *    Fagin's threshold algorithm over both impact orders;
+ *  - two terms: the leads holding only A or only B are two impact-order walks (each skipping the
+ *    other term's leads); those holding both are scored lead by lead when one list is much
+ *    shorter than the other, else by one merge of the two position-ordered lists;
  *  - more terms: MaxScore (Turtle & Flood, 1995): walk only the lists that can still lift a
  *    lead into the top k, look the others up, and stop a lead as soon as it cannot make it.
  */
 import { BM25, tokenize } from '../../common/search-text.ts';
 import type { ApiDb } from '../db.ts';
-import { andInto, count, emptySet, hasBit, orInto, setBit, wordsFor, type Bitset } from './bitset.ts';
+import { emptySet, hasBit, orInto, setBit, wordsFor, type Bitset } from './bitset.ts';
 
 /** Matched sets up to this size are scored lead by lead (the default of `exhaustiveMax`). */
 export const EXHAUSTIVE_MAX = 4096;
@@ -159,47 +159,46 @@ export class SearchIndex {
   }
 
   /**
-   * Two terms: the rows holding only A, only B (each a `walk` excluding the other term) and both
-   * (`both`), offered to one heap; the best k of the three are the best k.
+   * Two terms: the rows holding only A and only B are two impact-order walks (each skipping the
+   * other term's rows); the rows holding both are scored one by one when the shorter list is
+   * short against the longer, else by one merge of the two lists (`mergeBoth`). All go to one
+   * heap: the best k of the three regions are the best k.
    */
   private pair(a: number, b: number, matched: Bitset, heap: TopK, after: { score: number; id: number } | null): void {
     const bitsA = this.termBits(a);
     const bitsB = this.termBits(b);
-    const both = bitsA.slice();
-    andInto(both, bitsB);
-    andInto(both, matched);
     this.walk(a, matched, bitsB, heap, after);
     this.walk(b, matched, bitsA, heap, after);
-    if (count(both) <= this.exhaustiveMax) this.exhaustive([a, b], both, heap, after);
-    else this.threshold(a, b, both, heap, after);
+    const dfA = this.p.start[a + 1]! - this.p.start[a]!;
+    const dfB = this.p.start[b + 1]! - this.p.start[b]!;
+    // scoring a row costs a gallop in each list (~13 merge steps): merge when that is cheaper
+    if (Math.min(dfA, dfB) * 13 > dfA + dfB) return this.mergeBoth(a, b, matched, heap, after);
+    const both = matched.slice();
+    for (let w = 0; w < both.length; w++) both[w] &= bitsA[w]! & bitsB[w]!;
+    this.exhaustive([a, b], both, heap, after);
   }
 
   /**
-   * Fagin's threshold algorithm over the rows holding both terms (`both`): walk both impact
-   * orders, the list with the higher head first; score each new row with a lookup in the other
-   * list; stop once the heads together cannot reach the k-th score.
+   * The rows of `matched` holding both terms: one merge of the two position-ordered lists. (Walking one list in impact order with lookups in the
+   * other stops early only when the best rows hold both terms at their best impacts; these BM25
+   * impacts are nearly flat, so it walked most of the list with a binary search a step.)
    */
-  private threshold(a: number, b: number, both: Bitset, heap: TopK, after: { score: number; id: number } | null): void {
-    const { start, rows, byImpact } = this.p;
-    const seen = emptySet(this.ids.length);
-    const t = [a, b];
-    const at = [start[a]!, start[b]!];
-    const end = [start[a + 1]!, start[b + 1]!];
-    const head = (j: number): number => (at[j]! < end[j]! ? this.impactOf(t[j]!, byImpact[at[j]!]!) : 0);
-    for (;;) {
-      const ha = head(0);
-      const hb = head(1);
-      if (at[0]! >= end[0]! && at[1]! >= end[1]!) return;
-      if (heap.full && ha + hb + EPS < heap.worstScore) return;
-      const j = at[1]! >= end[1]! || (at[0]! < end[0]! && ha >= hb) ? 0 : 1;
-      const p = byImpact[at[j]!++]!;
-      const pos = rows[p]!;
-      if (!hasBit(both, pos) || hasBit(seen, pos)) continue;
-      setBit(seen, pos);
-      const other = this.find(t[1 - j]!, pos);
-      const x = this.impactOf(t[j]!, p);
-      const y = other < 0 ? 0 : this.impactOf(t[1 - j]!, other);
-      heap.offer(pos, round9(j === 0 ? x + y : y + x), after);
+  private mergeBoth(a: number, b: number, matched: Bitset, heap: TopK, after: { score: number; id: number } | null): void {
+    const { start, rows } = this.p;
+    let i = start[a]!;
+    let j = start[b]!;
+    const endA = start[a + 1]!;
+    const endB = start[b + 1]!;
+    while (i < endA && j < endB) {
+      const x = rows[i]!;
+      const y = rows[j]!;
+      if (x < y) i++;
+      else if (y < x) j++;
+      else {
+        if (hasBit(matched, x)) heap.offer(x, round9(this.impactOf(a, i) + this.impactOf(b, j)), after);
+        i++;
+        j++;
+      }
     }
   }
 
@@ -208,19 +207,6 @@ export class SearchIndex {
     const at = this.p.bitsetAt[t]!;
     if (at >= 0) return this.p.bitsets.subarray(at, at + this.words);
     return this.union([t]);
-  }
-
-  /** The posting of term t for row `pos`, or -1 (binary search). */
-  private find(t: number, pos: number): number {
-    const rows = this.p.rows;
-    let lo = this.p.start[t]!;
-    let hi = this.p.start[t + 1]!;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (rows[mid]! < pos) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < this.p.start[t + 1]! && rows[lo] === pos ? lo : -1;
   }
 
   /** Score every matched row: one forward merge of the term lists. */

@@ -138,12 +138,21 @@ export interface DetailRows {
  * fetched are null (masking then reports them).
  */
 export function assembleLeadDetail(r: DetailRows): Row {
+  // `main_contractor` keeps its place among the lead's fields; the other sections follow them
+  return { ...r.lead, ...leadDetailSections(r) };
+}
+
+/**
+ * The sections of the detail record, in order: `main_contractor` (which replaces the lead's flat
+ * field of that name), `project`, `zoning_and_appeals`, `area_comparables`, `suppliers`,
+ * `registered_company`, `company_filings`. `assembleLeadDetail` is the lead's fields with these.
+ */
+export function leadDetailSections(r: DetailRows): Row {
   const l = r.lead;
   const pick = (keys: readonly string[]): Row => Object.fromEntries(keys.map((k) => [k, l[k] ?? null]));
   const landUse = typeof l['land_use_code'] === 'string' ? (LAND_USE_DESCRIPTIONS[l['land_use_code'].toUpperCase()] ?? null) : null;
   const contractorName = l['main_contractor'];
   return {
-    ...l,
     main_contractor:
       r.contractorCompany === undefined || typeof contractorName !== 'string' || contractorName === ''
         ? null

@@ -22,7 +22,7 @@ import { BufferPool, ByteWriter } from '../render/bytes.ts';
 import { parseLeadId, parseLeadsQuery } from '../params.ts';
 import { releaseSourcesCache } from '../release-sources.ts';
 import { CAPABILITIES, type Scope } from '../scopes.ts';
-import { assembleLeadDetail } from '../query/lead-detail-query.ts';
+import { leadDetailSections } from '../query/lead-detail-query.ts';
 import { encodeCursor } from '../query/paging.ts';
 
 /** The leads router (paths relative to the /v1 mount). */
@@ -30,6 +30,13 @@ export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Route
   const router = new Router<AppState>();
   const sourcesFor = releaseSourcesCache(deps.db, 2);
   const buffers = new BufferPool();
+  /** Answer with the JSON written to `out`; its buffer goes back to the pool once sent. */
+  const send = (ctx: AppContext, out: ByteWriter): void => {
+    ctx.type = 'json';
+    ctx.body = out.view();
+    const used = out.buf; // (a new one if the answer outgrew the pooled buffer)
+    ctx.res.once('finish', () => buffers.give(used));
+  };
   // The `_meta` of a list page depends only on the release and the scope.
   const metaJson = new Map<string, string>();
   const listMeta = (releaseId: string, scope: Scope): string => {
@@ -76,32 +83,30 @@ export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Route
     out.ascii('],"_meta":');
     out.utf8(listMeta(release.id, key.scope));
     out.byte(0x7d); // }
-    ctx.type = 'json';
-    ctx.body = out.view();
-    const used = out.buf; // (a new one if the page outgrew the pooled buffer)
-    ctx.res.once('finish', () => buffers.give(used));
+    send(ctx, out);
   });
 
   router.get('/leads/:id', async (ctx: AppContext) => {
     const { release, key } = ctx.state;
     const id = parseLeadId(ctx.params['id'] ?? '', ctx.query);
-    const lead = release.rows.get(id);
-    if (!lead) throw notFound(`lead ${id}`);
+    const rows = release.rows;
+    const slot = rows.slotOf(id);
+    if (slot < 0) throw notFound(`lead ${id}`);
+    const lead = rows.get(id)!;
     const area = lead as { county: string; eircode_routing_key: string | null; received_date: string };
     const dx = release.detail;
     const enriched = CAPABILITIES[key.scope].enriched;
     const companyNo = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
     const applicantNo = companyNo(lead['applicant_company_number']);
     const contractorNo = companyNo(lead['main_contractor_company_number']);
-    const near = dx.nearby(id);
-    const nearby = near.flatMap((n) => {
-      const slot = release.rows.slotOf(n.neighbour_id);
-      if (slot < 0) return [];
-      const v = (column: string): unknown => release.rows.value(slot, column);
+    const nearby = dx.nearby(id).flatMap((n) => {
+      const at = rows.slotOf(n.neighbour_id);
+      if (at < 0) return [];
+      const v = (column: string): unknown => rows.value(at, column);
       return [{ id: v('id'), description: v('description'), distance_m: n.distance_m, use_class: v('use_class'), lead_readiness: v('lead_readiness'), est_value: v('est_value') }];
     });
     // Enriched sections are only read for scopes that may see them.
-    const detail = assembleLeadDetail({
+    const sections = leadDetailSections({
       lead,
       salesSummary: dx.salesSummary(area),
       recentSales: dx.recentSales(area),
@@ -115,9 +120,26 @@ export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Route
           }
         : {}),
     });
-    const { record, masked } = maskRecord('lead-detail', detail, key.scope);
+    // Masked as `maskRecord('lead-detail', assembleLeadDetail(…))`: the lead's columns by the
+    // columns masking names, the sections by maskRecord itself.
+    const { record: shown, masked } = maskRecord('lead-detail', sections, key.scope);
     await ctx.state.budget.charge(1);
-    ctx.body = { ...record, _meta: responseMeta(release.id, key.scope, masked) };
+    // Written as bytes: the lead's fields from the row store (main_contractor replaced by its
+    // section), then the sections, then _meta — the JSON of assembleLeadDetail, key for key.
+    const out = new ByteWriter(buffers.take(16 * 1024));
+    rows.writeJson(out, slot, maskedColumns('lead-detail', key.scope, rows.columns), {
+      replace: { column: 'main_contractor', json: JSON.stringify(shown['main_contractor']) },
+      open: true,
+    });
+    for (const name of Object.keys(sections)) {
+      if (name === 'main_contractor') continue;
+      out.ascii(`,"${name}":`);
+      out.utf8(JSON.stringify(shown[name]));
+    }
+    out.ascii(',"_meta":');
+    out.utf8(JSON.stringify(responseMeta(release.id, key.scope, masked)));
+    out.byte(0x7d); // }
+    send(ctx, out);
   });
 
   return router;

@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
 import { API_DEFAULTS, loadApiConfig } from '../../api/config.ts';
@@ -36,8 +36,10 @@ test('a new release published while requests are in flight: none fails, later re
       swapped = await api.checkRelease();
     })();
     const more = (async () => {
-      // keeps requests running across the switch, and a few after it
-      for (let i = 0, extra = 5; i < 500 && (!swapped || extra-- > 0); i++) await fire(i);
+      // keeps requests running across the switch (the indexes build in a child process for a
+      // second or more), and a few after it
+      const deadline = Date.now() + 120_000;
+      for (let i = 0, extra = 5; Date.now() < deadline && (!swapped || extra-- > 0); i++) await fire(i);
     })();
     await Promise.all([...inFlight, swap, more]);
     assert.ok(swapped, 'the new release was loaded');
@@ -57,6 +59,24 @@ test('a new release published while requests are in flight: none fails, later re
     assert.is(meta.release.id, '20261116T060000Z');
     // an ETag of the old release does not match any more
     assert.is.not(after[0]!.headers.get('etag'), null);
+  } finally {
+    await api.close();
+  }
+});
+
+test('a published release whose indexes cannot be built is not served: the previous one keeps answering', async () => {
+  const api = await startTestApi({ config: { releasePollMs: 60_000 } });
+  try {
+    const before = api.release();
+    publishCopyOfRelease(api.dataDir, '20261116T060000Z');
+    writeFileSync(join(api.dataDir, 'releases', '20261116T060000Z', 'leads.parquet'), 'damaged');
+    await rejects(api.checkRelease(), /building the indexes of .*20261116T060000Z failed/);
+    assert.is(api.release(), before);
+    for (const path of ['/v1/leads?page_size=3', '/v1/leads?q=house', `/v1/meta`]) {
+      const res = await api.request(path);
+      assert.is(res.status, 200, `${path}: ${res.text.slice(0, 200)}`);
+      assert.is(res.body._meta?.release ?? res.body.release?.id, before);
+    }
   } finally {
     await api.close();
   }

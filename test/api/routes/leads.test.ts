@@ -10,12 +10,24 @@ import net from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
-import { ATTRIBUTION, SCOPES } from '../../../api/scopes.ts';
+import { ATTRIBUTION, CAPABILITIES, SCOPES } from '../../../api/scopes.ts';
+import { maskRecord, responseMeta } from '../../../api/masking.ts';
+import {
+  assembleLeadDetail,
+  companyQuery,
+  filingsQuery,
+  leadByIdQuery,
+  nearbyLeadsQuery,
+  recentSalesQuery,
+  salesSummaryQuery,
+  suppliersQuery,
+} from '../../../api/query/lead-detail-query.ts';
+import type { Release } from '../../../api/release.ts';
 import { assertProblem, startTestApi, type TestApi, type TestResponse } from '../../helpers/api.ts';
 import { REPO_ROOT } from '../../helpers/tmp.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (a: Ajv2020) => Ajv2020;
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+const ajv = new Ajv2020({ allErrors: true, strict: false, multipleOfPrecision: 6 }); // price_eur: multipleOf 0.01
 addFormats(ajv);
 ajv.addKeyword({ keyword: 'x-enriched' });
 for (const f of readdirSync(join(REPO_ROOT, 'schemas')).filter((f) => f.endsWith('.schema.json'))) {
@@ -277,6 +289,41 @@ test('detail: same keys for every scope, enriched sections null for commonwealth
   assert.equal(filings, [...filings].sort().reverse(), 'filings newest first');
   assert.ok(ea.suppliers.length <= 10);
   assert.is(ea.area_comparables.window_months, 24);
+});
+
+test('detail: the body is exactly the reference (SQL builders, assembleLeadDetail, maskRecord), byte for byte, for every scope', async () => {
+  const pq = (t: string): string => `read_parquet(${sqlString(join(api.dataDir, 'current', `${t}.parquet`))})`;
+  const t = Object.fromEntries(['leads', 'lead_neighbours', 'suppliers', 'companies', 'filings', 'sales'].map((n) => [n, pq(n)])) as unknown as Release['tables'];
+  const q = (x: { sql: string; params: unknown[] }): Promise<Record<string, unknown>[]> => db.all(x.sql, x.params);
+  // leads with a main contractor, an applicant company and neither
+  const ids = (
+    await db.all<{ id: number }>(
+      `(SELECT id FROM ${t.leads} WHERE main_contractor IS NOT NULL ORDER BY id LIMIT 12)
+       UNION (SELECT id FROM ${t.leads} WHERE applicant_company_number IS NOT NULL ORDER BY id LIMIT 12)
+       UNION (SELECT id FROM ${t.leads} WHERE id % 29 = 0 ORDER BY id LIMIT 12)`,
+    )
+  ).map((r) => r.id);
+  assert.ok(ids.length >= 24);
+  for (const id of ids) {
+    const [lead] = await q(leadByIdQuery(t, id));
+    const l = lead as { county: string; eircode_routing_key: string | null; received_date: string; verticals: string[] | null; applicant_company_number: string | null; main_contractor_company_number: string | null };
+    const [summary] = await q(salesSummaryQuery(t, l));
+    const base = { lead: lead!, salesSummary: summary, recentSales: await q(recentSalesQuery(t, l)), nearby: await q(nearbyLeadsQuery(t, id)) };
+    const company = async (no: string | null): Promise<Record<string, unknown> | null> => (no ? ((await q(companyQuery(t, no)))[0] ?? null) : null);
+    const enrichedRows = {
+      suppliers: await q(suppliersQuery(t, l.county, l.verticals ?? [])),
+      contractorCompany: await company(l.main_contractor_company_number),
+      applicantCompany: await company(l.applicant_company_number),
+      filings: l.applicant_company_number ? await q(filingsQuery(t, l.applicant_company_number)) : [],
+    };
+    for (const scope of ['commonwealth', 'ent_api', 'ent_feed', 'custom'] as const) {
+      const res = await get(`/v1/leads/${id}`, api.keys[scope]);
+      assert.is(res.status, 200, res.text.slice(0, 300));
+      const detail = assembleLeadDetail(CAPABILITIES[scope].enriched ? { ...base, ...enrichedRows } : base);
+      const { record, masked } = maskRecord('lead-detail', detail, scope);
+      assert.is(res.text, JSON.stringify({ ...record, _meta: responseMeta(api.release(), scope, masked) }), `lead ${id} as ${scope}`);
+    }
+  }
 });
 
 test('detail: area comparables and nearby leads', async () => {
