@@ -7,7 +7,8 @@
  *    county alone) then date; a lead's 24-month window is two binary searches, the median a sort
  *    of the window's prices, the recent sales the window's last rows;
  *  - nearby leads: the pipeline's `lead_neighbours`, nearest first, per lead;
- *  - suppliers per county, companies by CRO number, each company's newest filings.
+ *  - suppliers per county; companies by CRO number and each company's newest filings as JSON
+ *    text off the JS heap (`KeyedJson`).
  *
  * Semantics are those of the SQL builders in api/query/lead-detail-query.ts (the reference);
  * test/api/index/detail-index.test.ts checks both give the same sections for many leads.
@@ -66,8 +67,41 @@ export interface DetailIndexParts {
   nullAddress: Uint8Array;
   neighbours: Neighbours;
   suppliersByCounty: Map<string, Row[]>;
-  companies: Map<string, Row>;
-  filingsByCompany: Map<string, Row[]>;
+  /** Companies and each company's newest filings by CRO number, as JSON text off the JS heap. */
+  companies: KeyedJson;
+  filingsByCompany: KeyedJson;
+}
+
+/**
+ * JSON values by key, held as UTF-8 text in one buffer (off the JS heap: ~85,000 company and
+ * filing rows as objects are ~19 MB of live heap, which V8's old space then grows to 2–3× before
+ * collecting). `keys` are sorted; value i is `bytes[offsets[i], offsets[i+1])`.
+ */
+export interface KeyedJson {
+  keys: string[];
+  offsets: Uint32Array;
+  bytes: Buffer;
+}
+
+/** Hold `values` (by key) as `KeyedJson`. */
+export function keyedJson(values: ReadonlyMap<string, unknown>): KeyedJson {
+  const keys = [...values.keys()].sort();
+  const texts = keys.map((k) => JSON.stringify(values.get(k)));
+  const offsets = new Uint32Array(keys.length + 1);
+  texts.forEach((t, i) => (offsets[i + 1] = offsets[i]! + Buffer.byteLength(t)));
+  return { keys, offsets, bytes: Buffer.from(texts.join('')) };
+}
+
+/** The value of `key` (a fresh copy), or undefined. */
+export function keyedValue(j: KeyedJson, key: string): unknown {
+  let lo = 0;
+  let hi = j.keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (j.keys[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < j.keys.length && j.keys[lo] === key ? JSON.parse(j.bytes.toString('utf8', j.offsets[lo]!, j.offsets[lo + 1]!)) : undefined;
 }
 
 export class DetailIndex {
@@ -77,8 +111,8 @@ export class DetailIndex {
   private readonly nullAddress: Uint8Array;
   private readonly neighbours: Neighbours;
   private readonly suppliersByCounty: Map<string, Row[]>;
-  private readonly companies: Map<string, Row>;
-  private readonly filingsByCompany: Map<string, Row[]>;
+  private readonly companies: KeyedJson;
+  private readonly filingsByCompany: KeyedJson;
 
   constructor(private readonly p: DetailIndexParts) {
     this.sales = p.sales;
@@ -127,7 +161,7 @@ export class DetailIndex {
       if (!list) filingsByCompany.set(no, (list = []));
       list.push(f);
     }
-    return new DetailIndex({ sales, nullAddress, neighbours, suppliersByCounty, companies, filingsByCompany });
+    return new DetailIndex({ sales, nullAddress, neighbours, suppliersByCounty, companies: keyedJson(companies), filingsByCompany: keyedJson(filingsByCompany) });
   }
 
   /** The positions of the lead's comparables window (oldest first). */
@@ -214,13 +248,12 @@ export class DetailIndex {
 
   /** One company by CRO number (`companyQuery`), a fresh object. */
   company(companyNumber: string): Row | null {
-    const c = this.companies.get(companyNumber);
-    return c ? { ...c } : null;
+    return (keyedValue(this.companies, companyNumber) as Row | undefined) ?? null;
   }
 
   /** A company's newest filings (`filingsQuery`), fresh objects. */
   filings(companyNumber: string): Row[] {
-    return (this.filingsByCompany.get(companyNumber) ?? []).map((f) => ({ ...f }));
+    return (keyedValue(this.filingsByCompany, companyNumber) as Row[] | undefined) ?? [];
   }
 }
 

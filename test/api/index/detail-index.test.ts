@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
-import { DetailIndex, windowStartDay } from '../../../api/index/detail-index.ts';
+import { DetailIndex, keyedJson, keyedValue, windowStartDay } from '../../../api/index/detail-index.ts';
 import { companyQuery, filingsQuery, nearbyLeadsQuery, recentSalesQuery, salesSummaryQuery, suppliersQuery } from '../../../api/query/lead-detail-query.ts';
 import type { Release } from '../../../api/release.ts';
 import { tinyRelease } from '../../helpers/api.ts';
@@ -69,6 +69,19 @@ test('a third of the leads: area comparables, nearby leads, suppliers, companies
   for (const [k, v] of Object.entries(stats)) assert.ok(v > 0, `${k}: ${v}`);
   assert.is(dx.company('no-such-company'), null);
   assert.equal(dx.filings('no-such-company'), []);
+});
+
+test('keyedJson: values by key as JSON text off the heap; each read is a fresh copy; unknown keys are undefined', () => {
+  const j = keyedJson(new Map<string, unknown>([['b', [{ x: 'Dún €' }]], ['a', { n: 1.5, d: null }], ['c', []]]));
+  assert.equal(j.keys, ['a', 'b', 'c']);
+  assert.equal(keyedValue(j, 'a'), { n: 1.5, d: null });
+  const b = keyedValue(j, 'b') as { x: string }[];
+  assert.equal(b, [{ x: 'Dún €' }]);
+  b[0]!.x = 'changed';
+  assert.equal(keyedValue(j, 'b'), [{ x: 'Dún €' }]);
+  assert.equal(keyedValue(j, 'c'), []);
+  for (const k of ['', '0', 'aa', 'd']) assert.is(keyedValue(j, k), undefined, k);
+  assert.is(keyedValue(keyedJson(new Map()), 'a'), undefined);
 });
 
 test.run();
