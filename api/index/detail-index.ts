@@ -107,21 +107,7 @@ export function keyedValue(j: KeyedJson, key: string): unknown {
 export class DetailIndex {
   /** Scratch for the window's prices (queries are synchronous). */
   private scratch = new Float64Array(1024);
-  private readonly sales: SalesParts;
-  private readonly nullAddress: Uint8Array;
-  private readonly neighbours: Neighbours;
-  private readonly suppliersByCounty: Map<string, Row[]>;
-  private readonly companies: KeyedJson;
-  private readonly filingsByCompany: KeyedJson;
-
-  constructor(private readonly p: DetailIndexParts) {
-    this.sales = p.sales;
-    this.nullAddress = p.nullAddress;
-    this.neighbours = p.neighbours;
-    this.suppliersByCounty = p.suppliersByCounty;
-    this.companies = p.companies;
-    this.filingsByCompany = p.filingsByCompany;
-  }
+  constructor(private readonly p: DetailIndexParts) {}
 
   /** The parts (to move the index to another process). */
   parts(): DetailIndexParts {
@@ -129,7 +115,7 @@ export class DetailIndex {
   }
 
   private address(pos: number): string {
-    return this.sales.addressBytes.toString('utf8', this.sales.addressOffsets[pos]!, this.sales.addressOffsets[pos + 1]!);
+    return this.p.sales.addressBytes.toString('utf8', this.p.sales.addressOffsets[pos]!, this.p.sales.addressOffsets[pos + 1]!);
   }
 
   /** Build from the release's tables and its sales Parquet file. */
@@ -167,9 +153,9 @@ export class DetailIndex {
   /** The positions of the lead's comparables window (oldest first). */
   private window(lead: LeadArea): { area: Int32Array; from: number; to: number } {
     const key = lead.eircode_routing_key ? `${lead.county}\u0000${lead.eircode_routing_key}` : lead.county;
-    const area = this.sales.areas.get(key);
+    const area = this.p.sales.areas.get(key);
     if (!area) return { area: new Int32Array(0), from: 0, to: 0 };
-    const days = this.sales.days;
+    const days = this.p.sales.days;
     const lowerBound = (day: number): number => {
       let lo = 0;
       let hi = area.length;
@@ -190,7 +176,7 @@ export class DetailIndex {
     const prices = this.scratch;
     let m = 0;
     for (let k = from; k < to; k++) {
-      const p = this.sales.prices[area[k]!]!;
+      const p = this.p.sales.prices[area[k]!]!;
       if (!Number.isNaN(p)) prices[m++] = p;
     }
     let median: number | null = null;
@@ -209,12 +195,12 @@ export class DetailIndex {
   recentSales(lead: LeadArea): Row[] {
     const { area, from, to } = this.window(lead);
     const out: Row[] = [];
-    const s = this.sales;
+    const s = this.p.sales;
     for (let k = to - 1; k >= from && out.length < RECENT_SALES_MAX; k--) {
       const pos = area[k]!;
       out.push({
         date_of_sale: isoDay(s.days[pos]!),
-        address: this.nullAddress[pos] ? null : this.address(pos),
+        address: this.p.nullAddress[pos] ? null : this.address(pos),
         price_eur: Number.isNaN(s.prices[pos]!) ? null : s.prices[pos]!,
         is_new_dwelling: s.isNew[pos] === 2 ? null : s.isNew[pos] === 1,
         description: s.descriptions[s.descriptionCode[pos]!] ?? null,
@@ -225,7 +211,7 @@ export class DetailIndex {
 
   /** The lead's precomputed nearest leads (ids and distances), nearest first. */
   nearby(id: number): Neighbour[] {
-    const nb = this.neighbours;
+    const nb = this.p.neighbours;
     const slot = Number.isInteger(id) && id >= 0 && id < nb.start.length - 1 ? id : -1;
     if (slot < 0) return [];
     const out: Neighbour[] = [];
@@ -238,7 +224,7 @@ export class DetailIndex {
     if (verticals.length === 0) return [];
     const wanted = new Set(verticals);
     const out: Row[] = [];
-    for (const s of this.suppliersByCounty.get(county) ?? []) {
+    for (const s of this.p.suppliersByCounty.get(county) ?? []) {
       if (!wanted.has(s['vertical'] as string)) continue;
       out.push({ ...s });
       if (out.length === SUPPLIERS_MAX) break;
@@ -248,12 +234,12 @@ export class DetailIndex {
 
   /** One company by CRO number (`companyQuery`), a fresh object. */
   company(companyNumber: string): Row | null {
-    return (keyedValue(this.companies, companyNumber) as Row | undefined) ?? null;
+    return (keyedValue(this.p.companies, companyNumber) as Row | undefined) ?? null;
   }
 
   /** A company's newest filings (`filingsQuery`), fresh objects. */
   filings(companyNumber: string): Row[] {
-    return (keyedValue(this.filingsByCompany, companyNumber) as Row[] | undefined) ?? [];
+    return (keyedValue(this.p.filingsByCompany, companyNumber) as Row[] | undefined) ?? [];
   }
 }
 
