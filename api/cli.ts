@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { ApiConfigError, loadApiConfig } from './config.ts';
 import { generateKey } from './keys.ts';
 import { ACCESS_USAGE, accessCommands, keyCreationRefusal, keyLimitMessage } from './access/cli.ts';
-import { MAX_SELF_SERVE_KEYS } from './access/licences.ts';
+import { MAX_SELF_SERVE_KEYS, planAllowsScope, SCOPE_PLAN } from './access/licences.ts';
 import { FailedError, UsageError } from './cli-errors.ts';
 import { PLANS, SCOPES, type Plan, type Scope } from './scopes.ts';
 import { openStateStore } from './state/open.ts';
@@ -20,6 +20,10 @@ export type Command = (args: string[], store: () => StateStore) => Promise<numbe
 export const USAGE = `API accounts and keys:
   accounts create --name N --plan ${PLANS.join('|')} [--json]
                          create a customer account
+  accounts set-plan --name N --plan ${PLANS.join('|')} [--json]
+                         move an account to another plan; after a downgrade its keys of a scope the
+                         plan no longer allows (ent_api needs premium) stop working everywhere (API,
+                         GIS tokens, webhooks) until the plan allows them again
   keys create --account N --scope ${SCOPES.join('|')} [--name LABEL] [--json]
                          create an API key; prints the key once (store it now: only its hash is kept)
   keys list [--account N] [--json]
@@ -70,6 +74,30 @@ const commands: Record<string, Record<string, Command>> = {
       const a = await s.createAccount(name, plan);
       if (values.json) out(JSON.stringify({ id: a.id, name: a.name, plan: a.plan, created_at: a.created_at }));
       else out(`account '${a.name}' created (plan ${a.plan}); next: leads keys create --account ${a.name} --scope ent_api`);
+      return 0;
+    },
+    async 'set-plan'(args, store) {
+      const { values } = parseArgs({ args, options: { name: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean', default: false } } });
+      const name = required('name', values.name);
+      const plan = oneOf<Plan>('plan', PLANS, values.plan);
+      const s = store();
+      const before = await s.getAccountByName(name);
+      if (!before) throw new FailedError(`no account named '${name}'`);
+      const a = (await s.setAccountPlan(before.id, plan))!;
+      const active = (await s.listKeys(a.id)).filter((k) => k.status === 'active');
+      const stopped = active.filter((k) => !planAllowsScope(plan, k.scope));
+      if (values.json) {
+        out(JSON.stringify({ id: a.id, name: a.name, plan: a.plan, previous_plan: before.plan, keys_without_access: stopped.map((k) => ({ id: k.id, scope: k.scope })) }));
+      } else {
+        out(`account '${a.name}' is on plan ${a.plan}${before.plan === a.plan ? ' (unchanged)' : ` (was ${before.plan})`}`);
+        if (stopped.length) {
+          const scopes = [...new Set(stopped.map((k) => k.scope))];
+          err(
+            `${stopped.length} active key(s) of scope ${scopes.join(', ')} no longer grant access (${stopped.map((k) => k.id).join(', ')}): requests get 403 insufficient_plan ` +
+              `within KEY_CACHE_MS and webhooks relying on them are held, until the plan is ${scopes.map((sc) => SCOPE_PLAN[sc]).join(', ')} again`,
+          );
+        }
+      }
       return 0;
     },
   },

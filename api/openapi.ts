@@ -231,7 +231,7 @@ export function endpoints(): Endpoint[] {
 const PROBLEMS: Record<number, string> = {
   400: 'Invalid or unknown parameters (`invalid_parameter`, `unknown_parameter`); `errors` names each one and lists allowed values of enumerations.',
   401: 'Missing, malformed, unknown, revoked or expired key (`missing_key`, `malformed_key`, `unknown_key`, `revoked_key`, `expired_key` — a licensed key past its licence\'s end), with `WWW-Authenticate`.',
-  403: 'The key\'s scope is too low (`insufficient_scope`); `detail` names the scopes that may.',
+  403: 'The key\'s scope is too low (`insufficient_scope`), or its account\'s plan no longer allows it (`insufficient_plan`); `detail` says which scopes or plan may.',
   404: 'No such record or path (`not_found`).',
   405: 'A method this path does not accept (`method_not_allowed`), with `Allow`.',
   500: 'Internal error (`internal_error`); nothing is leaked; quote `request_id` when reporting it.',

@@ -65,7 +65,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
   // Webhook scheduler (docs/webhooks.md): plans new leads every WEBHOOK_INTERVAL_MS, sends due deliveries every WEBHOOK_POLL_MS.
   const webhooks =
     config.webhookIntervalMs > 0
-      ? startWebhookScheduler(createDispatcher({ store: store.webhooks, leads: serverLeadReader(db, releases), config, clock, log }), {
+      ? startWebhookScheduler(createDispatcher({ store: store.webhooks, accounts: store, leads: serverLeadReader(db, releases), config, clock, log }), {
           intervalMs: config.webhookIntervalMs,
           pollMs: config.webhookPollMs,
           log,

@@ -27,6 +27,21 @@ export const CLAIM_LINK_DAYS = 7;
 
 export const isLicensedScope = (s: string): s is LicensedScope => (LICENSED_SCOPES as readonly string[]).includes(s);
 
+/** The plan a self-serve scope needs, where one is needed (`ent_api` needs `premium`). */
+export const SCOPE_PLAN: Partial<Record<Scope, Plan>> = { ent_api: 'premium' };
+
+/**
+ * Whether an account on `plan` may use keys of `scope`. Checked when a key is created AND on
+ * every use (HTTP requests, GIS tokens, webhook deliveries): after a downgrade the account's keys
+ * of a scope its plan no longer allows stop granting it until the plan allows it again. Licensed
+ * scopes (`ent_feed`, `custom`) depend on their licence, not the plan.
+ * @example planAllowsScope('pro', 'ent_api') // false
+ */
+export function planAllowsScope(plan: Plan, scope: Scope): boolean {
+  const needs = SCOPE_PLAN[scope];
+  return needs === undefined || plan === needs;
+}
+
 /**
  * Why `plan` may not hold a self-serve key of `scope`, or null when it may.
  * @example selfServeRefusal('ent_api', 'pro') // "ent_api keys need the premium plan …"
@@ -35,8 +50,8 @@ export function selfServeRefusal(scope: Scope, plan: Plan): string | null {
   if (isLicensedScope(scope)) {
     return `${scope} keys are issued only under an organisation licence: record one with 'leads licences create --org <account> --scope ${scope} --seats N --expires YYYY-MM-DD' and send the organisation its one-time claim link`;
   }
-  if (scope === 'ent_api' && plan !== 'premium') {
-    return `ent_api (enriched) keys need the premium plan; account plan is ${plan} (commonwealth keys are available on every plan)`;
+  if (!planAllowsScope(plan, scope)) {
+    return `${scope} (enriched) keys need the ${SCOPE_PLAN[scope]} plan; account plan is ${plan} (commonwealth keys are available on every plan)`;
   }
   return null;
 }

@@ -36,7 +36,9 @@ const LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimi
 
 export const ACCESS_PROBLEMS: Record<number, string> = {
   400: 'Invalid or unknown parameters (`invalid_parameter`, `unknown_parameter`); `errors` names each one and lists allowed values of enumerations. A body that is not a JSON object: `invalid_body`.',
-  403: 'The key\'s scope is too low (`insufficient_scope`); `detail` names the scopes that may. On the claim calls: a cross-site request (`cross_origin_request`).',
+  403:
+    'The key\'s scope is too low (`insufficient_scope`); `detail` names the scopes that may. A key whose scope its account\'s plan no longer allows, e.g. an ent_api key ' +
+    'after a downgrade from premium (`insufficient_plan`: the key grants nothing until the plan allows its scope again). On the claim calls: a cross-site request (`cross_origin_request`).',
   404: 'No such record or path (`not_found`); on the claim calls, a link that was never issued (`claim_link_unknown`).',
   409: 'Every seat of the licence holds an active key (`seats_exhausted`), or the key hash exists (`duplicate_key`).',
   410: 'The claim link was used already (`claim_link_used`), has expired (`claim_link_expired`), or its licence has ended (`licence_expired`); an export cursor belongs to a release that is no longer kept (`cursor_expired`: start the export again).',

@@ -5,7 +5,9 @@
  * with `crypto.timingSafeEqual`. Keys are never logged — only key ids. Successful lookups are
  * cached in memory for `cacheMs` (default 5 s) keyed by hash, so a key revoked with the CLI (another
  * process) stops working within that time. Unknown keys are not cached (a key created a moment
- * ago works at once, and random keys cannot fill the cache).
+ * ago works at once, and random keys cannot fill the cache). A key of a scope its account's plan
+ * no longer allows (a downgrade: ent_api needs premium) is refused with 403 `insufficient_plan`,
+ * also within `cacheMs` of the change.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
@@ -13,6 +15,7 @@ import { ApiError } from '../errors.ts';
 import { hashKey, parseBearer } from '../keys.ts';
 import type { ApiKey, StateStore, StoredKey } from '../state/store.ts';
 import { UNLIMITED } from '../budget.ts';
+import { planAllowsScope, SCOPE_PLAN } from '../access/licences.ts';
 
 export interface AuthOptions {
   /** Paths (and everything under them) served without a key. */
@@ -28,6 +31,16 @@ export interface AuthOptions {
 export function unauthorized(code: 'missing_key' | 'malformed_key' | 'unknown_key' | 'revoked_key' | 'expired_key', detail: string): ApiError {
   const challenge = code === 'missing_key' ? 'Bearer realm="leads"' : `Bearer realm="leads", error="invalid_token", error_description="${detail.replace(/"/g, "'")}"`;
   return new ApiError(401, code, detail, { headers: { 'WWW-Authenticate': challenge } });
+}
+
+/** The 403 for a valid key whose scope its account's plan no longer allows (e.g. ent_api after a downgrade from premium). */
+export function insufficientPlan(k: Pick<StoredKey, 'id' | 'scope' | 'account_name' | 'account_plan'>): ApiError {
+  return new ApiError(
+    403,
+    'insufficient_plan',
+    `API key ${k.id} is a ${k.scope} key, which needs the ${SCOPE_PLAN[k.scope] ?? 'a higher'} plan; account ${k.account_name} is on the ${k.account_plan} plan, ` +
+      `so the key grants nothing until the plan is ${SCOPE_PLAN[k.scope] ?? 'upgraded'} again (commonwealth keys work on every plan)`,
+  );
 }
 
 export function authMiddleware(store: Pick<StateStore, 'findKeyByHash'>, opts: AuthOptions): Middleware {
@@ -64,6 +77,8 @@ export function authMiddleware(store: Pick<StateStore, 'findKeyByHash'>, opts: A
       throw unauthorized('expired_key', `API key ${stored.id} expired with its organisation licence ${stored.licence_id ?? ''} on ${stored.expires_at}; ask your account manager to renew the licence`.replace('  ', ' '));
     }
     if (stored.status !== 'active') throw unauthorized('revoked_key', `API key ${stored.id} has been ${stored.status}`);
+    // a key of a scope the account's plan no longer allows (after a downgrade) grants nothing
+    if (!planAllowsScope(stored.account_plan, stored.scope)) throw insufficientPlan(stored);
     const { key_hash: _omit, ...key } = stored;
     ctx.state['key'] = key satisfies ApiKey;
     ctx.state['budget'] ??= UNLIMITED; // the access model replaces it with the key's daily budget

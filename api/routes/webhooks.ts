@@ -1,7 +1,10 @@
 /**
  * `/v1/webhooks`: manage the key's account's webhooks over HTTP (the same operations as
- * `leads webhooks …`, through `api/webhooks/service.ts`). Only for scopes with the webhooks
- * capability (ent_api and above); commonwealth gets a 403 naming the scopes needed. Answers are
+ * `leads webhooks …`, through `api/webhooks/service.ts`). Creating and changing them needs a
+ * scope with the webhooks capability (ent_api and above; commonwealth gets a 403 naming the
+ * scopes needed). Reading them — the list, one webhook, its delivery log — is open to every key
+ * of the account, so an account whose webhook keys were revoked, expired or lost to a plan
+ * downgrade can still see that its webhooks are suspended and why (no lead data is in them). Answers are
  * never cached (`Cache-Control: no-store`: they may carry a secret, and they change without a
  * new release). Request bodies are JSON objects of at most 16 KB.
  */
@@ -61,7 +64,7 @@ export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 're
   const svc = (): ReturnType<typeof webhookService> => {
     if (!service) {
       const leads = serverLeadReader(deps.db, deps.releases);
-      const dispatcher = createDispatcher({ store: deps.store.webhooks, leads, config, clock: deps.clock, log: deps.log, owner: `api-${process.pid}` });
+      const dispatcher = createDispatcher({ store: deps.store.webhooks, accounts: deps.store, leads, config, clock: deps.clock, log: deps.log, owner: `api-${process.pid}` });
       service = webhookService({ store: deps.store, leads, dispatcher, config, clock: deps.clock });
     }
     return service;
@@ -69,7 +72,8 @@ export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 're
   const who = (ctx: AppContext): Owner => ({ accountId: ctx.state.key.account_id });
   const guard: Middleware<AppState> = async (ctx, next) => {
     const scope = ctx.state.key.scope;
-    if (!CAPABILITIES[scope].webhooks) throw webhooksForbidden(scope);
+    const reading = ctx.method === 'GET' || ctx.method === 'HEAD';
+    if (!reading && !CAPABILITIES[scope].webhooks) throw webhooksForbidden(scope);
     ctx.set('Cache-Control', 'no-store');
     await next();
   };

@@ -155,6 +155,10 @@ export function createPostgresStore(databaseUrl: string, opts: PostgresStoreOpti
       const [r] = await query('SELECT id, name, plan, created_at FROM accounts WHERE name = $1', [name]);
       return r ? toAccount(r) : null;
     },
+    async setAccountPlan(id: number, plan: Plan): Promise<Account | null> {
+      const [r] = await query('UPDATE accounts SET plan = $1 WHERE id = $2 RETURNING id, name, plan, created_at', [plan, id]);
+      return r ? toAccount(r) : null;
+    },
     async insertKey(k: NewKey): Promise<ApiKey> {
       const [r] = await query(
         `WITH k AS (
@@ -167,8 +171,8 @@ export function createPostgresStore(databaseUrl: string, opts: PostgresStoreOpti
       return toKey(r!);
     },
     async findKeyByHash(hash: string): Promise<StoredKey | null> {
-      const [r] = await query(`SELECT ${KEY_COLUMNS}, k.key_hash FROM ${KEY_FROM} WHERE k.key_hash = $1`, [hash]);
-      return r ? live({ ...toKey(r), key_hash: r['key_hash'] as string }) : null;
+      const [r] = await query(`SELECT ${KEY_COLUMNS}, k.key_hash, a.plan AS account_plan FROM ${KEY_FROM} WHERE k.key_hash = $1`, [hash]);
+      return r ? live({ ...toKey(r), key_hash: r['key_hash'] as string, account_plan: r['account_plan'] as Plan }) : null;
     },
     async listKeys(accountId?: number): Promise<ApiKey[]> {
       const rows =

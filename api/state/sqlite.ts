@@ -70,7 +70,8 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): St
       'INSERT INTO api_keys (id, account_id, scope, name, display_prefix, key_hash, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     keyById: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = ?`),
-    keyByHash: db.prepare(`SELECT ${KEY_COLUMNS}, k.key_hash FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`),
+    keyByHash: db.prepare(`SELECT ${KEY_COLUMNS}, k.key_hash, a.plan AS account_plan FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`),
+    setPlan: db.prepare('UPDATE accounts SET plan = ? WHERE id = ?'),
     listAll: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.id`),
     listByAccount: db.prepare(
       `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.account_id = ? ORDER BY k.created_at, k.id`,
@@ -88,6 +89,10 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): St
     },
     async getAccountByName(name: string): Promise<Account | null> {
       return (stmt.accountByName.get(name) as Account | undefined) ?? null;
+    },
+    async setAccountPlan(id: number, plan: Plan): Promise<Account | null> {
+      stmt.setPlan.run(plan, id);
+      return (stmt.accountById.get(id) as Account | undefined) ?? null;
     },
     async insertKey(k: NewKey): Promise<ApiKey> {
       stmt.insertKey.run(k.id, k.account_id, k.scope, k.name, k.display_prefix, k.hash, 'active' satisfies KeyStatus, now().toISOString());

@@ -34,8 +34,11 @@ export interface ApiKey {
   expires_at: string | null;
 }
 
-/** A key as read for authentication: with its stored hash (never put on ctx.state, never logged). */
-export type StoredKey = ApiKey & { key_hash: string };
+/**
+ * A key as read for authentication: with its stored hash (never put on ctx.state, never logged)
+ * and its account's current plan (a key of a scope the plan no longer allows grants nothing).
+ */
+export type StoredKey = ApiKey & { key_hash: string; account_plan: Plan };
 
 /** The fields of a key to insert (by hash: the raw key is never passed to the store). */
 export interface NewKey {
@@ -102,6 +105,12 @@ export interface AccountUsage {
 export interface StateStore {
   createAccount(name: string, plan: Plan): Promise<Account>;
   getAccountByName(name: string): Promise<Account | null>;
+  /**
+   * Move an account to another plan (upgrade or downgrade); null when there is no such account.
+   * Keys are not touched: a key of a scope the new plan does not allow stops granting it
+   * (api/access/licences.ts `planAllowsScope`) and works again if the plan allows it again.
+   */
+  setAccountPlan(id: number, plan: Plan): Promise<Account | null>;
   /** Store a key by its SHA-256 hash (hex), with no plan or limit checks (see insertSelfServeKey). */
   insertKey(k: NewKey): Promise<ApiKey>;
   /** Find a key by the SHA-256 hash of the presented secret (any status), with its stored hash. */

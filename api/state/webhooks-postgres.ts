@@ -5,8 +5,8 @@
  */
 import type pg from 'pg';
 import { SCOPES } from '../scopes.ts';
-import { DELIVERY_COLUMNS, toAttempt, toDelivery, toWebhook, WEBHOOK_COLUMNS } from './webhooks-sqlite.ts';
-import type { ClaimedDelivery, DeliveryOutcome, NewWebhook, Webhook, WebhookSecrets, WebhookStore } from './webhooks.ts';
+import { DELIVERY_COLUMNS, DELIVERY_FROM, DELIVERY_STATUS_SQL, toAttempt, toClaimed, toDelivery, toWebhook, WEBHOOK_COLUMNS } from './webhooks-sqlite.ts';
+import type { DeliveryOutcome, NewWebhook, Webhook, WebhookSecrets, WebhookStore } from './webhooks.ts';
 
 /** Webhook migrations, version for version the same as WEBHOOK_SQLITE_MIGRATIONS (20..29). */
 export const WEBHOOK_PG_MIGRATIONS: { version: number; sql: string }[] = [
@@ -68,6 +68,12 @@ export const WEBHOOK_PG_MIGRATIONS: { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    version: 21,
+    sql: `
+      ALTER TABLE webhooks ADD COLUMN suspended_at TIMESTAMPTZ, ADD COLUMN suspended_reason TEXT;
+    `,
+  },
 ];
 
 type Row = Record<string, any>;
@@ -123,12 +129,32 @@ export function postgresWebhookStore(pool: pg.Pool, ready: Promise<void>, now: (
       const params: unknown[] = [];
       if (f.accountId !== undefined) (params.push(f.accountId), conds.push(`w.account_id = $${params.length}`));
       if (f.status !== undefined) (params.push(f.status), conds.push(`w.status = $${params.length}`));
+      if (f.suspended !== undefined) conds.push(f.suspended ? 'w.suspended_at IS NOT NULL' : 'w.suspended_at IS NULL');
       const where = conds.length ? `WHERE ${conds.join(' AND ')}` : '';
       return (await query(`SELECT ${WEBHOOK_COLUMNS} FROM ${FROM} ${where} ORDER BY w.created_at, w.id COLLATE "C"`, params)).map(toWebhook);
     },
     async setWebhookStatus(id, status, reason) {
       await query('UPDATE webhooks SET status = $1, disabled_reason = $2, updated_at = $3 WHERE id = $4', [status, status === 'disabled' ? reason : null, now(), id]);
       return get(id);
+    },
+    async setSuspension(id, reason, at) {
+      if (reason === null) await query('UPDATE webhooks SET suspended_at = NULL, suspended_reason = NULL WHERE id = $1', [id]);
+      else await query('UPDATE webhooks SET suspended_at = COALESCE(suspended_at, $1), suspended_reason = $2 WHERE id = $3', [at, reason, id]);
+      return get(id);
+    },
+    async releaseClaim(id, owner, attemptNo) {
+      return tx(async (q) => {
+        const held = await q(`SELECT id FROM webhook_deliveries WHERE id = $1 AND lease_owner = $2 AND status = 'delivering' FOR UPDATE`, [id, owner]);
+        if (held.length === 0) return false;
+        await q(`DELETE FROM webhook_attempts WHERE delivery_id = $1 AND attempt_no = $2 AND outcome = 'sending'`, [id, attemptNo]);
+        await q(
+          `UPDATE webhook_deliveries SET status = 'pending', lease_owner = NULL, lease_until = NULL, attempts_total = attempts_total - 1,
+             last_attempt_at = (SELECT max(started_at) FROM webhook_attempts WHERE delivery_id = $1)
+           WHERE id = $1`,
+          [id],
+        );
+        return true;
+      });
     },
     async rotateSecret(id, secret, previousExpiresAt) {
       const t = now();
@@ -171,7 +197,7 @@ export function postgresWebhookStore(pool: pg.Pool, ready: Promise<void>, now: (
             ? await q(`SELECT d.id, d.status FROM webhook_deliveries d WHERE d.id = $2 AND (d.status = 'pending' OR ${due}) FOR UPDATE SKIP LOCKED`, [o.now, o.deliveryId])
             : await q(
                 `SELECT d.id, d.status FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-                 WHERE w.status = 'active' AND ${due} ORDER BY d.next_attempt_at, d.seq LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
+                 WHERE w.status = 'active' AND w.suspended_at IS NULL AND ${due} ORDER BY d.next_attempt_at, d.seq LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
                 [o.now, o.limit],
               );
         if (picked.length === 0) return [];
@@ -187,19 +213,11 @@ export function postgresWebhookStore(pool: pg.Pool, ready: Promise<void>, now: (
           [o.now, ids],
         );
         const rows = await q(
-          `SELECT ${DELIVERY_COLUMNS}, d.body, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at
-           FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ANY($1) ORDER BY d.next_attempt_at, d.seq`,
+          `SELECT ${DELIVERY_COLUMNS}, d.body, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, w.account_id, w.scope
+           FROM ${DELIVERY_FROM} WHERE d.id = ANY($1) ORDER BY d.next_attempt_at, d.seq`,
           [ids],
         );
-        return rows.map(
-          (d): ClaimedDelivery => ({
-            ...toDelivery(d),
-            body: d['body'],
-            url: d['url'],
-            attempt_no: Number(d['attempts_total']),
-            secrets: { current: d['secret'], previous: d['previous_secret'] ?? null, previous_expires_at: d['previous_secret_expires_at'] ?? null },
-          }),
-        );
+        return rows.map(toClaimed);
       });
     },
     async finishAttempt(id, owner, a, o: DeliveryOutcome) {
@@ -226,16 +244,16 @@ export function postgresWebhookStore(pool: pg.Pool, ready: Promise<void>, now: (
       });
     },
     async getDelivery(id) {
-      const [r] = await query(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE d.id = $1`, [id]);
+      const [r] = await query(`SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.id = $1`, [id]);
       return r ? toDelivery(r) : null;
     },
     async listDeliveries(webhookId, o = {}) {
       const params: unknown[] = [webhookId];
       let status = '';
-      if (o.status !== undefined) (params.push(o.status), (status = `AND d.status = $${params.length}`));
+      if (o.status !== undefined) status = `AND ${DELIVERY_STATUS_SQL[o.status]}`;
       params.push(o.limit ?? 100);
       return (
-        await query(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE d.webhook_id = $1 ${status} ORDER BY d.created_at DESC, d.seq DESC LIMIT $${params.length}`, params)
+        await query(`SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.webhook_id = $1 ${status} ORDER BY d.created_at DESC, d.seq DESC LIMIT $${params.length}`, params)
       ).map(toDelivery);
     },
     async listAttempts(deliveryId) {

@@ -75,14 +75,34 @@ export const WEBHOOK_SQLITE_MIGRATIONS: { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // webhooks held while the account has no key that may receive them (api/webhooks/access.ts)
+    version: 21,
+    sql: `
+      ALTER TABLE webhooks ADD COLUMN suspended_at TEXT;
+      ALTER TABLE webhooks ADD COLUMN suspended_reason TEXT;
+    `,
+  },
 ];
 
 type Row = Record<string, any>;
 
 export const WEBHOOK_COLUMNS = `w.id, w.account_id, a.name AS account_name, w.scope, w.url, w.filter, w.filters_json, w.description, w.status,
-  w.disabled_reason, w.watermark_lead_id, w.watermark_release, w.secret_rotated_at, w.previous_secret_expires_at, w.created_at, w.updated_at`;
+  w.disabled_reason, w.watermark_lead_id, w.watermark_release, w.secret_rotated_at, w.previous_secret_expires_at, w.suspended_at, w.suspended_reason,
+  w.created_at, w.updated_at`;
+/** Delivery columns; the query joins its webhook as `w` (a pending delivery of a suspended webhook reads as `suspended`). */
 export const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.type, d.created_at, d.lead_count, d.status, d.attempts_total, d.retry_base, d.next_attempt_at,
-  d.last_attempt_at, d.last_status_code, d.last_error, d.last_latency_ms, d.delivered_at, d.dead_reason`;
+  d.last_attempt_at, d.last_status_code, d.last_error, d.last_latency_ms, d.delivered_at, d.dead_reason,
+  w.suspended_at AS webhook_suspended_at, w.suspended_reason AS webhook_suspended_reason`;
+export const DELIVERY_FROM = `webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id`;
+/** SQL conditions for a delivery status filter (`pending` and `suspended` split the stored `pending`). */
+export const DELIVERY_STATUS_SQL: Record<string, string> = {
+  pending: `d.status = 'pending' AND w.suspended_at IS NULL`,
+  suspended: `d.status = 'pending' AND w.suspended_at IS NOT NULL`,
+  delivering: `d.status = 'delivering'`,
+  delivered: `d.status = 'delivered'`,
+  dead: `d.status = 'dead'`,
+};
 
 /** A webhooks row (either backend, times already ISO strings) as a `Webhook`. */
 export function toWebhook(r: Row): Webhook {
@@ -101,6 +121,8 @@ export function toWebhook(r: Row): Webhook {
     watermark_release: r['watermark_release'] ?? null,
     secret_rotated_at: r['secret_rotated_at'] ?? null,
     previous_secret_expires_at: r['previous_secret_expires_at'] ?? null,
+    suspended_at: r['suspended_at'] ?? null,
+    suspended_reason: r['suspended_reason'] ?? null,
     created_at: r['created_at'],
     updated_at: r['updated_at'],
   };
@@ -109,13 +131,14 @@ export function toWebhook(r: Row): Webhook {
 /** A webhook_deliveries row as a `Delivery` (attempts counted since enqueue or the last replay). */
 export function toDelivery(r: Row): Delivery {
   const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+  const held = r['status'] === 'pending' && (r['webhook_suspended_at'] ?? null) !== null;
   return {
     id: r['id'],
     webhook_id: r['webhook_id'],
     type: r['type'],
     created_at: r['created_at'],
     lead_count: Number(r['lead_count']),
-    status: r['status'],
+    status: held ? 'suspended' : r['status'],
     attempts: Number(r['attempts_total']) - Number(r['retry_base']),
     next_attempt_at: r['next_attempt_at'] ?? null,
     last_attempt_at: r['last_attempt_at'] ?? null,
@@ -124,6 +147,20 @@ export function toDelivery(r: Row): Delivery {
     last_latency_ms: num(r['last_latency_ms']),
     delivered_at: r['delivered_at'] ?? null,
     dead_reason: r['dead_reason'] ?? null,
+    suspended_reason: held ? (r['webhook_suspended_reason'] ?? null) : null,
+  };
+}
+
+/** A claimed row (delivery columns + body, url, secrets, account and scope of its webhook) as a `ClaimedDelivery`. */
+export function toClaimed(d: Row): ClaimedDelivery {
+  return {
+    ...toDelivery(d),
+    account_id: Number(d['account_id']),
+    scope: d['scope'],
+    body: d['body'],
+    url: d['url'],
+    attempt_no: Number(d['attempts_total']),
+    secrets: { current: d['secret'], previous: d['previous_secret'] ?? null, previous_expires_at: d['previous_secret_expires_at'] ?? null },
   };
 }
 
@@ -158,7 +195,9 @@ export function sqliteWebhookStore(db: Database.Database, now: () => Date): Webh
     insertDelivery: db.prepare(
       `INSERT INTO webhook_deliveries (id, webhook_id, type, created_at, body, lead_count, status, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`,
     ),
-    delivery: db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE d.id = ?`),
+    delivery: db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.id = ?`),
+    suspend: db.prepare('UPDATE webhooks SET suspended_at = COALESCE(suspended_at, ?), suspended_reason = ? WHERE id = ?'),
+    resume: db.prepare('UPDATE webhooks SET suspended_at = NULL, suspended_reason = NULL WHERE id = ?'),
     attempts: db.prepare('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt_no'),
   };
 
@@ -171,7 +210,7 @@ export function sqliteWebhookStore(db: Database.Database, now: () => Date): Webh
         : db
             .prepare(
               `SELECT d.id, d.status FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-               WHERE w.status = 'active' AND ${due} ORDER BY d.next_attempt_at, d.rowid LIMIT ?`,
+               WHERE w.status = 'active' AND w.suspended_at IS NULL AND ${due} ORDER BY d.next_attempt_at, d.rowid LIMIT ?`,
             )
             .all(t, t, o.limit)
     ) as { id: string; status: string }[];
@@ -183,18 +222,12 @@ export function sqliteWebhookStore(db: Database.Database, now: () => Date): Webh
       ).run(o.owner, iso(o.leaseUntil), t, r.id);
       const d = db
         .prepare(
-          `SELECT ${DELIVERY_COLUMNS}, d.body, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at
-           FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?`,
+          `SELECT ${DELIVERY_COLUMNS}, d.body, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at, w.account_id, w.scope
+           FROM ${DELIVERY_FROM} WHERE d.id = ?`,
         )
         .get(r.id) as Row;
       db.prepare(`INSERT INTO webhook_attempts (delivery_id, attempt_no, started_at, outcome) VALUES (?, ?, ?, 'sending')`).run(r.id, d['attempts_total'], t);
-      out.push({
-        ...toDelivery(d),
-        body: d['body'],
-        url: d['url'],
-        attempt_no: Number(d['attempts_total']),
-        secrets: { current: d['secret'], previous: d['previous_secret'] ?? null, previous_expires_at: d['previous_secret_expires_at'] ?? null },
-      });
+      out.push(toClaimed(d));
     }
     return out;
   });
@@ -224,6 +257,18 @@ export function sqliteWebhookStore(db: Database.Database, now: () => Date): Webh
       return r.changes === 1;
     },
   );
+
+  const release = db.transaction((id: string, owner: string, attemptNo: number): boolean => {
+    const held = db.prepare(`SELECT 1 FROM webhook_deliveries WHERE id = ? AND lease_owner = ? AND status = 'delivering'`).get(id, owner);
+    if (!held) return false;
+    db.prepare(`DELETE FROM webhook_attempts WHERE delivery_id = ? AND attempt_no = ? AND outcome = 'sending'`).run(id, attemptNo);
+    db.prepare(
+      `UPDATE webhook_deliveries SET status = 'pending', lease_owner = NULL, lease_until = NULL, attempts_total = attempts_total - 1,
+         last_attempt_at = (SELECT max(started_at) FROM webhook_attempts WHERE delivery_id = ?)
+       WHERE id = ?`,
+    ).run(id, id);
+    return true;
+  });
 
   const enqueue = db.transaction((webhookId: string, ds: NewDelivery[], wm?: { from: number; to: number; release: string | null }): boolean => {
     const t = iso(now());
@@ -262,12 +307,21 @@ export function sqliteWebhookStore(db: Database.Database, now: () => Date): Webh
       const params: unknown[] = [];
       if (f.accountId !== undefined) (conds.push('w.account_id = ?'), params.push(f.accountId));
       if (f.status !== undefined) (conds.push('w.status = ?'), params.push(f.status));
+      if (f.suspended !== undefined) conds.push(f.suspended ? 'w.suspended_at IS NOT NULL' : 'w.suspended_at IS NULL');
       const where = conds.length ? `WHERE ${conds.join(' AND ')}` : '';
       return (db.prepare(`SELECT ${WEBHOOK_COLUMNS} FROM ${FROM} ${where} ORDER BY w.created_at, w.id`).all(...params) as Row[]).map(toWebhook);
     },
     async setWebhookStatus(id, status, reason) {
       stmt.setStatus.run(status, status === 'disabled' ? reason : null, iso(now()), id);
       return get(id);
+    },
+    async setSuspension(id, reason, at) {
+      if (reason === null) stmt.resume.run(id);
+      else stmt.suspend.run(iso(at), reason, id);
+      return get(id);
+    },
+    async releaseClaim(id, owner, attemptNo) {
+      return release.immediate(id, owner, attemptNo);
     },
     async rotateSecret(id, secret, previousExpiresAt) {
       const t = iso(now());
@@ -292,11 +346,10 @@ export function sqliteWebhookStore(db: Database.Database, now: () => Date): Webh
       return r ? toDelivery(r) : null;
     },
     async listDeliveries(webhookId, o = {}) {
-      const status = o.status !== undefined ? 'AND d.status = ?' : '';
-      const params: unknown[] = [webhookId, ...(o.status !== undefined ? [o.status] : []), o.limit ?? 100];
-      return (db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d WHERE d.webhook_id = ? ${status} ORDER BY d.created_at DESC, d.rowid DESC LIMIT ?`).all(...params) as Row[]).map(
-        toDelivery,
-      );
+      const status = o.status !== undefined ? `AND ${DELIVERY_STATUS_SQL[o.status]}` : '';
+      return (
+        db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE d.webhook_id = ? ${status} ORDER BY d.created_at DESC, d.rowid DESC LIMIT ?`).all(webhookId, o.limit ?? 100) as Row[]
+      ).map(toDelivery);
     },
     async listAttempts(deliveryId) {
       return (stmt.attempts.all(deliveryId) as Row[]).map(toAttempt);

@@ -13,12 +13,18 @@
  *   lease ran out without an outcome (the dispatcher died between sending and recording) is due
  *   again and is re-sent with the same id and body.
  * - `finishAttempt` records the outcome only for the lease owner.
+ * - A *suspended* webhook (its account holds no key that may receive it: `setSuspension`, set
+ *   and cleared by the dispatcher, api/webhooks/access.ts) is not claimed; its pending
+ *   deliveries read as `suspended` with the webhook's reason, and are due again once it is
+ *   resumed. `releaseClaim` undoes a claim that was not sent (access ended between the claim
+ *   and the send): no attempt is counted or logged.
  */
 import type { Scope } from '../scopes.ts';
 
 export type WebhookStatus = 'active' | 'disabled';
-export type DeliveryStatus = 'pending' | 'delivering' | 'delivered' | 'dead';
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivering', 'delivered', 'dead'];
+/** `suspended`: pending, but held because the webhook is suspended (read-only: derived from the webhook, never stored). */
+export type DeliveryStatus = 'pending' | 'suspended' | 'delivering' | 'delivered' | 'dead';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'suspended', 'delivering', 'delivered', 'dead'];
 export type AttemptOutcome = 'sending' | 'delivered' | 'retry' | 'dead' | 'abandoned';
 
 export interface Webhook {
@@ -26,7 +32,10 @@ export interface Webhook {
   id: string;
   account_id: number;
   account_name: string;
-  /** The scope the leads are masked for (the creating key's scope). */
+  /**
+   * The creating key's scope: the most a delivery is ever sent with. Each delivery is masked for
+   * the lower of it and the best scope the account holds when it is sent (api/webhooks/access.ts).
+   */
   scope: Scope;
   url: string;
   /** The saved filter as a canonical query string (`/v1/leads` grammar). */
@@ -43,6 +52,10 @@ export interface Webhook {
   secret_rotated_at: string | null;
   /** Until when the previous secret still signs deliveries (rotation overlap); null when none. */
   previous_secret_expires_at: string | null;
+  /** Since when deliveries are held because the account holds no key that may receive them; null when not suspended. */
+  suspended_at: string | null;
+  /** Why they are held (set with `suspended_at`). */
+  suspended_reason: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -71,7 +84,11 @@ export interface NewDelivery {
   id: string;
   type: string;
   created_at: string;
-  /** The exact bytes sent (UTF-8 JSON), fixed at enqueue time. */
+  /**
+   * The stored event (UTF-8 JSON): the leads as the release has them, without `_meta`. The bytes
+   * sent are built from it at each attempt, masked for the scope of that moment
+   * (api/webhooks/events.ts `eventBodyFor`): the same bytes on every redelivery while that scope is the same.
+   */
   body: string;
   lead_count: number;
 }
@@ -92,10 +109,16 @@ export interface Delivery {
   last_latency_ms: number | null;
   delivered_at: string | null;
   dead_reason: string | null;
+  /** Why a `suspended` delivery is held (its webhook's `suspended_reason`); null otherwise. */
+  suspended_reason: string | null;
 }
 
 /** A delivery handed to one dispatcher, with what it needs to send it. */
 export interface ClaimedDelivery extends Delivery {
+  /** The webhook's account (whose keys decide, at send time, whether and how it is sent). */
+  account_id: number;
+  /** The webhook's scope (the most the delivery may be sent with). */
+  scope: Scope;
   body: string;
   url: string;
   secrets: WebhookSecrets;
@@ -122,9 +145,15 @@ export type DeliveryOutcome =
 export interface WebhookStore {
   createWebhook(w: NewWebhook): Promise<Webhook>;
   getWebhook(id: string): Promise<Webhook | null>;
-  /** Webhooks oldest first, optionally of one account and/or status. */
-  listWebhooks(filter?: { accountId?: number; status?: WebhookStatus }): Promise<Webhook[]>;
+  /** Webhooks oldest first, optionally of one account and/or status, suspended or not. */
+  listWebhooks(filter?: { accountId?: number; status?: WebhookStatus; suspended?: boolean }): Promise<Webhook[]>;
   setWebhookStatus(id: string, status: WebhookStatus, reason: string | null): Promise<Webhook | null>;
+  /**
+   * Suspend a webhook (`reason` given: `suspended_at` is set to `at` unless it is suspended
+   * already, the reason is replaced) or resume it (`reason` null: both cleared). Its queued
+   * deliveries wait while it is suspended and keep their due times. Null when there is no such webhook.
+   */
+  setSuspension(id: string, reason: string | null, at: Date): Promise<Webhook | null>;
   /** New current secret; the old one keeps signing until `previousExpiresAt`. */
   rotateSecret(id: string, secret: string, previousExpiresAt: Date): Promise<Webhook | null>;
   getSecrets(id: string): Promise<WebhookSecrets | null>;
@@ -135,11 +164,16 @@ export interface WebhookStore {
    */
   enqueue(webhookId: string, deliveries: NewDelivery[], watermark?: { from: number; to: number; release: string | null }): Promise<boolean>;
   /**
-   * Claim up to `limit` due deliveries of active webhooks (or exactly `deliveryId`, whatever its
-   * webhook's status, if it is due or pending), lease them to `owner` until `leaseUntil`, count
+   * Claim up to `limit` due deliveries of active, unsuspended webhooks (or exactly `deliveryId`,
+   * whatever its webhook's state, if it is due or pending), lease them to `owner` until `leaseUntil`, count
    * the attempt and log it as `sending`.
    */
   claimDue(opts: { now: Date; limit: number; leaseUntil: Date; owner: string; deliveryId?: string }): Promise<ClaimedDelivery[]>;
+  /**
+   * Give back a claimed delivery that was not sent: pending again with its due time, the claim's
+   * attempt removed from the count and the attempt log. False when `owner` lost the lease.
+   */
+  releaseClaim(deliveryId: string, owner: string, attemptNo: number): Promise<boolean>;
   /** Record an attempt's result and the delivery's next state; false when `owner` lost the lease. */
   finishAttempt(
     deliveryId: string,
@@ -148,7 +182,7 @@ export interface WebhookStore {
     outcome: DeliveryOutcome,
   ): Promise<boolean>;
   getDelivery(id: string): Promise<Delivery | null>;
-  /** Deliveries of a webhook, newest first. */
+  /** Deliveries of a webhook, newest first (`suspended`: the pending ones of a suspended webhook). */
   listDeliveries(webhookId: string, opts?: { status?: DeliveryStatus; limit?: number }): Promise<Delivery[]>;
   listAttempts(deliveryId: string): Promise<Attempt[]>;
   /**

@@ -12,25 +12,29 @@ import type { StateStore } from '../state/store.ts';
 import type { Delivery } from '../state/webhooks.ts';
 import { createDispatcher } from './dispatcher.ts';
 import { dataDirLeadReader } from './lead-reader.ts';
+import { keyRefusal } from './access.ts';
 import { bestWebhookScope, webhookService, type PublicWebhook } from './service.ts';
 
 export const WEBHOOKS_USAGE = `Webhooks (docs/webhooks.md):
   webhooks create --account N --url URL [--filter 'vertical=solar&county=Cork'] [--scope S] [--description D] [--json]
                          create a webhook; prints its id and signing secret once (--json: {"id","secret"})
   webhooks list [--account N] [--json]
-                         list webhooks (never their secrets)
+                         list webhooks (never their secrets) with their access: ok (scope) or suspended: why
   webhooks disable ID    stop deliveries (queued ones wait); webhooks enable ID resumes them
   webhooks enable ID     re-activate a disabled webhook
   webhooks rotate-secret ID [--overlap-hours H] [--json]
                          new secret (printed once); the old one also signs for H hours (default 24)
   webhooks test ID [--json]
                          send a webhook.test event now and show the result
-  webhooks deliveries ID [--status pending|delivering|delivered|dead] [--limit N] [--json]
-                         the delivery log, newest first (dead = the dead-letter list)
+  webhooks deliveries ID [--status pending|suspended|delivering|delivered|dead] [--limit N] [--json]
+                         the delivery log, newest first (dead = the dead-letter list, suspended =
+                         held while the account holds no key that may receive the webhook)
   webhooks replay ID [DELIVERY_ID…] [--json]
                          put dead letters (all, or those given) back in the queue
   webhooks dispatch [--json]
                          batch new leads of the current release and send every delivery due now
+                         (a webhook whose account holds no active ent_api, ent_feed or custom key
+                         is suspended: its deliveries are held until the account holds one again)
 `;
 
 /** A failed command (exit 1) with a message for the operator. */
@@ -43,7 +47,7 @@ function context(store: () => StateStore) {
   const config: ApiConfig = loadApiConfig(process.env);
   const s = store();
   const leads = dataDirLeadReader(config.dataDir);
-  const dispatcher = createDispatcher({ store: s.webhooks, leads, config, clock: () => new Date(), log: (l) => void process.stderr.write(l + '\n'), owner: `cli-${process.pid}` });
+  const dispatcher = createDispatcher({ store: s.webhooks, accounts: s, leads, config, clock: () => new Date(), log: (l) => void process.stderr.write(l + '\n'), owner: `cli-${process.pid}` });
   const service = webhookService({ store: s, leads, dispatcher, config, clock: () => new Date() });
   return {
     config,
@@ -67,10 +71,12 @@ function table(out: (s: string) => void, rows: string[][]): void {
   for (const r of rows) out(r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
 }
 
-const webhookLine = (w: PublicWebhook): string[] => [w.id, w.account, w.scope, w.status, w.url, w.filter || '(all leads)', w.created_at];
+const webhookLine = (w: PublicWebhook): string[] => [
+  w.id, w.account, w.scope, w.status, w.access.state === 'ok' ? `ok (${w.access.scope})` : `suspended: ${w.access.detail}`, w.url, w.filter || '(all leads)', w.created_at,
+];
 const deliveryLine = (d: Delivery): string[] => [
   d.id, d.type, d.status, String(d.lead_count), String(d.attempts), d.last_status_code === null ? '' : String(d.last_status_code),
-  d.last_latency_ms === null ? '' : `${d.last_latency_ms} ms`, d.next_attempt_at ?? d.delivered_at ?? '', d.dead_reason ?? d.last_error ?? '',
+  d.last_latency_ms === null ? '' : `${d.last_latency_ms} ms`, d.next_attempt_at ?? d.delivered_at ?? '', d.suspended_reason ?? d.dead_reason ?? d.last_error ?? '',
 ];
 
 /** Run `fn` with the context, closing it afterwards. */
@@ -95,12 +101,14 @@ export const webhookCommands: Record<string, WebhookCommand> = {
     return withContext(store, async (c) => {
       const account = await c.store.getAccountByName(values.account!);
       if (!account) throw new CliFailure(`no account named '${values.account}'`);
-      const held = (await c.store.listKeys(account.id)).filter((k) => k.status === 'active').map((k) => k.scope);
+      // keys that grant their scope now: active, unexpired, of a scope the account's plan allows
+      const now = new Date();
+      const held = (await c.store.listKeys(account.id)).filter((k) => keyRefusal(k, account, now) === null).map((k) => k.scope);
       const need = scopesWith('webhooks').join(', ');
       let scope: Scope;
       if (values.scope !== undefined) {
         scope = values.scope as Scope;
-        if (!held.includes(scope)) throw new CliFailure(`account '${account.name}' has no active ${scope} key`);
+        if (!held.includes(scope)) throw new CliFailure(`account '${account.name}' has no active ${scope} key (that its ${account.plan} plan allows)`);
       } else {
         const best = bestWebhookScope(held);
         if (!best) throw new CliFailure(`account '${account.name}' has no active key of scope ${need}: webhooks need one (commonwealth cannot have webhooks)`);
@@ -127,7 +135,7 @@ export const webhookCommands: Record<string, WebhookCommand> = {
       const list = await c.service.list({ ...(accountId !== undefined ? { accountId } : {}) });
       if (values.json) io.out(JSON.stringify(list));
       else if (list.length === 0) io.out('no webhooks');
-      else table(io.out, [['id', 'account', 'scope', 'status', 'url', 'filter', 'created_at'], ...list.map(webhookLine)]);
+      else table(io.out, [['id', 'account', 'scope', 'status', 'access', 'url', 'filter', 'created_at'], ...list.map(webhookLine)]);
       return 0;
     });
   },
@@ -154,6 +162,7 @@ export const webhookCommands: Record<string, WebhookCommand> = {
     return withContext(store, async (c) => {
       const d = await c.service.test(id, {});
       if (values.json) io.out(JSON.stringify(d));
+      else if (d.status === 'suspended') io.out(`${d.id}: suspended, not sent (${d.suspended_reason})`);
       else io.out(`${d.id}: ${d.status}${d.last_status_code !== null ? `, HTTP ${d.last_status_code}` : ''}${d.last_latency_ms !== null ? ` in ${d.last_latency_ms} ms` : ''}${d.last_error ? ` (${d.last_error})` : ''}`);
       return d.status === 'delivered' ? 0 : 1;
     });
@@ -186,7 +195,13 @@ export const webhookCommands: Record<string, WebhookCommand> = {
       const planned = await c.dispatcher.plan();
       const sent = await c.dispatcher.deliverDue();
       if (values.json) io.out(JSON.stringify({ planned, sent }));
-      else io.out(`release ${planned.release ?? '(none)'}: ${planned.leads} new lead(s) in ${planned.events} event(s) for ${planned.webhooks} webhook(s); sent ${sent.attempted}: ${sent.delivered} delivered, ${sent.retrying} to retry, ${sent.dead} dead`);
+      else {
+        io.out(
+          `release ${planned.release ?? '(none)'}: ${planned.leads} new lead(s) in ${planned.events} event(s) for ${planned.webhooks} webhook(s); ` +
+            `sent ${sent.attempted}: ${sent.delivered} delivered, ${sent.retrying} to retry, ${sent.dead} dead` +
+            (sent.held || sent.suspended || sent.resumed ? `; ${sent.held} held, ${sent.suspended} webhook(s) suspended, ${sent.resumed} resumed (account access)` : ''),
+        );
+      }
       return 0;
     });
   },

@@ -5,11 +5,15 @@
  *    watermark that match its saved filter become `lead.new` events (batches of at most
  *    `webhookBatchMax`), stored in the queue together with the new watermark in one transaction
  *    (compare-and-set: if another replica planned the webhook first, nothing is written).
- * 2. `deliverDue()` — claims due deliveries (each goes to one dispatcher, leased for
- *    `webhookTimeoutMs` + 60 s), signs and POSTs them, and records the outcome: delivered, retry
- *    at the scheduled time (`retry.ts`), or dead. 410 Gone disables the webhook. A dispatcher
- *    that dies between sending and recording leaves the lease to run out; the delivery is then
- *    claimed again and re-sent with the same event id and body.
+ * 2. `deliverDue()` — first suspends the active webhooks whose account holds no key that may
+ *    receive them and resumes the suspended ones whose account holds one again (`access.ts`);
+ *    then claims due deliveries of unsuspended webhooks (each goes to one dispatcher, leased for
+ *    `webhookTimeoutMs` + 60 s), decides each one's access again right before sending it — no
+ *    such key: the claim is given back unsent and the webhook suspended — masks it for that
+ *    scope (`eventBodyFor`), signs and POSTs it, and records the outcome: delivered, retry at
+ *    the scheduled time (`retry.ts`), or dead. 410 Gone disables the webhook. A dispatcher that
+ *    dies between sending and recording leaves the lease to run out; the delivery is then
+ *    claimed again and re-sent with the same event id (and the same body, if the scope is the same).
  *
  * The clock and random source are injected (tests move time instead of waiting).
  */
@@ -17,8 +21,10 @@ import { randomBytes } from 'node:crypto';
 import type { ApiConfig } from '../config.ts';
 import type { LeadsFilters } from '../query/leads-query.ts';
 import { newLeadsQuery } from '../query/webhook-leads-query.ts';
-import type { ClaimedDelivery, Delivery, WebhookStore } from '../state/webhooks.ts';
-import { leadNewEvents } from './events.ts';
+import type { StateStore } from '../state/store.ts';
+import type { ClaimedDelivery, Delivery, Webhook, WebhookStore } from '../state/webhooks.ts';
+import { accessReader, type WebhookAccess } from './access.ts';
+import { eventBodyFor, leadNewEvents } from './events.ts';
 import type { LeadReader } from './lead-reader.ts';
 import { attemptOutcome } from './retry.ts';
 import { postDelivery, sendAgents } from './send.ts';
@@ -31,6 +37,8 @@ export type WebhookConfig = Pick<
 
 export interface DispatcherDeps {
   store: WebhookStore;
+  /** Accounts and keys: whether, and with which scope, each webhook may send (api/webhooks/access.ts). */
+  accounts: Pick<StateStore, 'listKeys' | 'getAccountById'>;
   leads: LeadReader;
   config: WebhookConfig;
   clock: () => Date;
@@ -52,6 +60,11 @@ export interface DeliverSummary {
   delivered: number;
   retrying: number;
   dead: number;
+  /** Claimed but not sent: the account held no key that may receive the webhook (now suspended). */
+  held: number;
+  /** Webhooks suspended / resumed by this run. */
+  suspended: number;
+  resumed: number;
 }
 
 export interface Dispatcher {
@@ -80,14 +93,56 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const owner = deps.owner ?? `pid${process.pid}-${randomBytes(4).toString('hex')}`;
   const leaseMs = config.webhookTimeoutMs + 60_000;
   const agents = sendAgents(Math.max(4, config.webhookConcurrency));
+  const accessOf = accessReader(deps.accounts);
 
-  /** Sign, send and record one claimed delivery. */
+  /** Suspend a webhook for `why` (logged when it was not suspended yet, or for another reason). */
+  const suspend = async (w: Pick<Webhook, 'id' | 'suspended_at' | 'suspended_reason'>, why: string, summary: DeliverSummary): Promise<void> => {
+    if (w.suspended_at !== null && w.suspended_reason === why) return;
+    await store.setSuspension(w.id, why, clock());
+    if (w.suspended_at === null) {
+      summary.suspended++;
+      log(`webhook ${w.id} suspended: ${why}`);
+    }
+  };
+
+  /**
+   * Suspend the active webhooks whose account holds no key that may receive them; resume the
+   * suspended ones whose account holds one again (their queued deliveries are due as before).
+   */
+  const syncAccess = async (summary: DeliverSummary): Promise<void> => {
+    const now = clock();
+    const seen = new Map<string, Promise<WebhookAccess>>();
+    for (const w of await store.listWebhooks({ status: 'active' })) {
+      const k = `${w.account_id}\u0000${w.scope}`;
+      let p = seen.get(k);
+      if (!p) seen.set(k, (p = accessOf(w.account_id, w.scope, now)));
+      const a = await p;
+      if (a.scope === null) await suspend(w, a.detail, summary);
+      else if (w.suspended_at !== null) {
+        await store.setSuspension(w.id, null, now);
+        summary.resumed++;
+        log(`webhook ${w.id} resumed: the account holds a ${a.scope} key again`);
+      }
+    }
+  };
+
+  /** Decide access, mask, sign, send and record one claimed delivery. */
   const attempt = async (d: ClaimedDelivery, summary: DeliverSummary): Promise<void> => {
     const now = clock();
+    // the access that exists now, not when the webhook was created or the batch queued
+    const access = await accessOf(d.account_id, d.scope, now);
+    if (access.scope === null) {
+      const w = await store.getWebhook(d.webhook_id);
+      if (w) await suspend(w, access.detail, summary);
+      if (!(await store.releaseClaim(d.id, owner, d.attempt_no))) log(`webhook delivery ${d.id}: lease lost before the claim was given back`);
+      summary.held++;
+      return;
+    }
+    const body = eventBodyFor(d.body, access.scope);
     const secrets = [d.secrets.current];
     if (d.secrets.previous && d.secrets.previous_expires_at && Date.parse(d.secrets.previous_expires_at) > now.getTime()) secrets.push(d.secrets.previous);
-    const headers = { ...signatureHeaders({ id: d.id, timestamp: Math.floor(now.getTime() / 1000), body: d.body, secrets }), 'X-Service-Event': d.type };
-    const r = await postDelivery(d.url, headers, d.body, { timeoutMs: config.webhookTimeoutMs, allowHosts: config.webhookAllowHosts, agents });
+    const headers = { ...signatureHeaders({ id: d.id, timestamp: Math.floor(now.getTime() / 1000), body, secrets }), 'X-Service-Event': d.type };
+    const r = await postDelivery(d.url, headers, body, { timeoutMs: config.webhookTimeoutMs, allowHosts: config.webhookAllowHosts, agents });
     const outcome = attemptOutcome(
       { statusCode: r.statusCode, retryAfter: r.retryAfter, error: r.error },
       { attempts: d.attempts, maxAttempts: config.webhookMaxAttempts, now: clock(), random: deps.random },
@@ -105,8 +160,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   };
 
   const claimAndSend = async (deliveryId?: string): Promise<DeliverSummary> => {
-    const summary: DeliverSummary = { attempted: 0, delivered: 0, retrying: 0, dead: 0 };
+    const summary: DeliverSummary = { attempted: 0, delivered: 0, retrying: 0, dead: 0, held: 0, suspended: 0, resumed: 0 };
     for (;;) {
+      if (!deliveryId) await syncAccess(summary);
       const now = clock();
       const claimed = await store.claimDue({
         now,
@@ -136,7 +192,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         try {
           const q = newLeadsQuery(snap.source, w.filters as LeadsFilters, w.watermark_lead_id);
           const leads = await deps.leads.all(q.sql, q.params);
-          const events = leadNewEvents({ webhookId: w.id, scope: w.scope, releaseId: snap.releaseId, leads, batchMax: config.webhookBatchMax, createdAt: clock() });
+          // queued even while the webhook is suspended (held until it resumes); masked when sent
+          const events = leadNewEvents({ webhookId: w.id, releaseId: snap.releaseId, leads, batchMax: config.webhookBatchMax, createdAt: clock() });
           const ok = await store.enqueue(w.id, events, { from: w.watermark_lead_id, to: snap.maxLeadId, release: snap.releaseId });
           if (!ok) continue; // another dispatcher planned this webhook meanwhile
           summary.webhooks++;
@@ -173,7 +230,7 @@ export function startWebhookScheduler(d: Dispatcher, o: { intervalMs: number; po
       try {
         const r = await fn();
         const s = r as Partial<PlanSummary & DeliverSummary>;
-        if ((s.events ?? 0) > 0 || (s.attempted ?? 0) > 0) o.log(`webhooks ${what}: ${JSON.stringify(r)}`);
+        if ((s.events ?? 0) > 0 || (s.attempted ?? 0) > 0 || (s.held ?? 0) > 0) o.log(`webhooks ${what}: ${JSON.stringify(r)}`);
       } catch (e) {
         o.log(`webhooks ${what} failed: ${(e as Error).message}`);
       }

@@ -16,12 +16,28 @@ const ts = (description: string): Json => ({ type: ['string', 'null'], format: '
 const webhookProps: Json = {
   id: { type: 'string', pattern: '^wh_[0-9a-f]{16}$', description: 'Webhook id.' },
   account: { type: 'string', description: 'Owning account.' },
-  scope: { type: 'string', enum: [...SCOPES], description: 'Scope the leads are masked for (the creating key\'s scope).' },
+  scope: { type: 'string', enum: [...SCOPES], description: 'Scope of the key that created it: the most a delivery is ever sent with (see `access.scope` for the scope used now).' },
   url: { type: 'string', description: 'Destination (https, public address).' },
   filter: { type: 'string', description: 'Saved filter: a `/v1/leads` query string, canonical (empty = every new lead).' },
   description: { type: ['string', 'null'], description: 'Free text.' },
   status: { type: 'string', enum: ['active', 'disabled'], description: 'Disabled webhooks get no deliveries (queued ones wait).' },
   disabled_reason: { type: ['string', 'null'], description: 'Why it was disabled (e.g. the destination answered 410 Gone).' },
+  access: {
+    type: 'object',
+    additionalProperties: false,
+    description:
+      'Whether the webhook may send now, decided from the account\'s keys at the time of asking, as the dispatcher decides before every attempt: it sends with the lower of `scope` and the best ' +
+      'scope among the account\'s keys that are active, unexpired (a licensed key ends with its licence) and allowed by the account\'s plan (ent_api needs premium). With none of ' +
+      'ent_api, ent_feed or custom it is `suspended`: nothing is sent, new leads are still queued, and sending resumes once the account holds such a key again.',
+    properties: {
+      state: { type: 'string', enum: ['ok', 'suspended'], description: '`ok`: deliveries are sent; `suspended`: held, nothing is sent.' },
+      scope: { type: ['string', 'null'], enum: [...SCOPES, null], description: 'Scope deliveries are masked for now (`_meta.scope` of the next delivery); null when suspended.' },
+      reason: { type: ['string', 'null'], enum: ['no_active_key', null], description: 'Why it is suspended.' },
+      detail: { type: ['string', 'null'], description: 'What happened to the account\'s webhook keys (revoked, expired with their licence, not allowed by the plan) and what resumes sending.' },
+      suspended_at: ts('When the dispatcher first held a delivery for this (null until it has, and when `ok`).'),
+    },
+    required: ['state', 'scope', 'reason', 'detail', 'suspended_at'],
+  },
   watermark: {
     type: 'object',
     additionalProperties: false,
@@ -59,7 +75,11 @@ export function webhookSchemas(): Json {
         type: { type: 'string', enum: [...EVENT_TYPES], description: 'Event type.' },
         created_at: { type: 'string', format: 'date-time', description: 'When the event was queued.' },
         lead_count: { type: 'integer', minimum: 0, description: 'Leads in the body.' },
-        status: { type: 'string', enum: [...DELIVERY_STATUSES], description: '`dead` deliveries form the dead-letter list.' },
+        status: {
+          type: 'string',
+          enum: [...DELIVERY_STATUSES],
+          description: '`dead` deliveries form the dead-letter list; `suspended`: pending but held because the webhook is suspended (see `suspended_reason` and the webhook\'s `access`).',
+        },
         attempts: { type: 'integer', minimum: 0, description: 'Attempts since queued or last replayed.' },
         next_attempt_at: ts('When the next attempt is due (pending only).'),
         last_attempt_at: ts('Start of the last attempt.'),
@@ -68,8 +88,12 @@ export function webhookSchemas(): Json {
         last_latency_ms: { type: ['integer', 'null'], minimum: 0, description: 'Duration of the last attempt.' },
         delivered_at: ts('When a 2xx answer was recorded.'),
         dead_reason: { type: ['string', 'null'], description: 'Why the delivery was given up.' },
+        suspended_reason: { type: ['string', 'null'], description: 'Why a `suspended` delivery is held (the account holds no key that may receive the webhook); null otherwise.' },
       },
-      required: ['id', 'webhook_id', 'type', 'created_at', 'lead_count', 'status', 'attempts', 'next_attempt_at', 'last_attempt_at', 'last_status_code', 'last_error', 'last_latency_ms', 'delivered_at', 'dead_reason'],
+      required: [
+        'id', 'webhook_id', 'type', 'created_at', 'lead_count', 'status', 'attempts', 'next_attempt_at', 'last_attempt_at', 'last_status_code', 'last_error', 'last_latency_ms', 'delivered_at',
+        'dead_reason', 'suspended_reason',
+      ],
     },
     WebhookDeliveryList: { type: 'object', additionalProperties: false, description: 'Deliveries, newest first.', properties: { results: { type: 'array', items: ref('WebhookDelivery') } }, required: ['results'] },
     WebhookReplay: { type: 'object', additionalProperties: false, description: 'Dead letters queued again.', properties: { replayed: { type: 'array', items: { type: 'string' }, description: 'Delivery ids.' } }, required: ['replayed'] },
@@ -87,7 +111,9 @@ export function webhookSchemas(): Json {
     WebhookEvent: {
       type: 'object',
       additionalProperties: false,
-      description: 'Body of a `lead.new` (or `webhook.test`) delivery. Verify the signature headers over the raw bytes before parsing (docs/webhooks.md).',
+      description:
+        'Body of a `lead.new` (or `webhook.test`) delivery, masked when it is sent for the scope the webhook has then (`_meta.scope`; retries and replays included). ' +
+        'Verify the signature headers over the raw bytes before parsing (docs/webhooks.md).',
       properties: {
         id: { type: 'string', description: 'Event id (= `webhook-id`); de-duplicate on it.' },
         type: { type: 'string', enum: [...EVENT_TYPES], description: 'Event type.' },
@@ -101,7 +127,7 @@ export function webhookSchemas(): Json {
           properties: { index: { type: 'integer', minimum: 1, description: '1-based.' }, count: { type: 'integer', minimum: 1, description: 'Events in the run.' } },
           required: ['index', 'count'],
         },
-        leads: { type: 'array', items: ref('Lead'), description: 'New leads matching the saved filter (at most WEBHOOK_BATCH_MAX), masked for the webhook\'s scope.' },
+        leads: { type: 'array', items: ref('Lead'), description: 'New leads matching the saved filter (at most WEBHOOK_BATCH_MAX), masked for the webhook\'s scope at send time.' },
         _meta: ref('ResponseMeta'),
       },
       required: ['id', 'type', 'created_at', 'webhook_id', 'release', 'batch', 'leads', '_meta'],
@@ -123,7 +149,9 @@ export function webhookEventsDoc(): Json {
     'lead.new': {
       post: {
         summary: 'New leads matching a saved filter',
-        description: 'Sent hourly per webhook; retried with exponential backoff on anything but 2xx (410 disables the webhook). See docs/webhooks.md.',
+        description:
+          'Sent hourly per webhook while its account holds an active ent_api, ent_feed or custom key its plan allows (otherwise held until it does); retried with exponential backoff on ' +
+          'anything but 2xx (410 disables the webhook). See docs/webhooks.md.',
         parameters: Object.entries(signatureHeaders).map(([name, h]) => ({ name, in: 'header', ...h })),
         requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookEvent') } } },
         responses: { '200': { description: 'Any 2xx acknowledges the delivery.' }, '410': { description: 'Gone: the webhook is disabled.' } },
@@ -136,14 +164,19 @@ export function webhookEventsDoc(): Json {
 export function webhookEndpoints(): Endpoint[] {
   const tag = 'Webhooks';
   const scopeNote = ' Needs scope ent_api or above (commonwealth: 403). Answers are `Cache-Control: no-store`.';
+  const readNote = ' Any key of the account may read it (commonwealth too: an account that lost its webhook keys still sees why its webhooks are suspended). Answers are `Cache-Control: no-store`.';
   return [
-    { method: 'get', path: '/webhooks', tag, summary: 'List the account\'s webhooks', description: 'Webhooks of the key\'s account, oldest first, without secrets.' + scopeNote, ok: { schema: ref('WebhookList'), description: 'The webhooks.' }, errors: [400] },
+    {
+      method: 'get', path: '/webhooks', tag, summary: 'List the account\'s webhooks',
+      description: 'Webhooks of the key\'s account, oldest first, without secrets; `access` says whether each sends now, with which scope, or why it is suspended.' + readNote,
+      ok: { schema: ref('WebhookList'), description: 'The webhooks.' }, errors: [400],
+    },
     {
       method: 'post', path: '/webhooks', tag, summary: 'Create a webhook',
       description: 'A destination URL and a saved filter in the `/v1/leads` grammar (a bad filter gives the same problem as `/v1/leads`). The answer carries the signing secret, once.' + scopeNote,
       body: ref('WebhookCreate'), bodyRequired: true, ok: { status: 201, schema: ref('WebhookWithSecret'), description: 'Created; `Location` names it.', location: true }, errors: [400, 413, 415],
     },
-    { method: 'get', path: '/webhooks/{id}', tag, summary: 'One webhook', description: 'A webhook of the key\'s account.' + scopeNote, pathParams: [idParam], ok: { schema: ref('Webhook'), description: 'The webhook.' }, errors: [400, 404] },
+    { method: 'get', path: '/webhooks/{id}', tag, summary: 'One webhook', description: 'A webhook of the key\'s account, with its `access`.' + readNote, pathParams: [idParam], ok: { schema: ref('Webhook'), description: 'The webhook.' }, errors: [400, 404] },
     { method: 'post', path: '/webhooks/{id}/disable', tag, summary: 'Disable a webhook', description: 'Stop deliveries; queued ones wait until it is enabled.' + scopeNote, pathParams: [idParam], ok: { schema: ref('Webhook'), description: 'The webhook.' }, errors: [400, 404, 413, 415] },
     { method: 'post', path: '/webhooks/{id}/enable', tag, summary: 'Enable a webhook', description: 'Resume deliveries.' + scopeNote, pathParams: [idParam], ok: { schema: ref('Webhook'), description: 'The webhook.' }, errors: [400, 404, 413, 415] },
     {
@@ -153,10 +186,10 @@ export function webhookEndpoints(): Endpoint[] {
       body: { type: 'object', additionalProperties: false, properties: { overlap_seconds: { type: 'integer', minimum: 0, maximum: 2_592_000, description: 'How long the previous secret still signs.' } } },
       ok: { schema: ref('WebhookWithSecret'), description: 'The webhook and its new secret.' }, errors: [400, 404, 413, 415],
     },
-    { method: 'post', path: '/webhooks/{id}/test', tag, summary: 'Send a test event', description: 'Sends a `webhook.test` event (no leads) now and answers with its delivery record (also in the log; retried like any delivery if it fails).' + scopeNote, pathParams: [idParam], ok: { schema: ref('WebhookDelivery'), description: 'The delivery after its first attempt.' }, errors: [400, 404, 413, 415] },
+    { method: 'post', path: '/webhooks/{id}/test', tag, summary: 'Send a test event', description: 'Sends a `webhook.test` event (no leads) now and answers with its delivery record (also in the log; retried like any delivery if it fails; `suspended`, not sent, while the webhook is).' + scopeNote, pathParams: [idParam], ok: { schema: ref('WebhookDelivery'), description: 'The delivery after its first attempt.' }, errors: [400, 404, 413, 415] },
     {
       method: 'get', path: '/webhooks/{id}/deliveries', tag, summary: 'Delivery log and dead letters',
-      description: 'Deliveries of the webhook, newest first: status, attempts, last response code, latency and error. `status=dead` lists the dead letters.' + scopeNote,
+      description: 'Deliveries of the webhook, newest first: status, attempts, last response code, latency and error. `status=dead` lists the dead letters; `status=suspended` the deliveries held while the webhook is suspended, with `suspended_reason`.' + readNote,
       pathParams: [idParam],
       query: {
         type: 'object',

@@ -9,6 +9,7 @@ import { ApiError, invalidParams, notFound, type ParamError } from '../errors.ts
 import { CAPABILITIES, scopesWith, SCOPES, type Scope } from '../scopes.ts';
 import type { StateStore } from '../state/store.ts';
 import { DELIVERY_STATUSES, type Delivery, type DeliveryStatus, type Webhook } from '../state/webhooks.ts';
+import { accessReader, NO_ACTIVE_KEY, type WebhookAccess } from './access.ts';
 import { checkDestinationUrl } from './destination.ts';
 import type { Dispatcher, WebhookConfig } from './dispatcher.ts';
 import { testEvent } from './events.ts';
@@ -27,13 +28,33 @@ export interface PublicWebhook {
   status: Webhook['status'];
   disabled_reason: string | null;
   watermark: { lead_id: number; release: string | null };
+  /** Whether the webhook may send now and with which scope (api/webhooks/access.ts), decided from the account's keys at the time of asking. */
+  access: PublicAccess;
   secret_rotated_at: string | null;
   previous_secret_expires_at: string | null;
   created_at: string;
   updated_at: string;
 }
 
-export function publicWebhook(w: Webhook): PublicWebhook {
+/** The `access` member of a webhook. */
+export interface PublicAccess {
+  /** `ok`: deliveries are sent; `suspended`: held, nothing is sent (see `detail`). */
+  state: 'ok' | 'suspended';
+  /** The scope deliveries are masked for now; null when suspended. */
+  scope: Scope | null;
+  reason: typeof NO_ACTIVE_KEY | null;
+  detail: string | null;
+  /** When the dispatcher first held a delivery for it (null until then, and when ok). */
+  suspended_at: string | null;
+}
+
+export function publicAccess(w: Pick<Webhook, 'suspended_at'>, a: WebhookAccess): PublicAccess {
+  return a.scope !== null
+    ? { state: 'ok', scope: a.scope, reason: null, detail: null, suspended_at: null }
+    : { state: 'suspended', scope: null, reason: a.reason, detail: a.detail, suspended_at: w.suspended_at };
+}
+
+export function publicWebhook(w: Webhook, a: WebhookAccess): PublicWebhook {
   return {
     id: w.id,
     account: w.account_name,
@@ -44,6 +65,7 @@ export function publicWebhook(w: Webhook): PublicWebhook {
     status: w.status,
     disabled_reason: w.disabled_reason,
     watermark: { lead_id: w.watermark_lead_id, release: w.watermark_release },
+    access: publicAccess(w, a),
     secret_rotated_at: w.secret_rotated_at,
     previous_secret_expires_at: w.previous_secret_expires_at,
     created_at: w.created_at,
@@ -73,6 +95,21 @@ export interface Owner {
 export function webhookService(deps: WebhookServiceDeps) {
   const { store, clock } = deps;
   const wh = store.webhooks;
+  const accessOf = accessReader(store);
+  /** Webhooks as shown, with their access now (one read of keys per account and scope). */
+  const shown = async (ws: Webhook[]): Promise<PublicWebhook[]> => {
+    const now = clock();
+    const seen = new Map<string, Promise<WebhookAccess>>();
+    return Promise.all(
+      ws.map(async (w) => {
+        const k = `${w.account_id}\u0000${w.scope}`;
+        let p = seen.get(k);
+        if (!p) seen.set(k, (p = accessOf(w.account_id, w.scope, now)));
+        return publicWebhook(w, await p);
+      }),
+    );
+  };
+  const one = async (w: Webhook): Promise<PublicWebhook> => (await shown([w]))[0]!;
 
   const owned = async (id: string, who: Owner): Promise<Webhook> => {
     const w = await wh.getWebhook(id);
@@ -110,30 +147,33 @@ export function webhookService(deps: WebhookServiceDeps) {
         watermark_lead_id: snap.maxLeadId,
         watermark_release: snap.releaseId,
       });
-      return { webhook: publicWebhook(w), secret };
+      return { webhook: await one(w), secret };
     },
     async list(who: Owner): Promise<PublicWebhook[]> {
-      return (await wh.listWebhooks(who.accountId !== undefined ? { accountId: who.accountId } : {})).map(publicWebhook);
+      return shown(await wh.listWebhooks(who.accountId !== undefined ? { accountId: who.accountId } : {}));
     },
     async get(id: string, who: Owner): Promise<PublicWebhook> {
-      return publicWebhook(await owned(id, who));
+      return one(await owned(id, who));
     },
     async setStatus(id: string, who: Owner, status: 'active' | 'disabled'): Promise<PublicWebhook> {
       await owned(id, who);
-      return publicWebhook((await wh.setWebhookStatus(id, status, status === 'disabled' ? `disabled by its owner at ${clock().toISOString()}` : null))!);
+      return one((await wh.setWebhookStatus(id, status, status === 'disabled' ? `disabled by its owner at ${clock().toISOString()}` : null))!);
     },
     /** New secret (returned once); the old one keeps signing for `overlapMs` (default WEBHOOK_ROTATION_OVERLAP_MS). */
     async rotateSecret(id: string, who: Owner, overlapMs: number = deps.config.webhookRotationOverlapMs): Promise<{ webhook: PublicWebhook; secret: string }> {
       await owned(id, who);
       const secret = generateSecret();
       const w = await wh.rotateSecret(id, secret, new Date(clock().getTime() + overlapMs));
-      return { webhook: publicWebhook(w!), secret };
+      return { webhook: await one(w!), secret };
     },
-    /** Send a `webhook.test` event now and return its delivery (recorded in the delivery log). */
+    /**
+     * Send a `webhook.test` event now and return its delivery (recorded in the delivery log);
+     * `suspended` (not sent) when the account holds no key that may receive the webhook.
+     */
     async test(id: string, who: Owner): Promise<Delivery> {
       const w = await owned(id, who);
       const snap = await deps.leads.snapshot();
-      const ev = testEvent({ webhookId: w.id, scope: w.scope, releaseId: snap?.releaseId ?? null, createdAt: clock() });
+      const ev = testEvent({ webhookId: w.id, releaseId: snap?.releaseId ?? null, createdAt: clock() });
       await wh.enqueue(w.id, [ev]);
       return (await deps.dispatcher.deliverOne(ev.id))!;
     },

@@ -87,7 +87,7 @@ test('lookups are cached for cacheMs; a revocation takes effect once the entry e
   const k = generateKey('custom');
   const stored: StoredKey = {
     id: k.id, account_id: 1, account_name: 'a', scope: 'custom', name: null, display_prefix: k.displayPrefix,
-    status: 'active', created_at: 'now', revoked_at: null, licence_id: null, expires_at: null, key_hash: k.hash,
+    status: 'active', created_at: 'now', revoked_at: null, licence_id: null, expires_at: null, key_hash: k.hash, account_plan: 'basic',
   };
   const clock = { t: 1000 };
   const app = await authApp(new Map([[k.hash, stored]]), 5000, clock);

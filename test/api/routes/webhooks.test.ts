@@ -28,12 +28,15 @@ test.after(async () => {
 
 const post = (path: string, body?: unknown, key?: string) => api.request(path, { method: 'POST', ...(body !== undefined ? { body } : {}), ...(key ? { key } : {}) });
 
-test('commonwealth keys get 403 naming the scopes that have webhooks', async () => {
-  for (const [method, path] of [['GET', '/v1/webhooks'], ['POST', '/v1/webhooks'], ['GET', '/v1/webhooks/wh_0000000000000000']] as const) {
-    const res = await api.request(path, { method, key: api.keys.commonwealth, ...(method === 'POST' ? { body: { url: rx.url('/x') } } : {}) });
+test('commonwealth keys get 403 naming the scopes that have webhooks on every change; they may read the account\'s webhooks', async () => {
+  for (const [method, path] of [['POST', '/v1/webhooks'], ['POST', '/v1/webhooks/wh_0000000000000000/test'], ['POST', '/v1/webhooks/wh_0000000000000000/enable']] as const) {
+    const res = await api.request(path, { method, key: api.keys.commonwealth, ...(path === '/v1/webhooks' ? { body: { url: rx.url('/x') } } : {}) });
     assertProblem(res, 403, 'insufficient_scope');
     assert.match(res.body.detail, /ent_api, ent_feed or custom/);
   }
+  const list = await api.request('/v1/webhooks', { key: api.keys.commonwealth });
+  assert.equal([list.status, list.body], [200, { results: [] }]);
+  assertProblem(await api.request('/v1/webhooks/wh_0000000000000000', { key: api.keys.commonwealth }), 404, 'not_found');
   assertProblem(await api.request('/v1/webhooks', { key: null }), 401, 'missing_key');
 });
 
@@ -52,6 +55,8 @@ test('create: 201 with the secret once and Location; listed without it; never ca
   assert.is(list.headers.get('etag'), null);
   const one = await api.request(`/v1/webhooks/${res.body.id}`);
   assert.equal(one.body, list.body.results[0]);
+  assert.equal(one.body.access, { state: 'ok', scope: 'ent_api', reason: null, detail: null, suspended_at: null }, 'sends now, as ent_api');
+  assert.equal((await api.request(`/v1/webhooks/${res.body.id}`, { key: api.keys.commonwealth })).body, one.body, 'any key of the account may read it');
   assert.not.ok(api.logs.join('\n').includes(res.body.secret), 'nor logged');
   // another account cannot see it
   assertProblem(await api.request(`/v1/webhooks/${res.body.id}`, { key: otherKey }), 404, 'not_found');

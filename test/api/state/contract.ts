@@ -54,6 +54,25 @@ export function stateStoreContract(name: string, backend: ContractBackend): void
       assert.is(await store.getAccountByName('other'), null);
     }));
 
+  test('accounts: the plan changes (upgrade, downgrade); keys read by hash carry the current plan', () =>
+    withStore(async (store) => {
+      const a = await store.createAccount('acme', 'premium');
+      const k = generateKey('ent_api');
+      await store.insertKey({ id: k.id, account_id: a.id, scope: 'ent_api', name: null, display_prefix: k.displayPrefix, hash: k.hash });
+      assert.is((await store.findKeyByHash(k.hash))?.account_plan, 'premium');
+      const down = await store.setAccountPlan(a.id, 'pro');
+      assert.equal(down, { ...a, plan: 'pro' });
+      assert.equal(await store.getAccountByName('acme'), down);
+      assert.equal(await store.getAccountById(a.id), down);
+      const found = await store.findKeyByHash(k.hash);
+      assert.equal([found?.account_plan, found?.status, found?.scope], ['pro', 'active', 'ent_api'], 'the key itself is untouched');
+      assert.is((await store.setAccountPlan(a.id, 'premium'))?.plan, 'premium');
+      assert.is((await store.findKeyByHash(k.hash))?.account_plan, 'premium');
+      assert.is(await store.setAccountPlan(999, 'pro'), null);
+      await rejects(() => store.setAccountPlan(a.id, 'gold' as never), /check/i);
+      assert.is((await store.getAccountById(a.id))?.plan, 'premium');
+    }));
+
   test('keys: stored by hash, found by hash, listed, revoked', () =>
     withStore(async (store) => {
       const a = await store.createAccount('acme', 'premium');
@@ -67,7 +86,7 @@ export function stateStoreContract(name: string, backend: ContractBackend): void
       });
       await store.insertKey({ id: k2.id, account_id: b.id, scope: 'commonwealth', name: null, display_prefix: k2.displayPrefix, hash: k2.hash });
       const found = await store.findKeyByHash(k1.hash);
-      assert.equal(found, { ...inserted, key_hash: k1.hash });
+      assert.equal(found, { ...inserted, key_hash: k1.hash, account_plan: 'premium' }, 'with its account\'s current plan');
       assert.is(await store.findKeyByHash(generateKey('ent_api').hash), null);
       assert.equal((await store.listKeys()).map((k) => k.id).sort(), [k1.id, k2.id].sort());
       assert.equal(await store.listKeys(b.id), [{

@@ -70,7 +70,7 @@ export function webhookStoreContract(name: string, backend: WebhookContractBacke
       assert.equal(w1, {
         id: 'wh_0000000000000001', account_id: a.id, account_name: 'acme', scope: 'ent_api', url: 'https://hooks.example.com/leads',
         filter: 'county=Cork', filters: { county: ['Cork'] }, description: 'cork solar', status: 'active', disabled_reason: null,
-        watermark_lead_id: 100, watermark_release: 'r1', secret_rotated_at: null, previous_secret_expires_at: null,
+        watermark_lead_id: 100, watermark_release: 'r1', secret_rotated_at: null, previous_secret_expires_at: null, suspended_at: null, suspended_reason: null,
         created_at: at(0).toISOString(), updated_at: at(0).toISOString(),
       });
       assert.not.ok('secret' in w1, 'a webhook never carries its secret');
@@ -110,6 +110,7 @@ export function webhookStoreContract(name: string, backend: WebhookContractBacke
       assert.equal(listed[0], {
         id: batch[1]!.id, webhook_id: w.id, type: 'lead.new', created_at: at(0).toISOString(), lead_count: 1, status: 'pending', attempts: 0,
         next_attempt_at: at(0).toISOString(), last_attempt_at: null, last_status_code: null, last_error: null, last_latency_ms: null, delivered_at: null, dead_reason: null,
+        suspended_reason: null,
       });
       // a duplicate event id is refused and rolls the watermark back with it
       await rejects(() => s.webhooks.enqueue(w.id, [batch[0]!], { from: 150, to: 170, release: 'r4' }), /unique|duplicate/i);
@@ -177,6 +178,66 @@ export function webhookStoreContract(name: string, backend: WebhookContractBacke
       assert.equal(await s.webhooks.replayDead(w.id, at(31)), [d2!.id], 'no ids: every dead letter');
       const again = await s.webhooks.claimDue({ now: at(40), limit: 10, leaseUntil: at(100), owner: 'o' });
       assert.equal(again.map((c) => [c.id, c.attempts, c.attempt_no]).sort(), [[d1!.id, 1, 2], [d2!.id, 1, 2]].sort());
+    }));
+
+  test('suspension: a suspended webhook is not claimed, its pending deliveries read as suspended with the reason; resumed, they are due as before', () =>
+    withStore(async (s) => {
+      const a = await s.createAccount('acme', 'premium');
+      const w = await s.webhooks.createWebhook(newWebhook(a.id));
+      const other = await s.webhooks.createWebhook(newWebhook(a.id));
+      const [d1, d2, d3] = [delivery(), delivery(), delivery()];
+      await s.webhooks.enqueue(w.id, [d1!, d2!]);
+      await s.webhooks.enqueue(other.id, [d3!]);
+      // d1 is delivered first: suspension leaves it alone
+      const [c1] = await s.webhooks.claimDue({ now: at(1), limit: 1, leaseUntil: at(61), owner: 'o' });
+      assert.is(c1?.id, d1!.id);
+      assert.equal([c1?.account_id, c1?.scope], [a.id, 'ent_api'], 'a claim carries the account and scope that decide how it is sent');
+      await s.webhooks.finishAttempt(d1!.id, 'o', { attempt_no: 1, status_code: 204, latency_ms: 1, error: null }, { status: 'delivered' });
+      clock.at(10);
+      const sus = await s.webhooks.setSuspension(w.id, 'no key', at(10));
+      assert.equal([sus?.suspended_at, sus?.suspended_reason, sus?.updated_at], [at(10).toISOString(), 'no key', at(0).toISOString()]);
+      // suspended again later: the first time stays, the reason is replaced
+      const again = await s.webhooks.setSuspension(w.id, 'no key, still', at(20));
+      assert.equal([again?.suspended_at, again?.suspended_reason], [at(10).toISOString(), 'no key, still']);
+      assert.equal((await s.webhooks.listWebhooks({ suspended: true })).map((x) => x.id), [w.id]);
+      assert.equal((await s.webhooks.listWebhooks({ status: 'active', suspended: false })).map((x) => x.id), [other.id]);
+      const log = await s.webhooks.listDeliveries(w.id);
+      assert.equal(log.map((d) => [d.id, d.status, d.suspended_reason]), [[d2!.id, 'suspended', 'no key, still'], [d1!.id, 'delivered', null]]);
+      assert.equal((await s.webhooks.listDeliveries(w.id, { status: 'suspended' })).map((d) => d.id), [d2!.id]);
+      assert.equal(await s.webhooks.listDeliveries(w.id, { status: 'pending' }), []);
+      assert.equal([(await s.webhooks.getDelivery(d2!.id))?.status, (await s.webhooks.getDelivery(d3!.id))?.status], ['suspended', 'pending']);
+      const claimed = await s.webhooks.claimDue({ now: at(30), limit: 10, leaseUntil: at(90), owner: 'o' });
+      assert.equal(claimed.map((c) => c.id), [d3!.id], 'only the unsuspended webhook\'s delivery');
+      const resumed = await s.webhooks.setSuspension(w.id, null, at(40));
+      assert.equal([resumed?.suspended_at, resumed?.suspended_reason], [null, null]);
+      const d2now = await s.webhooks.getDelivery(d2!.id);
+      assert.equal([d2now?.status, d2now?.suspended_reason, d2now?.next_attempt_at, d2now?.attempts], ['pending', null, at(0).toISOString(), 0]);
+      assert.equal((await s.webhooks.claimDue({ now: at(40), limit: 10, leaseUntil: at(100), owner: 'o' })).map((c) => c.id), [d2!.id]);
+      assert.is(await s.webhooks.setSuspension('wh_missing', 'x', at(50)), null);
+    }));
+
+  test('releaseClaim: a claim not sent is given back uncounted and unlogged; only by the lease owner', () =>
+    withStore(async (s) => {
+      const a = await s.createAccount('acme', 'premium');
+      const w = await s.webhooks.createWebhook(newWebhook(a.id));
+      const d = delivery();
+      await s.webhooks.enqueue(w.id, [d]);
+      const [c1] = await s.webhooks.claimDue({ now: at(5), limit: 1, leaseUntil: at(65), owner: 'o' });
+      await s.webhooks.finishAttempt(d.id, 'o', { attempt_no: c1!.attempt_no, status_code: 500, latency_ms: 2, error: null }, { status: 'pending', next_attempt_at: at(30) });
+      const [c2] = await s.webhooks.claimDue({ now: at(30), limit: 1, leaseUntil: at(90), owner: 'o' });
+      assert.equal([c2?.attempt_no, c2?.attempts], [2, 2]);
+      assert.not.ok(await s.webhooks.releaseClaim(d.id, 'someone-else', 2), 'not the lease owner');
+      assert.ok(await s.webhooks.releaseClaim(d.id, 'o', 2));
+      const back = await s.webhooks.getDelivery(d.id);
+      assert.equal(
+        [back?.status, back?.attempts, back?.next_attempt_at, back?.last_attempt_at, back?.last_status_code],
+        ['pending', 1, at(30).toISOString(), at(5).toISOString(), 500],
+        'as it was before the claim',
+      );
+      assert.equal((await s.webhooks.listAttempts(d.id)).map((x) => [x.attempt_no, x.outcome]), [[1, 'retry']]);
+      assert.not.ok(await s.webhooks.releaseClaim(d.id, 'o', 2), 'nothing to give back twice');
+      const [c3] = await s.webhooks.claimDue({ now: at(31), limit: 1, leaseUntil: at(91), owner: 'o' });
+      assert.equal([c3?.id, c3?.attempt_no, c3?.attempts], [d.id, 2, 2], 'claimed again as the same attempt');
     }));
 
   test('concurrent dispatchers on two connections claim every due delivery exactly once', () =>

@@ -16,7 +16,8 @@ import { ApiError } from '../../../api/errors.ts';
 import { openSqliteStore } from '../../../api/state/sqlite.ts';
 import type { StateStore } from '../../../api/state/store.ts';
 import { createDispatcher, type Dispatcher } from '../../../api/webhooks/dispatcher.ts';
-import { leadNewEvents, testEvent } from '../../../api/webhooks/events.ts';
+import { eventBodyFor, leadNewEvents, testEvent } from '../../../api/webhooks/events.ts';
+import { generateKey } from '../../../api/keys.ts';
 import { dataDirLeadReader, type LeadReader } from '../../../api/webhooks/lead-reader.ts';
 import { retryDelayMs } from '../../../api/webhooks/retry.ts';
 import { webhookService, type WebhookService } from '../../../api/webhooks/service.ts';
@@ -78,7 +79,7 @@ function assertSigned(r: Received, secret: string): void {
 
 const makeService = (over: Partial<ApiConfig> = {}): { d: Dispatcher; s: WebhookService } => {
   const c = { ...config, ...over };
-  const d = createDispatcher({ store: store.webhooks, leads, config: c, clock, random: () => 0, owner: 'test' });
+  const d = createDispatcher({ store: store.webhooks, accounts: store, leads, config: c, clock, random: () => 0, owner: 'test' });
   return { d, s: webhookService({ store, leads, dispatcher: d, config: c, clock }) };
 };
 
@@ -99,6 +100,8 @@ test.before(async () => {
   leads = dataDirLeadReader(root);
   ({ d: dispatcher, s: service } = makeService());
   accountId = (await store.createAccount('acme', 'premium')).id;
+  const k = generateKey('ent_api'); // webhooks send while the account holds a key that may receive them (access.test.ts)
+  await store.insertKey({ id: k.id, account_id: accountId, scope: 'ent_api', name: null, display_prefix: k.displayPrefix, hash: k.hash });
 });
 
 test.after(async () => {
@@ -182,15 +185,24 @@ test('the week-2 refresh produces the expected deliveries: only new matching lea
   assert.ok(log.every((d) => d.status === 'delivered' && d.attempts === 1 && d.last_status_code === 204 && d.last_latency_ms !== null));
 });
 
-test('masking follows the webhook scope (enriched fields null for a scope without them)', async () => {
+test('masking is applied at send time, for the scope of that moment (enriched fields null for a scope without them)', async () => {
   const lead = { id: 1, county: 'Cork', applicant_org: 'Acme Ltd', applicant_company_number: '123', main_contractor: 'Build Co' };
-  const [cw] = leadNewEvents({ webhookId: 'wh_x', scope: 'commonwealth', releaseId: 'r', leads: [lead], batchMax: 10, createdAt: clock() });
-  const body = JSON.parse(cw!.body);
+  const [queued] = leadNewEvents({ webhookId: 'wh_x', releaseId: 'r', leads: [lead], batchMax: 10, createdAt: clock() });
+  assert.not.ok('_meta' in JSON.parse(queued!.body), 'queued without _meta: it is decided when sent');
+  const body = JSON.parse(eventBodyFor(queued!.body, 'commonwealth'));
   assert.is(body.leads[0].applicant_org, null);
   assert.is(body.leads[0].main_contractor, null);
   assert.ok(body._meta.masked.some((m: { field: string }) => m.field === 'applicant_org'));
-  const [ea] = leadNewEvents({ webhookId: 'wh_x', scope: 'ent_api', releaseId: 'r', leads: [lead], batchMax: 10, createdAt: clock() });
-  assert.is(JSON.parse(ea!.body).leads[0].applicant_org, 'Acme Ltd');
+  assert.is(body._meta.scope, 'commonwealth');
+  const ea = eventBodyFor(queued!.body, 'ent_api');
+  assert.is(JSON.parse(ea).leads[0].applicant_org, 'Acme Ltd');
+  assert.equal(JSON.parse(ea)._meta, { release: 'r', scope: 'ent_api', masked: [] });
+  assert.is(eventBodyFor(queued!.body, 'ent_api'), ea, 'deterministic: the same bytes for the same scope');
+  assert.equal(Object.keys(JSON.parse(ea)), ['id', 'type', 'created_at', 'webhook_id', 'release', 'batch', 'leads', '_meta']);
+  // an entry queued masked (older queues) is never unmasked, and its _meta is replaced
+  const old = JSON.stringify({ ...JSON.parse(eventBodyFor(queued!.body, 'commonwealth')) });
+  const again = JSON.parse(eventBodyFor(old, 'custom'));
+  assert.equal([again.leads[0].applicant_org, again._meta.scope, again._meta.masked], [null, 'custom', []]);
 });
 
 test('failures follow the retry schedule (injected clock), then dead letters replay with the same event', async () => {
@@ -248,7 +260,7 @@ test('410 Gone disables the webhook and ends the delivery; a disabled webhook ge
   const w = await service.get(id, {});
   assert.is(w.status, 'disabled');
   assert.match(w.disabled_reason!, /410 Gone/);
-  await store.webhooks.enqueue(id, [testEvent({ webhookId: id, scope: 'ent_api', releaseId: null, createdAt: clock() })]);
+  await store.webhooks.enqueue(id, [testEvent({ webhookId: id, releaseId: null, createdAt: clock() })]);
   await dispatcher.deliverDue();
   assert.is(rx.requests('/gone').length, 1, 'no delivery to a disabled webhook');
 });
@@ -256,7 +268,7 @@ test('410 Gone disables the webhook and ends the delivery; a disabled webhook ge
 test('a private destination is refused at delivery unless allow-listed', async () => {
   const id = await create('guarded', '');
   const { d: strict } = makeService({ webhookAllowHosts: [] });
-  await store.webhooks.enqueue(id, [testEvent({ webhookId: id, scope: 'ent_api', releaseId: null, createdAt: clock() })]);
+  await store.webhooks.enqueue(id, [testEvent({ webhookId: id, releaseId: null, createdAt: clock() })]);
   await strict.deliverDue();
   strict.close();
   const [d] = await service.deliveries(id, {});
@@ -269,7 +281,7 @@ test('a private destination is refused at delivery unless allow-listed', async (
 test('a dispatcher killed between sending and recording: the delivery is re-sent with the same event id and body', async () => {
   now = Date.now(); // the child process uses the real clock: queue the delivery due now
   const id = await create('crash', '');
-  const ev = testEvent({ webhookId: id, scope: 'ent_api', releaseId: null, createdAt: new Date() });
+  const ev = testEvent({ webhookId: id, releaseId: null, createdAt: new Date() });
   await store.webhooks.enqueue(id, [ev]);
   // the queue row is due now in real time, for the child process (which uses the real clock)
   let child: ReturnType<typeof spawn> | null = null;
