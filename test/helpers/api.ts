@@ -71,20 +71,25 @@ export interface TestApiOptions {
 
 /** Fixed build clock: the tiny release's id is `20261109T060000Z`. */
 const BUILD_TIME = new Date('2026-11-09T06:00:00Z');
-const built = new Map<number, Promise<{ id: string; dir: string }>>();
+const built = new Map<number, Promise<{ id: string; dir: string; truthFile: string }>>();
 
-/** Build (once per process and seed) a tiny release with the project's generator and pipeline. */
-export function tinyRelease(seed = 7): Promise<{ id: string; dir: string }> {
+/**
+ * Build (once per process and seed) a tiny release with the project's generator and pipeline.
+ * `truthFile` is the generator's ground truth about names (pipeline/synth/truth.ts), kept
+ * outside the raw folder and the release.
+ */
+export function tinyRelease(seed = 7): Promise<{ id: string; dir: string; truthFile: string }> {
   let p = built.get(seed);
   if (!p) {
     p = (async () => {
       const root = tempDir(`leads-api-release-${seed}-`);
       const raw = join(root, 'raw');
-      await generateRaw({ outDir: raw, scale: SCALES.tiny, seed, week: 1 });
+      const truthFile = join(root, 'truth', 'names.json');
+      await generateRaw({ outDir: raw, scale: SCALES.tiny, seed, week: 1, truthFile });
       const config = loadPipelineConfig({}, { dataDir: root, rawDir: raw, progress: false });
       const s = await runPipeline(config, { now: () => BUILD_TIME, log: () => {} });
       if (s.status !== 'published' || !s.releaseId) throw new Error(`tiny release for the API tests was not published: ${s.message}`);
-      return { id: s.releaseId, dir: join(root, 'releases', s.releaseId) };
+      return { id: s.releaseId, dir: join(root, 'releases', s.releaseId), truthFile };
     })();
     built.set(seed, p);
   }
