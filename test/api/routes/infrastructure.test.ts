@@ -153,7 +153,7 @@ test('masking: same shape for every scope; applicant fields null for commonwealt
     assert.is(res.body._meta.release, api.release());
     if (scope === 'commonwealth') {
       assert.ok(res.body.results.every((r: any) => r.applicant === null && r.applicant_company_number === null));
-      assert.equal(res.body._meta.masked.map((m: { field: string }) => m.field), ['applicant', 'applicant_company_number']);
+      assert.equal(res.body._meta.masked.map((m: { field: string }) => m.field), ['applicant', 'applicant_evidence', 'applicant_company_number']);
       assert.match(res.body._meta.masked[0].reason, /ent_api/);
       assert.is(res.body._meta.attribution, ATTRIBUTION);
     } else {
