@@ -2,8 +2,9 @@
  * `createApp(config, deps)` builds the Koa application; it does not listen (api/server.ts does).
  *
  * Middleware, in order:
- *   problem (errors → RFC 9457)  →  request id  →  security headers  →  public routers (docs,
- *   licence claim)  →  release pin  →  GIS access_token (→ Bearer header, GIS paths only)
+ *   problem (errors → RFC 9457)  →  request id  →  security headers  →  deprecation headers (only
+ *   when an operation is deprecated)  →  public routers (openapi.json, docs, reference, licence
+ *   claim)  →  release pin  →  GIS access_token (→ Bearer header, GIS paths only)
  *   →  failed-key throttle  →  auth (Bearer key)  →  access (hourly limit, daily row budget,
  *   usage ledger)  →  account and webhooks routers (never cached)  →  conditional GET (ETag / 304)
  *   →  routers under /v1
@@ -38,6 +39,9 @@ import { exportsRouter } from './routes/exports.ts';
 import { feedsRouter } from './routes/feeds.ts';
 import { ogcRouter } from './routes/ogc.ts';
 import { gisTokenMiddleware } from './middleware/gis-token.ts';
+import { deprecationMiddleware } from './middleware/deprecation.ts';
+import { DEPRECATIONS, checkDeprecations, type DeprecationTable } from './service-terms.ts';
+import { endpoints } from './openapi.ts';
 import { tokenKey } from './gis/token.ts';
 import { releaseLayersCache } from './gis/features.ts';
 import { randomBytes } from 'node:crypto';
@@ -55,10 +59,14 @@ export interface AppDeps {
    * answered as this key. Never set by the server's command line or any environment variable.
    */
   benchWithoutAccess?: ApiKey;
+  /** Deprecated operations (api/service-terms.ts); `DEPRECATIONS` when absent. Tests inject their own. */
+  deprecations?: DeprecationTable;
 }
 
 /** Build the application. Routers are mounted under /v1; docs assets are public, all else keyed. */
 export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
+  const deprecations = deps.deprecations ?? DEPRECATIONS;
+  checkDeprecations(deprecations, endpoints().map((e) => `${e.method.toUpperCase()} ${e.path}`));
   const app = new Koa<AppState>({ proxy: config.trustProxy });
   app.silent = true; // errors are logged by the problem middleware, with the request id
   const v1 = new Router<AppState>({ prefix: '/v1' });
@@ -83,13 +91,14 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     intelRouter(config, deps),
     webhooks,
   ];
-  const publicPaths = ['/v1/docs', '/v1/openapi.json', '/v1/claim'];
+  const publicPaths = ['/v1/docs', '/v1/reference', '/v1/openapi.json', '/v1/claim'];
   const isPublic = (path: string): boolean => !path.startsWith('/v1') || publicPaths.some((p) => path === p || path.startsWith(p + '/'));
   const now = (): number => deps.clock().getTime();
   app.use(problemMiddleware(deps.log));
   app.use(requestIdMiddleware());
   app.use(securityHeadersMiddleware(config));
-  // The published reference (openapi.json, docs) and the licence claim page need neither a key nor a loaded release.
+  if (Object.keys(deprecations).length > 0) app.use(deprecationMiddleware(deprecations, routeOf(routers)));
+  // The published reference (openapi.json, docs, reference) and the licence claim page need neither a key nor a loaded release.
   app.use(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).use(claim.routes()).routes());
   app.use(releaseMiddleware(deps.releases));
   app.use(gisTokenMiddleware(gisKey));

@@ -14,6 +14,7 @@ import { webhookEndpoints, webhookEventsDoc, webhookSchemas } from './webhooks/o
 import { ACCESS_HEADERS, ACCESS_PROBLEMS, accessEndpoints, accessSchemas, keyedOperation } from './access/openapi.ts';
 import { intelQuerySchema } from './query/intel-query.ts';
 import { exportEndpoints, exportResponseSchemas } from './openapi-exports.ts';
+import { DEPRECATIONS, applyDeprecations, serviceTermsExtension, serviceTermsText, type DeprecationTable } from './service-terms.ts';
 
 type Json = Record<string, any>;
 
@@ -206,8 +207,19 @@ export function endpoints(): Endpoint[] {
       path: '/docs',
       tag: 'Reference',
       public: true,
-      summary: 'Readable API reference',
-      description: 'An HTML reference rendered from /v1/openapi.json (Swagger UI, served locally). No key needed.',
+      summary: 'Interactive API reference',
+      description: 'An interactive HTML reference rendered in the browser from /v1/openapi.json (Swagger UI, served locally; needs JavaScript). Links to the read-only /v1/reference. No key needed.',
+      ok: { schema: { type: 'string' }, type: 'text/html', description: 'The reference page.' },
+      errors: [],
+    },
+    {
+      method: 'get',
+      path: '/reference',
+      tag: 'Reference',
+      public: true,
+      summary: 'Read-only API reference (no JavaScript)',
+      description:
+        'Every operation, parameter, response, header, schema and the service terms of this document, rendered as plain HTML by the server (no script; a style sheet from /v1/docs/assets/). No key needed.',
       ok: { schema: { type: 'string' }, type: 'text/html', description: 'The reference page.' },
       errors: [],
     },
@@ -216,8 +228,8 @@ export function endpoints(): Endpoint[] {
       path: '/docs/assets/{file}',
       tag: 'Reference',
       public: true,
-      summary: 'Static assets of the reference page',
-      description: 'Scripts and style sheets of the Swagger UI renderer (from the swagger-ui-dist package). No key needed.',
+      summary: 'Static assets of the reference pages',
+      description: 'Scripts and style sheets of the Swagger UI renderer (from the swagger-ui-dist package) and the style sheet of /v1/reference (`reference.css`). No key needed.',
       pathParams: [{ name: 'file', in: 'path', required: true, description: 'Asset file name.', schema: { type: 'string', pattern: '^[A-Za-z0-9._-]+$' } }],
       ok: { schema: { type: 'string' }, type: 'application/octet-stream', description: 'The asset (JavaScript, CSS or image).' },
       errors: [404],
@@ -388,16 +400,18 @@ function operationId(e: Endpoint): string {
 
 /**
  * Build the OpenAPI 3.1 document. `publicBaseUrl` (ending in /v1) is the server URL; paths are
- * relative to it.
+ * relative to it. `opts.deprecations` (default: the project's `DEPRECATIONS`) marks operations
+ * deprecated (api/service-terms.ts); the service terms go into `info`.
  *
  * @example const doc = buildOpenApi(config); doc.paths['/infrastructure'].get.parameters
  */
-export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
+export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { deprecations?: DeprecationTable } = {}): Json {
   const schemas: Json = {};
   for (const f of recordSchemaFiles()) schemas[componentName(f)] = component(f);
   Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas(), exportResponseSchemas());
   const paths: Json = {};
   for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = operation(e);
+  applyDeprecations(paths, opts.deprecations ?? DEPRECATIONS);
   return {
     openapi: '3.1.0',
     info: {
@@ -408,7 +422,10 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
         'Every request carries `Authorization: Bearer <key>` (except this reference). Every response carries `X-Request-Id`; ' +
         'every error is RFC 9457 `application/problem+json` with a stable `code`. The key\'s scope decides which fields are served: ' +
         'enriched fields (marked `x-enriched` in the schemas) are null for the commonwealth scope, and `_meta.masked` says so. ' +
-        'Record schemas are generated from the project\'s `schemas/` folder.',
+        'Record schemas are generated from the project\'s `schemas/` folder.\n\n' +
+        serviceTermsText(),
+      termsOfService: `${config.publicBaseUrl}/reference#service-terms`,
+      'x-service-terms': serviceTermsExtension(),
     },
     servers: [{ url: config.publicBaseUrl, description: 'This API (paths are relative to /v1).' }],
     security: [{ bearer: [] }],
@@ -421,7 +438,7 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
       { name: 'Licences', description: 'Claiming a key under an organisation licence (the page and its two calls; no key needed).' },
       { name: 'Exports', description: 'Bulk exports: cursor-paginated JSON, streamed CSV and JSON Lines, Parquet.' },
       { name: 'GIS', description: 'GeoJSON feeds and OGC API Features (scopes ent_feed and custom).' },
-      { name: 'Reference', description: 'This document and its rendering.' },
+      { name: 'Reference', description: 'This document and its renderings: interactive (/v1/docs) and read-only (/v1/reference).' },
       { name: 'Webhooks', description: 'Signed hourly pushes of new leads matching saved filters (ent_api and above).' },
     ],
     paths,

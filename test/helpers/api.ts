@@ -22,6 +22,7 @@ import { validateResponse } from './openapi.ts';
 import { SCOPES, type Scope } from '../../api/scopes.ts';
 import { startServer, type RunningServer } from '../../api/server.ts';
 import type { StateStore } from '../../api/state/store.ts';
+import type { DeprecationTable } from '../../api/service-terms.ts';
 import { loadPipelineConfig } from '../../pipeline/config.ts';
 import { runPipeline } from '../../pipeline/run.ts';
 import { generateRaw, SCALES } from '../../pipeline/synth/generate.ts';
@@ -67,6 +68,8 @@ export interface TestApiOptions {
   config?: Partial<ApiConfig>;
   /** The server's clock (hour windows, budget days, key expiry), e.g. a settable one. */
   clock?: () => Date;
+  /** A deprecation table in place of the project's (api/service-terms.ts), e.g. one fixture operation. */
+  deprecations?: DeprecationTable;
 }
 
 /** Fixed build clock: the tiny release's id is `20261109T060000Z`. */
@@ -119,7 +122,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     },
   );
   const logs: string[] = [];
-  const server = await startServer(config, { log: (l) => void logs.push(l), shutdownGraceMs: 2000, ...(opts.clock ? { clock: opts.clock } : {}) });
+  const server = await startServer(config, { log: (l) => void logs.push(l), shutdownGraceMs: 2000, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.deprecations ? { deprecations: opts.deprecations } : {}) });
   const account = await server.store.createAccount('test', 'premium');
   const keys = {} as Record<Scope, string>;
   for (const scope of SCOPES) {
@@ -128,8 +131,9 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     keys[scope] = k.raw;
   }
   const baseUrl = server.url;
-  let doc = docs.get(config.publicBaseUrl);
-  if (!doc) docs.set(config.publicBaseUrl, (doc = buildOpenApi(config)));
+  const docKey = `${config.publicBaseUrl} ${JSON.stringify(opts.deprecations ?? null)}`;
+  let doc = docs.get(docKey);
+  if (!doc) docs.set(docKey, (doc = buildOpenApi(config, opts.deprecations ? { deprecations: opts.deprecations } : {})));
   return {
     baseUrl,
     keys,
