@@ -14,7 +14,7 @@ import { chromiumMissing, launchChromium } from '../helpers/browser.ts';
 import { startTestApi, type TestApi } from '../helpers/api.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
-if (chromiumMissing('reference.browser.test.ts')) {
+if (chromiumMissing('reference.browser.test.ts', test)) {
   // skipped, with the message printed
 } else {
   let api: TestApi;
