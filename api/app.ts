@@ -12,7 +12,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { ApiConfig } from './config.ts';
 import type { ApiDb } from './db.ts';
-import type { ReleaseManager } from './release.ts';
+import type { RefusedRelease, ReleaseManager } from './release.ts';
 import type { ApiKey, StateStore } from './state/store.ts';
 import { UNLIMITED } from './budget.ts';
 import type { AppState } from './context.ts';
@@ -107,7 +107,8 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   }
   // The usage ledger and webhooks are account state, not release data: never answered from an ETag.
   app.use(new Router<AppState>({ prefix: '/v1' }).use(account.routes()).use(webhooks.routes()).routes());
-  app.use(conditionalMiddleware());
+  // a refused release changes /v1/meta's release_status: its ETag changes with it
+  app.use(conditionalMiddleware({ variant: () => refusedStamp(deps.releases.status().refused) }));
   for (const r of routers) if (r !== docs && r !== claim && r !== account && r !== webhooks) v1.use(r.routes());
   app.use(v1.routes());
   app.use(methodNotAllowed(routers));
@@ -129,4 +130,9 @@ export function routeOf(routers: readonly Router<AppState>[]): (method: string, 
     }
     return 'other';
   };
+}
+
+/** What of a refused release goes into ETags ('' when none is refused, so ETags stay as they were). */
+function refusedStamp(r: RefusedRelease | null): string {
+  return r ? `refused ${r.release} ${r.attempts}` : '';
 }

@@ -185,7 +185,9 @@ export function endpoints(): Endpoint[] {
       path: '/meta',
       tag: 'Meta',
       summary: 'Release, counts, freshness and allowed filter values',
-      description: 'The release being served, its counts, freshness per planning authority, and the allowed values of every enumerated filter.',
+      description:
+        'The release being served, its counts, freshness per planning authority, the allowed values of every enumerated filter, ' +
+        'and `release_status`: a published release refused because its files do not match its manifest (or it failed to load), with the reason.',
       ok: { schema: ref('MetaResponse'), description: 'Release metadata.' },
       errors: [400],
       cached: true,
@@ -288,9 +290,32 @@ function responseSchemas(): Json {
           description: 'Allowed values of every enumerated filter.',
           additionalProperties: { type: 'array', items: { type: 'string' } },
         },
+        release_status: {
+          type: 'object',
+          description:
+            'The release served and, when the release `current` points at was refused, why. A release is checked file by file against the SHA-256 checksums of its manifest ' +
+            'before the server switches to it; one that does not match, or fails to load, is refused and the previous release keeps serving. ' +
+            'It is tried again after 30 s, then after twice as long each time (at most hourly); a newly published release is tried at once. See docs/releases.md.',
+          properties: {
+            serving: { type: ['string', 'null'], description: 'Id of the release answering requests.' },
+            refused: {
+              type: ['object', 'null'],
+              description: 'The refused release, or null when the published release is the one served.',
+              properties: {
+                release: { type: 'string', description: 'Id of the refused release.' },
+                reason: { type: 'string', description: 'Why, e.g. `files do not match manifest.json: geojson/leads.ndjson has 8812 bytes, the manifest says 17453`.' },
+                failed_at: { type: 'string', format: 'date-time', description: 'When the last attempt failed.' },
+                attempts: { type: 'integer', minimum: 1, description: 'Failed attempts at this release so far.' },
+                next_attempt_at: { type: 'string', format: 'date-time', description: 'The earliest time it is tried again.' },
+              },
+              required: ['release', 'reason', 'failed_at', 'attempts', 'next_attempt_at'],
+            },
+          },
+          required: ['serving', 'refused'],
+        },
         _meta: ref('ResponseMeta'),
       },
-      required: ['release', 'counts', 'freshness', 'enums', '_meta'],
+      required: ['release', 'counts', 'freshness', 'enums', 'release_status', '_meta'],
     },
   };
 }

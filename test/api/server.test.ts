@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
@@ -25,7 +26,8 @@ test('a new release published while requests are in flight: none fails, later re
     let swapped = false;
     const fire = async (n: number): Promise<void> => {
       const path = paths[n % paths.length]!;
-      const res = await api.request(path);
+      // ent_feed: no daily row budget, so a slow switch on a busy machine cannot exhaust it
+      const res = await api.request(path, { key: api.keys.ent_feed });
       results.push({ status: res.status, release: res.body?._meta?.release, path });
     };
     // ~50 requests in flight; the release is switched and loaded while they run
@@ -69,8 +71,16 @@ test('a published release whose indexes cannot be built is not served: the previ
   try {
     const before = api.release();
     publishCopyOfRelease(api.dataDir, '20261116T060000Z');
-    writeFileSync(join(api.dataDir, 'releases', '20261116T060000Z', 'leads.parquet'), 'damaged');
+    const dir = join(api.dataDir, 'releases', '20261116T060000Z');
+    writeFileSync(join(dir, 'leads.parquet'), 'damaged');
+    // the manifest vouches for the damaged file, so it passes the checksums and fails the build
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { files: Record<string, unknown> };
+    manifest.files['leads.parquet'] = { bytes: 7, sha256: createHash('sha256').update('damaged').digest('hex'), rows: null };
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
     await rejects(api.checkRelease(), /building the indexes of .*20261116T060000Z failed/);
+    const refused = (await api.request('/v1/meta')).body.release_status.refused;
+    assert.is(refused.release, '20261116T060000Z');
+    assert.match(refused.reason, /^building the indexes of <release> failed \(exit 1\)/);
     assert.is(api.release(), before);
     for (const path of ['/v1/leads?page_size=3', '/v1/leads?q=house', `/v1/meta`]) {
       const res = await api.request(path);
