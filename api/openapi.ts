@@ -149,6 +149,20 @@ export function endpoints(): Endpoint[] {
     },
     {
       method: 'get',
+      path: '/infrastructure/{id}',
+      tag: 'Infrastructure',
+      summary: 'One infrastructure project with its consenting case',
+      description:
+        'One strategic-infrastructure or energy project: the record of /infrastructure (capacity, technology, status, auction round, grid connection) with its consenting case ' +
+        '(`case_id`, `consenting_route`, `lodged_date`, `decision`, `decision_date`, `public_url` — the consenting body\'s case page where the source gives one). ' +
+        'The `link` of the infrastructure GeoJSON layer points here when the project has no `public_url`. `applicant` and `applicant_company_number` are enriched: null for commonwealth, listed in `_meta.masked`.',
+      pathParams: [{ name: 'id', in: 'path', required: true, description: 'Project id (`id` in /infrastructure).', schema: { type: 'integer', minimum: 1 } }],
+      ok: { schema: ref('InfrastructureProjectResponse'), description: 'The project.' },
+      errors: [400, 404],
+      cached: true,
+    },
+    {
+      method: 'get',
       path: '/intel/analytics',
       tag: 'Intelligence',
       summary: 'Market intelligence: price index, yields, emerging zones, material costs',
@@ -247,7 +261,15 @@ const PROBLEMS: Record<number, string> = {
  */
 function responseSchemas(): Json {
   const detail = component('lead-detail.schema.json');
+  const project = component('infrastructure-project.schema.json');
   return {
+    InfrastructureProjectResponse: {
+      ...project,
+      title: 'Infrastructure project response',
+      description: 'An infrastructure project record (see InfrastructureProject) with `_meta`.',
+      properties: { ...project.properties, _meta: ref('ResponseMeta') },
+      required: [...project.required, '_meta'],
+    },
     LeadDetailResponse: {
       ...detail,
       title: 'Lead detail response',
