@@ -5,8 +5,8 @@
  *   problem (errors → RFC 9457)  →  request id  →  security headers  →  public routers (docs,
  *   licence claim)  →  release pin  →  GIS access_token (→ Bearer header, GIS paths only)
  *   →  failed-key throttle  →  auth (Bearer key)  →  access (hourly limit, daily row budget,
- *   usage ledger)  →  account and webhooks routers (never cached)  →  conditional GET (ETag / 304)
- *   →  routers under /v1
+ *   usage ledger)  →  attribution headers (commonwealth)  →  account and webhooks routers
+ *   (never cached)  →  conditional GET (ETag / 304)  →  routers under /v1
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -23,6 +23,7 @@ import { releaseMiddleware } from './middleware/release.ts';
 import { authMiddleware } from './middleware/auth.ts';
 import { conditionalMiddleware } from './middleware/conditional.ts';
 import { methodNotAllowed } from './middleware/method.ts';
+import { attributionMiddleware } from './middleware/attribution.ts';
 import { leadsRouter } from './routes/leads.ts';
 import { infrastructureRouter } from './routes/infrastructure.ts';
 import { metaRouter } from './routes/meta.ts';
@@ -105,6 +106,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     app.use(authMiddleware(deps.store, { publicPaths, cacheMs: config.keyCacheMs, now }));
     app.use(accessMiddleware({ store: deps.store, ledger, now, limits: config.accessLimits, routeOf: routeOf(routers) }));
   }
+  app.use(attributionMiddleware());
   // The usage ledger and webhooks are account state, not release data: never answered from an ETag.
   app.use(new Router<AppState>({ prefix: '/v1' }).use(account.routes()).use(webhooks.routes()).routes());
   // a refused release changes /v1/meta's release_status: its ETag changes with it

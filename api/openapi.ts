@@ -355,6 +355,15 @@ const HEADERS: Json = {
   },
   Allow: { description: 'Methods allowed on the path.', schema: { type: 'string' } },
   Location: { description: 'URL of the created resource.', schema: { type: 'string' } },
+  Link: {
+    description:
+      'Commonwealth keys (spec 1.5: use requires attribution): `<https://creativecommons.org/licenses/by/4.0/>; rel="license"` (RFC 8288), the licence of the data, on every response whatever its format; other relations may be listed alongside.',
+    schema: { type: 'string' },
+  },
+  'X-Attribution': {
+    description: 'Commonwealth keys only: the attribution text that must accompany any use of the data (the same as `_meta.attribution` of JSON bodies), on every response whatever its format.',
+    schema: { type: 'string' },
+  },
   ...ACCESS_HEADERS,
 };
 
@@ -389,6 +398,10 @@ function operation(e: Endpoint): Json {
     okHeaders['Cache-Control'] = { $ref: '#/components/headers/Cache-Control' };
   }
   if (e.ok.location) okHeaders['Location'] = { $ref: '#/components/headers/Location' };
+  if (!e.public) {
+    okHeaders['Link'] = { $ref: '#/components/headers/Link' };
+    okHeaders['X-Attribution'] = { $ref: '#/components/headers/X-Attribution' };
+  }
   const responses: Json = {
     [String(e.ok.status ?? 200)]: {
       description: e.ok.description,

@@ -7,7 +7,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { API_DEFAULTS, loadApiConfig } from '../../api/config.ts';
 import { HSTS } from '../../api/middleware/security-headers.ts';
 import { startServer } from '../../api/server.ts';
 import { assertProblem, publishCopyOfRelease, startTestApi } from '../helpers/api.ts';
+import { recordInManifest } from '../helpers/manifest.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 
 test('a new release published while requests are in flight: none fails, later requests get it', async () => {
@@ -73,10 +73,7 @@ test('a published release whose indexes cannot be built is not served: the previ
     publishCopyOfRelease(api.dataDir, '20261116T060000Z');
     const dir = join(api.dataDir, 'releases', '20261116T060000Z');
     writeFileSync(join(dir, 'leads.parquet'), 'damaged');
-    // the manifest vouches for the damaged file, so it passes the checksums and fails the build
-    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { files: Record<string, unknown> };
-    manifest.files['leads.parquet'] = { bytes: 7, sha256: createHash('sha256').update('damaged').digest('hex'), rows: null };
-    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+    recordInManifest(dir, 'leads.parquet'); // so it passes the checksums and fails the build
     await rejects(api.checkRelease(), /building the indexes of .*20261116T060000Z failed/);
     const refused = (await api.request('/v1/meta')).body.release_status.refused;
     assert.is(refused.release, '20261116T060000Z');

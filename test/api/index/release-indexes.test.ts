@@ -8,7 +8,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -20,6 +19,7 @@ import { ByteWriter } from '../../../api/render/bytes.ts';
 import { maskedColumns } from '../../../api/masking.ts';
 import { ReleaseRefusedError } from '../../../api/index/verify-release.ts';
 import { tinyRelease } from '../../helpers/api.ts';
+import { recordInManifest } from '../../helpers/manifest.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
 let db: ApiDb;
@@ -87,7 +87,7 @@ test('a release the child cannot read (its manifest agreeing) is an error naming
   const broken = join(tempDir('broken-release'), 'r');
   cpSync(dir, broken, { recursive: true });
   writeFileSync(join(broken, 'leads.parquet'), 'not a parquet file');
-  agreeWithManifest(broken, 'leads.parquet');
+  recordInManifest(broken, 'leads.parquet');
   await rejects(loadReleaseIndexes(broken), /building the indexes of .* failed \(exit 1\)[\s\S]*leads\.parquet/);
   rmSync(join(broken, 'search_postings.parquet'));
   const manifest = JSON.parse(readFileSync(join(broken, 'manifest.json'), 'utf8')) as { files: Record<string, unknown> };
@@ -95,14 +95,5 @@ test('a release the child cannot read (its manifest agreeing) is an error naming
   writeFileSync(join(broken, 'manifest.json'), JSON.stringify(manifest));
   await rejects(loadReleaseIndexes(broken), /failed/);
 });
-
-/** Rewrite the manifest's checksum of `rel` to the file as it now is (a damaged file the manifest vouches for). */
-function agreeWithManifest(releaseDir: string, rel: string): void {
-  const file = join(releaseDir, 'manifest.json');
-  const manifest = JSON.parse(readFileSync(file, 'utf8')) as { files: Record<string, unknown> };
-  const bytes = readFileSync(join(releaseDir, rel));
-  manifest.files[rel] = { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), rows: null };
-  writeFileSync(file, JSON.stringify(manifest));
-}
 
 test.run();
