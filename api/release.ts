@@ -219,7 +219,7 @@ export async function openReleaseManager(
     return checking;
   };
 
-  // a refused first release leaves the server up, answering 503 no_release with the reason
+  // a refused first release leaves the server up, answering 503 no_release (the reason is logged)
   await check().catch(() => {});
   const timer = setInterval(() => {
     check().catch(() => {}); // logged (and reported by status()) where it was refused
