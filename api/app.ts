@@ -6,14 +6,14 @@
  *   when an operation is deprecated)  →  public routers (openapi.json, docs, reference, licence
  *   claim)  →  release pin  →  GIS access_token (→ Bearer header, GIS paths only)
  *   →  failed-key throttle  →  auth (Bearer key)  →  access (hourly limit, daily row budget,
- *   usage ledger)  →  account and webhooks routers (never cached)  →  conditional GET (ETag / 304)
- *   →  routers under /v1
+ *   usage ledger)  →  attribution headers (commonwealth)  →  account and webhooks routers
+ *   (never cached)  →  conditional GET (ETag / 304)  →  routers under /v1
  */
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { ApiConfig } from './config.ts';
 import type { ApiDb } from './db.ts';
-import type { ReleaseManager } from './release.ts';
+import type { RefusedRelease, ReleaseManager } from './release.ts';
 import type { ApiKey, StateStore } from './state/store.ts';
 import { UNLIMITED } from './budget.ts';
 import type { AppState } from './context.ts';
@@ -24,6 +24,7 @@ import { releaseMiddleware } from './middleware/release.ts';
 import { authMiddleware } from './middleware/auth.ts';
 import { conditionalMiddleware } from './middleware/conditional.ts';
 import { methodNotAllowed } from './middleware/method.ts';
+import { attributionMiddleware } from './middleware/attribution.ts';
 import { leadsRouter } from './routes/leads.ts';
 import { infrastructureRouter } from './routes/infrastructure.ts';
 import { metaRouter } from './routes/meta.ts';
@@ -114,9 +115,11 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     app.use(authMiddleware(deps.store, { publicPaths, cacheMs: config.keyCacheMs, now }));
     app.use(accessMiddleware({ store: deps.store, ledger, now, limits: config.accessLimits, routeOf: routeOf(routers) }));
   }
+  app.use(attributionMiddleware());
   // The usage ledger and webhooks are account state, not release data: never answered from an ETag.
   app.use(new Router<AppState>({ prefix: '/v1' }).use(account.routes()).use(webhooks.routes()).routes());
-  app.use(conditionalMiddleware());
+  // a refused release changes /v1/meta's release_status: its ETag changes with it
+  app.use(conditionalMiddleware({ variant: () => refusedStamp(deps.releases.status().refused) }));
   for (const r of routers) if (r !== docs && r !== claim && r !== account && r !== webhooks) v1.use(r.routes());
   app.use(v1.routes());
   app.use(methodNotAllowed(routers));
@@ -138,4 +141,9 @@ export function routeOf(routers: readonly Router<AppState>[]): (method: string, 
     }
     return 'other';
   };
+}
+
+/** What of a refused release goes into ETags ('' when none is refused, so ETags stay as they were). */
+function refusedStamp(r: RefusedRelease | null): string {
+  return r ? `refused ${r.release} ${r.attempts}` : '';
 }

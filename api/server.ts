@@ -55,7 +55,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
   const db = await openApiDb({ connections: config.duckdbConnections, threads: config.duckdbThreads, memoryLimit: config.duckdbMemoryLimit });
   let releases: ReleaseManager;
   try {
-    releases = await openReleaseManager(db, config.dataDir, { pollMs: config.releasePollMs, log });
+    releases = await openReleaseManager(db, config.dataDir, { pollMs: config.releasePollMs, log, now: () => clock().getTime() });
   } catch (e) {
     db.close();
     await store.close();
