@@ -35,12 +35,13 @@ typecheck: setup
 # uvu prints its own totals; the last line restates them as "N passed, N failed" for CI.
 test: setup typecheck
 	@mkdir -p .tmp
-	@set -o pipefail; node --import tsx node_modules/uvu/bin.js test '\.test\.ts$$' 2>&1 | tee .tmp/test.log; rc=$$?; \
+	@set -o pipefail; start=$$(date +%s); node --import tsx node_modules/uvu/bin.js test '\.test\.ts$$' 2>&1 | tee .tmp/test.log; rc=$$?; \
 	  clean=$$(sed 's/\x1b\[[0-9;]*m//g' .tmp/test.log); \
 	  total=$$(echo "$$clean" | awk '/Total:/ {print $$2}' | tail -1); \
 	  passed=$$(echo "$$clean" | awk '/Passed:/ {print $$2}' | tail -1); \
 	  skipped=$$(echo "$$clean" | awk '/Skipped:/ {print $$2}' | tail -1); \
-	  echo "$${passed:-0} passed, $$(( $${total:-0} - $${passed:-0} - $${skipped:-0} )) failed, $${skipped:-0} skipped"; \
+	  echo "make test: $$(( $$(date +%s) - start )) s"; \
+	  echo "$${passed:-0} passed, $$(( $${total:-0} - $${passed:-0} )) failed, $${skipped:-0} skipped"; \
 	  exit $$rc
 
 bench: setup

@@ -2,17 +2,18 @@
  * `createApp(config, deps)` builds the Koa application; it does not listen (api/server.ts does).
  *
  * Middleware, in order:
- *   problem (errors → RFC 9457)  →  request id  →  security headers  →  public routers (docs,
- *   licence claim)  →  release pin  →  GIS access_token (→ Bearer header, GIS paths only)
+ *   problem (errors → RFC 9457)  →  request id  →  security headers  →  deprecation headers (only
+ *   when an operation is deprecated)  →  public routers (openapi.json, docs, reference, licence
+ *   claim)  →  release pin  →  GIS access_token (→ Bearer header, GIS paths only)
  *   →  failed-key throttle  →  auth (Bearer key)  →  access (hourly limit, daily row budget,
- *   usage ledger)  →  account and webhooks routers (never cached)  →  conditional GET (ETag / 304)
- *   →  routers under /v1
+ *   usage ledger)  →  attribution headers (commonwealth)  →  account and webhooks routers
+ *   (never cached)  →  conditional GET (ETag / 304)  →  routers under /v1
  */
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { ApiConfig } from './config.ts';
 import type { ApiDb } from './db.ts';
-import type { ReleaseManager } from './release.ts';
+import type { RefusedRelease, ReleaseManager } from './release.ts';
 import type { ApiKey, StateStore } from './state/store.ts';
 import { UNLIMITED } from './budget.ts';
 import type { AppState } from './context.ts';
@@ -23,6 +24,7 @@ import { releaseMiddleware } from './middleware/release.ts';
 import { authMiddleware } from './middleware/auth.ts';
 import { conditionalMiddleware } from './middleware/conditional.ts';
 import { methodNotAllowed } from './middleware/method.ts';
+import { attributionMiddleware } from './middleware/attribution.ts';
 import { leadsRouter } from './routes/leads.ts';
 import { infrastructureRouter } from './routes/infrastructure.ts';
 import { metaRouter } from './routes/meta.ts';
@@ -38,6 +40,9 @@ import { exportsRouter } from './routes/exports.ts';
 import { feedsRouter } from './routes/feeds.ts';
 import { ogcRouter } from './routes/ogc.ts';
 import { gisTokenMiddleware } from './middleware/gis-token.ts';
+import { deprecationMiddleware } from './middleware/deprecation.ts';
+import { DEPRECATIONS, checkDeprecations, type DeprecationTable } from './service-terms.ts';
+import { endpoints } from './openapi.ts';
 import { tokenKey } from './gis/token.ts';
 import { releaseLayersCache } from './gis/features.ts';
 import { randomBytes } from 'node:crypto';
@@ -55,10 +60,14 @@ export interface AppDeps {
    * answered as this key. Never set by the server's command line or any environment variable.
    */
   benchWithoutAccess?: ApiKey;
+  /** Deprecated operations (api/service-terms.ts); `DEPRECATIONS` when absent. Tests inject their own. */
+  deprecations?: DeprecationTable;
 }
 
 /** Build the application. Routers are mounted under /v1; docs assets are public, all else keyed. */
 export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
+  const deprecations = deps.deprecations ?? DEPRECATIONS;
+  checkDeprecations(deprecations, endpoints().map((e) => `${e.method.toUpperCase()} ${e.path}`));
   const app = new Koa<AppState>({ proxy: config.trustProxy });
   app.silent = true; // errors are logged by the problem middleware, with the request id
   const v1 = new Router<AppState>({ prefix: '/v1' });
@@ -83,13 +92,14 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     intelRouter(config, deps),
     webhooks,
   ];
-  const publicPaths = ['/v1/docs', '/v1/openapi.json', '/v1/claim'];
+  const publicPaths = ['/v1/docs', '/v1/reference', '/v1/openapi.json', '/v1/claim'];
   const isPublic = (path: string): boolean => !path.startsWith('/v1') || publicPaths.some((p) => path === p || path.startsWith(p + '/'));
   const now = (): number => deps.clock().getTime();
   app.use(problemMiddleware(deps.log));
   app.use(requestIdMiddleware());
   app.use(securityHeadersMiddleware(config));
-  // The published reference (openapi.json, docs) and the licence claim page need neither a key nor a loaded release.
+  if (Object.keys(deprecations).length > 0) app.use(deprecationMiddleware(deprecations, routeOf(routers)));
+  // The published reference (openapi.json, docs, reference) and the licence claim page need neither a key nor a loaded release.
   app.use(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).use(claim.routes()).routes());
   app.use(releaseMiddleware(deps.releases));
   app.use(gisTokenMiddleware(gisKey));
@@ -105,9 +115,11 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     app.use(authMiddleware(deps.store, { publicPaths, cacheMs: config.keyCacheMs, now }));
     app.use(accessMiddleware({ store: deps.store, ledger, now, limits: config.accessLimits, routeOf: routeOf(routers) }));
   }
+  app.use(attributionMiddleware());
   // The usage ledger and webhooks are account state, not release data: never answered from an ETag.
   app.use(new Router<AppState>({ prefix: '/v1' }).use(account.routes()).use(webhooks.routes()).routes());
-  app.use(conditionalMiddleware());
+  // a refused release changes /v1/meta's release_status: its ETag changes with it
+  app.use(conditionalMiddleware({ variant: () => refusedStamp(deps.releases.status().refused) }));
   for (const r of routers) if (r !== docs && r !== claim && r !== account && r !== webhooks) v1.use(r.routes());
   app.use(v1.routes());
   app.use(methodNotAllowed(routers));
@@ -129,4 +141,9 @@ export function routeOf(routers: readonly Router<AppState>[]): (method: string, 
     }
     return 'other';
   };
+}
+
+/** What of a refused release goes into ETags ('' when none is refused, so ETags stay as they were). */
+function refusedStamp(r: RefusedRelease | null): string {
+  return r ? `refused ${r.release} ${r.attempts}` : '';
 }

@@ -11,7 +11,7 @@
  * is nothing else to hide.
  */
 import { readFileSync } from 'node:fs';
-import { ATTRIBUTION, CAPABILITIES, scopesWith, type Scope } from './scopes.ts';
+import { ATTRIBUTION, CAPABILITIES, LICENCE_URL, scopesWith, type Scope } from './scopes.ts';
 
 /** Record kinds the API serves, one schema file `schemas/<kind>.schema.json` each. */
 export type MaskKind = 'lead' | 'lead-detail' | 'infrastructure-project';
@@ -142,8 +142,27 @@ export function unionMasked(lists: Iterable<readonly MaskedField[]>): MaskedFiel
  */
 export function responseMeta(release: string, scope: Scope, masked: MaskedField[]): ResponseMeta {
   const meta: ResponseMeta = { release, scope, masked };
-  if (scope === 'commonwealth') meta.attribution = ATTRIBUTION;
+  if (mustAttribute(scope)) meta.attribution = ATTRIBUTION;
   return meta;
+}
+
+/** Scopes whose use requires attribution (spec 1.5): commonwealth. */
+export function mustAttribute(scope: Scope): boolean {
+  return scope === 'commonwealth';
+}
+
+/**
+ * The attribution carried outside a JSON body, for every format (CSV and JSON Lines have no
+ * place for it that would not break a parser): HTTP headers — the licence as an RFC 8288
+ * `Link: <…>; rel="license"` and the text as `X-Attribution` — and key-value metadata for files
+ * that hold it (Parquet). Null for scopes that need not attribute.
+ */
+export function attribution(scope: Scope): { headers: { Link: string; 'X-Attribution': string }; metadata: { attribution: string; license: string } } | null {
+  if (!mustAttribute(scope)) return null;
+  return {
+    headers: { Link: `<${LICENCE_URL}>; rel="license"`, 'X-Attribution': ATTRIBUTION },
+    metadata: { attribution: ATTRIBUTION, license: LICENCE_URL },
+  };
 }
 
 /**

@@ -14,6 +14,7 @@ import { webhookEndpoints, webhookEventsDoc, webhookSchemas } from './webhooks/o
 import { ACCESS_HEADERS, ACCESS_PROBLEMS, accessEndpoints, accessSchemas, keyedOperation } from './access/openapi.ts';
 import { intelQuerySchema } from './query/intel-query.ts';
 import { exportEndpoints, exportResponseSchemas } from './openapi-exports.ts';
+import { DEPRECATIONS, applyDeprecations, serviceTermsExtension, serviceTermsText, type DeprecationTable } from './service-terms.ts';
 
 type Json = Record<string, any>;
 
@@ -149,6 +150,20 @@ export function endpoints(): Endpoint[] {
     },
     {
       method: 'get',
+      path: '/infrastructure/{id}',
+      tag: 'Infrastructure',
+      summary: 'One infrastructure project with its consenting case',
+      description:
+        'One strategic-infrastructure or energy project: the record of /infrastructure (capacity, technology, status, auction round, grid connection) with its consenting case ' +
+        '(`case_id`, `consenting_route`, `lodged_date`, `decision`, `decision_date`, `public_url` — the consenting body\'s case page where the source gives one). ' +
+        'The `link` of the infrastructure GeoJSON layer points here when the project has no `public_url`. `applicant` and `applicant_company_number` are enriched: null for commonwealth, listed in `_meta.masked`.',
+      pathParams: [{ name: 'id', in: 'path', required: true, description: 'Project id (`id` in /infrastructure).', schema: { type: 'integer', minimum: 1 } }],
+      ok: { schema: ref('InfrastructureProjectResponse'), description: 'The project.' },
+      errors: [400, 404],
+      cached: true,
+    },
+    {
+      method: 'get',
       path: '/intel/analytics',
       tag: 'Intelligence',
       summary: 'Market intelligence: price index, yields, emerging zones, material costs',
@@ -185,7 +200,9 @@ export function endpoints(): Endpoint[] {
       path: '/meta',
       tag: 'Meta',
       summary: 'Release, counts, freshness and allowed filter values',
-      description: 'The release being served, its counts, freshness per planning authority, and the allowed values of every enumerated filter.',
+      description:
+        'The release being served, its counts, freshness per planning authority, the allowed values of every enumerated filter, ' +
+        'and `release_status`: a published release refused because its files do not match its manifest (or it failed to load), with the reason.',
       ok: { schema: ref('MetaResponse'), description: 'Release metadata.' },
       errors: [400],
       cached: true,
@@ -206,8 +223,19 @@ export function endpoints(): Endpoint[] {
       path: '/docs',
       tag: 'Reference',
       public: true,
-      summary: 'Readable API reference',
-      description: 'An HTML reference rendered from /v1/openapi.json (Swagger UI, served locally). No key needed.',
+      summary: 'Interactive API reference',
+      description: 'An interactive HTML reference rendered in the browser from /v1/openapi.json (Swagger UI, served locally; needs JavaScript). Links to the read-only /v1/reference. No key needed.',
+      ok: { schema: { type: 'string' }, type: 'text/html', description: 'The reference page.' },
+      errors: [],
+    },
+    {
+      method: 'get',
+      path: '/reference',
+      tag: 'Reference',
+      public: true,
+      summary: 'Read-only API reference (no JavaScript)',
+      description:
+        'Every operation, parameter, response, header, schema and the service terms of this document, rendered as plain HTML by the server (no script; a style sheet from /v1/docs/assets/). No key needed.',
       ok: { schema: { type: 'string' }, type: 'text/html', description: 'The reference page.' },
       errors: [],
     },
@@ -216,8 +244,8 @@ export function endpoints(): Endpoint[] {
       path: '/docs/assets/{file}',
       tag: 'Reference',
       public: true,
-      summary: 'Static assets of the reference page',
-      description: 'Scripts and style sheets of the Swagger UI renderer (from the swagger-ui-dist package). No key needed.',
+      summary: 'Static assets of the reference pages',
+      description: 'Scripts and style sheets of the Swagger UI renderer (from the swagger-ui-dist package) and the style sheet of /v1/reference (`reference.css`). No key needed.',
       pathParams: [{ name: 'file', in: 'path', required: true, description: 'Asset file name.', schema: { type: 'string', pattern: '^[A-Za-z0-9._-]+$' } }],
       ok: { schema: { type: 'string' }, type: 'application/octet-stream', description: 'The asset (JavaScript, CSS or image).' },
       errors: [404],
@@ -245,7 +273,15 @@ const PROBLEMS: Record<number, string> = {
  */
 function responseSchemas(): Json {
   const detail = component('lead-detail.schema.json');
+  const project = component('infrastructure-project.schema.json');
   return {
+    InfrastructureProjectResponse: {
+      ...project,
+      title: 'Infrastructure project response',
+      description: 'An infrastructure project record (see InfrastructureProject) with `_meta`.',
+      properties: { ...project.properties, _meta: ref('ResponseMeta') },
+      required: [...project.required, '_meta'],
+    },
     LeadDetailResponse: {
       ...detail,
       title: 'Lead detail response',
@@ -288,9 +324,32 @@ function responseSchemas(): Json {
           description: 'Allowed values of every enumerated filter.',
           additionalProperties: { type: 'array', items: { type: 'string' } },
         },
+        release_status: {
+          type: 'object',
+          description:
+            'The release served and, when the release `current` points at was refused, why. A release is checked file by file against the SHA-256 checksums of its manifest ' +
+            'before the server switches to it; one that does not match, or fails to load, is refused and the previous release keeps serving. ' +
+            'It is tried again after 30 s, then after twice as long each time (at most hourly); a newly published release is tried at once. See docs/releases.md.',
+          properties: {
+            serving: { type: ['string', 'null'], description: 'Id of the release answering requests.' },
+            refused: {
+              type: ['object', 'null'],
+              description: 'The refused release, or null when the published release is the one served.',
+              properties: {
+                release: { type: 'string', description: 'Id of the refused release.' },
+                reason: { type: 'string', description: 'Why, e.g. `files do not match manifest.json: geojson/leads.ndjson has 8812 bytes, the manifest says 17453`.' },
+                failed_at: { type: 'string', format: 'date-time', description: 'When the last attempt failed.' },
+                attempts: { type: 'integer', minimum: 1, description: 'Failed attempts at this release so far.' },
+                next_attempt_at: { type: 'string', format: 'date-time', description: 'The earliest time it is tried again.' },
+              },
+              required: ['release', 'reason', 'failed_at', 'attempts', 'next_attempt_at'],
+            },
+          },
+          required: ['serving', 'refused'],
+        },
         _meta: ref('ResponseMeta'),
       },
-      required: ['release', 'counts', 'freshness', 'enums', '_meta'],
+      required: ['release', 'counts', 'freshness', 'enums', 'release_status', '_meta'],
     },
   };
 }
@@ -308,6 +367,15 @@ const HEADERS: Json = {
   },
   Allow: { description: 'Methods allowed on the path.', schema: { type: 'string' } },
   Location: { description: 'URL of the created resource.', schema: { type: 'string' } },
+  Link: {
+    description:
+      'Commonwealth keys (spec 1.5: use requires attribution): `<https://creativecommons.org/licenses/by/4.0/>; rel="license"` (RFC 8288), the licence of the data, on every response whatever its format; other relations may be listed alongside.',
+    schema: { type: 'string' },
+  },
+  'X-Attribution': {
+    description: 'Commonwealth keys only: the attribution text that must accompany any use of the data (the same as `_meta.attribution` of JSON bodies), on every response whatever its format.',
+    schema: { type: 'string' },
+  },
   ...ACCESS_HEADERS,
 };
 
@@ -342,6 +410,10 @@ function operation(e: Endpoint): Json {
     okHeaders['Cache-Control'] = { $ref: '#/components/headers/Cache-Control' };
   }
   if (e.ok.location) okHeaders['Location'] = { $ref: '#/components/headers/Location' };
+  if (!e.public) {
+    okHeaders['Link'] = { $ref: '#/components/headers/Link' };
+    okHeaders['X-Attribution'] = { $ref: '#/components/headers/X-Attribution' };
+  }
   const responses: Json = {
     [String(e.ok.status ?? 200)]: {
       description: e.ok.description,
@@ -388,16 +460,18 @@ function operationId(e: Endpoint): string {
 
 /**
  * Build the OpenAPI 3.1 document. `publicBaseUrl` (ending in /v1) is the server URL; paths are
- * relative to it.
+ * relative to it. `opts.deprecations` (default: the project's `DEPRECATIONS`) marks operations
+ * deprecated (api/service-terms.ts); the service terms go into `info`.
  *
  * @example const doc = buildOpenApi(config); doc.paths['/infrastructure'].get.parameters
  */
-export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
+export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { deprecations?: DeprecationTable } = {}): Json {
   const schemas: Json = {};
   for (const f of recordSchemaFiles()) schemas[componentName(f)] = component(f);
   Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas(), exportResponseSchemas());
   const paths: Json = {};
   for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = operation(e);
+  applyDeprecations(paths, opts.deprecations ?? DEPRECATIONS);
   return {
     openapi: '3.1.0',
     info: {
@@ -408,7 +482,10 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
         'Every request carries `Authorization: Bearer <key>` (except this reference). Every response carries `X-Request-Id`; ' +
         'every error is RFC 9457 `application/problem+json` with a stable `code`. The key\'s scope decides which fields are served: ' +
         'enriched fields (marked `x-enriched` in the schemas) are null for the commonwealth scope, and `_meta.masked` says so. ' +
-        'Record schemas are generated from the project\'s `schemas/` folder.',
+        'Record schemas are generated from the project\'s `schemas/` folder.\n\n' +
+        serviceTermsText(),
+      termsOfService: `${config.publicBaseUrl}/reference#service-terms`,
+      'x-service-terms': serviceTermsExtension(),
     },
     servers: [{ url: config.publicBaseUrl, description: 'This API (paths are relative to /v1).' }],
     security: [{ bearer: [] }],
@@ -421,7 +498,7 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
       { name: 'Licences', description: 'Claiming a key under an organisation licence (the page and its two calls; no key needed).' },
       { name: 'Exports', description: 'Bulk exports: cursor-paginated JSON, streamed CSV and JSON Lines, Parquet.' },
       { name: 'GIS', description: 'GeoJSON feeds and OGC API Features (scopes ent_feed and custom).' },
-      { name: 'Reference', description: 'This document and its rendering.' },
+      { name: 'Reference', description: 'This document and its renderings: interactive (/v1/docs) and read-only (/v1/reference).' },
       { name: 'Webhooks', description: 'Signed hourly pushes of new leads matching saved filters (ent_api and above).' },
     ],
     paths,

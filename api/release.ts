@@ -6,6 +6,13 @@
  * the release it started on (`acquire` / `release`), so a switch never fails an in-flight
  * request; an old release's tables are dropped once no request holds it.
  *
+ * Before switching, every file of the release is checked against the checksums in its manifest
+ * (in the index-building child, api/index/verify-release.ts). A release that fails to load —
+ * a file that does not match, or indexes or tables that cannot be built — is refused: the current
+ * release keeps serving, the reason is logged and reported by `status()` (`GET /v1/meta`
+ * `release_status`), and the same release is tried again only after a backoff (30 s, doubling
+ * up to an hour), never on every poll. A newly published release is tried at once.
+ *
  * Tables are exposed to the query builders as SQL fragments (`release.tables.leads`), so the
  * builders do not care whether a table is held in memory or read from Parquet.
  */
@@ -16,6 +23,7 @@ import type { RowStore } from './index/row-store.ts';
 import type { LeadIndex } from './index/lead-index.ts';
 import type { DetailIndex } from './index/detail-index.ts';
 import { loadReleaseIndexes } from './index/release-indexes.ts';
+import { ReleaseRefusedError } from './index/verify-release.ts';
 
 /**
  * Tables loaded into DuckDB memory (small and queried per request); the rest are read from
@@ -63,12 +71,42 @@ export interface Release {
   readonly detail: DetailIndex;
 }
 
+/** A published release the server would not switch to, and when it tries again. */
+export interface RefusedRelease {
+  /** Id of the refused release (the one `current` points at). */
+  release: string;
+  /** Why: which files do not match the manifest, or what failed to load. */
+  reason: string;
+  /** When the last attempt failed (ISO 8601). */
+  failed_at: string;
+  /** Failed attempts at this release so far. */
+  attempts: number;
+  /** The earliest time it is tried again (ISO 8601). */
+  next_attempt_at: string;
+}
+
+/** What the manager serves and, when the published release was refused, why. */
+export interface ReleaseStatus {
+  serving: string | null;
+  refused: RefusedRelease | null;
+}
+
+/** First retry of a refused release after this long, doubling per failed attempt up to `RETRY_MAX_MS`. */
+export const RETRY_FIRST_MS = 30_000;
+export const RETRY_MAX_MS = 3_600_000;
+
 export interface ReleaseManager {
   /** The release new requests are answered from. Throws if none is loaded. */
   current(): Release;
+  /** The release served and the refused one, if any (for `GET /v1/meta`). */
+  status(): ReleaseStatus;
   /** Pin the current release for one request; call the returned function when done. */
   acquire(): { release: Release; done: () => void };
-  /** Look for a newer release now (also runs on a timer). Resolves when it is loaded. */
+  /**
+   * Look for a newer release now (also runs on a timer). Resolves true when it is loaded, false
+   * when there is nothing new or a refused release is still waiting for its retry; rejects when
+   * loading fails (the release is then refused: see `status()`).
+   */
   check(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -91,10 +129,21 @@ export function readCurrentLink(dataDir: string): { id: string; dir: string } | 
 export async function openReleaseManager(
   db: ApiDb,
   dataDir: string,
-  opts: { pollMs: number; log?: (line: string) => void },
+  opts: {
+    pollMs: number;
+    log?: (line: string) => void;
+    /** Clock of the retry backoff (ms since the epoch). */
+    now?: () => number;
+    retryFirstMs?: number;
+    retryMaxMs?: number;
+  },
 ): Promise<ReleaseManager> {
   const log = opts.log ?? (() => {});
+  const now = opts.now ?? Date.now;
+  const retryFirstMs = opts.retryFirstMs ?? RETRY_FIRST_MS;
+  const retryMaxMs = opts.retryMaxMs ?? RETRY_MAX_MS;
   let current: Release | null = null;
+  let refused: (RefusedRelease & { retryAt: number }) | null = null;
   const holds = new Map<string, number>();
   const retired = new Set<string>();
   let checking: Promise<boolean> | null = null;
@@ -138,8 +187,24 @@ export async function openReleaseManager(
     if (checking) return checking;
     checking = (async () => {
       const link = readCurrentLink(dataDir);
+      if (link && link.id === current?.id) refused = null; // `current` was switched back
       if (!link || link.id === current?.id) return false;
-      const next = await load(link.id, link.dir);
+      if (refused?.release === link.id && now() < refused.retryAt) return false;
+      let next: Release;
+      try {
+        next = await load(link.id, link.dir);
+      } catch (e) {
+        const attempts = refused?.release === link.id ? refused.attempts + 1 : 1;
+        const at = now();
+        const retryAt = at + Math.min(retryMaxMs, retryFirstMs * 2 ** (attempts - 1));
+        const reason = refusalReason(e, link.dir, dataDir);
+        refused = { release: link.id, reason, failed_at: new Date(at).toISOString(), attempts, next_attempt_at: new Date(retryAt).toISOString(), retryAt };
+        log(
+          `release ${link.id} refused (attempt ${attempts}; still serving ${current?.id ?? 'no release'}; next attempt at ${refused.next_attempt_at}): ${reason}`,
+        );
+        throw e;
+      }
+      refused = null;
       const prev = current;
       current = next;
       log(`serving release ${next.id}`);
@@ -154,18 +219,30 @@ export async function openReleaseManager(
     return checking;
   };
 
-  await check();
+  // a refused first release leaves the server up, answering 503 no_release (the reason is logged)
+  await check().catch(() => {});
   const timer = setInterval(() => {
-    check().catch((e) => log(`release check failed: ${(e as Error).message}`));
+    check().catch(() => {}); // logged (and reported by status()) where it was refused
   }, opts.pollMs);
   timer.unref();
 
   const currentRelease = (): Release => {
-    if (!current) throw new NoReleaseError(`no release under ${dataDir}/current: run 'make refresh' first`);
+    if (!current) {
+      throw new NoReleaseError(
+        refused
+          ? `release ${refused.release} was refused (${refused.reason}); no other release is loaded — next attempt at ${refused.next_attempt_at}`
+          : `no release under ${dataDir}/current: run 'make refresh' first`,
+      );
+    }
     return current;
   };
   return {
     current: currentRelease,
+    status() {
+      if (!refused) return { serving: current?.id ?? null, refused: null };
+      const { retryAt: _r, ...r } = refused;
+      return { serving: current?.id ?? null, refused: r };
+    },
     acquire() {
       const release = currentRelease();
       holds.set(release.id, (holds.get(release.id) ?? 0) + 1);
@@ -186,6 +263,12 @@ export async function openReleaseManager(
       await checking?.catch(() => false);
     },
   };
+}
+
+/** The reason a release failed to load, without the server's folder names. */
+function refusalReason(e: unknown, dir: string, dataDir: string): string {
+  const text = e instanceof ReleaseRefusedError ? e.reason : e instanceof Error ? e.message : String(e);
+  return text.split(dir).join('<release>').split(dataDir).join('<data>').replace(/\s*\n\s*/g, ' | ').slice(0, 1000);
 }
 
 function schemaName(id: string): string {

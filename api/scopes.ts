@@ -39,6 +39,9 @@ export function scopesWith(cap: keyof Pick<Capabilities, 'enriched' | 'webhooks'
   return SCOPES.filter((s) => CAPABILITIES[s][cap]);
 }
 
+/** The licence of the public sector data the attribution names (CC BY 4.0), linked from commonwealth responses. */
+export const LICENCE_URL = 'https://creativecommons.org/licenses/by/4.0/';
+
 /** Attribution commonwealth responses must carry (spec 1.5). */
 export const ATTRIBUTION =
   'Contains Irish public sector data (planning authorities, BCMS, Property Services Regulatory Authority, CRO) licensed under CC BY 4.0. ' +

@@ -38,6 +38,8 @@ export interface ServerDeps {
   shutdownGraceMs?: number;
   /** BENCHMARKS ONLY: answer every request as this key, with no auth, limits or ledger (see AppDeps). */
   benchWithoutAccess?: AppDeps['benchWithoutAccess'];
+  /** Deprecated operations (tests); the project's `DEPRECATIONS` table when absent. */
+  deprecations?: AppDeps['deprecations'];
 }
 
 /** Start the API with `config`; resolves once it is listening. */
@@ -53,7 +55,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
   const db = await openApiDb({ connections: config.duckdbConnections, threads: config.duckdbThreads, memoryLimit: config.duckdbMemoryLimit });
   let releases: ReleaseManager;
   try {
-    releases = await openReleaseManager(db, config.dataDir, { pollMs: config.releasePollMs, log });
+    releases = await openReleaseManager(db, config.dataDir, { pollMs: config.releasePollMs, log, now: () => clock().getTime() });
   } catch (e) {
     db.close();
     await store.close();
@@ -61,7 +63,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
   }
   const ledger = new UsageLedger(store, { detailDays: config.usageDetailDays, now: () => clock().getTime(), log });
   if (!config.accessLimits) log('ACCESS_LIMITS=off: no hourly rate limits and no daily row budgets (benchmarks only, never in production)');
-  const app = createApp(config, { db, releases, store, clock, log, ledger, ...(deps.benchWithoutAccess ? { benchWithoutAccess: deps.benchWithoutAccess } : {}) });
+  const app = createApp(config, { db, releases, store, clock, log, ledger, ...(deps.benchWithoutAccess ? { benchWithoutAccess: deps.benchWithoutAccess } : {}), ...(deps.deprecations ? { deprecations: deps.deprecations } : {}) });
   // Webhook scheduler (docs/webhooks.md): plans new leads every WEBHOOK_INTERVAL_MS, sends due deliveries every WEBHOOK_POLL_MS.
   const webhooks =
     config.webhookIntervalMs > 0

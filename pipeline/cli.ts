@@ -20,8 +20,10 @@ const USAGE = `usage: leads <command> [options]
 Data pipeline:
   refresh [--raw DIR] [--force] [--json] [--quiet] [--generate-if-empty]
                          build a release from raw files and publish it atomically
-  generate [--scale tiny|small|default|stress|N] [--seed N] [--week N] [--out DIR]
+  generate [--scale tiny|small|default|stress|N] [--seed N] [--week N] [--out DIR] [--truth FILE]
                          write deterministic raw source files in the publishers' formats
+                         (--truth: also write which names are individuals' and organisations',
+                         for the privacy tests; keep FILE outside the raw folder)
   ingest <source> <file…> [--json]
                          parse files without publishing; prints rows, rejects and reasons
                          (sources: ${SOURCE_NAMES.join(', ')})
@@ -70,6 +72,7 @@ const commands: Record<string, Command> = {
         seed: { type: 'string', default: '1' },
         week: { type: 'string', default: '1' },
         out: { type: 'string' },
+        truth: { type: 'string' },
         json: { type: 'boolean', default: false },
       },
     });
@@ -80,7 +83,9 @@ const commands: Record<string, Command> = {
     if (!Number.isInteger(week) || week < 1) throw new UsageError(`--week must be an integer ≥ 1, got ${values.week}`);
     const outDir = values.out ? resolve(values.out) : config.rawDir;
     const t = performance.now();
-    const s = await generateRaw({ outDir, scale: parseScale(values.scale), seed, week });
+    const truthFile = values.truth ? resolve(values.truth) : undefined;
+    if (truthFile && truthFile.startsWith(outDir + '/')) throw new UsageError('--truth must be outside the raw folder (--out): the pipeline must never read it');
+    const s = await generateRaw({ outDir, scale: parseScale(values.scale), seed, week, truthFile });
     if (values.json) out(JSON.stringify(s, null, 2));
     else {
       for (const f of s.files) err(`${f.rows.toLocaleString('en-IE').padStart(10)} rows  ${f.path}`);

@@ -34,6 +34,7 @@ import { nearestNeighbours } from './normalise/neighbours.ts';
 import { trackChanges, type ChangeCounts, type RegistryEntry } from './release/registry.ts';
 import { columnsFromSchema, openTableSink, readParquet, writeNdjson, writeTable, writeTableFromSink, type TableSpec } from './release/tables.ts';
 import { checkGates, type GateResult, type SourceCounts } from './release/gates.ts';
+import { checkPublishedNames } from './release/name-gate.ts';
 import { acquireRefreshLock, createBuildDir, currentRelease, publishRelease, pruneReleases } from './release/publish.ts';
 import { writeSearchIndex } from './release/search-index.ts';
 import { writeGeoJson } from './release/geojson.ts';
@@ -245,6 +246,17 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
         checkValid('reject', rejects)
       );
     }, (n) => n);
+    // The privacy gate: every published name has evidence that it is an organisation's. Not
+    // overridable by --force; its messages name record ids, never a name.
+    const names = checkPublishedNames({ leads: tracked.leads.records, infrastructure: tracked.infra.records }, normalised.index);
+    if (!names.passed) {
+      return finish('blocked', {
+        releaseId: null,
+        sources,
+        gates: { passed: false, forced: false, messages: names.messages },
+        message: `privacy gate failed — release refused (current release unchanged; --force does not override it):\n  ${names.messages.join('\n  ')}`,
+      });
+    }
     if (Object.keys(invalid).length > 0) {
       const detail = Object.entries(invalid).map(([k, v]) => `${k}: ${v.invalid} invalid (${v.samples.join('; ')})`).join('\n  ');
       throw new Error(`published rows failed schema validation — nothing was published:\n  ${detail}`);
@@ -317,6 +329,7 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
           authorities,
           linked_commencement_notices: normalised.linkedNotices,
           unlinked_commencement_notices: normalised.unlinkedNotices,
+          published_names: names.counts,
         },
         changes: { leads: leadChanges, infrastructure: infraChanges },
         search_index: search,

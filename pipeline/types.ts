@@ -2,12 +2,14 @@
  * Row types passed between pipeline stages. Adapters (`pipeline/sources/`) turn raw publisher
  * rows into the `*Row` types below and never emit personal data: homeowner names, phone
  * numbers and personal addresses are dropped at the adapter boundary, only their presence
- * survives as flags. The normaliser (`pipeline/normalise/`) turns rows into the published
+ * survives as flags. Names that may be an organisation's (no forename given) travel in memory
+ * to the normaliser, which publishes them only with evidence (normalise/name-evidence.ts). The normaliser (`pipeline/normalise/`) turns rows into the published
  * records (`Lead`, `InfraProject`, …) whose JSON Schemas live in `schemas/`.
  *
  * Dates are ISO `YYYY-MM-DD` strings; absent values are `null`, never `undefined` or ''.
  */
 import type { SourceName } from './sources/formats.ts';
+import type { NameEvidence } from './normalise/name-evidence.ts';
 
 export type IsoDate = string;
 
@@ -79,9 +81,13 @@ export interface PlanningRow {
   public_url: string | null;
   etl_date: IsoDate | null;
   site_id: string | null;
-  applicant_type: ApplicantType;
-  /** Organisation name when the applicant is an organisation; null for individuals. */
-  applicant_org: string | null;
+  /** The row gives an applicant forename: a person, whose name is dropped by the adapter. */
+  applicant_person: boolean;
+  /**
+   * The applicant's name when the row gives no forename: possibly an organisation's. Held in
+   * memory only; published as `applicant_org` only with evidence (normalise/name-evidence.ts).
+   */
+  applicant_name: string | null;
   /** True when the source held applicant contact details (the details themselves are dropped). */
   has_contact: boolean;
   line: number;
@@ -111,7 +117,10 @@ export interface CommencementRow {
   validation_status: string | null;
   not_commenced: boolean;
   opt_out: boolean;
-  /** Builder (main contractor) when it is an organisation; individual builders are dropped. */
+  /**
+   * Builder (main contractor) as the notice names it. Held in memory only; published as
+   * `main_contractor` only with evidence that it is an organisation (normalise/name-evidence.ts).
+   */
   builder_name: string | null;
   builder_company_number: string | null;
   ccc_number: string | null;
@@ -279,9 +288,12 @@ export interface Lead {
   units_completed: number | null;
   // enriched
   applicant_org: string | null;
+  /** Why `applicant_org` may be published (normalise/name-evidence.ts); null with no name. */
+  applicant_org_evidence: NameEvidence | null;
   applicant_company_number: string | null;
   applicant_match_confidence: number | null;
   main_contractor: string | null;
+  main_contractor_evidence: NameEvidence | null;
   main_contractor_company_number: string | null;
   // tracking
   public_url: string | null;
@@ -298,6 +310,7 @@ export interface InfraProject {
   vertical: InfraVertical;
   technology: string;
   applicant: string | null; // enriched
+  applicant_evidence: NameEvidence | null; // enriched
   applicant_company_number: string | null; // enriched
   capacity_mw: number | null;
   connection_voltage_kv: number | null;

@@ -3,18 +3,29 @@
  *
  *   node --import tsx api/index/build-child.ts <release dir>
  *
- * builds the release's indexes with a DuckDB of its own and writes them as a pack
- * (api/index/pack.ts) on file descriptor 3; progress lines on stderr start with `indexes: `.
- * Importing this module starts nothing.
+ * first checks every file of the release against its manifest (api/index/verify-release.ts,
+ * streamed): a mismatch writes `refused: <reason>` on stderr and exits with `REFUSED_EXIT` before
+ * anything is built. Then it builds the release's indexes with a DuckDB of its own and writes them
+ * as a pack (api/index/pack.ts) on file descriptor 3; progress lines on stderr start with
+ * `indexes: `. Importing this module starts nothing.
  */
 import { createWriteStream } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { openApiDb } from '../db.ts';
 import { writePack } from './pack.ts';
-import { buildReleaseIndexes, packIndexes } from './release-indexes.ts';
+import { buildReleaseIndexes, packIndexes, REFUSED_EXIT } from './release-indexes.ts';
+import { ReleaseRefusedError, verifyReleaseFiles } from './verify-release.ts';
 
 async function main(dir: string): Promise<void> {
   const started = Date.now();
+  try {
+    const v = await verifyReleaseFiles(dir);
+    process.stderr.write(`indexes: ${v.files} files (${(v.bytes / 1e6).toFixed(1)} MB) match the manifest, checked in ${Date.now() - started} ms\n`);
+  } catch (e) {
+    if (!(e instanceof ReleaseRefusedError)) throw e;
+    process.stderr.write(`refused: ${e.reason.replace(/\n/g, ' ')}\n`);
+    process.exit(REFUSED_EXIT);
+  }
   const db = await openApiDb({ connections: 2, threads: 2, memoryLimit: '1GB' });
   try {
     const ix = await buildReleaseIndexes(db, dir);

@@ -22,6 +22,10 @@ import { DetailIndex, type DetailIndexParts } from './detail-index.ts';
 import { LeadIndex, type LeadIndexParts } from './lead-index.ts';
 import { readPack, type Packable } from './pack.ts';
 import { RowStore, loadRowStore, type RowStoreParts } from './row-store.ts';
+import { ReleaseRefusedError } from './verify-release.ts';
+
+/** Exit code of the child when the release's files do not match its manifest (nothing was built). */
+export const REFUSED_EXIT = 3;
 
 export interface ReleaseIndexes {
   rows: RowStore;
@@ -77,8 +81,10 @@ function loaderArgs(): string[] {
 }
 
 /**
- * Build the indexes of the release in `dir` in a child process and receive them. Rejects (with
- * the child's last error lines) when the child fails or is killed; nothing is half-loaded.
+ * Build the indexes of the release in `dir` in a child process and receive them. The child first
+ * checks the release's files against its manifest: a mismatch rejects with a ReleaseRefusedError
+ * (its `reason` names the files). Rejects (with the child's last error lines) when the child fails
+ * or is killed; nothing is half-loaded.
  */
 export async function loadReleaseIndexes(dir: string, opts: { log?: (line: string) => void } = {}): Promise<ReleaseIndexes> {
   const child = spawn(process.execPath, [...loaderArgs(), CHILD, dir], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
@@ -93,7 +99,8 @@ export async function loadReleaseIndexes(dir: string, opts: { log?: (line: strin
     stderr = (stderr + d).slice(-4000);
     for (const line of d.split('\n')) if (line.startsWith('indexes: ')) opts.log?.(line.slice('indexes: '.length));
   });
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  // 'close', not 'exit': every line the child wrote on stderr has arrived by then
+  const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const spawned = new Promise<Error | null>((resolve) => {
     child.once('spawn', () => resolve(null));
     child.once('error', resolve);
@@ -101,6 +108,10 @@ export async function loadReleaseIndexes(dir: string, opts: { log?: (line: strin
   const failedToStart = await spawned;
   if (failedToStart) throw new Error(`could not start the index builder for ${dir}: ${failedToStart.message}`);
   const [tree, code] = await Promise.all([readPack(child.stdio[3] as Readable).catch((e: Error) => e), exited]);
+  if (code === REFUSED_EXIT) {
+    const line = stderr.split('\n').find((l) => l.startsWith('refused: '));
+    if (line) throw new ReleaseRefusedError(line.slice('refused: '.length));
+  }
   if (code !== 0 || tree instanceof Error) {
     const why = tree instanceof Error ? tree.message : '';
     throw new Error(`building the indexes of ${dir} failed (exit ${code})${why ? `: ${why}` : ''}\n${stderr.trim().split('\n').slice(-8).join('\n')}`);

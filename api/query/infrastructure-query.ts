@@ -308,6 +308,12 @@ export function infraCountQuery(table: string, f: InfraFilters): SqlQuery {
   return { sql: [`SELECT count(*)::BIGINT AS total FROM ${table}`, w.sql].filter(Boolean).join(' '), params: w.params };
 }
 
+/** One project by id (`GET /v1/infrastructure/{id}`): every published column, at most one row. */
+export function infraByIdQuery(table: string, id: number): SqlQuery {
+  const cols = INFRA_COLUMNS.map((c) => `"${c}"`).join(', ');
+  return { sql: `SELECT ${cols} FROM ${table} WHERE id = ?`, params: [id] };
+}
+
 /**
  * One page of projects: the filters, then the keyset condition (cursor paging) or OFFSET (page
  * paging). Asks for `pageSize + 1` rows so the caller knows whether there is a next page.

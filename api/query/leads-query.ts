@@ -59,7 +59,8 @@ export const LEAD_COLUMNS = [
   'site_area_ha', 'one_off_house', 'demolition', 'est_value', 'est_value_basis', 'has_contact', 'applicant_type',
   'land_use_code', 'further_info_requested', 'appeal_ref', 'appeal_status', 'appeal_decision', 'appeal_decision_date',
   'commencement_notice', 'commencement_date', 'proposed_end_date', 'completion_date', 'units_completed', 'applicant_org',
-  'applicant_company_number', 'applicant_match_confidence', 'main_contractor', 'main_contractor_company_number',
+  'applicant_org_evidence', 'applicant_company_number', 'applicant_match_confidence', 'main_contractor',
+  'main_contractor_evidence', 'main_contractor_company_number',
   'public_url', 'first_seen', 'last_changed', 'content_hash',
 ] as const;
 

@@ -10,19 +10,32 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { sqlString, type ApiDb } from '../db.ts';
+import { sqlIdent, sqlString, type ApiDb } from '../db.ts';
 import { exportColumnsSql, exportRowsQuery, type ExportRowsRequest } from '../query/export-query.ts';
 import type { LeadsSource } from '../query/leads-query.ts';
 
-/** Write the Parquet file and return a stream of it (the file is removed once the stream closes) and its size. */
-export async function parquetStream(db: ApiDb, src: LeadsSource, req: ExportRowsRequest, masked: ReadonlySet<string>): Promise<{ body: Readable; bytes: number }> {
+/**
+ * Write the Parquet file and return a stream of it (the file is removed once the stream closes)
+ * and its size. `metadata`: key-value pairs written into the file's footer (the attribution a
+ * commonwealth export must carry: `attribution`, `license`).
+ */
+export async function parquetStream(
+  db: ApiDb,
+  src: LeadsSource,
+  req: ExportRowsRequest,
+  masked: ReadonlySet<string>,
+  metadata: Readonly<Record<string, string>> | null = null,
+): Promise<{ body: Readable; bytes: number }> {
   // No ORDER BY: a sort of every wide row would hold them all in DuckDB's memory; the file keeps
   // the release's order (newest first), which a warehouse load does not care about.
   const q = exportRowsQuery(src, { ...req, ordered: false }, exportColumnsSql(masked));
   const path = join(tmpdir(), `leads-export-${randomUUID()}.parquet`);
   const remove = (): void => void unlink(path).catch(() => {});
   try {
-    await db.runAlone(`COPY (${q.sql}) TO ${sqlString(path)} (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE 100000)`, q.params);
+    const kv = metadata && Object.keys(metadata).length > 0
+      ? `, KV_METADATA {${Object.entries(metadata).map(([k, v]) => `${sqlIdent(k)}: ${sqlString(v)}`).join(', ')}}`
+      : '';
+    await db.runAlone(`COPY (${q.sql}) TO ${sqlString(path)} (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE 100000${kv})`, q.params);
     const { size } = await stat(path);
     const body = createReadStream(path);
     body.once('close', remove);

@@ -17,13 +17,16 @@
  *
  * Masking: `maskedFor` (api/masking.ts) names the enriched columns the scope may not see; they
  * are rendered as NULL (JSON null, blank CSV field, typed NULL Parquet column), never dropped.
+ * Attribution (commonwealth): `_meta.attribution` in JSON, the `Link rel="license"` and
+ * `X-Attribution` headers on every format (api/middleware/attribution.ts), and the Parquet
+ * file's key-value metadata (`attribution`, `license`).
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../app.ts';
 import type { AppContext, AppState } from '../context.ts';
 import { releaseForCursor } from '../kept-release.ts';
-import { maskedFor, responseMeta } from '../masking.ts';
+import { attribution, maskedFor, responseMeta } from '../masking.ts';
 import { releaseSourcesCache } from '../release-sources.ts';
 import { leadsCountQuery } from '../query/leads-query.ts';
 import { encodeCursor } from '../query/paging.ts';
@@ -88,7 +91,7 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Rou
     }
     const rowsReq = { filters: req.filters, afterId: null, limit: null };
     if (format === 'parquet') {
-      const { body, bytes } = await parquetStream(deps.db, src.leads, rowsReq, maskedSet);
+      const { body, bytes } = await parquetStream(deps.db, src.leads, rowsReq, maskedSet, attribution(key.scope)?.metadata ?? null);
       ctx.body = body;
       ctx.length = bytes;
       return;

@@ -1,16 +1,19 @@
 /**
  * `GET /v1/infrastructure` (every strategic-infrastructure and energy project) and
  * `GET /v1/infrastructure/renewables` (wind, solar and battery storage only), with filters,
- * page or cursor paging and masking by scope. The SQL comes from the pure builders in
+ * page or cursor paging and masking by scope; `GET /v1/infrastructure/{id}` one project with its
+ * consenting case (the target of the infrastructure GeoJSON layer's `link`). The SQL comes from the pure builders in
  * `api/query/infrastructure-query.ts`; masking from `api/masking.ts`.
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../app.ts';
 import type { AppContext, AppState } from '../context.ts';
-import { invalidParams } from '../errors.ts';
+import { invalidParams, notFound } from '../errors.ts';
 import { maskRecord, maskedFor, responseMeta, unionMasked } from '../masking.ts';
+import { parseLeadId } from '../params.ts';
 import {
+  infraByIdQuery,
   infraCountQuery,
   infraPageQuery,
   infraSortKey,
@@ -25,6 +28,17 @@ export function infrastructureRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'
   const router = new Router<AppState>();
   router.get('/infrastructure', (ctx) => listProjects(ctx, config, deps, false));
   router.get('/infrastructure/renewables', (ctx) => listProjects(ctx, config, deps, true));
+  // after /renewables, which it would otherwise swallow
+  router.get('/infrastructure/:id', async (ctx: AppContext) => {
+    const { release, key } = ctx.state;
+    const id = parseLeadId(ctx.params['id'] ?? '', ctx.query); // the same rule: a positive integer, no parameters
+    const q = infraByIdQuery(release.tables.infrastructure, id);
+    const [row] = await deps.db.all<Record<string, unknown>>(q.sql, q.params);
+    if (!row) throw notFound(`infrastructure project ${id}`);
+    const { record, masked } = maskRecord('infrastructure-project', row, key.scope);
+    await ctx.state.budget.charge(1);
+    ctx.body = { ...record, _meta: responseMeta(release.id, key.scope, masked) };
+  });
   return router;
 }
 

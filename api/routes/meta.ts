@@ -1,6 +1,8 @@
 /**
  * `GET /v1/meta`: which release is served (id, build time, as-of date, schema version), row
- * counts, freshness per planning authority, and the allowed values of every enumerated filter.
+ * counts, freshness per planning authority, the allowed values of every enumerated filter, and
+ * `release_status`: the release served and, when the published one was refused (its files do not
+ * match its manifest, or it failed to load), its id, the reason and when it is tried again.
  * Values that depend on the data (verticals, use classes, authorities, counties) are read from
  * the release once and cached per release id; fixed enumerations come from schemas/lead.schema.json.
  */
@@ -82,7 +84,7 @@ async function loadMetaData(db: ApiDb, release: Release): Promise<MetaData> {
 }
 
 /** The meta router (paths relative to the /v1 mount). */
-export function metaRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db'>): Router<AppState> {
+export function metaRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'releases'>): Router<AppState> {
   const router = new Router<AppState>();
   const cache = new Map<string, Promise<MetaData>>();
   const dataFor = (release: Release): Promise<MetaData> => {
@@ -107,6 +109,7 @@ export function metaRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db'>): Route
       counts: { tables: m.counts.tables, records_total: m.counts.records_total },
       freshness: data.freshness,
       enums: data.enums,
+      release_status: deps.releases.status(),
       _meta: responseMeta(release.id, key.scope, []),
     };
   });

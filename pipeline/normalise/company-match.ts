@@ -23,6 +23,9 @@ const SUFFIX_PHRASES: readonly [RegExp, string][] = [
   [/\bpublic (limited|ltd) company\b/g, 'plc'],
   [/\bcuideachta phoibli theoranta\b/g, 'plc'],
   [/\bunlimited company\b/g, 'uc'],
+  [/\bunlimited liability company\b/g, 'ulc'],
+  [/\blimited liability partnership\b/g, 'llp'],
+  [/\blimited partnership\b/g, 'lp'],
   [/\bcuideachta neamhtheoranta\b/g, 'uc'],
   [/\b(limited|ltd|teoranta|teo)\b/g, 'ltd'],
   [/\bcga\b/g, 'dac'],
@@ -30,7 +33,7 @@ const SUFFIX_PHRASES: readonly [RegExp, string][] = [
 ];
 
 /** Legal-form tokens that `companyNameKey` may leave at the end of a key. */
-const LEGAL_SUFFIXES = new Set(['ltd', 'dac', 'plc', 'clg', 'uc', 'ulc', 'llp', 'lp']);
+export const LEGAL_SUFFIXES: ReadonlySet<string> = new Set(['ltd', 'dac', 'plc', 'clg', 'uc', 'ulc', 'llp', 'lp']);
 
 /**
  * Normalised key of a company name, used for matching.
@@ -51,7 +54,7 @@ export function companyNameKey(name: string): string {
 }
 
 /** The key without its trailing legal-form tokens (`murphy roofing ltd` → `murphy roofing`). */
-function baseOf(key: string): string {
+export function baseOf(key: string): string {
   const t = key.split(' ');
   while (t.length > 1 && LEGAL_SUFFIXES.has(t[t.length - 1]!)) t.pop();
   return t.join(' ');
@@ -64,7 +67,12 @@ export interface CompanyMatch {
 }
 
 export interface CompanyIndex {
+  /** Best match over the three tiers (exact key, same key without legal form, token similarity). */
   match(name: string | null): CompanyMatch | null;
+  /** The register company whose key equals the name's key exactly, legal form included; else null. */
+  registered(name: string): CompanyMatch | null;
+  /** The register company with this CRO number (digits only compared); else null. */
+  byNumber(companyNumber: string): CompanyMatch | null;
 }
 
 /** Minimum token-set (Jaccard) similarity for a fuzzy match. */
@@ -104,6 +112,11 @@ function lowerBound(list: Entry[], size: number): number {
   return lo;
 }
 
+/** A CRO number as digits only, without leading zeros (`'012345'` and `'12345'` are one number). */
+function digits(n: string): string {
+  return n.replace(/\D/g, '').replace(/^0+(?=\d)/, '');
+}
+
 function compareNumbers(a: string, b: string): number {
   return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
 }
@@ -119,7 +132,9 @@ export function buildCompanyIndex(companies: CompanyRow[]): CompanyIndex {
   const byBase = new Map<string, CompanyRow>();
   const byCompact = new Map<string, CompanyRow>();
   const byToken = new Map<string, Entry[]>();
+  const byNumber = new Map<string, CompanyRow>();
   for (const c of companies) {
+    byNumber.set(digits(c.company_number), c);
     const key = c.name_key || companyNameKey(c.company_name);
     if (!key) continue;
     const prev = byKey.get(key);
@@ -200,7 +215,16 @@ export function buildCompanyIndex(companies: CompanyRow[]): CompanyIndex {
     return fuzzy(base);
   };
 
+  const asMatch = (c: CompanyRow): CompanyMatch => ({ company_number: c.company_number, company_name: c.company_name, confidence: 1 });
   return {
+    registered(name: string): CompanyMatch | null {
+      const c = byKey.get(companyNameKey(name));
+      return c ? asMatch(c) : null;
+    },
+    byNumber(companyNumber: string): CompanyMatch | null {
+      const c = byNumber.get(digits(companyNumber));
+      return c ? asMatch(c) : null;
+    },
     match(name: string | null): CompanyMatch | null {
       if (name === null) return null;
       let hit = cache.get(name);

@@ -7,6 +7,7 @@
  */
 import type { InfraFragment, InfraProject, InfraVertical, IsoDate } from '../types.ts';
 import { inferTechnology } from '../sources/infrastructure.ts';
+import { nameEvidence } from './name-evidence.ts';
 import type { CompanyIndex } from './company-match.ts';
 
 export type InfraDraft = Omit<InfraProject, 'id' | 'first_seen' | 'last_changed' | 'content_hash'>;
@@ -117,7 +118,9 @@ function mergeOne(key: string, vertical: InfraVertical, fragments: InfraFragment
     break;
   }
 
-  const applicant = first(byKind, ORDER_APPLICANT, (f) => f.applicant)?.value ?? null;
+  // The first applicant with evidence that it is an organisation (name-evidence.ts); none: null.
+  const applicant = first(byKind, ORDER_APPLICANT, (f) => (nameEvidence(f.applicant, companies) ? f.applicant : null))?.value ?? null;
+  const applicantEvidence = nameEvidence(applicant, companies);
   const location = first(byKind, ORDER_LOCATION, (f) => (f.lat !== null && f.lon !== null ? [f.lat, f.lon] : null));
   const authority = first(byKind, ORDER_LOCATION, (f) => f.authority)?.value ?? null;
   const county = first(byKind, ORDER_LOCATION, (f) => f.county)?.value ?? null;
@@ -153,6 +156,7 @@ function mergeOne(key: string, vertical: InfraVertical, fragments: InfraFragment
     vertical,
     technology: first(byKind, ORDER_TECHNOLOGY, (f) => f.technology)?.value ?? inferTechnology(vertical, null)!,
     applicant,
+    applicant_evidence: applicantEvidence,
     applicant_company_number: applicant === null ? null : (companies.match(applicant)?.company_number ?? null),
     capacity_mw: capacity,
     connection_voltage_kv: first(byKind, ORDER_VOLTAGE, (f) => f.connection_voltage_kv)?.value ?? null,

@@ -12,6 +12,7 @@ import { foldText, resolveAuthority } from '../reference/authorities.ts';
 import type { CommencementRow, Lead, PlanningRow } from '../types.ts';
 import { classifyScale, classifyUseClass, classifyVerticals, detectDemolition, estimateValue } from './classify.ts';
 import type { CompanyIndex } from './company-match.ts';
+import { nameEvidence, type NameEvidence } from './name-evidence.ts';
 import { deriveReadiness, normaliseDecision, STATUS_OF } from './readiness.ts';
 
 /** A lead before the registry assigns its id, first/last-seen dates and content hash. */
@@ -60,8 +61,22 @@ function makeResolvers(companies: CompanyIndex) {
     }
     return m;
   };
-  return { authority, match };
+  const evidences = new Map<string, NameEvidence | null>();
+  /** Evidence that a name is an organisation's (cached by name and declared number). */
+  const evidence = (name: string | null, declaredNumber: string | null = null): NameEvidence | null => {
+    if (!name) return null;
+    const k = declaredNumber ? `${name}\u0000${declaredNumber}` : name;
+    let e = evidences.get(k);
+    if (e === undefined) {
+      e = nameEvidence(name, companies, declaredNumber);
+      evidences.set(k, e);
+    }
+    return e;
+  };
+  return { authority, match, evidence };
 }
+
+type Resolvers = ReturnType<typeof makeResolvers>;
 
 /** The date a notice is ordered by when picking the latest builder. */
 function noticeTime(n: CommencementRow): string {
@@ -80,7 +95,8 @@ export function buildLeads(
   companies: CompanyIndex,
   asOf: string,
 ): { leads: LeadDraft[]; linkedNotices: number; unlinkedNotices: number } {
-  const { authority, match } = makeResolvers(companies);
+  const resolvers = makeResolvers(companies);
+  const { authority } = resolvers;
 
   // One row per lead key (the later row wins), then index rows by application number.
   const rows: PlanningRow[] = [];
@@ -123,7 +139,7 @@ export function buildLeads(
 
   const leads: LeadDraft[] = new Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
-    leads[i] = toLead(rows[i]!, facts[i]!, keys[i]!, noticesOf[i] ?? [], match, asOf);
+    leads[i] = toLead(rows[i]!, facts[i]!, keys[i]!, noticesOf[i] ?? [], resolvers, asOf);
   }
   return { leads, linkedNotices: linked, unlinkedNotices: commencements.length - linked };
 }
@@ -148,14 +164,17 @@ function toLead(
   f: AuthorityFacts | null,
   key: string,
   notices: CommencementRow[],
-  match: (name: string | null) => ReturnType<CompanyIndex['match']>,
+  { match, evidence }: Resolvers,
   asOf: string,
 ): LeadDraft {
   const county = f ? f.county : 'Unknown';
   const useClass = classifyUseClass(p);
   const value = estimateValue({ useClass, floorAreaM2: p.floor_area_m2, units: p.num_units, county, description: p.description });
   const readiness = deriveReadiness(p, notices, asOf);
-  const applicantOrg = p.applicant_type === 'organisation' ? p.applicant_org : null;
+  // A name is published only with evidence that it is an organisation's (name-evidence.ts).
+  const applicantEvidence = p.applicant_person ? null : evidence(p.applicant_name);
+  const applicantOrg = applicantEvidence ? p.applicant_name : null;
+  const applicantType = applicantOrg ? 'organisation' : p.applicant_person || p.applicant_name !== null ? 'individual' : 'unknown';
   const applicant = match(applicantOrg);
   const demolition = detectDemolition(p.description) || (p.land_use_code !== null && LAND_USE_DEMOLITION.test(p.land_use_code));
   const verticals = classifyVerticals(p.description, useClass);
@@ -192,9 +211,11 @@ function toLead(
       }
     }
   }
-  const contractor = builder ? builder.builder_name : null;
   // The notice's own CRO number is the builder's declaration: prefer it to a name match.
   const declared = builder?.builder_company_number?.replace(/\D/g, '') || null;
+  // The latest builder is the appointed one; published only with evidence (an individual: null).
+  const contractorEvidence = builder ? evidence(builder.builder_name, declared) : null;
+  const contractor = contractorEvidence ? builder!.builder_name : null;
 
   return {
     lead_key: key,
@@ -227,7 +248,7 @@ function toLead(
     est_value: value.est_value,
     est_value_basis: value.est_value_basis,
     has_contact: p.has_contact,
-    applicant_type: p.applicant_type,
+    applicant_type: applicantType,
     land_use_code: p.land_use_code,
     further_info_requested: p.fi_request_date !== null,
     appeal_ref: p.appeal_ref,
@@ -240,9 +261,11 @@ function toLead(
     completion_date: completion,
     units_completed: unitsCompleted,
     applicant_org: applicantOrg,
+    applicant_org_evidence: applicantEvidence,
     applicant_company_number: applicant ? applicant.company_number : null,
     applicant_match_confidence: applicant ? applicant.confidence : null,
     main_contractor: contractor,
+    main_contractor_evidence: contractorEvidence,
     main_contractor_company_number: contractor ? (declared ?? match(contractor)?.company_number ?? null) : null,
     public_url: p.public_url,
   };

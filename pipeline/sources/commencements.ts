@@ -10,7 +10,6 @@ import { resolveAuthority, resolveCounty } from '../reference/authorities.ts';
 import type { AdapterResult, CommencementRow, Reject } from '../types.ts';
 import {
   clean,
-  isOrganisationName,
   parseFlag,
   parseInteger,
   parseNumber,
@@ -100,7 +99,7 @@ export function normaliseCommencement(rec: Record<string, string>, file: string,
     validation_status: clean(rec.CN_Validation_Status),
     not_commenced: parseFlag(rec.CN_Not_Commenced),
     opt_out: parseFlag(rec.Opt_Out_Comm_Notice),
-    builder_name: isOrganisationName(builder) ? builder : null,
+    builder_name: builder,
     builder_company_number: clean(rec.CN_Builder_Company_Number),
     ccc_number: clean(rec.CCC_Number),
     ccc_date: dates.ccc_date,

@@ -1,6 +1,6 @@
 /**
- * Helpers every source adapter shares: header lookup, field cleaning, number parsing, the
- * organisation-vs-individual test that keeps personal names out of releases, and rejects.
+ * Helpers every source adapter shares: header lookup, field cleaning, number parsing and rejects.
+ * Whether a name may be published is decided once, on evidence, by normalise/name-evidence.ts.
  */
 import { open } from 'node:fs/promises';
 import { readCsvBatches, sniffEncoding } from '../lib/csv.ts';
@@ -46,20 +46,6 @@ export function routingKey(eircode: string | null | undefined): string | null {
   if (!t) return null;
   const m = /^([AC-FHKNPRTV-Y]\d{2}|D6W)/.exec(t);
   return m ? m[1]! : null;
-}
-
-const ORG_WORDS =
-  /\b(ltd|limited|plc|dac|clg|uc|ulc|teoranta|teo|llp|lp|inc|gmbh|bv|sa|company|co-op|cooperative|group|holdings|developments?|properties|homes|estates|investments?|construction|contractors?|builders|council|county council|board|authority|hse|health service|department|minister|ireland|irish|bank|trust|trustees|partnership|association|society|club|church|parish|diocese|school|college|university|hotel|energy|wind|solar|renewables?|power|farms? ltd|services|enterprises|management|capital|fund|reit|ics|eir|esb|eirgrid|uisce|oireachtas|gaa|religious|order of|sisters|brothers|the )\b/i;
-
-/**
- * True when an applicant / builder name is an organisation rather than a person. Used at the
- * adapter boundary: organisation names may be published (as enriched fields); a person's name
- * never leaves the adapter.
- */
-export function isOrganisationName(name: string | null | undefined): boolean {
-  const t = clean(name);
-  if (!t) return false;
-  return ORG_WORDS.test(t);
 }
 
 /** Map header names to column indexes (trimmed, case-sensitive as published). */

@@ -12,7 +12,6 @@ import { resolveAuthority } from '../reference/authorities.ts';
 import type { AdapterResult, PlanningRow, Reject } from '../types.ts';
 import {
   clean,
-  isOrganisationName,
   parseFlag,
   parseInteger,
   parseNumber,
@@ -56,7 +55,8 @@ export function cleanApplicationNumber(raw: string | null | undefined): string |
 /**
  * Turn one raw planning record (column → text, as in `PLANNING_COLUMNS`) into a `PlanningRow`,
  * or a reject naming the offending column. Applicant forename, surname and address are used
- * only to set `applicant_type`, `applicant_org` (organisations only) and `has_contact`.
+ * only to set `applicant_person`, `applicant_name` (only when no forename is given: a possible
+ * organisation, decided on evidence by normalise/name-evidence.ts) and `has_contact`.
  */
 export function normalisePlanning(rec: Record<string, string>, file: string, line: number): PlanningRow | Reject {
   const key = cleanApplicationNumber(rec.ApplicationNumber);
@@ -101,10 +101,11 @@ export function normalisePlanning(rec: Record<string, string>, file: string, lin
     lon = p.lon;
   }
 
-  const applicantName = clean(`${rec.ApplicantForename ?? ''} ${rec.ApplicantSurname ?? ''}`);
-  const isOrg = isOrganisationName(applicantName);
-  const applicantType = isOrg ? 'organisation' : applicantName !== null ? 'individual' : 'unknown';
-  const hasContact = clean(rec.ApplicantAddress) !== null || applicantType === 'individual';
+  // A row that gives a forename is a person, whatever its surname says: the name stops here.
+  // Without one, the name may be an organisation's; normalise decides on evidence, in memory.
+  const applicantPerson = clean(rec.ApplicantForename) !== null;
+  const applicantName = applicantPerson ? null : clean(rec.ApplicantSurname);
+  const hasContact = clean(rec.ApplicantAddress) !== null || applicantPerson;
 
   return {
     authority: authority.name,
@@ -138,8 +139,8 @@ export function normalisePlanning(rec: Record<string, string>, file: string, lin
     public_url: clean(rec.LinkAppDetails),
     etl_date: dates.etl_date,
     site_id: clean(rec.SiteId),
-    applicant_type: applicantType,
-    applicant_org: isOrg ? applicantName : null,
+    applicant_person: applicantPerson,
+    applicant_name: applicantName,
     has_contact: hasContact,
     line,
   };

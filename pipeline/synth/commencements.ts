@@ -11,7 +11,8 @@ import { BUILDER_NACE, type CompanyRegistry, nameVariant, pickCompany } from './
 import { type DateStyle, fmtDate } from './output.ts';
 import type { PlanningApp } from './planning.ts';
 import { type Rng, cumulative, recordRng } from './rng.ts';
-import { eircode, personName, placeName, spacedEircode, streetName, townOf } from './vocab.ts';
+import { BUSINESS_WORD_SURNAMES, SOLE_TRADES, eircode, personName, placeName, spacedEircode, streetName, townOf } from './vocab.ts';
+import type { NameTruth } from './truth.ts';
 
 /** Share of granted applications that get a commencement notice (eventually). */
 export const CN_SHARE = 0.5;
@@ -146,7 +147,7 @@ function finish(n: NoticeBase, f: string[], badKey: number): string[] {
  * The notice lines of one planning application as of `asOf` (none when it was not granted, is
  * not commenced, or its notices are still in the future).
  */
-export function noticeLines(app: PlanningApp, seed: number, companies: CompanyRegistry, asOf: number): string[] {
+export function noticeLines(app: PlanningApp, seed: number, companies: CompanyRegistry, asOf: number, truth?: NameTruth): string[] {
   if (app.grant === null || app.bad >= 0) return [];
   const r0 = recordRng(seed, 'cn', app.slot);
   if (!r0.chance(CN_SHARE)) return [];
@@ -160,16 +161,26 @@ export function noticeLines(app: PlanningApp, seed: number, companies: CompanyRe
   // builder is fixed for the whole project
   let builder: string;
   let builderNum = '';
+  let builderPerson: string | null = null;
   if (optOut) {
-    builder = app.applicantForename ? `${app.applicantForename} ${app.applicantSurname.trim()}` : fullName(r0);
+    builder = app.personName ?? fullName(r0);
+    builderPerson = builder;
   } else if (r0.chance(dev.oneOff ? 0.6 : ['extension', 'roofing', 'windows', 'heat_pump', 'insulation', 'landscaping', 'agricultural'].includes(cls) ? 0.75 : 0.95)) {
     const c = pickCompany(companies, r0, TRADE_NACE[cls] ?? BUILDER_NACE.slice(0, 2));
     builder = nameVariant(r0, c.name);
     if (r0.chance(0.7)) builderNum = String(c.num);
+    truth?.organisation(builder, 'builder');
   } else {
     builder = fullName(r0);
+    builderPerson = builder;
+    // the hard cases, from a stream of their own: a business-word surname, a trading name
+    const hard = recordRng(seed, 'cn-builder-hard', app.slot);
+    if (hard.chance(0.15)) builder = builderPerson = `${builder.split(' ')[0]} ${hard.pick(BUSINESS_WORD_SURNAMES)}`;
+    if (hard.chance(0.3)) builder = `${builderPerson} ${hard.pick(SOLE_TRADES)}`;
   }
-  const owner = app.applicantForename ? `${app.applicantForename} ${app.applicantSurname.trim()}` : fullName(r0);
+  const owner = app.personName ?? fullName(r0);
+  if (builderPerson !== null) truth?.individual(builderPerson);
+  truth?.individual(owner);
   const county = app.authority.county;
   const cnEircode = app.postcode || (r0.chance(0.45) ? eircode(r0, app.authority.routingKeys[0]!) : '');
   const out: string[] = [];
@@ -239,7 +250,7 @@ const EXEMPT_WORKS = [
  * The line(s) of the j-th notice that names no planning application (exempt works), visible once
  * `submitted` has passed.
  */
-export function exemptNoticeLines(seed: number, j: number, submitted: number, companies: CompanyRegistry, asOf: number): string[] {
+export function exemptNoticeLines(seed: number, j: number, submitted: number, companies: CompanyRegistry, asOf: number, truth?: NameTruth): string[] {
   if (submitted > asOf) return [];
   const r = recordRng(seed, 'cn-exempt', j);
   const a = AUTHORITIES[r.weighted(AUTH_CUM)]!;
@@ -277,5 +288,7 @@ export function exemptNoticeLines(seed: number, j: number, submitted: number, co
     cccDay: r.chance(0.4) ? commencement + r.int(60, 400) : null,
     cccType: 'Single Building',
   };
+  truth?.organisation(n.builder, 'builder');
+  truth?.individual(n.owner);
   return [csvLine(noticeFields(n, asOf))];
 }

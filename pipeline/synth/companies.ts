@@ -10,7 +10,7 @@ import { csvLine } from '../lib/csv.ts';
 import { CRO_COMPANY_COLUMNS, CRO_FILING_COLUMNS } from './../sources/formats.ts';
 import { FileSink, dayToIso, isoToDay, type FileStats } from './output.ts';
 import { Rng, Table, cumulative, evenlySpread, recordRng } from './rng.ts';
-import { PLACE_PREFIXES, SURNAMES, TOWNS, eircode, joinPlace, placeName, streetName, townOf } from './vocab.ts';
+import { FORENAMES, PLACE_PREFIXES, SURNAMES, TOWNS, eircode, joinPlace, placeName, streetName, townOf } from './vocab.ts';
 
 /** One generated company (static facts; week-dependent fields are derived when writing). */
 export interface Company {
@@ -91,6 +91,16 @@ const NAME_PATTERNS: Record<string, readonly string[]> = {
   '4673': ['S Builders Providers', 'P Timber & Hardware', 'A Building Supplies'],
 };
 
+/** Trades of the companies that may carry their founder's full name. */
+const FORENAME_TRADES: Record<string, readonly string[]> = {
+  '4120': ['Construction', 'Builders', 'Building Contractors'],
+  '4110': ['Developments', 'Homes'],
+  '4391': ['Roofing'],
+  '4321': ['Electrical Contractors'],
+  '4322': ['Plumbing & Heating'],
+  '8130': ['Landscaping'],
+};
+
 function buildName(r: Rng, nace: string, suffix: string, used: Set<string>): string {
   const patterns = NAME_PATTERNS[nace]!;
   for (let attempt = 0; attempt < 12; attempt++) {
@@ -133,7 +143,12 @@ export function buildCompanies(seed: number, scale: number): CompanyRegistry {
     const nace = i < NACE.values.length ? NACE.values[i]! : NACE.draw(r);
     const [typeCode, type, suffix0] = TYPES.draw(r);
     const suffix = nace === '3511' && r.chance(0.5) ? 'DAC' : suffix0;
-    const name = buildName(r, nace, suffix, used);
+    // a company whose name holds a forename ("Seán Murphy Construction Limited"): a hard case of
+    // the name rule, drawn from a stream of its own
+    const hard = recordRng(seed, 'company-forename', i);
+    const trades = FORENAME_TRADES[nace];
+    const forenamed = trades && hard.chance(0.08) ? `${hard.pick(FORENAMES)} ${hard.pick(SURNAMES)} ${hard.pick(trades)} ${suffix}` : null;
+    const name = forenamed && !used.has(forenamed.toLowerCase()) ? (used.add(forenamed.toLowerCase()), forenamed) : buildName(r, nace, suffix, used);
     // registration skewed recent: sqrt spreads more companies into later years
     const t = Math.sqrt((i + r.next()) / n);
     const regDay = Math.round(REG_FIRST + t * (REG_LAST - REG_FIRST));

@@ -23,12 +23,18 @@ import { writePpr } from './ppr.ts';
 import { writeRents } from './rents.ts';
 import { writeMaterials } from './materials.ts';
 import { recordRng } from './rng.ts';
+import { NameTruth } from './truth.ts';
 
 export interface GenerateOptions {
   outDir: string;
   scale: number;
   seed: number;
   week: number;
+  /**
+   * Where to write the ground truth about names (`truth.ts`): which names in the raw files are
+   * individuals' and which organisations'. Kept apart from `outDir`; the pipeline never reads it.
+   */
+  truthFile?: string;
 }
 
 export interface GenerateSummary {
@@ -64,13 +70,14 @@ function validate(opts: GenerateOptions): void {
 /** Write planning applications and commencement notices (one pass: notices follow their applications). */
 function writePlanningAndNotices(
   seed: number, scale: number, week: number, asOf: number, outDir: string, companies: ReturnType<typeof buildCompanies>,
+  truth: NameTruth | undefined,
 ): FileStats[] {
   const s1 = isoToDay(WEEK1_SNAPSHOT);
   const planning = new FileSink(`${outDir}/planning/planning-applications.csv`, { encoding: 'utf-8', bom: true, eol: '\r\n' });
   const notices = new FileSink(`${outDir}/commencements/bcms-commencement-notices.csv`, { encoding: 'utf-8', eol: '\n' });
   planning.header(csvLine(PLANNING_COLUMNS));
   notices.header(csvLine(COMMENCEMENT_COLUMNS));
-  const ctx = { seed, companies, numbers: new NumberAllocator() };
+  const ctx = { seed, companies, numbers: new NumberAllocator(), truth };
   const sample = receivedSampler(s1);
   const baseSlots = Math.round((PLANNING_DEFAULT * scale) / (1 - PLANNING_BAD_SHARE));
   const perWeek = PLANNING_WEEKLY * scale;
@@ -85,7 +92,7 @@ function writePlanningAndNotices(
     }
     const app = buildApp(ctx, slot, received);
     for (const line of planningLines(app, asOf)) planning.row(line);
-    for (const line of noticeLines(app, seed, companies, asOf)) notices.row(line);
+    for (const line of noticeLines(app, seed, companies, asOf, truth)) notices.row(line);
   }
   const exemptStart = isoToDay('2020-03-01');
   const baseExempt = Math.round(CN_EXEMPT_DEFAULT * scale);
@@ -96,7 +103,7 @@ function writePlanningAndNotices(
     const submitted = j < baseExempt
       ? rr.int(exemptStart, s1 - 1)
       : s1 + 7 * (Math.floor((j - baseExempt) / exemptPerWeek) + 1) - rr.int(1, 7);
-    for (const line of exemptNoticeLines(seed, j, submitted, companies, asOf)) notices.row(line);
+    for (const line of exemptNoticeLines(seed, j, submitted, companies, asOf, truth)) notices.row(line);
   }
   return [planning.close(), notices.close()];
 }
@@ -122,14 +129,22 @@ export async function generateRaw(opts: GenerateOptions): Promise<GenerateSummar
   const snap = snapshotDate(week);
   const asOf = isoToDay(snap);
   const companies = buildCompanies(seed, scale);
+  const truth = opts.truthFile ? new NameTruth() : undefined;
+  for (const c of companies.companies) truth?.organisation(c.name, 'register');
   const stats: FileStats[] = [];
-  stats.push(...writePlanningAndNotices(seed, scale, week, asOf, outDir, companies));
+  stats.push(...writePlanningAndNotices(seed, scale, week, asOf, outDir, companies, truth));
   const ppr = writePpr(seed, scale, asOf, outDir);
   removeStalePpr(outDir, new Set(ppr.map((f) => f.path.split('/').pop()!)));
   stats.push(...ppr);
   stats.push(...writeCompanies(companies, seed, asOf, outDir));
   const projects = buildProjects(seed, scale, isoToDay(WEEK1_SNAPSHOT), asOf, companies);
   stats.push(...writeInfrastructure(projects, asOf, outDir));
+  // the developer is written as an applicant by the auction results and the data-centre file
+  for (const p of projects) {
+    const written = (p.auction !== null && p.auction[1] <= asOf) || (p.vertical === 'data_centre' && p.lodged <= asOf);
+    truth?.organisation(p.developer, written ? 'applicant' : 'register');
+  }
+  if (truth) truth.write(opts.truthFile!);
   stats.push(writeRents(seed, asOf, outDir), writeMaterials(seed, snap, outDir));
   return {
     week,

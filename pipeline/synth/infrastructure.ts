@@ -281,7 +281,7 @@ export function writeInfrastructure(projects: Project[], asOf: number, outDir: s
       const [round, day] = p.auction;
       auction.push([
         round,
-        `${round.replace('RESS ', 'R')}-${String(p.index % 1000).padStart(3, '0')}${p.vertical === 'wind' ? 'W' : 'S'}`,
+        `${round.replace('RESS ', 'R')}-${String(p.index).padStart(3, '0')}${p.vertical === 'wind' ? 'W' : 'S'}`,
         nameAsWritten(r, p.name),
         p.vertical === 'wind' ? 'Onshore Wind' : 'Solar',
         p.capacityMw.toFixed(2),

@@ -15,8 +15,10 @@ import { type Development, USE_CLASSES, describeDevelopment } from './descriptio
 import { type DateStyle, dayToIso, fmtDate, isoToDay } from './output.ts';
 import { type Rng, Table, cumulative, evenlySpread, recordRng } from './rng.ts';
 import {
+  BUSINESS_WORD_SURNAMES, PUBLIC_APPLICANTS, SOLE_TRADES,
   eircode, estateName, personName, placeName, pointNear, spacedEircode, strayWhitespace, streetName, townOf,
 } from './vocab.ts';
+import type { NameTruth } from './truth.ts';
 
 /** Default-scale number of distinct (valid) applications in week 1. */
 export const PLANNING_DEFAULT = 201_300;
@@ -49,6 +51,8 @@ export interface PlanningApp {
   applicantAddress: string;
   orgName: string | null;
   orgNum: number | null;
+  /** Ground truth: the applicant is a person (the name that identifies them), or null for an organisation. */
+  personName: string | null;
   outcome: Outcome;
   fiRequest: number | null;
   fiReceived: number | null;
@@ -158,6 +162,8 @@ export interface PlanningContext {
   seed: number;
   companies: CompanyRegistry;
   numbers: NumberAllocator;
+  /** Collects the ground truth about applicants' names, when asked for. */
+  truth?: NameTruth;
 }
 
 /**
@@ -198,22 +204,46 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
   let applicantAddress = '';
   let orgName: string | null = null;
   let orgNum: number | null = null;
+  let person: string | null = null;
+  // The hard cases of the name rule draw from a stream of their own, so the rest of the record
+  // is the same with or without them.
+  const hard = recordRng(ctx.seed, 'planning-applicant-hard', slot);
   if (r.chance(dev.orgShare)) {
     if (dev.publicBody) orgName = dev.publicBody;
     else {
       const c = pickCompany(ctx.companies, r, dev.orgNace.length ? dev.orgNace : ['6810']);
       orgName = nameVariant(r, c.name);
       orgNum = c.num;
+      // an organisation without a legal form: a council or another public body
+      if (hard.chance(0.05)) {
+        orgName = hard.chance(0.5) ? a.councilName : hard.pick(PUBLIC_APPLICANTS);
+        orgNum = null;
+      }
     }
     applicantSurname = orgName;
     applicantAddress = r.chance(0.85) ? `${r.int(1, 60)} ${streetName(r)}, ${townOf(r, a)}` : '';
   } else {
     const p = personName(r);
+    // a homeowner whose surname is a business word (Power, Church, Bank, Ireland …)
+    const surname = hard.chance(0.1) ? hard.pick(BUSINESS_WORD_SURNAMES) : p.surname;
+    person = `${p.forename} ${surname}`;
     applicantForename = p.forename;
-    applicantSurname = p.surname;
+    applicantSurname = surname;
+    const form = hard.next();
+    if (form < 0.03) {
+      // the whole name in the surname column, no forename given
+      applicantForename = '';
+      applicantSurname = person;
+    } else if (form < 0.05) {
+      // an individual trading under their own name, without a legal form
+      applicantForename = '';
+      applicantSurname = `${person} ${hard.pick(SOLE_TRADES)}`;
+    }
     const home = dev.oneOff ? `${r.int(1, 90)} ${estateName(r)}, ${townOf(r, a)}, ${county}` : address;
     applicantAddress = r.chance(0.9) ? home : '';
   }
+  if (person !== null) ctx.truth?.individual(person);
+  else if (orgName !== null) ctx.truth?.organisation(orgName, 'applicant');
 
   // timeline
   const outcome = OUTCOMES.draw(r);
@@ -277,6 +307,7 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
     applicantAddress,
     orgName,
     orgNum,
+    personName: person,
     outcome,
     fiRequest,
     fiReceived,

@@ -29,6 +29,24 @@ export const SURNAMES = [
   'Ó Súilleabháin', 'Ní Bhriain', 'Mac Mathúna', 'Tierney', 'Cullen', 'Fahy', 'Keane', 'Hegarty', 'Cronin', 'Coughlan',
 ];
 
+/**
+ * Irish surnames that are also business words: the hard cases of the name rule (a homeowner
+ * called Power or Church is still a person).
+ */
+export const BUSINESS_WORD_SURNAMES = ['Power', 'Church', 'Bank', 'Ireland', 'Irish', 'Hall', 'Mills', 'Stone', 'Mason'];
+
+/** Trades an individual trades under with their own name and no legal form ("Rory Power Roofing"). */
+export const SOLE_TRADES = ['Building Services', 'Plant Hire', 'Roofing', 'Landscaping', 'Electrical', 'Plumbing & Heating', 'Construction', 'Builders'];
+
+/**
+ * Public bodies that apply for planning permission without a legal form in their name (besides
+ * the councils of the authorities table): written by the generator as organisations.
+ */
+export const PUBLIC_APPLICANTS = [
+  'Uisce Éireann', 'Health Service Executive', 'Office of Public Works', 'Transport Infrastructure Ireland',
+  'Clúid Housing', 'Respond', 'Tuath Housing', 'Peter McVerry Trust', 'Land Development Agency', 'Coillte',
+];
+
 /** Towns by county (canonical county names from the authorities table). */
 export const TOWNS: Record<string, readonly string[]> = {
   Carlow: ['Carlow', 'Tullow', 'Bagenalstown', 'Hacketstown', 'Borris', 'Leighlinbridge'],

@@ -16,7 +16,7 @@ import { startTestApi, type TestApi } from '../helpers/api.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 
-if (chromiumMissing('docs.browser.test.ts')) {
+if (chromiumMissing('docs.browser.test.ts', test)) {
   // skipped, with the message printed
 } else {
   let api: TestApi;

@@ -8,10 +8,10 @@ import { REPO_ROOT } from '../helpers/tmp.ts';
 const schema = (kind: string) => JSON.parse(readFileSync(`${REPO_ROOT}schemas/${kind}.schema.json`, 'utf8'));
 
 test('enriched fields come from the schemas (x-enriched, directly or through $ref)', () => {
-  assert.equal([...enrichedFields('lead')], ['applicant_org', 'applicant_company_number', 'applicant_match_confidence', 'main_contractor', 'main_contractor_company_number']);
-  assert.equal([...enrichedFields('infrastructure-project')], ['applicant', 'applicant_company_number']);
+  assert.equal([...enrichedFields('lead')], ['applicant_org', 'applicant_org_evidence', 'applicant_company_number', 'applicant_match_confidence', 'main_contractor', 'main_contractor_evidence', 'main_contractor_company_number']);
+  assert.equal([...enrichedFields('infrastructure-project')], ['applicant', 'applicant_evidence', 'applicant_company_number']);
   const detail = enrichedFields('lead-detail');
-  for (const f of ['applicant_org', 'applicant_company_number', 'applicant_match_confidence', 'main_contractor', 'main_contractor_company_number', 'suppliers', 'registered_company', 'company_filings']) {
+  for (const f of ['applicant_org', 'applicant_org_evidence', 'applicant_company_number', 'applicant_match_confidence', 'main_contractor', 'main_contractor_evidence', 'main_contractor_company_number', 'suppliers', 'registered_company', 'company_filings']) {
     assert.ok(detail.includes(f), f);
   }
   // every field the lead schema marks enriched, and nothing else
@@ -19,7 +19,10 @@ test('enriched fields come from the schemas (x-enriched, directly or through $re
   assert.equal([...enrichedFields('lead')].sort(), Object.keys(props).filter((k) => props[k]!['x-enriched']).sort());
 });
 
-const lead = { id: 1, description: 'x', applicant_org: 'Acme Ltd', applicant_company_number: '123', applicant_match_confidence: 1, main_contractor: 'Build Ltd', main_contractor_company_number: '9' };
+const lead = {
+  id: 1, description: 'x', applicant_org: 'Acme Ltd', applicant_org_evidence: 'legal_form', applicant_company_number: '123', applicant_match_confidence: 1,
+  main_contractor: 'Build Ltd', main_contractor_evidence: 'legal_form', main_contractor_company_number: '9',
+};
 
 test('commonwealth: enriched fields set to null, never dropped, and listed with the reason', () => {
   const { record, masked } = maskRecord('lead', lead, 'commonwealth');

@@ -14,6 +14,7 @@ import { API_DEFAULTS, loadApiConfig } from '../../api/config.ts';
 import { HSTS } from '../../api/middleware/security-headers.ts';
 import { startServer } from '../../api/server.ts';
 import { assertProblem, publishCopyOfRelease, startTestApi } from '../helpers/api.ts';
+import { recordInManifest } from '../helpers/manifest.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 
 test('a new release published while requests are in flight: none fails, later requests get it', async () => {
@@ -25,7 +26,8 @@ test('a new release published while requests are in flight: none fails, later re
     let swapped = false;
     const fire = async (n: number): Promise<void> => {
       const path = paths[n % paths.length]!;
-      const res = await api.request(path);
+      // ent_feed: no daily row budget, so a slow switch on a busy machine cannot exhaust it
+      const res = await api.request(path, { key: api.keys.ent_feed });
       results.push({ status: res.status, release: res.body?._meta?.release, path });
     };
     // ~50 requests in flight; the release is switched and loaded while they run
@@ -69,8 +71,13 @@ test('a published release whose indexes cannot be built is not served: the previ
   try {
     const before = api.release();
     publishCopyOfRelease(api.dataDir, '20261116T060000Z');
-    writeFileSync(join(api.dataDir, 'releases', '20261116T060000Z', 'leads.parquet'), 'damaged');
+    const dir = join(api.dataDir, 'releases', '20261116T060000Z');
+    writeFileSync(join(dir, 'leads.parquet'), 'damaged');
+    recordInManifest(dir, 'leads.parquet'); // so it passes the checksums and fails the build
     await rejects(api.checkRelease(), /building the indexes of .*20261116T060000Z failed/);
+    const refused = (await api.request('/v1/meta')).body.release_status.refused;
+    assert.is(refused.release, '20261116T060000Z');
+    assert.match(refused.reason, /^building the indexes of <release> failed \(exit 1\)/);
     assert.is(api.release(), before);
     for (const path of ['/v1/leads?page_size=3', '/v1/leads?q=house', `/v1/meta`]) {
       const res = await api.request(path);

@@ -22,6 +22,7 @@ import { validateResponse } from './openapi.ts';
 import { SCOPES, type Scope } from '../../api/scopes.ts';
 import { startServer, type RunningServer } from '../../api/server.ts';
 import type { StateStore } from '../../api/state/store.ts';
+import type { DeprecationTable } from '../../api/service-terms.ts';
 import { loadPipelineConfig } from '../../pipeline/config.ts';
 import { runPipeline } from '../../pipeline/run.ts';
 import { generateRaw, SCALES } from '../../pipeline/synth/generate.ts';
@@ -67,24 +68,31 @@ export interface TestApiOptions {
   config?: Partial<ApiConfig>;
   /** The server's clock (hour windows, budget days, key expiry), e.g. a settable one. */
   clock?: () => Date;
+  /** A deprecation table in place of the project's (api/service-terms.ts), e.g. one fixture operation. */
+  deprecations?: DeprecationTable;
 }
 
 /** Fixed build clock: the tiny release's id is `20261109T060000Z`. */
 const BUILD_TIME = new Date('2026-11-09T06:00:00Z');
-const built = new Map<number, Promise<{ id: string; dir: string }>>();
+const built = new Map<number, Promise<{ id: string; dir: string; truthFile: string }>>();
 
-/** Build (once per process and seed) a tiny release with the project's generator and pipeline. */
-export function tinyRelease(seed = 7): Promise<{ id: string; dir: string }> {
+/**
+ * Build (once per process and seed) a tiny release with the project's generator and pipeline.
+ * `truthFile` is the generator's ground truth about names (pipeline/synth/truth.ts), kept
+ * outside the raw folder and the release.
+ */
+export function tinyRelease(seed = 7): Promise<{ id: string; dir: string; truthFile: string }> {
   let p = built.get(seed);
   if (!p) {
     p = (async () => {
       const root = tempDir(`leads-api-release-${seed}-`);
       const raw = join(root, 'raw');
-      await generateRaw({ outDir: raw, scale: SCALES.tiny, seed, week: 1 });
+      const truthFile = join(root, 'truth', 'names.json');
+      await generateRaw({ outDir: raw, scale: SCALES.tiny, seed, week: 1, truthFile });
       const config = loadPipelineConfig({}, { dataDir: root, rawDir: raw, progress: false });
       const s = await runPipeline(config, { now: () => BUILD_TIME, log: () => {} });
       if (s.status !== 'published' || !s.releaseId) throw new Error(`tiny release for the API tests was not published: ${s.message}`);
-      return { id: s.releaseId, dir: join(root, 'releases', s.releaseId) };
+      return { id: s.releaseId, dir: join(root, 'releases', s.releaseId), truthFile };
     })();
     built.set(seed, p);
   }
@@ -114,7 +122,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     },
   );
   const logs: string[] = [];
-  const server = await startServer(config, { log: (l) => void logs.push(l), shutdownGraceMs: 2000, ...(opts.clock ? { clock: opts.clock } : {}) });
+  const server = await startServer(config, { log: (l) => void logs.push(l), shutdownGraceMs: 2000, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.deprecations ? { deprecations: opts.deprecations } : {}) });
   const account = await server.store.createAccount('test', 'premium');
   const keys = {} as Record<Scope, string>;
   for (const scope of SCOPES) {
@@ -123,8 +131,9 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     keys[scope] = k.raw;
   }
   const baseUrl = server.url;
-  let doc = docs.get(config.publicBaseUrl);
-  if (!doc) docs.set(config.publicBaseUrl, (doc = buildOpenApi(config)));
+  const docKey = `${config.publicBaseUrl} ${JSON.stringify(opts.deprecations ?? null)}`;
+  let doc = docs.get(docKey);
+  if (!doc) docs.set(docKey, (doc = buildOpenApi(config, opts.deprecations ? { deprecations: opts.deprecations } : {})));
   return {
     baseUrl,
     keys,

@@ -65,9 +65,11 @@ const lead: Lead = {
   completion_date: null,
   units_completed: null,
   applicant_org: 'Dundrum Homes Limited',
+  applicant_org_evidence: 'company_register',
   applicant_company_number: '654321',
   applicant_match_confidence: 0.97,
   main_contractor: 'Acme Construction Ltd',
+  main_contractor_evidence: 'legal_form',
   main_contractor_company_number: '123456',
   public_url: 'https://planning.agileapplications.ie/dunlaoghaire/application-details/123',
   first_seen: '2024-03-11',
@@ -82,6 +84,7 @@ const infra: InfraProject = {
   vertical: 'wind',
   technology: 'Onshore Wind',
   applicant: 'Knockanore Wind DAC',
+  applicant_evidence: 'legal_form',
   applicant_company_number: '700123',
   capacity_mw: 45.6,
   connection_voltage_kv: 110,
@@ -386,9 +389,9 @@ test('schemas accept exactly the fields of the TypeScript types', () => {
 
 test('enrichedFields lists the enriched properties of each kind', () => {
   const cases: [RecordKind, string[]][] = [
-    ['lead', ['applicant_company_number', 'applicant_match_confidence', 'applicant_org', 'main_contractor', 'main_contractor_company_number']],
-    ['infrastructure-project', ['applicant', 'applicant_company_number']],
-    ['lead-detail', ['applicant_company_number', 'applicant_match_confidence', 'applicant_org', 'company_filings', 'main_contractor', 'main_contractor_company_number', 'registered_company', 'suppliers']],
+    ['lead', ['applicant_company_number', 'applicant_match_confidence', 'applicant_org', 'applicant_org_evidence', 'main_contractor', 'main_contractor_company_number', 'main_contractor_evidence']],
+    ['infrastructure-project', ['applicant', 'applicant_company_number', 'applicant_evidence']],
+    ['lead-detail', ['applicant_company_number', 'applicant_match_confidence', 'applicant_org', 'applicant_org_evidence', 'company_filings', 'main_contractor', 'main_contractor_company_number', 'main_contractor_evidence', 'registered_company', 'suppliers']],
     ['property-sale', []],
     ['company', []],
   ];

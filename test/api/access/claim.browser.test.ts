@@ -27,7 +27,7 @@ function dumpTables(dataDir: string): string {
   }
 }
 
-if (chromiumMissing('claim.browser.test.ts')) {
+if (chromiumMissing('claim.browser.test.ts', test)) {
   // skipped, with the message printed
 } else {
   let api: TestApi;

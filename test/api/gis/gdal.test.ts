@@ -2,7 +2,7 @@
  * A real GIS client: GDAL's `ogrinfo` (Debian `gdal-bin`, installed by .ci/run) reads the leads
  * layer from the API as GeoJSON (the feed) and through its OGC API Features driver (`OAPIF:`),
  * with the key as a Bearer header and with an `access_token`, and finds every feature.
- * Without `ogrinfo` on the PATH it prints a skip message.
+ * Without `ogrinfo` on the PATH its tests are reported as skipped, with the reason.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,8 +10,10 @@ import { execFile, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { openApiDb, sqlString } from '../../../api/db.ts';
 import { startTestApi, type TestApi } from '../../helpers/api.ts';
+import { testIf } from '../../helpers/skip.ts';
 
 const HAVE_GDAL = spawnSync('ogrinfo', ['--version'], { encoding: 'utf8' }).status === 0;
+const withGdal = testIf(test, HAVE_GDAL ? null : 'ogrinfo (Debian gdal-bin) is not installed');
 
 /** Run ogrinfo without blocking the event loop (the API answers in this process). */
 function ogrinfo(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
@@ -36,8 +38,7 @@ test.after(async () => {
   await api?.close();
 });
 
-test('GDAL reads the leads GeoJSON feed with the Bearer key', async () => {
-  if (!HAVE_GDAL) return void console.log('  skipped: ogrinfo (Debian gdal-bin) is not installed');
+withGdal('GDAL reads the leads GeoJSON feed with the Bearer key', async () => {
   const { code, out } = await ogrinfo(['-ro', '-so', '-al', `${api.baseUrl}/v1/feeds/leads.geojson?page_size=10000`], { GDAL_HTTP_HEADERS: `Authorization: Bearer ${api.keys.ent_feed}` });
   assert.is(code, 0, out);
   assert.match(out, /Geometry: Point/);
@@ -45,8 +46,7 @@ test('GDAL reads the leads GeoJSON feed with the Bearer key', async () => {
   assert.match(out, /lead_key: String/);
 });
 
-test('GDAL reads the leads collection through its OGC API Features driver, with the header and with an access_token', async () => {
-  if (!HAVE_GDAL) return void console.log('  skipped: ogrinfo (Debian gdal-bin) is not installed');
+withGdal('GDAL reads the leads collection through its OGC API Features driver, with the header and with an access_token', async () => {
   const header = await ogrinfo(['-ro', '-so', `OAPIF:${api.baseUrl}/v1/ogc`, 'leads'], { GDAL_HTTP_HEADERS: `Authorization: Bearer ${api.keys.ent_feed}` });
   assert.is(header.code, 0, header.out);
   assert.match(header.out, /Geometry: Point/);

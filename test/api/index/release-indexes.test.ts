@@ -1,13 +1,14 @@
 /**
  * A release's indexes built in a child process (`loadReleaseIndexes`) and moved as a pack answer
  * exactly as the same indexes built in this process: every row's bytes, list pages (filters,
- * sorts, q, cursors) and detail sections. A release the child cannot build is an error naming
- * the cause, not a half-loaded index.
+ * sorts, q, cursors) and detail sections. A release whose files do not match its manifest is
+ * refused before any build; one the child cannot build is an error naming the cause, not a
+ * half-loaded index.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
-import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { openApiDb, type ApiDb } from '../../../api/db.ts';
@@ -16,7 +17,9 @@ import { buildReleaseIndexes, loadReleaseIndexes, packIndexes, unpackIndexes, ty
 import { LEADS_SORTS, type LeadsPageRequest } from '../../../api/query/leads-query.ts';
 import { ByteWriter } from '../../../api/render/bytes.ts';
 import { maskedColumns } from '../../../api/masking.ts';
+import { ReleaseRefusedError } from '../../../api/index/verify-release.ts';
 import { tinyRelease } from '../../helpers/api.ts';
+import { recordInManifest } from '../../helpers/manifest.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
 let db: ApiDb;
@@ -72,14 +75,25 @@ test('built in a child process: the same answers, progress logged', async () => 
   assert.ok(lines.some((l) => /leads \(row store [\d.]+ MB\) built in \d+ ms/.test(l)), lines.join('\n'));
 });
 
-test('a release the child cannot read is an error naming the cause', async () => {
+test('a release whose files do not match its manifest is refused before anything is built', async () => {
+  const broken = join(tempDir('refused-release'), 'r');
+  cpSync(dir, broken, { recursive: true });
+  writeFileSync(join(broken, 'leads.parquet'), 'not a parquet file');
+  await rejects(loadReleaseIndexes(broken), (e: unknown) => e instanceof ReleaseRefusedError && /^files do not match manifest\.json: leads\.parquet has 18 bytes/.test(e.reason));
+  await rejects(loadReleaseIndexes(join(broken, 'no-such-dir')), (e: unknown) => e instanceof ReleaseRefusedError && /manifest\.json cannot be read/.test(e.reason));
+});
+
+test('a release the child cannot read (its manifest agreeing) is an error naming the cause', async () => {
   const broken = join(tempDir('broken-release'), 'r');
   cpSync(dir, broken, { recursive: true });
   writeFileSync(join(broken, 'leads.parquet'), 'not a parquet file');
+  recordInManifest(broken, 'leads.parquet');
   await rejects(loadReleaseIndexes(broken), /building the indexes of .* failed \(exit 1\)[\s\S]*leads\.parquet/);
   rmSync(join(broken, 'search_postings.parquet'));
+  const manifest = JSON.parse(readFileSync(join(broken, 'manifest.json'), 'utf8')) as { files: Record<string, unknown> };
+  delete manifest.files['search_postings.parquet'];
+  writeFileSync(join(broken, 'manifest.json'), JSON.stringify(manifest));
   await rejects(loadReleaseIndexes(broken), /failed/);
-  await rejects(loadReleaseIndexes(join(broken, 'no-such-dir')), /failed/);
 });
 
 test.run();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { ApiError } from '../../../api/errors.ts';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
 import {
+  infraByIdQuery,
   infraCountQuery,
   infraKeyset,
   infraOrder,
@@ -142,6 +143,9 @@ test('order, keyset and page queries', () => {
   assert.match(k.sql, /FROM t WHERE id > \? ORDER BY id ASC LIMIT \?$/);
   assert.equal(k.params, [5, 11]);
   assert.equal(infraCountQuery('t', { fast_lane: false }), { sql: 'SELECT count(*)::BIGINT AS total FROM t WHERE eu_fast_lane = ?', params: [false] });
+  const one = infraByIdQuery('t', 42);
+  assert.match(one.sql, /^SELECT "id", "project_key", .* FROM t WHERE id = \?$/);
+  assert.equal(one.params, [42]);
   assert.equal(infraSortKey('capacity_desc', { id: 3, capacity_mw: null }), [-1, 3]);
   assert.ok(infraSortKeyValid('newest', ['2025-01-01', 3]));
   assert.not.ok(infraSortKeyValid('newest', [{ x: 1 }, 3]));
@@ -248,6 +252,17 @@ test('real rows: page walk and keyset walk agree for every sort, no duplicates o
     assert.is(new Set(keyset).size, rows.length, `${sort}: every row once`);
     assert.equal(keyset, pages, `${sort}: keyset walk = page walk`);
   }
+});
+
+test('real rows: by id, every project and no other', async () => {
+  for (const r of rows) {
+    const q = infraByIdQuery(table, Number(r.id));
+    const got = await db.all<Record<string, unknown>>(q.sql, q.params);
+    assert.is(got.length, 1);
+    assert.is(got[0]!['id'], r.id);
+  }
+  const none = infraByIdQuery(table, 999_999_999);
+  assert.equal(await db.all(none.sql, none.params), []);
 });
 
 test.run();

@@ -14,6 +14,7 @@ import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
 import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
 import { enrichedFields } from '../../../api/masking.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
+import { recordInManifest } from '../../helpers/manifest.ts';
 import { generateKey } from '../../../api/keys.ts';
 import { dailyRows } from '../../../api/access/limits.ts';
 import type { Scope } from '../../../api/scopes.ts';
@@ -249,6 +250,7 @@ test('a release published mid-export changes neither a cursor export nor a strea
   const file = join(dir, 'leads.parquet');
   await db.run(`COPY (SELECT * FROM read_parquet(${sqlString(file)}) WHERE id % 3 <> 0) TO ${sqlString(file + '.tmp')} (FORMAT PARQUET)`);
   renameSync(file + '.tmp', file);
+  recordInManifest(dir, 'leads.parquet');
   symlinkSync(`releases/${next}`, join(api.dataDir, '.current-next'));
   renameSync(join(api.dataDir, '.current-next'), join(api.dataDir, 'current')); // the pipeline's atomic switch
   await api.checkRelease();

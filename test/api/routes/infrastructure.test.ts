@@ -1,5 +1,5 @@
 /**
- * GET /v1/infrastructure and /v1/infrastructure/renewables over real HTTP on the tiny release:
+ * GET /v1/infrastructure, /v1/infrastructure/renewables and /v1/infrastructure/{id} over real HTTP on the tiny release:
  * filters alone and combined (checked against the release's own rows), page and cursor walks,
  * masking and shape per scope, caching, and every error with its problem body. Every body is
  * validated against the OpenAPI document.
@@ -35,7 +35,9 @@ test.after(async () => {
 /** GET and validate the body against the document (path template without /v1). */
 async function get(path: string, key?: string | null): Promise<TestResponse> {
   const res = await api.request(`/v1${path}`, key === undefined ? {} : { key });
-  const template = path.startsWith('/infrastructure/renewables') ? '/infrastructure/renewables' : '/infrastructure';
+  const template = path.startsWith('/infrastructure/renewables')
+    ? '/infrastructure/renewables'
+    : /^\/infrastructure\/[^/?]+/.test(path) ? '/infrastructure/{id}' : '/infrastructure';
   assert.equal(validateResponse(doc, 'get', template, res.status, res.body), [], `${path} → ${res.status} matches the OpenAPI document`);
   return res;
 }
@@ -153,7 +155,7 @@ test('masking: same shape for every scope; applicant fields null for commonwealt
     assert.is(res.body._meta.release, api.release());
     if (scope === 'commonwealth') {
       assert.ok(res.body.results.every((r: any) => r.applicant === null && r.applicant_company_number === null));
-      assert.equal(res.body._meta.masked.map((m: { field: string }) => m.field), ['applicant', 'applicant_company_number']);
+      assert.equal(res.body._meta.masked.map((m: { field: string }) => m.field), ['applicant', 'applicant_evidence', 'applicant_company_number']);
       assert.match(res.body._meta.masked[0].reason, /ent_api/);
       assert.is(res.body._meta.attribution, ATTRIBUTION);
     } else {
@@ -166,7 +168,40 @@ test('masking: same shape for every scope; applicant fields null for commonwealt
   // an empty page reports the same masking
   const empty = await get('/infrastructure?since=2999-01-01', api.keys.commonwealth);
   assert.equal(empty.body.results, []);
-  assert.is(empty.body._meta.masked.length, 2);
+  assert.is(empty.body._meta.masked.length, 3);
+});
+
+test('GET /infrastructure/{id}: the project with its case, as in the list, masked by scope', async () => {
+  const list = (await get('/infrastructure?page_size=100')).body.results as Record<string, any>[];
+  const withCase = list.find((r) => r.case_id !== null && r.applicant !== null)!;
+  assert.ok(withCase, 'the tiny release has a project with a case and an applicant');
+  for (const r of list) {
+    const res = await get(`/infrastructure/${r.id}`);
+    assert.is(res.status, 200);
+    const { _meta, ...record } = res.body;
+    assert.equal(record, r, `project ${r.id} is the record of the list`);
+    assert.equal(_meta, { release: api.release(), scope: 'ent_api', masked: [] });
+    assert.match(res.headers.get('etag')!, /^W\//);
+  }
+  const cw = await get(`/infrastructure/${withCase.id}`, api.keys.commonwealth);
+  assert.is(cw.status, 200);
+  assert.is(cw.body.applicant, null);
+  assert.is(cw.body.applicant_company_number, null);
+  assert.is(cw.body.case_id, withCase.case_id, 'the case is not enriched');
+  assert.equal(cw.body._meta.masked.map((m: { field: string }) => m.field), ['applicant', 'applicant_company_number']);
+  assert.is(cw.body._meta.attribution, ATTRIBUTION);
+  // the renewables list is not taken for an id
+  assert.is((await get('/infrastructure/renewables?page_size=1')).body.page_size, 1);
+  const missing = await get('/infrastructure/999999');
+  assertProblem(missing, 404, 'not_found');
+  assert.match(missing.body.detail, /infrastructure project 999999/);
+  for (const bad of ['abc', '0', '-1', '1.5']) {
+    const res = await get(`/infrastructure/${bad}`);
+    assertProblem(res, 400, 'invalid_parameter');
+    assert.is(res.body.errors[0].name, 'id');
+  }
+  assertProblem(await get(`/infrastructure/${withCase.id}?vertical=wind`), 400, 'unknown_parameter');
+  assertProblem(await get(`/infrastructure/${withCase.id}`, null), 401, 'missing_key');
 });
 
 test('ETag and 304', async () => {

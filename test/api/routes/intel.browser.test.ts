@@ -15,7 +15,7 @@ import { startTestApi, type TestApi } from '../../helpers/api.ts';
 import { REPO_ROOT, tempDir } from '../../helpers/tmp.ts';
 
 
-if (chromiumMissing('intel.browser.test.ts')) {
+if (chromiumMissing('intel.browser.test.ts', test)) {
   // skipped, with the message printed
 } else {
   let api: TestApi;

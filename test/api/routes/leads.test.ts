@@ -84,9 +84,10 @@ test('list: every scope gets the same shape; commonwealth has enriched fields nu
   assert.equal(Object.keys(cw).sort(), Object.keys(ea).sort());
   assert.equal(cw.results.map((r: any) => r.id), ea.results.map((r: any) => r.id));
   assert.equal(Object.keys(cw.results[0]), Object.keys(ea.results[0]));
-  for (const r of cw.results) for (const f of ['applicant_org', 'applicant_company_number', 'main_contractor']) assert.is(r[f], null, f);
+  for (const r of cw.results) for (const f of ['applicant_org', 'applicant_org_evidence', 'applicant_company_number', 'main_contractor', 'main_contractor_evidence']) assert.is(r[f], null, f);
   assert.ok(ea.results.some((r: any) => r.applicant_org !== null), 'ent_api sees applicant organisations');
-  assert.equal(cw._meta.masked.map((m: any) => m.field).sort(), ['applicant_company_number', 'applicant_match_confidence', 'applicant_org', 'main_contractor', 'main_contractor_company_number']);
+  assert.ok(ea.results.every((r: any) => (r.applicant_org === null) === (r.applicant_org_evidence === null)), 'ent_api sees the evidence beside each name');
+  assert.equal(cw._meta.masked.map((m: any) => m.field).sort(), ['applicant_company_number', 'applicant_match_confidence', 'applicant_org', 'applicant_org_evidence', 'main_contractor', 'main_contractor_company_number', 'main_contractor_evidence']);
   assert.match(cw._meta.masked[0].reason, /commonwealth does not include enriched data \(needs ent_api, ent_feed or custom\)/);
   assert.is(cw._meta.attribution, ATTRIBUTION);
   for (const s of ['ent_api', 'ent_feed', 'custom']) {

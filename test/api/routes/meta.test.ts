@@ -31,7 +31,8 @@ test('release, counts and _meta come from the manifest; the body matches the Ope
   assert.is(res.status, 200);
   assert.match(res.headers.get('content-type')!, /^application\/json/);
   const b = res.body;
-  assert.equal(Object.keys(b).sort(), ['_meta', 'counts', 'enums', 'freshness', 'release']);
+  assert.equal(Object.keys(b).sort(), ['_meta', 'counts', 'enums', 'freshness', 'release', 'release_status']);
+  assert.equal(b.release_status, { serving: b.release.id, refused: null });
   assert.equal(b.release, { id: manifest.release_id, built_at: manifest.built_at, as_of: manifest.as_of, schema_version: manifest.schema_version });
   assert.is(b.release.id, api.release());
   assert.equal(b.counts, { tables: manifest.counts.tables, records_total: manifest.counts.records_total });

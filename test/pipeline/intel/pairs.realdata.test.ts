@@ -14,11 +14,12 @@ import { pairCountsSql, pairsSql, salesFunnelSql } from '../../../pipeline/intel
 import { openIntelSalesSink, readIntelSalesSql } from '../../../pipeline/intel/sales-input.ts';
 import { readPpr } from '../../../pipeline/sources/ppr.ts';
 import { REPO_ROOT, tempDir } from '../../helpers/tmp.ts';
+import { skipFile } from '../../helpers/skip.ts';
 
 const REAL = join(REPO_ROOT, '..', 'shared', 'realdata', 'ppr');
 
 if (!existsSync(REAL)) {
-  console.log(`SKIP pairs.realdata.test.ts: ${REAL} is missing (the real PPR samples are not on this machine)`);
+  skipFile(test, 'pairs.realdata.test.ts', `${REAL} is missing (the real PPR samples are not on this machine)`);
 } else {
   let db: Db;
   type Pair = { home: string; d1: string; d2: string; p1: number; p2: number; reason: string | null };

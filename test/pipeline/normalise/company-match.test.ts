@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { buildCompanyIndex, companyNameKey } from '../../../pipeline/normalise/company-match.ts';
 import { readCsvBatches } from '../../../pipeline/lib/csv.ts';
 import type { CompanyRow } from '../../../pipeline/types.ts';
+import { testIf } from '../../helpers/skip.ts';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const realdata = join(repoRoot, '../shared/realdata');
@@ -108,7 +109,7 @@ test('match: the choice among namesakes does not depend on input order', () => {
   for (const c of matchCases) assert.equal(reversed.match(c.name), index.match(c.name), String(c.name));
 });
 
-test('match: 12,000 companies × 60,000 lookups in a few seconds', () => {
+test('match: 12,000 companies × 60,000 lookups (the speed is measured by make bench, not here)', () => {
   const words = ['north', 'south', 'atlantic', 'celtic', 'green', 'rock', 'oak', 'river', 'hill', 'bay', 'stone', 'glen'];
   const trades = ['roofing', 'building', 'electrical', 'plumbing', 'solar', 'wind', 'civil', 'joinery', 'paving', 'plant hire'];
   const rows: CompanyRow[] = [];
@@ -116,7 +117,6 @@ test('match: 12,000 companies × 60,000 lookups in a few seconds', () => {
     const name = `${words[i % 12]} ${words[(i * 7) % 12]} ${trades[i % 10]} ${i} Limited`;
     rows.push(company(String(i + 1), name));
   }
-  const t0 = performance.now();
   const idx = buildCompanyIndex(rows);
   let hits = 0;
   for (let j = 0; j < 60_000; j++) {
@@ -125,17 +125,12 @@ test('match: 12,000 companies × 60,000 lookups in a few seconds', () => {
     const variant = j % 3 === 0 ? `${base} Ltd` : j % 3 === 1 ? `THE ${base.toUpperCase()} LIMITED` : `${base} Services Ltd`;
     if (idx.match(j % 5 === 0 ? `${variant} ${j}` : variant)) hits++;
   }
-  const ms = performance.now() - t0;
   assert.ok(hits > 30_000, `hits ${hits}`);
-  assert.ok(ms < 5000, `took ${ms.toFixed(0)} ms`);
 });
 
-test('real CRO names: self-match and variants match back', async () => {
-  const file = join(realdata, 'cro_derived_sme_dissolution/test_positives_only.csv');
-  if (!existsSync(file)) {
-    console.log(`  skipped: ${file} not found (real data folder missing)`);
-    return;
-  }
+const croFile = join(realdata, 'cro_derived_sme_dissolution/test_positives_only.csv');
+testIf(test, existsSync(croFile) ? null : `${croFile} not found (real data folder missing)`)('real CRO names: self-match and variants match back', async () => {
+  const file = croFile;
   const rows: CompanyRow[] = [];
   let header: string[] | null = null;
   for await (const batch of readCsvBatches(file)) {

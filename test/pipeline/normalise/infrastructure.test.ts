@@ -57,6 +57,7 @@ test('a project in three files → one draft with the documented precedence', ()
     vertical: 'wind',
     technology: 'onshore_wind',
     applicant: 'Knockanore Wind Designated Activity Company',
+    applicant_evidence: 'company_register',
     applicant_company_number: '100002',
     capacity_mw: 60, // auction > grid > data centre > ABP
     connection_voltage_kv: 110,

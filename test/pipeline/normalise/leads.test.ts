@@ -18,7 +18,7 @@ function planning(o: Partial<PlanningRow> = {}): PlanningRow {
     expiry_date: '2029-09-09', appeal_ref: null, appeal_status: null, appeal_decision: null,
     appeal_decision_date: null, appeal_submitted_date: null, fi_request_date: null,
     fi_received_date: null, public_url: 'https://planning.example/24-100', etl_date: '2026-02-20', site_id: null,
-    applicant_type: 'individual', applicant_org: null, has_contact: true, line: 2, ...o,
+    applicant_person: true, applicant_name: null, has_contact: true, line: 2, ...o,
   };
 }
 
@@ -115,6 +115,25 @@ test('buildLeads: the CRO number declared on the notice wins over a name match',
   assert.is(leads[0]!.main_contractor_company_number, '654321');
 });
 
+test('buildLeads: a declared CRO number is evidence for a name without a legal form when the names agree', () => {
+  const agree = notice({ builder_name: 'Murphy Builders', builder_company_number: '111111', commencement_date: '2026-02-01' });
+  const l = buildLeads([planning()], [agree], COMPANIES, AS_OF).leads[0]!;
+  assert.equal([l.main_contractor, l.main_contractor_evidence, l.main_contractor_company_number], ['Murphy Builders', 'company_register', '111111']);
+  // a person's name with some company's number is not evidence
+  const other = notice({ builder_name: 'Rory Power', builder_company_number: '111111', commencement_date: '2026-02-01' });
+  const p = buildLeads([planning()], [other], COMPANIES, AS_OF).leads[0]!;
+  assert.equal([p.main_contractor, p.main_contractor_evidence, p.main_contractor_company_number], [null, null, null]);
+});
+
+test('buildLeads: an individual builder (the latest notice) is not published, even after an organisation', () => {
+  const { leads } = buildLeads([planning()], [
+    notice({ cn_number: 'CN1', builder_name: 'Kelly Construction Ltd', commencement_date: '2025-01-01' }),
+    notice({ cn_number: 'CN2', builder_name: 'Seán Stone', commencement_date: '2025-06-01' }),
+  ], COMPANIES, AS_OF);
+  assert.equal([leads[0]!.main_contractor, leads[0]!.main_contractor_evidence], [null, null]);
+  assert.not.match(JSON.stringify(leads), /Stone/);
+});
+
 test('buildLeads: builder with no company match keeps the name, number null', () => {
   const { leads } = buildLeads([planning()], [notice({ builder_name: 'Zyxwv Quux Ltd', commencement_date: '2026-02-01' })], COMPANIES, AS_OF);
   assert.is(leads[0]!.main_contractor, 'Zyxwv Quux Ltd');
@@ -152,15 +171,22 @@ test('buildLeads: a duplicate application keeps one lead (the later row)', () =>
   assert.is(leads[0]!.description, 'Extension to dwelling');
 });
 
+const org = (name: string): Partial<PlanningRow> => ({ applicant_person: false, applicant_name: name });
 const APPLICANT_CASES: [string, Partial<PlanningRow>, Partial<LeadDraft>][] = [
-  ['organisation matched', { applicant_type: 'organisation', applicant_org: 'Riverside Developments Ltd' },
-    { applicant_org: 'Riverside Developments Ltd', applicant_company_number: '222222', applicant_match_confidence: 1 }],
-  ['organisation not on the register', { applicant_type: 'organisation', applicant_org: 'Parish of Ballyboy' },
-    { applicant_org: 'Parish of Ballyboy', applicant_company_number: null, applicant_match_confidence: null }],
-  ['individual: nothing published even if a name leaked upstream', { applicant_type: 'individual', applicant_org: 'Murphy Builders Limited' },
-    { applicant_type: 'individual', applicant_org: null, applicant_company_number: null, applicant_match_confidence: null }],
-  ['unknown applicant', { applicant_type: 'unknown', applicant_org: null },
-    { applicant_type: 'unknown', applicant_org: null, applicant_company_number: null }],
+  ['organisation on the register', org('Riverside Developments Ltd'),
+    { applicant_type: 'organisation', applicant_org: 'Riverside Developments Ltd', applicant_org_evidence: 'company_register', applicant_company_number: '222222', applicant_match_confidence: 1 }],
+  ['legal form, not on the register', org('Zyxwv Quux Teoranta'),
+    { applicant_type: 'organisation', applicant_org: 'Zyxwv Quux Teoranta', applicant_org_evidence: 'legal_form', applicant_company_number: null }],
+  ['public body without a legal form', org('Cork County Council'),
+    { applicant_type: 'organisation', applicant_org: 'Cork County Council', applicant_org_evidence: 'public_body', applicant_company_number: null }],
+  ['no evidence: an individual, even with business words', org('Parish of Ballyboy Church Power'),
+    { applicant_type: 'individual', applicant_org: null, applicant_org_evidence: null, applicant_company_number: null, applicant_match_confidence: null }],
+  ['a name like a registered company without its legal form is not evidence', org('Murphy Builders'),
+    { applicant_type: 'individual', applicant_org: null, applicant_org_evidence: null, applicant_company_number: null }],
+  ['a forename given: a person, whatever the surname', { applicant_person: true, applicant_name: null },
+    { applicant_type: 'individual', applicant_org: null, applicant_org_evidence: null, applicant_company_number: null, applicant_match_confidence: null }],
+  ['unknown applicant', { applicant_person: false, applicant_name: null },
+    { applicant_type: 'unknown', applicant_org: null, applicant_org_evidence: null, applicant_company_number: null }],
 ];
 for (const [name, o, expected] of APPLICANT_CASES) {
   test(`buildLeads applicant: ${name}`, () => {
@@ -193,7 +219,7 @@ test('buildLeads: demolition from the land use code also adds the demolition ver
 
 test('buildLeads: privacy — no personal name, phone or e-mail reaches a lead', () => {
   // Adapters never pass personal data, but the normaliser must not invent or carry any either.
-  const p = planning({ applicant_type: 'individual', applicant_org: 'Mary Byrne', has_contact: true });
+  const p = planning({ applicant_person: false, applicant_name: 'Mary Byrne', has_contact: true });
   const n = notice({ builder_name: 'Kelly Construction Ltd', commencement_date: '2026-01-01' });
   const text = JSON.stringify(buildLeads([p], [n], COMPANIES, AS_OF).leads);
   assert.not.match(text, /Mary|Byrne/);
@@ -204,7 +230,7 @@ test('buildLeads: privacy — no personal name, phone or e-mail reaches a lead',
 test('buildLeads: leads (with registry fields added) validate against schemas/lead.schema.json', () => {
   const rows = [
     planning(),
-    planning({ application_number: '24/101', applicant_type: 'organisation', applicant_org: 'Riverside Developments Ltd', decision: null, fi_request_date: '2025-01-01' }),
+    planning({ application_number: '24/101', ...org('Riverside Developments Ltd'), decision: null, fi_request_date: '2025-01-01' }),
     planning({ application_number: '24/102', description: 'Construction of a data centre', num_units: null, floor_area_m2: null, one_off_house: false, lat: null, lon: null }),
     planning({ authority: 'Dún Laoghaire-Rathdown', application_number: 'D24A/0001', decision: 'INVALID APPLICATION' }),
   ];

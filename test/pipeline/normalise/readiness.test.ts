@@ -24,7 +24,7 @@ function planning(o: Partial<PlanningRow> = {}): PlanningRow {
     expiry_date: null, appeal_ref: null, appeal_status: null, appeal_decision: null,
     appeal_decision_date: null, appeal_submitted_date: null, fi_request_date: null,
     fi_received_date: null, public_url: null, etl_date: null, site_id: null,
-    applicant_type: 'individual', applicant_org: null, has_contact: false, line: 2, ...o,
+    applicant_person: true, applicant_name: null, has_contact: false, line: 2, ...o,
   };
 }
 

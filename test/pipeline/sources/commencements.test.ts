@@ -11,7 +11,7 @@ import type { CommencementRow, Reject } from '../../../pipeline/types.ts';
 const CSV = fileURLToPath(new URL('../../fixtures/commencements/commencements.csv', import.meta.url));
 
 /** Owner names and phones, and an individual builder, written into the fixture. */
-const PERSONAL = ['Maeve', 'Quinlivan', '087 555 0199', 'Ciaran', 'Velasquez', '+353 86 123 4567', '123 4567', 'Tadhg', 'Fennimore'];
+const PERSONAL = ['Maeve', 'Quinlivan', '087 555 0199', 'Ciaran', 'Velasquez', '+353 86 123 4567', '123 4567'];
 
 function rec(over: Record<string, string>): Record<string, string> {
   const r: Record<string, string> = {};
@@ -39,11 +39,11 @@ test('normaliseCommencement: one rejected column per case, detail names it', () 
   }
 });
 
-test('normaliseCommencement: builder kept only when an organisation', () => {
+test('normaliseCommencement: the builder as named (published only with evidence, by normalise)', () => {
   const cases: [string, string, string | null, string | null][] = [
     ['Castlebuild Construction Ltd', '654321', 'Castlebuild Construction Ltd', '654321'],
-    ['Eoin Mulcahy', '', null, null],
-    ['Eoin Mulcahy', '99887', null, '99887'],
+    ['Eoin  Mulcahy', '', 'Eoin Mulcahy', null],
+    ['Eoin Mulcahy', '99887', 'Eoin Mulcahy', '99887'],
     ['', '', null, null],
   ];
   for (const [name, num, wantName, wantNum] of cases) {
@@ -85,7 +85,7 @@ test('readCommencements: the fixture, row by row', async () => {
 
   assert.is(cn2.cn_number, 'CN0002');
   assert.is(cn2.permission_number, 'G23 / 0042');
-  assert.is(cn2.builder_name, null);
+  assert.is(cn2.builder_name, 'Tadhg Fennimore'); // an individual: dropped by normalise (no evidence)
   assert.is(cn2.builder_company_number, null);
   assert.is(cn2.authority, null);
   assert.is(cn2.county, null);
@@ -118,7 +118,7 @@ test('normaliseCommencement: WGS84 coordinates kept as is, Eircode reduced to it
   assert.not.ok(JSON.stringify(row).includes('XY12'));
 });
 
-test('readCommencements: owner names, phones and individual builders appear nowhere', async () => {
+test('readCommencements: owner names and phones appear nowhere (builders are decided on evidence by normalise)', async () => {
   const text = JSON.stringify(await readCommencements([CSV]));
   for (const s of PERSONAL) assert.not.ok(text.includes(s), `leaked ${s}`);
   assert.not.ok(text.includes('gate code'), 'extra columns are not carried');

@@ -17,6 +17,7 @@ import {
 import { countReasons } from '../../../pipeline/sources/common.ts';
 import { inIreland } from '../../../pipeline/lib/itm.ts';
 import type { InfraFragment, Reject } from '../../../pipeline/types.ts';
+import { testIf } from '../../helpers/skip.ts';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const realdata = join(repoRoot, '../shared/realdata');
@@ -212,12 +213,9 @@ test('readInfrastructure: unknown header → one reject', async () => {
   assert.equal(res.rejects.map((r) => [r.reason, r.line]), [['unknown_header', 1]]);
 });
 
-test('real EirGrid wind and solar lists: every row accounted for', async () => {
-  const dir = join(realdata, 'renewables_eirgrid_res_droughts');
-  if (!existsSync(dir)) {
-    console.log(`  skipped: ${dir} not found (real data folder missing)`);
-    return;
-  }
+const eirgrid = join(realdata, 'renewables_eirgrid_res_droughts');
+testIf(test, existsSync(eirgrid) ? null : `${eirgrid} not found (real data folder missing)`)('real EirGrid wind and solar lists: every row accounted for', async () => {
+  const dir = eirgrid;
   for (const [file, n, vertical] of [
     ['cap_wind_1990-2023.csv', 390, 'wind'],
     ['cap_solar_2017-2023.csv', 36, 'solar'],

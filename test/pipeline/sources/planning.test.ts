@@ -74,22 +74,27 @@ test('normalisePlanning: one rejected column per case, detail names it', () => {
   }
 });
 
-test('normalisePlanning: applicant type, organisation name, contact flag', () => {
-  const cases: [Record<string, string>, PlanningRow['applicant_type'], string | null, boolean][] = [
-    [{ ApplicantForename: '', ApplicantSurname: 'Greenfield Developments Ltd' }, 'organisation', 'Greenfield Developments Ltd', false],
-    [{ ApplicantSurname: 'Cork  County Council', ApplicantAddress: 'City Hall' }, 'organisation', 'Cork County Council', true],
-    [{ ApplicantForename: 'Aoife', ApplicantSurname: 'Dunphy' }, 'individual', null, true],
-    [{ ApplicantAddress: '1 Some Road' }, 'unknown', null, true],
-    [{}, 'unknown', null, false],
+test('normalisePlanning: a forename makes a person (name dropped); a name without one waits for evidence', () => {
+  const cases: [Record<string, string>, boolean, string | null, boolean][] = [
+    [{ ApplicantForename: '', ApplicantSurname: 'Greenfield Developments Ltd' }, false, 'Greenfield Developments Ltd', false],
+    [{ ApplicantSurname: 'Cork  County Council', ApplicantAddress: 'City Hall' }, false, 'Cork County Council', true],
+    [{ ApplicantForename: 'Aoife', ApplicantSurname: 'Dunphy' }, true, null, true],
+    // a business word for a surname changes nothing: a forename is a person
+    [{ ApplicantForename: 'Rory', ApplicantSurname: 'Power' }, true, null, true],
+    [{ ApplicantForename: 'Mary', ApplicantSurname: 'Church Developments Ltd' }, true, null, true],
+    [{ ApplicantAddress: '1 Some Road' }, false, null, true],
+    [{}, false, null, false],
   ];
-  for (const [over, type, org, contact] of cases) {
+  for (const [over, person, name, contact] of cases) {
     const row = normalisePlanning(rec(over), 'f.csv', 2) as PlanningRow;
-    assert.is(row.applicant_type, type, JSON.stringify(over));
-    assert.is(row.applicant_org, org, JSON.stringify(over));
+    assert.is(row.applicant_person, person, JSON.stringify(over));
+    assert.is(row.applicant_name, name, JSON.stringify(over));
     assert.is(row.has_contact, contact, JSON.stringify(over));
   }
-  const indiv = JSON.stringify(normalisePlanning(rec({ ApplicantForename: 'Aoife', ApplicantSurname: 'Dunphy', ApplicantAddress: 'Knockfake' }), 'f', 2));
-  for (const s of ['Aoife', 'Dunphy', 'Knockfake']) assert.not.ok(indiv.includes(s), s);
+  for (const [fore, sur] of [['Aoife', 'Dunphy'], ['Rory', 'Power']] as const) {
+    const row = JSON.stringify(normalisePlanning(rec({ ApplicantForename: fore, ApplicantSurname: sur, ApplicantAddress: 'Knockfake' }), 'f', 2));
+    for (const s of [fore, sur, 'Knockfake']) assert.not.ok(row.includes(s), s);
+  }
 });
 
 test('normalisePlanning: OneOffHouse flags and eircode routing key only', () => {
@@ -120,8 +125,8 @@ test('readPlanning: the CSV fixture, row by row', async () => {
   assert.is(first.decision_date, '2023-03-20');
   assert.is(first.expiry_date, '2028-04-24');
   assert.is(first.etl_date, '2023-03-01');
-  assert.is(first.applicant_type, 'organisation');
-  assert.is(first.applicant_org, 'Brightwater Homes Ltd');
+  assert.is(first.applicant_person, false);
+  assert.is(first.applicant_name, 'Brightwater Homes Ltd');
   assert.is(first.has_contact, true);
   assert.is(first.one_off_house, false);
   assert.is(first.site_id, 'S-1');
@@ -129,13 +134,14 @@ test('readPlanning: the CSV fixture, row by row', async () => {
   const galway = rows.get(14)!; // newer ETL_DATE replaced line 3
   assert.is(galway.authority, 'Galway City');
   assert.is(galway.application_number, 'G23/0042');
-  assert.is(galway.applicant_type, 'individual');
-  assert.is(galway.applicant_org, null);
+  assert.is(galway.applicant_person, true);
+  assert.is(galway.applicant_name, null);
   assert.is(galway.lat, null);
 
   const cork = rows.get(4)!;
   assert.is(cork.authority, 'Cork County');
-  assert.is(cork.applicant_type, 'unknown');
+  assert.is(cork.applicant_person, false);
+  assert.is(cork.applicant_name, null);
   assert.is(cork.has_contact, false);
   assert.is(cork.address, null);
   assert.is(cork.received_date, '2023-06-15');
@@ -215,10 +221,10 @@ test('readPlanning: the ArcGIS JSON form with epoch-ms dates', async () => {
   assert.is(solar.num_units, 0);
   assert.is(solar.floor_area_m2, 320.5);
   assert.is(solar.site_id, '77');
-  assert.is(solar.applicant_org, 'Kilbrack Renewables Ltd');
+  assert.is(solar.applicant_name, 'Kilbrack Renewables Ltd');
   assert.ok(Math.abs(solar.lat! - 53.35) < 1e-4 && Math.abs(solar.lon! + 6.26) < 1e-4); // from geometry
   assert.is(house.application_number, 'MA23 / 0456');
-  assert.is(house.applicant_type, 'individual');
+  assert.is(house.applicant_person, true);
   assert.is(house.one_off_house, true);
   assert.is(house.lat, null);
   assert.equal(res.rejects.map((r) => [r.line, r.reason, r.detail]), [

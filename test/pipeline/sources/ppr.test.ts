@@ -16,6 +16,7 @@ import {
   readPpr,
 } from '../../../pipeline/sources/ppr.ts';
 import type { Reject, SaleRow } from '../../../pipeline/types.ts';
+import { skipFile } from '../../helpers/skip.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/ppr/', import.meta.url));
 const CURRENT = join(FIXTURES, 'current.csv'); // Windows-1252, current header
@@ -223,7 +224,7 @@ const REAL_FILES: [string, number, number][] = [
 ];
 
 if (!existsSync(REAL)) {
-  console.log(`ppr.test.ts: SKIPPING real-data tests, ${REAL} does not exist`);
+  skipFile(test, 'ppr.test.ts real-data tests', `${REAL} does not exist (the real PPR samples are not on this machine)`);
 } else {
   for (const [name, dataLines, dups] of REAL_FILES) {
     test(`real data ${name}: every line accounted for, price sum matches an independent count`, async () => {
