@@ -24,6 +24,7 @@ import { tempDir } from './helpers/tmp.ts';
 import { SCOPES, type Scope } from '../api/scopes.ts';
 import { openDb } from '../pipeline/lib/duckdb.ts';
 import { createDispatcher } from '../api/webhooks/dispatcher.ts';
+import { generateKey } from '../api/keys.ts';
 import { webhookService } from '../api/webhooks/service.ts';
 import { dataDirLeadReader } from '../api/webhooks/lead-reader.ts';
 import { INTEL_SECTIONS } from '../api/query/intel-query.ts';
@@ -244,11 +245,14 @@ test('webhook payloads, as delivered to enriched accounts, every lead of the rel
   const rx: Receiver = await startReceiver();
   const leads = dataDirLeadReader(api.dataDir);
   const config = { ...api.config, webhookAllowHosts: ['127.0.0.1'], webhookBatchMax: 500 };
-  const dispatcher = createDispatcher({ store: api.store.webhooks, leads, config, clock: () => new Date(), random: () => 0, owner: 'privacy' });
+  const dispatcher = createDispatcher({ store: api.store.webhooks, accounts: api.store, leads, config, clock: () => new Date(), random: () => 0, owner: 'privacy' });
   try {
     const service = webhookService({ store: api.store, leads, dispatcher, config, clock: () => new Date() });
     const account = await api.store.createAccount('privacy-hooks', 'premium');
     for (const scope of ['ent_api', 'ent_feed'] as const) {
+      // a webhook sends only while its account holds a key of its scope (docs/webhooks.md)
+      const k = generateKey(scope);
+      await api.store.insertKey({ id: k.id, account_id: account.id, scope, name: null, display_prefix: k.displayPrefix, hash: k.hash });
       await service.create({ accountId: account.id, scope, url: rx.url(`/${scope}`), filter: '' });
     }
     // as if the webhooks had been created before any lead of the release existed
