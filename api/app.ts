@@ -2,7 +2,8 @@
  * `createApp(config, deps)` builds the Koa application; it does not listen (api/server.ts does).
  *
  * Middleware, in order:
- *   problem (errors → RFC 9457)  →  request id  →  security headers  →  public routers (docs,
+ *   problem (errors → RFC 9457)  →  client address (ctx.ip; X-Forwarded-* only from
+ *   TRUSTED_PROXIES)  →  request id  →  security headers  →  public routers (docs,
  *   licence claim)  →  release pin  →  GIS access_token (→ Bearer header, GIS paths only)
  *   →  failed-key throttle  →  auth (Bearer key)  →  access (hourly limit, daily row budget,
  *   usage ledger)  →  account and webhooks routers (never cached)  →  conditional GET (ETag / 304)
@@ -19,6 +20,7 @@ import type { AppState } from './context.ts';
 import { problemMiddleware } from './errors.ts';
 import { requestIdMiddleware } from './middleware/request-id.ts';
 import { securityHeadersMiddleware } from './middleware/security-headers.ts';
+import { clientAddressMiddleware } from './middleware/client-address.ts';
 import { releaseMiddleware } from './middleware/release.ts';
 import { authMiddleware } from './middleware/auth.ts';
 import { conditionalMiddleware } from './middleware/conditional.ts';
@@ -41,6 +43,8 @@ import { gisTokenMiddleware } from './middleware/gis-token.ts';
 import { tokenKey } from './gis/token.ts';
 import { releaseLayersCache } from './gis/features.ts';
 import { randomBytes } from 'node:crypto';
+import type { ExportTempSpace } from './export-temp.ts';
+import type { HostResolver } from './webhooks/destination.ts';
 
 export interface AppDeps {
   db: ApiDb;
@@ -50,6 +54,10 @@ export interface AppDeps {
   log: (line: string) => void;
   /** The usage ledger (the server flushes it on stop); one is made when absent. */
   ledger?: UsageLedger;
+  /** The export temp space (the server prepares it at start and removes it on stop); made on first export when absent. */
+  exportTemp?: ExportTempSpace;
+  /** How webhook destinations are resolved (default: the system resolver); tests inject one, so no DNS query leaves the box. */
+  resolveHost?: HostResolver;
   /**
    * BENCHMARKS ONLY (bench/access.ts): no key check, no limits, no ledger — every request is
    * answered as this key. Never set by the server's command line or any environment variable.
@@ -87,6 +95,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   const isPublic = (path: string): boolean => !path.startsWith('/v1') || publicPaths.some((p) => path === p || path.startsWith(p + '/'));
   const now = (): number => deps.clock().getTime();
   app.use(problemMiddleware(deps.log));
+  app.use(clientAddressMiddleware(config, deps.log));
   app.use(requestIdMiddleware());
   app.use(securityHeadersMiddleware(config));
   // The published reference (openapi.json, docs) and the licence claim page need neither a key nor a loaded release.

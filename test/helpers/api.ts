@@ -22,6 +22,7 @@ import { validateResponse } from './openapi.ts';
 import { SCOPES, type Scope } from '../../api/scopes.ts';
 import { startServer, type RunningServer } from '../../api/server.ts';
 import type { StateStore } from '../../api/state/store.ts';
+import type { HostResolver } from '../../api/webhooks/destination.ts';
 import { loadPipelineConfig } from '../../pipeline/config.ts';
 import { runPipeline } from '../../pipeline/run.ts';
 import { generateRaw, SCALES } from '../../pipeline/synth/generate.ts';
@@ -67,6 +68,8 @@ export interface TestApiOptions {
   config?: Partial<ApiConfig>;
   /** The server's clock (hour windows, budget days, key expiry), e.g. a settable one. */
   clock?: () => Date;
+  /** How webhook destinations are resolved (a fake resolver: no DNS query leaves the box). */
+  resolveHost?: HostResolver;
 }
 
 /** Fixed build clock: the tiny release's id is `20261109T060000Z`. */
@@ -114,7 +117,12 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     },
   );
   const logs: string[] = [];
-  const server = await startServer(config, { log: (l) => void logs.push(l), shutdownGraceMs: 2000, ...(opts.clock ? { clock: opts.clock } : {}) });
+  const server = await startServer(config, {
+    log: (l) => void logs.push(l),
+    shutdownGraceMs: 2000,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.resolveHost ? { resolveHost: opts.resolveHost } : {}),
+  });
   const account = await server.store.createAccount('test', 'premium');
   const keys = {} as Record<Scope, string>;
   for (const scope of SCOPES) {
