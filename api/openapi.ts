@@ -264,8 +264,13 @@ const PROBLEMS: Record<number, string> = {
   405: 'A method this path does not accept (`method_not_allowed`), with `Allow`.',
   500: 'Internal error (`internal_error`); nothing is leaked; quote `request_id` when reporting it.',
   ...ACCESS_PROBLEMS,
-  503: 'No release is loaded yet (`no_release`), or the release lacks the table asked for (`analytics_unavailable`).',
+  503: 'No release is loaded yet (`no_release`, with `Retry-After`), or the release lacks the table asked for (`analytics_unavailable`).',
 };
+
+/** The 503 of the file exports: their temp space is taken (api/export-temp.ts). */
+const EXPORT_BUSY =
+  ' On the file exports (`.csv`, `.jsonl`, `.parquet`): the exports running on this server hold their temp space (EXPORT_TEMP_MAX_MB) and none freed within EXPORT_TEMP_WAIT_MS ' +
+  '(`export_busy`, with `Retry-After`; nothing is charged).';
 
 /**
  * Response schemas not (yet) in `schemas/`: the lead detail with `_meta` (the detail record is
@@ -400,7 +405,9 @@ function operation(e: Endpoint): Json {
     const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
     if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
     if (status === 405) headers['Allow'] = { $ref: '#/components/headers/Allow' };
-    return { description: PROBLEMS[status], headers, content: { 'application/problem+json': { schema: ref('Problem') } } };
+    if (status === 503) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    const busy = status === 503 && /^\/export\/applications\.\w+$/.test(e.path) ? EXPORT_BUSY : '';
+    return { description: PROBLEMS[status] + busy, headers, content: { 'application/problem+json': { schema: ref('Problem') } } };
   };
   const statuses = new Set<number>([...e.errors, 405, 500, 503]);
   if (!e.public) (statuses.add(401), statuses.add(403), statuses.add(429));

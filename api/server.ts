@@ -17,6 +17,8 @@ import type { StateStore } from './state/store.ts';
 import { createDispatcher, startWebhookScheduler } from './webhooks/dispatcher.ts';
 import { serverLeadReader } from './webhooks/lead-reader.ts';
 import { UsageLedger } from './access/ledger.ts';
+import { ExportTempSpace } from './export-temp.ts';
+import type { HostResolver } from './webhooks/destination.ts';
 
 export interface RunningServer {
   /** Origin the server answers on, e.g. `http://localhost:8080` (the API is under `/v1`). */
@@ -27,6 +29,8 @@ export interface RunningServer {
   db: ApiDb;
   /** The usage ledger (counts reach the store within a second; `close` writes the rest). */
   ledger: UsageLedger;
+  /** The export temp space (its folder under EXPORT_TEMP_DIR, and what the running exports hold). */
+  exportTemp: ExportTempSpace;
   /** Stop accepting connections, let in-flight requests finish, write the usage ledger, then close the release manager, store and DuckDB. */
   close(): Promise<void>;
 }
@@ -40,16 +44,21 @@ export interface ServerDeps {
   benchWithoutAccess?: AppDeps['benchWithoutAccess'];
   /** Deprecated operations (tests); the project's `DEPRECATIONS` table when absent. */
   deprecations?: AppDeps['deprecations'];
+  /** TESTS: how webhook destinations are resolved (default: the system resolver). */
+  resolveHost?: HostResolver;
 }
 
 /** Start the API with `config`; resolves once it is listening. */
 export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<RunningServer> {
   const log = deps.log;
   const clock = deps.clock ?? (() => new Date());
+  // The export temp folder first: private (0700), and what a killed server left in it removed.
+  const exportTemp = new ExportTempSpace({ root: config.exportTempDir, maxBytes: config.exportTempMaxMb * 1e6, waitMs: config.exportTempWaitMs, log });
   const store = openStateStore(config.databaseUrl, { now: clock });
   // An unreachable PostgreSQL (or a failed migration) fails the start, not the first request.
   await store.ready.catch(async (e: unknown) => {
     await store.close().catch(() => {});
+    exportTemp.close();
     throw e;
   });
   const db = await openApiDb({ connections: config.duckdbConnections, threads: config.duckdbThreads, memoryLimit: config.duckdbMemoryLimit });
@@ -59,15 +68,21 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
   } catch (e) {
     db.close();
     await store.close();
+    exportTemp.close();
     throw e;
   }
   const ledger = new UsageLedger(store, { detailDays: config.usageDetailDays, now: () => clock().getTime(), log });
   if (!config.accessLimits) log('ACCESS_LIMITS=off: no hourly rate limits and no daily row budgets (benchmarks only, never in production)');
-  const app = createApp(config, { db, releases, store, clock, log, ledger, ...(deps.benchWithoutAccess ? { benchWithoutAccess: deps.benchWithoutAccess } : {}), ...(deps.deprecations ? { deprecations: deps.deprecations } : {}) });
+  const resolveHost = deps.resolveHost ? { resolveHost: deps.resolveHost } : {};
+  const app = createApp(config, {
+    db, releases, store, clock, log, ledger, exportTemp, ...resolveHost,
+    ...(deps.benchWithoutAccess ? { benchWithoutAccess: deps.benchWithoutAccess } : {}),
+    ...(deps.deprecations ? { deprecations: deps.deprecations } : {}),
+  });
   // Webhook scheduler (docs/webhooks.md): plans new leads every WEBHOOK_INTERVAL_MS, sends due deliveries every WEBHOOK_POLL_MS.
   const webhooks =
     config.webhookIntervalMs > 0
-      ? startWebhookScheduler(createDispatcher({ store: store.webhooks, leads: serverLeadReader(db, releases), config, clock, log }), {
+      ? startWebhookScheduler(createDispatcher({ store: store.webhooks, leads: serverLeadReader(db, releases), config, clock, log, ...resolveHost }), {
           intervalMs: config.webhookIntervalMs,
           pollMs: config.webhookPollMs,
           log,
@@ -107,10 +122,11 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
       await releases.close();
       await store.close();
       db.close();
+      exportTemp.close();
     })();
     return closing;
   };
-  return { url, server, releases, store, db, ledger, close };
+  return { url, server, releases, store, db, ledger, exportTemp, close };
 }
 
 /** Command-line entry: read the environment, listen, and shut down gracefully on SIGTERM/SIGINT. */

@@ -75,6 +75,7 @@ class DailyBudget implements RowBudget {
 
 /** A budget that never charges: `charge(n)` reports `n` as the request's cost. */
 const quoting = (b: DailyBudget): RowBudget => ({
+  quoting: true,
   get remaining() {
     return b.remaining;
   },

@@ -45,7 +45,8 @@ export const ACCESS_PROBLEMS: Record<number, string> = {
   429:
     'Too many requests: the key\'s hourly limit is used up (`rate_limited`; see `X-RateLimit-Reset`), today\'s row budget cannot cover the rows this request would return ' +
     '(`budget_exhausted`: nothing is returned or charged; `rows_requested`, `rows_remaining` and `resets_at` say how far off it is), or too many invalid keys came from this address ' +
-    '(`too_many_failed_attempts`). Always with `Retry-After`.',
+    '(`too_many_failed_attempts`: answered instead of the 401 of a key that is not valid; a valid key is never throttled. Behind a reverse proxy the address is the right-most ' +
+    '`X-Forwarded-For` entry outside the operator\'s TRUSTED_PROXIES; an IPv6 client counts by its /64). Always with `Retry-After`.',
 };
 
 const counts: Json = {

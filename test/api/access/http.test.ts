@@ -232,7 +232,7 @@ test('a licensed key stops with its licence: 401 expired_key naming the licence'
   t = T0;
 });
 
-test('repeated invalid keys from one address: 429 after AUTH_FAIL_LIMIT, for any key, until the window ends; no key in any log', async () => {
+test('repeated invalid keys from one address: 429 after AUTH_FAIL_LIMIT for every invalid key until the window ends, never for a valid one; no key in any log', async () => {
   t = Date.parse('2026-11-28T10:00:00Z');
   const good = await freshKey('ent_api');
   const guesses = Array.from({ length: 5 }, () => generateKey('ent_api').raw);
@@ -246,7 +246,9 @@ test('repeated invalid keys from one address: 429 after AUTH_FAIL_LIMIT, for any
   const blocked = await api.request('/v1/meta', { key: generateKey('ent_api').raw });
   assertProblem(blocked, 429, 'too_many_failed_attempts');
   assert.is(blocked.headers.get('retry-after'), '60');
-  assertProblem(await api.request('/v1/meta', { key: good.raw }), 429, 'too_many_failed_attempts');
+  assertProblem(await api.request('/v1/meta', { key: 'lk_nonsense' }), 429, 'too_many_failed_attempts'); // malformed: no lookup
+  assertProblem(await api.request('/v1/meta', { key: guesses[0]! }), 429, 'too_many_failed_attempts');
+  assert.is((await api.request('/v1/meta', { key: good.raw })).status, 200, 'a valid key is never throttled');
   assert.is((await api.request('/v1/openapi.json', { key: null })).status, 200, 'public paths are not throttled');
   t += 60_000;
   assert.is((await api.request('/v1/meta', { key: good.raw })).status, 200, 'the window ended');
