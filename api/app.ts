@@ -3,8 +3,8 @@
  *
  * Middleware, in order:
  *   problem (errors → RFC 9457)  →  request id  →  security headers  →  public routers (docs,
- *   licence claim)  →  release pin  →  GIS access_token (→ Bearer header, GIS paths only)
- *   →  failed-key throttle  →  auth (Bearer key)  →  access (hourly limit, daily row budget,
+ *   licence claim)  →  release pin  →  failed-key throttle  →  GIS access_token (→ Bearer
+ *   header, GIS paths only)  →  auth (Bearer key)  →  access (hourly limit, daily row budget,
  *   usage ledger)  →  account and webhooks routers (never cached)  →  conditional GET (ETag / 304)
  *   →  routers under /v1
  */
@@ -92,6 +92,8 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   // The published reference (openapi.json, docs) and the licence claim page need neither a key nor a loaded release.
   app.use(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).use(claim.routes()).routes());
   app.use(releaseMiddleware(deps.releases));
+  // the throttle wraps the GIS token too, so a 401 for a bad access_token reports the allowance
+  if (!deps.benchWithoutAccess) app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
   app.use(gisTokenMiddleware(gisKey));
   if (deps.benchWithoutAccess) {
     const key = deps.benchWithoutAccess;
@@ -101,7 +103,6 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
       return next();
     });
   } else {
-    app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
     app.use(authMiddleware(deps.store, { publicPaths, cacheMs: config.keyCacheMs, now }));
     app.use(accessMiddleware({ store: deps.store, ledger, now, limits: config.accessLimits, routeOf: routeOf(routers) }));
   }

@@ -158,9 +158,10 @@ export function endpoints(): Endpoint[] {
         '`yields`: gross rental yields (RTB rent × 12 / median sale price) by area and dwelling class, latest quarter unless `from`/`to`. ' +
         '`emerging_zones`: counties ranked by growth of planning applications and commencements and by price momentum, every component shown. ' +
         '`material_costs`: CSO building-material price indices with year-on-year change, latest month unless `from`/`to`. ' +
-        'A parameter a section does not take is a 400. Page with `page` + `page_size`. A release built before the analytics existed answers 503 `analytics_unavailable`. Methods: docs/intel.md.',
-      query: intelQuerySchema(),
-      ok: { schema: ref('IntelAnalyticsPage'), description: 'A page of the section\'s rows.' },
+        'A parameter a section does not take is a 400. Page with `page` + `page_size`. A release built before the analytics existed answers 503 `analytics_unavailable`. ' +
+        'Without any parameter: an IntelAnalyticsSummary listing every section with its row count and the link that pages it (no rows charged). Methods: docs/intel.md.',
+      query: { ...intelQuerySchema(), required: [] },
+      ok: { schema: { oneOf: [ref('IntelAnalyticsPage'), ref('IntelAnalyticsSummary')] }, description: 'A page of the section\'s rows; without parameters, the summary of the sections.' },
       errors: [400],
       cached: true,
     },
@@ -252,6 +253,29 @@ function responseSchemas(): Json {
       description: 'A lead detail record (see LeadDetail) with `_meta`.',
       properties: { ...detail.properties, _meta: ref('ResponseMeta') },
       required: [...detail.required, '_meta'],
+    },
+    IntelAnalyticsSummary: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'The answer of `/intel/analytics` without parameters: every section, its row count and the link that pages it.',
+      properties: {
+        sections: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              section: { type: 'string', enum: ['price_index', 'yields', 'emerging_zones', 'material_costs'], description: 'The section (the `section` parameter).' },
+              available: { type: 'boolean', description: 'False when the release was built before the section existed (paging it answers 503 `analytics_unavailable`).' },
+              total: { type: ['integer', 'null'], minimum: 0, description: 'Rows of the section in this release (null when unavailable).' },
+              href: { type: 'string', format: 'uri', description: 'The first page of the section.' },
+            },
+            required: ['section', 'available', 'total', 'href'],
+          },
+        },
+        _meta: ref('ResponseMeta'),
+      },
+      required: ['sections', '_meta'],
     },
     MetaResponse: {
       type: 'object',

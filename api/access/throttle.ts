@@ -4,7 +4,9 @@
  * accepted (malformed, unknown, revoked, expired) counts; after `limit` of them in a fixed window
  * of `windowS` seconds the address gets 429 `too_many_failed_attempts` (with `Retry-After`) for
  * every keyed request until the window ends — before any key lookup, so guessing stops costing
- * the store anything. A missing header does not count (it is a mistake, not a guess).
+ * the store anything. A missing header does not count (it is a mistake, not a guess), nor does an
+ * `access_token` that does not open (it cannot be guessed); every 401 carries the address's
+ * allowance in the `X-RateLimit-*` / `RateLimit*` headers (policy `failed-key-attempts`).
  *
  * Counts are kept in this replica's memory (bounded; the oldest addresses are dropped first).
  */
@@ -40,11 +42,13 @@ export function failedAuthThrottle(opts: ThrottleOptions): Middleware {
   });
 
   return async (ctx, next) => {
-    if (opts.isPublic(ctx.path) || !ctx.get('Authorization')) return next();
+    if (opts.isPublic(ctx.path)) return next();
     const t = now();
     const ip = ctx.ip || 'unknown';
+    // a key presented in the header, or sealed in a GIS access_token (opened after this middleware)
+    const presented = ctx.get('Authorization') !== '' || ctx.query['access_token'] !== undefined;
     const blocked = entry(ip, t);
-    if (blocked && blocked.failures >= opts.limit) {
+    if (presented && blocked && blocked.failures >= opts.limit) {
       throw new ApiError(
         429,
         'too_many_failed_attempts',
@@ -55,15 +59,20 @@ export function failedAuthThrottle(opts: ThrottleOptions): Middleware {
     try {
       await next();
     } catch (e) {
-      if (e instanceof ApiError && e.status === 401 && COUNTED.has(e.code)) {
+      if (e instanceof ApiError && e.status === 401) {
         let cur = entry(ip, t);
-        if (!cur) {
-          if (seen.size >= max) seen.delete(seen.keys().next().value!);
-          cur = { failures: 0, reset: Math.floor(t / 1000) + opts.windowS };
-          seen.set(ip, cur);
+        if (COUNTED.has(e.code)) {
+          if (!cur) {
+            if (seen.size >= max) seen.delete(seen.keys().next().value!);
+            cur = { failures: 0, reset: Math.floor(t / 1000) + opts.windowS };
+            seen.set(ip, cur);
+          }
+          cur.failures += 1;
         }
-        cur.failures += 1;
-        for (const [k, v] of Object.entries(headers(cur.failures, cur.reset, t))) e.headers[k] = v;
+        // Every 401 (a missing key and a bad access_token too) reports this address's allowance of
+        // failed-key attempts: it is the only limit a request without an accepted key is under.
+        const h = headers(cur?.failures ?? 0, cur?.reset ?? Math.floor(t / 1000) + opts.windowS, t);
+        for (const [k, v] of Object.entries(h)) e.headers[k] = v;
       }
       throw e;
     }

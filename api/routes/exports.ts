@@ -52,7 +52,7 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Rou
     const last = results.at(-1);
     ctx.body = {
       results,
-      next_cursor: more && last ? encodeCursor([last['id']], release.id, exportHash(req.filters)) : null,
+      next_cursor: more && last ? encodeCursor([last['id']], release.id, exportHash(req.filters), config) : null,
       count: results.length,
       _meta: responseMeta(release.id, key.scope, masked),
     };

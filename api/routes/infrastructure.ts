@@ -40,7 +40,7 @@ async function listProjects(ctx: AppContext, config: ApiConfig, deps: Pick<AppDe
   const hash = filtersHash(renewables ? 'infrastructure/renewables' : 'infrastructure', normalisedInfraFilters(req.filters), req.sort);
   let after: unknown[] | null = null;
   if (req.cursor) {
-    after = decodeCursor(req.cursor, hash).key;
+    after = decodeCursor(req.cursor, hash, config).key;
     if (!infraSortKeyValid(req.sort, after)) throw invalidParams([{ name: 'cursor', reason: 'not a valid cursor; pass next_cursor unchanged' }]);
   }
   const offset = req.page ? (req.page - 1) * req.pageSize : 0;
@@ -56,7 +56,7 @@ async function listProjects(ctx: AppContext, config: ApiConfig, deps: Pick<AppDe
     total: Number(totals[0]?.total ?? 0),
     page: req.page,
     page_size: req.pageSize,
-    next_cursor: more && last ? encodeCursor(infraSortKey(req.sort, last), release.id, hash) : null,
+    next_cursor: more && last ? encodeCursor(infraSortKey(req.sort, last), release.id, hash, config) : null,
     results: masked.map((m) => m.record),
     _meta: responseMeta(release.id, key.scope, masked.length ? unionMasked(masked.map((m) => m.masked)) : maskedFor('infrastructure-project', key.scope)),
   };

@@ -68,7 +68,7 @@ export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Route
     });
     await ctx.state.budget.charge(served);
     const last = rows[served - 1];
-    const nextCursor = rows.length > pageSize && last ? encodeCursor([last.sortValue, last.id], release.id, req.hash) : null;
+    const nextCursor = rows.length > pageSize && last ? encodeCursor([last.sortValue, last.id], release.id, req.hash, config) : null;
     // The page is written as bytes: each lead's JSON text straight from the row store, masked
     // by the columns api/masking.ts names for the scope.
     const out = new ByteWriter(buffers.take(1024 + served * 2048));
