@@ -15,6 +15,7 @@ import type { AppContext, AppState } from '../context.ts';
 import { invalidParams, type ParamError } from '../errors.ts';
 import { daysBefore, isDay, utcDay } from '../access/limits.ts';
 import type { UsageLedger } from '../access/ledger.ts';
+import { pageHref, setPageLinks } from '../render/link-header.ts';
 import type { UsageCounts } from '../state/store.ts';
 
 /** Longest range one request may ask for (ten years of daily totals). */
@@ -88,6 +89,15 @@ export function accountRouter(config: ApiConfig, deps: Pick<AppDeps, 'store' | '
               : usage.routes.filter((r) => r.key_id === k.id && r.day === d.day).map((r) => ({ route: r.route, requests: r.requests, errors: r.errors, rows: r.rows })),
         })),
       };
+    });
+    // the periods of the same length before and (up to today) after this one, as RFC 8288 links
+    const days = Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000) + 1;
+    const prevTo = daysBefore(from, 1);
+    const nextFrom = daysBefore(to, -1);
+    const nextTo = daysBefore(to, -days) > today ? today : daysBefore(to, -days);
+    setPageLinks(ctx, {
+      next: to < today ? pageHref(ctx, { from: nextFrom, to: nextTo }) : null,
+      prev: daysBefore(from, days) >= '1970-01-01' ? pageHref(ctx, { from: daysBefore(from, days), to: prevTo }) : null,
     });
     ctx.body = {
       account: { id: account!.id, name: account!.name, plan: account!.plan },

@@ -19,6 +19,7 @@ import {
   parseInfrastructureQuery,
 } from '../query/infrastructure-query.ts';
 import { decodeCursor, encodeCursor, filtersHash } from '../query/paging.ts';
+import { pageHref, setPageLinks } from '../render/link-header.ts';
 
 /** The infrastructure router (paths relative to the /v1 mount). */
 export function infrastructureRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Router<AppState> {
@@ -52,11 +53,13 @@ async function listProjects(ctx: AppContext, config: ApiConfig, deps: Pick<AppDe
   const masked = served.map((r) => maskRecord('infrastructure-project', r, key.scope));
   await ctx.state.budget.charge(served.length);
   const last = served.at(-1);
+  const nextCursor = more && last ? encodeCursor(infraSortKey(req.sort, last), release.id, hash, config) : null;
+  setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor, page: null }) });
   ctx.body = {
     total: Number(totals[0]?.total ?? 0),
     page: req.page,
     page_size: req.pageSize,
-    next_cursor: more && last ? encodeCursor(infraSortKey(req.sort, last), release.id, hash, config) : null,
+    next_cursor: nextCursor,
     results: masked.map((m) => m.record),
     _meta: responseMeta(release.id, key.scope, masked.length ? unionMasked(masked.map((m) => m.masked)) : maskedFor('infrastructure-project', key.scope)),
   };

@@ -73,8 +73,14 @@ async function summary(ctx: AppContext, deps: Pick<AppDeps, 'db'>): Promise<void
   for (const section of INTEL_SECTIONS) {
     const name = SECTION_TABLE[section];
     const available = existsSync(release.path(`${name}.parquet`));
-    const [row] = available ? await deps.db.all<{ n: number | bigint }>(`SELECT count(*) AS n FROM ${release.tables[name]}`) : [];
-    sections.push({ section, available, total: row ? Number(row.n) : null, href: `${ctx.protocol}://${ctx.host}/v1/intel/analytics?section=${section}` });
+    let total: number | null = null;
+    if (available) {
+      // the total the section's first page reports (its default filters: Ireland, the latest period…)
+      const q = intelPageQuery(release.tables[name], parseIntelQuery({ section, page_size: '1' }, { pageSizeDefault: 1, pageSizeMax: 1, pageMax: 1 }));
+      const rows = await deps.db.all(q.sql, q.params);
+      total = Number(rows[0]?._total ?? 0);
+    }
+    sections.push({ section, available, total, href: `${ctx.protocol}://${ctx.host}/v1/intel/analytics?section=${section}` });
   }
   ctx.body = { sections, _meta: responseMeta(release.id, ctx.state.key.scope, []) };
 }
