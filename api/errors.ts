@@ -36,7 +36,7 @@ export class ApiError extends Error {
     this.status = status;
     this.code = code;
     this.title = opts.title ?? TITLES[status] ?? 'Error';
-    this.expose = opts.expose ?? status < 500;
+    this.expose = opts.expose ?? status !== 500; // a 503 (no_release, service_degraded) says why
     this.headers = opts.headers ?? {};
     this.errors = opts.errors;
     this.extra = opts.extra ?? {};
