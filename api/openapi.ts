@@ -231,13 +231,13 @@ export function endpoints(): Endpoint[] {
 /** Problem statuses, with when each happens. */
 const PROBLEMS: Record<number, string> = {
   400: 'Invalid or unknown parameters (`invalid_parameter`, `unknown_parameter`); `errors` names each one and lists allowed values of enumerations.',
-  401: 'Missing, malformed, unknown, revoked or expired key (`missing_key`, `malformed_key`, `unknown_key`, `revoked_key`, `expired_key` — a licensed key past its licence\'s end), with `WWW-Authenticate`.',
+  401: 'Missing, malformed, unknown, revoked or expired key (`missing_key`, `malformed_key`, `unknown_key`, `revoked_key`, `expired_key` — a licensed key past its licence\'s end), with `WWW-Authenticate`. The rate-limit headers report the client address\'s allowance of failed-key attempts (policy `failed-key-attempts`); a 401 has no row budget.',
   403: 'The key\'s scope is too low (`insufficient_scope`); `detail` names the scopes that may.',
   404: 'No such record or path (`not_found`).',
   405: 'A method this path does not accept (`method_not_allowed`), with `Allow`.',
   500: 'Internal error (`internal_error`); nothing is leaked; quote `request_id` when reporting it.',
   ...ACCESS_PROBLEMS,
-  503: 'No release is loaded yet (`no_release`), or the release lacks the table asked for (`analytics_unavailable`).',
+  503: 'No release is loaded yet (`no_release`), the release lacks the table asked for (`analytics_unavailable`), or the state store cannot be written (`service_degraded`: disk full, read-only, locked or unreachable; the request was not served). With `Retry-After`; no rate-limit headers.',
 };
 
 /**
@@ -351,11 +351,24 @@ function queryParameters(schema: Json, file: string): Json[] {
   });
 }
 
+/** Operations whose answers are pages: they carry an RFC 8288 `Link` header (api/render/link-header.ts). */
+const PAGED = new Set([
+  '/leads',
+  '/infrastructure',
+  '/infrastructure/renewables',
+  '/export/applications',
+  '/feeds/leads.geojson',
+  '/feeds/infrastructure.geojson',
+  '/ogc/collections/{collectionId}/items',
+  '/account/usage',
+]);
+
 function operation(e: Endpoint): Json {
   const problem = (status: number): Json => {
     const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
     if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
     if (status === 405) headers['Allow'] = { $ref: '#/components/headers/Allow' };
+    if (status === 503) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     return { description: PROBLEMS[status], headers, content: { 'application/problem+json': { schema: ref('Problem') } } };
   };
   const statuses = new Set<number>([...e.errors, 405, 500, 503]);
@@ -366,6 +379,7 @@ function operation(e: Endpoint): Json {
     okHeaders['Cache-Control'] = { $ref: '#/components/headers/Cache-Control' };
   }
   if (e.ok.location) okHeaders['Location'] = { $ref: '#/components/headers/Location' };
+  if (PAGED.has(e.path)) okHeaders['Link'] = { $ref: '#/components/headers/Link' };
   const responses: Json = {
     [String(e.ok.status ?? 200)]: {
       description: e.ok.description,
@@ -432,7 +446,10 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>): Json {
         'Every request carries `Authorization: Bearer <key>` (except this reference). Every response carries `X-Request-Id`; ' +
         'every error is RFC 9457 `application/problem+json` with a stable `code`. The key\'s scope decides which fields are served: ' +
         'enriched fields (marked `x-enriched` in the schemas) are null for the commonwealth scope, and `_meta.masked` says so. ' +
-        'Record schemas are generated from the project\'s `schemas/` folder.',
+        'Record schemas are generated from the project\'s `schemas/` folder. ' +
+        'Requests the HTTP parser refuses are problems too, before any operation: `414 uri_too_long` / `431 headers_too_large` (request line and headers at most 16 KiB together), ' +
+        '`400 malformed_request` (raw spaces or control characters in the URL, malformed headers), `501 method_not_implemented`, `408 request_timeout`. ' +
+        'Paged answers carry an RFC 8288 `Link` header with `rel="next"`.',
     },
     servers: [{ url: config.publicBaseUrl, description: 'This API (paths are relative to /v1).' }],
     security: [{ bearer: [] }],
