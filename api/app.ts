@@ -94,7 +94,8 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.use(releaseMiddleware(deps.releases));
   // the throttle wraps the GIS token too, so a 401 for a bad access_token reports the allowance
   if (!deps.benchWithoutAccess) app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
-  app.use(gisTokenMiddleware(gisKey));
+  // tokens sealed under a previous secret (GIS_TOKEN_SECRETS_PREVIOUS) still open after a rotation
+  app.use(gisTokenMiddleware([gisKey, ...config.gisTokenSecretsPrevious.map(tokenKey)]));
   if (deps.benchWithoutAccess) {
     const key = deps.benchWithoutAccess;
     app.use((ctx, next) => {

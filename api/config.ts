@@ -56,6 +56,8 @@ export interface ApiConfig {
   readonly usageDetailDays: number;
   /** Secret sealing the GIS query tokens (`access_token`); empty = a random one per process (tokens die with it). */
   readonly gisTokenSecret: string;
+  /** Earlier GIS token secrets, still accepted (tokens they sealed open until they expire) after a rotation. */
+  readonly gisTokenSecretsPrevious: readonly string[];
   /** Secret signing the paging cursors (HMAC); unset = a random one per process (cursors then stop working at restart). */
   readonly cursorSecret: string;
   /** Earlier cursor secrets, still accepted (not used to sign) after a rotation. */
@@ -95,6 +97,7 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   authFailWindowS: { value: 600, env: 'AUTH_FAIL_WINDOW_S', help: 'window of AUTH_FAIL_LIMIT, seconds' },
   usageDetailDays: { value: 90, env: 'USAGE_DETAIL_DAYS', help: 'days of per-route usage detail kept (daily totals per key are kept forever)' },
   gisTokenSecret: { value: '', env: 'GIS_TOKEN_SECRET', help: 'secret (≥ 32 characters) sealing GIS access_token values; unset = random per process, so tokens stop working at restart and differ between replicas' },
+  gisTokenSecretsPrevious: { value: [], env: 'GIS_TOKEN_SECRETS_PREVIOUS', help: 'comma-separated earlier GIS_TOKEN_SECRET values still accepted after a rotation (tokens they sealed keep working until they expire; new ones are sealed with GIS_TOKEN_SECRET)' },
   cursorSecret: { value: '', env: 'CURSOR_SECRET', help: 'secret (≥ 32 characters) signing paging cursors (next_cursor, GIS next links); unset = random per process, so cursors stop working at restart and differ between replicas' },
   cursorSecretsPrevious: { value: [], env: 'CURSOR_SECRETS_PREVIOUS', help: 'comma-separated earlier CURSOR_SECRET values still accepted after a rotation (cursors they signed keep working; new ones are signed with CURSOR_SECRET)' },
   stateBusyTimeoutMs: { value: 5000, env: 'STATE_BUSY_TIMEOUT_MS', help: 'SQLite state store: how long a write waits for a lock held by another process before the request gets 503 service_degraded' },
@@ -125,6 +128,9 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     throw new ApiConfigError(`${API_DEFAULTS[k].env} must be on or off, got ${raw(k)}`);
   };
   const str = <K extends keyof ApiConfig>(k: K): string => (overrides[k] as string | undefined) ?? raw(k) ?? (API_DEFAULTS[k].value as string);
+  /** A comma-separated list of secrets (or the override's list). */
+  const list = (k: 'cursorSecretsPrevious' | 'gisTokenSecretsPrevious'): readonly string[] =>
+    Object.freeze(overrides[k] ? [...overrides[k]!] : (raw(k) ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''));
   const dataDir = resolve(str('dataDir'));
   const databaseUrl = str('databaseUrl') || `file:${resolve(dataDir, 'state.sqlite')}`;
   if (!/^(file:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
@@ -168,16 +174,19 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     authFailWindowS: int('authFailWindowS', 1, 86_400),
     usageDetailDays: int('usageDetailDays', 1, 3_650),
     gisTokenSecret: str('gisTokenSecret'),
+    gisTokenSecretsPrevious: list('gisTokenSecretsPrevious'),
     cursorSecret: str('cursorSecret') || randomBytes(32).toString('hex'),
-    cursorSecretsPrevious: Object.freeze(
-      overrides.cursorSecretsPrevious ? [...overrides.cursorSecretsPrevious] : (raw('cursorSecretsPrevious') ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
-    ),
+    cursorSecretsPrevious: list('cursorSecretsPrevious'),
     stateBusyTimeoutMs: int('stateBusyTimeoutMs', 0, 600_000),
   };
   if (config.gisTokenSecret !== '' && config.gisTokenSecret.length < 32) {
     throw new ApiConfigError('GIS_TOKEN_SECRET must be at least 32 characters');
   }
-  for (const [name, secret] of [['CURSOR_SECRET', config.cursorSecret], ...config.cursorSecretsPrevious.map((p) => ['CURSOR_SECRETS_PREVIOUS', p])] as const) {
+  for (const [name, secret] of [
+    ['CURSOR_SECRET', config.cursorSecret],
+    ...config.cursorSecretsPrevious.map((p) => ['CURSOR_SECRETS_PREVIOUS', p] as const),
+    ...config.gisTokenSecretsPrevious.map((p) => ['GIS_TOKEN_SECRETS_PREVIOUS', p] as const),
+  ] as const) {
     if (secret.length < 32) throw new ApiConfigError(`${name} must hold secrets of at least 32 characters`);
   }
   return Object.freeze(config);

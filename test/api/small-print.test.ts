@@ -195,24 +195,37 @@ test('issue 13 3.4: a forged export cursor naming another release, or a tampered
   assert.is((await api.request(`/v1/leads?page_size=2&cursor=${encodeURIComponent(leads.body.next_cursor)}`, { key })).status, 200);
 });
 
-test('issue 13 3.4: after a rotation a cursor signed with the previous secret still works; without it, a 400', async () => {
+test('issue 13 3.4: after a rotation a cursor signed with the previous secret still works; without it, a 400 (GIS tokens rotate alike)', async () => {
   const A = 'cursor-secret-A-0123456789abcdef0123456789';
   const B = 'cursor-secret-B-fedcba9876543210fedcba9876';
-  const before = await startTestApi({ config: { cursorSecret: A } });
+  const before = await startTestApi({ config: { cursorSecret: A, gisTokenSecret: A } });
   let cursor: string;
+  let feedCursor: string;
+  let token: string;
   try {
     cursor = (await before.request('/v1/leads?page_size=2&county=Cork', { key: before.keys.ent_feed })).body.next_cursor;
+    const feed = (await before.request('/v1/feeds/leads.geojson?page_size=2', { key: before.keys.ent_feed })).body;
+    feedCursor = new URL(feed.links.find((l: { rel: string }) => l.rel === 'next').href).searchParams.get('cursor')!;
+    token = (await before.request('/v1/feeds/token', { key: before.keys.ent_feed })).body.access_token;
   } finally {
     await before.close();
   }
-  const rotated = await startTestApi({ config: { cursorSecret: B, cursorSecretsPrevious: [A] } });
-  const dropped = await startTestApi({ config: { cursorSecret: B } });
+  const rotated = await startTestApi({ config: { cursorSecret: B, cursorSecretsPrevious: [A], gisTokenSecret: B, gisTokenSecretsPrevious: [A] } });
+  const dropped = await startTestApi({ config: { cursorSecret: B, gisTokenSecret: B } });
   try {
     const q = `/v1/leads?page_size=2&county=Cork&cursor=${encodeURIComponent(cursor)}`;
     const ok = await rotated.request(q, { key: rotated.keys.ent_feed });
     assert.is(ok.status, 200);
     assert.ok(ok.body.next_cursor === null || ok.body.next_cursor !== cursor);
     assertProblem(await dropped.request(q, { key: dropped.keys.ent_feed }), 400, 'invalid_parameter');
+    // the GIS next link's cursor and the access_token (both made before the rotation); the
+    // token carries the old server's key, which the new server does not know: the token opens
+    // (not invalid_token) and its key is then refused as unknown
+    const f = `/v1/feeds/leads.geojson?page_size=2&cursor=${encodeURIComponent(feedCursor)}`;
+    assert.is((await rotated.request(f, { key: rotated.keys.ent_feed })).status, 200);
+    assertProblem(await dropped.request(f, { key: dropped.keys.ent_feed }), 400, 'invalid_parameter');
+    assertProblem(await rotated.request(`/v1/feeds/leads.geojson?access_token=${token}`, { key: null }), 401, 'unknown_key');
+    assertProblem(await dropped.request(`/v1/feeds/leads.geojson?access_token=${token}`, { key: null }), 401, 'invalid_token');
   } finally {
     await rotated.close();
     await dropped.close();
