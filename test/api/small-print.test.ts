@@ -106,6 +106,10 @@ test('10. status takes every lifecycle stage as well as the groups; min_value ta
   const decimal = await api.request('/v1/leads?min_value=249999.5', { key: api.keys.ent_feed });
   assert.is(decimal.status, 200);
   assert.ok(decimal.body.total >= whole.body.total);
+  // the SQL path (exports, DuckDB) takes the decimal too, with the same answer
+  const exported = await api.request('/v1/export/applications?min_value=249999.5&limit=10000', { key: api.keys.ent_feed });
+  assert.is(exported.status, 200);
+  assert.is(exported.body.count, decimal.body.total);
   const negative = await api.request('/v1/leads?min_value=-5', { key: api.keys.ent_feed });
   assertProblem(negative, 400, 'invalid_parameter');
   assert.equal(negative.body.errors, [{ name: 'min_value', reason: 'must not be negative' }]);
