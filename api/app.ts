@@ -5,10 +5,10 @@
  *   problem (errors → RFC 9457)  →  client address (ctx.ip; X-Forwarded-* only from
  *   TRUSTED_PROXIES)  →  request id  →  security headers  →  deprecation headers (only when an
  *   operation is deprecated)  →  public routers (openapi.json, docs, reference, licence claim)
- *   →  release pin  →  GIS access_token (→ Bearer header, GIS paths only)
- *   →  failed-key throttle  →  auth (Bearer key)  →  access (hourly limit, daily row budget,
- *   usage ledger)  →  attribution headers (commonwealth)  →  account and webhooks routers
- *   (never cached)  →  conditional GET (ETag / 304)  →  routers under /v1
+ *   →  release pin  →  failed-key throttle  →  GIS access_token (→ Bearer header, GIS paths
+ *   only)  →  auth (Bearer key)  →  access (hourly limit, daily row budget, usage ledger)
+ *   →  attribution headers (commonwealth)  →  account and webhooks routers (never cached)
+ *   →  conditional GET (ETag / 304)  →  routers under /v1
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -111,7 +111,10 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   // The published reference (openapi.json, docs, reference) and the licence claim page need neither a key nor a loaded release.
   app.use(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).use(claim.routes()).routes());
   app.use(releaseMiddleware(deps.releases));
-  app.use(gisTokenMiddleware(gisKey));
+  // the throttle wraps the GIS token too, so a 401 for a bad access_token reports the allowance
+  if (!deps.benchWithoutAccess) app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
+  // tokens sealed under a previous secret (GIS_TOKEN_SECRETS_PREVIOUS) still open after a rotation
+  app.use(gisTokenMiddleware([gisKey, ...config.gisTokenSecretsPrevious.map(tokenKey)]));
   if (deps.benchWithoutAccess) {
     const key = deps.benchWithoutAccess;
     app.use((ctx, next) => {
@@ -120,7 +123,6 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
       return next();
     });
   } else {
-    app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
     app.use(authMiddleware(deps.store, { publicPaths, cacheMs: config.keyCacheMs, now }));
     app.use(accessMiddleware({ store: deps.store, ledger, now, limits: config.accessLimits, routeOf: routeOf(routers) }));
   }

@@ -2,6 +2,7 @@
  * Typed, read-only API configuration. `loadApiConfig(env)` reads the environment once and fails
  * fast on bad values; the result is passed to `createApp` and never read from a global.
  */
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { CidrList } from './ip.ts';
 
@@ -68,6 +69,14 @@ export interface ApiConfig {
   readonly exportTempMaxMb: number;
   /** How long a new export waits for temp space before its 503. */
   readonly exportTempWaitMs: number;
+  /** Earlier GIS token secrets, still accepted (tokens they sealed open until they expire) after a rotation. */
+  readonly gisTokenSecretsPrevious: readonly string[];
+  /** Secret signing the paging cursors (HMAC); unset = a random one per process (cursors then stop working at restart). */
+  readonly cursorSecret: string;
+  /** Earlier cursor secrets, still accepted (not used to sign) after a rotation. */
+  readonly cursorSecretsPrevious: readonly string[];
+  /** How long a SQLite state-store write waits for a lock held by another process before the request gets 503 `service_degraded`. */
+  readonly stateBusyTimeoutMs: number;
 }
 
 /** Default `TRUSTED_PROXIES`: a proxy on the same host (nginx in front of `HOST=127.0.0.1`). */
@@ -112,6 +121,10 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   exportTempDir: { value: '', env: 'EXPORT_TEMP_DIR', help: 'private folder (0700) of the export temp files, default <DATA_DIR>/export-tmp; leftovers of dead servers are removed at start' },
   exportTempMaxMb: { value: 2048, env: 'EXPORT_TEMP_MAX_MB', help: 'temp space the running exports of one server may hold, MB; past it a new export waits EXPORT_TEMP_WAIT_MS, then gets 503 export_busy' },
   exportTempWaitMs: { value: 5000, env: 'EXPORT_TEMP_WAIT_MS', help: 'how long a new export waits for temp space before its 503' },
+  gisTokenSecretsPrevious: { value: [], env: 'GIS_TOKEN_SECRETS_PREVIOUS', help: 'comma-separated earlier GIS_TOKEN_SECRET values still accepted after a rotation (tokens they sealed keep working until they expire; new ones are sealed with GIS_TOKEN_SECRET)' },
+  cursorSecret: { value: '', env: 'CURSOR_SECRET', help: 'secret (≥ 32 characters) signing paging cursors (next_cursor, GIS next links); unset = random per process, so cursors stop working at restart and differ between replicas' },
+  cursorSecretsPrevious: { value: [], env: 'CURSOR_SECRETS_PREVIOUS', help: 'comma-separated earlier CURSOR_SECRET values still accepted after a rotation (cursors they signed keep working; new ones are signed with CURSOR_SECRET)' },
+  stateBusyTimeoutMs: { value: 5000, env: 'STATE_BUSY_TIMEOUT_MS', help: 'SQLite state store: how long a write waits for a lock held by another process before the request gets 503 service_degraded' },
 };
 
 export class ApiConfigError extends Error {}
@@ -149,6 +162,9 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     throw new ApiConfigError(`${API_DEFAULTS[k].env} must be on or off, got ${raw(k)}`);
   };
   const str = <K extends keyof ApiConfig>(k: K): string => (overrides[k] as string | undefined) ?? raw(k) ?? (API_DEFAULTS[k].value as string);
+  /** A comma-separated list of secrets (or the override's list). */
+  const list = (k: 'cursorSecretsPrevious' | 'gisTokenSecretsPrevious'): readonly string[] =>
+    Object.freeze(overrides[k] ? [...overrides[k]!] : (raw(k) ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''));
   const dataDir = resolve(str('dataDir'));
   const databaseUrl = str('databaseUrl') || `file:${resolve(dataDir, 'state.sqlite')}`;
   if (!/^(file:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
@@ -196,9 +212,20 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     exportTempDir: resolve(str('exportTempDir') || resolve(dataDir, 'export-tmp')),
     exportTempMaxMb: int('exportTempMaxMb', 1, 1_048_576),
     exportTempWaitMs: int('exportTempWaitMs', 0, 600_000),
+    gisTokenSecretsPrevious: list('gisTokenSecretsPrevious'),
+    cursorSecret: str('cursorSecret') || randomBytes(32).toString('hex'),
+    cursorSecretsPrevious: list('cursorSecretsPrevious'),
+    stateBusyTimeoutMs: int('stateBusyTimeoutMs', 0, 600_000),
   };
   if (config.gisTokenSecret !== '' && config.gisTokenSecret.length < 32) {
     throw new ApiConfigError('GIS_TOKEN_SECRET must be at least 32 characters');
+  }
+  for (const [name, secret] of [
+    ['CURSOR_SECRET', config.cursorSecret],
+    ...config.cursorSecretsPrevious.map((p) => ['CURSOR_SECRETS_PREVIOUS', p] as const),
+    ...config.gisTokenSecretsPrevious.map((p) => ['GIS_TOKEN_SECRETS_PREVIOUS', p] as const),
+  ] as const) {
+    if (secret.length < 32) throw new ApiConfigError(`${name} must hold secrets of at least 32 characters`);
   }
   return Object.freeze(config);
 }

@@ -8,7 +8,9 @@
  * 401 until the window ends. A request whose key is valid is never throttled, so an attacker who
  * shares (or forges) a victim's address cannot lock the victim out; a malformed key is answered
  * 429 before any lookup, a well-formed one costs one key lookup by hash. A missing header does
- * not count (it is a mistake, not a guess).
+ * not count (it is a mistake, not a guess), nor does an `access_token` that does not open (it
+ * cannot be guessed); every 401 carries the address's allowance in the `X-RateLimit-*` /
+ * `RateLimit*` headers (policy `failed-key-attempts`).
  *
  * Counts are kept in this replica's memory (bounded; the oldest addresses are dropped first).
  */
@@ -60,7 +62,7 @@ export function failedAuthThrottle(opts: ThrottleOptions): Middleware {
     );
 
   return async (ctx, next) => {
-    if (opts.isPublic(ctx.path) || !ctx.get('Authorization')) return next();
+    if (opts.isPublic(ctx.path)) return next();
     const t = now();
     const ip = throttleKey(ctx.ip || 'unknown');
     const found = entry(ip, t);
@@ -70,16 +72,21 @@ export function failedAuthThrottle(opts: ThrottleOptions): Middleware {
     try {
       await next();
     } catch (e) {
-      if (e instanceof ApiError && e.status === 401 && COUNTED.has(e.code)) {
-        if (blocked) throw tooMany(blocked, t);
+      if (e instanceof ApiError && e.status === 401) {
         let cur = entry(ip, t);
-        if (!cur) {
-          if (seen.size >= max) seen.delete(seen.keys().next().value!);
-          cur = { failures: 0, reset: Math.floor(t / 1000) + opts.windowS };
-          seen.set(ip, cur);
+        if (COUNTED.has(e.code)) {
+          if (blocked) throw tooMany(blocked, t);
+          if (!cur) {
+            if (seen.size >= max) seen.delete(seen.keys().next().value!);
+            cur = { failures: 0, reset: Math.floor(t / 1000) + opts.windowS };
+            seen.set(ip, cur);
+          }
+          cur.failures += 1;
         }
-        cur.failures += 1;
-        for (const [k, v] of Object.entries(headers(cur.failures, cur.reset, t))) e.headers[k] = v;
+        // Every 401 (a missing key and a bad access_token too) reports this address's allowance of
+        // failed-key attempts: it is the only limit a request without an accepted key is under.
+        const h = headers(cur?.failures ?? 0, cur?.reset ?? Math.floor(t / 1000) + opts.windowS, t);
+        for (const [k, v] of Object.entries(h)) e.headers[k] = v;
       }
       throw e;
     }

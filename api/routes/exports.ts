@@ -34,6 +34,7 @@ import { attribution, maskedFor, responseMeta } from '../masking.ts';
 import { releaseSourcesCache } from '../release-sources.ts';
 import { leadsCountQuery } from '../query/leads-query.ts';
 import { encodeCursor } from '../query/paging.ts';
+import { pageHref, setPageLinks } from '../render/link-header.ts';
 import { EXPORT_FORMATS, exportHash, exportRowsQuery, jsonLineSql, parseExportQuery, type ExportFormat } from '../query/export-query.ts';
 import { csvStream } from '../render/csv.ts';
 import { jsonlStream } from '../render/jsonl.ts';
@@ -62,9 +63,11 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'exp
     const results = (more ? rows.slice(0, req.limit) : rows).map((r) => JSON.parse(r.j) as Record<string, unknown>);
     await ctx.state.budget.charge(results.length);
     const last = results.at(-1);
+    const nextCursor = more && last ? encodeCursor([last['id']], release.id, exportHash(req.filters), config) : null;
+    setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor }) });
     ctx.body = {
       results,
-      next_cursor: more && last ? encodeCursor([last['id']], release.id, exportHash(req.filters)) : null,
+      next_cursor: nextCursor,
       count: results.length,
       _meta: responseMeta(release.id, key.scope, masked),
     };

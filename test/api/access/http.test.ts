@@ -264,10 +264,16 @@ test('the OpenAPI document describes the access headers, 429 and dry_run on ever
       if (op.security) continue;
       assert.ok(op.responses['429'].headers['Retry-After'], `${path} 429`);
       for (const [status, res] of Object.entries<any>(op.responses)) {
-        for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit', 'X-Budget-Limit', 'X-Budget-Remaining', 'X-Budget-Reset']) {
-          assert.ok(res.headers[h], `${path} ${status} ${h}`);
+        // what the code sends (issue 14 point 8): every status but 503 has the rate-limit headers;
+        // a 401 reports the failed-key allowance and has no budget; a 503 has neither
+        for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit']) {
+          assert.is(Boolean(res.headers[h]), status !== '503', `${path} ${status} ${h}`);
+        }
+        for (const h of ['X-Budget-Limit', 'X-Budget-Remaining', 'X-Budget-Reset']) {
+          assert.is(Boolean(res.headers[h]), status !== '503' && status !== '401', `${path} ${status} ${h}`);
         }
       }
+      assert.ok(op.responses['503'].headers['Retry-After'], `${path} 503 Retry-After`);
       assert.ok(op.parameters.some((p: { name: string }) => p.name === 'dry_run'), `${path} dry_run`);
     }
   }

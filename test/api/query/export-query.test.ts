@@ -12,7 +12,7 @@ import { ExportTempSpace } from '../../../api/export-temp.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
 const src = { leads: 'leads', search: null };
-const config = { pageSizeDefault: 25, pageSizeMax: 100, pageMax: 100 };
+const config = { pageSizeDefault: 25, pageSizeMax: 100, pageMax: 100, cursorSecret: 'export-query-test-secret-0123456789abcdef', cursorSecretsPrevious: [] };
 const places = placeNames([{ planning_authority: 'Cork City', county: 'Cork' }]);
 
 test('rows query: filters, keyset on id, limit; whole set without limit', () => {
@@ -76,7 +76,7 @@ test('CSV (DuckDB CSV writer) and JSON rendering on a real row: quoting, NULLs, 
 test('parameters: the leads filters, limit and cursor for pages only; one 400 naming each bad one', () => {
   const r = parseExportQuery({ county: 'cork', limit: '50' }, 'page', config, places, 'R1');
   assert.equal(r, { filters: { county: ['Cork'] }, limit: 50, cursor: null });
-  const c = encodeCursor([99], 'R0', exportHash({ county: ['Cork'] }));
+  const c = encodeCursor([99], 'R0', exportHash({ county: ['Cork'] }), config);
   assert.equal(parseExportQuery({ county: 'Cork', cursor: c }, 'page', config, places, 'R1').cursor, { afterId: 99, release: 'R0' });
   const err = (raw: Record<string, string>, mode: 'page' | 'file'): ApiError => {
     try {
