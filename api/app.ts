@@ -2,12 +2,13 @@
  * `createApp(config, deps)` builds the Koa application; it does not listen (api/server.ts does).
  *
  * Middleware, in order:
- *   problem (errors → RFC 9457)  →  request id  →  security headers  →  deprecation headers (only
- *   when an operation is deprecated)  →  public routers (openapi.json, docs, reference, licence
- *   claim)  →  release pin  →  GIS access_token (→ Bearer header, GIS paths only)
- *   →  failed-key throttle  →  auth (Bearer key)  →  access (hourly limit, daily row budget,
- *   usage ledger)  →  attribution headers (commonwealth)  →  account and webhooks routers
- *   (never cached)  →  conditional GET (ETag / 304)  →  routers under /v1
+ *   problem (errors → RFC 9457)  →  client address (ctx.ip; X-Forwarded-* only from
+ *   TRUSTED_PROXIES)  →  request id  →  security headers  →  deprecation headers (only when an
+ *   operation is deprecated)  →  public routers (openapi.json, docs, reference, licence claim)
+ *   →  release pin  →  failed-key throttle  →  GIS access_token (→ Bearer header, GIS paths
+ *   only)  →  auth (Bearer key)  →  access (hourly limit, daily row budget, usage ledger)
+ *   →  attribution headers (commonwealth)  →  account and webhooks routers (never cached)
+ *   →  conditional GET (ETag / 304)  →  routers under /v1
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -20,6 +21,7 @@ import type { AppState } from './context.ts';
 import { problemMiddleware } from './errors.ts';
 import { requestIdMiddleware } from './middleware/request-id.ts';
 import { securityHeadersMiddleware } from './middleware/security-headers.ts';
+import { clientAddressMiddleware } from './middleware/client-address.ts';
 import { releaseMiddleware } from './middleware/release.ts';
 import { authMiddleware } from './middleware/auth.ts';
 import { conditionalMiddleware } from './middleware/conditional.ts';
@@ -46,6 +48,8 @@ import { endpoints } from './openapi.ts';
 import { tokenKey } from './gis/token.ts';
 import { releaseLayersCache } from './gis/features.ts';
 import { randomBytes } from 'node:crypto';
+import type { ExportTempSpace } from './export-temp.ts';
+import type { HostResolver } from './webhooks/destination.ts';
 
 export interface AppDeps {
   db: ApiDb;
@@ -55,6 +59,10 @@ export interface AppDeps {
   log: (line: string) => void;
   /** The usage ledger (the server flushes it on stop); one is made when absent. */
   ledger?: UsageLedger;
+  /** The export temp space (the server prepares it at start and removes it on stop); made on first export when absent. */
+  exportTemp?: ExportTempSpace;
+  /** How webhook destinations are resolved (default: the system resolver); tests inject one, so no DNS query leaves the box. */
+  resolveHost?: HostResolver;
   /**
    * BENCHMARKS ONLY (bench/access.ts): no key check, no limits, no ledger — every request is
    * answered as this key. Never set by the server's command line or any environment variable.
@@ -96,13 +104,17 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   const isPublic = (path: string): boolean => !path.startsWith('/v1') || publicPaths.some((p) => path === p || path.startsWith(p + '/'));
   const now = (): number => deps.clock().getTime();
   app.use(problemMiddleware(deps.log));
+  app.use(clientAddressMiddleware(config, deps.log));
   app.use(requestIdMiddleware());
   app.use(securityHeadersMiddleware(config));
   if (Object.keys(deprecations).length > 0) app.use(deprecationMiddleware(deprecations, routeOf(routers)));
   // The published reference (openapi.json, docs, reference) and the licence claim page need neither a key nor a loaded release.
   app.use(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).use(claim.routes()).routes());
   app.use(releaseMiddleware(deps.releases));
-  app.use(gisTokenMiddleware(gisKey));
+  // the throttle wraps the GIS token too, so a 401 for a bad access_token reports the allowance
+  if (!deps.benchWithoutAccess) app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
+  // tokens sealed under a previous secret (GIS_TOKEN_SECRETS_PREVIOUS) still open after a rotation
+  app.use(gisTokenMiddleware([gisKey, ...config.gisTokenSecretsPrevious.map(tokenKey)]));
   if (deps.benchWithoutAccess) {
     const key = deps.benchWithoutAccess;
     app.use((ctx, next) => {
@@ -111,7 +123,6 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
       return next();
     });
   } else {
-    app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
     app.use(authMiddleware(deps.store, { publicPaths, cacheMs: config.keyCacheMs, now }));
     app.use(accessMiddleware({ store: deps.store, ledger, now, limits: config.accessLimits, routeOf: routeOf(routers) }));
   }

@@ -18,6 +18,8 @@ export interface RowBudget {
   readonly remaining: number | null;
   /** Charge `rows` records or throw the 429 `budget_exhausted` problem (charging nothing). */
   charge(rows: number): void | Promise<void>;
+  /** True for the quoting budget of `HEAD` / `dry_run=1` (its `charge` always throws the quote). */
+  readonly quoting?: boolean;
 }
 
 export const UNLIMITED: RowBudget = {

@@ -2,7 +2,9 @@
  * Typed, read-only API configuration. `loadApiConfig(env)` reads the environment once and fails
  * fast on bad values; the result is passed to `createApp` and never read from a global.
  */
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import { CidrList } from './ip.ts';
 
 export interface ApiConfig {
   /** Root holding `current` → the release to serve (env DATA_DIR). */
@@ -14,8 +16,14 @@ export interface ApiConfig {
   /** HTTPS when both are set (PEM files); HSTS is then sent on every response. */
   readonly tlsCertFile: string | null;
   readonly tlsKeyFile: string | null;
-  /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy. */
+  /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy (one in `trustedProxies`). */
   readonly trustProxy: boolean;
+  /**
+   * Networks of the reverse proxies (CIDRs, normalised): with `trustProxy`, X-Forwarded-* headers
+   * are read only from these peers, and the client is the right-most X-Forwarded-For address not
+   * in them (api/middleware/client-address.ts).
+   */
+  readonly trustedProxies: readonly string[];
   /** Public base of the API including /v1, used in links (`next`, record pages). */
   readonly publicBaseUrl: string;
   /** Default and maximum `page_size` of list endpoints. */
@@ -55,7 +63,24 @@ export interface ApiConfig {
   readonly usageDetailDays: number;
   /** Secret sealing the GIS query tokens (`access_token`); empty = a random one per process (tokens die with it). */
   readonly gisTokenSecret: string;
+  /** Private (0700) folder of the export temp files (default `<dataDir>/export-tmp`); leftovers are removed at start. */
+  readonly exportTempDir: string;
+  /** Temp space the exports of this server may hold at once, MB; past it new exports wait, then get 503. */
+  readonly exportTempMaxMb: number;
+  /** How long a new export waits for temp space before its 503. */
+  readonly exportTempWaitMs: number;
+  /** Earlier GIS token secrets, still accepted (tokens they sealed open until they expire) after a rotation. */
+  readonly gisTokenSecretsPrevious: readonly string[];
+  /** Secret signing the paging cursors (HMAC); unset = a random one per process (cursors then stop working at restart). */
+  readonly cursorSecret: string;
+  /** Earlier cursor secrets, still accepted (not used to sign) after a rotation. */
+  readonly cursorSecretsPrevious: readonly string[];
+  /** How long a SQLite state-store write waits for a lock held by another process before the request gets 503 `service_degraded`. */
+  readonly stateBusyTimeoutMs: number;
 }
+
+/** Default `TRUSTED_PROXIES`: a proxy on the same host (nginx in front of `HOST=127.0.0.1`). */
+export const TRUSTED_PROXIES_DEFAULT: readonly string[] = ['127.0.0.0/8', '::1/128'];
 
 /** Defaults with the environment variable and a help line per key (documented in docs/api.md). */
 export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env: string; help: string } } = {
@@ -65,7 +90,12 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   databaseUrl: { value: '', env: 'DATABASE_URL', help: 'state store: file:/path/state.sqlite (default <DATA_DIR>/state.sqlite) or postgres://…' },
   tlsCertFile: { value: null, env: 'TLS_CERT_FILE', help: 'PEM certificate; with TLS_KEY_FILE serves HTTPS with HSTS' },
   tlsKeyFile: { value: null, env: 'TLS_KEY_FILE', help: 'PEM private key' },
-  trustProxy: { value: false, env: 'TRUST_PROXY', help: 'trust X-Forwarded-* headers from a reverse proxy (1/0)' },
+  trustProxy: { value: false, env: 'TRUST_PROXY', help: 'trust X-Forwarded-* headers from a reverse proxy in TRUSTED_PROXIES (1/0)' },
+  trustedProxies: {
+    value: TRUSTED_PROXIES_DEFAULT,
+    env: 'TRUSTED_PROXIES',
+    help: 'comma-separated networks (CIDRs or addresses, IPv4 and IPv6) of the reverse proxies; with TRUST_PROXY the client is the right-most X-Forwarded-For address outside them',
+  },
   publicBaseUrl: { value: 'http://localhost:8080/v1', env: 'PUBLIC_BASE_URL', help: 'public base URL including /v1' },
   pageSizeDefault: { value: 25, env: 'PAGE_SIZE_DEFAULT', help: 'default page_size' },
   pageSizeMax: { value: 100, env: 'PAGE_SIZE_MAX', help: 'maximum page_size' },
@@ -88,9 +118,26 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   authFailWindowS: { value: 600, env: 'AUTH_FAIL_WINDOW_S', help: 'window of AUTH_FAIL_LIMIT, seconds' },
   usageDetailDays: { value: 90, env: 'USAGE_DETAIL_DAYS', help: 'days of per-route usage detail kept (daily totals per key are kept forever)' },
   gisTokenSecret: { value: '', env: 'GIS_TOKEN_SECRET', help: 'secret (≥ 32 characters) sealing GIS access_token values; unset = random per process, so tokens stop working at restart and differ between replicas' },
+  exportTempDir: { value: '', env: 'EXPORT_TEMP_DIR', help: 'private folder (0700) of the export temp files, default <DATA_DIR>/export-tmp; leftovers of dead servers are removed at start' },
+  exportTempMaxMb: { value: 2048, env: 'EXPORT_TEMP_MAX_MB', help: 'temp space the running exports of one server may hold, MB; past it a new export waits EXPORT_TEMP_WAIT_MS, then gets 503 export_busy' },
+  exportTempWaitMs: { value: 5000, env: 'EXPORT_TEMP_WAIT_MS', help: 'how long a new export waits for temp space before its 503' },
+  gisTokenSecretsPrevious: { value: [], env: 'GIS_TOKEN_SECRETS_PREVIOUS', help: 'comma-separated earlier GIS_TOKEN_SECRET values still accepted after a rotation (tokens they sealed keep working until they expire; new ones are sealed with GIS_TOKEN_SECRET)' },
+  cursorSecret: { value: '', env: 'CURSOR_SECRET', help: 'secret (≥ 32 characters) signing paging cursors (next_cursor, GIS next links); unset = random per process, so cursors stop working at restart and differ between replicas' },
+  cursorSecretsPrevious: { value: [], env: 'CURSOR_SECRETS_PREVIOUS', help: 'comma-separated earlier CURSOR_SECRET values still accepted after a rotation (cursors they signed keep working; new ones are signed with CURSOR_SECRET)' },
+  stateBusyTimeoutMs: { value: 5000, env: 'STATE_BUSY_TIMEOUT_MS', help: 'SQLite state store: how long a write waits for a lock held by another process before the request gets 503 service_degraded' },
 };
 
 export class ApiConfigError extends Error {}
+
+/** The networks of TRUSTED_PROXIES, normalised (`127.0.0.0/8`); the default when none are given. */
+function trustedProxies(entries: readonly string[]): readonly string[] {
+  if (entries.length === 0) return TRUSTED_PROXIES_DEFAULT;
+  try {
+    return new CidrList(entries).networks;
+  } catch (e) {
+    throw new ApiConfigError(`TRUSTED_PROXIES: ${(e as Error).message}`);
+  }
+}
 
 /** Read the configuration from the environment; throws ApiConfigError naming the variable. */
 export function loadApiConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<ApiConfig> = {}): ApiConfig {
@@ -115,6 +162,9 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     throw new ApiConfigError(`${API_DEFAULTS[k].env} must be on or off, got ${raw(k)}`);
   };
   const str = <K extends keyof ApiConfig>(k: K): string => (overrides[k] as string | undefined) ?? raw(k) ?? (API_DEFAULTS[k].value as string);
+  /** A comma-separated list of secrets (or the override's list). */
+  const list = (k: 'cursorSecretsPrevious' | 'gisTokenSecretsPrevious'): readonly string[] =>
+    Object.freeze(overrides[k] ? [...overrides[k]!] : (raw(k) ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''));
   const dataDir = resolve(str('dataDir'));
   const databaseUrl = str('databaseUrl') || `file:${resolve(dataDir, 'state.sqlite')}`;
   if (!/^(file:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
@@ -134,6 +184,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     tlsCertFile,
     tlsKeyFile,
     trustProxy: overrides.trustProxy ?? ['1', 'true', 'yes'].includes((raw('trustProxy') ?? '').toLowerCase()),
+    trustedProxies: trustedProxies(overrides.trustedProxies ?? (raw('trustedProxies') ?? '').split(',').map((h) => h.trim()).filter((h) => h !== '')),
     publicBaseUrl: str('publicBaseUrl').replace(/\/+$/, ''),
     pageSizeDefault: int('pageSizeDefault', 1, pageSizeMax),
     pageSizeMax,
@@ -158,9 +209,23 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     authFailWindowS: int('authFailWindowS', 1, 86_400),
     usageDetailDays: int('usageDetailDays', 1, 3_650),
     gisTokenSecret: str('gisTokenSecret'),
+    exportTempDir: resolve(str('exportTempDir') || resolve(dataDir, 'export-tmp')),
+    exportTempMaxMb: int('exportTempMaxMb', 1, 1_048_576),
+    exportTempWaitMs: int('exportTempWaitMs', 0, 600_000),
+    gisTokenSecretsPrevious: list('gisTokenSecretsPrevious'),
+    cursorSecret: str('cursorSecret') || randomBytes(32).toString('hex'),
+    cursorSecretsPrevious: list('cursorSecretsPrevious'),
+    stateBusyTimeoutMs: int('stateBusyTimeoutMs', 0, 600_000),
   };
   if (config.gisTokenSecret !== '' && config.gisTokenSecret.length < 32) {
     throw new ApiConfigError('GIS_TOKEN_SECRET must be at least 32 characters');
+  }
+  for (const [name, secret] of [
+    ['CURSOR_SECRET', config.cursorSecret],
+    ...config.cursorSecretsPrevious.map((p) => ['CURSOR_SECRETS_PREVIOUS', p] as const),
+    ...config.gisTokenSecretsPrevious.map((p) => ['GIS_TOKEN_SECRETS_PREVIOUS', p] as const),
+  ] as const) {
+    if (secret.length < 32) throw new ApiConfigError(`${name} must hold secrets of at least 32 characters`);
   }
   return Object.freeze(config);
 }

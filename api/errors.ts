@@ -36,7 +36,7 @@ export class ApiError extends Error {
     this.status = status;
     this.code = code;
     this.title = opts.title ?? TITLES[status] ?? 'Error';
-    this.expose = opts.expose ?? status < 500;
+    this.expose = opts.expose ?? status !== 500; // a 503 (no_release, service_degraded) says why
     this.headers = opts.headers ?? {};
     this.errors = opts.errors;
     this.extra = opts.extra ?? {};
@@ -50,14 +50,36 @@ const TITLES: Record<number, string> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   406: 'Not Acceptable',
+  408: 'Request Timeout',
   409: 'Conflict',
   410: 'Gone',
   413: 'Content Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
+  501: 'Not Implemented',
   503: 'Service Unavailable',
 };
+
+/** Seconds a client is told to wait (`Retry-After`) while the state store cannot be written. */
+export const DEGRADED_RETRY_AFTER_S = 10;
+
+/**
+ * 503 `service_degraded`: the state store (keys, rate counters, budgets, ledger) cannot be read or
+ * written — disk full, a read-only file, a lock held too long, PostgreSQL unreachable. Data
+ * requests are refused rather than served uncounted; the usage ledger keeps what it could not
+ * write in memory and writes it when the store recovers.
+ */
+export class StoreUnavailableError extends ApiError {
+  constructor(cause: unknown) {
+    super(503, 'service_degraded', `the service is degraded: its state store cannot record this request right now; retry in ${DEGRADED_RETRY_AFTER_S} seconds`, {
+      headers: { 'Retry-After': String(DEGRADED_RETRY_AFTER_S) },
+    });
+    this.cause = cause;
+  }
+}
 
 /** 400 for one or more bad parameters; `detail` names each one. */
 export function invalidParams(errors: ParamError[]): ApiError {
@@ -83,8 +105,10 @@ export function problemMiddleware(log: (line: string) => void = (l) => void proc
     } catch (e) {
       const requestId = String(ctx.state['requestId'] ?? '');
       let err: ApiError;
-      if (e instanceof ApiError) err = e;
-      else if (isHttpError(e) && e.status < 500) err = new ApiError(e.status, 'bad_request', e.expose ? e.message : 'bad request');
+      if (e instanceof ApiError) {
+        err = e;
+        if (e instanceof StoreUnavailableError) log(`request ${requestId}: state store unavailable (answered 503): ${(e.cause as Error)?.message ?? String(e.cause)}`);
+      } else if (isHttpError(e) && e.status < 500) err = new ApiError(e.status, 'bad_request', e.expose ? e.message : 'bad request');
       else {
         log(`request ${requestId} failed: ${(e as Error)?.stack ?? String(e)}`);
         err = new ApiError(500, 'internal_error', 'the server could not answer this request; quote the request id when you report it', { expose: false });
@@ -93,6 +117,8 @@ export function problemMiddleware(log: (line: string) => void = (l) => void proc
       for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
       ctx.remove('ETag');
       ctx.remove('Last-Modified');
+      // a problem is never a download (an export's `attachment` would save it as a .csv)
+      ctx.remove('Content-Disposition');
       ctx.type = 'application/problem+json';
       ctx.body = {
         type: PROBLEM_BASE + err.code,

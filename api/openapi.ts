@@ -173,9 +173,10 @@ export function endpoints(): Endpoint[] {
         '`yields`: gross rental yields (RTB rent × 12 / median sale price) by area and dwelling class, latest quarter unless `from`/`to`. ' +
         '`emerging_zones`: counties ranked by growth of planning applications and commencements and by price momentum, every component shown. ' +
         '`material_costs`: CSO building-material price indices with year-on-year change, latest month unless `from`/`to`. ' +
-        'A parameter a section does not take is a 400. Page with `page` + `page_size`. A release built before the analytics existed answers 503 `analytics_unavailable`. Methods: docs/intel.md.',
-      query: intelQuerySchema(),
-      ok: { schema: ref('IntelAnalyticsPage'), description: 'A page of the section\'s rows.' },
+        'A parameter a section does not take is a 400. Page with `page` + `page_size`. A release built before the analytics existed answers 503 `analytics_unavailable`. ' +
+        'Without any parameter: an IntelAnalyticsSummary listing every section with its row count and the link that pages it (no rows charged). Methods: docs/intel.md.',
+      query: { ...intelQuerySchema(), required: [] },
+      ok: { schema: { oneOf: [ref('IntelAnalyticsPage'), ref('IntelAnalyticsSummary')] }, description: 'A page of the section\'s rows; without parameters, the summary of the sections.' },
       errors: [400],
       cached: true,
     },
@@ -258,14 +259,19 @@ export function endpoints(): Endpoint[] {
 /** Problem statuses, with when each happens. */
 const PROBLEMS: Record<number, string> = {
   400: 'Invalid or unknown parameters (`invalid_parameter`, `unknown_parameter`); `errors` names each one and lists allowed values of enumerations.',
-  401: 'Missing, malformed, unknown, revoked or expired key (`missing_key`, `malformed_key`, `unknown_key`, `revoked_key`, `expired_key` — a licensed key past its licence\'s end), with `WWW-Authenticate`.',
+  401: 'Missing, malformed, unknown, revoked or expired key (`missing_key`, `malformed_key`, `unknown_key`, `revoked_key`, `expired_key` — a licensed key past its licence\'s end), with `WWW-Authenticate`. The rate-limit headers report the client address\'s allowance of failed-key attempts (policy `failed-key-attempts`); a 401 has no row budget.',
   403: 'The key\'s scope is too low (`insufficient_scope`), or its account\'s plan no longer allows it (`insufficient_plan`); `detail` says which scopes or plan may.',
   404: 'No such record or path (`not_found`).',
   405: 'A method this path does not accept (`method_not_allowed`), with `Allow`.',
   500: 'Internal error (`internal_error`); nothing is leaked; quote `request_id` when reporting it.',
   ...ACCESS_PROBLEMS,
-  503: 'No release is loaded yet (`no_release`), or the release lacks the table asked for (`analytics_unavailable`).',
+  503: 'No release is loaded yet (`no_release`), the release lacks the table asked for (`analytics_unavailable`), or the state store cannot be written (`service_degraded`: disk full, read-only, locked or unreachable; the request was not served). With `Retry-After`; no rate-limit headers.',
 };
+
+/** The 503 of the file exports: their temp space is taken (api/export-temp.ts). */
+const EXPORT_BUSY =
+  ' On the file exports (`.csv`, `.jsonl`, `.parquet`): the exports running on this server hold their temp space (EXPORT_TEMP_MAX_MB) and none freed within EXPORT_TEMP_WAIT_MS ' +
+  '(`export_busy`, with `Retry-After`; nothing is charged).';
 
 /**
  * Response schemas not (yet) in `schemas/`: the lead detail with `_meta` (the detail record is
@@ -288,6 +294,29 @@ function responseSchemas(): Json {
       description: 'A lead detail record (see LeadDetail) with `_meta`.',
       properties: { ...detail.properties, _meta: ref('ResponseMeta') },
       required: [...detail.required, '_meta'],
+    },
+    IntelAnalyticsSummary: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'The answer of `/intel/analytics` without parameters: every section, its row count and the link that pages it.',
+      properties: {
+        sections: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              section: { type: 'string', enum: ['price_index', 'yields', 'emerging_zones', 'material_costs'], description: 'The section (the `section` parameter).' },
+              available: { type: 'boolean', description: 'False when the release was built before the section existed (paging it answers 503 `analytics_unavailable`).' },
+              total: { type: ['integer', 'null'], minimum: 0, description: 'Rows of the section in this release (null when unavailable).' },
+              href: { type: 'string', format: 'uri', description: 'The first page of the section.' },
+            },
+            required: ['section', 'available', 'total', 'href'],
+          },
+        },
+        _meta: ref('ResponseMeta'),
+      },
+      required: ['sections', '_meta'],
     },
     MetaResponse: {
       type: 'object',
@@ -367,11 +396,6 @@ const HEADERS: Json = {
   },
   Allow: { description: 'Methods allowed on the path.', schema: { type: 'string' } },
   Location: { description: 'URL of the created resource.', schema: { type: 'string' } },
-  Link: {
-    description:
-      'Commonwealth keys (spec 1.5: use requires attribution): `<https://creativecommons.org/licenses/by/4.0/>; rel="license"` (RFC 8288), the licence of the data, on every response whatever its format; other relations may be listed alongside.',
-    schema: { type: 'string' },
-  },
   'X-Attribution': {
     description: 'Commonwealth keys only: the attribution text that must accompany any use of the data (the same as `_meta.attribution` of JSON bodies), on every response whatever its format.',
     schema: { type: 'string' },
@@ -395,12 +419,15 @@ function queryParameters(schema: Json, file: string): Json[] {
   });
 }
 
+
 function operation(e: Endpoint): Json {
   const problem = (status: number): Json => {
     const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
     if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
     if (status === 405) headers['Allow'] = { $ref: '#/components/headers/Allow' };
-    return { description: PROBLEMS[status], headers, content: { 'application/problem+json': { schema: ref('Problem') } } };
+    if (status === 503) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    const busy = status === 503 && /^\/export\/applications\.\w+$/.test(e.path) ? EXPORT_BUSY : '';
+    return { description: PROBLEMS[status] + busy, headers, content: { 'application/problem+json': { schema: ref('Problem') } } };
   };
   const statuses = new Set<number>([...e.errors, 405, 500, 503]);
   if (!e.public) (statuses.add(401), statuses.add(403), statuses.add(429));
@@ -411,6 +438,7 @@ function operation(e: Endpoint): Json {
   }
   if (e.ok.location) okHeaders['Location'] = { $ref: '#/components/headers/Location' };
   if (!e.public) {
+    // rel="license" (commonwealth attribution) on every keyed answer, rel="next" on paged ones
     okHeaders['Link'] = { $ref: '#/components/headers/Link' };
     okHeaders['X-Attribution'] = { $ref: '#/components/headers/X-Attribution' };
   }
@@ -482,7 +510,10 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { d
         'Every request carries `Authorization: Bearer <key>` (except this reference). Every response carries `X-Request-Id`; ' +
         'every error is RFC 9457 `application/problem+json` with a stable `code`. The key\'s scope decides which fields are served: ' +
         'enriched fields (marked `x-enriched` in the schemas) are null for the commonwealth scope, and `_meta.masked` says so. ' +
-        'Record schemas are generated from the project\'s `schemas/` folder.\n\n' +
+        'Record schemas are generated from the project\'s `schemas/` folder. ' +
+        'Requests the HTTP parser refuses are problems too, before any operation: `414 uri_too_long` / `431 headers_too_large` (request line and headers at most 16 KiB together), ' +
+        '`400 malformed_request` (raw spaces or control characters in the URL, malformed headers), `501 method_not_implemented`, `408 request_timeout`. ' +
+        'Paged answers carry an RFC 8288 `Link` header with `rel="next"`.\n\n' +
         serviceTermsText(),
       termsOfService: `${config.publicBaseUrl}/reference#service-terms`,
       'x-service-terms': serviceTermsExtension(),

@@ -12,7 +12,7 @@ import { foldSearchText } from '../common/search-text.ts';
 import type { ApiConfig } from './config.ts';
 import { invalidParams, type ParamError } from './errors.ts';
 import { normalisedFilters, sortKeyValid, type LeadsFilters, type LeadsSort, type SortKey } from './query/leads-query.ts';
-import { decodeCursor, filtersHash } from './query/paging.ts';
+import { decodeCursor, filtersHash, type CursorSecrets } from './query/paging.ts';
 
 /** A raw query as Koa parses it. */
 export type RawQuery = Record<string, string | string[] | undefined>;
@@ -20,7 +20,9 @@ export type RawQuery = Record<string, string | string[] | undefined>;
 type JsonSchema = Record<string, any>;
 
 const LIST_PARAMS = ['vertical', 'authority', 'county', 'readiness', 'status', 'use_class', 'scale'] as const;
-const INT_PARAMS = ['min_value', 'min_units', 'page', 'page_size'] as const;
+/** Numeric parameters: parsed when they look like a number (negative and decimal too), so the schema names the real problem (type, minimum). */
+const NUMBER_PARAMS = ['min_value', 'min_units', 'page', 'page_size'] as const;
+const NUMBER_TEXT = /^-?\d{1,15}(\.\d{1,9})?$/;
 const BOOL_PARAMS = ['has_contact', 'demolition'] as const;
 const BOOLS: Record<string, boolean> = { true: true, '1': true, false: false, '0': false };
 
@@ -61,7 +63,7 @@ export function shapeQuery(raw: RawQuery): { shaped: Record<string, unknown>; er
       continue;
     }
     const v = values[0]!;
-    if ((INT_PARAMS as readonly string[]).includes(name)) shaped[name] = /^\d{1,15}$/.test(v) ? Number(v) : v;
+    if ((NUMBER_PARAMS as readonly string[]).includes(name)) shaped[name] = NUMBER_TEXT.test(v) ? Number(v) : v;
     else if ((BOOL_PARAMS as readonly string[]).includes(name)) shaped[name] = v.toLowerCase() in BOOLS ? BOOLS[v.toLowerCase()] : v;
     else shaped[name] = v;
   }
@@ -81,9 +83,9 @@ function paramError(e: ErrorObject, schema: JsonSchema): ParamError {
       return { name, reason: `not an allowed value`, allowed };
     }
     case 'type':
-      return { name, reason: `must be ${prop.type === 'integer' ? 'an integer' : prop.type === 'boolean' ? 'true, false, 1 or 0' : `a ${prop.type}`}` };
+      return { name, reason: `must be ${prop.type === 'integer' ? 'a whole number' : prop.type === 'boolean' ? 'true, false, 1 or 0' : `a ${prop.type}`}` };
     case 'minimum':
-      return { name, reason: `must be at least ${prop.minimum}` };
+      return { name, reason: prop.minimum === 0 ? 'must not be negative' : `must be at least ${prop.minimum}` };
     case 'minItems':
       return { name, reason: 'must not be empty' };
     default:
@@ -126,6 +128,34 @@ export function foldName(s: string): string {
   return foldSearchText(s).replace(/\s+/g, ' ').trim();
 }
 
+/** The status group of each lifecycle stage (`x-status-of` of the query schema's `status`). */
+function statusOf(): Record<string, string> {
+  return leadsQuerySchema().properties.status['x-status-of'] as Record<string, string>;
+}
+
+/**
+ * `status` takes the four groups and every lifecycle stage (spec 4.1 names `commencing` as a
+ * `status` example). A stage in `status` matches exactly that stage, so a `status` list holding
+ * any stage is rewritten as the `readiness` list it means (the stages of its groups plus its
+ * stages), intersected with a `readiness` filter given beside it. When nothing is left, the
+ * filter keeps one `readiness` value with a status group it is not in: it matches no lead.
+ */
+function statusAsStages(filters: LeadsFilters): void {
+  const of = statusOf();
+  const given = filters.status!;
+  if (!given.some((v) => v in of)) return;
+  const stages = Object.keys(of).filter((r) => given.includes(r) || given.includes(of[r]!));
+  delete filters.status;
+  const wanted = filters.readiness ? filters.readiness.filter((r) => stages.includes(r)) : stages;
+  if (wanted.length > 0) {
+    filters.readiness = wanted;
+    return;
+  }
+  const r = filters.readiness![0]!;
+  filters.readiness = [r];
+  filters.status = [['planning', 'approved', 'active', 'closed'].find((g) => g !== of[r])!];
+}
+
 export type LeadsPaging =
   | { mode: 'page'; page: number; pageSize: number; offset: number }
   | { mode: 'cursor'; pageSize: number; after: SortKey; cursorRelease: string };
@@ -142,7 +172,12 @@ export interface LeadsRequest {
  * Parse and validate the query of `GET /leads`. Throws one `invalidParams` ApiError naming every
  * bad parameter. Authority and county values are mapped to canonical names through `places`.
  */
-export function parseLeadsQuery(raw: RawQuery, config: Pick<ApiConfig, 'pageSizeDefault' | 'pageSizeMax' | 'pageMax'>, places: PlaceNames, releaseId: string): LeadsRequest {
+export function parseLeadsQuery(
+  raw: RawQuery,
+  config: Pick<ApiConfig, 'pageSizeDefault' | 'pageSizeMax' | 'pageMax'> & CursorSecrets,
+  places: PlaceNames,
+  releaseId: string,
+): LeadsRequest {
   const { shaped, errors } = shapeQuery(raw);
   const schemaErrors = validate(shaped);
   const bad = new Set([...errors, ...schemaErrors].map((e) => e.name));
@@ -168,6 +203,7 @@ export function parseLeadsQuery(raw: RawQuery, config: Pick<ApiConfig, 'pageSize
     } else filters[k] = names;
   }
   for (const k of ['min_value', 'min_units'] as const) if (!bad.has(k) && s[k] !== undefined) filters[k] = s[k];
+  if (filters.status) statusAsStages(filters);
   for (const k of ['has_contact', 'demolition'] as const) if (!bad.has(k) && s[k] !== undefined) filters[k] = s[k];
 
   let sort: LeadsSort = filters.q !== undefined ? 'relevance' : 'newest';
@@ -191,7 +227,7 @@ export function parseLeadsQuery(raw: RawQuery, config: Pick<ApiConfig, 'pageSize
   const hash = filtersHash('leads', normalisedFilters(filters), sort);
   let paging: LeadsPaging;
   if (s.cursor !== undefined) {
-    const c = decodeCursor(s.cursor, hash); // throws 400 on cursor
+    const c = decodeCursor(s.cursor, hash, config); // throws 400 on cursor
     if (!sortKeyValid(sort, c.key)) throw invalidParams([{ name: 'cursor', reason: 'not a valid cursor; pass next_cursor unchanged' }]);
     if (sort === 'relevance' && c.release !== releaseId) {
       throw invalidParams([{ name: 'cursor', reason: 'relevance cursors expire with the release they were made on (scores change); start again without cursor' }]);

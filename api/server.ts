@@ -9,14 +9,18 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createApp, type AppDeps } from './app.ts';
+import { clientErrorHandler, MAX_HEADER_BYTES } from './client-error.ts';
 import { ApiConfigError, loadApiConfig, type ApiConfig } from './config.ts';
 import { openApiDb, type ApiDb } from './db.ts';
 import { openReleaseManager, type ReleaseManager } from './release.ts';
 import { openStateStore } from './state/open.ts';
+import { degradable } from './state/degraded.ts';
 import type { StateStore } from './state/store.ts';
 import { createDispatcher, startWebhookScheduler } from './webhooks/dispatcher.ts';
 import { serverLeadReader } from './webhooks/lead-reader.ts';
 import { UsageLedger } from './access/ledger.ts';
+import { ExportTempSpace } from './export-temp.ts';
+import type { HostResolver } from './webhooks/destination.ts';
 
 export interface RunningServer {
   /** Origin the server answers on, e.g. `http://localhost:8080` (the API is under `/v1`). */
@@ -27,6 +31,8 @@ export interface RunningServer {
   db: ApiDb;
   /** The usage ledger (counts reach the store within a second; `close` writes the rest). */
   ledger: UsageLedger;
+  /** The export temp space (its folder under EXPORT_TEMP_DIR, and what the running exports hold). */
+  exportTemp: ExportTempSpace;
   /** Stop accepting connections, let in-flight requests finish, write the usage ledger, then close the release manager, store and DuckDB. */
   close(): Promise<void>;
 }
@@ -40,18 +46,25 @@ export interface ServerDeps {
   benchWithoutAccess?: AppDeps['benchWithoutAccess'];
   /** Deprecated operations (tests); the project's `DEPRECATIONS` table when absent. */
   deprecations?: AppDeps['deprecations'];
+  /** TESTS: how webhook destinations are resolved (default: the system resolver). */
+  resolveHost?: HostResolver;
 }
 
 /** Start the API with `config`; resolves once it is listening. */
 export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<RunningServer> {
   const log = deps.log;
   const clock = deps.clock ?? (() => new Date());
-  const store = openStateStore(config.databaseUrl, { now: clock });
+  // The export temp folder first: private (0700), and what a killed server left in it removed.
+  const exportTemp = new ExportTempSpace({ root: config.exportTempDir, maxBytes: config.exportTempMaxMb * 1e6, waitMs: config.exportTempWaitMs, log });
+  const rawStore = openStateStore(config.databaseUrl, { now: clock, busyTimeoutMs: config.stateBusyTimeoutMs });
   // An unreachable PostgreSQL (or a failed migration) fails the start, not the first request.
-  await store.ready.catch(async (e: unknown) => {
-    await store.close().catch(() => {});
+  await rawStore.ready.catch(async (e: unknown) => {
+    await rawStore.close().catch(() => {});
+    exportTemp.close();
     throw e;
   });
+  // On the request path a store that cannot read or write answers 503 service_degraded (api/state/degraded.ts).
+  const store = degradable(rawStore);
   const db = await openApiDb({ connections: config.duckdbConnections, threads: config.duckdbThreads, memoryLimit: config.duckdbMemoryLimit });
   let releases: ReleaseManager;
   try {
@@ -59,15 +72,21 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
   } catch (e) {
     db.close();
     await store.close();
+    exportTemp.close();
     throw e;
   }
-  const ledger = new UsageLedger(store, { detailDays: config.usageDetailDays, now: () => clock().getTime(), log });
+  const ledger = new UsageLedger(rawStore, { detailDays: config.usageDetailDays, now: () => clock().getTime(), log });
   if (!config.accessLimits) log('ACCESS_LIMITS=off: no hourly rate limits and no daily row budgets (benchmarks only, never in production)');
-  const app = createApp(config, { db, releases, store, clock, log, ledger, ...(deps.benchWithoutAccess ? { benchWithoutAccess: deps.benchWithoutAccess } : {}), ...(deps.deprecations ? { deprecations: deps.deprecations } : {}) });
+  const resolveHost = deps.resolveHost ? { resolveHost: deps.resolveHost } : {};
+  const app = createApp(config, {
+    db, releases, store, clock, log, ledger, exportTemp, ...resolveHost,
+    ...(deps.benchWithoutAccess ? { benchWithoutAccess: deps.benchWithoutAccess } : {}),
+    ...(deps.deprecations ? { deprecations: deps.deprecations } : {}),
+  });
   // Webhook scheduler (docs/webhooks.md): plans new leads every WEBHOOK_INTERVAL_MS, sends due deliveries every WEBHOOK_POLL_MS.
   const webhooks =
     config.webhookIntervalMs > 0
-      ? startWebhookScheduler(createDispatcher({ store: store.webhooks, accounts: store, leads: serverLeadReader(db, releases), config, clock, log }), {
+      ? startWebhookScheduler(createDispatcher({ store: rawStore.webhooks, accounts: rawStore, leads: serverLeadReader(db, releases), config, clock, log, ...resolveHost }), {
           intervalMs: config.webhookIntervalMs,
           pollMs: config.webhookPollMs,
           log,
@@ -75,9 +94,11 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
       : null;
   const tls = config.tlsCertFile !== null && config.tlsKeyFile !== null;
   const server = tls
-    ? https.createServer({ cert: readFileSync(config.tlsCertFile!), key: readFileSync(config.tlsKeyFile!) }, app.callback())
-    : http.createServer(app.callback());
+    ? https.createServer({ cert: readFileSync(config.tlsCertFile!), key: readFileSync(config.tlsKeyFile!), maxHeaderSize: MAX_HEADER_BYTES }, app.callback())
+    : http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback());
   server.keepAliveTimeout = 5000;
+  // what the HTTP parser refuses (over-long URL, raw spaces, unknown method…) is answered as a problem too
+  server.on('clientError', clientErrorHandler({ tls }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {
@@ -107,10 +128,11 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
       await releases.close();
       await store.close();
       db.close();
+      exportTemp.close();
     })();
     return closing;
   };
-  return { url, server, releases, store, db, ledger, close };
+  return { url, server, releases, store, db, ledger, exportTemp, close };
 }
 
 /** Command-line entry: read the environment, listen, and shut down gracefully on SIGTERM/SIGINT. */

@@ -13,7 +13,7 @@ import { generateKey } from '../keys.ts';
 import type { Scope } from '../scopes.ts';
 import type { Account, Licence, StateStore } from '../state/store.ts';
 import { CLAIM_LINK_DAYS, isLicensedScope, issueClaimLink, LICENSED_SCOPES, licenceEnd, MAX_SELF_SERVE_KEYS, newLicenceId, parseClaimLink, selfServeRefusal } from './licences.ts';
-import { utcDay } from './limits.ts';
+import { isDay, utcDay } from './limits.ts';
 
 type Command = (args: string[], store: () => StateStore) => Promise<number>;
 
@@ -153,7 +153,6 @@ export const accessCommands: Record<string, Record<string, Command>> = {
       });
       if (!values.account?.trim()) throw new UsageError('--account is required');
       if (values.json && values.csv) throw new UsageError('give --json or --csv, not both');
-      const isDay = (v: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(v) && utcDay(Date.parse(v + 'T00:00:00Z') || NaN) === v;
       for (const k of ['from', 'to'] as const) if (values[k] !== undefined && !isDay(values[k]!)) throw new UsageError(`--${k} must be a date YYYY-MM-DD, got ${values[k]}`);
       const to = values.to ?? utcDay(Date.now());
       const from = values.from ?? '2000-01-01'; // the whole ledger by default

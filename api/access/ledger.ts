@@ -2,7 +2,10 @@
  * The usage ledger's write side: every request of a key is counted in memory (per key, UTC day
  * and route: requests, errors, rows) and flushed to the state store at least every second, and on
  * `stop()` (graceful shutdown / SIGTERM). So a graceful stop loses nothing, and a SIGKILL at most
- * the last second. A failed flush keeps its counts and retries with the next one.
+ * the last second. A failed flush keeps its counts and retries with the next one: while the store
+ * cannot be written (disk full, read-only, locked; requests then get 503 `service_degraded`) the
+ * counts accumulate in memory and reach the store with the first flush that succeeds. The first
+ * failure and the recovery are logged (not every retry).
  *
  * Housekeeping rides on the flush timer: once an hour, per-route detail older than the detail
  * window (USAGE_DETAIL_DAYS, default 90) and stale hourly/budget counters are pruned.
@@ -24,6 +27,8 @@ export class UsageLedger {
   private flushing: Promise<void> = Promise.resolve();
   private lastPrune = 0;
   private stopped = false;
+  /** Failed flushes in a row (0 = the store is writable). */
+  private failures = 0;
   private readonly flushMs: number;
   private readonly detailDays: number;
   private readonly now: () => number;
@@ -81,10 +86,12 @@ export class UsageLedger {
           if (cur) (cur.requests += d.requests), (cur.errors += d.errors), (cur.rows += d.rows);
           else this.pending.set(k, d);
         }
-        this.log(`usage ledger: flush failed, ${batch.length} rows kept for the next one: ${(e as Error).message}`);
+        if (this.failures++ === 0 || this.stopped) this.log(`usage ledger: flush failed, ${batch.length} rows kept in memory and retried every flush until the store can be written: ${(e as Error).message}`);
         if (this.stopped) throw e;
         return;
       }
+      if (this.failures > 0) this.log(`usage ledger: the store is writable again after ${this.failures} failed flushes; the counts kept meanwhile are written`);
+      this.failures = 0;
     }
     const t = this.now();
     if (t - this.lastPrune >= HOUR_S * 1000 && !this.stopped) {

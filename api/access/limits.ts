@@ -23,6 +23,16 @@ export function budgetReset(ms: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) / 1000;
 }
 
+/** A real calendar day from 1970 on, written YYYY-MM-DD (`2026-02-30`, `2026-13-01`, month 00 and day 32 are not). */
+export function isDay(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const t = Date.UTC(y, mo - 1, d);
+  const back = new Date(t);
+  return y >= 1970 && back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d;
+}
+
 /** The day `n` days before `day` (YYYY-MM-DD). */
 export function daysBefore(day: string, n: number): string {
   return utcDay(Date.parse(day + 'T00:00:00Z') - n * 86_400_000);

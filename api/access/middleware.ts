@@ -43,6 +43,8 @@ export interface BudgetQuoteBody {
 }
 
 const fmt = (n: number): string => n.toLocaleString('en-IE');
+/** `1 row`, `2 rows`. */
+const rowsText = (n: number): string => `${fmt(n)} ${n === 1 ? 'row' : 'rows'}`;
 
 /** The key's budget for one request: charges the store, remembers what this request paid. */
 class DailyBudget implements RowBudget {
@@ -75,6 +77,7 @@ class DailyBudget implements RowBudget {
 
 /** A budget that never charges: `charge(n)` reports `n` as the request's cost. */
 const quoting = (b: DailyBudget): RowBudget => ({
+  quoting: true,
   get remaining() {
     return b.remaining;
   },
@@ -83,16 +86,20 @@ const quoting = (b: DailyBudget): RowBudget => ({
   },
 });
 
-/** 429 `budget_exhausted`: how many rows remain and when they reset. */
+/**
+ * 429 `budget_exhausted`: how many rows remain and when they reset. `Retry-After` and
+ * `X-RateLimit-Reset` both name the next 00:00 UTC — the time the refused request could next
+ * succeed (spec 7: after a 429 a client waits for `X-RateLimit-Reset`), not the end of the hour.
+ */
 export function budgetExhausted(b: { rows: number; remaining: number; limit: number; reset: number; scope: string; nowMs: number }): ApiError {
   const { rows, remaining, limit, reset } = b;
   const resetsAt = new Date(reset * 1000).toISOString();
   return new ApiError(
     429,
     'budget_exhausted',
-    `this request would return ${fmt(rows)} rows but ${fmt(remaining)} of today's ${fmt(limit)} remain for this ${b.scope} key; ` +
+    `this request would return ${rowsText(rows)} but ${fmt(remaining)} of today's ${fmt(limit)} remain for this ${b.scope} key; ` +
       `the budget resets at ${resetsAt} (00:00 UTC). Ask for fewer rows (page_size) or retry after the reset`,
-    { headers: { 'Retry-After': String(retryAfter(reset, b.nowMs)) }, extra: { rows_requested: rows, rows_remaining: remaining, resets_at: resetsAt } },
+    { headers: { 'Retry-After': String(retryAfter(reset, b.nowMs)), 'X-RateLimit-Reset': String(reset) }, extra: { rows_requested: rows, rows_remaining: remaining, resets_at: resetsAt } },
   );
 }
 

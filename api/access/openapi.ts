@@ -19,7 +19,11 @@ export const ACCESS_HEADERS: Json = {
     schema: { type: 'string', pattern: '^[0-9]+$' },
   },
   'X-RateLimit-Remaining': { description: 'Requests left in the current window, after this one.', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  'X-RateLimit-Reset': { description: 'When the current window ends, in epoch seconds (hourly windows start on the UTC hour).', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'X-RateLimit-Reset': {
+    description:
+      'When the current window ends, in epoch seconds (hourly windows start on the UTC hour). After a 429, when the refused request could next succeed: the window end for `rate_limited`, the next 00:00 UTC for `budget_exhausted`. On a 401: when the address\'s failed-key window ends.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
   'RateLimit-Policy': {
     description: 'IETF RateLimit-Policy field (draft-ietf-httpapi-ratelimit-headers), e.g. `"hourly";q=600;w=3600`.',
     schema: { type: 'string' },
@@ -30,6 +34,11 @@ export const ACCESS_HEADERS: Json = {
   'X-Budget-Reset': { description: 'When the daily row budget resets: the next 00:00 UTC, in epoch seconds.', schema: { type: 'string', pattern: '^[0-9]+$' } },
   'X-Budget-Cost': { description: 'On `HEAD` and `dry_run=1`: the rows the request would return (and be charged for).', schema: { type: 'string', pattern: '^[0-9]+$' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  Link: {
+    description:
+      'RFC 8288 links. Paged answers: links to other pages of this answer, GitHub\'s convention: `<absolute URL>; rel="next"` (the body\'s `next_cursor` as `cursor`, or the GIS `next` link) while more follow; on `/account/usage` also `rel="prev"` (the period before `from`). Commonwealth keys (spec 1.5: use requires attribution): `<https://creativecommons.org/licenses/by/4.0/>; rel="license"`, the licence of the data, on every response whatever its format. Several relations are listed comma-separated in one header.',
+    schema: { type: 'string' },
+  },
 };
 
 const LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit', 'X-Budget-Limit', 'X-Budget-Remaining', 'X-Budget-Reset'];
@@ -47,7 +56,8 @@ export const ACCESS_PROBLEMS: Record<number, string> = {
   429:
     'Too many requests: the key\'s hourly limit is used up (`rate_limited`; see `X-RateLimit-Reset`), today\'s row budget cannot cover the rows this request would return ' +
     '(`budget_exhausted`: nothing is returned or charged; `rows_requested`, `rows_remaining` and `resets_at` say how far off it is), or too many invalid keys came from this address ' +
-    '(`too_many_failed_attempts`). Always with `Retry-After`.',
+    '(`too_many_failed_attempts`: answered instead of the 401 of a key that is not valid; a valid key is never throttled. Behind a reverse proxy the address is the right-most ' +
+    '`X-Forwarded-For` entry outside the operator\'s TRUSTED_PROXIES; an IPv6 client counts by its /64). Always with `Retry-After`.',
 };
 
 const counts: Json = {
@@ -260,7 +270,10 @@ export function accessEndpoints(): Endpoint[] {
 export function keyedOperation(op: Json): Json {
   for (const [status, res] of Object.entries<Json>(op.responses)) {
     res.headers ??= {};
-    for (const h of LIMIT_HEADERS) res.headers[h] = hdr(h);
+    // a 503 is answered before the counters are read; a 401 has no key, so no budget: it reports
+    // the failed-key allowance of the client address in the rate-limit headers
+    if (status === '503') continue;
+    for (const h of LIMIT_HEADERS) if (status !== '401' || !h.startsWith('X-Budget-')) res.headers[h] = hdr(h);
     if (status === '200') {
       res.headers['X-Budget-Cost'] = hdr('X-Budget-Cost');
       const json = res.content?.['application/json'];

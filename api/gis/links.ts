@@ -1,6 +1,7 @@
 /**
  * Links written by the GIS endpoints (`next`, `self`, OGC landing-page links). They use the
- * origin the request came to (`X-Forwarded-Proto` / `X-Forwarded-Host` when `TRUST_PROXY=1`), so
+ * origin the request came to (`X-Forwarded-Proto` / `X-Forwarded-Host` when `TRUST_PROXY=1` and the
+ * peer is in TRUSTED_PROXIES; api/middleware/client-address.ts drops them otherwise), so
  * a GIS client follows them back to the server it connected to, and they carry the request's
  * `access_token` on, so a client that authenticates by query parameter keeps doing so.
  */

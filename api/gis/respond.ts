@@ -7,7 +7,8 @@
 import type { AppContext } from '../context.ts';
 import { maskedFor, responseMeta } from '../masking.ts';
 import type { GisLayer } from '../query/feeds-query.ts';
-import { encodeCursor } from '../query/paging.ts';
+import { encodeCursor, type CursorSecrets } from '../query/paging.ts';
+import { setPageLinks } from '../render/link-header.ts';
 import { featureCollection, GEOJSON_TYPE } from '../render/geojson.ts';
 import type { FeaturePage } from './features.ts';
 import { gisHref, sameQuery, type Link } from './links.ts';
@@ -15,7 +16,7 @@ import { gisHref, sameQuery, type Link } from './links.ts';
 export function sendFeaturePage(
   ctx: AppContext,
   page: FeaturePage,
-  o: { layer: GisLayer; path: string; hash: string; now: Date; selfTitle?: string; extraLinks?: Link[] },
+  o: { layer: GisLayer; path: string; hash: string; now: Date; cursors: CursorSecrets; selfTitle?: string; extraLinks?: Link[] },
 ): void {
   const { release, key } = ctx.state;
   const cursor = typeof ctx.query['cursor'] === 'string' ? ctx.query['cursor'] : undefined;
@@ -24,7 +25,9 @@ export function sendFeaturePage(
     ...(o.extraLinks ?? []),
   ];
   if (page.nextAfterId !== null) {
-    links.push({ href: gisHref(ctx, o.path, sameQuery(ctx, encodeCursor([page.nextAfterId], release.id, o.hash))), rel: 'next', type: GEOJSON_TYPE, title: 'next page' });
+    const next = gisHref(ctx, o.path, sameQuery(ctx, encodeCursor([page.nextAfterId], release.id, o.hash, o.cursors)));
+    links.push({ href: next, rel: 'next', type: GEOJSON_TYPE, title: 'next page' });
+    setPageLinks(ctx, { next }); // the same URL as the body's next link (RFC 8288)
   }
   ctx.type = GEOJSON_TYPE;
   ctx.body = featureCollection(page.features, {

@@ -17,7 +17,8 @@ export function isGisPath(path: string): boolean {
   return GIS_PATHS.some((p) => path.startsWith(p)) && path !== '/v1/feeds/token';
 }
 
-export function gisTokenMiddleware(key: Buffer, now: () => number = () => Date.now()): Middleware {
+/** `key`: the current token key, or the current one followed by those of previous secrets (a rotation). */
+export function gisTokenMiddleware(key: Buffer | readonly Buffer[], now: () => number = () => Date.now()): Middleware {
   return async (ctx, next) => {
     const token = ctx.query['access_token'];
     if (token === undefined || !isGisPath(ctx.path)) return next();

@@ -1,7 +1,7 @@
 /**
  * Security headers on every response. HSTS only when the client reached us over HTTPS: our own
- * TLS listener, or — with TRUST_PROXY — a proxy that says `X-Forwarded-Proto: https`
- * (Koa's `ctx.secure` applies exactly that rule because the app is built with `proxy: trustProxy`).
+ * TLS listener, or — with TRUST_PROXY — a proxy that says `X-Forwarded-Proto: https` (the header
+ * is dropped earlier when the peer is not in TRUSTED_PROXIES: api/middleware/client-address.ts).
  */
 import type { Middleware } from 'koa';
 import type { ApiConfig } from '../config.ts';

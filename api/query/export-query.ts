@@ -15,7 +15,7 @@ import { invalidParams, ApiError, type ParamError } from '../errors.ts';
 import { parseLeadsQuery, type PlaceNames, type RawQuery } from '../params.ts';
 import type { ApiConfig } from '../config.ts';
 import { leadsFrom, leadsWhere, LEAD_COLUMNS, normalisedFilters, type LeadsFilters, type LeadsSource, type SqlQuery } from './leads-query.ts';
-import { decodeCursor, filtersHash } from './paging.ts';
+import { decodeCursor, filtersHash, type CursorSecrets } from './paging.ts';
 
 /** Default and maximum `limit` of `GET /v1/export/applications` (rows per page). */
 export const EXPORT_LIMIT_DEFAULT = 1_000;
@@ -158,7 +158,7 @@ const NOT_FOR_EXPORTS = ['page', 'page_size', 'sort'] as const;
 export function parseExportQuery(
   raw: RawQuery,
   mode: 'page' | 'file',
-  config: Pick<ApiConfig, 'pageSizeDefault' | 'pageSizeMax' | 'pageMax'>,
+  config: Pick<ApiConfig, 'pageSizeDefault' | 'pageSizeMax' | 'pageMax'> & CursorSecrets,
   places: PlaceNames,
   releaseId: string,
 ): ExportRequest {
@@ -191,7 +191,7 @@ export function parseExportQuery(
   if (errors.length > 0) throw invalidParams(errors);
   let cursor: ExportRequest['cursor'] = null;
   if (own['cursor'] !== undefined) {
-    const c = decodeCursor(own['cursor'], exportHash(filters));
+    const c = decodeCursor(own['cursor'], exportHash(filters), config);
     if (c.key.length !== 1 || !Number.isSafeInteger(c.key[0]) || !/^[A-Za-z0-9_-]{1,64}$/.test(c.release)) {
       throw invalidParams([{ name: 'cursor', reason: 'not a valid cursor; pass next_cursor unchanged' }]);
     }

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { invalidParams, type ParamError } from '../errors.ts';
 import { foldName, type RawQuery } from '../params.ts';
 import type { BBox } from '../gis/layer-index.ts';
-import { decodeCursor, filtersHash } from './paging.ts';
+import { decodeCursor, filtersHash, type CursorSecrets } from './paging.ts';
 import type { SqlQuery } from './leads-query.ts';
 
 export type GisLayer = 'leads' | 'infrastructure';
@@ -117,7 +117,7 @@ function intParam(name: string, text: string, max: number, errors: ParamError[])
  * Throws one 400 naming every bad parameter; unknown parameters are rejected (OGC API
  * Features /req/core/query-param-unknown).
  */
-export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'ogc'): GisRequest {
+export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'ogc', secrets: CursorSecrets): GisRequest {
   const allowed = kind === 'feed' ? FEED_PARAMS[layer] : OGC_PARAMS;
   const errors: ParamError[] = [];
   const filters: GisFilters = {};
@@ -193,7 +193,7 @@ export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'og
   const hash = filtersHash(`gis/${layer}`, filters, 'id');
   let afterId: number | null = null;
   if (cursor !== undefined) {
-    const c = decodeCursor(cursor, hash);
+    const c = decodeCursor(cursor, hash, secrets);
     if (c.key.length !== 1 || !Number.isSafeInteger(c.key[0])) throw invalidParams([{ name: 'cursor', reason: 'not a valid cursor; follow the next link unchanged' }]);
     afterId = c.key[0] as number;
   }

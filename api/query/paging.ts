@@ -1,12 +1,15 @@
 /**
  * Keyset cursors shared by the list endpoints. A cursor is base64url JSON of
- * `{ k: sort key of the last row served, r: release id, f: hash of the filters and sort }`.
- * It is opaque to clients; a cursor made for another filter set or sort is rejected with a 400
- * `invalid_parameter` on `cursor`. A cursor from an older release stays usable: ids and sort
+ * `{ k: sort key of the last row served, r: release id, f: hash of the filters and sort }`,
+ * signed: `<payload>.<HMAC-SHA256 tag>` under `CURSOR_SECRET` (previous secrets in
+ * `CURSOR_SECRETS_PREVIOUS` still verify, so a rotation does not break a walk in progress).
+ * It is opaque to clients; a forged or altered cursor, or one made for another filter set or
+ * sort, is rejected with a 400 `invalid_parameter` on `cursor` — never read. A cursor from an older release stays usable: ids and sort
  * keys are stable across releases, so the walk simply continues on the new data.
  */
-import { createHash } from 'node:crypto';
-import { invalidParams } from '../errors.ts';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { ApiConfig } from '../config.ts';
+import { invalidParams, type ApiError } from '../errors.ts';
 
 export interface DecodedCursor {
   /** Sort key of the last row of the previous page. */
@@ -39,27 +42,57 @@ export function filtersHash(endpoint: string, filters: unknown, sort: string): s
   return createHash('sha256').update(stableJson({ endpoint, filters, sort })).digest('hex').slice(0, 16);
 }
 
-/** Encode the cursor that continues after the row with sort key `key`. */
-export function encodeCursor(key: readonly unknown[], releaseId: string, hash: string): string {
-  return Buffer.from(JSON.stringify({ k: key, r: releaseId, f: hash }), 'utf8').toString('base64url');
+/** The secrets cursors are signed with: the current one signs and verifies, the previous ones (a rotation) only verify. */
+export type CursorSecrets = Pick<ApiConfig, 'cursorSecret' | 'cursorSecretsPrevious'>;
+
+const hmacKeys = new Map<string, Buffer>();
+/** The HMAC key derived from a secret (cached; a secret is never used as a key directly). */
+function hmacKey(secret: string): Buffer {
+  let k = hmacKeys.get(secret);
+  if (!k) {
+    if (hmacKeys.size > 64) hmacKeys.clear();
+    hmacKeys.set(secret, (k = createHash('sha256').update('leads-cursor\u0000').update(secret).digest()));
+  }
+  return k;
+}
+
+/** The 128-bit tag of a cursor's payload (base64url). */
+const tag = (payload: string, secret: string): string => createHmac('sha256', hmacKey(secret)).update(payload).digest().subarray(0, 16).toString('base64url');
+
+const notOurs = (): ApiError => invalidParams([{ name: 'cursor', reason: 'not a valid cursor of this API (it was changed, or made by another server); pass next_cursor unchanged, or start again without cursor' }]);
+
+/**
+ * Encode the cursor that continues after the row with sort key `key`: `<payload>.<tag>`, the
+ * payload base64url JSON, the tag an HMAC-SHA256 (128 bits) of it under the current secret.
+ */
+export function encodeCursor(key: readonly unknown[], releaseId: string, hash: string, secrets: CursorSecrets): string {
+  const payload = Buffer.from(JSON.stringify({ k: key, r: releaseId, f: hash }), 'utf8').toString('base64url');
+  return `${payload}.${tag(payload, secrets.cursorSecret)}`;
 }
 
 /**
- * Decode a client's cursor; throws 400 `invalid_parameter` naming `cursor` when it is not one of
- * ours, or was made for other filters or another sort (`hash` differs).
+ * Decode a client's cursor; throws 400 `invalid_parameter` naming `cursor` when its tag is not
+ * one of the current or a previous secret's (forged, tampered with, or from another server), when
+ * it is not one of ours, or when it was made for other filters or another sort (`hash` differs).
  */
-export function decodeCursor(cursor: string, hash: string): DecodedCursor {
+export function decodeCursor(cursor: string, hash: string, secrets: CursorSecrets): DecodedCursor {
+  const m = /^([A-Za-z0-9_-]{1,4096})\.([A-Za-z0-9_-]{22})$/.exec(cursor);
+  if (!m || secrets.cursorSecret === '') throw notOurs();
+  const [, payload, given] = m as unknown as [string, string, string];
+  const givenBuf = Buffer.from(given, 'base64url');
+  const signed = [secrets.cursorSecret, ...secrets.cursorSecretsPrevious].some((secret) => {
+    const want = Buffer.from(tag(payload, secret), 'base64url');
+    return want.length === givenBuf.length && timingSafeEqual(want, givenBuf);
+  });
+  if (!signed) throw notOurs();
   let p: unknown;
   try {
-    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error('not base64url');
-    p = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    p = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   } catch {
-    throw invalidParams([{ name: 'cursor', reason: 'not a valid cursor; pass next_cursor unchanged' }]);
+    throw notOurs();
   }
   const o = p as { k?: unknown; r?: unknown; f?: unknown };
-  if (!o || typeof o !== 'object' || !Array.isArray(o.k) || typeof o.r !== 'string' || typeof o.f !== 'string') {
-    throw invalidParams([{ name: 'cursor', reason: 'not a valid cursor; pass next_cursor unchanged' }]);
-  }
+  if (!o || typeof o !== 'object' || !Array.isArray(o.k) || typeof o.r !== 'string' || typeof o.f !== 'string') throw notOurs();
   if (o.f !== hash) {
     throw invalidParams([{ name: 'cursor', reason: 'the cursor was made for other filters or another sort; repeat the filters of the request that returned it' }]);
   }

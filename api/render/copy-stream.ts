@@ -9,17 +9,16 @@
  * - Reads are synchronous, from the page cache DuckDB has just written (tens of µs per chunk):
  *   a running COPY holds a thread of Node's libuv pool, so async file reads could wait behind
  *   the COPYs of other exports.
- * - The temp file is deleted when the stream closes (end, error or client gone); a client that
- *   goes away interrupts the COPY. A failed COPY destroys the stream with its error, which cuts
- *   the connection (the client sees a truncated chunked body, never a short file that looks whole).
+ * - The temp file (`0600`, in the server's private folder, see `api/export-temp.ts`) is released
+ *   — deleted, its space given back — when the stream closes (end, error or client gone); a client
+ *   that goes away interrupts the COPY. A failed COPY destroys the stream with its error, which
+ *   cuts the connection (the client sees a truncated chunked body, never a short file that looks
+ *   whole).
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { unlink } from 'node:fs/promises';
-import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { sqlString, type ApiDb } from '../db.ts';
+import type { TempFile } from '../export-temp.ts';
 
 /** Bytes read per chunk. */
 const CHUNK = 256 * 1024;
@@ -34,15 +33,14 @@ export interface CopyStreamOptions {
   options: string;
   /** Bytes sent before the file (a CSV header of our own). */
   head?: string;
-  /** Temp file name ending. */
-  ext: string;
-  /** Directory of the temp file (default `os.tmpdir()`). */
-  dir?: string;
+  /** The temp file DuckDB writes into (it exists, empty, with its mode); released when the stream closes. */
+  file: TempFile;
 }
 
 /** Start `COPY (sql) TO <temp file> (options)` and return a stream of the file as it is written. */
 export function copyStream(db: ApiDb, opts: CopyStreamOptions): Readable {
-  const path = join(opts.dir ?? tmpdir(), `leads-export-${randomUUID()}.${opts.ext}`);
+  const { path } = opts.file;
+  // USE_TMP_FILE false: DuckDB writes into the file we created (keeping its 0600), never beside it
   const job = db.startAlone(`COPY (${opts.sql}) TO ${sqlString(path)} (${opts.options}, USE_TMP_FILE false)`, opts.params);
   let settled = false;
   let failure: unknown = null;
@@ -108,8 +106,8 @@ export function copyStream(db: ApiDb, opts: CopyStreamOptions): Readable {
       if (fd !== null) closeSync(fd);
       fd = null;
       if (!settled) job.cancel();
-      // delete once DuckDB is done with it (it may create the file after a very early abort)
-      void finished.then(() => unlink(path).catch(() => {}));
+      // delete once DuckDB is done with it
+      void finished.then(() => opts.file.release());
       cb(err);
     },
   });

@@ -6,12 +6,13 @@
  */
 import type { Readable } from 'node:stream';
 import type { ApiDb } from '../db.ts';
+import type { TempFile } from '../export-temp.ts';
 import { exportColumnsSql, exportRowsQuery, type ExportRowsRequest } from '../query/export-query.ts';
 import type { LeadsSource } from '../query/leads-query.ts';
 import { copyStream } from './copy-stream.ts';
 
 /** Stream the filtered leads as JSON Lines. */
-export function jsonlStream(db: ApiDb, src: LeadsSource, req: ExportRowsRequest, masked: ReadonlySet<string>): Readable {
+export function jsonlStream(db: ApiDb, src: LeadsSource, req: ExportRowsRequest, masked: ReadonlySet<string>, file: TempFile): Readable {
   const q = exportRowsQuery(src, { ...req, ordered: false }, exportColumnsSql(masked));
-  return copyStream(db, { sql: q.sql, params: q.params, options: 'FORMAT JSON', ext: 'jsonl' });
+  return copyStream(db, { sql: q.sql, params: q.params, options: 'FORMAT JSON', file });
 }

@@ -13,17 +13,16 @@ import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../app.ts';
 import type { AppContext, AppState } from '../context.ts';
 import { invalidParams, type ParamError } from '../errors.ts';
-import { daysBefore, utcDay } from '../access/limits.ts';
+import { daysBefore, isDay, utcDay } from '../access/limits.ts';
 import type { UsageLedger } from '../access/ledger.ts';
+import { pageHref, setPageLinks } from '../render/link-header.ts';
 import type { UsageCounts } from '../state/store.ts';
 
 /** Longest range one request may ask for (ten years of daily totals). */
 export const MAX_USAGE_DAYS = 3660;
 export const DEFAULT_USAGE_DAYS = 30;
 
-const isDay = (s: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(s) && utcDay(Date.parse(s + 'T00:00:00Z') || NaN) === s;
-
-/** Validate `from` / `to` (defaults: the last 30 days up to today, UTC). */
+/** Validate `from` / `to` (defaults: the last 30 days up to today, UTC); a bad value is a 400 naming the parameter. */
 export function parseUsageQuery(query: Record<string, string | string[] | undefined>, today: string): { from: string; to: string } {
   const errors: ParamError[] = [];
   const one = (name: string): string | undefined => {
@@ -32,14 +31,20 @@ export function parseUsageQuery(query: Record<string, string | string[] | undefi
       errors.push({ name, reason: 'given more than once' });
       return undefined;
     }
-    if (v !== undefined && !isDay(v)) errors.push({ name, reason: 'must be a date YYYY-MM-DD' });
+    if (v !== undefined && !isDay(v)) {
+      errors.push({ name, reason: `must be a calendar date YYYY-MM-DD (1970 or later), got ${JSON.stringify(v.slice(0, 40))}` });
+      return undefined;
+    }
     return v;
   };
   for (const k of Object.keys(query)) if (k !== 'from' && k !== 'to') errors.push({ name: k, reason: 'unknown parameter' });
-  const to = one('to') ?? today;
-  const from = one('from') ?? daysBefore(to, DEFAULT_USAGE_DAYS - 1);
-  if (!errors.length && from > to) errors.push({ name: 'from', reason: `must not be after to (${to})` });
-  if (!errors.length && (Date.parse(to) - Date.parse(from)) / 86_400_000 + 1 > MAX_USAGE_DAYS) errors.push({ name: 'from', reason: `the range may cover at most ${MAX_USAGE_DAYS} days` });
+  const givenTo = one('to');
+  const givenFrom = one('from');
+  if (errors.length) throw invalidParams(errors);
+  const to = givenTo ?? today;
+  const from = givenFrom ?? daysBefore(to, DEFAULT_USAGE_DAYS - 1);
+  if (from > to) errors.push({ name: 'from', reason: `must not be after to (${to})` });
+  else if ((Date.parse(to) - Date.parse(from)) / 86_400_000 + 1 > MAX_USAGE_DAYS) errors.push({ name: 'from', reason: `the range may cover at most ${MAX_USAGE_DAYS} days` });
   if (errors.length) throw invalidParams(errors);
   return { from, to };
 }
@@ -84,6 +89,15 @@ export function accountRouter(config: ApiConfig, deps: Pick<AppDeps, 'store' | '
               : usage.routes.filter((r) => r.key_id === k.id && r.day === d.day).map((r) => ({ route: r.route, requests: r.requests, errors: r.errors, rows: r.rows })),
         })),
       };
+    });
+    // the periods of the same length before and (up to today) after this one, as RFC 8288 links
+    const days = Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000) + 1;
+    const prevTo = daysBefore(from, 1);
+    const nextFrom = daysBefore(to, -1);
+    const nextTo = daysBefore(to, -days) > today ? today : daysBefore(to, -days);
+    setPageLinks(ctx, {
+      next: to < today ? pageHref(ctx, { from: nextFrom, to: nextTo }) : null,
+      prev: daysBefore(from, days) >= '1970-01-01' ? pageHref(ctx, { from: daysBefore(from, days), to: prevTo }) : null,
     });
     ctx.body = {
       account: { id: account!.id, name: account!.name, plan: account!.plan },

@@ -15,6 +15,10 @@
  * front, so a file larger than the remaining daily budget is refused (429) before any byte is
  * sent. `HEAD` and `dry_run=1` say what a file would cost and charge nothing.
  *
+ * Temp space: a file export reserves its temp file (`api/export-temp.ts`: private folder, `0600`,
+ * bounded by EXPORT_TEMP_MAX_MB) before it charges the budget, so an export that gets `503
+ * export_busy` costs nothing; quotes take no temp space.
+ *
  * Masking: `maskedFor` (api/masking.ts) names the enriched columns the scope may not see; they
  * are rendered as NULL (JSON null, blank CSV field, typed NULL Parquet column), never dropped.
  * Attribution (commonwealth): `_meta.attribution` in JSON, the `Link rel="license"` and
@@ -30,16 +34,22 @@ import { attribution, maskedFor, responseMeta } from '../masking.ts';
 import { releaseSourcesCache } from '../release-sources.ts';
 import { leadsCountQuery } from '../query/leads-query.ts';
 import { encodeCursor } from '../query/paging.ts';
+import { pageHref, setPageLinks } from '../render/link-header.ts';
 import { EXPORT_FORMATS, exportHash, exportRowsQuery, jsonLineSql, parseExportQuery, type ExportFormat } from '../query/export-query.ts';
 import { csvStream } from '../render/csv.ts';
 import { jsonlStream } from '../render/jsonl.ts';
 import { maybeGzip } from '../render/lines.ts';
 import { parquetStream } from '../render/parquet.ts';
+import { ExportTempSpace } from '../export-temp.ts';
 
 /** The exports router (paths relative to the /v1 mount). */
-export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Router<AppState> {
+export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'exportTemp' | 'log'>): Router<AppState> {
   const router = new Router<AppState>();
   const sourcesFor = releaseSourcesCache(deps.db);
+  // the server prepares it at start (leftovers removed); an app built without one makes it on first use
+  let temp = deps.exportTemp ?? null;
+  const tempSpace = (): ExportTempSpace =>
+    (temp ??= new ExportTempSpace({ root: config.exportTempDir, maxBytes: config.exportTempMaxMb * 1e6, waitMs: config.exportTempWaitMs, log: deps.log }));
 
   router.get('/export/applications', async (ctx: AppContext) => {
     const { release: pinned, key } = ctx.state;
@@ -53,9 +63,11 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Rou
     const results = (more ? rows.slice(0, req.limit) : rows).map((r) => JSON.parse(r.j) as Record<string, unknown>);
     await ctx.state.budget.charge(results.length);
     const last = results.at(-1);
+    const nextCursor = more && last ? encodeCursor([last['id']], release.id, exportHash(req.filters), config) : null;
+    setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor }) });
     ctx.body = {
       results,
-      next_cursor: more && last ? encodeCursor([last['id']], release.id, exportHash(req.filters)) : null,
+      next_cursor: nextCursor,
       count: results.length,
       _meta: responseMeta(release.id, key.scope, masked),
     };
@@ -84,19 +96,27 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Rou
     ctx.type = type;
     // The whole file, before any byte is sent. For HEAD and dry_run=1 the access model's budget
     // answers the quote by throwing from charge() (never caught here): nothing is charged.
-    await budget.charge(rows);
-    if (ctx.method === 'HEAD') {
+    if (budget.quoting || ctx.method === 'HEAD') {
+      await budget.charge(rows);
       ctx.status = 200; // without the access model (no quoting budget): headers only, no COPY
       return;
     }
+    // temp space first (it may wait, or answer 503): a refused export is not charged
+    const file = await tempSpace().acquire(format, rows);
+    try {
+      await budget.charge(rows);
+    } catch (e) {
+      file.release();
+      throw e;
+    }
     const rowsReq = { filters: req.filters, afterId: null, limit: null };
     if (format === 'parquet') {
-      const { body, bytes } = await parquetStream(deps.db, src.leads, rowsReq, maskedSet, attribution(key.scope)?.metadata ?? null);
+      const { body, bytes } = await parquetStream(deps.db, src.leads, rowsReq, maskedSet, file, attribution(key.scope)?.metadata ?? null);
       ctx.body = body;
       ctx.length = bytes;
       return;
     }
-    const stream = format === 'csv' ? csvStream(deps.db, src.leads, rowsReq, maskedSet) : jsonlStream(deps.db, src.leads, rowsReq, maskedSet);
+    const stream = format === 'csv' ? csvStream(deps.db, src.leads, rowsReq, maskedSet, file) : jsonlStream(deps.db, src.leads, rowsReq, maskedSet, file);
     ctx.body = maybeGzip(ctx, stream);
     ctx.type = type; // setting a stream body may reset the type
   }

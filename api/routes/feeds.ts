@@ -23,17 +23,17 @@ import { parseGisQuery, type GisLayer } from '../query/feeds-query.ts';
 import type { Release } from '../release.ts';
 
 /** The feeds router (paths relative to the /v1 mount). `tokenKey`: the AES key of GIS tokens. */
-export function feedsRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'> & { tokenKey: Buffer; layers?: (r: Release) => ReleaseLayers }): Router<AppState> {
+export function feedsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'> & { tokenKey: Buffer; layers?: (r: Release) => ReleaseLayers }): Router<AppState> {
   const router = new Router<AppState>();
   const layersFor = deps.layers ?? releaseLayersCache();
 
   const feed = (layer: GisLayer) => async (ctx: AppContext) => {
     const { release, key } = ctx.state;
     requireCapability(key.scope, 'geojsonFeeds');
-    const req = parseGisQuery(ctx.query, layer, 'feed');
+    const req = parseGisQuery(ctx.query, layer, 'feed', config);
     const page = await featurePage(deps.db, release, layersFor(release), req, key.scope);
     await ctx.state.budget.charge(page.numberReturned);
-    sendFeaturePage(ctx, page, { layer, path: `/v1/feeds/${layer}.geojson`, hash: req.hash, now: deps.clock() });
+    sendFeaturePage(ctx, page, { layer, path: `/v1/feeds/${layer}.geojson`, hash: req.hash, now: deps.clock(), cursors: config });
   };
   router.get('/feeds/leads.geojson', feed('leads'));
   router.get('/feeds/infrastructure.geojson', feed('infrastructure'));

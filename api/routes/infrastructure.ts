@@ -22,6 +22,7 @@ import {
   parseInfrastructureQuery,
 } from '../query/infrastructure-query.ts';
 import { decodeCursor, encodeCursor, filtersHash } from '../query/paging.ts';
+import { pageHref, setPageLinks } from '../render/link-header.ts';
 
 /** The infrastructure router (paths relative to the /v1 mount). */
 export function infrastructureRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Router<AppState> {
@@ -54,7 +55,7 @@ async function listProjects(ctx: AppContext, config: ApiConfig, deps: Pick<AppDe
   const hash = filtersHash(renewables ? 'infrastructure/renewables' : 'infrastructure', normalisedInfraFilters(req.filters), req.sort);
   let after: unknown[] | null = null;
   if (req.cursor) {
-    after = decodeCursor(req.cursor, hash).key;
+    after = decodeCursor(req.cursor, hash, config).key;
     if (!infraSortKeyValid(req.sort, after)) throw invalidParams([{ name: 'cursor', reason: 'not a valid cursor; pass next_cursor unchanged' }]);
   }
   const offset = req.page ? (req.page - 1) * req.pageSize : 0;
@@ -66,11 +67,13 @@ async function listProjects(ctx: AppContext, config: ApiConfig, deps: Pick<AppDe
   const masked = served.map((r) => maskRecord('infrastructure-project', r, key.scope));
   await ctx.state.budget.charge(served.length);
   const last = served.at(-1);
+  const nextCursor = more && last ? encodeCursor(infraSortKey(req.sort, last), release.id, hash, config) : null;
+  setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor, page: null }) });
   ctx.body = {
     total: Number(totals[0]?.total ?? 0),
     page: req.page,
     page_size: req.pageSize,
-    next_cursor: more && last ? encodeCursor(infraSortKey(req.sort, last), release.id, hash) : null,
+    next_cursor: nextCursor,
     results: masked.map((m) => m.record),
     _meta: responseMeta(release.id, key.scope, masked.length ? unionMasked(masked.map((m) => m.masked)) : maskedFor('infrastructure-project', key.scope)),
   };

@@ -13,7 +13,7 @@ import type { AppContext, AppState } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { responseMeta } from '../masking.ts';
 import { CAPABILITIES, scopesWith } from '../scopes.ts';
-import { intelPageQuery, parseIntelQuery, priceIndexSeriesQuery, SECTION_TABLE, type IntelSection } from '../query/intel-query.ts';
+import { INTEL_SECTIONS, intelPageQuery, parseIntelQuery, priceIndexSeriesQuery, SECTION_TABLE, type IntelSection } from '../query/intel-query.ts';
 import { priceIndexSvg, type ChartPoint, type ChartSeries } from '../render/price-index-svg.ts';
 
 /** The market-intelligence router (paths relative to the /v1 mount). */
@@ -44,6 +44,7 @@ function sectionTable(ctx: AppContext, section: IntelSection): string {
 
 async function analytics(ctx: AppContext, config: ApiConfig, deps: Pick<AppDeps, 'db'>): Promise<void> {
   requireEnriched(ctx);
+  if (Object.keys(ctx.query).length === 0) return summary(ctx, deps);
   const req = parseIntelQuery(ctx.query, { pageSizeDefault: config.pageSizeDefault, pageSizeMax: config.pageSizeMax, pageMax: config.pageMax });
   const q = intelPageQuery(sectionTable(ctx, req.section), req);
   const rows = await deps.db.all(q.sql, q.params);
@@ -59,6 +60,29 @@ async function analytics(ctx: AppContext, config: ApiConfig, deps: Pick<AppDeps,
     results,
     _meta: responseMeta(ctx.state.release.id, ctx.state.key.scope, []),
   };
+}
+
+/**
+ * `GET /v1/intel/analytics` without any parameter: every section with its row count and the link
+ * that pages it (no records are returned, so nothing is charged). With other parameters but no
+ * `section`, the parser's 400 names `section` as required.
+ */
+async function summary(ctx: AppContext, deps: Pick<AppDeps, 'db'>): Promise<void> {
+  const { release } = ctx.state;
+  const sections = [];
+  for (const section of INTEL_SECTIONS) {
+    const name = SECTION_TABLE[section];
+    const available = existsSync(release.path(`${name}.parquet`));
+    let total: number | null = null;
+    if (available) {
+      // the total the section's first page reports (its default filters: Ireland, the latest period…)
+      const q = intelPageQuery(release.tables[name], parseIntelQuery({ section, page_size: '1' }, { pageSizeDefault: 1, pageSizeMax: 1, pageMax: 1 }));
+      const rows = await deps.db.all(q.sql, q.params);
+      total = Number(rows[0]?._total ?? 0);
+    }
+    sections.push({ section, available, total, href: `${ctx.protocol}://${ctx.host}/v1/intel/analytics?section=${section}` });
+  }
+  ctx.body = { sections, _meta: responseMeta(release.id, ctx.state.key.scope, []) };
 }
 
 async function chart(ctx: AppContext, config: ApiConfig, deps: Pick<AppDeps, 'db'>): Promise<void> {

@@ -24,6 +24,7 @@ import { releaseSourcesCache } from '../release-sources.ts';
 import { CAPABILITIES, type Scope } from '../scopes.ts';
 import { leadDetailSections } from '../query/lead-detail-query.ts';
 import { encodeCursor } from '../query/paging.ts';
+import { pageHref, setPageLinks } from '../render/link-header.ts';
 
 /** The leads router (paths relative to the /v1 mount). */
 export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Router<AppState> {
@@ -68,7 +69,8 @@ export function leadsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Route
     });
     await ctx.state.budget.charge(served);
     const last = rows[served - 1];
-    const nextCursor = rows.length > pageSize && last ? encodeCursor([last.sortValue, last.id], release.id, req.hash) : null;
+    const nextCursor = rows.length > pageSize && last ? encodeCursor([last.sortValue, last.id], release.id, req.hash, config) : null;
+    setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor, page: null }) });
     // The page is written as bytes: each lead's JSON text straight from the row store, masked
     // by the columns api/masking.ts names for the scope.
     const out = new ByteWriter(buffers.take(1024 + served * 2048));

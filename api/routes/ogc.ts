@@ -46,7 +46,7 @@ const COLLECTIONS: Record<GisLayer, { title: string; description: string }> = {
 const isLayer = (id: string): id is GisLayer => id === 'leads' || id === 'infrastructure';
 
 /** The OGC router (paths relative to the /v1 mount). */
-export function ogcRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'> & { layers?: (r: Release) => ReleaseLayers }): Router<AppState> {
+export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'> & { layers?: (r: Release) => ReleaseLayers }): Router<AppState> {
   const router = new Router<AppState>();
   const layersFor = deps.layers ?? releaseLayersCache();
   const extents = new Map<string, Promise<Record<GisLayer, [string | null, string | null]>>>();
@@ -145,7 +145,7 @@ export function ogcRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'
     const { release, key } = ctx.state;
     const layer = ctx.params['collectionId'] ?? '';
     if (!isLayer(layer)) throw notFound(`collection ${layer}`);
-    const req = parseGisQuery(ctx.query, layer, 'ogc');
+    const req = parseGisQuery(ctx.query, layer, 'ogc', config);
     const page = await featurePage(deps.db, release, layersFor(release), req, key.scope);
     await ctx.state.budget.charge(page.numberReturned);
     sendFeaturePage(ctx, page, {
@@ -153,6 +153,7 @@ export function ogcRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'
       path: `/v1/ogc/collections/${layer}/items`,
       hash: req.hash,
       now: deps.clock(),
+      cursors: config,
       selfTitle: 'this page',
       extraLinks: [{ href: gisHref(ctx, `/v1/ogc/collections/${layer}`), rel: 'collection', type: 'application/json', title: COLLECTIONS[layer].title }],
     });

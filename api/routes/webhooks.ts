@@ -58,14 +58,15 @@ function noQuery(ctx: AppContext, allowed: string[] = []): void {
 }
 
 /** The webhooks router (paths relative to the /v1 mount). */
-export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'releases' | 'store' | 'clock' | 'log'>): Router<AppState> {
+export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'releases' | 'store' | 'clock' | 'log' | 'resolveHost'>): Router<AppState> {
   const router = new Router<AppState>();
   let service: ReturnType<typeof webhookService> | null = null;
   const svc = (): ReturnType<typeof webhookService> => {
     if (!service) {
       const leads = serverLeadReader(deps.db, deps.releases);
-      const dispatcher = createDispatcher({ store: deps.store.webhooks, accounts: deps.store, leads, config, clock: deps.clock, log: deps.log, owner: `api-${process.pid}` });
-      service = webhookService({ store: deps.store, leads, dispatcher, config, clock: deps.clock });
+      const resolveHost = deps.resolveHost ? { resolveHost: deps.resolveHost } : {};
+      const dispatcher = createDispatcher({ store: deps.store.webhooks, accounts: deps.store, leads, config, clock: deps.clock, log: deps.log, owner: `api-${process.pid}`, ...resolveHost });
+      service = webhookService({ store: deps.store, leads, dispatcher, config, clock: deps.clock, ...resolveHost });
     }
     return service;
   };

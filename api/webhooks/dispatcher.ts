@@ -28,6 +28,7 @@ import { eventBodyFor, leadNewEvents } from './events.ts';
 import type { LeadReader } from './lead-reader.ts';
 import { attemptOutcome } from './retry.ts';
 import { postDelivery, sendAgents } from './send.ts';
+import type { HostResolver } from './destination.ts';
 import { signatureHeaders } from './signing.ts';
 
 export type WebhookConfig = Pick<
@@ -46,6 +47,8 @@ export interface DispatcherDeps {
   log?: (line: string) => void;
   /** Lease owner name (default: `<hostname-ish pid>-<random>`). */
   owner?: string;
+  /** How destination host names are resolved at connect time (default: the system resolver). */
+  resolveHost?: HostResolver;
 }
 
 export interface PlanSummary {
@@ -142,7 +145,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const secrets = [d.secrets.current];
     if (d.secrets.previous && d.secrets.previous_expires_at && Date.parse(d.secrets.previous_expires_at) > now.getTime()) secrets.push(d.secrets.previous);
     const headers = { ...signatureHeaders({ id: d.id, timestamp: Math.floor(now.getTime() / 1000), body, secrets }), 'X-Service-Event': d.type };
-    const r = await postDelivery(d.url, headers, body, { timeoutMs: config.webhookTimeoutMs, allowHosts: config.webhookAllowHosts, agents });
+    const r = await postDelivery(d.url, headers, body, { timeoutMs: config.webhookTimeoutMs, allowHosts: config.webhookAllowHosts, agents, ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}) });
     const outcome = attemptOutcome(
       { statusCode: r.statusCode, retryAfter: r.retryAfter, error: r.error },
       { attempts: d.attempts, maxAttempts: config.webhookMaxAttempts, now: clock(), random: deps.random },

@@ -102,7 +102,7 @@ export function webhookSchemas(): Json {
       additionalProperties: false,
       description: 'A new webhook.',
       properties: {
-        url: { type: 'string', maxLength: 2048, description: 'https URL on a public address (the operator\'s WEBHOOK_ALLOW_HOSTS may allow others).', examples: ['https://hooks.example.ie/leads'] },
+        url: { type: 'string', maxLength: 2048, description: 'https URL on a public address (the operator\'s WEBHOOK_ALLOW_HOSTS may allow others). Every spelling of an address is judged as the address it is (decimal, octal, hex and short IPv4, IPv4-mapped, -compatible and -translated IPv6, NAT64, 6to4, trailing dots), a host name by what it resolves to now (a name with a private or loopback address is a 400) and again at every delivery, at connect time.', examples: ['https://hooks.example.ie/leads'] },
         filter: { type: 'string', description: 'Saved filter in the `/v1/leads` grammar, without paging or sort.', examples: ['vertical=solar&county=Cork'] },
         description: { type: 'string', maxLength: 200, description: 'Free text.' },
       },

@@ -45,7 +45,7 @@ export function parseSavedFilter(filter: string, places: PlaceNames): { filters:
   const raw = rawQueryOf(filter);
   const paging = Object.keys(raw).filter((k) => NOT_FILTERS.includes(k));
   if (paging.length > 0) throw invalidParams(paging.map((name) => ({ name, reason: 'paging and sorting are not part of a saved filter' })));
-  const { filters } = parseLeadsQuery(raw, { pageSizeDefault: 1, pageSizeMax: 1, pageMax: 1 }, places, '');
+  const { filters } = parseLeadsQuery(raw, { pageSizeDefault: 1, pageSizeMax: 1, pageMax: 1, cursorSecret: '', cursorSecretsPrevious: [] }, places, ''); // (no cursor is valid here)
   const normal = normalisedFilters(filters);
   return { filters: normal, filter: filterString(normal) };
 }

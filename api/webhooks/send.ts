@@ -1,12 +1,14 @@
 /**
- * One HTTP POST of a webhook delivery: through the SSRF guard (`destination.ts`), with a total
- * timeout, no redirects followed (a 3xx is a failed attempt), and the answer's body read and
- * discarded (at most 64 KB). Never throws: every failure is a `SendResult` with `error`.
+ * One HTTP POST of a webhook delivery: through the SSRF guard (`destination.ts`: a literal
+ * address in any spelling is judged here, a name by `guardedLookup` on what the resolver returns
+ * at connect time), with a total timeout, no redirects followed (a 3xx is a failed attempt), and
+ * the answer's body read and discarded (at most 64 KB). Never throws: every failure is a
+ * `SendResult` with `error`.
  */
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
-import { allowListed, guardedLookup, isPublicAddress } from './destination.ts';
+import { canonicalIp } from '../ip.ts';
+import { allowListed, describeAddress, guardedLookup, isPublicAddress, normaliseHost, systemResolver, type HostResolver } from './destination.ts';
 
 export interface SendResult {
   statusCode: number | null;
@@ -20,6 +22,8 @@ export interface SendOptions {
   allowHosts: readonly string[];
   /** Keep-alive agents (one pair per dispatcher). */
   agents?: { http: http.Agent; https: https.Agent };
+  /** How host names are resolved (default: the system resolver). */
+  resolveHost?: HostResolver;
 }
 
 const RESPONSE_BYTES_MAX = 64 * 1024;
@@ -44,10 +48,11 @@ export function postDelivery(url: string, headers: Record<string, string>, body:
   } catch {
     return Promise.resolve(done(null, null, 'invalid destination URL'));
   }
-  const host = u.hostname.replace(/^\[|\]$/g, '');
-  // Literal addresses never go through `lookup`: check them here.
-  if (isIP(host) !== 0 && !isPublicAddress(host) && !allowListed(host, o.allowHosts)) {
-    return Promise.resolve(done(null, null, `destination ${host} is a private or loopback address; add it to WEBHOOK_ALLOW_HOSTS to allow it`));
+  const raw = u.hostname.replace(/^\[|\]$/g, '');
+  const host = normaliseHost(raw);
+  // Literal addresses never go through `lookup`: check them here, in every spelling.
+  if (canonicalIp(host, true) && !isPublicAddress(host) && !allowListed(host, o.allowHosts)) {
+    return Promise.resolve(done(null, null, `destination ${describeAddress(raw)} is a private or loopback address; add it to WEBHOOK_ALLOW_HOSTS to allow it`));
   }
   const mod = u.protocol === 'https:' ? https : http;
   const payload = Buffer.from(body, 'utf8');
@@ -64,7 +69,7 @@ export function postDelivery(url: string, headers: Record<string, string>, body:
       {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'Content-Length': String(payload.length), 'User-Agent': 'leads-webhooks/1', ...headers },
-        lookup: guardedLookup(o.allowHosts),
+        lookup: guardedLookup(o.allowHosts, o.resolveHost ?? systemResolver),
         agent: o.agents ? (u.protocol === 'https:' ? o.agents.https : o.agents.http) : undefined,
       },
       (res) => {

@@ -10,7 +10,7 @@ import { CAPABILITIES, scopesWith, SCOPES, type Scope } from '../scopes.ts';
 import type { StateStore } from '../state/store.ts';
 import { DELIVERY_STATUSES, type Delivery, type DeliveryStatus, type Webhook } from '../state/webhooks.ts';
 import { accessReader, NO_ACTIVE_KEY, type WebhookAccess } from './access.ts';
-import { checkDestinationUrl } from './destination.ts';
+import { checkDestination, systemResolver, type HostResolver } from './destination.ts';
 import type { Dispatcher, WebhookConfig } from './dispatcher.ts';
 import { testEvent } from './events.ts';
 import type { LeadReader } from './lead-reader.ts';
@@ -85,6 +85,8 @@ export interface WebhookServiceDeps {
   dispatcher: Dispatcher;
   config: WebhookConfig;
   clock: () => Date;
+  /** How a destination's host name is resolved at creation (default: the system resolver). */
+  resolveHost?: HostResolver;
 }
 
 /** Who is asking: an account (HTTP: the key's account; CLI: any, when `accountId` is undefined). */
@@ -125,7 +127,7 @@ export function webhookService(deps: WebhookServiceDeps) {
      */
     async create(o: { accountId: number; scope: Scope; url: unknown; filter: unknown; description?: unknown }): Promise<{ webhook: PublicWebhook; secret: string }> {
       if (!CAPABILITIES[o.scope].webhooks) throw webhooksForbidden(o.scope);
-      const errors: ParamError[] = [...checkDestinationUrl(o.url, deps.config.webhookAllowHosts)];
+      const errors: ParamError[] = [...(await checkDestination(o.url, deps.config.webhookAllowHosts, deps.resolveHost ?? systemResolver))];
       if (o.filter !== undefined && typeof o.filter !== 'string') errors.push({ name: 'filter', reason: 'must be a query string such as vertical=solar&county=Cork' });
       if (o.description !== undefined && o.description !== null && (typeof o.description !== 'string' || o.description.length > 200)) {
         errors.push({ name: 'description', reason: 'must be a string of at most 200 characters' });

@@ -23,6 +23,7 @@ import { SCOPES, type Scope } from '../../api/scopes.ts';
 import { startServer, type RunningServer } from '../../api/server.ts';
 import type { StateStore } from '../../api/state/store.ts';
 import type { DeprecationTable } from '../../api/service-terms.ts';
+import type { HostResolver } from '../../api/webhooks/destination.ts';
 import { loadPipelineConfig } from '../../pipeline/config.ts';
 import { runPipeline } from '../../pipeline/run.ts';
 import { generateRaw, SCALES } from '../../pipeline/synth/generate.ts';
@@ -70,6 +71,8 @@ export interface TestApiOptions {
   clock?: () => Date;
   /** A deprecation table in place of the project's (api/service-terms.ts), e.g. one fixture operation. */
   deprecations?: DeprecationTable;
+  /** How webhook destinations are resolved (a fake resolver: no DNS query leaves the box). */
+  resolveHost?: HostResolver;
 }
 
 /** Fixed build clock: the tiny release's id is `20261109T060000Z`. */
@@ -122,7 +125,13 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     },
   );
   const logs: string[] = [];
-  const server = await startServer(config, { log: (l) => void logs.push(l), shutdownGraceMs: 2000, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.deprecations ? { deprecations: opts.deprecations } : {}) });
+  const server = await startServer(config, {
+    log: (l) => void logs.push(l),
+    shutdownGraceMs: 2000,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.deprecations ? { deprecations: opts.deprecations } : {}),
+    ...(opts.resolveHost ? { resolveHost: opts.resolveHost } : {}),
+  });
   const account = await server.store.createAccount('test', 'premium');
   const keys = {} as Record<Scope, string>;
   for (const scope of SCOPES) {

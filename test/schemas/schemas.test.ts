@@ -6,6 +6,7 @@ import { DEFAULT_SCHEMA_DIR, RECORD_KINDS, SCHEMA_BASE_URI } from '../../pipelin
 import { AUTHORITIES, COUNTIES } from '../../pipeline/reference/authorities.ts';
 import { IRELAND_BOUNDS } from '../../pipeline/lib/itm.ts';
 import { SOURCE_NAMES } from '../../pipeline/sources/formats.ts';
+import { STATUS_OF } from '../../pipeline/normalise/readiness.ts';
 import type {
   ApplicantType,
   InfraFragment,
@@ -102,6 +103,15 @@ test('every $ref resolves', () => {
   }
 });
 
+test('x-status-of (the status group of each lifecycle stage, for the status filter) is the pipeline\'s STATUS_OF', () => {
+  const status = schema('leads-query').properties.status;
+  assert.equal(status['x-status-of'], STATUS_OF);
+  const lead = schema('lead').properties;
+  assert.equal(Object.keys(STATUS_OF).sort(), [...lead.lead_readiness.enum].sort());
+  assert.equal([...new Set(Object.values(STATUS_OF))].sort(), [...lead.status.enum].sort());
+  assert.equal([...status.items.enum].sort(), [...lead.status.enum, ...lead.lead_readiness.enum].sort(), 'the status filter takes every group and every stage');
+});
+
 test('schemas use only OpenAPI 3.1 friendly keywords and the 2020-12 nullable style', () => {
   const banned = ['nullable', '$dynamicRef', '$dynamicAnchor', '$recursiveRef', 'definitions', 'dependencies', 'x-nullable'];
   for (const [file, s] of SCHEMAS) {
@@ -110,8 +120,8 @@ test('schemas use only OpenAPI 3.1 friendly keywords and the 2020-12 nullable st
         if (path.endsWith('/properties') || path.endsWith('/$defs')) continue;
         assert.not.ok(banned.includes(key), `${path}: ${key}`);
         if (key.startsWith('x-')) {
-          assert.is(key, 'x-enriched', `${path}: unknown extension ${key}`);
-          assert.is(node[key], true, `${path}: x-enriched must be true`);
+          assert.ok(key === 'x-enriched' || key === 'x-status-of', `${path}: unknown extension ${key}`);
+          if (key === 'x-enriched') assert.is(node[key], true, `${path}: x-enriched must be true`);
         }
       }
       if (Array.isArray(node.type)) {

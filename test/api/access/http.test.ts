@@ -232,7 +232,7 @@ test('a licensed key stops with its licence: 401 expired_key naming the licence'
   t = T0;
 });
 
-test('repeated invalid keys from one address: 429 after AUTH_FAIL_LIMIT, for any key, until the window ends; no key in any log', async () => {
+test('repeated invalid keys from one address: 429 after AUTH_FAIL_LIMIT for every invalid key until the window ends, never for a valid one; no key in any log', async () => {
   t = Date.parse('2026-11-28T10:00:00Z');
   const good = await freshKey('ent_api');
   const guesses = Array.from({ length: 5 }, () => generateKey('ent_api').raw);
@@ -246,7 +246,9 @@ test('repeated invalid keys from one address: 429 after AUTH_FAIL_LIMIT, for any
   const blocked = await api.request('/v1/meta', { key: generateKey('ent_api').raw });
   assertProblem(blocked, 429, 'too_many_failed_attempts');
   assert.is(blocked.headers.get('retry-after'), '60');
-  assertProblem(await api.request('/v1/meta', { key: good.raw }), 429, 'too_many_failed_attempts');
+  assertProblem(await api.request('/v1/meta', { key: 'lk_nonsense' }), 429, 'too_many_failed_attempts'); // malformed: no lookup
+  assertProblem(await api.request('/v1/meta', { key: guesses[0]! }), 429, 'too_many_failed_attempts');
+  assert.is((await api.request('/v1/meta', { key: good.raw })).status, 200, 'a valid key is never throttled');
   assert.is((await api.request('/v1/openapi.json', { key: null })).status, 200, 'public paths are not throttled');
   t += 60_000;
   assert.is((await api.request('/v1/meta', { key: good.raw })).status, 200, 'the window ended');
@@ -262,10 +264,16 @@ test('the OpenAPI document describes the access headers, 429 and dry_run on ever
       if (op.security) continue;
       assert.ok(op.responses['429'].headers['Retry-After'], `${path} 429`);
       for (const [status, res] of Object.entries<any>(op.responses)) {
-        for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit', 'X-Budget-Limit', 'X-Budget-Remaining', 'X-Budget-Reset']) {
-          assert.ok(res.headers[h], `${path} ${status} ${h}`);
+        // what the code sends (issue 14 point 8): every status but 503 has the rate-limit headers;
+        // a 401 reports the failed-key allowance and has no budget; a 503 has neither
+        for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit']) {
+          assert.is(Boolean(res.headers[h]), status !== '503', `${path} ${status} ${h}`);
+        }
+        for (const h of ['X-Budget-Limit', 'X-Budget-Remaining', 'X-Budget-Reset']) {
+          assert.is(Boolean(res.headers[h]), status !== '503' && status !== '401', `${path} ${status} ${h}`);
         }
       }
+      assert.ok(op.responses['503'].headers['Retry-After'], `${path} 503 Retry-After`);
       assert.ok(op.parameters.some((p: { name: string }) => p.name === 'dry_run'), `${path} dry_run`);
     }
   }

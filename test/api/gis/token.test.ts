@@ -25,4 +25,13 @@ test('a tampered, truncated, foreign or garbage token does not open', () => {
   assert.equal(openGisToken('gt_!!', key, 0), { error: 'malformed' });
 });
 
+test('rotation: a token sealed under a previous secret opens while that secret is listed', () => {
+  const old = tokenKey('o'.repeat(32));
+  const t = mintGisToken(apiKey, 1_000, old);
+  assert.equal(openGisToken(t, [key, old], 999), { apiKey });
+  assert.equal(openGisToken(t, [key, old], 1_000), { error: 'expired' });
+  assert.equal(openGisToken(t, [key], 999), { error: 'malformed' });
+  assert.equal(openGisToken(mintGisToken(apiKey, 1_000, key), [key, old], 999), { apiKey });
+});
+
 test.run();

@@ -31,8 +31,14 @@ test.after(async () => {
   await api?.close();
 });
 
-/** The licence link and attribution text of a response, or nulls. */
-const carried = (h: Headers): [string | null, string | null] => [h.get('link'), h.get('x-attribution')];
+/**
+ * The licence link and attribution text of a response, or nulls. The `Link` header may list other
+ * relations too (`rel="next"` on paged answers): only the licence relation is picked out.
+ */
+const carried = (h: Headers): [string | null, string | null] => [
+  (h.get('link') ?? '').split(/,\s*(?=<)/).find((l) => /;\s*rel="license"/.test(l)) ?? null,
+  h.get('x-attribution'),
+];
 
 test('commonwealth: every format carries the licence link and the attribution; the files still parse', async () => {
   const key = api.keys.commonwealth;

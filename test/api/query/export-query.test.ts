@@ -8,9 +8,11 @@ import { ApiError } from '../../../api/errors.ts';
 import { placeNames } from '../../../api/params.ts';
 import { csvHeader, exportHash, exportRowsQuery, jsonLineSql, LEAD_COLUMN_KINDS, parseExportQuery } from '../../../api/query/export-query.ts';
 import { encodeCursor } from '../../../api/query/paging.ts';
+import { ExportTempSpace } from '../../../api/export-temp.ts';
+import { tempDir } from '../../helpers/tmp.ts';
 
 const src = { leads: 'leads', search: null };
-const config = { pageSizeDefault: 25, pageSizeMax: 100, pageMax: 100 };
+const config = { pageSizeDefault: 25, pageSizeMax: 100, pageMax: 100, cursorSecret: 'export-query-test-secret-0123456789abcdef', cursorSecretsPrevious: [] };
 const places = placeNames([{ planning_authority: 'Cork City', county: 'Cork' }]);
 
 test('rows query: filters, keyset on id, limit; whole set without limit', () => {
@@ -46,10 +48,11 @@ test('CSV (DuckDB CSV writer) and JSON rendering on a real row: quoting, NULLs, 
     const [row] = await db.all<{ json: string; mjson: string }>(`SELECT ${jsonLineSql(new Set())} AS json, ${jsonLineSql(new Set(['applicant_org']))} AS mjson FROM ${from}`);
     const source = { leads: `(SELECT ${cols})`, search: null };
     const req = { filters: {}, afterId: null, limit: null };
-    const [head, csv, end] = (await text(csvStream(db, source, req, new Set()))).split('\r\n');
+    const temp = new ExportTempSpace({ root: tempDir('export-query-'), maxBytes: 1e9, waitMs: 0 });
+    const [head, csv, end] = (await text(csvStream(db, source, req, new Set(), await temp.acquire('csv', 1)))).split('\r\n');
     assert.is(head, csvHeader(), 'our header, unquoted');
     assert.is(end, '', 'CRLF after the last line');
-    const masked = (await text(csvStream(db, source, req, new Set(['applicant_org'])))).split('\r\n')[1]!;
+    const masked = (await text(csvStream(db, source, req, new Set(['applicant_org']), await temp.acquire('csv', 1)))).split('\r\n')[1]!;
     const fields = csv!.match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.map((f) => f.replace(/,$/, ''));
     const at = (name: string): string => fields[Object.keys(LEAD_COLUMN_KINDS).indexOf(name)]!;
     assert.is(at('address'), '"1 ""Main"" St, Cork"');
@@ -73,7 +76,7 @@ test('CSV (DuckDB CSV writer) and JSON rendering on a real row: quoting, NULLs, 
 test('parameters: the leads filters, limit and cursor for pages only; one 400 naming each bad one', () => {
   const r = parseExportQuery({ county: 'cork', limit: '50' }, 'page', config, places, 'R1');
   assert.equal(r, { filters: { county: ['Cork'] }, limit: 50, cursor: null });
-  const c = encodeCursor([99], 'R0', exportHash({ county: ['Cork'] }));
+  const c = encodeCursor([99], 'R0', exportHash({ county: ['Cork'] }), config);
   assert.equal(parseExportQuery({ county: 'Cork', cursor: c }, 'page', config, places, 'R1').cursor, { afterId: 99, release: 'R0' });
   const err = (raw: Record<string, string>, mode: 'page' | 'file'): ApiError => {
     try {

@@ -157,11 +157,12 @@ test('cursor: round trip, other filters or sort rejected, garbage rejected', () 
   assert.is(filtersHash('infrastructure', { vertical: ['wind'], min_mw: undefined }, 'id'), h);
   assert.is.not(filtersHash('infrastructure', { vertical: ['wind'] }, 'newest'), h);
   assert.equal(normalisedInfraFilters({ vertical: ['wind', 'solar', 'wind'], auction_round: ['RESS 3'], min_mw: 1 }), { vertical: ['solar', 'wind'], auction_round: ['ress3'], min_mw: 1 });
-  const c = encodeCursor([42], 'R1', h);
-  assert.equal(decodeCursor(c, h), { key: [42], release: 'R1' });
-  assert.throws(() => decodeCursor(c, filtersHash('infrastructure', {}, 'id')), (e: unknown) => e instanceof ApiError && e.errors![0]!.name === 'cursor');
-  assert.throws(() => decodeCursor('not a cursor!', h), (e: unknown) => e instanceof ApiError && e.code === 'invalid_parameter');
-  assert.throws(() => decodeCursor(Buffer.from('{"k":1}').toString('base64url'), h), (e: unknown) => e instanceof ApiError);
+  const secrets = { cursorSecret: 'infrastructure-query-test-secret-0123456789', cursorSecretsPrevious: [] };
+  const c = encodeCursor([42], 'R1', h, secrets);
+  assert.equal(decodeCursor(c, h, secrets), { key: [42], release: 'R1' });
+  assert.throws(() => decodeCursor(c, filtersHash('infrastructure', {}, 'id'), secrets), (e: unknown) => e instanceof ApiError && e.errors![0]!.name === 'cursor');
+  assert.throws(() => decodeCursor('not a cursor!', h, secrets), (e: unknown) => e instanceof ApiError && e.code === 'invalid_parameter');
+  assert.throws(() => decodeCursor(Buffer.from('{"k":1}').toString('base64url'), h, secrets), (e: unknown) => e instanceof ApiError);
 });
 
 // ---- the same queries on real rows --------------------------------------------------------

@@ -1,16 +1,17 @@
 /**
  * Streaming a DuckDB `COPY … TO` file while it is written: the bytes are exactly DuckDB's file,
- * with a head; the temp file is gone afterwards; a client that goes away interrupts the COPY and
+ * with a head; the temp file stays 0600 while DuckDB writes it and is gone afterwards; a client that goes away interrupts the COPY and
  * the file is deleted; a failing COPY fails the stream; long statements wait for a slot and a
  * queued one can be cancelled.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { defaultAloneSlots, openApiDb, StatementCancelled, sqlString, type ApiDb } from '../../../api/db.ts';
 import { copyStream } from '../../../api/render/copy-stream.ts';
+import { ExportTempSpace } from '../../../api/export-temp.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
 let db: ApiDb;
@@ -20,7 +21,9 @@ test.before(async () => {
 test.after(() => db.close());
 
 const ROWS = `SELECT i AS id, 'row ' || i || ' "quoted"' AS t, i * 0.5 AS x FROM range(300000) r(i)`;
-const exportFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.startsWith('leads-export-'));
+const exportFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.startsWith('export-'));
+/** A temp space of its own (its process folder is `dir`). */
+const space = (): ExportTempSpace => new ExportTempSpace({ root: tempDir('copy-stream-'), maxBytes: 1e12, waitMs: 0 });
 const until = async (ok: () => boolean, ms = 5000): Promise<void> => {
   const t0 = Date.now();
   while (!ok()) {
@@ -30,8 +33,9 @@ const until = async (ok: () => boolean, ms = 5000): Promise<void> => {
 };
 
 test('the stream is the head and then exactly the file DuckDB writes; the temp file is removed', async () => {
-  const dir = tempDir('copy-stream-');
-  const got = await buffer(copyStream(db, { sql: ROWS, params: [], options: 'FORMAT JSON', head: 'HEAD\n', ext: 'jsonl', dir }));
+  const temp = space();
+  const dir = temp.dir;
+  const got = await buffer(copyStream(db, { sql: ROWS, params: [], options: 'FORMAT JSON', head: 'HEAD\n', file: await temp.acquire('jsonl', 0) }));
   const ref = join(tempDir('copy-ref-'), 'ref.jsonl');
   await db.run(`COPY (${ROWS}) TO ${sqlString(ref)} (FORMAT JSON)`);
   const expected = Buffer.concat([Buffer.from('HEAD\n'), readFileSync(ref)]);
@@ -41,15 +45,18 @@ test('the stream is the head and then exactly the file DuckDB writes; the temp f
 });
 
 test('parameters are bound; a client that goes away interrupts the COPY and the file is deleted', async () => {
-  const dir = tempDir('copy-stream-');
-  const small = await buffer(copyStream(db, { sql: 'SELECT ? AS a', params: ['x"y'], options: 'FORMAT CSV, HEADER false', ext: 'csv', dir }));
+  const temp = space();
+  const dir = temp.dir;
+  const small = await buffer(copyStream(db, { sql: 'SELECT ? AS a', params: ['x"y'], options: 'FORMAT CSV, HEADER false', file: await temp.acquire('csv', 0) }));
   assert.is(small.toString(), '"x""y"\n');
   const big = `SELECT i, repeat('x', 200) AS pad FROM range(20000000) r(i)`;
-  const s = copyStream(db, { sql: big, params: [], options: 'FORMAT CSV', ext: 'csv', dir });
+  const s = copyStream(db, { sql: big, params: [], options: 'FORMAT CSV', file: await temp.acquire('csv', 0) });
   const first = await new Promise<Buffer>((resolve) => s.once('data', resolve));
   assert.ok(first.length > 0);
+  const [writing] = exportFiles(dir);
+  assert.is((statSync(join(dir, writing!)).mode & 0o777).toString(8), '600', 'the file DuckDB is writing stays 0600');
   s.destroy();
-  await until(() => exportFiles(dir).length === 0, 10_000);
+  await until(() => exportFiles(dir).length === 0 && temp.heldBytes() === 0, 10_000);
   // the slot is free again (aloneSlots: 1): the interrupted COPY no longer runs
   const t0 = Date.now();
   await db.runAlone(`COPY (SELECT 1 AS a) TO ${sqlString(join(dir, 'after.csv'))} (FORMAT CSV)`);
@@ -57,8 +64,9 @@ test('parameters are bound; a client that goes away interrupts the COPY and the 
 });
 
 test('a failing COPY fails the stream (the connection is cut, never a short file that looks whole)', async () => {
-  const dir = tempDir('copy-stream-');
-  const s = copyStream(db, { sql: `SELECT CAST('nope' AS INTEGER) AS n`, params: [], options: 'FORMAT CSV', ext: 'csv', dir });
+  const temp = space();
+  const dir = temp.dir;
+  const s = copyStream(db, { sql: `SELECT CAST('nope' AS INTEGER) AS n`, params: [], options: 'FORMAT CSV', file: await temp.acquire('csv', 0) });
   let error: unknown = null;
   try {
     await buffer(s);

@@ -186,9 +186,10 @@ test('GET /infrastructure/{id}: the project with its case, as in the list, maske
   const cw = await get(`/infrastructure/${withCase.id}`, api.keys.commonwealth);
   assert.is(cw.status, 200);
   assert.is(cw.body.applicant, null);
+  assert.is(cw.body.applicant_evidence, null);
   assert.is(cw.body.applicant_company_number, null);
   assert.is(cw.body.case_id, withCase.case_id, 'the case is not enriched');
-  assert.equal(cw.body._meta.masked.map((m: { field: string }) => m.field), ['applicant', 'applicant_company_number']);
+  assert.equal(cw.body._meta.masked.map((m: { field: string }) => m.field), ['applicant', 'applicant_evidence', 'applicant_company_number']);
   assert.is(cw.body._meta.attribution, ATTRIBUTION);
   // the renewables list is not taken for an id
   assert.is((await get('/infrastructure/renewables?page_size=1')).body.page_size, 1);

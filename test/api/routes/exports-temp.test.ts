@@ -1,0 +1,143 @@
+/**
+ * The export temp files over real HTTP and the real server command (issue 13, 3.2): a file
+ * export's temp file is `0600` in a `0700` folder of the server's own and is gone when the
+ * response ends; past EXPORT_TEMP_MAX_MB a new export waits, then gets `503 export_busy` with
+ * `Retry-After` (and is not charged); a server killed with SIGKILL mid-export leaves its files
+ * behind, and the next server start removes them.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { defaultAloneSlots } from '../../../api/db.ts';
+import { assertProblem, startTestApi } from '../../helpers/api.ts';
+import { REPO_ROOT } from '../../helpers/tmp.ts';
+
+const mode = (p: string): string => (statSync(p).mode & 0o777).toString(8);
+const until = async (ok: () => boolean, ms = 30_000, what = 'condition'): Promise<void> => {
+  const t0 = Date.now();
+  while (!ok()) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+test("an export's temp file is 0600, in a 0700 folder of the server's own, and removed when the response ends", async () => {
+  const api = await startTestApi();
+  try {
+    const root = api.config.exportTempDir;
+    const own = api.server.exportTemp.dir;
+    assert.is(join(own, '..'), root, 'the process folder is inside EXPORT_TEMP_DIR');
+    assert.match(own.slice(root.length + 1), new RegExp(`-${process.pid}-[0-9a-f]{8}$`));
+    // hold every slot for long statements, so the export's COPY waits with its file created
+    const blockers = Array.from({ length: defaultAloneSlots() }, () => api.server.db.startAlone('SELECT count(*) FROM range(1000000000000)'));
+    const res = api.request('/v1/export/applications.jsonl?county=Cork', { key: api.keys.custom });
+    await until(() => readdirSync(own).length === 1, 30_000, 'the temp file');
+    const [file] = readdirSync(own);
+    assert.match(file!, /^export-[0-9a-f-]{36}\.jsonl$/);
+    assert.is(mode(join(own, file!)), '600', 'the file: owner only');
+    assert.is(mode(own), '700', "the server's folder: owner only");
+    assert.is(mode(root), '700', 'EXPORT_TEMP_DIR: owner only');
+    assert.not.ok(readdirSync(tmpdir()).some((f) => f.startsWith('leads-export-') && f.endsWith('.jsonl') && statSync(join(tmpdir(), f)).mtimeMs > Date.now() - 5000), 'nothing in the system temp folder');
+    for (const b of blockers) b.cancel();
+    await Promise.allSettled(blockers.map((b) => b.done));
+    const r = await res;
+    assert.is(r.status, 200);
+    assert.ok(r.text.split('\n').length > 10);
+    await until(() => readdirSync(own).length === 0, 10_000, 'the file to be removed');
+    assert.is(api.server.exportTemp.heldBytes(), 0);
+  } finally {
+    await api.close();
+  }
+});
+
+test('past EXPORT_TEMP_MAX_MB a new export waits, then gets 503 export_busy with Retry-After and is not charged; it proceeds when space frees', async () => {
+  const api = await startTestApi({ config: { exportTempMaxMb: 1, exportTempWaitMs: 300 } });
+  try {
+    const path = '/v1/export/applications.csv?county=Cork';
+    const budget = async (): Promise<string | null> => (await api.request('/v1/meta')).headers.get('x-budget-remaining');
+    const before = await budget();
+    // a slow reader's file holding 3 MB of the 1 MB
+    const held = await api.server.exportTemp.acquire('jsonl', 1000);
+    const t0 = Date.now();
+    const busy = await api.request(path);
+    assert.ok(Date.now() - t0 >= 300, `waited ${Date.now() - t0} ms before the 503`);
+    assertProblem(busy, 503, 'export_busy');
+    assert.is(busy.headers.get('retry-after'), '30');
+    assert.match(busy.body.detail, /temp space/);
+    assert.is(await budget(), before, 'a refused export charges nothing');
+    // quotes take no temp space
+    assert.is((await api.request(`${path}&dry_run=1`)).status, 200);
+    assert.is((await api.request(path, { method: 'HEAD' })).status, 200);
+    // space freed while an export waits: it goes ahead
+    const waiting = api.request(path);
+    setTimeout(() => held.release(), 100);
+    const ok = await waiting;
+    assert.is(ok.status, 200);
+    assert.ok(ok.text.startsWith('id,lead_key,'));
+    assert.is.not(await budget(), before, 'the export that ran was charged');
+    await until(() => api.server.exportTemp.heldBytes() === 0, 10_000, 'the space to be released');
+  } finally {
+    await api.close();
+  }
+});
+
+/** Start `node api/server.ts` on `dataDir`; resolves with the child once it listens. */
+async function serve(dataDir: string, databaseUrl: string): Promise<{ child: ChildProcess; log: () => string; exited: Promise<number | null> }> {
+  const child = spawn('node', ['--import', 'tsx', 'api/server.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', DUCKDB_CONNECTIONS: '1', DUCKDB_THREADS: '1', WEBHOOK_INTERVAL_MS: '0' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c) => (stderr += c));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  await until(() => /listening on/.test(stderr) || child.exitCode !== null, 60_000, 'the server to listen');
+  assert.match(stderr, /listening on/);
+  return { child, log: () => stderr, exited };
+}
+
+test('a server killed with SIGKILL mid-export leaves its temp files; the next start removes them (and only them)', async () => {
+  const api = await startTestApi(); // its data folder, state file and (live) temp folder
+  const root = api.config.exportTempDir;
+  const host = hostname().replace(/[^A-Za-z0-9.]/g, '_');
+  const legacy = join(tmpdir(), `leads-export-${randomUUID()}.csv`);
+  try {
+    const first = await serve(api.dataDir, api.config.databaseUrl);
+    const folder = readdirSync(root).find((d) => d.startsWith(`${host}-${first.child.pid}-`));
+    assert.ok(folder, `the server's folder in ${readdirSync(root).join(', ')}`);
+    // what an export in progress leaves there (DuckDB writing, the response streaming)
+    const leftover = join(root, folder!, `export-${randomUUID()}.jsonl`);
+    writeFileSync(leftover, '{"applicant_org":"Acme Ltd"}\n'.repeat(1000), { mode: 0o600 });
+    first.child.kill('SIGKILL');
+    await first.exited;
+    assert.ok(existsSync(leftover), 'SIGKILL leaves the file behind');
+    // and what else may be there: a stray file, another host's live folder, an earlier version's file in the system temp folder
+    writeFileSync(join(root, 'stray.csv'), 'x');
+    mkdirSync(join(root, 'other-host.example-4242-0123abcd'));
+    writeFileSync(legacy, 'x', { mode: 0o644 });
+    utimesSync(legacy, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+
+    const second = await serve(api.dataDir, api.config.databaseUrl);
+    const left = readdirSync(root);
+    assert.not.ok(left.includes(folder!), "the killed server's folder is removed");
+    assert.not.ok(existsSync(leftover));
+    assert.not.ok(left.includes('stray.csv'));
+    assert.ok(left.includes('other-host.example-4242-0123abcd'), "another host's folder is its own to clean");
+    assert.ok(existsSync(api.server.exportTemp.dir), "a live server's folder is kept");
+    assert.ok(left.some((d) => d.startsWith(`${host}-${second.child.pid}-`)), 'the new server has its own folder');
+    assert.not.ok(existsSync(legacy), "an earlier version's file in the system temp folder is removed");
+    assert.match(second.log(), /export temp: removed \d+ leftovers/);
+    assert.is(mode(root), '700');
+    second.child.kill('SIGTERM');
+    assert.is(await second.exited, 0, second.log());
+    assert.not.ok(readdirSync(root).some((d) => d.startsWith(`${host}-${second.child.pid}-`)), 'a clean stop removes its own folder');
+  } finally {
+    await api.close();
+  }
+});
+
+test.run();
