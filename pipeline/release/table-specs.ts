@@ -13,6 +13,7 @@ interface TableLayout {
   readonly rowGroupRows?: number;
 }
 
+/** Schema and row order of every table the stages write from rows (the analytics and search tables write their own). */
 export const TABLE_LAYOUTS = {
   sales: { schema: 'property-sale', orderBy: 'county, eircode_routing_key, date_of_sale DESC, sale_id', rowGroupRows: 50_000 },
   leads: { schema: 'lead', orderBy: 'received_date DESC, id DESC' },

@@ -26,6 +26,7 @@ export interface MemoryMeter {
   stop(): void;
 }
 
+/** Start sampling resident memory (the timer is unref'd: it never keeps the process alive); `stop()` when done. */
 export function startMemoryMeter(): MemoryMeter {
   let peakRss = process.memoryUsage().rss;
   let peakStage = 'start';
