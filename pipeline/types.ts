@@ -141,7 +141,7 @@ export interface SaleRow {
   /**
    * 64-bit hash (16 hex) of the full Eircode, upper-case without spaces; null when the row has
    * none. Internal: lets the repeat-sale matcher tell two homes at one address apart without the
-   * code; never published (run.ts drops it from the sales table).
+   * code; never published (release/published-sale.ts drops it from the sales table).
    */
   eircode_hash: string | null;
   price_cents: number; // exact: parsed from the text, never through a float

@@ -1,12 +1,14 @@
 /**
  * The docs keep up with the code: every pipeline configuration variable is in
- * docs/operations.md, and every `leads` command is in the README or docs.
+ * docs/operations.md, every `leads` command is in the README or docs, and every stage of the
+ * refresh is in docs/releases.md.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PIPELINE_DEFAULTS } from '../pipeline/config.ts';
+import { STAGES } from '../pipeline/stages/index.ts';
 import { USAGE as API_USAGE } from '../api/cli.ts';
 import { REPO_ROOT } from './helpers/tmp.ts';
 
@@ -26,6 +28,11 @@ test('every leads command is documented', () => {
   assert.ok(apiCommands.length >= 4, `found API commands: ${apiCommands.join(', ')}`);
   for (const c of pipelineCommands) assert.ok(docs.includes(`leads ${c}`), `leads ${c} missing from the docs`);
   for (const c of apiCommands) assert.ok(docs.includes(`leads ${c}`), `leads ${c} missing from the docs`);
+});
+
+test('every stage of the refresh\'s stage table is in docs/releases.md', () => {
+  const releases = read('docs/releases.md');
+  for (const { name } of STAGES) assert.ok(releases.includes(`\`${name}\``), `stage ${name} missing from docs/releases.md`);
 });
 
 test('the README shows the two commands a newcomer needs', () => {

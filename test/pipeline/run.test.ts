@@ -10,6 +10,7 @@ import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadPipelineConfig, type PipelineConfig } from '../../pipeline/config.ts';
 import { runPipeline, parquetRowCounts } from '../../pipeline/run.ts';
+import { STAGES } from '../../pipeline/stages/index.ts';
 import { generateRaw, SCALES } from '../../pipeline/synth/generate.ts';
 import { currentRelease } from '../../pipeline/release/publish.ts';
 import { openDb } from '../../pipeline/lib/duckdb.ts';
@@ -29,6 +30,7 @@ type Manifest = {
   counts: { tables: Record<string, number>; records_total: number; authorities: Record<string, { leads: number }>; sources: Record<string, { lines: number; rows: number; rejects: number }> };
   changes: { leads: Record<string, number>; infrastructure: Record<string, number> };
   files: Record<string, { sha256: string; bytes: number }>;
+  stages: Record<string, { ms: number; rows: number }>;
 };
 const manifestOf = (): Manifest => JSON.parse(readFileSync(join(currentRelease(data)!.dir, 'manifest.json'), 'utf8'));
 
@@ -197,6 +199,29 @@ test('a refresh killed mid-way leaves the previous release current and readable;
   const s = await runPipeline(config({ force: true }), deps);
   assert.is(s.status, 'published', 'next refresh takes over the stale lock');
   assert.equal(readdirSync(join(data, 'releases')).filter((f) => f.startsWith('.build-')), [], 'stale build folder removed');
+});
+
+test('progress lines and onStage follow the stage table: every stage once, in table order; unchanged input stops after fingerprint', async () => {
+  const names = STAGES.map((s) => s.name);
+  assert.is(new Set(names).size, names.length, 'stage names are unique');
+  const watch = () => {
+    const lines: string[] = [];
+    const started: string[] = [];
+    return { lines, started, deps: { now: () => clock, log: (l: string) => lines.push(l), onStage: (s: string) => void started.push(s) } };
+  };
+  const progressOf = (lines: string[]) => lines.map((l) => /^\[ ?(\d+)\/(\d+)\] (\S+) /.exec(l)?.slice(1));
+  clock = new Date('2026-11-16T10:00:00Z');
+  const forced = watch();
+  const s = await runPipeline(config({ force: true, progress: true }), forced.deps);
+  assert.is(s.status, 'published', s.message);
+  assert.equal(forced.started, names);
+  assert.equal(progressOf(forced.lines), names.map((n, i) => [String(i + 1), String(names.length), n]));
+  assert.equal(Object.keys(s.stages), names, 'the summary times every stage of the table, in order');
+  assert.equal(Object.keys(manifestOf().stages), names.slice(0, names.indexOf('manifest')), 'the manifest times the stages before it');
+  const again = watch();
+  assert.is((await runPipeline(config({ progress: true }), again.deps)).status, 'unchanged');
+  assert.equal(again.started, ['fingerprint']);
+  assert.equal(progressOf(again.lines), [['1', String(names.length), 'fingerprint']]);
 });
 
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -1,0 +1,54 @@
+/**
+ * One build of a release: its id (from the injected clock), its folder `releases/.build-<id>/`
+ * (only the final rename publishes it), and the DuckDB instance of the current phase.
+ */
+import { join } from 'node:path';
+import type { PipelineConfig } from '../config.ts';
+import { openDb, type Db } from '../lib/duckdb.ts';
+import { createBuildDir } from '../release/publish.ts';
+
+export interface Build {
+  readonly releaseId: string;
+  /** The build's clock reading: release id, `built_at`, retention. */
+  readonly now: Date;
+  /** The build folder. */
+  readonly dir: string;
+  /** The DuckDB instance of the current phase. */
+  db(): Db;
+  /**
+   * Close the current DuckDB instance (if any) and open a new one. A fresh instance for each
+   * heavy phase hands the previous one's buffer pool back, which keeps the refresh's peak memory
+   * down.
+   */
+  fresh(): Promise<Db>;
+  /** Close the DuckDB instance, if open (idempotent). */
+  close(): void;
+}
+
+/** `2026-11-09T06:00:00.000Z` → `20261109T060000Z`. */
+export const releaseIdAt = (now: Date): string => now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+
+/** Create the build folder; no DuckDB instance is open until `fresh()`. */
+export async function startBuild(config: PipelineConfig, now: Date): Promise<Build> {
+  const releaseId = releaseIdAt(now);
+  const dir = await createBuildDir(config.dataDir, releaseId);
+  let db: Db | null = null;
+  return {
+    releaseId,
+    now,
+    dir,
+    db() {
+      if (!db) throw new Error('the build has no open DuckDB instance');
+      return db;
+    },
+    async fresh() {
+      db?.close();
+      db = null;
+      return (db = await openDb({ memoryLimit: config.duckdbMemoryLimit, tempDirectory: join(dir, '.duckdb-tmp') }));
+    },
+    close() {
+      db?.close();
+      db = null;
+    },
+  };
+}

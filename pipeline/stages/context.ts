@@ -1,0 +1,163 @@
+/**
+ * What a refresh's stages share: the typed build context (config, injected clock and log, the
+ * previous release, the per-source accounts, and what each stage made for the later ones), and
+ * the refresh's result types. No I/O here.
+ */
+import type { PipelineConfig } from '../config.ts';
+import type { AnalyticsSummary } from '../intel/analytics.ts';
+import type { CompanyIndex } from '../normalise/company-match.ts';
+import type { InfraDraft } from '../normalise/infrastructure.ts';
+import type { LeadDraft } from '../normalise/leads.ts';
+import type { Neighbour } from '../normalise/neighbours.ts';
+import type { Supplier } from '../normalise/suppliers.ts';
+import type { GateResult, SourceCounts } from '../release/gates.ts';
+import type { GeoJsonIndex } from '../release/geojson.ts';
+import type { AuthorityCounts, PreviousManifest } from '../release/manifest.ts';
+import type { NameGateResult } from '../release/name-gate.ts';
+import type { RawFiles } from '../release/raw-files.ts';
+import type { Change, ChangeCounts, RegistryEntry, Tracked } from '../release/registry.ts';
+import type { SearchDoc, SearchIndexStats } from '../release/search-index.ts';
+import type { NdjsonSink, TableSpec } from '../release/tables.ts';
+import { countReasons } from '../sources/common.ts';
+import type {
+  AdapterResult, CommencementRow, CompanyRow, FilingRow, InfraFragment, MaterialRow, PlanningRow, Reject, RentRow,
+} from '../types.ts';
+import type { RecordKind, Validators } from '../validate.ts';
+import type { Build } from './build.ts';
+
+export interface PipelineDeps {
+  /** Clock for build timestamps and release ids. */
+  now: () => Date;
+  /** Progress sink (stderr by default). */
+  log: (line: string) => void;
+  /** Test hook: called as each stage starts (a test may kill the process here). */
+  onStage?: (stage: string) => void | Promise<void>;
+}
+
+export interface StageTiming {
+  ms: number;
+  rows: number;
+  rows_per_s: number;
+}
+
+export interface RefreshSummary {
+  status: 'published' | 'unchanged' | 'blocked';
+  releaseId: string | null;
+  previousReleaseId: string | null;
+  asOf: string | null;
+  changes: Record<'leads' | 'infrastructure', ChangeCounts> | null;
+  counts: Record<string, number>;
+  sources: Record<string, SourceCounts>;
+  gates: GateResult & { forced: boolean };
+  stages: Record<string, StageTiming>;
+  peakRssMb: number;
+  /** The stage during which the sampled peak was seen. */
+  peakRssStage: string;
+  wallMs: number;
+  message: string;
+}
+
+/** How a refresh ends, said by the stage after which it ends; the runner adds timings and memory. */
+export type StageOutcome = Pick<RefreshSummary, 'status' | 'message'> &
+  Partial<Pick<RefreshSummary, 'releaseId' | 'asOf' | 'changes' | 'counts' | 'sources' | 'gates'>>;
+
+/** Rows of one record kind that failed schema validation: how many, and up to five examples. */
+export interface InvalidRows {
+  invalid: number;
+  samples: string[];
+}
+
+/** The current release before this refresh. */
+export interface PreviousRelease {
+  id: string;
+  dir: string;
+  manifest: PreviousManifest;
+}
+
+/** Everything a stage makes for a later one, by name. Read with `need`. */
+export interface BuildProducts {
+  files: RawFiles;
+  fingerprint: string;
+  build: Build;
+  validators: Validators;
+  /** The published sales, staged by `read:ppr` and turned into Parquet by `write:sales`. */
+  sales: { spec: TableSpec; sink: NdjsonSink; count: number };
+  /** The analytics stage's private copy of the sales (pipeline/intel/sales-input.ts). */
+  intelSalesPath: string;
+  planning: AdapterResult<PlanningRow>;
+  commencements: AdapterResult<CommencementRow>;
+  companies: { companies: AdapterResult<CompanyRow>; filings: AdapterResult<FilingRow> };
+  infrastructure: AdapterResult<InfraFragment>;
+  rents: AdapterResult<RentRow>;
+  materials: AdapterResult<MaterialRow>;
+  /** The release's as-of date: the latest planning extract date, else the build day. */
+  asOf: string;
+  normalised: {
+    leads: LeadDraft[];
+    linkedNotices: number;
+    unlinkedNotices: number;
+    infraDrafts: InfraDraft[];
+    index: CompanyIndex;
+  };
+  tracked: {
+    leads: Tracked<LeadDraft>;
+    infra: Tracked<InfraDraft>;
+    neighbours: Neighbour[];
+    suppliers: Supplier[];
+  };
+  /** The other tables' rows as published (validated, then written by `write:tables`). */
+  published: {
+    companies: Omit<CompanyRow, 'line' | 'name_key'>[];
+    filings: Omit<FilingRow, 'line'>[];
+    changes: Change[];
+    registry: RegistryEntry[];
+  };
+  names: NameGateResult;
+  authorities: AuthorityCounts;
+  searchDocs: SearchDoc[];
+  search: SearchIndexStats;
+  geojson: GeoJsonIndex;
+  analytics: AnalyticsSummary;
+  gates: GateResult;
+}
+
+export interface BuildContext {
+  readonly config: PipelineConfig;
+  readonly deps: PipelineDeps;
+  readonly previous: PreviousRelease | null;
+  /** Lines, rows and rejects per source, in the order the sources were read (manifest, gates). */
+  readonly sources: Record<string, SourceCounts>;
+  /** Every source's rejects, in the same order (`rejects.jsonl`). */
+  readonly rejects: Reject[];
+  /** Record kinds with rows that failed schema validation. */
+  readonly invalid: Record<string, InvalidRows>;
+  /** Rows per published table, in the order the tables were written. */
+  readonly counts: Record<string, number>;
+  /** Timing of each stage run so far, in table order. */
+  readonly stages: Record<string, StageTiming>;
+  /** What the stages run so far made. */
+  readonly made: Partial<BuildProducts>;
+}
+
+/** A fresh context for one refresh. */
+export function createContext(config: PipelineConfig, deps: PipelineDeps, previous: PreviousRelease | null): BuildContext {
+  return { config, deps, previous, sources: {}, rejects: [], invalid: {}, counts: {}, stages: {}, made: {} };
+}
+
+/** What an earlier stage made; throws when no stage made it yet (a stage table out of order). */
+export function need<K extends keyof BuildProducts>(ctx: BuildContext, key: K): BuildProducts[K] {
+  const v = ctx.made[key];
+  if (v === undefined) throw new Error(`refresh stage order: '${key}' is needed before any stage made it`);
+  return v as BuildProducts[K];
+}
+
+/** Record one source's counts and rejects (`rows` when rows were streamed rather than kept). */
+export function account<T>(ctx: BuildContext, name: string, r: AdapterResult<T>, rows = r.rows.length): void {
+  ctx.sources[name] = { lines: r.lines, rows, rejects: r.rejects.length, reasons: countReasons(r.rejects) };
+  for (const x of r.rejects) ctx.rejects.push(x); // not push(...): a broken file can reject 800,000 rows
+}
+
+/** Note the rows of `kind` that failed validation, if any. */
+export function noteInvalid(ctx: BuildContext, kind: RecordKind, r: { invalid: number; samples: string[] }): void {
+  if (r.invalid > 0) ctx.invalid[kind] = { invalid: r.invalid, samples: r.samples };
+}

@@ -1,0 +1,63 @@
+/** The manifest's pure builders: authority counts, records total, gate flags and key order. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { buildManifest, countByAuthority, recordsTotal, SCHEMA_VERSION, type ManifestInput } from '../../../pipeline/release/manifest.ts';
+import { AUTHORITIES } from '../../../pipeline/reference/authorities.ts';
+
+test('countByAuthority: every known authority listed (0 when none), leads counted, latest received date kept, unknown ones added', () => {
+  const known = AUTHORITIES[0]!.name;
+  const c = countByAuthority([
+    { planning_authority: known, received_date: '2026-01-02' },
+    { planning_authority: known, received_date: '2026-03-04' },
+    { planning_authority: known, received_date: '2025-12-31' },
+    { planning_authority: 'Somewhere Else', received_date: '2026-02-01' },
+  ]);
+  assert.equal(Object.keys(c), [...AUTHORITIES.map((a) => a.name), 'Somewhere Else']);
+  assert.equal(c[known], { leads: 3, latest_received: '2026-03-04' });
+  assert.equal(c[AUTHORITIES[1]!.name], { leads: 0, latest_received: null });
+  assert.equal(c['Somewhere Else'], { leads: 1, latest_received: '2026-02-01' });
+});
+
+const input = (over: Partial<ManifestInput> = {}): ManifestInput => ({
+  releaseId: '20261109T060000Z',
+  builtAt: new Date('2026-11-09T06:00:00Z'),
+  asOf: '2026-11-06',
+  previousReleaseId: null,
+  tables: { sales: 5, leads: 3, infrastructure: 2, companies: 7 },
+  sources: {},
+  authorities: {},
+  linkedNotices: 1,
+  unlinkedNotices: 0,
+  publishedNames: {},
+  changes: { leads: { new: 3, updated: 0, removed: 0, unchanged: 0 }, infrastructure: { new: 2, updated: 0, removed: 0, unchanged: 0 } },
+  search: { docs: 3, terms: 10, postings: 12, avgdl: 4 },
+  geojson: { layers: [], skipped_without_coordinates: { leads: 0, infrastructure: 0 } },
+  analytics: { sales: 5, excluded_sales: {}, eligible_sales: 5, pairs_used: 0, homes_used: 0, excluded_pairs: {} },
+  files: {},
+  stages: { fingerprint: { ms: 1, rows: 27, rows_per_s: 27000 } },
+  gates: { passed: true, messages: [] },
+  force: false,
+  fingerprint: 'ab'.repeat(32),
+  ...over,
+});
+
+test('buildManifest: records total is leads + infrastructure + companies; keys in the published order', () => {
+  assert.is(recordsTotal({ sales: 5, leads: 3, infrastructure: 2, companies: 7 }), 12);
+  const m = buildManifest(input());
+  assert.is(m.schema_version, SCHEMA_VERSION);
+  assert.is(m.built_at, '2026-11-09T06:00:00.000Z');
+  assert.is(m.counts.records_total, 12);
+  assert.equal(Object.keys(m), [
+    'schema_version', 'release_id', 'built_at', 'as_of', 'previous_release', 'counts', 'changes', 'search_index',
+    'geojson', 'analytics', 'files', 'stages', 'gates', 'input_fingerprint',
+  ]);
+});
+
+test('buildManifest: a failed gate is recorded as forced only with --force; a passed gate never is', () => {
+  const failed = { passed: false, messages: ["source 'ppr' shrank"] };
+  assert.equal(buildManifest(input({ gates: failed, force: true })).gates, { passed: false, forced: true, messages: failed.messages });
+  assert.equal(buildManifest(input({ gates: failed, force: false })).gates, { passed: false, forced: false, messages: failed.messages });
+  assert.equal(buildManifest(input({ force: true })).gates, { passed: true, forced: false, messages: [] });
+});
+
+test.run();
