@@ -114,7 +114,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   // the throttle wraps the GIS token too, so a 401 for a bad access_token reports the allowance
   if (!deps.benchWithoutAccess) app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
   // tokens sealed under a previous secret (GIS_TOKEN_SECRETS_PREVIOUS) still open after a rotation
-  app.use(gisTokenMiddleware([gisKey, ...config.gisTokenSecretsPrevious.map(tokenKey)]));
+  app.use(gisTokenMiddleware([gisKey, ...config.gisTokenSecretsPrevious.map(tokenKey)], now)); // the clock the token was minted on
   if (deps.benchWithoutAccess) {
     const key = deps.benchWithoutAccess;
     app.use((ctx, next) => {

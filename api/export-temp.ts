@@ -152,6 +152,11 @@ export class ExportTempSpace {
     return sum;
   }
 
+  /** Exports waiting for space now (tests await it instead of guessing when an export is queued). */
+  waitingExports(): number {
+    return this.waiting.length;
+  }
+
   /** Bytes a file of `rows` rows in `format` is expected to take. */
   estimate(format: TempFormat, rows: number): number {
     return Math.ceil(Math.max(0, rows) * this.perRow[format]);

@@ -14,6 +14,7 @@ import { API_DEFAULTS, loadApiConfig } from '../../api/config.ts';
 import { HSTS } from '../../api/middleware/security-headers.ts';
 import { startServer } from '../../api/server.ts';
 import { assertProblem, publishCopyOfRelease, startTestApi } from '../helpers/api.ts';
+import { waitUntil } from '../helpers/wait.ts';
 import { recordInManifest } from '../helpers/manifest.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 
@@ -33,7 +34,7 @@ test('a new release published while requests are in flight: none fails, later re
     // ~50 requests in flight; the release is switched and loaded while they run
     const inFlight = Array.from({ length: 50 }, (_, i) => fire(i));
     const swap = (async () => {
-      await new Promise((r) => setTimeout(r, 5));
+      await waitUntil('a first answer from the old release', () => results.length > 0, { attempts: 6000, intervalMs: 5 }); // the others still in flight
       publishCopyOfRelease(api.dataDir, '20261116T060000Z');
       swapped = await api.checkRelease();
     })();

@@ -9,12 +9,14 @@ import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { UsageLedger } from '../../../api/access/ledger.ts';
 import { generateKey } from '../../../api/keys.ts';
 import { openSqliteStore } from '../../../api/state/sqlite.ts';
 import type { UsageDelta } from '../../../api/state/store.ts';
 import { tinyRelease } from '../../helpers/api.ts';
 import { REPO_ROOT, tempDir } from '../../helpers/tmp.ts';
+import { waitUntil } from '../../helpers/wait.ts';
 
 let dataDir: string;
 let key: { id: string; raw: string };
@@ -46,6 +48,16 @@ function serve(): Promise<{ child: ChildProcess; url: string; exited: Promise<nu
     });
     exited.then((code) => reject(new Error(`server exited (${code}) before listening: ${err}`)));
   });
+}
+
+/** Requests of the key the state file holds (read-only, beside the running server: WAL mode). */
+function requestsInStore(): number {
+  const db = new Database(join(dataDir, 'state.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare('SELECT coalesce(sum(requests), 0) AS n FROM usage_daily WHERE key_id = ?').get(key.id) as { n: number }).n;
+  } finally {
+    db.close();
+  }
 }
 
 const get = (url: string, path: string) => fetch(url + path, { headers: { Authorization: `Bearer ${key.raw}` } }).then(async (r) => ({ status: r.status, body: (await r.json().catch(() => null)) as any }));
@@ -83,7 +95,8 @@ test('SIGTERM: every request made is in the ledger after a restart (per route, e
     ]);
     // SIGKILL: what was flushed (every second) survives
     for (let i = 0; i < 10; i++) await get(again.url, '/v1/meta');
-    await new Promise((r) => setTimeout(r, 1600));
+    // the ledger's timer writes them within a second: read the state file until its rows hold them
+    await waitUntil('the usage ledger rows hold the 131 requests made so far', () => requestsInStore() === 120 + 1 + 10, { attempts: 120, intervalMs: 50 });
     again.child.kill('SIGKILL');
     await again.exited;
   } finally {

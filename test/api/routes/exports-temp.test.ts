@@ -74,7 +74,8 @@ test('past EXPORT_TEMP_MAX_MB a new export waits, then gets 503 export_busy with
     assert.is((await api.request(path, { method: 'HEAD' })).status, 200);
     // space freed while an export waits: it goes ahead
     const waiting = api.request(path);
-    setTimeout(() => held.release(), 100);
+    await until(() => api.server.exportTemp.waitingExports() === 1, 10_000, 'the export to wait for space');
+    held.release();
     const ok = await waiting;
     assert.is(ok.status, 200);
     assert.ok(ok.text.startsWith('id,lead_key,'));
