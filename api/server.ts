@@ -155,9 +155,8 @@ async function runFromCommandLine(): Promise<void> {
   } catch {
     current = `no release under ${config.dataDir}/current yet: run 'make refresh' (requests get 503 until one is published)`;
   }
-  log(`leads API listening on ${s.url}/v1 (${current})`);
-  log(`get a key:  npx leads accounts create --name you --plan premium && npx leads keys create --account you --scope ent_api --json`);
-  log(`then:       curl -H "Authorization: Bearer <key>" ${s.url}/v1/meta`);
+  // The signal handlers before the 'listening' line: a supervisor (or a test) that stops the
+  // server as soon as it reads that line must get the graceful stop, not the default kill.
   const stop = (signal: string): void => {
     log(`${signal}: finishing in-flight requests, then stopping`);
     s.close().then(
@@ -170,6 +169,9 @@ async function runFromCommandLine(): Promise<void> {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  log(`leads API listening on ${s.url}/v1 (${current})`);
+  log(`get a key:  npx leads accounts create --name you --plan premium && npx leads keys create --account you --scope ent_api --json`);
+  log(`then:       curl -H "Authorization: Bearer <key>" ${s.url}/v1/meta`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

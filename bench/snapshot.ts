@@ -230,7 +230,7 @@ export const REQUESTS: readonly SnapshotRequest[] = [
   { name: 'usage 400 bad date', as: 'ent_api', path: '/v1/account/usage?from=2020-02-30' },
   { name: 'usage 401', as: 'none', path: '/v1/account/usage' },
   { name: 'webhooks list empty', as: 'ent_api', path: '/v1/webhooks' },
-  { name: 'webhooks 403 commonwealth', as: 'commonwealth', path: '/v1/webhooks' },
+  { name: 'webhooks create 403 commonwealth', as: 'commonwealth', path: '/v1/webhooks', method: 'POST', body: { url: 'https://example.com/hook' } },
   { name: 'webhooks create 400 no url', as: 'ent_api', path: '/v1/webhooks', method: 'POST', body: { filter: { county: ['Cork'] } } },
   { name: 'webhooks create 400 bad url', as: 'custom', path: '/v1/webhooks', method: 'POST', body: { url: 'ftp://example.com/x' } },
   { name: 'webhooks create 400 bad filter', as: 'custom', path: '/v1/webhooks', method: 'POST', body: { url: 'https://example.com/hook', filter: { vertical: ['spaceships'] } } },
