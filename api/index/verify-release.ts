@@ -1,6 +1,6 @@
 /**
  * A release's files checked against its manifest before the server switches to it: every file
- * `manifest.json` lists under `files` (written by the pipeline's `checksumFiles`, pipeline/run.ts:
+ * `manifest.json` lists under `files` (written by the pipeline's `checksumFiles`, pipeline/release/checksums.ts:
  * every file of the release folder, recursively, except `manifest.json` and names starting with
  * `.`) must exist with the listed size and SHA-256, and every such file of the folder must be
  * listed. Files are hashed as streams (never held whole in memory). Runs in the index-building
