@@ -14,6 +14,7 @@ import * as assert from 'uvu/assert';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { startTestApi, type TestApi } from '../helpers/api.ts';
+import { prng } from '../../bench/api.ts';
 
 const SEED = 0x14f022;
 /** Requests per operation (≈ 40 operations: a few thousand in all) and in flight at once. */
@@ -22,17 +23,6 @@ const CONCURRENCY = 8;
 
 type Json = Record<string, any>;
 
-/** mulberry32: a small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = prng(SEED);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const chance = (p: number): boolean => rand() < p;
