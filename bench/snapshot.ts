@@ -382,7 +382,7 @@ export async function takeSnapshot(dataDir: string, requests: readonly SnapshotR
       const bytes = isText ? Buffer.from(steady(raw.toString('utf8')), 'utf8') : raw;
       const kept: Record<string, string> = {};
       for (const [h, v] of [...res.headers.entries()].sort(([a], [b]) => a.localeCompare(b))) if (!VOLATILE_HEADERS.test(h)) kept[h] = steady(v);
-      const isJson = /json/.test(type);
+      const isJson = /^[\w.+-]+\/([\w.-]+\+)?json\s*(;|$)/.test(type); // one JSON document (not JSON Lines)
       let json: unknown;
       if (isJson && bytes.length > 0) json = JSON.parse(bytes.toString('utf8'));
       for (const [name, spec] of Object.entries(r.take ?? {})) {
