@@ -49,6 +49,8 @@ export interface ApiBenchOptions {
   connections: number;
   pgUrl?: string;
   log?: (line: string) => void;
+  /** Also measure the API of another checkout (e.g. the commit before a refactoring) on the same release and workload. */
+  against?: { root: string; label: string };
 }
 
 /** Targets of issue 3 on the 2-core machine (they live here, never in unit tests). */
@@ -231,28 +233,95 @@ export async function apiBench(opts: ApiBenchOptions): Promise<BenchRow[]> {
     log('the API (api/server.ts, api/routes/leads.ts) is not built yet: baseline only');
     return baselineOnlyRows(baseRes.measured, baseRss);
   }
-  const stateEnv = { DATA_DIR: opts.benchData, DATABASE_URL: `file:${join(opts.benchData, 'state.sqlite')}` };
-  for (const suffix of ['', '-wal', '-shm']) rmSync(join(opts.benchData, `state.sqlite${suffix}`), { force: true });
-  await cli(opts.root, ['accounts', 'create', '--name', 'bench', '--plan', 'premium', '--json'], stateEnv);
-  const created = JSON.parse(await cli(opts.root, ['keys', 'create', '--account', 'bench', '--scope', 'ent_api', '--name', 'bench', '--json'], stateEnv)) as { key: string };
-  const t0 = performance.now();
-  // ACCESS_LIMITS=off (bench only): the ent_api key would otherwise stop at 5,000 requests/hour and
-  // 5,000 rows/day; auth and the usage ledger stay on. The `access` section measures the limits.
-  const api = await startChild(opts.root, ['--import', 'tsx', 'api/server.ts'], { ...stateEnv, PORT: '0', HOST: '127.0.0.1', ACCESS_LIMITS: 'off' }, /listening on (\S+)\/v1/);
-  const apiIdleRss = vmRssMb(api.child.pid!);
-  log(`API server up in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${api.child.pid}, RSS ${apiIdleRss.toFixed(0)} MB)`);
+  const api = await startApi(opts.root, 'api', 'state.sqlite', opts, log);
   let apiRes: { measured: ScenarioResults; answers: string[] };
   let apiRss: number;
-  const apiTarget: Target = { name: 'api', pid: api.child.pid!, origin: api.match[1]!, leads: '/v1/leads', key: created.key };
   try {
-    apiRes = await runScenarios(apiTarget, workload, opts, log);
+    apiRes = await runScenarios(api.target, workload, opts, log);
     apiRss = vmHwmMb(api.child.pid!);
   } finally {
     await stopChild(api.child);
   }
   const same = sameAnswers(apiRes.answers, baseRes.answers);
   if (same.same < same.of) log(`warning: ${same.of - same.same} of ${same.of} filter queries answered differently by the API and the baseline`);
-  return resultRows(apiRes.measured, baseRes.measured, { peak: apiRss, idle: apiIdleRss }, baseRss, same, loaded);
+  const rows = resultRows(apiRes.measured, baseRes.measured, { peak: apiRss, idle: api.idleRss }, baseRss, same, loaded);
+  if (opts.against) rows.push(...(await againstRows(opts.against, workload, opts, log)));
+  return rows;
+}
+
+/**
+ * This checkout against the API as it was at another commit, on the same release and workload:
+ * both servers up at once (idle while the other is loaded), measured in alternating rounds
+ * (now, before, now, before) so that drift of the machine falls on both; throughput is the mean
+ * of the rounds.
+ */
+async function againstRows(against: { root: string; label: string }, workload: Workload, opts: ApiBenchOptions, log: (l: string) => void): Promise<BenchRow[]> {
+  const now = await startApi(opts.root, 'now', 'state-now.sqlite', opts, log);
+  let before: Started | undefined;
+  try {
+    before = await startApi(against.root, 'before', 'state-before.sqlite', opts, log);
+    const rounds: { now: ScenarioResults[]; before: ScenarioResults[] } = { now: [], before: [] };
+    for (let round = 0; round < 2; round++) {
+      rounds.now.push((await runScenarios(now.target, workload, opts, log)).measured);
+      rounds.before.push((await runScenarios(before.target, workload, opts, log)).measured);
+    }
+    return beforeRows(meanRps(rounds.now), meanRps(rounds.before), against.label);
+  } finally {
+    await stopChild(now.child);
+    if (before) await stopChild(before.child);
+  }
+}
+
+function meanRps(rounds: ScenarioResults[]): Record<Scenario, number> {
+  const out = {} as Record<Scenario, number>;
+  for (const name of Object.keys(rounds[0]!) as Scenario[]) out[name] = rounds.reduce((a, r) => a + r[name].rps, 0) / rounds.length;
+  return out;
+}
+
+interface Started {
+  child: ChildProcess;
+  target: Target;
+  idleRss: number;
+}
+
+/**
+ * Starts the API of the checkout at `root` on the bench release: its own state file, one ent_api
+ * key made with that checkout's own CLI, access limits off.
+ */
+async function startApi(root: string, name: string, stateFile: string, opts: ApiBenchOptions, log: (l: string) => void): Promise<Started> {
+  const state = join(opts.benchData, stateFile);
+  const stateEnv = { DATA_DIR: opts.benchData, DATABASE_URL: `file:${state}` };
+  for (const suffix of ['', '-wal', '-shm']) rmSync(state + suffix, { force: true });
+  await cli(root, ['accounts', 'create', '--name', 'bench', '--plan', 'premium', '--json'], stateEnv);
+  const created = JSON.parse(await cli(root, ['keys', 'create', '--account', 'bench', '--scope', 'ent_api', '--name', 'bench', '--json'], stateEnv)) as { key: string };
+  const t0 = performance.now();
+  // ACCESS_LIMITS=off (bench only): the ent_api key would otherwise stop at 5,000 requests/hour and
+  // 5,000 rows/day; auth and the usage ledger stay on. The `access` section measures the limits.
+  const api = await startChild(root, ['--import', 'tsx', 'api/server.ts'], { ...stateEnv, PORT: '0', HOST: '127.0.0.1', ACCESS_LIMITS: 'off' }, /listening on (\S+)\/v1/);
+  const idleRss = vmRssMb(api.child.pid!);
+  log(`${name} server up in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${api.child.pid}, RSS ${idleRss.toFixed(0)} MB)`);
+  return { child: api.child, idleRss, target: { name, pid: api.child.pid!, origin: api.match[1]!, leads: '/v1/leads', key: created.key } };
+}
+
+/** Scenarios whose throughput a refactoring must keep within 10% of the code before it (issue 15). */
+export const KEPT_WITHIN = { scenarios: ['list mix', 'q search', 'detail'] as const, ratio: 0.9 };
+
+/** One row per scenario: this checkout (value) against the other commit (baseline), mean of the rounds. */
+function beforeRows(now: Record<Scenario, number>, before: Record<Scenario, number>, label: string): BenchRow[] {
+  const rows: BenchRow[] = [];
+  for (const name of Object.keys(now) as Scenario[]) {
+    const kept = (KEPT_WITHIN.scenarios as readonly string[]).includes(name);
+    const ratio = now[name] / before[name];
+    rows.push({
+      metric: `${name} throughput vs ${label}`,
+      value: now[name],
+      unit: 'req/s',
+      baseline: before[name],
+      target: kept ? `≥ ${KEPT_WITHIN.ratio}× ${label} (${ratio.toFixed(2)}×)` : `information (${ratio.toFixed(2)}×)`,
+      ...(kept ? { ok: ratio >= KEPT_WITHIN.ratio } : {}),
+    });
+  }
+  return rows;
 }
 
 type Scenario = 'list mix' | 'filters' | 'q search' | 'deep cursor' | 'detail' | 'repeated';

@@ -3,7 +3,12 @@
  * side with a baseline taken in the same run. Prints a table and writes
  * bench/results/<section>-<timestamp>.json plus bench/results/latest.json.
  *
- *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports] [--scale default|small|…] [--seconds 10]
+ *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports] [--scale default|small|…] [--seconds 10] [--against REF]
+ *
+ * `--against REF` (a git commit or branch) also runs the api section's scenarios on the API as it
+ * was at REF — extracted with `git archive` into .tmp/against-<sha>/, sharing node_modules — on the
+ * same release and workload, and adds a `… vs REF` row per scenario: a refactoring keeps list mix,
+ * `q` and detail throughput within 10% of the code before it, measured side by side in one run.
  *
  * Sections:
  *   refresh — full refresh of the default dataset in a child process (wall time, peak RSS,
@@ -19,8 +24,8 @@
  *   exports — full JSON Lines / CSV exports over HTTP against DuckDB's own COPY, GeoJSON pages,
  *             /v1/leads p99 during four exports (bench/exports.ts).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
@@ -33,7 +38,7 @@ import { exportsBench } from './exports.ts';
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = join(ROOT, 'bench', 'results');
 
-const { values } = parseArgs({ options: { only: { type: 'string' }, scale: { type: 'string', default: 'default' }, seconds: { type: 'string', default: '10' } } });
+const { values } = parseArgs({ options: { only: { type: 'string' }, scale: { type: 'string', default: 'default' }, seconds: { type: 'string', default: '10' }, against: { type: 'string' } } });
 const scale = SCALES[values.scale as keyof typeof SCALES] ?? Number(values.scale);
 const benchData = join(ROOT, 'data', `bench-${values.scale}`);
 
@@ -94,11 +99,24 @@ const sections: Record<string, () => Promise<Row[]>> = {
     }
     return rows;
   },
-  api: () => apiBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
+  api: () => apiBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16, ...(values.against ? { against: checkoutOf(values.against) } : {}) }),
   webhooks: () => webhooksBench({ root: ROOT }),
   access: () => accessBench({ root: ROOT, seconds: Math.min(Number(values.seconds), 10), connections: 16 }),
   exports: () => exportsBench({ root: ROOT, benchData }),
 };
+
+/** The tree of a git commit, extracted once under .tmp/ and sharing this checkout's node_modules. */
+function checkoutOf(ref: string): { root: string; label: string } {
+  const sha = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const root = join(ROOT, '.tmp', `against-${sha.slice(0, 12)}`);
+  if (!existsSync(join(root, 'api', 'server.ts'))) {
+    rmSync(root, { recursive: true, force: true });
+    mkdirSync(root, { recursive: true });
+    execFileSync('sh', ['-c', `git archive ${sha} | tar -x -C ${JSON.stringify(root)}`], { cwd: ROOT });
+    symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+  }
+  return { root, label: ref === sha ? sha.slice(0, 7) : `${ref} (${sha.slice(0, 7)})` };
+}
 
 function runChild(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
