@@ -1,11 +1,11 @@
 /**
  * The docs keep up with the code: every pipeline configuration variable is in
  * docs/operations.md, every `leads` command is in the README or docs, and every stage of the
- * refresh is in docs/releases.md.
+ * refresh is in docs/releases.md, and docs/architecture.md names only paths that exist.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PIPELINE_DEFAULTS } from '../pipeline/config.ts';
 import { STAGES } from '../pipeline/stages/index.ts';
@@ -39,6 +39,19 @@ test('the README shows the two commands a newcomer needs', () => {
   const readme = read('README.md');
   assert.ok(readme.includes('make serve'));
   assert.ok(readme.includes('make test'));
+});
+
+test('docs/architecture.md names only files and folders that exist', () => {
+  const page = read('docs/architecture.md');
+  // every `path` in backticks that looks like a repository path (has a slash, no spaces or wildcards)
+  const paths = [...page.matchAll(/`([a-z][\w.-]*\/[\w./-]*)`/g)].map((m) => m[1]!).filter((p) => !p.includes('<') && !p.startsWith('http'));
+  assert.ok(paths.length >= 30, `found only ${paths.length} paths`);
+  const missing = paths.filter((p) => !existsSync(join(REPO_ROOT, p.replace(/\*.*$/, ''))));
+  assert.equal(missing, [], `docs/architecture.md names paths that do not exist: ${missing.join(', ')}`);
+});
+
+test('the README sends a newcomer to docs/architecture.md', () => {
+  assert.ok(read('README.md').includes('docs/architecture.md'));
 });
 
 test.run();
