@@ -15,8 +15,8 @@ import pg from 'pg';
 import { ApiConfigError } from '../../../api/config.ts';
 import { generateKey } from '../../../api/keys.ts';
 import { openStateStore } from '../../../api/state/open.ts';
-import { createPostgresStore, openPostgresStore, parsePostgresUrl, PG_MIGRATIONS, type PostgresStateStore, type PostgresStoreOptions } from '../../../api/state/postgres.ts';
-import { MIGRATIONS } from '../../../api/state/sqlite.ts';
+import { MIGRATIONS, MIGRATIONS as PG_MIGRATIONS } from '../../../api/state/migrations.ts'; // one list for both backends now
+import { createPostgresStore, openPostgresStore, parsePostgresUrl, type PostgresStateStore, type PostgresStoreOptions } from '../../../api/state/postgres.ts';
 import { stateStoreContract } from './contract.ts';
 
 const BASE_URL = process.env['TEST_DATABASE_URL'] ?? `postgres://${encodeURIComponent(process.env['PGUSER'] ?? userInfo().username)}@127.0.0.1:5432/test`;
