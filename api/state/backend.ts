@@ -107,7 +107,7 @@ class Arg {
  * more than the query. Only for queries whose shape does not depend on the argument values.
  *
  * @example
- *   const byId = template(db, (id: number) => db.selectFrom('accounts').selectAll().where('id', '=', id));
+ *   const byId = template((id: number) => db.selectFrom('accounts').selectAll().where('id', '=', id));
  *   yield byId(7);
  */
 export function template<A extends unknown[]>(build: (...args: A) => Compilable): (...args: A) => CompiledQuery {
