@@ -8,10 +8,18 @@
  * operations run `atomic` (SQLite: one `BEGIN IMMEDIATE` transaction; PostgreSQL: a transaction
  * that first locks the account or licence row, `Dialect.lockRows`).
  */
+import type { Kysely } from 'kysely';
 import type { Scope } from '../scopes.ts';
 import { rows, template, type Backend, type Row } from './backend.ts';
-import { keysQuery } from './state-store.ts';
 import { withExpiry, type Account, type AccountUsage, type ApiKey, type ClaimLink, type ClaimRefusal, type Licence, type StateStore, type UsageCounts, type UsageDelta } from './store.ts';
+import type { Tables } from './tables.ts';
+
+/** api_keys joined with their account: every key read returns these columns (an `ApiKey`). */
+export const keysQuery = (db: Kysely<Tables>) =>
+  db
+    .selectFrom('api_keys as k')
+    .innerJoin('accounts as a', 'a.id', 'k.account_id')
+    .select(['k.id', 'k.account_id', 'a.name as account_name', 'k.scope', 'k.name', 'k.display_prefix', 'k.status', 'k.created_at', 'k.revoked_at', 'k.licence_id', 'k.expires_at']);
 
 type AccessMethods = Pick<
   StateStore,

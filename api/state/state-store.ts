@@ -3,20 +3,11 @@
  * PostgreSQL): accounts and keys here, the access model in access.ts, webhooks in
  * webhook-store.ts. Keys are stored only as SHA-256 hashes.
  */
-import type { Kysely } from 'kysely';
 import type { Plan } from '../scopes.ts';
-import { access } from './access.ts';
+import { access, keysQuery } from './access.ts';
 import { rows, template, type Backend } from './backend.ts';
 import { withExpiry, type Account, type ApiKey, type NewKey, type StateStore, type StoredKey } from './store.ts';
-import type { Tables } from './tables.ts';
 import { webhookStore } from './webhook-store.ts';
-
-/** api_keys joined with their account: every key read returns these columns (an `ApiKey`). */
-export const keysQuery = (db: Kysely<Tables>) =>
-  db
-    .selectFrom('api_keys as k')
-    .innerJoin('accounts as a', 'a.id', 'k.account_id')
-    .select(['k.id', 'k.account_id', 'a.name as account_name', 'k.scope', 'k.name', 'k.display_prefix', 'k.status', 'k.created_at', 'k.revoked_at', 'k.licence_id', 'k.expires_at']);
 
 export const ACCOUNT_COLUMNS = ['id', 'name', 'plan', 'created_at'] as const;
 
