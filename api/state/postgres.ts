@@ -1,46 +1,19 @@
 /**
- * The PostgreSQL state store: the same tables and behaviour as the SQLite file, shared by several
- * API replicas. Versioned migrations are applied at open in one transaction that first takes a
- * transaction-scoped advisory lock, so replicas starting together migrate exactly once.
+ * The PostgreSQL backend of the state store: the same tables and behaviour as the SQLite file,
+ * shared by several API replicas. Only the driver set-up (pools, how values come back) and
+ * PostgreSQL's entries of the `Dialect` table live here; every query, method and migration is
+ * shared (api/state/state-store.ts, migrations.ts). Migrations are applied at open in one
+ * transaction that first takes a transaction-scoped advisory lock, so replicas starting together
+ * migrate exactly once.
  */
+import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { ApiConfigError } from '../config.ts';
-import { PLANS, SCOPES, type Plan, type Scope } from '../scopes.ts';
-import { ACCESS_MIGRATIONS_PG, accessPostgres } from './access-postgres.ts';
-import { withExpiry, type Account, type ApiKey, type KeyStatus, type NewKey, type StateStore, type StoredKey } from './store.ts';
-import { postgresWebhookStore, WEBHOOK_PG_MIGRATIONS } from './webhooks-postgres.ts';
-
-/**
- * Ordered schema migrations, version for version the same as the SQLite ones (`sqlite.ts`);
- * a new version is appended to both, never edited.
- */
-export const PG_MIGRATIONS: { version: number; sql: string }[] = [
-  {
-    version: 1,
-    sql: `
-      CREATE TABLE accounts (
-        id INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        name TEXT NOT NULL UNIQUE,
-        plan TEXT NOT NULL CHECK (plan IN (${PLANS.map((p) => `'${p}'`).join(', ')})),
-        created_at TIMESTAMPTZ NOT NULL
-      );
-      CREATE TABLE api_keys (
-        id TEXT PRIMARY KEY,
-        account_id INTEGER NOT NULL REFERENCES accounts(id),
-        scope TEXT NOT NULL CHECK (scope IN (${SCOPES.map((s) => `'${s}'`).join(', ')})),
-        name TEXT,
-        display_prefix TEXT NOT NULL,
-        key_hash TEXT NOT NULL UNIQUE,
-        status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'revoked', 'expired')),
-        created_at TIMESTAMPTZ NOT NULL,
-        revoked_at TIMESTAMPTZ
-      );
-      CREATE INDEX api_keys_account ON api_keys(account_id);
-    `,
-  },
-  ...ACCESS_MIGRATIONS_PG,
-  ...WEBHOOK_PG_MIGRATIONS,
-];
+import { driveAsync, type Backend, type Dialect, type Mode, type Op, type Row } from './backend.ts';
+import { migrate } from './migrations.ts';
+import { createStateStore } from './state-store.ts';
+import type { StateStore } from './store.ts';
+import type { Tables } from './tables.ts';
 
 /** First key of the two-integer advisory lock taken while migrating (the second is the schema's hash). */
 const MIGRATION_LOCK_CLASS = 0x1ead5; // "leads"
@@ -86,31 +59,41 @@ export function parsePostgresUrl(databaseUrl: string): { connectionString: strin
 /** The URL without a password, for messages. */
 const redact = (u: string): string => u.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
 
-const KEY_COLUMNS = `k.id, k.account_id, a.name AS account_name, k.scope, k.name, k.display_prefix, k.status, k.created_at, k.revoked_at, k.licence_id, k.expires_at`;
-const KEY_FROM = `api_keys k JOIN accounts a ON a.id = k.account_id`;
-// "C" collation: the same byte order as SQLite, so lists come back in the same order on both
-const KEY_ORDER = `ORDER BY k.created_at, k.id COLLATE "C"`;
+/** PostgreSQL's side of the dialect differences (api/state/backend.ts), for the tables in `schema` (`db` compiles). */
+export function postgresDialect(schema: string, db: Kysely<Tables>): Dialect {
+  return {
+    instantType: 'timestamptz',
+    bigintType: 'bigint',
+    autoId: (c) => c.generatedAlwaysAsIdentity().primaryKey(),
+    keyedTable: (t) => t,
+    insertionOrder: { addColumn: (t) => t.addColumn('seq', 'bigint', (c) => c.generatedAlwaysAsIdentity().unique()) as typeof t, ref: 'd.seq' },
+    bytewise: (ref) => sql`${sql.ref(ref)} collate "C"`,
+    lockRows: (q, o = {}) => {
+      const locked = q.forUpdate(o.of as never);
+      return (o.skipLocked ? locked.skipLocked() : locked) as typeof q;
+    },
+    migrationPrologue: [
+      sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_CLASS}, hashtext(${schema}))`,
+      sql`create schema if not exists ${sql.id(schema)}`,
+      sql`set local search_path to ${sql.id(schema)}`,
+    ].map((q) => q.compile(db)),
+  };
+}
 
-type Row = Record<string, unknown>;
-
-/** pg returns TIMESTAMPTZ as Date; results carry ISO strings like the SQLite store. */
-const iso = (v: unknown): string | null => (v === null ? null : (v as Date).toISOString());
-
-const toAccount = (r: Row): Account => ({ id: r['id'] as number, name: r['name'] as string, plan: r['plan'] as Plan, created_at: iso(r['created_at'])! });
-
-const toKey = (r: Row): ApiKey => ({
-  id: r['id'] as string,
-  account_id: r['account_id'] as number,
-  account_name: r['account_name'] as string,
-  scope: r['scope'] as Scope,
-  name: r['name'] as string | null,
-  display_prefix: r['display_prefix'] as string,
-  status: r['status'] as KeyStatus,
-  created_at: iso(r['created_at'])!,
-  revoked_at: iso(r['revoked_at']),
-  licence_id: (r['licence_id'] as string | null) ?? null,
-  expires_at: iso(r['expires_at'] ?? null),
-});
+/**
+ * How values come back: TIMESTAMPTZ as ISO-8601 strings (like SQLite's TEXT), BIGINT (counters,
+ * count(*)) as numbers — so the shared code reads the same row from either database.
+ */
+const TYPES = {
+  getTypeParser(oid: number, format?: 'text' | 'binary'): (v: string) => unknown {
+    if (oid === pg.types.builtins.TIMESTAMPTZ) {
+      const parse = pg.types.getTypeParser(oid, 'text');
+      return (v) => (parse(v) as Date).toISOString();
+    }
+    if (oid === pg.types.builtins.INT8) return Number;
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
 
 /**
  * Create the PostgreSQL store for `databaseUrl` at once and start migrating; every method waits
@@ -119,79 +102,43 @@ const toKey = (r: Row): ApiKey => ({
 export function createPostgresStore(databaseUrl: string, opts: PostgresStoreOptions = {}): PostgresStateStore {
   const now = opts.now ?? (() => new Date());
   const { connectionString, schema } = parsePostgresUrl(databaseUrl);
-  const pool = new pg.Pool({ connectionString, max: opts.poolMax ?? 10, options: `-c search_path=${schema}` });
-  pool.on('error', opts.onIdleError ?? (() => {}));
+  const pool = (extra: string): Kysely<Tables> => {
+    const p = new pg.Pool({ connectionString, max: opts.poolMax ?? 10, options: `-c search_path=${schema}${extra}`, types: TYPES });
+    p.on('error', opts.onIdleError ?? (() => {}));
+    return new Kysely<Tables>({ dialect: new PostgresDialect({ pool: p }) });
+  };
+  const db = pool('');
   // The per-request counters (hourly window, daily rows) commit without waiting for the WAL
   // flush: every request updates the same row of its key, and a synchronous commit would hold
   // that row lock for an fsync. Atomicity and replica-exactness are unchanged; a crash of the
   // PostgreSQL server itself may forget the last fraction of a second of counts.
-  const hot = new pg.Pool({ connectionString, max: opts.poolMax ?? 10, options: `-c search_path=${schema} -c synchronous_commit=off` });
-  hot.on('error', opts.onIdleError ?? (() => {}));
+  const hot = pool(' -c synchronous_commit=off');
+  const dialect = postgresDialect(schema, db);
 
-  const ready = migrate(pool, schema, now);
+  const on = (k: Kysely<Tables>) => async (q: CompiledQuery): Promise<Row[]> => (await k.executeQuery<Row>(q)).rows;
+  const exec = <T>(mode: Mode, op: Op<T>): Promise<T> =>
+    mode === 'atomic' ? db.transaction().execute((trx) => driveAsync(op, on(trx))) : driveAsync(op, on(mode === 'counter' ? hot : db));
+
+  const ready = exec('atomic', migrate(db, dialect, now().toISOString()));
   ready.catch(() => {}); // reported by whoever awaits it (openPostgresStore or the first query)
-
-  const query = async (sql: string, params: unknown[]): Promise<Row[]> => {
-    await ready;
-    return (await pool.query(sql, params)).rows as Row[];
-  };
-  const live = withExpiry(now);
-  const keyById = async (id: string): Promise<ApiKey | null> => {
-    const [r] = await query(`SELECT ${KEY_COLUMNS} FROM ${KEY_FROM} WHERE k.id = $1`, [id]);
-    return r ? live(toKey(r)) : null;
-  };
   let closed = false;
 
-  return {
-    ...accessPostgres({ pool, hot, ready, now, keyColumns: KEY_COLUMNS, toKey, toAccount }),
+  const backend: Backend = {
+    db,
+    dialect,
     ready,
-    schema,
-    webhooks: postgresWebhookStore(pool, ready, now),
-    async createAccount(name: string, plan: Plan): Promise<Account> {
-      const [r] = await query('INSERT INTO accounts (name, plan, created_at) VALUES ($1, $2, $3) RETURNING id, name, plan, created_at', [name, plan, now()]);
-      return toAccount(r!);
+    async run<T>(mode: Mode, op: () => Op<T>): Promise<T> {
+      await ready;
+      return exec(mode, op());
     },
-    async getAccountByName(name: string): Promise<Account | null> {
-      const [r] = await query('SELECT id, name, plan, created_at FROM accounts WHERE name = $1', [name]);
-      return r ? toAccount(r) : null;
-    },
-    async setAccountPlan(id: number, plan: Plan): Promise<Account | null> {
-      const [r] = await query('UPDATE accounts SET plan = $1 WHERE id = $2 RETURNING id, name, plan, created_at', [plan, id]);
-      return r ? toAccount(r) : null;
-    },
-    async insertKey(k: NewKey): Promise<ApiKey> {
-      const [r] = await query(
-        `WITH k AS (
-           INSERT INTO api_keys (id, account_id, scope, name, display_prefix, key_hash, status, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *
-         )
-         SELECT ${KEY_COLUMNS} FROM k JOIN accounts a ON a.id = k.account_id`,
-        [k.id, k.account_id, k.scope, k.name, k.display_prefix, k.hash, 'active' satisfies KeyStatus, now()],
-      );
-      return toKey(r!);
-    },
-    async findKeyByHash(hash: string): Promise<StoredKey | null> {
-      const [r] = await query(`SELECT ${KEY_COLUMNS}, k.key_hash, a.plan AS account_plan FROM ${KEY_FROM} WHERE k.key_hash = $1`, [hash]);
-      return r ? live({ ...toKey(r), key_hash: r['key_hash'] as string, account_plan: r['account_plan'] as Plan }) : null;
-    },
-    async listKeys(accountId?: number): Promise<ApiKey[]> {
-      const rows =
-        accountId === undefined
-          ? await query(`SELECT ${KEY_COLUMNS} FROM ${KEY_FROM} ${KEY_ORDER}`, [])
-          : await query(`SELECT ${KEY_COLUMNS} FROM ${KEY_FROM} WHERE k.account_id = $1 ${KEY_ORDER}`, [accountId]);
-      return rows.map((r) => live(toKey(r)));
-    },
-    async revokeKey(id: string): Promise<ApiKey | null> {
-      await query(`UPDATE api_keys SET status = 'revoked', revoked_at = $1 WHERE id = $2 AND status <> 'revoked'`, [now(), id]);
-      return keyById(id);
-    },
-    async close(): Promise<void> {
+    async close() {
       if (closed) return;
       closed = true;
-      await ready.catch(() => {}); // let the migration finish with its connection before ending the pool
-      await Promise.all([pool.end(), hot.end()]);
+      await ready.catch(() => {}); // let the migration finish with its connection before ending the pools
+      await Promise.all([db.destroy(), hot.destroy()]);
     },
   };
+  return { ...createStateStore(backend, now), schema };
 }
 
 /**
@@ -209,33 +156,4 @@ export async function openPostgresStore(databaseUrl: string, opts: PostgresStore
     throw e;
   }
   return store;
-}
-
-/**
- * Apply every migration the schema lacks, all in one transaction holding an advisory lock keyed
- * by the schema: a replica that starts at the same time waits, then finds nothing left to do.
- */
-async function migrate(pool: pg.Pool, schema: string, now: () => Date): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK_CLASS, schema]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${client.escapeIdentifier(schema)}`);
-    await client.query(`SET LOCAL search_path TO ${client.escapeIdentifier(schema)}`);
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)');
-    // every version not yet recorded, in version order (version ranges are reserved per feature)
-    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
-    const applied = new Set(rows.map((r) => r.version));
-    for (const m of [...PG_MIGRATIONS].sort((a, b) => a.version - b.version)) {
-      if (applied.has(m.version)) continue;
-      await client.query(m.sql);
-      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [m.version, now()]);
-    }
-    await client.query('COMMIT');
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
 }

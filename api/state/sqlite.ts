@@ -1,43 +1,24 @@
 /**
- * The SQLite state store (default backend): one file, WAL mode so the server reads while the
- * operators' CLI writes from another process, versioned migrations applied at open.
+ * The SQLite backend of the state store (the default): one file, WAL mode so the server reads
+ * while the operators' CLI writes from another process. Only the driver set-up and SQLite's
+ * entries of the `Dialect` table live here; every query, method and migration is shared
+ * (api/state/state-store.ts, migrations.ts).
+ *
+ * Statements run synchronously on better-sqlite3 (prepared once per SQL text), and an `atomic`
+ * operation runs whole inside one `BEGIN IMMEDIATE` transaction: the write lock is taken first,
+ * so another process cannot interleave, and nothing else of this process runs while it is held
+ * (an await inside it could let a second connection of the process wait for the lock this
+ * thread holds).
  */
 import Database from 'better-sqlite3';
+import { Kysely, sql, SqliteDialect, type CompiledQuery } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { PLANS, SCOPES, type Plan } from '../scopes.ts';
-import { ACCESS_MIGRATIONS_SQLITE, accessSqlite, SQLITE_KEY_COLUMNS } from './access-sqlite.ts';
-import { withExpiry, type Account, type ApiKey, type KeyStatus, type NewKey, type StateStore, type StoredKey } from './store.ts';
-import { sqliteWebhookStore, WEBHOOK_SQLITE_MIGRATIONS } from './webhooks-sqlite.ts';
-
-/** Ordered schema migrations; a new version is appended, never edited. */
-export const MIGRATIONS: { version: number; sql: string }[] = [
-  {
-    version: 1,
-    sql: `
-      CREATE TABLE accounts (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        name TEXT NOT NULL UNIQUE,
-        plan TEXT NOT NULL CHECK (plan IN (${PLANS.map((p) => `'${p}'`).join(', ')})),
-        created_at TEXT NOT NULL
-      );
-      CREATE TABLE api_keys (
-        id TEXT PRIMARY KEY,
-        account_id INTEGER NOT NULL REFERENCES accounts(id),
-        scope TEXT NOT NULL CHECK (scope IN (${SCOPES.map((s) => `'${s}'`).join(', ')})),
-        name TEXT,
-        display_prefix TEXT NOT NULL,
-        key_hash TEXT NOT NULL UNIQUE,
-        status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'revoked', 'expired')),
-        created_at TEXT NOT NULL,
-        revoked_at TEXT
-      );
-      CREATE INDEX api_keys_account ON api_keys(account_id);
-    `,
-  },
-  ...ACCESS_MIGRATIONS_SQLITE,
-  ...WEBHOOK_SQLITE_MIGRATIONS,
-];
+import { driveSync, type Backend, type Dialect, type Mode, type Op, type Row } from './backend.ts';
+import { migrate } from './migrations.ts';
+import { createStateStore } from './state-store.ts';
+import type { StateStore } from './store.ts';
+import type { Tables } from './tables.ts';
 
 export interface SqliteStoreOptions {
   /** Clock for created_at / revoked_at (tests inject one). */
@@ -46,86 +27,70 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
-const KEY_COLUMNS = SQLITE_KEY_COLUMNS;
+/** SQLite's side of the dialect differences (api/state/backend.ts). */
+export const SQLITE_DIALECT: Dialect = {
+  instantType: 'text',
+  bigintType: 'integer',
+  autoId: (c) => c.primaryKey().autoIncrement(),
+  keyedTable: (t) => t.modifyEnd(sql`without rowid`) as typeof t,
+  insertionOrder: { addColumn: (t) => t, ref: 'd.rowid' },
+  bytewise: (ref) => sql.ref(ref),
+  lockRows: (q) => q,
+  migrationPrologue: [],
+};
+
+/** Prepared statements by SQL text (bounded: batch inserts vary in length). */
+const STATEMENT_CACHE_MAX = 500;
 
 /** Open (creating and migrating if needed) the SQLite state file at `path`. */
 export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): StateStore {
   const now = opts.now ?? (() => new Date());
   mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
+  const file = new Database(path);
+  file.pragma('journal_mode = WAL');
   // WAL + NORMAL: a commit survives a crash of the process (what the per-request counters need);
   // only a power loss may lose the last commits.
-  db.pragma('synchronous = NORMAL');
-  db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
-  db.pragma('foreign_keys = ON');
-  migrate(db, now);
+  file.pragma('synchronous = NORMAL');
+  file.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
+  file.pragma('foreign_keys = ON');
 
-  const live = withExpiry(now);
-  const stmt = {
-    insertAccount: db.prepare('INSERT INTO accounts (name, plan, created_at) VALUES (?, ?, ?)'),
-    accountByName: db.prepare('SELECT id, name, plan, created_at FROM accounts WHERE name = ?'),
-    accountById: db.prepare('SELECT id, name, plan, created_at FROM accounts WHERE id = ?'),
-    insertKey: db.prepare(
-      'INSERT INTO api_keys (id, account_id, scope, name, display_prefix, key_hash, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    ),
-    keyById: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = ?`),
-    keyByHash: db.prepare(`SELECT ${KEY_COLUMNS}, k.key_hash, a.plan AS account_plan FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`),
-    setPlan: db.prepare('UPDATE accounts SET plan = ? WHERE id = ?'),
-    listAll: db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at, k.id`),
-    listByAccount: db.prepare(
-      `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.account_id = ? ORDER BY k.created_at, k.id`,
-    ),
-    revoke: db.prepare(`UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE id = ? AND status <> 'revoked'`),
+  const statements = new Map<string, Database.Statement>();
+  const exec = (q: CompiledQuery): Row[] => {
+    let s = statements.get(q.sql);
+    if (!s) {
+      if (statements.size >= STATEMENT_CACHE_MAX) statements.clear();
+      statements.set(q.sql, (s = file.prepare(q.sql)));
+    }
+    const params = q.parameters as unknown[];
+    if (s.reader) return s.all(params) as Row[];
+    s.run(params);
+    return [];
   };
+  const immediate = file.transaction(<T>(op: Op<T>): T => driveSync(op, exec)).immediate;
+  const runSync = <T>(mode: Mode, op: Op<T>): T => (mode === 'plain' ? driveSync(op, exec) : immediate(op) as T);
 
-  return {
-    ...accessSqlite(db, now),
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: file }) }); // compiles only; `exec` runs
+  try {
+    runSync('atomic', migrate(db, SQLITE_DIALECT, now().toISOString()));
+  } catch (e) {
+    file.close();
+    throw e;
+  }
+
+  const backend: Backend = {
+    db,
+    dialect: SQLITE_DIALECT,
     ready: Promise.resolve(), // migrated synchronously above
-    webhooks: sqliteWebhookStore(db, now),
-    async createAccount(name: string, plan: Plan): Promise<Account> {
-      const r = stmt.insertAccount.run(name, plan, now().toISOString());
-      return stmt.accountById.get(r.lastInsertRowid) as Account;
+    run<T>(mode: Mode, op: () => Op<T>): Promise<T> {
+      try {
+        return Promise.resolve(runSync(mode, op()));
+      } catch (e) {
+        return Promise.reject(e);
+      }
     },
-    async getAccountByName(name: string): Promise<Account | null> {
-      return (stmt.accountByName.get(name) as Account | undefined) ?? null;
-    },
-    async setAccountPlan(id: number, plan: Plan): Promise<Account | null> {
-      stmt.setPlan.run(plan, id);
-      return (stmt.accountById.get(id) as Account | undefined) ?? null;
-    },
-    async insertKey(k: NewKey): Promise<ApiKey> {
-      stmt.insertKey.run(k.id, k.account_id, k.scope, k.name, k.display_prefix, k.hash, 'active' satisfies KeyStatus, now().toISOString());
-      return stmt.keyById.get(k.id) as ApiKey;
-    },
-    async findKeyByHash(hash: string): Promise<StoredKey | null> {
-      return live(stmt.keyByHash.get(hash) as StoredKey | undefined) ?? null;
-    },
-    async listKeys(accountId?: number): Promise<ApiKey[]> {
-      return ((accountId === undefined ? stmt.listAll.all() : stmt.listByAccount.all(accountId)) as ApiKey[]).map(live);
-    },
-    async revokeKey(id: string): Promise<ApiKey | null> {
-      stmt.revoke.run(now().toISOString(), id);
-      return live(stmt.keyById.get(id) as ApiKey | undefined) ?? null;
-    },
-    async close(): Promise<void> {
-      if (db.open) db.close();
+    async close() {
+      if (file.open) file.close();
     },
   };
-}
-
-/** Apply every migration newer than the file's version, each in its own transaction. */
-function migrate(db: Database.Database, now: () => Date): void {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
-  const apply = db.transaction((m: { version: number; sql: string }) => {
-    // re-check inside the write transaction: another process may have migrated meanwhile
-    const done = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version);
-    if (done) return;
-    db.exec(m.sql);
-    db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(m.version, now().toISOString());
-  });
-  // Every version not yet recorded, in version order (not only those above the highest applied:
-  // version ranges are reserved per feature, so a lower version may arrive after a higher one).
-  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
-  for (const m of [...MIGRATIONS].sort((a, b) => a.version - b.version)) if (!applied.has(m.version)) apply.immediate(m);
+  return createStateStore(backend, now);
 }

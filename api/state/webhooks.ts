@@ -1,8 +1,8 @@
 /**
  * Webhook persistence: webhooks (destination, saved filter, signing secrets, watermark) and the
  * durable delivery queue with its attempt log. Its own interface, next to the accounts-and-keys
- * `StateStore`, with a SQLite (`webhooks-sqlite.ts`) and a PostgreSQL (`webhooks-postgres.ts`)
- * implementation; both stores expose it as `store.webhooks`. Migrations use versions 20..29.
+ * `StateStore`, implemented once for both backends (`webhook-store.ts`) and exposed as
+ * `store.webhooks`. Migrations use versions 20..29 (api/state/migrations.ts).
  *
  * Queue rules the dispatcher (api/webhooks/dispatcher.ts) relies on:
  * - `enqueue` inserts a batch of deliveries and advances the webhook's watermark in ONE

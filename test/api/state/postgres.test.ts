@@ -15,8 +15,8 @@ import pg from 'pg';
 import { ApiConfigError } from '../../../api/config.ts';
 import { generateKey } from '../../../api/keys.ts';
 import { openStateStore } from '../../../api/state/open.ts';
-import { createPostgresStore, openPostgresStore, parsePostgresUrl, PG_MIGRATIONS, type PostgresStateStore, type PostgresStoreOptions } from '../../../api/state/postgres.ts';
-import { MIGRATIONS } from '../../../api/state/sqlite.ts';
+import { MIGRATIONS } from '../../../api/state/migrations.ts';
+import { createPostgresStore, openPostgresStore, parsePostgresUrl, type PostgresStateStore, type PostgresStoreOptions } from '../../../api/state/postgres.ts';
 import { stateStoreContract } from './contract.ts';
 
 const BASE_URL = process.env['TEST_DATABASE_URL'] ?? `postgres://${encodeURIComponent(process.env['PGUSER'] ?? userInfo().username)}@127.0.0.1:5432/test`;
@@ -78,14 +78,13 @@ test('the server is reachable', async () => {
   assert.is(r?.one, 1);
 });
 
-test('migrations: same versions as SQLite, recorded once, tables in the named schema only', async () => {
-  assert.equal(PG_MIGRATIONS.map((m) => m.version), MIGRATIONS.map((m) => m.version));
+test('migrations: the one list (api/state/migrations.ts), recorded once, tables in the named schema only', async () => {
   const schema = freshSchema();
   const now = () => new Date('2026-11-20T10:00:00Z');
   await (await open(schema, { now })).close();
   await (await open(schema, { now })).close(); // reopening does not re-apply
   const versions = await adminQuery(`SELECT version, applied_at FROM ${schema}.schema_migrations ORDER BY version`);
-  assert.equal(versions, PG_MIGRATIONS.map((m) => ({ version: m.version, applied_at: new Date('2026-11-20T10:00:00Z') })));
+  assert.equal(versions, MIGRATIONS.map((m) => ({ version: m.version, applied_at: new Date('2026-11-20T10:00:00Z') })));
   const tables = await adminQuery<{ table_schema: string; table_name: string }>(
     "SELECT table_schema, table_name FROM information_schema.tables WHERE table_name IN ('accounts', 'api_keys', 'schema_migrations') AND starts_with(table_schema, $1) ORDER BY table_name",
     [RUN],
@@ -100,7 +99,7 @@ for (const existing of [false, true]) {
     const stores = await Promise.all(Array.from({ length: 6 }, () => open(schema)));
     try {
       const versions = await adminQuery<{ version: number }>(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`);
-      assert.equal(versions.map((v) => v.version), PG_MIGRATIONS.map((m) => m.version));
+      assert.equal(versions.map((v) => v.version), MIGRATIONS.map((m) => m.version));
       // and they share state: a key made through one replica is seen and revoked through the others
       const a = await stores[0]!.createAccount('acme', 'premium');
       const k = generateKey('ent_api');

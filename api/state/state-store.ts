@@ -1,0 +1,74 @@
+/**
+ * The state store, written once over any `Backend` (api/state/backend.ts: SQLite or
+ * PostgreSQL): accounts and keys here, the access model in access.ts, webhooks in
+ * webhook-store.ts. Keys are stored only as SHA-256 hashes.
+ */
+import type { Plan } from '../scopes.ts';
+import { access, keysQuery } from './access.ts';
+import { rows, template, type Backend } from './backend.ts';
+import { withExpiry, type Account, type ApiKey, type NewKey, type StateStore, type StoredKey } from './store.ts';
+import { webhookStore } from './webhook-store.ts';
+
+export const ACCOUNT_COLUMNS = ['id', 'name', 'plan', 'created_at'] as const;
+
+/** Accounts and keys queries, compiled once for the backend's dialect. */
+function accountQueries(b: Backend) {
+  const { db, dialect } = b;
+  return {
+    insertAccount: template((name: string, plan: Plan, at: string) =>
+      db.insertInto('accounts').values({ name, plan, created_at: at }).returning(ACCOUNT_COLUMNS),
+    ),
+    accountByName: template((name: string) => db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('name', '=', name)),
+    setPlan: template((plan: Plan, id: number) => db.updateTable('accounts').set({ plan }).where('id', '=', id).returning(ACCOUNT_COLUMNS)),
+    insertKey: template((id: string, accountId: number, scope: NewKey['scope'], name: string | null, prefix: string, hash: string, at: string) =>
+      db.insertInto('api_keys').values({ id, account_id: accountId, scope, name, display_prefix: prefix, key_hash: hash, status: 'active', created_at: at }),
+    ),
+    keyById: template((id: string) => keysQuery(db).where('k.id', '=', id)),
+    keyByHash: template((hash: string) => keysQuery(db).select(['k.key_hash', 'a.plan as account_plan']).where('k.key_hash', '=', hash)),
+    listAll: keysQuery(db).orderBy('k.created_at').orderBy(dialect.bytewise('k.id')).compile(),
+    listByAccount: template((accountId: number) => keysQuery(db).where('k.account_id', '=', accountId).orderBy('k.created_at').orderBy(dialect.bytewise('k.id'))),
+    revoke: template((at: string, id: string) =>
+      db.updateTable('api_keys').set({ status: 'revoked', revoked_at: at }).where('id', '=', id).where('status', '<>', 'revoked'),
+    ),
+  };
+}
+
+/** The state store on `b`; `now` dates created_at, revoked_at and key expiry (tests inject a clock). */
+export function createStateStore(b: Backend, now: () => Date): StateStore {
+  const q = accountQueries(b);
+  const live = withExpiry(now);
+  const iso = (): string => now().toISOString();
+  const one = async <T>(query: ReturnType<typeof q.keyById>): Promise<T | null> => ((await b.run('plain', () => rows(query)))[0] as T | undefined) ?? null;
+
+  return {
+    ...access(b, now),
+    webhooks: webhookStore(b, now),
+    ready: b.ready,
+    async createAccount(name: string, plan: Plan): Promise<Account> {
+      return (await one<Account>(q.insertAccount(name, plan, iso())))!;
+    },
+    getAccountByName: (name: string) => one<Account>(q.accountByName(name)),
+    setAccountPlan: (id: number, plan: Plan) => one<Account>(q.setPlan(plan, id)),
+    async insertKey(k: NewKey): Promise<ApiKey> {
+      return b.run('plain', function* () {
+        yield q.insertKey(k.id, k.account_id, k.scope, k.name, k.display_prefix, k.hash, iso());
+        return (yield q.keyById(k.id))[0] as ApiKey;
+      });
+    },
+    async findKeyByHash(hash: string): Promise<StoredKey | null> {
+      return live((await one<StoredKey>(q.keyByHash(hash))) ?? undefined) ?? null;
+    },
+    async listKeys(accountId?: number): Promise<ApiKey[]> {
+      const r = await b.run('plain', () => rows(accountId === undefined ? q.listAll : q.listByAccount(accountId)));
+      return (r as ApiKey[]).map(live);
+    },
+    async revokeKey(id: string): Promise<ApiKey | null> {
+      const r = await b.run('plain', function* () {
+        yield q.revoke(iso(), id);
+        return (yield q.keyById(id))[0] as ApiKey | undefined;
+      });
+      return live(r) ?? null;
+    },
+    close: () => b.close(),
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * The state store's tables as Kysely sees them: one declaration, used to type every query and
+ * migration (api/state/migrations.ts) on both backends. Instants are ISO-8601 strings on the way
+ * in and out (SQLite stores them as TEXT, PostgreSQL as TIMESTAMPTZ; api/state/postgres.ts reads
+ * them back as ISO strings).
+ */
+import type { Generated } from 'kysely';
+import type { Plan, Scope } from '../scopes.ts';
+import type { KeyStatus } from './store.ts';
+import type { AttemptOutcome, WebhookStatus } from './webhooks.ts';
+
+type Instant = string;
+
+export interface Tables {
+  schema_migrations: { version: number; applied_at: Instant };
+  accounts: { id: Generated<number>; name: string; plan: Plan; created_at: Instant };
+  api_keys: {
+    id: string;
+    account_id: number;
+    scope: Scope;
+    name: string | null;
+    display_prefix: string;
+    key_hash: string;
+    status: KeyStatus;
+    created_at: Instant;
+    revoked_at: Instant | null;
+    licence_id: string | null;
+    expires_at: Instant | null;
+  };
+  licences: { id: string; account_id: number; scope: Scope; seats: number; expires_at: Instant; created_at: Instant };
+  claim_links: { token_hash: string; licence_id: string; expires_at: Instant; created_at: Instant; used_at: Instant | null; key_id: string | null };
+  rate_counters: { key_id: string; window_start: number; count: number };
+  budget_counters: { key_id: string; day: string; rows: number };
+  usage_daily: { key_id: string; day: string; requests: number; errors: number; rows: number };
+  usage_routes: { key_id: string; day: string; route: string; requests: number; errors: number; rows: number };
+  webhooks: {
+    id: string;
+    account_id: number;
+    scope: Scope;
+    url: string;
+    filter: string;
+    filters_json: string;
+    description: string | null;
+    status: WebhookStatus;
+    disabled_reason: string | null;
+    secret: string;
+    previous_secret: string | null;
+    previous_secret_expires_at: Instant | null;
+    secret_rotated_at: Instant | null;
+    watermark_lead_id: number;
+    watermark_release: string | null;
+    suspended_at: Instant | null;
+    suspended_reason: string | null;
+    created_at: Instant;
+    updated_at: Instant;
+  };
+  webhook_deliveries: {
+    id: string;
+    webhook_id: string;
+    type: string;
+    created_at: Instant;
+    body: string;
+    lead_count: number;
+    status: 'pending' | 'delivering' | 'delivered' | 'dead';
+    attempts_total: Generated<number>;
+    retry_base: Generated<number>;
+    next_attempt_at: Instant | null;
+    lease_owner: string | null;
+    lease_until: Instant | null;
+    last_attempt_at: Instant | null;
+    last_status_code: number | null;
+    last_error: string | null;
+    last_latency_ms: number | null;
+    delivered_at: Instant | null;
+    dead_reason: string | null;
+  };
+  webhook_attempts: {
+    delivery_id: string;
+    attempt_no: number;
+    started_at: Instant;
+    status_code: number | null;
+    latency_ms: number | null;
+    error: string | null;
+    outcome: AttemptOutcome;
+  };
+}
