@@ -6,8 +6,8 @@
  * unknown and repeated parameters, bad headers (Authorization forms, huge values, Accept,
  * If-None-Match, Content-Type) and bad bodies, plus other methods. A fixed seed makes every run
  * send the same requests. Asserted: no 5xx; every non-2xx answer (except 304 and HEAD) is
- * `application/problem+json` with a `detail`; the server's RSS after the run is within 50 MB of
- * its RSS before it.
+ * `application/problem+json` with a `detail`; the server's JS heap after the run (after a full
+ * collection) is within 25 MB of the heap before it.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -205,7 +205,7 @@ test('fuzz: every operation of /v1/openapi.json, malformed values, forged cursor
     await (await fetch(`${api.baseUrl}/v1${op.path}`, { headers: { Authorization: `Bearer ${goodKey}` } })).arrayBuffer();
   }
   gc();
-  const rssBefore = process.memoryUsage().rss;
+  const before = process.memoryUsage();
 
   const failures: string[] = [];
   const statuses = new Map<number, number>();
@@ -241,12 +241,16 @@ test('fuzz: every operation of /v1/openapi.json, malformed values, forged cursor
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   gc();
-  const rssAfter = process.memoryUsage().rss;
+  const after = process.memoryUsage();
+  const mb = (n: number): number => Math.round(n / 2 ** 20);
   const summary = [...statuses.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ');
-  console.log(`  fuzz: ${requests.length} requests over ${ops.length} operations (seed ${SEED.toString(16)}): ${summary}; RSS ${Math.round(rssBefore / 2 ** 20)} → ${Math.round(rssAfter / 2 ** 20)} MB`);
+  console.log(`  fuzz: ${requests.length} requests over ${ops.length} operations (seed ${SEED.toString(16)}): ${summary}; JS heap ${mb(before.heapUsed)} → ${mb(after.heapUsed)} MB, RSS ${mb(before.rss)} → ${mb(after.rss)} MB`);
   assert.ok(requests.length >= 2000, `${requests.length} requests`);
   assert.equal(failures.slice(0, 20), [], `${failures.length} findings`);
-  assert.ok(rssAfter - rssBefore < 50 * 2 ** 20, `RSS grew by ${Math.round((rssAfter - rssBefore) / 2 ** 20)} MB`);
+  // the JS heap after a full collection, not the RSS: DuckDB's buffer pool and the allocator keep
+  // native memory they may reuse (the RSS moved 14–75 MB between identical runs), a leak of ours
+  // stays on the heap
+  assert.ok(after.heapUsed - before.heapUsed < 25 * 2 ** 20, `the JS heap grew by ${mb(after.heapUsed - before.heapUsed)} MB`);
 });
 
 test.run();
