@@ -12,8 +12,8 @@
  *   filename is given in `Content-Disposition`.
  *
  * Budgets: a cursor page charges its rows; a one-shot file charges the whole filtered count (from
- * the release's leads engine, `Release.leads.count`) up front, so a file larger than the remaining daily budget is refused (429) before any byte is
- * sent. `HEAD` and `dry_run=1` say what a file would cost and charge nothing.
+ * the release's leads engine, `Release.leads.count`) up front, so a file larger than the
+ * remaining daily budget is refused (429) before any byte is sent. `HEAD` and `dry_run=1` say what a file would cost and charge nothing.
  *
  * Temp space: a file export reserves its temp file (`api/export-temp.ts`: private folder, `0600`,
  * bounded by EXPORT_TEMP_MAX_MB) before it charges the budget, so an export that gets `503
