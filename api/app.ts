@@ -92,7 +92,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     claim,
     account,
     metaRouter(config, deps),
-    leadsRouter(config, deps),
+    leadsRouter(config),
     infrastructureRouter(config, deps),
     exportsRouter(config, deps),
     feedsRouter(config, { ...deps, tokenKey: gisKey, layers }),

@@ -1,16 +1,23 @@
 /**
- * Masking by scope: the ONE place that decides which fields of a record a key may see. Every
- * route calls `maskRecord` on every record it serves (or, for records written as bytes from the
- * row store, passes `maskedColumns` to the writer) and `responseMeta` to build the `_meta`
- * member; no route masks by hand.
+ * Masking by scope: the ONE place that decides which fields of a record a key may see, at every
+ * depth. Every route serves records through `maskRecord` (the leads engine, api/index/leads-engine.ts,
+ * takes a `Masking` and applies it inside; its byte writer uses `columnMask`, derived from the
+ * same walk) and builds `_meta` with `responseMeta`; no route masks by hand.
  *
- * Enriched fields are read from the record schemas (`"x-enriched": true` in `schemas/`, directly
- * or through a `$ref`), so a field marked enriched there is masked here without a code change.
- * For scopes without the `enriched` capability they are set to `null` — never dropped — so every
- * scope gets the same shape. Homeowner names and contact data are never in a release, so there
- * is nothing else to hide.
+ * Enriched fields are read from the record schemas (`"x-enriched": true` in `schemas/`), by one
+ * walk of the kind's schema (`maskPlan`): it follows `$ref`s (a property is enriched when it, or
+ * any schema its `$ref`s lead to, is marked), `anyOf` / `oneOf` / `allOf` alternatives, object
+ * `properties` and array `items`. So a field marked enriched is masked wherever the record holds
+ * it — a top-level field, a field of a section (the detail's `project`), a field of each item of
+ * a list (each of the detail's `area_comparables.nearby_leads`) — without a code change. For
+ * scopes without the `enriched` capability such fields are set to `null` — never dropped — so
+ * every scope gets the same shape; below an enriched field nothing more is looked at. Homeowner
+ * names and contact data are never in a release, so there is nothing else to hide.
+ *
+ * The schema set is a parameter (default: the project's `schemas/`), so a test can mark any field
+ * enriched in a copy and check that it is masked everywhere.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { ATTRIBUTION, CAPABILITIES, LICENCE_URL, scopesWith, type Scope } from './scopes.ts';
 
 /** Record kinds the API serves, one schema file `schemas/<kind>.schema.json` each. */
@@ -18,6 +25,7 @@ export type MaskKind = 'lead' | 'lead-detail' | 'infrastructure-project';
 
 /** One field hidden from the response and why. */
 export interface MaskedField {
+  /** The field: its name when top-level, else its path (`project.est_value`, `area_comparables.nearby_leads[].est_value`). */
   field: string;
   reason: string;
 }
@@ -31,52 +39,138 @@ export interface ResponseMeta {
   attribution?: string;
 }
 
+export type JsonSchema = Record<string, unknown>;
+
+/** Schemas by file name (`lead.schema.json` → its parsed JSON), as `$ref`s name them. */
+export type SchemaSet = ReadonlyMap<string, JsonSchema>;
+
 const SCHEMA_DIR = new URL('../schemas/', import.meta.url);
+let projectSet: SchemaSet | null = null;
 
-type JsonSchema = Record<string, unknown>;
-const schemaCache = new Map<string, JsonSchema>();
-const enrichedCache = new Map<MaskKind, readonly string[]>();
-
-function loadSchema(file: string): JsonSchema {
-  let s = schemaCache.get(file);
-  if (!s) {
-    s = JSON.parse(readFileSync(new URL(file, SCHEMA_DIR), 'utf8')) as JsonSchema;
-    schemaCache.set(file, s);
+/** The project's schemas (`schemas/*.schema.json`, read once). */
+export function projectSchemas(): SchemaSet {
+  if (!projectSet) {
+    const files = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json')).sort();
+    projectSet = new Map(files.map((f) => [f, JSON.parse(readFileSync(new URL(f, SCHEMA_DIR), 'utf8')) as JsonSchema]));
   }
-  return s;
+  return projectSet;
 }
 
-/** Follow a `file.schema.json#/pointer` (or `#/pointer` within `from`) reference. */
-function resolveRef(ref: string, from: string): JsonSchema | null {
-  const [file, pointer = ''] = ref.split('#');
-  let node: unknown = loadSchema(file || from);
+/** Follow a `file.schema.json#/pointer` (or `#/pointer` within `from`) reference: the node and its file. */
+function resolveRef(schemas: SchemaSet, ref: string, from: string): { node: JsonSchema; file: string } | null {
+  const [fileRef, pointer = ''] = ref.split('#');
+  const file = fileRef || from;
+  let node: unknown = schemas.get(file);
   for (const part of pointer.split('/').filter(Boolean)) {
     if (node === null || typeof node !== 'object') return null;
     node = (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
   }
-  return node !== null && typeof node === 'object' ? (node as JsonSchema) : null;
+  return node !== null && typeof node === 'object' ? { node: node as JsonSchema, file } : null;
+}
+
+/** What to null in a value of one schema: fields of an object, and the same below fields and array items. */
+interface PlanNode {
+  /** Enriched fields (set to null), in schema order. */
+  nulled: string[];
+  /** Fields whose value has enriched fields of its own, with their plan. */
+  inner: [field: string, plan: PlanNode][];
+  /** The plan of each item, for an array whose items have enriched fields. */
+  items: PlanNode | null;
+}
+
+/** A kind's masking, read from its schema: the plan, and every masked field's path in walk order. */
+export interface MaskPlan {
+  root: PlanNode;
+  /** Every masked field, as `_meta.masked` names it (top-level name, or dotted path with `[]` for array items). */
+  fields: readonly string[];
+}
+
+/** The schema nodes a node stands for: itself, what its `$ref` chain leads to, and its alternatives. */
+function expand(schemas: SchemaSet, node: JsonSchema, file: string, out: { node: JsonSchema; file: string }[], depth = 0): void {
+  if (depth > 32) throw new Error(`schema ${file}: $ref chain too deep (a cycle?)`);
+  out.push({ node, file });
+  if (typeof node.$ref === 'string') {
+    const target = resolveRef(schemas, node.$ref, file);
+    if (target) expand(schemas, target.node, target.file, out, depth + 1);
+  }
+  for (const k of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const alts = node[k];
+    if (Array.isArray(alts)) for (const a of alts) if (a && typeof a === 'object') expand(schemas, a as JsonSchema, file, out, depth + 1);
+  }
+}
+
+/** Whether a property schema is enriched: it or any schema its `$ref` chain leads to is marked. */
+function isEnriched(schemas: SchemaSet, node: JsonSchema, file: string): boolean {
+  for (let at: { node: JsonSchema; file: string } | null = { node, file }, depth = 0; at; depth++) {
+    if (at.node['x-enriched'] === true) return true;
+    if (typeof at.node.$ref !== 'string' || depth > 32) return false;
+    at = resolveRef(schemas, at.node.$ref, at.file);
+  }
+  return false;
+}
+
+/** The plan of a value described by `node` (null when nothing in it is enriched); `path` names it in `fields`. */
+function planOf(schemas: SchemaSet, node: JsonSchema, file: string, path: string, fields: string[], depth: number): PlanNode | null {
+  if (depth > 16) return null;
+  const forms: { node: JsonSchema; file: string }[] = [];
+  expand(schemas, node, file, forms);
+  const plan: PlanNode = { nulled: [], inner: [], items: null };
+  const seen = new Set<string>();
+  for (const f of forms) {
+    const props = f.node.properties;
+    if (props && typeof props === 'object') {
+      for (const [name, p] of Object.entries(props as Record<string, JsonSchema>)) {
+        if (seen.has(name)) continue;
+        seen.add(name);
+        const at = path === '' ? name : `${path}.${name}`;
+        if (isEnriched(schemas, p, f.file)) {
+          plan.nulled.push(name);
+          fields.push(at);
+          continue;
+        }
+        const inner = planOf(schemas, p, f.file, at, fields, depth + 1);
+        if (inner) plan.inner.push([name, inner]);
+      }
+    }
+    const items = f.node.items;
+    if (!plan.items && items && typeof items === 'object' && !Array.isArray(items)) {
+      plan.items = planOf(schemas, items as JsonSchema, f.file, `${path}[]`, fields, depth + 1);
+    }
+  }
+  return plan.nulled.length > 0 || plan.inner.length > 0 || plan.items ? plan : null;
+}
+
+const plans = new WeakMap<SchemaSet, Map<MaskKind, MaskPlan>>();
+
+/**
+ * The masking plan of a record kind: one walk of `schemas/<kind>.schema.json` (cached per schema
+ * set). `fields` lists every enriched field wherever it sits, in schema order, depth first.
+ *
+ * @example maskPlan('lead').fields // ['applicant_org', 'applicant_org_evidence', …]
+ */
+export function maskPlan(kind: MaskKind, schemas: SchemaSet = projectSchemas()): MaskPlan {
+  let perSet = plans.get(schemas);
+  if (!perSet) plans.set(schemas, (perSet = new Map()));
+  let plan = perSet.get(kind);
+  if (!plan) {
+    const file = `${kind}.schema.json`;
+    const root = schemas.get(file);
+    if (!root) throw new Error(`no schema ${file}`);
+    const fields: string[] = [];
+    plan = { root: planOf(schemas, root, file, '', fields, 0) ?? { nulled: [], inner: [], items: null }, fields: Object.freeze(fields) };
+    perSet.set(kind, plan);
+  }
+  return plan;
 }
 
 /**
- * The enriched top-level fields of a record kind, in schema order (read once from `schemas/`).
+ * The enriched fields of a record kind wherever they sit, in schema order (`maskPlan(kind).fields`):
+ * top-level names, and paths for fields inside sections or list items.
  *
- * @example enrichedFields('lead') // ['applicant_org', 'applicant_company_number', …]
+ * @example enrichedFields('lead') // ['applicant_org', 'applicant_org_evidence', 'applicant_company_number', …]
  */
-export function enrichedFields(kind: MaskKind): readonly string[] {
-  const cached = enrichedCache.get(kind);
-  if (cached) return cached;
-  const file = `${kind}.schema.json`;
-  const props = (loadSchema(file).properties ?? {}) as Record<string, JsonSchema>;
-  const out = Object.freeze(
-    Object.keys(props).filter((name) => {
-      const p = props[name]!;
-      if (p['x-enriched'] === true) return true;
-      const target = typeof p.$ref === 'string' ? resolveRef(p.$ref, file) : null;
-      return target?.['x-enriched'] === true;
-    }),
-  );
-  enrichedCache.set(kind, out);
-  return out;
+export function enrichedFields(kind: MaskKind, schemas: SchemaSet = projectSchemas()): readonly string[] {
+  return maskPlan(kind, schemas).fields;
 }
 
 /** Why a scope without enriched access sees an enriched field as null. */
@@ -86,46 +180,98 @@ export function enrichedReason(scope: Scope): string {
   return `scope ${scope} does not include enriched data (needs ${list})`;
 }
 
+/** Apply a plan to a value: a copy with the plan's fields nulled at every depth (the input is not modified). */
+function applyPlan(plan: PlanNode, value: unknown): unknown {
+  if (Array.isArray(value)) return plan.items ? value.map((v) => applyPlan(plan.items!, v)) : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (plan.nulled.length === 0 && plan.inner.length === 0) return value;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const field of plan.nulled) out[field] = null;
+  for (const [field, inner] of plan.inner) if (field in out) out[field] = applyPlan(inner, out[field]);
+  return out;
+}
+
+/** How a response is masked: the caller's scope and the schemas that say what is enriched. */
+export interface Masking {
+  readonly scope: Scope;
+  readonly schemas: SchemaSet;
+}
+
+const projectMaskings = new Map<Scope, Masking>();
+
+/** The masking of `scope` (by the project's schemas unless a schema set is given). */
+export function maskingFor(scope: Scope, schemas?: SchemaSet): Masking {
+  if (schemas) return { scope, schemas };
+  let m = projectMaskings.get(scope);
+  if (!m) projectMaskings.set(scope, (m = Object.freeze({ scope, schemas: projectSchemas() })));
+  return m;
+}
+
 /**
- * Return what `scope` may be served of `record`: a shallow copy with every enriched field set to
- * null when the scope lacks the `enriched` capability, and the list of masked fields with the
- * reason. The list names every enriched field of the kind (whether or not it held a value), so it
- * is the same for every record of a kind and scope. The input is not modified.
+ * Return what `scope` may be served of `record`: a copy with every enriched field set to null —
+ * at every depth: top-level fields, fields of sections, fields of each item of a list — when the
+ * scope lacks the `enriched` capability, and the list of masked fields with the reason. The list
+ * names every enriched field of the kind (whether or not it held a value), so it is the same for
+ * every record of a kind and scope. The input is not modified.
  *
  * @example
  * const { record, masked } = maskRecord('lead', row, 'commonwealth');
  * // record.applicant_org === null; masked[0] = { field: 'applicant_org', reason: 'scope commonwealth …' }
  */
-export function maskRecord<T extends Record<string, unknown>>(kind: MaskKind, record: T, scope: Scope): { record: T; masked: MaskedField[] } {
+export function maskRecord<T extends Record<string, unknown>>(
+  kind: MaskKind,
+  record: T,
+  scope: Scope,
+  schemas: SchemaSet = projectSchemas(),
+): { record: T; masked: MaskedField[] } {
   if (CAPABILITIES[scope].enriched) return { record, masked: [] };
-  const reason = enrichedReason(scope);
-  const out: Record<string, unknown> = { ...record };
-  const masked: MaskedField[] = [];
-  for (const field of enrichedFields(kind)) {
-    out[field] = null;
-    masked.push({ field, reason });
-  }
-  return { record: out as T, masked };
+  const plan = maskPlan(kind, schemas);
+  return { record: applyPlan(plan.root, record) as T, masked: maskedFor(kind, scope, schemas) };
 }
 
-const columnMasks = new WeakMap<readonly string[], Map<string, Uint8Array | null>>();
+/** Whether `scope` sees the top-level field `field` of `kind` as null (e.g. an enriched detail section it need not even read). */
+export function masksField(kind: MaskKind, field: string, m: Masking): boolean {
+  return !CAPABILITIES[m.scope].enriched && maskPlan(kind, m.schemas).root.nulled.includes(field);
+}
+
+const columnMasks = new WeakMap<readonly string[], WeakMap<SchemaSet, Map<string, ColumnMask>>>();
+
+/** `maskRecord` for records written column by column (see `columnMask`). */
+export interface ColumnMask {
+  /** Per column: 1 when it is written as null; null when no column is. */
+  nulled: Uint8Array | null;
+  /**
+   * False when an enriched field sits inside a column's value (a field of an object column, of
+   * an array column's items): the column writer cannot mask it, the record must go through
+   * `maskRecord`.
+   */
+  complete: boolean;
+}
 
 /**
- * `maskRecord` for records written column by column (the row store writes list pages as bytes):
- * for each of `columns`, 1 when `scope` must see it as null, else 0; null when the scope sees
- * every column. The same rule as `maskRecord`, so both give the same record.
+ * `maskRecord` for records written column by column (the row store writes list pages as bytes),
+ * derived from the same plan: the top-level fields the plan nulls, as a mask over `columns`.
+ * Writing each column, or null where the mask says 1, gives the bytes of `maskRecord`'s record
+ * whenever `complete` is true.
  */
-export function maskedColumns(kind: MaskKind, scope: Scope, columns: readonly string[]): Uint8Array | null {
-  let perColumns = columnMasks.get(columns);
-  if (!perColumns) columnMasks.set(columns, (perColumns = new Map()));
-  const k = `${kind}\u0000${scope}`;
-  if (perColumns.has(k)) return perColumns.get(k)!;
-  let mask: Uint8Array | null = null;
-  if (!CAPABILITIES[scope].enriched) {
-    const hidden = new Set(enrichedFields(kind));
-    mask = Uint8Array.from(columns, (c) => (hidden.has(c) ? 1 : 0));
+export function columnMask(kind: MaskKind, columns: readonly string[], m: Masking): ColumnMask {
+  let perSet = columnMasks.get(columns);
+  if (!perSet) columnMasks.set(columns, (perSet = new WeakMap()));
+  let perKind = perSet.get(m.schemas);
+  if (!perKind) perSet.set(m.schemas, (perKind = new Map()));
+  const k = `${kind}\u0000${m.scope}`;
+  let mask = perKind.get(k);
+  if (!mask) {
+    mask = { nulled: null, complete: true };
+    if (!CAPABILITIES[m.scope].enriched) {
+      const { root } = maskPlan(kind, m.schemas);
+      const hidden = new Set(root.nulled);
+      const nulled = Uint8Array.from(columns, (c) => (hidden.has(c) ? 1 : 0));
+      const inner = new Set(root.inner.map(([f]) => f));
+      mask = { nulled: nulled.includes(1) ? nulled : null, complete: !columns.some((c) => inner.has(c)) };
+    }
+    perKind.set(k, mask);
   }
-  perColumns.set(k, mask);
   return mask;
 }
 
@@ -169,8 +315,8 @@ export function attribution(scope: Scope): { headers: { Link: string; 'X-Attribu
  * The masked fields a page of `kind` records would carry for `scope`, without a record: lets an
  * empty list report the same `_meta.masked` as a full one.
  */
-export function maskedFor(kind: MaskKind, scope: Scope): MaskedField[] {
+export function maskedFor(kind: MaskKind, scope: Scope, schemas: SchemaSet = projectSchemas()): MaskedField[] {
   if (CAPABILITIES[scope].enriched) return [];
   const reason = enrichedReason(scope);
-  return enrichedFields(kind).map((field) => ({ field, reason }));
+  return maskPlan(kind, schemas).fields.map((field) => ({ field, reason }));
 }

@@ -1,22 +1,38 @@
 /**
- * Per-release lookups the leads, export, GIS and webhook code needs before it can parse a request
- * or build a query: the release's canonical authority / county names (for case- and accent-free
- * matching) and its leads source (leads table and search index, for `q`). Built once per release
- * and kept for the few newest releases asked for (the current one, and kept releases export
- * cursors point at).
+ * Per-release lookups the leads, export and webhook code needs before it can parse a request or
+ * build a query: the release's canonical authority / county names (for case- and accent-free
+ * matching) and its leads source (leads table and search index, for `q` in SQL).
+ *
+ * A loaded release answers from its leads engine (no I/O: the names are those its index holds,
+ * the search index's mean document length was read when it was built). A release that is not
+ * loaded — a kept release an export cursor points at, or the release the `leads webhooks …`
+ * commands read straight from `DATA_DIR/current` — is read through DuckDB (two small queries),
+ * once per release.
  */
 import type { ApiDb } from './db.ts';
 import type { ReleaseTables } from './kept-release.ts';
 import { placeNames, type PlaceNames } from './params.ts';
 import { leadsPlacesQuery, leadsSource, searchAvgdlQuery, type LeadsSource } from './query/leads-query.ts';
+import type { Release } from './release.ts';
 
 export interface ReleaseSources {
   places: PlaceNames;
   leads: LeadsSource;
 }
 
-/** Read a release's `ReleaseSources` (two small DuckDB queries). */
-export async function loadReleaseSources(db: ApiDb, release: Pick<ReleaseTables, 'tables' | 'path'>): Promise<ReleaseSources> {
+/** A release that is loaded (it has its leads engine), or one read from its files. */
+type AnyRelease = Release | Pick<ReleaseTables, 'id' | 'tables' | 'path'>;
+
+const isLoaded = (release: AnyRelease): release is Release => 'leads' in release;
+
+/** The `ReleaseSources` of a loaded release, from its leads engine. */
+export function loadedReleaseSources(release: Release): ReleaseSources {
+  return { places: release.leads.places(), leads: leadsSource(release, release.leads.avgdl) };
+}
+
+/** The `ReleaseSources` of a release from its files (two small DuckDB queries); from its engine when it is loaded. */
+export async function loadReleaseSources(db: ApiDb, release: AnyRelease): Promise<ReleaseSources> {
+  if (isLoaded(release)) return loadedReleaseSources(release);
   const pq = leadsPlacesQuery(release.tables.leads);
   const aq = searchAvgdlQuery(release.path('search_terms.parquet'));
   const [places, avg] = await Promise.all([
@@ -26,10 +42,11 @@ export async function loadReleaseSources(db: ApiDb, release: Pick<ReleaseTables,
   return { places: placeNames(places), leads: leadsSource(release, avg[0]?.avgdl ?? null) };
 }
 
-/** A cache of `ReleaseSources` per release id (at most `keep` releases). */
-export function releaseSourcesCache(db: ApiDb, keep = 4): (release: ReleaseTables) => Promise<ReleaseSources> {
+/** `loadReleaseSources` for any release: loaded ones from their engine, the others read once and kept (at most `keep`). */
+export function releaseSourcesCache(db: ApiDb, keep = 4): (release: AnyRelease) => Promise<ReleaseSources> {
   const cache = new Map<string, Promise<ReleaseSources>>();
-  return (release) => {
+  return async (release) => {
+    if (isLoaded(release)) return loadedReleaseSources(release);
     const key = `${release.id}\u0000${release.tables.leads}`;
     let p = cache.get(key);
     if (!p) {

@@ -19,10 +19,7 @@
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { sqlIdent, sqlString, type ApiDb } from './db.ts';
-import type { RowStore } from './index/row-store.ts';
-import type { LeadIndex } from './index/lead-index.ts';
-import type { DetailIndex } from './index/detail-index.ts';
-import { loadReleaseIndexes } from './index/release-indexes.ts';
+import { loadLeadsEngine, type LeadsEngine } from './index/leads-engine.ts';
 import { ReleaseRefusedError } from './index/verify-release.ts';
 
 /**
@@ -30,8 +27,8 @@ import { ReleaseRefusedError } from './index/verify-release.ts';
  * Parquet. Each release gets its own in-memory catalog attached with `COMPRESS` and checkpointed
  * after loading; `DETACH` frees it when the release is dropped. The leads, the search index and
  * the company-360 tables are not held in DuckDB: list pages and lead details are answered from
- * the release's in-memory indexes (`Release.index`, `Release.detail`, `Release.rows`), built from
- * the Parquet files at load by a child process.
+ * the release's leads engine (`Release.leads`: its in-memory indexes, built from the Parquet files
+ * at load by a child process).
  */
 const IN_MEMORY = ['infrastructure'] as const;
 const FROM_PARQUET = [
@@ -63,12 +60,11 @@ export interface Release {
   readonly tables: Readonly<Record<TableName, string>>;
   /** Absolute path of a file inside the release (Parquet, GeoJSON). */
   path(rel: string): string;
-  /** The release's leads as served by `GET /v1/leads`, as JSON text (api/index/row-store.ts). */
-  readonly rows: RowStore;
-  /** Filters, sorts, counts and pages leads, `q` included (api/index/lead-index.ts). */
-  readonly index: LeadIndex;
-  /** The company-360 sections of a lead detail (api/index/detail-index.ts). */
-  readonly detail: DetailIndex;
+  /**
+   * The release's leads engine (api/index/leads-engine.ts): list pages (`q`, sorts, cursors,
+   * totals), lead details, counts and place names, masked for the caller inside.
+   */
+  readonly leads: LeadsEngine;
 }
 
 /** A published release the server would not switch to, and when it tries again. */
@@ -153,8 +149,8 @@ export async function openReleaseManager(
     // The indexes first, in a child process (api/index/release-indexes.ts): a failed build leaves
     // nothing behind, and this process keeps serving the current release meanwhile.
     const started = Date.now();
-    const { rows, index, detail } = await loadReleaseIndexes(dir, { log: (line) => log(`release ${id}: ${line}`) });
-    log(`release ${id}: indexes of ${rows.size} leads loaded in ${Date.now() - started} ms`);
+    const leads = await loadLeadsEngine(id, dir, { log: (line) => log(`release ${id}: ${line}`) });
+    log(`release ${id}: indexes of ${leads.size} leads loaded in ${Date.now() - started} ms`);
     const schema = sqlIdent(schemaName(id));
     await db.run(`DETACH DATABASE IF EXISTS ${schema}`);
     await db.run(`ATTACH ':memory:' AS ${schema} (COMPRESS)`);
@@ -173,7 +169,7 @@ export async function openReleaseManager(
       throw e;
     }
     for (const t of [...FROM_PARQUET, ...IN_MEMORY]) tables[t] ??= `read_parquet(${sqlString(join(dir, `${t}.parquet`))})`;
-    return { id, dir, manifest, tables, path: (rel: string) => join(dir, rel), rows, index, detail };
+    return { id, dir, manifest, tables, path: (rel: string) => join(dir, rel), leads };
   };
 
   const dropIfUnused = async (id: string): Promise<void> => {

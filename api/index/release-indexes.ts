@@ -1,6 +1,8 @@
 /**
  * The in-memory indexes a release is answered from (`GET /v1/leads` and `GET /v1/leads/{id}`):
- * the row store, the lead index (filters, sorts, search) and the detail index.
+ * the row store, the lead index (filters, sorts, search) and the detail index — the parts of the
+ * release's leads engine (api/index/leads-engine.ts), the only thing outside api/index/ that
+ * sees them.
  *
  * The server builds them in a child process (`loadReleaseIndexes`, entry api/index/build-child.ts)
  * that reads the release's Parquet files with its own DuckDB, builds, and sends the finished
@@ -31,6 +33,8 @@ export interface ReleaseIndexes {
   rows: RowStore;
   index: LeadIndex;
   detail: DetailIndex;
+  /** Mean document length of the search index (its Parquet metadata), null when the release has none. */
+  avgdl: number | null;
 }
 
 const CHILD = fileURLToPath(new URL('./build-child.ts', import.meta.url));
@@ -54,18 +58,18 @@ export async function buildReleaseIndexes(db: ApiDb, dir: string): Promise<Relea
     { lead_neighbours: pq('lead_neighbours'), suppliers: pq('suppliers'), companies: pq('companies'), filings: pq('filings') },
     join(dir, 'sales.parquet'),
   );
-  return { rows, index, detail };
+  return { rows, index, detail, avgdl };
 }
 
 /** The indexes as one packable tree of typed arrays, Maps and JSON values. */
 export function packIndexes(ix: ReleaseIndexes): Packable {
-  return { rows: ix.rows.parts(), index: ix.index.parts(), detail: ix.detail.parts() } as unknown as Packable;
+  return { rows: ix.rows.parts(), index: ix.index.parts(), detail: ix.detail.parts(), avgdl: ix.avgdl } as unknown as Packable;
 }
 
 /** The indexes back from `packIndexes`' tree. */
 export function unpackIndexes(tree: Packable): ReleaseIndexes {
-  const t = tree as unknown as { rows: RowStoreParts; index: LeadIndexParts; detail: DetailIndexParts };
-  return { rows: new RowStore(t.rows), index: new LeadIndex(t.index), detail: new DetailIndex(t.detail) };
+  const t = tree as unknown as { rows: RowStoreParts; index: LeadIndexParts; detail: DetailIndexParts; avgdl: number | null };
+  return { rows: new RowStore(t.rows), index: new LeadIndex(t.index), detail: new DetailIndex(t.detail), avgdl: t.avgdl };
 }
 
 /** Loader flags of this process (`--import tsx`), which the child needs to run TypeScript. */

@@ -118,18 +118,16 @@ export class RowStore {
 
   /**
    * Append the JSON object of row `slot` to `out`: every column in order; a column whose entry
-   * in `nulled` is 1 is written as null. `replace` writes one column's value as the JSON text
-   * given instead (in its place); `open` leaves the object open for more members.
+   * in `nulled` is 1 is written as null.
    */
-  writeJson(out: ByteWriter, slot: number, nulled: Uint8Array | null, opts?: { replace?: { column: string; json: string }; open?: boolean }): void {
+  writeJson(out: ByteWriter, slot: number, nulled: Uint8Array | null): void {
     const { kinds, frag, keySpan, nullSpan, dictBase, dictOff, codes8, codes16, codeIndex, raw } = this.p;
     out.ensure(this.p.maxRowBytes + 1);
-    let buf = out.buf;
+    const buf = out.buf;
     let o = out.len;
     let rp = this.p.rowStart[slot]!;
     const base8 = slot * this.w8;
     const base16 = slot * this.w16;
-    const replaced = opts?.replace ? this.columnIndex.get(opts.replace.column) ?? -1 : -1;
     const n = kinds.length;
     for (let c = 0; c < n; c++) {
       const kind = kinds[c]!;
@@ -146,7 +144,7 @@ export class RowStore {
           s = nullSpan[2 * c]!;
           e = nullSpan[2 * c + 1]!;
         } else {
-          if (c !== replaced) for (let i = keySpan[2 * c]!, end = keySpan[2 * c + 1]!; i < end; i++) buf[o++] = frag[i]!;
+          for (let i = keySpan[2 * c]!, end = keySpan[2 * c + 1]!; i < end; i++) buf[o++] = frag[i]!;
           src = raw;
           s = rp;
           e = rp + len;
@@ -160,19 +158,10 @@ export class RowStore {
         s = dictOff[at]!;
         e = dictOff[at + 1]!;
       }
-      if (c === replaced && !(nulled !== null && nulled[c] === 1)) {
-        out.len = o;
-        out.bytes(frag, keySpan[2 * c]!, keySpan[2 * c + 1]!);
-        out.utf8(opts!.replace!.json);
-        out.ensure(this.p.maxRowBytes + 1);
-        buf = out.buf;
-        o = out.len;
-        continue;
-      }
       // a loop, not set(subarray): as fast for these lengths, and no view object per copy
       for (let i = s; i < e; i++) buf[o++] = src[i]!;
     }
-    if (!opts?.open) buf[o++] = 0x7d; // }
+    buf[o++] = 0x7d; // }
     out.len = o;
   }
 
@@ -189,6 +178,32 @@ export class RowStore {
   /** Several leads in the order given (repeats included); null for unknown ids. */
   getMany(ids: readonly number[]): (Record<string, unknown> | null)[] {
     return ids.map((id) => this.get(id));
+  }
+
+  /** The distinct values of a column (parsed, in no particular order; null included when present). */
+  distinct(column: string): unknown[] {
+    const c = this.columnIndex.get(column);
+    if (c === undefined) throw new Error(`the row store has no column ${column}`);
+    const { kinds, dictBase, dictOff } = this.p;
+    if (kinds[c] === RAW) {
+      const seen = new Map<string, unknown>();
+      for (let slot = 0; slot < this.size; slot++) {
+        const v = this.value(slot, column);
+        seen.set(JSON.stringify(v), v);
+      }
+      return [...seen.values()];
+    }
+    // the column's entries run from its base to the next dictionary column's (each list ends with one end offset)
+    let next = dictOff.length;
+    for (let d = c + 1; d < kinds.length; d++) {
+      if (dictBase[d]! >= 0) {
+        next = dictBase[d]!;
+        break;
+      }
+    }
+    const out: unknown[] = [];
+    for (let at = dictBase[c]!; at < next - 1; at++) out.push(JSON.parse(this.fragText.toString('utf8', dictOff[at]! + this.keyLen[c]!, dictOff[at + 1]!)));
+    return out;
   }
 
   /** One column's value of row `slot` (parsed from its JSON text). */

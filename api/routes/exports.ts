@@ -11,9 +11,9 @@
  *   when accepted; `.parquet` — written by DuckDB to a temp file, then streamed. A download
  *   filename is given in `Content-Disposition`.
  *
- * Budgets: a cursor page charges its rows; a one-shot file charges the whole filtered count up
- * front, so a file larger than the remaining daily budget is refused (429) before any byte is
- * sent. `HEAD` and `dry_run=1` say what a file would cost and charge nothing.
+ * Budgets: a cursor page charges its rows; a one-shot file charges the whole filtered count (from
+ * the release's leads engine, `Release.leads.count`) up front, so a file larger than the
+ * remaining daily budget is refused (429) before any byte is sent. `HEAD` and `dry_run=1` say what a file would cost and charge nothing.
  *
  * Temp space: a file export reserves its temp file (`api/export-temp.ts`: private folder, `0600`,
  * bounded by EXPORT_TEMP_MAX_MB) before it charges the budget, so an export that gets `503
@@ -32,7 +32,6 @@ import type { AppContext, AppState } from '../context.ts';
 import { releaseForCursor } from '../kept-release.ts';
 import { attribution, maskedFor, responseMeta } from '../masking.ts';
 import { releaseSourcesCache } from '../release-sources.ts';
-import { leadsCountQuery } from '../query/leads-query.ts';
 import { encodeCursor } from '../query/paging.ts';
 import { pageHref, setPageLinks } from '../render/link-header.ts';
 import { EXPORT_FORMATS, exportHash, exportRowsQuery, jsonLineSql, parseExportQuery, type ExportFormat } from '../query/export-query.ts';
@@ -83,9 +82,7 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'exp
     const req = parseExportQuery(ctx.query, 'file', config, src.places, release.id);
     const masked = maskedFor('lead', key.scope);
     const maskedSet = new Set(masked.map((m) => m.field));
-    const count = leadsCountQuery(src.leads, req.filters);
-    const [{ total } = { total: 0 }] = await deps.db.all<{ total: number }>(count.sql, count.params);
-    const rows = Number(total);
+    const rows = release.leads.count(req.filters);
     const { type, ext } = EXPORT_FORMATS[format];
     const filename = `applications-${release.id}.${ext}`;
     const remaining = budget.remaining;

@@ -12,7 +12,7 @@ import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
 import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
 import { loadRowStore, RowStore, RowStoreBuilder } from '../../../api/index/row-store.ts';
 import { ByteWriter } from '../../../api/render/bytes.ts';
-import { maskedColumns, maskRecord } from '../../../api/masking.ts';
+import { columnMask, maskingFor, maskRecord } from '../../../api/masking.ts';
 import { SCOPES } from '../../../api/scopes.ts';
 import { tinyRelease } from '../../helpers/api.ts';
 
@@ -76,7 +76,8 @@ test('1- and 2-byte dictionary codes round-trip', () => {
 test('the bytes written are JSON.stringify of the masked record, for every scope', () => {
   for (const store of Object.values(stores)) {
     for (const scope of SCOPES) {
-      const nulled = maskedColumns('lead', scope, store.columns);
+      const { nulled, complete } = columnMask('lead', store.columns, maskingFor(scope));
+      assert.ok(complete, 'the lead has no enriched field inside a column');
       const out = new ByteWriter(64);
       for (const row of expected.slice(0, 200)) {
         const slot = store.slotOf(row['id'] as number);
@@ -87,8 +88,18 @@ test('the bytes written are JSON.stringify of the masked record, for every scope
       }
     }
   }
-  assert.ok(maskedColumns('lead', 'commonwealth', LEAD_COLUMNS)!.includes(1), 'commonwealth has masked columns');
-  assert.is(maskedColumns('lead', 'ent_api', LEAD_COLUMNS), null);
+  assert.ok(columnMask('lead', LEAD_COLUMNS, maskingFor('commonwealth')).nulled!.includes(1), 'commonwealth has masked columns');
+  assert.is(columnMask('lead', LEAD_COLUMNS, maskingFor('ent_api')).nulled, null);
+});
+
+test('distinct lists the values of a column, in every encoding', () => {
+  for (const [name, store] of Object.entries(stores)) {
+    for (const c of ['county', 'planning_authority', 'id', 'verticals', 'applicant_org']) {
+      const want = [...new Set(expected.map((r) => JSON.stringify(r[c] ?? null)))].sort();
+      const got = store.distinct(c).map((v) => JSON.stringify(v)).sort();
+      assert.equal(got, want, `${name}: ${c}`);
+    }
+  }
 });
 
 test('value reads one column of a row', () => {
