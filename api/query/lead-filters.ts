@@ -113,6 +113,10 @@ export const LEAD_FILTERS = [
   },
   { name: 'scale', kind: 'enum', column: 'scale', values: ['minor', 'medium', 'large', 'major'], examples: [['major']], doc: `Project scale bands. ${LIST}` },
   {
+    name: 'application_type', kind: 'multi', column: 'application_type', fold: 'text', examples: [['PERMISSION', 'RETENTION']],
+    doc: `Application types as published by the authority (\`application_type\`: \`PERMISSION\`, \`RETENTION\`, \`OUTLINE PERMISSION\`, …), matched regardless of case and accents; leads without one never match. ${LIST}`,
+  },
+  {
     name: 'min_value', kind: 'range', column: 'est_value', type: 'number', examples: [1000000],
     doc: 'Minimum estimated value (`est_value`) in euros; decimals allowed (`250000.50`).',
   },
@@ -122,6 +126,14 @@ export const LEAD_FILTERS = [
   },
   { name: 'has_contact', kind: 'flag', column: 'has_contact', doc: '`true`/`1`: only leads whose source held contact details; `false`/`0`: only those without.' },
   { name: 'demolition', kind: 'flag', column: 'demolition', doc: '`1`/`true`: only projects involving demolition; `0`/`false`: only those without.' },
+  {
+    name: 'received_from', kind: 'date', column: 'received_date', bound: 'from', examples: ['2025-01-01'],
+    doc: 'Only leads received on or after this date (`received_date >= received_from`), `YYYY-MM-DD`.',
+  },
+  {
+    name: 'received_to', kind: 'date', column: 'received_date', bound: 'to', examples: ['2025-12-31'],
+    doc: 'Only leads received on or before this date (`received_date <= received_to`), `YYYY-MM-DD`; not before `received_from`.',
+  },
 ] as const satisfies readonly LeadFilter[];
 
 type Decl = (typeof LEAD_FILTERS)[number];
