@@ -6,22 +6,18 @@
  * `invalid_parameter`, enumerations list their allowed values.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import addFormatsImport from 'ajv-formats';
-import { foldSearchText } from '../common/search-text.ts';
 import type { ApiConfig } from './config.ts';
 import { invalidParams, type ParamError } from './errors.ts';
 import { normalisedFilters, sortKeyValid, type LeadsFilters, type LeadsSort, type SortKey } from './query/leads-query.ts';
 import { datePairs, FILTERS, filtersOfKind, STATUS_GROUP_OF, type FilterFold } from './query/lead-filters.ts';
+import { foldPlace, foldText, queryAjv, REASONS } from './query/query-common.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './query/paging.ts';
 
 /** A raw query as Koa parses it. */
 export type RawQuery = Record<string, string | string[] | undefined>;
 
 type JsonSchema = Record<string, any>;
-
-const addFormats = addFormatsImport as unknown as typeof addFormatsImport.default;
 
 /** Comma-list parameters: the `enum` and `multi` filters of the table. */
 const LIST_PARAMS: readonly string[] = filtersOfKind('enum', 'multi').map((f) => f.name);
@@ -42,9 +38,7 @@ export function leadsQuerySchema(): JsonSchema {
 
 function validator(): ValidateFunction {
   if (!leadsValidator) {
-    const ajv = new Ajv2020({ allErrors: true, strict: false });
-    addFormats(ajv, ['date']);
-    leadsValidator = ajv.compile(leadsQuerySchema());
+    leadsValidator = queryAjv().compile(leadsQuerySchema());
   }
   return leadsValidator;
 }
@@ -65,7 +59,7 @@ export function shapeQuery(raw: RawQuery): { shaped: Record<string, unknown>; er
       continue;
     }
     if (values.length > 1) {
-      errors.push({ name, reason: 'given more than once' });
+      errors.push({ name, reason: REASONS.repeated });
       continue;
     }
     const v = values[0]!;
@@ -79,23 +73,23 @@ export function shapeQuery(raw: RawQuery): { shaped: Record<string, unknown>; er
 /** One ajv error as a parameter error naming the parameter (and its allowed values for enums). */
 function paramError(e: ErrorObject, schema: JsonSchema): ParamError {
   if (e.keyword === 'additionalProperties') {
-    return { name: String((e.params as { additionalProperty: string }).additionalProperty), reason: 'unknown parameter' };
+    return { name: String((e.params as { additionalProperty: string }).additionalProperty), reason: REASONS.unknownParameter };
   }
   const name = e.instancePath.split('/')[1] ?? '';
   const prop = schema.properties[name] ?? {};
   switch (e.keyword) {
     case 'enum': {
       const allowed = (prop.items?.enum ?? prop.enum) as string[];
-      return { name, reason: `not an allowed value`, allowed };
+      return { name, reason: REASONS.notAllowed, allowed };
     }
     case 'type':
       return { name, reason: `must be ${prop.type === 'integer' ? 'a whole number' : prop.type === 'boolean' ? 'true, false, 1 or 0' : `a ${prop.type}`}` };
     case 'minimum':
       return { name, reason: prop.minimum === 0 ? 'must not be negative' : `must be at least ${prop.minimum}` };
     case 'minItems':
-      return { name, reason: 'must not be empty' };
+      return { name, reason: REASONS.empty };
     case 'format':
-      return { name, reason: 'must be a real date YYYY-MM-DD' };
+      return { name, reason: REASONS.notADate };
     default:
       return { name, reason: e.message ?? 'invalid' };
   }
@@ -139,14 +133,12 @@ export function placeNames(rows: readonly Record<string, unknown>[]): PlaceNames
   return { authorities: values.get('authority')!, counties: values.get('county')!, values };
 }
 
-/** Fold a place name: accents and case ignored, runs of spaces collapsed ("dun  laoghaire-Rathdown"). */
-export function foldName(s: string): string {
-  return foldSearchText(s).replace(/\s+/g, ' ').trim();
-}
+/** Fold a place name (the API's one place-name folder, api/query/query-common.ts): "Co. Cork" = "cork". */
+export const foldName = foldPlace;
 
 /** Fold a `multi` filter's value as its declaration says. */
 function foldValue(s: string, fold: FilterFold): string {
-  return fold === 'place' ? foldName(s) : foldName(s);
+  return fold === 'place' ? foldPlace(s) : foldText(s);
 }
 
 /** The status group of each lifecycle stage (`x-status-of` of the query schema's `status`). */
@@ -244,7 +236,7 @@ export function parseLeadsQuery(
     all.push({ name: 'page_size', reason: `must be at most ${config.pageSizeMax}` });
   }
   if (s.page !== undefined && s.cursor !== undefined) {
-    all.push({ name: 'cursor', reason: 'give either page or cursor, not both' });
+    all.push({ name: 'cursor', reason: REASONS.pageAndCursor });
   }
   if (!bad.has('page') && s.page !== undefined && s.page > config.pageMax) {
     all.push({ name: 'page', reason: `must be at most ${config.pageMax}; page deeper with cursor (pass next_cursor as cursor)` });
@@ -271,7 +263,7 @@ export function parseLeadsQuery(
  * Throws `invalidParams`; returns the id.
  */
 export function parseLeadId(id: string, raw: RawQuery): number {
-  const errors: ParamError[] = Object.keys(raw).map((name) => ({ name, reason: 'unknown parameter' }));
+  const errors: ParamError[] = Object.keys(raw).map((name) => ({ name, reason: REASONS.unknownParameter }));
   if (!/^[1-9][0-9]{0,14}$/.test(id)) errors.push({ name: 'id', reason: 'must be a positive integer' });
   if (errors.length > 0) throw invalidParams(errors);
   return Number(id);
