@@ -6,12 +6,12 @@
  * `invalid_parameter`, enumerations list their allowed values.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { foldSearchText } from '../common/search-text.ts';
 import type { ApiConfig } from './config.ts';
 import { invalidParams, type ParamError } from './errors.ts';
 import { normalisedFilters, sortKeyValid, type LeadsFilters, type LeadsSort, type SortKey } from './query/leads-query.ts';
+import { datePairs, FILTERS, filtersOfKind, STATUS_GROUP_OF, type FilterFold } from './query/lead-filters.ts';
+import { foldPlace, foldText, queryAjv, REASONS } from './query/query-common.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './query/paging.ts';
 
 /** A raw query as Koa parses it. */
@@ -19,11 +19,12 @@ export type RawQuery = Record<string, string | string[] | undefined>;
 
 type JsonSchema = Record<string, any>;
 
-const LIST_PARAMS = ['vertical', 'authority', 'county', 'readiness', 'status', 'use_class', 'scale'] as const;
+/** Comma-list parameters: the `enum` and `multi` filters of the table. */
+const LIST_PARAMS: readonly string[] = filtersOfKind('enum', 'multi').map((f) => f.name);
 /** Numeric parameters: parsed when they look like a number (negative and decimal too), so the schema names the real problem (type, minimum). */
-const NUMBER_PARAMS = ['min_value', 'min_units', 'page', 'page_size'] as const;
+const NUMBER_PARAMS: readonly string[] = [...filtersOfKind('range').map((f) => f.name), 'page', 'page_size'];
 const NUMBER_TEXT = /^-?\d{1,15}(\.\d{1,9})?$/;
-const BOOL_PARAMS = ['has_contact', 'demolition'] as const;
+const BOOL_PARAMS: readonly string[] = filtersOfKind('flag').map((f) => f.name);
 const BOOLS: Record<string, boolean> = { true: true, '1': true, false: false, '0': false };
 
 let leadsSchema: JsonSchema | null = null;
@@ -37,8 +38,7 @@ export function leadsQuerySchema(): JsonSchema {
 
 function validator(): ValidateFunction {
   if (!leadsValidator) {
-    const ajv = new Ajv2020({ allErrors: true, strict: false });
-    leadsValidator = ajv.compile(leadsQuerySchema());
+    leadsValidator = queryAjv().compile(leadsQuerySchema());
   }
   return leadsValidator;
 }
@@ -54,17 +54,17 @@ export function shapeQuery(raw: RawQuery): { shaped: Record<string, unknown>; er
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined) continue;
     const values = Array.isArray(value) ? value : [value];
-    if ((LIST_PARAMS as readonly string[]).includes(name)) {
+    if (LIST_PARAMS.includes(name)) {
       shaped[name] = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
       continue;
     }
     if (values.length > 1) {
-      errors.push({ name, reason: 'given more than once' });
+      errors.push({ name, reason: REASONS.repeated });
       continue;
     }
     const v = values[0]!;
-    if ((NUMBER_PARAMS as readonly string[]).includes(name)) shaped[name] = NUMBER_TEXT.test(v) ? Number(v) : v;
-    else if ((BOOL_PARAMS as readonly string[]).includes(name)) shaped[name] = v.toLowerCase() in BOOLS ? BOOLS[v.toLowerCase()] : v;
+    if (NUMBER_PARAMS.includes(name)) shaped[name] = NUMBER_TEXT.test(v) ? Number(v) : v;
+    else if (BOOL_PARAMS.includes(name)) shaped[name] = v.toLowerCase() in BOOLS ? BOOLS[v.toLowerCase()] : v;
     else shaped[name] = v;
   }
   return { shaped, errors };
@@ -73,21 +73,23 @@ export function shapeQuery(raw: RawQuery): { shaped: Record<string, unknown>; er
 /** One ajv error as a parameter error naming the parameter (and its allowed values for enums). */
 function paramError(e: ErrorObject, schema: JsonSchema): ParamError {
   if (e.keyword === 'additionalProperties') {
-    return { name: String((e.params as { additionalProperty: string }).additionalProperty), reason: 'unknown parameter' };
+    return { name: String((e.params as { additionalProperty: string }).additionalProperty), reason: REASONS.unknownParameter };
   }
   const name = e.instancePath.split('/')[1] ?? '';
   const prop = schema.properties[name] ?? {};
   switch (e.keyword) {
     case 'enum': {
       const allowed = (prop.items?.enum ?? prop.enum) as string[];
-      return { name, reason: `not an allowed value`, allowed };
+      return { name, reason: REASONS.notAllowed, allowed };
     }
     case 'type':
       return { name, reason: `must be ${prop.type === 'integer' ? 'a whole number' : prop.type === 'boolean' ? 'true, false, 1 or 0' : `a ${prop.type}`}` };
     case 'minimum':
       return { name, reason: prop.minimum === 0 ? 'must not be negative' : `must be at least ${prop.minimum}` };
     case 'minItems':
-      return { name, reason: 'must not be empty' };
+      return { name, reason: REASONS.empty };
+    case 'format':
+      return { name, reason: REASONS.notADate };
     default:
       return { name, reason: e.message ?? 'invalid' };
   }
@@ -106,31 +108,44 @@ function validate(shaped: Record<string, unknown>): ParamError[] {
   return [...out.values()];
 }
 
-/** Canonical authority and county names of a release, keyed by their folded form. */
+/**
+ * Canonical values of a release's `multi` filters (authority, county, …), each keyed by its
+ * folded form. `authorities` / `counties` are the maps of `authority` / `county`.
+ */
 export interface PlaceNames {
   authorities: Map<string, string>;
   counties: Map<string, string>;
+  /** Every `multi` filter's map, by parameter name. */
+  values: ReadonlyMap<string, Map<string, string>>;
 }
 
-/** Build the folded-name maps from canonical names (the release's distinct values). */
-export function placeNames(rows: { planning_authority: string; county: string }[]): PlaceNames {
-  const authorities = new Map<string, string>();
-  const counties = new Map<string, string>();
-  for (const r of rows) {
-    authorities.set(foldName(r.planning_authority), r.planning_authority);
-    counties.set(foldName(r.county), r.county);
+/** Build the folded-value maps from the release's distinct values (rows of `leadsPlacesQuery`; nulls skipped). */
+export function placeNames(rows: readonly Record<string, unknown>[]): PlaceNames {
+  return placeNamesOf((column) => rows.map((r) => r[column]));
+}
+
+/** The folded-value maps from each `multi` filter column's values (`valuesOf(column)`; non-strings skipped). */
+export function placeNamesOf(valuesOf: (column: string) => Iterable<unknown>): PlaceNames {
+  const values = new Map<string, Map<string, string>>();
+  for (const f of filtersOfKind('multi')) {
+    const m = new Map<string, string>();
+    for (const v of valuesOf(f.column)) if (typeof v === 'string') m.set(foldValue(v, f.fold), v);
+    values.set(f.name, m);
   }
-  return { authorities, counties };
+  return { authorities: values.get('authority')!, counties: values.get('county')!, values };
 }
 
-/** Fold a place name: accents and case ignored, runs of spaces collapsed ("dun  laoghaire-Rathdown"). */
-export function foldName(s: string): string {
-  return foldSearchText(s).replace(/\s+/g, ' ').trim();
+/** Fold a place name (the API's one place-name folder, api/query/query-common.ts): "Co. Cork" = "cork". */
+export const foldName = foldPlace;
+
+/** Fold a `multi` filter's value as its declaration says. */
+function foldValue(s: string, fold: FilterFold): string {
+  return fold === 'place' ? foldPlace(s) : foldText(s);
 }
 
 /** The status group of each lifecycle stage (`x-status-of` of the query schema's `status`). */
 function statusOf(): Record<string, string> {
-  return leadsQuerySchema().properties.status['x-status-of'] as Record<string, string>;
+  return STATUS_GROUP_OF as Record<string, string>;
 }
 
 /**
@@ -182,29 +197,34 @@ export function parseLeadsQuery(
   const schemaErrors = validate(shaped);
   const bad = new Set([...errors, ...schemaErrors].map((e) => e.name));
   const all = [...errors, ...schemaErrors];
-  const filters: LeadsFilters = {};
+  const filters: Record<string, unknown> = {};
   const s = shaped as Record<string, any>;
-  if (!bad.has('q') && s.q !== undefined) filters.q = s.q;
-  for (const k of ['vertical', 'readiness', 'status', 'use_class', 'scale'] as const) {
-    if (!bad.has(k) && s[k] !== undefined) filters[k] = [...new Set(s[k] as string[])];
-  }
-  for (const [k, map] of [['authority', places.authorities], ['county', places.counties]] as const) {
+  for (const f of FILTERS) {
+    const k = f.name;
     if (bad.has(k) || s[k] === undefined) continue;
-    const names: string[] = [];
-    const unknown: string[] = [];
-    for (const v of s[k] as string[]) {
-      const canonical = map.get(foldName(v));
-      if (canonical === undefined) unknown.push(v);
-      else if (!names.includes(canonical)) names.push(canonical);
+    if (f.kind === 'enum') filters[k] = [...new Set(s[k] as string[])];
+    else if (f.kind !== 'multi') filters[k] = s[k];
+    else {
+      const map = places.values.get(k) ?? new Map<string, string>();
+      const names: string[] = [];
+      const unknown: string[] = [];
+      for (const v of s[k] as string[]) {
+        const canonical = map.get(foldValue(v, f.fold));
+        if (canonical === undefined) unknown.push(v);
+        else if (!names.includes(canonical)) names.push(canonical);
+      }
+      if (unknown.length > 0) {
+        all.push({ name: k, reason: `unknown ${k} ${unknown.map((u) => JSON.stringify(u)).join(', ')}`, allowed: [...map.values()].sort() });
+        bad.add(k);
+      } else filters[k] = names;
     }
-    if (unknown.length > 0) {
-      all.push({ name: k, reason: `unknown ${k} ${unknown.map((u) => JSON.stringify(u)).join(', ')}`, allowed: [...map.values()].sort() });
-      bad.add(k);
-    } else filters[k] = names;
   }
-  for (const k of ['min_value', 'min_units'] as const) if (!bad.has(k) && s[k] !== undefined) filters[k] = s[k];
-  if (filters.status) statusAsStages(filters);
-  for (const k of ['has_contact', 'demolition'] as const) if (!bad.has(k) && s[k] !== undefined) filters[k] = s[k];
+  for (const [from, to] of datePairs()) {
+    const a = filters[from.name] as string | undefined;
+    const b = filters[to.name] as string | undefined;
+    if (a !== undefined && b !== undefined && a > b) all.push({ name: to.name, reason: `must not be before ${from.name}` });
+  }
+  if (filters['status']) statusAsStages(filters as LeadsFilters);
 
   let sort: LeadsSort = filters.q !== undefined ? 'relevance' : 'newest';
   if (s.sort !== undefined && !bad.has('sort')) {
@@ -218,13 +238,13 @@ export function parseLeadsQuery(
     all.push({ name: 'page_size', reason: `must be at most ${config.pageSizeMax}` });
   }
   if (s.page !== undefined && s.cursor !== undefined) {
-    all.push({ name: 'cursor', reason: 'give either page or cursor, not both' });
+    all.push({ name: 'cursor', reason: REASONS.pageAndCursor });
   }
   if (!bad.has('page') && s.page !== undefined && s.page > config.pageMax) {
     all.push({ name: 'page', reason: `must be at most ${config.pageMax}; page deeper with cursor (pass next_cursor as cursor)` });
   }
   if (all.length > 0) throw invalidParams(all);
-  const hash = filtersHash('leads', normalisedFilters(filters), sort);
+  const hash = filtersHash('leads', normalisedFilters(filters as LeadsFilters), sort);
   let paging: LeadsPaging;
   if (s.cursor !== undefined) {
     const c = decodeCursor(s.cursor, hash, config); // throws 400 on cursor
@@ -237,7 +257,7 @@ export function parseLeadsQuery(
     const page = s.page ?? 1;
     paging = { mode: 'page', page, pageSize, offset: (page - 1) * pageSize };
   }
-  return { filters, sort, paging, hash };
+  return { filters: filters as LeadsFilters, sort, paging, hash };
 }
 
 /**
@@ -245,7 +265,7 @@ export function parseLeadsQuery(
  * Throws `invalidParams`; returns the id.
  */
 export function parseLeadId(id: string, raw: RawQuery): number {
-  const errors: ParamError[] = Object.keys(raw).map((name) => ({ name, reason: 'unknown parameter' }));
+  const errors: ParamError[] = Object.keys(raw).map((name) => ({ name, reason: REASONS.unknownParameter }));
   if (!/^[1-9][0-9]{0,14}$/.test(id)) errors.push({ name: 'id', reason: 'must be a positive integer' });
   if (errors.length > 0) throw invalidParams(errors);
   return Number(id);

@@ -31,6 +31,7 @@ import { parseArgs } from 'node:util';
 import Koa from 'koa';
 import pg from 'pg';
 import { foldSearchText } from '../common/search-text.ts';
+import { FILTERS, filterClauses, filtersOfKind, type LeadsFilters } from '../api/query/lead-filters.ts';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
 
 export const BASELINE_SCHEMA = 'bench_baseline';
@@ -40,24 +41,13 @@ export const PG_URL_DEFAULT = process.env['BENCH_PG_URL'] ?? `postgres://${encod
 /** Text search configuration and document, mirroring the search index's document (docs/search.md). */
 const TSV_EXPR = `to_tsvector('english', coalesce(description, '') || ' ' || coalesce(address, '') || ' ' || coalesce(planning_authority, '') || ' ' || coalesce(application_number, ''))`;
 
-/** Filters with enumerated values, mapped to their column. */
-const ENUM_FILTERS = {
-  authority: 'planning_authority',
-  county: 'county',
-  readiness: 'lead_readiness',
-  status: 'status',
-  use_class: 'use_class',
-  scale: 'scale',
-  vertical: 'verticals',
-} as const;
-type EnumFilter = keyof typeof ENUM_FILTERS;
+/** The list filters of the API's filter table (`enum` / `multi`): their values are checked against the table's distinct values. */
+const LIST_FILTERS = filtersOfKind('enum', 'multi');
 
 const SORTS = ['newest', 'oldest', 'value_desc', 'value_asc', 'relevance'] as const;
 type Sort = (typeof SORTS)[number];
 
-const ALLOWED_PARAMS = new Set<string>([
-  'q', ...Object.keys(ENUM_FILTERS), 'min_value', 'min_units', 'has_contact', 'demolition', 'page', 'page_size', 'cursor', 'sort',
-]);
+const ALLOWED_PARAMS = new Set<string>([...FILTERS.map((f) => f.name), 'page', 'page_size', 'cursor', 'sort']);
 
 /** A bad request: the parameter and why (the baseline answers 400 with this). */
 export class BaselineParamError extends Error {
@@ -66,17 +56,14 @@ export class BaselineParamError extends Error {
   }
 }
 
-/** Allowed values of each enumerated filter: folded value → canonical value (from the table). */
-export type EnumValues = Record<EnumFilter, Map<string, string>>;
+/** Allowed values of each list filter (by parameter name): folded value → canonical value (from the table). */
+export type EnumValues = Record<string, Map<string, string>>;
 
 /** A parsed, validated list request. */
 export interface BaselineListRequest {
   q: string[] | null;
-  enums: Partial<Record<EnumFilter, string[]>>;
-  minValue: number | null;
-  minUnits: number | null;
-  hasContact: boolean | null;
-  demolition: boolean | null;
+  /** The filters of the API's table except `q` (list filters hold canonical values). */
+  filters: LeadsFilters;
   sort: Sort;
   page: number;
   pageSize: number;
@@ -112,15 +99,33 @@ export function parseBaselineList(query: URLSearchParams, values: EnumValues): B
     if (v === 'false' || v === '0') return false;
     throw new BaselineParamError(k, 'must be true, false, 1 or 0');
   };
-  const enums: Partial<Record<EnumFilter, string[]>> = {};
-  for (const f of Object.keys(ENUM_FILTERS) as EnumFilter[]) {
-    const v = one(f);
+  const filters: Record<string, unknown> = {};
+  for (const f of FILTERS) {
+    const v = one(f.name);
     if (v === null) continue;
-    enums[f] = v.split(',').map((x) => {
-      const canonical = values[f].get(foldSearchText(x.trim()));
-      if (canonical === undefined) throw new BaselineParamError(f, `unknown value '${x}'`);
-      return canonical;
-    });
+    switch (f.kind) {
+      case 'text':
+        break;
+      case 'enum':
+      case 'multi':
+        filters[f.name] = v.split(',').map((x) => {
+          const canonical = values[f.name]?.get(foldSearchText(x.trim()));
+          if (canonical === undefined) throw new BaselineParamError(f.name, `unknown value '${x}'`);
+          return canonical;
+        });
+        break;
+      case 'range':
+        if (!(f.type === 'integer' ? /^\d{1,15}$/ : /^\d{1,15}(\.\d{1,9})?$/).test(v)) throw new BaselineParamError(f.name, `must be ${f.type === 'integer' ? 'an integer' : 'a number'} ≥ 0`);
+        filters[f.name] = Number(v);
+        break;
+      case 'flag':
+        filters[f.name] = bool(f.name);
+        break;
+      case 'date':
+        if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10) !== v) throw new BaselineParamError(f.name, 'must be a date YYYY-MM-DD');
+        filters[f.name] = v;
+        break;
+    }
   }
   const qText = one('q');
   const q = qText === null ? null : [...new Set(foldSearchText(qText).split(/[^a-z0-9]+/).filter((w) => w.length >= 2))];
@@ -130,11 +135,7 @@ export function parseBaselineList(query: URLSearchParams, values: EnumValues): B
   if (sort === 'relevance' && !q) throw new BaselineParamError('sort', 'relevance needs q');
   const req: BaselineListRequest = {
     q: q && q.length > 0 ? q : null,
-    enums,
-    minValue: int('min_value', 0, Number.MAX_SAFE_INTEGER),
-    minUnits: int('min_units', 0, Number.MAX_SAFE_INTEGER),
-    hasContact: bool('has_contact'),
-    demolition: bool('demolition'),
+    filters: filters as LeadsFilters,
     sort,
     page: int('page', 1, 100) ?? 1,
     pageSize: int('page_size', 1, 100) ?? 25,
@@ -161,8 +162,8 @@ export function parseBaselineList(query: URLSearchParams, values: EnumValues): B
 
 /** Hash of everything that selects and orders rows (a cursor is only valid for the same set). */
 export function filterHash(req: BaselineListRequest): string {
-  const { q, enums, minValue, minUnits, hasContact, demolition, sort } = req;
-  return createHash('sha256').update(JSON.stringify([q, enums, minValue, minUnits, hasContact, demolition, sort])).digest('base64url').slice(0, 16);
+  const { q, filters, sort } = req;
+  return createHash('sha256').update(JSON.stringify([q, filters, sort])).digest('base64url').slice(0, 16);
 }
 
 /** The cursor that continues after `last` (a row with received_date and id). */
@@ -179,15 +180,9 @@ export function baselineWhere(req: BaselineListRequest, first = 1): { clauses: s
     return `$${first + params.length - 1}`;
   };
   if (req.q) clauses.push(`l.search @@ to_tsquery('english', ${p(req.q.join(' | '))})`);
-  for (const [f, vs] of Object.entries(req.enums) as [EnumFilter, string[]][]) {
-    const col = ENUM_FILTERS[f];
-    clauses.push(f === 'vertical' ? `l.verticals && ${p(vs)}::text[]` : `l.${col} = ANY(${p(vs)}::text[])`);
-  }
-  if (req.minValue !== null) clauses.push(`l.est_value >= ${p(req.minValue)}`);
-  if (req.minUnits !== null) clauses.push(`l.num_units >= ${p(req.minUnits)}`);
-  if (req.hasContact !== null) clauses.push(`l.has_contact = ${p(req.hasContact)}`);
-  if (req.demolition !== null) clauses.push(`l.demolition = ${p(req.demolition)}`);
-  return { clauses, params };
+  // the API's filter clauses, in PostgreSQL's dialect
+  const f = filterClauses(req.filters, 'postgres', first + params.length);
+  return { clauses: [...clauses, ...f.clauses], params: [...params, ...f.params] };
 }
 
 /** ORDER BY of a sort. */
@@ -306,21 +301,12 @@ export async function loadBaseline(opts: { pgUrl: string; releaseDir: string; tm
     client.query(copy);
     await copy.done;
     rmSync(csv, { force: true });
-    const indexes = [
-      'received_date DESC, id DESC',
-      'planning_authority',
-      'county',
-      'lead_readiness',
-      'status',
-      'use_class',
-      'scale',
-      'est_value',
-      'num_units',
-      'has_contact',
-      'demolition',
-    ];
+    // B-tree on the sort and every filtered column; GIN on list columns (a B-tree cannot index `&&`)
+    const listColumns = new Set(filtersOfKind('enum').filter((f) => f.listColumn).map((f) => f.column));
+    const filtered = [...new Set(FILTERS.filter((f) => f.kind !== 'text').map((f) => f.column))];
+    const indexes = ['received_date DESC, id DESC', 'est_value', ...filtered.filter((c) => !listColumns.has(c) && c !== 'est_value')];
     for (const [i, cols] of indexes.entries()) await client.query(`CREATE INDEX leads_b${i} ON ${BASELINE_SCHEMA}.leads (${cols})`);
-    await client.query(`CREATE INDEX leads_verticals ON ${BASELINE_SCHEMA}.leads USING gin (verticals)`);
+    for (const c of listColumns) await client.query(`CREATE INDEX leads_${c} ON ${BASELINE_SCHEMA}.leads USING gin (${c})`);
     await client.query(`CREATE INDEX leads_search ON ${BASELINE_SCHEMA}.leads USING gin (search)`);
     await client.query(`VACUUM ANALYZE ${BASELINE_SCHEMA}.leads`);
     const n = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${BASELINE_SCHEMA}.leads`)).rows[0]!.n;
@@ -346,10 +332,11 @@ export async function createBaselineApp(pool: pg.Pool, keySha256: string): Promi
       [BASELINE_SCHEMA],
     )
   ).rows.map((r) => r.column_name);
-  const values = {} as EnumValues;
-  for (const [f, col] of Object.entries(ENUM_FILTERS) as [EnumFilter, string][]) {
-    const sql = f === 'vertical' ? `SELECT DISTINCT unnest(verticals) AS v FROM ${BASELINE_SCHEMA}.leads` : `SELECT DISTINCT ${col} AS v FROM ${BASELINE_SCHEMA}.leads WHERE ${col} IS NOT NULL`;
-    values[f] = new Map((await pool.query<{ v: string }>(sql)).rows.map((r) => [foldSearchText(r.v), r.v]));
+  const values: EnumValues = {};
+  for (const f of LIST_FILTERS) {
+    const col = f.column;
+    const sql = f.kind === 'enum' && f.listColumn ? `SELECT DISTINCT unnest(${col}) AS v FROM ${BASELINE_SCHEMA}.leads` : `SELECT DISTINCT ${col} AS v FROM ${BASELINE_SCHEMA}.leads WHERE ${col} IS NOT NULL`;
+    values[f.name] = new Map((await pool.query<{ v: string }>(sql)).rows.map((r) => [foldSearchText(r.v), r.v]));
   }
   const want = Buffer.from(keySha256, 'hex');
   const detailSql = `SELECT ${columns.join(', ')} FROM ${BASELINE_SCHEMA}.leads WHERE id = $1`;

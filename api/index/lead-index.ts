@@ -7,9 +7,11 @@
  *  - rows are positions 0…n-1 in `newest` order (received_date DESC, id DESC); `oldest` is the
  *    same order backwards; `value_desc` / `value_asc` walk one permutation sorted by
  *    (est_value DESC, id DESC) forwards / backwards;
- *  - every value of every enumerated filter (authority, county, readiness, status, use_class,
- *    scale, vertical, has_contact, demolition) is a bitset of rows; a request ORs the sets of
- *    one filter's values and ANDs the filters; `min_value` / `min_units` scan a typed column;
+ *  - the filters are those of the filter table (api/query/lead-filters.ts), each evaluated by the
+ *    strategy of its kind: every value of an `enum` / `multi` filter's column is a bitset of rows
+ *    (a request ORs the sets of one filter's values and ANDs the filters); a `flag` is two
+ *    bitsets (true, false); a `range` / `date` column is a `RangeIndex` (positions sorted by
+ *    value, with cumulative bitsets) answering `>=` and `<=` without a scan;
  *  - `q` is the release's search index (api/index/search-index.ts): the leads holding a query
  *    term as a bitset (ANDed with the filters; the total), and for the relevance sort the top
  *    rows by BM25, exactly the formula of common/search-query.ts (docs/search.md), scores
@@ -21,6 +23,7 @@
  */
 import type { ApiDb } from '../db.ts';
 import type { LeadsFilters, LeadsPageRequest, LeadsSort } from '../query/leads-query.ts';
+import { FILTERS, filtersOfKind } from '../query/lead-filters.ts';
 import { andInto, count, emptySet, hasBit, orInto, selectBits, setBit, wordsFor, type Bitset } from './bitset.ts';
 import { SearchIndex, type SearchIndexParts } from './search-index.ts';
 
@@ -37,17 +40,12 @@ export interface IndexPage {
   total: number;
 }
 
-/** Enumerated filters held as one bitset per value, and the leads column each reads. */
-const SET_FILTERS = {
-  authority: 'planning_authority',
-  county: 'county',
-  readiness: 'lead_readiness',
-  status: 'status',
-  use_class: 'use_class',
-  scale: 'scale',
-} as const;
-type SetFilter = keyof typeof SET_FILTERS | 'vertical';
-
+/** Columns held as one bitset per value (`enum` / `multi` filters), and whether each holds a list. */
+const SET_COLUMNS: ReadonlyMap<string, boolean> = new Map(filtersOfKind('enum', 'multi').map((f) => [f.column, f.kind === 'enum' && f.listColumn === true]));
+/** Columns held as two bitsets, true and false (`flag` filters). */
+const FLAG_COLUMNS: readonly string[] = [...new Set(filtersOfKind('flag').map((f) => f.column))];
+/** Columns held as a `RangeIndex` (`range` filters: numbers; `date` filters: day numbers). */
+const RANGE_COLUMNS: ReadonlyMap<string, 'number' | 'date'> = new Map(filtersOfKind('range', 'date').map((f) => [f.column, f.kind === 'date' ? 'date' : 'number']));
 
 /** Where the index reads from: table expressions of the release (api/release.ts `tables`). */
 export interface LeadIndexSource {
@@ -71,23 +69,19 @@ const dayOf = (iso: string): number => Math.round(Date.parse(`${iso}T00:00:00Z`)
 
 /** Everything a `LeadIndex` is made of (a release loader can move it between processes). */
 export interface LeadIndexParts {
-  /** Per row position (newest order): lead id, received day, est_value (-Infinity for null), num_units (NaN for null). */
+  /** Per row position (newest order): lead id, received day, est_value (-Infinity for null; the value sorts). */
   ids: Int32Array;
   days: Int32Array;
   values: Float64Array;
-  units: Float64Array;
-  /** Per enumerated filter, a bitset per value. */
+  /** Per `enum` / `multi` column, a bitset per value. */
   sets: Map<string, Map<string, Bitset>>;
-  /** has_contact / demolition: the rows where the flag is true, and where it is false. */
+  /** Per `flag` column: `<column>=true` and `<column>=false`, the rows where it is true / false. */
   flags: Map<string, Bitset>;
   /** Positions by (est_value DESC, id DESC), and each position's index in that order. */
   byValue: Int32Array;
   rankOf: Int32Array;
-  /** Positions with a num_units, by num_units DESC. */
-  byUnits: Int32Array;
-  /** The cumulative bitsets of `RangeIndex` over byValue and byUnits, concatenated. */
-  valuePrefixes: Uint32Array;
-  unitsPrefixes: Uint32Array;
+  /** Per `range` / `date` column, its `RangeIndex` parts. */
+  ranges: Map<string, RangeParts>;
   search: SearchIndexParts | null;
 }
 
@@ -100,8 +94,7 @@ export class LeadIndex {
   private readonly flags: Map<string, Bitset>;
   private readonly byValue: Int32Array;
   private readonly rankOf: Int32Array;
-  private readonly valueRange: RangeIndex;
-  private readonly unitsRange: RangeIndex;
+  private readonly ranges: Map<string, RangeIndex>;
   private readonly search: SearchIndex | null;
 
   constructor(
@@ -116,8 +109,7 @@ export class LeadIndex {
     this.flags = p.flags;
     this.byValue = p.byValue;
     this.rankOf = p.rankOf;
-    this.valueRange = new RangeIndex(p.values, p.byValue, p.valuePrefixes);
-    this.unitsRange = new RangeIndex(p.units, p.byUnits, p.unitsPrefixes);
+    this.ranges = new Map([...p.ranges].map(([c, r]) => [c, new RangeIndex(r)]));
     this.search = p.search ? new SearchIndex(p.search, p.ids, opts) : null;
   }
 
@@ -153,7 +145,10 @@ export class LeadIndex {
     return { rows, total };
   }
 
-  /** The bitset of rows passing every filter except `q`, or null when there is none. */
+  /**
+   * The bitset of rows passing every filter except `q`, or null when there is none: each filter
+   * of the table by the strategy of its kind.
+   */
   private filterSet(f: LeadsFilters): Bitset | null {
     const n = this.size;
     let acc: Bitset | null = null;
@@ -161,28 +156,43 @@ export class LeadIndex {
       if (acc) andInto(acc, s);
       else acc = owned ? s : s.slice();
     };
-    const lists: [SetFilter, string[] | undefined][] = [
-      ['vertical', f.vertical],
-      ...(Object.keys(SET_FILTERS) as (keyof typeof SET_FILTERS)[]).map((k) => [k, f[k]] as [SetFilter, string[] | undefined]),
-    ];
-    for (const [name, wanted] of lists) {
-      if (!wanted?.length) continue;
-      const m = this.sets.get(name)!;
-      if (wanted.length === 1) {
-        and(m.get(wanted[0]!) ?? emptySet(n), false);
-        continue;
+    const given = f as Record<string, unknown>;
+    for (const d of FILTERS) {
+      const v = given[d.name];
+      if (v === undefined) continue;
+      switch (d.kind) {
+        case 'text':
+          break; // q: the search index (`page`)
+        case 'enum':
+        case 'multi': {
+          const wanted = v as string[];
+          if (wanted.length === 0) break;
+          const m = this.sets.get(d.column)!;
+          if (wanted.length === 1) {
+            and(m.get(wanted[0]!) ?? emptySet(n), false);
+            break;
+          }
+          const union = emptySet(n);
+          for (const x of wanted) {
+            const s = m.get(x);
+            if (s) orInto(union, s);
+          }
+          and(union, true);
+          break;
+        }
+        case 'range':
+          and(this.ranges.get(d.column)!.atLeast(v as number), true);
+          break;
+        case 'date': {
+          const r = this.ranges.get(d.column)!;
+          and(d.bound === 'from' ? r.atLeast(dayOf(v as string)) : r.atMost(dayOf(v as string)), true);
+          break;
+        }
+        case 'flag':
+          and(this.flags.get(`${d.column}=${v as boolean}`)!, false);
+          break;
       }
-      const union = emptySet(n);
-      for (const v of wanted) {
-        const s = m.get(v);
-        if (s) orInto(union, s);
-      }
-      and(union, true);
     }
-    if (f.min_value !== undefined) and(this.valueRange.atLeast(f.min_value), true);
-    if (f.min_units !== undefined) and(this.unitsRange.atLeast(f.min_units), true);
-    if (f.has_contact !== undefined) and(this.flags.get(`has_contact=${f.has_contact}`)!, false);
-    if (f.demolition !== undefined) and(this.flags.get(`demolition=${f.demolition}`)!, false);
     return acc;
   }
 
@@ -265,55 +275,88 @@ export class LeadIndex {
   }
 }
 
+/** What a `RangeIndex` is made of: the column (NaN for null), positions with a value by value DESC, and the cumulative bitsets. */
+export interface RangeParts {
+  column: Float64Array;
+  order: Int32Array;
+  /** Bitsets of the first 0, step, 2·step, … rows of `order`, concatenated. */
+  prefixes: Uint32Array;
+}
+
 /**
- * `column ≥ min` as a bitset without scanning the column: `order` lists the positions with a
- * value, sorted by value descending, so the answer is a prefix of `order`; cumulative bitsets of
- * every `STEP`-th prefix are kept, and a query copies the nearest one and adds fewer than `STEP`
- * rows (~30 µs instead of a ~1 ms scan with unpredictable branches).
+ * `column ≥ min` and `column ≤ max` as bitsets without scanning the column: `order` lists the
+ * positions with a value, sorted by value descending, so `≥ min` is a prefix of `order` and
+ * `≤ max` the rest after a prefix; cumulative bitsets of every `STEP`-th prefix are kept, and a
+ * query copies the nearest one and adds fewer than `STEP` rows (~30 µs instead of a ~1 ms scan
+ * with unpredictable branches).
  */
 class RangeIndex {
   private static readonly PARTS = 64;
+  private readonly column: Float64Array;
+  private readonly order: Int32Array;
+  private readonly prefixes: Uint32Array;
   private readonly step: number;
   private readonly words: number;
+  private all: Bitset | null = null;
 
-  constructor(
-    private readonly column: Float64Array,
-    private readonly order: Int32Array,
-    /** Bitsets of the first 0, step, 2·step, … rows of `order`, concatenated (`RangeIndex.prefixes`). */
-    private readonly prefixes: Uint32Array,
-  ) {
-    this.step = RangeIndex.stepFor(order.length);
-    this.words = wordsFor(column.length);
+  constructor(p: RangeParts) {
+    this.column = p.column;
+    this.order = p.order;
+    this.prefixes = p.prefixes;
+    this.step = RangeIndex.stepFor(p.order.length);
+    this.words = wordsFor(p.column.length);
   }
 
   static stepFor(rows: number): number {
     return Math.max(1, Math.ceil(rows / RangeIndex.PARTS));
   }
 
-  /** The cumulative bitsets a `RangeIndex` over `order` keeps (n = rows of the column). */
-  static prefixes(n: number, order: Int32Array): Uint32Array {
+  /** The parts of a `RangeIndex` over a column (NaN = null). */
+  static build(column: Float64Array): RangeParts {
+    const n = column.length;
+    const order = Int32Array.from({ length: n }, (_, i) => i).filter((i) => !Number.isNaN(column[i]!));
+    order.sort((a, b) => column[b]! - column[a]! || a - b);
     const step = RangeIndex.stepFor(order.length);
     const words = wordsFor(n);
-    const out = new Uint32Array((Math.floor(order.length / step) + 1) * words);
+    const prefixes = new Uint32Array((Math.floor(order.length / step) + 1) * words);
     const acc = emptySet(n);
     for (let k = 0; k <= order.length; k++) {
-      if (k % step === 0) out.set(acc, (k / step) * words);
+      if (k % step === 0) prefixes.set(acc, (k / step) * words);
       if (k < order.length) setBit(acc, order[k]!);
     }
-    return out;
+    return { column, order, prefixes };
   }
 
-  atLeast(min: number): Bitset {
+  /** The first k rows of `order`. */
+  private prefix(k: number): Bitset {
+    const j = Math.floor(k / this.step);
+    const s = this.prefixes.slice(j * this.words, (j + 1) * this.words);
+    for (let i = j * this.step; i < k; i++) setBit(s, this.order[i]!);
+    return s;
+  }
+
+  /** How many rows of `order` come first: those with a value ≥ bound (`strict`: > bound). */
+  private cut(bound: number, strict: boolean): number {
     let lo = 0;
     let hi = this.order.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.column[this.order[mid]!]! >= min) lo = mid + 1;
+      const v = this.column[this.order[mid]!]!;
+      if (strict ? v > bound : v >= bound) lo = mid + 1;
       else hi = mid;
     }
-    const j = Math.floor(lo / this.step);
-    const s = this.prefixes.slice(j * this.words, (j + 1) * this.words);
-    for (let k = j * this.step; k < lo; k++) setBit(s, this.order[k]!);
+    return lo;
+  }
+
+  atLeast(min: number): Bitset {
+    return this.prefix(this.cut(min, false));
+  }
+
+  atMost(max: number): Bitset {
+    this.all ??= this.prefix(this.order.length);
+    const s = this.prefix(this.cut(max, true));
+    const all = this.all;
+    for (let w = 0; w < s.length; w++) s[w] = all[w]! ^ s[w]!; // the prefix is within all
     return s;
   }
 }
@@ -322,46 +365,33 @@ class RangeIndex {
 function buildParts(cols: Columns, search: SearchIndexParts | null): LeadIndexParts {
   const n = cols.ids.length;
   const sets = new Map<string, Map<string, Bitset>>();
-  for (const [f, values] of cols.categorical) {
+  for (const [column, values] of cols.sets) {
     const m = new Map<string, Bitset>();
     values.forEach((v, pos) => {
-      for (const one of f === 'vertical' ? (v as string[]) : [v as string | null]) {
+      for (const one of Array.isArray(v) ? v : [v]) {
         if (one === null) continue;
         let s = m.get(one);
         if (!s) m.set(one, (s = emptySet(n)));
         setBit(s, pos);
       }
     });
-    sets.set(f, m);
+    sets.set(column, m);
   }
   const flags = new Map<string, Bitset>();
-  for (const [name, v] of [['has_contact', cols.hasContact], ['demolition', cols.demolition]] as const) {
+  for (const [column, v] of cols.flags) {
     const t = emptySet(n);
     const f = emptySet(n);
     v.forEach((b, pos) => (b === true ? setBit(t, pos) : b === false ? setBit(f, pos) : undefined));
-    flags.set(`${name}=true`, t);
-    flags.set(`${name}=false`, f);
+    flags.set(`${column}=true`, t);
+    flags.set(`${column}=false`, f);
   }
   const byValue = Int32Array.from({ length: n }, (_, i) => i);
   byValue.sort((a, b) => cols.values[b]! - cols.values[a]! || cols.ids[b]! - cols.ids[a]!);
   const rankOf = new Int32Array(n);
   byValue.forEach((pos, k) => (rankOf[pos] = k));
-  const byUnits = Int32Array.from({ length: n }, (_, i) => i).filter((i) => !Number.isNaN(cols.units[i]!));
-  byUnits.sort((a, b) => cols.units[b]! - cols.units[a]!);
-  return {
-    ids: cols.ids,
-    days: cols.days,
-    values: cols.values,
-    units: cols.units,
-    sets,
-    flags,
-    byValue,
-    rankOf,
-    byUnits,
-    valuePrefixes: RangeIndex.prefixes(n, byValue),
-    unitsPrefixes: RangeIndex.prefixes(n, byUnits),
-    search,
-  };
+  const ranges = new Map<string, RangeParts>();
+  for (const [column, v] of cols.ranges) ranges.set(column, RangeIndex.build(v));
+  return { ids: cols.ids, days: cols.days, values: cols.values, sets, flags, byValue, rankOf, ranges, search };
 }
 
 /** The columns the index is built from, positions in newest order. */
@@ -369,24 +399,39 @@ interface Columns {
   ids: Int32Array;
   days: Int32Array;
   values: Float64Array;
-  units: Float64Array;
-  categorical: Map<SetFilter, (string | null | string[])[]>;
-  hasContact: (boolean | null)[];
-  demolition: (boolean | null)[];
+  /** `enum` / `multi` columns (a list column: an array per row). */
+  sets: Map<string, (string | null | string[])[]>;
+  flags: Map<string, (boolean | null)[]>;
+  /** `range` / `date` columns as numbers (dates: days since 1970), NaN for null. */
+  ranges: Map<string, Float64Array>;
 }
 
 async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
   const [{ n } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${leads}`);
+  const setColumns = [...SET_COLUMNS];
+  const rangeColumns = [...RANGE_COLUMNS];
   const cols: Columns = {
     ids: new Int32Array(n),
     days: new Int32Array(n),
     values: new Float64Array(n),
-    units: new Float64Array(n),
-    categorical: new Map([['vertical', new Array(n)], ...Object.keys(SET_FILTERS).map((k) => [k as SetFilter, new Array(n)] as const)]),
-    hasContact: new Array(n),
-    demolition: new Array(n),
+    sets: new Map(setColumns.map(([c]) => [c, new Array(n)])),
+    flags: new Map(FLAG_COLUMNS.map((c) => [c, new Array(n)])),
+    ranges: new Map(rangeColumns.map(([c]) => [c, new Float64Array(n)])),
   };
-  const setNames = Object.keys(SET_FILTERS) as (keyof typeof SET_FILTERS)[];
+  const select = [
+    'CAST(id AS INTEGER)',
+    `CAST(received_date - DATE '1970-01-01' AS INTEGER)`,
+    'CAST(est_value AS DOUBLE)',
+    ...setColumns.map(([c, list]) => (list ? `array_to_string(${c}, chr(31))` : c)),
+    ...FLAG_COLUMNS,
+    ...rangeColumns.map(([c, kind]) => (kind === 'date' ? `CAST(${c} - DATE '1970-01-01' AS DOUBLE)` : `CAST(${c} AS DOUBLE)`)),
+  ];
+  const setsAt = 3;
+  const flagsAt = setsAt + setColumns.length;
+  const rangesAt = flagsAt + FLAG_COLUMNS.length;
+  const setArrays = setColumns.map(([c, list]) => [cols.sets.get(c)!, list] as const);
+  const flagArrays = FLAG_COLUMNS.map((c) => cols.flags.get(c)!);
+  const rangeArrays = rangeColumns.map(([c]) => cols.ranges.get(c)!);
   // One string object per distinct value (each chunk's strings are garbage at once).
   const interned = new Map<string, string>();
   const intern = (v: string | null): string | null => {
@@ -397,26 +442,21 @@ async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
     return v;
   };
   let at = 0;
-  await db.columns(
-    `SELECT CAST(id AS INTEGER), CAST(received_date - DATE '1970-01-01' AS INTEGER), CAST(est_value AS DOUBLE), CAST(num_units AS DOUBLE),
-            array_to_string(verticals, chr(31)), has_contact, demolition, ${setNames.map((k) => SET_FILTERS[k]).join(', ')}
-       FROM ${leads} ORDER BY received_date DESC, id DESC`,
-    [],
-    (c, rows) => {
-      for (let r = 0; r < rows; r++, at++) {
-        if (at >= n) throw new Error('the leads table grew while the index was built');
-        cols.ids[at] = c[0]![r] as number;
-        cols.days[at] = c[1]![r] as number;
-        cols.values[at] = (c[2]![r] as number | null) ?? -Infinity;
-        cols.units[at] = (c[3]![r] as number | null) ?? NaN;
-        const v = c[4]![r] as string | null;
-        cols.categorical.get('vertical')![at] = v ? v.split('\u001f').map((x) => intern(x)!) : [];
-        cols.hasContact[at] = c[5]![r] as boolean | null;
-        cols.demolition[at] = c[6]![r] as boolean | null;
-        setNames.forEach((k, i) => (cols.categorical.get(k)![at] = intern(c[7 + i]![r] as string | null)));
+  await db.columns(`SELECT ${select.join(', ')}\n       FROM ${leads} ORDER BY received_date DESC, id DESC`, [], (c, rows) => {
+    for (let r = 0; r < rows; r++, at++) {
+      if (at >= n) throw new Error('the leads table grew while the index was built');
+      cols.ids[at] = c[0]![r] as number;
+      cols.days[at] = c[1]![r] as number;
+      cols.values[at] = (c[2]![r] as number | null) ?? -Infinity;
+      for (let i = 0; i < setArrays.length; i++) {
+        const [arr, list] = setArrays[i]!;
+        const v = c[setsAt + i]![r] as string | null;
+        arr[at] = list ? (v ? v.split('\u001f').map((x) => intern(x)!) : []) : intern(v);
       }
-    },
-  );
+      for (let i = 0; i < flagArrays.length; i++) flagArrays[i]![at] = c[flagsAt + i]![r] as boolean | null;
+      for (let i = 0; i < rangeArrays.length; i++) rangeArrays[i]![at] = (c[rangesAt + i]![r] as number | null) ?? NaN;
+    }
+  });
   return cols;
 }
 

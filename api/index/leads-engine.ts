@@ -23,7 +23,7 @@
  */
 import { BufferPool, ByteWriter } from '../render/bytes.ts';
 import { columnMask, maskedFor, maskRecord, masksField, responseMeta, type Masking } from '../masking.ts';
-import { foldName, type PlaceNames } from '../params.ts';
+import { placeNamesOf, type PlaceNames } from '../params.ts';
 import { assembleLeadDetail } from '../query/lead-detail-query.ts';
 import type { LeadsFilters, LeadsSort, SortKey } from '../query/leads-query.ts';
 import { loadReleaseIndexes, type ReleaseIndexes } from './release-indexes.ts';
@@ -86,10 +86,8 @@ export class LeadsEngine {
     this.ix = indexes;
     this.size = indexes.rows.size;
     this.avgdl = indexes.avgdl;
-    // the names the leads hold (the row store's dictionaries), folded as the parser folds them
-    const names = (column: string): string[] => indexes.rows.distinct(column).filter((v): v is string => typeof v === 'string');
-    const folded = (list: string[]): Map<string, string> => new Map(list.map((name) => [foldName(name), name]));
-    this.placeMaps = { authorities: folded(names('planning_authority')), counties: folded(names('county')) };
+    // the values the leads hold for each `multi` filter (the row store's dictionaries), folded as the parser folds them
+    this.placeMaps = placeNamesOf((column) => indexes.rows.distinct(column));
   }
 
   /** The release's canonical authority and county names, folded for matching (what the query parser needs). */

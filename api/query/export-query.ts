@@ -12,6 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { invalidParams, ApiError, type ParamError } from '../errors.ts';
+import { REASONS } from './query-common.ts';
 import { parseLeadsQuery, type PlaceNames, type RawQuery } from '../params.ts';
 import type { ApiConfig } from '../config.ts';
 import { leadsFrom, leadsWhere, LEAD_COLUMNS, normalisedFilters, type LeadsFilters, type LeadsSource, type SqlQuery } from './leads-query.ts';
@@ -169,9 +170,9 @@ export function parseExportQuery(
     if (value === undefined) continue;
     const mine = mode === 'page' && (PAGING_ONLY as readonly string[]).includes(name);
     if ((NOT_FOR_EXPORTS as readonly string[]).includes(name) || (!mine && (name === 'cursor' || name === 'limit'))) {
-      errors.push({ name, reason: 'unknown parameter' });
+      errors.push({ name, reason: REASONS.unknownParameter });
     } else if (mine) {
-      if (Array.isArray(value)) errors.push({ name, reason: 'given more than once' });
+      if (Array.isArray(value)) errors.push({ name, reason: REASONS.repeated });
       else own[name] = value;
     } else rest[name] = value;
   }

@@ -10,7 +10,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { invalidParams, type ParamError } from '../errors.ts';
-import { foldName, type RawQuery } from '../params.ts';
+import { foldPlace, REASONS } from './query-common.ts';
+import type { RawQuery } from '../params.ts';
 import type { BBox } from '../gis/layer-index.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './paging.ts';
 import type { SqlQuery } from './leads-query.ts';
@@ -50,7 +51,7 @@ export interface GisRequest {
 
 const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
 const readSchema = (f: string): Record<string, any> => JSON.parse(readFileSync(new URL(f, SCHEMA_DIR), 'utf8'));
-const AUTHORITIES = new Map<string, string>((readSchema('lead.schema.json').properties.planning_authority.enum as string[]).map((a) => [foldName(a), a]));
+const AUTHORITIES = new Map<string, string>((readSchema('lead.schema.json').properties.planning_authority.enum as string[]).map((a) => [foldPlace(a), a]));
 const VERTICALS = readSchema('infrastructure-project.schema.json').properties.vertical.enum as string[];
 
 /** The parameters each endpoint takes (`access_token`: see docs/gis.md; it is never a filter). */
@@ -126,12 +127,12 @@ export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'og
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined) continue;
     if (!allowed.includes(name)) {
-      errors.push({ name, reason: 'unknown parameter', allowed: [...allowed] });
+      errors.push({ name, reason: REASONS.unknownParameter, allowed: [...allowed] });
       continue;
     }
     const isList = name === 'authority' || name === 'vertical';
     if (Array.isArray(value) && !isList) {
-      errors.push({ name, reason: 'given more than once' });
+      errors.push({ name, reason: REASONS.repeated });
       continue;
     }
     const text = Array.isArray(value) ? value.join(',') : value;
@@ -150,20 +151,20 @@ export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'og
       }
       case 'authority': {
         const names = text.split(',').map((s) => s.trim()).filter(Boolean);
-        const unknown = names.filter((s) => !AUTHORITIES.has(foldName(s)));
-        if (names.length === 0) errors.push({ name, reason: 'must not be empty' });
+        const unknown = names.filter((s) => !AUTHORITIES.has(foldPlace(s)));
+        if (names.length === 0) errors.push({ name, reason: REASONS.empty });
         else if (unknown.length > 0) errors.push({ name, reason: `unknown authority ${unknown.map((u) => JSON.stringify(u)).join(', ')}`, allowed: [...AUTHORITIES.values()].sort() });
-        else filters.authority = [...new Set(names.map((s) => AUTHORITIES.get(foldName(s))!))].sort();
+        else filters.authority = [...new Set(names.map((s) => AUTHORITIES.get(foldPlace(s))!))].sort();
         break;
       }
       case 'since':
       case 'updated_since':
         if (isDate(text)) filters[name] = text;
-        else errors.push({ name, reason: 'must be a date YYYY-MM-DD' });
+        else errors.push({ name, reason: REASONS.notADate });
         break;
       case 'vertical': {
         const vs = text.split(',').map((s) => s.trim()).filter(Boolean);
-        if (vs.length === 0 || vs.some((v) => !VERTICALS.includes(v))) errors.push({ name, reason: 'not an allowed value', allowed: VERTICALS });
+        if (vs.length === 0 || vs.some((v) => !VERTICALS.includes(v))) errors.push({ name, reason: REASONS.notAllowed, allowed: VERTICALS });
         else filters.vertical = [...new Set(vs)].sort();
         break;
       }
@@ -180,7 +181,7 @@ export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'og
         break;
       }
       case 'f':
-        if (!['json', 'geojson'].includes(text)) errors.push({ name, reason: 'not an allowed value', allowed: ['json', 'geojson'] });
+        if (!['json', 'geojson'].includes(text)) errors.push({ name, reason: REASONS.notAllowed, allowed: ['json', 'geojson'] });
         break;
       case 'cursor':
         cursor = text;

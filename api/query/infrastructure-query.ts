@@ -6,10 +6,9 @@
  * (`release.tables.infrastructure`).
  */
 import { readFileSync } from 'node:fs';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { invalidParams, type ParamError } from '../errors.ts';
-import { foldName } from '../params.ts';
+import { addQuerySchema, foldPlace, queryAjv, REASONS } from './query-common.ts';
 
 export interface SqlQuery {
   sql: string;
@@ -71,16 +70,11 @@ export function infrastructureQuerySchema(renewables: boolean): Record<string, a
   return s;
 }
 
-// ajv-formats is CommonJS; under NodeNext its default import is the module object at type level.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
-
 let validators: { all: ValidateFunction; renewables: ValidateFunction } | null = null;
 function compiled(): { all: ValidateFunction; renewables: ValidateFunction } {
   if (validators) return validators;
-  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
-  addFormats(ajv);
-  ajv.addKeyword({ keyword: 'x-enriched', schemaType: 'boolean' });
-  for (const f of ['infrastructure-project.schema.json', 'lead.schema.json']) ajv.addSchema(readSchema(f));
+  const ajv = queryAjv();
+  for (const f of ['infrastructure-project.schema.json', 'lead.schema.json']) addQuerySchema(readSchema(f));
   validators = { all: ajv.compile(infrastructureQuerySchema(false)), renewables: ajv.compile(infrastructureQuerySchema(true)) };
   return validators;
 }
@@ -88,7 +82,7 @@ function compiled(): { all: ValidateFunction; renewables: ValidateFunction } {
 /** fold(name) → canonical name, from an enum of the lead schema (31 authorities, 26 counties). */
 function canonicalMap(prop: 'county' | 'planning_authority'): Map<string, string> {
   const values = readSchema('lead.schema.json').properties[prop].enum as string[];
-  return new Map(values.map((v) => [foldName(v), v]));
+  return new Map(values.map((v) => [foldPlace(v), v]));
 }
 const CANONICAL = { county: canonicalMap('county'), authority: canonicalMap('planning_authority') };
 
@@ -122,11 +116,11 @@ export function parseInfrastructureQuery(query: Record<string, string | string[]
     if (raw === undefined) continue;
     const prop = props[name];
     if (!prop) {
-      errors.push({ name, reason: 'unknown parameter', allowed: Object.keys(props) });
+      errors.push({ name, reason: REASONS.unknownParameter, allowed: Object.keys(props) });
       continue;
     }
     if (Array.isArray(raw) && prop.type !== 'array') {
-      errors.push({ name, reason: 'given more than once' });
+      errors.push({ name, reason: REASONS.repeated });
       continue;
     }
     const text = Array.isArray(raw) ? raw.join(',') : raw;
@@ -152,7 +146,7 @@ export function parseInfrastructureQuery(query: Record<string, string | string[]
     errors.push({ name: 'page', reason: `must be at most ${opts.pageMax}; use cursor (next_cursor) to go deeper` });
   }
   if (value['page'] !== undefined && value['cursor'] !== undefined) {
-    errors.push({ name: 'cursor', reason: 'use either page or cursor, not both' });
+    errors.push({ name: 'cursor', reason: REASONS.pageAndCursor });
   }
   if (errors.length > 0) throw invalidParams(errors);
 
@@ -192,7 +186,7 @@ function convert(name: string, text: string, prop: Record<string, any>): unknown
   switch (prop.type) {
     case 'array': {
       const items = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
-      if (name === 'county' || name === 'authority') return items.map((s) => CANONICAL[name].get(foldName(s)) ?? s);
+      if (name === 'county' || name === 'authority') return items.map((s) => CANONICAL[name].get(foldPlace(s)) ?? s);
       return items;
     }
     case 'number':

@@ -4,7 +4,8 @@
  * `emerging_zones`, `material_costs`). Builders return `{ sql, params }`; every value is bound.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
+import { foldPlace, queryAjv, REASONS } from './query-common.ts';
 import { invalidParams, type ParamError } from '../errors.ts';
 
 export const INTEL_SECTIONS = ['price_index', 'yields', 'emerging_zones', 'material_costs'] as const;
@@ -84,11 +85,11 @@ export function parseIntelQuery(
   for (const [name, raw] of Object.entries(query)) {
     if (raw === undefined) continue;
     if (!allowedNames.includes(name)) {
-      errors.push({ name, reason: 'unknown parameter', allowed: allowedNames });
+      errors.push({ name, reason: REASONS.unknownParameter, allowed: allowedNames });
       continue;
     }
     if (Array.isArray(raw) && name !== 'county') {
-      errors.push({ name, reason: 'given more than once' });
+      errors.push({ name, reason: REASONS.repeated });
       continue;
     }
     const text = Array.isArray(raw) ? raw.join(',') : raw;
@@ -97,13 +98,13 @@ export function parseIntelQuery(
     else value[name] = text;
   }
   if (opts.svg) value.section = 'price_index';
-  validate ??= new Ajv2020({ allErrors: true, strict: false }).compile(s);
+  validate ??= queryAjv().compile(s);
   if (!validate(value)) {
     for (const e of validate.errors ?? []) {
       const name = e.instancePath.split('/')[1] ?? (e.params as { missingProperty?: string }).missingProperty ?? '';
       if (!name || errors.some((x) => x.name === name)) continue;
       if (e.keyword === 'required') errors.push({ name, reason: 'is required', allowed: [...INTEL_SECTIONS] });
-      else if (e.keyword === 'enum') errors.push({ name, reason: 'not an allowed value', allowed: (e.params as { allowedValues: string[] }).allowedValues });
+      else if (e.keyword === 'enum') errors.push({ name, reason: REASONS.notAllowed, allowed: (e.params as { allowedValues: string[] }).allowedValues });
       else if (e.keyword === 'pattern') errors.push({ name, reason: 'must be YYYY, YYYY-MM, YYYY-MM-DD or a quarter such as 2024Q3' });
       else errors.push({ name, reason: e.message ?? e.keyword });
     }
@@ -127,12 +128,10 @@ export function parseIntelQuery(
   return { section: section!, counties: [...new Set(counties)], from: from ?? null, to: to ?? null, page, pageSize };
 }
 
-const COUNTY_BY_FOLD = new Map<string, string>(
-  (intelQuerySchema().properties.county.items.enum as string[]).map((c) => [c.toLowerCase(), c]),
-);
-/** `cork` → `Cork`; anything unknown is returned as given (the schema then rejects it). */
+const COUNTY_BY_FOLD = new Map<string, string>((intelQuerySchema().properties.county.items.enum as string[]).map((c) => [foldPlace(c), c]));
+/** `cork`, `Co. Cork` → `Cork` (the API's place-name folder); anything unknown is returned as given (the schema then rejects it). */
 function canonicalCounty(c: string): string {
-  return COUNTY_BY_FOLD.get(c.toLowerCase().replace(/^co\.?\s+/, '')) ?? c;
+  return COUNTY_BY_FOLD.get(foldPlace(c)) ?? c;
 }
 
 /**

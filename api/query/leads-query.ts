@@ -10,26 +10,13 @@
  */
 import { searchQuery } from '../../common/search-query.ts';
 import type { Release } from '../release.ts';
+import { filterClauses, filtersOfKind, type LeadsFilters } from './lead-filters.ts';
+
+export type { LeadsFilters };
 
 export interface SqlQuery {
   sql: string;
   params: unknown[];
-}
-
-/** Filters after validation; authority / county hold canonical names. */
-export interface LeadsFilters {
-  q?: string;
-  vertical?: string[];
-  authority?: string[];
-  county?: string[];
-  readiness?: string[];
-  status?: string[];
-  use_class?: string[];
-  scale?: string[];
-  min_value?: number;
-  min_units?: number;
-  has_contact?: boolean;
-  demolition?: boolean;
 }
 
 export const LEADS_SORTS = ['newest', 'oldest', 'value_desc', 'value_asc', 'relevance'] as const;
@@ -87,39 +74,17 @@ export function pageCarriesTotal(req: Pick<LeadsPageRequest, 'filters' | 'after'
   return req.filters.q !== undefined && req.after === null;
 }
 
-/** `col IN (?, ?, …)` for a non-empty list. */
-function inList(column: string, values: readonly unknown[]): SqlQuery {
-  return { sql: `${column} IN (${values.map(() => '?').join(', ')})`, params: [...values] };
-}
-
 /**
  * The WHERE conditions of the filters (AND across filters, OR within a list), over the leads
- * table aliased `l`. `q` is not here: it is the join with the search CTE (`leadsFrom`).
- * Returns `TRUE` when there is no filter.
+ * table aliased `l`, as the filter table derives them (api/query/lead-filters.ts). `q` is not
+ * here: it is the join with the search CTE (`leadsFrom`). Returns `TRUE` when there is no filter.
  *
  * @example leadsWhere({ county: ['Cork'], min_value: 1e6 })
  *   // { sql: 'l.county IN (?) AND l.est_value >= ?', params: ['Cork', 1000000] }
  */
 export function leadsWhere(f: LeadsFilters): SqlQuery {
-  const parts: SqlQuery[] = [];
-  if (f.vertical?.length) {
-    parts.push({
-      sql: f.vertical.length === 1 ? 'list_contains(l.verticals, ?)' : `(${f.vertical.map(() => 'list_contains(l.verticals, ?)').join(' OR ')})`,
-      params: [...f.vertical],
-    });
-  }
-  if (f.authority?.length) parts.push(inList('l.planning_authority', f.authority));
-  if (f.county?.length) parts.push(inList('l.county', f.county));
-  if (f.readiness?.length) parts.push(inList('l.lead_readiness', f.readiness));
-  if (f.status?.length) parts.push(inList('l.status', f.status));
-  if (f.use_class?.length) parts.push(inList('l.use_class', f.use_class));
-  if (f.scale?.length) parts.push(inList('l.scale', f.scale));
-  if (f.min_value !== undefined) parts.push({ sql: 'l.est_value >= ?', params: [f.min_value] });
-  if (f.min_units !== undefined) parts.push({ sql: 'l.num_units >= ?', params: [f.min_units] });
-  if (f.has_contact !== undefined) parts.push({ sql: 'l.has_contact = ?', params: [f.has_contact] });
-  if (f.demolition !== undefined) parts.push({ sql: 'l.demolition = ?', params: [f.demolition] });
-  if (parts.length === 0) return { sql: 'TRUE', params: [] };
-  return { sql: parts.map((p) => p.sql).join(' AND '), params: parts.flatMap((p) => p.params) };
+  const { clauses, params } = filterClauses(f);
+  return clauses.length === 0 ? { sql: 'TRUE', params: [] } : { sql: clauses.join(' AND '), params };
 }
 
 /**
@@ -234,9 +199,13 @@ export function leadsCountQuery(src: LeadsSource, filters: LeadsFilters): SqlQue
   return { sql: `SELECT count(*) AS total FROM ${from.sql} WHERE ${where.sql}`, params: [...from.params, ...where.params] };
 }
 
-/** Distinct authority / county names of the release (for the case- and accent-free name map). */
+/**
+ * Distinct values of the release-valued (`multi`) filters' columns — authority, county, … — for
+ * the folded-name maps (api/params.ts `placeNames`).
+ */
 export function leadsPlacesQuery(leadsTable: string): SqlQuery {
-  return { sql: `SELECT DISTINCT planning_authority, county FROM ${leadsTable}`, params: [] };
+  const columns = [...new Set(filtersOfKind('multi').map((f) => f.column))];
+  return { sql: `SELECT DISTINCT ${columns.join(', ')} FROM ${leadsTable}`, params: [] };
 }
 
 /** The mean document length of the search index, from the terms file's Parquet metadata. */

@@ -8,10 +8,11 @@
 import { invalidParams } from '../errors.ts';
 import { parseLeadsQuery, type PlaceNames, type RawQuery } from '../params.ts';
 import { normalisedFilters, type LeadsFilters } from '../query/leads-query.ts';
+import { FILTERS } from '../query/lead-filters.ts';
 
 const NOT_FILTERS = ['page', 'page_size', 'cursor', 'sort'];
-/** Order of parameters in the canonical string (that of the leads query schema). */
-const ORDER = ['q', 'vertical', 'authority', 'county', 'readiness', 'status', 'use_class', 'scale', 'min_value', 'min_units', 'has_contact', 'demolition'] as const;
+/** Order of parameters in the canonical string: that of the filter table (api/query/lead-filters.ts). */
+const ORDER: readonly string[] = FILTERS.map((f) => f.name);
 
 /** A query string (with or without `?`) as Koa would parse it: repeated names become arrays. */
 export function rawQueryOf(filter: string): RawQuery {

@@ -19,6 +19,7 @@ import {
   type LeadsPageRequest,
   type LeadsSource,
 } from '../../../api/query/leads-query.ts';
+import { FILTERS, type LeadFilter } from '../../../api/query/lead-filters.ts';
 import { tinyRelease } from '../../helpers/api.ts';
 import { tokenize } from '../../../common/search-text.ts';
 
@@ -56,19 +57,46 @@ async function assertSame(req: LeadsPageRequest, label: string, index: LeadIndex
   return want.total;
 }
 
-/** Values present in the release, to build filters that match something. */
+/** Values present in the release for each list filter of the table (`enum` / `multi`), to build filters that match something. */
 async function values(): Promise<Record<string, string[]>> {
   const distinct = async (expr: string): Promise<string[]> =>
     (await db.all<{ v: string }>(`SELECT DISTINCT v FROM (SELECT ${expr} AS v FROM ${src.leads}) WHERE v IS NOT NULL ORDER BY v`)).map((r) => r.v);
-  return {
-    vertical: await distinct('unnest(verticals)'),
-    authority: await distinct('planning_authority'),
-    county: await distinct('county'),
-    readiness: await distinct('lead_readiness'),
-    status: await distinct('status'),
-    use_class: await distinct('use_class'),
-    scale: await distinct('scale'),
-  };
+  const out: Record<string, string[]> = {};
+  for (const f of FILTERS) {
+    if (f.kind === 'enum' || f.kind === 'multi') out[f.name] = await distinct(f.kind === 'enum' && f.listColumn ? `unnest(${f.column})` : f.column);
+  }
+  return out;
+}
+
+/** The sorted distinct non-null values of a `range` / `date` filter's column (dates as YYYY-MM-DD). */
+async function scalars(f: LeadFilter): Promise<(string | number)[]> {
+  const expr = f.kind === 'date' ? `strftime(${f.column}, '%Y-%m-%d')` : `CAST(${f.column} AS DOUBLE)`;
+  return (await db.all<{ v: string | number }>(`SELECT DISTINCT ${expr} AS v FROM ${src.leads} WHERE ${f.column} IS NOT NULL ORDER BY v`)).map((r) => r.v);
+}
+
+/**
+ * A random value of every filter of the table (by kind), for the generator: list filters take
+ * 1–2 values present in the release, ranges and dates a bound between the column's extremes
+ * (sometimes beyond), flags a boolean, `q` a word of the descriptions.
+ */
+function randomValue(f: LeadFilter, rnd: () => number, v: Record<string, string[]>, s: Record<string, (string | number)[]>, words: string[]): unknown {
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  switch (f.kind) {
+    case 'text':
+      return pick(words);
+    case 'enum':
+    case 'multi':
+      return rnd() < 0.5 ? [pick(v[f.name]!)] : [pick(v[f.name]!), pick(v[f.name]!)];
+    case 'range': {
+      const xs = s[f.name]!;
+      const x = pick(xs) as number;
+      return f.type === 'integer' ? Math.max(0, Math.floor(x) + (rnd() < 0.2 ? 1 : 0)) : Math.floor(x * rnd());
+    }
+    case 'date':
+      return rnd() < 0.05 ? (f.bound === 'from' ? '2999-01-01' : '1990-01-01') : pick(s[f.name]!);
+    case 'flag':
+      return rnd() < 0.5;
+  }
 }
 
 test('the index holds every lead', async () => {
@@ -88,8 +116,20 @@ test('each filter alone, every value, newest and value sorts: same page and tota
       }
     }
   }
-  for (const f of [{ min_value: 250_000 }, { min_units: 3 }, { has_contact: true }, { has_contact: false }, { demolition: true }, { demolition: false }] as LeadsFilters[]) {
-    for (const sort of LEADS_SORTS.filter((s) => s !== 'relevance')) await assertSame({ filters: f, sort, limit: 26, offset: 0, after: null }, `${JSON.stringify(f)} ${sort}`);
+  // every range / date / flag filter of the table alone, at a few bounds
+  const alone: LeadsFilters[] = [];
+  for (const f of FILTERS) {
+    if (f.kind === 'flag') alone.push({ [f.name]: true }, { [f.name]: false });
+    if (f.kind !== 'range' && f.kind !== 'date') continue;
+    const xs = await scalars(f);
+    assert.ok(xs.length > 2, `${f.name}: the release has values of ${f.column}`);
+    for (const q of [0, 0.3, 0.5, 0.9]) alone.push({ [f.name]: xs[Math.floor(q * (xs.length - 1))] });
+  }
+  for (const f of alone) {
+    for (const sort of LEADS_SORTS.filter((s) => s !== 'relevance')) {
+      const total = await assertSame({ filters: f, sort, limit: 26, offset: 0, after: null }, `${JSON.stringify(f)} ${sort}`);
+      if (total > 0 && total < ix.size) nonTrivial++;
+    }
   }
   assert.ok(nonTrivial > 40, `filters that select a proper subset: ${nonTrivial}`);
 });
@@ -112,23 +152,38 @@ test('combined filters, OR lists, every sort, offsets and keyset cursors: same a
   let seed = 12345;
   const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
   const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
-  for (let i = 0; i < 150; i++) {
-    const f: LeadsFilters = {};
-    if (rnd() < 0.4) f.vertical = [pick(v.vertical!), pick(v.vertical!)];
-    if (rnd() < 0.3) f.county = [pick(v.county!)];
-    if (rnd() < 0.3) f.status = [pick(v.status!), pick(v.status!)];
-    if (rnd() < 0.2) f.readiness = [pick(v.readiness!)];
-    if (rnd() < 0.2) f.scale = [pick(v.scale!)];
-    if (rnd() < 0.2) f.min_value = Math.floor(rnd() * 1_000_000);
-    if (rnd() < 0.15) f.has_contact = rnd() < 0.5;
+  const s: Record<string, (string | number)[]> = {};
+  for (const f of FILTERS) if (f.kind === 'range' || f.kind === 'date') s[f.name] = await scalars(f);
+  const words = (
+    await db.all<{ w: string }>(`SELECT DISTINCT lower(w) AS w FROM (SELECT unnest(regexp_extract_all(description, '[A-Za-z]{5,}')) AS w FROM ${src.leads}) ORDER BY w LIMIT 40`)
+  ).map((r) => r.w);
+  // every filter of the table takes part: each is in ~1 query of 4, so every pair meets often
+  const used = new Map<string, number>();
+  let matched = 0;
+  const pairs = new Set<string>();
+  for (let i = 0; i < 300; i++) {
+    const f: Record<string, unknown> = {};
+    for (const d of FILTERS) {
+      if (rnd() < (d.kind === 'text' ? 0.1 : 0.25)) {
+        f[d.name] = randomValue(d, rnd, v, s, words);
+        used.set(d.name, (used.get(d.name) ?? 0) + 1);
+      }
+    }
+    const names = Object.keys(f);
+    for (const a of names) for (const b of names) if (a < b) pairs.add(`${a}+${b}`);
     const sort = pick(LEADS_SORTS.filter((s) => s !== 'relevance'));
     const offset = rnd() < 0.5 ? 0 : Math.floor(rnd() * 60);
-    await assertSame({ filters: f, sort, limit: 1 + Math.floor(rnd() * 30), offset, after: null }, `random ${i} ${JSON.stringify(f)} ${sort} +${offset}`);
+    const total = await assertSame({ filters: f as LeadsFilters, sort, limit: 1 + Math.floor(rnd() * 30), offset, after: null }, `random ${i} ${JSON.stringify(f)} ${sort} +${offset}`);
+    if (total > 0) matched++;
     // a cursor taken from the SQL page continues identically
     const p = leadsPageIdsQuery(src, { filters: f, sort, limit: 5, offset: 0, after: null });
     const last = (await db.all(p.sql, p.params)).at(-1);
-    if (last) await assertSame({ filters: f, sort, limit: 9, offset: 0, after: [last[SORT_VALUE_COLUMN] as string, last['id'] as number] }, `cursor ${i} ${sort}`);
+    if (last) await assertSame({ filters: f as LeadsFilters, sort, limit: 9, offset: 0, after: [last[SORT_VALUE_COLUMN] as string, last['id'] as number] }, `cursor ${i} ${sort}`);
   }
+  for (const d of FILTERS) assert.ok((used.get(d.name) ?? 0) > 20, `${d.name} is generated (${used.get(d.name) ?? 0} queries)`);
+  const n = FILTERS.length;
+  assert.is(pairs.size, (n * (n - 1)) / 2, 'every pair of filters is combined at least once');
+  assert.ok(matched > 100, `random queries matching some lead: ${matched} of 300`);
 });
 
 test('q: relevance and other sorts, with filters, pages and cursors; no index term → nothing', async () => {

@@ -52,6 +52,12 @@ test('places and the search statistics are those DuckDB reads from the Parquet f
   assert.equal(sorted(engine.places().authorities), sorted(fromFiles.places.authorities));
   assert.equal(sorted(engine.places().counties), sorted(fromFiles.places.counties));
   assert.ok(engine.places().counties.size > 1);
+  // every multi-value filter of the filter table (authority, county, application_type, …)
+  assert.equal([...engine.places().values.keys()].sort(), [...fromFiles.places.values.keys()].sort());
+  for (const [name, map] of fromFiles.places.values) {
+    assert.equal(sorted(engine.places().values.get(name)!), sorted(map), name);
+    assert.ok(map.size > 0, `${name} has values`);
+  }
   assert.is(engine.avgdl, fromFiles.leads.search?.avgdl ?? null);
   assert.type(engine.avgdl, 'number');
 });

@@ -42,6 +42,16 @@ const CASES: [string, LeadsFilters, string, unknown[], string][] = [
   ['min_units', { min_units: 2 }, 'l.num_units >= ?', [2], 'num_units >= 2'],
   ['has_contact', { has_contact: false }, 'l.has_contact = ?', [false], 'NOT has_contact'],
   ['demolition', { demolition: true }, 'l.demolition = ?', [true], 'demolition'],
+  ['application_type', { application_type: ['PERMISSION', 'RETENTION'] }, 'l.application_type IN (?, ?)', ['PERMISSION', 'RETENTION'], `application_type IN ('PERMISSION', 'RETENTION')`],
+  ['received_from', { received_from: '2025-06-01' }, 'l.received_date >= CAST(? AS DATE)', ['2025-06-01'], `received_date >= DATE '2025-06-01'`],
+  ['received_to', { received_to: '2025-06-01' }, 'l.received_date <= CAST(? AS DATE)', ['2025-06-01'], `received_date <= DATE '2025-06-01'`],
+  [
+    'received range and type',
+    { application_type: ['PERMISSION'], received_from: '2025-03-01', received_to: '2025-09-30' },
+    'l.application_type IN (?) AND l.received_date >= CAST(? AS DATE) AND l.received_date <= CAST(? AS DATE)',
+    ['PERMISSION', '2025-03-01', '2025-09-30'],
+    `application_type = 'PERMISSION' AND received_date BETWEEN DATE '2025-03-01' AND DATE '2025-09-30'`,
+  ],
   [
     'combined',
     { county: ['Dublin'], status: ['planning', 'approved'], min_value: 100000, demolition: false },

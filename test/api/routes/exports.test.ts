@@ -94,6 +94,25 @@ test('export pages: limit bounds, unknown and bad parameters, cursors bound to t
   assert.is(def.body.count, 1000, 'default limit 1000');
 });
 
+test('the received_date range and application_type filter exports as they filter /v1/leads', async () => {
+  const q = 'application_type=permission,Retention&received_from=2024-01-01&received_to=2025-12-31';
+  const [n] = await db.all<{ n: number }>(
+    `SELECT count(*)::INT AS n FROM ${leadsFile} WHERE application_type IN ('PERMISSION', 'RETENTION') AND received_date BETWEEN DATE '2024-01-01' AND DATE '2025-12-31'`,
+  );
+  assert.ok(n!.n > 10);
+  const key = await freshKey('ent_api'); // (a budget of its own: the files are charged)
+  const csv = await api.request(`/v1/export/applications.csv?${q}`, { key });
+  assert.is(csv.status, 200);
+  assert.is(Number(csv.headers.get('x-export-rows')), n!.n);
+  const { rows } = await walk(q, key, 10_000);
+  assert.is(rows.length, n!.n);
+  assert.ok(rows.every((r: any) => ['PERMISSION', 'RETENTION'].includes(r.application_type) && r.received_date >= '2024-01-01' && r.received_date <= '2025-12-31'));
+  assert.is((await api.request(`/v1/leads?${q}&page_size=1`, { key })).body.total, n!.n);
+  const bad = await api.request('/v1/export/applications?received_from=2025-06-02&received_to=2025-06-01', { key });
+  assertProblem(bad, 400, 'invalid_parameter');
+  assert.equal(bad.body.errors, [{ name: 'received_to', reason: 'must not be before received_from' }]);
+});
+
 test('CSV and JSON Lines stream the filtered set; DuckDB reads them back with the same rows', async () => {
   const q = 'county=Cork,Galway&min_units=1';
   for (const scope of ['commonwealth', 'ent_api'] as const) {

@@ -116,6 +116,12 @@ test('list: filters alone and combined match an independent count', async () => 
     ['demolition=false', 'NOT demolition'],
     ['county=Dublin&status=planning,approved&min_value=100000', `county = 'Dublin' AND status IN ('planning', 'approved') AND est_value >= 100000`],
     ['vertical=electrical&demolition=0&has_contact=true&scale=minor', `'electrical' = ANY(verticals) AND NOT demolition AND has_contact AND scale = 'minor'`],
+    ['application_type=retention', `application_type = 'RETENTION'`],
+    ['application_type=Permission,OUTLINE%20permission', `application_type IN ('PERMISSION', 'OUTLINE PERMISSION')`],
+    ['received_from=2025-06-01', `received_date >= DATE '2025-06-01'`],
+    ['received_to=2025-06-01', `received_date <= DATE '2025-06-01'`],
+    ['received_from=2025-05-01&received_to=2025-05-31', `received_date BETWEEN DATE '2025-05-01' AND DATE '2025-05-31'`],
+    ['received_from=2025-03-01&received_to=2025-09-30&application_type=permission&county=cork', `received_date BETWEEN DATE '2025-03-01' AND DATE '2025-09-30' AND application_type = 'PERMISSION' AND county = 'Cork'`],
   ];
   for (const [qs, where] of cases) {
     const res = await get(`/v1/leads?${qs}&page_size=5`);
@@ -124,6 +130,13 @@ test('list: filters alone and combined match an independent count', async () => 
     assert.is(res.body.total, n, qs);
     assert.ok(n > 0, `${qs} matches something`);
   }
+  // both date bounds are inclusive: from = to = the newest lead's day holds that lead
+  const day = (await get('/v1/leads?page_size=1')).body.results[0].received_date as string;
+  const one = await get(`/v1/leads?received_from=${day}&received_to=${day}&page_size=100`);
+  validList(one);
+  assert.ok(one.body.total > 0);
+  assert.is(one.body.total, await count(`received_date = DATE '${day}'`));
+  assert.ok(one.body.results.every((r: { received_date: string }) => r.received_date === day));
 });
 
 test('list: errors name each parameter, list allowed values, reject unknown parameters', async () => {
@@ -143,6 +156,23 @@ test('list: errors name each parameter, list allowed values, reject unknown para
     assertProblem(res, 400, 'invalid_parameter');
     assert.is(res.body.errors[0].name, qs.split('=')[0], qs);
   }
+  // the received_date range and application_type
+  for (const [qs, name, reason] of [
+    ['received_from=2025-02-30', 'received_from', 'must be a date YYYY-MM-DD'],
+    ['received_to=yesterday', 'received_to', 'must be a date YYYY-MM-DD'],
+    ['received_from=2025-1-5', 'received_from', 'must be a date YYYY-MM-DD'],
+    ['received_from=2025-06-02&received_to=2025-06-01', 'received_to', 'must not be before received_from'],
+    ['received_from=2025-01-01&received_from=2025-02-01', 'received_from', 'given more than once'],
+  ] as const) {
+    res = await get(`/v1/leads?${qs}`);
+    assertProblem(res, 400, 'invalid_parameter');
+    assert.equal(res.body.errors, [{ name, reason }], qs);
+  }
+  res = await get('/v1/leads?application_type=permission,demolition%20notice');
+  assertProblem(res, 400, 'invalid_parameter');
+  assert.is(res.body.errors[0].name, 'application_type');
+  assert.is(res.body.errors[0].reason, 'unknown application_type "demolition notice"');
+  assert.ok(res.body.errors[0].allowed.includes('PERMISSION') && res.body.errors[0].allowed.includes('RETENTION'), 'the release\'s values are listed');
   res = await get('/v1/leads?page=101');
   assertProblem(res, 400, 'invalid_parameter');
   assert.is(res.body.errors[0].name, 'page');

@@ -63,6 +63,22 @@ test('create: 201 with the secret once and Location; listed without it; never ca
   assert.equal((await api.request('/v1/webhooks', { key: otherKey })).body.results, []);
 });
 
+test('saved filters with the received_date range and application_type: canonical form, round trip, same problems as /v1/leads', async () => {
+  const res = await post('/v1/webhooks', { url: rx.url('/dated'), filter: 'received_to=2025-12-31&application_type=retention,permission%20and%20retention&received_from=2025-01-01' });
+  assert.is(res.status, 201, res.text);
+  const canonical = 'application_type=PERMISSION%20AND%20RETENTION,RETENTION&received_from=2025-01-01&received_to=2025-12-31';
+  assert.is(res.body.filter, canonical);
+  const again = await post('/v1/webhooks', { url: rx.url('/dated2'), filter: canonical });
+  assert.is(again.body.filter, canonical, 'the canonical form parses to itself');
+  assert.is((await api.request(`/v1/webhooks/${res.body.id}`)).body.filter, canonical);
+  const query = 'received_from=2025-13-01&application_type=nope';
+  const leads = await api.request(`/v1/leads?${query}`);
+  const hook = await post('/v1/webhooks', { url: rx.url('/x'), filter: query });
+  assertProblem(hook, 400, 'invalid_parameter');
+  assert.equal(hook.body.errors, leads.body.errors);
+  assert.equal(hook.body.errors.map((e: { name: string }) => e.name).sort(), ['application_type', 'received_from']);
+});
+
 test('a bad filter gets the same problem details as GET /v1/leads; bad bodies are named', async () => {
   const query = 'county=Atlantis&min_value=abc&colour=red';
   const leads = await api.request(`/v1/leads?${query}`);

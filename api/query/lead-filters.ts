@@ -1,0 +1,285 @@
+/**
+ * The lead filters of `GET /v1/leads` (and of the exports and webhook saved filters, which take
+ * the same query), declared once. Each entry names the parameter, its kind, the leads column it
+ * reads and its documentation; everything else is derived from this table:
+ *  - the query schema `schemas/leads-query.schema.json` and so the OpenAPI parameters
+ *    (`leadsQueryJsonSchema`; the checked-in file is regenerated with
+ *    `node --import tsx api/query/write-query-schemas.ts` and a test fails when they differ);
+ *  - the parser (api/params.ts: list / number / boolean shaping and per-kind extraction);
+ *  - the SQL clauses (`filterClauses`, used by api/query/leads-query.ts for pages, exports and
+ *    webhooks, and by bench/baseline-pg.ts in PostgreSQL's dialect);
+ *  - the in-memory index (api/index/lead-index.ts: one evaluation strategy per kind);
+ *  - the canonical saved-filter string (api/webhooks/saved-filter.ts: parameters in table order);
+ *  - the random queries of test/api/index/lead-index.test.ts.
+ *
+ * Kinds: `text` (free-text search over the search index), `enum` (values fixed by the schema; a
+ * comma list matching any), `multi` (values as published in the release, matched through a
+ * folder; a comma list matching any), `range` (a number, `column >= value`), `flag` (a boolean,
+ * `column = value`), `date` (YYYY-MM-DD, inclusive bound `from` or `to` on a date column; a `to`
+ * before the `from` of the same column is a 400). A new filter of an existing kind is one entry
+ * here (plus its column in the release).
+ */
+
+/** How a `multi` filter's values are folded before they are looked up among the release's values. */
+export type FilterFold = 'place' | 'text';
+
+interface FilterBase {
+  /** Query parameter. */
+  readonly name: string;
+  /** Leads column it reads. */
+  readonly column: string;
+  /** Documentation (the schema's and OpenAPI's `description`). */
+  readonly doc: string;
+  readonly examples?: readonly unknown[];
+}
+
+export interface TextFilter extends FilterBase {
+  readonly kind: 'text';
+  readonly maxLength: number;
+}
+export interface EnumFilter extends FilterBase {
+  readonly kind: 'enum';
+  readonly values: readonly string[];
+  /** The column holds a list (a lead matches when its list holds a wanted value). */
+  readonly listColumn?: boolean;
+  /** Extra schema annotations (`x-…`). */
+  readonly annotations?: Readonly<Record<string, unknown>>;
+}
+export interface MultiFilter extends FilterBase {
+  readonly kind: 'multi';
+  readonly fold: FilterFold;
+}
+export interface RangeFilter extends FilterBase {
+  readonly kind: 'range';
+  readonly type: 'number' | 'integer';
+}
+export interface FlagFilter extends FilterBase {
+  readonly kind: 'flag';
+}
+export interface DateFilter extends FilterBase {
+  readonly kind: 'date';
+  readonly bound: 'from' | 'to';
+}
+export type LeadFilter = TextFilter | EnumFilter | MultiFilter | RangeFilter | FlagFilter | DateFilter;
+export type FilterKind = LeadFilter['kind'];
+
+const READINESS = ['application', 'further_information', 'appealed', 'granted', 'commencing', 'under_construction', 'completed', 'refused', 'withdrawn', 'expired'] as const;
+const STATUS_OF = {
+  application: 'planning',
+  further_information: 'planning',
+  appealed: 'planning',
+  granted: 'approved',
+  commencing: 'active',
+  under_construction: 'active',
+  completed: 'closed',
+  refused: 'closed',
+  withdrawn: 'closed',
+  expired: 'closed',
+} as const satisfies Record<(typeof READINESS)[number], string>;
+const LIST = 'Comma-separated values match any of them (OR).';
+
+/** The lead filters, in the order of the schema, the SQL clauses and the canonical saved-filter string. */
+export const LEAD_FILTERS = [
+  {
+    name: 'q', kind: 'text', column: 'description', maxLength: 200, examples: ['roof extension'],
+    doc: 'Free-text search over description, address, authority and application number (BM25 over the release\'s search index; words are stemmed, accents and case ignored).',
+  },
+  {
+    name: 'vertical', kind: 'enum', column: 'verticals', listColumn: true, examples: [['solar', 'roofing']],
+    doc: `Trade verticals: a lead matches when it is relevant to the vertical. ${LIST}`,
+    values: [
+      'agricultural_buildings', 'concrete', 'data_centre_fitout', 'demolition', 'electrical', 'ev_charging', 'flooring', 'glazing_facades', 'groundworks',
+      'heat_pumps', 'hvac', 'insulation', 'kitchens_interiors', 'landscaping', 'plumbing_heating', 'roofing', 'scaffolding', 'security_fire',
+      'signage_shopfronts', 'solar', 'steel_structures', 'telecoms', 'windows_doors',
+    ],
+  },
+  {
+    name: 'authority', kind: 'multi', column: 'planning_authority', fold: 'place', examples: [['Dublin City']],
+    doc: `Planning authorities, matched regardless of case and accents (\`dun laoghaire-rathdown\`). ${LIST}`,
+  },
+  { name: 'county', kind: 'multi', column: 'county', fold: 'place', examples: [['Cork']], doc: `Counties, matched regardless of case and accents. ${LIST}` },
+  { name: 'readiness', kind: 'enum', column: 'lead_readiness', values: READINESS, examples: [['commencing']], doc: `Lifecycle stages (\`lead_readiness\`). ${LIST}` },
+  {
+    name: 'status', kind: 'enum', column: 'status', values: ['planning', 'approved', 'active', 'closed', ...READINESS], examples: [['commencing'], ['active']],
+    annotations: { 'x-status-of': STATUS_OF },
+    doc: `Lifecycle filter: a coarse status group (\`planning\`, \`approved\`, \`active\`, \`closed\`) or any lifecycle stage of \`readiness\` (\`commencing\`, …), which matches exactly that stage. ${LIST}`,
+  },
+  {
+    name: 'use_class', kind: 'enum', column: 'use_class', examples: [['data_centre']], doc: `Use classes. ${LIST}`,
+    values: [
+      'data_centre', 'energy', 'telecoms', 'mixed_use', 'residential_multi', 'house', 'change_of_use', 'healthcare', 'hospitality', 'education',
+      'agricultural', 'residential_extension', 'warehouse_logistics', 'industrial', 'office', 'retail', 'community', 'commercial', 'other',
+    ],
+  },
+  { name: 'scale', kind: 'enum', column: 'scale', values: ['minor', 'medium', 'large', 'major'], examples: [['major']], doc: `Project scale bands. ${LIST}` },
+  {
+    name: 'application_type', kind: 'multi', column: 'application_type', fold: 'text', examples: [['PERMISSION', 'RETENTION']],
+    doc: `Application types as published by the authority (\`application_type\`: \`PERMISSION\`, \`RETENTION\`, \`OUTLINE PERMISSION\`, …), matched regardless of case and accents; leads without one never match. ${LIST}`,
+  },
+  {
+    name: 'min_value', kind: 'range', column: 'est_value', type: 'number', examples: [1000000],
+    doc: 'Minimum estimated value (`est_value`) in euros; decimals allowed (`250000.50`).',
+  },
+  {
+    name: 'min_units', kind: 'range', column: 'num_units', type: 'integer', examples: [10],
+    doc: 'Minimum number of residential units (`num_units`); leads without a unit count never match.',
+  },
+  { name: 'has_contact', kind: 'flag', column: 'has_contact', doc: '`true`/`1`: only leads whose source held contact details; `false`/`0`: only those without.' },
+  { name: 'demolition', kind: 'flag', column: 'demolition', doc: '`1`/`true`: only projects involving demolition; `0`/`false`: only those without.' },
+  {
+    name: 'received_from', kind: 'date', column: 'received_date', bound: 'from', examples: ['2025-01-01'],
+    doc: 'Only leads received on or after this date (`received_date >= received_from`), `YYYY-MM-DD`.',
+  },
+  {
+    name: 'received_to', kind: 'date', column: 'received_date', bound: 'to', examples: ['2025-12-31'],
+    doc: 'Only leads received on or before this date (`received_date <= received_to`), `YYYY-MM-DD`; not before `received_from`.',
+  },
+] as const satisfies readonly LeadFilter[];
+
+type Decl = (typeof LEAD_FILTERS)[number];
+type ValueOf<K extends FilterKind> = K extends 'text' | 'date' ? string : K extends 'enum' | 'multi' ? string[] : K extends 'range' ? number : boolean;
+
+/** Filters after validation (`multi` filters hold the release's canonical values). */
+export type LeadsFilters = { [F in Decl as F['name']]?: ValueOf<F['kind']> };
+export type LeadFilterName = keyof LeadsFilters;
+
+/** The table as its general type (for code that walks it). */
+export const FILTERS: readonly LeadFilter[] = LEAD_FILTERS;
+
+/** A filter's declaration by parameter name. */
+export const FILTER_BY_NAME: ReadonlyMap<string, LeadFilter> = new Map(FILTERS.map((f) => [f.name, f]));
+
+/** The filters of some kinds. */
+export function filtersOfKind<K extends FilterKind>(...kinds: K[]): Extract<LeadFilter, { kind: K }>[] {
+  return FILTERS.filter((f): f is Extract<LeadFilter, { kind: K }> => (kinds as FilterKind[]).includes(f.kind));
+}
+
+/** The lifecycle stage → status group map of `status` (its `x-status-of`). */
+export const STATUS_GROUP_OF: Readonly<Record<string, string>> = STATUS_OF;
+
+/** `[from, to]` pairs of date filters on one column (a `to` before its `from` is refused). */
+export function datePairs(): [DateFilter, DateFilter][] {
+  const dates = filtersOfKind('date');
+  return dates.filter((f) => f.bound === 'from').flatMap((from) => {
+    const to = dates.find((t) => t.bound === 'to' && t.column === from.column);
+    return to ? [[from, to] as [DateFilter, DateFilter]] : [];
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schema
+
+type Json = Record<string, unknown>;
+
+/** The JSON Schema property of one filter (parsed form: lists are arrays). */
+export function filterSchema(f: LeadFilter): Json {
+  const ex = f.examples ? { examples: f.examples } : {};
+  const list = (items: Json): Json => ({ type: 'array', description: f.doc, items, minItems: 1, maxItems: 40, ...ex });
+  switch (f.kind) {
+    case 'text':
+      return { type: 'string', description: f.doc, minLength: 1, maxLength: f.maxLength, ...ex };
+    case 'enum':
+      return { ...list({ type: 'string', enum: f.values }), ...f.annotations };
+    case 'multi':
+      return list({ type: 'string', minLength: 1, maxLength: 60 });
+    case 'range':
+      return { type: f.type, description: f.doc, minimum: 0, ...ex };
+    case 'flag':
+      return { type: 'boolean', description: f.doc, ...ex };
+    case 'date':
+      return { type: 'string', format: 'date', description: f.doc, ...ex };
+  }
+}
+
+/** The non-filter parameters of `GET /leads`: sort and paging. */
+const LEADS_PAGING_SCHEMA: Json = {
+  sort: {
+    type: 'string',
+    description:
+      'Order of results: `newest` (received_date descending, the default without `q`), `oldest`, `value_desc`, `value_asc`, or `relevance` (BM25 score; only with `q`, and the default with `q`). Ties are broken by id.',
+    enum: ['newest', 'oldest', 'value_desc', 'value_asc', 'relevance'],
+  },
+  page: {
+    type: 'integer',
+    description: 'Page number, 1-based (default 1; at most PAGE_MAX, default 100: use `cursor` beyond). Not with `cursor`.',
+    minimum: 1,
+    examples: [2],
+  },
+  page_size: { type: 'integer', description: 'Results per page (default PAGE_SIZE_DEFAULT = 25, at most PAGE_SIZE_MAX = 100).', minimum: 1, examples: [25] },
+  cursor: {
+    type: 'string',
+    description:
+      'Opaque keyset cursor: the `next_cursor` of the previous response, with the same filters and sort. Not with `page`. Signed by the server: an altered cursor is refused.',
+    pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+    maxLength: 1000,
+  },
+};
+
+/** `schemas/leads-query.schema.json`, generated from the table (the checked-in file must equal it). */
+export function leadsQueryJsonSchema(): Json {
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://schemas.leads.ie/v1/leads-query.schema.json',
+    title: 'Leads query',
+    description:
+      'Query parameters of `GET /leads`, after parsing: comma-separated lists become arrays, integers and booleans are parsed. Filters combine with AND; the values of one list filter combine with OR. Any other parameter is rejected (`unknown_parameter`). Paging limits that depend on the server configuration (`page` at most PAGE_MAX, `page_size` at most PAGE_SIZE_MAX) are checked after this schema.',
+    type: 'object',
+    properties: { ...Object.fromEntries(FILTERS.map((f) => [f.name, filterSchema(f)])), ...LEADS_PAGING_SCHEMA },
+    additionalProperties: false,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// SQL
+
+/** The SQL dialect of the clauses: DuckDB (`?`, one per value) or PostgreSQL (`$n`, arrays bound whole). */
+export type FilterDialect = 'duckdb' | 'postgres';
+
+/**
+ * The WHERE conditions of the filters (AND across filters, OR within a list) over the leads
+ * table aliased `l`, in table order, with their bound values. `text` (`q`) has no condition
+ * here: it is a join with the search index (leads-query.ts `leadsFrom`). `first` numbers
+ * PostgreSQL's placeholders.
+ *
+ * @example filterClauses({ county: ['Cork'], min_value: 1e6 })
+ *   // { clauses: ['l.county IN (?)', 'l.est_value >= ?'], params: ['Cork', 1000000] }
+ */
+export function filterClauses(filters: LeadsFilters, dialect: FilterDialect = 'duckdb', first = 1): { clauses: string[]; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  const p = (v: unknown): string => {
+    params.push(v);
+    return dialect === 'duckdb' ? '?' : `$${first + params.length - 1}`;
+  };
+  const given = filters as Record<string, unknown>;
+  for (const f of FILTERS) {
+    const v = given[f.name];
+    if (v === undefined) continue;
+    const col = `l.${f.column}`;
+    switch (f.kind) {
+      case 'text':
+        break;
+      case 'enum':
+      case 'multi': {
+        const vs = v as string[];
+        if (vs.length === 0) break;
+        const listColumn = f.kind === 'enum' && f.listColumn === true;
+        if (dialect === 'postgres') clauses.push(listColumn ? `${col} && ${p(vs)}::text[]` : `${col} = ANY(${p(vs)}::text[])`);
+        else if (!listColumn) clauses.push(`${col} IN (${vs.map(p).join(', ')})`);
+        else if (vs.length === 1) clauses.push(`list_contains(${col}, ${p(vs[0])})`);
+        else clauses.push(`(${vs.map((x) => `list_contains(${col}, ${p(x)})`).join(' OR ')})`);
+        break;
+      }
+      case 'range':
+        clauses.push(`${col} >= ${p(v)}`);
+        break;
+      case 'flag':
+        clauses.push(`${col} = ${p(v)}`);
+        break;
+      case 'date':
+        clauses.push(`${col} ${f.bound === 'from' ? '>=' : '<='} ${dialect === 'duckdb' ? `CAST(${p(v)} AS DATE)` : `${p(v)}::date`}`);
+        break;
+    }
+  }
+  return { clauses, params };
+}

@@ -1,0 +1,22 @@
+/**
+ * Regenerate the query schemas that are derived from code: `schemas/leads-query.schema.json`
+ * from the lead filter table (api/query/lead-filters.ts). test/api/query/lead-filters.test.ts
+ * fails when the checked-in file differs from what this writes.
+ *
+ *   node --import tsx api/query/write-query-schemas.ts
+ */
+import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { leadsQueryJsonSchema } from './lead-filters.ts';
+
+/** The generated schema files: path (relative to the repository) → file text. */
+export function generatedQuerySchemas(): Record<string, string> {
+  return { 'schemas/leads-query.schema.json': `${JSON.stringify(leadsQueryJsonSchema(), null, 2)}\n` };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  for (const [path, text] of Object.entries(generatedQuerySchemas())) {
+    writeFileSync(new URL(`../../${path}`, import.meta.url), text);
+    console.log(`wrote ${path}`);
+  }
+}

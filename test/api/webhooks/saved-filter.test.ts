@@ -1,0 +1,47 @@
+/**
+ * Saved filters (api/webhooks/saved-filter.ts): the canonical string lists every filter of the
+ * table in table order, and parsing the canonical string gives it back (a round trip), for every
+ * kind, the received_date range and application_type included.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { placeNames } from '../../../api/params.ts';
+import { FILTERS } from '../../../api/query/lead-filters.ts';
+import { filterString, parseSavedFilter } from '../../../api/webhooks/saved-filter.ts';
+import { ApiError } from '../../../api/errors.ts';
+
+const places = placeNames([
+  { planning_authority: 'Dún Laoghaire-Rathdown', county: 'Dublin', application_type: 'PERMISSION AND RETENTION' },
+  { planning_authority: 'Cork County', county: 'Cork', application_type: 'RETENTION' },
+  { planning_authority: 'Cork County', county: 'Cork', application_type: null },
+]);
+
+test('every filter of the table: canonical order, canonical values, and the canonical string parses to itself', () => {
+  const given =
+    'received_to=2025-12-31&demolition=0&application_type=retention,Permission%20and%20Retention&received_from=2025-01-01&has_contact=true' +
+    '&min_units=3&min_value=1000.5&scale=major&use_class=house&status=active&readiness=commencing&county=cork&authority=dun%20laoghaire-rathdown' +
+    '&vertical=solar,roofing&q=roof';
+  const { filters, filter } = parseSavedFilter(given, places);
+  assert.is(
+    filter,
+    'q=roof&vertical=roofing,solar&authority=D%C3%BAn%20Laoghaire-Rathdown&county=Cork&readiness=commencing&status=active&use_class=house&scale=major' +
+      '&application_type=PERMISSION%20AND%20RETENTION,RETENTION&min_value=1000.5&min_units=3&has_contact=true&demolition=false&received_from=2025-01-01&received_to=2025-12-31',
+  );
+  assert.equal(Object.keys(filters).sort(), FILTERS.map((f) => f.name).sort(), 'every filter is part of the test');
+  const again = parseSavedFilter(filter, places);
+  assert.is(again.filter, filter);
+  assert.equal(again.filters, filters);
+  assert.is(filterString(filters), filter);
+});
+
+test('bad dates and unknown application types are refused naming the parameter', () => {
+  for (const [q, name] of [
+    ['received_from=2025-02-30', 'received_from'],
+    ['received_from=2025-03-01&received_to=2025-02-28', 'received_to'],
+    ['application_type=outline', 'application_type'],
+  ] as const) {
+    assert.throws(() => parseSavedFilter(q, places), (e: unknown) => e instanceof ApiError && e.status === 400 && e.errors?.[0]?.name === name, q);
+  }
+});
+
+test.run();
