@@ -18,7 +18,8 @@ import { loadSourcesFile, SourcesFileError } from './fetch/sources.ts';
 
 type Command = (args: string[]) => Promise<number>;
 
-const USAGE = `usage: leads <command> [options]
+/** The help text (a function: it reads the sources file, and nothing runs on import). */
+const usage = (): string => `usage: leads <command> [options]
 
 Data pipeline:
   fetch [--source S…] [--raw DIR] [--full] [--json]
@@ -188,12 +189,12 @@ const fmt = (n: number, w: number): string => n.toLocaleString('en-IE').padStart
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
-    out(USAGE);
+    out(usage());
     return name ? 0 : 2;
   }
   const cmd = commands[name];
   if (!cmd) {
-    err(`unknown command '${name}'\n\n${USAGE}`);
+    err(`unknown command '${name}'\n\n${usage()}`);
     return 2;
   }
   try {
