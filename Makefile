@@ -10,6 +10,7 @@ help:
 	@echo "make serve    install, build the default dataset if there is none, serve the API"
 	@echo "make test     typecheck and run every test (no network, no prior build needed)"
 	@echo "make refresh  weekly refresh: generate raw data if data/raw is empty, build and publish a release"
+	@echo "              (FETCH=1: download from the publishers first with leads fetch)"
 	@echo "make bench    speed and memory benchmarks (prints a table, writes bench/results/*.json)"
 	@echo "make clean    remove generated data (raw files, releases) and node_modules"
 
@@ -19,8 +20,16 @@ $(NPM_STAMP): package.json package-lock.json
 
 setup: $(NPM_STAMP)
 
+# FETCH=1: download from the publishers first (leads fetch); a failed source (exit 1) keeps its
+# previous files and the refresh's gates decide; a usage error (exit 2) stops. Without FETCH the
+# refresh stays offline and generates data when data/raw is empty.
 refresh: setup
+ifeq ($(FETCH),1)
+	@$(LEADS) fetch $(FETCH_ARGS); rc=$$?; if [ $$rc -gt 1 ]; then exit $$rc; fi
+	$(LEADS) refresh $(ARGS)
+else
 	$(LEADS) refresh --generate-if-empty $(ARGS)
+endif
 
 generate: setup
 	$(LEADS) generate $(ARGS)

@@ -348,6 +348,12 @@ function responseSchemas(): Json {
             required: ['authority', 'leads', 'latest_received'],
           },
         },
+        sources_freshness: {
+          $ref: '#/components/schemas/ReleaseManifest/$defs/sources_freshness',
+          description:
+            'Where the release\'s raw files came from: per publisher file, the URL, when it was last checked and fetched, its ETag / Last-Modified, size, SHA-256 and ' +
+            'the outcome of the last attempt (`origin: generated` for generated data). Absent for releases built without a fetch log. See docs/fetch.md.',
+        },
         enums: {
           type: 'object',
           description: 'Allowed values of every enumerated filter.',

@@ -1,5 +1,5 @@
 /**
- * `leads` commands for the data team: refresh, generate, ingest. Each command parses its
+ * `leads` commands for the data team: fetch, refresh, generate, ingest. Each command parses its
  * flags, builds a typed config and calls the pipeline; exit codes: 0 ok, 1 failed or blocked,
  * 2 usage error.
  */
@@ -12,12 +12,20 @@ import { generateRaw, SCALES } from './synth/generate.ts';
 import { ingestFiles } from './ingest.ts';
 import { SOURCE_NAMES, type SourceName } from './sources/formats.ts';
 import { RefreshLockedError } from './release/publish.ts';
+import { defaultFetchDeps, runFetch } from './fetch/run.ts';
+import { generatedLog, writeFetchLog } from './fetch/log.ts';
+import { loadSourcesFile, SourcesFileError } from './fetch/sources.ts';
 
 type Command = (args: string[]) => Promise<number>;
 
-const USAGE = `usage: leads <command> [options]
+/** The help text (a function: it reads the sources file, and nothing runs on import). */
+const usage = (): string => `usage: leads <command> [options]
 
 Data pipeline:
+  fetch [--source S…] [--raw DIR] [--full] [--json]
+                         download each source from its publisher into the raw folder
+                         (endpoints: pipeline/fetch/sources.json, each URL overridable by its
+                         FETCH_URL_* variable; --full: every ArcGIS record, not the window)
   refresh [--raw DIR] [--force] [--json] [--quiet] [--generate-if-empty]
                          build a release from raw files and publish it atomically
   generate [--scale tiny|small|default|stress|N] [--seed N] [--week N] [--out DIR] [--truth FILE]
@@ -29,12 +37,33 @@ Data pipeline:
                          (sources: ${SOURCE_NAMES.join(', ')})
 
 Environment: ${Object.values(PIPELINE_DEFAULTS).filter((d) => d.env).map((d) => d.env).join(', ')}
+Fetch URLs: ${loadSourcesFile().downloads.map((d) => d.urlEnv).filter((v, i, a) => a.indexOf(v) === i).join(', ')}
 `;
 
 const err = (s: string): void => void process.stderr.write(s.endsWith('\n') ? s : s + '\n');
 const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n');
 
 const commands: Record<string, Command> = {
+  async fetch(args) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        source: { type: 'string', multiple: true, default: [] },
+        raw: { type: 'string' },
+        full: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+      },
+    });
+    const config = loadPipelineConfig(process.env, values.raw ? { rawDir: resolve(values.raw) } : {});
+    const sources = values.source.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+    const summary = await runFetch({ rawDir: config.rawDir, sources, full: values.full, env: process.env }, defaultFetchDeps(err));
+    if (values.json) out(JSON.stringify(summary, null, 2));
+    const c = summary.counts;
+    err(`fetch: ${c.fetched} fetched, ${c.not_modified} not modified, ${c.failed} failed, ${c.skipped} skipped (log: ${join(config.rawDir, 'fetch-log.json')})`);
+    for (const d of summary.downloads) if (d.status === 'failed') err(`  ${d.error}`);
+    return c.failed > 0 ? 1 : 0;
+  },
+
   async refresh(args) {
     const { values } = parseArgs({
       args,
@@ -55,7 +84,9 @@ const commands: Record<string, Command> = {
     });
     if (values['generate-if-empty'] && !hasRawFiles(config.rawDir)) {
       err(`no raw files in ${config.rawDir}: generating the default dataset (scale ${values.scale}, seed ${values.seed})`);
-      const s = await generateRaw({ outDir: config.rawDir, scale: parseScale(values.scale), seed: Number(values.seed), week: 1 });
+      const scale = parseScale(values.scale);
+      const s = await generateRaw({ outDir: config.rawDir, scale, seed: Number(values.seed), week: 1 });
+      await writeFetchLog(config.rawDir, generatedLog(new Date(), { seed: Number(values.seed), scale, week: 1 }));
       err(`generated ${s.files.length} files for the week of ${s.snapshotDate}`);
     }
     const summary = await runPipeline(config, { now: () => new Date(), log: err });
@@ -85,7 +116,9 @@ const commands: Record<string, Command> = {
     const t = performance.now();
     const truthFile = values.truth ? resolve(values.truth) : undefined;
     if (truthFile && truthFile.startsWith(outDir + '/')) throw new UsageError('--truth must be outside the raw folder (--out): the pipeline must never read it');
-    const s = await generateRaw({ outDir, scale: parseScale(values.scale), seed, week, truthFile });
+    const scale = parseScale(values.scale);
+    const s = await generateRaw({ outDir, scale, seed, week, truthFile });
+    await writeFetchLog(outDir, generatedLog(new Date(), { seed, scale, week }));
     if (values.json) out(JSON.stringify(s, null, 2));
     else {
       for (const f of s.files) err(`${f.rows.toLocaleString('en-IE').padStart(10)} rows  ${f.path}`);
@@ -123,7 +156,7 @@ function parseScale(s: string): number {
 
 function hasRawFiles(rawDir: string): boolean {
   if (!existsSync(rawDir)) return false;
-  return readdirSync(rawDir).some((d) => existsSync(join(rawDir, d)) && readdirSync(join(rawDir, d)).length > 0);
+  return readdirSync(rawDir, { withFileTypes: true }).some((d) => d.isDirectory() && readdirSync(join(rawDir, d.name)).length > 0);
 }
 
 /** The end-of-refresh table for people. */
@@ -156,18 +189,18 @@ const fmt = (n: number, w: number): string => n.toLocaleString('en-IE').padStart
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
-    out(USAGE);
+    out(usage());
     return name ? 0 : 2;
   }
   const cmd = commands[name];
   if (!cmd) {
-    err(`unknown command '${name}'\n\n${USAGE}`);
+    err(`unknown command '${name}'\n\n${usage()}`);
     return 2;
   }
   try {
     return await cmd(rest);
   } catch (e) {
-    if (e instanceof UsageError || e instanceof ConfigError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (e instanceof UsageError || e instanceof ConfigError || e instanceof SourcesFileError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       err(`leads ${name}: ${(e as Error).message}`);
       return 2;
     }

@@ -23,7 +23,7 @@ test('every pipeline environment variable is documented in docs/operations.md', 
 
 test('every leads command is documented', () => {
   const docs = read('README.md') + read('docs/operations.md') + read('docs/api.md');
-  const pipelineCommands = ['refresh', 'generate', 'ingest'];
+  const pipelineCommands = ['fetch', 'refresh', 'generate', 'ingest'];
   const apiCommands = [...API_USAGE.matchAll(/^  (\w+ \w+)/gm)].map((m) => m[1]!);
   assert.ok(apiCommands.length >= 4, `found API commands: ${apiCommands.join(', ')}`);
   for (const c of pipelineCommands) assert.ok(docs.includes(`leads ${c}`), `leads ${c} missing from the docs`);

@@ -5,6 +5,8 @@
  * match its manifest, or it failed to load), its id, the reason and when it is tried again.
  * Values that depend on the data (verticals, use classes, authorities, counties) are read from
  * the release once and cached per release id; fixed enumerations come from schemas/lead.schema.json.
+ * `sources_freshness` (where each source's raw files came from and when, from the manifest) is
+ * present only when the release's manifest has it.
  */
 import Router from '@koa/router';
 import { readFileSync } from 'node:fs';
@@ -108,6 +110,7 @@ export function metaRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'relea
       release: { id: release.id, built_at: m.built_at, as_of: m.as_of, schema_version: m.schema_version },
       counts: { tables: m.counts.tables, records_total: m.counts.records_total },
       freshness: data.freshness,
+      ...(m.sources_freshness ? { sources_freshness: m.sources_freshness } : {}),
       enums: data.enums,
       release_status: deps.releases.status(),
       _meta: responseMeta(release.id, key.scope, []),

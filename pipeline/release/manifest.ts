@@ -12,6 +12,7 @@ import type { PublishedNameCounts } from './name-gate.ts';
 import type { ChangeCounts } from './registry.ts';
 import type { SearchIndexStats } from './search-index.ts';
 import { AUTHORITIES } from '../reference/authorities.ts';
+import type { SourcesFreshness } from '../fetch/log.ts';
 
 export const SCHEMA_VERSION = '1.0.0';
 
@@ -59,6 +60,8 @@ export interface ManifestInput {
   /** `--force`: a failed gate is then recorded as forced. */
   force: boolean;
   fingerprint: string;
+  /** The raw folder's fetch log (where each source came from, when); null when it has none. */
+  freshness: SourcesFreshness | null;
 }
 
 /** `counts.records_total`: leads, infrastructure projects and companies. */
@@ -91,6 +94,8 @@ export function buildManifest(p: ManifestInput) {
     stages: p.stages,
     gates: { passed: p.gates.passed, forced: !p.gates.passed && p.force, messages: p.gates.messages },
     input_fingerprint: p.fingerprint,
+    // absent (not null) without a fetch log, so manifests of hand-filled raw folders keep their shape
+    ...(p.freshness ? { sources_freshness: p.freshness } : {}),
   };
 }
 

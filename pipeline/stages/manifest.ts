@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { checksumFiles } from '../release/checksums.ts';
 import { checkGates } from '../release/gates.ts';
 import { buildManifest, recordsTotal } from '../release/manifest.ts';
+import { readFetchLog, sourcesFreshness } from '../fetch/log.ts';
 import { need, type BuildContext, type StageOutcome } from './context.ts';
 import type { Stage } from './runner.ts';
 
@@ -41,6 +42,7 @@ export const manifestStage: Stage = {
       gates,
       force: ctx.config.force,
       fingerprint: need(ctx, 'fingerprint'),
+      freshness: freshnessOf(ctx.config.rawDir),
     });
     const problems = need(ctx, 'validators').validate('release-manifest', m);
     if (problems.length) throw new Error(`manifest failed schema validation: ${problems.join('; ')}`);
@@ -59,6 +61,12 @@ export const manifestStage: Stage = {
     };
   },
 };
+
+/** The raw folder's fetch log as the manifest's `sources_freshness`, or null without one. */
+function freshnessOf(rawDir: string) {
+  const log = readFetchLog(rawDir);
+  return log ? sourcesFreshness(log) : null;
+}
 
 /** The summary fields of a release that was built: as-of date, changes, table counts, sources. */
 export function builtSummary(ctx: BuildContext): Pick<StageOutcome, 'asOf' | 'changes' | 'counts' | 'sources'> {

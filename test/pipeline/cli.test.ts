@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 
@@ -18,7 +18,8 @@ test('generate into one folder, refresh --raw from it into another DATA_DIR', ()
   const data = tempDir('leads-cli-data-');
   const g = leads(['generate', '--scale', 'tiny', '--seed', '3', '--out', raw, '--json']);
   assert.is(g.status, 0, g.stderr);
-  assert.equal(readdirSync(raw).sort(), ['commencements', 'companies', 'infrastructure', 'materials', 'planning', 'ppr', 'rents']);
+  assert.equal(readdirSync(raw).sort(), ['commencements', 'companies', 'fetch-log.json', 'infrastructure', 'materials', 'planning', 'ppr', 'rents']);
+  assert.is(JSON.parse(readFileSync(join(raw, 'fetch-log.json'), 'utf8')).origin, 'generated', 'generate says the files are generated');
   const r = leads(['refresh', '--raw', raw, '--json', '--quiet'], { DATA_DIR: data });
   assert.is(r.status, 0, r.stderr);
   const summary = JSON.parse(r.stdout) as { status: string; releaseId: string; counts: Record<string, number> };

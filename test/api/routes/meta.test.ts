@@ -1,13 +1,13 @@
 /** GET /v1/meta: release, counts, freshness and enums, checked against an independent read of the release. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildOpenApi } from '../../../api/openapi.ts';
 import { readCurrentLink } from '../../../api/release.ts';
 import { ATTRIBUTION, SCOPES } from '../../../api/scopes.ts';
 import { openDb } from '../../../pipeline/lib/duckdb.ts';
-import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
+import { assertProblem, publishCopyOfRelease, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { validateResponse } from '../../helpers/openapi.ts';
 import { REPO_ROOT } from '../../helpers/tmp.ts';
 
@@ -79,6 +79,40 @@ test('same shape for every scope; attribution only for commonwealth', async () =
     assert.equal(b._meta.masked, []);
     if (scope === 'commonwealth') assert.is(b._meta.attribution, ATTRIBUTION);
     else assert.not.ok('attribution' in b._meta, scope);
+  }
+});
+
+test('sources_freshness: shown after freshness when the release manifest has it (from the fetch log), matching the OpenAPI document', async () => {
+  const freshness = {
+    origin: 'fetched',
+    updated_at: '2026-11-09T05:10:00.000Z',
+    downloads: [
+      {
+        source: 'planning', file: 'planning-applications.json', protocol: 'arcgis-featureserver', url: 'https://example.org/FeatureServer/0', status: 'fetched',
+        checked_at: '2026-11-09T05:00:00.000Z', fetched_at: '2026-11-09T05:00:00.000Z', etag: null, last_modified: null, bytes: 1234, sha256: 'ab'.repeat(32),
+        records: 10, window: { where: '1=1', incremental: false, until: '2026-11-09T05:00:00.000Z' }, error: null,
+      },
+      {
+        source: 'rents', file: 'RIQ02.csv', protocol: 'pxstat', url: 'https://example.org/RIQ02/CSV', status: 'failed', checked_at: '2026-11-09T05:01:00.000Z',
+        fetched_at: null, etag: null, last_modified: null, bytes: null, sha256: null, error: 'rents: gave up on https://example.org/RIQ02/CSV after 5 attempts: HTTP 503',
+      },
+    ],
+  };
+  const own = await startTestApi({ seed: 7 });
+  try {
+    publishCopyOfRelease(own.dataDir, '20261116T060000Z');
+    const file = join(own.dataDir, 'releases', '20261116T060000Z', 'manifest.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), sources_freshness: freshness }, null, 2));
+    assert.ok(await own.checkRelease());
+    const b = (await own.request('/v1/meta')).body;
+    assert.is(b.release.id, '20261116T060000Z');
+    assert.equal(Object.keys(b), ['release', 'counts', 'freshness', 'sources_freshness', 'enums', 'release_status', '_meta']);
+    assert.equal(b.sources_freshness, freshness);
+    assert.equal(validateResponse(buildOpenApi(own.config), 'get', '/meta', 200, b), []);
+    const broken = { ...b, sources_freshness: { ...freshness, origin: 'downloaded' } };
+    assert.ok(validateResponse(buildOpenApi(own.config), 'get', '/meta', 200, broken).length > 0, 'the OpenAPI document describes the member');
+  } finally {
+    await own.close();
   }
 });
 

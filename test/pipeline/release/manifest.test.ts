@@ -38,6 +38,7 @@ const input = (over: Partial<ManifestInput> = {}): ManifestInput => ({
   gates: { passed: true, messages: [] },
   force: false,
   fingerprint: 'ab'.repeat(32),
+  freshness: null,
   ...over,
 });
 
@@ -51,6 +52,14 @@ test('buildManifest: records total is leads + infrastructure + companies; keys i
     'schema_version', 'release_id', 'built_at', 'as_of', 'previous_release', 'counts', 'changes', 'search_index',
     'geojson', 'analytics', 'files', 'stages', 'gates', 'input_fingerprint',
   ]);
+});
+
+test('buildManifest: sources_freshness is the last member when the raw folder has a fetch log, absent otherwise', () => {
+  assert.not.ok('sources_freshness' in buildManifest(input()));
+  const freshness = { origin: 'generated' as const, updated_at: '2026-11-09T05:00:00.000Z', generator: { seed: 1, scale: 1, week: 1 }, downloads: [] };
+  const m = buildManifest(input({ freshness }));
+  assert.equal(Object.keys(m).at(-1), 'sources_freshness');
+  assert.equal(m.sources_freshness, freshness);
 });
 
 test('buildManifest: a failed gate is recorded as forced only with --force; a passed gate never is', () => {
