@@ -38,6 +38,8 @@ export interface ApiDb {
    * `cancel()` takes it out of the queue and `done` rejects at once.
    */
   startAlone(sql: string, params?: readonly unknown[]): { done: Promise<void>; cancel(): void };
+  /** Long statements running now and waiting for a slot (what `runAlone` / `startAlone` hold). */
+  aloneLoad(): { running: number; waiting: number };
   close(): void;
 }
 
@@ -89,7 +91,8 @@ export async function openApiDb(opts: ApiDbOptions): Promise<ApiDb> {
     else free.push(c);
   };
   // Slots for long statements: a FIFO of waiters, each resolved when a slot frees.
-  let aloneFree = opts.aloneSlots ?? defaultAloneSlots();
+  const aloneSlots = opts.aloneSlots ?? defaultAloneSlots();
+  let aloneFree = aloneSlots;
   const aloneWaiting: (() => void)[] = [];
   const releaseAlone = (): void => {
     const w = aloneWaiting.shift();
@@ -185,6 +188,9 @@ export async function openApiDb(opts: ApiDbOptions): Promise<ApiDb> {
       } finally {
         c.closeSync();
       }
+    },
+    aloneLoad() {
+      return { running: aloneSlots - aloneFree, waiting: aloneWaiting.length };
     },
     runAlone(sql: string, params: readonly unknown[] = []): Promise<void> {
       return startAlone(sql, params).done;

@@ -65,9 +65,10 @@ test('the bound: reservations and growth count; past it exports wait in order, t
   assert.is(t.heldBytes(), 2 * per);
   writeFileSync(a.path, Buffer.alloc(6 * per)); // grown past its reservation, and past the bound
   assert.is(t.heldBytes(), 6 * per);
-  const t0 = Date.now();
-  const refused = await t.acquire('csv', 0).catch((e: unknown) => e);
-  assert.ok(Date.now() - t0 >= 140, 'it waited');
+  const pending = t.acquire('csv', 0).catch((e: unknown) => e);
+  assert.is(t.waitingExports(), 1, 'it waits for space instead of being refused at once');
+  const refused = await pending;
+  assert.is(t.waitingExports(), 0);
   assert.instance(refused, ApiError);
   assert.equal([(refused as ApiError).status, (refused as ApiError).code, (refused as ApiError).headers['Retry-After']], [503, 'export_busy', '30']);
   // two waiting: admitted in order when the space frees

@@ -62,9 +62,10 @@ test('past EXPORT_TEMP_MAX_MB a new export waits, then gets 503 export_busy with
     const before = await budget();
     // a slow reader's file holding 3 MB of the 1 MB
     const held = await api.server.exportTemp.acquire('jsonl', 1000);
-    const t0 = Date.now();
-    const busy = await api.request(path);
-    assert.ok(Date.now() - t0 >= 300, `waited ${Date.now() - t0} ms before the 503`);
+    const answer = api.request(path);
+    await until(() => api.server.exportTemp.waitingExports() === 1, 10_000, 'the export to wait for space');
+    const busy = await answer;
+    assert.is(api.server.exportTemp.waitingExports(), 0, 'it gave up waiting');
     assertProblem(busy, 503, 'export_busy');
     assert.is(busy.headers.get('retry-after'), '30');
     assert.match(busy.body.detail, /temp space/);
