@@ -95,6 +95,23 @@ export function schemaVariant(schema: Json, variant: string, keep: (name: string
   return s;
 }
 
+/**
+ * A parameter's schema with a `$ref` to another file followed (`leads-query.schema.json#/properties/q`
+ * → that property), so that shaping and wording see its type and bounds.
+ */
+export function derefProp(prop: Json): Json {
+  let p = prop;
+  for (let i = 0; i < 8 && typeof p.$ref === 'string' && !p.$ref.startsWith('#'); i++) {
+    const [file, pointer = ''] = (p.$ref as string).split('#');
+    let node: any = schemaFile(file!);
+    for (const part of pointer.split('/').filter(Boolean)) node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    if (!node || typeof node !== 'object') throw new Error(`unresolved $ref ${p.$ref as string}`);
+    const { $ref: _r, ...rest } = p;
+    p = { ...node, ...rest };
+  }
+  return p;
+}
+
 const validators = new Map<string, ValidateFunction>();
 function validatorOf(schema: Json): ValidateFunction {
   const id = String(schema.$id);
@@ -161,7 +178,7 @@ export function paramErrorOf(e: ErrorObject, schema: Json): ParamError {
   const p = e.params as Record<string, any>;
   const name = e.instancePath.split('/')[1] || (p.missingProperty as string | undefined) || (p.additionalProperty as string | undefined) || '';
   const node = (e.parentSchema ?? {}) as Json;
-  const prop = (schema.properties?.[name] ?? {}) as Json;
+  const prop = derefProp((schema.properties?.[name] ?? {}) as Json);
   const bounded = typesOf(prop).includes('integer') && typeof prop.minimum === 'number' && typeof prop.maximum === 'number';
   const err = (reason: string, allowed?: readonly (string | number)[]): ParamError => (allowed ? { name, reason, allowed: [...allowed] } : { name, reason });
   switch (e.keyword) {
@@ -221,7 +238,7 @@ export function parseQuery(schema: Json, raw: RawQuery, opts: ParseQueryOptions 
   const texts: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined) continue;
-    const prop = props[name];
+    const prop = props[name] ? derefProp(props[name]) : undefined;
     if (!prop) {
       errors.push(opts.listAllowed ? { name, reason: REASONS.unknownParameter, allowed: Object.keys(props) } : { name, reason: REASONS.unknownParameter });
       continue;
