@@ -7,15 +7,12 @@
  */
 import type { Endpoint } from './openapi.ts';
 import { EXPORT_LIMIT_DEFAULT, EXPORT_LIMIT_MAX, exportQuerySchema } from './query/export-query.ts';
-import { gisQuerySchema } from './query/feeds-query.ts';
-import { GIS_TOKEN_TTL_DEFAULT_S, GIS_TOKEN_TTL_MAX_S } from './gis/token.ts';
+import { GIS_TOKEN_TTL, gisOtherQuerySchema, gisQuerySchema } from './query/feeds-query.ts';
 
 type Json = Record<string, any>;
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
-const ACCESS_TOKEN = gisQuerySchema('ogc').properties.access_token as Json;
-
-const metaQuery: Json = { type: 'object', properties: { f: { type: 'string', enum: ['json'], description: 'Output format (JSON only).' }, access_token: ACCESS_TOKEN } };
+const metaQuery: Json = gisOtherQuerySchema('ogc-meta');
 const collectionId = { name: 'collectionId', in: 'path', required: true, description: 'Collection: `leads` or `infrastructure`.', schema: { type: 'string' } };
 
 const FILE_FORMATS = [
@@ -79,8 +76,8 @@ export function exportEndpoints(): Endpoint[] {
       summary: 'A query-parameter token for GIS clients',
       description:
         'For GIS clients that cannot send an Authorization header: a token sealing this key (AES-256-GCM under the server secret) with an expiry, to pass as `access_token=` on `/feeds/…` and `/ogc…` URLs. ' +
-        `Valid for \`ttl\` seconds (default ${GIS_TOKEN_TTL_DEFAULT_S}, at most ${GIS_TOKEN_TTL_MAX_S}) and only while the key is active. Needs the Bearer header; scopes ent_feed and custom.`,
-      query: { type: 'object', properties: { ttl: { type: 'integer', minimum: 60, maximum: GIS_TOKEN_TTL_MAX_S, default: GIS_TOKEN_TTL_DEFAULT_S, description: 'Lifetime in seconds.' } } },
+        `Valid for \`ttl\` seconds (default ${GIS_TOKEN_TTL.default}, at most ${GIS_TOKEN_TTL.max}) and only while the key is active. Needs the Bearer header; scopes ent_feed and custom.`,
+      query: gisOtherQuerySchema('token'),
       ok: { schema: ref('GisToken'), description: 'The token.' },
       errors: [400],
       cached: true,

@@ -162,6 +162,34 @@ export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'og
   return { layer, filters, limit, afterId, hash };
 }
 
+const OGC_META_SCHEMA = querySchema('ogc-meta-query.schema.json');
+const TOKEN_SCHEMA = querySchema('gis-token-query.schema.json');
+
+/** The query schema of the OGC metadata resources (`f=json`, `access_token`) and of `/feeds/token` (`ttl`). */
+export function gisOtherQuerySchema(what: 'ogc-meta' | 'token'): Json {
+  return what === 'ogc-meta' ? OGC_META_SCHEMA : TOKEN_SCHEMA;
+}
+
+/** Lifetime of a GIS token in seconds: default and bounds of `ttl` (schemas/gis-token-query.schema.json). */
+export const GIS_TOKEN_TTL: { readonly default: number; readonly min: number; readonly max: number } = {
+  default: TOKEN_SCHEMA.properties.ttl.default,
+  min: TOKEN_SCHEMA.properties.ttl.minimum,
+  max: TOKEN_SCHEMA.properties.ttl.maximum,
+};
+
+/** Check the query of an OGC metadata resource: only `f=json` and `access_token`. Throws one 400. */
+export function parseOgcMetaQuery(raw: RawQuery): void {
+  const q = parseQuery(OGC_META_SCHEMA, raw, { listAllowed: true });
+  if (q.errors.length > 0) throw invalidParams(q.errors);
+}
+
+/** The `ttl` of `GET /feeds/token` (seconds; default GIS_TOKEN_TTL.default). Throws one 400. */
+export function parseGisTokenQuery(raw: RawQuery): { ttl: number } {
+  const q = parseQuery(TOKEN_SCHEMA, raw, { listAllowed: true });
+  if (q.errors.length > 0) throw invalidParams(q.errors);
+  return { ttl: (q.values['ttl'] as number | undefined) ?? GIS_TOKEN_TTL.default };
+}
+
 /**
  * Whether the pre-rendered layer files answer this request without a query: no filter other
  * than `bbox` (checked against the index) and, for leads, one `authority` (its own file).

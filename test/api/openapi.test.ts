@@ -17,8 +17,9 @@ import { validateResponse } from '../helpers/openapi.ts';
 import { documentedOperation } from '../helpers/api.ts';
 import { REPO_ROOT } from '../helpers/tmp.ts';
 import { leadsQuerySchema } from '../../api/params.ts';
+import { derefProp } from '../../api/query/parse-query.ts';
 import { exportQuerySchema } from '../../api/query/export-query.ts';
-import { gisQuerySchema } from '../../api/query/feeds-query.ts';
+import { gisOtherQuerySchema, gisQuerySchema } from '../../api/query/feeds-query.ts';
 import { infrastructureQuerySchema } from '../../api/query/infrastructure-query.ts';
 import { intelQuerySchema } from '../../api/query/intel-query.ts';
 
@@ -90,13 +91,14 @@ test('every parsed query is documented by the schema its parser uses: the same p
     ['/feeds/leads.geojson', gisQuerySchema('feed', 'leads')],
     ['/feeds/infrastructure.geojson', gisQuerySchema('feed', 'infrastructure')],
     ['/ogc/collections/{collectionId}/items', gisQuerySchema('ogc')],
+    ['/feeds/token', gisOtherQuerySchema('token')],
+    ...['/ogc', '/ogc/conformance', '/ogc/collections', '/ogc/collections/{collectionId}', '/ogc/collections/{collectionId}/items/{featureId}'].map((p): [string, Record<string, any>] => [p, gisOtherQuerySchema('ogc-meta')]),
   ];
-  const leads = leadsQuerySchema().properties;
   for (const [path, schema] of parsed) {
     const query = doc.paths[path].get.parameters.filter((p: any) => p.in === 'query' && p.name !== 'dry_run');
     assert.equal(query.map((p: any) => p.name), Object.keys(schema.properties), path);
     for (const p of query) {
-      const prop = schema.properties[p.name].$ref ? leads[p.name] : schema.properties[p.name];
+      const prop = schema.properties[p.name].$ref ? derefProp(schema.properties[p.name]) : schema.properties[p.name];
       for (const k of ['type', 'minimum', 'maximum', 'minItems', 'maxLength', 'format', 'pattern', 'enum', 'default']) assert.equal(p.schema[k], prop[k], `${path} ${p.name} ${k}`);
       assert.is(p.style === 'form' && p.explode === false, prop.type === 'array', `${path} ${p.name}: comma list`);
     }

@@ -6,7 +6,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ApiError } from '../../../api/errors.ts';
-import { FEED_PAGE_SIZE_DEFAULT, GIS_PAGE_MAX, gisQuerySchema, OGC_LIMIT_DEFAULT, parseBBox, parseDatetime, parseGisQuery } from '../../../api/query/feeds-query.ts';
+import {
+  FEED_PAGE_SIZE_DEFAULT, GIS_PAGE_MAX, GIS_TOKEN_TTL, gisQuerySchema, OGC_LIMIT_DEFAULT, parseBBox, parseDatetime, parseGisQuery, parseGisTokenQuery, parseOgcMetaQuery,
+} from '../../../api/query/feeds-query.ts';
+import { GIS_TOKEN_TTL_DEFAULT_S, GIS_TOKEN_TTL_MAX_S } from '../../../api/gis/token.ts';
 import { REASONS } from '../../../api/query/query-common.ts';
 
 const secrets = { cursorSecret: 'x', cursorSecretsPrevious: [] };
@@ -58,6 +61,25 @@ test('bbox and datetime: the post-parser decides (exponents and spaces read; ran
 
 test('unknown OGC parameters name the accepted ones in the schema\'s (and the document\'s) order', () => {
   assert.equal(errorsOf({ q: 'x' }, 'leads', 'ogc'), [{ name: 'q', reason: REASONS.unknownParameter, allowed: ['limit', 'bbox', 'datetime', 'f', 'cursor', 'access_token'] }]);
+});
+
+test('OGC metadata resources take f=json and access_token; /feeds/token takes ttl within the schema\'s bounds', () => {
+  const thrown = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      return (e as ApiError).errors!;
+    }
+    throw new Error('no error');
+  };
+  parseOgcMetaQuery({ f: 'json', access_token: 'gt_abc' });
+  assert.equal(thrown(() => parseOgcMetaQuery({ f: 'html' })), [{ name: 'f', reason: REASONS.notAllowed, allowed: ['json'] }]);
+  assert.equal(thrown(() => parseOgcMetaQuery({ limit: '1' })), [{ name: 'limit', reason: REASONS.unknownParameter, allowed: ['f', 'access_token'] }]);
+  assert.equal(GIS_TOKEN_TTL, { default: GIS_TOKEN_TTL_DEFAULT_S, min: 60, max: GIS_TOKEN_TTL_MAX_S }, 'the token module agrees with the schema');
+  assert.equal(parseGisTokenQuery({}), { ttl: GIS_TOKEN_TTL_DEFAULT_S });
+  assert.equal(parseGisTokenQuery({ ttl: '600' }), { ttl: 600 });
+  assert.equal(thrown(() => parseGisTokenQuery({ ttl: '59' })), [{ name: 'ttl', reason: REASONS.wholeNumberFrom(60, GIS_TOKEN_TTL_MAX_S) }]);
+  assert.equal(thrown(() => parseGisTokenQuery({ x: '1' })), [{ name: 'x', reason: REASONS.unknownParameter, allowed: ['ttl'] }]);
 });
 
 test.run();
