@@ -134,8 +134,6 @@ export interface ParseQueryOptions {
   mapItems?: Readonly<Record<string, (item: string) => string>>;
   /** Per parameter: a typed parser run on its text; its value or error (a `ParamError`) replaces the schema's verdict. */
   parsers?: Readonly<Record<string, ValueParser>>;
-  /** Values to validate beside the query (e.g. a fixed `section`); never reported as unknown. */
-  fixed?: Readonly<Record<string, unknown>>;
 }
 
 export interface ParsedQuery {
@@ -238,7 +236,7 @@ export function parseQuery(schema: Json, raw: RawQuery, opts: ParseQueryOptions 
   const texts: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined) continue;
-    const prop = props[name] ? derefProp(props[name]) : undefined;
+    const prop = Object.hasOwn(props, name) ? derefProp(props[name]!) : undefined;
     if (!prop) {
       errors.push(opts.listAllowed ? { name, reason: REASONS.unknownParameter, allowed: Object.keys(props) } : { name, reason: REASONS.unknownParameter });
       continue;
@@ -246,7 +244,7 @@ export function parseQuery(schema: Json, raw: RawQuery, opts: ParseQueryOptions 
     const values = Array.isArray(value) ? value : [value];
     if (typesOf(prop).includes('array')) {
       const items = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
-      const map = opts.mapItems?.[name];
+      const map = opts.mapItems && Object.hasOwn(opts.mapItems, name) ? opts.mapItems[name] : undefined;
       shaped[name] = map ? items.map(map) : items;
       continue;
     }
@@ -259,13 +257,12 @@ export function parseQuery(schema: Json, raw: RawQuery, opts: ParseQueryOptions 
   }
   const bad = new Set(errors.map((e) => e.name));
   const validate = validatorOf(schema);
-  const data = { ...shaped, ...opts.fixed };
   const parsers = opts.parsers ?? {};
-  if (!validate(data)) {
+  if (!validate(shaped)) {
     const byName = new Map<string, ErrorObject>();
     for (const e of validate.errors ?? []) {
       const name = e.instancePath.split('/')[1] || ((e.params as Json).missingProperty as string | undefined) || '';
-      if (bad.has(name) || name in parsers) continue;
+      if (bad.has(name) || Object.hasOwn(parsers, name)) continue;
       const had = byName.get(name);
       if (!had || (RANK[e.keyword] ?? 9) < (RANK[had.keyword] ?? 9)) byName.set(name, e);
     }
@@ -278,7 +275,7 @@ export function parseQuery(schema: Json, raw: RawQuery, opts: ParseQueryOptions 
   const values: Record<string, unknown> = {};
   for (const [name, v] of Object.entries(shaped)) {
     if (bad.has(name)) continue;
-    const parse = parsers[name];
+    const parse = Object.hasOwn(parsers, name) ? parsers[name] : undefined;
     if (!parse) {
       values[name] = v;
       continue;

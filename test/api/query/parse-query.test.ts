@@ -77,6 +77,7 @@ test('one wording per kind of mistake', () => {
 
 test('unknown parameters: named, with the accepted ones when asked; one error per parameter, shaping errors first', () => {
   assert.equal(parse({ bogus: '1' }).errors, [{ name: 'bogus', reason: REASONS.unknownParameter }]);
+  for (const name of ['constructor', 'toString', '__proto__']) assert.equal(parse({ [name]: '1' }).errors, [{ name, reason: REASONS.unknownParameter }], name);
   assert.equal(parse({ bogus: '1' }, { listAllowed: true }).errors[0]!.allowed, Object.keys(SCHEMA.properties));
   const q = parse({ n: '0', bogus: ['1', '2'], code: ['A', 'B'], flag: 'x' });
   assert.equal(q.errors.map((e) => e.name), ['bogus', 'code', 'n', 'flag']);
