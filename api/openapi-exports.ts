@@ -1,77 +1,18 @@
 /**
  * The OpenAPI operations and response schemas of the exports, GeoJSON feeds and OGC API
- * Features (issue 5), merged into the document by `api/openapi.ts`. The export filters are the
- * properties of `schemas/leads-query.schema.json` (without paging and sort), so the two lists
- * cannot drift apart.
+ * Features (issue 5), merged into the document by `api/openapi.ts`. Their query parameters are
+ * the schemas the parsers use (`schemas/export-query.schema.json`, whose filters are references
+ * to `leads-query.schema.json`; `gis-feed-query.schema.json`; `ogc-items-query.schema.json`), so
+ * the document and the code cannot drift apart.
  */
-import { readFileSync } from 'node:fs';
 import type { Endpoint } from './openapi.ts';
-import { EXPORT_LIMIT_DEFAULT, EXPORT_LIMIT_MAX } from './query/export-query.ts';
-import { FEED_PAGE_SIZE_DEFAULT, GIS_PAGE_MAX, OGC_LIMIT_DEFAULT } from './query/feeds-query.ts';
-import { GIS_TOKEN_TTL_DEFAULT_S, GIS_TOKEN_TTL_MAX_S } from './gis/token.ts';
+import { EXPORT_LIMIT_DEFAULT, EXPORT_LIMIT_MAX, exportQuerySchema } from './query/export-query.ts';
+import { GIS_TOKEN_TTL, gisOtherQuerySchema, gisQuerySchema } from './query/feeds-query.ts';
 
 type Json = Record<string, any>;
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
-const leadsQuery = (): Json => JSON.parse(readFileSync(new URL('../schemas/leads-query.schema.json', import.meta.url), 'utf8')) as Json;
-
-/** The `/v1/leads` filters as a query schema (no `page`, `page_size`, `sort`, `cursor`), plus `extra`. */
-function exportQuery(extra: Json): Json {
-  const s = leadsQuery();
-  const { page: _p, page_size: _ps, sort: _s, cursor: _c, ...filters } = s.properties as Json;
-  return { type: 'object', properties: { ...filters, ...extra } };
-}
-
-const DATE = { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
-const BBOX = {
-  type: 'string',
-  pattern: '^-?\\d+(\\.\\d+)?(,-?\\d+(\\.\\d+)?){3}$',
-  description: 'Bounding box `minLon,minLat,maxLon,maxLat` (WGS 84 degrees, edges included; minLon > maxLon crosses the antimeridian).',
-  examples: ['-6.4,53.2,-6.1,53.45'],
-};
-const ACCESS_TOKEN = {
-  type: 'string',
-  pattern: '^gt_[A-Za-z0-9_-]+$',
-  description: 'For GIS clients that can only add query parameters: a token from `/feeds/token` instead of the Authorization header (never both). Every link in the response carries it on; it is redacted from logs and problem bodies.',
-};
-const CURSOR = { type: 'string', description: 'Opaque cursor; follow the `next` link rather than building it.' };
-
-const feedQuery = (infra: boolean): Json => ({
-  type: 'object',
-  properties: {
-    page_size: { type: 'integer', minimum: 1, maximum: GIS_PAGE_MAX, default: FEED_PAGE_SIZE_DEFAULT, description: `Features per page (default ${FEED_PAGE_SIZE_DEFAULT}, at most ${GIS_PAGE_MAX}).` },
-    bbox: BBOX,
-    authority: { type: 'array', items: { type: 'string' }, description: 'Planning authorities, any case and accents; comma-separated values match any of them.' },
-    since: { ...DATE, description: 'Records first seen (`first_seen`) on or after this date: new records.' },
-    updated_since: { ...DATE, description: 'Records changed (`last_changed`) on or after this date: new or updated records.' },
-    ...(infra
-      ? {
-          vertical: { type: 'array', items: { $ref: 'infrastructure-project.schema.json#/properties/vertical' }, description: 'Infrastructure verticals, comma-separated (any of them).' },
-          min_mw: { type: 'number', minimum: 0, description: 'Minimum capacity in MW (projects without a capacity are left out).' },
-        }
-      : {}),
-    cursor: CURSOR,
-    access_token: ACCESS_TOKEN,
-  },
-});
-
-const ogcItemsQuery: Json = {
-  type: 'object',
-  properties: {
-    limit: { type: 'integer', minimum: 1, maximum: GIS_PAGE_MAX, default: OGC_LIMIT_DEFAULT, description: `Features per page (default ${OGC_LIMIT_DEFAULT}, at most ${GIS_PAGE_MAX}).` },
-    bbox: { ...BBOX, pattern: '^-?\\d+(\\.\\d+)?(,-?\\d+(\\.\\d+)?){3}(,-?\\d+(\\.\\d+)?,-?\\d+(\\.\\d+)?)?$', description: `${BBOX.description} Six numbers (with heights) are accepted; heights are ignored.` },
-    datetime: {
-      type: 'string',
-      description: 'A date / date-time or an interval `start/end` (`..` for an open end), compared by date with `received_date` (leads) or `first_seen` (infrastructure).',
-      examples: ['2025-01-01/..'],
-    },
-    f: { type: 'string', enum: ['json', 'geojson'], description: 'Output format (GeoJSON only).' },
-    cursor: CURSOR,
-    access_token: ACCESS_TOKEN,
-  },
-};
-
-const metaQuery: Json = { type: 'object', properties: { f: { type: 'string', enum: ['json'], description: 'Output format (JSON only).' }, access_token: ACCESS_TOKEN } };
+const metaQuery: Json = gisOtherQuerySchema('ogc-meta');
 const collectionId = { name: 'collectionId', in: 'path', required: true, description: 'Collection: `leads` or `infrastructure`.', schema: { type: 'string' } };
 
 const FILE_FORMATS = [
@@ -92,7 +33,7 @@ export function exportEndpoints(): Endpoint[] {
       'The whole filtered count is charged to the daily row budget (commonwealth, ent_api) before any byte is sent; a larger file is refused with 429 `budget_exhausted`. ' +
       '`HEAD` or `dry_run=1` say what it would cost (`X-Export-Rows`, `X-Budget-Cost`; `dry_run=1` as a BudgetQuote) and charge nothing. ' +
       'The file is written to a temp file readable by the server alone; when the exports running on the server hold their temp space, a new one waits a few seconds, then gets 503 `export_busy` with `Retry-After` (not charged).',
-    query: exportQuery({}), // dry_run: added to every keyed operation by the access model (api/access/openapi.ts)
+    query: exportQuerySchema('file'), // dry_run: added to every keyed operation by the access model (api/access/openapi.ts)
     ok: { schema: { type: 'string', description: `The ${ext} file.` }, type, description: `The ${ext} file (or, with \`dry_run=1\`, an application/json BudgetQuote).`, alt: { type: 'application/json', schema: ref('BudgetQuote') } },
     errors: [400, 429],
     cached: true,
@@ -106,10 +47,7 @@ export function exportEndpoints(): Endpoint[] {
       description:
         `The filtered leads in id order, \`limit\` per page (default ${EXPORT_LIMIT_DEFAULT}, at most ${EXPORT_LIMIT_MAX}); pass \`next_cursor\` as \`cursor\` (with the same filters) until it is null. ` +
         'A cursor is pinned to the release the export started on, so a release published meanwhile does not change the export; it stays valid while that release is kept on disk (RELEASE_RETENTION_WEEKS), then 410 `cursor_expired`. Each page is charged to the daily row budget.',
-      query: exportQuery({
-        limit: { type: 'integer', minimum: 1, maximum: EXPORT_LIMIT_MAX, default: EXPORT_LIMIT_DEFAULT, description: `Records per page (default ${EXPORT_LIMIT_DEFAULT}, at most ${EXPORT_LIMIT_MAX}).` },
-        cursor: { type: 'string', description: 'The `next_cursor` of the previous page.' },
-      }),
+      query: exportQuerySchema('page'),
       ok: { schema: ref('ExportPage'), description: 'A page of the export.' },
       errors: [400, 410, 429],
       cached: true,
@@ -125,7 +63,7 @@ export function exportEndpoints(): Endpoint[] {
           'An RFC 7946 FeatureCollection (`application/geo+json`) of Point features in id order: `id` is the stable registry id, `properties` the full record plus `link` (its public page)' +
           (layer === 'infrastructure' ? ', including `applicant` and, where published, `connection_voltage_kv`' : '') +
           '. Page by following the `next` link; `numberMatched` counts every matching feature. Records without coordinates are not in the layer. Scopes ent_feed and custom only.',
-        query: feedQuery(layer === 'infrastructure'),
+        query: gisQuerySchema('feed', layer),
         ok: { schema: ref('GeojsonPage'), type: 'application/geo+json', description: 'A page of features.' },
         errors: [400, 429],
         cached: true,
@@ -138,8 +76,8 @@ export function exportEndpoints(): Endpoint[] {
       summary: 'A query-parameter token for GIS clients',
       description:
         'For GIS clients that cannot send an Authorization header: a token sealing this key (AES-256-GCM under the server secret) with an expiry, to pass as `access_token=` on `/feeds/…` and `/ogc…` URLs. ' +
-        `Valid for \`ttl\` seconds (default ${GIS_TOKEN_TTL_DEFAULT_S}, at most ${GIS_TOKEN_TTL_MAX_S}) and only while the key is active. Needs the Bearer header; scopes ent_feed and custom.`,
-      query: { type: 'object', properties: { ttl: { type: 'integer', minimum: 60, maximum: GIS_TOKEN_TTL_MAX_S, default: GIS_TOKEN_TTL_DEFAULT_S, description: 'Lifetime in seconds.' } } },
+        `Valid for \`ttl\` seconds (default ${GIS_TOKEN_TTL.default}, at most ${GIS_TOKEN_TTL.max}) and only while the key is active. Needs the Bearer header; scopes ent_feed and custom.`,
+      query: gisOtherQuerySchema('token'),
       ok: { schema: ref('GisToken'), description: 'The token.' },
       errors: [400],
       cached: true,
@@ -196,7 +134,7 @@ export function exportEndpoints(): Endpoint[] {
       summary: 'Features of a collection',
       description: 'The same features as the GeoJSON feeds: `bbox`, `datetime` and `limit`, paged by the `next` link, `numberMatched` / `numberReturned`. Unknown parameters are a 400.',
       pathParams: [collectionId],
-      query: ogcItemsQuery,
+      query: gisQuerySchema('ogc'),
       ok: { schema: ref('GeojsonPage'), type: 'application/geo+json', description: 'A page of features.' },
       errors: [400, 404, 429],
       cached: true,

@@ -1,8 +1,9 @@
 /**
  * The OpenAPI 3.1 document of the API, generated from `schemas/`: every record schema becomes a
  * component (cross-file `$ref`s rewritten to `#/components/schemas/…`), the query parameters of
- * the list endpoints are read from the query schemas (`leads-query.schema.json`,
- * `infrastructure-query.schema.json`), and every error response is the RFC 9457 problem schema.
+ * every endpoint a query parser reads are the properties of the query schema that parser uses
+ * (`*-query.schema.json`, parsed by `parseQuery` in api/query/parse-query.ts), and every error
+ * response is the RFC 9457 problem schema.
  * Nothing is written by hand twice: change a schema and the document follows.
  *
  * `ENDPOINTS` lists the operations; a test checks that it matches the routes of the app.
@@ -13,6 +14,8 @@ import { infrastructureQuerySchema } from './query/infrastructure-query.ts';
 import { webhookEndpoints, webhookEventsDoc, webhookSchemas } from './webhooks/openapi.ts';
 import { ACCESS_HEADERS, ACCESS_PROBLEMS, accessEndpoints, accessSchemas, keyedOperation } from './access/openapi.ts';
 import { intelQuerySchema } from './query/intel-query.ts';
+import { derefProp } from './query/parse-query.ts';
+import { leadsQuerySchema } from './params.ts';
 import { exportEndpoints, exportResponseSchemas } from './openapi-exports.ts';
 import { DEPRECATIONS, applyDeprecations, serviceTermsExtension, serviceTermsText, type DeprecationTable } from './service-terms.ts';
 
@@ -87,11 +90,6 @@ export interface Endpoint {
 }
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
-
-/** Query schema of /v1/leads, written by the leads routes (`schemas/leads-query.schema.json`). */
-function leadsQuerySchema(): Json {
-  return readSchema('leads-query.schema.json');
-}
 
 /** Every operation of the API. A test compares this list with the routes the app registers. */
 export function endpoints(): Endpoint[] {
@@ -188,10 +186,7 @@ export function endpoints(): Endpoint[] {
       description:
         'The national repeat-sale price index and, with `county`, one county\'s, as an SVG line chart with 95% confidence bands (hollow dots: quarters with few pairs). ' +
         'Takes `county` (one), `from` and `to` as /intel/analytics does. Enriched scopes only; each point drawn counts as a record served.',
-      query: {
-        type: 'object',
-        properties: Object.fromEntries(Object.entries(intelQuerySchema().properties as Record<string, Json>).filter(([k]) => ['county', 'from', 'to'].includes(k))),
-      },
+      query: intelQuerySchema(true),
       ok: { schema: { type: 'string', description: 'An SVG document.' }, type: 'image/svg+xml', description: 'The chart.' },
       errors: [400],
       cached: true,
@@ -409,10 +404,25 @@ const HEADERS: Json = {
   ...ACCESS_HEADERS,
 };
 
-/** The parameters of an endpoint, from the properties of its query schema. */
-function queryParameters(schema: Json, file: string): Json[] {
-  return Object.entries(schema.properties as Record<string, Json>).map(([name, prop]) => {
-    const s = rewriteRefs(prop, file) as Json;
+/** Annotations of the query schemas that only the parser reads (`x-pattern-reason`: the wording of a pattern mistake). */
+const PARSER_ANNOTATIONS = ['x-pattern-reason'];
+
+/** A schema without the parser's annotations, at every depth. */
+function withoutParserAnnotations(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutParserAnnotations);
+  if (node === null || typeof node !== 'object') return node;
+  return Object.fromEntries(Object.entries(node as Json).filter(([k]) => !PARSER_ANNOTATIONS.includes(k)).map(([k, v]) => [k, k === 'examples' || k === 'enum' ? v : withoutParserAnnotations(v)]));
+}
+
+/**
+ * The parameters of an endpoint, from the properties of its query schema (the one its parser
+ * uses): a property that refers to another query schema's (the export filters) is inlined, refs
+ * to record schemas point into the components, comma lists are `style: form, explode: false`.
+ */
+export function queryParameters(schema: Json, file: string): Json[] {
+  return Object.entries(schema.properties as Record<string, Json>).map(([name, declared]) => {
+    const prop = typeof declared.$ref === 'string' && /-query\.schema\.json#/.test(declared.$ref) ? derefProp(declared) : declared;
+    const s = rewriteRefs(withoutParserAnnotations(prop), file) as Json;
     const { description, ...rest } = s;
     return {
       name,

@@ -1,111 +1,26 @@
 /**
- * Query-parameter parsing and validation for the leads endpoints. The raw query string is shaped
- * (comma lists → arrays, integers and booleans parsed) and validated with ajv against
- * `schemas/leads-query.schema.json`; every problem becomes one `{name, reason, allowed?}` entry of
- * a single 400 (`invalidParams`): unknown parameters → `unknown_parameter`, anything else →
- * `invalid_parameter`, enumerations list their allowed values.
+ * The leads query (`GET /v1/leads`, and the filters of the exports and of webhook saved filters):
+ * `parseQuery` (api/query/parse-query.ts) checks it against `schemas/leads-query.schema.json`,
+ * generated from the filter table; what is the leads' own is here — the release's canonical
+ * values of the `multi` filters (authority, county, …), a date range's order, the status → stage
+ * rule, `sort=relevance` needing `q`, and the paging limits of the configuration. Every problem
+ * becomes one `{name, reason, allowed?}` entry of a single 400 (`invalidParams`).
  */
-import { readFileSync } from 'node:fs';
-import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { ApiConfig } from './config.ts';
 import { invalidParams, type ParamError } from './errors.ts';
 import { normalisedFilters, sortKeyValid, type LeadsFilters, type LeadsSort, type SortKey } from './query/leads-query.ts';
 import { datePairs, FILTERS, filtersOfKind, STATUS_GROUP_OF, type FilterFold } from './query/lead-filters.ts';
-import { foldPlace, foldText, queryAjv, REASONS } from './query/query-common.ts';
+import { foldPlace, foldText, REASONS } from './query/query-common.ts';
+import { parseQuery, querySchema, type ParsedQuery, type RawQuery } from './query/parse-query.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './query/paging.ts';
 
-/** A raw query as Koa parses it. */
-export type RawQuery = Record<string, string | string[] | undefined>;
+export type { RawQuery };
 
 type JsonSchema = Record<string, any>;
 
-/** Comma-list parameters: the `enum` and `multi` filters of the table. */
-const LIST_PARAMS: readonly string[] = filtersOfKind('enum', 'multi').map((f) => f.name);
-/** Numeric parameters: parsed when they look like a number (negative and decimal too), so the schema names the real problem (type, minimum). */
-const NUMBER_PARAMS: readonly string[] = [...filtersOfKind('range').map((f) => f.name), 'page', 'page_size'];
-const NUMBER_TEXT = /^-?\d{1,15}(\.\d{1,9})?$/;
-const BOOL_PARAMS: readonly string[] = filtersOfKind('flag').map((f) => f.name);
-const BOOLS: Record<string, boolean> = { true: true, '1': true, false: false, '0': false };
-
-let leadsSchema: JsonSchema | null = null;
-let leadsValidator: ValidateFunction | null = null;
-
-/** The leads query schema (read once). */
+/** The leads query schema (`schemas/leads-query.schema.json`). */
 export function leadsQuerySchema(): JsonSchema {
-  leadsSchema ??= JSON.parse(readFileSync(new URL('../schemas/leads-query.schema.json', import.meta.url), 'utf8')) as JsonSchema;
-  return leadsSchema;
-}
-
-function validator(): ValidateFunction {
-  if (!leadsValidator) {
-    leadsValidator = queryAjv().compile(leadsQuerySchema());
-  }
-  return leadsValidator;
-}
-
-/**
- * Shape a raw query for the schema: a repeated scalar parameter is an error (reported here);
- * list parameters are split on commas (repeats are joined); integers and booleans are parsed
- * when well-formed and otherwise left as strings for ajv to reject with a type error.
- */
-export function shapeQuery(raw: RawQuery): { shaped: Record<string, unknown>; errors: ParamError[] } {
-  const shaped: Record<string, unknown> = {};
-  const errors: ParamError[] = [];
-  for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
-    const values = Array.isArray(value) ? value : [value];
-    if (LIST_PARAMS.includes(name)) {
-      shaped[name] = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
-      continue;
-    }
-    if (values.length > 1) {
-      errors.push({ name, reason: REASONS.repeated });
-      continue;
-    }
-    const v = values[0]!;
-    if (NUMBER_PARAMS.includes(name)) shaped[name] = NUMBER_TEXT.test(v) ? Number(v) : v;
-    else if (BOOL_PARAMS.includes(name)) shaped[name] = v.toLowerCase() in BOOLS ? BOOLS[v.toLowerCase()] : v;
-    else shaped[name] = v;
-  }
-  return { shaped, errors };
-}
-
-/** One ajv error as a parameter error naming the parameter (and its allowed values for enums). */
-function paramError(e: ErrorObject, schema: JsonSchema): ParamError {
-  if (e.keyword === 'additionalProperties') {
-    return { name: String((e.params as { additionalProperty: string }).additionalProperty), reason: REASONS.unknownParameter };
-  }
-  const name = e.instancePath.split('/')[1] ?? '';
-  const prop = schema.properties[name] ?? {};
-  switch (e.keyword) {
-    case 'enum': {
-      const allowed = (prop.items?.enum ?? prop.enum) as string[];
-      return { name, reason: REASONS.notAllowed, allowed };
-    }
-    case 'type':
-      return { name, reason: `must be ${prop.type === 'integer' ? 'a whole number' : prop.type === 'boolean' ? 'true, false, 1 or 0' : `a ${prop.type}`}` };
-    case 'minimum':
-      return { name, reason: prop.minimum === 0 ? 'must not be negative' : `must be at least ${prop.minimum}` };
-    case 'minItems':
-      return { name, reason: REASONS.empty };
-    case 'format':
-      return { name, reason: REASONS.notADate };
-    default:
-      return { name, reason: e.message ?? 'invalid' };
-  }
-}
-
-/** Validate a shaped query; the errors (one per parameter, in query order). */
-function validate(shaped: Record<string, unknown>): ParamError[] {
-  const v = validator();
-  if (v(shaped)) return [];
-  const schema = leadsQuerySchema();
-  const out = new Map<string, ParamError>();
-  for (const e of v.errors ?? []) {
-    const pe = paramError(e, schema);
-    if (!out.has(pe.name)) out.set(pe.name, pe);
-  }
-  return [...out.values()];
+  return querySchema('leads-query.schema.json');
 }
 
 /**
@@ -184,24 +99,17 @@ export interface LeadsRequest {
 }
 
 /**
- * Parse and validate the query of `GET /leads`. Throws one `invalidParams` ApiError naming every
- * bad parameter. Authority and county values are mapped to canonical names through `places`.
+ * The lead filters of a parsed query (leads, exports, webhook saved filters): list values
+ * de-duplicated, `multi` values mapped to the release's canonical names through `places` (unknown
+ * ones are an error listing the known), a date range's end not before its start, and a `status`
+ * holding lifecycle stages rewritten as `readiness` (`statusAsStages`). Errors are added to `errors`.
  */
-export function parseLeadsQuery(
-  raw: RawQuery,
-  config: Pick<ApiConfig, 'pageSizeDefault' | 'pageSizeMax' | 'pageMax'> & CursorSecrets,
-  places: PlaceNames,
-  releaseId: string,
-): LeadsRequest {
-  const { shaped, errors } = shapeQuery(raw);
-  const schemaErrors = validate(shaped);
-  const bad = new Set([...errors, ...schemaErrors].map((e) => e.name));
-  const all = [...errors, ...schemaErrors];
+export function leadFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, places: PlaceNames, errors: ParamError[]): LeadsFilters {
   const filters: Record<string, unknown> = {};
-  const s = shaped as Record<string, any>;
+  const s = q.values as Record<string, any>;
   for (const f of FILTERS) {
     const k = f.name;
-    if (bad.has(k) || s[k] === undefined) continue;
+    if (s[k] === undefined) continue;
     if (f.kind === 'enum') filters[k] = [...new Set(s[k] as string[])];
     else if (f.kind !== 'multi') filters[k] = s[k];
     else {
@@ -214,50 +122,69 @@ export function parseLeadsQuery(
         else if (!names.includes(canonical)) names.push(canonical);
       }
       if (unknown.length > 0) {
-        all.push({ name: k, reason: `unknown ${k} ${unknown.map((u) => JSON.stringify(u)).join(', ')}`, allowed: [...map.values()].sort() });
-        bad.add(k);
+        errors.push({ name: k, reason: REASONS.unknownValues(k, unknown), allowed: [...map.values()].sort() });
+        q.bad.add(k);
       } else filters[k] = names;
     }
   }
   for (const [from, to] of datePairs()) {
     const a = filters[from.name] as string | undefined;
     const b = filters[to.name] as string | undefined;
-    if (a !== undefined && b !== undefined && a > b) all.push({ name: to.name, reason: `must not be before ${from.name}` });
+    if (a !== undefined && b !== undefined && a > b) errors.push({ name: to.name, reason: REASONS.notBefore(from.name) });
   }
   if (filters['status']) statusAsStages(filters as LeadsFilters);
+  return filters as LeadsFilters;
+}
+
+/**
+ * Parse and validate the query of `GET /leads`. Throws one `invalidParams` ApiError naming every
+ * bad parameter. Authority and county values are mapped to canonical names through `places`.
+ */
+export function parseLeadsQuery(
+  raw: RawQuery,
+  config: Pick<ApiConfig, 'pageSizeDefault' | 'pageSizeMax' | 'pageMax'> & CursorSecrets,
+  places: PlaceNames,
+  releaseId: string,
+): LeadsRequest {
+  const q = parseQuery(leadsQuerySchema(), raw);
+  const all = [...q.errors];
+  const bad = q.bad;
+  const filters = leadFiltersOf(q, places, all);
+  const s = q.shaped as Record<string, any>;
+  const v = q.values as Record<string, any>;
 
   let sort: LeadsSort = filters.q !== undefined ? 'relevance' : 'newest';
-  if (s.sort !== undefined && !bad.has('sort')) {
-    if (s.sort === 'relevance' && s.q === undefined) {
+  if (v.sort !== undefined) {
+    if (v.sort === 'relevance' && s.q === undefined) {
       all.push({ name: 'sort', reason: 'relevance needs q', allowed: ['newest', 'oldest', 'value_desc', 'value_asc'] });
-    } else sort = s.sort;
+    } else sort = v.sort;
   }
 
-  const pageSize = s.page_size ?? config.pageSizeDefault;
+  const pageSize: number = v.page_size ?? config.pageSizeDefault;
   if (!bad.has('page_size') && pageSize > config.pageSizeMax) {
-    all.push({ name: 'page_size', reason: `must be at most ${config.pageSizeMax}` });
+    all.push({ name: 'page_size', reason: REASONS.atMost(config.pageSizeMax) });
   }
   if (s.page !== undefined && s.cursor !== undefined) {
     all.push({ name: 'cursor', reason: REASONS.pageAndCursor });
   }
-  if (!bad.has('page') && s.page !== undefined && s.page > config.pageMax) {
-    all.push({ name: 'page', reason: `must be at most ${config.pageMax}; page deeper with cursor (pass next_cursor as cursor)` });
+  if (v.page !== undefined && v.page > config.pageMax) {
+    all.push({ name: 'page', reason: REASONS.pageBeyond(config.pageMax) });
   }
   if (all.length > 0) throw invalidParams(all);
-  const hash = filtersHash('leads', normalisedFilters(filters as LeadsFilters), sort);
+  const hash = filtersHash('leads', normalisedFilters(filters), sort);
   let paging: LeadsPaging;
-  if (s.cursor !== undefined) {
-    const c = decodeCursor(s.cursor, hash, config); // throws 400 on cursor
-    if (!sortKeyValid(sort, c.key)) throw invalidParams([{ name: 'cursor', reason: 'not a valid cursor; pass next_cursor unchanged' }]);
+  if (v.cursor !== undefined) {
+    const c = decodeCursor(v.cursor, hash, config); // throws 400 on cursor
+    if (!sortKeyValid(sort, c.key)) throw invalidParams([{ name: 'cursor', reason: REASONS.badCursor('pass next_cursor unchanged') }]);
     if (sort === 'relevance' && c.release !== releaseId) {
       throw invalidParams([{ name: 'cursor', reason: 'relevance cursors expire with the release they were made on (scores change); start again without cursor' }]);
     }
     paging = { mode: 'cursor', pageSize, after: c.key, cursorRelease: c.release };
   } else {
-    const page = s.page ?? 1;
+    const page: number = v.page ?? 1;
     paging = { mode: 'page', page, pageSize, offset: (page - 1) * pageSize };
   }
-  return { filters: filters as LeadsFilters, sort, paging, hash };
+  return { filters, sort, paging, hash };
 }
 
 /**

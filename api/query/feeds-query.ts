@@ -3,25 +3,43 @@
  * (`/v1/feeds/leads.geojson`, `/v1/feeds/infrastructure.geojson`) and OGC API Features items
  * (`/v1/ogc/collections/{id}/items`). Both select features of one layer by the same filters
  * and page them by id ascending; they differ only in parameter names (`page_size` vs `limit`,
- * `since`/`updated_since` vs `datetime`).
+ * `since`/`updated_since` vs `datetime`). Their parameters are `schemas/gis-feed-query.schema.json`
+ * and `schemas/ogc-items-query.schema.json`, parsed by `parseQuery`; `parseBBox` and
+ * `parseDatetime` are the typed post-parsers of what JSON Schema cannot say.
  *
  * A query here only picks feature ids (`gisIdsQuery`) and counts them (`gisCountQuery`); the
  * features themselves are the release's pre-rendered lines (`api/gis/layer-index.ts`).
  */
-import { readFileSync } from 'node:fs';
 import { invalidParams, type ParamError } from '../errors.ts';
 import { foldPlace, REASONS } from './query-common.ts';
-import type { RawQuery } from '../params.ts';
+import { parseQuery, querySchema, schemaFile, schemaVariant, type RawQuery } from './parse-query.ts';
 import type { BBox } from '../gis/layer-index.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './paging.ts';
 import type { SqlQuery } from './leads-query.ts';
 
 export type GisLayer = 'leads' | 'infrastructure';
 
-/** Features per page: feeds `page_size` and OGC `limit`. */
-export const FEED_PAGE_SIZE_DEFAULT = 1_000;
-export const OGC_LIMIT_DEFAULT = 100;
-export const GIS_PAGE_MAX = 10_000;
+type Json = Record<string, any>;
+
+/** The query schema of the feeds (`schemas/gis-feed-query.schema.json`; `vertical` and `min_mw` are the infrastructure layer's). */
+const FEED_SCHEMA = querySchema('gis-feed-query.schema.json');
+/** The query schema of OGC items (`schemas/ogc-items-query.schema.json`). */
+const OGC_SCHEMA = querySchema('ogc-items-query.schema.json');
+const INFRA_ONLY = ['vertical', 'min_mw'];
+const FEED_SCHEMAS: Record<GisLayer, Json> = {
+  leads: schemaVariant(FEED_SCHEMA, 'leads', (name) => !INFRA_ONLY.includes(name)),
+  infrastructure: FEED_SCHEMA,
+};
+
+/** The query schema of a GIS endpoint: a layer's feed or the OGC items (both layers alike). */
+export function gisQuerySchema(kind: 'feed' | 'ogc', layer: GisLayer = 'leads'): Json {
+  return kind === 'ogc' ? OGC_SCHEMA : FEED_SCHEMAS[layer];
+}
+
+/** Features per page: feeds `page_size` and OGC `limit` (defaults and maximum as the schemas say). */
+export const FEED_PAGE_SIZE_DEFAULT: number = FEED_SCHEMA.properties.page_size.default;
+export const OGC_LIMIT_DEFAULT: number = OGC_SCHEMA.properties.limit.default;
+export const GIS_PAGE_MAX: number = FEED_SCHEMA.properties.page_size.maximum;
 
 /** The date each layer's OGC `datetime` filters on. */
 export const DATETIME_COLUMN: Record<GisLayer, string> = { leads: 'received_date', infrastructure: 'first_seen' };
@@ -49,17 +67,8 @@ export interface GisRequest {
   hash: string;
 }
 
-const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
-const readSchema = (f: string): Record<string, any> => JSON.parse(readFileSync(new URL(f, SCHEMA_DIR), 'utf8'));
-const AUTHORITIES = new Map<string, string>((readSchema('lead.schema.json').properties.planning_authority.enum as string[]).map((a) => [foldPlace(a), a]));
-const VERTICALS = readSchema('infrastructure-project.schema.json').properties.vertical.enum as string[];
-
-/** The parameters each endpoint takes (`access_token`: see docs/gis.md; it is never a filter). */
-const FEED_PARAMS: Record<GisLayer, readonly string[]> = {
-  leads: ['page_size', 'bbox', 'authority', 'since', 'updated_since', 'cursor', 'access_token'],
-  infrastructure: ['page_size', 'bbox', 'authority', 'since', 'updated_since', 'vertical', 'min_mw', 'cursor', 'access_token'],
-};
-const OGC_PARAMS = ['limit', 'bbox', 'datetime', 'cursor', 'f', 'access_token'] as const;
+/** fold(name) → canonical planning authority (the lead schema's enum). */
+const AUTHORITIES = new Map<string, string>((schemaFile('lead.schema.json').properties.planning_authority.enum as string[]).map((a) => [foldPlace(a), a]));
 
 /** Parse `bbox`: 4 numbers (or 6 for OGC, heights ignored) in WGS 84 degrees. */
 export function parseBBox(text: string, allow3d: boolean): BBox | ParamError {
@@ -76,7 +85,7 @@ export function parseBBox(text: string, allow3d: boolean): BBox | ParamError {
   return [w, s, e, n];
 }
 
-/** A calendar date YYYY-MM-DD that exists. */
+/** A calendar date YYYY-MM-DD that exists (the date of an OGC datetime). */
 function isDate(s: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
   const d = new Date(`${s}T00:00:00Z`);
@@ -104,101 +113,81 @@ export function parseDatetime(text: string): GisFilters['datetime'] | ParamError
   return { from, to };
 }
 
-function intParam(name: string, text: string, max: number, errors: ParamError[]): number | undefined {
-  const n = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > max) {
-    errors.push({ name, reason: `must be an integer from 1 to ${max}` });
-    return undefined;
-  }
-  return n;
-}
-
 /**
- * Parse a GeoJSON feed request (`kind: 'feed'`) or an OGC items request (`kind: 'ogc'`).
- * Throws one 400 naming every bad parameter; unknown parameters are rejected (OGC API
- * Features /req/core/query-param-unknown).
+ * Parse a GeoJSON feed request (`kind: 'feed'`) or an OGC items request (`kind: 'ogc'`) with
+ * `parseQuery` against the endpoint's schema. Throws one 400 naming every bad parameter; unknown
+ * parameters are rejected, naming the accepted ones (OGC API Features
+ * /req/core/query-param-unknown). `access_token` is accepted and never a filter (the GIS token
+ * middleware consumed it, docs/gis.md).
  */
 export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'ogc', secrets: CursorSecrets): GisRequest {
-  const allowed = kind === 'feed' ? FEED_PARAMS[layer] : OGC_PARAMS;
-  const errors: ParamError[] = [];
+  const q = parseQuery(gisQuerySchema(kind, layer), raw, {
+    listAllowed: true,
+    parsers: { bbox: (text) => parseBBox(text, kind === 'ogc'), datetime: (text) => parseDatetime(text) },
+  });
+  const { errors } = q;
+  const v = q.values as Record<string, any>;
   const filters: GisFilters = {};
-  let limit = kind === 'feed' ? FEED_PAGE_SIZE_DEFAULT : OGC_LIMIT_DEFAULT;
-  let cursor: string | undefined;
-  for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
-    if (!allowed.includes(name)) {
-      errors.push({ name, reason: REASONS.unknownParameter, allowed: [...allowed] });
-      continue;
-    }
-    const isList = name === 'authority' || name === 'vertical';
-    if (Array.isArray(value) && !isList) {
-      errors.push({ name, reason: REASONS.repeated });
-      continue;
-    }
-    const text = Array.isArray(value) ? value.join(',') : value;
+  // filters in query order (their hash is of a stable JSON, so the order is only cosmetic)
+  for (const name of Object.keys(v)) {
     switch (name) {
-      case 'page_size':
-      case 'limit': {
-        const n = intParam(name, text, GIS_PAGE_MAX, errors);
-        if (n !== undefined) limit = n;
+      case 'bbox':
+      case 'since':
+      case 'updated_since':
+      case 'min_mw':
+      case 'datetime':
+        (filters as Record<string, unknown>)[name] = v[name];
         break;
-      }
-      case 'bbox': {
-        const b = parseBBox(text, kind === 'ogc');
-        if (Array.isArray(b)) filters.bbox = b;
-        else errors.push(b);
-        break;
-      }
       case 'authority': {
-        const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+        const names = v[name] as string[];
         const unknown = names.filter((s) => !AUTHORITIES.has(foldPlace(s)));
-        if (names.length === 0) errors.push({ name, reason: REASONS.empty });
-        else if (unknown.length > 0) errors.push({ name, reason: `unknown authority ${unknown.map((u) => JSON.stringify(u)).join(', ')}`, allowed: [...AUTHORITIES.values()].sort() });
+        if (unknown.length > 0) errors.push({ name, reason: REASONS.unknownValues('authority', unknown), allowed: [...AUTHORITIES.values()].sort() });
         else filters.authority = [...new Set(names.map((s) => AUTHORITIES.get(foldPlace(s))!))].sort();
         break;
       }
-      case 'since':
-      case 'updated_since':
-        if (isDate(text)) filters[name] = text;
-        else errors.push({ name, reason: REASONS.notADate });
+      case 'vertical':
+        filters.vertical = [...new Set(v[name] as string[])].sort();
         break;
-      case 'vertical': {
-        const vs = text.split(',').map((s) => s.trim()).filter(Boolean);
-        if (vs.length === 0 || vs.some((v) => !VERTICALS.includes(v))) errors.push({ name, reason: REASONS.notAllowed, allowed: VERTICALS });
-        else filters.vertical = [...new Set(vs)].sort();
-        break;
-      }
-      case 'min_mw': {
-        const n = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
-        if (!Number.isFinite(n)) errors.push({ name, reason: 'must be a number ≥ 0' });
-        else filters.min_mw = n;
-        break;
-      }
-      case 'datetime': {
-        const d = parseDatetime(text);
-        if (d && 'reason' in d) errors.push(d);
-        else if (d) filters.datetime = d;
-        break;
-      }
-      case 'f':
-        if (!['json', 'geojson'].includes(text)) errors.push({ name, reason: REASONS.notAllowed, allowed: ['json', 'geojson'] });
-        break;
-      case 'cursor':
-        cursor = text;
-        break;
-      case 'access_token':
-        break; // consumed by the GIS token middleware
     }
   }
   if (errors.length > 0) throw invalidParams(errors);
+  const limit: number = (kind === 'feed' ? v.page_size : v.limit) ?? (kind === 'feed' ? FEED_PAGE_SIZE_DEFAULT : OGC_LIMIT_DEFAULT);
   const hash = filtersHash(`gis/${layer}`, filters, 'id');
   let afterId: number | null = null;
-  if (cursor !== undefined) {
-    const c = decodeCursor(cursor, hash, secrets);
-    if (c.key.length !== 1 || !Number.isSafeInteger(c.key[0])) throw invalidParams([{ name: 'cursor', reason: 'not a valid cursor; follow the next link unchanged' }]);
+  if (v.cursor !== undefined) {
+    const c = decodeCursor(v.cursor as string, hash, secrets);
+    if (c.key.length !== 1 || !Number.isSafeInteger(c.key[0])) throw invalidParams([{ name: 'cursor', reason: REASONS.badCursor('follow the next link unchanged') }]);
     afterId = c.key[0] as number;
   }
   return { layer, filters, limit, afterId, hash };
+}
+
+const OGC_META_SCHEMA = querySchema('ogc-meta-query.schema.json');
+const TOKEN_SCHEMA = querySchema('gis-token-query.schema.json');
+
+/** The query schema of the OGC metadata resources (`f=json`, `access_token`) and of `/feeds/token` (`ttl`). */
+export function gisOtherQuerySchema(what: 'ogc-meta' | 'token'): Json {
+  return what === 'ogc-meta' ? OGC_META_SCHEMA : TOKEN_SCHEMA;
+}
+
+/** Lifetime of a GIS token in seconds: default and bounds of `ttl` (schemas/gis-token-query.schema.json). */
+export const GIS_TOKEN_TTL: { readonly default: number; readonly min: number; readonly max: number } = {
+  default: TOKEN_SCHEMA.properties.ttl.default,
+  min: TOKEN_SCHEMA.properties.ttl.minimum,
+  max: TOKEN_SCHEMA.properties.ttl.maximum,
+};
+
+/** Check the query of an OGC metadata resource: only `f=json` and `access_token`. Throws one 400. */
+export function parseOgcMetaQuery(raw: RawQuery): void {
+  const q = parseQuery(OGC_META_SCHEMA, raw, { listAllowed: true });
+  if (q.errors.length > 0) throw invalidParams(q.errors);
+}
+
+/** The `ttl` of `GET /feeds/token` (seconds; default GIS_TOKEN_TTL.default). Throws one 400. */
+export function parseGisTokenQuery(raw: RawQuery): { ttl: number } {
+  const q = parseQuery(TOKEN_SCHEMA, raw, { listAllowed: true });
+  if (q.errors.length > 0) throw invalidParams(q.errors);
+  return { ttl: (q.values['ttl'] as number | undefined) ?? GIS_TOKEN_TTL.default };
 }
 
 /**

@@ -1,14 +1,13 @@
 /**
  * Pure query building for `GET /v1/infrastructure` and `GET /v1/infrastructure/renewables`:
- * parameter parsing (validated with ajv against `schemas/infrastructure-query.schema.json`) and
+ * parameter parsing (`parseQuery` against `schemas/infrastructure-query.schema.json`) and
  * `{ sql, params }` builders, one function per clause. Nothing here sees a connection; the
  * route runs the SQL. Every value is a bound parameter; the table comes from the release
  * (`release.tables.infrastructure`).
  */
-import { readFileSync } from 'node:fs';
-import type { ValidateFunction } from 'ajv';
-import { invalidParams, type ParamError } from '../errors.ts';
-import { addQuerySchema, foldPlace, queryAjv, REASONS } from './query-common.ts';
+import { invalidParams } from '../errors.ts';
+import { foldPlace, REASONS } from './query-common.ts';
+import { parseQuery, querySchema, schemaFile, schemaVariant, type RawQuery } from './parse-query.ts';
 
 export interface SqlQuery {
   sql: string;
@@ -47,37 +46,27 @@ export interface InfraRequest {
   cursor: string | null;
 }
 
-const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
-const readSchema = (f: string): Record<string, any> => JSON.parse(readFileSync(new URL(f, SCHEMA_DIR), 'utf8'));
+const readSchema = schemaFile;
 
 /** The query-parameter schema (`schemas/infrastructure-query.schema.json`), as read from disk. */
-export const INFRA_QUERY_SCHEMA: Readonly<Record<string, any>> = readSchema('infrastructure-query.schema.json');
+export const INFRA_QUERY_SCHEMA: Readonly<Record<string, any>> = querySchema('infrastructure-query.schema.json');
 
 /**
  * The parameter schema of one endpoint: the file's schema, with `vertical` restricted to the
  * renewable verticals for `/infrastructure/renewables`. The OpenAPI generator uses the same.
  */
 export function infrastructureQuerySchema(renewables: boolean): Record<string, any> {
-  const s = structuredClone(INFRA_QUERY_SCHEMA) as Record<string, any>;
-  if (renewables) {
-    s.$id = s.$id.replace('infrastructure-query', 'infrastructure-renewables-query');
-    s.properties.vertical = {
-      ...s.properties.vertical,
+  if (!renewables) return INFRA_QUERY_SCHEMA;
+  return schemaVariant(INFRA_QUERY_SCHEMA, 'renewables', () => true, (props) => {
+    props.vertical = {
+      ...props.vertical,
       description: 'Renewable verticals, comma-separated (any of them; default all three).',
       items: { type: 'string', enum: [...RENEWABLE_VERTICALS] },
     };
-  }
-  return s;
+  });
 }
 
-let validators: { all: ValidateFunction; renewables: ValidateFunction } | null = null;
-function compiled(): { all: ValidateFunction; renewables: ValidateFunction } {
-  if (validators) return validators;
-  const ajv = queryAjv();
-  for (const f of ['infrastructure-project.schema.json', 'lead.schema.json']) addQuerySchema(readSchema(f));
-  validators = { all: ajv.compile(infrastructureQuerySchema(false)), renewables: ajv.compile(infrastructureQuerySchema(true)) };
-  return validators;
-}
+const RENEWABLES_QUERY_SCHEMA = infrastructureQuerySchema(true);
 
 /** fold(name) → canonical name, from an enum of the lead schema (31 authorities, 26 counties). */
 function canonicalMap(prop: 'county' | 'planning_authority'): Map<string, string> {
@@ -99,53 +88,34 @@ export interface ParseOptions {
 }
 
 /**
- * Parse and validate the query string of an infrastructure list request. Throws a 400
- * `ApiError` (`unknown_parameter` / `invalid_parameter`) naming every bad parameter, with the
- * allowed values of enumerations.
+ * Parse and validate the query string of an infrastructure list request (`parseQuery`; county and
+ * authority names mapped to their canonical spelling first). Throws a 400 `ApiError`
+ * (`unknown_parameter` / `invalid_parameter`) naming every bad parameter, with the allowed values
+ * of enumerations.
  *
  * @example
  *   parseInfrastructureQuery({ vertical: 'wind,solar', min_mw: '10' }, opts)
  *   // → { filters: { vertical: ['wind', 'solar'], min_mw: 10 }, sort: 'id', page: 1, pageSize: 25, cursor: null }
  */
-export function parseInfrastructureQuery(query: Record<string, string | string[] | undefined>, opts: ParseOptions): InfraRequest {
-  const schema = infrastructureQuerySchema(opts.renewables);
-  const props = schema.properties as Record<string, Record<string, any>>;
-  const errors: ParamError[] = [];
-  const value: Record<string, unknown> = {};
-  for (const [name, raw] of Object.entries(query)) {
-    if (raw === undefined) continue;
-    const prop = props[name];
-    if (!prop) {
-      errors.push({ name, reason: REASONS.unknownParameter, allowed: Object.keys(props) });
-      continue;
-    }
-    if (Array.isArray(raw) && prop.type !== 'array') {
-      errors.push({ name, reason: REASONS.repeated });
-      continue;
-    }
-    const text = Array.isArray(raw) ? raw.join(',') : raw;
-    value[name] = convert(name, text, prop);
-  }
-  const validate = opts.renewables ? compiled().renewables : compiled().all;
-  if (!validate(value)) {
-    for (const e of validate.errors ?? []) {
-      const name = e.instancePath.split('/')[1] ?? '';
-      if (!name || errors.some((x) => x.name === name)) continue;
-      const allowed = e.keyword === 'enum' ? ((e.params as { allowedValues: (string | number)[] }).allowedValues) : undefined;
-      errors.push({ name, reason: reasonOf(e.keyword, e.message ?? e.keyword, value[name]), ...(allowed ? { allowed } : {}) });
-    }
-  }
+export function parseInfrastructureQuery(query: RawQuery, opts: ParseOptions): InfraRequest {
+  const canonical = (name: 'county' | 'authority') => (s: string): string => CANONICAL[name].get(foldPlace(s)) ?? s;
+  const q = parseQuery(opts.renewables ? RENEWABLES_QUERY_SCHEMA : INFRA_QUERY_SCHEMA, query, {
+    listAllowed: true,
+    mapItems: { county: canonical('county'), authority: canonical('authority') },
+  });
+  const { errors } = q;
+  const value = q.values;
   const num = (k: string): number | undefined => (typeof value[k] === 'number' ? (value[k] as number) : undefined);
   if (num('min_mw') !== undefined && num('max_mw') !== undefined && num('min_mw')! > num('max_mw')!) {
-    errors.push({ name: 'max_mw', reason: 'must be greater than or equal to min_mw' });
+    errors.push({ name: 'max_mw', reason: REASONS.notBelow('min_mw') });
   }
   if (num('page_size') !== undefined && num('page_size')! > opts.pageSizeMax) {
-    errors.push({ name: 'page_size', reason: `must be at most ${opts.pageSizeMax}` });
+    errors.push({ name: 'page_size', reason: REASONS.atMost(opts.pageSizeMax) });
   }
   if (num('page') !== undefined && num('page')! > opts.pageMax) {
-    errors.push({ name: 'page', reason: `must be at most ${opts.pageMax}; use cursor (next_cursor) to go deeper` });
+    errors.push({ name: 'page', reason: REASONS.pageBeyond(opts.pageMax) });
   }
-  if (value['page'] !== undefined && value['cursor'] !== undefined) {
+  if (q.shaped['page'] !== undefined && q.shaped['cursor'] !== undefined) {
     errors.push({ name: 'cursor', reason: REASONS.pageAndCursor });
   }
   if (errors.length > 0) throw invalidParams(errors);
@@ -180,35 +150,6 @@ const FILTER_KEYS = [
   'vertical', 'technology', 'county', 'authority', 'min_mw', 'max_mw', 'consenting_route',
   'fast_lane', 'auction_round', 'auction_winner', 'status', 'since', 'updated_since',
 ] as const satisfies readonly (keyof InfraFilters)[];
-
-/** Text → the type the schema expects; left as text when it does not convert (ajv then names it). */
-function convert(name: string, text: string, prop: Record<string, any>): unknown {
-  switch (prop.type) {
-    case 'array': {
-      const items = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
-      if (name === 'county' || name === 'authority') return items.map((s) => CANONICAL[name].get(foldPlace(s)) ?? s);
-      return items;
-    }
-    case 'number':
-    case 'integer':
-      return /^\s*-?\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text;
-    case 'boolean': {
-      const t = text.trim().toLowerCase();
-      return t === 'true' || t === '1' ? true : t === 'false' || t === '0' ? false : text;
-    }
-    default:
-      return text;
-  }
-}
-
-function reasonOf(keyword: string, message: string, v: unknown): string {
-  if (keyword === 'enum') return 'not an allowed value';
-  if (keyword === 'type' && message.includes('boolean')) return 'must be true, false, 1 or 0';
-  if (keyword === 'format') return 'must be a date YYYY-MM-DD';
-  if (keyword === 'minItems') return 'must not be empty';
-  if (keyword === 'pattern' && Array.isArray(v)) return 'must be letters, digits and spaces, e.g. RESS 3';
-  return message;
-}
 
 /** Columns served, in schema order (the record shape of `infrastructure-project`). */
 export const INFRA_COLUMNS: readonly string[] = Object.keys(readSchema('infrastructure-project.schema.json').properties);

@@ -1,12 +1,11 @@
 /**
- * `GET /v1/intel/analytics`: parameter parsing (against `schemas/intel-analytics-query.schema.json`)
+ * `GET /v1/intel/analytics`: parameter parsing (`parseQuery` against `schemas/intel-analytics-query.schema.json`)
  * and pure SQL builders over the release's analytics tables (`price_index`, `yields`,
  * `emerging_zones`, `material_costs`). Builders return `{ sql, params }`; every value is bound.
  */
-import { readFileSync } from 'node:fs';
-import type { ValidateFunction } from 'ajv';
-import { foldPlace, queryAjv, REASONS } from './query-common.ts';
-import { invalidParams, type ParamError } from '../errors.ts';
+import { foldPlace, REASONS } from './query-common.ts';
+import { invalidParams } from '../errors.ts';
+import { parseQuery, querySchema, schemaVariant, type RawQuery } from './parse-query.ts';
 
 export const INTEL_SECTIONS = ['price_index', 'yields', 'emerging_zones', 'material_costs'] as const;
 export type IntelSection = (typeof INTEL_SECTIONS)[number];
@@ -30,13 +29,17 @@ export interface IntelRequest {
 }
 
 type Json = Record<string, any>;
-let schema: Json | null = null;
-let validate: ValidateFunction | null = null;
+let chartSchema: Json | null = null;
 
-/** The query schema (read once). */
-export function intelQuerySchema(): Json {
-  schema ??= JSON.parse(readFileSync(new URL('../../schemas/intel-analytics-query.schema.json', import.meta.url), 'utf8')) as Json;
-  return schema;
+/**
+ * The query schema (`schemas/intel-analytics-query.schema.json`); `chart`: the variant of the
+ * price-index chart, which takes only `county`, `from` and `to`.
+ */
+export function intelQuerySchema(chart = false): Json {
+  const s = querySchema('intel-analytics-query.schema.json');
+  if (!chart) return s;
+  chartSchema ??= schemaVariant(s, 'chart', (name) => ['county', 'from', 'to'].includes(name));
+  return chartSchema;
 }
 
 /**
@@ -75,55 +78,27 @@ const NOT_FOR: Record<IntelSection, string[]> = {
  * (no section, paging or county list: at most one county).
  */
 export function parseIntelQuery(
-  query: Record<string, string | string[] | undefined>,
+  query: RawQuery,
   opts: { pageSizeDefault: number; pageSizeMax: number; pageMax: number; svg?: boolean },
 ): IntelRequest {
-  const s = intelQuerySchema();
-  const allowedNames = opts.svg ? ['county', 'from', 'to'] : Object.keys(s.properties);
-  const errors: ParamError[] = [];
-  const value: Record<string, unknown> = {};
-  for (const [name, raw] of Object.entries(query)) {
-    if (raw === undefined) continue;
-    if (!allowedNames.includes(name)) {
-      errors.push({ name, reason: REASONS.unknownParameter, allowed: allowedNames });
-      continue;
-    }
-    if (Array.isArray(raw) && name !== 'county') {
-      errors.push({ name, reason: REASONS.repeated });
-      continue;
-    }
-    const text = Array.isArray(raw) ? raw.join(',') : raw;
-    if (name === 'county') value[name] = text.split(',').map((c) => canonicalCounty(c.trim())).filter((c) => c !== '');
-    else if (name === 'page' || name === 'page_size') value[name] = /^\d{1,9}$/.test(text) ? Number(text) : text;
-    else value[name] = text;
-  }
-  if (opts.svg) value.section = 'price_index';
-  validate ??= queryAjv().compile(s);
-  if (!validate(value)) {
-    for (const e of validate.errors ?? []) {
-      const name = e.instancePath.split('/')[1] ?? (e.params as { missingProperty?: string }).missingProperty ?? '';
-      if (!name || errors.some((x) => x.name === name)) continue;
-      if (e.keyword === 'required') errors.push({ name, reason: 'is required', allowed: [...INTEL_SECTIONS] });
-      else if (e.keyword === 'enum') errors.push({ name, reason: REASONS.notAllowed, allowed: (e.params as { allowedValues: string[] }).allowedValues });
-      else if (e.keyword === 'pattern') errors.push({ name, reason: 'must be YYYY, YYYY-MM, YYYY-MM-DD or a quarter such as 2024Q3' });
-      else errors.push({ name, reason: e.message ?? e.keyword });
-    }
-  }
-  const section = value.section as IntelSection | undefined;
+  const q = parseQuery(intelQuerySchema(opts.svg === true), query, { listAllowed: true, mapItems: { county: canonicalCounty } });
+  const { errors } = q;
+  const value = q.values;
+  const section = (opts.svg ? 'price_index' : value.section) as IntelSection | undefined;
   if (section && INTEL_SECTIONS.includes(section)) {
-    for (const p of NOT_FOR[section]) if (value[p] !== undefined) errors.push({ name: p, reason: `does not apply to section ${section}` });
+    for (const p of NOT_FOR[section]) if (q.shaped[p] !== undefined) errors.push({ name: p, reason: `does not apply to section ${section}` });
   }
-  const from = typeof value.from === 'string' && !errors.some((e) => e.name === 'from') ? periodDate(value.from, false) : null;
-  const to = typeof value.to === 'string' && !errors.some((e) => e.name === 'to') ? periodDate(value.to, true) : null;
+  const from = typeof value.from === 'string' ? periodDate(value.from, false) : null;
+  const to = typeof value.to === 'string' ? periodDate(value.to, true) : null;
   if (from === undefined) errors.push({ name: 'from', reason: 'not a real date' });
   if (to === undefined) errors.push({ name: 'to', reason: 'not a real date' });
-  if (from && to && from > to) errors.push({ name: 'to', reason: 'must not be before from' });
+  if (from && to && from > to) errors.push({ name: 'to', reason: REASONS.notBefore('from') });
   const counties = (value.county as string[] | undefined) ?? [];
   if (opts.svg && counties.length > 1) errors.push({ name: 'county', reason: 'the chart draws one county beside the national series' });
   const pageSize = typeof value.page_size === 'number' ? value.page_size : opts.pageSizeDefault;
   const page = typeof value.page === 'number' ? value.page : 1;
-  if (pageSize > opts.pageSizeMax) errors.push({ name: 'page_size', reason: `must be at most ${opts.pageSizeMax}` });
-  if (page > opts.pageMax) errors.push({ name: 'page', reason: `must be at most ${opts.pageMax}` });
+  if (pageSize > opts.pageSizeMax) errors.push({ name: 'page_size', reason: REASONS.atMost(opts.pageSizeMax) });
+  if (page > opts.pageMax) errors.push({ name: 'page', reason: REASONS.atMost(opts.pageMax) });
   if (errors.length) throw invalidParams(errors);
   return { section: section!, counties: [...new Set(counties)], from: from ?? null, to: to ?? null, page, pageSize };
 }

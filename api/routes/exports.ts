@@ -52,7 +52,7 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'exp
 
   router.get('/export/applications', async (ctx: AppContext) => {
     const { release: pinned, key } = ctx.state;
-    const req = parseExportQuery(ctx.query, 'page', config, (await sourcesFor(pinned)).places, pinned.id);
+    const req = parseExportQuery(ctx.query, 'page', config, (await sourcesFor(pinned)).places);
     const release = req.cursor ? releaseForCursor(config.dataDir, pinned, req.cursor.release) : pinned;
     const src = await sourcesFor(release);
     const masked = maskedFor('lead', key.scope);
@@ -79,7 +79,7 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'exp
   async function exportFile(ctx: AppContext, format: ExportFormat): Promise<void> {
     const { release, key, budget } = ctx.state;
     const src = await sourcesFor(release);
-    const req = parseExportQuery(ctx.query, 'file', config, src.places, release.id);
+    const req = parseExportQuery(ctx.query, 'file', config, src.places);
     const masked = maskedFor('lead', key.scope);
     const maskedSet = new Set(masked.map((m) => m.field));
     const rows = release.leads.count(req.filters);

@@ -15,11 +15,10 @@ import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../app.ts';
 import type { AppContext, AppState } from '../context.ts';
 import { requireCapability } from '../capability.ts';
-import { invalidParams } from '../errors.ts';
 import { featurePage, releaseLayersCache, type ReleaseLayers } from '../gis/features.ts';
 import { sendFeaturePage } from '../gis/respond.ts';
-import { GIS_TOKEN_TTL_DEFAULT_S, GIS_TOKEN_TTL_MAX_S, mintGisToken } from '../gis/token.ts';
-import { parseGisQuery, type GisLayer } from '../query/feeds-query.ts';
+import { mintGisToken } from '../gis/token.ts';
+import { parseGisQuery, parseGisTokenQuery, type GisLayer } from '../query/feeds-query.ts';
 import type { Release } from '../release.ts';
 
 /** The feeds router (paths relative to the /v1 mount). `tokenKey`: the AES key of GIS tokens. */
@@ -40,15 +39,7 @@ export function feedsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock
 
   router.get('/feeds/token', async (ctx: AppContext) => {
     requireCapability(ctx.state.key.scope, 'geojsonFeeds');
-    const errors = Object.keys(ctx.query).filter((k) => k !== 'ttl').map((name) => ({ name, reason: 'unknown parameter', allowed: ['ttl'] }));
-    let ttl = GIS_TOKEN_TTL_DEFAULT_S;
-    const t = ctx.query['ttl'];
-    if (t !== undefined) {
-      const n = typeof t === 'string' && /^\d{1,9}$/.test(t) ? Number(t) : NaN;
-      if (!Number.isInteger(n) || n < 60 || n > GIS_TOKEN_TTL_MAX_S) errors.push({ name: 'ttl', reason: `must be an integer number of seconds from 60 to ${GIS_TOKEN_TTL_MAX_S}`, allowed: [] });
-      else ttl = n;
-    }
-    if (errors.length > 0) throw invalidParams(errors.map(({ allowed, ...e }) => (allowed.length ? { ...e, allowed } : e)));
+    const { ttl } = parseGisTokenQuery(ctx.query);
     const apiKey = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'))?.[1] ?? '';
     const expires = Math.floor(deps.clock().getTime() / 1000) + ttl;
     ctx.set('Cache-Control', 'no-store');

@@ -19,11 +19,11 @@ import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../app.ts';
 import type { AppContext, AppState } from '../context.ts';
 import { requireCapability } from '../capability.ts';
-import { invalidParams, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { featureById, featurePage, releaseLayersCache, type ReleaseLayers } from '../gis/features.ts';
 import { gisHref } from '../gis/links.ts';
 import { sendFeaturePage } from '../gis/respond.ts';
-import { DATETIME_COLUMN, parseGisQuery, type GisLayer } from '../query/feeds-query.ts';
+import { DATETIME_COLUMN, parseGisQuery, parseOgcMetaQuery, type GisLayer } from '../query/feeds-query.ts';
 import type { Release } from '../release.ts';
 import { featureWithLinks, GEOJSON_TYPE } from '../render/geojson.ts';
 
@@ -71,13 +71,8 @@ export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'>
     return p;
   };
 
-  /** Only `f=json` (and `access_token`) on the metadata resources. */
-  const metaParams = (ctx: AppContext): void => {
-    const errors = Object.entries(ctx.query)
-      .filter(([k, v]) => k !== 'access_token' && !(k === 'f' && v === 'json'))
-      .map(([name]) => (name === 'f' ? { name, reason: 'not an allowed value', allowed: ['json'] } : { name, reason: 'unknown parameter', allowed: ['f'] }));
-    if (errors.length > 0) throw invalidParams(errors);
-  };
+  /** Only `f=json` (and `access_token`) on the metadata resources (schemas/ogc-meta-query.schema.json). */
+  const metaParams = (ctx: AppContext): void => parseOgcMetaQuery(ctx.query);
   const guard = (ctx: AppContext): void => requireCapability(ctx.state.key.scope, 'geojsonFeeds');
 
   const collection = async (ctx: AppContext, layer: GisLayer): Promise<Record<string, unknown>> => {

@@ -16,6 +16,12 @@ import { startTestApi, assertProblem, type TestApi } from '../helpers/api.ts';
 import { validateResponse } from '../helpers/openapi.ts';
 import { documentedOperation } from '../helpers/api.ts';
 import { REPO_ROOT } from '../helpers/tmp.ts';
+import { leadsQuerySchema } from '../../api/params.ts';
+import { derefProp } from '../../api/query/parse-query.ts';
+import { exportQuerySchema } from '../../api/query/export-query.ts';
+import { gisOtherQuerySchema, gisQuerySchema } from '../../api/query/feeds-query.ts';
+import { infrastructureQuerySchema } from '../../api/query/infrastructure-query.ts';
+import { intelQuerySchema } from '../../api/query/intel-query.ts';
 
 const config = loadApiConfig({}, { publicBaseUrl: 'https://api.example.ie/v1' });
 const doc = buildOpenApi(config);
@@ -71,6 +77,33 @@ test('parameters come from the query schemas, with enums; problems and headers o
     }
   }
   assert.equal(doc.components.securitySchemes.bearer, { ...doc.components.securitySchemes.bearer, type: 'http', scheme: 'bearer' });
+});
+
+test('every parsed query is documented by the schema its parser uses: the same parameters in the same order, the same types and bounds', () => {
+  const parsed: [string, Record<string, any>][] = [
+    ['/leads', leadsQuerySchema()],
+    ['/infrastructure', infrastructureQuerySchema(false)],
+    ['/infrastructure/renewables', infrastructureQuerySchema(true)],
+    ['/intel/analytics', intelQuerySchema()],
+    ['/intel/analytics/price-index.svg', intelQuerySchema(true)],
+    ['/export/applications', exportQuerySchema('page')],
+    ...(['csv', 'jsonl', 'parquet'] as const).map((ext): [string, Record<string, any>] => [`/export/applications.${ext}`, exportQuerySchema('file')]),
+    ['/feeds/leads.geojson', gisQuerySchema('feed', 'leads')],
+    ['/feeds/infrastructure.geojson', gisQuerySchema('feed', 'infrastructure')],
+    ['/ogc/collections/{collectionId}/items', gisQuerySchema('ogc')],
+    ['/feeds/token', gisOtherQuerySchema('token')],
+    ...['/ogc', '/ogc/conformance', '/ogc/collections', '/ogc/collections/{collectionId}', '/ogc/collections/{collectionId}/items/{featureId}'].map((p): [string, Record<string, any>] => [p, gisOtherQuerySchema('ogc-meta')]),
+  ];
+  for (const [path, schema] of parsed) {
+    const query = doc.paths[path].get.parameters.filter((p: any) => p.in === 'query' && p.name !== 'dry_run');
+    assert.equal(query.map((p: any) => p.name), Object.keys(schema.properties), path);
+    for (const p of query) {
+      const prop = schema.properties[p.name].$ref ? derefProp(schema.properties[p.name]) : schema.properties[p.name];
+      for (const k of ['type', 'minimum', 'maximum', 'minItems', 'maxLength', 'format', 'pattern', 'enum', 'default']) assert.equal(p.schema[k], prop[k], `${path} ${p.name} ${k}`);
+      assert.is(p.style === 'form' && p.explode === false, prop.type === 'array', `${path} ${p.name}: comma list`);
+    }
+  }
+  assert.not.match(JSON.stringify(doc), /x-pattern-reason/, 'the parser\'s own annotations stay out of the document');
 });
 
 /** Every (METHOD, path template) the app routes, read from the routers createApp mounts. */

@@ -120,8 +120,10 @@ test('schemas use only OpenAPI 3.1 friendly keywords and the 2020-12 nullable st
         if (path.endsWith('/properties') || path.endsWith('/$defs')) continue;
         assert.not.ok(banned.includes(key), `${path}: ${key}`);
         if (key.startsWith('x-')) {
-          assert.ok(key === 'x-enriched' || key === 'x-status-of', `${path}: unknown extension ${key}`);
+          assert.ok(key === 'x-enriched' || key === 'x-status-of' || key === 'x-pattern-reason', `${path}: unknown extension ${key}`);
           if (key === 'x-enriched') assert.is(node[key], true, `${path}: x-enriched must be true`);
+          // the query parser's wording of a value not matching `pattern` (api/query/parse-query.ts)
+          if (key === 'x-pattern-reason') assert.ok(typeof node[key] === 'string' && typeof node.pattern === 'string', `${path}: x-pattern-reason needs a pattern beside it`);
         }
       }
       if (Array.isArray(node.type)) {

@@ -74,13 +74,13 @@ test('CSV (DuckDB CSV writer) and JSON rendering on a real row: quoting, NULLs, 
 });
 
 test('parameters: the leads filters, limit and cursor for pages only; one 400 naming each bad one', () => {
-  const r = parseExportQuery({ county: 'cork', limit: '50' }, 'page', config, places, 'R1');
+  const r = parseExportQuery({ county: 'cork', limit: '50' }, 'page', config, places);
   assert.equal(r, { filters: { county: ['Cork'] }, limit: 50, cursor: null });
   const c = encodeCursor([99], 'R0', exportHash({ county: ['Cork'] }), config);
-  assert.equal(parseExportQuery({ county: 'Cork', cursor: c }, 'page', config, places, 'R1').cursor, { afterId: 99, release: 'R0' });
+  assert.equal(parseExportQuery({ county: 'Cork', cursor: c }, 'page', config, places).cursor, { afterId: 99, release: 'R0' });
   const err = (raw: Record<string, string>, mode: 'page' | 'file'): ApiError => {
     try {
-      parseExportQuery(raw, mode, config, places, 'R1');
+      parseExportQuery(raw, mode, config, places);
     } catch (e) {
       return e as ApiError;
     }

@@ -1,0 +1,85 @@
+/**
+ * The GIS parameters (api/query/feeds-query.ts): the feeds and OGC items parsed by `parseQuery`
+ * against schemas/gis-feed-query.schema.json and schemas/ogc-items-query.schema.json, with
+ * `bbox` and `datetime` read by their typed post-parsers.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { ApiError } from '../../../api/errors.ts';
+import {
+  FEED_PAGE_SIZE_DEFAULT, GIS_PAGE_MAX, GIS_TOKEN_TTL, gisQuerySchema, OGC_LIMIT_DEFAULT, parseBBox, parseDatetime, parseGisQuery, parseGisTokenQuery, parseOgcMetaQuery,
+} from '../../../api/query/feeds-query.ts';
+import { GIS_TOKEN_TTL_DEFAULT_S, GIS_TOKEN_TTL_MAX_S } from '../../../api/gis/token.ts';
+import { REASONS } from '../../../api/query/query-common.ts';
+
+const secrets = { cursorSecret: 'x', cursorSecretsPrevious: [] };
+const errorsOf = (raw: Record<string, string | string[]>, layer: 'leads' | 'infrastructure', kind: 'feed' | 'ogc') => {
+  try {
+    parseGisQuery(raw, layer, kind, secrets);
+  } catch (e) {
+    return (e as ApiError).errors!;
+  }
+  throw new Error('no error');
+};
+
+test('defaults and limits come from the schemas', () => {
+  assert.is(FEED_PAGE_SIZE_DEFAULT, 1000);
+  assert.is(OGC_LIMIT_DEFAULT, 100);
+  assert.is(GIS_PAGE_MAX, 10000);
+  assert.is(parseGisQuery({}, 'leads', 'feed', secrets).limit, FEED_PAGE_SIZE_DEFAULT);
+  assert.is(parseGisQuery({ limit: '7' }, 'infrastructure', 'ogc', secrets).limit, 7);
+  for (const bad of ['0', '10001', 'abc', '1.5']) {
+    assert.equal(errorsOf({ limit: bad }, 'leads', 'ogc'), [{ name: 'limit', reason: REASONS.wholeNumberFrom(1, 10000) }], bad);
+  }
+});
+
+test('feed filters: bbox, authority (folded, canonical, sorted), dates, infrastructure-only vertical and min_mw', () => {
+  const r = parseGisQuery({ bbox: '-6.4, 53.2,-6.1,53.45', authority: 'kerry,cork  COUNTY', since: '2025-01-01', vertical: ['wind', 'solar,wind'], min_mw: '5' }, 'infrastructure', 'feed', secrets);
+  assert.equal(r.filters, { bbox: [-6.4, 53.2, -6.1, 53.45], authority: ['Cork County', 'Kerry'], since: '2025-01-01', vertical: ['solar', 'wind'], min_mw: 5 });
+  const leads = errorsOf({ vertical: 'wind', min_mw: '1' }, 'leads', 'feed');
+  assert.equal(leads.map((e) => [e.name, e.reason]), [['vertical', REASONS.unknownParameter], ['min_mw', REASONS.unknownParameter]]);
+  assert.equal(leads[0]!.allowed, Object.keys(gisQuerySchema('feed', 'leads').properties));
+  assert.equal(errorsOf({ authority: 'Atlantis' }, 'leads', 'feed')[0]!.reason, REASONS.unknownValues('authority', ['Atlantis']));
+  assert.equal(errorsOf({ authority: ',' }, 'leads', 'feed'), [{ name: 'authority', reason: REASONS.empty }]);
+  assert.equal(errorsOf({ since: '2025-02-30' }, 'leads', 'feed'), [{ name: 'since', reason: REASONS.notADate }]);
+  assert.equal(errorsOf({ min_mw: '-1' }, 'infrastructure', 'feed'), [{ name: 'min_mw', reason: REASONS.notNegative }]);
+  assert.equal(errorsOf({ vertical: 'steam' }, 'infrastructure', 'feed')[0]!.reason, REASONS.notAllowed);
+  assert.equal(errorsOf({ since: ['2025-01-01', '2025-01-02'] }, 'leads', 'feed'), [{ name: 'since', reason: REASONS.repeated }]);
+});
+
+test('bbox and datetime: the post-parser decides (exponents and spaces read; ranges checked)', () => {
+  assert.equal(parseBBox('1e0,2,3,4', false), [1, 2, 3, 4]);
+  assert.equal(parseGisQuery({ bbox: '1e0,2,3,4' }, 'leads', 'feed', secrets).filters.bbox, [1, 2, 3, 4]);
+  assert.equal(errorsOf({ bbox: '1,2,3' }, 'leads', 'feed')[0]!.reason, (parseBBox('1,2,3', false) as { reason: string }).reason);
+  assert.equal(errorsOf({ bbox: '0,95,1,96' }, 'leads', 'feed'), [{ name: 'bbox', reason: 'latitudes must be between -90 and 90' }]);
+  assert.equal(parseGisQuery({ bbox: '1,2,0,3,4,9' }, 'leads', 'ogc', secrets).filters.bbox, [1, 2, 3, 4], 'heights ignored on OGC');
+  assert.equal(parseGisQuery({ datetime: '2025-01-01/..', f: 'geojson' }, 'leads', 'ogc', secrets).filters, { datetime: { from: '2025-01-01', to: null } });
+  assert.equal(parseDatetime('2025-03-01/2025-01-01'), { name: 'datetime', reason: 'the interval start is after its end' });
+  assert.equal(errorsOf({ datetime: '../..' }, 'leads', 'ogc')[0]!.name, 'datetime');
+  assert.equal(errorsOf({ f: 'html' }, 'leads', 'ogc'), [{ name: 'f', reason: REASONS.notAllowed, allowed: ['json', 'geojson'] }]);
+});
+
+test('unknown OGC parameters name the accepted ones in the schema\'s (and the document\'s) order', () => {
+  assert.equal(errorsOf({ q: 'x' }, 'leads', 'ogc'), [{ name: 'q', reason: REASONS.unknownParameter, allowed: ['limit', 'bbox', 'datetime', 'f', 'cursor', 'access_token'] }]);
+});
+
+test('OGC metadata resources take f=json and access_token; /feeds/token takes ttl within the schema\'s bounds', () => {
+  const thrown = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      return (e as ApiError).errors!;
+    }
+    throw new Error('no error');
+  };
+  parseOgcMetaQuery({ f: 'json', access_token: 'gt_abc' });
+  assert.equal(thrown(() => parseOgcMetaQuery({ f: 'html' })), [{ name: 'f', reason: REASONS.notAllowed, allowed: ['json'] }]);
+  assert.equal(thrown(() => parseOgcMetaQuery({ limit: '1' })), [{ name: 'limit', reason: REASONS.unknownParameter, allowed: ['f', 'access_token'] }]);
+  assert.equal(GIS_TOKEN_TTL, { default: GIS_TOKEN_TTL_DEFAULT_S, min: 60, max: GIS_TOKEN_TTL_MAX_S }, 'the token module agrees with the schema');
+  assert.equal(parseGisTokenQuery({}), { ttl: GIS_TOKEN_TTL_DEFAULT_S });
+  assert.equal(parseGisTokenQuery({ ttl: '600' }), { ttl: 600 });
+  assert.equal(thrown(() => parseGisTokenQuery({ ttl: '59' })), [{ name: 'ttl', reason: REASONS.wholeNumberFrom(60, GIS_TOKEN_TTL_MAX_S) }]);
+  assert.equal(thrown(() => parseGisTokenQuery({ x: '1' })), [{ name: 'x', reason: REASONS.unknownParameter, allowed: ['ttl'] }]);
+});
+
+test.run();
