@@ -218,19 +218,8 @@ export interface InfraFragment {
   file: string;
 }
 
-export type Readiness =
-  | 'application'
-  | 'further_information'
-  | 'appealed'
-  | 'granted'
-  | 'commencing'
-  | 'under_construction'
-  | 'completed'
-  | 'refused'
-  | 'withdrawn'
-  | 'expired';
-
-export type LeadStatus = 'planning' | 'approved' | 'active' | 'closed';
+import type { LeadStatus, Readiness } from '../common/lead-lifecycle.ts';
+export type { LeadStatus, Readiness };
 
 export type Scale = 'minor' | 'medium' | 'large' | 'major';
 

@@ -19,6 +19,7 @@
  * before the `from` of the same column is a 400). A new filter of an existing kind is one entry
  * here (plus its column in the release).
  */
+import { READINESS_VALUES, STATUS_OF } from '../../common/lead-lifecycle.ts';
 
 /** How a `multi` filter's values are folded before they are looked up among the release's values. */
 export type FilterFold = 'place' | 'text';
@@ -63,19 +64,7 @@ export interface DateFilter extends FilterBase {
 export type LeadFilter = TextFilter | EnumFilter | MultiFilter | RangeFilter | FlagFilter | DateFilter;
 export type FilterKind = LeadFilter['kind'];
 
-const READINESS = ['application', 'further_information', 'appealed', 'granted', 'commencing', 'under_construction', 'completed', 'refused', 'withdrawn', 'expired'] as const;
-const STATUS_OF = {
-  application: 'planning',
-  further_information: 'planning',
-  appealed: 'planning',
-  granted: 'approved',
-  commencing: 'active',
-  under_construction: 'active',
-  completed: 'closed',
-  refused: 'closed',
-  withdrawn: 'closed',
-  expired: 'closed',
-} as const satisfies Record<(typeof READINESS)[number], string>;
+const READINESS = READINESS_VALUES;
 const LIST = 'Comma-separated values match any of them (OR).';
 
 /** The lead filters, in the order of the schema, the SQL clauses and the canonical saved-filter string. */

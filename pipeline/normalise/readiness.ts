@@ -4,27 +4,9 @@
  * filters on. The lifecycle is documented by `TRANSITIONS` (and in docs/data-model.md). Pure.
  */
 import { addDays } from '../lib/dates.ts';
-import type { CommencementRow, Lead, LeadStatus, PlanningRow, Readiness } from '../types.ts';
+import type { CommencementRow, Lead, PlanningRow, Readiness } from '../types.ts';
 
-/** Every readiness value, in lifecycle order. */
-export const READINESS_VALUES: readonly Readiness[] = [
-  'application', 'further_information', 'appealed', 'granted', 'commencing', 'under_construction',
-  'completed', 'refused', 'withdrawn', 'expired',
-];
-
-/** The status group of each readiness value. */
-export const STATUS_OF: Record<Readiness, LeadStatus> = {
-  application: 'planning',
-  further_information: 'planning',
-  appealed: 'planning',
-  granted: 'approved',
-  commencing: 'active',
-  under_construction: 'active',
-  completed: 'closed',
-  refused: 'closed',
-  withdrawn: 'closed',
-  expired: 'closed',
-};
+export { READINESS_VALUES, STATUS_OF } from '../../common/lead-lifecycle.ts';
 
 /** Days after its commencement date during which a project is `commencing`, not `under_construction`. */
 export const COMMENCING_WINDOW_DAYS = 90;

@@ -6,7 +6,7 @@ import { DEFAULT_SCHEMA_DIR, RECORD_KINDS, SCHEMA_BASE_URI } from '../../pipelin
 import { AUTHORITIES, COUNTIES } from '../../pipeline/reference/authorities.ts';
 import { IRELAND_BOUNDS } from '../../pipeline/lib/itm.ts';
 import { SOURCE_NAMES } from '../../pipeline/sources/formats.ts';
-import { STATUS_OF } from '../../pipeline/normalise/readiness.ts';
+import { STATUS_OF } from '../../common/lead-lifecycle.ts';
 import type {
   ApplicantType,
   InfraFragment,
