@@ -11,7 +11,8 @@
  */
 import type { Middleware } from 'koa';
 import type { AppState } from '../context.ts';
-import { ApiError, invalidParams } from '../errors.ts';
+import { ApiError, invalidParams, type ParamError } from '../errors.ts';
+import { parseQuery, querySchema } from '../query/parse-query.ts';
 import type { RowBudget } from '../budget.ts';
 import type { ApiKey, StateStore } from '../state/store.ts';
 import { budgetHeaders, budgetReset, dailyRows, hourWindow, rateLimitHeaders, requestsPerHour, retryAfter, utcDay, type BudgetState } from './limits.ts';
@@ -103,18 +104,31 @@ export function budgetExhausted(b: { rows: number; remaining: number; limit: num
   );
 }
 
-/** Read and remove `dry_run` from the query (so the route's own validation never sees it). */
+/** The schema of `dry_run` (`schemas/dry-run-query.schema.json`), the parameter every keyed endpoint takes. */
+export const DRY_RUN_SCHEMA = querySchema('dry-run-query.schema.json');
+
+/** `dry_run`'s values in any case (the schema lists them lower-case), in this parameter's own wording. */
+function dryRunValue(text: string): boolean | ParamError {
+  const v = text.toLowerCase();
+  const allowed = DRY_RUN_SCHEMA.properties.dry_run.enum as string[];
+  if (!allowed.includes(v)) return { name: 'dry_run', reason: 'must be 1/true or 0/false', allowed: [...allowed] };
+  return v === '1' || v === 'true';
+}
+
+/**
+ * Read and remove `dry_run` from the query (so the route's own validation never sees it), parsed
+ * by the one query parser against its schema.
+ */
 function takeDryRun(ctx: Parameters<Middleware>[0]): boolean {
   if (!ctx.querystring.includes('dry_run')) return false;
   const q = new URLSearchParams(ctx.querystring);
   const values = q.getAll('dry_run');
   if (values.length === 0) return false;
-  if (values.length > 1) throw invalidParams([{ name: 'dry_run', reason: 'given more than once' }]);
-  const v = values[0]!.toLowerCase();
-  if (!['1', 'true', '0', 'false'].includes(v)) throw invalidParams([{ name: 'dry_run', reason: 'must be 1/true or 0/false', allowed: ['1', '0', 'true', 'false'] }]);
+  const parsed = parseQuery(DRY_RUN_SCHEMA, { dry_run: values.length === 1 ? values[0] : values }, { parsers: { dry_run: dryRunValue } });
+  if (parsed.errors.length) throw invalidParams(parsed.errors);
   q.delete('dry_run');
   ctx.querystring = q.toString();
-  return v === '1' || v === 'true';
+  return parsed.values['dry_run'] as boolean;
 }
 
 export function accessMiddleware(opts: AccessOptions): Middleware<AppState> {

@@ -5,7 +5,8 @@
  */
 import type { Endpoint } from '../openapi.ts';
 import { PLANS, SCOPES } from '../scopes.ts';
-import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS } from '../routes/account.ts';
+import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS, USAGE_QUERY_SCHEMA } from '../routes/account.ts';
+import { DRY_RUN_SCHEMA } from './middleware.ts';
 
 type Json = Record<string, any>;
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -200,13 +201,7 @@ export function accessEndpoints(): Endpoint[] {
       description:
         `Per key (every key of the calling key's account, revoked and expired included, with status) and UTC day: requests, errors and rows returned, with a per-route breakdown inside the detail window (90 days by default). ` +
         `Defaults: the last ${DEFAULT_USAGE_DAYS} days up to today; at most ${MAX_USAGE_DAYS} days per request. Counts of other replicas reach the ledger within a second. Never cached (no ETag).`,
-      query: {
-        type: 'object',
-        properties: {
-          from: { type: 'string', format: 'date', description: 'First UTC day (inclusive), YYYY-MM-DD; default 29 days before `to`.' },
-          to: { type: 'string', format: 'date', description: 'Last UTC day (inclusive), YYYY-MM-DD; default today.' },
-        },
-      },
+      query: USAGE_QUERY_SCHEMA,
       ok: { schema: ref('AccountUsage'), description: 'The ledger.' },
       errors: [400],
     },
@@ -264,6 +259,16 @@ export function accessEndpoints(): Endpoint[] {
 }
 
 /**
+ * The `dry_run` parameter, from its schema (`schemas/dry-run-query.schema.json`, the one the access
+ * middleware parses), shaped as api/openapi.ts `queryParameters` shapes every other parameter
+ * (test/api/openapi.test.ts checks they agree).
+ */
+function dryRunParameter(): Json {
+  const { description, ...schema } = structuredClone(DRY_RUN_SCHEMA.properties.dry_run) as Json;
+  return { name: 'dry_run', in: 'query', required: false, description, schema };
+}
+
+/**
  * Add the access model to a keyed operation: the limit headers on every response, `X-Budget-Cost`
  * on 200, `Retry-After` on 429, the `dry_run` parameter and the `BudgetQuote` alternative body.
  */
@@ -283,13 +288,7 @@ export function keyedOperation(op: Json): Json {
   }
   op.parameters = [
     ...(op.parameters ?? []),
-    {
-      name: 'dry_run',
-      in: 'query',
-      required: false,
-      description: 'With `1` (or `true`): answer a BudgetQuote — the rows this request would return and be charged — instead of the data. Costs no rows (the request still counts against the hourly limit). `HEAD` gives the same in headers (`X-Budget-Cost`).',
-      schema: { type: 'string', enum: ['1', '0', 'true', 'false'] },
-    },
+    dryRunParameter(),
   ];
   return op;
 }

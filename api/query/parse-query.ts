@@ -80,6 +80,11 @@ export function querySchema(file: string): Json {
   return s;
 }
 
+/** The query schema of an endpoint that takes no parameters (`no-query.schema.json`): each one given is an unknown parameter. */
+export function noQuerySchema(): Json {
+  return querySchema('no-query.schema.json');
+}
+
 /**
  * A variant of a query schema: only the parameters `keep` names (in the schema's order), and
  * `$id` suffixed with `variant` (each compiled schema needs its own id).

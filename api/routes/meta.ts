@@ -15,6 +15,7 @@ import type { AppDeps } from '../app.ts';
 import type { AppState } from '../context.ts';
 import type { ApiDb } from '../db.ts';
 import { invalidParams } from '../errors.ts';
+import { noQuerySchema, parseQuery } from '../query/parse-query.ts';
 import { responseMeta } from '../masking.ts';
 import type { Release } from '../release.ts';
 
@@ -101,8 +102,8 @@ export function metaRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'relea
   };
 
   router.get('/meta', async (ctx) => {
-    const unknown = Object.keys(ctx.query);
-    if (unknown.length > 0) throw invalidParams(unknown.map((name) => ({ name, reason: 'unknown parameter' })));
+    const { errors } = parseQuery(noQuerySchema(), ctx.query); // takes none
+    if (errors.length > 0) throw invalidParams(errors);
     const { release, key } = ctx.state;
     const m = release.manifest;
     const data = await dataFor(release);

@@ -14,6 +14,7 @@ import type { AppDeps } from '../app.ts';
 import type { ApiConfig } from '../config.ts';
 import type { AppContext, AppState } from '../context.ts';
 import { ApiError, invalidParams } from '../errors.ts';
+import { noQuerySchema, parseQuery } from '../query/parse-query.ts';
 import { CAPABILITIES } from '../scopes.ts';
 import { createDispatcher } from '../webhooks/dispatcher.ts';
 import { serverLeadReader } from '../webhooks/lead-reader.ts';
@@ -51,10 +52,10 @@ function onlyMembers(body: Record<string, unknown>, allowed: string[]): void {
   if (unknown.length) throw invalidParams(unknown.map((name) => ({ name, reason: 'unknown parameter' })));
 }
 
-/** Refuse query parameters on operations that take none. */
-function noQuery(ctx: AppContext, allowed: string[] = []): void {
-  const unknown = Object.keys(ctx.query).filter((k) => !allowed.includes(k));
-  if (unknown.length) throw invalidParams(unknown.map((name) => ({ name, reason: 'unknown parameter' })));
+/** Refuse query parameters on operations that take none (the one query parser, `no-query.schema.json`). */
+function noQuery(ctx: AppContext): void {
+  const { errors } = parseQuery(noQuerySchema(), ctx.query);
+  if (errors.length) throw invalidParams(errors);
 }
 
 /** The webhooks router (paths relative to the /v1 mount). */
@@ -129,10 +130,7 @@ export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 're
   });
 
   router.get('/webhooks/:id/deliveries', async (ctx: AppContext) => {
-    noQuery(ctx, ['status', 'limit']);
-    const q = ctx.query;
-    for (const k of ['status', 'limit']) if (Array.isArray(q[k])) throw invalidParams([{ name: k, reason: 'given more than once' }]);
-    ctx.body = { results: await svc().deliveries(id(ctx), who(ctx), { status: q['status'], limit: q['limit'] }) };
+    ctx.body = { results: await svc().deliveries(id(ctx), who(ctx), ctx.query) }; // parsed by the service (its values after the ownership check)
   });
 
   router.post('/webhooks/:id/replay', async (ctx: AppContext) => {

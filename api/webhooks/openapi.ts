@@ -7,6 +7,7 @@ import type { Endpoint } from '../openapi.ts';
 import { DELIVERY_STATUSES } from '../state/webhooks.ts';
 import { SCOPES } from '../scopes.ts';
 import { EVENT_TYPES } from './events.ts';
+import { DELIVERIES_QUERY_SCHEMA } from './service.ts';
 
 type Json = Record<string, any>;
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -191,13 +192,7 @@ export function webhookEndpoints(): Endpoint[] {
       method: 'get', path: '/webhooks/{id}/deliveries', tag, summary: 'Delivery log and dead letters',
       description: 'Deliveries of the webhook, newest first: status, attempts, last response code, latency and error. `status=dead` lists the dead letters; `status=suspended` the deliveries held while the webhook is suspended, with `suspended_reason`.' + readNote,
       pathParams: [idParam],
-      query: {
-        type: 'object',
-        properties: {
-          status: { type: 'string', enum: [...DELIVERY_STATUSES], description: 'Only deliveries in this state.' },
-          limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100, description: 'Most deliveries returned.' },
-        },
-      },
+      query: DELIVERIES_QUERY_SCHEMA,
       ok: { schema: ref('WebhookDeliveryList'), description: 'The deliveries.' }, errors: [400, 404],
     },
     {

@@ -6,9 +6,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ApiError, invalidParams, notFound, type ParamError } from '../errors.ts';
+import { parseQuery, querySchema, type RawQuery } from '../query/parse-query.ts';
+import { REASONS } from '../query/query-common.ts';
 import { CAPABILITIES, scopesWith, SCOPES, type Scope } from '../scopes.ts';
 import type { StateStore } from '../state/store.ts';
-import { DELIVERY_STATUSES, type Delivery, type DeliveryStatus, type Webhook } from '../state/webhooks.ts';
+import { type Delivery, type DeliveryStatus, type Webhook } from '../state/webhooks.ts';
 import { accessReader, NO_ACTIVE_KEY, type WebhookAccess } from './access.ts';
 import { checkDestination, systemResolver, type HostResolver } from './destination.ts';
 import type { Dispatcher, WebhookConfig } from './dispatcher.ts';
@@ -16,6 +18,19 @@ import { testEvent } from './events.ts';
 import type { LeadReader } from './lead-reader.ts';
 import { parseSavedFilter } from './saved-filter.ts';
 import { generateSecret } from './signing.ts';
+
+/** The query schema of the delivery log (`schemas/webhook-deliveries-query.schema.json`). */
+export const DELIVERIES_QUERY_SCHEMA = querySchema('webhook-deliveries-query.schema.json');
+
+/**
+ * `limit` of the delivery log: any text `Number` reads as a whole number within the schema's
+ * bounds (as this endpoint has always taken it: ` 12` and `1e2` too), in its own wording.
+ */
+function deliveriesLimit(text: string): number | ParamError {
+  const { minimum, maximum } = DELIVERIES_QUERY_SCHEMA.properties.limit as { minimum: number; maximum: number };
+  const n = Number(text);
+  return Number.isInteger(n) && n >= minimum && n <= maximum ? n : { name: 'limit', reason: `must be an integer between ${minimum} and ${maximum}` };
+}
 
 /** A webhook as shown to its owner (never its secret). */
 export interface PublicWebhook {
@@ -179,16 +194,22 @@ export function webhookService(deps: WebhookServiceDeps) {
       await wh.enqueue(w.id, [ev]);
       return (await deps.dispatcher.deliverOne(ev.id))!;
     },
-    async deliveries(id: string, who: Owner, o: { status?: unknown; limit?: unknown } = {}): Promise<Delivery[]> {
+    /**
+     * The delivery log, `raw` being the query (`status`, `limit`: DELIVERIES_QUERY_SCHEMA, the CLI
+     * passes its options). Its shape — unknown parameters, then the first of `status` / `limit`
+     * given twice — is refused before the ownership check, its values after it (404 before 400).
+     */
+    async deliveries(id: string, who: Owner, raw: RawQuery = {}): Promise<Delivery[]> {
+      const q = parseQuery(DELIVERIES_QUERY_SCHEMA, raw, { parsers: { limit: deliveriesLimit } });
+      const unknown = q.errors.filter((e) => e.reason === REASONS.unknownParameter);
+      if (unknown.length) throw invalidParams(unknown);
+      const repeated = Object.keys(DELIVERIES_QUERY_SCHEMA.properties).map((name) => q.errors.find((e) => e.name === name && e.reason === REASONS.repeated)).find((e) => e !== undefined);
+      if (repeated) throw invalidParams([repeated]);
       await owned(id, who);
-      const errors: ParamError[] = [];
-      if (o.status !== undefined && !DELIVERY_STATUSES.includes(o.status as DeliveryStatus)) {
-        errors.push({ name: 'status', reason: 'not an allowed value', allowed: [...DELIVERY_STATUSES] });
-      }
-      const limit = o.limit === undefined ? 100 : Number(o.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) errors.push({ name: 'limit', reason: 'must be an integer between 1 and 1000' });
-      if (errors.length) throw invalidParams(errors);
-      return wh.listDeliveries(id, { ...(o.status !== undefined ? { status: o.status as DeliveryStatus } : {}), limit });
+      if (q.errors.length) throw invalidParams(q.errors);
+      const status = q.values['status'] as DeliveryStatus | undefined;
+      const limit = (q.values['limit'] as number | undefined) ?? (DELIVERIES_QUERY_SCHEMA.properties.limit.default as number);
+      return wh.listDeliveries(id, { ...(status !== undefined ? { status } : {}), limit });
     },
     /** Put dead letters back in the queue (the ids given, or all); the ids replayed. */
     async replay(id: string, who: Owner, deliveryIds?: string[]): Promise<string[]> {

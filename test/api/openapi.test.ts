@@ -9,7 +9,7 @@ import { readdirSync } from 'node:fs';
 import { validate, compileErrors } from '@readme/openapi-parser';
 import type Koa from 'koa';
 import type Router from '@koa/router';
-import { buildOpenApi, componentName, endpoints, rewriteRefs } from '../../api/openapi.ts';
+import { buildOpenApi, componentName, endpoints, queryParameters, rewriteRefs } from '../../api/openapi.ts';
 import { createApp } from '../../api/app.ts';
 import { loadApiConfig } from '../../api/config.ts';
 import { startTestApi, assertProblem, type TestApi } from '../helpers/api.ts';
@@ -17,7 +17,10 @@ import { validateResponse } from '../helpers/openapi.ts';
 import { documentedOperation } from '../helpers/api.ts';
 import { REPO_ROOT } from '../helpers/tmp.ts';
 import { leadsQuerySchema } from '../../api/params.ts';
-import { derefProp } from '../../api/query/parse-query.ts';
+import { derefProp, noQuerySchema } from '../../api/query/parse-query.ts';
+import { USAGE_QUERY_SCHEMA } from '../../api/routes/account.ts';
+import { DELIVERIES_QUERY_SCHEMA } from '../../api/webhooks/service.ts';
+import { DRY_RUN_SCHEMA } from '../../api/access/middleware.ts';
 import { exportQuerySchema } from '../../api/query/export-query.ts';
 import { gisOtherQuerySchema, gisQuerySchema } from '../../api/query/feeds-query.ts';
 import { infrastructureQuerySchema } from '../../api/query/infrastructure-query.ts';
@@ -80,7 +83,7 @@ test('parameters come from the query schemas, with enums; problems and headers o
 });
 
 test('every parsed query is documented by the schema its parser uses: the same parameters in the same order, the same types and bounds', () => {
-  const parsed: [string, Record<string, any>][] = [
+  const parsed: [string, Record<string, any>, ('get' | 'post')?][] = [
     ['/leads', leadsQuerySchema()],
     ['/infrastructure', infrastructureQuerySchema(false)],
     ['/infrastructure/renewables', infrastructureQuerySchema(true)],
@@ -93,9 +96,14 @@ test('every parsed query is documented by the schema its parser uses: the same p
     ['/ogc/collections/{collectionId}/items', gisQuerySchema('ogc')],
     ['/feeds/token', gisOtherQuerySchema('token')],
     ...['/ogc', '/ogc/conformance', '/ogc/collections', '/ogc/collections/{collectionId}', '/ogc/collections/{collectionId}/items/{featureId}'].map((p): [string, Record<string, any>] => [p, gisOtherQuerySchema('ogc-meta')]),
+    ['/account/usage', USAGE_QUERY_SCHEMA],
+    ['/webhooks/{id}/deliveries', DELIVERIES_QUERY_SCHEMA],
+    // the endpoints that take no parameters (no-query.schema.json)
+    ...(['/meta', '/webhooks', '/webhooks/{id}'] as const).map((p): [string, Record<string, any>] => [p, noQuerySchema()]),
+    ...(['/webhooks', '/webhooks/{id}/disable', '/webhooks/{id}/enable', '/webhooks/{id}/rotate-secret', '/webhooks/{id}/test', '/webhooks/{id}/replay'] as const).map((p): [string, Record<string, any>, 'post'] => [p, noQuerySchema(), 'post']),
   ];
-  for (const [path, schema] of parsed) {
-    const query = doc.paths[path].get.parameters.filter((p: any) => p.in === 'query' && p.name !== 'dry_run');
+  for (const [path, schema, method = 'get'] of parsed) {
+    const query = (doc.paths[path][method].parameters ?? []).filter((p: any) => p.in === 'query' && p.name !== 'dry_run');
     assert.equal(query.map((p: any) => p.name), Object.keys(schema.properties), path);
     for (const p of query) {
       const prop = schema.properties[p.name].$ref ? derefProp(schema.properties[p.name]) : schema.properties[p.name];
@@ -104,6 +112,20 @@ test('every parsed query is documented by the schema its parser uses: the same p
     }
   }
   assert.not.match(JSON.stringify(doc), /x-pattern-reason/, 'the parser\'s own annotations stay out of the document');
+});
+
+test('dry_run on every keyed operation is the parameter of the schema the access middleware parses', () => {
+  const [dryRun, ...none] = queryParameters(DRY_RUN_SCHEMA, 'dry-run-query.schema.json');
+  assert.equal(none, []);
+  let keyed = 0;
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      const found = (op.parameters ?? []).filter((p: any) => p.name === 'dry_run');
+      assert.equal(found, op.security ? [] : [dryRun], `${method} ${path}`);
+      if (!op.security) keyed++;
+    }
+  }
+  assert.ok(keyed > 30, `${keyed} keyed operations`);
 });
 
 /** Every (METHOD, path template) the app routes, read from the routers createApp mounts. */

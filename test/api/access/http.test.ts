@@ -257,6 +257,27 @@ test('repeated invalid keys from one address: 429 after AUTH_FAIL_LIMIT for ever
   t = T0;
 });
 
+test('dry_run (schemas/dry-run-query.schema.json) is read before the endpoint\'s own parameters: its values in any case, one wording for a bad one', async () => {
+  t = T0;
+  const k = await freshKey('ent_api');
+  const bad = { name: 'dry_run', reason: 'must be 1/true or 0/false', allowed: ['1', '0', 'true', 'false'] };
+  for (const v of ['maybe', '', 'yes', '2']) {
+    const res = await api.request(`/v1/leads?dry_run=${v}&colour=1`, { key: k.raw });
+    assertProblem(res, 400, 'invalid_parameter');
+    assert.equal(res.body.errors, [bad], v);
+    assert.is(res.body.detail, 'dry_run: must be 1/true or 0/false (allowed: 1, 0, true, false)');
+  }
+  const twice = await api.request('/v1/meta?dry_run=1&dry_run=0', { key: k.raw });
+  assertProblem(twice, 400, 'invalid_parameter');
+  assert.equal(twice.body.errors, [{ name: 'dry_run', reason: 'given more than once' }]);
+  for (const v of ['1', 'TRUE', 'True']) assert.is((await api.request(`/v1/leads?page_size=3&dry_run=${v}`, { key: k.raw })).body.rows, 3, v);
+  for (const v of ['0', 'FALSE']) assert.is((await api.request(`/v1/leads?page_size=3&dry_run=${v}`, { key: k.raw })).body.results.length, 3, v);
+  // removed before the endpoint's parser: a no-parameter endpoint takes it, and names only its own mistakes
+  assert.is((await api.request('/v1/meta?dry_run=1', { key: k.raw })).body.dry_run, true);
+  const usage = await api.request('/v1/account/usage?dry_run=1&from=x', { key: k.raw });
+  assert.equal(usage.body.errors, [{ name: 'from', reason: 'must be a calendar date YYYY-MM-DD (1970 or later), got "x"' }]);
+});
+
 test('the OpenAPI document describes the access headers, 429 and dry_run on every keyed operation', async () => {
   const doc = (await api.request('/v1/openapi.json', { key: null })).body;
   for (const [path, item] of Object.entries<any>(doc.paths)) {

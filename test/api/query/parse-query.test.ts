@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { derefProp, NUMBER_TEXT, parseQuery, querySchema, schemaVariant } from '../../../api/query/parse-query.ts';
+import { derefProp, noQuerySchema, NUMBER_TEXT, parseQuery, querySchema, schemaVariant } from '../../../api/query/parse-query.ts';
 import { REASONS } from '../../../api/query/query-common.ts';
 
 const SCHEMA = {
@@ -102,6 +102,17 @@ test('the schemas of schemas/: $refs followed, variants with their own id', () =
     { name: 'min_units', reason: REASONS.notNegative },
     { name: 'limit', reason: REASONS.wholeNumberFrom(1, 10000) },
   ]);
+});
+
+test('an endpoint that takes no parameters: each one given is unknown, once, in query order', () => {
+  assert.equal(parseQuery(noQuerySchema(), {}), { values: {}, shaped: {}, errors: [], bad: new Set() });
+  const q = parseQuery(noQuerySchema(), { b: ['1', '3'], a: '2', constructor: 'x' });
+  assert.equal(q.errors, [
+    { name: 'b', reason: REASONS.unknownParameter },
+    { name: 'a', reason: REASONS.unknownParameter },
+    { name: 'constructor', reason: REASONS.unknownParameter },
+  ]);
+  assert.equal(q.values, {});
 });
 
 test.run();

@@ -119,7 +119,8 @@ test('sources_freshness: shown after freshness when the release manifest has it 
 test('unknown parameters → 400 unknown_parameter naming each', async () => {
   const res = await api.request('/v1/meta?foo=1&bar=2');
   assertProblem(res, 400, 'unknown_parameter');
-  assert.equal(res.body.errors.map((e: { name: string }) => e.name).sort(), ['bar', 'foo']);
+  assert.equal(res.body.errors, [{ name: 'foo', reason: 'unknown parameter' }, { name: 'bar', reason: 'unknown parameter' }], 'in query order (no-query.schema.json)');
+  assert.equal((await api.request('/v1/meta?b=1&a=2&b=3')).body.errors, [{ name: 'b', reason: 'unknown parameter' }, { name: 'a', reason: 'unknown parameter' }], 'each once, repeated or not');
   assert.equal(validateResponse(buildOpenApi(api.config), 'get', '/meta', 400, res.body), []);
 });
 

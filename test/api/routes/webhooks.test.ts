@@ -8,6 +8,8 @@ import { createHmac } from 'node:crypto';
 import { generateKey } from '../../../api/keys.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.ts';
+import { DELIVERY_STATUSES } from '../../../api/state/webhooks.ts';
+import { DELIVERIES_QUERY_SCHEMA } from '../../../api/webhooks/service.ts';
 
 let api: TestApi;
 let rx: Receiver;
@@ -99,6 +101,41 @@ test('a bad filter gets the same problem details as GET /v1/leads; bad bodies ar
   const del = await api.request('/v1/webhooks', { method: 'DELETE' });
   assertProblem(del, 405, 'method_not_allowed');
   assert.match(del.headers.get('allow')!, /GET.*POST/);
+});
+
+test('delivery log query (schemas/webhook-deliveries-query.schema.json): unknown and repeated parameters before the ownership check, values after it', async () => {
+  const own = (await post('/v1/webhooks', { url: rx.url('/log-query') })).body.id as string;
+  const foreign = 'wh_0000000000000000';
+  const errors = async (path: string, status: number, code: string) => {
+    const res = await api.request(path);
+    assertProblem(res, status, code);
+    return res.body.errors;
+  };
+  const statuses = [...DELIVERY_STATUSES];
+  assert.equal(DELIVERIES_QUERY_SCHEMA.properties.status.enum, statuses, 'the schema lists the delivery states of the store');
+  for (const id of [own, foreign]) {
+    // the query's shape: every unknown parameter (query order); else the first of status / limit given twice
+    assert.equal(await errors(`/v1/webhooks/${id}/deliveries?page=2&status=a&status=b&q=1`, 400, 'unknown_parameter'), [
+      { name: 'page', reason: 'unknown parameter' },
+      { name: 'q', reason: 'unknown parameter' },
+    ]);
+    assert.equal(await errors(`/v1/webhooks/${id}/deliveries?limit=1&limit=2&status=a&status=b`, 400, 'invalid_parameter'), [{ name: 'status', reason: 'given more than once' }]);
+    assert.equal(await errors(`/v1/webhooks/${id}/deliveries?limit=1&limit=2&status=x`, 400, 'invalid_parameter'), [{ name: 'limit', reason: 'given more than once' }]);
+  }
+  // its values: only for a webhook of the account (404 first), both named, status then limit
+  for (const q of ['status=lost', 'limit=0', 'limit=0&status=lost', 'status=DEAD']) {
+    assert.equal(await errors(`/v1/webhooks/${foreign}/deliveries?${q}`, 404, 'not_found'), undefined, q);
+  }
+  assert.equal(await errors(`/v1/webhooks/${own}/deliveries?limit=0&status=lost`, 400, 'invalid_parameter'), [
+    { name: 'status', reason: 'not an allowed value', allowed: statuses },
+    { name: 'limit', reason: 'must be an integer between 1 and 1000' },
+  ]);
+  for (const limit of ['0', '1001', 'abc', '', '-1', '1.5', '99999999999999999999']) {
+    assert.equal(await errors(`/v1/webhooks/${own}/deliveries?limit=${limit}`, 400, 'invalid_parameter'), [{ name: 'limit', reason: 'must be an integer between 1 and 1000' }], limit);
+  }
+  // limit as this endpoint has always read it (Number): spaces, exponents, a trailing .0
+  for (const limit of ['%2012', '1e2', '12.0', '1000']) assert.is((await api.request(`/v1/webhooks/${own}/deliveries?limit=${limit}`)).status, 200, limit);
+  for (const status of statuses) assert.is((await api.request(`/v1/webhooks/${own}/deliveries?status=${status}`)).status, 200, status);
 });
 
 test('test event, delivery log, rotation, disable / enable, replay', async () => {
