@@ -14,6 +14,7 @@ import { webhookEndpoints, webhookEventsDoc, webhookSchemas } from './webhooks/o
 import { ACCESS_HEADERS, ACCESS_PROBLEMS, accessEndpoints, accessSchemas, keyedOperation } from './access/openapi.ts';
 import { intelQuerySchema } from './query/intel-query.ts';
 import { exportEndpoints, exportResponseSchemas } from './openapi-exports.ts';
+import { METRICS_SECURITY_SCHEME, OPERATIONS_TAG, operationalEndpoints, operationalSchemas, originOperation } from './observability/openapi.ts';
 import { DEPRECATIONS, applyDeprecations, serviceTermsExtension, serviceTermsText, type DeprecationTable } from './service-terms.ts';
 
 type Json = Record<string, any>;
@@ -84,6 +85,10 @@ export interface Endpoint {
   bodyDescription?: string;
   /** Answers with ETag / 304. */
   cached?: boolean;
+  /** Served at the origin, outside /v1 (the operation names its own server): /healthz, /readyz, /metrics. */
+  origin?: boolean;
+  /** Security of a public operation that has a scheme of its own (`/metrics`); none when absent. */
+  security?: Json[];
 }
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -253,6 +258,7 @@ export function endpoints(): Endpoint[] {
     },
     ...webhookEndpoints(),
     ...exportEndpoints(),
+    ...operationalEndpoints(),
   ];
 }
 
@@ -478,7 +484,7 @@ function operation(e: Endpoint): Json {
     tags: [e.tag],
     summary: e.summary,
     description: e.description,
-    ...(e.public ? { security: [] } : {}),
+    ...(e.public ? { security: e.security ?? [] } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(e.body ? { requestBody: { required: e.bodyRequired ?? false, ...(e.bodyDescription ? { description: e.bodyDescription } : {}), content: { 'application/json': { schema: e.body } } } } : {}),
     responses,
@@ -502,9 +508,9 @@ function operationId(e: Endpoint): string {
 export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { deprecations?: DeprecationTable } = {}): Json {
   const schemas: Json = {};
   for (const f of recordSchemaFiles()) schemas[componentName(f)] = component(f);
-  Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas(), exportResponseSchemas());
+  Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas(), exportResponseSchemas(), operationalSchemas());
   const paths: Json = {};
-  for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = operation(e);
+  for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = e.origin ? originOperation(operation(e), e.path, config.publicBaseUrl) : operation(e);
   applyDeprecations(paths, opts.deprecations ?? DEPRECATIONS);
   return {
     openapi: '3.1.0',
@@ -537,6 +543,7 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { d
       { name: 'GIS', description: 'GeoJSON feeds and OGC API Features (scopes ent_feed and custom).' },
       { name: 'Reference', description: 'This document and its renderings: interactive (/v1/docs) and read-only (/v1/reference).' },
       { name: 'Webhooks', description: 'Signed hourly pushes of new leads matching saved filters (ent_api and above).' },
+      OPERATIONS_TAG,
     ],
     paths,
     webhooks: webhookEventsDoc(),
@@ -549,6 +556,7 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { d
           scheme: 'bearer',
           description: 'API key, e.g. `lk_ea_…` (the prefix names the scope: lk_cw_ commonwealth, lk_ea_ ent_api, lk_ef_ ent_feed, lk_cu_ custom).',
         },
+        metricsToken: METRICS_SECURITY_SCHEME,
       },
     },
   };
