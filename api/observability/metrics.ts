@@ -122,34 +122,36 @@ export class ApiMetrics {
         if (l) this.set(l.lagMs / 1000);
       },
     });
-    // one query per scrape fills both queue gauges (the depth is registered, so collected, first)
-    let oldest: Gauge | null = null;
+    // one query per scrape fills both queue gauges (prom-client collects the metrics concurrently)
+    let reading: ReturnType<NonNullable<MetricSources['webhookQueue']>> | null = null;
+    const readQueue = async (): Promise<Awaited<ReturnType<NonNullable<MetricSources['webhookQueue']>>> | null> => {
+      const read = self.sources?.webhookQueue;
+      if (!read) return null;
+      reading ??= read().finally(() => (reading = null));
+      // the store does not answer (see /readyz): no value rather than a stale one
+      return reading.catch(() => null);
+    };
     new Gauge({
       name: `${METRIC_PREFIX}webhook_queue_depth`,
       help: 'Webhook deliveries not yet delivered or dead: queued (active webhooks) or held (suspended webhooks); shared by every replica',
       labelNames: ['state'] as const,
       registers,
       async collect() {
-        const read = self.sources?.webhookQueue;
-        if (!read) return;
-        let q: Awaited<ReturnType<typeof read>>;
-        try {
-          q = await read();
-        } catch {
-          // the store does not answer (see /readyz): no value rather than a stale one
-          this.reset();
-          oldest!.reset();
-          return;
-        }
+        const q = await readQueue();
+        this.reset();
+        if (!q) return;
         this.set({ state: 'queued' }, q.queued);
         this.set({ state: 'held' }, q.held);
-        oldest!.set(q.oldestQueuedAt === null ? 0 : Math.max(0, (self.sources!.now() - Date.parse(q.oldestQueuedAt)) / 1000));
       },
     });
-    oldest = new Gauge({
+    new Gauge({
       name: `${METRIC_PREFIX}webhook_oldest_pending_seconds`,
       help: 'Age of the oldest queued webhook delivery (since its event was created); 0 when none is queued',
       registers,
+      async collect() {
+        const q = await readQueue();
+        if (q) this.set(q.oldestQueuedAt === null ? 0 : Math.max(0, (self.sources!.now() - Date.parse(q.oldestQueuedAt)) / 1000));
+      },
     });
   }
 
