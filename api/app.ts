@@ -2,9 +2,11 @@
  * `createApp(config, deps)` builds the Koa application; it does not listen (api/server.ts does).
  *
  * Middleware, in order:
- *   problem (errors → RFC 9457)  →  client address (ctx.ip; X-Forwarded-* only from
+ *   access log and request metrics (outermost: they see the final status, once the response is
+ *   sent)  →  problem (errors → RFC 9457)  →  client address (ctx.ip; X-Forwarded-* only from
  *   TRUSTED_PROXIES)  →  request id  →  security headers  →  deprecation headers (only when an
- *   operation is deprecated)  →  public routers (openapi.json, docs, reference, licence claim)
+ *   operation is deprecated)  →  operational routes at the origin (/healthz, /readyz, /metrics:
+ *   no key, no release pin)  →  public routers (openapi.json, docs, reference, licence claim)
  *   →  release pin  →  failed-key throttle  →  GIS access_token (→ Bearer header, GIS paths
  *   only)  →  auth (Bearer key)  →  access (hourly limit, daily row budget, usage ledger)
  *   →  attribution headers (commonwealth)  →  account and webhooks routers (never cached)
@@ -50,13 +52,22 @@ import { releaseLayersCache } from './gis/features.ts';
 import { randomBytes } from 'node:crypto';
 import type { ExportTempSpace } from './export-temp.ts';
 import type { HostResolver } from './webhooks/destination.ts';
+import { accessLogMiddleware } from './middleware/access-log.ts';
+import { healthRouter, operationalMethods, OPERATIONAL_PATHS } from './routes/health.ts';
+import { ApiMetrics } from './observability/metrics.ts';
+import { createLogger, type Logger } from './observability/log.ts';
 
 export interface AppDeps {
   db: ApiDb;
   releases: ReleaseManager;
   store: StateStore;
   clock: () => Date;
+  /** Operational lines (release switches, ledger failures, a 500's stack…); the server's is an adapter over `logger`. */
   log: (line: string) => void;
+  /** The structured (JSON) log the access log is written to; one writing JSON lines to `log` when absent. */
+  logger?: Logger;
+  /** The server's metrics (served at /metrics); one is made when absent. */
+  metrics?: ApiMetrics;
   /** The usage ledger (the server flushes it on stop); one is made when absent. */
   ledger?: UsageLedger;
   /** The export temp space (the server prepares it at start and removes it on stop); made on first export when absent. */
@@ -81,6 +92,8 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   const v1 = new Router<AppState>({ prefix: '/v1' });
   const docs = docsRouter(config, deps);
   const ledger = deps.ledger ?? new UsageLedger(deps.store, { detailDays: config.usageDetailDays, now: () => deps.clock().getTime(), log: deps.log });
+  const metrics = deps.metrics ?? new ApiMetrics();
+  const logger = deps.logger ?? createLogger(config.logLevel, deps.log);
   const claim = claimRouter(config, deps);
   const account = accountRouter(config, { ...deps, ledger });
   const webhooks = webhooksRouter(config, deps);
@@ -94,7 +107,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     metaRouter(config, deps),
     leadsRouter(config),
     infrastructureRouter(config, deps),
-    exportsRouter(config, deps),
+    exportsRouter(config, { ...deps, metrics }),
     feedsRouter(config, { ...deps, tokenKey: gisKey, layers }),
     ogcRouter(config, { ...deps, layers }),
     intelRouter(config, deps),
@@ -103,11 +116,29 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   const publicPaths = ['/v1/docs', '/v1/reference', '/v1/openapi.json', '/v1/claim'];
   const isPublic = (path: string): boolean => !path.startsWith('/v1') || publicPaths.some((p) => path === p || path.startsWith(p + '/'));
   const now = (): number => deps.clock().getTime();
+  const route = routeOf(routers);
+  metrics.observe({
+    now,
+    release: () => {
+      if (deps.releases.status().serving === null) return null;
+      const r = deps.releases.current();
+      return { id: r.id, builtAt: r.manifest.built_at };
+    },
+    ledger: () => ({ pendingRequests: ledger.pendingRequests, lagMs: ledger.lagMs }),
+    webhookQueue: () => deps.store.webhooks.queueStats(),
+  });
+  // the operational paths are labelled as themselves; every other path by its /v1 route template, or `other`
+  const routeLabel = (method: string, path: string): string =>
+    OPERATIONAL_PATHS.includes(path) && (method === 'GET' || method === 'HEAD') ? `${method} ${path}` : route(method, path);
+  app.use(accessLogMiddleware({ logger, metrics, routeOf: routeLabel }));
   app.use(problemMiddleware(deps.log));
   app.use(clientAddressMiddleware(config, deps.log));
   app.use(requestIdMiddleware());
   app.use(securityHeadersMiddleware(config));
-  if (Object.keys(deprecations).length > 0) app.use(deprecationMiddleware(deprecations, routeOf(routers)));
+  if (Object.keys(deprecations).length > 0) app.use(deprecationMiddleware(deprecations, route));
+  // /healthz, /readyz, /metrics: for load balancers and Prometheus, before the release pin and the key check
+  app.use(healthRouter(config, { releases: deps.releases, store: deps.store, metrics, log: deps.log }).routes());
+  app.use(operationalMethods());
   // The published reference (openapi.json, docs, reference) and the licence claim page need neither a key nor a loaded release.
   app.use(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).use(claim.routes()).routes());
   app.use(releaseMiddleware(deps.releases));
@@ -124,7 +155,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     });
   } else {
     app.use(authMiddleware(deps.store, { publicPaths, cacheMs: config.keyCacheMs, now }));
-    app.use(accessMiddleware({ store: deps.store, ledger, now, limits: config.accessLimits, routeOf: routeOf(routers) }));
+    app.use(accessMiddleware({ store: deps.store, ledger, now, limits: config.accessLimits, routeOf: route }));
   }
   app.use(attributionMiddleware());
   // The usage ledger and webhooks are account state, not release data: never answered from an ETag.

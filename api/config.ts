@@ -77,7 +77,22 @@ export interface ApiConfig {
   readonly cursorSecretsPrevious: readonly string[];
   /** How long a SQLite state-store write waits for a lock held by another process before the request gets 503 `service_degraded`. */
   readonly stateBusyTimeoutMs: number;
+  /**
+   * Bearer token of `GET /metrics` on the main port (≥ 32 characters); empty = no `/metrics` on
+   * the main port (404). Compared in constant time.
+   */
+  readonly metricsToken: string;
+  /** Port of a separate metrics listener (`GET /metrics`, no token) on `metricsHost`; null = none (0 = any free port, tests). */
+  readonly metricsPort: number | null;
+  /** Address the metrics listener binds to (default 127.0.0.1: reachable from the host only). */
+  readonly metricsHost: string;
+  /** Least level written to the structured (JSON) log: trace, debug, info, warn, error, fatal or silent. */
+  readonly logLevel: LogLevel;
 }
+
+/** The levels of the structured log (pino's). */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Default `TRUSTED_PROXIES`: a proxy on the same host (nginx in front of `HOST=127.0.0.1`). */
 export const TRUSTED_PROXIES_DEFAULT: readonly string[] = ['127.0.0.0/8', '::1/128'];
@@ -125,6 +140,10 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   cursorSecret: { value: '', env: 'CURSOR_SECRET', help: 'secret (≥ 32 characters) signing paging cursors (next_cursor, GIS next links); unset = random per process, so cursors stop working at restart and differ between replicas' },
   cursorSecretsPrevious: { value: [], env: 'CURSOR_SECRETS_PREVIOUS', help: 'comma-separated earlier CURSOR_SECRET values still accepted after a rotation (cursors they signed keep working; new ones are signed with CURSOR_SECRET)' },
   stateBusyTimeoutMs: { value: 5000, env: 'STATE_BUSY_TIMEOUT_MS', help: 'SQLite state store: how long a write waits for a lock held by another process before the request gets 503 service_degraded' },
+  metricsToken: { value: '', env: 'METRICS_TOKEN', help: 'Bearer token (≥ 32 characters) of GET /metrics on the main port; unset = /metrics is not served there (404)' },
+  metricsPort: { value: null, env: 'METRICS_PORT', help: 'port of a separate listener serving GET /metrics without a token on METRICS_HOST; unset = none' },
+  metricsHost: { value: '127.0.0.1', env: 'METRICS_HOST', help: 'address the METRICS_PORT listener binds to' },
+  logLevel: { value: 'info', env: 'LOG_LEVEL', help: 'least level of the JSON log on stderr: trace, debug, info, warn, error, fatal or silent' },
 };
 
 export class ApiConfigError extends Error {}
@@ -137,6 +156,12 @@ function trustedProxies(entries: readonly string[]): readonly string[] {
   } catch (e) {
     throw new ApiConfigError(`TRUSTED_PROXIES: ${(e as Error).message}`);
   }
+}
+
+/** LOG_LEVEL, checked. */
+function logLevel(v: string): LogLevel {
+  if ((LOG_LEVELS as readonly string[]).includes(v)) return v as LogLevel;
+  throw new ApiConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${v}`);
 }
 
 /** Read the configuration from the environment; throws ApiConfigError naming the variable. */
@@ -216,7 +241,14 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     cursorSecret: str('cursorSecret') || randomBytes(32).toString('hex'),
     cursorSecretsPrevious: list('cursorSecretsPrevious'),
     stateBusyTimeoutMs: int('stateBusyTimeoutMs', 0, 600_000),
+    metricsToken: str('metricsToken'),
+    metricsPort: overrides.metricsPort !== undefined ? overrides.metricsPort : raw('metricsPort') === undefined ? null : int('metricsPort', 0, 65_535),
+    metricsHost: str('metricsHost'),
+    logLevel: logLevel(str('logLevel')),
   };
+  if (config.metricsToken !== '' && config.metricsToken.length < 32) {
+    throw new ApiConfigError('METRICS_TOKEN must be at least 32 characters');
+  }
   if (config.gisTokenSecret !== '' && config.gisTokenSecret.length < 32) {
     throw new ApiConfigError('GIS_TOKEN_SECRET must be at least 32 characters');
   }

@@ -12,6 +12,8 @@ export interface AppState {
   key: ApiKey;
   /** The key's daily row budget: routes charge the records they return (see api/budget.ts). */
   budget: RowBudget;
+  /** Records this request was charged (set by the access middleware; the access log and metrics read it). */
+  rowsCharged?: number;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -17,6 +17,7 @@ import { intelQuerySchema } from './query/intel-query.ts';
 import { derefProp } from './query/parse-query.ts';
 import { leadsQuerySchema } from './params.ts';
 import { exportEndpoints, exportResponseSchemas } from './openapi-exports.ts';
+import { METRICS_SECURITY_SCHEME, OPERATIONS_TAG, operationalEndpoints, operationalSchemas, originOperation } from './observability/openapi.ts';
 import { DEPRECATIONS, applyDeprecations, serviceTermsExtension, serviceTermsText, type DeprecationTable } from './service-terms.ts';
 
 type Json = Record<string, any>;
@@ -87,6 +88,10 @@ export interface Endpoint {
   bodyDescription?: string;
   /** Answers with ETag / 304. */
   cached?: boolean;
+  /** Served at the origin, outside /v1 (the operation names its own server): /healthz, /readyz, /metrics. */
+  origin?: boolean;
+  /** Security of a public operation that has a scheme of its own (`/metrics`); none when absent. */
+  security?: Json[];
 }
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -248,6 +253,7 @@ export function endpoints(): Endpoint[] {
     },
     ...webhookEndpoints(),
     ...exportEndpoints(),
+    ...operationalEndpoints(),
   ];
 }
 
@@ -488,7 +494,7 @@ function operation(e: Endpoint): Json {
     tags: [e.tag],
     summary: e.summary,
     description: e.description,
-    ...(e.public ? { security: [] } : {}),
+    ...(e.public ? { security: e.security ?? [] } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(e.body ? { requestBody: { required: e.bodyRequired ?? false, ...(e.bodyDescription ? { description: e.bodyDescription } : {}), content: { 'application/json': { schema: e.body } } } } : {}),
     responses,
@@ -512,9 +518,9 @@ function operationId(e: Endpoint): string {
 export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { deprecations?: DeprecationTable } = {}): Json {
   const schemas: Json = {};
   for (const f of recordSchemaFiles()) schemas[componentName(f)] = component(f);
-  Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas(), exportResponseSchemas());
+  Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas(), exportResponseSchemas(), operationalSchemas());
   const paths: Json = {};
-  for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = operation(e);
+  for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = e.origin ? originOperation(operation(e), e.path, config.publicBaseUrl) : operation(e);
   applyDeprecations(paths, opts.deprecations ?? DEPRECATIONS);
   return {
     openapi: '3.1.0',
@@ -547,6 +553,7 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { d
       { name: 'GIS', description: 'GeoJSON feeds and OGC API Features (scopes ent_feed and custom).' },
       { name: 'Reference', description: 'This document and its renderings: interactive (/v1/docs) and read-only (/v1/reference).' },
       { name: 'Webhooks', description: 'Signed hourly pushes of new leads matching saved filters (ent_api and above).' },
+      OPERATIONS_TAG,
     ],
     paths,
     webhooks: webhookEventsDoc(),
@@ -559,6 +566,7 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { d
           scheme: 'bearer',
           description: 'API key, e.g. `lk_ea_…` (the prefix names the scope: lk_cw_ commonwealth, lk_ea_ ent_api, lk_ef_ ent_feed, lk_cu_ custom).',
         },
+        metricsToken: METRICS_SECURITY_SCHEME,
       },
     },
   };

@@ -132,6 +132,8 @@ export async function openReleaseManager(
     now?: () => number;
     retryFirstMs?: number;
     retryMaxMs?: number;
+    /** Called when a release becomes the one served, with how long its indexes took to build and load (metrics). */
+    onServing?: (r: { id: string; indexBuildMs: number }) => void;
   },
 ): Promise<ReleaseManager> {
   const log = opts.log ?? (() => {});
@@ -144,13 +146,14 @@ export async function openReleaseManager(
   const retired = new Set<string>();
   let checking: Promise<boolean> | null = null;
 
-  const load = async (id: string, dir: string): Promise<Release> => {
+  const load = async (id: string, dir: string): Promise<{ release: Release; indexBuildMs: number }> => {
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as ReleaseManifest;
     // The indexes first, in a child process (api/index/release-indexes.ts): a failed build leaves
     // nothing behind, and this process keeps serving the current release meanwhile.
     const started = Date.now();
     const leads = await loadLeadsEngine(id, dir, { log: (line) => log(`release ${id}: ${line}`) });
-    log(`release ${id}: indexes of ${leads.size} leads loaded in ${Date.now() - started} ms`);
+    const indexBuildMs = Date.now() - started;
+    log(`release ${id}: indexes of ${leads.size} leads loaded in ${indexBuildMs} ms`);
     const schema = sqlIdent(schemaName(id));
     await db.run(`DETACH DATABASE IF EXISTS ${schema}`);
     await db.run(`ATTACH ':memory:' AS ${schema} (COMPRESS)`);
@@ -169,7 +172,7 @@ export async function openReleaseManager(
       throw e;
     }
     for (const t of [...FROM_PARQUET, ...IN_MEMORY]) tables[t] ??= `read_parquet(${sqlString(join(dir, `${t}.parquet`))})`;
-    return { id, dir, manifest, tables, path: (rel: string) => join(dir, rel), leads };
+    return { release: { id, dir, manifest, tables, path: (rel: string) => join(dir, rel), leads }, indexBuildMs };
   };
 
   const dropIfUnused = async (id: string): Promise<void> => {
@@ -187,8 +190,9 @@ export async function openReleaseManager(
       if (!link || link.id === current?.id) return false;
       if (refused?.release === link.id && now() < refused.retryAt) return false;
       let next: Release;
+      let indexBuildMs: number;
       try {
-        next = await load(link.id, link.dir);
+        ({ release: next, indexBuildMs } = await load(link.id, link.dir));
       } catch (e) {
         const attempts = refused?.release === link.id ? refused.attempts + 1 : 1;
         const at = now();
@@ -204,6 +208,7 @@ export async function openReleaseManager(
       const prev = current;
       current = next;
       log(`serving release ${next.id}`);
+      opts.onServing?.({ id: next.id, indexBuildMs });
       if (prev) {
         retired.add(prev.id);
         await dropIfUnused(prev.id);

@@ -21,6 +21,9 @@ import { serverLeadReader } from './webhooks/lead-reader.ts';
 import { UsageLedger } from './access/ledger.ts';
 import { ExportTempSpace } from './export-temp.ts';
 import type { HostResolver } from './webhooks/destination.ts';
+import { ApiMetrics } from './observability/metrics.ts';
+import { createLogger, lineLog, type Logger } from './observability/log.ts';
+import { timedStore } from './observability/timed-store.ts';
 
 export interface RunningServer {
   /** Origin the server answers on, e.g. `http://localhost:8080` (the API is under `/v1`). */
@@ -33,12 +36,19 @@ export interface RunningServer {
   ledger: UsageLedger;
   /** The export temp space (its folder under EXPORT_TEMP_DIR, and what the running exports hold). */
   exportTemp: ExportTempSpace;
+  /** The server's metrics (its own registry). */
+  metrics: ApiMetrics;
+  /** Origin of the METRICS_PORT listener (`http://127.0.0.1:9464`, serving `/metrics`), or null when there is none. */
+  metricsUrl: string | null;
   /** Stop accepting connections, let in-flight requests finish, write the usage ledger, then close the release manager, store and DuckDB. */
   close(): Promise<void>;
 }
 
 export interface ServerDeps {
+  /** Operational lines (`deps.log(line)` throughout the API). */
   log: (line: string) => void;
+  /** The structured JSON log (access log); when absent, one at LOG_LEVEL writing its JSON lines to `log`. */
+  logger?: Logger;
   clock?: () => Date;
   /** Time in-flight requests get to finish on close before their connections are cut. */
   shutdownGraceMs?: number;
@@ -53,10 +63,14 @@ export interface ServerDeps {
 /** Start the API with `config`; resolves once it is listening. */
 export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<RunningServer> {
   const log = deps.log;
+  const logger = deps.logger ?? createLogger(config.logLevel, log);
   const clock = deps.clock ?? (() => new Date());
+  const metrics = new ApiMetrics();
   // The export temp folder first: private (0700), and what a killed server left in it removed.
   const exportTemp = new ExportTempSpace({ root: config.exportTempDir, maxBytes: config.exportTempMaxMb * 1e6, waitMs: config.exportTempWaitMs, log });
-  const rawStore = openStateStore(config.databaseUrl, { now: clock, busyTimeoutMs: config.stateBusyTimeoutMs });
+  const openedStore = openStateStore(config.databaseUrl, { now: clock, busyTimeoutMs: config.stateBusyTimeoutMs });
+  // every store operation timed (state_store_operation_duration_seconds), whoever calls it
+  const rawStore = timedStore(openedStore, (operation, outcome, seconds) => metrics.storeDuration.observe({ operation, outcome }, seconds));
   // An unreachable PostgreSQL (or a failed migration) fails the start, not the first request.
   await rawStore.ready.catch(async (e: unknown) => {
     await rawStore.close().catch(() => {});
@@ -68,7 +82,12 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
   const db = await openApiDb({ connections: config.duckdbConnections, threads: config.duckdbThreads, memoryLimit: config.duckdbMemoryLimit });
   let releases: ReleaseManager;
   try {
-    releases = await openReleaseManager(db, config.dataDir, { pollMs: config.releasePollMs, log, now: () => clock().getTime() });
+    releases = await openReleaseManager(db, config.dataDir, {
+      pollMs: config.releasePollMs,
+      log,
+      now: () => clock().getTime(),
+      onServing: (r) => metrics.releaseIndexBuild.set(r.indexBuildMs / 1000),
+    });
   } catch (e) {
     db.close();
     await store.close();
@@ -79,7 +98,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
   if (!config.accessLimits) log('ACCESS_LIMITS=off: no hourly rate limits and no daily row budgets (benchmarks only, never in production)');
   const resolveHost = deps.resolveHost ? { resolveHost: deps.resolveHost } : {};
   const app = createApp(config, {
-    db, releases, store, clock, log, ledger, exportTemp, ...resolveHost,
+    db, releases, store, clock, log, logger, metrics, ledger, exportTemp, ...resolveHost,
     ...(deps.benchWithoutAccess ? { benchWithoutAccess: deps.benchWithoutAccess } : {}),
     ...(deps.deprecations ? { deprecations: deps.deprecations } : {}),
   });
@@ -109,6 +128,16 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `${tls ? 'https' : 'http'}://${host}:${port}`;
+  const metricsServer = config.metricsPort === null ? null : await listenMetrics(metrics, config.metricsPort, config.metricsHost).catch(async (e: unknown) => {
+    server.close();
+    await webhooks?.stop();
+    await releases.close();
+    await store.close();
+    db.close();
+    exportTemp.close();
+    throw e;
+  });
+  const metricsUrl = metricsServer ? originOf(metricsServer, config.metricsHost, false) : null;
 
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
@@ -122,6 +151,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
         });
         server.closeIdleConnections();
       });
+      await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
       await webhooks?.stop();
       // every counted request reaches the ledger table before the store closes
       await ledger.stop().catch((e: Error) => log(`usage ledger: final write failed, ${ledger.pendingRequests} requests not recorded: ${e.message}`));
@@ -132,23 +162,59 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
     })();
     return closing;
   };
-  return { url, server, releases, store, db, ledger, exportTemp, close };
+  return { url, server, releases, store, db, ledger, exportTemp, metrics, metricsUrl, close };
+}
+
+/** `http://host:port` of a listening server (`localhost` for the any-address). */
+function originOf(server: http.Server | https.Server, host: string, tls: boolean): string {
+  const { port } = server.address() as AddressInfo;
+  const h = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `${tls ? 'https' : 'http'}://${h}:${port}`;
+}
+
+/**
+ * The METRICS_PORT listener: `GET /metrics` (the Prometheus text format, no token: it is bound to
+ * METRICS_HOST, 127.0.0.1 by default, for a scraper on the host or a sidecar), 404 for anything else.
+ */
+async function listenMetrics(metrics: ApiMetrics, port: number, host: string): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('not found: this listener serves GET /metrics only\n');
+      return;
+    }
+    metrics.scrape().then(
+      (m) => res.writeHead(200, { 'Content-Type': m.contentType, 'Cache-Control': 'no-store' }).end(req.method === 'HEAD' ? undefined : m.body),
+      (e: Error) => res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`metrics could not be collected: ${e.message}\n`),
+    );
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
 }
 
 /** Command-line entry: read the environment, listen, and shut down gracefully on SIGTERM/SIGINT. */
 async function runFromCommandLine(): Promise<void> {
-  const log = (line: string): void => void process.stderr.write(line + '\n');
   let config: ApiConfig;
   try {
     config = loadApiConfig(process.env);
   } catch (e) {
     if (e instanceof ApiConfigError) {
-      log(`configuration error: ${e.message}`);
+      createLogger('info').fatal(`configuration error: ${e.message}`);
       process.exit(2);
     }
     throw e;
   }
-  const s = await startServer(config, { log });
+  // one JSON line per entry on stderr (api/observability/log.ts); `log(line)` is an info entry
+  const logger = createLogger(config.logLevel);
+  const log = lineLog(logger);
+  const s = await startServer(config, { log, logger });
   let current: string;
   try {
     current = `serving release ${s.releases.current().id}`;
@@ -172,6 +238,9 @@ async function runFromCommandLine(): Promise<void> {
   log(`leads API listening on ${s.url}/v1 (${current})`);
   log(`get a key:  npx leads accounts create --name you --plan premium && npx leads keys create --account you --scope ent_api --json`);
   log(`then:       curl -H "Authorization: Bearer <key>" ${s.url}/v1/meta`);
+  log(`health:     ${s.url}/healthz (alive), ${s.url}/readyz (release loaded, state store answering)`);
+  if (s.metricsUrl) log(`metrics:    ${s.metricsUrl}/metrics`);
+  else if (config.metricsToken) log(`metrics:    ${s.url}/metrics (Authorization: Bearer <METRICS_TOKEN>)`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

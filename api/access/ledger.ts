@@ -29,6 +29,8 @@ export class UsageLedger {
   private stopped = false;
   /** Failed flushes in a row (0 = the store is writable). */
   private failures = 0;
+  /** When the oldest count not yet written was recorded (ms); null when everything is written. */
+  private pendingSince: number | null = null;
   private readonly flushMs: number;
   private readonly detailDays: number;
   private readonly now: () => number;
@@ -53,6 +55,7 @@ export class UsageLedger {
     d.requests += 1;
     if (status >= 400) d.errors += 1;
     d.rows += rows;
+    this.pendingSince ??= this.now();
     if (!this.timer && !this.stopped) {
       this.timer = setInterval(() => void this.flush(), this.flushMs);
       this.timer.unref();
@@ -66,6 +69,11 @@ export class UsageLedger {
     return n;
   }
 
+  /** How long the oldest count not yet written has waited, ms (0 when everything is written): the flush lag. */
+  get lagMs(): number {
+    return this.pendingSince === null ? 0 : Math.max(0, this.now() - this.pendingSince);
+  }
+
   /** Write what is pending (one flush at a time; a call during a flush waits for it, then flushes again). */
   flush(): Promise<void> {
     this.flushing = this.flushing.catch(() => {}).then(() => this.flushOnce());
@@ -75,10 +83,13 @@ export class UsageLedger {
   private async flushOnce(): Promise<void> {
     if (this.pending.size > 0) {
       const batch = [...this.pending.values()];
+      const since = this.pendingSince;
       this.pending = new Map();
+      this.pendingSince = null;
       try {
         await this.store.addUsage(batch);
       } catch (e) {
+        this.pendingSince = since; // the batch's counts are older than any recorded meanwhile
         // keep the counts: merge them back for the next flush
         for (const d of batch) {
           const k = `${d.key_id}\u0000${d.day}\u0000${d.route}`;

@@ -192,7 +192,8 @@ export function accessMiddleware(opts: AccessOptions): Middleware<AppState> {
       throw e;
     } finally {
       if (budget && opts.limits) ctx.set(budgetHeaders(budget.state()));
-      opts.ledger.record(key.id, route, status, budget?.charged ?? 0);
+      ctx.state.rowsCharged = budget?.charged ?? 0;
+      opts.ledger.record(key.id, route, status, ctx.state.rowsCharged);
     }
   };
 }

@@ -65,6 +65,16 @@ class Renderer {
     this.basePath = base;
   }
 
+  /** The path prefix an operation's path is shown with: its own server's (an operation at the origin) or the document's. */
+  pathBase(op: Json): string {
+    if (!Array.isArray(op.servers) || !op.servers[0]) return this.basePath;
+    try {
+      return new URL(op.servers[0].url).pathname.replace(/\/+$/, '');
+    } catch {
+      return '';
+    }
+  }
+
   /** The value a local `$ref` points at, or undefined. */
   resolve(ref: string): Json | undefined {
     if (!ref.startsWith('#/')) return undefined;
@@ -220,7 +230,7 @@ class Renderer {
   /** One operation (of `paths`) or webhook event (of `webhooks`). */
   operation(method: string, path: string, op: Json, webhook: boolean): string {
     const id = op.operationId ? anchor('op', op.operationId) : anchor(webhook ? 'webhook' : 'op', `${method}-${path}`);
-    const shown = webhook ? path : this.basePath + path;
+    const shown = webhook ? path : this.pathBase(op) + path;
     const dep = op['x-deprecation'] as Json | undefined;
     return (
       `<article class="operation${op.deprecated ? ' deprecated' : ''}" id="${id}" data-method="${esc(method.toUpperCase())}" data-${webhook ? 'webhook' : 'path'}="${esc(path)}"${op.operationId ? ` data-operation-id="${esc(op.operationId)}"` : ''}>\n` +
@@ -266,7 +276,7 @@ class Renderer {
     if (!t) return '';
     const deprecated = this.groups().flatMap((g) => g.ops.filter((o) => o.op.deprecated));
     const list = deprecated.length
-      ? `<ul>${deprecated.map((o) => `<li><a href="#${anchor('op', o.op.operationId ?? `${o.method}-${o.path}`)}">${esc(o.method.toUpperCase())} ${esc(this.basePath + o.path)}</a>${o.op['x-deprecation'] ? `: sunset ${esc(o.op['x-deprecation'].sunset)}` : ''}</li>`).join('')}</ul>`
+      ? `<ul>${deprecated.map((o) => `<li><a href="#${anchor('op', o.op.operationId ?? `${o.method}-${o.path}`)}">${esc(o.method.toUpperCase())} ${esc(this.pathBase(o.op) + o.path)}</a>${o.op['x-deprecation'] ? `: sunset ${esc(o.op['x-deprecation'].sunset)}` : ''}</li>`).join('')}</ul>`
       : '<p>No operation is deprecated.</p>';
     return (
       '<section id="service-terms"><h2>Service terms</h2><dl class="facts">' +
@@ -311,7 +321,7 @@ class Renderer {
       .map(
         (g) =>
           `<li><a href="#${anchor('tag', g.tag)}">${esc(g.tag)}</a><ul>${g.ops
-            .map((o) => `<li><a href="#${o.op.operationId ? anchor('op', o.op.operationId) : anchor('op', `${o.method}-${o.path}`)}"><span class="method method-${esc(o.method)}">${esc(o.method.toUpperCase())}</span> ${esc(this.basePath + o.path)}</a></li>`)
+            .map((o) => `<li><a href="#${o.op.operationId ? anchor('op', o.op.operationId) : anchor('op', `${o.method}-${o.path}`)}"><span class="method method-${esc(o.method)}">${esc(o.method.toUpperCase())}</span> ${esc(this.pathBase(o.op) + o.path)}</a></li>`)
             .join('')}</ul></li>`,
       )
       .join('');

@@ -42,7 +42,7 @@ import { parquetStream } from '../render/parquet.ts';
 import { ExportTempSpace } from '../export-temp.ts';
 
 /** The exports router (paths relative to the /v1 mount). */
-export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'exportTemp' | 'log'>): Router<AppState> {
+export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'exportTemp' | 'log' | 'metrics'>): Router<AppState> {
   const router = new Router<AppState>();
   const sourcesFor = releaseSourcesCache(deps.db);
   // the server prepares it at start (leftovers removed); an app built without one makes it on first use
@@ -105,6 +105,12 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'exp
     } catch (e) {
       file.release();
       throw e;
+    }
+    // running from here until its response is sent or cut (the `exports_running` gauge)
+    const running = deps.metrics?.exportsRunning;
+    if (running) {
+      running.inc();
+      ctx.res.once('close', () => running.dec());
     }
     const rowsReq = { filters: req.filters, afterId: null, limit: null };
     if (format === 'parquet') {

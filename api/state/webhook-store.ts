@@ -262,6 +262,20 @@ function webhookQueries(b: Backend) {
     dead: template((webhookId: string) =>
       d.lockRows(db.selectFrom('webhook_deliveries as d').select('d.id').where('d.webhook_id', '=', webhookId).where('d.status', '=', 'dead').orderBy(seq)),
     ),
+    /** Undelivered deliveries of active webhooks, by whether their webhook is suspended (monitoring). */
+    queueStats: template(() =>
+      db
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+        .select((eb) => [
+          eb.case().when('w.suspended_at', 'is', null).then(eb.lit(0)).else(eb.lit(1)).end().as('held'),
+          eb.fn.countAll<number>().as('n'),
+          eb.fn.min('d.created_at').as('oldest'),
+        ])
+        .where('w.status', '=', 'active')
+        .where('d.status', 'in', ['pending', 'delivering'])
+        .groupBy((eb) => eb.case().when('w.suspended_at', 'is', null).then(eb.lit(0)).else(eb.lit(1)).end()),
+    ),
     replay: (at: string, ids: string[]) =>
       db
         .updateTable('webhook_deliveries')
@@ -359,6 +373,14 @@ export function webhookStore(b: Backend, now: () => Date): WebhookStore {
     },
     async listAttempts(deliveryId) {
       return (await b.run('plain', () => rows(q.attempts(deliveryId)))).map(toAttempt);
+    },
+    async queueStats() {
+      const out = { queued: 0, held: 0, oldestQueuedAt: null as string | null };
+      for (const r of await b.run('plain', () => rows(q.queueStats()))) {
+        if (Number(r['held']) === 1) out.held = Number(r['n']);
+        else (out.queued = Number(r['n'])), (out.oldestQueuedAt = r['oldest'] ?? null);
+      }
+      return out;
     },
     replayDead(webhookId, t, ids) {
       return b.run('atomic', function* () {

@@ -190,4 +190,10 @@ export interface WebhookStore {
    * the ids given (only those that are dead) or every dead one. Returns the ids replayed.
    */
   replayDead(webhookId: string, now: Date, deliveryIds?: string[]): Promise<string[]>;
+  /**
+   * The queue for monitoring: deliveries not yet delivered or dead (pending or being sent) of
+   * active webhooks — `queued` (unsuspended webhooks) and `held` (suspended ones) — and the
+   * `created_at` of the oldest queued one (null when none is queued).
+   */
+  queueStats(): Promise<{ queued: number; held: number; oldestQueuedAt: string | null }>;
 }

@@ -9,6 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+import type { RefreshSummary } from '../../pipeline/run.ts';
+import { STAGES } from '../../pipeline/stages/index.ts';
 
 const leads = (args: string[], env: Record<string, string> = {}) =>
   spawnSync(process.execPath, [join(REPO_ROOT, 'bin/leads.js'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
@@ -22,9 +24,16 @@ test('generate into one folder, refresh --raw from it into another DATA_DIR', ()
   assert.is(JSON.parse(readFileSync(join(raw, 'fetch-log.json'), 'utf8')).origin, 'generated', 'generate says the files are generated');
   const r = leads(['refresh', '--raw', raw, '--json', '--quiet'], { DATA_DIR: data });
   assert.is(r.status, 0, r.stderr);
-  const summary = JSON.parse(r.stdout) as { status: string; releaseId: string; counts: Record<string, number> };
+  const summary = JSON.parse(r.stdout) as RefreshSummary;
   assert.is(summary.status, 'published');
-  assert.ok(existsSync(join(data, 'releases', summary.releaseId, 'manifest.json')));
+  // what a scheduler alerts on (docs/operations.md): every stage's time and rows, the row counts, the gates
+  assert.equal(Object.keys(summary.stages), STAGES.map((s) => s.name), 'a timing per stage, in order');
+  for (const [name, t] of Object.entries(summary.stages)) {
+    assert.ok(Number.isFinite(t.ms) && t.ms >= 0 && Number.isInteger(t.rows) && t.rows >= 0 && Number.isFinite(t.rows_per_s), `stage ${name}: ${JSON.stringify(t)}`);
+  }
+  assert.ok(summary.counts['leads']! > 0 && Object.values(summary.counts).every((n) => Number.isInteger(n)), JSON.stringify(summary.counts));
+  assert.ok(summary.wallMs > 0 && summary.gates.passed === true, JSON.stringify(summary.gates));
+  assert.ok(existsSync(join(data, 'releases', summary.releaseId!, 'manifest.json')));
   assert.not.ok(existsSync(join(data, 'raw')), '--raw read from the given folder, nothing generated under DATA_DIR');
   const again = leads(['refresh', '--raw', raw, '--json', '--quiet'], { DATA_DIR: data });
   assert.is(JSON.parse(again.stdout).status, 'unchanged');

@@ -240,6 +240,27 @@ export function webhookStoreContract(name: string, backend: WebhookContractBacke
       assert.equal([c3?.id, c3?.attempt_no, c3?.attempts], [d.id, 2, 2], 'claimed again as the same attempt');
     }));
 
+  test('queueStats (monitoring): undelivered deliveries of active webhooks, queued or held, and the oldest queued one', () =>
+    withStore(async (s) => {
+      assert.equal(await s.webhooks.queueStats(), { queued: 0, held: 0, oldestQueuedAt: null }, 'empty');
+      const a = await s.createAccount('acme', 'premium');
+      const [w, held, off] = [await s.webhooks.createWebhook(newWebhook(a.id)), await s.webhooks.createWebhook(newWebhook(a.id)), await s.webhooks.createWebhook(newWebhook(a.id))];
+      const [d1, d2] = [delivery({ created_at: at(5).toISOString() }), delivery({ created_at: at(1).toISOString() })];
+      await s.webhooks.enqueue(w.id, [d1, d2]);
+      await s.webhooks.enqueue(held.id, [delivery({ created_at: at(0).toISOString() })]);
+      await s.webhooks.enqueue(off.id, [delivery({ created_at: at(0).toISOString() })]);
+      await s.webhooks.setSuspension(held.id, 'no key', at(2));
+      await s.webhooks.setWebhookStatus(off.id, 'disabled', 'by owner');
+      assert.equal(await s.webhooks.queueStats(), { queued: 2, held: 1, oldestQueuedAt: at(1).toISOString() }, 'a disabled webhook\'s deliveries are not queued');
+      const [c] = await s.webhooks.claimDue({ now: at(10), limit: 1, leaseUntil: at(70), owner: 'o' });
+      assert.is(c?.id, d1.id, 'due first (enqueued first)');
+      assert.equal(await s.webhooks.queueStats(), { queued: 2, held: 1, oldestQueuedAt: at(1).toISOString() }, 'being sent is still queued');
+      await s.webhooks.finishAttempt(d1.id, 'o', { attempt_no: 1, status_code: 204, latency_ms: 1, error: null }, { status: 'delivered' });
+      const [c2] = await s.webhooks.claimDue({ now: at(11), limit: 1, leaseUntil: at(71), owner: 'o' });
+      await s.webhooks.finishAttempt(c2!.id, 'o', { attempt_no: 1, status_code: 500, latency_ms: 1, error: null }, { status: 'dead', reason: 'gave up' });
+      assert.equal(await s.webhooks.queueStats(), { queued: 0, held: 1, oldestQueuedAt: null }, 'delivered and dead ones leave the queue');
+    }));
+
   test('concurrent dispatchers on two connections claim every due delivery exactly once', () =>
     withStore(async (s) => {
       const other = await backend.openSibling(s, { now: clock.now });

@@ -1,0 +1,44 @@
+/**
+ * The server's structured log: pino, one JSON object per line (`time` ISO 8601, `level` by name,
+ * `pid`, `hostname`, `msg`, and the fields of the entry). The access log (one line per request,
+ * api/middleware/access-log.ts) and every operational line (`deps.log(line)`: release switches,
+ * ledger flush failures, a 500's stack under its request id…) go through it.
+ *
+ * What a line may hold is decided where it is written — never a key, an Authorization header, a
+ * GIS token, a webhook secret, a cursor or a person's name — and `redact` below blanks the
+ * fields that would hold such a value if one were ever passed by mistake.
+ */
+import pino from 'pino';
+import type { LogLevel } from '../config.ts';
+
+export type Logger = pino.Logger;
+
+/** Field paths blanked in every entry, whatever logged them (defence in depth: none is ever logged on purpose). */
+export const REDACTED_FIELDS = [
+  'authorization', 'key', 'api_key', 'token', 'access_token', 'secret', 'cursor', 'password',
+  '*.authorization', '*.key', '*.api_key', '*.token', '*.access_token', '*.secret', '*.cursor', '*.password',
+];
+
+/**
+ * A JSON logger at `level`, writing to `destination`: a function receiving each line (without its
+ * newline; tests collect them), or stderr (synchronously, so the lines before an exit are kept).
+ *
+ * @example
+ *   const logger = createLogger('info');                       // JSON lines on stderr
+ *   const lines: string[] = []; createLogger('info', (l) => lines.push(l));
+ */
+export function createLogger(level: LogLevel, destination?: (line: string) => void): Logger {
+  const options: pino.LoggerOptions = {
+    level,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: { paths: REDACTED_FIELDS, censor: '[redacted]' },
+  };
+  if (!destination) return pino(options, pino.destination({ fd: 2, sync: true }));
+  return pino(options, { write: (chunk: string) => destination(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) });
+}
+
+/** `deps.log(line)` over a logger: each line an `info` entry with the line as `msg`. */
+export function lineLog(logger: Logger): (line: string) => void {
+  return (line) => logger.info(line);
+}

@@ -1,0 +1,176 @@
+/**
+ * The server's Prometheus metrics (prom-client), one registry per server — never prom-client's
+ * global default, so several servers in one process (tests, replicas) do not share counters.
+ * Every metric is declared here once; docs/operations.md lists them.
+ *
+ * Request metrics are labelled by route template (`GET /v1/leads/{id}`, the usage ledger's route
+ * names; `other` for paths no router has — never the raw path) and status class (`2xx`…`5xx`).
+ * Gauges that describe state held elsewhere (release age, the webhook queue, the usage ledger's
+ * backlog) are read when scraped, through the `sources` given to `observe`.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Prefix of every metric the API defines (the default process metrics get it too). */
+export const METRIC_PREFIX = 'leads_api_';
+
+/** What the scrape-time gauges read. Each one is optional: an app built without it reports nothing for it. */
+export interface MetricSources {
+  /** The release served: id and `built_at` of its manifest; null while none is loaded. */
+  release?: () => { id: string; builtAt: string } | null;
+  /** The usage ledger's backlog: requests counted but not yet written, and how long the oldest has waited. */
+  ledger?: () => { pendingRequests: number; lagMs: number };
+  /** The webhook queue (shared by every replica of the store). */
+  webhookQueue?: () => Promise<{ queued: number; held: number; oldestQueuedAt: string | null }>;
+  /** The clock (ms since the epoch) ages are measured on. */
+  now: () => number;
+}
+
+/** Seconds buckets of request latency (5 ms … 30 s: pages are milliseconds, exports seconds). */
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Seconds buckets of one state-store operation (a key lookup is ~0.1 ms on SQLite). */
+const STORE_BUCKETS = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5];
+
+/** `2xx` for 204, `4xx` for 429… */
+export function statusClass(status: number): string {
+  return `${Math.floor(status / 100)}xx`;
+}
+
+/** The metrics of one server. */
+export class ApiMetrics {
+  readonly registry = new Registry();
+  readonly requests: Counter<'route' | 'status_class'>;
+  readonly requestDuration: Histogram<'route' | 'status_class'>;
+  readonly rowsServed: Counter<'route'>;
+  readonly tooManyRequests: Counter<'reason'>;
+  readonly exportsRunning: Gauge;
+  readonly releaseIndexBuild: Gauge;
+  readonly storeDuration: Histogram<'operation' | 'outcome'>;
+  private sources: MetricSources | null = null;
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: METRIC_PREFIX });
+    this.requests = new Counter({
+      name: `${METRIC_PREFIX}http_requests_total`,
+      help: 'HTTP requests answered, by route template and status class',
+      labelNames: ['route', 'status_class'] as const,
+      registers,
+    });
+    this.requestDuration = new Histogram({
+      name: `${METRIC_PREFIX}http_request_duration_seconds`,
+      help: 'Time from the request to the last byte of its response, by route template and status class',
+      labelNames: ['route', 'status_class'] as const,
+      buckets: REQUEST_BUCKETS,
+      registers,
+    });
+    this.rowsServed = new Counter({
+      name: `${METRIC_PREFIX}rows_served_total`,
+      help: 'Records charged to daily row budgets (what the responses returned), by route template',
+      labelNames: ['route'] as const,
+      registers,
+    });
+    this.tooManyRequests = new Counter({
+      name: `${METRIC_PREFIX}http_429_total`,
+      help: 'Requests answered 429, by reason (the problem code: rate_limited, budget_exhausted, too_many_failed_attempts)',
+      labelNames: ['reason'] as const,
+      registers,
+    });
+    this.exportsRunning = new Gauge({
+      name: `${METRIC_PREFIX}exports_running`,
+      help: 'File exports (CSV, JSON Lines, Parquet) being written or sent now',
+      registers,
+    });
+    this.releaseIndexBuild = new Gauge({
+      name: `${METRIC_PREFIX}release_index_build_seconds`,
+      help: 'How long the in-memory indexes of the release served took to build and load',
+      registers,
+    });
+    this.storeDuration = new Histogram({
+      name: `${METRIC_PREFIX}state_store_operation_duration_seconds`,
+      help: 'Time of one state-store operation (its queries, in its transaction), by operation and outcome (ok or error)',
+      labelNames: ['operation', 'outcome'] as const,
+      buckets: STORE_BUCKETS,
+      registers,
+    });
+    const self = this;
+    new Gauge({
+      name: `${METRIC_PREFIX}release_age_seconds`,
+      help: 'Age of the release served (now minus its manifest built_at), labelled with its id; absent while no release is loaded',
+      labelNames: ['release'] as const,
+      registers,
+      collect() {
+        this.reset();
+        const r = self.sources?.release?.();
+        if (r) this.set({ release: r.id }, (self.sources!.now() - Date.parse(r.builtAt)) / 1000);
+      },
+    });
+    new Gauge({
+      name: `${METRIC_PREFIX}usage_ledger_pending_requests`,
+      help: 'Requests counted in memory and not yet written to the usage ledger',
+      registers,
+      collect() {
+        const l = self.sources?.ledger?.();
+        if (l) this.set(l.pendingRequests);
+      },
+    });
+    new Gauge({
+      name: `${METRIC_PREFIX}usage_ledger_flush_lag_seconds`,
+      help: 'How long the oldest count not yet written to the usage ledger has waited (0 when all are written; grows while the store cannot be written)',
+      registers,
+      collect() {
+        const l = self.sources?.ledger?.();
+        if (l) this.set(l.lagMs / 1000);
+      },
+    });
+    // one query per scrape fills both queue gauges (prom-client collects the metrics concurrently)
+    let reading: ReturnType<NonNullable<MetricSources['webhookQueue']>> | null = null;
+    const readQueue = async (): Promise<Awaited<ReturnType<NonNullable<MetricSources['webhookQueue']>>> | null> => {
+      const read = self.sources?.webhookQueue;
+      if (!read) return null;
+      reading ??= read().finally(() => (reading = null));
+      // the store does not answer (see /readyz): no value rather than a stale one
+      return reading.catch(() => null);
+    };
+    new Gauge({
+      name: `${METRIC_PREFIX}webhook_queue_depth`,
+      help: 'Webhook deliveries not yet delivered or dead: queued (active webhooks) or held (suspended webhooks); shared by every replica',
+      labelNames: ['state'] as const,
+      registers,
+      async collect() {
+        const q = await readQueue();
+        this.reset();
+        if (!q) return;
+        this.set({ state: 'queued' }, q.queued);
+        this.set({ state: 'held' }, q.held);
+      },
+    });
+    new Gauge({
+      name: `${METRIC_PREFIX}webhook_oldest_pending_seconds`,
+      help: 'Age of the oldest queued webhook delivery (since its event was created); 0 when none is queued',
+      registers,
+      async collect() {
+        const q = await readQueue();
+        if (q) this.set(q.oldestQueuedAt === null ? 0 : Math.max(0, (self.sources!.now() - Date.parse(q.oldestQueuedAt)) / 1000));
+      },
+    });
+  }
+
+  /** Where the scrape-time gauges read from (set once the server has opened them). */
+  observe(sources: MetricSources): void {
+    this.sources = sources;
+  }
+
+  /** One answered request. */
+  request(route: string, status: number, seconds: number, rows: number, problemCode: string | null): void {
+    const labels = { route, status_class: statusClass(status) };
+    this.requests.inc(labels);
+    this.requestDuration.observe(labels, seconds);
+    if (rows > 0) this.rowsServed.inc({ route }, rows);
+    if (status === 429) this.tooManyRequests.inc({ reason: problemCode ?? 'unknown' });
+  }
+
+  /** The Prometheus text exposition of every metric, and its content type. */
+  async scrape(): Promise<{ body: string; contentType: string }> {
+    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}

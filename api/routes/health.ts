@@ -1,0 +1,133 @@
+/**
+ * The operational endpoints, at the origin (outside /v1), without an API key, never cached:
+ *
+ * - `GET /healthz` — the process is alive and answering HTTP (for a liveness probe); 200 always.
+ * - `GET /readyz` — a release is loaded and the state store answers a query (within
+ *   `READY_STORE_TIMEOUT_MS`): 200, else `503 not_ready` naming what is not ready (for a load
+ *   balancer's readiness check: a replica without a release or its store is taken out).
+ * - `GET /metrics` — the Prometheus text exposition (api/observability/metrics.ts), only with
+ *   `Authorization: Bearer <METRICS_TOKEN>` (401 `invalid_metrics_token` otherwise); a 404
+ *   when METRICS_TOKEN is unset. A separate listener on METRICS_PORT serves it without a token
+ *   (api/server.ts), bound to METRICS_HOST (default 127.0.0.1).
+ *
+ * They are mounted before the release pin and the key check (api/app.ts).
+ */
+import Router from '@koa/router';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { ApiConfig } from '../config.ts';
+import type { AppState } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import type { ReleaseManager } from '../release.ts';
+import type { StateStore } from '../state/store.ts';
+import type { ApiMetrics } from '../observability/metrics.ts';
+
+/** The paths served at the origin, outside /v1. */
+export const OPERATIONAL_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
+
+/** How long /readyz waits for the state store before it counts as not answering. */
+export const READY_STORE_TIMEOUT_MS = 2000;
+
+/** The body of `GET /healthz`. */
+export interface HealthBody {
+  status: 'ok';
+}
+
+/** The body of a ready `GET /readyz`. */
+export interface ReadyBody {
+  status: 'ready';
+  release: string;
+  checks: { release: 'ok'; state_store: 'ok' };
+}
+
+export interface HealthDeps {
+  releases: Pick<ReleaseManager, 'current'>;
+  /** Any cheap read answers whether the store is reachable; `getAccountById(0)` reads by primary key and finds nothing. */
+  store: Pick<StateStore, 'getAccountById'>;
+  metrics: Pick<ApiMetrics, 'scrape'>;
+  /** Why the store does not answer goes to the log, not to the (public) response. */
+  log: (line: string) => void;
+}
+
+/** Whether `Authorization` carries `Bearer <token>`, compared in constant time (digests of equal length). */
+export function bearerMatches(header: string, token: string): boolean {
+  const m = /^Bearer +(\S+) *$/i.exec(header.trim());
+  if (!m || token === '') return false;
+  const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+  return timingSafeEqual(digest(m[1]!), digest(token));
+}
+
+/** What is wrong with the state store (logged), or null when it answers in time. */
+async function storeProblem(store: HealthDeps['store']): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`did not answer within ${READY_STORE_TIMEOUT_MS} ms`), READY_STORE_TIMEOUT_MS);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([store.getAccountById(0).then(() => null), timeout]);
+  } catch (e) {
+    const cause = (e as { cause?: { message?: unknown } }).cause?.message ?? (e as Error)?.message;
+    return `failed: ${String(cause ?? e)}`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The router of /healthz, /readyz and /metrics (paths at the origin). */
+export function healthRouter(config: Pick<ApiConfig, 'metricsToken'>, deps: HealthDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  let storeWasDown = false; // log when the store stops answering and when it answers again, not on every probe
+  router.get('/healthz', (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { status: 'ok' } satisfies HealthBody;
+  });
+  router.get('/readyz', async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    const checks: Record<string, string> = {};
+    let release: string | null = null;
+    try {
+      release = deps.releases.current().id;
+      checks['release'] = 'ok';
+    } catch {
+      checks['release'] = 'no release is loaded';
+    }
+    const store = await storeProblem(deps.store);
+    if ((store !== null) !== storeWasDown) deps.log(store !== null ? `readyz: not ready, the state store ${store}` : 'readyz: the state store answers again');
+    storeWasDown = store !== null;
+    checks['state_store'] = store === null ? 'ok' : 'not answering';
+    const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
+    if (failing.length > 0 || release === null) {
+      throw new ApiError(503, 'not_ready', `not ready: ${failing.map(([k, v]) => `${k}: ${v}`).join('; ')}`, {
+        headers: { 'Cache-Control': 'no-store', 'Retry-After': '5' },
+      });
+    }
+    ctx.body = { status: 'ready', release, checks: { release: 'ok', state_store: 'ok' } } satisfies ReadyBody;
+  });
+  router.get('/metrics', async (ctx) => {
+    if (config.metricsToken === '') throw new ApiError(404, 'not_found', `no endpoint at ${ctx.path}`);
+    if (!bearerMatches(ctx.get('Authorization'), config.metricsToken)) {
+      throw new ApiError(401, 'invalid_metrics_token', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', {
+        headers: { 'WWW-Authenticate': 'Bearer realm="metrics"', 'Cache-Control': 'no-store' },
+      });
+    }
+    const m = await deps.metrics.scrape();
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = m.contentType;
+    ctx.body = m.body;
+  });
+  return router;
+}
+
+/** 405 (204 for OPTIONS) for the operational paths with a method other than GET / HEAD; after `healthRouter`. */
+export function operationalMethods(): Middleware {
+  return async (ctx, next) => {
+    if (!OPERATIONAL_PATHS.includes(ctx.path) || ctx.method === 'GET' || ctx.method === 'HEAD') return next();
+    ctx.set('Allow', 'GET, HEAD, OPTIONS');
+    if (ctx.method === 'OPTIONS') {
+      ctx.status = 204;
+      return;
+    }
+    throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: GET, HEAD, OPTIONS`, { headers: { Allow: 'GET, HEAD, OPTIONS' } });
+  };
+}
