@@ -15,7 +15,7 @@ import { maskedFor, maskRecord } from '../masking.ts';
 import type { Release } from '../release.ts';
 import type { Scope } from '../scopes.ts';
 import { gisCountQuery, gisIdsQuery, servedFromIndex, type GisLayer, type GisRequest } from '../query/feeds-query.ts';
-import { buildLayerIndex, inBBox, positionAfter, positionOf, readFeatures, readFeaturesJoined, type LayerIndex } from './layer-index.ts';
+import { buildLayerIndex, inBBox, mergeLayerIndexes, positionAfter, positionOf, readFeatures, readFeaturesJoined, type LayerIndex } from './layer-index.ts';
 
 export interface FeaturePage {
   /** The features' JSON, id ascending, comma-separated (the inside of the `features` array). */
@@ -28,7 +28,10 @@ export interface FeaturePage {
 
 interface PrerenderedLayer {
   name: string;
-  file: string;
+  /** The layer's file; absent on a layer made of `parts` (the national leads layer since issue 17). */
+  file?: string;
+  /** Names of the layers whose lines make up this one. */
+  parts?: string[];
   features: number;
   bbox: [number, number, number, number] | null;
   authority?: string;
@@ -55,7 +58,9 @@ export function releaseLayersCache(keep = 2): (release: Pick<Release, 'id' | 'pa
           if (!p) {
             const layer = layers.find((l) => l.name === name);
             if (!layer) throw new Error(`release ${release.id} has no pre-rendered layer ${name}`);
-            p = buildLayerIndex(release.path(layer.file));
+            if (layer.file) p = buildLayerIndex(release.path(layer.file));
+            else if (layer.parts) p = Promise.all(layer.parts.map((part) => r!.index(part))).then(mergeLayerIndexes);
+            else throw new Error(`release ${release.id}: pre-rendered layer ${name} has neither a file nor parts`);
             p.catch(() => built.delete(name));
             built.set(name, p);
           }

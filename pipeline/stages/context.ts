@@ -50,6 +50,8 @@ export interface RefreshSummary {
   sources: Record<string, SourceCounts>;
   gates: GateResult & { forced: boolean };
   stages: Record<string, StageTiming>;
+  /** Bytes on disk of the release that was built (every file the manifest lists, plus manifest.json); null when none was built. */
+  releaseBytes: number | null;
   peakRssMb: number;
   /** The stage during which the sampled peak was seen. */
   peakRssStage: string;
@@ -59,7 +61,7 @@ export interface RefreshSummary {
 
 /** How a refresh ends, said by the stage after which it ends; the runner adds timings and memory. */
 export type StageOutcome = Pick<RefreshSummary, 'status' | 'message'> &
-  Partial<Pick<RefreshSummary, 'releaseId' | 'asOf' | 'changes' | 'counts' | 'sources' | 'gates'>>;
+  Partial<Pick<RefreshSummary, 'releaseId' | 'asOf' | 'changes' | 'counts' | 'sources' | 'gates' | 'releaseBytes'>>;
 
 /** Rows of one record kind that failed schema validation: how many, and up to five examples. */
 export interface InvalidRows {
@@ -79,6 +81,8 @@ export interface BuildProducts {
   files: RawFiles;
   fingerprint: string;
   build: Build;
+  /** Bytes of the built release (its files and manifest.json), set by the manifest stage. */
+  releaseBytes: number;
   validators: Validators;
   /** The published sales, staged by `read:ppr` and turned into Parquet by `write:sales`. */
   sales: { spec: TableSpec; sink: NdjsonSink; count: number };
