@@ -41,6 +41,7 @@ import { intelRouter } from './routes/intel.ts';
 import { exportsRouter } from './routes/exports.ts';
 import { feedsRouter } from './routes/feeds.ts';
 import { ogcRouter } from './routes/ogc.ts';
+import { tilesRouter } from './routes/tiles.ts';
 import { gisTokenMiddleware } from './middleware/gis-token.ts';
 import { deprecationMiddleware } from './middleware/deprecation.ts';
 import { DEPRECATIONS, checkDeprecations, type DeprecationTable } from './service-terms.ts';
@@ -97,6 +98,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     exportsRouter(config, deps),
     feedsRouter(config, { ...deps, tokenKey: gisKey, layers }),
     ogcRouter(config, { ...deps, layers }),
+    tilesRouter(config, deps),
     intelRouter(config, deps),
     webhooks,
   ];
