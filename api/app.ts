@@ -42,6 +42,7 @@ import { exportsRouter } from './routes/exports.ts';
 import { feedsRouter } from './routes/feeds.ts';
 import { ogcRouter } from './routes/ogc.ts';
 import { tilesRouter } from './routes/tiles.ts';
+import { authoritiesRouter } from './routes/authorities.ts';
 import { gisTokenMiddleware } from './middleware/gis-token.ts';
 import { deprecationMiddleware } from './middleware/deprecation.ts';
 import { DEPRECATIONS, checkDeprecations, type DeprecationTable } from './service-terms.ts';
@@ -93,6 +94,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     claim,
     account,
     metaRouter(config, deps),
+    authoritiesRouter(config),
     leadsRouter(config),
     infrastructureRouter(config, deps),
     exportsRouter(config, deps),

@@ -12,7 +12,7 @@ import type { Neighbour } from '../normalise/neighbours.ts';
 import type { Supplier } from '../normalise/suppliers.ts';
 import type { GateResult, SourceCounts } from '../release/gates.ts';
 import type { GeoJsonIndex } from '../release/geojson.ts';
-import type { AuthorityCounts, PreviousManifest } from '../release/manifest.ts';
+import type { AuthorityCounts, AuthorityLeads, AuthoritySourceReads, PreviousManifest } from '../release/manifest.ts';
 import type { NameGateResult } from '../release/name-gate.ts';
 import type { RawFiles } from '../release/raw-files.ts';
 import type { Change, ChangeCounts, RegistryEntry, Tracked } from '../release/registry.ts';
@@ -118,6 +118,10 @@ export interface BuildProducts {
   };
   names: NameGateResult;
   authorities: AuthorityCounts;
+  /** Per authority and source: rows read and their newest date (normalise). */
+  authorityReads: AuthoritySourceReads;
+  /** Per authority: leads by status and bbox (write:tables). */
+  authorityLeads: AuthorityLeads;
   searchDocs: SearchDoc[];
   search: SearchIndexStats;
   geojson: GeoJsonIndex;

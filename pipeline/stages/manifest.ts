@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checksumFiles } from '../release/checksums.ts';
 import { checkGates } from '../release/gates.ts';
-import { buildManifest, recordsTotal } from '../release/manifest.ts';
+import { authorityFreshness, buildManifest, recordsTotal } from '../release/manifest.ts';
 import { readFetchLog, sourcesFreshness } from '../fetch/log.ts';
 import { need, type BuildContext, type StageOutcome } from './context.ts';
 import type { Stage } from './runner.ts';
@@ -43,6 +43,7 @@ export const manifestStage: Stage = {
       force: ctx.config.force,
       fingerprint: need(ctx, 'fingerprint'),
       freshness: freshnessOf(ctx.config.rawDir),
+      authorityFreshness: authorityFreshness(need(ctx, 'authorityReads'), need(ctx, 'authorityLeads'), readFetchLog(ctx.config.rawDir)),
     });
     const problems = need(ctx, 'validators').validate('release-manifest', m);
     if (problems.length) throw new Error(`manifest failed schema validation: ${problems.join('; ')}`);
