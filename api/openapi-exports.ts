@@ -55,6 +55,9 @@ const feedQuery = (infra: boolean): Json => ({
   },
 });
 
+/** `crs` and `bbox-crs` of the OGC items (OGC API Features Part 2), read from their query schema. */
+const OGC_CRS_QUERY = JSON.parse(readFileSync(new URL('../schemas/ogc-crs-query.schema.json', import.meta.url), 'utf8')) as Json;
+
 const ogcItemsQuery: Json = {
   type: 'object',
   properties: {
@@ -68,6 +71,8 @@ const ogcItemsQuery: Json = {
     f: { type: 'string', enum: ['json', 'geojson'], description: 'Output format (GeoJSON only).' },
     cursor: CURSOR,
     access_token: ACCESS_TOKEN,
+    // OGC API Features Part 2 (issue 17.5): declared in schemas/ogc-crs-query.schema.json
+    ...OGC_CRS_QUERY.properties,
   },
 };
 
@@ -208,7 +213,7 @@ export function exportEndpoints(): Endpoint[] {
       summary: 'One feature',
       description: 'One feature by its stable id, with `self` and `collection` links.',
       pathParams: [collectionId, { name: 'featureId', in: 'path', required: true, description: 'The feature (record) id.', schema: { type: 'integer', minimum: 1 } }],
-      query: metaQuery,
+      query: { ...metaQuery, properties: { ...metaQuery['properties'], crs: OGC_CRS_QUERY.properties.crs } },
       ok: { schema: ref('GeojsonPage/$defs/feature'), type: 'application/geo+json', description: 'The feature.' },
       errors: [400, 404, 429],
       cached: true,
@@ -228,7 +233,8 @@ export function exportResponseSchemas(): Json {
       title: { type: 'string', description: 'Title.' },
       description: { type: 'string', description: 'What it holds.' },
       itemType: { type: 'string', description: 'Always feature.' },
-      crs: { type: 'array', description: 'Coordinate reference systems (CRS84).', items: { type: 'string' } },
+      crs: { type: 'array', description: 'Coordinate reference systems the items can be asked in (`crs`): CRS84 and EPSG:2157 (OGC API Features Part 2).', items: { type: 'string' } },
+      storageCrs: { type: 'string', description: 'The CRS the features are stored in (CRS84): asked in it, they are served without a transformation.' },
       extent: { type: 'object', description: 'Spatial (bbox, CRS84) and temporal (interval) extent.' },
       links: LINKS,
     },
