@@ -45,9 +45,11 @@ export function parseCrsQuery(raw: RawQuery, allowBboxCrs: boolean): { crs: CrsR
   const rest: RawQuery = { ...raw };
   const errors: ParamError[] = [];
   const one = (name: 'crs' | 'bbox-crs'): string | undefined => {
-    const v = raw[name];
+    const given = raw[name];
     delete rest[name];
-    if (v === undefined) return undefined;
+    if (given === undefined) return undefined;
+    // the same value repeated is one (GDAL 3.6 adds its connection URL's crs to next links that carry it already)
+    const v = Array.isArray(given) && new Set(given).size === 1 ? given[0]! : given;
     if (Array.isArray(v)) errors.push({ name, reason: 'must be given once' });
     else if (!SCHEMA.properties[name].enum.includes(v)) errors.push({ name, reason: 'not an allowed value', allowed: [...SCHEMA.properties[name].enum] });
     else return v;

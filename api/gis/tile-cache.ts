@@ -81,7 +81,8 @@ const TITLES: Record<GisLayer, { name: string; description: string }> = {
 export function tileJson(layer: GisLayer, source: TileSource, releaseId: string, tilesUrl: string): Record<string, unknown> {
   const bounds = source.bounds ?? [-10.7, 51.3, -5.4, 55.5];
   const fields: Record<string, string> = {};
-  for (const f of [...CLUSTER_FIELDS, ...tileFields(layer)]) fields[f.name] = `${f.type}: ${f.description}`;
+  // values are the field types, as tippecanoe writes them and GDAL's MVT driver reads them (METADATA_FILE)
+  for (const f of [...CLUSTER_FIELDS, ...tileFields(layer)]) fields[f.name] = f.type;
   return {
     tilejson: '3.0.0',
     name: TITLES[layer].name,
@@ -94,6 +95,13 @@ export function tileJson(layer: GisLayer, source: TileSource, releaseId: string,
     maxzoom: TILE_MAX_ZOOM,
     bounds,
     center: [Number(((bounds[0] + bounds[2]) / 2).toFixed(6)), Number(((bounds[1] + bounds[3]) / 2).toFixed(6)), 7],
-    vector_layers: [{ id: layer, description: `${TITLES[layer].description} Features with cluster=true stand for point_count records (zooms 0–${CLUSTER_MAX_ZOOM}).`, minzoom: 0, maxzoom: TILE_MAX_ZOOM, fields }],
+    vector_layers: [{
+      id: layer,
+      description: `${TITLES[layer].description} Features with cluster=true stand for point_count records (zooms 0–${CLUSTER_MAX_ZOOM}). ` +
+        [...CLUSTER_FIELDS, ...tileFields(layer)].map((f) => `${f.name}: ${f.description}`).join(' '),
+      minzoom: 0,
+      maxzoom: TILE_MAX_ZOOM,
+      fields,
+    }],
   };
 }

@@ -76,9 +76,13 @@ export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'>
     return p;
   };
 
-  /** Only `f=json` (and `access_token`) on the metadata resources. */
+  /**
+   * Only `f=json` (and `access_token`) on the metadata resources — and a valid `crs`, which
+   * changes nothing there but is accepted so a client that adds it to every request (GDAL 3.6's
+   * OAPIF driver with `?crs=` in its connection URL) is served.
+   */
   const metaParams = (ctx: AppContext, query: Record<string, unknown> = ctx.query): void => {
-    const errors = Object.entries(query)
+    const errors = Object.entries(parseCrsQuery(query as AppContext['query'], false).rest)
       .filter(([k, v]) => k !== 'access_token' && !(k === 'f' && v === 'json'))
       .map(([name]) => (name === 'f' ? { name, reason: 'not an allowed value', allowed: ['json'] } : { name, reason: 'unknown parameter', allowed: ['f'] }));
     if (errors.length > 0) throw invalidParams(errors);
