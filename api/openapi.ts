@@ -498,7 +498,8 @@ function operation(e: Endpoint): Json {
 }
 
 function operationId(e: Endpoint): string {
-  const words = e.path.split('/').filter(Boolean).map((p) => (p.startsWith('{') ? 'by-' + p.slice(1, -1) : p.replace(/\.json$/, '-json')));
+  // `{id}` → by-id; `{layer}.json` / `{y}.mvt` (tiles) → by-layer-json / by-y-mvt
+  const words = e.path.split('/').filter(Boolean).map((p) => (p.startsWith('{') ? 'by-' + p.replace(/^\{([^}]+)\}/, '$1').replace(/\./g, '-') : p.replace(/\.json$/, '-json')));
   return (e.method + '-' + words.join('-')).replace(/[-_](\w)/g, (_m, c: string) => c.toUpperCase());
 }
 
