@@ -43,6 +43,8 @@ import { intelRouter } from './routes/intel.ts';
 import { exportsRouter } from './routes/exports.ts';
 import { feedsRouter } from './routes/feeds.ts';
 import { ogcRouter } from './routes/ogc.ts';
+import { tilesRouter } from './routes/tiles.ts';
+import { authoritiesRouter } from './routes/authorities.ts';
 import { gisTokenMiddleware } from './middleware/gis-token.ts';
 import { deprecationMiddleware } from './middleware/deprecation.ts';
 import { DEPRECATIONS, checkDeprecations, type DeprecationTable } from './service-terms.ts';
@@ -105,11 +107,13 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     claim,
     account,
     metaRouter(config, deps),
+    authoritiesRouter(config),
     leadsRouter(config),
     infrastructureRouter(config, deps),
     exportsRouter(config, { ...deps, metrics }),
     feedsRouter(config, { ...deps, tokenKey: gisKey, layers }),
     ogcRouter(config, { ...deps, layers }),
+    tilesRouter(config, deps),
     intelRouter(config, deps),
     webhooks,
   ];

@@ -146,7 +146,7 @@ export function exportEndpoints(): Endpoint[] {
       summary: 'One feature',
       description: 'One feature by its stable id, with `self` and `collection` links.',
       pathParams: [collectionId, { name: 'featureId', in: 'path', required: true, description: 'The feature (record) id.', schema: { type: 'integer', minimum: 1 } }],
-      query: metaQuery,
+      query: metaQuery, // crs too (schemas/ogc-meta-query.schema.json)
       ok: { schema: ref('GeojsonPage/$defs/feature'), type: 'application/geo+json', description: 'The feature.' },
       errors: [400, 404, 429],
       cached: true,
@@ -166,7 +166,8 @@ export function exportResponseSchemas(): Json {
       title: { type: 'string', description: 'Title.' },
       description: { type: 'string', description: 'What it holds.' },
       itemType: { type: 'string', description: 'Always feature.' },
-      crs: { type: 'array', description: 'Coordinate reference systems (CRS84).', items: { type: 'string' } },
+      crs: { type: 'array', description: 'Coordinate reference systems the items can be asked in (`crs`): CRS84 and EPSG:2157 (OGC API Features Part 2).', items: { type: 'string' } },
+      storageCrs: { type: 'string', description: 'The CRS the features are stored in (CRS84): asked in it, they are served without a transformation.' },
       extent: { type: 'object', description: 'Spatial (bbox, CRS84) and temporal (interval) extent.' },
       links: LINKS,
     },

@@ -18,6 +18,7 @@ import { derefProp } from './query/parse-query.ts';
 import { leadsQuerySchema } from './params.ts';
 import { exportEndpoints, exportResponseSchemas } from './openapi-exports.ts';
 import { METRICS_SECURITY_SCHEME, OPERATIONS_TAG, operationalEndpoints, operationalSchemas, originOperation } from './observability/openapi.ts';
+import { gisEndpoints } from './gis/openapi.ts';
 import { DEPRECATIONS, applyDeprecations, serviceTermsExtension, serviceTermsText, type DeprecationTable } from './service-terms.ts';
 
 type Json = Record<string, any>;
@@ -78,7 +79,7 @@ export interface Endpoint {
   query?: Json;
   pathParams?: Json[];
   /** Success body: a `$ref` schema and media type (`alt`: a second media type); `status` 200 unless given; `location` adds a Location header. */
-  ok: { schema: Json; type?: string; description: string; status?: number; location?: boolean; alt?: { type: string; schema: Json } };
+  ok: { schema: Json; type?: string; description: string; status?: number; location?: boolean; alt?: { type: string; schema: Json }; empty?: string };
   /** JSON request body schema (POST) and whether a body is required. */
   body?: Json;
   bodyRequired?: boolean;
@@ -254,6 +255,7 @@ export function endpoints(): Endpoint[] {
     ...webhookEndpoints(),
     ...exportEndpoints(),
     ...operationalEndpoints(),
+    ...gisEndpoints(),
   ];
 }
 
@@ -266,7 +268,7 @@ const PROBLEMS: Record<number, string> = {
   405: 'A method this path does not accept (`method_not_allowed`), with `Allow`.',
   500: 'Internal error (`internal_error`); nothing is leaked; quote `request_id` when reporting it.',
   ...ACCESS_PROBLEMS,
-  503: 'No release is loaded yet (`no_release`), the release lacks the table asked for (`analytics_unavailable`), or the state store cannot be written (`service_degraded`: disk full, read-only, locked or unreachable; the request was not served). With `Retry-After`; no rate-limit headers.',
+  503: 'No release is loaded yet (`no_release`), the release lacks the table asked for (`analytics_unavailable`) or was built before per-authority freshness was recorded (`authorities_unavailable`), or the state store cannot be written (`service_degraded`: disk full, read-only, locked or unreachable; the request was not served). With `Retry-After`; no rate-limit headers.',
 };
 
 /** The 503 of the file exports: their temp space is taken (api/export-temp.ts). */
@@ -354,6 +356,13 @@ function responseSchemas(): Json {
           description:
             'Where the release\'s raw files came from: per publisher file, the URL, when it was last checked and fetched, its ETag / Last-Modified, size, SHA-256 and ' +
             'the outcome of the last attempt (`origin: generated` for generated data). Absent for releases built without a fetch log. See docs/fetch.md.',
+        },
+        freshness_by_source: {
+          type: 'object',
+          description:
+            'Per source (planning, commencements): `origin`, when the copy read was downloaded (`fetched_at`) and the publisher last asked (`checked_at`), its rows and newest application date — ' +
+            'GET /v1/authorities gives the same per authority. Absent for releases built before it was recorded.',
+          additionalProperties: { $ref: '#/components/schemas/ReleaseManifest/$defs/source_read' },
         },
         enums: {
           type: 'object',
@@ -471,6 +480,7 @@ function operation(e: Endpoint): Json {
       content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema }, ...(e.ok.alt ? { [e.ok.alt.type]: { schema: e.ok.alt.schema } } : {}) },
     },
   };
+  if (e.ok.empty) responses['204'] = { description: e.ok.empty, headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } } };
   if (e.cached) {
     responses['304'] = {
       description: 'Not modified: `If-None-Match` matched the ETag. No body.',
@@ -504,7 +514,8 @@ function operation(e: Endpoint): Json {
 }
 
 function operationId(e: Endpoint): string {
-  const words = e.path.split('/').filter(Boolean).map((p) => (p.startsWith('{') ? 'by-' + p.slice(1, -1) : p.replace(/\.json$/, '-json')));
+  // `{id}` → by-id; `{layer}.json` / `{y}.mvt` (tiles) → by-layer-json / by-y-mvt
+  const words = e.path.split('/').filter(Boolean).map((p) => (p.startsWith('{') ? 'by-' + p.replace(/^\{([^}]+)\}/, '$1').replace(/\./g, '-') : p.replace(/\.json$/, '-json')));
   return (e.method + '-' + words.join('-')).replace(/[-_](\w)/g, (_m, c: string) => c.toUpperCase());
 }
 

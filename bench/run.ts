@@ -3,7 +3,7 @@
  * side with a baseline taken in the same run. Prints a table and writes
  * bench/results/<section>-<timestamp>.json plus bench/results/latest.json.
  *
- *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports] [--scale default|small|…] [--seconds 10] [--against REF]
+ *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports|geo-tiles] [--scale default|small|…] [--seconds 10] [--against REF]
  *
  * `--against REF` (a git commit or branch) also runs the api section's scenarios on the API as it
  * was at REF — extracted with `git archive` into .tmp/against-<sha>/, sharing node_modules — on the
@@ -23,6 +23,9 @@
  *             receiver (bench/webhooks.ts): plan and send time, deliveries/s. Needs no 200k dataset.
  *   exports — full JSON Lines / CSV exports over HTTP against DuckDB's own COPY, GeoJSON pages,
  *             /v1/leads p99 during four exports (bench/exports.ts).
+ *   geo-tiles — vector tiles at zooms 6, 10, 14 against PostGIS ST_AsMVT on the same leads with
+ *             GiST indexes (bench/geo-tiles.ts, set-up in bench/postgis.ts: installs
+ *             postgresql-15-postgis-3 when missing); --seconds per zoom.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -34,6 +37,7 @@ import { apiBench, type BenchRow as Row } from './api.ts';
 import { webhooksBench } from './webhooks.ts';
 import { accessBench } from './access.ts';
 import { exportsBench } from './exports.ts';
+import { geoTilesBench } from './geo-tiles.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = join(ROOT, 'bench', 'results');
@@ -75,10 +79,12 @@ const sections: Record<string, () => Promise<Row[]>> = {
     // the real thing, in a child process so its peak RSS is its own
     const child = await runChild(['bin/leads.js', 'refresh', '--force', '--json', '--quiet'], { DATA_DIR: benchData, RAW_DIR: raw });
     if (child.code !== 0) throw new Error(`refresh failed: ${child.stderr.slice(-2000)}`);
-    const s = JSON.parse(child.stdout) as { wallMs: number; peakRssMb: number; counts: Record<string, number>; stages: Record<string, { ms: number; rows: number; rows_per_s: number }> };
+    const s = JSON.parse(child.stdout) as { wallMs: number; peakRssMb: number; releaseBytes: number | null; counts: Record<string, number>; stages: Record<string, { ms: number; rows: number; rows_per_s: number }> };
     const rows: Row[] = [
       { metric: 'refresh wall time', value: s.wallMs / 1000, unit: 's', baseline: floorMs / 1000, target: '≤ 90 s', ok: s.wallMs <= 90_000 },
       { metric: 'refresh peak RSS', value: s.peakRssMb, unit: 'MB', target: '≤ 2048 MB', ok: s.peakRssMb <= 2048 },
+      // issue 17.6: the default release was 746–772 MB (MiB) with the leads GeoJSON stored twice; target ≥ 40% smaller
+      { metric: 'release size on disk', value: (s.releaseBytes ?? 0) / 1048576, unit: 'MB', baseline: 746, target: '≤ 60% of 746 MB', ok: s.releaseBytes !== null && (s.releaseBytes / 1048576 <= 0.6 * 746 || scale < 1) },
       { metric: 'raw rows read (floor: DuckDB count)', value: floorRows, unit: 'rows' },
       { metric: 'leads published', value: s.counts['leads'] ?? 0, unit: 'rows', target: '≥ 200,000', ok: (s.counts['leads'] ?? 0) >= 200_000 || scale < 1 },
       { metric: 'sales published', value: s.counts['sales'] ?? 0, unit: 'rows' },
@@ -103,6 +109,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   webhooks: () => webhooksBench({ root: ROOT }),
   access: () => accessBench({ root: ROOT, seconds: Math.min(Number(values.seconds), 10), connections: 16 }),
   exports: () => exportsBench({ root: ROOT, benchData }),
+  'geo-tiles': () => geoTilesBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
 };
 
 /** The tree of a git commit, extracted once under .tmp/ and sharing this checkout's node_modules. */

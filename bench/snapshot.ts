@@ -56,6 +56,7 @@ export const REQUESTS: readonly SnapshotRequest[] = [
   { name: 'meta', as: 'commonwealth', path: '/v1/meta' },
   { name: 'meta ent_api', as: 'ent_api', path: '/v1/meta' },
   { name: 'meta head', as: 'custom', path: '/v1/meta', method: 'HEAD' },
+  { name: 'authorities', as: 'ent_api', path: '/v1/authorities' },
   { name: 'openapi', as: 'none', path: '/v1/openapi.json' },
   { name: 'docs page', as: 'none', path: '/v1/docs' },
   { name: 'reference page', as: 'none', path: '/v1/reference' },
@@ -65,7 +66,6 @@ export const REQUESTS: readonly SnapshotRequest[] = [
   { name: 'leads default commonwealth', as: 'commonwealth', path: `${L}?page_size=5`, take: { lead_cw: 'body.results.0.id' } },
   { name: 'leads default ent_api', as: 'ent_api', path: `${L}?page_size=5`, take: { lead_id: 'body.results.0.id', lead_id2: 'body.results.4.id' } },
   { name: 'leads default ent_feed', as: 'ent_feed', path: L, take: { lead_cursor: 'body.next_cursor' } },
-  { name: 'leads default custom', as: 'custom', path: `${L}?page_size=3` },
   { name: 'leads next page by cursor', as: 'ent_feed', path: `${L}?cursor={lead_cursor}`, take: { lead_cursor2: 'body.next_cursor' } },
   { name: 'leads third page by cursor', as: 'ent_feed', path: `${L}?cursor={lead_cursor2}` },
   { name: 'leads link next', as: 'custom', path: `${L}?sort=value_desc&page_size=7`, take: { leads_next: 'link:next' } },
@@ -73,7 +73,6 @@ export const REQUESTS: readonly SnapshotRequest[] = [
   ...(['newest', 'oldest', 'value_desc', 'value_asc'] as const).flatMap((sort) => [
     { name: `leads sort ${sort}`, as: 'ent_api' as const, path: `${L}?sort=${sort}&page_size=20` },
   ]),
-  { name: 'leads sort oldest page 3', as: 'custom', path: `${L}?sort=oldest&page=3&page_size=10` },
   { name: 'leads sort relevance', as: 'ent_api', path: `${L}?q=extension&sort=relevance&page_size=10` },
   ...['extension', 'solar panels', 'demolition of shed', 'retention', 'zzzqqq'].map((q) => ({
     name: `leads q ${q}`,
@@ -110,7 +109,6 @@ export const REQUESTS: readonly SnapshotRequest[] = [
   { name: 'leads combined', as: 'custom', path: `${L}?county=Dublin&vertical=solar,roofing&status=approved&scale=minor,medium&sort=value_desc&page_size=15` },
   { name: 'leads combined 2', as: 'custom', path: `${L}?county=Cork&use_class=house&readiness=granted&has_contact=1&min_value=100000&page_size=15` },
   { name: 'leads combined q', as: 'ent_api', path: `${L}?q=extension&county=Dublin&vertical=roofing&demolition=0&page_size=15` },
-  { name: 'leads combined min_units', as: 'ent_api', path: `${L}?min_units=5&use_class=residential_multi&sort=oldest&page_size=15` },
   { name: 'leads page 2 commonwealth', as: 'commonwealth', path: `${L}?page=2&page_size=5` },
   { name: 'leads page 100', as: 'custom', path: `${L}?page=100&page_size=1` },
   { name: 'leads page_size 100', as: 'custom', path: `${L}?page_size=100&sort=oldest` },
@@ -225,6 +223,8 @@ export const REQUESTS: readonly SnapshotRequest[] = [
   { name: 'ogc 400 bad limit', as: 'custom', path: '/v1/ogc/collections/leads/items?limit=abc' },
   { name: 'ogc 403 commonwealth', as: 'commonwealth', path: '/v1/ogc/collections' },
   { name: 'ogc 401', as: 'none', path: '/v1/ogc' },
+  { name: 'tilejson leads', as: 'ent_feed', path: '/v1/tiles/leads.json' },
+  { name: 'tile leads z5', as: 'custom', path: '/v1/tiles/leads/5/15/10.mvt' },
   // account, webhooks, claim (only what leaves no trace that differs between runs)
   { name: 'usage past month', as: 'ent_api', path: '/v1/account/usage?from=2020-01-01&to=2020-01-31' },
   { name: 'usage 400 bad date', as: 'ent_api', path: '/v1/account/usage?from=2020-02-30' },

@@ -179,6 +179,7 @@ export function formatSummary(s: RefreshSummary): string {
   if (Object.keys(s.counts).length) {
     lines.push('published: ' + Object.entries(s.counts).map(([k, v]) => `${k} ${v.toLocaleString('en-IE')}`).join(', '));
   }
+  if (s.releaseBytes !== null) lines.push(`release size ${(s.releaseBytes / 1048576).toFixed(1)} MB on disk`);
   lines.push(`wall ${(s.wallMs / 1000).toFixed(1)} s, peak RSS ${s.peakRssMb} MB (during ${s.peakRssStage})`);
   return lines.join('\n');
 }

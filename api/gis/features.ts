@@ -15,7 +15,8 @@ import { maskedFor, maskRecord } from '../masking.ts';
 import type { Release } from '../release.ts';
 import type { Scope } from '../scopes.ts';
 import { gisCountQuery, gisIdsQuery, servedFromIndex, type GisLayer, type GisRequest } from '../query/feeds-query.ts';
-import { buildLayerIndex, inBBox, positionAfter, positionOf, readFeatures, readFeaturesJoined, type LayerIndex } from './layer-index.ts';
+import { CRS84, lineInCrs } from './crs.ts';
+import { buildLayerIndex, inBBox, mergeLayerIndexes, positionAfter, positionOf, readFeatures, readFeaturesJoined, type LayerIndex } from './layer-index.ts';
 
 export interface FeaturePage {
   /** The features' JSON, id ascending, comma-separated (the inside of the `features` array). */
@@ -28,7 +29,10 @@ export interface FeaturePage {
 
 interface PrerenderedLayer {
   name: string;
-  file: string;
+  /** The layer's file; absent on a layer made of `parts` (the national leads layer since issue 17). */
+  file?: string;
+  /** Names of the layers whose lines make up this one. */
+  parts?: string[];
   features: number;
   bbox: [number, number, number, number] | null;
   authority?: string;
@@ -55,7 +59,9 @@ export function releaseLayersCache(keep = 2): (release: Pick<Release, 'id' | 'pa
           if (!p) {
             const layer = layers.find((l) => l.name === name);
             if (!layer) throw new Error(`release ${release.id} has no pre-rendered layer ${name}`);
-            p = buildLayerIndex(release.path(layer.file));
+            if (layer.file) p = buildLayerIndex(release.path(layer.file));
+            else if (layer.parts) p = Promise.all(layer.parts.map((part) => r!.index(part))).then(mergeLayerIndexes);
+            else throw new Error(`release ${release.id}: pre-rendered layer ${name} has neither a file nor parts`);
             p.catch(() => built.delete(name));
             built.set(name, p);
           }
@@ -72,8 +78,8 @@ export function releaseLayersCache(keep = 2): (release: Pick<Release, 'id' | 'pa
 /** The layer's table in the release. */
 const TABLE: Record<GisLayer, (r: Release) => string> = { leads: (r) => r.tables.leads, infrastructure: (r) => r.tables.infrastructure };
 
-/** Select and read one page of features. */
-export async function featurePage(db: ApiDb, release: Release, layers: ReleaseLayers, req: GisRequest, scope: Scope): Promise<FeaturePage> {
+/** Select and read one page of features; `crs` (OGC Part 2, api/gis/crs.ts): the coordinates' CRS, CRS84 when absent. */
+export async function featurePage(db: ApiDb, release: Release, layers: ReleaseLayers, req: GisRequest, scope: Scope, crs: string = CRS84): Promise<FeaturePage> {
   const national = await layers.index(req.layer);
   let positions: number[];
   let matched: number;
@@ -118,10 +124,12 @@ export async function featurePage(db: ApiDb, release: Release, layers: ReleaseLa
   }
   const kind = req.layer === 'leads' ? 'lead' : 'infrastructure-project';
   let features: Buffer;
-  if (maskedFor(kind, scope).length === 0) features = await readFeaturesJoined(index, positions);
+  const masked = maskedFor(kind, scope).length > 0;
+  if (!masked && crs === CRS84) features = await readFeaturesJoined(index, positions);
   else {
     const texts = (await readFeatures(index, positions)).map((text) => {
-      const f = JSON.parse(text) as { properties: Record<string, unknown> };
+      if (!masked) return lineInCrs(text, crs);
+      const f = JSON.parse(lineInCrs(text, crs)) as { properties: Record<string, unknown> };
       f.properties = maskRecord(kind, f.properties, scope).record;
       return JSON.stringify(f);
     });
@@ -131,14 +139,14 @@ export async function featurePage(db: ApiDb, release: Release, layers: ReleaseLa
   return { features, numberReturned: positions.length, numberMatched: matched, nextAfterId: more && lastPos !== undefined ? index.ids[lastPos]! : null };
 }
 
-/** One feature by id, or null. */
-export async function featureById(layers: ReleaseLayers, layer: GisLayer, id: number, scope: Scope): Promise<string | null> {
+/** One feature by id (coordinates in `crs`), or null. */
+export async function featureById(layers: ReleaseLayers, layer: GisLayer, id: number, scope: Scope, crs: string = CRS84): Promise<string | null> {
   const index = await layers.index(layer);
   const p = positionOf(index, id);
   if (p < 0) return null;
-  const [text] = await readFeatures(index, [p]);
-  if (maskedFor(layer === 'leads' ? 'lead' : 'infrastructure-project', scope).length === 0) return text!;
-  const f = JSON.parse(text!) as { properties: Record<string, unknown> };
+  const text = lineInCrs((await readFeatures(index, [p]))[0]!, crs);
+  if (maskedFor(layer === 'leads' ? 'lead' : 'infrastructure-project', scope).length === 0) return text;
+  const f = JSON.parse(text) as { properties: Record<string, unknown> };
   f.properties = maskRecord(layer === 'leads' ? 'lead' : 'infrastructure-project', f.properties, scope).record;
   return JSON.stringify(f);
 }

@@ -4,6 +4,10 @@
  * line its feature id, byte offset and length, and its point's coordinates (parsed from the
  * line's fixed prefix `{"type":"Feature","id":…,"geometry":{"type":"Point","coordinates":[lon,lat]}`).
  *
+ * A layer stored in several files (the national leads layer is the union of the per-authority
+ * files, see pipeline/release/geojson.ts) is indexed by merging its parts' indexes by id
+ * (`mergeLayerIndexes`); each position then also records its file.
+ *
  * With the index a page of features is a few positioned reads of prepared bytes — no query and
  * no JSON rendering. The whole-layer case (and a bbox over it, and one authority's file) is
  * answered from the index alone; other filters select ids with DuckDB and take the lines from
@@ -13,8 +17,11 @@
 import { open } from 'node:fs/promises';
 
 export interface LayerIndex {
-  /** The NDJSON file. */
-  file: string;
+  /** The NDJSON files the lines are in. */
+  files: string[];
+  /** Per position: its file, an index into `files`. */
+  fileOf: Uint16Array;
+  /** Bytes of the files, added up. */
   size: number;
   /** Feature ids, ascending. */
   ids: Float64Array;
@@ -83,7 +90,7 @@ export async function buildLayerIndex(file: string): Promise<LayerIndex> {
       pos += start;
       carry = end - start;
     }
-    return { file, size, ids: ids.slice(0, n), offsets: offsets.slice(0, n), lengths: lengths.slice(0, n), lon: lon.slice(0, n), lat: lat.slice(0, n) };
+    return { files: [file], fileOf: new Uint16Array(n), size, ids: ids.slice(0, n), offsets: offsets.slice(0, n), lengths: lengths.slice(0, n), lon: lon.slice(0, n), lat: lat.slice(0, n) };
   } finally {
     await fh.close();
   }
@@ -108,64 +115,111 @@ export function positionOf(index: LayerIndex, id: number): number {
 }
 
 /**
- * The feature lines at `positions` (ascending), read with one positioned read per run of
- * adjacent lines.
+ * One index over several layer files whose ids are disjoint (the national leads layer over the
+ * authority files): positions ordered by id, each remembering its file. Throws when an id is in
+ * two parts.
  */
-export async function readFeatures(index: LayerIndex, positions: readonly number[]): Promise<string[]> {
-  if (positions.length === 0) return [];
-  const fh = await open(index.file, 'r');
-  try {
-    const out: string[] = [];
-    let i = 0;
-    while (i < positions.length) {
-      let j = i;
-      while (j + 1 < positions.length && positions[j + 1] === positions[j]! + 1) j++;
-      const from = index.offsets[positions[i]!]!;
-      const to = index.offsets[positions[j]!]! + index.lengths[positions[j]!]!;
-      const buf = Buffer.allocUnsafe(to - from);
-      const { bytesRead } = await fh.read(buf, 0, buf.length, from);
-      if (bytesRead !== buf.length) throw new Error(`${index.file}: short read (the release file changed?)`);
-      for (let k = i; k <= j; k++) {
-        const o = index.offsets[positions[k]!]! - from;
-        out.push(buf.toString('utf8', o, o + index.lengths[positions[k]!]!));
-      }
-      i = j + 1;
+export function mergeLayerIndexes(parts: readonly LayerIndex[]): LayerIndex {
+  const files = parts.flatMap((p) => p.files);
+  if (files.length > 65_535) throw new Error('too many layer files to merge');
+  const n = parts.reduce((a, p) => a + p.ids.length, 0);
+  const out: LayerIndex = {
+    files,
+    fileOf: new Uint16Array(n),
+    size: parts.reduce((a, p) => a + p.size, 0),
+    ids: new Float64Array(n),
+    offsets: new Float64Array(n),
+    lengths: new Uint32Array(n),
+    lon: new Float64Array(n),
+    lat: new Float64Array(n),
+  };
+  // k-way merge: the parts are each in id order
+  const at = parts.map(() => 0);
+  const fileBase = parts.map((_p, k) => parts.slice(0, k).reduce((a, q) => a + q.files.length, 0));
+  for (let o = 0; o < n; o++) {
+    let best = -1;
+    for (let k = 0; k < parts.length; k++) {
+      if (at[k]! < parts[k]!.ids.length && (best < 0 || parts[k]!.ids[at[k]!]! < parts[best]!.ids[at[best]!]!)) best = k;
     }
-    return out;
-  } finally {
-    await fh.close();
+    const part = parts[best]!;
+    const p = at[best]!++;
+    out.ids[o] = part.ids[p]!;
+    if (o > 0 && out.ids[o] === out.ids[o - 1]) throw new Error(`feature ${out.ids[o]} is in two layer files`);
+    out.fileOf[o] = fileBase[best]! + part.fileOf[p]!;
+    out.offsets[o] = part.offsets[p]!;
+    out.lengths[o] = part.lengths[p]!;
+    out.lon[o] = part.lon[p]!;
+    out.lat[o] = part.lat[p]!;
   }
+  return out;
+}
+
+/**
+ * Read the lines at `positions` (ascending) and hand each to `take(k, buf, start, end)` with
+ * `k` its rank in `positions`. Lines are grouped by file and read with one positioned read per
+ * run of lines that follow each other in the file (a page of the national layer is one run per
+ * authority file).
+ */
+async function readLines(index: LayerIndex, positions: readonly number[], take: (k: number, buf: Buffer, start: number, end: number) => void): Promise<void> {
+  const byFile = new Map<number, number[]>(); // file → ranks, in position (= offset) order
+  positions.forEach((p, k) => {
+    const f = index.fileOf[p]!;
+    let list = byFile.get(f);
+    if (!list) byFile.set(f, (list = []));
+    list.push(k);
+  });
+  for (const [f, ranks] of byFile) {
+    const file = index.files[f]!;
+    const fh = await open(file, 'r');
+    try {
+      let i = 0;
+      while (i < ranks.length) {
+        let j = i;
+        const end = (k: number): number => index.offsets[positions[ranks[k]!]!]! + index.lengths[positions[ranks[k]!]!]!;
+        while (j + 1 < ranks.length && index.offsets[positions[ranks[j + 1]!]!] === end(j) + 1) j++;
+        const from = index.offsets[positions[ranks[i]!]!]!;
+        const to = end(j);
+        const buf = Buffer.allocUnsafe(to - from);
+        const { bytesRead } = await fh.read(buf, 0, buf.length, from);
+        if (bytesRead !== buf.length) throw new Error(`${file}: short read (the release file changed?)`);
+        for (let k = i; k <= j; k++) {
+          const p = positions[ranks[k]!]!;
+          const o = index.offsets[p]! - from;
+          take(ranks[k]!, buf, o, o + index.lengths[p]!);
+        }
+        i = j + 1;
+      }
+    } finally {
+      await fh.close();
+    }
+  }
+}
+
+/** The feature lines at `positions` (ascending). */
+export async function readFeatures(index: LayerIndex, positions: readonly number[]): Promise<string[]> {
+  const out = new Array<string>(positions.length);
+  await readLines(index, positions, (k, buf, start, end) => (out[k] = buf.toString('utf8', start, end)));
+  return out;
 }
 
 /**
  * The feature lines at `positions` (ascending) as one buffer, separated by `,` — ready to splice
- * into a FeatureCollection without decoding a byte. Adjacent lines are one read whose newlines
- * become commas.
+ * into a FeatureCollection without decoding a byte.
  */
 export async function readFeaturesJoined(index: LayerIndex, positions: readonly number[]): Promise<Buffer> {
   if (positions.length === 0) return Buffer.alloc(0);
-  const fh = await open(index.file, 'r');
-  try {
-    const parts: Buffer[] = [];
-    let i = 0;
-    while (i < positions.length) {
-      let j = i;
-      while (j + 1 < positions.length && positions[j + 1] === positions[j]! + 1) j++;
-      const from = index.offsets[positions[i]!]!;
-      const to = index.offsets[positions[j]!]! + index.lengths[positions[j]!]!;
-      const buf = Buffer.allocUnsafe(to - from + 1);
-      const { bytesRead } = await fh.read(buf, 0, to - from, from);
-      if (bytesRead !== to - from) throw new Error(`${index.file}: short read (the release file changed?)`);
-      for (let k = i + 1; k <= j; k++) buf[index.offsets[positions[k]!]! - from - 1] = 44; // '\n' → ','
-      buf[to - from] = 44;
-      parts.push(buf);
-      i = j + 1;
-    }
-    const all = Buffer.concat(parts);
-    return all.subarray(0, all.length - 1); // no trailing comma
-  } finally {
-    await fh.close();
-  }
+  const at = new Float64Array(positions.length); // where each line goes in the answer
+  let total = 0;
+  positions.forEach((p, k) => {
+    at[k] = total;
+    total += index.lengths[p]! + 1;
+  });
+  const out = Buffer.allocUnsafe(total - 1);
+  await readLines(index, positions, (k, buf, start, end) => {
+    buf.copy(out, at[k]!, start, end);
+    if (k < positions.length - 1) out[at[k]! + end - start] = 44; // ','
+  });
+  return out;
 }
 
 /** A bounding box [minLon, minLat, maxLon, maxLat]; minLon > maxLon crosses the antimeridian. */

@@ -29,7 +29,7 @@ export function sameQuery(ctx: AppContext, cursor: string | undefined): Record<s
   const out: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(ctx.query)) {
     if (k === 'access_token' || k === 'cursor' || v === undefined) continue;
-    out[k] = Array.isArray(v) ? v.join(',') : v;
+    out[k] = Array.isArray(v) ? [...new Set(v)].join(',') : v; // a value repeated as is (GDAL 3.6 re-adds its own) is one
   }
   out['cursor'] = cursor;
   return out;

@@ -1,5 +1,5 @@
 /**
- * `access_token=<gt_…>` on the GIS paths (`/v1/feeds/…`, `/v1/ogc/…`): opens the token
+ * `access_token=<gt_…>` on the GIS paths (`/v1/feeds/…`, `/v1/ogc/…`, `/v1/tiles/…`): opens the token
  * (api/gis/token.ts) and hands the sealed key to the normal Bearer authentication as its
  * `Authorization` header, so scope checks, revocation, budgets and usage apply unchanged.
  * A request may authenticate one way only (RFC 6750 §2): a header and a token → 400. Elsewhere
@@ -11,7 +11,7 @@ import { ApiError, invalidParams } from '../errors.ts';
 import { openGisToken } from '../gis/token.ts';
 
 /** Paths where `access_token` is accepted. */
-export const GIS_PATHS = ['/v1/feeds/', '/v1/ogc'];
+export const GIS_PATHS = ['/v1/feeds/', '/v1/ogc', '/v1/tiles/'];
 
 export function isGisPath(path: string): boolean {
   return GIS_PATHS.some((p) => path.startsWith(p)) && path !== '/v1/feeds/token';

@@ -6,7 +6,9 @@
  * Values that depend on the data (verticals, use classes, authorities, counties) are read from
  * the release once and cached per release id; fixed enumerations come from schemas/lead.schema.json.
  * `sources_freshness` (where each source's raw files came from and when, from the manifest) is
- * present only when the release's manifest has it.
+ * present only when the release's manifest has it. `freshness_by_source` (per source: when it was
+ * downloaded and last checked, its rows and newest application date; the same figures
+ * GET /v1/authorities gives per authority) is present when the manifest has `authority_freshness`.
  */
 import Router from '@koa/router';
 import { readFileSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { invalidParams } from '../errors.ts';
 import { noQuerySchema, parseQuery } from '../query/parse-query.ts';
 import { responseMeta } from '../masking.ts';
 import type { Release } from '../release.ts';
+import { authorityFreshnessOf } from './authorities.ts';
 
 interface LeadSchema {
   properties: Record<string, { enum?: (string | null)[] }>;
@@ -107,11 +110,13 @@ export function metaRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'relea
     const { release, key } = ctx.state;
     const m = release.manifest;
     const data = await dataFor(release);
+    const fresh = authorityFreshnessOf(m);
     ctx.body = {
       release: { id: release.id, built_at: m.built_at, as_of: m.as_of, schema_version: m.schema_version },
       counts: { tables: m.counts.tables, records_total: m.counts.records_total },
       freshness: data.freshness,
       ...(m.sources_freshness ? { sources_freshness: m.sources_freshness } : {}),
+      ...(fresh ? { freshness_by_source: fresh.sources } : {}),
       enums: data.enums,
       release_status: deps.releases.status(),
       _meta: responseMeta(release.id, key.scope, []),

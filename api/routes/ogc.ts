@@ -12,7 +12,10 @@
  * Same features and selection as the GeoJSON feeds (api/gis/features.ts), same scopes
  * (ent_feed, custom). Auth: the Bearer header (spec 5.6) or `access_token` (api/gis/token.ts),
  * which every link carries on. `datetime` filters leads by `received_date` and infrastructure
- * projects by `first_seen`. Coordinates are CRS84 (WGS 84 longitude, latitude).
+ * projects by `first_seen`. Coordinates are CRS84 (WGS 84 longitude, latitude), or EPSG:2157
+ * (Irish Transverse Mercator) with `crs` — OGC API Features Part 2 (api/gis/crs.ts): `crs` on
+ * items and one feature, `bbox-crs` on items, the `crs` list and `storageCrs` on each
+ * collection, `Content-Crs` on every answer with features.
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
@@ -22,15 +25,17 @@ import { requireCapability } from '../capability.ts';
 import { notFound } from '../errors.ts';
 import { featureById, featurePage, releaseLayersCache, type ReleaseLayers } from '../gis/features.ts';
 import { gisHref } from '../gis/links.ts';
+import { CONFORMANCE_CRS, contentCrs, CRS84, parseCrsQuery, SUPPORTED_CRS } from '../gis/crs.ts';
 import { sendFeaturePage } from '../gis/respond.ts';
 import { DATETIME_COLUMN, parseGisQuery, parseOgcMetaQuery, type GisLayer } from '../query/feeds-query.ts';
 import type { Release } from '../release.ts';
 import { featureWithLinks, GEOJSON_TYPE } from '../render/geojson.ts';
 
-export const CRS84 = 'http://www.opengis.net/def/crs/OGC/1.3/CRS84';
+export { CRS84 };
 export const CONFORMANCE = [
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core',
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson',
+  CONFORMANCE_CRS,
 ];
 
 const COLLECTIONS: Record<GisLayer, { title: string; description: string }> = {
@@ -71,8 +76,15 @@ export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'>
     return p;
   };
 
-  /** Only `f=json` (and `access_token`) on the metadata resources (schemas/ogc-meta-query.schema.json). */
-  const metaParams = (ctx: AppContext): void => parseOgcMetaQuery(ctx.query);
+  /**
+   * Only `f=json`, `access_token` and `crs` on the metadata resources
+   * (schemas/ogc-meta-query.schema.json): `crs` changes nothing there but is accepted so a client
+   * that adds it to every request (GDAL 3.6's OAPIF driver with `?crs=` in its connection URL) is
+   * served; a repeated identical `crs` counts once (api/gis/crs.ts).
+   */
+  const metaParams = (ctx: AppContext, query: AppContext['query'] = ctx.query): void => {
+    parseOgcMetaQuery(parseCrsQuery(query, false).rest);
+  };
   const guard = (ctx: AppContext): void => requireCapability(ctx.state.key.scope, 'geojsonFeeds');
 
   const collection = async (ctx: AppContext, layer: GisLayer): Promise<Record<string, unknown>> => {
@@ -84,7 +96,8 @@ export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'>
       id: layer,
       ...COLLECTIONS[layer],
       itemType: 'feature',
-      crs: [CRS84],
+      crs: SUPPORTED_CRS,
+      storageCrs: CRS84,
       extent: {
         spatial: { bbox: [prerendered?.bbox ?? [-10.7, 51.3, -5.4, 55.5]], crs: CRS84 },
         temporal: { interval: [[lo ? `${lo}T00:00:00Z` : null, hi ? `${hi}T23:59:59Z` : null]], trs: 'http://www.opengis.net/def/uom/ISO-8601/0/Gregorian' },
@@ -140,8 +153,10 @@ export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'>
     const { release, key } = ctx.state;
     const layer = ctx.params['collectionId'] ?? '';
     if (!isLayer(layer)) throw notFound(`collection ${layer}`);
-    const req = parseGisQuery(ctx.query, layer, 'ogc', config);
-    const page = await featurePage(deps.db, release, layersFor(release), req, key.scope);
+    const { crs, rest } = parseCrsQuery(ctx.query, true);
+    const req = parseGisQuery(rest, layer, 'ogc', config);
+    const page = await featurePage(deps.db, release, layersFor(release), req, key.scope, crs.crs);
+    ctx.set('Content-Crs', contentCrs(crs.crs));
     await ctx.state.budget.charge(page.numberReturned);
     sendFeaturePage(ctx, page, {
       layer,
@@ -159,12 +174,14 @@ export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'>
     const { release, key } = ctx.state;
     const layer = ctx.params['collectionId'] ?? '';
     if (!isLayer(layer)) throw notFound(`collection ${layer}`);
-    metaParams(ctx);
+    const { crs, rest } = parseCrsQuery(ctx.query, false);
+    metaParams(ctx, rest);
     const fid = ctx.params['featureId'] ?? '';
     if (!/^[1-9][0-9]{0,14}$/.test(fid)) throw notFound(`feature ${fid} of ${layer}`);
-    const text = await featureById(layersFor(release), layer, Number(fid), key.scope);
+    const text = await featureById(layersFor(release), layer, Number(fid), key.scope, crs.crs);
     if (!text) throw notFound(`feature ${fid} of ${layer}`);
     await ctx.state.budget.charge(1);
+    ctx.set('Content-Crs', contentCrs(crs.crs));
     ctx.type = GEOJSON_TYPE;
     ctx.body = featureWithLinks(text, [
       { href: gisHref(ctx, `/v1/ogc/collections/${layer}/items/${fid}`), rel: 'self', type: GEOJSON_TYPE, title: 'this feature' },

@@ -5,10 +5,14 @@
  * per request.
  *
  * Layout under `<releaseDir>/geojson/`:
- * - `leads.ndjson`                  every lead with coordinates, ordered by id
- * - `leads/<authority slug>.ndjson` the same lines split by planning authority
+ * - `leads/<authority slug>.ndjson` every lead with coordinates, one file per planning authority,
+ *                                   each ordered by id
  * - `infrastructure.ndjson`         every infrastructure project with coordinates
  * - `index.json`                    a `GeoJsonIndex` describing the files
+ *
+ * The leads are stored once: the national `leads` layer has no file of its own but lists its
+ * `parts` (the authority layers), and the API merges their indexes by id. (Until issue 17 a
+ * `leads.ndjson` held every line a second time: ~360 MB of an ~800 MB default release.)
  *
  * A feature line is
  * `{"type":"Feature","id":<int>,"geometry":{"type":"Point","coordinates":[lon,lat]},"properties":{…every column…,"link":…}}`
@@ -24,8 +28,10 @@ import { foldText, resolveAuthority } from '../reference/authorities.ts';
 export interface GeoJsonLayer {
   /** "leads", "leads/<authority slug>" or "infrastructure". */
   name: string;
-  /** Path relative to the release folder, '/'-separated: "geojson/leads/cork-city.ndjson". */
-  file: string;
+  /** Path relative to the release folder, '/'-separated: "geojson/leads/cork-city.ndjson"; absent on a layer made of `parts`. */
+  file?: string;
+  /** The national leads layer: the names of the authority layers that make it up (their lines merged by id). */
+  parts?: string[];
   features: number;
   bytes: number;
   /** [min lon, min lat, max lon, max lat] of the features, null for an empty layer. */
@@ -63,20 +69,22 @@ export async function writeGeoJson(db: Db, releaseDir: string, opts: GeoJsonOpti
   const infraParquet = join(releaseDir, 'infrastructure.parquet');
   const layers: GeoJsonLayer[] = [];
 
-  // Leads: rendered straight from the Parquet file for the national layer and again, filtered,
-  // for each authority. A temp table of every rendered feature was ~2 s faster but held
-  // ~600 MB in DuckDB at the refresh's memory peak, and struct columns cannot spill.
+  // Leads: rendered straight from the Parquet file, filtered, once per authority. A temp table
+  // of every rendered feature was ~2 s faster but held ~600 MB in DuckDB at the refresh's
+  // memory peak, and struct columns cannot spill.
   const leadsSource = `(SELECT t.planning_authority AS _authority, ${featureColumns('t', `${base}/leads/`)}
      FROM read_parquet(${sqlString(leadsParquet)}) t WHERE ${hasCoordinates('t')})`;
-  layers.push(await writeLayer(db, releaseDir, { name: 'leads', file: 'geojson/leads.ndjson' }, leadsSource, null));
-  const authorities = await db.all<{ authority: string }>(
+  const authorities = await db.all<{ authority: string | null }>(
     `SELECT DISTINCT planning_authority AS authority FROM read_parquet(${sqlString(leadsParquet)}) t
-     WHERE planning_authority IS NOT NULL AND ${hasCoordinates('t')} ORDER BY 1`,
+     WHERE ${hasCoordinates('t')} ORDER BY 1`,
   );
-  for (const [slug, names] of groupBySlug(authorities.map((a) => a.authority))) {
+  if (authorities.some((a) => a.authority === null)) throw new Error('leads with coordinates but no planning authority: the GeoJSON layers are stored per authority');
+  const parts: GeoJsonLayer[] = [];
+  for (const [slug, names] of groupBySlug(authorities.map((a) => a.authority!))) {
     const layer = { name: `leads/${slug}`, file: `geojson/leads/${slug}.ndjson`, authority: names[0]! };
-    layers.push(await writeLayer(db, releaseDir, layer, leadsSource, names));
+    parts.push(await writeLayer(db, releaseDir, layer, leadsSource, names));
   }
+  layers.push(nationalLayer('leads', parts), ...parts);
 
   const infraSource = `(SELECT ${featureColumns('t', `${base}/infrastructure/`)}
      FROM read_parquet(${sqlString(infraParquet)}) t WHERE ${hasCoordinates('t')})`;
@@ -92,6 +100,21 @@ export async function writeGeoJson(db: Db, releaseDir: string, opts: GeoJsonOpti
   };
   await writeFile(join(outDir, 'index.json'), `${JSON.stringify(index, null, 2)}\n`);
   return index;
+}
+
+/** The layer made of `parts`: their features, bytes and bbox added up. */
+function nationalLayer(name: string, parts: readonly GeoJsonLayer[]): GeoJsonLayer {
+  const boxes = parts.map((p) => p.bbox).filter((b): b is NonNullable<GeoJsonLayer['bbox']> => b !== null);
+  const bbox: GeoJsonLayer['bbox'] = boxes.length === 0 ? null : [
+    Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])), Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3])),
+  ];
+  return {
+    name,
+    parts: parts.map((p) => p.name),
+    features: parts.reduce((a, p) => a + p.features, 0),
+    bytes: parts.reduce((a, p) => a + p.bytes, 0),
+    bbox,
+  };
 }
 
 /** True in SQL when row `t` has finite lat and lon. */

@@ -12,7 +12,7 @@ import type { Neighbour } from '../normalise/neighbours.ts';
 import type { Supplier } from '../normalise/suppliers.ts';
 import type { GateResult, SourceCounts } from '../release/gates.ts';
 import type { GeoJsonIndex } from '../release/geojson.ts';
-import type { AuthorityCounts, PreviousManifest } from '../release/manifest.ts';
+import type { AuthorityCounts, AuthorityLeads, AuthoritySourceReads, PreviousManifest } from '../release/manifest.ts';
 import type { NameGateResult } from '../release/name-gate.ts';
 import type { RawFiles } from '../release/raw-files.ts';
 import type { Change, ChangeCounts, RegistryEntry, Tracked } from '../release/registry.ts';
@@ -50,6 +50,8 @@ export interface RefreshSummary {
   sources: Record<string, SourceCounts>;
   gates: GateResult & { forced: boolean };
   stages: Record<string, StageTiming>;
+  /** Bytes on disk of the release that was built (every file the manifest lists, plus manifest.json); null when none was built. */
+  releaseBytes: number | null;
   peakRssMb: number;
   /** The stage during which the sampled peak was seen. */
   peakRssStage: string;
@@ -59,7 +61,7 @@ export interface RefreshSummary {
 
 /** How a refresh ends, said by the stage after which it ends; the runner adds timings and memory. */
 export type StageOutcome = Pick<RefreshSummary, 'status' | 'message'> &
-  Partial<Pick<RefreshSummary, 'releaseId' | 'asOf' | 'changes' | 'counts' | 'sources' | 'gates'>>;
+  Partial<Pick<RefreshSummary, 'releaseId' | 'asOf' | 'changes' | 'counts' | 'sources' | 'gates' | 'releaseBytes'>>;
 
 /** Rows of one record kind that failed schema validation: how many, and up to five examples. */
 export interface InvalidRows {
@@ -79,6 +81,8 @@ export interface BuildProducts {
   files: RawFiles;
   fingerprint: string;
   build: Build;
+  /** Bytes of the built release (its files and manifest.json), set by the manifest stage. */
+  releaseBytes: number;
   validators: Validators;
   /** The published sales, staged by `read:ppr` and turned into Parquet by `write:sales`. */
   sales: { spec: TableSpec; sink: NdjsonSink; count: number };
@@ -114,6 +118,10 @@ export interface BuildProducts {
   };
   names: NameGateResult;
   authorities: AuthorityCounts;
+  /** Per authority and source: rows read and their newest date (normalise). */
+  authorityReads: AuthoritySourceReads;
+  /** Per authority: leads by status and bbox (write:tables). */
+  authorityLeads: AuthorityLeads;
   searchDocs: SearchDoc[];
   search: SearchIndexStats;
   geojson: GeoJsonIndex;

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checksumFiles } from '../release/checksums.ts';
 import { checkGates } from '../release/gates.ts';
-import { buildManifest, recordsTotal } from '../release/manifest.ts';
+import { authorityFreshness, buildManifest, recordsTotal } from '../release/manifest.ts';
 import { readFetchLog, sourcesFreshness } from '../fetch/log.ts';
 import { need, type BuildContext, type StageOutcome } from './context.ts';
 import type { Stage } from './runner.ts';
@@ -43,10 +43,13 @@ export const manifestStage: Stage = {
       force: ctx.config.force,
       fingerprint: need(ctx, 'fingerprint'),
       freshness: freshnessOf(ctx.config.rawDir),
+      authorityFreshness: authorityFreshness(need(ctx, 'authorityReads'), need(ctx, 'authorityLeads'), readFetchLog(ctx.config.rawDir)),
     });
     const problems = need(ctx, 'validators').validate('release-manifest', m);
     if (problems.length) throw new Error(`manifest failed schema validation: ${problems.join('; ')}`);
-    await writeFile(join(build.dir, 'manifest.json'), JSON.stringify(m, null, 2) + '\n');
+    const text = JSON.stringify(m, null, 2) + '\n';
+    await writeFile(join(build.dir, 'manifest.json'), text);
+    ctx.made.releaseBytes = Object.values(m.files).reduce((a, f) => a + f.bytes, Buffer.byteLength(text));
     return Object.keys(ctx.counts).length;
   },
   end(ctx) {
@@ -68,10 +71,11 @@ function freshnessOf(rawDir: string) {
   return log ? sourcesFreshness(log) : null;
 }
 
-/** The summary fields of a release that was built: as-of date, changes, table counts, sources. */
-export function builtSummary(ctx: BuildContext): Pick<StageOutcome, 'asOf' | 'changes' | 'counts' | 'sources'> {
+/** The summary fields of a release that was built: as-of date, changes, table counts, sources, size on disk. */
+export function builtSummary(ctx: BuildContext): Pick<StageOutcome, 'asOf' | 'changes' | 'counts' | 'sources' | 'releaseBytes'> {
   const tracked = need(ctx, 'tracked');
   return {
+    releaseBytes: need(ctx, 'releaseBytes'),
     asOf: need(ctx, 'asOf'),
     changes: { leads: tracked.leads.counts, infrastructure: tracked.infra.counts },
     counts: { ...ctx.counts, records_total: recordsTotal(ctx.counts) },

@@ -3,6 +3,7 @@
  * with its commencement notices linked, and the infrastructure projects merged from their
  * fragments. The planning and commencement rows are dropped once the leads are built.
  */
+import { authoritySourceReads } from '../release/manifest.ts';
 import { buildCompanyIndex } from '../normalise/company-match.ts';
 import { mergeInfrastructure } from '../normalise/infrastructure.ts';
 import { buildLeads } from '../normalise/leads.ts';
@@ -19,6 +20,7 @@ export const normaliseStage: Stage = {
     const built = buildLeads(planning.rows, commencements.rows, index, asOf);
     const infraDrafts = mergeInfrastructure(need(ctx, 'infrastructure').rows, index, asOf);
     ctx.made.normalised = { ...built, infraDrafts, index };
+    ctx.made.authorityReads = authoritySourceReads(planning.rows, commencements.rows);
     planning.rows.length = 0;
     commencements.rows.length = 0;
     return built.leads.length + infraDrafts.length;

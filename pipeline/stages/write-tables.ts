@@ -5,7 +5,7 @@
  * the Parquet files.
  */
 import { join } from 'node:path';
-import { countByAuthority } from '../release/manifest.ts';
+import { countByAuthority, authorityLeads } from '../release/manifest.ts';
 import { REGISTRY_SPEC, tableSpec } from '../release/table-specs.ts';
 import { writeNdjson, writeTable } from '../release/tables.ts';
 import { need } from './context.ts';
@@ -35,6 +35,7 @@ export const writeTablesStage: Stage = {
     for (const a of [tracked.neighbours, published.registry, published.changes, published.companies, published.filings, tracked.suppliers, ctx.rejects]) a.length = 0;
     const leads = tracked.leads.records;
     ctx.made.authorities = countByAuthority(leads);
+    ctx.made.authorityLeads = authorityLeads(leads);
     ctx.made.searchDocs = leads.map((l) => ({ id: l.id, text: `${l.description} ${l.address ?? ''} ${l.planning_authority} ${l.application_number}` }));
     leads.length = 0; // written; the later stages read the Parquet files
     need(ctx, 'normalised').leads.length = 0; // the same objects (completed in place by trackChanges)

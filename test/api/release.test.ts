@@ -65,11 +65,11 @@ const PARQUET = [
 ];
 const DAMAGES: Damage[] = [
   ...PARQUET.map((t): Damage => [`${t}.parquet, one byte changed`, `${t}.parquet`, flipByte]),
-  ['geojson/leads.ndjson truncated mid-line', 'geojson/leads.ndjson', (p) => {
+  ['an authority layer truncated mid-line', 'geojson/leads/dublin-city.ndjson', (p) => {
     const text = readFileSync(p, 'utf8');
     truncateSync(p, Buffer.byteLength(text.slice(0, text.indexOf('\n', text.length >> 1) - 20)));
   }],
-  ['geojson/leads.ndjson truncated at a line break', 'geojson/leads.ndjson', (p) => {
+  ['an authority layer truncated at a line break', 'geojson/leads/dublin-city.ndjson', (p) => {
     const text = readFileSync(p, 'utf8');
     truncateSync(p, Buffer.byteLength(text.slice(0, text.indexOf('\n', text.length >> 1) + 1)));
   }],
@@ -123,7 +123,7 @@ test('a refused release is retried with backoff, not on every poll, and served o
     const etag0 = (await api.request('/v1/meta')).headers.get('etag')!;
     const id = '20261123T060000Z';
     publishCopyOfRelease(api.dataDir, id);
-    const layer = join(api.dataDir, 'releases', id, 'geojson/leads.ndjson');
+    const layer = join(api.dataDir, 'releases', id, 'geojson/leads/dublin-city.ndjson');
     const good = readFileSync(layer);
     truncateSync(layer, good.length >> 1);
     const t0 = nowMs;
@@ -131,7 +131,7 @@ test('a refused release is retried with backoff, not on every poll, and served o
     const status = async () => (await api.request('/v1/meta')).body.release_status;
     assert.equal((await status()).refused, {
       release: id,
-      reason: `files do not match manifest.json: geojson/leads.ndjson has ${good.length >> 1} bytes, the manifest says ${good.length}`,
+      reason: `files do not match manifest.json: geojson/leads/dublin-city.ndjson has ${good.length >> 1} bytes, the manifest says ${good.length}`,
       failed_at: new Date(t0).toISOString(),
       attempts: 1,
       next_attempt_at: new Date(t0 + RETRY_FIRST_MS).toISOString(),

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadPipelineConfig, type PipelineConfig } from '../../pipeline/config.ts';
 import { runPipeline, parquetRowCounts } from '../../pipeline/run.ts';
@@ -64,6 +64,9 @@ test('week 1: publishes a complete, valid release', async () => {
   for (const [rel, f] of Object.entries(m.files)) {
     assert.is(createHash('sha256').update(readFileSync(join(dir, rel))).digest('hex'), f.sha256, `checksum of ${rel}`);
   }
+  // the summary reports the release's size on disk: its files and manifest.json
+  const onDisk = Object.keys(m.files).reduce((n, rel) => n + statSync(join(dir, rel)).size, statSync(join(dir, 'manifest.json')).size);
+  assert.is(s.releaseBytes, onDisk);
   const db = await openDb();
   try {
     const counts = await parquetRowCounts(db, dir);
@@ -105,6 +108,7 @@ test('same input again: nothing to publish; --force rebuilds with 0 new, 0 updat
   clock = new Date('2026-11-09T07:00:00Z');
   const again = await runPipeline(config(), deps);
   assert.is(again.status, 'unchanged');
+  assert.is(again.releaseBytes, null, 'nothing built, no size');
   assert.is(currentRelease(data)!.id, id1);
   const forced = await runPipeline(config({ force: true }), deps);
   assert.is(forced.status, 'published');

@@ -68,7 +68,7 @@ test('there is exactly one schema file per record kind (plus the API-only parame
 /** The only top-level properties that may be absent (all others are required; absent = null). */
 const OPTIONAL: Partial<Record<string, string[]>> = {
   problem: ['detail', 'instance', 'request_id', 'errors', 'rows_requested', 'rows_remaining', 'resets_at'],
-  'release-manifest': ['search_index', 'geojson', 'analytics', 'sources_freshness'],
+  'release-manifest': ['search_index', 'geojson', 'analytics', 'sources_freshness', 'authority_freshness'],
 };
 
 test('every schema is a 2020-12 record with $id, title, description and a closed property set', () => {

@@ -54,14 +54,14 @@ test('every file the manifest lists, changed in one byte (same size), is named',
 
 test('truncated (mid-line and at a line break), missing and unlisted files are named', async () => {
   const dir = await copy();
-  const layer = join(dir, 'geojson/leads.ndjson');
+  const layer = join(dir, 'geojson/leads/dublin-city.ndjson');
   const text = readFileSync(layer, 'utf8');
   const size = Buffer.byteLength(text);
   const atBreak = Buffer.byteLength(text.slice(0, text.indexOf('\n', text.length >> 1) + 1));
   truncateSync(layer, atBreak);
-  await refused(verifyReleaseFiles(dir), new RegExp(`geojson/leads\\.ndjson has ${atBreak} bytes, the manifest says ${size}`));
+  await refused(verifyReleaseFiles(dir), new RegExp(`geojson/leads/dublin-city\\.ndjson has ${atBreak} bytes, the manifest says ${size}`));
   truncateSync(layer, atBreak - 10); // mid-line
-  await refused(verifyReleaseFiles(dir), new RegExp(`geojson/leads\\.ndjson has ${atBreak - 10} bytes`));
+  await refused(verifyReleaseFiles(dir), new RegExp(`geojson/leads/dublin-city\\.ndjson has ${atBreak - 10} bytes`));
   writeFileSync(layer, text);
   rmSync(join(dir, 'sales.parquet'));
   appendFileSync(join(dir, 'geojson', 'extra.ndjson'), '{}\n');

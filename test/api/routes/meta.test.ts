@@ -31,7 +31,7 @@ test('release, counts and _meta come from the manifest; the body matches the Ope
   assert.is(res.status, 200);
   assert.match(res.headers.get('content-type')!, /^application\/json/);
   const b = res.body;
-  assert.equal(Object.keys(b).sort(), ['_meta', 'counts', 'enums', 'freshness', 'release', 'release_status']);
+  assert.equal(Object.keys(b).sort(), ['_meta', 'counts', 'enums', 'freshness', 'freshness_by_source', 'release', 'release_status']);
   assert.equal(b.release_status, { serving: b.release.id, refused: null });
   assert.equal(b.release, { id: manifest.release_id, built_at: manifest.built_at, as_of: manifest.as_of, schema_version: manifest.schema_version });
   assert.is(b.release.id, api.release());
@@ -106,7 +106,7 @@ test('sources_freshness: shown after freshness when the release manifest has it 
     assert.ok(await own.checkRelease());
     const b = (await own.request('/v1/meta')).body;
     assert.is(b.release.id, '20261116T060000Z');
-    assert.equal(Object.keys(b), ['release', 'counts', 'freshness', 'sources_freshness', 'enums', 'release_status', '_meta']);
+    assert.equal(Object.keys(b), ['release', 'counts', 'freshness', 'sources_freshness', 'freshness_by_source', 'enums', 'release_status', '_meta']);
     assert.equal(b.sources_freshness, freshness);
     assert.equal(validateResponse(buildOpenApi(own.config), 'get', '/meta', 200, b), []);
     const broken = { ...b, sources_freshness: { ...freshness, origin: 'downloaded' } };

@@ -66,8 +66,15 @@ async function readLines(rel: string): Promise<string[]> {
   return text.split('\n').filter((l) => l.length > 0);
 }
 
+/** Every lead line, from the authority files (the leads are stored once, per authority). */
+async function allLeadLines(): Promise<string[]> {
+  const files = (await readdir(join(dir, 'geojson', 'leads'))).sort();
+  const lines = (await Promise.all(files.map((f) => readLines(`geojson/leads/${f}`)))).flat();
+  return lines.sort((a, b) => assertFeature(a).id - assertFeature(b).id);
+}
+
 test('leads layer: valid features, ordered by id, rows without coordinates skipped', async () => {
-  const features = (await readLines('geojson/leads.ndjson')).map(assertFeature);
+  const features = (await allLeadLines()).map(assertFeature);
   assert.equal(features.map((f) => f.id), [2, 5, 7]);
   const cork = features.find((f) => f.id === 7)!;
   assert.equal(cork.geometry.coordinates, [-8.470699, 51.897912], 'lon first, rounded to 6 decimals');
@@ -82,9 +89,10 @@ test('leads layer: valid features, ordered by id, rows without coordinates skipp
   assert.is(dlr.properties['planning_authority'], 'Dún Laoghaire-Rathdown');
 });
 
-test('one file per authority, lines identical to the national file', async () => {
+test('one file per authority, each in id order; the leads are stored once', async () => {
   assert.equal((await readdir(join(dir, 'geojson', 'leads'))).sort(), ['cork-city.ndjson', 'dun-laoghaire-rathdown.ndjson']);
-  const all = await readLines('geojson/leads.ndjson');
+  assert.not.ok(existsSync(join(dir, 'geojson', 'leads.ndjson')), 'no national copy');
+  const all = await allLeadLines();
   const cork = await readLines('geojson/leads/cork-city.ndjson');
   assert.equal(cork, all.filter((l) => l.includes('"planning_authority":"Cork City"')));
   assert.equal(cork.map((l) => assertFeature(l).id), [5, 7]);
@@ -108,6 +116,10 @@ test('index describes every layer and is written as index.json', async () => {
   const byName = new Map(index.layers.map((l) => [l.name, l]));
   assert.equal([...byName.keys()], ['leads', 'leads/cork-city', 'leads/dun-laoghaire-rathdown', 'infrastructure']);
   assert.equal(byName.get('leads')!.bbox, [-8.5, 51.897912, -6.1338, 53.2941]);
+  assert.equal(byName.get('leads')!.parts, ['leads/cork-city', 'leads/dun-laoghaire-rathdown'], 'the national layer is its authority layers');
+  assert.is(byName.get('leads')!.features, 3);
+  assert.is(byName.get('leads')!.bytes, byName.get('leads/cork-city')!.bytes + byName.get('leads/dun-laoghaire-rathdown')!.bytes);
+  assert.not.ok('file' in byName.get('leads')!);
   assert.equal(byName.get('leads/cork-city')!, {
     name: 'leads/cork-city',
     file: 'geojson/leads/cork-city.ndjson',
@@ -118,7 +130,7 @@ test('index describes every layer and is written as index.json', async () => {
   });
   assert.is(byName.get('infrastructure')!.features, 2);
   assert.not.ok('authority' in byName.get('leads')!);
-  for (const layer of index.layers) assert.is(layer.bytes, (await stat(join(dir, ...layer.file.split('/')))).size, layer.name);
+  for (const layer of index.layers) if (layer.file) assert.is(layer.bytes, (await stat(join(dir, ...layer.file.split('/')))).size, layer.name);
   assert.not.ok(existsSync(join(dir, 'geojson', 'leads', 'stale.ndjson')), 'stale authority file removed');
 });
 
@@ -130,7 +142,8 @@ test('a release with no coordinates writes empty layers with a null bbox', async
     const idx = await writeGeoJson(db, empty, { publicBaseUrl: 'https://x.ie' });
     assert.equal(idx.layers.map((l) => [l.name, l.features, l.bbox]), [['leads', 0, null], ['infrastructure', 0, null]]);
     assert.equal(idx.skipped_without_coordinates, { leads: 1, infrastructure: 1 });
-    assert.is(await readFile(join(empty, 'geojson', 'leads.ndjson'), 'utf8'), '');
+    assert.equal(idx.layers[0]!.parts, []);
+    assert.equal(await readdir(join(empty, 'geojson', 'leads')), []);
   } finally {
     await rm(empty, { recursive: true, force: true });
   }
