@@ -60,10 +60,10 @@ test('bbox and datetime: the post-parser decides (exponents and spaces read; ran
 });
 
 test('unknown OGC parameters name the accepted ones in the schema\'s (and the document\'s) order', () => {
-  assert.equal(errorsOf({ q: 'x' }, 'leads', 'ogc'), [{ name: 'q', reason: REASONS.unknownParameter, allowed: ['limit', 'bbox', 'datetime', 'f', 'cursor', 'access_token'] }]);
+  assert.equal(errorsOf({ q: 'x' }, 'leads', 'ogc'), [{ name: 'q', reason: REASONS.unknownParameter, allowed: ['limit', 'bbox', 'datetime', 'f', 'cursor', 'access_token', 'crs', 'bbox-crs'] }]);
 });
 
-test('OGC metadata resources take f=json and access_token; /feeds/token takes ttl within the schema\'s bounds', () => {
+test('OGC metadata resources take f=json, access_token and crs; /feeds/token takes ttl within the schema\'s bounds', () => {
   const thrown = (f: () => unknown) => {
     try {
       f();
@@ -74,7 +74,7 @@ test('OGC metadata resources take f=json and access_token; /feeds/token takes tt
   };
   parseOgcMetaQuery({ f: 'json', access_token: 'gt_abc' });
   assert.equal(thrown(() => parseOgcMetaQuery({ f: 'html' })), [{ name: 'f', reason: REASONS.notAllowed, allowed: ['json'] }]);
-  assert.equal(thrown(() => parseOgcMetaQuery({ limit: '1' })), [{ name: 'limit', reason: REASONS.unknownParameter, allowed: ['f', 'access_token'] }]);
+  assert.equal(thrown(() => parseOgcMetaQuery({ limit: '1' })), [{ name: 'limit', reason: REASONS.unknownParameter, allowed: ['f', 'access_token', 'crs'] }]);
   assert.equal(GIS_TOKEN_TTL, { default: GIS_TOKEN_TTL_DEFAULT_S, min: 60, max: GIS_TOKEN_TTL_MAX_S }, 'the token module agrees with the schema');
   assert.equal(parseGisTokenQuery({}), { ttl: GIS_TOKEN_TTL_DEFAULT_S });
   assert.equal(parseGisTokenQuery({ ttl: '600' }), { ttl: 600 });
