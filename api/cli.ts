@@ -28,7 +28,7 @@ export const USAGE = `API accounts and keys:
                          create an API key; prints the key once (store it now: only its hash is kept)
   keys list [--account N] [--json]
                          list keys (ids, scopes, status — never the keys themselves)
-  keys revoke ID         revoke a key (takes effect within KEY_CACHE_MS, default 5 s)
+  keys revoke ID         revoke a key; the API refuses it on the next request, on every replica
 ${ACCESS_USAGE}
 
 ${WEBHOOKS_USAGE}
@@ -94,7 +94,7 @@ const commands: Record<string, Record<string, Command>> = {
           const scopes = [...new Set(stopped.map((k) => k.scope))];
           err(
             `${stopped.length} active key(s) of scope ${scopes.join(', ')} no longer grant access (${stopped.map((k) => k.id).join(', ')}): requests get 403 insufficient_plan ` +
-              `within KEY_CACHE_MS and webhooks relying on them are held, until the plan is ${scopes.map((sc) => SCOPE_PLAN[sc]).join(', ')} again`,
+              `from the next request and webhooks relying on them are held, until the plan is ${scopes.map((sc) => SCOPE_PLAN[sc]).join(', ')} again`,
           );
         }
       }
@@ -152,7 +152,7 @@ const commands: Record<string, Record<string, Command>> = {
       if (!before) throw new FailedError(`no key with id '${id}'`);
       const k = (await s.revokeKey(id))!;
       if (values.json) out(JSON.stringify(publicKey(k)));
-      else out(before.status === 'revoked' ? `key ${id} was already revoked (${k.revoked_at})` : `key ${id} revoked; it stops working within a few seconds`);
+      else out(before.status === 'revoked' ? `key ${id} was already revoked (${k.revoked_at})` : `key ${id} revoked; the API refuses it from the next request`);
       return 0;
     },
   },

@@ -37,7 +37,7 @@ export interface ApiConfig {
   readonly duckdbConnections: number;
   readonly duckdbThreads: number;
   readonly duckdbMemoryLimit: string;
-  /** How long an authenticated key is cached in memory; a revoked key stops working within this time. */
+  /** How long an authenticated key is cached in memory (a revocation or plan change empties the cache at once: api/state/revocations.ts). */
   readonly keyCacheMs: number;
   /** Webhooks (docs/webhooks.md): how often new leads are batched (0 = no scheduler in the server). */
   readonly webhookIntervalMs: number;
@@ -104,7 +104,7 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   duckdbConnections: { value: 4, env: 'DUCKDB_CONNECTIONS', help: 'DuckDB connection pool size' },
   duckdbThreads: { value: 1, env: 'DUCKDB_THREADS', help: 'DuckDB worker threads' },
   duckdbMemoryLimit: { value: '256MB', env: 'API_DUCKDB_MEMORY_LIMIT', help: 'DuckDB memory limit of the server' },
-  keyCacheMs: { value: 5000, env: 'KEY_CACHE_MS', help: 'how long a looked-up API key is cached; revocation takes effect within this time (0 = no cache)' },
+  keyCacheMs: { value: 5000, env: 'KEY_CACHE_MS', help: 'how long a looked-up API key is cached; a revocation or plan change anywhere empties the cache at once (0 = no cache)' },
   webhookIntervalMs: { value: 3_600_000, env: 'WEBHOOK_INTERVAL_MS', help: 'how often the server batches new leads for webhooks (0 = no scheduler)' },
   webhookPollMs: { value: 10_000, env: 'WEBHOOK_POLL_MS', help: 'how often the server sends due webhook deliveries and retries' },
   webhookBatchMax: { value: 100, env: 'WEBHOOK_BATCH_MAX', help: 'most leads in one lead.new delivery' },

@@ -3,6 +3,7 @@
  * PostgreSQL): accounts and keys here, the access model in access.ts, webhooks in
  * webhook-store.ts. Keys are stored only as SHA-256 hashes.
  */
+import { randomUUID } from 'node:crypto';
 import type { Plan } from '../scopes.ts';
 import { access, keysQuery } from './access.ts';
 import { rows, template, type Backend } from './backend.ts';
@@ -38,6 +39,14 @@ export function createStateStore(b: Backend, now: () => Date): StateStore {
   const q = accountQueries(b);
   const live = withExpiry(now);
   const iso = (): string => now().toISOString();
+  // the change stamp: moves with the backend's (other connections) and with this process's own revocations and plan changes
+  let seen = NaN;
+  let stamp = 0;
+  const changed = async <T>(r: T, token: string): Promise<T> => {
+    stamp++;
+    await b.keyChangeSent(token);
+    return r;
+  };
   const one = async <T>(query: ReturnType<typeof q.keyById>): Promise<T | null> => ((await b.run('plain', () => rows(query)))[0] as T | undefined) ?? null;
 
   return {
@@ -48,7 +57,15 @@ export function createStateStore(b: Backend, now: () => Date): StateStore {
       return (await one<Account>(q.insertAccount(name, plan, iso())))!;
     },
     getAccountByName: (name: string) => one<Account>(q.accountByName(name)),
-    setAccountPlan: (id: number, plan: Plan) => one<Account>(q.setPlan(plan, id)),
+    async setAccountPlan(id: number, plan: Plan): Promise<Account | null> {
+      const token = randomUUID();
+      const r = await b.run('atomic', function* () {
+        const [a] = yield q.setPlan(plan, id);
+        for (const n of b.dialect.keyChangeNotice(token)) yield n;
+        return (a as Account | undefined) ?? null;
+      });
+      return changed(r, token);
+    },
     async insertKey(k: NewKey): Promise<ApiKey> {
       return b.run('plain', function* () {
         yield q.insertKey(k.id, k.account_id, k.scope, k.name, k.display_prefix, k.hash, iso());
@@ -63,11 +80,18 @@ export function createStateStore(b: Backend, now: () => Date): StateStore {
       return (r as ApiKey[]).map(live);
     },
     async revokeKey(id: string): Promise<ApiKey | null> {
-      const r = await b.run('plain', function* () {
+      const token = randomUUID();
+      const r = await b.run('atomic', function* () {
         yield q.revoke(iso(), id);
+        for (const n of b.dialect.keyChangeNotice(token)) yield n;
         return (yield q.keyById(id))[0] as ApiKey | undefined;
       });
-      return live(r) ?? null;
+      return changed(live(r) ?? null, token);
+    },
+    keyChangeStamp(): number {
+      const s = b.changeStamp();
+      if (!(s === seen)) (seen = s), stamp++; // (NaN, a closed file, never equals: no caching)
+      return stamp;
     },
     close: () => b.close(),
   };

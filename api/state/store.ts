@@ -116,7 +116,14 @@ export interface StateStore {
   /** Find a key by the SHA-256 hash of the presented secret (any status), with its stored hash. */
   findKeyByHash(hash: string): Promise<StoredKey | null>;
   listKeys(accountId?: number): Promise<ApiKey[]>;
+  /** Revoke a key; every process's key cache learns it at once (`keyChangeStamp`). */
   revokeKey(id: string): Promise<ApiKey | null>;
+  /**
+   * A number that moves whenever a key may have been revoked or a plan changed — by this
+   * process or by any other connection (another replica, the CLI) — read without a query
+   * (api/state/revocations.ts). The auth middleware's key cache is only trusted while it stays put.
+   */
+  keyChangeStamp(): number;
   /** Webhooks and their delivery queue (api/state/webhooks.ts). */
   readonly webhooks: WebhookStore;
 
