@@ -1,7 +1,7 @@
 /**
  * The state store, written once over any `Backend` (api/state/backend.ts: SQLite or
  * PostgreSQL): accounts and keys here, the access model in access.ts, webhooks in
- * webhook-store.ts. Keys are stored only as SHA-256 hashes.
+ * webhook-store.ts, the account area in app-store.ts. Keys are stored only as SHA-256 hashes.
  */
 import { randomUUID } from 'node:crypto';
 import type { Plan } from '../scopes.ts';
@@ -9,6 +9,7 @@ import { access, keysQuery } from './access.ts';
 import { rows, template, type Backend } from './backend.ts';
 import { withExpiry, type Account, type ApiKey, type NewKey, type StateStore, type StoredKey } from './store.ts';
 import { webhookStore } from './webhook-store.ts';
+import { appStore } from './app-store.ts';
 
 export const ACCOUNT_COLUMNS = ['id', 'name', 'plan', 'created_at'] as const;
 
@@ -52,6 +53,7 @@ export function createStateStore(b: Backend, now: () => Date): StateStore {
   return {
     ...access(b, now),
     webhooks: webhookStore(b, now),
+    app: appStore(b, now),
     ready: b.ready,
     async createAccount(name: string, plan: Plan): Promise<Account> {
       return (await one<Account>(q.insertAccount(name, plan, iso())))!;
