@@ -4,7 +4,8 @@
  * Middleware, in order:
  *   problem (errors → RFC 9457)  →  client address (ctx.ip; X-Forwarded-* only from
  *   TRUSTED_PROXIES)  →  request id  →  security headers  →  deprecation headers (only when an
- *   operation is deprecated)  →  public routers (openapi.json, docs, reference, licence claim)
+ *   operation is deprecated)  →  the account area under /app (api/app-area/router.ts: sessions,
+ *   not keys; nothing else reaches it)  →  public routers (openapi.json, docs, reference, licence claim)
  *   →  release pin  →  failed-key throttle  →  GIS access_token (→ Bearer header, GIS paths
  *   only)  →  auth (Bearer key)  →  access (hourly limit, daily row budget, usage ledger)
  *   →  attribution headers (commonwealth)  →  account and webhooks routers (never cached)
@@ -41,6 +42,7 @@ import { intelRouter } from './routes/intel.ts';
 import { exportsRouter } from './routes/exports.ts';
 import { feedsRouter } from './routes/feeds.ts';
 import { ogcRouter } from './routes/ogc.ts';
+import { appArea } from './app-area/router.ts';
 import { gisTokenMiddleware } from './middleware/gis-token.ts';
 import { deprecationMiddleware } from './middleware/deprecation.ts';
 import { DEPRECATIONS, checkDeprecations, type DeprecationTable } from './service-terms.ts';
@@ -108,6 +110,8 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.use(requestIdMiddleware());
   app.use(securityHeadersMiddleware(config));
   if (Object.keys(deprecations).length > 0) app.use(deprecationMiddleware(deprecations, routeOf(routers)));
+  // The account area (/app) runs on sessions: it answers before the release pin and the API-key checks.
+  app.use(appArea(config, { ...deps, ledger }));
   // The published reference (openapi.json, docs, reference) and the licence claim page need neither a key nor a loaded release.
   app.use(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).use(claim.routes()).routes());
   app.use(releaseMiddleware(deps.releases));

@@ -77,6 +77,22 @@ export interface ApiConfig {
   readonly cursorSecretsPrevious: readonly string[];
   /** How long a SQLite state-store write waits for a lock held by another process before the request gets 503 `service_degraded`. */
   readonly stateBusyTimeoutMs: number;
+  // — the account area (/app, docs/app.md) —
+  /** How long an invitation link (`leads accounts invite`) can be used. */
+  readonly inviteTtlHours: number;
+  /** `smtp://` or `smtps://` URL of the mail server invitations are e-mailed through; empty = print the link only. */
+  readonly smtpUrl: string;
+  /** Sender of invitation e-mails; empty = `no-reply@<host of PUBLIC_BASE_URL>`. */
+  readonly smtpFrom: string;
+  /** A signed-in session ends after this long without a request. */
+  readonly appSessionIdleMinutes: number;
+  /** A session ends this long after sign-in, however active. */
+  readonly appSessionMaxHours: number;
+  /** Failed sign-ins allowed per account and per client address in a sliding window before sign-in is throttled (429). */
+  readonly appSigninFailLimit: number;
+  readonly appSigninFailWindowS: number;
+  /** WebAuthn relying-party id (passkeys are bound to it); empty = the host name of PUBLIC_BASE_URL. */
+  readonly webauthnRpId: string;
 }
 
 /** Default `TRUSTED_PROXIES`: a proxy on the same host (nginx in front of `HOST=127.0.0.1`). */
@@ -125,6 +141,14 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   cursorSecret: { value: '', env: 'CURSOR_SECRET', help: 'secret (≥ 32 characters) signing paging cursors (next_cursor, GIS next links); unset = random per process, so cursors stop working at restart and differ between replicas' },
   cursorSecretsPrevious: { value: [], env: 'CURSOR_SECRETS_PREVIOUS', help: 'comma-separated earlier CURSOR_SECRET values still accepted after a rotation (cursors they signed keep working; new ones are signed with CURSOR_SECRET)' },
   stateBusyTimeoutMs: { value: 5000, env: 'STATE_BUSY_TIMEOUT_MS', help: 'SQLite state store: how long a write waits for a lock held by another process before the request gets 503 service_degraded' },
+  inviteTtlHours: { value: 72, env: 'INVITE_TTL_HOURS', help: 'account area: how long an invitation link (leads accounts invite) can be used, hours' },
+  smtpUrl: { value: '', env: 'SMTP_URL', help: 'account area: smtp:// or smtps:// URL (user:password@host:port) invitations are e-mailed through; unset = the link is only printed' },
+  smtpFrom: { value: '', env: 'SMTP_FROM', help: 'account area: sender address of invitation e-mails; unset = no-reply@<host of PUBLIC_BASE_URL>' },
+  appSessionIdleMinutes: { value: 30, env: 'APP_SESSION_IDLE_MINUTES', help: 'account area: a session ends after this many minutes without a request' },
+  appSessionMaxHours: { value: 12, env: 'APP_SESSION_MAX_HOURS', help: 'account area: a session ends this many hours after sign-in, however active' },
+  appSigninFailLimit: { value: 10, env: 'APP_SIGNIN_FAIL_LIMIT', help: 'account area: failed sign-ins per account and per client address within APP_SIGNIN_FAIL_WINDOW_S before sign-in answers 429' },
+  appSigninFailWindowS: { value: 900, env: 'APP_SIGNIN_FAIL_WINDOW_S', help: 'account area: the sliding window of APP_SIGNIN_FAIL_LIMIT, seconds' },
+  webauthnRpId: { value: '', env: 'WEBAUTHN_RP_ID', help: 'account area: WebAuthn relying-party id passkeys are bound to (a registrable domain of the app origin); unset = the host name of PUBLIC_BASE_URL' },
 };
 
 export class ApiConfigError extends Error {}
@@ -216,7 +240,26 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     cursorSecret: str('cursorSecret') || randomBytes(32).toString('hex'),
     cursorSecretsPrevious: list('cursorSecretsPrevious'),
     stateBusyTimeoutMs: int('stateBusyTimeoutMs', 0, 600_000),
+    inviteTtlHours: int('inviteTtlHours', 1, 24 * 30),
+    smtpUrl: str('smtpUrl'),
+    smtpFrom: str('smtpFrom'),
+    appSessionIdleMinutes: int('appSessionIdleMinutes', 1, 24 * 60),
+    appSessionMaxHours: int('appSessionMaxHours', 1, 24 * 30),
+    appSigninFailLimit: int('appSigninFailLimit', 1, 10_000),
+    appSigninFailWindowS: int('appSigninFailWindowS', 10, 86_400),
+    webauthnRpId: str('webauthnRpId'),
   };
+  if (config.smtpUrl !== '' && !/^smtps?:\/\/[^/]/.test(config.smtpUrl)) throw new ApiConfigError(`SMTP_URL must start with smtp:// or smtps://, got ${config.smtpUrl.replace(/\/\/[^@/]*@/, '//…@')}`);
+  let publicHost: string;
+  try {
+    publicHost = new URL(config.publicBaseUrl).hostname;
+  } catch {
+    throw new ApiConfigError(`PUBLIC_BASE_URL must be an absolute URL, got ${config.publicBaseUrl}`);
+  }
+  const rpId = config.webauthnRpId.toLowerCase();
+  if (rpId !== '' && publicHost !== rpId && !publicHost.endsWith('.' + rpId)) {
+    throw new ApiConfigError(`WEBAUTHN_RP_ID must be the host name of PUBLIC_BASE_URL (${publicHost}) or a domain it belongs to, got ${config.webauthnRpId}`);
+  }
   if (config.gisTokenSecret !== '' && config.gisTokenSecret.length < 32) {
     throw new ApiConfigError('GIS_TOKEN_SECRET must be at least 32 characters');
   }
