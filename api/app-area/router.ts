@@ -37,6 +37,7 @@ import { html } from './html.ts';
 import { renderPage, renderPublicPage, renderSignedIn } from './layout.ts';
 import { checkCsrf, isUnsafe, loadSession, sessionTimes } from './session.ts';
 import { sessionRouter } from './sign-in.ts';
+import { PAGE_FACTORIES } from './pages/index.ts';
 import { signinThrottle } from './throttle.ts';
 
 /** What the app area needs of the server: the API's deps, with the usage ledger. */
@@ -53,7 +54,7 @@ export interface AppTools {
 export type AppPageFactory = (tools: AppTools) => Router<AppAreaState>;
 
 /** The pages of the app, in APP_SECTIONS order (api/app-area/pages/*.ts). */
-export const APP_PAGES: readonly AppPageFactory[] = [];
+export const APP_PAGES: readonly AppPageFactory[] = PAGE_FACTORIES;
 
 /** The Content-Security-Policy of every /app response (no 'unsafe-inline': scripts and styles need the nonce or come from /app/assets). */
 export const appCsp = (nonce: string): string =>

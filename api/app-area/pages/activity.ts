@@ -17,7 +17,7 @@ export interface ActivityPageDeps {
 export const ACTIVITY_PAGE_SIZE = 50;
 
 export function activityPage(_config: unknown, deps: ActivityPageDeps): Router<AppAreaState> {
-  const router = new Router<AppAreaState>();
+  const router = new Router<AppAreaState>({ prefix: APP_BASE });
   router.get('/activity', async (ctx) => {
     const before = /^\d{1,15}$/.test(String(ctx.query['before'] ?? '')) ? Number(ctx.query['before']) : undefined;
     const entries = await deps.store.app.listActivity(ctx.state.app.account.id, { limit: ACTIVITY_PAGE_SIZE + 1, ...(before !== undefined ? { beforeId: before } : {}) });
@@ -25,11 +25,10 @@ export function activityPage(_config: unknown, deps: ActivityPageDeps): Router<A
     const more = entries.length > ACTIVITY_PAGE_SIZE;
     deps.renderPage(ctx, {
       section: 'activity',
-      title: 'Activity',
-      body: html`<h1>Account activity</h1>
-${
+      title: 'Account activity',
+      body: html`${
   shown.length
-    ? html`<div class="scroll"><table><caption>Sign-ins, keys and webhooks, newest first</caption><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Details</th><th scope="col">From</th></tr></thead><tbody>${shown.map(
+    ? html`<div class="table-wrap"><table><caption>Sign-ins, keys and webhooks, newest first</caption><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Details</th><th scope="col">From</th></tr></thead><tbody>${shown.map(
         (e) =>
           html`<tr><td>${when(e.at)}</td><td>${e.event.replace(/_/g, ' ')}</td><td>${Object.entries(e.details)
             .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${v ?? '—'}`)

@@ -8,26 +8,15 @@ import type { ReleaseManager } from '../../release.ts';
 import { ApiError } from '../../errors.ts';
 import type { PlaceNames } from '../../params.ts';
 import { FILTERS, STATUS_GROUP_OF, type LeadFilter } from '../../query/lead-filters.ts';
+import { readForm } from '../body.ts';
 import type { AppAreaContext, AppPage, AppSection, RenderPage, SafeHtml } from '../contract.ts';
 import { html } from '../html.ts';
 
 /** Where the account area is mounted. */
 export const APP_BASE = '/app';
 
-/** Largest form body a page accepts. */
-const FORM_BYTES_MAX = 16 * 1024;
-
-/** Read an `application/x-www-form-urlencoded` body (what the pages' forms post). */
-export async function formBody(ctx: AppAreaContext): Promise<URLSearchParams> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of ctx.req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > FORM_BYTES_MAX) throw new ApiError(413, 'body_too_large', `a form may send at most ${FORM_BYTES_MAX} bytes`, { title: 'Content Too Large' });
-    chunks.push(c);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-}
+/** The posted form (read once per request by the session layer's reader, api/app-area/body.ts, whose CSRF check saw it first). */
+export const formBody = (ctx: AppAreaContext): Promise<URLSearchParams> => readForm(ctx);
 
 /** The hidden CSRF field every state-changing form carries (the session layer checks it). */
 export const csrfField = (ctx: AppAreaContext): SafeHtml => html`<input type="hidden" name="_csrf" value="${ctx.state.app.csrfToken}">`;
@@ -45,7 +34,7 @@ export function notFoundPage(ctx: AppAreaContext, render: RenderPage, section: A
     section,
     title: 'Not found',
     status: 404,
-    body: html`<h1>Not found</h1><p>There is no ${what} of this account with that id.</p><p><a href="${APP_BASE}/${section}">Back</a></p>`,
+    body: html`<p>There is no ${what} of this account with that id.</p><p><a href="${APP_BASE}/${section}">Back</a></p>`,
   });
 }
 

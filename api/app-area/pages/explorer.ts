@@ -65,7 +65,7 @@ const COLUMNS: [string, string][] = [
 type Lead = Record<string, unknown>;
 
 export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<AppAreaState> {
-  const router = new Router<AppAreaState>();
+  const router = new Router<AppAreaState>({ prefix: APP_BASE });
   const sourcesFor = releaseSourcesCache(deps.db);
   let temp = deps.exportTemp ?? null;
   const tempSpace = (): ExportTempSpace =>
@@ -134,8 +134,7 @@ export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<
         section: 'explorer',
         title: 'Lead explorer',
         status: ctx.status === 404 ? 200 : ctx.status,
-        body: html`<h1>Lead explorer</h1>
-<p>Release ${release.id}. You see leads with the rights of your ${ctx.state.app.account.plan} plan (${scope})${
+        body: html`<p>Release ${release.id}. You see leads with the rights of your ${ctx.state.app.account.plan} plan (${scope})${
           scope === 'commonwealth' ? html`: applicant and company columns are blank` : ''
         }. Rows shown count against the plan's daily budget and appear on the usage page.</p>
 ${message(error)}
@@ -146,7 +145,7 @@ ${
 <p><a href="${APP_BASE}/explorer.csv${filterQs ? `?${filterQs}` : ''}" download>Download CSV</a> of all ${fmt(found.total)} leads (counts ${fmt(found.total)} rows against today's budget).</p>
 ${cw ? html`<p class="attribution"><small>${cw.metadata.attribution}</small></p>` : ''}
 ${leadsMap(found.results)}
-<div class="scroll"><table><caption>Page ${pageNo} of ${pages}</caption><thead><tr><th scope="col">Lead</th>${COLUMNS.map(([, h]) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${found.results.map(
+<div class="table-wrap"><table><caption>Page ${pageNo} of ${pages}</caption><thead><tr><th scope="col">Lead</th>${COLUMNS.map(([, h]) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${found.results.map(
         (l) =>
           html`<tr><td><a href="${APP_BASE}/explorer/${String(l['id'])}">${String(l['application_number'] ?? l['id'])}</a></td>${COLUMNS.map(([c]) => html`<td>${cell(c, l[c])}</td>`)}</tr>`,
       )}</tbody></table></div>
@@ -180,7 +179,7 @@ ${leadsMap(found.results)}
       deps.renderPage(ctx, {
         section: 'explorer',
         title: `Lead ${String(project['application_number'] ?? id)}`,
-        body: html`<p><a href="${APP_BASE}/explorer">Back to the explorer</a></p><h1>Lead ${String(project['application_number'] ?? id)}</h1>
+        body: html`<p><a href="${APP_BASE}/explorer">Back to the explorer</a></p>
 <p>${String(project['description'] ?? '')}</p>
 ${leadsMap([project])}
 <dl class="facts">${Object.entries(project)
@@ -236,7 +235,7 @@ function section(v: unknown): SafeHtml {
   const rows = Array.isArray(v) ? (v as Lead[]) : [v as Lead];
   if (rows.length === 0) return html`<p>None.</p>`;
   const cols = [...new Set(rows.flatMap((r) => Object.keys(r ?? {})))].filter((c) => rows.every((r) => r?.[c] === null || typeof r?.[c] !== 'object' || Array.isArray(r?.[c])));
-  return html`<div class="scroll"><table><thead><tr>${cols.map((c) => html`<th scope="col">${c.replace(/_/g, ' ')}</th>`)}</tr></thead><tbody>${rows.map(
+  return html`<div class="table-wrap"><table><thead><tr>${cols.map((c) => html`<th scope="col">${c.replace(/_/g, ' ')}</th>`)}</tr></thead><tbody>${rows.map(
     (r) => html`<tr>${cols.map((c) => html`<td>${cell(c, r?.[c])}</td>`)}</tr>`,
   )}</tbody></table></div>`;
 }

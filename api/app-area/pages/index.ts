@@ -2,7 +2,7 @@
  * The account area's pages, one router per section of `APP_SECTIONS` in that order, for the
  * session layer's /app router to mount past sign-in with one call:
  *
- * @example for (const r of appPages(config, deps)) appRouter.use(r.routes(), r.allowedMethods());
+ * @example APP_PAGES = PAGE_FACTORIES (api/app-area/router.ts); tests: appPages(config, deps)
  *
  * Every page reads the signed-in account from `ctx.state.app` and acts for that account only.
  */
@@ -15,6 +15,8 @@ import type { ReleaseManager } from '../../release.ts';
 import type { StateStore } from '../../state/store.ts';
 import type { HostResolver } from '../../webhooks/destination.ts';
 import { APP_SECTIONS, type AppAreaState, type AppSection, type RecordActivity, type RenderPage } from '../contract.ts';
+import { html } from '../html.ts';
+import type { AppPageFactory, AppTools } from '../router.ts';
 import { activityPage } from './activity.ts';
 import { explorerPage } from './explorer.ts';
 import { keysPage } from './keys.ts';
@@ -37,15 +39,30 @@ export interface AppPagesDeps {
   recordActivity: RecordActivity;
 }
 
-/** The pages' routers, in `APP_SECTIONS` order (paths relative to the /app mount). */
+/** The pages' stylesheet, linked from each page's body (the layout links only its own app.css). */
+const withPageStyles =
+  (render: RenderPage): RenderPage =>
+  (ctx, p) =>
+    render(ctx, { ...p, body: html`<link rel="stylesheet" href="/app/assets/pages.css">${p.body}` });
+
+const FACTORIES: Record<AppSection, (config: ApiConfig, deps: AppPagesDeps) => Router<AppAreaState>> = {
+  keys: keysPage,
+  usage: usagePage,
+  webhooks: webhooksPage,
+  explorer: explorerPage,
+  licences: licencesPage,
+  activity: activityPage,
+};
+
+/** The pages' routers, in `APP_SECTIONS` order (full paths under /app). */
 export function appPages(config: ApiConfig, deps: AppPagesDeps): Router<AppAreaState>[] {
-  const pages: Record<AppSection, Router<AppAreaState>> = {
-    keys: keysPage(config, deps),
-    usage: usagePage(config, deps),
-    webhooks: webhooksPage(config, deps),
-    explorer: explorerPage(config, deps),
-    licences: licencesPage(config, deps),
-    activity: activityPage(config, deps),
-  };
-  return APP_SECTIONS.map((s) => pages[s]);
+  const d = { ...deps, renderPage: withPageStyles(deps.renderPage) };
+  return APP_SECTIONS.map((s) => FACTORIES[s](config, d));
 }
+
+/** The pages as the session layer's page factories (api/app-area/router.ts `APP_PAGES`), in `APP_SECTIONS` order. */
+export const PAGE_FACTORIES: readonly AppPageFactory[] = APP_SECTIONS.map(
+  (s) =>
+    (tools: AppTools): Router<AppAreaState> =>
+      FACTORIES[s](tools.config, { ...tools.deps, renderPage: withPageStyles(tools.renderPage), recordActivity: tools.recordActivity }),
+);

@@ -28,7 +28,7 @@ const SCOPE_TEXT: Record<Scope, string> = {
 };
 
 export function keysPage(_config: unknown, deps: KeysPageDeps): Router<AppAreaState> {
-  const router = new Router<AppAreaState>();
+  const router = new Router<AppAreaState>({ prefix: APP_BASE });
   const svc = accountService(deps);
 
   async function show(ctx: AppAreaContext, o: { created?: { id: string; raw: string; scope: Scope }; error?: string; notice?: string; status?: number } = {}): Promise<void> {
@@ -40,9 +40,8 @@ export function keysPage(_config: unknown, deps: KeysPageDeps): Router<AppAreaSt
       section: 'keys',
       title: 'Data API keys',
       status: o.status ?? 200,
-      scripts: o.created ? ['/app/assets/keys.js'] : [],
-      body: html`<h1>Data API keys</h1>
-${message(o.error ?? null)}${message(o.notice ?? null, 'notice')}
+      scripts: o.created ? ['/app/assets/copy-secret.js'] : [],
+      body: html`${message(o.error ?? null)}${message(o.notice ?? null, 'notice')}
 ${o.created ? createdPanel(o.created) : ''}
 <section aria-labelledby="keys-list"><h2 id="keys-list">Your keys</h2>
 <p>${allowance.active} of ${allowance.max} active self-serve keys. Send a key as <code>Authorization: Bearer &lt;key&gt;</code>.</p>
@@ -109,7 +108,7 @@ ${CAPABILITIES[c.scope].enriched ? '' : html`<p>Commonwealth responses carry the
 }
 
 function keyTable(ctx: AppAreaContext, keys: KeyRow[]) {
-  return html`<div class="scroll"><table><caption>Keys of this account</caption><thead><tr><th scope="col">Label</th><th scope="col">Prefix</th><th scope="col">Scope</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>${keys.map(
+  return html`<div class="table-wrap"><table><caption>Keys of this account</caption><thead><tr><th scope="col">Label</th><th scope="col">Prefix</th><th scope="col">Scope</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>${keys.map(
     (k) =>
       html`<tr><td id="label-${k.id}">${k.name ?? html`<span class="muted">(no label)</span>`}</td><td><code>${k.display_prefix}…</code></td><td>${k.scope}${
         k.licence_id ? html` <small>(licence ${k.licence_id})</small>` : ''

@@ -9,7 +9,7 @@ import type { StateStore } from '../../state/store.ts';
 import { accountService } from '../account-service.ts';
 import type { AppAreaState, RenderPage } from '../contract.ts';
 import { html } from '../html.ts';
-import { when } from './common.ts';
+import { APP_BASE, when } from './common.ts';
 
 export interface LicencesPageDeps {
   store: StateStore;
@@ -18,16 +18,15 @@ export interface LicencesPageDeps {
 }
 
 export function licencesPage(_config: unknown, deps: LicencesPageDeps): Router<AppAreaState> {
-  const router = new Router<AppAreaState>();
+  const router = new Router<AppAreaState>({ prefix: APP_BASE });
   const svc = accountService(deps);
   router.get('/licences', async (ctx) => {
     const ls = await svc.licences(ctx.state.app.account.id);
     const now = deps.clock().getTime();
     deps.renderPage(ctx, {
       section: 'licences',
-      title: 'Licences',
-      body: html`<h1>Organisation licences</h1>
-<p>An organisation licence gives a number of seats of a feed scope (ent_feed or custom) until its end date. Each seat is claimed with a one-time link from your account manager; the key is made in your browser and never seen by us.</p>
+      title: 'Organisation licences',
+      body: html`<p>An organisation licence gives a number of seats of a feed scope (ent_feed or custom) until its end date. Each seat is claimed with a one-time link from your account manager; the key is made in your browser and never seen by us.</p>
 ${
   ls.length === 0
     ? html`<p>This account holds no organisation licence.</p>`
@@ -36,7 +35,7 @@ ${
 <dl class="facts"><dt>Seats used</dt><dd>${l.seats_used} of ${l.seats}</dd><dt>Ends</dt><dd>${when(l.expires_at)}${Date.parse(l.expires_at) <= now ? ' (ended)' : ''}</dd><dt>Recorded</dt><dd>${when(l.created_at)}</dd></dl>
 ${
   keys.length
-    ? html`<div class="scroll"><table><caption>Keys claimed under licence ${l.id}</caption><thead><tr><th scope="col">Label</th><th scope="col">Prefix</th><th scope="col">Claimed</th><th scope="col">Status</th></tr></thead><tbody>${keys.map(
+    ? html`<div class="table-wrap"><table><caption>Keys claimed under licence ${l.id}</caption><thead><tr><th scope="col">Label</th><th scope="col">Prefix</th><th scope="col">Claimed</th><th scope="col">Status</th></tr></thead><tbody>${keys.map(
         (k) => html`<tr><td>${k.name ?? '(no label)'}</td><td><code>${k.display_prefix}…</code></td><td>${when(k.created_at)}</td><td>${k.status}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p>No key claimed yet.</p>`

@@ -39,7 +39,7 @@ export function csvCell(v: unknown): string {
 }
 
 export function usagePage(config: Pick<ApiConfig, 'usageDetailDays'>, deps: UsagePageDeps): Router<AppAreaState> {
-  const router = new Router<AppAreaState>();
+  const router = new Router<AppAreaState>({ prefix: APP_BASE });
   const svc = accountService(deps);
 
   const read = async (ctx: AppAreaContext) => {
@@ -75,8 +75,7 @@ export function usagePage(config: Pick<ApiConfig, 'usageDetailDays'>, deps: Usag
     deps.renderPage(ctx, {
       section: 'usage',
       title: 'Usage',
-      body: html`<h1>Usage</h1>
-${message('error' in u ? (u.error as string) : null)}
+      body: html`${message('error' in u ? (u.error as string) : null)}
 <form method="get" action="${APP_BASE}/usage" class="row"><div class="field"><label for="u-from">From</label><input type="date" id="u-from" name="from" value="${u.from}"></div><div class="field"><label for="u-to">To</label><input type="date" id="u-to" name="to" value="${u.to}"></div><button type="submit">Show</button></form>
 <p><a href="${APP_BASE}/usage.csv?from=${u.from}&amp;to=${u.to}" download>Download CSV</a> (every key, day and route of this period).</p>
 <section aria-labelledby="u-charts"><h2 id="u-charts">Requests and rows per day</h2>
@@ -85,7 +84,7 @@ ${barChart(`Rows returned per day, ${u.from} to ${u.to}`, days, perDay('rows'))}
 ${routeList.length ? barChart('Requests per route', routeList.map((r) => r[0]), routeList.map((r) => r[1]), { height: 140 }) : ''}
 </section>
 <section aria-labelledby="u-limits"><h2 id="u-limits">Keys against their limits (today, ${u.today})</h2>
-<div class="scroll"><table><caption>Each key's use today against its hourly request limit and daily row budget</caption><thead><tr><th scope="col">Key</th><th scope="col">Scope</th><th scope="col">Status</th><th scope="col">Requests today</th><th scope="col">Hourly limit</th><th scope="col">Rows today</th><th scope="col">Daily row budget</th><th scope="col">Requests in period</th><th scope="col">Errors</th><th scope="col">Rows in period</th></tr></thead><tbody>${u.keys.map(
+<div class="table-wrap"><table><caption>Each key's use today against its hourly request limit and daily row budget</caption><thead><tr><th scope="col">Key</th><th scope="col">Scope</th><th scope="col">Status</th><th scope="col">Requests today</th><th scope="col">Hourly limit</th><th scope="col">Rows today</th><th scope="col">Daily row budget</th><th scope="col">Requests in period</th><th scope="col">Errors</th><th scope="col">Rows in period</th></tr></thead><tbody>${u.keys.map(
         (k) =>
           html`<tr><th scope="row">${label(k)}</th><td>${k.app ? appScope(ctx.state.app.account.plan) : k.key.scope}</td><td>${k.app ? 'app' : k.key.status}</td><td>${fmt(k.today.requests)}</td><td>${fmt(k.hourlyLimit)} / hour</td><td>${fmt(k.today.rows)}${
             k.dailyRows ? html` <meter min="0" max="${k.dailyRows}" value="${Math.min(k.today.rows, k.dailyRows)}" aria-label="${label(k)}: rows used today of the budget">${Math.round((100 * k.today.rows) / k.dailyRows)}%</meter>` : ''
@@ -95,7 +94,7 @@ ${routeList.length ? barChart('Requests per route', routeList.map((r) => r[0]), 
 <section aria-labelledby="u-ledger"><h2 id="u-ledger">Ledger per key, day and route</h2>
 ${
   u.keys.some((k) => k.days.length)
-    ? html`<div class="scroll"><table><caption>Usage ledger ${u.from} to ${u.to} (per-route detail is kept ${config.usageDetailDays} days, from ${detailFrom})</caption><thead><tr><th scope="col">Date</th><th scope="col">Key</th><th scope="col">Route</th><th scope="col">Requests</th><th scope="col">Errors</th><th scope="col">Rows</th></tr></thead><tbody>${u.keys.flatMap((k) =>
+    ? html`<div class="table-wrap"><table><caption>Usage ledger ${u.from} to ${u.to} (per-route detail is kept ${config.usageDetailDays} days, from ${detailFrom})</caption><thead><tr><th scope="col">Date</th><th scope="col">Key</th><th scope="col">Route</th><th scope="col">Requests</th><th scope="col">Errors</th><th scope="col">Rows</th></tr></thead><tbody>${u.keys.flatMap((k) =>
         k.days.flatMap((d) => {
           const rs = k.routes.filter((r) => r.day === d.day);
           return rs.length
