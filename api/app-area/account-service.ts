@@ -72,6 +72,13 @@ export async function ensureAppKey(store: Pick<StateStore, 'listKeys' | 'insertK
   return id;
 }
 
+/** Why `plan` may not create a `scope` key in the app (the CLI's rule, `selfServeRefusal`, worded for the account owner), or null. */
+export function appRefusal(scope: Scope, plan: Plan): string | null {
+  const why = selfServeRefusal(scope, plan);
+  if (why === null) return null;
+  return isLicensedScope(scope) ? `${scope} keys are issued only under an organisation licence: ask your account manager, who sends a one-time claim link per seat` : why;
+}
+
 /** The 409 shown when the account already holds the most active self-serve keys. */
 export function keyLimitReached(): ApiError {
   return new ApiError(
@@ -103,7 +110,7 @@ export function accountService(deps: { store: StateStore; clock: () => Date }) {
 
     /** Every scope, with why `plan` may not create a self-serve key of it. */
     offeredScopes(plan: Plan): ScopeOffer[] {
-      return SCOPES.map((scope) => ({ scope, refusal: selfServeRefusal(scope, plan) }));
+      return SCOPES.map((scope) => ({ scope, refusal: appRefusal(scope, plan) }));
     },
 
     /** Active self-serve keys and the limit. */
@@ -123,8 +130,8 @@ export function accountService(deps: { store: StateStore; clock: () => Date }) {
       const scope = o.scope as Scope;
       const label = typeof o.label === 'string' ? o.label.trim() : '';
       if (label.length > KEY_LABEL_MAX) throw new ApiError(400, 'invalid_parameter', `the label may have at most ${KEY_LABEL_MAX} characters`);
-      const refusal = selfServeRefusal(scope, plan);
-      if (refusal) throw new ApiError(403, 'insufficient_plan', refusal.replace(/'leads licences create[^']*'/, 'your account manager'));
+      const refusal = appRefusal(scope, plan);
+      if (refusal) throw new ApiError(403, 'insufficient_plan', refusal);
       const k = generateKey(scope);
       const made = await store.insertSelfServeKey({ id: k.id, account_id: accountId, scope, name: label === '' ? null : label, display_prefix: k.displayPrefix, hash: k.hash }, MAX_SELF_SERVE_KEYS);
       if (made === 'limit') throw keyLimitReached();

@@ -57,7 +57,7 @@ ${
         (s, i) =>
           html`<div class="choice"><input type="radio" name="scope" id="scope-${s.scope}" value="${s.scope}"${s.refusal ? html` disabled aria-describedby="scope-${s.scope}-why"` : ''}${
             i === 0 ? html` checked` : ''
-          }><label for="scope-${s.scope}">${SCOPE_TEXT[s.scope]}</label>${s.refusal ? html` <small id="scope-${s.scope}-why">${s.refusal.replace(/'leads licences create[^']*'/, 'your account manager')}</small>` : ''}</div>`,
+          }><label for="scope-${s.scope}">${SCOPE_TEXT[s.scope]}</label>${s.refusal ? html` <small id="scope-${s.scope}-why">${s.refusal}</small>` : ''}</div>`,
       )}</fieldset>
 <button type="submit">Create key</button></form>`
 }
