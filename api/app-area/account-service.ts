@@ -51,12 +51,15 @@ export const isAppKey = (id: string): boolean => /^key_app_\d+$/.test(id);
 /** The name the app key is stored with (shown by `leads keys list` and the usage ledger). */
 export const APP_KEY_NAME = 'Lead explorer (app): internal ledger entry, not a usable key';
 
-const ensured = new Set<string>();
+/** App keys known to exist, per store (a process may hold several stores: tests, replicas of a bench). */
+const ensured = new WeakMap<object, Set<string>>();
 
 /** Make sure the account's internal app key exists (stored revoked; idempotent, safe under races). */
 export async function ensureAppKey(store: Pick<StateStore, 'listKeys' | 'insertKey' | 'revokeKey'>, accountId: number): Promise<string> {
   const id = appKeyId(accountId);
-  if (ensured.has(id)) return id;
+  let known = ensured.get(store);
+  if (!known) ensured.set(store, (known = new Set()));
+  if (known.has(id)) return id;
   const existing = (await store.listKeys(accountId)).find((k) => k.id === id);
   if (!existing) {
     const hash = createHash('sha256').update(randomBytes(32)).digest('hex'); // of nothing anyone holds
@@ -68,7 +71,7 @@ export async function ensureAppKey(store: Pick<StateStore, 'listKeys' | 'insertK
     }
   }
   if (!existing || existing.status !== 'revoked') await store.revokeKey(id);
-  ensured.add(id);
+  known.add(id);
   return id;
 }
 

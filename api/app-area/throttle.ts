@@ -17,7 +17,7 @@ import type { AppStore } from '../state/app-store.ts';
 /**
  * The sliding-window estimate at `nowS` from the current window's count `cur` and the previous
  * one's `prev`, and (when it is at or above `limit`) the whole seconds until it falls below.
- * @example slidingWindow({ limit: 10, windowS: 100, nowS: 140, prev: 10, cur: 5 }) // { count: 11, retryAfterS: 10 }
+ * @example slidingWindow({ limit: 10, windowS: 100, nowS: 140, prev: 10, cur: 5 }) // { count: 11, retryAfterS: 11 }
  */
 export function slidingWindow(o: { limit: number; windowS: number; nowS: number; prev: number; cur: number }): { count: number; retryAfterS: number } {
   const start = Math.floor(o.nowS / o.windowS) * o.windowS;

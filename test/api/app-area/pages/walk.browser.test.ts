@@ -7,7 +7,8 @@
  * standardwebhooks → the explorer shows the same total as GET /v1/leads for the same filters →
  * the CSV downloaded from the app reads back in DuckDB with the enriched columns blank on `pro`
  * and filled on `premium`. axe-core runs on every page (no serious or critical violation), each
- * page is checked at 375 px for horizontal overflow, and screenshots go to docs/images/app-*.png.
+ * page is checked at 375 px for horizontal overflow, and screenshots are taken (to docs/images/app-*.png
+ * with APP_SCREENSHOTS=docs).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -25,6 +26,8 @@ import { chromiumMissing, launchChromium } from '../../../helpers/browser.ts';
 import { REPO_ROOT, tempDir } from '../../../helpers/tmp.ts';
 import { startReceiver, type Receiver } from '../../../helpers/webhook-receiver.ts';
 
+/** Where screenshots go: docs/images with APP_SCREENSHOTS=docs (to refresh the docs), else a temp folder. */
+const SHOTS = process.env['APP_SCREENSHOTS'] === 'docs' ? join(REPO_ROOT, 'docs', 'images') : tempDir('leads-app-shots-');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** A free port, so PUBLIC_BASE_URL (the WebAuthn origin) can name the server's own origin. */
@@ -82,7 +85,7 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
 
   async function shoot(page: Page, section: string): Promise<void> {
     if (shots.has(section)) return;
-    const file = join(REPO_ROOT, 'docs', 'images', `app-${section}.png`);
+    const file = join(SHOTS, `app-${section}.png`);
     await page.screenshot({ path: file, fullPage: true });
     assert.ok(statSync(file).size > 5_000);
     shots.add(section);
