@@ -6,7 +6,8 @@
  *   sent)  →  problem (errors → RFC 9457)  →  client address (ctx.ip; X-Forwarded-* only from
  *   TRUSTED_PROXIES)  →  request id  →  security headers  →  deprecation headers (only when an
  *   operation is deprecated)  →  operational routes at the origin (/healthz, /readyz, /metrics:
- *   no key, no release pin)  →  public routers (openapi.json, docs, reference, licence claim)
+ *   no key, no release pin)  →  the account area under /app (api/app-area/router.ts: sessions,
+ *   not keys; nothing else reaches it)  →  public routers (openapi.json, docs, reference, licence claim)
  *   →  release pin  →  failed-key throttle  →  GIS access_token (→ Bearer header, GIS paths
  *   only)  →  auth (Bearer key)  →  access (hourly limit, daily row budget, usage ledger)
  *   →  attribution headers (commonwealth)  →  account and webhooks routers (never cached)
@@ -45,6 +46,7 @@ import { feedsRouter } from './routes/feeds.ts';
 import { ogcRouter } from './routes/ogc.ts';
 import { tilesRouter } from './routes/tiles.ts';
 import { authoritiesRouter } from './routes/authorities.ts';
+import { appArea } from './app-area/router.ts';
 import { gisTokenMiddleware } from './middleware/gis-token.ts';
 import { deprecationMiddleware } from './middleware/deprecation.ts';
 import { DEPRECATIONS, checkDeprecations, type DeprecationTable } from './service-terms.ts';
@@ -143,6 +145,8 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   // /healthz, /readyz, /metrics: for load balancers and Prometheus, before the release pin and the key check
   app.use(healthRouter(config, { releases: deps.releases, store: deps.store, metrics, log: deps.log }).routes());
   app.use(operationalMethods());
+  // The account area (/app) runs on sessions: it answers before the release pin and the API-key checks.
+  app.use(appArea(config, { ...deps, ledger }));
   // The published reference (openapi.json, docs, reference) and the licence claim page need neither a key nor a loaded release.
   app.use(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).use(claim.routes()).routes());
   app.use(releaseMiddleware(deps.releases));

@@ -14,6 +14,7 @@ import { openStateStore } from './state/open.ts';
 import type { ApiKey, StateStore } from './state/store.ts';
 import { ApiError } from './errors.ts';
 import { CliFailure, webhookCommands, WEBHOOKS_USAGE } from './webhooks/cli.ts';
+import { issueInvitation } from './app-area/invitations.ts';
 
 export type Command = (args: string[], store: () => StateStore) => Promise<number>;
 
@@ -24,15 +25,20 @@ export const USAGE = `API accounts and keys:
                          move an account to another plan; after a downgrade its keys of a scope the
                          plan no longer allows (ent_api needs premium) stop working everywhere (API,
                          GIS tokens, webhooks) until the plan allows them again
+  accounts invite --account N [--email ADDR] [--json]
+                         print a one-time link to the account area (<app>/invite#<token>, valid
+                         INVITE_TTL_HOURS, default 72) where the owner sets a passkey or password;
+                         also e-mailed to ADDR when SMTP_URL is set. A new invitation replaces the
+                         account's unused ones and is how a lost credential is recovered
   keys create --account N --scope ${SCOPES.join('|')} [--name LABEL] [--json]
                          create an API key; prints the key once (store it now: only its hash is kept)
   keys list [--account N] [--json]
                          list keys (ids, scopes, status — never the keys themselves)
-  keys revoke ID         revoke a key (takes effect within KEY_CACHE_MS, default 5 s)
+  keys revoke ID         revoke a key; the API refuses it on the next request, on every replica
 ${ACCESS_USAGE}
 
 ${WEBHOOKS_USAGE}
-Environment: DATA_DIR, DATABASE_URL (default file:<DATA_DIR>/state.sqlite)
+Environment: DATA_DIR, DATABASE_URL (default file:<DATA_DIR>/state.sqlite), PUBLIC_BASE_URL, INVITE_TTL_HOURS, SMTP_URL, SMTP_FROM
 `;
 
 export { UsageError, FailedError };
@@ -94,10 +100,28 @@ const commands: Record<string, Record<string, Command>> = {
           const scopes = [...new Set(stopped.map((k) => k.scope))];
           err(
             `${stopped.length} active key(s) of scope ${scopes.join(', ')} no longer grant access (${stopped.map((k) => k.id).join(', ')}): requests get 403 insufficient_plan ` +
-              `within KEY_CACHE_MS and webhooks relying on them are held, until the plan is ${scopes.map((sc) => SCOPE_PLAN[sc]).join(', ')} again`,
+              `from the next request and webhooks relying on them are held, until the plan is ${scopes.map((sc) => SCOPE_PLAN[sc]).join(', ')} again`,
           );
         }
       }
+      return 0;
+    },
+    async invite(args, store) {
+      const { values } = parseArgs({ args, options: { account: { type: 'string' }, email: { type: 'string' }, json: { type: 'boolean', default: false } } });
+      const name = required('account', values.account);
+      const email = values.email?.trim() || null;
+      if (email !== null && !/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`--email must be an e-mail address, got ${email}`);
+      const config = loadApiConfig(process.env);
+      const s = store();
+      const a = await s.getAccountByName(name);
+      if (!a) throw new FailedError(`no account named '${name}' (create it with: leads accounts create --name ${name} --plan basic)`);
+      const inv = await issueInvitation(s, config, a, { now: new Date(), email });
+      if (values.json) out(JSON.stringify({ account: a.name, url: inv.url, expires_at: inv.expires_at, emailed: inv.emailed }));
+      else {
+        out(inv.url);
+        err(`invitation for account '${a.name}', valid once until ${inv.expires_at}${inv.emailed ? '; also e-mailed' : ''}. Earlier unused invitations of the account no longer work.`);
+      }
+      if (email !== null && !inv.emailed) err('SMTP_URL is not set: the invitation was NOT e-mailed; send the link above to the account owner yourself');
       return 0;
     },
   },
@@ -152,7 +176,7 @@ const commands: Record<string, Record<string, Command>> = {
       if (!before) throw new FailedError(`no key with id '${id}'`);
       const k = (await s.revokeKey(id))!;
       if (values.json) out(JSON.stringify(publicKey(k)));
-      else out(before.status === 'revoked' ? `key ${id} was already revoked (${k.revoked_at})` : `key ${id} revoked; it stops working within a few seconds`);
+      else out(before.status === 'revoked' ? `key ${id} was already revoked (${k.revoked_at})` : `key ${id} revoked; the API refuses it from the next request`);
       return 0;
     },
   },

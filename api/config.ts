@@ -37,7 +37,7 @@ export interface ApiConfig {
   readonly duckdbConnections: number;
   readonly duckdbThreads: number;
   readonly duckdbMemoryLimit: string;
-  /** How long an authenticated key is cached in memory; a revoked key stops working within this time. */
+  /** How long an authenticated key is cached in memory (a revocation or plan change empties the cache at once: api/state/revocations.ts). */
   readonly keyCacheMs: number;
   /** Webhooks (docs/webhooks.md): how often new leads are batched (0 = no scheduler in the server). */
   readonly webhookIntervalMs: number;
@@ -88,6 +88,22 @@ export interface ApiConfig {
   readonly metricsHost: string;
   /** Least level written to the structured (JSON) log: trace, debug, info, warn, error, fatal or silent. */
   readonly logLevel: LogLevel;
+  // — the account area (/app, docs/app.md) —
+  /** How long an invitation link (`leads accounts invite`) can be used. */
+  readonly inviteTtlHours: number;
+  /** `smtp://` or `smtps://` URL of the mail server invitations are e-mailed through; empty = print the link only. */
+  readonly smtpUrl: string;
+  /** Sender of invitation e-mails; empty = `no-reply@<host of PUBLIC_BASE_URL>`. */
+  readonly smtpFrom: string;
+  /** A signed-in session ends after this long without a request. */
+  readonly appSessionIdleMinutes: number;
+  /** A session ends this long after sign-in, however active. */
+  readonly appSessionMaxHours: number;
+  /** Failed sign-ins allowed per account and per client address in a sliding window before sign-in is throttled (429). */
+  readonly appSigninFailLimit: number;
+  readonly appSigninFailWindowS: number;
+  /** WebAuthn relying-party id (passkeys are bound to it); empty = the host name of PUBLIC_BASE_URL. */
+  readonly webauthnRpId: string;
 }
 
 /** The levels of the structured log (pino's). */
@@ -119,7 +135,7 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   duckdbConnections: { value: 4, env: 'DUCKDB_CONNECTIONS', help: 'DuckDB connection pool size' },
   duckdbThreads: { value: 1, env: 'DUCKDB_THREADS', help: 'DuckDB worker threads' },
   duckdbMemoryLimit: { value: '256MB', env: 'API_DUCKDB_MEMORY_LIMIT', help: 'DuckDB memory limit of the server' },
-  keyCacheMs: { value: 5000, env: 'KEY_CACHE_MS', help: 'how long a looked-up API key is cached; revocation takes effect within this time (0 = no cache)' },
+  keyCacheMs: { value: 5000, env: 'KEY_CACHE_MS', help: 'how long a looked-up API key is cached; a revocation or plan change anywhere empties the cache at once (0 = no cache)' },
   webhookIntervalMs: { value: 3_600_000, env: 'WEBHOOK_INTERVAL_MS', help: 'how often the server batches new leads for webhooks (0 = no scheduler)' },
   webhookPollMs: { value: 10_000, env: 'WEBHOOK_POLL_MS', help: 'how often the server sends due webhook deliveries and retries' },
   webhookBatchMax: { value: 100, env: 'WEBHOOK_BATCH_MAX', help: 'most leads in one lead.new delivery' },
@@ -144,6 +160,14 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   metricsPort: { value: null, env: 'METRICS_PORT', help: 'port of a separate listener serving GET /metrics without a token on METRICS_HOST; unset = none' },
   metricsHost: { value: '127.0.0.1', env: 'METRICS_HOST', help: 'address the METRICS_PORT listener binds to' },
   logLevel: { value: 'info', env: 'LOG_LEVEL', help: 'least level of the JSON log on stderr: trace, debug, info, warn, error, fatal or silent' },
+  inviteTtlHours: { value: 72, env: 'INVITE_TTL_HOURS', help: 'account area: how long an invitation link (leads accounts invite) can be used, hours' },
+  smtpUrl: { value: '', env: 'SMTP_URL', help: 'account area: smtp:// or smtps:// URL (user:password@host:port) invitations are e-mailed through; unset = the link is only printed' },
+  smtpFrom: { value: '', env: 'SMTP_FROM', help: 'account area: sender address of invitation e-mails; unset = no-reply@<host of PUBLIC_BASE_URL>' },
+  appSessionIdleMinutes: { value: 30, env: 'APP_SESSION_IDLE_MINUTES', help: 'account area: a session ends after this many minutes without a request' },
+  appSessionMaxHours: { value: 12, env: 'APP_SESSION_MAX_HOURS', help: 'account area: a session ends this many hours after sign-in, however active' },
+  appSigninFailLimit: { value: 10, env: 'APP_SIGNIN_FAIL_LIMIT', help: 'account area: failed sign-ins per account and per client address within APP_SIGNIN_FAIL_WINDOW_S before sign-in answers 429' },
+  appSigninFailWindowS: { value: 900, env: 'APP_SIGNIN_FAIL_WINDOW_S', help: 'account area: the sliding window of APP_SIGNIN_FAIL_LIMIT, seconds' },
+  webauthnRpId: { value: '', env: 'WEBAUTHN_RP_ID', help: 'account area: WebAuthn relying-party id passkeys are bound to (a registrable domain of the app origin); unset = the host name of PUBLIC_BASE_URL' },
 };
 
 export class ApiConfigError extends Error {}
@@ -245,9 +269,28 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     metricsPort: overrides.metricsPort !== undefined ? overrides.metricsPort : raw('metricsPort') === undefined ? null : int('metricsPort', 0, 65_535),
     metricsHost: str('metricsHost'),
     logLevel: logLevel(str('logLevel')),
+    inviteTtlHours: int('inviteTtlHours', 1, 24 * 30),
+    smtpUrl: str('smtpUrl'),
+    smtpFrom: str('smtpFrom'),
+    appSessionIdleMinutes: int('appSessionIdleMinutes', 1, 24 * 60),
+    appSessionMaxHours: int('appSessionMaxHours', 1, 24 * 30),
+    appSigninFailLimit: int('appSigninFailLimit', 1, 10_000),
+    appSigninFailWindowS: int('appSigninFailWindowS', 10, 86_400),
+    webauthnRpId: str('webauthnRpId'),
   };
   if (config.metricsToken !== '' && config.metricsToken.length < 32) {
     throw new ApiConfigError('METRICS_TOKEN must be at least 32 characters');
+  }
+  if (config.smtpUrl !== '' && !/^smtps?:\/\/[^/]/.test(config.smtpUrl)) throw new ApiConfigError(`SMTP_URL must start with smtp:// or smtps://, got ${config.smtpUrl.replace(/\/\/[^@/]*@/, '//…@')}`);
+  let publicHost: string;
+  try {
+    publicHost = new URL(config.publicBaseUrl).hostname;
+  } catch {
+    throw new ApiConfigError(`PUBLIC_BASE_URL must be an absolute URL, got ${config.publicBaseUrl}`);
+  }
+  const rpId = config.webauthnRpId.toLowerCase();
+  if (rpId !== '' && publicHost !== rpId && !publicHost.endsWith('.' + rpId)) {
+    throw new ApiConfigError(`WEBAUTHN_RP_ID must be the host name of PUBLIC_BASE_URL (${publicHost}) or a domain it belongs to, got ${config.webauthnRpId}`);
   }
   if (config.gisTokenSecret !== '' && config.gisTokenSecret.length < 32) {
     throw new ApiConfigError('GIS_TOKEN_SECRET must be at least 32 characters');

@@ -56,6 +56,8 @@ export interface SafeHtml {
 export interface AppAreaState {
   requestId: string;
   app: AppSession;
+  /** The CSP nonce of this response, set before sign-in too (equal to `app.nonce` once signed in). */
+  nonce?: string;
 }
 export type AppAreaContext = ParameterizedContext<AppAreaState>;
 

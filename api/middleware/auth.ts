@@ -3,11 +3,13 @@
  *
  * The presented key is hashed (SHA-256) and looked up by hash; the stored hash is then compared
  * with `crypto.timingSafeEqual`. Keys are never logged — only key ids. Successful lookups are
- * cached in memory for `cacheMs` (default 5 s) keyed by hash, so a key revoked with the CLI (another
- * process) stops working within that time. Unknown keys are not cached (a key created a moment
- * ago works at once, and random keys cannot fill the cache). A key of a scope its account's plan
- * no longer allows (a downgrade: ent_api needs premium) is refused with 403 `insufficient_plan`,
- * also within `cacheMs` of the change.
+ * cached in memory for `cacheMs` (default 5 s) keyed by hash — but only while the store's
+ * change stamp (`StateStore.keyChangeStamp`, api/state/revocations.ts) stays put: a key revoked
+ * anywhere (the app, the CLI, another replica) or a plan change empties the cache, so the very
+ * next request reads the key again and is refused at once. Unknown keys are not cached (a key
+ * created a moment ago works at once, and random keys cannot fill the cache). A key of a scope
+ * its account's plan no longer allows (a downgrade: ent_api needs premium) is refused with 403
+ * `insufficient_plan`.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
@@ -43,19 +45,26 @@ export function insufficientPlan(k: Pick<StoredKey, 'id' | 'scope' | 'account_na
   );
 }
 
-export function authMiddleware(store: Pick<StateStore, 'findKeyByHash'>, opts: AuthOptions): Middleware {
+export function authMiddleware(store: Pick<StateStore, 'findKeyByHash' | 'keyChangeStamp'>, opts: AuthOptions): Middleware {
   const cacheMs = opts.cacheMs ?? 5000;
   const cacheMax = opts.cacheMax ?? 10_000;
   const now = opts.now ?? Date.now;
   const cache = new Map<string, { key: StoredKey; until: number }>();
   const isPublic = (path: string): boolean => !path.startsWith('/v1') || opts.publicPaths.some((p) => path === p || path.startsWith(p + '/'));
 
+  let stamp = NaN;
   const lookup = async (hash: string): Promise<StoredKey | null> => {
+    const now_ = store.keyChangeStamp();
+    if (now_ !== stamp) {
+      cache.clear(); // a key was revoked or a plan changed somewhere: trust nothing read before
+      stamp = now_;
+    }
     const hit = cache.get(hash);
     if (hit && hit.until > now()) return hit.key;
     cache.delete(hash);
     const key = await store.findKeyByHash(hash);
-    if (key && cacheMs > 0) {
+    // cache it only if nothing changed while it was read (else the next request reads it again)
+    if (key && cacheMs > 0 && store.keyChangeStamp() === stamp) {
       if (cache.size >= cacheMax) cache.delete(cache.keys().next().value!);
       cache.set(hash, { key, until: now() + cacheMs });
     }

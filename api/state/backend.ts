@@ -61,6 +61,12 @@ export interface Dialect {
   lockRows<Q extends SelectQueryBuilder<any, any, any>>(q: Q, opts?: { skipLocked?: boolean; of?: string }): Q;
   /** Statements that open the migration transaction (PostgreSQL: an advisory lock per schema, the schema itself). */
   readonly migrationPrologue: CompiledQuery[];
+  /**
+   * Statements run after a key is revoked or a plan changed, telling other processes to drop
+   * their cached keys (PostgreSQL: `pg_notify` on the schema's channel; SQLite: none, its
+   * `PRAGMA data_version` already moves for every other connection). api/state/revocations.ts.
+   */
+  keyChangeNotice(token: string): CompiledQuery[];
 }
 
 /** A database the state store runs on. */
@@ -72,6 +78,10 @@ export interface Backend {
   run<T>(mode: Mode, op: () => Op<T>): Promise<T>;
   /** Settles when the migrations have been applied, or rejects with why not. */
   readonly ready: Promise<void>;
+  /** Moves when another connection may have changed keys or plans (api/state/revocations.ts); read per request, no query. */
+  readonly changeStamp: () => number;
+  /** After a key change was committed with `Dialect.keyChangeNotice(token)`: resolves once it has reached the other processes (PostgreSQL: this store's own listener got it). */
+  keyChangeSent(token: string): Promise<void>;
   /** Close the connections (after the migrations have finished); idempotent. */
   close(): Promise<void>;
 }

@@ -62,7 +62,7 @@ function wrap<T extends object>(target: T): T {
         }
         return w;
       }
-      if (prop === 'webhooks' && typeof v === 'object' && v !== null) {
+      if ((prop === 'webhooks' || prop === 'app') && typeof v === 'object' && v !== null) {
         let w = cache.get(prop);
         if (!w) cache.set(prop, (w = wrap(v)));
         return w;

@@ -4,7 +4,7 @@
  * (api/state/backend.ts). Versions are recorded in `schema_migrations (version, applied_at)`,
  * as they always were, so a database made by an earlier release opens and is brought up to date.
  * A new version is appended, never edited; version ranges are reserved per feature (1–19 accounts,
- * keys and the access model; 20–29 webhooks), so a lower version may arrive after a higher one.
+ * keys and the access model; 20–29 webhooks; 30–39 the account area), so a lower version may arrive after a higher one.
  */
 import { sql, type Compilable, type Kysely, type SchemaModule } from 'kysely';
 import { PLANS, SCOPES } from '../scopes.ts';
@@ -180,6 +180,67 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 21, // webhooks held while the account has no key that may receive them (api/webhooks/access.ts)
     up: (s, d) => [s.alterTable('webhooks').addColumn('suspended_at', d.instantType), s.alterTable('webhooks').addColumn('suspended_reason', 'text')],
+  },
+  {
+    version: 30, // the account area (api/state/app-store.ts): invitations, credentials, sessions, WebAuthn challenges, sign-in throttle, activity log
+    up: (s, d) => [
+      s
+        .createTable('app_invitations')
+        .addColumn('token_hash', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id'))
+        .addColumn('created_at', d.instantType, (c) => c.notNull())
+        .addColumn('expires_at', d.instantType, (c) => c.notNull())
+        .addColumn('used_at', d.instantType)
+        .addColumn('revoked_at', d.instantType),
+      s.createIndex('app_invitations_account').on('app_invitations').column('account_id'),
+      s
+        .createTable('app_credentials')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id'))
+        .addColumn('kind', 'text', (c) => c.notNull().check(oneOf('kind', ['password', 'passkey'])))
+        .addColumn('password_hash', 'text')
+        .addColumn('passkey_id', 'text', (c) => c.unique())
+        .addColumn('public_key', 'text')
+        .addColumn('counter', d.bigintType, (c) => c.notNull().defaultTo(0))
+        .addColumn('transports', 'text')
+        .addColumn('created_at', d.instantType, (c) => c.notNull())
+        .addColumn('last_used_at', d.instantType),
+      s.createIndex('app_credentials_account').on('app_credentials').column('account_id'),
+      s
+        .createTable('app_sessions')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('public_id', 'text', (c) => c.notNull().unique())
+        .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id'))
+        .addColumn('method', 'text', (c) => c.notNull().check(oneOf('method', ['password', 'passkey'])))
+        .addColumn('created_at', d.instantType, (c) => c.notNull())
+        .addColumn('last_seen_at', d.instantType, (c) => c.notNull())
+        .addColumn('expires_at', d.instantType, (c) => c.notNull()),
+      s.createIndex('app_sessions_account').on('app_sessions').column('account_id'),
+      s
+        .createTable('app_challenges')
+        .addColumn('challenge', 'text', (c) => c.primaryKey())
+        .addColumn('purpose', 'text', (c) => c.notNull().check(oneOf('purpose', ['register', 'authenticate'])))
+        .addColumn('invitation_hash', 'text')
+        .addColumn('expires_at', d.instantType, (c) => c.notNull()),
+      d.keyedTable(
+        s
+          .createTable('app_signin_failures')
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('window_start', d.bigintType, (c) => c.notNull())
+          .addColumn('count', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('app_signin_failures_pkey', ['key', 'window_start']),
+      ),
+      s
+        .createTable('app_activity')
+        .addColumn('id', 'integer', (c) => d.autoId(c))
+        .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id'))
+        .addColumn('at', d.instantType, (c) => c.notNull())
+        .addColumn('event', 'text', (c) => c.notNull())
+        .addColumn('session_id', 'text')
+        .addColumn('address', 'text')
+        .addColumn('details_json', 'text', (c) => c.notNull()),
+      s.createIndex('app_activity_account').on('app_activity').columns(['account_id', 'id']),
+    ],
   },
 ];
 

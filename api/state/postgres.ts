@@ -12,6 +12,7 @@ import { ApiConfigError } from '../config.ts';
 import { driveAsync, type Backend, type Dialect, type Mode, type Op, type Row } from './backend.ts';
 import { migrate } from './migrations.ts';
 import { createStateStore } from './state-store.ts';
+import { keyChangeChannel, pgKeyListener } from './revocations.ts';
 import type { StateStore } from './store.ts';
 import type { Tables } from './tables.ts';
 
@@ -32,6 +33,8 @@ export interface PostgresStateStore extends StateStore {
   readonly ready: Promise<void>;
   /** The schema holding the tables (`?schema=` of the URL, default `public`). */
   readonly schema: string;
+  /** Whether the key-change listener is connected (api/state/revocations.ts); until then no key is served from a cache. */
+  readonly listening: () => boolean;
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -77,6 +80,7 @@ export function postgresDialect(schema: string, db: Kysely<Tables>): Dialect {
       sql`create schema if not exists ${sql.id(schema)}`,
       sql`set local search_path to ${sql.id(schema)}`,
     ].map((q) => q.compile(db)),
+    keyChangeNotice: (token) => [sql`select pg_notify(${keyChangeChannel(schema)}, ${token})`.compile(db)],
   };
 }
 
@@ -121,12 +125,16 @@ export function createPostgresStore(databaseUrl: string, opts: PostgresStoreOpti
 
   const ready = exec('atomic', migrate(db, dialect, now().toISOString()));
   ready.catch(() => {}); // reported by whoever awaits it (openPostgresStore or the first query)
+  // key changes of other replicas and the CLI (revocations, plan changes) reach the key cache through LISTEN
+  const listener = pgKeyListener(connectionString, schema, opts.onIdleError ? { onError: opts.onIdleError } : {});
   let closed = false;
 
   const backend: Backend = {
     db,
     dialect,
     ready,
+    changeStamp: listener.stamp,
+    keyChangeSent: (token) => listener.received(token),
     async run<T>(mode: Mode, op: () => Op<T>): Promise<T> {
       await ready;
       return exec(mode, op());
@@ -135,10 +143,10 @@ export function createPostgresStore(databaseUrl: string, opts: PostgresStoreOpti
       if (closed) return;
       closed = true;
       await ready.catch(() => {}); // let the migration finish with its connection before ending the pools
-      await Promise.all([db.destroy(), hot.destroy()]);
+      await Promise.all([db.destroy(), hot.destroy(), listener.close()]);
     },
   };
-  return { ...createStateStore(backend, now), schema };
+  return { ...createStateStore(backend, now), schema, listening: listener.connected };
 }
 
 /**

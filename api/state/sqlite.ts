@@ -17,6 +17,7 @@ import { dirname } from 'node:path';
 import { driveSync, type Backend, type Dialect, type Mode, type Op, type Row } from './backend.ts';
 import { migrate } from './migrations.ts';
 import { createStateStore } from './state-store.ts';
+import { sqliteChangeStamp } from './revocations.ts';
 import type { StateStore } from './store.ts';
 import type { Tables } from './tables.ts';
 
@@ -37,6 +38,7 @@ export const SQLITE_DIALECT: Dialect = {
   bytewise: (ref) => sql.ref(ref),
   lockRows: (q) => q,
   migrationPrologue: [],
+  keyChangeNotice: () => [],
 };
 
 /** Prepared statements by SQL text (bounded: batch inserts vary in length). */
@@ -81,6 +83,8 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): St
     db,
     dialect: SQLITE_DIALECT,
     ready: Promise.resolve(), // migrated synchronously above
+    changeStamp: sqliteChangeStamp(file),
+    keyChangeSent: () => Promise.resolve(), // another connection sees data_version move once the commit is done
     run<T>(mode: Mode, op: () => Op<T>): Promise<T> {
       try {
         return Promise.resolve(runSync(mode, op()));

@@ -1,13 +1,15 @@
 /**
  * The state store, written once over any `Backend` (api/state/backend.ts: SQLite or
  * PostgreSQL): accounts and keys here, the access model in access.ts, webhooks in
- * webhook-store.ts. Keys are stored only as SHA-256 hashes.
+ * webhook-store.ts, the account area in app-store.ts. Keys are stored only as SHA-256 hashes.
  */
+import { randomUUID } from 'node:crypto';
 import type { Plan } from '../scopes.ts';
 import { access, keysQuery } from './access.ts';
 import { rows, template, type Backend } from './backend.ts';
 import { withExpiry, type Account, type ApiKey, type NewKey, type StateStore, type StoredKey } from './store.ts';
 import { webhookStore } from './webhook-store.ts';
+import { appStore } from './app-store.ts';
 
 export const ACCOUNT_COLUMNS = ['id', 'name', 'plan', 'created_at'] as const;
 
@@ -38,17 +40,34 @@ export function createStateStore(b: Backend, now: () => Date): StateStore {
   const q = accountQueries(b);
   const live = withExpiry(now);
   const iso = (): string => now().toISOString();
+  // the change stamp: moves with the backend's (other connections) and with this process's own revocations and plan changes
+  let seen = NaN;
+  let stamp = 0;
+  const changed = async <T>(r: T, token: string): Promise<T> => {
+    stamp++;
+    await b.keyChangeSent(token);
+    return r;
+  };
   const one = async <T>(query: ReturnType<typeof q.keyById>): Promise<T | null> => ((await b.run('plain', () => rows(query)))[0] as T | undefined) ?? null;
 
   return {
     ...access(b, now),
     webhooks: webhookStore(b, now),
+    app: appStore(b, now),
     ready: b.ready,
     async createAccount(name: string, plan: Plan): Promise<Account> {
       return (await one<Account>(q.insertAccount(name, plan, iso())))!;
     },
     getAccountByName: (name: string) => one<Account>(q.accountByName(name)),
-    setAccountPlan: (id: number, plan: Plan) => one<Account>(q.setPlan(plan, id)),
+    async setAccountPlan(id: number, plan: Plan): Promise<Account | null> {
+      const token = randomUUID();
+      const r = await b.run('atomic', function* () {
+        const [a] = yield q.setPlan(plan, id);
+        for (const n of b.dialect.keyChangeNotice(token)) yield n;
+        return (a as Account | undefined) ?? null;
+      });
+      return changed(r, token);
+    },
     async insertKey(k: NewKey): Promise<ApiKey> {
       return b.run('plain', function* () {
         yield q.insertKey(k.id, k.account_id, k.scope, k.name, k.display_prefix, k.hash, iso());
@@ -63,11 +82,18 @@ export function createStateStore(b: Backend, now: () => Date): StateStore {
       return (r as ApiKey[]).map(live);
     },
     async revokeKey(id: string): Promise<ApiKey | null> {
-      const r = await b.run('plain', function* () {
+      const token = randomUUID();
+      const r = await b.run('atomic', function* () {
         yield q.revoke(iso(), id);
+        for (const n of b.dialect.keyChangeNotice(token)) yield n;
         return (yield q.keyById(id))[0] as ApiKey | undefined;
       });
-      return live(r) ?? null;
+      return changed(live(r) ?? null, token);
+    },
+    keyChangeStamp(): number {
+      const s = b.changeStamp();
+      if (!(s === seen)) (seen = s), stamp++; // (NaN, a closed file, never equals: no caching)
+      return stamp;
     },
     close: () => b.close(),
   };

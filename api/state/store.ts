@@ -1,12 +1,14 @@
 /**
  * The state store: accounts, API keys, organisation licences and their claim links, hourly
- * request counters, daily row budgets and the usage ledger (later also webhooks).
+ * request counters, daily row budgets and the usage ledger; webhooks (`store.webhooks`) and the
+ * account area's sessions and activity log (`store.app`).
  * One interface, several backends (SQLite file by default; PostgreSQL for replicas), chosen by
  * `DATABASE_URL`. Keys are stored only as SHA-256 hashes; the raw key exists once, in the
  * response to its creation.
  */
 import type { Plan, Scope } from '../scopes.ts';
 import type { WebhookStore } from './webhooks.ts';
+import type { AppStore } from './app-store.ts';
 
 export interface Account {
   id: number;
@@ -116,9 +118,18 @@ export interface StateStore {
   /** Find a key by the SHA-256 hash of the presented secret (any status), with its stored hash. */
   findKeyByHash(hash: string): Promise<StoredKey | null>;
   listKeys(accountId?: number): Promise<ApiKey[]>;
+  /** Revoke a key; every process's key cache learns it at once (`keyChangeStamp`). */
   revokeKey(id: string): Promise<ApiKey | null>;
+  /**
+   * A number that moves whenever a key may have been revoked or a plan changed — by this
+   * process or by any other connection (another replica, the CLI) — read without a query
+   * (api/state/revocations.ts). The auth middleware's key cache is only trusted while it stays put.
+   */
+  keyChangeStamp(): number;
   /** Webhooks and their delivery queue (api/state/webhooks.ts). */
   readonly webhooks: WebhookStore;
+  /** The account area (/app): invitations, credentials, sessions, sign-in throttle, activity log (api/state/app-store.ts). */
+  readonly app: AppStore;
 
   // — access model (issue 4) —
   getAccountById(id: number): Promise<Account | null>;

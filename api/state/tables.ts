@@ -8,6 +8,7 @@ import type { Generated } from 'kysely';
 import type { Plan, Scope } from '../scopes.ts';
 import type { KeyStatus } from './store.ts';
 import type { AttemptOutcome, WebhookStatus } from './webhooks.ts';
+import type { ChallengePurpose, CredentialKind } from './app-store.ts';
 
 type Instant = string;
 
@@ -83,4 +84,22 @@ export interface Tables {
     error: string | null;
     outcome: AttemptOutcome;
   };
+  // — the account area (api/state/app-store.ts, migrations 30–39) —
+  app_invitations: { token_hash: string; account_id: number; created_at: Instant; expires_at: Instant; used_at: Instant | null; revoked_at: Instant | null };
+  app_credentials: {
+    id: string;
+    account_id: number;
+    kind: CredentialKind;
+    password_hash: string | null;
+    passkey_id: string | null;
+    public_key: string | null;
+    counter: number;
+    transports: string | null;
+    created_at: Instant;
+    last_used_at: Instant | null;
+  };
+  app_sessions: { id_hash: string; public_id: string; account_id: number; method: CredentialKind; created_at: Instant; last_seen_at: Instant; expires_at: Instant };
+  app_challenges: { challenge: string; purpose: ChallengePurpose; invitation_hash: string | null; expires_at: Instant };
+  app_signin_failures: { key: string; window_start: number; count: number };
+  app_activity: { id: Generated<number>; account_id: number; at: Instant; event: string; session_id: string | null; address: string | null; details_json: string };
 }

@@ -142,6 +142,12 @@ function webhookQueries(b: Backend) {
       db.updateTable('webhooks').set((eb) => ({ suspended_at: eb.fn.coalesce('suspended_at', eb.val(at)), suspended_reason: reason })).where('id', '=', id),
     ),
     resume: template((id: string) => db.updateTable('webhooks').set({ suspended_at: null, suspended_reason: null }).where('id', '=', id)),
+    lockWebhook: template((id: string) => d.lockRows(db.selectFrom('webhooks').select('id').where('id', '=', id))),
+    deleteAttempts: template((id: string) =>
+      db.deleteFrom('webhook_attempts').where('delivery_id', 'in', db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', id)),
+    ),
+    deleteDeliveries: template((id: string) => db.deleteFrom('webhook_deliveries').where('webhook_id', '=', id)),
+    deleteWebhook: template((id: string) => db.deleteFrom('webhooks').where('id', '=', id)),
     rotate: template((previousExpiresAt: string, secret: string, at: string, id: string) =>
       db
         .updateTable('webhooks')
@@ -308,6 +314,16 @@ export function webhookStore(b: Backend, now: () => Date): WebhookStore {
     async setWebhookStatus(id, status, reason) {
       await b.run('plain', () => rows(q.setStatus(status, status === 'disabled' ? reason : null, iso(), id)));
       return get(id);
+    },
+    async deleteWebhook(id) {
+      return b.run('atomic', function* () {
+        const [found] = yield q.lockWebhook(id);
+        if (!found) return false;
+        yield q.deleteAttempts(id);
+        yield q.deleteDeliveries(id);
+        yield q.deleteWebhook(id);
+        return true;
+      });
     },
     async setSuspension(id, reason, at) {
       await b.run('plain', () => rows(reason === null ? q.resume(id) : q.suspend(at.toISOString(), reason, id)));

@@ -148,6 +148,8 @@ export interface WebhookStore {
   /** Webhooks oldest first, optionally of one account and/or status, suspended or not. */
   listWebhooks(filter?: { accountId?: number; status?: WebhookStatus; suspended?: boolean }): Promise<Webhook[]>;
   setWebhookStatus(id: string, status: WebhookStatus, reason: string | null): Promise<Webhook | null>;
+  /** Delete a webhook with its delivery queue and attempt log, atomically; false when there is no such webhook. */
+  deleteWebhook(id: string): Promise<boolean>;
   /**
    * Suspend a webhook (`reason` given: `suspended_at` is set to `at` unless it is suspended
    * already, the reason is replaced) or resume it (`reason` null: both cleared). Its queued

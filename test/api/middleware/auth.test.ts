@@ -61,9 +61,10 @@ test('unknown paths under /v1 need a key too; public docs paths do not', async (
 });
 
 /** A minimal app with only the auth middleware, over a fake store and clock. */
-async function authApp(keys: Map<string, StoredKey>, cacheMs: number, clock: { t: number }) {
+async function authApp(keys: Map<string, StoredKey>, cacheMs: number, clock: { t: number }, changes = { stamp: 0 }) {
   let lookups = 0;
   const store = {
+    keyChangeStamp: () => changes.stamp,
     async findKeyByHash(hash: string) {
       lookups++;
       const k = keys.get(hash);
@@ -83,7 +84,7 @@ async function authApp(keys: Map<string, StoredKey>, cacheMs: number, clock: { t
   return { url, lookups: () => lookups, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-test('lookups are cached for cacheMs; a revocation takes effect once the entry expires', async () => {
+test('lookups are cached for cacheMs while nothing changes; an entry expires after cacheMs', async () => {
   const k = generateKey('custom');
   const stored: StoredKey = {
     id: k.id, account_id: 1, account_name: 'a', scope: 'custom', name: null, display_prefix: k.displayPrefix,
@@ -100,16 +101,47 @@ test('lookups are cached for cacheMs; a revocation takes effect once the entry e
     assert.not.ok('key_hash' in body.key, 'the hash is not put on ctx.state');
     await get();
     assert.is(app.lookups(), 1, 'second request served from the cache');
-    stored.status = 'revoked';
+    stored.status = 'revoked'; // written behind the store's back: no change stamp moved
     clock.t += 4999;
     assert.is((await get()).status, 200, 'still cached within the TTL');
     clock.t += 2;
-    assert.is((await get()).status, 401, 'revocation seen after the TTL');
+    assert.is((await get()).status, 401, 'the entry expired: read again after the TTL');
     assert.is(app.lookups(), 2);
     // unknown keys are not cached
     const other = generateKey('custom');
     for (let i = 0; i < 3; i++) await fetch(app.url, { headers: { Authorization: `Bearer ${other.raw}` } });
     assert.is(app.lookups(), 5);
+  } finally {
+    await app.close();
+  }
+});
+
+test('a moved change stamp (a revocation anywhere) drops the cache: the very next request is refused', async () => {
+  const k = generateKey('ent_api');
+  const stored: StoredKey = {
+    id: k.id, account_id: 1, account_name: 'a', scope: 'ent_api', name: null, display_prefix: k.displayPrefix,
+    status: 'active', created_at: 'now', revoked_at: null, licence_id: null, expires_at: null, key_hash: k.hash, account_plan: 'premium',
+  };
+  const changes = { stamp: 7 };
+  const app = await authApp(new Map([[k.hash, stored]]), 60_000, { t: 1000 }, changes);
+  try {
+    const get = () => fetch(app.url, { headers: { Authorization: `Bearer ${k.raw}` } });
+    assert.is((await get()).status, 200);
+    assert.is((await get()).status, 200);
+    assert.is(app.lookups(), 1, 'cached while the stamp stays put');
+    stored.status = 'revoked';
+    changes.stamp++;
+    const res = await get();
+    assert.is(res.status, 401, 'refused at once, long before cacheMs');
+    assert.is(((await res.json()) as { code: string }).code, 'revoked_key');
+    assert.is(app.lookups(), 2);
+    // a plan change is a change too: the downgrade applies on the next request
+    stored.status = 'active';
+    changes.stamp++;
+    assert.is((await get()).status, 200);
+    stored.account_plan = 'pro';
+    changes.stamp++;
+    assert.is((await get()).status, 403, 'insufficient_plan at once after a downgrade');
   } finally {
     await app.close();
   }

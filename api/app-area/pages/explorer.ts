@@ -1,0 +1,261 @@
+/**
+ * /app/explorer — the lead explorer: free-text search and every filter of `GET /v1/leads` (the
+ * form generated from the filter table, values from the current release), results with paging,
+ * a lead's detail page, a map of the page's leads (a server-rendered SVG of their points;
+ * MapLibre and tiles come later), and "Download CSV" of the whole filtered list.
+ *
+ * The API's machinery, not a copy of it: the query is parsed by `parseLeadsQuery` /
+ * `parseExportQuery` (api/params.ts, api/query/export-query.ts), answered by the release's leads
+ * engine (`page` / `detail` / `count`, masked by api/masking.ts), and the CSV is written by the
+ * export's own DuckDB writer (api/render/csv.ts) with masked columns blank, never dropped.
+ *
+ * Rights: the app acts with the account's plan — the scope `appScope(plan)` (ent_api on premium,
+ * commonwealth otherwise), so on basic and pro the applicant and company columns are present and
+ * blank (spec 1.4). Rows are charged to the account's app ledger entry (`key_app_<id>`) against
+ * that scope's daily row budget, and every page, detail and download is counted in the usage
+ * ledger under routes `GET /app/explorer`, `GET /app/explorer/{id}`, `GET /app/explorer.csv`.
+ */
+import Router from '@koa/router';
+import type { ApiConfig } from '../../config.ts';
+import type { ApiDb } from '../../db.ts';
+import { ApiError } from '../../errors.ts';
+import { ExportTempSpace } from '../../export-temp.ts';
+import { budgetExhausted } from '../../access/middleware.ts';
+import { budgetReset, dailyRows, utcDay } from '../../access/limits.ts';
+import type { UsageLedger } from '../../access/ledger.ts';
+import { attribution, maskedFor, maskingFor } from '../../masking.ts';
+import { parseLeadId, parseLeadsQuery } from '../../params.ts';
+import { parseExportQuery, EXPORT_FORMATS } from '../../query/export-query.ts';
+import type { ReleaseManager } from '../../release.ts';
+import { releaseSourcesCache } from '../../release-sources.ts';
+import { csvStream } from '../../render/csv.ts';
+import type { Scope } from '../../scopes.ts';
+import type { StateStore } from '../../state/store.ts';
+import { appScope, ensureAppKey } from '../account-service.ts';
+import type { AppAreaContext, AppAreaState, RenderPage, SafeHtml } from '../contract.ts';
+import { html } from '../html.ts';
+import { APP_BASE, filterFields, filterQueryString, filterRawQuery, fmt, givenFilters, message, notFoundPage, pinRelease } from './common.ts';
+import { problemText } from './webhooks.ts';
+
+export interface ExplorerPageDeps {
+  store: StateStore;
+  db: ApiDb;
+  releases: ReleaseManager;
+  clock: () => Date;
+  log: (line: string) => void;
+  ledger: Pick<UsageLedger, 'record'>;
+  exportTemp?: ExportTempSpace;
+  renderPage: RenderPage;
+}
+
+/** Leads per explorer page. */
+export const EXPLORER_PAGE_SIZE = 25;
+
+/** The columns of the results table (enriched ones included: blank when the plan's scope may not see them). */
+const COLUMNS: [string, string][] = [
+  ['received_date', 'Received'],
+  ['description', 'Description'],
+  ['planning_authority', 'Authority'],
+  ['lead_readiness', 'Stage'],
+  ['est_value', 'Est. value (€)'],
+  ['applicant_org', 'Applicant'],
+  ['main_contractor', 'Main contractor'],
+];
+
+type Lead = Record<string, unknown>;
+
+export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<AppAreaState> {
+  const router = new Router<AppAreaState>({ prefix: APP_BASE });
+  const sourcesFor = releaseSourcesCache(deps.db);
+  let temp = deps.exportTemp ?? null;
+  const tempSpace = (): ExportTempSpace =>
+    (temp ??= new ExportTempSpace({ root: config.exportTempDir, maxBytes: config.exportTempMaxMb * 1e6, waitMs: config.exportTempWaitMs, log: deps.log }));
+
+  /**
+   * Run `work` as the account's app: it charges rows to the app's ledger entry against the plan
+   * scope's daily budget; the request is counted in the usage ledger whatever its outcome.
+   */
+  async function asApp(ctx: AppAreaContext, route: string, work: (scope: Scope, charge: (rows: number) => Promise<void>) => Promise<void>): Promise<void> {
+    const { account } = ctx.state.app;
+    const scope = appScope(account.plan);
+    const keyId = await ensureAppKey(deps.store, account.id);
+    let charged = 0;
+    let status = 200;
+    const charge = async (rows: number): Promise<void> => {
+      if (rows <= 0) return;
+      const nowMs = deps.clock().getTime();
+      const limit = dailyRows(scope);
+      if (limit !== null) {
+        const r = await deps.store.chargeRows(keyId, utcDay(nowMs), rows, limit);
+        if (!r.ok) throw budgetExhausted({ rows, remaining: Math.max(0, limit - r.used), limit, reset: budgetReset(nowMs), scope, nowMs });
+      }
+      charged += rows;
+    };
+    try {
+      await work(scope, charge);
+      status = ctx.status;
+    } catch (e) {
+      status = e instanceof ApiError ? e.status : 500;
+      throw e;
+    } finally {
+      deps.ledger.record(keyId, route, status, charged);
+    }
+  }
+
+  router.get('/explorer', async (ctx) => {
+    const release = pinRelease(ctx, deps.releases);
+    const places = release.leads.places();
+    const given = givenFilters(new URLSearchParams(ctx.querystring));
+    const pageNo = /^\d{1,4}$/.test(String(ctx.query['page'] ?? '')) ? Math.max(1, Number(ctx.query['page'])) : 1;
+    const filterQs = filterQueryString(given);
+    await asApp(ctx, 'GET /app/explorer', async (scope, charge) => {
+      let error: string | null = null;
+      let found: { total: number; results: Lead[] } | null = null;
+      try {
+        const req = parseLeadsQuery({ ...filterRawQuery(given), page: String(pageNo), page_size: String(EXPLORER_PAGE_SIZE) }, config, places, release.id);
+        const offset = req.paging.mode === 'page' ? req.paging.offset : 0;
+        const page = release.leads.page({ filters: req.filters, sort: req.sort, pageSize: EXPLORER_PAGE_SIZE, offset, after: null }, maskingFor(scope));
+        await charge(page.count);
+        const body = page.json({ page: pageNo, next_cursor: null });
+        try {
+          found = JSON.parse(body.bytes.toString('utf8')) as { total: number; results: Lead[] };
+        } finally {
+          body.done();
+        }
+      } catch (e) {
+        if (!(e instanceof ApiError) || !e.expose) throw e;
+        ctx.status = e.status === 429 ? 429 : 400;
+        error = e.status === 429 ? e.message : problemText(e);
+      }
+      const pages = found ? Math.min(config.pageMax, Math.max(1, Math.ceil(found.total / EXPLORER_PAGE_SIZE))) : 1;
+      const href = (p: number): string => `${APP_BASE}/explorer?${filterQs}${filterQs ? '&' : ''}page=${p}`;
+      const cw = attribution(scope);
+      deps.renderPage(ctx, {
+        section: 'explorer',
+        title: 'Lead explorer',
+        status: ctx.status === 404 ? 200 : ctx.status,
+        body: html`<p>Release ${release.id}. You see leads with the rights of your ${ctx.state.app.account.plan} plan (${scope})${
+          scope === 'commonwealth' ? html`: applicant and company columns are blank` : ''
+        }. Rows shown count against the plan's daily budget and appear on the usage page.</p>
+${message(error)}
+<form method="get" action="${APP_BASE}/explorer" class="explorer-form" role="search" aria-label="Search and filter leads"><div class="filters">${filterFields(given, places, 'ex')}</div><button type="submit">Search</button> <a href="${APP_BASE}/explorer">Clear</a></form>
+${
+  found
+    ? html`<section aria-labelledby="ex-results"><h2 id="ex-results"><span data-total="${found.total}">${fmt(found.total)}</span> leads</h2>
+<p><a href="${APP_BASE}/explorer.csv${filterQs ? `?${filterQs}` : ''}" download>Download CSV</a> of all ${fmt(found.total)} leads (counts ${fmt(found.total)} rows against today's budget).</p>
+${cw ? html`<p class="attribution"><small>${cw.metadata.attribution}</small></p>` : ''}
+${leadsMap(found.results)}
+<div class="table-wrap"><table><caption>Page ${pageNo} of ${pages}</caption><thead><tr><th scope="col">Lead</th>${COLUMNS.map(([, h]) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${found.results.map(
+        (l) =>
+          html`<tr><td><a href="${APP_BASE}/explorer/${String(l['id'])}">${String(l['application_number'] ?? l['id'])}</a></td>${COLUMNS.map(([c]) => html`<td>${cell(c, l[c])}</td>`)}</tr>`,
+      )}</tbody></table></div>
+<nav aria-label="Result pages" class="pager">${pageNo > 1 ? html`<a href="${href(pageNo - 1)}" rel="prev">Previous page</a>` : ''} <span>Page ${pageNo} of ${pages}</span> ${
+        pageNo < pages ? html`<a href="${href(pageNo + 1)}" rel="next">Next page</a>` : ''
+      }</nav></section>`
+    : ''
+}`,
+      });
+    });
+  });
+
+  router.get('/explorer/:id', async (ctx) => {
+    const release = pinRelease(ctx, deps.releases);
+    await asApp(ctx, 'GET /app/explorer/{id}', async (scope, charge) => {
+      let id: number;
+      try {
+        id = parseLeadId(ctx.params['id'] ?? '', {});
+      } catch {
+        ctx.status = 404;
+        return notFoundPage(ctx, deps.renderPage, 'explorer', 'lead');
+      }
+      const detail = release.leads.detail(id, maskingFor(scope));
+      if (!detail) {
+        ctx.status = 404;
+        return notFoundPage(ctx, deps.renderPage, 'explorer', 'lead');
+      }
+      await charge(1);
+      const r = detail.record;
+      const project = (r['project'] as Lead | undefined) ?? r;
+      deps.renderPage(ctx, {
+        section: 'explorer',
+        title: `Lead ${String(project['application_number'] ?? id)}`,
+        body: html`<p><a href="${APP_BASE}/explorer">Back to the explorer</a></p>
+<p>${String(project['description'] ?? '')}</p>
+${leadsMap([project])}
+<dl class="facts">${Object.entries(project)
+          .filter(([, v]) => v === null || typeof v !== 'object' || Array.isArray(v))
+          .map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${cell(k, v)}</dd>`)}</dl>
+${Object.entries(r)
+  .filter(([k, v]) => k !== 'project' && v !== null && typeof v === 'object')
+  .map(([k, v]) => html`<section><h2>${k.replace(/_/g, ' ')}</h2>${section(v)}</section>`)}`,
+      });
+    });
+  });
+
+  router.get('/explorer.csv', async (ctx) => {
+    const release = pinRelease(ctx, deps.releases);
+    await asApp(ctx, 'GET /app/explorer.csv', async (scope, charge) => {
+      const src = await sourcesFor(release);
+      const given = givenFilters(new URLSearchParams(ctx.querystring));
+      const req = parseExportQuery(filterRawQuery(given), 'file', config, src.places);
+      const maskedSet = new Set(maskedFor('lead', scope).map((m) => m.field));
+      const rows = release.leads.count(req.filters);
+      const file = await tempSpace().acquire('csv', rows); // a refused export (503 busy) costs nothing
+      try {
+        await charge(rows);
+      } catch (e) {
+        file.release();
+        throw e;
+      }
+      ctx.set('Content-Disposition', `attachment; filename="leads-${release.id}.csv"`);
+      ctx.set('X-Export-Rows', String(rows));
+      ctx.set('Cache-Control', 'no-store');
+      const cw = attribution(scope);
+      if (cw) ctx.set(cw.headers);
+      ctx.body = csvStream(deps.db, src.leads, { filters: req.filters, afterId: null, limit: null }, maskedSet, file);
+      ctx.type = EXPORT_FORMATS.csv.type;
+    });
+  });
+
+  return router;
+}
+
+/** A value as table text: lists joined, numbers formatted, null blank. */
+function cell(column: string, v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (Array.isArray(v)) return v.map(String).join(', ');
+  if (typeof v === 'number') return column === 'id' || column.endsWith('_year') ? String(v) : fmt(v);
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  const s = String(v);
+  return column === 'description' && s.length > 140 ? s.slice(0, 139) + '…' : s;
+}
+
+/** A detail section: a list of records as a table, a record as facts. */
+function section(v: unknown): SafeHtml {
+  const rows = Array.isArray(v) ? (v as Lead[]) : [v as Lead];
+  if (rows.length === 0) return html`<p>None.</p>`;
+  const cols = [...new Set(rows.flatMap((r) => Object.keys(r ?? {})))].filter((c) => rows.every((r) => r?.[c] === null || typeof r?.[c] !== 'object' || Array.isArray(r?.[c])));
+  return html`<div class="table-wrap"><table><thead><tr>${cols.map((c) => html`<th scope="col">${c.replace(/_/g, ' ')}</th>`)}</tr></thead><tbody>${rows.map(
+    (r) => html`<tr>${cols.map((c) => html`<td>${cell(c, r?.[c])}</td>`)}</tr>`,
+  )}</tbody></table></div>`;
+}
+
+/** Ireland's bounding box (lon/lat) for the SVG map. */
+const BOX = { west: -10.7, east: -5.3, south: 51.3, north: 55.5 };
+
+/**
+ * The leads of the page as points on an SVG outline box of Ireland (equirectangular, scaled by
+ * cos(lat) so it is not stretched); each point names its lead. A map with tiles (MapLibre) is a later issue.
+ */
+export function leadsMap(leads: Lead[]): SafeHtml {
+  const w = 300;
+  const k = Math.cos((53.4 * Math.PI) / 180);
+  const h = Math.round((w * (BOX.north - BOX.south)) / ((BOX.east - BOX.west) * k));
+  const pts = leads.filter((l) => typeof l['lat'] === 'number' && typeof l['lon'] === 'number');
+  const x = (lon: number): number => ((lon - BOX.west) / (BOX.east - BOX.west)) * w;
+  const y = (lat: number): number => ((BOX.north - lat) / (BOX.north - BOX.south)) * h;
+  return html`<figure class="map"><svg viewBox="0 0 ${w} ${h}" role="img" aria-labelledby="map-title"><title id="map-title">Map of ${pts.length} leads on this page</title><rect x="0" y="0" width="${w}" height="${h}" class="sea"/>${pts.map(
+    (l) =>
+      html`<circle cx="${x(l['lon'] as number).toFixed(1)}" cy="${y(l['lat'] as number).toFixed(1)}" r="4" class="pt"><title>${String(l['application_number'] ?? l['id'])}: ${String(l['planning_authority'] ?? '')}</title></circle>`,
+  )}</svg><figcaption>${pts.length} of ${leads.length} leads on this page have a location (points by latitude and longitude).</figcaption></figure>`;
+}

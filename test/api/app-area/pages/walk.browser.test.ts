@@ -1,0 +1,230 @@
+/**
+ * The issue's end-to-end walk in Debian's Chromium (playwright-core), through the real session
+ * layer and the real API on one server: open an invitation → set a passkey (CDP virtual
+ * authenticator) or a password → create a commonwealth key → a real HTTP request with it
+ * succeeds → it appears on the usage page → revoke → the next request is a 401 → (premium)
+ * create a webhook with a filter → the test delivery reaches a local receiver and verifies with
+ * standardwebhooks → the explorer shows the same total as GET /v1/leads for the same filters →
+ * the CSV downloaded from the app reads back in DuckDB with the enriched columns blank on `pro`
+ * and filled on `premium`. axe-core runs on every page (no serious or critical violation), each
+ * page is checked at 375 px for horizontal overflow, and screenshots are taken (to docs/images/app-*.png
+ * with APP_SCREENSHOTS=docs).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { issueInvitation } from '../../../../api/app-area/invitations.ts';
+import { APP_SECTIONS } from '../../../../api/app-area/contract.ts';
+import type { Plan } from '../../../../api/scopes.ts';
+import { startTestApi, type TestApi } from '../../../helpers/api.ts';
+import { chromiumMissing, launchChromium } from '../../../helpers/browser.ts';
+import { REPO_ROOT, tempDir } from '../../../helpers/tmp.ts';
+import { startReceiver, type Receiver } from '../../../helpers/webhook-receiver.ts';
+
+/** Where screenshots go: docs/images with APP_SCREENSHOTS=docs (to refresh the docs), else a temp folder. */
+const SHOTS = process.env['APP_SCREENSHOTS'] === 'docs' ? join(REPO_ROOT, 'docs', 'images') : tempDir('leads-app-shots-');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** A free port, so PUBLIC_BASE_URL (the WebAuthn origin) can name the server's own origin. */
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+if (chromiumMissing('walk.browser.test.ts', test)) {
+  // skipped, with the message printed
+} else {
+  let api: TestApi;
+  let browser: Browser;
+  let rx: Receiver;
+  let origin: string;
+  const shots = new Set<string>();
+
+  test.before(async () => {
+    const port = await freePort();
+    origin = `http://localhost:${port}`;
+    api = await startTestApi({
+      config: { port, host: '127.0.0.1', publicBaseUrl: `${origin}/v1`, webhookAllowHosts: ['127.0.0.1'] },
+      resolveHost: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
+    browser = await launchChromium();
+    rx = await startReceiver();
+  });
+  test.after(async () => {
+    await browser?.close();
+    await rx?.close();
+    await api?.close();
+  });
+
+  /** axe-core on the page as it is: no serious or critical violation. */
+  async function axe(page: Page, what: string): Promise<void> {
+    await page.evaluate(AXE); // through the DevTools protocol: not an inline script, the page's CSP stays as served
+    const found = (await page.evaluate(
+      `axe.run({ resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`,
+    )) as { id: string; impact: string; targets: string[] }[];
+    const bad = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.equal(bad, [], `axe on ${what}: ${JSON.stringify(bad)}`);
+  }
+
+  /** The page fits 375 px (no horizontal scrolling of the whole page), then back to the desktop width. */
+  async function narrow(page: Page, what: string): Promise<void> {
+    await page.setViewportSize({ width: 375, height: 800 });
+    const over = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+    const wide = over > 1 ? await page.evaluate(`[...document.querySelectorAll('body *')].filter((e) => !e.closest('.table-wrap') && e.getBoundingClientRect().right > 376).slice(0, 5).map((e) => e.tagName + '.' + e.className + '#' + e.id + ' ' + getComputedStyle(e.parentElement).overflowX + ' ' + e.parentElement.className + ' ' + e.parentElement.getBoundingClientRect().width)`) : [];
+    assert.ok(over <= 1, `${what} overflows 375 px by ${over} px: ${JSON.stringify(wide)}`);
+    await page.setViewportSize({ width: 1100, height: 900 });
+  }
+
+  async function shoot(page: Page, section: string): Promise<void> {
+    if (shots.has(section)) return;
+    const file = join(SHOTS, `app-${section}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    assert.ok(statSync(file).size > 5_000);
+    shots.add(section);
+  }
+
+  /** Check a page: axe, 375 px, a screenshot. */
+  async function check(page: Page, section: string): Promise<void> {
+    await axe(page, section);
+    await narrow(page, section);
+    await shoot(page, section);
+  }
+
+  async function walk(name: string, plan: Plan, credential: 'passkey' | 'password'): Promise<void> {
+    const account = await api.store.createAccount(name, plan);
+    const inv = await issueInvitation(api.store, api.config, account, { now: new Date() });
+    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, acceptDownloads: true });
+    const page = await context.newPage();
+    const failed: string[] = [];
+    page.on('requestfailed', (r) => void failed.push(r.url()));
+    page.on('request', (r) => {
+      if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) failed.push(`left the server: ${r.url()}`);
+    });
+    try {
+      // 1. the invitation → a credential → signed in
+      await page.goto(inv.url.replace(/^https?:\/\/[^/]+/, origin));
+      await page.waitForSelector('#invitation:not([hidden])');
+      if (credential === 'passkey') {
+        const cdp = await context.newCDPSession(page);
+        await cdp.send('WebAuthn.enable');
+        await cdp.send('WebAuthn.addVirtualAuthenticator', {
+          options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+        });
+        await page.click('#create-passkey');
+      } else {
+        await page.fill('#new-password', 'correct horse battery staple');
+        await page.fill('#confirm-password', 'correct horse battery staple');
+        await page.click('#password-form button[type=submit]');
+      }
+      await page.waitForURL(/\/app\/keys$/);
+
+      // 2. a commonwealth key, shown once; a real request with it
+      await page.fill('#key-label', `walk ${credential}`);
+      await page.check('#scope-commonwealth');
+      await page.click('form[action="/app/keys"] button[type=submit]');
+      await page.waitForSelector('#new-key');
+      const raw = await page.inputValue('#new-key');
+      assert.match(raw, /^lk_cw_[A-Za-z0-9_-]{43}$/);
+      await check(page, 'keys');
+      const ok = await fetch(`${origin}/v1/leads?page_size=3`, { headers: { Authorization: `Bearer ${raw}` } });
+      assert.is(ok.status, 200);
+
+      // 3. the request is on the usage page
+      await page.goto(`${origin}/app/usage`);
+      assert.match((await page.textContent('main')) ?? '', /GET \/v1\/leads/);
+      await check(page, 'usage');
+
+      // 4. revoke → the next request is refused
+      await page.goto(`${origin}/app/keys`);
+      await page.click(`button:has-text("Revoke ${raw.slice(0, 10)}")`);
+      await page.waitForSelector('text=the API refuses it from the next request');
+      const refused = await fetch(`${origin}/v1/leads?page_size=3`, { headers: { Authorization: `Bearer ${raw}` } });
+      assert.is(refused.status, 401);
+
+      // 5. premium: an enriched key, then a webhook with a filter; the test delivery verifies
+      const county = ((await api.request('/v1/leads?page_size=1')).body.results[0].county as string) ?? '';
+      if (plan === 'premium') {
+        await page.check('#scope-ent_api');
+        await page.click('form[action="/app/keys"] button[type=submit]');
+        await page.waitForSelector('#new-key');
+        await page.goto(`${origin}/app/webhooks`);
+        await page.fill('#wh-url', rx.url(`/${name}`));
+        await page.fill('#wh-desc', '<script>alert(1)</script>');
+        await page.selectOption('#wh-county', county);
+        await page.click('form[action="/app/webhooks"] button[type=submit]');
+        await page.waitForSelector('#wh-secret');
+        const secret = await page.inputValue('#wh-secret');
+        await page.click('button:has-text("Send a test delivery")');
+        await page.waitForSelector('text=delivered (your endpoint answered 204)');
+        const got = rx.requests(`/${name}`)[0]!;
+        const ev = new StandardWebhook(secret).verify(got.body.toString('utf8'), got.headers as Record<string, string>) as { type: string };
+        assert.is(ev.type, 'webhook.test');
+        assert.ok(((await page.textContent('main')) ?? '').includes('<script>alert(1)</script>'), 'the description shows as text');
+        await check(page, 'webhooks');
+      } else {
+        await page.goto(`${origin}/app/webhooks`);
+        await axe(page, 'webhooks (no webhooks on the plan)');
+      }
+
+      // 6. the explorer: the same total as GET /v1/leads for the same filter
+      await page.goto(`${origin}/app/explorer`);
+      await page.selectOption('#ex-county', county);
+      await page.click('form.explorer-form button[type=submit]');
+      await page.waitForSelector('[data-total]');
+      const shown = Number(await page.getAttribute('[data-total]', 'data-total'));
+      const viaApi = (await api.request(`/v1/leads?county=${encodeURIComponent(county)}&page_size=1`)).body.total as number;
+      assert.is(shown, viaApi);
+      await check(page, 'explorer');
+
+      // 7. the CSV from the app reads back in DuckDB: enriched columns blank on pro, filled on premium
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('a:has-text("Download CSV")')]);
+      const file = join(tempDir('leads-app-walk-'), `${name}.csv`);
+      await download.saveAs(file);
+      const [r] = await api.server.db.all<{ n: number; named: number }>(
+        'SELECT count(*)::INTEGER AS n, count(applicant_org)::INTEGER AS named FROM read_csv(?, header = true, all_varchar = true)',
+        [file],
+      );
+      assert.is(r!.n, viaApi);
+      if (plan === 'premium') assert.ok(r!.named > 0, 'applicant filled on premium');
+      else assert.is(r!.named, 0, 'applicant blank on pro');
+
+      // 8. a lead's detail, licences and activity
+      await page.goto(`${origin}/app/explorer?county=${encodeURIComponent(county)}`);
+      await page.click('tbody a');
+      await page.waitForURL(/\/app\/explorer\/\d+$/);
+      await axe(page, 'lead detail');
+      await narrow(page, 'lead detail');
+      for (const section of ['licences', 'activity']) {
+        await page.goto(`${origin}/app/${section}`);
+        await check(page, section);
+      }
+      assert.match((await page.textContent('main')) ?? '', /key revoked/);
+      // keyboard only: the skip link, then the navigation, reach every section
+      await page.goto(`${origin}/app/keys`);
+      await page.keyboard.press('Tab');
+      assert.is(await page.evaluate('document.activeElement && document.activeElement.textContent'), 'Skip to main content');
+      assert.equal(failed, [], 'no request failed or left the server');
+    } finally {
+      await context.close();
+    }
+  }
+
+  test('the walk with a passkey on a premium account', async () => {
+    await walk('walk-premium', 'premium', 'passkey');
+  });
+
+  test('the walk with a password on a pro account', async () => {
+    await walk('walk-pro', 'pro', 'password');
+    assert.equal([...shots].sort(), [...APP_SECTIONS].sort(), 'a screenshot of every page');
+  });
+}
+
+test.run();
