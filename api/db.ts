@@ -144,7 +144,16 @@ export async function openApiDb(opts: ApiDbOptions): Promise<ApiDb> {
             return;
           }
         }
+        // DuckDB clears a connection's interrupt when a statement starts: an interrupt that lands
+        // between `run` being called and the statement starting is lost, so it is repeated until
+        // the statement has ended (a COPY of `range(1e12)` would otherwise run on for hours)
         conn?.interrupt();
+        const again = setInterval(() => conn?.interrupt(), 50);
+        again.unref();
+        done.then(
+          () => clearInterval(again),
+          () => clearInterval(again),
+        );
       },
     };
   };

@@ -22,7 +22,7 @@ import { UsageLedger } from './access/ledger.ts';
 import { ExportTempSpace } from './export-temp.ts';
 import type { HostResolver } from './webhooks/destination.ts';
 import { ApiMetrics } from './observability/metrics.ts';
-import { createLogger, lineLog, type Logger } from './observability/log.ts';
+import { createLogger, flushLog, lineLog, type Logger } from './observability/log.ts';
 import { timedStore } from './observability/timed-store.ts';
 
 export interface RunningServer {
@@ -206,7 +206,7 @@ async function runFromCommandLine(): Promise<void> {
     config = loadApiConfig(process.env);
   } catch (e) {
     if (e instanceof ApiConfigError) {
-      createLogger('info').fatal(`configuration error: ${e.message}`);
+      createLogger('info', undefined, { sync: true }).fatal(`configuration error: ${e.message}`);
       process.exit(2);
     }
     throw e;
@@ -226,10 +226,10 @@ async function runFromCommandLine(): Promise<void> {
   const stop = (signal: string): void => {
     log(`${signal}: finishing in-flight requests, then stopping`);
     s.close().then(
-      () => process.exit(0),
+      () => flushLog(logger, () => process.exit(0)),
       (e) => {
         log(`shutdown failed: ${(e as Error).message}`);
-        process.exit(1);
+        flushLog(logger, () => process.exit(1));
       },
     );
   };

@@ -76,9 +76,13 @@ function addReferenced(schema: Json, seen = new Set<string>()): void {
  */
 export function querySchema(file: string): Json {
   const s = schemaFile(file);
-  addReferenced(s);
+  if (!prepared.has(file)) {
+    addReferenced(s); // once per file: parsers call this on every request
+    prepared.add(file);
+  }
   return s;
 }
+const prepared = new Set<string>();
 
 /** The query schema of an endpoint that takes no parameters (`no-query.schema.json`): each one given is an unknown parameter. */
 export function noQuerySchema(): Json {
