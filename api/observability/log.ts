@@ -22,8 +22,7 @@ export const REDACTED_FIELDS = [
 /**
  * A JSON logger at `level`, writing to `destination`: a function receiving each line (without its
  * newline; tests collect them), or stderr — written asynchronously (pino's SonicBoom: what accumulates during a write goes in the next one),
- * so a request never waits for a write to the terminal or the journal: a
- * synchronous write per request cost the API a quarter of its throughput (`make bench`). Call
+ * so a request never waits for a write to the terminal or the journal. Call
  * `flushLog` before exiting (the server does on SIGTERM); `sync: true` for the few lines written
  * just before a forced exit (a configuration error).
  *
