@@ -255,6 +255,19 @@ const PG_TYPES: Record<string, string> = {
   BIGINT: 'bigint', INTEGER: 'integer', VARCHAR: 'text', DOUBLE: 'double precision', DATE: 'date', BOOLEAN: 'boolean', 'VARCHAR[]': 'text[]',
 };
 
+/** The id of the release in `releaseDir` (its manifest). */
+export function releaseIdOf(releaseDir: string): string {
+  return (JSON.parse(readFileSync(join(releaseDir, 'manifest.json'), 'utf8')) as { release_id: string }).release_id;
+}
+
+/** The release a bench schema holds (its `meta` row), or null when the schema is empty or absent. */
+export function loadedRelease(client: pg.Client, schema: string): Promise<{ release_id: string; rows: number } | null> {
+  return client
+    .query<{ release_id: string; rows: number }>(`SELECT release_id, rows FROM ${schema}.meta`)
+    .then((r) => r.rows[0] ?? null)
+    .catch(() => null);
+}
+
 /**
  * Load the release's leads into `bench_baseline.leads` (DuckDB writes a CSV, `COPY FROM STDIN`
  * reads it), then build the indexes and ANALYZE. Skipped when the schema already holds this
@@ -262,14 +275,11 @@ const PG_TYPES: Record<string, string> = {
  */
 export async function loadBaseline(opts: { pgUrl: string; releaseDir: string; tmpDir: string }): Promise<{ rows: number; ms: number; reused: boolean }> {
   const t0 = performance.now();
-  const releaseId = (JSON.parse(readFileSync(join(opts.releaseDir, 'manifest.json'), 'utf8')) as { release_id: string }).release_id;
+  const releaseId = releaseIdOf(opts.releaseDir);
   const client = new pg.Client({ connectionString: opts.pgUrl });
   await client.connect();
   try {
-    const have = await client
-      .query<{ release_id: string; rows: number }>(`SELECT release_id, rows FROM ${BASELINE_SCHEMA}.meta`)
-      .then((r) => r.rows[0] ?? null)
-      .catch(() => null);
+    const have = await loadedRelease(client, BASELINE_SCHEMA);
     if (have?.release_id === releaseId) return { rows: have.rows, ms: performance.now() - t0, reused: true };
 
     const parquet = join(opts.releaseDir, 'leads.parquet');

@@ -14,7 +14,7 @@
  *   against): `node --import tsx bench/postgis.ts --port 0 [--pg URL] [--pool 8]` prints {"port":N}.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,7 +22,7 @@ import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
 import { CLUSTER_CELL_PX, CLUSTER_MAX_ZOOM, TILE_BUFFER, TILE_EXTENT, tileFields } from '../api/gis/tiles.ts';
-import { PG_URL_DEFAULT } from './baseline-pg.ts';
+import { loadedRelease, PG_URL_DEFAULT, releaseIdOf } from './baseline-pg.ts';
 
 const run = promisify(execFile);
 export const GEO_SCHEMA = 'bench_geo';
@@ -46,14 +46,11 @@ export async function ensurePostgis(pgUrl: string, log: (l: string) => void = ()
 /** Load the release's leads with coordinates into `bench_geo.leads` (skipped when that release is loaded already). */
 export async function loadGeoLeads(opts: { pgUrl: string; releaseDir: string; tmpDir: string }): Promise<{ rows: number; ms: number; reused: boolean }> {
   const t0 = performance.now();
-  const releaseId = (JSON.parse(readFileSync(join(opts.releaseDir, 'manifest.json'), 'utf8')) as { release_id: string }).release_id;
+  const releaseId = releaseIdOf(opts.releaseDir);
   const client = new pg.Client({ connectionString: opts.pgUrl });
   await client.connect();
   try {
-    const have = await client
-      .query<{ release_id: string; rows: number }>(`SELECT release_id, rows FROM ${GEO_SCHEMA}.meta`)
-      .then((r) => r.rows[0] ?? null)
-      .catch(() => null);
+    const have = await loadedRelease(client, GEO_SCHEMA);
     if (have?.release_id === releaseId) return { rows: have.rows, ms: performance.now() - t0, reused: true };
     const fields = tileFields('leads');
     mkdirSync(opts.tmpDir, { recursive: true });

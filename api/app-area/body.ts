@@ -4,6 +4,7 @@
  * then gets the same parsed form). Pages read bodies only through these two functions.
  */
 import { ApiError } from '../errors.ts';
+import { readBodyText } from '../request-body.ts';
 import type { AppAreaContext } from './contract.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -13,16 +14,7 @@ const raw = new WeakMap<object, Promise<string>>();
 function readText(ctx: AppAreaContext): Promise<string> {
   let p = raw.get(ctx.req);
   if (!p) {
-    p = (async () => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const c of ctx.req as AsyncIterable<Buffer>) {
-        size += c.length;
-        if (size > BODY_LIMIT_BYTES) throw new ApiError(413, 'body_too_large', `the body may be at most ${BODY_LIMIT_BYTES} bytes`);
-        chunks.push(c);
-      }
-      return Buffer.concat(chunks).toString('utf8');
-    })();
+    p = readBodyText(ctx.req, BODY_LIMIT_BYTES, () => new ApiError(413, 'body_too_large', `the body may be at most ${BODY_LIMIT_BYTES} bytes`));
     raw.set(ctx.req, p);
   }
   return p;

@@ -19,6 +19,7 @@ import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../app.ts';
 import type { AppContext, AppState } from '../context.ts';
 import { ApiError, invalidParams, type ParamError } from '../errors.ts';
+import { readBodyText } from '../request-body.ts';
 import { hashToken, isLicensedScope, TOKEN_PATTERN } from '../access/licences.ts';
 import { KEY_PREFIX } from '../scopes.ts';
 import type { ClaimRefusal } from '../state/store.ts';
@@ -54,16 +55,10 @@ function checkSameOrigin(ctx: AppContext, config: ApiConfig): void {
 }
 
 async function readJson(ctx: AppContext): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of ctx.req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > BODY_LIMIT) throw new ApiError(413, 'body_too_large', `the body may be at most ${BODY_LIMIT} bytes`);
-    chunks.push(c);
-  }
+  const text = await readBodyText(ctx.req, BODY_LIMIT, () => new ApiError(413, 'body_too_large', `the body may be at most ${BODY_LIMIT} bytes`));
   let v: unknown;
   try {
-    v = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    v = JSON.parse(text);
   } catch {
     throw new ApiError(400, 'invalid_body', 'the body is not valid JSON');
   }

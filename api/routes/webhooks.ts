@@ -19,19 +19,13 @@ import { CAPABILITIES } from '../scopes.ts';
 import { createDispatcher } from '../webhooks/dispatcher.ts';
 import { serverLeadReader } from '../webhooks/lead-reader.ts';
 import { webhookService, webhooksForbidden, type Owner } from '../webhooks/service.ts';
+import { readBodyText } from '../request-body.ts';
 
 const BODY_BYTES_MAX = 16 * 1024;
 
 /** Read a JSON object body ({} when there is none); 413 / 415 / 400 problems otherwise. */
 export async function jsonBody(ctx: AppContext): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of ctx.req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > BODY_BYTES_MAX) throw new ApiError(413, 'body_too_large', `the request body must be at most ${BODY_BYTES_MAX} bytes`, { title: 'Content Too Large' });
-    chunks.push(c);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = await readBodyText(ctx.req, BODY_BYTES_MAX, () => new ApiError(413, 'body_too_large', `the request body must be at most ${BODY_BYTES_MAX} bytes`, { title: 'Content Too Large' }));
   if (text.trim() === '') return {};
   if (!/^application\/(.+\+)?json\b/i.test(ctx.get('Content-Type'))) {
     throw new ApiError(415, 'unsupported_media_type', 'send the body as Content-Type: application/json', { title: 'Unsupported Media Type' });
