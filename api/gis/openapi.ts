@@ -5,16 +5,10 @@
  */
 import type { Endpoint } from '../openapi.ts';
 import { CLUSTER_MAX_ZOOM, TILE_MAX_ZOOM } from './tiles.ts';
+import { querySchema } from '../query/parse-query.ts';
 
 const ref = (name: string): Record<string, unknown> => ({ $ref: `#/components/schemas/${name}` });
 const layerParam = { name: 'layer', in: 'path', required: true, description: 'The GIS layer.', schema: { enum: ['leads', 'infrastructure'] } };
-const accessToken = {
-  access_token: {
-    type: 'string',
-    pattern: '^gt_[A-Za-z0-9_-]+$',
-    description: 'For map clients that cannot send an Authorization header: a token from `/feeds/token` instead of the header (never both). The TileJSON `tiles` URL carries it on.',
-  },
-};
 
 /** Tiles, TileJSON and authorities. */
 export function gisEndpoints(): Endpoint[] {
@@ -28,7 +22,7 @@ export function gisEndpoints(): Endpoint[] {
         'A TileJSON 3.0.0 document for MapLibre GL, OpenLayers, QGIS or GDAL: the tile URL template, zooms, bounds, and the fields of the features. `version` is the release id. ' +
         'Scopes ent_feed and custom. Add the key to tile requests as the Bearer header (MapLibre: `transformRequest`) or use an `access_token` (carried on in `tiles`).',
       pathParams: [layerParam],
-      query: { type: 'object', properties: accessToken },
+      query: querySchema('tiles-query.schema.json'),
       ok: { schema: ref('TilesetMeta'), description: 'The TileJSON document.' },
       errors: [400, 404],
       cached: true,
@@ -48,7 +42,7 @@ export function gisEndpoints(): Endpoint[] {
         { name: 'x', in: 'path', required: true, description: 'Column, 0 to 2^z − 1.', schema: { type: 'integer', minimum: 0 } },
         { name: 'y', in: 'path', required: true, description: 'Row from the north, 0 to 2^z − 1.', schema: { type: 'integer', minimum: 0 } },
       ],
-      query: { type: 'object', properties: accessToken },
+      query: querySchema('tiles-query.schema.json'),
       ok: { schema: { type: 'string', format: 'binary', description: 'The tile (Protocol Buffers).' }, type: 'application/vnd.mapbox-vector-tile', description: 'The tile.', empty: 'The tile is empty: nothing of the layer is in it.' },
       errors: [400, 404, 429],
       cached: true,

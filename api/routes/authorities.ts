@@ -11,6 +11,7 @@ import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
 import type { AppState } from '../context.ts';
 import { ApiError, invalidParams } from '../errors.ts';
+import { noQuerySchema, parseQuery } from '../query/parse-query.ts';
 import { responseMeta } from '../masking.ts';
 import type { ReleaseManifest } from '../release.ts';
 
@@ -65,8 +66,8 @@ export function authoritiesList(m: ReleaseManifest, f: AuthorityFreshness) {
 export function authoritiesRouter(_config: ApiConfig): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/authorities', async (ctx) => {
-    const unknown = Object.keys(ctx.query);
-    if (unknown.length > 0) throw invalidParams(unknown.map((name) => ({ name, reason: 'unknown parameter' })));
+    const { errors } = parseQuery(noQuerySchema(), ctx.query); // takes none
+    if (errors.length > 0) throw invalidParams(errors);
     const { release, key } = ctx.state;
     const f = authorityFreshnessOf(release.manifest);
     if (!f) throw new ApiError(503, 'authorities_unavailable', `release ${release.id} was built before per-authority freshness was recorded; it comes with the next refresh`, { expose: true, headers: { 'Retry-After': '3600' } });

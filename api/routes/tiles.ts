@@ -19,6 +19,7 @@ import type { AppDeps } from '../app.ts';
 import type { AppContext, AppState } from '../context.ts';
 import { requireCapability } from '../capability.ts';
 import { invalidParams, notFound } from '../errors.ts';
+import { parseQuery, querySchema } from '../query/parse-query.ts';
 import { gisHref } from '../gis/links.ts';
 import { releaseTiles, tileJson, type ReleaseTiles } from '../gis/tile-cache.ts';
 import { MVT_TYPE, TILE_MAX_ZOOM, validTile } from '../gis/tiles.ts';
@@ -27,10 +28,10 @@ import type { Release } from '../release.ts';
 
 const isLayer = (id: string): id is GisLayer => id === 'leads' || id === 'infrastructure';
 
-/** Only `access_token` (consumed by the GIS token middleware) may be in the query. */
+/** Only `access_token` (consumed by the GIS token middleware) may be in the query (schemas/tiles-query.schema.json). */
 function noParams(ctx: AppContext): void {
-  const unknown = Object.keys(ctx.query).filter((k) => k !== 'access_token');
-  if (unknown.length > 0) throw invalidParams(unknown.map((name) => ({ name, reason: 'unknown parameter', allowed: ['access_token'] })));
+  const { errors } = parseQuery(querySchema('tiles-query.schema.json'), ctx.query, { listAllowed: true });
+  if (errors.length > 0) throw invalidParams(errors);
 }
 
 /** The tiles router (paths relative to the /v1 mount). */
