@@ -14,6 +14,8 @@ export interface AppState {
   budget: RowBudget;
   /** Records this request was charged (set by the access middleware; the access log and metrics read it). */
   rowsCharged?: number;
+  /** The route template the request is counted under (`GET /v1/leads/{id}`), set once by the access middleware and read by the access log. */
+  route?: string;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -137,6 +137,7 @@ export function accessMiddleware(opts: AccessOptions): Middleware<AppState> {
     if (!key) return next(); // public paths
     const nowMs = opts.now();
     const route = opts.routeOf(ctx.method, ctx.path);
+    ctx.state.route = route;
     let budget: DailyBudget | null = null;
     let status = 200;
     let quoted: number | null = null;

@@ -4,8 +4,9 @@
  * DuckDB query (it made seven: ~22 ms of CPU). Built once per release at load, read-only after.
  *
  *  - area comparables: the release's sales sorted by area (county + Eircode routing key, and
- *    county alone) then date; a lead's 24-month window is two binary searches, the median a sort
- *    of the window's prices, the recent sales the window's last rows;
+ *    county alone) then date; a lead's 24-month window is two binary searches, the median two
+ *    order-statistic queries on the area's price ranks (api/index/range-quantile.ts: O(log n)
+ *    whatever the window's length), the recent sales the window's last rows;
  *  - nearby leads: the pipeline's `lead_neighbours`, nearest first, per lead;
  *  - suppliers per county; companies by CRO number and each company's newest filings as JSON
  *    text off the JS heap (`KeyedJson`).
@@ -16,6 +17,7 @@
 import { sqlString, type ApiDb, type Row } from '../db.ts';
 import { COMPANY_COLUMNS, COMPARABLES_WINDOW_MONTHS, FILINGS_MAX, RECENT_SALES_MAX, SUPPLIERS_MAX } from '../query/lead-detail-query.ts';
 import type { Release } from '../release.ts';
+import { buildRangeQuantile, RangeQuantile, type RangeQuantileParts } from './range-quantile.ts';
 
 type Tables = Pick<Release['tables'], 'lead_neighbours' | 'suppliers' | 'companies' | 'filings'>;
 
@@ -58,6 +60,10 @@ interface SalesParts {
   addressBytes: Buffer;
   /** Positions per area key (`county` and `county\u0000routing key`), each sorted by (day, sale_id DESC). */
   areas: Map<string, Int32Array>;
+  /** The distinct prices, ascending: a price's rank is its index here; a null price ranks `priceValues.length`. */
+  priceValues: Float64Array;
+  /** Per area key, the price ranks of its positions in the area's order, for range order statistics. */
+  priceRanks: Map<string, RangeQuantileParts>;
 }
 
 /** Everything a `DetailIndex` is made of (a release loader can move it between processes). */
@@ -106,8 +112,10 @@ export function keyedValue(j: KeyedJson, key: string): unknown {
 
 export class DetailIndex {
   /** Scratch for the window's prices (queries are synchronous). */
-  private scratch = new Float64Array(1024);
-  constructor(private readonly p: DetailIndexParts) {}
+  private readonly priceRanks: Map<string, RangeQuantile>;
+  constructor(private readonly p: DetailIndexParts) {
+    this.priceRanks = new Map([...p.sales.priceRanks].map(([key, parts]) => [key, new RangeQuantile(parts)]));
+  }
 
   /** The parts (to move the index to another process). */
   parts(): DetailIndexParts {
@@ -151,10 +159,10 @@ export class DetailIndex {
   }
 
   /** The positions of the lead's comparables window (oldest first). */
-  private window(lead: LeadArea): { area: Int32Array; from: number; to: number } {
+  private window(lead: LeadArea): { key: string; area: Int32Array; from: number; to: number } {
     const key = lead.eircode_routing_key ? `${lead.county}\u0000${lead.eircode_routing_key}` : lead.county;
     const area = this.p.sales.areas.get(key);
-    if (!area) return { area: new Int32Array(0), from: 0, to: 0 };
+    if (!area) return { key, area: new Int32Array(0), from: 0, to: 0 };
     const days = this.p.sales.days;
     const lowerBound = (day: number): number => {
       let lo = 0;
@@ -166,28 +174,20 @@ export class DetailIndex {
       }
       return lo;
     };
-    return { area, from: lowerBound(windowStartDay(lead.received_date)), to: lowerBound(dayOf(lead.received_date)) };
+    return { key, area, from: lowerBound(windowStartDay(lead.received_date)), to: lowerBound(dayOf(lead.received_date)) };
   }
 
   /** Count and median price of the window's sales (`salesSummaryQuery`). */
   salesSummary(lead: LeadArea): { sales_count: number; median_price_eur: number | null } {
-    const { area, from, to } = this.window(lead);
-    if (this.scratch.length < to - from) this.scratch = new Float64Array(to - from);
-    const prices = this.scratch;
-    let m = 0;
-    for (let k = from; k < to; k++) {
-      const p = this.p.sales.prices[area[k]!]!;
-      if (!Number.isNaN(p)) prices[m++] = p;
-    }
+    const { key, from, to } = this.window(lead);
+    const ranks = this.priceRanks.get(key);
+    const values = this.p.sales.priceValues;
+    // null prices rank last (values.length): the window's priced sales are those ranked below
+    const m = ranks && to > from ? ranks.countBelow(from, to, values.length) : 0;
+    const price = (k: number): number => values[ranks!.kth(from, to, k)]!;
     let median: number | null = null;
-    if (m % 2 === 1) median = select(prices, m, (m - 1) / 2);
-    else if (m > 0) {
-      const hi = select(prices, m, m / 2);
-      // after selecting the m/2-th, the lower half holds the (m/2 - 1)-th as its maximum
-      let lo = -Infinity;
-      for (let i = 0; i < m / 2; i++) if (prices[i]! > lo) lo = prices[i]!;
-      median = medianOfTwo(lo, hi);
-    }
+    if (m % 2 === 1) median = price((m - 1) / 2);
+    else if (m > 0) median = medianOfTwo(price(m / 2 - 1), price(m / 2));
     return { sales_count: to - from, median_price_eur: median };
   }
 
@@ -273,32 +273,6 @@ async function loadNeighbours(db: ApiDb, table: string): Promise<Neighbours> {
   return { start: counts, ids: ids.subarray(0, at), distances: distances.subarray(0, at) };
 }
 
-/** The k-th smallest of xs[0…n) (0-based), reordering xs so that xs[0…k) ≤ xs[k] (quickselect). */
-function select(xs: Float64Array, n: number, k: number): number {
-  let lo = 0;
-  let hi = n - 1;
-  while (lo < hi) {
-    const pivot = xs[(lo + hi) >>> 1]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (xs[i]! < pivot) i++;
-      while (xs[j]! > pivot) j--;
-      if (i <= j) {
-        const t = xs[i]!;
-        xs[i] = xs[j]!;
-        xs[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return xs[k]!;
-  }
-  return xs[k]!;
-}
-
 /**
  * The median of an even count as DuckDB computes it for DECIMAL(14,2) prices: the mean of the
  * two middle values, in cents, truncated to a whole cent.
@@ -320,6 +294,8 @@ async function loadSales(db: ApiDb, file: string): Promise<{ sales: SalesParts; 
     addressOffsets: new Uint32Array(n + 1),
     addressBytes: Buffer.alloc(0),
     areas: new Map(),
+    priceValues: new Float64Array(0),
+    priceRanks: new Map(),
   };
   const nullAddress = new Uint8Array(n);
   const descriptionCodes = new Map<string | null, number>();
@@ -405,6 +381,17 @@ async function loadSales(db: ApiDb, file: string): Promise<{ sales: SalesParts; 
       s.areas.set(placeNames[countyOf[a]!]!, order.slice(countyStart, i).sort(byDay));
       countyStart = i;
     }
+  }
+  // Price ranks per area, for the window medians.
+  const prices = s.prices.subarray(0, at);
+  s.priceValues = Float64Array.from(new Set(prices.filter((p) => !Number.isNaN(p)))).sort();
+  const rankOfPrice = new Map<number, number>();
+  s.priceValues.forEach((p, i) => rankOfPrice.set(p, i));
+  const nullRank = s.priceValues.length;
+  for (const [key, area] of s.areas) {
+    const ranks = new Uint32Array(area.length);
+    for (let k = 0; k < area.length; k++) ranks[k] = rankOfPrice.get(s.prices[area[k]!]!) ?? nullRank;
+    s.priceRanks.set(key, buildRangeQuantile(ranks));
   }
   return { sales: s, nullAddress };
 }

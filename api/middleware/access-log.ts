@@ -38,7 +38,7 @@ export function accessLogMiddleware(opts: AccessLogOptions): Middleware<AppState
     res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const status = res.statusCode;
-      const route = opts.routeOf(ctx.method, ctx.path);
+      const route = ctx.state.route ?? opts.routeOf(ctx.method, ctx.path); // the access middleware's, when it ran
       const rows = ctx.state.rowsCharged ?? 0;
       const code = status >= 400 ? problemCode(ctx.body) : null;
       opts.metrics.request(route, status, seconds, rows, code);

@@ -5,7 +5,7 @@
  * ledger flush failures, a 500's stack under its request id…) go through it.
  *
  * What a line may hold is decided where it is written — never a key, an Authorization header, a
- * GIS token, a webhook secret, a cursor or a person's name — and `redact` below blanks the
+ * GIS token, a webhook secret, a cursor or a person's name — and `redactEntry` below blanks the
  * fields that would hold such a value if one were ever passed by mistake.
  */
 import pino from 'pino';
@@ -13,11 +13,40 @@ import type { LogLevel } from '../config.ts';
 
 export type Logger = pino.Logger;
 
-/** Field paths blanked in every entry, whatever logged them (defence in depth: none is ever logged on purpose). */
-export const REDACTED_FIELDS = [
-  'authorization', 'key', 'api_key', 'token', 'access_token', 'secret', 'cursor', 'password',
-  '*.authorization', '*.key', '*.api_key', '*.token', '*.access_token', '*.secret', '*.cursor', '*.password',
-];
+/**
+ * Field names blanked in every entry, at the top level and one level down (`{ webhook: { secret } }`),
+ * whatever logged them (defence in depth: none is ever logged on purpose).
+ */
+export const REDACTED_FIELDS = ['authorization', 'key', 'api_key', 'token', 'access_token', 'secret', 'cursor', 'password'] as const;
+const REDACTED: ReadonlySet<string> = new Set(REDACTED_FIELDS);
+const CENSOR = '[redacted]';
+
+/**
+ * The entry with every `REDACTED_FIELDS` value blanked, at the top level and inside a nested object.
+ * A walk of the entry's own keys, not pino's `redact` with `*.field` paths: those compile to a
+ * wildcard scan costing about 20 µs on every line, the access log's included (make bench).
+ */
+export function redactEntry(entry: Record<string, unknown>): Record<string, unknown> {
+  let out = entry;
+  for (const k in entry) {
+    const v = entry[k];
+    let blanked: unknown = v;
+    if (REDACTED.has(k)) blanked = CENSOR;
+    else if (typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Error)) {
+      let inner = v as Record<string, unknown>;
+      for (const j in inner) {
+        if (!REDACTED.has(j)) continue;
+        if (inner === v) inner = { ...inner };
+        inner[j] = CENSOR;
+      }
+      blanked = inner;
+    }
+    if (blanked === v) continue;
+    if (out === entry) out = { ...entry };
+    out[k] = blanked;
+  }
+  return out;
+}
 
 /**
  * A JSON logger at `level`, writing to `destination`: a function receiving each line (without its
@@ -34,8 +63,7 @@ export function createLogger(level: LogLevel, destination?: (line: string) => vo
   const options: pino.LoggerOptions = {
     level,
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-    redact: { paths: REDACTED_FIELDS, censor: '[redacted]' },
+    formatters: { level: (label) => ({ level: label }), log: redactEntry },
   };
   if (!destination) return pino(options, pino.destination(opts.sync ? { fd: 2, sync: true } : { fd: 2, sync: false }));
   return pino(options, { write: (chunk: string) => destination(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) });

@@ -10,12 +10,18 @@ import type { StateStore } from '../state/store.ts';
 /** Receives one finished store operation. */
 export type StoreObserver = (operation: string, outcome: 'ok' | 'error', seconds: number) => void;
 
+/**
+ * Calls that are not operations: `keyChangeStamp` is a number read twice per request without a
+ * query (api/state/revocations.ts); timing it would cost more than it reads.
+ */
+const UNTIMED: ReadonlySet<string> = new Set(['ready', 'close', 'keyChangeStamp']);
+
 function wrap<T extends object>(target: T, prefix: string, observe: StoreObserver): T {
   const cache = new Map<PropertyKey, unknown>();
   return new Proxy(target, {
     get(t, prop, receiver) {
       const v = Reflect.get(t, prop, receiver) as unknown;
-      if (prop === 'ready' || prop === 'close' || typeof prop !== 'string') return v;
+      if (typeof prop !== 'string' || UNTIMED.has(prop)) return v;
       let w = cache.get(prop);
       if (w) return w;
       if (typeof v === 'function') {
