@@ -57,6 +57,7 @@ test: setup typecheck
 
 # The deployment of docs/deploy.md: deploy/ units and nginx site checked, then the topology test.
 test-deploy: setup
+	@mkdir -p .tmp
 	@set -o pipefail; start=$$(date +%s); node --import tsx node_modules/uvu/bin.js test '^deploy/.*\.test\.ts$$' 2>&1 | tee .tmp/test-deploy.log; rc=$$?; \
 	  echo "make test-deploy: $$(( $$(date +%s) - start )) s"; exit $$rc
 
