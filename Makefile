@@ -11,7 +11,7 @@ help:
 	@echo "make test     typecheck and run every test (no network, no prior build needed)"
 	@echo "make refresh  weekly refresh: generate raw data if data/raw is empty, build and publish a release"
 	@echo "              (FETCH=1: download from the publishers first with leads fetch)"
-	@echo "make test-deploy  nginx + two API replicas + PostgreSQL under load (docs/deploy.md; ~70 s)"
+	@echo "make test-deploy  nginx + two API replicas + PostgreSQL under load (docs/deploy.md; ~90 s)"
 	@echo "make bench    speed and memory benchmarks (prints a table, writes bench/results/*.json)"
 	@echo "make clean    remove generated data (raw files, releases) and node_modules"
 
@@ -43,7 +43,7 @@ typecheck: setup
 	npx tsc --noEmit
 
 # uvu prints its own totals; the last line restates them as "N passed, N failed" for CI.
-# test/deploy/ (real nginx, replicas and PostgreSQL, ~70 s) runs in `make test-deploy`, not here.
+# test/deploy/ (real nginx, replicas and PostgreSQL, ~90 s) runs in `make test-deploy`, not here.
 test: setup typecheck
 	@mkdir -p .tmp
 	@set -o pipefail; start=$$(date +%s); node --import tsx node_modules/uvu/bin.js test '^(?!deploy/).*\.test\.ts$$' 2>&1 | tee .tmp/test.log; rc=$$?; \
