@@ -4,13 +4,14 @@ export TZ := UTC
 NPM_STAMP := node_modules/.package-lock.json
 LEADS := node bin/leads.js
 
-.PHONY: setup refresh generate serve test typecheck bench clean help
+.PHONY: setup refresh generate serve test test-deploy typecheck bench clean help
 
 help:
 	@echo "make serve    install, build the default dataset if there is none, serve the API"
 	@echo "make test     typecheck and run every test (no network, no prior build needed)"
 	@echo "make refresh  weekly refresh: generate raw data if data/raw is empty, build and publish a release"
 	@echo "              (FETCH=1: download from the publishers first with leads fetch)"
+	@echo "make test-deploy  nginx + two API replicas + PostgreSQL under load (docs/deploy.md; ~90 s)"
 	@echo "make bench    speed and memory benchmarks (prints a table, writes bench/results/*.json)"
 	@echo "make clean    remove generated data (raw files, releases) and node_modules"
 
@@ -42,9 +43,10 @@ typecheck: setup
 	npx tsc --noEmit
 
 # uvu prints its own totals; the last line restates them as "N passed, N failed" for CI.
+# test/deploy/ (real nginx, replicas and PostgreSQL, ~90 s) runs in `make test-deploy`, not here.
 test: setup typecheck
 	@mkdir -p .tmp
-	@set -o pipefail; start=$$(date +%s); node --import tsx node_modules/uvu/bin.js test '\.test\.ts$$' 2>&1 | tee .tmp/test.log; rc=$$?; \
+	@set -o pipefail; start=$$(date +%s); node --import tsx node_modules/uvu/bin.js test '^(?!deploy/).*\.test\.ts$$' 2>&1 | tee .tmp/test.log; rc=$$?; \
 	  clean=$$(sed 's/\x1b\[[0-9;]*m//g' .tmp/test.log); \
 	  total=$$(echo "$$clean" | awk '/Total:/ {print $$2}' | tail -1); \
 	  passed=$$(echo "$$clean" | awk '/Passed:/ {print $$2}' | tail -1); \
@@ -52,6 +54,12 @@ test: setup typecheck
 	  echo "make test: $$(( $$(date +%s) - start )) s"; \
 	  echo "$${passed:-0} passed, $$(( $${total:-0} - $${passed:-0} )) failed, $${skipped:-0} skipped"; \
 	  exit $$rc
+
+# The deployment of docs/deploy.md: deploy/ units and nginx site checked, then the topology test.
+test-deploy: setup
+	@mkdir -p .tmp
+	@set -o pipefail; start=$$(date +%s); node --import tsx node_modules/uvu/bin.js test '^deploy/.*\.test\.ts$$' 2>&1 | tee .tmp/test-deploy.log; rc=$$?; \
+	  echo "make test-deploy: $$(( $$(date +%s) - start )) s"; exit $$rc
 
 bench: setup
 	node --import tsx bench/run.ts $(ARGS)
