@@ -126,7 +126,7 @@ export function countyOutline(points: readonly { lat: number; lon: number }[], v
 }
 
 /** The release's leads with finite coordinates, by id (the same list on every run of a release). */
-async function leadPoints(leadsParquet: string): Promise<LeadPoint[]> {
+export async function leadPoints(leadsParquet: string): Promise<LeadPoint[]> {
   const db = await openDb({ threads: 2 });
   try {
     return await db.all<LeadPoint>(
