@@ -253,12 +253,19 @@ export async function geoSearchBench(opts: Options): Promise<BenchRow[]> {
     { metric: 'polygon vertices (mean)', value: counties.reduce((s, c) => s + c.vertices, 0) / Math.max(1, counties.length), unit: '', target: counties.map((c) => c.county).join(', ') },
   ];
   try {
-    // does the API have geo search yet? (before issue 17.1 lands, `near` is an unknown parameter: 400)
+    // does the API have geo search yet? Before issue 17.1 lands, `near` is an unknown parameter
+    // (400 unknown_parameter) and POST /v1/leads/search does not exist (404 / 405); any other
+    // refusal (e.g. a 400 naming the polygon) is an error of the bench or the API, not a gap
     const supported = new Map<string, string | null>();
     for (const s of scenarios) {
-      const probe = await ask(apiSide, s.requests[0]!);
-      supported.set(s.name, probe.status === 200 ? null : `API has no geo search yet (${probe.status} to ${s.requests[0]!.method} ${apiSide.leads}${s.requests[0]!.method === 'POST' ? '/search' : '?near=…'})`);
-      if (probe.status !== 200) log(`${s.name}: ${supported.get(s.name)}: ${JSON.stringify(probe.body).slice(0, 300)}`);
+      const r = s.requests[0]!;
+      const probe = await ask(apiSide, r);
+      const what = `${r.method} ${apiSide.leads}${r.method === 'POST' ? '/search' : '?near=…'}`;
+      if (probe.status === 200) supported.set(s.name, null);
+      else if ((probe.status === 400 && probe.body?.code === 'unknown_parameter') || probe.status === 404 || probe.status === 405) {
+        supported.set(s.name, `API has no geo search yet (${probe.status} to ${what})`);
+        log(`${s.name}: ${supported.get(s.name)}: ${JSON.stringify(probe.body).slice(0, 300)}`);
+      } else throw new Error(`the API answered ${probe.status} to ${what} (${s.name}): ${JSON.stringify(probe.body).slice(0, 500)}`);
     }
     let wrong = false;
     for (const s of scenarios) {
