@@ -171,7 +171,7 @@ export function generateSearchQueries(n: number, seed: number, v: ReleaseValues)
   return out;
 }
 
-interface Target {
+export interface Target {
   name: string;
   /** The server's process id (its CPU time is read from /proc around each scenario). */
   pid: number;
@@ -278,7 +278,7 @@ function meanRps(rounds: ScenarioResults[]): Record<Scenario, number> {
   return out;
 }
 
-interface Started {
+export interface Started {
   child: ChildProcess;
   target: Target;
   idleRss: number;
@@ -288,7 +288,7 @@ interface Started {
  * Starts the API of the checkout at `root` on the bench release: its own state file, one ent_api
  * key made with that checkout's own CLI, access limits off.
  */
-async function startApi(root: string, name: string, stateFile: string, opts: ApiBenchOptions, log: (l: string) => void): Promise<Started> {
+export async function startApi(root: string, name: string, stateFile: string, opts: Pick<ApiBenchOptions, 'benchData'>, log: (l: string) => void): Promise<Started> {
   const state = join(opts.benchData, stateFile);
   const stateEnv = { DATA_DIR: opts.benchData, DATABASE_URL: `file:${state}` };
   for (const suffix of ['', '-wal', '-shm']) rmSync(state + suffix, { force: true });

@@ -3,7 +3,7 @@
  * side with a baseline taken in the same run. Prints a table and writes
  * bench/results/<section>-<timestamp>.json plus bench/results/latest.json.
  *
- *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports|geo-tiles] [--scale default|small|…] [--seconds 10] [--against REF]
+ *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports|geo-tiles|geo-search] [--scale default|small|…] [--seconds 10] [--against REF]
  *
  * `--against REF` (a git commit or branch) also runs the api section's scenarios on the API as it
  * was at REF — extracted with `git archive` into .tmp/against-<sha>/, sharing node_modules — on the
@@ -26,6 +26,12 @@
  *   geo-tiles — vector tiles at zooms 6, 10, 14 against PostGIS ST_AsMVT on the same leads with
  *             GiST indexes (bench/geo-tiles.ts, set-up in bench/postgis.ts: installs
  *             postgresql-15-postgis-3 when missing); --seconds per zoom.
+ *   geo-search — nearby search at 1 km and 10 km (`near`, `radius_m`) and area search with a
+ *             ~200-vertex county outline (`POST /v1/leads/search`) against PostGIS ST_DWithin on
+ *             geography / ST_Intersects with GiST indexes on the same leads, each page 25 rows in
+ *             the API's default order with the total (bench/geo-search.ts; the PostGIS peer in
+ *             bench/postgis.ts); totals compared first; --seconds per scenario. Until the API has
+ *             geo search it says so and reports the PostGIS side only.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -38,6 +44,7 @@ import { webhooksBench } from './webhooks.ts';
 import { accessBench } from './access.ts';
 import { exportsBench } from './exports.ts';
 import { geoTilesBench } from './geo-tiles.ts';
+import { geoSearchBench } from './geo-search.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = join(ROOT, 'bench', 'results');
@@ -110,6 +117,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   access: () => accessBench({ root: ROOT, seconds: Math.min(Number(values.seconds), 10), connections: 16 }),
   exports: () => exportsBench({ root: ROOT, benchData }),
   'geo-tiles': () => geoTilesBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
+  'geo-search': () => geoSearchBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
 };
 
 /** The tree of a git commit, extracted once under .tmp/ and sharing this checkout's node_modules. */
