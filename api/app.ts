@@ -143,9 +143,8 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.use(securityHeadersMiddleware(config));
   if (Object.keys(deprecations).length > 0) app.use(deprecationMiddleware(deprecations, route));
   // /healthz, /readyz, /metrics: for load balancers and Prometheus, before the release pin and the key check
-  const health = healthRouter(config, { releases: deps.releases, store: deps.store, metrics, log: deps.log }).routes() as Koa.Middleware<AppState>;
-  const methods = operationalMethods();
-  app.use((ctx, next) => (OPERATIONAL_PATHS.includes(ctx.path) ? health(ctx, () => methods(ctx, next)) : next())); // no router walk for every other request
+  app.use(healthRouter(config, { releases: deps.releases, store: deps.store, metrics, log: deps.log }).routes());
+  app.use(operationalMethods());
   // The account area (/app) runs on sessions: it answers before the release pin and the API-key checks.
   app.use(appArea(config, { ...deps, ledger }));
   // The published reference (openapi.json, docs, reference) and the licence claim page need neither a key nor a loaded release.
