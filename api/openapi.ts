@@ -16,6 +16,7 @@ import { ACCESS_HEADERS, ACCESS_PROBLEMS, accessEndpoints, accessSchemas, keyedO
 import { intelQuerySchema } from './query/intel-query.ts';
 import { derefProp } from './query/parse-query.ts';
 import { leadsQuerySchema } from './params.ts';
+import { leadsSearchBodySchema } from './query/lead-filters.ts';
 import { exportEndpoints, exportResponseSchemas } from './openapi-exports.ts';
 import { METRICS_SECURITY_SCHEME, OPERATIONS_TAG, operationalEndpoints, operationalSchemas, originOperation } from './observability/openapi.ts';
 import { gisEndpoints } from './gis/openapi.ts';
@@ -107,11 +108,26 @@ export function endpoints(): Endpoint[] {
       summary: 'Search and filter leads',
       description:
         'Planning applications and commencement notices, newest first by default. Filters combine with AND; comma-separated values of one filter mean OR. ' +
-        '`q` searches the release search index with relevance ranking. Page with `page` + `page_size` (page at most PAGE_MAX) or with the keyset `cursor` from `next_cursor`.',
+        '`q` searches the release search index with relevance ranking. `near` + `radius_m`, `bbox` and `polygon` select by area (docs: Nearby and area search); with `near` each result carries `distance_m` and `sort=distance` is allowed. ' +
+        '`application_number` finds a lead by the authority\'s own reference. Page with `page` + `page_size` (page at most PAGE_MAX) or with the keyset `cursor` from `next_cursor`.',
       query: leadsQuerySchema(),
       ok: { schema: ref('LeadsPage'), description: 'A page of leads.' },
       errors: [400],
       cached: true,
+    },
+    {
+      method: 'post',
+      path: '/leads/search',
+      tag: 'Leads',
+      summary: 'Search leads with a JSON body (areas too long for a URL)',
+      description:
+        'The same search as `GET /leads`, its parameters as a JSON body — for a drawn `polygon` (a GeoJSON object, up to 10,000 positions) that does not fit a URL. ' +
+        'A read: nothing is created or changed, so it is safe to retry; answered exactly as the GET (the same body, `_meta` and `next_cursor`) and charged the same (requests per hour and rows of the daily budget). ' +
+        'Next page: send the same body with `cursor` set to `next_cursor` (no `Link` header). Body at most 1 MiB (413); `Content-Type: application/json` (415).',
+      body: leadsSearchBodySchema(),
+      bodyDescription: 'The parameters of `GET /leads` as JSON members.',
+      ok: { schema: ref('LeadsPage'), description: 'A page of leads.' },
+      errors: [400, 413, 415],
     },
     {
       method: 'get',

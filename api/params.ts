@@ -11,7 +11,8 @@ import { invalidParams, type ParamError } from './errors.ts';
 import { normalisedFilters, sortKeyValid, type LeadsFilters, type LeadsSort, type SortKey } from './query/leads-query.ts';
 import { datePairs, FILTERS, filtersOfKind, STATUS_GROUP_OF, type FilterFold } from './query/lead-filters.ts';
 import { foldPlace, foldText, REASONS } from './query/query-common.ts';
-import { parseQuery, querySchema, type ParsedQuery, type RawQuery } from './query/parse-query.ts';
+import { parseQuery, querySchema, type ParsedQuery, type RawQuery, type ValueParser } from './query/parse-query.ts';
+import { GEOMETRY_REASONS, parseBBox, parseNear, parsePolygon } from './gis/geometry.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './query/paging.ts';
 
 export type { RawQuery };
@@ -99,10 +100,19 @@ export interface LeadsRequest {
 }
 
 /**
+ * The typed post-parsers of the `geometry` filters (api/gis/geometry.ts), by parameter: every
+ * parser of a query that takes the lead filters passes them to `parseQuery`.
+ */
+export const LEAD_FILTER_PARSERS: Readonly<Record<string, ValueParser>> = Object.fromEntries(
+  filtersOfKind('geometry').map((f) => [f.name, f.shape === 'circle' ? parseNear : f.shape === 'bbox' ? (text: string) => parseBBox(text) : parsePolygon]),
+);
+
+/**
  * The lead filters of a parsed query (leads, exports, webhook saved filters): list values
  * de-duplicated, `multi` values mapped to the release's canonical names through `places` (unknown
  * ones are an error listing the known), a date range's end not before its start, and a `status`
- * holding lifecycle stages rewritten as `readiness` (`statusAsStages`). Errors are added to `errors`.
+ * holding lifecycle stages rewritten as `readiness` (`statusAsStages`), `near` joined with its
+ * `radius_m` (default `RADIUS_M.default`; `radius_m` alone is an error). Errors are added to `errors`.
  */
 export function leadFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, places: PlaceNames, errors: ParamError[]): LeadsFilters {
   const filters: Record<string, unknown> = {};
@@ -111,6 +121,7 @@ export function leadFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, places: Pl
     const k = f.name;
     if (s[k] === undefined) continue;
     if (f.kind === 'enum') filters[k] = [...new Set(s[k] as string[])];
+    else if (f.kind === 'geometry' && f.companion) filters[k] = { ...(s[k] as object), [f.companion.name]: (s[f.companion.name] as number | undefined) ?? f.companion.default };
     else if (f.kind !== 'multi') filters[k] = s[k];
     else {
       const map = places.values.get(k) ?? new Map<string, string>();
@@ -125,6 +136,13 @@ export function leadFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, places: Pl
         errors.push({ name: k, reason: REASONS.unknownValues(k, unknown), allowed: [...map.values()].sort() });
         q.bad.add(k);
       } else filters[k] = names;
+    }
+  }
+  for (const f of filtersOfKind('geometry')) {
+    const c = f.companion;
+    if (c && q.values[c.name] !== undefined && q.values[f.name] === undefined && !q.bad.has(f.name)) {
+      errors.push({ name: c.name, reason: GEOMETRY_REASONS.radiusWithoutNear });
+      q.bad.add(c.name);
     }
   }
   for (const [from, to] of datePairs()) {
@@ -146,7 +164,7 @@ export function parseLeadsQuery(
   places: PlaceNames,
   releaseId: string,
 ): LeadsRequest {
-  const q = parseQuery(leadsQuerySchema(), raw);
+  const q = parseQuery(leadsQuerySchema(), raw, { parsers: LEAD_FILTER_PARSERS });
   const all = [...q.errors];
   const bad = q.bad;
   const filters = leadFiltersOf(q, places, all);
@@ -156,7 +174,9 @@ export function parseLeadsQuery(
   let sort: LeadsSort = filters.q !== undefined ? 'relevance' : 'newest';
   if (v.sort !== undefined) {
     if (v.sort === 'relevance' && s.q === undefined) {
-      all.push({ name: 'sort', reason: 'relevance needs q', allowed: ['newest', 'oldest', 'value_desc', 'value_asc'] });
+      all.push({ name: 'sort', reason: 'relevance needs q', allowed: ['newest', 'oldest', 'value_desc', 'value_asc', ...(s.near !== undefined ? ['distance'] : [])] });
+    } else if (v.sort === 'distance' && s.near === undefined) {
+      all.push({ name: 'sort', reason: GEOMETRY_REASONS.distanceWithoutNear, allowed: ['newest', 'oldest', 'value_desc', 'value_asc', ...(s.q !== undefined ? ['relevance'] : [])] });
     } else sort = v.sort;
   }
 

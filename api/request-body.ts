@@ -1,8 +1,9 @@
 /**
  * The one reader of request bodies (JSON APIs, the licence claim, the account area's forms): the
  * body as text, refused with the caller's own 413 as soon as it passes its limit, so a large
- * body is never held whole.
+ * body is never held whole; `readJsonObject` adds the JSON APIs' checks (415 / 400 problems).
  */
+import { ApiError } from './errors.ts';
 
 /** The body of `req` as UTF-8 text; throws `tooLarge()` once more than `maxBytes` have arrived. */
 export async function readBodyText(req: AsyncIterable<Buffer>, maxBytes: number, tooLarge: () => Error): Promise<string> {
@@ -14,4 +15,25 @@ export async function readBodyText(req: AsyncIterable<Buffer>, maxBytes: number,
     chunks.push(c);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A JSON object body (`{}` when there is none) of at most `maxBytes`: 413 `body_too_large` past
+ * the limit, 415 `unsupported_media_type` unless `Content-Type` is JSON, 400 `invalid_body` when
+ * it is not JSON or not an object. The webhooks API and `POST /v1/leads/search` read their bodies here.
+ */
+export async function readJsonObject(req: AsyncIterable<Buffer>, contentType: string, maxBytes: number): Promise<Record<string, unknown>> {
+  const text = await readBodyText(req, maxBytes, () => new ApiError(413, 'body_too_large', `the request body must be at most ${maxBytes} bytes`, { title: 'Content Too Large' }));
+  if (text.trim() === '') return {};
+  if (!/^application\/(.+\+)?json\b/i.test(contentType)) {
+    throw new ApiError(415, 'unsupported_media_type', 'send the body as Content-Type: application/json', { title: 'Unsupported Media Type' });
+  }
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'invalid_body', 'the request body is not valid JSON');
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ApiError(400, 'invalid_body', 'the request body must be a JSON object');
+  return v as Record<string, unknown>;
 }

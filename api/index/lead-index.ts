@@ -12,6 +12,10 @@
  *    (a request ORs the sets of one filter's values and ANDs the filters); a `flag` is two
  *    bitsets (true, false); a `range` / `date` column is a `RangeIndex` (positions sorted by
  *    value, with cumulative bitsets) answering `>=` and `<=` without a scan;
+ *  - a `key` column (`application_number`) is a `KeyIndex` (positions sorted by folded value,
+ *    api/index/key-index.ts); the `geometry` filters are one `GeoIndex` (a k-d tree over lon/lat
+ *    and the exact test of api/gis/geometry.ts, api/index/geo-index.ts), which also gives
+ *    `distance_m` and the `distance` sort (by the served distance, rounded to 0.1 m, then id);
  *  - `q` is the release's search index (api/index/search-index.ts): the leads holding a query
  *    term as a bitset (ANDed with the filters; the total), and for the relevance sort the top
  *    rows by BM25, exactly the formula of common/search-query.ts (docs/search.md), scores
@@ -24,13 +28,19 @@
 import type { ApiDb } from '../db.ts';
 import type { LeadsFilters, LeadsPageRequest, LeadsSort } from '../query/leads-query.ts';
 import { FILTERS, filtersOfKind } from '../query/lead-filters.ts';
-import { andInto, count, emptySet, hasBit, orInto, selectBits, setBit, wordsFor, type Bitset } from './bitset.ts';
+import { servedDistance, type AreaFilters } from '../gis/geometry.ts';
+import { andInto, count, emptySet, hasBit, orInto, selectBits, setBit, type Bitset } from './bitset.ts';
+import { GeoIndex, type GeoIndexParts } from './geo-index.ts';
+import { KeyIndex, type KeyIndexParts } from './key-index.ts';
+import { RangeIndex, type RangeParts } from './range-index.ts';
 import { SearchIndex, type SearchIndexParts } from './search-index.ts';
 
 /** A page row: the lead id and its value of the sort column (for `next_cursor`). */
 export interface IndexRow {
   id: number;
   sortValue: string | number;
+  /** With `near`: the distance from it in metres, rounded to 0.1 m (`distance_m`). */
+  distance?: number;
 }
 
 export interface IndexPage {
@@ -46,6 +56,14 @@ const SET_COLUMNS: ReadonlyMap<string, boolean> = new Map(filtersOfKind('enum', 
 const FLAG_COLUMNS: readonly string[] = [...new Set(filtersOfKind('flag').map((f) => f.column))];
 /** Columns held as a `RangeIndex` (`range` filters: numbers; `date` filters: day numbers). */
 const RANGE_COLUMNS: ReadonlyMap<string, 'number' | 'date'> = new Map(filtersOfKind('range', 'date').map((f) => [f.column, f.kind === 'date' ? 'date' : 'number']));
+/** Columns held as a `KeyIndex` (`key` filters). */
+const KEY_COLUMNS: readonly string[] = [...new Set(filtersOfKind('key').map((f) => f.column))];
+/** The latitude and longitude columns of the `geometry` filters (one pair for all of them). */
+const GEO_COLUMNS: readonly [string, string] = (() => {
+  const g = filtersOfKind('geometry');
+  if (g.some((f) => f.column !== g[0]!.column || f.lonColumn !== g[0]!.lonColumn)) throw new Error('the geometry filters must share their lat / lon columns');
+  return [g[0]?.column ?? 'lat', g[0]?.lonColumn ?? 'lon'];
+})();
 
 /** Where the index reads from: table expressions of the release (api/release.ts `tables`). */
 export interface LeadIndexSource {
@@ -82,6 +100,10 @@ export interface LeadIndexParts {
   rankOf: Int32Array;
   /** Per `range` / `date` column, its `RangeIndex` parts. */
   ranges: Map<string, RangeParts>;
+  /** Per `key` column, its `KeyIndex` parts. */
+  keys: Map<string, KeyIndexParts>;
+  /** The k-d tree of the `geometry` filters. */
+  geo: GeoIndexParts;
   search: SearchIndexParts | null;
 }
 
@@ -95,7 +117,11 @@ export class LeadIndex {
   private readonly byValue: Int32Array;
   private readonly rankOf: Int32Array;
   private readonly ranges: Map<string, RangeIndex>;
+  private readonly keys: Map<string, KeyIndex>;
+  private readonly geo: GeoIndex;
   private readonly search: SearchIndex | null;
+  /** Row position of each lead id (built on first need: distances of a relevance page). */
+  private positions: Map<number, number> | null = null;
 
   constructor(
     private readonly p: LeadIndexParts,
@@ -110,6 +136,8 @@ export class LeadIndex {
     this.byValue = p.byValue;
     this.rankOf = p.rankOf;
     this.ranges = new Map([...p.ranges].map(([c, r]) => [c, new RangeIndex(r)]));
+    this.keys = new Map([...p.keys].map(([c, k]) => [c, new KeyIndex(k)]));
+    this.geo = new GeoIndex(p.geo);
     this.search = p.search ? new SearchIndex(p.search, p.ids, opts) : null;
   }
 
@@ -140,9 +168,47 @@ export class LeadIndex {
       matched = holding;
     }
     const total = matched ? count(matched) : n;
-    if (req.sort !== 'relevance') return { rows: this.orderedPage(req, matched, total), total };
-    const rows = this.search && matched ? this.search.top(terms, matched, total, req) : [];
+    if (req.sort === 'distance') return { rows: matched && req.filters.near ? this.distancePage(req, matched) : [], total };
+    const rows: IndexRow[] = req.sort !== 'relevance' ? this.orderedPage(req, matched, total) : this.search && matched ? this.search.top(terms, matched, total, req) : [];
+    const near = req.filters.near;
+    if (near) for (const r of rows) r.distance = servedDistance(this.geo.distance(near, this.positionOf(r.id)));
     return { rows, total };
+  }
+
+  /**
+   * A page by distance from `near` (the served distance, rounded to 0.1 m, then id): every matched
+   * lead is within the radius, so the set is bounded by the circle; after the cursor's
+   * (distance, id), sorted, sliced.
+   */
+  private distancePage(req: LeadsPageRequest, matched: Bitset): IndexRow[] {
+    const near = req.filters.near!;
+    const after = req.after;
+    const ad = after ? Number(after[0]) : 0;
+    const aid = after ? after[1] : 0;
+    const rows: IndexRow[] = [];
+    for (let w = 0; w < matched.length; w++) {
+      let x = matched[w]!;
+      while (x !== 0) {
+        const bit = 31 - Math.clz32(x & -x);
+        x &= x - 1;
+        const pos = (w << 5) + bit;
+        const d = servedDistance(this.geo.distance(near, pos));
+        const id = this.ids[pos]!;
+        if (after && (d < ad || (d === ad && id <= aid))) continue;
+        rows.push({ id, sortValue: d, distance: d });
+      }
+    }
+    rows.sort((a, b) => (a.sortValue as number) - (b.sortValue as number) || a.id - b.id);
+    return rows.slice(req.offset, req.offset + req.limit);
+  }
+
+  /** The row position of a lead id. */
+  private positionOf(id: number): number {
+    if (!this.positions) {
+      this.positions = new Map();
+      this.ids.forEach((x, pos) => this.positions!.set(x, pos));
+    }
+    return this.positions.get(id)!;
   }
 
   /**
@@ -157,12 +223,21 @@ export class LeadIndex {
       else acc = owned ? s : s.slice();
     };
     const given = f as Record<string, unknown>;
+    let areaDone = false;
     for (const d of FILTERS) {
       const v = given[d.name];
       if (v === undefined) continue;
       switch (d.kind) {
         case 'text':
           break; // q: the search index (`page`)
+        case 'key':
+          and(this.keys.get(d.column)!.match(v as string, n), true);
+          break;
+        case 'geometry':
+          // every area at once: the tree's candidates in the envelopes' intersection, each tested against all
+          if (!areaDone) and(this.geo.match(f as AreaFilters, n), true);
+          areaDone = true;
+          break;
         case 'enum':
         case 'multi': {
           const wanted = v as string[];
@@ -275,92 +350,6 @@ export class LeadIndex {
   }
 }
 
-/** What a `RangeIndex` is made of: the column (NaN for null), positions with a value by value DESC, and the cumulative bitsets. */
-export interface RangeParts {
-  column: Float64Array;
-  order: Int32Array;
-  /** Bitsets of the first 0, step, 2·step, … rows of `order`, concatenated. */
-  prefixes: Uint32Array;
-}
-
-/**
- * `column ≥ min` and `column ≤ max` as bitsets without scanning the column: `order` lists the
- * positions with a value, sorted by value descending, so `≥ min` is a prefix of `order` and
- * `≤ max` the rest after a prefix; cumulative bitsets of every `STEP`-th prefix are kept, and a
- * query copies the nearest one and adds fewer than `STEP` rows (~30 µs instead of a ~1 ms scan
- * with unpredictable branches).
- */
-class RangeIndex {
-  private static readonly PARTS = 64;
-  private readonly column: Float64Array;
-  private readonly order: Int32Array;
-  private readonly prefixes: Uint32Array;
-  private readonly step: number;
-  private readonly words: number;
-  private all: Bitset | null = null;
-
-  constructor(p: RangeParts) {
-    this.column = p.column;
-    this.order = p.order;
-    this.prefixes = p.prefixes;
-    this.step = RangeIndex.stepFor(p.order.length);
-    this.words = wordsFor(p.column.length);
-  }
-
-  static stepFor(rows: number): number {
-    return Math.max(1, Math.ceil(rows / RangeIndex.PARTS));
-  }
-
-  /** The parts of a `RangeIndex` over a column (NaN = null). */
-  static build(column: Float64Array): RangeParts {
-    const n = column.length;
-    const order = Int32Array.from({ length: n }, (_, i) => i).filter((i) => !Number.isNaN(column[i]!));
-    order.sort((a, b) => column[b]! - column[a]! || a - b);
-    const step = RangeIndex.stepFor(order.length);
-    const words = wordsFor(n);
-    const prefixes = new Uint32Array((Math.floor(order.length / step) + 1) * words);
-    const acc = emptySet(n);
-    for (let k = 0; k <= order.length; k++) {
-      if (k % step === 0) prefixes.set(acc, (k / step) * words);
-      if (k < order.length) setBit(acc, order[k]!);
-    }
-    return { column, order, prefixes };
-  }
-
-  /** The first k rows of `order`. */
-  private prefix(k: number): Bitset {
-    const j = Math.floor(k / this.step);
-    const s = this.prefixes.slice(j * this.words, (j + 1) * this.words);
-    for (let i = j * this.step; i < k; i++) setBit(s, this.order[i]!);
-    return s;
-  }
-
-  /** How many rows of `order` come first: those with a value ≥ bound (`strict`: > bound). */
-  private cut(bound: number, strict: boolean): number {
-    let lo = 0;
-    let hi = this.order.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = this.column[this.order[mid]!]!;
-      if (strict ? v > bound : v >= bound) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  atLeast(min: number): Bitset {
-    return this.prefix(this.cut(min, false));
-  }
-
-  atMost(max: number): Bitset {
-    this.all ??= this.prefix(this.order.length);
-    const s = this.prefix(this.cut(max, true));
-    const all = this.all;
-    for (let w = 0; w < s.length; w++) s[w] = all[w]! ^ s[w]!; // the prefix is within all
-    return s;
-  }
-}
-
 /** The index's parts from the leads' columns (and the search index's parts). */
 function buildParts(cols: Columns, search: SearchIndexParts | null): LeadIndexParts {
   const n = cols.ids.length;
@@ -391,7 +380,9 @@ function buildParts(cols: Columns, search: SearchIndexParts | null): LeadIndexPa
   byValue.forEach((pos, k) => (rankOf[pos] = k));
   const ranges = new Map<string, RangeParts>();
   for (const [column, v] of cols.ranges) ranges.set(column, RangeIndex.build(v));
-  return { ids: cols.ids, days: cols.days, values: cols.values, sets, flags, byValue, rankOf, ranges, search };
+  const keys = new Map<string, KeyIndexParts>();
+  for (const [column, v] of cols.keys) keys.set(column, KeyIndex.build(v));
+  return { ids: cols.ids, days: cols.days, values: cols.values, sets, flags, byValue, rankOf, ranges, keys, geo: GeoIndex.build(cols.lat, cols.lon), search };
 }
 
 /** The columns the index is built from, positions in newest order. */
@@ -404,6 +395,11 @@ interface Columns {
   flags: Map<string, (boolean | null)[]>;
   /** `range` / `date` columns as numbers (dates: days since 1970), NaN for null. */
   ranges: Map<string, Float64Array>;
+  /** `key` columns. */
+  keys: Map<string, (string | null)[]>;
+  /** Coordinates (NaN for null). */
+  lat: Float64Array;
+  lon: Float64Array;
 }
 
 async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
@@ -417,6 +413,9 @@ async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
     sets: new Map(setColumns.map(([c]) => [c, new Array(n)])),
     flags: new Map(FLAG_COLUMNS.map((c) => [c, new Array(n)])),
     ranges: new Map(rangeColumns.map(([c]) => [c, new Float64Array(n)])),
+    keys: new Map(KEY_COLUMNS.map((c) => [c, new Array(n)])),
+    lat: new Float64Array(n),
+    lon: new Float64Array(n),
   };
   const select = [
     'CAST(id AS INTEGER)',
@@ -425,6 +424,8 @@ async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
     ...setColumns.map(([c, list]) => (list ? `array_to_string(${c}, chr(31))` : c)),
     ...FLAG_COLUMNS,
     ...rangeColumns.map(([c, kind]) => (kind === 'date' ? `CAST(${c} - DATE '1970-01-01' AS DOUBLE)` : `CAST(${c} AS DOUBLE)`)),
+    ...KEY_COLUMNS.map((c) => `CAST(${c} AS VARCHAR)`),
+    ...GEO_COLUMNS.map((c) => `CAST(${c} AS DOUBLE)`),
   ];
   const setsAt = 3;
   const flagsAt = setsAt + setColumns.length;
@@ -432,6 +433,9 @@ async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
   const setArrays = setColumns.map(([c, list]) => [cols.sets.get(c)!, list] as const);
   const flagArrays = FLAG_COLUMNS.map((c) => cols.flags.get(c)!);
   const rangeArrays = rangeColumns.map(([c]) => cols.ranges.get(c)!);
+  const keysAt = rangesAt + rangeColumns.length;
+  const keyArrays = KEY_COLUMNS.map((c) => cols.keys.get(c)!);
+  const geoAt = keysAt + KEY_COLUMNS.length;
   // One string object per distinct value (each chunk's strings are garbage at once).
   const interned = new Map<string, string>();
   const intern = (v: string | null): string | null => {
@@ -455,6 +459,9 @@ async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
       }
       for (let i = 0; i < flagArrays.length; i++) flagArrays[i]![at] = c[flagsAt + i]![r] as boolean | null;
       for (let i = 0; i < rangeArrays.length; i++) rangeArrays[i]![at] = (c[rangesAt + i]![r] as number | null) ?? NaN;
+      for (let i = 0; i < keyArrays.length; i++) keyArrays[i]![at] = c[keysAt + i]![r] as string | null;
+      cols.lat[at] = (c[geoAt]![r] as number | null) ?? NaN;
+      cols.lon[at] = (c[geoAt + 1]![r] as number | null) ?? NaN;
     }
   });
   return cols;

@@ -18,6 +18,9 @@
  * assembled record — so a field marked enriched is null wherever it appears, the detail's
  * `project` section and each of its `nearby_leads` included.
  *
+ * With `near`, each result carries `distance_m` (from the lead index, api/index/geo-index.ts),
+ * written after the lead's columns, the same for every scope.
+ *
  * The SQL builders of api/query/ define the same semantics; the tests check the engine against
  * them.
  */
@@ -110,6 +113,7 @@ export class LeadsEngine {
       if (slot < 0) throw new Error(`lead ${r.id} is not in the row store of release ${this.releaseId}`);
       return slot;
     });
+    const distances = rows.slice(0, count).map((r) => r.distance);
     const last = rows[count - 1];
     const next: SortKey | null = rows.length > query.pageSize && last ? [last.sortValue, last.id] : null;
     return {
@@ -128,6 +132,12 @@ export class LeadsEngine {
           // when an enriched field sits inside a column's value, the row is masked as a record
           if (mask.complete) store.writeJson(out, slot, mask.nulled);
           else out.utf8(JSON.stringify(maskRecord('lead', this.rowAt(slot), masking.scope, masking.schemas).record));
+          // with `near`: `distance_m` last, for every scope alike (a distance, not an enriched field)
+          const d = distances[i];
+          if (d !== undefined) {
+            out.len--; // the row's closing brace
+            out.ascii(`,"distance_m":${d}}`);
+          }
         });
         out.ascii('],"_meta":');
         out.utf8(this.listMetaJson(masking));

@@ -15,8 +15,8 @@
 import { readFileSync } from 'node:fs';
 import { invalidParams } from '../errors.ts';
 import { REASONS } from './query-common.ts';
-import { leadFiltersOf, type PlaceNames } from '../params.ts';
-import { FILTERS } from './lead-filters.ts';
+import { LEAD_FILTER_PARSERS, leadFiltersOf, type PlaceNames } from '../params.ts';
+import { FILTERS, filterParams } from './lead-filters.ts';
 import { parseQuery, querySchema, schemaVariant, type RawQuery } from './parse-query.ts';
 import { leadsFrom, leadsWhere, LEAD_COLUMNS, normalisedFilters, type LeadsFilters, type LeadsSource, type SqlQuery } from './leads-query.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './paging.ts';
@@ -104,6 +104,8 @@ export function csvHeader(): string {
 
 export interface ExportRowsRequest {
   filters: LeadsFilters;
+  /** The ids of the leads in the filters' areas, when they have geometry filters (api/gis/geometry-ids.ts `areaIds`). */
+  areaIds?: readonly number[];
   /** Rows after this id (cursor paging); null from the start. */
   afterId: number | null;
   /** Row limit (cursor pages ask for limit + 1); null for the whole set. */
@@ -121,7 +123,7 @@ export interface ExportRowsRequest {
  */
 export function exportRowsQuery(src: LeadsSource, req: ExportRowsRequest, select: string): SqlQuery {
   const from = leadsFrom(src, req.filters.q);
-  const where = leadsWhere(req.filters);
+  const where = leadsWhere(req.filters, req.areaIds);
   const conds = [where.sql];
   const params: unknown[] = [...from.params, ...where.params];
   if (req.afterId !== null) {
@@ -164,7 +166,7 @@ export function exportQueryJsonSchema(): Record<string, unknown> {
       'Query parameters of `GET /export/applications` and of its files (`.csv`, `.jsonl`, `.parquet`), after parsing as for `GET /leads`: the filters of `GET /leads` (each a reference to its declaration there), and on the cursor-paged JSON only `limit` and `cursor`. `page`, `page_size` and `sort` do not apply (exports are in id order) and are rejected like any other unknown parameter (`unknown_parameter`).',
     type: 'object',
     properties: {
-      ...Object.fromEntries(FILTERS.map((f) => [f.name, { $ref: `leads-query.schema.json#/properties/${f.name}` }])),
+      ...Object.fromEntries(FILTERS.flatMap(filterParams).map((name) => [name, { $ref: `leads-query.schema.json#/properties/${name}` }])),
       limit: { type: 'integer', minimum: 1, maximum: EXPORT_LIMIT_MAX, default: EXPORT_LIMIT_DEFAULT, description: `Records per page (default ${EXPORT_LIMIT_DEFAULT}, at most ${EXPORT_LIMIT_MAX}).` },
       cursor: { type: 'string', description: 'The `next_cursor` of the previous page.' },
     },
@@ -194,7 +196,7 @@ export function parseExportQuery(
   config: CursorSecrets,
   places: PlaceNames,
 ): ExportRequest {
-  const q = parseQuery(exportQuerySchema(mode), raw);
+  const q = parseQuery(exportQuerySchema(mode), raw, { parsers: LEAD_FILTER_PARSERS });
   const errors = [...q.errors];
   const filters = leadFiltersOf(q, places, errors);
   if (errors.length > 0) throw invalidParams(errors);

@@ -13,7 +13,7 @@
 import { invalidParams, type ParamError } from '../errors.ts';
 import { foldPlace, REASONS } from './query-common.ts';
 import { parseQuery, querySchema, schemaFile, schemaVariant, type RawQuery } from './parse-query.ts';
-import type { BBox } from '../gis/layer-index.ts';
+import { parseBBox, type BBox } from '../gis/geometry.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './paging.ts';
 import type { SqlQuery } from './leads-query.ts';
 
@@ -70,20 +70,7 @@ export interface GisRequest {
 /** fold(name) → canonical planning authority (the lead schema's enum). */
 const AUTHORITIES = new Map<string, string>((schemaFile('lead.schema.json').properties.planning_authority.enum as string[]).map((a) => [foldPlace(a), a]));
 
-/** Parse `bbox`: 4 numbers (or 6 for OGC, heights ignored) in WGS 84 degrees. */
-export function parseBBox(text: string, allow3d: boolean): BBox | ParamError {
-  const parts = text.split(',').map((s) => s.trim());
-  const nums = parts.map((p) => (/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(p) ? Number(p) : NaN));
-  const err = (reason: string): ParamError => ({ name: 'bbox', reason });
-  if (!(nums.length === 4 || (allow3d && nums.length === 6)) || nums.some((n) => !Number.isFinite(n))) {
-    return err(`must be four comma-separated numbers: min longitude, min latitude, max longitude, max latitude${allow3d ? ' (or six with heights)' : ''}`);
-  }
-  const [w, s, e, n] = nums.length === 6 ? [nums[0]!, nums[1]!, nums[3]!, nums[4]!] : (nums as [number, number, number, number]);
-  if (w < -180 || w > 180 || e < -180 || e > 180) return err('longitudes must be between -180 and 180');
-  if (s < -90 || s > 90 || n < -90 || n > 90) return err('latitudes must be between -90 and 90');
-  if (s > n) return err('min latitude must not be greater than max latitude');
-  return [w, s, e, n];
-}
+export { parseBBox };
 
 /** A calendar date YYYY-MM-DD that exists (the date of an OGC datetime). */
 function isDate(s: string): boolean {

@@ -16,10 +16,16 @@
  * comma list matching any), `multi` (values as published in the release, matched through a
  * folder; a comma list matching any), `range` (a number, `column >= value`), `flag` (a boolean,
  * `column = value`), `date` (YYYY-MM-DD, inclusive bound `from` or `to` on a date column; a `to`
- * before the `from` of the same column is a 400). A new filter of an existing kind is one entry
- * here (plus its column in the release).
+ * before the `from` of the same column is a 400), `key` (one value matched exactly, ignoring case
+ * and surrounding spaces, on a column with a value per lead — the council's reference: looked up in
+ * a sorted key index, not a bitset per value, and an unknown value simply matches nothing),
+ * `geometry` (an area over the lat / lon columns — `near` with its `radius_m`, `bbox`, `polygon` —
+ * parsed and tested by the one geometry module api/gis/geometry.ts; the index answers from a k-d
+ * tree, the SQL paths take the matching ids, `areaIdsQuery` in api/gis/geometry-ids.ts). A new
+ * filter of an existing kind is one entry here (plus its column in the release).
  */
 import { READINESS_VALUES, STATUS_OF } from '../../common/lead-lifecycle.ts';
+import { RADIUS_M, type AreaGeometry, type BBox, type NearArea } from '../gis/geometry.ts';
 
 /** How a `multi` filter's values are folded before they are looked up among the release's values. */
 export type FilterFold = 'place' | 'text';
@@ -61,7 +67,27 @@ export interface DateFilter extends FilterBase {
   readonly kind: 'date';
   readonly bound: 'from' | 'to';
 }
-export type LeadFilter = TextFilter | EnumFilter | MultiFilter | RangeFilter | FlagFilter | DateFilter;
+export interface KeyFilter extends FilterBase {
+  readonly kind: 'key';
+  readonly maxLength: number;
+}
+/** A parameter that belongs to a geometry filter and means nothing alone (`radius_m` of `near`). */
+export interface Companion {
+  readonly name: string;
+  readonly doc: string;
+  readonly min: number;
+  readonly max: number;
+  readonly default: number;
+}
+export interface GeometryFilter extends FilterBase {
+  readonly kind: 'geometry';
+  /** `circle`: `near` (lat,lon) with `radius_m`; `bbox`: minLon,minLat,maxLon,maxLat; `polygon`: a GeoJSON Polygon / MultiPolygon. */
+  readonly shape: 'circle' | 'bbox' | 'polygon';
+  /** The longitude column (`column` is the latitude's). */
+  readonly lonColumn: string;
+  readonly companion?: Companion;
+}
+export type LeadFilter = TextFilter | EnumFilter | MultiFilter | RangeFilter | FlagFilter | DateFilter | KeyFilter | GeometryFilter;
 export type FilterKind = LeadFilter['kind'];
 
 const READINESS = READINESS_VALUES;
@@ -123,13 +149,46 @@ export const LEAD_FILTERS = [
     name: 'received_to', kind: 'date', column: 'received_date', bound: 'to', examples: ['2025-12-31'],
     doc: 'Only leads received on or before this date (`received_date <= received_to`), `YYYY-MM-DD`; not before `received_from`.',
   },
+  {
+    name: 'application_number', kind: 'key', column: 'application_number', maxLength: 60, examples: ['26/02170'],
+    doc: 'The planning authority\'s own reference (`application_number`, e.g. `26/02170`), matched exactly, ignoring case and surrounding spaces; references repeat across authorities, so combine with `authority`. An unknown reference matches nothing.',
+  },
+  {
+    name: 'near', kind: 'geometry', shape: 'circle', column: 'lat', lonColumn: 'lon', examples: ['53.3498,-6.2603'],
+    doc: 'Leads within `radius_m` of this point: `latitude,longitude` in WGS 84 decimal degrees (latitude first; a value that looks like longitude,latitude in Ireland is refused). In when the great-circle (haversine, R = 6,371,008.8 m) distance is at most `radius_m` (edge inclusive, to 1 mm). Each result then carries `distance_m`; `sort=distance` orders by it. Leads without coordinates never match.',
+    companion: {
+      name: 'radius_m', min: RADIUS_M.min, max: RADIUS_M.max, default: RADIUS_M.default,
+      doc: `Radius of \`near\` in whole metres, ${RADIUS_M.min}…${RADIUS_M.max} (default ${RADIUS_M.default}); only with \`near\`.`,
+    },
+  },
+  {
+    name: 'bbox', kind: 'geometry', shape: 'bbox', column: 'lat', lonColumn: 'lon', examples: ['-6.40,53.25,-6.10,53.42'],
+    doc: 'Leads inside a box: `minLon,minLat,maxLon,maxLat` in WGS 84 decimal degrees (the GeoJSON / OGC order), edges inclusive. Leads without coordinates never match.',
+  },
+  {
+    name: 'polygon', kind: 'geometry', shape: 'polygon', column: 'lat', lonColumn: 'lon',
+    examples: ['{"type":"Polygon","coordinates":[[[-6.30,53.33],[-6.22,53.33],[-6.22,53.37],[-6.30,53.37],[-6.30,53.33]]]}'],
+    doc: 'Leads inside an area: a GeoJSON Polygon or MultiPolygon as JSON (URL-encoded; positions `[longitude, latitude]`), holes honoured, a lead on any ring counts as inside. At most 10,000 positions; rings closed, of 4 positions or more, not crossing or touching; within Ireland. Longer areas: `POST /leads/search`. Leads without coordinates never match.',
+  },
 ] as const satisfies readonly LeadFilter[];
 
 type Decl = (typeof LEAD_FILTERS)[number];
-type ValueOf<K extends FilterKind> = K extends 'text' | 'date' ? string : K extends 'enum' | 'multi' ? string[] : K extends 'range' ? number : boolean;
+type ValueOf<F extends Decl> = F extends { kind: 'geometry'; shape: 'circle' }
+  ? NearArea
+  : F extends { kind: 'geometry'; shape: 'bbox' }
+    ? BBox
+    : F extends { kind: 'geometry' }
+      ? AreaGeometry
+      : F['kind'] extends 'text' | 'date' | 'key'
+        ? string
+        : F['kind'] extends 'enum' | 'multi'
+          ? string[]
+          : F['kind'] extends 'range'
+            ? number
+            : boolean;
 
-/** Filters after validation (`multi` filters hold the release's canonical values). */
-export type LeadsFilters = { [F in Decl as F['name']]?: ValueOf<F['kind']> };
+/** Filters after validation (`multi` filters hold the release's canonical values; `near` its radius). */
+export type LeadsFilters = { [F in Decl as F['name']]?: ValueOf<F> };
 export type LeadFilterName = keyof LeadsFilters;
 
 /** The table as its general type (for code that walks it). */
@@ -141,6 +200,39 @@ export const FILTER_BY_NAME: ReadonlyMap<string, LeadFilter> = new Map(FILTERS.m
 /** The filters of some kinds. */
 export function filtersOfKind<K extends FilterKind>(...kinds: K[]): Extract<LeadFilter, { kind: K }>[] {
   return FILTERS.filter((f): f is Extract<LeadFilter, { kind: K }> => (kinds as FilterKind[]).includes(f.kind));
+}
+
+/** Every query parameter of a filter: its name, and its companion's (`near`, `radius_m`). */
+export function filterParams(f: LeadFilter): string[] {
+  return f.kind === 'geometry' && f.companion ? [f.name, f.companion.name] : [f.name];
+}
+
+/** Fold a `key` filter's value (and its column's) for matching: surrounding spaces and case ignored. */
+export function foldKey(s: string): string {
+  return s.trim().toLowerCase();
+}
+
+/** Whether any `geometry` filter is given. */
+export function hasGeometry(filters: LeadsFilters): boolean {
+  const given = filters as Record<string, unknown>;
+  return filtersOfKind('geometry').some((f) => given[f.name] !== undefined);
+}
+
+/**
+ * A filter's value as query parameters (the canonical saved-filter string; `near` gives `near`
+ * and `radius_m`, a polygon its GeoJSON text).
+ *
+ * @example filterQueryPairs(FILTER_BY_NAME.get('near')!, { lat: 53.35, lon: -6.26, radius_m: 500 }) // [['near', '53.35,-6.26'], ['radius_m', '500']]
+ */
+export function filterQueryPairs(f: LeadFilter, v: unknown): [string, string][] {
+  if (f.kind === 'geometry') {
+    if (f.shape === 'circle') {
+      const n = v as NearArea;
+      return [[f.name, `${n.lat},${n.lon}`], [f.companion!.name, String(n.radius_m)]];
+    }
+    return [[f.name, f.shape === 'bbox' ? (v as BBox).join(',') : JSON.stringify(v)]];
+  }
+  return [[f.name, Array.isArray(v) ? v.map(String).join(',') : String(v)]];
 }
 
 /** The lifecycle stage → status group map of `status` (its `x-status-of`). */
@@ -177,7 +269,19 @@ export function filterSchema(f: LeadFilter): Json {
       return { type: 'boolean', description: f.doc, ...ex };
     case 'date':
       return { type: 'string', format: 'date', description: f.doc, ...ex };
+    case 'key':
+      return { type: 'string', description: f.doc, minLength: 1, maxLength: f.maxLength, ...ex };
+    case 'geometry':
+      return { type: 'string', description: f.doc, minLength: 1, ...(f.shape === 'polygon' ? {} : { maxLength: 200 }), ...ex };
   }
+}
+
+/** The schema properties of a filter: its own, and its companion's (`radius_m`). */
+function filterProperties(f: LeadFilter): [string, Json][] {
+  const own: [string, Json] = [f.name, filterSchema(f)];
+  if (f.kind !== 'geometry' || !f.companion) return [own];
+  const c = f.companion;
+  return [own, [c.name, { type: 'integer', description: c.doc, minimum: c.min, maximum: c.max, examples: [c.default] }]];
 }
 
 /** The non-filter parameters of `GET /leads`: sort and paging. */
@@ -185,8 +289,8 @@ const LEADS_PAGING_SCHEMA: Json = {
   sort: {
     type: 'string',
     description:
-      'Order of results: `newest` (received_date descending, the default without `q`), `oldest`, `value_desc`, `value_asc`, or `relevance` (BM25 score; only with `q`, and the default with `q`). Ties are broken by id.',
-    enum: ['newest', 'oldest', 'value_desc', 'value_asc', 'relevance'],
+      'Order of results: `newest` (received_date descending, the default without `q`), `oldest`, `value_desc`, `value_asc`, `relevance` (BM25 score; only with `q`, and the default with `q`), or `distance` (`distance_m` ascending; only with `near`). Ties are broken by id (ascending for `relevance` and `distance`).',
+    enum: ['newest', 'oldest', 'value_desc', 'value_asc', 'relevance', 'distance'],
   },
   page: {
     type: 'integer',
@@ -213,9 +317,43 @@ export function leadsQueryJsonSchema(): Json {
     description:
       'Query parameters of `GET /leads`, after parsing: comma-separated lists become arrays, integers and booleans are parsed. Filters combine with AND; the values of one list filter combine with OR. Any other parameter is rejected (`unknown_parameter`). Paging limits that depend on the server configuration (`page` at most PAGE_MAX, `page_size` at most PAGE_SIZE_MAX) are checked after this schema.',
     type: 'object',
-    properties: { ...Object.fromEntries(FILTERS.map((f) => [f.name, filterSchema(f)])), ...LEADS_PAGING_SCHEMA },
+    properties: { ...Object.fromEntries(FILTERS.flatMap(filterProperties)), ...LEADS_PAGING_SCHEMA },
     additionalProperties: false,
   };
+}
+
+/**
+ * The JSON body of `POST /leads/search`: the members of `GET /leads`' query (derived from
+ * `leadsQueryJsonSchema`), each also accepted as its query text; lists as arrays, `near` as
+ * `{lat, lon}`, `bbox` as 4 numbers, `polygon` as a GeoJSON object. The route turns the body into
+ * the query (api/routes/leads.ts `searchBodyAsQuery`) and parses it as the GET's.
+ */
+export function leadsSearchBodySchema(): Json {
+  const q = leadsQueryJsonSchema() as { properties: Record<string, Json> };
+  const text = { type: 'string', description: 'As in the query string.' };
+  const props: Record<string, Json> = {};
+  for (const [name, p] of Object.entries(q.properties)) {
+    const { description, examples: _e, ...rest } = p;
+    const f = FILTER_BY_NAME.get(name);
+    let alts: Json[] = [rest, ...(p.type === 'string' ? [] : [text])];
+    if (f?.kind === 'geometry' && f.shape === 'circle') {
+      alts = [rest, { type: 'object', properties: { lat: { type: 'number', minimum: -90, maximum: 90 }, lon: { type: 'number', minimum: -180, maximum: 180 } }, required: ['lat', 'lon'], additionalProperties: false }];
+    } else if (f?.kind === 'geometry' && f.shape === 'bbox') {
+      alts = [rest, { type: 'array', items: { type: 'number' }, minItems: 4, maxItems: 4, description: 'minLon, minLat, maxLon, maxLat' }];
+    } else if (f?.kind === 'geometry') {
+      alts = [
+        {
+          type: 'object',
+          description: 'A GeoJSON Polygon or MultiPolygon geometry (RFC 7946), positions [longitude, latitude].',
+          properties: { type: { enum: ['Polygon', 'MultiPolygon'] }, coordinates: { type: 'array' } },
+          required: ['type', 'coordinates'],
+        },
+        rest,
+      ];
+    }
+    props[name] = { description, anyOf: alts };
+  }
+  return { type: 'object', description: 'The parameters of `GET /leads` as JSON members (same names, same rules).', properties: props, additionalProperties: false };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,12 +366,16 @@ export type FilterDialect = 'duckdb' | 'postgres';
  * The WHERE conditions of the filters (AND across filters, OR within a list) over the leads
  * table aliased `l`, in table order, with their bound values. `text` (`q`) has no condition
  * here: it is a join with the search index (leads-query.ts `leadsFrom`). `first` numbers
- * PostgreSQL's placeholders.
+ * PostgreSQL's placeholders. The `geometry` filters are not evaluated in SQL: the caller passes
+ * `areaIds`, the ids of the leads in every given area (api/gis/geometry-ids.ts, by the one
+ * geometry module), and they become one `l.id IN (…)` condition; geometry filters without
+ * `areaIds` throw.
  *
  * @example filterClauses({ county: ['Cork'], min_value: 1e6 })
  *   // { clauses: ['l.county IN (?)', 'l.est_value >= ?'], params: ['Cork', 1000000] }
  */
-export function filterClauses(filters: LeadsFilters, dialect: FilterDialect = 'duckdb', first = 1): { clauses: string[]; params: unknown[] } {
+export function filterClauses(filters: LeadsFilters, dialect: FilterDialect = 'duckdb', first = 1, areaIds?: readonly number[]): { clauses: string[]; params: unknown[] } {
+  let areaDone = false;
   const clauses: string[] = [];
   const params: unknown[] = [];
   const p = (v: unknown): string => {
@@ -268,6 +410,18 @@ export function filterClauses(filters: LeadsFilters, dialect: FilterDialect = 'd
       case 'date':
         clauses.push(`${col} ${f.bound === 'from' ? '>=' : '<='} ${dialect === 'duckdb' ? `CAST(${p(v)} AS DATE)` : `${p(v)}::date`}`);
         break;
+      case 'key':
+        clauses.push(`lower(${dialect === 'duckdb' ? 'trim' : 'btrim'}(${col})) = ${p(foldKey(v as string))}`);
+        break;
+      case 'geometry': {
+        if (areaDone) break;
+        areaDone = true;
+        if (!areaIds) throw new Error(`the geometry filter ${f.name} needs the ids of the leads in its area (areaIds)`);
+        if (areaIds.length === 0) clauses.push('FALSE');
+        else if (dialect === 'postgres') clauses.push(`l.id = ANY(${p([...areaIds])}::bigint[])`);
+        else clauses.push(`l.id IN (SELECT CAST(unnest(string_split(${p(areaIds.join(','))}, ',')) AS BIGINT))`);
+        break;
+      }
     }
   }
   return { clauses, params };

@@ -10,7 +10,7 @@
  */
 import { searchQuery } from '../../common/search-query.ts';
 import type { Release } from '../release.ts';
-import { filterClauses, filtersOfKind, type LeadsFilters } from './lead-filters.ts';
+import { FILTER_BY_NAME, filterClauses, filtersOfKind, type LeadsFilters } from './lead-filters.ts';
 
 export type { LeadsFilters };
 
@@ -19,8 +19,14 @@ export interface SqlQuery {
   params: unknown[];
 }
 
+/** The sorts SQL can run (the reference semantics of the lead index). */
 export const LEADS_SORTS = ['newest', 'oldest', 'value_desc', 'value_asc', 'relevance'] as const;
-export type LeadsSort = (typeof LEADS_SORTS)[number];
+/**
+ * Every sort of `GET /v1/leads`: those of SQL and `distance` (only with `near`), which only the
+ * lead index answers — its distances are the geometry module's (api/gis/geometry.ts), never SQL's.
+ */
+export type LeadsSort = (typeof LEADS_SORTS)[number] | 'distance';
+type SqlSort = (typeof LEADS_SORTS)[number];
 
 /** The release's search index as the builders need it (avgdl read once per release). */
 export interface SearchSource {
@@ -52,7 +58,7 @@ export const LEAD_COLUMNS = [
 ] as const;
 
 /** The column of each sort, its direction and the id's direction (ties). */
-const SORT_SPEC: Record<LeadsSort, { column: string; desc: boolean; idDesc: boolean; cast: string }> = {
+const SORT_SPEC: Record<SqlSort, { column: string; desc: boolean; idDesc: boolean; cast: string }> = {
   newest: { column: 'l.received_date', desc: true, idDesc: true, cast: 'DATE' },
   oldest: { column: 'l.received_date', desc: false, idDesc: false, cast: 'DATE' },
   value_desc: { column: 'l.est_value', desc: true, idDesc: true, cast: 'BIGINT' },
@@ -82,8 +88,8 @@ export function pageCarriesTotal(req: Pick<LeadsPageRequest, 'filters' | 'after'
  * @example leadsWhere({ county: ['Cork'], min_value: 1e6 })
  *   // { sql: 'l.county IN (?) AND l.est_value >= ?', params: ['Cork', 1000000] }
  */
-export function leadsWhere(f: LeadsFilters): SqlQuery {
-  const { clauses, params } = filterClauses(f);
+export function leadsWhere(f: LeadsFilters, areaIds?: readonly number[]): SqlQuery {
+  const { clauses, params } = filterClauses(f, 'duckdb', 1, areaIds);
   return clauses.length === 0 ? { sql: 'TRUE', params: [] } : { sql: clauses.join(' AND '), params };
 }
 
@@ -110,9 +116,15 @@ export function leadsFrom(src: LeadsSource, q: string | undefined): SqlQuery {
   };
 }
 
+/** The SQL of a sort; `distance` has none (the lead index answers it). */
+function sqlSort(sort: LeadsSort): (typeof SORT_SPEC)[SqlSort] {
+  if (sort === 'distance') throw new Error('sort=distance is answered by the lead index, not SQL');
+  return SORT_SPEC[sort];
+}
+
 /** ORDER BY of a sort: the sort column then id (unique, so the order is total). */
 export function leadsOrder(sort: LeadsSort): SqlQuery {
-  const s = SORT_SPEC[sort];
+  const s = sqlSort(sort);
   return { sql: `ORDER BY ${s.column} ${s.desc ? 'DESC' : 'ASC'}, l.id ${s.idDesc ? 'DESC' : 'ASC'}`, params: [] };
 }
 
@@ -121,7 +133,7 @@ export function leadsOrder(sort: LeadsSort): SqlQuery {
  * when both columns run the same way; expanded for relevance (score DESC, id ASC).
  */
 export function leadsCursorWhere(sort: LeadsSort, key: SortKey): SqlQuery {
-  const s = SORT_SPEC[sort];
+  const s = sqlSort(sort);
   const v = `CAST(? AS ${s.cast})`;
   if (s.desc === s.idDesc) {
     return { sql: `(${s.column}, l.id) ${s.desc ? '<' : '>'} (${v}, CAST(? AS BIGINT))`, params: [key[0], key[1]] };
@@ -148,6 +160,8 @@ export interface LeadsPageRequest {
   offset: number;
   /** Keyset paging: rows after this key. */
   after: SortKey | null;
+  /** The ids of the leads in the request's areas, when it has geometry filters (see `filterClauses`). */
+  areaIds?: readonly number[];
 }
 
 /**
@@ -176,14 +190,14 @@ export function leadsPageIdsQuery(src: LeadsSource, req: LeadsPageRequest): SqlQ
 
 function pageQuery(src: LeadsSource, req: LeadsPageRequest, columns: string): SqlQuery {
   const from = leadsFrom(src, req.filters.q);
-  const where = leadsWhere(req.filters);
+  const where = leadsWhere(req.filters, req.areaIds);
   const conds = [where];
   if (req.after) conds.push(leadsCursorWhere(req.sort, req.after));
   const order = leadsOrder(req.sort);
   const limit = leadsLimit(req.limit, req.offset);
   const total = pageCarriesTotal(req) ? `, count(*) OVER () AS ${TOTAL_COLUMN}` : '';
   const sql = [
-    `SELECT ${columns}, ${SORT_SPEC[req.sort].column} AS ${SORT_VALUE_COLUMN}${total}`,
+    `SELECT ${columns}, ${sqlSort(req.sort).column} AS ${SORT_VALUE_COLUMN}${total}`,
     `FROM ${from.sql}`,
     `WHERE ${conds.map((c) => c.sql).join(' AND ')}`,
     order.sql,
@@ -193,9 +207,9 @@ function pageQuery(src: LeadsSource, req: LeadsPageRequest, columns: string): Sq
 }
 
 /** `SELECT count(*) AS total` over the same FROM and WHERE as the page (no cursor). */
-export function leadsCountQuery(src: LeadsSource, filters: LeadsFilters): SqlQuery {
+export function leadsCountQuery(src: LeadsSource, filters: LeadsFilters, areaIds?: readonly number[]): SqlQuery {
   const from = leadsFrom(src, filters.q);
-  const where = leadsWhere(filters);
+  const where = leadsWhere(filters, areaIds);
   return { sql: `SELECT count(*) AS total FROM ${from.sql} WHERE ${where.sql}`, params: [...from.params, ...where.params] };
 }
 
@@ -224,10 +238,14 @@ export function leadsSource(release: { tables: Pick<Release['tables'], 'leads' |
   };
 }
 
-/** The filters with list values de-duplicated and sorted: equal queries hash equally (cursors). */
+/** The filters with list values de-duplicated and sorted: equal queries hash equally (cursors). A bbox keeps its order. */
 export function normalisedFilters(f: LeadsFilters): LeadsFilters {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(f)) if (v !== undefined) out[k] = Array.isArray(v) ? [...new Set(v)].sort() : v;
+  for (const [k, v] of Object.entries(f)) {
+    if (v === undefined) continue;
+    const kind = FILTER_BY_NAME.get(k)?.kind;
+    out[k] = Array.isArray(v) && (kind === 'enum' || kind === 'multi') ? [...new Set(v as string[])].sort() : v;
+  }
   return out as LeadsFilters;
 }
 

@@ -7,14 +7,15 @@
 import { LEAD_COLUMNS, leadsFrom, leadsWhere, type LeadsFilters, type LeadsSource, type SqlQuery } from './leads-query.ts';
 
 /**
- * Leads with `id > afterId` matching `filters`, every lead column, ordered by id.
+ * Leads with `id > afterId` matching `filters`, every lead column, ordered by id (`areaIds`: the
+ * ids in the filters' areas, when they have geometry filters — api/gis/geometry-ids.ts).
  *
  * @example newLeadsQuery(src, { county: ['Cork'] }, 1200)
  *   // SELECT l.id, … FROM … AS l WHERE l.id > ? AND l.county IN (?) ORDER BY l.id   params [1200, 'Cork']
  */
-export function newLeadsQuery(src: LeadsSource, filters: LeadsFilters, afterId: number): SqlQuery {
+export function newLeadsQuery(src: LeadsSource, filters: LeadsFilters, afterId: number, areaIds?: readonly number[]): SqlQuery {
   const from = leadsFrom(src, filters.q);
-  const where = leadsWhere(filters);
+  const where = leadsWhere(filters, areaIds);
   return {
     sql: `SELECT ${LEAD_COLUMNS.map((c) => `l.${c}`).join(', ')}\nFROM ${from.sql}\nWHERE l.id > ? AND ${where.sql}\nORDER BY l.id`,
     params: [...from.params, afterId, ...where.params],

@@ -40,6 +40,7 @@ import { jsonlStream } from '../render/jsonl.ts';
 import { maybeGzip } from '../render/lines.ts';
 import { parquetStream } from '../render/parquet.ts';
 import { ExportTempSpace } from '../export-temp.ts';
+import { areaIds } from '../gis/geometry-ids.ts';
 
 /** The exports router (paths relative to the /v1 mount). */
 export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'exportTemp' | 'log' | 'metrics'>): Router<AppState> {
@@ -56,7 +57,12 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'exp
     const release = req.cursor ? releaseForCursor(config.dataDir, pinned, req.cursor.release) : pinned;
     const src = await sourcesFor(release);
     const masked = maskedFor('lead', key.scope);
-    const q = exportRowsQuery(src.leads, { filters: req.filters, afterId: req.cursor?.afterId ?? null, limit: req.limit + 1 }, `${jsonLineSql(new Set(masked.map((m) => m.field)))} AS j`);
+    const ids = await areaIds(deps.db, src.leads.leads, req.filters); // geometry filters: tested by api/gis/geometry.ts, ids into the SQL
+    const q = exportRowsQuery(
+      src.leads,
+      { filters: req.filters, afterId: req.cursor?.afterId ?? null, limit: req.limit + 1, ...(ids ? { areaIds: ids } : {}) },
+      `${jsonLineSql(new Set(masked.map((m) => m.field)))} AS j`,
+    );
     const rows = await deps.db.all<{ j: string }>(q.sql, q.params);
     const more = rows.length > req.limit;
     const results = (more ? rows.slice(0, req.limit) : rows).map((r) => JSON.parse(r.j) as Record<string, unknown>);
@@ -112,7 +118,8 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'exp
       running.inc();
       ctx.res.once('close', () => running.dec());
     }
-    const rowsReq = { filters: req.filters, afterId: null, limit: null };
+    const ids = await areaIds(deps.db, src.leads.leads, req.filters);
+    const rowsReq = { filters: req.filters, afterId: null, limit: null, ...(ids ? { areaIds: ids } : {}) };
     if (format === 'parquet') {
       const { body, bytes } = await parquetStream(deps.db, src.leads, rowsReq, maskedSet, file, attribution(key.scope)?.metadata ?? null);
       ctx.body = body;

@@ -1,6 +1,7 @@
 /**
- * `GET /v1/leads` (search and filter, page or keyset-cursor paging) and `GET /v1/leads/{id}`
- * (the lead with its company-360 sections). Parameters are validated by `api/params.ts`; the
+ * `GET /v1/leads` (search and filter, page or keyset-cursor paging), `POST /v1/leads/search` (the
+ * same parameters as a JSON body, for areas too long for a URL: a read, answered and charged
+ * exactly as the GET) and `GET /v1/leads/{id}` (the lead with its company-360 sections). Parameters are validated by `api/params.ts`; the
  * release's leads engine (`Release.leads`, api/index/leads-engine.ts) answers both from its
  * in-memory indexes — no DuckDB query per request — masked for the key's scope inside
  * (api/masking.ts). The route parses, charges the budget, makes the cursor and links, and sends.
@@ -11,7 +12,8 @@ import type { AppContext, AppState } from '../context.ts';
 import { notFound } from '../errors.ts';
 import type { JsonBody } from '../index/leads-engine.ts';
 import { maskingFor } from '../masking.ts';
-import { parseLeadId, parseLeadsQuery } from '../params.ts';
+import { parseLeadId, parseLeadsQuery, type RawQuery } from '../params.ts';
+import { readJsonObject } from '../request-body.ts';
 import { encodeCursor } from '../query/paging.ts';
 import { pageHref, setPageLinks } from '../render/link-header.ts';
 
@@ -22,13 +24,41 @@ function send(ctx: AppContext, body: JsonBody): void {
   ctx.res.once('finish', body.done);
 }
 
+/** Largest body of `POST /v1/leads/search` (a 10,000-position polygon is ~300 KB as JSON). */
+export const SEARCH_BODY_BYTES_MAX = 1_048_576;
+
+/**
+ * A `POST /v1/leads/search` body as the query `GET /v1/leads` would have: each member as its
+ * query text — lists (arrays) comma-joined, numbers and booleans as text, `near` given as
+ * `{lat, lon}` as "lat,lon", `polygon` (a GeoJSON object) and any other object as JSON — so the
+ * one parser answers both alike (and names the same mistakes). `null` members are absent.
+ *
+ * @example searchBodyAsQuery({ county: ['Cork', 'Kerry'], near: { lat: 53.35, lon: -6.26 }, radius_m: 500 })
+ *   // { county: 'Cork,Kerry', near: '53.35,-6.26', radius_m: '500' }
+ */
+export function searchBodyAsQuery(body: Record<string, unknown>): RawQuery {
+  const out: RawQuery = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (v === null || v === undefined) continue;
+    if (typeof v === 'string') out[k] = v;
+    else if (typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
+    else if (Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean')) out[k] = v.join(',');
+    else if (k === 'near' && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).sort().join() === 'lat,lon') {
+      const { lat, lon } = v as { lat: unknown; lon: unknown };
+      out[k] = `${typeof lat === 'number' ? lat : JSON.stringify(lat)},${typeof lon === 'number' ? lon : JSON.stringify(lon)}`;
+    } else out[k] = JSON.stringify(v);
+  }
+  return out;
+}
+
 /** The leads router (paths relative to the /v1 mount). */
 export function leadsRouter(config: ApiConfig): Router<AppState> {
   const router = new Router<AppState>();
 
-  router.get('/leads', async (ctx: AppContext) => {
+  /** One page for a parsed-or-not query: the GET's query string, or the POST's body as one. */
+  const answer = async (ctx: AppContext, query: RawQuery, links: boolean): Promise<void> => {
     const { release, key } = ctx.state;
-    const req = parseLeadsQuery(ctx.query, config, release.leads.places(), release.id);
+    const req = parseLeadsQuery(query, config, release.leads.places(), release.id);
     const { paging } = req;
     const page = release.leads.page(
       {
@@ -42,8 +72,17 @@ export function leadsRouter(config: ApiConfig): Router<AppState> {
     );
     await ctx.state.budget.charge(page.count);
     const nextCursor = page.next ? encodeCursor(page.next, release.id, req.hash, config) : null;
-    setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor, page: null }) });
+    if (links) setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor, page: null }) });
     send(ctx, page.json({ page: paging.mode === 'page' ? paging.page : null, next_cursor: nextCursor }));
+  };
+
+  router.get('/leads', (ctx: AppContext) => answer(ctx, ctx.query, true));
+
+  // A read: nothing changes, safe to retry. The next page is the same body with `cursor` set to
+  // the answer's `next_cursor` (no Link header: a link is a GET, and the area may not fit a URL).
+  router.post('/leads/search', async (ctx: AppContext) => {
+    const body = await readJsonObject(ctx.req, ctx.get('Content-Type'), SEARCH_BODY_BYTES_MAX);
+    await answer(ctx, searchBodyAsQuery(body), false);
   });
 
   router.get('/leads/:id', async (ctx: AppContext) => {

@@ -13,31 +13,19 @@ import type { Middleware } from 'koa';
 import type { AppDeps } from '../app.ts';
 import type { ApiConfig } from '../config.ts';
 import type { AppContext, AppState } from '../context.ts';
-import { ApiError, invalidParams } from '../errors.ts';
+import { invalidParams } from '../errors.ts';
 import { noQuerySchema, parseQuery } from '../query/parse-query.ts';
 import { CAPABILITIES } from '../scopes.ts';
 import { createDispatcher } from '../webhooks/dispatcher.ts';
 import { serverLeadReader } from '../webhooks/lead-reader.ts';
 import { webhookService, webhooksForbidden, type Owner } from '../webhooks/service.ts';
-import { readBodyText } from '../request-body.ts';
+import { readJsonObject } from '../request-body.ts';
 
 const BODY_BYTES_MAX = 16 * 1024;
 
-/** Read a JSON object body ({} when there is none); 413 / 415 / 400 problems otherwise. */
+/** Read a JSON object body ({} when there is none); 413 / 415 / 400 problems otherwise (api/request-body.ts). */
 export async function jsonBody(ctx: AppContext): Promise<Record<string, unknown>> {
-  const text = await readBodyText(ctx.req, BODY_BYTES_MAX, () => new ApiError(413, 'body_too_large', `the request body must be at most ${BODY_BYTES_MAX} bytes`, { title: 'Content Too Large' }));
-  if (text.trim() === '') return {};
-  if (!/^application\/(.+\+)?json\b/i.test(ctx.get('Content-Type'))) {
-    throw new ApiError(415, 'unsupported_media_type', 'send the body as Content-Type: application/json', { title: 'Unsupported Media Type' });
-  }
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'invalid_body', 'the request body is not valid JSON');
-  }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ApiError(400, 'invalid_body', 'the request body must be a JSON object');
-  return v as Record<string, unknown>;
+  return readJsonObject(ctx.req, ctx.get('Content-Type'), BODY_BYTES_MAX);
 }
 
 /** Refuse body members the operation does not know (like unknown query parameters). */

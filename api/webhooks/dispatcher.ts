@@ -21,6 +21,7 @@ import { randomBytes } from 'node:crypto';
 import type { ApiConfig } from '../config.ts';
 import type { LeadsFilters } from '../query/leads-query.ts';
 import { newLeadsQuery } from '../query/webhook-leads-query.ts';
+import { areaIds } from '../gis/geometry-ids.ts';
 import type { StateStore } from '../state/store.ts';
 import type { ClaimedDelivery, Delivery, Webhook, WebhookStore } from '../state/webhooks.ts';
 import { accessReader, type WebhookAccess } from './access.ts';
@@ -193,7 +194,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       for (const w of await store.listWebhooks({ status: 'active' })) {
         if (snap.maxLeadId <= w.watermark_lead_id) continue;
         try {
-          const q = newLeadsQuery(snap.source, w.filters as LeadsFilters, w.watermark_lead_id);
+          const filters = w.filters as LeadsFilters;
+          const ids = await areaIds(deps.leads, snap.source.leads, filters); // geometry filters: tested by api/gis/geometry.ts, ids into the SQL
+          const q = newLeadsQuery(snap.source, filters, w.watermark_lead_id, ids);
           const leads = await deps.leads.all(q.sql, q.params);
           // queued even while the webhook is suspended (held until it resumes); masked when sent
           const events = leadNewEvents({ webhookId: w.id, releaseId: snap.releaseId, leads, batchMax: config.webhookBatchMax, createdAt: clock() });

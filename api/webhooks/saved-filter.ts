@@ -8,11 +8,9 @@
 import { invalidParams } from '../errors.ts';
 import { parseLeadsQuery, type PlaceNames, type RawQuery } from '../params.ts';
 import { normalisedFilters, type LeadsFilters } from '../query/leads-query.ts';
-import { FILTERS } from '../query/lead-filters.ts';
+import { FILTERS, filterQueryPairs } from '../query/lead-filters.ts';
 
 const NOT_FILTERS = ['page', 'page_size', 'cursor', 'sort'];
-/** Order of parameters in the canonical string: that of the filter table (api/query/lead-filters.ts). */
-const ORDER: readonly string[] = FILTERS.map((f) => f.name);
 
 /** A query string (with or without `?`) as Koa would parse it: repeated names become arrays. */
 export function rawQueryOf(filter: string): RawQuery {
@@ -24,14 +22,18 @@ export function rawQueryOf(filter: string): RawQuery {
   return out;
 }
 
-/** The canonical query string of parsed filters (lists comma-joined and sorted). */
+/**
+ * The canonical query string of parsed filters, in the order of the filter table
+ * (api/query/lead-filters.ts): lists comma-joined and sorted, `near` as `near=lat,lon&radius_m=…`,
+ * a polygon as its GeoJSON text (`filterQueryPairs`); commas left readable.
+ */
 export function filterString(f: LeadsFilters): string {
   const n = normalisedFilters(f) as Record<string, unknown>;
   const parts: string[] = [];
-  for (const k of ORDER) {
-    const v = n[k];
+  for (const d of FILTERS) {
+    const v = n[d.name];
     if (v === undefined) continue;
-    parts.push(`${k}=${(Array.isArray(v) ? v : [v]).map((x) => encodeURIComponent(String(x))).join(',')}`);
+    for (const [name, text] of filterQueryPairs(d, v)) parts.push(`${name}=${encodeURIComponent(text).replace(/%2C/g, ',')}`);
   }
   return parts.join('&');
 }

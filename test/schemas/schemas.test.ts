@@ -195,6 +195,15 @@ test('coordinates are bounded to the island of Ireland', () => {
   }
 });
 
+test('a leads page result = every lead property (by $ref) plus distance_m (optional: only with near)', () => {
+  const result = schema('leads-page').$defs.result;
+  const lead = schema('lead');
+  assert.equal(Object.keys(result.properties), [...Object.keys(lead.properties), 'distance_m']);
+  for (const f of Object.keys(lead.properties)) assert.is(result.properties[f].$ref, `lead.schema.json#/properties/${f}`, f);
+  assert.equal(result.required, lead.required);
+  assert.is(result.additionalProperties, false);
+});
+
 test('lead detail = every lead property (by $ref) plus the sections, each section in $defs', () => {
   const detail = schema('lead-detail');
   const leadProps = Object.keys(schema('lead').properties);

@@ -7,7 +7,7 @@
 import type { ReleaseManager } from '../../release.ts';
 import { ApiError } from '../../errors.ts';
 import type { PlaceNames } from '../../params.ts';
-import { FILTERS, STATUS_GROUP_OF, type LeadFilter } from '../../query/lead-filters.ts';
+import { FILTERS, filterParams, STATUS_GROUP_OF, type LeadFilter } from '../../query/lead-filters.ts';
 import { readForm } from '../body.ts';
 import type { AppAreaContext, AppPage, AppSection, RenderPage, SafeHtml } from '../contract.ts';
 import { html } from '../html.ts';
@@ -81,7 +81,7 @@ function choices(f: LeadFilter, places: PlaceNames): string[] {
 }
 
 const labelOf = (f: LeadFilter): string => {
-  const named: Record<string, string> = { q: 'Search', min_value: 'Minimum value (€)', min_units: 'Minimum units', has_contact: 'Has contact details', received_from: 'Received from', received_to: 'Received to', use_class: 'Use class', application_type: 'Application type' };
+  const named: Record<string, string> = { q: 'Search', min_value: 'Minimum value (€)', min_units: 'Minimum units', has_contact: 'Has contact details', received_from: 'Received from', received_to: 'Received to', use_class: 'Use class', application_type: 'Application type', application_number: 'Council reference', near: 'Near (latitude,longitude)', bbox: 'Box (minLon,minLat,maxLon,maxLat)', polygon: 'Area (GeoJSON polygon)' };
   return named[f.name] ?? f.name.charAt(0).toUpperCase() + f.name.slice(1).replace(/_/g, ' ');
 };
 const optionLabel = (f: LeadFilter, v: string): string => (f.name === 'status' && !(v in STATUS_GROUP_OF) ? `${v} (group)` : v).replace(/_/g, ' ');
@@ -90,12 +90,14 @@ const optionLabel = (f: LeadFilter, v: string): string => (f.name === 'status' &
 export function givenFilters(q: URLSearchParams): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const f of FILTERS) {
-    const vs = q
-      .getAll(f.name)
-      .flatMap((v) => (f.kind === 'enum' || f.kind === 'multi' ? v.split(',') : [v]))
-      .map((v) => v.trim())
-      .filter((v) => v !== '');
-    if (vs.length) out.set(f.name, vs);
+    for (const name of filterParams(f)) {
+      const vs = q
+        .getAll(name)
+        .flatMap((v) => (f.kind === 'enum' || f.kind === 'multi' ? v.split(',') : [v]))
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
+      if (vs.length) out.set(name, vs);
+    }
   }
   return out;
 }
@@ -103,9 +105,9 @@ export function givenFilters(q: URLSearchParams): Map<string, string[]> {
 /** The filters as a `/v1/leads` query string, in table order (what `parseLeadsQuery` and saved filters read). */
 export function filterQueryString(given: Map<string, string[]>): string {
   const p = new URLSearchParams();
-  for (const f of FILTERS) {
-    const vs = given.get(f.name);
-    if (vs?.length) p.set(f.name, vs.join(','));
+  for (const name of FILTERS.flatMap(filterParams)) {
+    const vs = given.get(name);
+    if (vs?.length) p.set(name, vs.join(','));
   }
   return p.toString();
 }
@@ -143,6 +145,19 @@ export function filterFields(given: Map<string, string[]>, places: PlaceNames, i
         }>yes</option><option value="false"${v[0] === 'false' || v[0] === '0' ? html` selected` : ''}>no</option></select>${hint}</div>`;
       case 'date':
         return html`<div class="field"><label for="${id}">${labelOf(f)}</label><input type="date" id="${id}" name="${f.name}" value="${v[0] ?? ''}" aria-describedby="${id}-hint">${hint}</div>`;
+      case 'key':
+        return html`<div class="field"><label for="${id}">${labelOf(f)}</label><input type="text" id="${id}" name="${f.name}" maxlength="${f.maxLength}" value="${v[0] ?? ''}" aria-describedby="${id}-hint">${hint}</div>`;
+      case 'geometry': {
+        const c = f.companion;
+        const input =
+          f.shape === 'polygon'
+            ? html`<textarea id="${id}" name="${f.name}" rows="3" aria-describedby="${id}-hint">${v[0] ?? ''}</textarea>`
+            : html`<input type="text" id="${id}" name="${f.name}" value="${v[0] ?? ''}" aria-describedby="${id}-hint">`;
+        const companion = c
+          ? html`<label for="${id}-${c.name}">${c.name.replace(/_/g, ' ')}</label><input type="number" id="${id}-${c.name}" name="${c.name}" min="${c.min}" max="${c.max}" step="1" value="${given.get(c.name)?.[0] ?? ''}">`
+          : html``;
+        return html`<div class="field"><label for="${id}">${labelOf(f)}</label>${input}${companion}${hint}</div>`;
+      }
     }
   })}`;
 }

@@ -20,6 +20,7 @@ import {
   type LeadsSource,
 } from '../../../api/query/leads-query.ts';
 import { FILTERS, type LeadFilter } from '../../../api/query/lead-filters.ts';
+import { areaIds } from '../../../api/gis/geometry-ids.ts';
 import { tinyRelease } from '../../helpers/api.ts';
 import { tokenize } from '../../../common/search-text.ts';
 
@@ -42,9 +43,10 @@ test.after(() => db.close());
 
 /** The reference: the SQL page (ids and sort values) and total. */
 async function reference(req: LeadsPageRequest): Promise<{ rows: string; total: number }> {
-  const p = leadsPageIdsQuery(src, req);
+  const ids = await areaIds(db, src.leads, req.filters); // geometry filters: the ids in their areas (api/gis/geometry-ids.ts)
+  const p = leadsPageIdsQuery(src, { ...req, ...(ids ? { areaIds: ids } : {}) });
   const rows = await db.all(p.sql, p.params);
-  const c = leadsCountQuery(src, req.filters);
+  const c = leadsCountQuery(src, req.filters, ids);
   const [{ total }] = (await db.all<{ total: number }>(c.sql, c.params)) as [{ total: number }];
   return { rows: rows.map((r) => `${r['id']}:${r[SORT_VALUE_COLUMN]}`).join(' '), total: Number(total) };
 }
@@ -57,14 +59,15 @@ async function assertSame(req: LeadsPageRequest, label: string, index: LeadIndex
   return want.total;
 }
 
-/** Values present in the release for each list filter of the table (`enum` / `multi`), to build filters that match something. */
+/** Values present in the release for each list filter of the table (`enum` / `multi`) and each `key` filter, to build filters that match something. */
 async function values(): Promise<Record<string, string[]>> {
   const distinct = async (expr: string): Promise<string[]> =>
     (await db.all<{ v: string }>(`SELECT DISTINCT v FROM (SELECT ${expr} AS v FROM ${src.leads}) WHERE v IS NOT NULL ORDER BY v`)).map((r) => r.v);
   const out: Record<string, string[]> = {};
   for (const f of FILTERS) {
-    if (f.kind === 'enum' || f.kind === 'multi') out[f.name] = await distinct(f.kind === 'enum' && f.listColumn ? `unnest(${f.column})` : f.column);
+    if (f.kind === 'enum' || f.kind === 'multi' || f.kind === 'key') out[f.name] = await distinct(f.kind === 'enum' && f.listColumn ? `unnest(${f.column})` : f.column);
   }
+  out['_points'] = (await db.all<{ p: string }>(`SELECT CAST(lat AS DOUBLE) || ',' || CAST(lon AS DOUBLE) AS p FROM ${src.leads} WHERE lat IS NOT NULL ORDER BY id`)).map((r) => r.p);
   return out;
 }
 
@@ -96,6 +99,18 @@ function randomValue(f: LeadFilter, rnd: () => number, v: Record<string, string[
       return rnd() < 0.05 ? (f.bound === 'from' ? '2999-01-01' : '1990-01-01') : pick(s[f.name]!);
     case 'flag':
       return rnd() < 0.5;
+    case 'key': {
+      const k = pick(v[f.name]!);
+      return rnd() < 0.3 ? `  ${k.toLowerCase()} ` : rnd() < 0.1 ? `${k}x` : k;
+    }
+    case 'geometry': {
+      // an area around a lead of the release, from a street to a county
+      const [lat, lon] = pick(v['_points']!).split(',').map(Number) as [number, number];
+      const d = 0.01 + rnd() * 0.6;
+      if (f.shape === 'circle') return { lat: lat + (rnd() - 0.5) * d, lon, radius_m: Math.round(500 + rnd() * 49_500) };
+      if (f.shape === 'bbox') return [lon - d * rnd(), lat - d * rnd(), lon + d * rnd(), lat + d * rnd()];
+      return { type: 'Polygon', coordinates: [[[lon - d, lat - d], [lon + d, lat - d * rnd()], [lon + d * rnd(), lat + d], [lon - d, lat - d]]] };
+    }
   }
 }
 
@@ -109,6 +124,8 @@ test('each filter alone, every value, newest and value sorts: same page and tota
   const v = await values();
   let nonTrivial = 0;
   for (const [name, list] of Object.entries(v)) {
+    const kind = FILTERS.find((f) => f.name === name)?.kind;
+    if (kind !== 'enum' && kind !== 'multi') continue; // key filters: below, with the random queries
     for (const value of list) {
       for (const sort of ['newest', 'value_asc'] as const) {
         const total = await assertSame({ filters: { [name]: [value] } as LeadsFilters, sort, limit: 11, offset: 0, after: null }, `${name}=${value} ${sort}`);
@@ -161,10 +178,11 @@ test('combined filters, OR lists, every sort, offsets and keyset cursors: same a
   const used = new Map<string, number>();
   let matched = 0;
   const pairs = new Set<string>();
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 400; i++) {
     const f: Record<string, unknown> = {};
     for (const d of FILTERS) {
-      if (rnd() < (d.kind === 'text' ? 0.1 : 0.25)) {
+      // the very selective kinds less often (a reference number picks one lead), so that most queries still match
+      if (rnd() < (d.kind === 'text' || d.kind === 'key' ? 0.1 : d.kind === 'geometry' ? 0.15 : 0.25)) {
         f[d.name] = randomValue(d, rnd, v, s, words);
         used.set(d.name, (used.get(d.name) ?? 0) + 1);
       }
@@ -176,14 +194,15 @@ test('combined filters, OR lists, every sort, offsets and keyset cursors: same a
     const total = await assertSame({ filters: f as LeadsFilters, sort, limit: 1 + Math.floor(rnd() * 30), offset, after: null }, `random ${i} ${JSON.stringify(f)} ${sort} +${offset}`);
     if (total > 0) matched++;
     // a cursor taken from the SQL page continues identically
-    const p = leadsPageIdsQuery(src, { filters: f, sort, limit: 5, offset: 0, after: null });
+    const ids = await areaIds(db, src.leads, f);
+    const p = leadsPageIdsQuery(src, { filters: f, sort, limit: 5, offset: 0, after: null, ...(ids ? { areaIds: ids } : {}) });
     const last = (await db.all(p.sql, p.params)).at(-1);
     if (last) await assertSame({ filters: f as LeadsFilters, sort, limit: 9, offset: 0, after: [last[SORT_VALUE_COLUMN] as string, last['id'] as number] }, `cursor ${i} ${sort}`);
   }
   for (const d of FILTERS) assert.ok((used.get(d.name) ?? 0) > 20, `${d.name} is generated (${used.get(d.name) ?? 0} queries)`);
   const n = FILTERS.length;
   assert.is(pairs.size, (n * (n - 1)) / 2, 'every pair of filters is combined at least once');
-  assert.ok(matched > 100, `random queries matching some lead: ${matched} of 300`);
+  assert.ok(matched > 100, `random queries matching some lead: ${matched} of 400`);
 });
 
 test('q: relevance and other sorts, with filters, pages and cursors; no index term → nothing', async () => {

@@ -212,7 +212,8 @@ test('marking any field enriched masks it everywhere it appears, nested sections
 
   const served = (set: SchemaSet, scope: 'commonwealth' | 'ent_api') => {
     const m = maskingFor(scope, set);
-    return { page: pageText(FIRST_PAGE, m), details: ids.map((id) => detailText(id, m)!) };
+    // a page with `near`, so that its results carry `distance_m` too
+    return { page: pageText({ ...FIRST_PAGE, filters: { near: { lat: 53.35, lon: -6.26, radius_m: 50_000 } } }, m), details: ids.map((id) => detailText(id, m)!) };
   };
   const base = { cw: served(real, 'commonwealth'), ea: served(real, 'ent_api') };
   const baseMasked = {

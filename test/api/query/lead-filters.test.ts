@@ -24,7 +24,8 @@ test('every filter: a unique name, a schema property, a column of schemas/lead.s
     const col = lead.properties[f.column];
     assert.ok(col, `${f.name}: column ${f.column} in lead.schema.json`);
     const types = ([] as string[]).concat(col!.type);
-    const want = { text: 'string', enum: f.kind === 'enum' && f.listColumn ? 'array' : 'string', multi: 'string', range: f.kind === 'range' ? f.type : '', flag: 'boolean', date: 'string' }[f.kind];
+    const want = { text: 'string', enum: f.kind === 'enum' && f.listColumn ? 'array' : 'string', multi: 'string', range: f.kind === 'range' ? f.type : '', flag: 'boolean', date: 'string', key: 'string', geometry: 'number' }[f.kind];
+    if (f.kind === 'geometry') assert.ok(([] as string[]).concat(lead.properties[f.lonColumn]!.type).includes('number'), `${f.name}: ${f.lonColumn} is a number`);
     assert.ok(types.includes(want) || (want === 'number' && types.includes('integer')), `${f.name}: ${f.column} is ${types.join('|')}, ${f.kind} wants ${want}`);
     if (f.kind === 'date') assert.is(col!.format, 'date', `${f.name}: ${f.column} is a date`);
   }

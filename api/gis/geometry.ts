@@ -1,0 +1,313 @@
+/**
+ * The one geometry module of nearby and area search (docs/api.md "Nearby and area search"):
+ * parsing and validating `near`, `bbox` and `polygon`, and the exact test of a lead's point
+ * against each. The lead index (api/index/geo-index.ts) asks it which of the k-d tree's
+ * candidates are in; the SQL paths (exports, webhooks, feeds, OGC) ask it the same of the rows
+ * inside the area's envelope (api/gis/geometry-ids.ts). No other code decides whether a point
+ * is in an area.
+ *
+ * The rules, each written once here:
+ *  - `near` + `radius_m`: in when the great-circle (haversine, R = 6,371,008.8 m) distance is at
+ *    most `radius_m` (edge inclusive, to `EDGE_TOLERANCE_M`: double-precision trigonometry is
+ *    not exact to the last bit, so a lead within a millimetre outside the circle counts as on it);
+ *  - `bbox`: minLon ≤ lon ≤ maxLon and minLat ≤ lat ≤ maxLat (edges inclusive; minLon > maxLon
+ *    crosses the antimeridian);
+ *  - `polygon`: even–odd rule over every ring of a polygon (holes honoured), a point on any ring
+ *    (outer or hole) is inside — turf's `booleanPointInPolygon` with its default boundary rule;
+ *    a MultiPolygon holds the point when any of its polygons does.
+ * Leads without coordinates are never in an area.
+ */
+import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
+import type { ParamError } from '../errors.ts';
+
+/** A GeoJSON bounding box: min longitude, min latitude, max longitude, max latitude. */
+export type BBox = [number, number, number, number];
+/** A `near` filter: the centre (WGS 84 degrees) and the radius in metres. */
+export interface NearArea {
+  lat: number;
+  lon: number;
+  radius_m: number;
+}
+/** A `polygon` filter: a GeoJSON Polygon or MultiPolygon (positions [longitude, latitude]). */
+export type AreaGeometry = { type: 'Polygon'; coordinates: number[][][] } | { type: 'MultiPolygon'; coordinates: number[][][][] };
+
+/** Mean Earth radius of the haversine distance (IUGG R1), metres. */
+export const EARTH_RADIUS_M = 6_371_008.8;
+/** `radius_m`: bounds and the default when `near` is given without it. */
+export const RADIUS_M = { min: 1, max: 50_000, default: 1_000 } as const;
+/** A lead this close outside the circle counts as on it (metres). */
+export const EDGE_TOLERANCE_M = 0.001;
+/** Positions of a `polygon`, all rings together, at most. */
+export const POLYGON_VERTICES_MAX = 10_000;
+/** Ireland's extent (the island with its coastal waters), WGS 84: a polygon must overlap it. */
+export const IRELAND_BBOX: BBox = [-11.5, 51.2, -5.0, 55.7];
+/** The bands of the wrong-order rule: a position [a, b] with a in LAT_BAND and b in LON_BAND is [latitude, longitude]. */
+export const IRELAND_LAT_BAND = [51, 56] as const;
+export const IRELAND_LON_BAND = [-11, -5] as const;
+
+/** The wording of each geometry mistake (the `reason` of the 400's `errors[]`). */
+export const GEOMETRY_REASONS = {
+  near: 'must be latitude,longitude in decimal degrees (WGS 84), e.g. 53.3498,-6.2603',
+  nearRange: 'latitude must be between -90 and 90 and longitude between -180 and 180',
+  nearOrder: 'looks like longitude,latitude: give the latitude first (e.g. 53.3498,-6.2603)',
+  radiusWithoutNear: 'only with near',
+  distanceWithoutNear: 'distance needs near',
+  notJson: 'must be a GeoJSON geometry as JSON (URL-encoded in a query string)',
+  notPolygon: 'must be a GeoJSON Polygon or MultiPolygon',
+  badCoordinates: 'coordinates must be arrays of rings of [longitude, latitude] positions (numbers)',
+  tooManyVertices: (n: number): string => `has ${n} positions; at most ${POLYGON_VERTICES_MAX} in all rings together`,
+  ringTooShort: (where: string): string => `${where} has fewer than 4 positions (a closed ring repeats its first position last)`,
+  ringNotClosed: (where: string): string => `${where} is not closed: its last position must equal its first`,
+  outOfRange: (where: string): string => `${where} is outside -180…180 longitude / -90…90 latitude; GeoJSON positions are [longitude, latitude]`,
+  wrongOrder: (where: string): string => `${where} looks like [latitude, longitude]; GeoJSON positions are [longitude, latitude]`,
+  outsideIreland: 'lies entirely outside Ireland (longitude -11.5…-5.0, latitude 51.2…55.7); GeoJSON positions are [longitude, latitude]',
+  selfIntersecting: (lon: number, lat: number): string => `is self-intersecting (edges cross or touch near ${lon.toFixed(6)},${lat.toFixed(6)})`,
+} as const;
+
+const NUMBER = /^\s*-?\d{1,3}(\.\d{1,15})?\s*$/;
+const inBand = (x: number, [lo, hi]: readonly [number, number]): boolean => x >= lo && x <= hi;
+
+/**
+ * Parse `near` ("lat,lon"). The radius is separate (`radius_m`, `RADIUS_M`).
+ *
+ * @example parseNear('53.3498,-6.2603') // { lat: 53.3498, lon: -6.2603 }
+ */
+export function parseNear(text: string): { lat: number; lon: number } | ParamError {
+  const err = (reason: string): ParamError => ({ name: 'near', reason });
+  const parts = text.split(',');
+  if (parts.length !== 2 || !parts.every((p) => NUMBER.test(p))) return err(GEOMETRY_REASONS.near);
+  const [lat, lon] = parts.map(Number) as [number, number];
+  if (inBand(lat, IRELAND_LON_BAND) && inBand(lon, IRELAND_LAT_BAND)) return err(GEOMETRY_REASONS.nearOrder);
+  if (lat < -90 || lat > 90 || lon < -180 || lon > 180) return err(GEOMETRY_REASONS.nearRange);
+  return { lat, lon };
+}
+
+/** Parse `bbox`: 4 numbers (or 6 for OGC, heights ignored) in WGS 84 degrees; minLon > maxLon crosses the antimeridian. Used by `/v1/leads` and the GIS feeds alike. */
+export function parseBBox(text: string, allow3d = false): BBox | ParamError {
+  const parts = text.split(',').map((s) => s.trim());
+  const nums = parts.map((p) => (/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(p) ? Number(p) : NaN));
+  const err = (reason: string): ParamError => ({ name: 'bbox', reason });
+  if (!(nums.length === 4 || (allow3d && nums.length === 6)) || nums.some((n) => !Number.isFinite(n))) {
+    return err(`must be four comma-separated numbers: min longitude, min latitude, max longitude, max latitude${allow3d ? ' (or six with heights)' : ''}`);
+  }
+  const [w, s, e, n] = nums.length === 6 ? [nums[0]!, nums[1]!, nums[3]!, nums[4]!] : (nums as [number, number, number, number]);
+  if (w < -180 || w > 180 || e < -180 || e > 180) return err('longitudes must be between -180 and 180');
+  if (s < -90 || s > 90 || n < -90 || n > 90) return err('latitudes must be between -90 and 90');
+  if (s > n) return err('min latitude must not be greater than max latitude');
+  return [w, s, e, n];
+}
+
+/** `near` as its query text ("lat,lon"). */
+export function nearText(n: { lat: number; lon: number }): string {
+  return `${n.lat},${n.lon}`;
+}
+
+/**
+ * Parse and validate `polygon`: the GeoJSON text (or, from a JSON body, the object). The checks,
+ * in order, each a 400 naming `polygon`: JSON, type, shape of the coordinates, at most
+ * `POLYGON_VERTICES_MAX` positions, rings of ≥ 4 positions and closed, positions within
+ * -180…180 / -90…90 and not [latitude, longitude] (`IRELAND_LAT_BAND` then `IRELAND_LON_BAND`),
+ * overlapping `IRELAND_BBOX`, no edges crossing or touching (`selfIntersection`). Returns the
+ * geometry as `{ type, coordinates }` with 2-number positions (heights dropped).
+ */
+export function parsePolygon(input: string | unknown): AreaGeometry | ParamError {
+  const err = (reason: string): ParamError => ({ name: 'polygon', reason });
+  let g: unknown = input;
+  if (typeof input === 'string') {
+    try {
+      g = JSON.parse(input);
+    } catch {
+      return err(GEOMETRY_REASONS.notJson);
+    }
+  }
+  if (!g || typeof g !== 'object' || Array.isArray(g)) return err(GEOMETRY_REASONS.notPolygon);
+  const { type, coordinates } = g as { type?: unknown; coordinates?: unknown };
+  if (type !== 'Polygon' && type !== 'MultiPolygon') return err(GEOMETRY_REASONS.notPolygon);
+  const polys = type === 'Polygon' ? [coordinates] : coordinates;
+  if (!Array.isArray(polys) || polys.length === 0) return err(GEOMETRY_REASONS.badCoordinates);
+  let vertices = 0;
+  for (const poly of polys) {
+    if (!Array.isArray(poly) || poly.length === 0) return err(GEOMETRY_REASONS.badCoordinates);
+    for (const ring of poly) {
+      if (!Array.isArray(ring)) return err(GEOMETRY_REASONS.badCoordinates);
+      for (const p of ring) {
+        if (!Array.isArray(p) || p.length < 2 || p.length > 3 || !p.every((x) => typeof x === 'number' && Number.isFinite(x))) return err(GEOMETRY_REASONS.badCoordinates);
+      }
+      vertices += ring.length;
+    }
+  }
+  if (vertices > POLYGON_VERTICES_MAX) return err(GEOMETRY_REASONS.tooManyVertices(vertices));
+  const clean = (polys as number[][][][]).map((poly) => poly.map((ring) => ring.map((p) => [p[0]!, p[1]!])));
+  let box: BBox = [Infinity, Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < clean.length; i++) {
+    for (let r = 0; r < clean[i]!.length; r++) {
+      const ring = clean[i]![r]!;
+      const where = `${type === 'MultiPolygon' ? `polygon ${i + 1}, ` : ''}${r === 0 ? 'the outer ring' : `hole ${r}`}`;
+      if (ring.length < 4) return err(GEOMETRY_REASONS.ringTooShort(where));
+      const [a, z] = [ring[0]!, ring[ring.length - 1]!];
+      if (a[0] !== z[0] || a[1] !== z[1]) return err(GEOMETRY_REASONS.ringNotClosed(where));
+      for (let k = 0; k < ring.length; k++) {
+        const [x, y] = ring[k] as [number, number];
+        const at = `position ${k + 1} of ${where}`;
+        if (inBand(x, IRELAND_LAT_BAND) && inBand(y, IRELAND_LON_BAND)) return err(GEOMETRY_REASONS.wrongOrder(at));
+        if (x < -180 || x > 180 || y < -90 || y > 90) return err(GEOMETRY_REASONS.outOfRange(at));
+        box = [Math.min(box[0], x), Math.min(box[1], y), Math.max(box[2], x), Math.max(box[3], y)];
+      }
+    }
+  }
+  const [w, s, e, n] = IRELAND_BBOX;
+  if (box[2] < w || box[0] > e || box[3] < s || box[1] > n) return err(GEOMETRY_REASONS.outsideIreland);
+  const kink = selfIntersection(clean.flat());
+  if (kink) return err(GEOMETRY_REASONS.selfIntersecting(kink[0], kink[1]));
+  return type === 'Polygon' ? { type, coordinates: clean[0]! } : { type, coordinates: clean };
+}
+
+/**
+ * The first crossing or touching of two edges among `rings` (every ring of the geometry, holes
+ * and the polygons of a MultiPolygon together), or null — what turf's `kinks` reports (it skips
+ * an edge's neighbours in its own ring, the closing pair of a closed ring included), found by a
+ * sweep over the edges' longitude spans instead of every pair: ~n log n for a drawn territory.
+ */
+export function selfIntersection(rings: readonly (readonly number[][])[]): [number, number] | null {
+  interface Edge { ring: number; i: number; n: number; x1: number; y1: number; x2: number; y2: number; lo: number; hi: number }
+  const edges: Edge[] = [];
+  rings.forEach((ring, r) => {
+    for (let i = 0; i < ring.length - 1; i++) {
+      const [x1, y1] = ring[i] as [number, number];
+      const [x2, y2] = ring[i + 1] as [number, number];
+      edges.push({ ring: r, i, n: ring.length - 1, x1, y1, x2, y2, lo: Math.min(x1, x2), hi: Math.max(x1, x2) });
+    }
+  });
+  edges.sort((a, b) => a.lo - b.lo);
+  const active: Edge[] = [];
+  for (const e of edges) {
+    for (let k = active.length - 1; k >= 0; k--) if (active[k]!.hi < e.lo) active.splice(k, 1);
+    for (const f of active) {
+      if (f.ring === e.ring) {
+        const d = Math.abs(f.i - e.i);
+        if (d === 1 || d === e.n - 1) continue; // neighbours (the ring's last edge and its first too)
+      }
+      if (Math.max(f.y1, f.y2) < Math.min(e.y1, e.y2) || Math.max(e.y1, e.y2) < Math.min(f.y1, f.y2)) continue;
+      const hit = segmentsMeet(f, e);
+      if (hit) return hit;
+    }
+    active.push(e);
+  }
+  return null;
+}
+
+/** Where two segments meet (endpoints included), or null; parallel segments never meet (turf's `kinks` rule). */
+function segmentsMeet(a: { x1: number; y1: number; x2: number; y2: number }, b: { x1: number; y1: number; x2: number; y2: number }): [number, number] | null {
+  const den = (b.y2 - b.y1) * (a.x2 - a.x1) - (b.x2 - b.x1) * (a.y2 - a.y1);
+  if (den === 0) return null;
+  const dy = a.y1 - b.y1;
+  const dx = a.x1 - b.x1;
+  const ua = ((b.x2 - b.x1) * dy - (b.y2 - b.y1) * dx) / den;
+  const ub = ((a.x2 - a.x1) * dy - (a.y2 - a.y1) * dx) / den;
+  if (ua < 0 || ua > 1 || ub < 0 || ub > 1) return null;
+  return [a.x1 + ua * (a.x2 - a.x1), a.y1 + ua * (a.y2 - a.y1)];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The exact tests
+
+const RAD = Math.PI / 180;
+
+/** Great-circle distance in metres (haversine, `EARTH_RADIUS_M`). */
+export function haversineM(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const dLat = (lat2 - lat1) * RAD;
+  const dLon = (lon2 - lon1) * RAD;
+  const s1 = Math.sin(dLat / 2);
+  const s2 = Math.sin(dLon / 2);
+  const a = s1 * s1 + Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * s2 * s2;
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
+/** `distance_m` as served and as `sort=distance` orders: the haversine distance rounded to 0.1 m. */
+export function servedDistance(d: number): number {
+  return Math.round(d * 10) / 10;
+}
+
+/** Whether a point is within `near`'s radius (edge inclusive, `EDGE_TOLERANCE_M`). */
+export function inCircle(c: NearArea, lat: number, lon: number): boolean {
+  return haversineM(c.lat, c.lon, lat, lon) <= c.radius_m + EDGE_TOLERANCE_M;
+}
+
+/** Whether a point is in a bbox (edges inclusive; minLon > maxLon crosses the antimeridian). */
+export function inBBox([w, s, e, n]: BBox, lat: number, lon: number): boolean {
+  if (lat < s || lat > n) return false;
+  return w <= e ? lon >= w && lon <= e : lon >= w || lon <= e;
+}
+
+/** Whether a point is in a polygon: holes honoured, any ring's boundary inside (turf's rule). */
+export function inPolygon(g: AreaGeometry, lat: number, lon: number): boolean {
+  return booleanPointInPolygon([lon, lat], g);
+}
+
+/** The boxes (no antimeridian crossing: minLon ≤ maxLon) that together hold every point an area can hold. */
+export function envelopes(area: { near?: NearArea; bbox?: BBox; polygon?: AreaGeometry }): BBox[] | null {
+  let out: BBox[] | null = null;
+  const meet = (boxes: BBox[]): void => {
+    if (!out) {
+      out = boxes;
+      return;
+    }
+    const next: BBox[] = [];
+    for (const a of out) {
+      for (const b of boxes) {
+        const box: BBox = [Math.max(a[0], b[0]), Math.max(a[1], b[1]), Math.min(a[2], b[2]), Math.min(a[3], b[3])];
+        if (box[0] <= box[2] && box[1] <= box[3]) next.push(box);
+      }
+    }
+    out = next;
+  };
+  if (area.near) meet(circleEnvelopes(area.near));
+  if (area.bbox) {
+    const [w, s, e, n] = area.bbox;
+    meet(w <= e ? [[w, s, e, n]] : [[w, s, 180, n], [-180, s, e, n]]);
+  }
+  if (area.polygon) {
+    const b: BBox = [Infinity, Infinity, -Infinity, -Infinity];
+    const polys = area.polygon.type === 'Polygon' ? [area.polygon.coordinates] : area.polygon.coordinates;
+    for (const p of polys) for (const [x, y] of p[0]!) (b[0] = Math.min(b[0], x!)), (b[1] = Math.min(b[1], y!)), (b[2] = Math.max(b[2], x!)), (b[3] = Math.max(b[3], y!));
+    meet([b]);
+  }
+  return out;
+}
+
+/** Boxes holding a circle: its latitude span, and the longitude span at its widest latitude (slightly widened). */
+function circleEnvelopes(c: NearArea): BBox[] {
+  const dLat = ((c.radius_m + EDGE_TOLERANCE_M) / EARTH_RADIUS_M / RAD) * 1.001 + 1e-9;
+  const s = Math.max(-90, c.lat - dLat);
+  const n = Math.min(90, c.lat + dLat);
+  const widest = Math.max(Math.abs(s), Math.abs(n));
+  if (widest >= 89) return [[-180, s, 180, n]];
+  const dLon = dLat / Math.cos(widest * RAD);
+  const w = c.lon - dLon;
+  const e = c.lon + dLon;
+  if (dLon >= 180) return [[-180, s, 180, n]];
+  if (w < -180) return [[w + 360, s, 180, n], [-180, s, e, n]];
+  if (e > 180) return [[w, s, 180, n], [-180, s, e - 360, n]];
+  return [[w, s, e, n]];
+}
+
+/** The geometry filters of a query (what `matchesArea` tests). */
+export interface AreaFilters {
+  near?: NearArea;
+  bbox?: BBox;
+  polygon?: AreaGeometry;
+}
+
+/** Whether a lead's point is in every given area (a lead without coordinates never is). */
+export function matchesArea(f: AreaFilters, lat: number | null, lon: number | null): boolean {
+  if (lat === null || lon === null || !Number.isFinite(lat) || !Number.isFinite(lon)) return false;
+  if (f.bbox && !inBBox(f.bbox, lat, lon)) return false;
+  if (f.near && !inCircle(f.near, lat, lon)) return false;
+  if (f.polygon && !inPolygon(f.polygon, lat, lon)) return false;
+  return true;
+}
+
+/** Whether any area filter is given. */
+export function hasArea(f: AreaFilters): boolean {
+  return f.near !== undefined || f.bbox !== undefined || f.polygon !== undefined;
+}

@@ -1,0 +1,110 @@
+/**
+ * The geometry module: `near` / `polygon` parsing with each fault named, the edge rules, and the
+ * self-intersection sweep against turf's `kinks` (the reference) on random rings.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import kinks from '@turf/kinks';
+import {
+  EARTH_RADIUS_M,
+  envelopes,
+  haversineM,
+  inBBox,
+  inCircle,
+  inPolygon,
+  parseNear,
+  parsePolygon,
+  POLYGON_VERTICES_MAX,
+  selfIntersection,
+  servedDistance,
+  type AreaGeometry,
+} from '../../../api/gis/geometry.ts';
+
+const square = (x: number, y: number, d: number): number[][] => [[x, y], [x + d, y], [x + d, y + d], [x, y + d], [x, y]];
+const reason = (v: unknown): string => (v as { reason: string }).reason;
+
+test('parseNear: latitude first; ranges; longitude,latitude in Ireland refused', () => {
+  assert.equal(parseNear('53.3498,-6.2603'), { lat: 53.3498, lon: -6.2603 });
+  assert.equal(parseNear(' 53.3 , -6.2 '), { lat: 53.3, lon: -6.2 });
+  assert.match(reason(parseNear('-6.2603,53.3498')), /latitude first/);
+  assert.match(reason(parseNear('95,10')), /between -90 and 90/);
+  assert.match(reason(parseNear('53.3')), /latitude,longitude/);
+  assert.match(reason(parseNear('53.3,-6.2,1')), /latitude,longitude/);
+  assert.match(reason(parseNear('abc,def')), /latitude,longitude/);
+});
+
+test('parsePolygon: every fault named, in the documented order', () => {
+  const ok: AreaGeometry = { type: 'Polygon', coordinates: [square(-6.3, 53.3, 0.05)] };
+  assert.equal(parsePolygon(JSON.stringify(ok)), ok);
+  assert.equal(parsePolygon({ ...ok, bbox: [1, 2, 3, 4] }), ok, 'an object (JSON body); extra members dropped');
+  const cases: [unknown, RegExp][] = [
+    ['{"type":', /as JSON/],
+    [{ type: 'Point', coordinates: [-6.3, 53.3] }, /Polygon or MultiPolygon/],
+    [{ type: 'Feature', geometry: ok }, /Polygon or MultiPolygon/],
+    [{ type: 'Polygon', coordinates: [[[-6.3, '53.3']]] }, /positions \(numbers\)/],
+    [{ type: 'Polygon', coordinates: [[[-6.3, 53.3], [-6.2, 53.3], [-6.3, 53.3]]] }, /outer ring has fewer than 4 positions/],
+    [{ type: 'Polygon', coordinates: [[[-6.3, 53.3], [-6.2, 53.3], [-6.2, 53.4], [-6.3, 53.4]]] }, /outer ring is not closed/],
+    [{ type: 'Polygon', coordinates: [square(-6.3, 53.3, 0.1), [[-6.28, 53.32], [-6.27, 53.32], [-6.27, 53.33], [-6.28, 53.32], [-6.0, 53.0]]] }, /hole 1 is not closed/],
+    [{ type: 'Polygon', coordinates: [square(53.3, -6.3, 0.05)] }, /position 1 of the outer ring looks like \[latitude, longitude\]/],
+    [{ type: 'Polygon', coordinates: [square(-6.3, 93.3, 0.05)] }, /outside -180…180 longitude \/ -90…90 latitude/],
+    [{ type: 'Polygon', coordinates: [square(2.3, 48.8, 0.05)] }, /entirely outside Ireland/],
+    [{ type: 'Polygon', coordinates: [[[-6.3, 53.3], [-6.2, 53.4], [-6.2, 53.3], [-6.3, 53.4], [-6.3, 53.3]]] }, /self-intersecting/],
+    [{ type: 'MultiPolygon', coordinates: [[square(-6.3, 53.3, 0.1)], [square(-6.25, 53.35, 0.1)]] }, /self-intersecting/],
+    [{ type: 'Polygon', coordinates: [square(-6.3, 53.3, 0.1), square(-6.3, 53.3, 0.05)] }, /self-intersecting/], // a hole touching its outer ring
+  ];
+  for (const [input, want] of cases) assert.match(reason(parsePolygon(typeof input === 'string' ? input : JSON.stringify(input))), want, JSON.stringify(input).slice(0, 80));
+  // more than POLYGON_VERTICES_MAX positions
+  const n = POLYGON_VERTICES_MAX + 1;
+  const ring = Array.from({ length: n - 1 }, (_, i) => [-7 + 0.5 * Math.cos((2 * Math.PI * i) / (n - 1)), 53 + 0.3 * Math.sin((2 * Math.PI * i) / (n - 1))]);
+  ring.push([...ring[0]!]);
+  assert.match(reason(parsePolygon({ type: 'Polygon', coordinates: [ring] })), /has 10001 positions; at most 10000/);
+  // exactly the maximum is accepted (and checked for crossings by the sweep, quickly)
+  const max = ring.slice(0, -2).concat([[...ring[0]!]]);
+  assert.is(max.length, POLYGON_VERTICES_MAX);
+  assert.not.ok('reason' in (parsePolygon({ type: 'Polygon', coordinates: [max] }) as object));
+});
+
+test('selfIntersection agrees with turf kinks on 400 random rings (the reference)', () => {
+  let s = 17;
+  const rnd = (): number => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  let crossing = 0;
+  for (let i = 0; i < 400; i++) {
+    const k = 4 + Math.floor(rnd() * 12);
+    const ring = Array.from({ length: k }, () => [-7 + rnd(), 53 + rnd()]);
+    if (i % 2 === 0) {
+      // star-shaped (simple) half of the time
+      ring.sort((a, b) => Math.atan2(a[1]! - 53.5, a[0]! + 6.5) - Math.atan2(b[1]! - 53.5, b[0]! + 6.5));
+    }
+    ring.push([...ring[0]!]);
+    const rings = i % 5 === 0 ? [ring, square(-6.6, 53.4, 0.2)] : [ring];
+    const want = kinks({ type: 'Polygon', coordinates: rings }).features.length > 0;
+    assert.is(selfIntersection(rings) !== null, want, `ring ${i}: ${JSON.stringify(rings)}`);
+    if (want) crossing++;
+  }
+  assert.ok(crossing > 100 && crossing < 350, `${crossing} of 400 cross`);
+});
+
+test('edges: radius inclusive to 1 mm; bbox and polygon edges, vertices and hole rings inside', () => {
+  const c = { lat: 53.3, lon: -6.3, radius_m: 1000 };
+  const north = (m: number): number => c.lat + (m / EARTH_RADIUS_M) * (180 / Math.PI);
+  assert.ok(inCircle(c, north(1000), c.lon));
+  assert.ok(inCircle(c, north(1000.0009), c.lon));
+  assert.not.ok(inCircle(c, north(1000.01), c.lon));
+  assert.ok(Math.abs(haversineM(c.lat, c.lon, north(1000), c.lon) - 1000) < 1e-6);
+  assert.is(servedDistance(999.96), 1000);
+  assert.ok(inBBox([-6.3, 53.3, -6.2, 53.4], 53.3, -6.2), 'corner');
+  assert.ok(inBBox([170, -10, -170, 10], 0, 179), 'across the antimeridian');
+  assert.not.ok(inBBox([170, -10, -170, 10], 0, 0));
+  const holed: AreaGeometry = { type: 'Polygon', coordinates: [square(-6.3, 53.3, 0.1), square(-6.27, 53.33, 0.02)] };
+  assert.ok(inPolygon(holed, 53.3, -6.3), 'outer vertex');
+  assert.ok(inPolygon(holed, 53.3, -6.25), 'outer edge');
+  assert.ok(inPolygon(holed, 53.33, -6.26), 'hole edge');
+  assert.not.ok(inPolygon(holed, 53.34, -6.26), 'inside the hole');
+  assert.ok(inPolygon(holed, 53.31, -6.29));
+  // envelopes hold the circle, widened; nothing beyond the pole or the antimeridian is lost
+  const [[w, s0, e, n]] = envelopes({ near: c })! as [[number, number, number, number]];
+  assert.ok(s0 < north(-1000) && n > north(1000) && w < c.lon && e > c.lon);
+  assert.is(envelopes({ near: { lat: 0, lon: 179.99, radius_m: 5000 } })!.length, 2);
+});
+
+test.run();
