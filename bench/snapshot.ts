@@ -110,7 +110,7 @@ export const REQUESTS: readonly SnapshotRequest[] = [
   { name: 'leads combined 2', as: 'custom', path: `${L}?county=Cork&use_class=house&readiness=granted&has_contact=1&min_value=100000&page_size=15` },
   { name: 'leads combined q', as: 'ent_api', path: `${L}?q=extension&county=Dublin&vertical=roofing&demolition=0&page_size=15` },
   { name: 'leads page 2 commonwealth', as: 'commonwealth', path: `${L}?page=2&page_size=5` },
-  { name: 'leads page 100', as: 'custom', path: `${L}?page=100&page_size=1` },
+  { name: 'leads search post near', as: 'custom', path: `${L}/search`, method: 'POST', body: { county: 'Cork', near: '51.9,-8.47', radius_m: 20000, sort: 'distance', page_size: 5 } },
   { name: 'leads page_size 100', as: 'custom', path: `${L}?page_size=100&sort=oldest` },
   { name: 'leads etag', as: 'custom', path: `${L}?page_size=2`, take: { leads_etag: 'header:etag' } },
   { name: 'leads dry run', as: 'ent_api', path: `${L}?county=Cork&dry_run=1` },
