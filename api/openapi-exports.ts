@@ -62,7 +62,8 @@ export function exportEndpoints(): Endpoint[] {
         description:
           'An RFC 7946 FeatureCollection (`application/geo+json`) of Point features in id order: `id` is the stable registry id, `properties` the full record plus `link` (its public page)' +
           (layer === 'infrastructure' ? ', including `applicant` and, where published, `connection_voltage_kv`' : '') +
-          '. Page by following the `next` link; `numberMatched` counts every matching feature. Records without coordinates are not in the layer. Scopes ent_feed and custom only.',
+          '. Page by following the `next` link; `numberMatched` counts every matching feature. Records without coordinates are not in the layer. ' +
+          '`bbox`, and `near` + `radius_m` and `polygon` as on `GET /leads` (same rules, same 400 problems; WGS 84), select by area. Scopes ent_feed and custom only.',
         query: gisQuerySchema('feed', layer),
         ok: { schema: ref('GeojsonPage'), type: 'application/geo+json', description: 'A page of features.' },
         errors: [400, 429],
@@ -132,7 +133,9 @@ export function exportEndpoints(): Endpoint[] {
       path: '/ogc/collections/{collectionId}/items',
       tag: 'GIS',
       summary: 'Features of a collection',
-      description: 'The same features as the GeoJSON feeds: `bbox`, `datetime` and `limit`, paged by the `next` link, `numberMatched` / `numberReturned`. Unknown parameters are a 400.',
+      description:
+        'The same features as the GeoJSON feeds: `bbox` (in `bbox-crs`), `near` + `radius_m` and `polygon` (as on `GET /leads`; always WGS 84, whatever `crs` / `bbox-crs` say), `datetime` and `limit`, ' +
+        'paged by the `next` link, `numberMatched` / `numberReturned`. Unknown parameters are a 400.',
       pathParams: [collectionId],
       query: gisQuerySchema('ogc'),
       ok: { schema: ref('GeojsonPage'), type: 'application/geo+json', description: 'A page of features.' },

@@ -9,10 +9,10 @@
 import type { ApiConfig } from './config.ts';
 import { invalidParams, type ParamError } from './errors.ts';
 import { normalisedFilters, sortKeyValid, type LeadsFilters, type LeadsSort, type SortKey } from './query/leads-query.ts';
-import { datePairs, FILTERS, filtersOfKind, STATUS_GROUP_OF, type FilterFold } from './query/lead-filters.ts';
+import { datePairs, FILTERS, filtersOfKind, STATUS_GROUP_OF, type FilterFold, type GeometryFilter } from './query/lead-filters.ts';
 import { foldPlace, foldText, REASONS } from './query/query-common.ts';
 import { parseQuery, querySchema, type ParsedQuery, type RawQuery, type ValueParser } from './query/parse-query.ts';
-import { GEOMETRY_REASONS, parseBBox, parseNear, parsePolygon } from './gis/geometry.ts';
+import { GEOMETRY_REASONS, parseBBox, parseNear, parsePolygon, type AreaFilters } from './gis/geometry.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './query/paging.ts';
 
 export type { RawQuery };
@@ -107,6 +107,36 @@ export const LEAD_FILTER_PARSERS: Readonly<Record<string, ValueParser>> = Object
   filtersOfKind('geometry').map((f) => [f.name, f.shape === 'circle' ? parseNear : f.shape === 'bbox' ? (text: string) => parseBBox(text) : parsePolygon]),
 );
 
+/** A `geometry` filter's parsed value, `near` joined with its companion `radius_m` (default `RADIUS_M.default`). */
+function geometryValue(f: GeometryFilter, values: Record<string, unknown>): unknown {
+  const c = f.companion;
+  return c ? { ...(values[f.name] as object), [c.name]: (values[c.name] as number | undefined) ?? c.default } : values[f.name];
+}
+
+/** A companion given without its filter (`radius_m` without `near`): an error naming the companion. */
+function companionErrors(q: Pick<ParsedQuery, 'values' | 'bad'>, fs: readonly GeometryFilter[], errors: ParamError[]): void {
+  for (const f of fs) {
+    const c = f.companion;
+    if (c && q.values[c.name] !== undefined && q.values[f.name] === undefined && !q.bad.has(f.name)) {
+      errors.push({ name: c.name, reason: GEOMETRY_REASONS.radiusWithoutNear });
+      q.bad.add(c.name);
+    }
+  }
+}
+
+/**
+ * The area filters of a parsed query that takes some of the `geometry` filters (`fs`) besides
+ * the lead filters' endpoints — the GeoJSON feeds and OGC items take `near` (+ `radius_m`) and
+ * `polygon` (api/query/feeds-query.ts): the same values and the same errors as on `/v1/leads`.
+ * Pass `LEAD_FILTER_PARSERS` to `parseQuery` for them.
+ */
+export function areaFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, fs: readonly GeometryFilter[], errors: ParamError[]): AreaFilters {
+  const out: Record<string, unknown> = {};
+  for (const f of fs) if (q.values[f.name] !== undefined) out[f.name] = geometryValue(f, q.values);
+  companionErrors(q, fs, errors);
+  return out as AreaFilters;
+}
+
 /**
  * The lead filters of a parsed query (leads, exports, webhook saved filters): list values
  * de-duplicated, `multi` values mapped to the release's canonical names through `places` (unknown
@@ -121,7 +151,7 @@ export function leadFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, places: Pl
     const k = f.name;
     if (s[k] === undefined) continue;
     if (f.kind === 'enum') filters[k] = [...new Set(s[k] as string[])];
-    else if (f.kind === 'geometry' && f.companion) filters[k] = { ...(s[k] as object), [f.companion.name]: (s[f.companion.name] as number | undefined) ?? f.companion.default };
+    else if (f.kind === 'geometry') filters[k] = geometryValue(f, s);
     else if (f.kind !== 'multi') filters[k] = s[k];
     else {
       const map = places.values.get(k) ?? new Map<string, string>();
@@ -138,13 +168,7 @@ export function leadFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, places: Pl
       } else filters[k] = names;
     }
   }
-  for (const f of filtersOfKind('geometry')) {
-    const c = f.companion;
-    if (c && q.values[c.name] !== undefined && q.values[f.name] === undefined && !q.bad.has(f.name)) {
-      errors.push({ name: c.name, reason: GEOMETRY_REASONS.radiusWithoutNear });
-      q.bad.add(c.name);
-    }
-  }
+  companionErrors(q, filtersOfKind('geometry'), errors);
   for (const [from, to] of datePairs()) {
     const a = filters[from.name] as string | undefined;
     const b = filters[to.name] as string | undefined;

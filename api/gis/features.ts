@@ -4,7 +4,8 @@
  *
  * - whole layer, `bbox`, or (leads) one `authority`: from the layer index alone — no query;
  * - any other filter: DuckDB picks the page's ids and the count (`gisIdsQuery`,
- *   `gisCountQuery`), the lines come from the national layer file by id.
+ *   `gisCountQuery`; `near` / `polygon` as the ids in the area, api/gis/geometry-ids.ts, as on the
+ *   exports), the lines come from the national layer file by id.
  *
  * Properties are masked by `maskRecord` when the scope may not see enriched fields (the feeds'
  * scopes all may, so the prepared bytes are served as they are).
@@ -16,6 +17,7 @@ import type { Release } from '../release.ts';
 import type { Scope } from '../scopes.ts';
 import { gisCountQuery, gisIdsQuery, servedFromIndex, type GisLayer, type GisRequest } from '../query/feeds-query.ts';
 import { CRS84, lineInCrs } from './crs.ts';
+import { areaIds } from './geometry-ids.ts';
 import { buildLayerIndex, inBBox, mergeLayerIndexes, positionAfter, positionOf, readFeatures, readFeaturesJoined, type LayerIndex } from './layer-index.ts';
 
 export interface FeaturePage {
@@ -111,8 +113,11 @@ export async function featurePage(db: ApiDb, release: Release, layers: ReleaseLa
     }
   } else {
     const table = TABLE[req.layer](release);
-    const ids = gisIdsQuery(table, req.layer, req.filters, req.afterId, req.limit + 1);
-    const count = gisCountQuery(table, req.layer, req.filters);
+    const { near, polygon } = req.filters;
+    // near / polygon: the ids of the layer's features in the area, tested by the one geometry module
+    const inArea = await areaIds(db, table, { ...(near ? { near } : {}), ...(polygon ? { polygon } : {}) });
+    const ids = gisIdsQuery(table, req.layer, req.filters, req.afterId, req.limit + 1, inArea);
+    const count = gisCountQuery(table, req.layer, req.filters, inArea);
     const [rows, [n]] = await Promise.all([db.all<{ id: number }>(ids.sql, ids.params), db.all<{ n: number }>(count.sql, count.params)]);
     matched = Number(n?.n ?? 0);
     more = rows.length > req.limit;

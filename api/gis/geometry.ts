@@ -13,11 +13,14 @@
  *  - `bbox`: minLon ≤ lon ≤ maxLon and minLat ≤ lat ≤ maxLat (edges inclusive; minLon > maxLon
  *    crosses the antimeridian);
  *  - `polygon`: even–odd rule over every ring of a polygon (holes honoured), a point on any ring
- *    (outer or hole) is inside — turf's `booleanPointInPolygon` with its default boundary rule;
- *    a MultiPolygon holds the point when any of its polygons does.
+ *    (outer or hole: an edge or a vertex) is inside; a MultiPolygon holds the point when any of
+ *    its polygons does. The module's own crossing-number test (`inPolygon`), exact: the one
+ *    arithmetic it needs, the side of an edge a point lies on (`orientation`), is decided exactly
+ *    from the doubles given (a floating-point filter, then integer arithmetic when the filter
+ *    cannot tell) — so "on the edge" means exactly on it. The tests compare it with turf's
+ *    `booleanPointInPolygon` (the same rule), which no code here uses.
  * Leads without coordinates are never in an area.
  */
-import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import type { ParamError } from '../errors.ts';
 
 /** A GeoJSON bounding box: min longitude, min latitude, max longitude, max latitude. */
@@ -239,9 +242,78 @@ export function inBBox([w, s, e, n]: BBox, lat: number, lon: number): boolean {
   return w <= e ? lon >= w && lon <= e : lon >= w || lon <= e;
 }
 
-/** Whether a point is in a polygon: holes honoured, any ring's boundary inside (turf's rule). */
+/** Whether a point is in a polygon: even–odd over each polygon's rings (holes honoured), a point on any ring inside; a MultiPolygon when any polygon holds it. */
 export function inPolygon(g: AreaGeometry, lat: number, lon: number): boolean {
-  return booleanPointInPolygon([lon, lat], g);
+  if (g.type === 'Polygon') return ringsHold(g.coordinates, lon, lat);
+  return g.coordinates.some((rings) => ringsHold(rings, lon, lat));
+}
+
+/**
+ * Even–odd crossing number of the point (x, y) over `rings` (closed: last position = first): a
+ * ray from the point towards +x crosses an edge when one end is strictly above the point's
+ * latitude and the other not (the half-open rule counts a vertex on the ray once), and the point
+ * lies on the edge's inner side of it (`orientation`; no intersection is computed). A point on an
+ * edge — within the edge's bounding box and `orientation` exactly 0 — is inside at once.
+ */
+function ringsHold(rings: readonly (readonly number[])[][], x: number, y: number): boolean {
+  let inside = false;
+  for (const ring of rings) {
+    for (let i = 0; i + 1 < ring.length; i++) {
+      const ax = ring[i]![0]!;
+      const ay = ring[i]![1]!;
+      const bx = ring[i + 1]![0]!;
+      const by = ring[i + 1]![1]!;
+      const above = ay > y;
+      if (above === by > y) {
+        // not straddling: only a point on the edge matters (a horizontal edge at y, or an end on it)
+        if ((ay === y || by === y) && x >= Math.min(ax, bx) && x <= Math.max(ax, bx) && orientation(ax, ay, bx, by, x, y) === 0) return true;
+        continue;
+      }
+      const o = orientation(ax, ay, bx, by, x, y);
+      if (o === 0) return true; // on the edge (its latitude span holds y, so the line point is on the segment)
+      if (by > ay ? o > 0 : o < 0) inside = !inside;
+    }
+  }
+  return inside;
+}
+
+/** Shewchuk's error bound of the floating-point orientation (1997, `ccwerrboundA`): (3 + 16ε)ε with ε = 2⁻⁵³. */
+const ORIENTATION_BOUND = (3 + 16 * 2 ** -53) * 2 ** -53;
+
+/**
+ * The side of the line a→b the point p lies on, exactly: 1 when left (a, b, p counter-clockwise),
+ * −1 when right, 0 when on the line — the sign of (ax − px)(by − py) − (ay − py)(bx − px) over the
+ * exact values of the doubles given. Computed in floating point when its error bound allows (all
+ * but near-collinear points), else exactly with integers (`exactOrientation`).
+ */
+export function orientation(ax: number, ay: number, bx: number, by: number, px: number, py: number): -1 | 0 | 1 {
+  const l = (ax - px) * (by - py);
+  const r = (ay - py) * (bx - px);
+  const det = l - r;
+  const bound = ORIENTATION_BOUND * (Math.abs(l) + Math.abs(r));
+  if (det > bound) return 1;
+  if (-det > bound) return -1;
+  return exactOrientation(ax, ay, bx, by, px, py);
+}
+
+/** A finite double as an exact integer mantissa and binary exponent: x = m · 2^e. */
+function exactParts(x: number): [bigint, number] {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const bits = view.getBigUint64(0);
+  const biased = Number((bits >> 52n) & 0x7ffn);
+  let m = bits & 0xfffffffffffffn;
+  if (biased !== 0) m |= 0x10000000000000n;
+  return [bits >> 63n ? -m : m, (biased === 0 ? 1 : biased) - 1075];
+}
+
+/** `orientation` in exact integer arithmetic: every double scaled to the smallest exponent among them. */
+function exactOrientation(ax: number, ay: number, bx: number, by: number, px: number, py: number): -1 | 0 | 1 {
+  const parts = [ax, ay, bx, by, px, py].map(exactParts);
+  const e0 = Math.min(...parts.map(([, e]) => e));
+  const [AX, AY, BX, BY, PX, PY] = parts.map(([m, e]) => m << BigInt(e - e0)) as [bigint, bigint, bigint, bigint, bigint, bigint];
+  const det = (AX - PX) * (BY - PY) - (AY - PY) * (BX - PX);
+  return det > 0n ? 1 : det < 0n ? -1 : 0;
 }
 
 /** The boxes (no antimeridian crossing: minLon ≤ maxLon) that together hold every point an area can hold. */

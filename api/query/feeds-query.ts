@@ -13,7 +13,9 @@
 import { invalidParams, type ParamError } from '../errors.ts';
 import { foldPlace, REASONS } from './query-common.ts';
 import { parseQuery, querySchema, schemaFile, schemaVariant, type RawQuery } from './parse-query.ts';
-import { parseBBox, type BBox } from '../gis/geometry.ts';
+import { parseBBox, type AreaGeometry, type BBox, type NearArea } from '../gis/geometry.ts';
+import { areaFiltersOf, LEAD_FILTER_PARSERS } from '../params.ts';
+import { areaIdsCondition, filtersOfKind, type GeometryFilter } from './lead-filters.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './paging.ts';
 import type { SqlQuery } from './leads-query.ts';
 
@@ -44,8 +46,24 @@ export const GIS_PAGE_MAX: number = FEED_SCHEMA.properties.page_size.maximum;
 /** The date each layer's OGC `datetime` filters on. */
 export const DATETIME_COLUMN: Record<GisLayer, string> = { leads: 'received_date', infrastructure: 'first_seen' };
 
+/**
+ * The geometry filters of `/v1/leads` the feeds and OGC items take too: every one but `bbox` (theirs
+ * is their own: OGC's six numbers and `bbox-crs`), i.e. `near` with `radius_m` and `polygon` —
+ * declared in the filter table, parsed by its parsers, each a `$ref` to its declaration in
+ * `leads-query.schema.json` in the feed and items schemas (test/api/query/feeds-query.test.ts
+ * checks both schemas name them). In WGS 84 whatever `crs` / `bbox-crs` say.
+ */
+export const GIS_AREA_FILTERS: readonly GeometryFilter[] = filtersOfKind('geometry').filter((f) => f.shape !== 'bbox');
+/** Their query parameters (`near`, `radius_m`, `polygon`). */
+export const GIS_AREA_PARAMS: readonly string[] = GIS_AREA_FILTERS.flatMap((f) => (f.companion ? [f.name, f.companion.name] : [f.name]));
+const AREA_PARSERS = Object.fromEntries(GIS_AREA_FILTERS.map((f) => [f.name, LEAD_FILTER_PARSERS[f.name]!]));
+
 export interface GisFilters {
   bbox?: BBox;
+  /** `near` with its `radius_m` (tested by api/gis/geometry.ts; the ids go into the query, `areaIds`). */
+  near?: NearArea;
+  /** `polygon` (likewise). */
+  polygon?: AreaGeometry;
   authority?: string[];
   /** first_seen ≥ since */
   since?: string;
@@ -110,11 +128,11 @@ export function parseDatetime(text: string): GisFilters['datetime'] | ParamError
 export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'ogc', secrets: CursorSecrets): GisRequest {
   const q = parseQuery(gisQuerySchema(kind, layer), raw, {
     listAllowed: true,
-    parsers: { bbox: (text) => parseBBox(text, kind === 'ogc'), datetime: (text) => parseDatetime(text) },
+    parsers: { bbox: (text) => parseBBox(text, kind === 'ogc'), datetime: (text) => parseDatetime(text), ...AREA_PARSERS },
   });
   const { errors } = q;
   const v = q.values as Record<string, any>;
-  const filters: GisFilters = {};
+  const filters: GisFilters = { ...areaFiltersOf(q, GIS_AREA_FILTERS, errors) };
   // filters in query order (their hash is of a stable JSON, so the order is only cosmetic)
   for (const name of Object.keys(v)) {
     switch (name) {
@@ -189,10 +207,23 @@ export function servedFromIndex(req: Pick<GisRequest, 'layer' | 'filters'>): boo
 
 const round6 = (c: string): string => `round(CAST(${c} AS DOUBLE), 6)`;
 
-/** WHERE conditions of a GIS request over a layer's table (aliased `t`), features with coordinates only. */
-export function gisWhere(layer: GisLayer, f: GisFilters): SqlQuery {
+/** Whether a GIS request has `near` or `polygon` (its queries then need `areaIds`). */
+export function gisHasArea(f: GisFilters): boolean {
+  return f.near !== undefined || f.polygon !== undefined;
+}
+
+/**
+ * WHERE conditions of a GIS request over a layer's table (aliased `t`), features with coordinates
+ * only. `near` / `polygon` are not evaluated in SQL: `areaIds` are the ids of the layer's features
+ * in them (api/gis/geometry-ids.ts `areaIds`, the one geometry module) — required when either is given.
+ */
+export function gisWhere(layer: GisLayer, f: GisFilters, areaIds?: readonly number[]): SqlQuery {
   const c = ['t.lat IS NOT NULL', 't.lon IS NOT NULL', 'isfinite(t.lat)', 'isfinite(t.lon)'];
   const params: unknown[] = [];
+  if (gisHasArea(f)) {
+    if (!areaIds) throw new Error('near / polygon need the ids of the features in the area (areaIds)');
+    c.push(areaIdsCondition('t.id', areaIds, 'duckdb', (v) => (params.push(v), '?')));
+  }
   const inList = (col: string, vs: readonly unknown[]): void => {
     c.push(`${col} IN (${vs.map(() => '?').join(', ')})`);
     params.push(...vs);
@@ -218,9 +249,9 @@ export function gisWhere(layer: GisLayer, f: GisFilters): SqlQuery {
   return { sql: c.join(' AND '), params };
 }
 
-/** Ids of one page: after `afterId`, ascending, `limit` of them (callers ask for one more to see if a next page exists). */
-export function gisIdsQuery(table: string, layer: GisLayer, f: GisFilters, afterId: number | null, limit: number): SqlQuery {
-  const w = gisWhere(layer, f);
+/** Ids of one page: after `afterId`, ascending, `limit` of them (callers ask for one more to see if a next page exists); `areaIds` as `gisWhere`. */
+export function gisIdsQuery(table: string, layer: GisLayer, f: GisFilters, afterId: number | null, limit: number, areaIds?: readonly number[]): SqlQuery {
+  const w = gisWhere(layer, f, areaIds);
   const params = [...w.params];
   let sql = `SELECT t.id AS id FROM ${table} AS t WHERE ${w.sql}`;
   if (afterId !== null) (sql += ' AND t.id > ?'), params.push(afterId);
@@ -229,8 +260,8 @@ export function gisIdsQuery(table: string, layer: GisLayer, f: GisFilters, after
   return { sql, params };
 }
 
-/** `numberMatched`: every feature matching the filters. */
-export function gisCountQuery(table: string, layer: GisLayer, f: GisFilters): SqlQuery {
-  const w = gisWhere(layer, f);
+/** `numberMatched`: every feature matching the filters; `areaIds` as `gisWhere`. */
+export function gisCountQuery(table: string, layer: GisLayer, f: GisFilters, areaIds?: readonly number[]): SqlQuery {
+  const w = gisWhere(layer, f, areaIds);
   return { sql: `SELECT count(*) AS n FROM ${table} AS t WHERE ${w.sql}`, params: w.params };
 }

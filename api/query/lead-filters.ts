@@ -417,12 +417,23 @@ export function filterClauses(filters: LeadsFilters, dialect: FilterDialect = 'd
         if (areaDone) break;
         areaDone = true;
         if (!areaIds) throw new Error(`the geometry filter ${f.name} needs the ids of the leads in its area (areaIds)`);
-        if (areaIds.length === 0) clauses.push('FALSE');
-        else if (dialect === 'postgres') clauses.push(`l.id = ANY(${p([...areaIds])}::bigint[])`);
-        else clauses.push(`l.id IN (SELECT CAST(unnest(string_split(${p(areaIds.join(','))}, ',')) AS BIGINT))`);
+        clauses.push(areaIdsCondition('l.id', areaIds, dialect, p));
         break;
       }
     }
   }
   return { clauses, params };
+}
+
+/**
+ * The one SQL condition of the geometry filters: `idColumn` among `ids` (the ids in every given
+ * area, from api/gis/geometry-ids.ts), binding its value through `bind`. Used by `filterClauses`
+ * (alias `l`) and by the GIS feeds' and OGC items' queries (alias `t`, api/query/feeds-query.ts).
+ *
+ * @example areaIdsCondition('t.id', [3, 9], 'duckdb', bind) // "t.id IN (SELECT CAST(unnest(string_split(?, ',')) AS BIGINT))", bound '3,9'
+ */
+export function areaIdsCondition(idColumn: string, ids: readonly number[], dialect: FilterDialect, bind: (v: unknown) => string): string {
+  if (ids.length === 0) return 'FALSE';
+  if (dialect === 'postgres') return `${idColumn} = ANY(${bind([...ids])}::bigint[])`;
+  return `${idColumn} IN (SELECT CAST(unnest(string_split(${bind(ids.join(','))}, ',')) AS BIGINT))`;
 }

@@ -1,10 +1,13 @@
 /**
- * The geometry module: `near` / `polygon` parsing with each fault named, the edge rules, and the
- * self-intersection sweep against turf's `kinks` (the reference) on random rings.
+ * The geometry module: `near` / `polygon` parsing with each fault named, the edge rules, the
+ * self-intersection sweep against turf's `kinks` (the reference) on random rings, and the module's
+ * own point-in-polygon (`inPolygon`, `orientation`) against turf's `booleanPointInPolygon` (the
+ * reference, used by no API code) and against exact rational cases a float formula gets wrong.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import kinks from '@turf/kinks';
+import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import {
   EARTH_RADIUS_M,
   envelopes,
@@ -12,6 +15,7 @@ import {
   inBBox,
   inCircle,
   inPolygon,
+  orientation,
   parseNear,
   parsePolygon,
   POLYGON_VERTICES_MAX,
@@ -105,6 +109,91 @@ test('edges: radius inclusive to 1 mm; bbox and polygon edges, vertices and hole
   const [[w, s0, e, n]] = envelopes({ near: c })! as [[number, number, number, number]];
   assert.ok(s0 < north(-1000) && n > north(1000) && w < c.lon && e > c.lon);
   assert.is(envelopes({ near: { lat: 0, lon: 179.99, radius_m: 5000 } })!.length, 2);
+});
+
+test('orientation is exact: one ulp off a line is off it, where the plain float formula says on it', () => {
+  const naive = (ax: number, ay: number, bx: number, by: number, px: number, py: number): number => Math.sign((ax - px) * (by - py) - (ay - py) * (bx - px));
+  // points on the line y = x·k through real-looking coordinates, and one ulp beside them
+  const a = [-6.3, 53.3] as const;
+  const b = [-6.2, 53.4] as const;
+  let floatWrong = 0;
+  let s = 5;
+  const rnd = (): number => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  for (let i = 0; i < 2000; i++) {
+    const t = rnd();
+    const x = a[0] + t * (b[0] - a[0]);
+    const y = a[1] + t * (b[1] - a[1]);
+    const up = y + Math.abs(y) * Number.EPSILON; // the next double above (|y| in [32, 64): ulp = 2^-47)
+    // exact sign by rationals: both sides scaled to integers (every double here is a multiple of 2^-52)
+    const I = (v: number): bigint => BigInt(v * 2 ** 52);
+    const exact = (py: number): number => {
+      const d = (I(a[0]) - I(x)) * (I(b[1]) - I(py)) - (I(a[1]) - I(py)) * (I(b[0]) - I(x));
+      return d > 0n ? 1 : d < 0n ? -1 : 0;
+    };
+    assert.is(orientation(a[0], a[1], b[0], b[1], x, y), exact(y), `t=${t}`);
+    assert.is(orientation(a[0], a[1], b[0], b[1], x, up), exact(up), `t=${t}, one ulp up`);
+    if (naive(a[0], a[1], b[0], b[1], x, up) !== exact(up) || naive(a[0], a[1], b[0], b[1], x, y) !== exact(y)) floatWrong++;
+  }
+  // Shewchuk's grid: p = (0.5 + i·2⁻⁵³, 0.5 + j·2⁻⁵³) against the line (12, 12)–(24, 24), where the
+  // float formula errs often
+  const J = (v: number): bigint => BigInt(v * 2 ** 53);
+  for (let i = 0; i < 64; i++) {
+    for (let j = 0; j < 64; j++) {
+      const px = 0.5 + i * 2 ** -53;
+      const py = 0.5 + j * 2 ** -53;
+      const d = (J(12) - J(px)) * (J(24) - J(py)) - (J(12) - J(py)) * (J(24) - J(px));
+      const want = d > 0n ? 1 : d < 0n ? -1 : 0;
+      assert.is(orientation(12, 12, 24, 24, px, py), want, `grid ${i},${j}`);
+      if (naive(12, 12, 24, 24, px, py) !== want) floatWrong++;
+    }
+  }
+  assert.ok(floatWrong > 100, `the cases reach where a plain float formula errs (${floatWrong} times)`);
+  // exactly representable points on a diagonal edge: inside; the next double beside: by the side
+  const tri: AreaGeometry = { type: 'Polygon', coordinates: [[[-6.5, 53], [-6.25, 53.25], [-6.5, 53.25], [-6.5, 53]]] };
+  assert.ok(inPolygon(tri, 53.125, -6.375), 'on the diagonal edge');
+  assert.not.ok(inPolygon(tri, 53.125, -6.375 + 2 ** -50), 'one ulp east of it: outside');
+  assert.ok(inPolygon(tri, 53.125, -6.375 - 2 ** -50), 'one ulp west of it: inside');
+  assert.ok(inPolygon(tri, 53.25, -6.25) && inPolygon(tri, 53.25, -6.4), 'vertex, horizontal edge');
+  assert.not.ok(inPolygon(tri, 53.25 + 2 ** -47, -6.4), 'one ulp above the top edge');
+});
+
+test('inPolygon equals turf booleanPointInPolygon (the reference) on 60,000 points of random polygons with holes and MultiPolygons', () => {
+  let s = 23;
+  const rnd = (): number => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const star = (cx: number, cy: number, r: number, k: number): number[][] => {
+    const ring = Array.from({ length: k }, (_, i) => (2 * Math.PI * (i + rnd() * 0.8)) / k).map((a) => {
+      const d = r * (0.3 + 0.7 * rnd());
+      return [cx + d * Math.cos(a), cy + d * Math.sin(a)];
+    });
+    return [...ring, [...ring[0]!]];
+  };
+  let mismatches = 0;
+  let inside = 0;
+  let onRing = 0;
+  for (let i = 0; i < 300; i++) {
+    const cx = -8 + rnd() * 2;
+    const cy = 52 + rnd() * 2;
+    const r = 0.01 + rnd() * 0.5;
+    const polys: number[][][][] = [[star(cx, cy, r, 3 + Math.floor(rnd() * 30))]];
+    if (i % 3 === 0) polys[0]!.push(square(cx - r * 0.1, cy - r * 0.1, r * 0.15)); // a hole (may poke out: even–odd for both)
+    if (i % 4 === 0) polys.push([star(cx + 2 * r, cy, r * 0.5, 6)]);
+    const g: AreaGeometry = polys.length === 1 ? { type: 'Polygon', coordinates: polys[0]! } : { type: 'MultiPolygon', coordinates: polys };
+    const vertices = polys.flat(2);
+    for (let j = 0; j < 200; j++) {
+      let x: number;
+      let y: number;
+      const kind = j % 4;
+      const [vx, vy] = vertices[Math.floor(rnd() * vertices.length)] as [number, number];
+      if (kind === 0) (x = vx), (y = vy), onRing++; // a vertex
+      else if (kind === 1) (x = vx + (rnd() - 0.5) * 1e-9), (y = vy + (rnd() - 0.5) * 1e-9); // a hair from one
+      else (x = cx + (rnd() - 0.5) * 3 * r), (y = cy + (rnd() - 0.5) * 3 * r);
+      const want = booleanPointInPolygon([x, y], g);
+      if (inPolygon(g, y, x) !== want) mismatches++;
+      if (want) inside++;
+    }
+  }
+  assert.is(mismatches, 0);
+  assert.ok(inside > 10_000 && inside < 50_000 && onRing > 10_000, `inside ${inside}, on a vertex ${onRing}`);
 });
 
 test.run();

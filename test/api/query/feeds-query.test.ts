@@ -1,16 +1,20 @@
 /**
  * The GIS parameters (api/query/feeds-query.ts): the feeds and OGC items parsed by `parseQuery`
  * against schemas/gis-feed-query.schema.json and schemas/ogc-items-query.schema.json, with
- * `bbox` and `datetime` read by their typed post-parsers.
+ * `bbox` and `datetime` read by their typed post-parsers, and `near` / `radius_m` / `polygon` by
+ * the lead filters' (the same values and the same 400 problems as `GET /v1/leads`).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ApiError } from '../../../api/errors.ts';
 import {
-  FEED_PAGE_SIZE_DEFAULT, GIS_PAGE_MAX, GIS_TOKEN_TTL, gisQuerySchema, OGC_LIMIT_DEFAULT, parseBBox, parseDatetime, parseGisQuery, parseGisTokenQuery, parseOgcMetaQuery,
+  FEED_PAGE_SIZE_DEFAULT, GIS_AREA_FILTERS, GIS_AREA_PARAMS, GIS_PAGE_MAX, GIS_TOKEN_TTL, gisQuerySchema, OGC_LIMIT_DEFAULT, parseBBox, parseDatetime, parseGisQuery, parseGisTokenQuery, parseOgcMetaQuery,
 } from '../../../api/query/feeds-query.ts';
 import { GIS_TOKEN_TTL_DEFAULT_S, GIS_TOKEN_TTL_MAX_S } from '../../../api/gis/token.ts';
 import { REASONS } from '../../../api/query/query-common.ts';
+import { filtersOfKind } from '../../../api/query/lead-filters.ts';
+import { parseLeadsQuery, placeNames } from '../../../api/params.ts';
+import { GEOMETRY_REASONS, RADIUS_M } from '../../../api/gis/geometry.ts';
 
 const secrets = { cursorSecret: 'x', cursorSecretsPrevious: [] };
 const errorsOf = (raw: Record<string, string | string[]>, layer: 'leads' | 'infrastructure', kind: 'feed' | 'ogc') => {
@@ -59,8 +63,60 @@ test('bbox and datetime: the post-parser decides (exponents and spaces read; ran
   assert.equal(errorsOf({ f: 'html' }, 'leads', 'ogc'), [{ name: 'f', reason: REASONS.notAllowed, allowed: ['json', 'geojson'] }]);
 });
 
+test('near (+ radius_m) and polygon: the filter table\'s geometry filters but bbox, each a $ref to its leads declaration in both schemas', () => {
+  assert.equal(GIS_AREA_FILTERS.map((f) => f.name), filtersOfKind('geometry').filter((f) => f.shape !== 'bbox').map((f) => f.name));
+  assert.equal(GIS_AREA_PARAMS, ['near', 'radius_m', 'polygon']);
+  for (const [kind, layer] of [['feed', 'leads'], ['feed', 'infrastructure'], ['ogc', 'leads']] as const) {
+    const props = gisQuerySchema(kind, layer).properties;
+    for (const name of GIS_AREA_PARAMS) assert.is(props[name]?.$ref, `leads-query.schema.json#/properties/${name}`, `${kind} ${layer} ${name}`);
+  }
+});
+
+test('near (+ radius_m) and polygon: parsed as on /v1/leads, with the same 400 problems', () => {
+  const square = '{"type":"Polygon","coordinates":[[[-6.3,53.33],[-6.22,53.33],[-6.22,53.37],[-6.3,53.37],[-6.3,53.33]]]}';
+  for (const [kind, layer] of [['feed', 'leads'], ['feed', 'infrastructure'], ['ogc', 'leads']] as const) {
+    const r = parseGisQuery({ near: '53.35,-6.26', radius_m: '2500', polygon: square, bbox: '-7,53,-6,54' }, layer, kind, secrets);
+    assert.equal(r.filters.near, { lat: 53.35, lon: -6.26, radius_m: 2500 });
+    assert.equal(r.filters.polygon, JSON.parse(square));
+    assert.equal(r.filters.bbox, [-7, 53, -6, 54]);
+    assert.is(parseGisQuery({ near: '53.35,-6.26' }, layer, kind, secrets).filters.near!.radius_m, RADIUS_M.default);
+  }
+  assert.not.equal(parseGisQuery({ near: '53.35,-6.26' }, 'leads', 'feed', secrets).hash, parseGisQuery({ near: '53.35,-6.27' }, 'leads', 'feed', secrets).hash, 'cursors bound to the area');
+  // every mistake answered exactly as GET /v1/leads answers it
+  const places = placeNames([]);
+  const leadsErrors = (raw: Record<string, string>) => {
+    try {
+      parseLeadsQuery(raw, { pageSizeDefault: 25, pageSizeMax: 100, pageMax: 100, ...secrets }, places, 'r');
+    } catch (e) {
+      return (e as ApiError).errors!;
+    }
+    throw new Error('no error');
+  };
+  const bad: Record<string, string>[] = [
+    { near: '-6.26,53.35' },
+    { near: 'dublin' },
+    { near: '53.35,-6.26', radius_m: '50001' },
+    { near: '53.35,-6.26', radius_m: '0' },
+    { radius_m: '500' },
+    { polygon: '{"type":"Point","coordinates":[-6.2,53.3]}' },
+    { polygon: '{"type":"Polygon","coordinates":[[[-6.3,53.33],[-6.22,53.33],[-6.22,53.37],[-6.3,53.37]]]}' },
+    { polygon: '{"type":"Polygon","coordinates":[[[-6.3,53.33],[-6.22,53.37],[-6.22,53.33],[-6.3,53.37],[-6.3,53.33]]]}' },
+    { polygon: '{"type":"Polygon","coordinates":[[[53.33,-6.3],[53.33,-6.22],[53.37,-6.22],[53.33,-6.3]]]}' },
+    { polygon: 'not json' },
+  ];
+  for (const raw of bad) {
+    const want = leadsErrors(raw);
+    assert.ok(want.length > 0);
+    assert.equal(errorsOf(raw, 'leads', 'feed'), want, JSON.stringify(raw));
+    assert.equal(errorsOf(raw, 'infrastructure', 'ogc'), want, JSON.stringify(raw));
+  }
+  assert.equal(errorsOf({ radius_m: '500' }, 'leads', 'ogc'), [{ name: 'radius_m', reason: GEOMETRY_REASONS.radiusWithoutNear }]);
+});
+
 test('unknown OGC parameters name the accepted ones in the schema\'s (and the document\'s) order', () => {
-  assert.equal(errorsOf({ q: 'x' }, 'leads', 'ogc'), [{ name: 'q', reason: REASONS.unknownParameter, allowed: ['limit', 'bbox', 'datetime', 'f', 'cursor', 'access_token', 'crs', 'bbox-crs'] }]);
+  assert.equal(errorsOf({ q: 'x' }, 'leads', 'ogc'), [
+    { name: 'q', reason: REASONS.unknownParameter, allowed: ['limit', 'bbox', 'near', 'radius_m', 'polygon', 'datetime', 'f', 'cursor', 'access_token', 'crs', 'bbox-crs'] },
+  ]);
 });
 
 test('OGC metadata resources take f=json, access_token and crs; /feeds/token takes ttl within the schema\'s bounds', () => {

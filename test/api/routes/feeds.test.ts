@@ -2,7 +2,8 @@
  * GeoJSON feeds over real HTTP on two consecutive weekly releases: RFC 7946 pages walked by their
  * `next` links, stable ids across the refresh, `since` / `updated_since` / `bbox` / `authority`
  * against independent DuckDB counts, the pre-rendered and DuckDB paths giving the same features,
- * the infrastructure layer's filters and fields, and scope refusals.
+ * the infrastructure layer's filters and fields, `near` / `polygon` on both layers against a
+ * reference computed without the API (haversine in SQL, turf), and scope refusals.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,6 +13,7 @@ import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { rfc7946Errors } from '../../helpers/geojson.ts';
 import { twoReleases, type TwoReleases } from '../../helpers/two-releases.ts';
+import { referenceNear, referencePolygon, squareWithHole } from '../../helpers/geo-reference.ts';
 
 let api: TestApi;
 let db: ApiDb;
@@ -122,6 +124,50 @@ test('bbox: index path and DuckDB path agree with an independent count; every fe
   assertProblem(await api.request('/v1/feeds/leads.geojson?bbox=-6,54,-5,53', { key: api.keys.ent_feed }), 400, 'invalid_parameter');
   for (const q of ['since=2025-02-30', 'updated_since=yesterday', 'page_size=0', 'page_size=10001', 'county=Cork', 'authority=Atlantis']) {
     assertProblem(await api.request(`/v1/feeds/leads.geojson?${q}`, { key: api.keys.ent_feed }), 400, q.startsWith('county') ? 'unknown_parameter' : 'invalid_parameter');
+  }
+});
+
+test('near + radius_m and polygon (with a hole) on both layers: every page equals the reference; combined with other filters; same 400s as /v1/leads', async () => {
+  const leadsT = table(two.first, 'leads');
+  const [p] = await db.all<{ id: number; lat: number; lon: number }>(`SELECT id, lat, lon FROM ${leadsT} WHERE lat BETWEEN 53.3 AND 53.4 AND lon BETWEEN -6.35 AND -6.2 ORDER BY id LIMIT 1`);
+  assert.ok(p, 'a Dublin lead');
+  const near = { lat: p!.lat, lon: p!.lon, radius_m: 12_000 };
+  const want = await referenceNear(db, leadsT, near);
+  assert.ok(want.length > 10 && want.includes(p!.id), `${want.length} within 12 km`);
+  const a = await walkFeed(`/v1/feeds/leads.geojson?near=${near.lat},${near.lon}&radius_m=${near.radius_m}&page_size=9`);
+  assert.equal(ids(a.features), want);
+  assert.is(a.matched, want.length);
+  const combined = await walkFeed(`/v1/feeds/leads.geojson?near=${near.lat},${near.lon}&radius_m=${near.radius_m}&updated_since=2000-01-01&bbox=-6.3,53.2,-6.0,53.5`);
+  assert.equal(ids(combined.features), await referenceNear(db, leadsT, near, 'round(lon, 6) BETWEEN -6.3 AND -6.0 AND round(lat, 6) BETWEEN 53.2 AND 53.5'));
+
+  const g = squareWithHole(p!.lon + 0.01, p!.lat + 0.01, 0.2, { lon: p!.lon, lat: p!.lat, size: 0.03 });
+  const inPoly = await referencePolygon(db, leadsT, g);
+  assert.ok(inPoly.includes(p!.id), 'the lead on the hole\'s corner is inside');
+  const holeOnly = await referencePolygon(db, leadsT, { type: 'Polygon', coordinates: [g.coordinates[1] as number[][]] });
+  assert.ok(holeOnly.length > 1, `${holeOnly.length} leads in the hole`);
+  const b = await walkFeed(`/v1/feeds/leads.geojson?polygon=${encodeURIComponent(JSON.stringify(g))}&page_size=11`);
+  assert.equal(ids(b.features), inPoly);
+  const both = await walkFeed(`/v1/feeds/leads.geojson?polygon=${encodeURIComponent(JSON.stringify(g))}&near=${near.lat},${near.lon}&radius_m=5000&authority=Dublin%20City`);
+  const near5 = new Set(await referenceNear(db, leadsT, { ...near, radius_m: 5000 }, "planning_authority = 'Dublin City'"));
+  assert.equal(ids(both.features), inPoly.filter((id) => near5.has(id)));
+
+  const infraT = table(two.first, 'infrastructure');
+  const [q] = await db.all<{ lat: number; lon: number }>(`SELECT lat, lon FROM ${infraT} WHERE lat IS NOT NULL ORDER BY id LIMIT 1`);
+  const infraNear = { lat: q!.lat, lon: q!.lon, radius_m: 50_000 };
+  const infra = await walkFeed(`/v1/feeds/infrastructure.geojson?near=${infraNear.lat},${infraNear.lon}&radius_m=50000&page_size=3`);
+  assert.equal(ids(infra.features), await referenceNear(db, infraT, infraNear));
+  assert.ok(infra.features.length > 0);
+  const infraPoly = squareWithHole(q!.lon, q!.lat, 0.5);
+  assert.equal(ids((await walkFeed(`/v1/feeds/infrastructure.geojson?polygon=${encodeURIComponent(JSON.stringify(infraPoly))}`)).features), await referencePolygon(db, infraT, infraPoly));
+
+  for (const [query, name] of [['near=-6.26,53.35', 'near'], ['radius_m=100', 'radius_m'], ['near=53.35,-6.26&radius_m=50001', 'radius_m'], ['polygon=%7B%7D', 'polygon'], [`polygon=${encodeURIComponent('{"type":"Polygon","coordinates":[[[-6.3,53.33],[-6.22,53.37],[-6.22,53.33],[-6.3,53.37],[-6.3,53.33]]]}')}`, 'polygon']]) {
+    for (const layer of ['leads', 'infrastructure']) {
+      const res = await api.request(`/v1/feeds/${layer}.geojson?${query}`, { key: api.keys.ent_feed });
+      assertProblem(res, 400, 'invalid_parameter');
+      assert.equal(res.body.errors.map((e: any) => e.name), [name], query);
+      const leadsRes = await api.request(`/v1/leads?${query}`, { key: api.keys.ent_feed });
+      assert.equal(res.body.errors, leadsRes.body.errors, `${query}: the same problem as /v1/leads`);
+    }
   }
 });
 

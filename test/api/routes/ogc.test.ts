@@ -1,6 +1,7 @@
 /**
  * OGC API – Features (Part 1 core) over real HTTP: landing page, conformance, collections,
- * items (bbox, limit, datetime, next links) and single features; and the GIS `access_token`:
+ * items (bbox, limit, datetime, next links; `near` / `polygon` in WGS 84 whatever `crs` and
+ * `bbox-crs` say, against a reference computed without the API) and single features; and the GIS `access_token`:
  * carried into every link, redacted from problem bodies, never logged, one way of
  * authenticating at a time, revocation honoured.
  */
@@ -10,6 +11,8 @@ import { join } from 'node:path';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { featureErrors, rfc7946Errors } from '../../helpers/geojson.ts';
+import { referenceNear, referencePolygon, squareWithHole } from '../../helpers/geo-reference.ts';
+import { EPSG_2157, toItm } from '../../../api/gis/crs.ts';
 
 let api: TestApi;
 let db: ApiDb;
@@ -83,6 +86,60 @@ test('items: limit and next links walk the layer; bbox and datetime match indepe
   for (const f of closed.body.features) assert.ok(f.properties.received_date <= '2020-12-31');
   for (const bad of ['datetime=2024-13-01', 'datetime=2025-01-01/2024-01-01', 'datetime=../..', 'limit=0', 'bbox=1,2,3', 'sort=id']) {
     assertProblem(await feed(`/v1/ogc/collections/leads/items?${bad}`), 400, bad.startsWith('sort') ? 'unknown_parameter' : 'invalid_parameter');
+  }
+});
+
+test('items: near + radius_m and polygon as on /v1/leads, always WGS 84 (with crs and bbox-crs EPSG:2157 too); the same 400s', async () => {
+  const [p] = await db.all<{ id: number; lat: number; lon: number }>(`SELECT id, lat, lon FROM ${leads} WHERE lat BETWEEN 53.3 AND 53.4 AND lon BETWEEN -6.35 AND -6.2 ORDER BY id LIMIT 1`);
+  assert.ok(p, 'a Dublin lead');
+  const near = { lat: p!.lat, lon: p!.lon, radius_m: 15_000 };
+  const g = squareWithHole(p!.lon + 0.01, p!.lat + 0.01, 0.15, { lon: p!.lon, lat: p!.lat, size: 0.02 });
+  const polygon = encodeURIComponent(JSON.stringify(g));
+  const wantNear = await referenceNear(db, leads, near);
+  const wantPoly = await referencePolygon(db, leads, g);
+  assert.ok(wantNear.length > 10 && wantPoly.includes(p!.id));
+  const items = async (q: string): Promise<any> => {
+    const res = await feed(`/v1/ogc/collections/leads/items?limit=10000&${q}`);
+    assert.is(res.status, 200, res.text.slice(0, 300));
+    assert.is(res.body.numberMatched, res.body.features.length);
+    return res;
+  };
+  const nearQ = `near=${near.lat},${near.lon}&radius_m=${near.radius_m}`;
+  assert.equal((await items(nearQ)).body.features.map((f: any) => f.id), wantNear);
+  assert.equal((await items(`polygon=${polygon}`)).body.features.map((f: any) => f.id), wantPoly);
+  // answered in ITM, the area still read as WGS 84
+  const itm = await items(`${nearQ}&crs=${encodeURIComponent(EPSG_2157)}`);
+  assert.equal(itm.body.features.map((f: any) => f.id), wantNear);
+  assert.is(itm.headers.get('content-crs'), `<${EPSG_2157}>`);
+  const f0 = itm.body.features[0];
+  assert.equal(f0.geometry.coordinates, toItm(f0.properties.lon, f0.properties.lat));
+  // bbox in ITM (a box around the point), near and polygon in WGS 84
+  const [e, n] = toItm(near.lon, near.lat);
+  const itmBox = [e - 5000, n - 5000, e + 5000, n + 5000].join(',');
+  const boxed = await items(`${nearQ}&polygon=${polygon}&bbox=${itmBox}&bbox-crs=${encodeURIComponent(EPSG_2157)}&crs=${encodeURIComponent(EPSG_2157)}`);
+  const inPoly = new Set(wantPoly);
+  const ids = boxed.body.features.map((f: any) => f.id);
+  assert.ok(ids.length > 0 && ids.includes(p!.id));
+  for (const id of ids) assert.ok(inPoly.has(id) && wantNear.includes(id), `${id} in both areas`);
+  for (const f of boxed.body.features) {
+    const [x, y] = f.geometry.coordinates;
+    assert.ok(Math.abs(x - e) < 5100 && Math.abs(y - n) < 5100, 'inside the ITM box (to its CRS84 envelope)');
+  }
+  // paging by next link with an area
+  let url: string | null = `/v1/ogc/collections/leads/items?limit=7&${nearQ}`;
+  const walked: number[] = [];
+  while (url) {
+    const res = await feed(url);
+    walked.push(...res.body.features.map((f: any) => f.id));
+    const next = rel(res.body.links, 'next');
+    url = next ? next.slice(api.baseUrl.length) : null;
+  }
+  assert.equal(walked, wantNear);
+  for (const [q, name] of [['near=-6.26,53.35', 'near'], ['radius_m=100', 'radius_m'], ['near=53.35,-6.26&radius_m=0', 'radius_m'], ['polygon=%5B1,2%5D', 'polygon']]) {
+    const res = await feed(`/v1/ogc/collections/infrastructure/items?${q}`);
+    assertProblem(res, 400, 'invalid_parameter');
+    assert.equal(res.body.errors.map((x: any) => x.name), [name], q);
+    assert.equal(res.body.errors, (await feed(`/v1/leads?${q}`)).body.errors, `${q}: as /v1/leads`);
   }
 });
 
