@@ -261,9 +261,11 @@ async function againstRows(against: { root: string; label: string }, workload: W
   try {
     before = await startApi(against.root, 'before', 'state-before.sqlite', opts, log);
     const rounds: { now: ScenarioResults[]; before: ScenarioResults[] } = { now: [], before: [] };
-    for (let round = 0; round < 2; round++) {
-      rounds.now.push((await runScenarios(now.target, workload, opts, log)).measured);
-      rounds.before.push((await runScenarios(before.target, workload, opts, log)).measured);
+    // three rounds, the order alternating (now first, then before first, …): whichever server runs
+    // first in a round is not always the same one
+    for (let round = 0; round < AGAINST_ROUNDS; round++) {
+      const order = round % 2 === 0 ? (['now', 'before'] as const) : (['before', 'now'] as const);
+      for (const side of order) rounds[side].push((await runScenarios((side === 'now' ? now : before).target, workload, opts, log)).measured);
     }
     return beforeRows(meanRps(rounds.now), meanRps(rounds.before), against.label);
   } finally {
@@ -302,6 +304,9 @@ export async function startApi(root: string, name: string, stateFile: string, op
   log(`${name} server up in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${api.child.pid}, RSS ${idleRss.toFixed(0)} MB)`);
   return { child: api.child, idleRss, target: { name, pid: api.child.pid!, origin: api.match[1]!, leads: '/v1/leads', key: created.key } };
 }
+
+/** Rounds of `--against` (each measures both servers, the order alternating). */
+const AGAINST_ROUNDS = 3;
 
 /** Scenarios whose throughput a refactoring must keep within 10% of the code before it (issue 15). */
 export const KEPT_WITHIN = { scenarios: ['list mix', 'q search', 'detail'] as const, ratio: 0.9 };
