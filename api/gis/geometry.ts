@@ -242,10 +242,106 @@ export function inBBox([w, s, e, n]: BBox, lat: number, lon: number): boolean {
   return w <= e ? lon >= w && lon <= e : lon >= w || lon <= e;
 }
 
-/** Whether a point is in a polygon: even–odd over each polygon's rings (holes honoured), a point on any ring inside; a MultiPolygon when any polygon holds it. */
+/**
+ * Whether a point is in a polygon: even–odd over each polygon's rings (holes honoured), a point on
+ * any ring inside; a MultiPolygon when any polygon holds it. Answered from the polygon's cell
+ * grid (`polygonGrid`) where a cell is wholly in or out, by the exact test (`inPolygonExact`) in
+ * the cells an edge passes near.
+ */
 export function inPolygon(g: AreaGeometry, lat: number, lon: number): boolean {
+  let grid = grids.get(g);
+  if (!grid) grids.set(g, (grid = polygonGrid(g)));
+  if (grid === null) return inPolygonExact(g, lat, lon);
+  if (lon < grid.w || lon > grid.e || lat < grid.s || lat > grid.n) return false; // outside the envelope of every ring
+  const i = Math.min(grid.size - 1, Math.floor((lon - grid.w) / grid.cw));
+  const j = Math.min(grid.size - 1, Math.floor((lat - grid.s) / grid.ch));
+  const cell = grid.cells[j * grid.size + i]!;
+  return cell === EDGE_CELL ? inPolygonExact(g, lat, lon) : cell === IN_CELL;
+}
+
+/** The exact test over every edge (the rule above, no grid). */
+export function inPolygonExact(g: AreaGeometry, lat: number, lon: number): boolean {
   if (g.type === 'Polygon') return ringsHold(g.coordinates, lon, lat);
   return g.coordinates.some((rings) => ringsHold(rings, lon, lat));
+}
+
+const OUT_CELL = 0;
+const IN_CELL = 1;
+const EDGE_CELL = 2;
+/** How far (degrees, ~1 cm) around an edge's bounding box cells count as the edge's: far beyond the rounding of a cell index. */
+const EDGE_MARGIN = 1e-7;
+
+/**
+ * A polygon's envelope cut into size × size cells: a cell that an edge's bounding box (grown by
+ * `EDGE_MARGIN`) touches is an edge cell; every other cell holds no point of any ring, so it is
+ * wholly inside or wholly outside, and one exact test per run of such cells along a row (the
+ * status changes only across edge cells) decides it. A county-sized polygon of 200 positions
+ * leaves ~1 in 10 of its candidates to the exact test. Built once per polygon object: one
+ * request's parsed polygon serves all of its candidates.
+ */
+interface PolygonGrid {
+  w: number;
+  s: number;
+  e: number;
+  n: number;
+  size: number;
+  cw: number;
+  ch: number;
+  cells: Uint8Array;
+}
+const grids = new WeakMap<AreaGeometry, PolygonGrid | null>();
+
+function polygonGrid(g: AreaGeometry): PolygonGrid | null {
+  const polygons = g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
+  let w = Infinity;
+  let s = Infinity;
+  let e = -Infinity;
+  let n = -Infinity;
+  let vertices = 0;
+  for (const rings of polygons) {
+    for (const ring of rings) {
+      vertices += ring.length;
+      for (const [x, y] of ring) {
+        if (x! < w) w = x!;
+        if (x! > e) e = x!;
+        if (y! < s) s = y!;
+        if (y! > n) n = y!;
+      }
+    }
+  }
+  const size = Math.min(256, Math.max(16, 4 * Math.ceil(Math.sqrt(vertices))));
+  const cw = (e - w) / size;
+  const ch = (n - s) / size;
+  if (!(cw > 0 && ch > 0)) return null; // a degenerate envelope: the exact test alone
+  const cells = new Uint8Array(size * size);
+  const col = (x: number): number => Math.max(0, Math.min(size - 1, Math.floor((x - w) / cw)));
+  const row = (y: number): number => Math.max(0, Math.min(size - 1, Math.floor((y - s) / ch)));
+  for (const rings of polygons) {
+    for (const ring of rings) {
+      for (let k = 0; k + 1 < ring.length; k++) {
+        const [ax, ay] = ring[k]!;
+        const [bx, by] = ring[k + 1]!;
+        const i1 = col(Math.max(ax!, bx!) + EDGE_MARGIN);
+        const j1 = row(Math.max(ay!, by!) + EDGE_MARGIN);
+        for (let j = row(Math.min(ay!, by!) - EDGE_MARGIN); j <= j1; j++) {
+          for (let i = col(Math.min(ax!, bx!) - EDGE_MARGIN); i <= i1; i++) cells[j * size + i] = EDGE_CELL;
+        }
+      }
+    }
+  }
+  for (let j = 0; j < size; j++) {
+    let status = -1; // unknown at the start of a run
+    for (let i = 0; i < size; i++) {
+      const at = j * size + i;
+      if (cells[at] === EDGE_CELL) {
+        status = -1;
+        continue;
+      }
+      if (status < 0) status = inPolygonExact(g, s + (j + 0.5) * ch, w + (i + 0.5) * cw) ? IN_CELL : OUT_CELL;
+      cells[at] = status;
+    }
+  }
+  return { w, s, e, n, size, cw, ch, cells };
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   inBBox,
   inCircle,
   inPolygon,
+  inPolygonExact,
   orientation,
   parseNear,
   parsePolygon,
@@ -194,6 +195,42 @@ test('inPolygon equals turf booleanPointInPolygon (the reference) on 60,000 poin
   }
   assert.is(mismatches, 0);
   assert.ok(inside > 10_000 && inside < 50_000 && onRing > 10_000, `inside ${inside}, on a vertex ${onRing}`);
+});
+
+test('the cell grid answers as the exact test: 40,000 points of a 200-position county-sized polygon with a hole, on a dense lattice and on every edge', () => {
+  const ring = Array.from({ length: 200 }, (_, i) => {
+    const a = (2 * Math.PI * i) / 200;
+    const r = 0.35 + 0.08 * Math.sin(5 * a) + 0.02 * Math.cos(17 * a);
+    return [-7.25 + 1.6 * r * Math.cos(a), 52.65 + r * Math.sin(a)];
+  });
+  const g: AreaGeometry = { type: 'Polygon', coordinates: [[...ring, [...ring[0]!]], square(-7.3, 52.6, 0.1)] };
+  let mismatches = 0;
+  let inside = 0;
+  for (let j = 0; j < 150; j++) {
+    for (let i = 0; i < 200; i++) {
+      const lon = -7.95 + (i / 199) * 1.4;
+      const lat = 52.15 + (j / 149) * 1.0;
+      const want = inPolygonExact(g, lat, lon);
+      if (inPolygon(g, lat, lon) !== want) mismatches++;
+      if (want) inside++;
+    }
+  }
+  // points on the edges (the rule: inside) and a hair either side of each edge's midpoint
+  for (const r of g.coordinates) {
+    for (let k = 0; k + 1 < r.length; k++) {
+      const [ax, ay] = r[k] as [number, number];
+      const [bx, by] = r[k + 1] as [number, number];
+      for (const t of [0, 0.5]) {
+        for (const d of [0, 1e-12, -1e-12, 1e-8, -1e-8]) {
+          const lon = ax + t * (bx - ax) + d;
+          const lat = ay + t * (by - ay) - d;
+          if (inPolygon(g, lat, lon) !== inPolygonExact(g, lat, lon)) mismatches++;
+        }
+      }
+    }
+  }
+  assert.is(mismatches, 0);
+  assert.ok(inside > 5_000 && inside < 25_000, `inside ${inside}`);
 });
 
 test.run();
