@@ -22,7 +22,7 @@ import autocannon from 'autocannon';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
-import { cpuMs, prng, startApi, startChild, stopChild, type BenchRow } from './api.ts';
+import { cpuMs, prng, startApi, startChild, stopChild, type ApiBenchOptions, type BenchRow } from './api.ts';
 import { loadBaseline, PG_URL_DEFAULT } from './baseline-pg.ts';
 import { ensurePostgis, loadGeoLeads } from './postgis.ts';
 
@@ -36,14 +36,8 @@ export const POLYGON_COUNTIES = 6;
 const CENTRES = 2_000;
 const CHECKED_CENTRES = 5;
 
-interface Options {
-  root: string;
-  benchData: string;
-  seconds: number;
-  connections: number;
-  pgUrl?: string;
-  log?: (l: string) => void;
-}
+/** The api section's options (one release, seconds per scenario, connections, PostgreSQL), without `against`. */
+type Options = Omit<ApiBenchOptions, 'against'>;
 
 /** A lead's position (the release's coordinates). */
 export type LeadPoint = {

@@ -14,21 +14,15 @@ import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
 import { generateKey } from '../api/keys.ts';
 import { openStateStore } from '../api/state/open.ts';
 import { buildTileSource, renderTile, tileSourceQuery, type TileSourceRow } from '../api/gis/tiles.ts';
-import { cli, cpuMs, prng, startChild, stopChild, type BenchRow } from './api.ts';
+import { cli, cpuMs, prng, startChild, stopChild, type ApiBenchOptions, type BenchRow } from './api.ts';
 import { PG_URL_DEFAULT } from './baseline-pg.ts';
 import { ensurePostgis, loadGeoLeads } from './postgis.ts';
 
 export const TILE_ZOOMS = [6, 10, 14] as const;
 export const TILE_TARGETS = { p99Ms: 30, timesBaseline: 3 } as const;
 
-interface Options {
-  root: string;
-  benchData: string;
-  seconds: number;
-  connections: number;
-  pgUrl?: string;
-  log?: (l: string) => void;
-}
+/** The api section's options (one release, seconds per scenario, connections, PostgreSQL), without `against`. */
+type Options = Omit<ApiBenchOptions, 'against'>;
 
 const tileOf = (lon: number, lat: number, z: number): [number, number] => {
   const s = Math.sin((lat * Math.PI) / 180);

@@ -39,6 +39,8 @@ import { SearchIndex, type SearchIndexParts } from './search-index.ts';
 export interface IndexRow {
   id: number;
   sortValue: string | number;
+  /** Its row position in this index. */
+  pos: number;
   /** With `near`: the distance from it in metres, rounded to 0.1 m (`distance_m`). */
   distance?: number;
 }
@@ -121,7 +123,6 @@ export class LeadIndex {
   private readonly geo: GeoIndex;
   private readonly search: SearchIndex | null;
   /** Row position of each lead id (built on first need: distances of a relevance page). */
-  private positions: Map<number, number> | null = null;
 
   constructor(
     private readonly p: LeadIndexParts,
@@ -171,7 +172,7 @@ export class LeadIndex {
     if (req.sort === 'distance') return { rows: matched && req.filters.near ? this.distancePage(req, matched) : [], total };
     const rows: IndexRow[] = req.sort !== 'relevance' ? this.orderedPage(req, matched, total) : this.search && matched ? this.search.top(terms, matched, total, req) : [];
     const near = req.filters.near;
-    if (near) for (const r of rows) r.distance = servedDistance(this.geo.distance(near, this.positionOf(r.id)));
+    if (near) for (const r of rows) r.distance = servedDistance(this.geo.distance(near, r.pos));
     return { rows, total };
   }
 
@@ -186,29 +187,14 @@ export class LeadIndex {
     const ad = after ? Number(after[0]) : 0;
     const aid = after ? after[1] : 0;
     const rows: IndexRow[] = [];
-    for (let w = 0; w < matched.length; w++) {
-      let x = matched[w]!;
-      while (x !== 0) {
-        const bit = 31 - Math.clz32(x & -x);
-        x &= x - 1;
-        const pos = (w << 5) + bit;
-        const d = servedDistance(this.geo.distance(near, pos));
-        const id = this.ids[pos]!;
-        if (after && (d < ad || (d === ad && id <= aid))) continue;
-        rows.push({ id, sortValue: d, distance: d });
-      }
+    for (const pos of selectBits(matched, 0, 0, this.size, true)) {
+      const d = servedDistance(this.geo.distance(near, pos));
+      const id = this.ids[pos]!;
+      if (after && (d < ad || (d === ad && id <= aid))) continue;
+      rows.push({ id, sortValue: d, distance: d, pos });
     }
     rows.sort((a, b) => (a.sortValue as number) - (b.sortValue as number) || a.id - b.id);
     return rows.slice(req.offset, req.offset + req.limit);
-  }
-
-  /** The row position of a lead id. */
-  private positionOf(id: number): number {
-    if (!this.positions) {
-      this.positions = new Map();
-      this.ids.forEach((x, pos) => this.positions!.set(x, pos));
-    }
-    return this.positions.get(id)!;
   }
 
   /**
@@ -311,8 +297,8 @@ export class LeadIndex {
       positions = selectBits(ranks, from, req.offset, req.limit, forward).map((k) => perm[k]!);
     }
     return byDate
-      ? positions.map((pos) => ({ id: this.ids[pos]!, sortValue: isoDay(this.days[pos]!) }))
-      : positions.map((pos) => ({ id: this.ids[pos]!, sortValue: this.values[pos]! }));
+      ? positions.map((pos) => ({ id: this.ids[pos]!, sortValue: isoDay(this.days[pos]!), pos }))
+      : positions.map((pos) => ({ id: this.ids[pos]!, sortValue: this.values[pos]!, pos }));
   }
 
   /** Order indices `from…` (forward) or `…from-1` (backward) after skipping, up to `want`. */

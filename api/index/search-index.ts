@@ -45,6 +45,8 @@ const EPS = 1e-8;
 export interface ScoredRow {
   id: number;
   sortValue: number;
+  /** The row position (the lead index's), for what the page needs of the row besides its id. */
+  pos: number;
 }
 
 /** Everything the index is made of (a release loader can move it between processes). */
@@ -486,6 +488,6 @@ class TopK {
   sorted(offset: number): ScoredRow[] {
     const idx = Array.from({ length: this.size }, (_, i) => i);
     idx.sort((a, b) => (this.better(this.score[a]!, this.pos[a]!, this.score[b]!, this.pos[b]!) ? -1 : 1));
-    return idx.slice(offset).map((i) => ({ id: this.ids[this.pos[i]!]!, sortValue: this.score[i]! }));
+    return idx.slice(offset).map((i) => ({ id: this.ids[this.pos[i]!]!, sortValue: this.score[i]!, pos: this.pos[i]! }));
   }
 }

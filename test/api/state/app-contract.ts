@@ -4,20 +4,16 @@
  * opens a fresh store, and a second store on the same data (another process / replica) for the
  * single-use and counting cases.
  */
+import type { StoreBackend } from '../../helpers/store-backends.ts';
+import type { StateStore } from '../../../api/state/store.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { StateStore } from '../../../api/state/store.ts';
 import type { NewCredential } from '../../../api/state/app-store.ts';
 
 export const T0 = Date.parse('2026-11-20T10:00:00.000Z');
 
-export interface AppContractBackend {
-  /** A fresh, empty store with the given clock. */
-  open: (opts: { now: () => Date }) => Promise<StateStore>;
-  /** Another store on the same data as `store` (another process or replica). */
-  openSibling: (store: StateStore, opts: { now: () => Date }) => Promise<StateStore>;
-  cleanup: () => Promise<void>;
-}
+/** A backend the suite runs on (test/helpers/store-backends.ts). */
+export type AppContractBackend = StoreBackend;
 
 const at = (s: number): string => new Date(T0 + s * 1000).toISOString();
 const password = (id: string): NewCredential => ({ id, kind: 'password', password_hash: `scrypt$17$8$1$salt$${id}` });

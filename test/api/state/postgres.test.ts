@@ -6,11 +6,11 @@
  * (trust auth). Every store gets its own schema `leads_test_<random>_<n>`, all dropped at the
  * end. If the server is unreachable these tests FAIL (CI has it); they never skip.
  */
+import { pgSchemaUrl, TEST_PG_URL } from '../../helpers/store-backends.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { userInfo } from 'node:os';
 import pg from 'pg';
 import { ApiConfigError } from '../../../api/config.ts';
 import { generateKey } from '../../../api/keys.ts';
@@ -19,11 +19,11 @@ import { MIGRATIONS } from '../../../api/state/migrations.ts';
 import { createPostgresStore, openPostgresStore, parsePostgresUrl, type PostgresStateStore, type PostgresStoreOptions } from '../../../api/state/postgres.ts';
 import { stateStoreContract } from './contract.ts';
 
-const BASE_URL = process.env['TEST_DATABASE_URL'] ?? `postgres://${encodeURIComponent(process.env['PGUSER'] ?? userInfo().username)}@127.0.0.1:5432/test`;
+const BASE_URL = TEST_PG_URL;
 const RUN = `leads_test_${randomBytes(4).toString('hex')}`;
 let schemas = 0;
 const freshSchema = (): string => `${RUN}_${++schemas}`;
-const urlFor = (schema: string): string => `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+const urlFor = pgSchemaUrl;
 
 const admin = new pg.Pool({ connectionString: BASE_URL, max: 2, connectionTimeoutMillis: 5000 });
 admin.on('error', () => {});

@@ -4,6 +4,7 @@
  * fresh store, and a second store on the same data (another process / replica) for the
  * concurrency cases.
  */
+import type { StoreBackend } from '../../helpers/store-backends.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
@@ -12,13 +13,8 @@ import type { NewDelivery, NewWebhook } from '../../../api/state/webhooks.ts';
 
 export const T0 = Date.parse('2026-11-20T10:00:00.000Z');
 
-export interface WebhookContractBackend {
-  /** A fresh, empty store with the given clock. */
-  open: (opts: { now: () => Date }) => Promise<StateStore>;
-  /** Another store on the same data as `store` (another process or replica). */
-  openSibling: (store: StateStore, opts: { now: () => Date }) => Promise<StateStore>;
-  cleanup: () => Promise<void>;
-}
+/** A backend the suite runs on (test/helpers/store-backends.ts). */
+export type WebhookContractBackend = StoreBackend;
 
 /** A clock the test moves: `clock.at(s)` = T0 + s seconds. */
 function settable(): { now: () => Date; at: (s: number) => Date } {
