@@ -8,7 +8,7 @@
  */
 import type { ApiDb } from '../db.ts';
 import type { SqlQuery } from '../query/leads-query.ts';
-import { envelopes, hasArea, matchesArea, type AreaFilters } from './geometry.ts';
+import { areaTest, envelopes, hasArea, type AreaFilters } from './geometry.ts';
 
 /**
  * The leads (id, lat, lon) inside the envelope of the areas of `f` — the candidates — or null
@@ -35,14 +35,15 @@ export function areaCandidatesQuery(leadsTable: string, f: AreaFilters, columns:
 
 /**
  * The ids (ascending) of the leads of `leadsTable` in every area of `f`, or undefined when `f`
- * has none: the envelope's rows from DuckDB, each tested by `matchesArea`.
+ * has none: the envelope's rows from DuckDB, each tested by `areaTest` (what `matchesArea` decides).
  */
 export async function areaIds(db: Pick<ApiDb, 'all'>, leadsTable: string, f: AreaFilters): Promise<number[] | undefined> {
   const q = areaCandidatesQuery(leadsTable, f);
   if (!q) return undefined;
   const rows = await db.all<{ id: number; lat: number | null; lon: number | null }>(q.sql, q.params);
+  const inArea = areaTest(f);
   return rows
-    .filter((r) => matchesArea(f, r.lat, r.lon))
+    .filter((r) => r.lat !== null && r.lon !== null && inArea(r.lat, r.lon))
     .map((r) => Number(r.id))
     .sort((a, b) => a - b);
 }

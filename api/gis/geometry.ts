@@ -244,22 +244,18 @@ export function inBBox([w, s, e, n]: BBox, lat: number, lon: number): boolean {
 
 /**
  * Whether a point is in a polygon: even–odd over each polygon's rings (holes honoured), a point on
- * any ring inside; a MultiPolygon when any polygon holds it. Answered from the polygon's cell
- * grid (`polygonGrid`) where a cell is wholly in or out, by the exact test (`inPolygonExact`) in
- * the cells an edge passes near.
+ * any ring inside; a MultiPolygon when any polygon holds it. Answered from the polygon's index
+ * (`polygonIndex`, built once per geometry object): a cell wholly in or out answers at once, and
+ * in a cell an edge passes near, the crossing-number rule runs over the edges of the point's
+ * latitude band only — the same answer as `inPolygonExact`, which runs it over every edge.
  */
 export function inPolygon(g: AreaGeometry, lat: number, lon: number): boolean {
-  let grid = grids.get(g);
-  if (!grid) grids.set(g, (grid = polygonGrid(g)));
-  if (grid === null) return inPolygonExact(g, lat, lon);
-  if (lon < grid.w || lon > grid.e || lat < grid.s || lat > grid.n) return false; // outside the envelope of every ring
-  const i = Math.min(grid.size - 1, Math.floor((lon - grid.w) / grid.cw));
-  const j = Math.min(grid.size - 1, Math.floor((lat - grid.s) / grid.ch));
-  const cell = grid.cells[j * grid.size + i]!;
-  return cell === EDGE_CELL ? inPolygonExact(g, lat, lon) : cell === IN_CELL;
+  let ix = indexes.get(g);
+  if (ix === undefined) indexes.set(g, (ix = polygonIndex(g)));
+  return ix === null ? inPolygonExact(g, lat, lon) : indexHolds(ix, lat, lon);
 }
 
-/** The exact test over every edge (the rule above, no grid). */
+/** The exact test over every edge (the rule above, no index). */
 export function inPolygonExact(g: AreaGeometry, lat: number, lon: number): boolean {
   if (g.type === 'Polygon') return ringsHold(g.coordinates, lon, lat);
   return g.coordinates.some((rings) => ringsHold(rings, lon, lat));
@@ -272,14 +268,21 @@ const EDGE_CELL = 2;
 const EDGE_MARGIN = 1e-7;
 
 /**
- * A polygon's envelope cut into size × size cells: a cell that an edge's bounding box (grown by
- * `EDGE_MARGIN`) touches is an edge cell; every other cell holds no point of any ring, so it is
- * wholly inside or wholly outside, and one exact test per run of such cells along a row (the
- * status changes only across edge cells) decides it. A county-sized polygon of 200 positions
- * leaves ~1 in 10 of its candidates to the exact test. Built once per polygon object: one
- * request's parsed polygon serves all of its candidates.
+ * A polygon's envelope cut into size × size cells, and its edges sorted into the grid's rows:
+ *  - cells: a cell that an edge's bounding box (grown by `EDGE_MARGIN`) touches is an edge cell;
+ *    every other cell holds no point of any ring, so it is wholly inside or wholly outside, and
+ *    one test per run of such cells along a row (the status changes only across edge cells)
+ *    decides it;
+ *  - bands: the envelope cut into `BANDS_PER_ROW` times as many latitude bands as rows; band
+ *    b's edges are those whose latitude span meets the band (`bandOf` of their lower and upper
+ *    ends, the function a point's band is found with — monotone, so an edge whose span holds a
+ *    point's latitude is always in that point's band). The crossing-number rule only ever counts
+ *    an edge whose span holds the point's latitude, so the band's edges decide exactly what all
+ *    edges would: a county-sized outline of 200 positions leaves a handful per band.
+ * Edges are kept in the order of the polygons (4 numbers each: ax, ay, bx, by) with the
+ * polygon each belongs to, so a MultiPolygon's parity is counted polygon by polygon.
  */
-interface PolygonGrid {
+interface PolygonIndex {
   w: number;
   s: number;
   e: number;
@@ -288,10 +291,24 @@ interface PolygonGrid {
   cw: number;
   ch: number;
   cells: Uint8Array;
+  /** Latitude bands: how many, and the height of each (degrees). */
+  bands: number;
+  bh: number;
+  /** Band b's edges are `edges[4k …]` for k in [bandStart[b], bandStart[b + 1]). */
+  bandStart: Int32Array;
+  edges: Float64Array;
+  /** The polygon (of a MultiPolygon; 0 for a Polygon) of each band edge. */
+  edgePolygon: Int32Array;
 }
-const grids = new WeakMap<AreaGeometry, PolygonGrid | null>();
+const indexes = new WeakMap<AreaGeometry, PolygonIndex | null>();
 
-function polygonGrid(g: AreaGeometry): PolygonGrid | null {
+/** Latitude bands per row of cells. */
+const BANDS_PER_ROW = 4;
+
+/** The band of a latitude: clamped to the envelope, monotone in `y`. */
+const bandOf = (ix: Pick<PolygonIndex, 's' | 'bh' | 'bands'>, y: number): number => Math.max(0, Math.min(ix.bands - 1, Math.floor((y - ix.s) / ix.bh)));
+
+function polygonIndex(g: AreaGeometry): PolygonIndex | null {
   const polygons = g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
   let w = Infinity;
   let s = Infinity;
@@ -313,22 +330,60 @@ function polygonGrid(g: AreaGeometry): PolygonGrid | null {
   const cw = (e - w) / size;
   const ch = (n - s) / size;
   if (!(cw > 0 && ch > 0)) return null; // a degenerate envelope: the exact test alone
+  const bands = size * BANDS_PER_ROW;
+  const banding = { s, bh: (n - s) / bands, bands };
+  // every edge of every ring, in polygon order, then sorted into its rows (counting first)
+  const all: number[] = [];
+  const allPolygon: number[] = [];
+  polygons.forEach((rings, p) => {
+    for (const ring of rings) {
+      for (let k = 0; k + 1 < ring.length; k++) {
+        all.push(ring[k]![0]!, ring[k]![1]!, ring[k + 1]![0]!, ring[k + 1]![1]!);
+        allPolygon.push(p);
+      }
+    }
+  });
+  const bandStart = new Int32Array(bands + 1);
+  const spans = (k: number): [number, number] => [bandOf(banding, Math.min(all[4 * k + 1]!, all[4 * k + 3]!)), bandOf(banding, Math.max(all[4 * k + 1]!, all[4 * k + 3]!))];
+  for (let k = 0; k < allPolygon.length; k++) {
+    const [j0, j1] = spans(k);
+    for (let j = j0; j <= j1; j++) bandStart[j + 1]!++;
+  }
+  for (let j = 0; j < bands; j++) bandStart[j + 1]! += bandStart[j]!;
+  const fill = bandStart.slice(0, bands);
+  const edges = new Float64Array(4 * bandStart[bands]!);
+  const edgePolygon = new Int32Array(bandStart[bands]!);
+  for (let k = 0; k < allPolygon.length; k++) {
+    const [j0, j1] = spans(k);
+    for (let j = j0; j <= j1; j++) {
+      const at = fill[j]!++;
+      for (let c = 0; c < 4; c++) edges[4 * at + c] = all[4 * k + c]!;
+      edgePolygon[at] = allPolygon[k]!;
+    }
+  }
   const cells = new Uint8Array(size * size);
   const col = (x: number): number => Math.max(0, Math.min(size - 1, Math.floor((x - w) / cw)));
   const row = (y: number): number => Math.max(0, Math.min(size - 1, Math.floor((y - s) / ch)));
-  for (const rings of polygons) {
-    for (const ring of rings) {
-      for (let k = 0; k + 1 < ring.length; k++) {
-        const [ax, ay] = ring[k]!;
-        const [bx, by] = ring[k + 1]!;
-        const i1 = col(Math.max(ax!, bx!) + EDGE_MARGIN);
-        const j1 = row(Math.max(ay!, by!) + EDGE_MARGIN);
-        for (let j = row(Math.min(ay!, by!) - EDGE_MARGIN); j <= j1; j++) {
-          for (let i = col(Math.min(ax!, bx!) - EDGE_MARGIN); i <= i1; i++) cells[j * size + i] = EDGE_CELL;
-        }
-      }
+  // an edge's cells, row by row: the span of longitudes it covers within the row's latitudes
+  // (both grown by EDGE_MARGIN), so a diagonal edge marks the cells along it, not its bounding box
+  for (let k = 0; k < allPolygon.length; k++) {
+    const ax = all[4 * k]!;
+    const ay = all[4 * k + 1]!;
+    const bx = all[4 * k + 2]!;
+    const by = all[4 * k + 3]!;
+    const lo = Math.min(ay, by);
+    const hi = Math.max(ay, by);
+    const xAt = (y: number): number => (ay === by ? ax : ax + ((y - ay) * (bx - ax)) / (by - ay));
+    const j1 = row(hi + EDGE_MARGIN);
+    for (let j = row(lo - EDGE_MARGIN); j <= j1; j++) {
+      const y0 = Math.max(lo, s + j * ch - EDGE_MARGIN);
+      const y1 = Math.min(hi, s + (j + 1) * ch + EDGE_MARGIN);
+      const [x0, x1] = ay === by ? [Math.min(ax, bx), Math.max(ax, bx)] : [Math.min(xAt(y0), xAt(y1)), Math.max(xAt(y0), xAt(y1))];
+      const i1 = col(x1 + EDGE_MARGIN);
+      for (let i = col(x0 - EDGE_MARGIN); i <= i1; i++) cells[j * size + i] = EDGE_CELL;
     }
   }
+  const ix: PolygonIndex = { w, s, e, n, size, cw, ch, cells, bands, bh: banding.bh, bandStart, edges, edgePolygon };
   for (let j = 0; j < size; j++) {
     let status = -1; // unknown at the start of a run
     for (let i = 0; i < size; i++) {
@@ -337,37 +392,70 @@ function polygonGrid(g: AreaGeometry): PolygonGrid | null {
         status = -1;
         continue;
       }
-      if (status < 0) status = inPolygonExact(g, s + (j + 0.5) * ch, w + (i + 0.5) * cw) ? IN_CELL : OUT_CELL;
+      if (status < 0) status = bandHolds(ix, w + (i + 0.5) * cw, s + (j + 0.5) * ch) ? IN_CELL : OUT_CELL;
       cells[at] = status;
     }
   }
-  return { w, s, e, n, size, cw, ch, cells };
+  return ix;
 }
 
+/** `inPolygon` through the index: the envelope, the point's cell, and in an edge cell its band's edges. */
+function indexHolds(ix: PolygonIndex, lat: number, lon: number): boolean {
+  if (lon < ix.w || lon > ix.e || lat < ix.s || lat > ix.n) return false; // outside the envelope of every ring
+  const i = Math.min(ix.size - 1, Math.floor((lon - ix.w) / ix.cw));
+  const j = Math.min(ix.size - 1, Math.floor((lat - ix.s) / ix.ch));
+  const cell = ix.cells[j * ix.size + i]!;
+  return cell === EDGE_CELL ? bandHolds(ix, lon, lat) : cell === IN_CELL;
+}
+
+/** The crossing-number rule (`ringsHold`) over the edges of the band of (x, y), polygon by polygon. */
+function bandHolds(ix: PolygonIndex, x: number, y: number): boolean {
+  const b = bandOf(ix, y);
+  const { edges, edgePolygon } = ix;
+  let polygon = -1;
+  let inside = false;
+  for (let k = ix.bandStart[b]!, end = ix.bandStart[b + 1]!; k < end; k++) {
+    if (edgePolygon[k] !== polygon) {
+      if (inside) return true; // the previous polygon holds it
+      polygon = edgePolygon[k]!;
+    }
+    const r = edgeVersusPoint(edges[4 * k]!, edges[4 * k + 1]!, edges[4 * k + 2]!, edges[4 * k + 3]!, x, y);
+    if (r === ON_EDGE) return true;
+    if (r === CROSSES) inside = !inside;
+  }
+  return inside;
+}
+
+const MISSES = 0;
+const CROSSES = 1;
+const ON_EDGE = 2;
+
 /**
- * Even–odd crossing number of the point (x, y) over `rings` (closed: last position = first): a
- * ray from the point towards +x crosses an edge when one end is strictly above the point's
- * latitude and the other not (the half-open rule counts a vertex on the ray once), and the point
- * lies on the edge's inner side of it (`orientation`; no intersection is computed). A point on an
- * edge — within the edge's bounding box and `orientation` exactly 0 — is inside at once.
+ * One edge a→b against the point (x, y), the crossing-number rule's one step: `CROSSES` when a
+ * ray from the point towards +x crosses the edge — one end strictly above the point's latitude
+ * and the other not (the half-open rule counts a vertex on the ray once), and the point on the
+ * edge's inner side (`orientation`; no intersection is computed) —, `ON_EDGE` when the point is
+ * on the edge (within its bounding box and `orientation` exactly 0), else `MISSES`. Only an edge
+ * whose latitude span holds y can answer anything but `MISSES`.
  */
+function edgeVersusPoint(ax: number, ay: number, bx: number, by: number, x: number, y: number): number {
+  if (ay > y === by > y) {
+    // not straddling: only a point on the edge matters (a horizontal edge at y, or an end on it)
+    return (ay === y || by === y) && x >= Math.min(ax, bx) && x <= Math.max(ax, bx) && orientation(ax, ay, bx, by, x, y) === 0 ? ON_EDGE : MISSES;
+  }
+  const o = orientation(ax, ay, bx, by, x, y);
+  if (o === 0) return ON_EDGE; // its latitude span holds y, so the line's point is on the segment
+  return (by > ay ? o > 0 : o < 0) ? CROSSES : MISSES;
+}
+
+/** Even–odd crossing number of the point (x, y) over every edge of `rings` (closed: last position = first); on an edge is inside. */
 function ringsHold(rings: readonly (readonly number[])[][], x: number, y: number): boolean {
   let inside = false;
   for (const ring of rings) {
     for (let i = 0; i + 1 < ring.length; i++) {
-      const ax = ring[i]![0]!;
-      const ay = ring[i]![1]!;
-      const bx = ring[i + 1]![0]!;
-      const by = ring[i + 1]![1]!;
-      const above = ay > y;
-      if (above === by > y) {
-        // not straddling: only a point on the edge matters (a horizontal edge at y, or an end on it)
-        if ((ay === y || by === y) && x >= Math.min(ax, bx) && x <= Math.max(ax, bx) && orientation(ax, ay, bx, by, x, y) === 0) return true;
-        continue;
-      }
-      const o = orientation(ax, ay, bx, by, x, y);
-      if (o === 0) return true; // on the edge (its latitude span holds y, so the line point is on the segment)
-      if (by > ay ? o > 0 : o < 0) inside = !inside;
+      const r = edgeVersusPoint(ring[i]![0]!, ring[i]![1]!, ring[i + 1]![0]!, ring[i + 1]![1]!, x, y);
+      if (r === ON_EDGE) return true;
+      if (r === CROSSES) inside = !inside;
     }
   }
   return inside;
@@ -468,11 +556,28 @@ export interface AreaFilters {
 
 /** Whether a lead's point is in every given area (a lead without coordinates never is). */
 export function matchesArea(f: AreaFilters, lat: number | null, lon: number | null): boolean {
-  if (lat === null || lon === null || !Number.isFinite(lat) || !Number.isFinite(lon)) return false;
-  if (f.bbox && !inBBox(f.bbox, lat, lon)) return false;
-  if (f.near && !inCircle(f.near, lat, lon)) return false;
-  if (f.polygon && !inPolygon(f.polygon, lat, lon)) return false;
-  return true;
+  return lat !== null && lon !== null && areaTest(f)(lat, lon);
+}
+
+/**
+ * `matchesArea` for one query's areas and many points (the candidates of one request): the
+ * polygon's index found once, not per point.
+ */
+export function areaTest(f: AreaFilters): (lat: number, lon: number) => boolean {
+  const { bbox, near, polygon } = f;
+  let ix: PolygonIndex | null = null;
+  if (polygon) {
+    const known = indexes.get(polygon);
+    if (known === undefined) indexes.set(polygon, (ix = polygonIndex(polygon)));
+    else ix = known;
+  }
+  return (lat, lon) => {
+    if (!Number.isFinite(lat) || !Number.isFinite(lon)) return false;
+    if (bbox && !inBBox(bbox, lat, lon)) return false;
+    if (near && !inCircle(near, lat, lon)) return false;
+    if (polygon && !(ix === null ? inPolygonExact(polygon, lat, lon) : indexHolds(ix, lat, lon))) return false;
+    return true;
+  };
 }
 
 /** Whether any area filter is given. */

@@ -233,4 +233,43 @@ test('the cell grid answers as the exact test: 40,000 points of a 200-position c
   assert.ok(inside > 5_000 && inside < 25_000, `inside ${inside}`);
 });
 
+test("the index's latitude bands answer as every edge would: MultiPolygons with holes, points on band lines, vertices and horizontal edges", () => {
+  let seed = 41;
+  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  let mismatches = 0;
+  let tested = 0;
+  for (let t = 0; t < 8; t++) {
+    const cx = -8 + rnd() * 2;
+    const cy = 52.5 + rnd();
+    const r = 0.05 + rnd() * 0.4;
+    const k = 20 + Math.floor(rnd() * 120); // vertices: grids of 20 … 48 rows
+    const ring = Array.from({ length: k }, (_, i) => {
+      const a = (2 * Math.PI * i) / k;
+      const d = r * (0.5 + 0.5 * rnd());
+      return [cx + 1.6 * d * Math.cos(a), cy + d * Math.sin(a)];
+    });
+    // a second polygon of horizontal and vertical edges only, beside the first, with a hole
+    const box = square(cx + 2 * r, cy - r / 2, r);
+    const hole = square(cx + 2.25 * r, cy - r / 4, r / 2).reverse();
+    const g: AreaGeometry = { type: 'MultiPolygon', coordinates: [[[...ring, [...ring[0]!]], square(cx - r / 8, cy - r / 8, r / 8)], [box, hole]] };
+    const ys = g.coordinates.flat(2).map((p) => p[1]!);
+    const [s, n] = [Math.min(...ys), Math.max(...ys)];
+    const xs = g.coordinates.flat(2).map((p) => p[0]!);
+    const [w, e] = [Math.min(...xs), Math.max(...xs)];
+    // latitudes: every vertex's, and the row lines of the grid sizes the index may choose for them
+    const lats = new Set(ys);
+    for (let size = 16; size <= 56; size += 4) for (let j = 0; j <= size; j++) lats.add(s + j * ((n - s) / size));
+    const lons = [...new Set(xs)].filter((_, i) => i % 9 === 0);
+    for (let i = 0; i <= 24; i++) lons.push(w + ((e - w) * i) / 24);
+    for (const lat of lats) {
+      for (const lon of lons) {
+        tested++;
+        if (inPolygon(g, lat, lon) !== inPolygonExact(g, lat, lon)) mismatches++;
+      }
+    }
+  }
+  assert.is(mismatches, 0, `${mismatches} of ${tested}`);
+  assert.ok(tested > 50_000, `${tested} points`);
+});
+
 test.run();
