@@ -14,6 +14,8 @@ import {
   haversineM,
   inBBox,
   inCircle,
+  circleMargin,
+  circleTest,
   inPolygon,
   inPolygonExact,
   orientation,
@@ -270,6 +272,43 @@ test("the index's latitude bands answer as every edge would: MultiPolygons with 
   }
   assert.is(mismatches, 0, `${mismatches} of ${tested}`);
   assert.ok(tested > 50_000, `${tested} points`);
+});
+
+test('circleTest answers as inCircle (haversine) on 400,000 points within a hair of circles of 1 m … 50 km, in Ireland and far from it', () => {
+  let seed = 7;
+  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const R = EARTH_RADIUS_M;
+  const rad = Math.PI / 180;
+  // the point at `d` metres from (lat, lon) on bearing `b` (the great-circle destination)
+  const destination = (lat: number, lon: number, d: number, b: number): [number, number] => {
+    const p1 = lat * rad;
+    const a = d / R;
+    const p2 = Math.asin(Math.sin(p1) * Math.cos(a) + Math.cos(p1) * Math.sin(a) * Math.cos(b));
+    const l2 = lon * rad + Math.atan2(Math.sin(b) * Math.sin(a) * Math.cos(p1), Math.cos(a) - Math.sin(p1) * Math.sin(p2));
+    return [p2 / rad, l2 / rad];
+  };
+  let mismatches = 0;
+  let inside = 0;
+  for (let t = 0; t < 2_000; t++) {
+    const far = t % 10 === 0; // a few centres far from Ireland: high latitudes, the south
+    const lat = far ? -70 + rnd() * 145 : 51.4 + rnd() * 4;
+    const lon = far ? -170 + rnd() * 340 : -10.5 + rnd() * 5;
+    const radius_m = Math.round(Math.exp(rnd() * Math.log(50_000)));
+    const c = { lat, lon, radius_m };
+    const test = circleTest(c);
+    const m = circleMargin(c);
+    for (let j = 0; j < 200; j++) {
+      // around the edge: within 3 margins of it, a hair (1 mm) either side, and anywhere in the envelope
+      const kind = j % 4;
+      const d = kind === 0 ? radius_m * (1 + (rnd() - 0.5) * 6 * m) : kind === 1 ? radius_m + (rnd() - 0.5) * 0.004 : radius_m * 1.5 * rnd();
+      const [y, x] = kind === 3 ? [lat + (rnd() - 0.5) * 2.2 * (radius_m / R / rad), lon + (rnd() - 0.5) * 2.2 * (radius_m / R / rad) / Math.cos(lat * rad)] : destination(lat, lon, d, rnd() * 2 * Math.PI);
+      const want = inCircle(c, y, x);
+      if (test(y, x) !== want) mismatches++;
+      if (want) inside++;
+    }
+  }
+  assert.is(mismatches, 0);
+  assert.ok(inside > 100_000 && inside < 300_000, `inside ${inside}`);
 });
 
 test.run();
