@@ -12,7 +12,7 @@ import { normalisedFilters, sortKeyValid, type LeadsFilters, type LeadsSort, typ
 import { datePairs, FILTERS, filtersOfKind, STATUS_GROUP_OF, type FilterFold, type GeometryFilter } from './query/lead-filters.ts';
 import { foldPlace, foldText, REASONS } from './query/query-common.ts';
 import { parseQuery, querySchema, type ParsedQuery, type RawQuery, type ValueParser } from './query/parse-query.ts';
-import { GEOMETRY_REASONS, parseBBox, parseNear, parsePolygon, type AreaFilters } from './gis/geometry.ts';
+import { GEOMETRY_REASONS, parseBBox, parseNear, parsePolygonText, type AreaFilters } from './gis/geometry.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './query/paging.ts';
 
 export type { RawQuery };
@@ -104,7 +104,7 @@ export interface LeadsRequest {
  * parser of a query that takes the lead filters passes them to `parseQuery`.
  */
 export const LEAD_FILTER_PARSERS: Readonly<Record<string, ValueParser>> = Object.fromEntries(
-  filtersOfKind('geometry').map((f) => [f.name, f.shape === 'circle' ? parseNear : f.shape === 'bbox' ? (text: string) => parseBBox(text) : parsePolygon]),
+  filtersOfKind('geometry').map((f) => [f.name, f.shape === 'circle' ? parseNear : f.shape === 'bbox' ? (text: string) => parseBBox(text) : parsePolygonText]),
 );
 
 /** A `geometry` filter's parsed value, `near` joined with its companion `radius_m` (default `RADIUS_M.default`). */

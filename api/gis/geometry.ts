@@ -165,6 +165,32 @@ export function parsePolygon(input: string | unknown): AreaGeometry | ParamError
   return type === 'Polygon' ? { type, coordinates: clean[0]! } : { type, coordinates: clean };
 }
 
+/** Polygon texts up to this many characters are remembered parsed (`parsePolygonText`), at most `POLYGON_CACHE.entries` of them. */
+export const POLYGON_CACHE = { entries: 64, maxChars: 32_768 } as const;
+const parsedPolygons = new Map<string, AreaGeometry | ParamError>();
+
+/**
+ * `parsePolygon` of a query's text, remembered: a drawn territory comes back with every page of
+ * its results and every poll of a CRM, so its parse, checks (the self-intersection sweep) and —
+ * the same object, so the same `WeakMap` entry — its index are done once. The least recently
+ * used of `POLYGON_CACHE.entries` texts is forgotten; longer texts are parsed every time. The
+ * geometry returned is shared between requests: nothing may change it.
+ */
+export function parsePolygonText(text: string): AreaGeometry | ParamError {
+  const known = parsedPolygons.get(text);
+  if (known !== undefined) {
+    parsedPolygons.delete(text); // most recent last
+    parsedPolygons.set(text, known);
+    return known;
+  }
+  const parsed = parsePolygon(text);
+  if (text.length <= POLYGON_CACHE.maxChars) {
+    parsedPolygons.set(text, parsed);
+    if (parsedPolygons.size > POLYGON_CACHE.entries) parsedPolygons.delete(parsedPolygons.keys().next().value!);
+  }
+  return parsed;
+}
+
 /**
  * The first crossing or touching of two edges among `rings` (every ring of the geometry, holes
  * and the polygons of a MultiPolygon together), or null — what turf's `kinks` reports (it skips

@@ -21,6 +21,8 @@ import {
   orientation,
   parseNear,
   parsePolygon,
+  parsePolygonText,
+  POLYGON_CACHE,
   POLYGON_VERTICES_MAX,
   selfIntersection,
   servedDistance,
@@ -309,6 +311,26 @@ test('circleTest answers as inCircle (haversine) on 400,000 points within a hair
   }
   assert.is(mismatches, 0);
   assert.ok(inside > 100_000 && inside < 300_000, `inside ${inside}`);
+});
+
+test('parsePolygonText remembers the last texts parsed (the same geometry object, so the same index), forgets the least recent, never a long text', () => {
+  const text = (i: number): string => JSON.stringify({ type: 'Polygon', coordinates: [square(-6.3 + i * 1e-4, 53.3, 0.05)] });
+  const first = parsePolygonText(text(0));
+  assert.equal(first, parsePolygon(text(0)));
+  assert.ok(parsePolygonText(text(0)) === first, 'the same text: the same object');
+  assert.ok(parsePolygonText(text(1)) !== first);
+  for (let i = 2; i < POLYGON_CACHE.entries; i++) parsePolygonText(text(i));
+  assert.ok(parsePolygonText(text(0)) === first, 'still known (and now the most recent)');
+  parsePolygonText(text(POLYGON_CACHE.entries)); // one too many: text(1), the least recent, goes
+  assert.ok(parsePolygonText(text(0)) === first);
+  const one = parsePolygonText(text(1));
+  assert.ok(parsePolygonText(text(1)) === one, 'parsed again, then remembered');
+  const bad = parsePolygonText('{"type":');
+  assert.ok(parsePolygonText('{"type":') === bad, 'a mistake is remembered too');
+  const ring = Array.from({ length: 2_000 }, (_, i) => [-6.3 + 0.05 * Math.cos((2 * Math.PI * i) / 2_000), 53.3 + 0.05 * Math.sin((2 * Math.PI * i) / 2_000)]);
+  const long = JSON.stringify({ type: 'Polygon', coordinates: [[...ring, ring[0]]] });
+  assert.ok(long.length > POLYGON_CACHE.maxChars);
+  assert.ok(parsePolygonText(long) !== parsePolygonText(long), 'a long text is parsed every time');
 });
 
 test.run();
