@@ -22,7 +22,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
@@ -290,7 +290,7 @@ export interface Started {
  * Starts the API of the checkout at `root` on the bench release: its own state file, one ent_api
  * key made with that checkout's own CLI, access limits off.
  */
-export async function startApi(root: string, name: string, stateFile: string, opts: Pick<ApiBenchOptions, 'benchData'>, log: (l: string) => void): Promise<Started> {
+export async function startApi(root: string, name: string, stateFile: string, opts: Pick<ApiBenchOptions, 'benchData'>, log: (l: string) => void, env: Record<string, string> = {}): Promise<Started> {
   const state = join(opts.benchData, stateFile);
   const stateEnv = { DATA_DIR: opts.benchData, DATABASE_URL: `file:${state}` };
   for (const suffix of ['', '-wal', '-shm']) rmSync(state + suffix, { force: true });
@@ -299,7 +299,7 @@ export async function startApi(root: string, name: string, stateFile: string, op
   const t0 = performance.now();
   // ACCESS_LIMITS=off (bench only): the ent_api key would otherwise stop at 5,000 requests/hour and
   // 5,000 rows/day; auth and the usage ledger stay on. The `access` section measures the limits.
-  const api = await startChild(root, ['--import', 'tsx', 'api/server.ts'], { ...stateEnv, PORT: '0', HOST: '127.0.0.1', ACCESS_LIMITS: 'off' }, /listening on (\S+)\/v1/);
+  const api = await startChild(root, ['--import', 'tsx', 'api/server.ts'], { ...stateEnv, PORT: '0', HOST: '127.0.0.1', ACCESS_LIMITS: 'off', ...env }, /listening on (\S+)\/v1/);
   const idleRss = vmRssMb(api.child.pid!);
   log(`${name} server up in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${api.child.pid}, RSS ${idleRss.toFixed(0)} MB)`);
   return { child: api.child, idleRss, target: { name, pid: api.child.pid!, origin: api.match[1]!, leads: '/v1/leads', key: created.key } };
@@ -567,6 +567,39 @@ export function vmRssMb(pid: number): number {
 export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CPU time a process and every live process below it have used, in ms: the API with
+ * API_WORKERS is a primary and its workers (a child's CPU reaches its parent's own figure only
+ * once it has exited and been waited for, so a difference over a window needs the live tree).
+ */
+export function treeCpuMs(pid: number): number {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const ppid = Number(stat.split(') ')[1]!.split(' ')[1]);
+    const list = children.get(ppid);
+    if (list) list.push(Number(entry));
+    else children.set(ppid, [Number(entry)]);
+  }
+  let total = 0;
+  const walk = (p: number): void => {
+    try {
+      total += cpuMs(p);
+    } catch {
+      return; // exited meanwhile
+    }
+    for (const c of children.get(p) ?? []) walk(c);
+  };
+  walk(pid);
+  return total;
 }
 
 /** Peak resident set size of a process (VmHWM), in MB. */

@@ -22,7 +22,8 @@ import autocannon from 'autocannon';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
-import { cpuMs, prng, startApi, startChild, stopChild, type ApiBenchOptions, type BenchRow } from './api.ts';
+import { prng, startApi, startChild, stopChild, treeCpuMs, type ApiBenchOptions, type BenchRow } from './api.ts';
+import { API_AS_DEPLOYED } from './geo-tiles.ts';
 import { loadBaseline, PG_URL_DEFAULT } from './baseline-pg.ts';
 import { ensurePostgis, loadGeoLeads } from './postgis.ts';
 
@@ -78,7 +79,7 @@ interface Measured {
 }
 
 interface Side {
-  name: 'api' | 'postgis';
+  name: 'api' | 'api, 1 process' | 'postgis';
   origin: string;
   leads: string;
   headers: Record<string, string>;
@@ -215,9 +216,9 @@ async function measure(side: Side, s: Scenario, opts: Options): Promise<Measured
   const headers = { ...side.headers, ...(post ? { 'content-type': 'application/json' } : {}) };
   await autocannon({ url: side.origin, connections: 4, amount: 200, headers, requests: [request] });
   i = 0;
-  const c0 = cpuMs(side.pid);
+  const c0 = treeCpuMs(side.pid);
   const r = await autocannon({ url: side.origin, connections: opts.connections, duration: opts.seconds, timeout: 10, headers, requests: [request] });
-  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.total / r.duration, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuMsPerReq: (cpuMs(side.pid) - c0) / Math.max(1, r.requests.total) };
+  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.total / r.duration, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuMsPerReq: (treeCpuMs(side.pid) - c0) / Math.max(1, r.requests.total) };
 }
 
 /** Run the geo-search section; returns the table rows. */
@@ -237,12 +238,19 @@ export async function geoSearchBench(opts: Options): Promise<BenchRow[]> {
   log(`polygons: ${counties.map((c) => `${c.county} (${c.leads} leads, ${c.vertices} vertices)`).join(', ')}`);
 
   const peerChild = await startChild(opts.root, ['--import', 'tsx', 'bench/postgis.ts', '--port', '0', '--pg', pgUrl, '--pool', '8'], {}, /^\{"port":(\d+)\}$/m);
-  const api = await startApi(opts.root, 'api', 'geo-search-state.sqlite', opts, log).catch(async (e: Error) => {
+  // the API as deployed on this machine (a worker per core), and as one process for comparison
+  const api = await startApi(opts.root, 'api', 'geo-search-state.sqlite', opts, log, API_AS_DEPLOYED).catch(async (e: Error) => {
+    await stopChild(peerChild.child);
+    throw e;
+  });
+  const single = await startApi(opts.root, 'api, 1 process', 'geo-search-state-1.sqlite', opts, log).catch(async (e: Error) => {
+    await stopChild(api.child);
     await stopChild(peerChild.child);
     throw e;
   });
   const peer: Side = { name: 'postgis', origin: `http://127.0.0.1:${peerChild.match[1]}`, leads: '/leads', headers: {}, pid: peerChild.child.pid! };
   const apiSide: Side = { name: 'api', origin: api.target.origin, leads: api.target.leads, headers: { authorization: `Bearer ${api.target.key}` }, pid: api.child.pid! };
+  const singleSide: Side = { name: 'api, 1 process', origin: single.target.origin, leads: single.target.leads, headers: { authorization: `Bearer ${single.target.key}` }, pid: single.child.pid! };
   const rows: BenchRow[] = [
     { metric: 'polygon vertices (mean)', value: counties.reduce((s, c) => s + c.vertices, 0) / Math.max(1, counties.length), unit: '', target: counties.map((c) => c.county).join(', ') },
   ];
@@ -284,6 +292,8 @@ export async function geoSearchBench(opts: Options): Promise<BenchRow[]> {
       }
       const a = await measure(apiSide, s, opts);
       log(`api ${s.name}: ${a.rps.toFixed(0)} req/s, p50 ${a.p50} ms, p99 ${a.p99} ms, non-2xx ${a.non2xx}, errors ${a.errors}`);
+      const one = await measure(singleSide, s, opts);
+      log(`api, 1 process ${s.name}: ${one.rps.toFixed(0)} req/s, p50 ${one.p50} ms, p99 ${one.p99} ms, non-2xx ${one.non2xx}, errors ${one.errors}`);
       const clean = !wrong && a.non2xx === 0 && a.errors === 0;
       const ratio = p.rps > 0 ? a.rps / p.rps : 0;
       rows.push(
@@ -291,11 +301,14 @@ export async function geoSearchBench(opts: Options): Promise<BenchRow[]> {
         { metric: `${s.name} p99`, value: a.p99, unit: 'ms', baseline: p.p99, target: `≤ ${GEO_SEARCH_TARGETS.p99Ms} ms`, ok: clean && a.p99 <= GEO_SEARCH_TARGETS.p99Ms },
         { metric: `${s.name} throughput`, value: a.rps, unit: 'req/s', baseline: p.rps },
         { metric: `${s.name} API / PostGIS`, value: ratio, unit: '×', baseline: 1, target: `≥ ${GEO_SEARCH_TARGETS.timesBaseline}× PostGIS`, ok: clean && ratio >= GEO_SEARCH_TARGETS.timesBaseline },
-        { metric: `${s.name} CPU per request`, value: a.cpuMsPerReq, unit: 'ms', baseline: p.cpuMsPerReq, target: 'server process only (PostgreSQL not counted)' },
+        { metric: `${s.name} CPU per request`, value: a.cpuMsPerReq, unit: 'ms', baseline: p.cpuMsPerReq, target: 'server processes only (PostgreSQL not counted)' },
+        { metric: `${s.name} p99, API as 1 process`, value: one.p99, unit: 'ms', baseline: p.p99, target: 'for comparison' },
+        { metric: `${s.name} throughput, API as 1 process`, value: one.rps, unit: 'req/s', baseline: p.rps, target: `${(p.rps > 0 ? one.rps / p.rps : 0).toFixed(2)}× PostGIS` },
       );
     }
   } finally {
     await stopChild(api.child);
+    await stopChild(single.child);
     await stopChild(peerChild.child);
   }
   return rows;

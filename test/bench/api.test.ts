@@ -5,7 +5,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cursorPaths, generateFilterQueries, generateSearchQueries, interleave, prng, sameAnswers, type ReleaseValues } from '../../bench/api.ts';
+import { spawn } from 'node:child_process';
+import { cpuMs, cursorPaths, generateFilterQueries, generateSearchQueries, interleave, prng, sameAnswers, treeCpuMs, type ReleaseValues } from '../../bench/api.ts';
 import { parseBaselineList, type EnumValues } from '../../bench/baseline-pg.ts';
 import { foldSearchText } from '../../common/search-text.ts';
 
@@ -65,6 +66,20 @@ test('cursor paths: every cursor at each page size, size by size', () => {
 
 test('sameAnswers counts equal answers position by position', () => {
   assert.equal(sameAnswers(['1:1,2', '3:4', '0:'], ['1:1,2', '3:5', '0:']), { same: 2, of: 3 });
+});
+
+test('treeCpuMs counts the CPU of a live child (the API workers under their primary), cpuMs only its own', async () => {
+  // a child that burns ~600 ms of CPU, then waits to be killed
+  const child = spawn(process.execPath, ['-e', 'const t = Date.now(); while (Date.now() - t < 600); setInterval(() => {}, 1000);']);
+  try {
+    await new Promise((r) => setTimeout(r, 1_000));
+    const own = cpuMs(process.pid);
+    const tree = treeCpuMs(process.pid);
+    assert.ok(tree - own >= 400, `tree ${tree} ms, own ${own} ms`);
+    assert.ok(treeCpuMs(child.pid!) >= 400 && treeCpuMs(child.pid!) <= tree);
+  } finally {
+    child.kill('SIGKILL');
+  }
 });
 
 test.run();
