@@ -369,7 +369,14 @@ interface PolygonIndex {
 const indexes = new WeakMap<AreaGeometry, PolygonIndex | null>();
 
 /** Latitude bands per row of cells. */
-const BANDS_PER_ROW = 4;
+export const BANDS_PER_ROW = 4;
+
+/**
+ * Rows (and columns) of a polygon's grid for its number of positions: 120 for a 200-position
+ * county outline (~0.5 ms to build, remembered with its text, `parsePolygonText`); a finer grid
+ * leaves fewer candidates in edge cells, a coarser one builds faster.
+ */
+export const gridSize = (vertices: number): number => Math.min(256, Math.max(16, 8 * Math.ceil(Math.sqrt(vertices))));
 
 /** The band of a latitude: clamped to the envelope, monotone in `y`. */
 const bandOf = (ix: Pick<PolygonIndex, 's' | 'bh' | 'bands'>, y: number): number => Math.max(0, Math.min(ix.bands - 1, Math.floor((y - ix.s) / ix.bh)));
@@ -392,7 +399,7 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
       }
     }
   }
-  const size = Math.min(256, Math.max(16, 4 * Math.ceil(Math.sqrt(vertices))));
+  const size = gridSize(vertices);
   const cw = (e - w) / size;
   const ch = (n - s) / size;
   if (!(cw > 0 && ch > 0)) return null; // a degenerate envelope: the exact test alone

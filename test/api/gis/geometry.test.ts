@@ -20,6 +20,8 @@ import {
   inPolygonExact,
   orientation,
   parseNear,
+  BANDS_PER_ROW,
+  gridSize,
   parsePolygon,
   parsePolygonText,
   POLYGON_CACHE,
@@ -246,7 +248,7 @@ test("the index's latitude bands answer as every edge would: MultiPolygons with 
     const cx = -8 + rnd() * 2;
     const cy = 52.5 + rnd();
     const r = 0.05 + rnd() * 0.4;
-    const k = 20 + Math.floor(rnd() * 120); // vertices: grids of 20 … 48 rows
+    const k = 20 + Math.floor(rnd() * 120);
     const ring = Array.from({ length: k }, (_, i) => {
       const a = (2 * Math.PI * i) / k;
       const d = r * (0.5 + 0.5 * rnd());
@@ -260,9 +262,10 @@ test("the index's latitude bands answer as every edge would: MultiPolygons with 
     const [s, n] = [Math.min(...ys), Math.max(...ys)];
     const xs = g.coordinates.flat(2).map((p) => p[0]!);
     const [w, e] = [Math.min(...xs), Math.max(...xs)];
-    // latitudes: every vertex's, and the row lines of the grid sizes the index may choose for them
+    // latitudes: every vertex's, and the lines between the index's rows and between its bands
     const lats = new Set(ys);
-    for (let size = 16; size <= 56; size += 4) for (let j = 0; j <= size; j++) lats.add(s + j * ((n - s) / size));
+    const rows = gridSize(ys.length);
+    for (const lines of [rows, rows * BANDS_PER_ROW]) for (let j = 0; j <= lines; j++) lats.add(s + j * ((n - s) / lines));
     const lons = [...new Set(xs)].filter((_, i) => i % 9 === 0);
     for (let i = 0; i <= 24; i++) lons.push(w + ((e - w) * i) / 24);
     for (const lat of lats) {
