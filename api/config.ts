@@ -3,6 +3,7 @@
  * fast on bad values; the result is passed to `createApp` and never read from a global.
  */
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { CidrList } from './ip.ts';
 
@@ -11,6 +12,13 @@ export interface ApiConfig {
   readonly dataDir: string;
   readonly port: number;
   readonly host: string;
+  /**
+   * Server processes answering on `port` (env API_WORKERS: 1…64, or `auto` = one per core,
+   * `os.availableParallelism()`): above 1 the command-line entry runs a node:cluster primary
+   * forking that many workers, each a whole server (api/cluster.ts). `startServer` itself is
+   * always one process.
+   */
+  readonly apiWorkers: number;
   /** State store: `file:/path/state.sqlite` (default `<dataDir>/state.sqlite`) or `postgres://…`. */
   readonly databaseUrl: string;
   /** HTTPS when both are set (PEM files); HSTS is then sent on every response. */
@@ -118,6 +126,7 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   dataDir: { value: 'data', env: 'DATA_DIR', help: 'folder holding current → the release to serve' },
   port: { value: 8080, env: 'PORT', help: 'TCP port' },
   host: { value: '0.0.0.0', env: 'HOST', help: 'listen address' },
+  apiWorkers: { value: 1, env: 'API_WORKERS', help: 'server processes sharing PORT (node:cluster workers, each a whole server): 1…64, or auto = one per core' },
   databaseUrl: { value: '', env: 'DATABASE_URL', help: 'state store: file:/path/state.sqlite (default <DATA_DIR>/state.sqlite) or postgres://…' },
   tlsCertFile: { value: null, env: 'TLS_CERT_FILE', help: 'PEM certificate; with TLS_KEY_FILE serves HTTPS with HSTS' },
   tlsKeyFile: { value: null, env: 'TLS_KEY_FILE', help: 'PEM private key' },
@@ -188,6 +197,18 @@ function logLevel(v: string): LogLevel {
   throw new ApiConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${v}`);
 }
 
+/** Most API_WORKERS (and the cap of `auto`). */
+export const API_WORKERS_MAX = 64;
+
+/** API_WORKERS: a whole number 1…64, or `auto` (one per core the process may use, at most 64). */
+function apiWorkers(v: string | undefined): number {
+  if (v === undefined) return API_DEFAULTS.apiWorkers.value;
+  if (v.trim().toLowerCase() === 'auto') return Math.min(API_WORKERS_MAX, Math.max(1, availableParallelism()));
+  const n = Number(v);
+  if (/^\s*\d+\s*$/.test(v) && n >= 1 && n <= API_WORKERS_MAX) return n;
+  throw new ApiConfigError(`API_WORKERS must be a whole number between 1 and ${API_WORKERS_MAX} or auto, got ${v}`);
+}
+
 /** Read the configuration from the environment; throws ApiConfigError naming the variable. */
 export function loadApiConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<ApiConfig> = {}): ApiConfig {
   const raw = <K extends keyof ApiConfig>(k: K): string | undefined => {
@@ -229,6 +250,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     dataDir,
     port: int('port', 0, 65_535),
     host: str('host'),
+    apiWorkers: overrides.apiWorkers ?? apiWorkers(raw('apiWorkers')),
     databaseUrl,
     tlsCertFile,
     tlsKeyFile,

@@ -48,24 +48,32 @@ export function redactEntry(entry: Record<string, unknown>): Record<string, unkn
   return out;
 }
 
+/** Bytes a pipe writes in one piece (POSIX's minimum, Linux's value). */
+const PIPE_BUF = 4096;
+
 /**
  * A JSON logger at `level`, writing to `destination`: a function receiving each line (without its
  * newline; tests collect them), or stderr — written asynchronously (pino's SonicBoom: what accumulates during a write goes in the next one),
  * so a request never waits for a write to the terminal or the journal. Call
  * `flushLog` before exiting (the server does on SIGTERM); `sync: true` for the few lines written
- * just before a forced exit (a configuration error).
+ * just before a forced exit (a configuration error); `sharedStderr: true` when other processes
+ * write the same stderr (a cluster).
  *
  * @example
  *   const logger = createLogger('info');                       // JSON lines on stderr
  *   const lines: string[] = []; createLogger('info', (l) => lines.push(l));
  */
-export function createLogger(level: LogLevel, destination?: (line: string) => void, opts: { sync?: boolean } = {}): Logger {
+export function createLogger(level: LogLevel, destination?: (line: string) => void, opts: { sync?: boolean; sharedStderr?: boolean } = {}): Logger {
   const options: pino.LoggerOptions = {
     level,
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }), log: redactEntry },
   };
-  if (!destination) return pino(options, pino.destination(opts.sync ? { fd: 2, sync: true } : { fd: 2, sync: false }));
+  // Several processes writing one stderr (the cluster's primary and workers, api/cluster.ts): each
+  // write holds whole lines and at most PIPE_BUF bytes, which a pipe writes in one piece, so the
+  // processes' lines never interleave within a line.
+  const shared = opts.sharedStderr ? { maxWrite: PIPE_BUF } : {};
+  if (!destination) return pino(options, pino.destination(opts.sync ? { fd: 2, sync: true } : { fd: 2, sync: false, ...shared }));
   return pino(options, { write: (chunk: string) => destination(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) });
 }
 

@@ -7,8 +7,15 @@
  * names; `other` for paths no router has — never the raw path) and status class (`2xx`…`5xx`).
  * Gauges that describe state held elsewhere (release age, the webhook queue, the usage ledger's
  * backlog) are read when scraped, through the `sources` given to `observe`.
+ *
+ * With API_WORKERS > 1 (api/cluster.ts) each worker keeps its own registry and a scrape answers
+ * for the whole server: the cluster primary collects every worker's metrics and sums them with
+ * prom-client's cluster aggregation (`aggregateMetrics`). Each metric says how it is combined
+ * (prom-client's `aggregator`): counters, histograms and per-process amounts are summed; a value
+ * every worker reads alike (release age, the shared webhook queue) or a worst case (ledger lag)
+ * takes the largest.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Prefix of every metric the API defines (the default process metrics get it too). */
 export const METRIC_PREFIX = 'leads_api_';
@@ -30,9 +37,49 @@ const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 /** Seconds buckets of one state-store operation (a key lookup is ~0.1 ms on SQLite). */
 const STORE_BUCKETS = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5];
 
+/** One scrape: the Prometheus text exposition and its content type. */
+export interface Scrape {
+  body: string;
+  contentType: string;
+}
+
+/** A registry's metrics as data (`registry.getMetricsAsJSON()`): what workers send the cluster primary. */
+export type MetricsSnapshot = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+
+/**
+ * One exposition of several processes' snapshots, each metric combined by its `aggregator`
+ * (prom-client's `AggregatorRegistry.aggregate`: `sum` unless the metric says otherwise).
+ */
+export async function aggregateMetrics(snapshots: readonly MetricsSnapshot[]): Promise<Scrape> {
+  const registry = AggregatorRegistry.aggregate(snapshots as MetricsSnapshot[]);
+  return { body: await registry.metrics(), contentType: registry.contentType };
+}
+
+/**
+ * The counters and histograms of a snapshot (what only grows). The cluster primary keeps them of
+ * a worker that died, as of its last scrape, in the server's totals: the sums never go down
+ * (Prometheus would read a drop as a counter reset). Its gauges go with it.
+ */
+export function cumulativeMetrics(snapshot: MetricsSnapshot): MetricsSnapshot {
+  return snapshot.filter((m) => (m.type as unknown) === 'counter' || (m.type as unknown) === 'histogram');
+}
+
+/** Several snapshots summed into one (each metric by its `aggregator`), e.g. the counts of every dead worker. */
+export function mergeSnapshots(snapshots: readonly MetricsSnapshot[]): Promise<MetricsSnapshot> {
+  return AggregatorRegistry.aggregate(snapshots as MetricsSnapshot[]).getMetricsAsJSON();
+}
+
 /** `2xx` for 204, `4xx` for 429… */
 export function statusClass(status: number): string {
   return `${Math.floor(status / 100)}xx`;
+}
+
+export interface ApiMetricsOptions {
+  /**
+   * Where `scrape()` reads: this server's own registry when absent; a cluster worker's asks the
+   * primary for the whole server's (api/cluster.ts).
+   */
+  scrape?: () => Promise<Scrape>;
 }
 
 /** The metrics of one server. */
@@ -46,8 +93,10 @@ export class ApiMetrics {
   readonly releaseIndexBuild: Gauge;
   readonly storeDuration: Histogram<'operation' | 'outcome'>;
   private sources: MetricSources | null = null;
+  private readonly scrapeFrom: (() => Promise<Scrape>) | null;
 
-  constructor() {
+  constructor(opts: ApiMetricsOptions = {}) {
+    this.scrapeFrom = opts.scrape ?? null;
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: METRIC_PREFIX });
     this.requests = new Counter({
@@ -83,6 +132,7 @@ export class ApiMetrics {
     this.releaseIndexBuild = new Gauge({
       name: `${METRIC_PREFIX}release_index_build_seconds`,
       help: 'How long the in-memory indexes of the release served took to build and load',
+      aggregator: 'max', // each worker builds its own: the slowest
       registers,
     });
     this.storeDuration = new Histogram({
@@ -97,6 +147,7 @@ export class ApiMetrics {
       name: `${METRIC_PREFIX}release_age_seconds`,
       help: 'Age of the release served (now minus its manifest built_at), labelled with its id; absent while no release is loaded',
       labelNames: ['release'] as const,
+      aggregator: 'max', // the same age in every worker serving that release, not their sum
       registers,
       collect() {
         this.reset();
@@ -116,6 +167,7 @@ export class ApiMetrics {
     new Gauge({
       name: `${METRIC_PREFIX}usage_ledger_flush_lag_seconds`,
       help: 'How long the oldest count not yet written to the usage ledger has waited (0 when all are written; grows while the store cannot be written)',
+      aggregator: 'max',
       registers,
       collect() {
         const l = self.sources?.ledger?.();
@@ -135,6 +187,7 @@ export class ApiMetrics {
       name: `${METRIC_PREFIX}webhook_queue_depth`,
       help: 'Webhook deliveries not yet delivered or dead: queued (active webhooks) or held (suspended webhooks); shared by every replica',
       labelNames: ['state'] as const,
+      aggregator: 'max', // the shared queue: every worker reads the same rows
       registers,
       async collect() {
         const q = await readQueue();
@@ -147,6 +200,7 @@ export class ApiMetrics {
     new Gauge({
       name: `${METRIC_PREFIX}webhook_oldest_pending_seconds`,
       help: 'Age of the oldest queued webhook delivery (since its event was created); 0 when none is queued',
+      aggregator: 'max',
       registers,
       async collect() {
         const q = await readQueue();
@@ -169,8 +223,35 @@ export class ApiMetrics {
     if (status === 429) this.tooManyRequests.inc({ reason: problemCode ?? 'unknown' });
   }
 
-  /** The Prometheus text exposition of every metric, and its content type. */
-  async scrape(): Promise<{ body: string; contentType: string }> {
+  /** The Prometheus text exposition of every metric (of the whole server, in a cluster worker), and its content type. */
+  async scrape(): Promise<Scrape> {
+    if (this.scrapeFrom) return this.scrapeFrom();
     return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}
+
+/**
+ * The cluster primary's own metrics (API_WORKERS > 1): its process metrics (added to the
+ * workers': the server's CPU and memory are all of its processes'), how many workers serve and
+ * how many were replaced.
+ */
+export class ClusterMetrics {
+  readonly registry = new Registry();
+  readonly workers: Gauge;
+  readonly restarts: Counter;
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: METRIC_PREFIX });
+    this.workers = new Gauge({
+      name: `${METRIC_PREFIX}cluster_workers`,
+      help: 'Worker processes listening now (API_WORKERS when all are up)',
+      registers,
+    });
+    this.restarts = new Counter({
+      name: `${METRIC_PREFIX}cluster_worker_restarts_total`,
+      help: 'Workers that died (killed, crashed, stopped on their own) and were replaced',
+      registers,
+    });
   }
 }

@@ -102,13 +102,19 @@ export function tinyRelease(seed = 7): Promise<{ id: string; dir: string; truthF
   return p;
 }
 
-/** Start the API on a tiny release with a fresh state file and one key per scope. */
-export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
-  const rel = await tinyRelease(opts.seed ?? 7);
+/** A fresh data folder whose `current` is the tiny release of `seed` (linked, not copied), without a state file. */
+export async function tinyDataDir(seed = 7): Promise<string> {
+  const rel = await tinyRelease(seed);
   const dataDir = tempDir('leads-api-');
   mkdirSync(join(dataDir, 'releases'));
   symlinkSync(rel.dir, join(dataDir, 'releases', rel.id));
   symlinkSync(`releases/${rel.id}`, join(dataDir, 'current'));
+  return dataDir;
+}
+
+/** Start the API on a tiny release with a fresh state file and one key per scope. */
+export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
+  const dataDir = await tinyDataDir(opts.seed ?? 7);
   const config = loadApiConfig(
     {},
     {

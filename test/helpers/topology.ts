@@ -55,8 +55,9 @@ const LISTENING = /leads API listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/;
  * Start `node --import tsx api/server.ts` with `env` (on top of PATH/HOME/TZ only: nothing else
  * of the test's environment leaks in). Resolves when the server logged its listening line, with
  * the port it listens on (PORT=0 picks one); rejects with the log's tail if it exits first.
+ * `onLine` sees every line of its stderr (the tail keeps the last 200).
  */
-export async function startReplica(env: Record<string, string>): Promise<Replica> {
+export async function startReplica(env: Record<string, string>, opts: { onLine?: (line: string) => void } = {}): Promise<Replica> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
     cwd: REPO_ROOT,
     env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', TZ: 'UTC', HOST: '127.0.0.1', ...env },
@@ -70,6 +71,7 @@ export async function startReplica(env: Record<string, string>): Promise<Replica
     const parts = (rest + chunk).split('\n');
     rest = parts.pop()!;
     for (const l of parts) {
+      opts.onLine?.(l);
       lines.push(l);
       if (lines.length > 200) lines.shift();
       const m = LISTENING.exec(l);

@@ -17,7 +17,7 @@ import { createApp } from '../../../api/app.ts';
 import { loadApiConfig } from '../../../api/config.ts';
 import { UsageLedger } from '../../../api/access/ledger.ts';
 import { generateKey } from '../../../api/keys.ts';
-import { ApiMetrics } from '../../../api/observability/metrics.ts';
+import { aggregateMetrics, ApiMetrics, cumulativeMetrics, mergeSnapshots } from '../../../api/observability/metrics.ts';
 import { openStateStore } from '../../../api/state/open.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { tempDir } from '../../helpers/tmp.ts';
@@ -210,6 +210,38 @@ test('without METRICS_TOKEN the main port has no /metrics (404)', async () => {
   } finally {
     await new Promise((r) => server.close(r));
   }
+});
+
+test('several processes\' metrics in one scrape (API_WORKERS): counters and histograms summed, a release age or a ledger lag not', async () => {
+  const now = Date.parse('2026-11-20T10:00:00Z');
+  const workers = [new ApiMetrics(), new ApiMetrics()];
+  for (const [i, m] of workers.entries()) {
+    m.observe({ release: () => ({ id: 'r1', builtAt: '2026-11-20T09:00:00Z' }), ledger: () => ({ pendingRequests: 2, lagMs: 1000 * (i + 1) }), now: () => now });
+    for (let n = 0; n <= i; n++) m.request('GET /v1/meta', 200, 0.003, 1, null);
+  }
+  const { body } = await aggregateMetrics(await Promise.all(workers.map((m) => m.registry.getMetricsAsJSON())));
+  assert.is(sample(body, 'leads_api_http_requests_total', { route: 'GET /v1/meta', status_class: '2xx' }), 3);
+  assert.is(sample(body, 'leads_api_http_request_duration_seconds_count', { route: 'GET /v1/meta', status_class: '2xx' }), 3);
+  assert.is(sample(body, 'leads_api_http_request_duration_seconds_bucket', { route: 'GET /v1/meta', status_class: '2xx', le: '0.005' }), 3);
+  assert.is(sample(body, 'leads_api_rows_served_total', { route: 'GET /v1/meta' }), 3);
+  assert.is(sample(body, 'leads_api_release_age_seconds', { release: 'r1' }), 3600, 'the age, not twice it');
+  assert.is(sample(body, 'leads_api_usage_ledger_pending_requests'), 4, 'pending requests add up');
+  assert.is(sample(body, 'leads_api_usage_ledger_flush_lag_seconds'), 2, 'the longest lag');
+  // a dead worker's counters stay in the totals; its gauges go
+  const dead = cumulativeMetrics(await workers[1]!.registry.getMetricsAsJSON());
+  assert.ok(dead.some((m) => m.name === 'leads_api_http_requests_total'));
+  assert.not.ok(dead.some((m) => m.name === 'leads_api_release_age_seconds'));
+  const retired = await mergeSnapshots([dead, dead]);
+  const kept = (await aggregateMetrics([await workers[0]!.registry.getMetricsAsJSON(), retired])).body;
+  assert.is(sample(kept, 'leads_api_http_requests_total', { route: 'GET /v1/meta', status_class: '2xx' }), 5);
+  assert.is(sample(kept, 'leads_api_release_age_seconds', { release: 'r1' }), 3600);
+  assert.is(sample(kept, 'leads_api_usage_ledger_pending_requests'), 2);
+});
+
+test('a metrics object with a scrape source answers from it (a cluster worker asks its primary)', async () => {
+  const m = new ApiMetrics({ scrape: async () => ({ body: 'from the primary\n', contentType: 'text/plain; version=0.0.4; charset=utf-8' }) });
+  m.request('GET /v1/meta', 200, 0.001, 0, null);
+  assert.is((await m.scrape()).body, 'from the primary\n');
 });
 
 test('METRICS_TOKEN shorter than 32 characters, a bad METRICS_PORT or LOG_LEVEL stop the start', () => {
