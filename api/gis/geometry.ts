@@ -273,13 +273,9 @@ export function inCircle(c: NearArea, lat: number, lon: number): boolean {
  * haversine alone.
  */
 export function circleTest(c: NearArea): (lat: number, lon: number) => boolean {
-  const margin = circleMargin(c);
-  const limit = c.radius_m + EDGE_TOLERANCE_M;
-  const span = limit / (EARTH_RADIUS_M * RAD); // the radius in degrees of latitude
-  if (margin > 0.05 || Math.abs(c.lat) > 80 || Math.abs(c.lon) + (2 * span) / Math.cos(c.lat * RAD) >= 180) return (lat, lon) => inCircle(c, lat, lon);
-  const k = Math.cos(c.lat * RAD);
-  const inner = (span * (1 - margin)) ** 2;
-  const outer = (span * (1 + margin)) ** 2;
+  const flat = flatCircle(c);
+  if (!flat) return (lat, lon) => inCircle(c, lat, lon);
+  const { k, inner, outer } = flat;
   return (lat, lon) => {
     const dy = lat - c.lat;
     const dx = (lon - c.lon) * k;
@@ -288,6 +284,14 @@ export function circleTest(c: NearArea): (lat: number, lon: number) => boolean {
     if (d2 >= outer) return false;
     return inCircle(c, lat, lon);
   };
+}
+
+/** `circleTest`'s flat scale and its squared bounds (degrees²), or null where it uses haversine alone. */
+function flatCircle(c: NearArea): { k: number; inner: number; outer: number } | null {
+  const margin = circleMargin(c);
+  const span = (c.radius_m + EDGE_TOLERANCE_M) / (EARTH_RADIUS_M * RAD); // the radius in degrees of latitude
+  if (margin > 0.05 || Math.abs(c.lat) > 80 || Math.abs(c.lon) + (2 * span) / Math.cos(c.lat * RAD) >= 180) return null;
+  return { k: Math.cos(c.lat * RAD), inner: (span * (1 - margin)) ** 2, outer: (span * (1 + margin)) ** 2 };
 }
 
 /**
@@ -365,6 +369,13 @@ interface PolygonIndex {
   edges: Float64Array;
   /** The polygon (of a MultiPolygon; 0 for a Polygon) of each band edge. */
   edgePolygon: Int32Array;
+  /**
+   * Summed-area tables over the cells: `notIn[j·(size+1) + i]` counts the cells that are not
+   * wholly inside among rows < j and columns < i (`notOut` those not wholly outside), so whether a
+   * rectangle of cells is all in (or all out) is four reads (`polygonRegion`).
+   */
+  notIn: Int32Array;
+  notOut: Int32Array;
 }
 const indexes = new WeakMap<AreaGeometry, PolygonIndex | null>();
 
@@ -456,7 +467,7 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
       for (let i = col(x0 - EDGE_MARGIN); i <= i1; i++) cells[j * size + i] = EDGE_CELL;
     }
   }
-  const ix: PolygonIndex = { w, s, e, n, size, cw, ch, cells, bands, bh: banding.bh, bandStart, edges, edgePolygon };
+  const ix: PolygonIndex = { w, s, e, n, size, cw, ch, cells, bands, bh: banding.bh, bandStart, edges, edgePolygon, notIn: new Int32Array((size + 1) ** 2), notOut: new Int32Array((size + 1) ** 2) };
   for (let j = 0; j < size; j++) {
     let status = -1; // unknown at the start of a run
     for (let i = 0; i < size; i++) {
@@ -469,7 +480,36 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
       cells[at] = status;
     }
   }
+  const stride = size + 1;
+  for (let j = 0; j < size; j++) {
+    for (let i = 0; i < size; i++) {
+      const cell = cells[j * size + i]!;
+      const at = (j + 1) * stride + i + 1;
+      ix.notIn[at] = (cell !== IN_CELL ? 1 : 0) + ix.notIn[at - 1]! + ix.notIn[at - stride]! - ix.notIn[at - stride - 1]!;
+      ix.notOut[at] = (cell !== OUT_CELL ? 1 : 0) + ix.notOut[at - 1]! + ix.notOut[at - stride]! - ix.notOut[at - stride - 1]!;
+    }
+  }
   return ix;
+}
+
+/**
+ * How the rectangle [x0, x1] × [y0, y1] lies against the polygon, as `indexHolds` would answer
+ * each of its points: the points of the rectangle inside the envelope fall in the cells
+ * col(max(x0, w))…col(min(x1, e)) × row(max(y0, s))…row(min(y1, n)) (the index of a point's cell
+ * is monotone in its coordinates), so `INSIDE` when the rectangle is within the envelope and all
+ * those cells are wholly in, `OUTSIDE` when it misses the envelope or all those cells are wholly out.
+ */
+function polygonRegion(ix: PolygonIndex, x0: number, y0: number, x1: number, y1: number): Region {
+  if (x1 < ix.w || x0 > ix.e || y1 < ix.s || y0 > ix.n) return OUTSIDE;
+  const i0 = Math.min(ix.size - 1, Math.floor((Math.max(x0, ix.w) - ix.w) / ix.cw));
+  const i1 = Math.min(ix.size - 1, Math.floor((Math.min(x1, ix.e) - ix.w) / ix.cw)) + 1;
+  const j0 = Math.min(ix.size - 1, Math.floor((Math.max(y0, ix.s) - ix.s) / ix.ch));
+  const j1 = Math.min(ix.size - 1, Math.floor((Math.min(y1, ix.n) - ix.s) / ix.ch)) + 1;
+  const stride = ix.size + 1;
+  const sum = (t: Int32Array): number => t[j1 * stride + i1]! - t[j0 * stride + i1]! - t[j1 * stride + i0]! + t[j0 * stride + i0]!;
+  if (sum(ix.notOut) === 0) return OUTSIDE;
+  if (x0 >= ix.w && x1 <= ix.e && y0 >= ix.s && y1 <= ix.n && sum(ix.notIn) === 0) return INSIDE;
+  return PARTLY;
 }
 
 /** `inPolygon` through the index: the envelope, the point's cell, and in an edge cell its band's edges. */
@@ -651,6 +691,61 @@ export function areaTest(f: AreaFilters): (lat: number, lon: number) => boolean 
     if (circle && !circle(lat, lon)) return false;
     if (polygon && !(ix === null ? inPolygonExact(polygon, lat, lon) : indexHolds(ix, lat, lon))) return false;
     return true;
+  };
+}
+
+/** How a rectangle lies against areas: no point of it in them, every point in them, or some. */
+export type Region = 0 | 1 | 2;
+export const OUTSIDE: Region = 0;
+export const INSIDE: Region = 1;
+export const PARTLY: Region = 2;
+
+/**
+ * For a search that walks a tree of rectangles (api/index/geo-index.ts): how a rectangle
+ * [x0, x1] × [y0, y1] (longitude, latitude; infinite bounds allowed) lies against every area of
+ * `f`, decided exactly as `areaTest` decides its points — `INSIDE` only when `areaTest` holds for
+ * every point of the rectangle, `OUTSIDE` only when it holds for none, else `PARTLY` (always a safe
+ * answer): a bbox by its edges, a circle by the flat distance of `circleTest` at the rectangle's
+ * farthest and nearest corners (that distance grows with |Δlon| and |Δlat|, also in floating
+ * point), a polygon by its cells (`polygonRegion`). Combined: `OUTSIDE` if any area says so,
+ * `INSIDE` if all do.
+ */
+export function areaRegion(f: AreaFilters): (x0: number, y0: number, x1: number, y1: number) => Region {
+  const { bbox, near, polygon } = f;
+  const flat = near ? flatCircle(near) : null;
+  let ix: PolygonIndex | null = null;
+  if (polygon) {
+    const known = indexes.get(polygon);
+    if (known === undefined) indexes.set(polygon, (ix = polygonIndex(polygon)));
+    else ix = known;
+  }
+  return (x0, y0, x1, y1) => {
+    let all = true;
+    if (bbox) {
+      const [w, s, e, n] = bbox;
+      if (y1 < s || y0 > n) return OUTSIDE;
+      if (w <= e ? x1 < w || x0 > e : x0 > e && x1 < w) return OUTSIDE;
+      if (!(y0 >= s && y1 <= n && (w <= e ? x0 >= w && x1 <= e : x0 >= w || x1 <= e))) all = false;
+    }
+    if (near) {
+      if (!flat) all = false;
+      else {
+        const ax = (x0 - near.lon) * flat.k;
+        const bx = (x1 - near.lon) * flat.k;
+        const ay = y0 - near.lat;
+        const by = y1 - near.lat;
+        const nx = ax <= 0 && bx >= 0 ? 0 : Math.min(ax * ax, bx * bx);
+        const ny = ay <= 0 && by >= 0 ? 0 : Math.min(ay * ay, by * by);
+        if (nx + ny >= flat.outer) return OUTSIDE;
+        if (!(Math.max(ax * ax, bx * bx) + Math.max(ay * ay, by * by) <= flat.inner)) all = false;
+      }
+    }
+    if (polygon) {
+      const r = ix === null ? PARTLY : polygonRegion(ix, x0, y0, x1, y1);
+      if (r === OUTSIDE) return OUTSIDE;
+      if (r === PARTLY) all = false;
+    }
+    return all ? INSIDE : PARTLY;
   };
 }
 

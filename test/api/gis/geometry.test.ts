@@ -16,6 +16,11 @@ import {
   inCircle,
   circleMargin,
   circleTest,
+  areaRegion,
+  areaTest,
+  INSIDE,
+  OUTSIDE,
+  PARTLY,
   inPolygon,
   inPolygonExact,
   orientation,
@@ -334,6 +339,55 @@ test('parsePolygonText remembers the last texts parsed (the same geometry object
   const long = JSON.stringify({ type: 'Polygon', coordinates: [[...ring, ring[0]]] });
   assert.ok(long.length > POLYGON_CACHE.maxChars);
   assert.ok(parsePolygonText(long) !== parsePolygonText(long), 'a long text is parsed every time');
+});
+
+test('areaRegion decides a rectangle as areaTest decides its points: INSIDE only when all are in, OUTSIDE only when none (bbox, circles, polygons, together)', () => {
+  let seed = 99;
+  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const counts = { [INSIDE]: 0, [OUTSIDE]: 0, [PARTLY]: 0 } as Record<number, number>;
+  let wrong = 0;
+  for (let t = 0; t < 300; t++) {
+    const cx = -8 + rnd() * 2;
+    const cy = 52.5 + rnd();
+    const r = 0.02 + rnd() * 0.3;
+    const k = 8 + Math.floor(rnd() * 60);
+    const ring = Array.from({ length: k }, (_, i) => {
+      const a = (2 * Math.PI * i) / k;
+      const d = r * (0.4 + 0.6 * rnd());
+      return [cx + 1.6 * d * Math.cos(a), cy + d * Math.sin(a)];
+    });
+    const polygon: AreaGeometry = { type: 'Polygon', coordinates: [[...ring, [...ring[0]!]], square(cx - r / 10, cy - r / 10, r / 10)] };
+    const near = { lat: cy + (rnd() - 0.5) * r, lon: cx + (rnd() - 0.5) * r, radius_m: 500 + rnd() * 30_000 };
+    const bbox: [number, number, number, number] = [cx - r * rnd(), cy - r * rnd(), cx + r * rnd(), cy + r * rnd()];
+    const areas = [{ polygon }, { near }, { bbox }, { polygon, near }, { bbox, near }][t % 5]!;
+    const region = areaRegion(areas);
+    const test = areaTest(areas);
+    for (let q = 0; q < 60; q++) {
+      // rectangles from tiny to larger than the area, some with infinite sides (the tree's first nodes)
+      const size = r * 2 ** (-8 * rnd());
+      const x0 = q % 15 === 0 ? -Infinity : cx + (rnd() - 0.6) * 2.4 * r;
+      const y0 = q % 17 === 0 ? -Infinity : cy + (rnd() - 0.6) * 2 * r;
+      const x1 = q % 13 === 0 ? Infinity : (Number.isFinite(x0) ? x0 : cx) + size * 1.6;
+      const y1 = q % 11 === 0 ? Infinity : (Number.isFinite(y0) ? y0 : cy) + size;
+      const got = region(x0, y0, x1, y1);
+      counts[got]!++;
+      if (got === PARTLY) continue;
+      // the corners, the sides and a lattice of the (finite part of the) rectangle
+      const fx0 = Number.isFinite(x0) ? x0 : cx - 3 * r;
+      const fx1 = Number.isFinite(x1) ? x1 : cx + 3 * r;
+      const fy0 = Number.isFinite(y0) ? y0 : cy - 3 * r;
+      const fy1 = Number.isFinite(y1) ? y1 : cy + 3 * r;
+      for (let i = 0; i <= 12; i++) {
+        for (let j = 0; j <= 12; j++) {
+          const x = i === 12 ? fx1 : fx0 + ((fx1 - fx0) * i) / 12;
+          const y = j === 12 ? fy1 : fy0 + ((fy1 - fy0) * j) / 12;
+          if (test(y, x) !== (got === INSIDE)) wrong++;
+        }
+      }
+    }
+  }
+  assert.is(wrong, 0);
+  assert.ok(counts[INSIDE]! > 500 && counts[OUTSIDE]! > 2_000 && counts[PARTLY]! > 2_000, JSON.stringify(counts));
 });
 
 test.run();
