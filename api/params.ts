@@ -95,8 +95,8 @@ export interface LeadsRequest {
   filters: LeadsFilters;
   sort: LeadsSort;
   paging: LeadsPaging;
-  /** Hash of filters + sort, carried by cursors. */
-  hash: string;
+  /** Hash of filters + sort, carried by cursors (`filtersHash`; taken on first read: a last page, which has no next_cursor, needs none). */
+  readonly hash: string;
 }
 
 /**
@@ -215,10 +215,11 @@ export function parseLeadsQuery(
     all.push({ name: 'page', reason: REASONS.pageBeyond(config.pageMax) });
   }
   if (all.length > 0) throw invalidParams(all);
-  const hash = filtersHash('leads', normalisedFilters(filters), sort);
+  let hash: string | undefined;
+  const hashOf = (): string => (hash ??= filtersHash('leads', normalisedFilters(filters), sort));
   let paging: LeadsPaging;
   if (v.cursor !== undefined) {
-    const c = decodeCursor(v.cursor, hash, config); // throws 400 on cursor
+    const c = decodeCursor(v.cursor, hashOf(), config); // throws 400 on cursor
     if (!sortKeyValid(sort, c.key)) throw invalidParams([{ name: 'cursor', reason: REASONS.badCursor('pass next_cursor unchanged') }]);
     if (sort === 'relevance' && c.release !== releaseId) {
       throw invalidParams([{ name: 'cursor', reason: 'relevance cursors expire with the release they were made on (scores change); start again without cursor' }]);
@@ -228,7 +229,14 @@ export function parseLeadsQuery(
     const page: number = v.page ?? 1;
     paging = { mode: 'page', page, pageSize, offset: (page - 1) * pageSize };
   }
-  return { filters, sort, paging, hash };
+  return {
+    filters,
+    sort,
+    paging,
+    get hash() {
+      return hashOf();
+    },
+  };
 }
 
 /**

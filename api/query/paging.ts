@@ -10,6 +10,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { ApiConfig } from '../config.ts';
 import { invalidParams, type ApiError } from '../errors.ts';
+import { sha256Hex } from '../sha256.ts';
 
 export interface DecodedCursor {
   /** Sort key of the last row of the previous page. */
@@ -18,16 +19,31 @@ export interface DecodedCursor {
   release: string;
 }
 
-/** JSON with object keys sorted at every level (so equal filters hash equally). */
+/**
+ * JSON with object keys sorted at every level (so equal filters hash equally); members whose value
+ * is undefined are left out. Written as loops over the keys (no arrays of parts per level): the
+ * filters hash is taken for most list pages (every next_cursor).
+ */
 function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  if (Array.isArray(v)) {
+    let s = '[';
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) s += ',';
+      s += stableJson(v[i]) ?? ''; // (as Array.join writes an element JSON has no text for)
+    }
+    return s + ']';
+  }
   if (v !== null && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
-      .join(',')}}`;
+    const keys = Object.keys(o).sort();
+    let s = '{';
+    for (const k of keys) {
+      const x = o[k];
+      if (x === undefined) continue;
+      if (s.length > 1) s += ',';
+      s += `${JSON.stringify(k)}:${stableJson(x)}`;
+    }
+    return s + '}';
   }
   return JSON.stringify(v);
 }
@@ -39,7 +55,7 @@ function stableJson(v: unknown): string {
  * @example filtersHash('infrastructure', { vertical: ['wind'] }, 'id')
  */
 export function filtersHash(endpoint: string, filters: unknown, sort: string): string {
-  return createHash('sha256').update(stableJson({ endpoint, filters, sort })).digest('hex').slice(0, 16);
+  return sha256Hex(stableJson({ endpoint, filters, sort })).slice(0, 16);
 }
 
 /** The secrets cursors are signed with: the current one signs and verifies, the previous ones (a rotation) only verify. */

@@ -13,6 +13,9 @@
 export class ByteWriter {
   buf: Buffer;
   len = 0;
+  /** `dataView()`'s view and the buffer it is over. */
+  private dv: DataView | null = null;
+  private dvOf: Buffer | null = null;
 
   /** A writer over a buffer of `capacity` bytes, or over the buffer given (e.g. from a `BufferPool`). */
   constructor(capacity: number | Buffer = 16 * 1024) {
@@ -25,6 +28,19 @@ export class ByteWriter {
     const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
     this.buf.copy(bigger, 0, 0, this.len);
     this.buf = bigger;
+  }
+
+  /**
+   * A DataView over `buf` (made again after `buf` was replaced), for writers that copy several
+   * bytes per step (`RowStore.writeJson`): they still keep `len` and call `ensure` themselves.
+   */
+  dataView(): DataView {
+    const b = this.buf;
+    if (this.dvOf !== b) {
+      this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      this.dvOf = b;
+    }
+    return this.dv!;
   }
 
   /** Append `src[start, end)`. Short runs are copied in JS (cheaper than a native call). */

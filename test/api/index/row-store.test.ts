@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
 import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
-import { loadRowStore, RowStore, RowStoreBuilder } from '../../../api/index/row-store.ts';
+import { LONG_SPAN, loadRowStore, RowStore, RowStoreBuilder } from '../../../api/index/row-store.ts';
 import { ByteWriter } from '../../../api/render/bytes.ts';
 import { columnMask, maskingFor, maskRecord } from '../../../api/masking.ts';
 import { SCOPES } from '../../../api/scopes.ts';
@@ -90,6 +90,37 @@ test('the bytes written are JSON.stringify of the masked record, for every scope
   }
   assert.ok(columnMask('lead', LEAD_COLUMNS, maskingFor('commonwealth')).nulled!.includes(1), 'commonwealth has masked columns');
   assert.is(columnMask('lead', LEAD_COLUMNS, maskingFor('ent_api')).nulled, null);
+});
+
+test('values of every length copy exactly: short spans and long ones (LONG_SPAN), raw and dictionary, at any output offset, into a growing buffer', () => {
+  // JSON texts of 1 byte (a digit) to LONG_SPAN + 40 bytes, multi-byte characters included
+  const chars = 'abcdefghijklmnopqrstuvwxyz0123456789ÉéÁáÓó"\\/€';
+  const values: unknown[] = [null, 0, 7, 42, 'x'];
+  for (let len = 0; len <= LONG_SPAN + 40; len++) values.push(Array.from({ length: len }, (_, i) => chars[(i * 7 + len) % chars.length]).join(''));
+  const lengths = values.map((v) => Buffer.byteLength(JSON.stringify(v)));
+  assert.ok(Math.min(...lengths) === 1 && Math.max(...lengths) > LONG_SPAN + 8, 'both sides of the threshold');
+  const build = (dictionaryMax: number | undefined, copies: number): RowStore => {
+    const rows = values.length * copies;
+    const b = new RowStoreBuilder(['id', 'x'], rows, [rows, values.length], dictionaryMax === undefined ? {} : { dictionaryMax });
+    for (let r = 0; r < rows; r++) b.add(r + 1, [r + 1, values[r % values.length]]);
+    return b.finish();
+  };
+  // raw: no dictionaries; dictionary: each value on three rows, so `x` pays as one
+  for (const [name, store] of [['raw', build(0, 1)], ['dictionary', build(undefined, 3)]] as const) {
+    const out = new ByteWriter(16);
+    let expected = '';
+    for (let slot = 0; slot < store.size; slot++) {
+      const prefix = '.'.repeat(slot % 9); // every offset modulo 8
+      out.ascii(prefix);
+      store.writeJson(out, slot, null);
+      expected += prefix + JSON.stringify({ id: slot + 1, x: values[slot % values.length] });
+    }
+    assert.is(out.toString(), expected, name);
+    const nulled = new Uint8Array([0, 1]);
+    out.len = 0;
+    store.writeJson(out, 5, nulled);
+    assert.is(out.toString(), JSON.stringify({ id: 6, x: null }), `${name}: masked`);
+  }
 });
 
 test('distinct lists the values of a column, in every encoding', () => {

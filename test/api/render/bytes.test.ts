@@ -1,4 +1,4 @@
-/** ByteWriter (growth, short and long copies) and BufferPool (reuse only of what was given back). */
+/** ByteWriter (growth, short and long copies, its DataView) and BufferPool (reuse only of what was given back). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BufferPool, ByteWriter } from '../../../api/render/bytes.ts';
@@ -20,6 +20,23 @@ test('ByteWriter: ascii, utf8, bytes and byte append in order and grow past the 
   assert.is(w.len, 0, 'take empties the writer');
   w.ascii('again');
   assert.is(taken.toString(), want, 'the taken copy is its own');
+});
+
+test('ByteWriter.dataView: over the current buffer (a pooled one with an offset too), made again when the writer grows', () => {
+  const pooled = Buffer.alloc(64).subarray(8, 24);
+  const w = new ByteWriter(pooled);
+  const v = w.dataView();
+  assert.is(w.dataView(), v, 'kept while the buffer is the same');
+  v.setUint32(0, 0x41424344);
+  w.len = 4;
+  assert.is(w.toString(), 'ABCD', 'at the buffer\'s own offset');
+  w.ensure(100);
+  const grown = w.dataView();
+  assert.is.not(grown, v);
+  assert.is(grown.byteLength, w.buf.length);
+  grown.setUint32(4, 0x45464748);
+  w.len = 8;
+  assert.is(w.toString(), 'ABCDEFGH', 'the grown buffer kept what was written');
 });
 
 test('BufferPool: a buffer is reused only after it is given back; large ones are never pooled', () => {
