@@ -174,7 +174,8 @@ const parsedPolygons = new Map<string, AreaGeometry | ParamError>();
  * its results and every poll of a CRM, so its parse, checks (the self-intersection sweep) and —
  * the same object, so the same `WeakMap` entry — its index are done once. The least recently
  * used of `POLYGON_CACHE.entries` texts is forgotten; longer texts are parsed every time. The
- * geometry returned is shared between requests: nothing may change it.
+ * geometry returned is shared between requests, so it is frozen (its canonical text for the
+ * cursor's filters hash is then remembered too, api/query/paging.ts).
  */
 export function parsePolygonText(text: string): AreaGeometry | ParamError {
   const known = parsedPolygons.get(text);
@@ -183,12 +184,21 @@ export function parsePolygonText(text: string): AreaGeometry | ParamError {
     parsedPolygons.set(text, known);
     return known;
   }
-  const parsed = parsePolygon(text);
+  const parsed = deepFreeze(parsePolygon(text));
   if (text.length <= POLYGON_CACHE.maxChars) {
     parsedPolygons.set(text, parsed);
     if (parsedPolygons.size > POLYGON_CACHE.entries) parsedPolygons.delete(parsedPolygons.keys().next().value!);
   }
   return parsed;
+}
+
+/** `v` and everything in it frozen. */
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
 }
 
 /**

@@ -21,10 +21,21 @@ export interface DecodedCursor {
 
 /**
  * JSON with object keys sorted at every level (so equal filters hash equally); members whose value
- * is undefined are left out. Written as loops over the keys (no arrays of parts per level): the
+ * is undefined are left out; a frozen object's text is remembered. Written as loops over the keys (no arrays of parts per level): the
  * filters hash is taken for most list pages (every next_cursor).
  */
 function stableJson(v: unknown): string {
+  if (v !== null && typeof v === 'object' && Object.isFrozen(v)) {
+    // a frozen value cannot change: its text is kept (a remembered polygon, api/gis/geometry.ts `parsePolygonText`)
+    let text = frozenTexts.get(v);
+    if (text === undefined) frozenTexts.set(v, (text = stableText(v)));
+    return text;
+  }
+  return stableText(v);
+}
+const frozenTexts = new WeakMap<object, string>();
+
+function stableText(v: unknown): string {
   if (Array.isArray(v)) {
     let s = '[';
     for (let i = 0; i < v.length; i++) {

@@ -57,4 +57,17 @@ test('filtersHash: the same hashes as every release before (cursors in clients\'
   assert.is.not(filtersHash('leads', {}, 'oldest'), pinned[0]![3], 'the sort counts');
 });
 
+test('filtersHash of a frozen value (a remembered polygon) equals that of an equal unfrozen one, also on later calls', () => {
+  const polygon = () => ({ type: 'Polygon', coordinates: [[[-6.3, 53.3], [-6.2, 53.3], [-6.2, 53.4], [-6.3, 53.3]]] });
+  const frozen = polygon();
+  for (const ring of frozen.coordinates) for (const p of ring) Object.freeze(p);
+  frozen.coordinates.forEach((r) => Object.freeze(r));
+  Object.freeze(frozen.coordinates);
+  Object.freeze(frozen);
+  const want = filtersHash('leads', { polygon: polygon(), county: ['Dublin'] }, 'newest');
+  assert.is(filtersHash('leads', { county: ['Dublin'], polygon: frozen }, 'newest'), want);
+  assert.is(filtersHash('leads', { county: ['Dublin'], polygon: frozen }, 'newest'), want, 'from the remembered text');
+  assert.is.not(filtersHash('leads', { county: ['Cork'], polygon: frozen }, 'newest'), want);
+});
+
 test.run();
