@@ -515,10 +515,14 @@ function polygonRegion(ix: PolygonIndex, x0: number, y0: number, x1: number, y1:
   const i1 = Math.min(ix.size - 1, Math.floor((Math.min(x1, ix.e) - ix.w) / ix.cw)) + 1;
   const j0 = Math.min(ix.size - 1, Math.floor((Math.max(y0, ix.s) - ix.s) / ix.ch));
   const j1 = Math.min(ix.size - 1, Math.floor((Math.min(y1, ix.n) - ix.s) / ix.ch)) + 1;
+  // (no closure here: this runs for every node of a tree walk)
   const stride = ix.size + 1;
-  const sum = (t: Int32Array): number => t[j1 * stride + i1]! - t[j0 * stride + i1]! - t[j1 * stride + i0]! + t[j0 * stride + i0]!;
-  if (sum(ix.notOut) === 0) return OUTSIDE;
-  if (x0 >= ix.w && x1 <= ix.e && y0 >= ix.s && y1 <= ix.n && sum(ix.notIn) === 0) return INSIDE;
+  const a = j1 * stride + i1;
+  const b = j0 * stride + i1;
+  const c = j1 * stride + i0;
+  const d = j0 * stride + i0;
+  if (ix.notOut[a]! - ix.notOut[b]! - ix.notOut[c]! + ix.notOut[d]! === 0) return OUTSIDE;
+  if (x0 >= ix.w && x1 <= ix.e && y0 >= ix.s && y1 <= ix.n && ix.notIn[a]! - ix.notIn[b]! - ix.notIn[c]! + ix.notIn[d]! === 0) return INSIDE;
   return PARTLY;
 }
 
