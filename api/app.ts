@@ -176,13 +176,19 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   return app;
 }
 
+/** Paths whose route template `routeOf` remembers: at most this many, each at most `ROUTE_PATH_CACHED_MAX` long. */
+const ROUTES_CACHED_MAX = 4096;
+const ROUTE_PATH_CACHED_MAX = 256;
+
 /**
  * The route template a request is counted under in the usage ledger, e.g. `GET /v1/leads/{id}`;
- * `other` for paths no router has (so unknown paths cannot grow the ledger).
+ * `other` for paths no router has (so unknown paths cannot grow the ledger). The routers do not
+ * change once the app is built, so the template of a method and path is matched once and
+ * remembered (bounded: ids make many paths; emptied when full), not matched against every route
+ * of every router on each request.
  */
 export function routeOf(routers: readonly Router<AppState>[]): (method: string, path: string) => string {
-  return (method, path) => {
-    if (!path.startsWith('/v1/')) return 'other';
+  const match = (method: string, path: string): string => {
     const rel = path.slice(3);
     for (const r of routers) {
       const m = r.match(rel, method === 'HEAD' ? 'GET' : method);
@@ -190,6 +196,19 @@ export function routeOf(routers: readonly Router<AppState>[]): (method: string, 
       if (layer) return `${method} /v1${String(layer.path).replace(/:([A-Za-z_]+)/g, '{$1}')}`;
     }
     return 'other';
+  };
+  const seen = new Map<string, string>();
+  return (method, path) => {
+    if (!path.startsWith('/v1/')) return 'other';
+    if (path.length > ROUTE_PATH_CACHED_MAX) return match(method, path);
+    const key = `${method} ${path}`;
+    let route = seen.get(key);
+    if (route === undefined) {
+      route = match(method, path);
+      if (seen.size >= ROUTES_CACHED_MAX) seen.clear();
+      seen.set(key, route);
+    }
+    return route;
   };
 }
 
