@@ -99,12 +99,15 @@ export interface LeadsRequest {
   readonly hash: string;
 }
 
+/** The `geometry` filters of the filter table. */
+const GEOMETRY_FILTERS: readonly GeometryFilter[] = filtersOfKind('geometry');
+
 /**
  * The typed post-parsers of the `geometry` filters (api/gis/geometry.ts), by parameter: every
  * parser of a query that takes the lead filters passes them to `parseQuery`.
  */
 export const LEAD_FILTER_PARSERS: Readonly<Record<string, ValueParser>> = Object.fromEntries(
-  filtersOfKind('geometry').map((f) => [f.name, f.shape === 'circle' ? parseNear : f.shape === 'bbox' ? (text: string) => parseBBox(text) : parsePolygon]),
+  GEOMETRY_FILTERS.map((f) => [f.name, f.shape === 'circle' ? parseNear : f.shape === 'bbox' ? (text: string) => parseBBox(text) : parsePolygon]),
 );
 
 /** A `geometry` filter's parsed value, `near` joined with its companion `radius_m` (default `RADIUS_M.default`). */
@@ -168,7 +171,7 @@ export function leadFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, places: Pl
       } else filters[k] = names;
     }
   }
-  companionErrors(q, filtersOfKind('geometry'), errors);
+  companionErrors(q, GEOMETRY_FILTERS, errors);
   for (const [from, to] of datePairs()) {
     const a = filters[from.name] as string | undefined;
     const b = filters[to.name] as string | undefined;
