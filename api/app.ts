@@ -143,12 +143,12 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.use(securityHeadersMiddleware(config));
   if (Object.keys(deprecations).length > 0) app.use(deprecationMiddleware(deprecations, route));
   // /healthz, /readyz, /metrics: for load balancers and Prometheus, before the release pin and the key check
-  app.use(healthRouter(config, { releases: deps.releases, store: deps.store, metrics, log: deps.log }).routes());
+  app.use(routesOf(healthRouter(config, { releases: deps.releases, store: deps.store, metrics, log: deps.log })));
   app.use(operationalMethods());
   // The account area (/app) runs on sessions: it answers before the release pin and the API-key checks.
   app.use(appArea(config, { ...deps, ledger }));
   // The published reference (openapi.json, docs, reference) and the licence claim page need neither a key nor a loaded release.
-  app.use(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).use(claim.routes()).routes());
+  app.use(routesOf(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).use(claim.routes())));
   app.use(releaseMiddleware(deps.releases));
   // the throttle wraps the GIS token too, so a 401 for a bad access_token reports the allowance
   if (!deps.benchWithoutAccess) app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
@@ -167,7 +167,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   }
   app.use(attributionMiddleware());
   // The usage ledger and webhooks are account state, not release data: never answered from an ETag.
-  app.use(new Router<AppState>({ prefix: '/v1' }).use(account.routes()).use(webhooks.routes()).routes());
+  app.use(routesOf(new Router<AppState>({ prefix: '/v1' }).use(account.routes()).use(webhooks.routes())));
   // a refused release changes /v1/meta's release_status: its ETag changes with it
   app.use(conditionalMiddleware({ variant: () => refusedStamp(deps.releases.status().refused) }));
   for (const r of routers) if (r !== docs && r !== claim && r !== account && r !== webhooks) v1.use(r.routes());
@@ -177,12 +177,35 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
 }
 
 /**
+ * `router.routes()` for a router most requests pass by (the operational, public and account
+ * routers sit in the chain before the /v1 routers): a path none of its routes matches (each
+ * route's own `match`) goes straight on, without the router's dispatch — its walk of every layer,
+ * the match result, the not-found event. Keeps `.router` (tests read the app's routers from it).
+ */
+function routesOf(router: Router<AppState>): Koa.Middleware<AppState> {
+  const dispatch = router.routes() as Koa.Middleware<AppState>;
+  const routes = router.stack.filter((layer) => layer.methods.length > 0);
+  const passBy: Koa.Middleware<AppState> = (ctx, next) => {
+    const path = ctx.path;
+    for (const route of routes) if (route.match(path)) return dispatch(ctx, next);
+    return next();
+  };
+  return Object.assign(passBy, { router });
+}
+
+/** Paths whose route template `routeOf` remembers: at most this many, each at most `ROUTE_PATH_CACHED_MAX` long. */
+const ROUTES_CACHED_MAX = 4096;
+const ROUTE_PATH_CACHED_MAX = 256;
+
+/**
  * The route template a request is counted under in the usage ledger, e.g. `GET /v1/leads/{id}`;
- * `other` for paths no router has (so unknown paths cannot grow the ledger).
+ * `other` for paths no router has (so unknown paths cannot grow the ledger). The routers do not
+ * change once the app is built, so the template of a method and path is matched once and
+ * remembered (bounded: ids make many paths; emptied when full), not matched against every route
+ * of every router on each request.
  */
 export function routeOf(routers: readonly Router<AppState>[]): (method: string, path: string) => string {
-  return (method, path) => {
-    if (!path.startsWith('/v1/')) return 'other';
+  const match = (method: string, path: string): string => {
     const rel = path.slice(3);
     for (const r of routers) {
       const m = r.match(rel, method === 'HEAD' ? 'GET' : method);
@@ -190,6 +213,19 @@ export function routeOf(routers: readonly Router<AppState>[]): (method: string, 
       if (layer) return `${method} /v1${String(layer.path).replace(/:([A-Za-z_]+)/g, '{$1}')}`;
     }
     return 'other';
+  };
+  const seen = new Map<string, string>();
+  return (method, path) => {
+    if (!path.startsWith('/v1/')) return 'other';
+    if (path.length > ROUTE_PATH_CACHED_MAX) return match(method, path);
+    const key = `${method} ${path}`;
+    let route = seen.get(key);
+    if (route === undefined) {
+      route = match(method, path);
+      if (seen.size >= ROUTES_CACHED_MAX) seen.clear();
+      seen.set(key, route);
+    }
+    return route;
   };
 }
 

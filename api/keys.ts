@@ -2,7 +2,8 @@
  * API keys: 256-bit random secrets with a scope-revealing prefix (`lk_ea_…`), stored only as a
  * SHA-256 hash. The raw key exists once, in the output of `leads keys create`.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from './sha256.ts';
 import { KEY_PREFIX, type Scope } from './scopes.ts';
 
 /** A raw key: `lk_` + scope code + `_` + 43 base64url characters (32 random bytes). */
@@ -31,7 +32,7 @@ export function generateKey(scope: Scope): GeneratedKey {
 
 /** SHA-256 hex of a raw key (how keys are stored and looked up). */
 export function hashKey(raw: string): string {
-  return createHash('sha256').update(raw, 'utf8').digest('hex');
+  return sha256Hex(raw);
 }
 
 /**

@@ -175,6 +175,14 @@ export async function openReleaseManager(
     return { release: { id, dir, manifest, tables, path: (rel: string) => join(dir, rel), leads }, indexBuildMs };
   };
 
+  /** Let go of a pin taken by `acquire` (once: later calls do nothing). */
+  function letGo(pin: { id: string; released: boolean }): void {
+    if (pin.released) return;
+    pin.released = true;
+    holds.set(pin.id, (holds.get(pin.id) ?? 1) - 1);
+    void dropIfUnused(pin.id);
+  }
+
   const dropIfUnused = async (id: string): Promise<void> => {
     if (current?.id === id || (holds.get(id) ?? 0) > 0 || !retired.has(id)) return;
     retired.delete(id);
@@ -247,16 +255,9 @@ export async function openReleaseManager(
     acquire() {
       const release = currentRelease();
       holds.set(release.id, (holds.get(release.id) ?? 0) + 1);
-      let released = false;
-      return {
-        release,
-        done: () => {
-          if (released) return;
-          released = true;
-          holds.set(release.id, (holds.get(release.id) ?? 1) - 1);
-          void dropIfUnused(release.id);
-        },
-      };
+      // `done` is `letGo` bound to this pin: an arrow written here would be named by tsx
+      // (Object.defineProperty, ~0.5 µs) on every request
+      return { release, done: letGo.bind(null, { id: release.id, released: false }) };
     },
     check,
     async close() {

@@ -61,10 +61,18 @@ export function failedAuthThrottle(opts: ThrottleOptions): Middleware {
       { headers: { ...headers(e.failures, e.reset, t), 'Retry-After': String(retryAfter(e.reset, t)) } },
     );
 
+  // the last address and what it counts under (the same client asks many times in a row)
+  let lastAddress: string | null = null;
+  let lastKey = '';
   return async (ctx, next) => {
     if (opts.isPublic(ctx.path)) return next();
     const t = now();
-    const ip = throttleKey(ctx.ip || 'unknown');
+    const address = ctx.ip || 'unknown';
+    if (address !== lastAddress) {
+      lastKey = throttleKey(address);
+      lastAddress = address;
+    }
+    const ip = lastKey;
     const found = entry(ip, t);
     const blocked = found && found.failures >= opts.limit ? found : null;
     // a malformed key cannot be valid: no lookup for it

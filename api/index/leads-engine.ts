@@ -116,35 +116,33 @@ export class LeadsEngine {
     const distances = rows.slice(0, count).map((r) => r.distance);
     const last = rows[count - 1];
     const next: SortKey | null = rows.length > query.pageSize && last ? [last.sortValue, last.id] : null;
-    return {
-      total,
-      count,
-      next,
-      json: (head) => {
-        const out = new ByteWriter(this.buffers.take(1024 + count * 2048));
-        out.ascii(`{"total":${total},"page":${head.page === null ? 'null' : head.page},"page_size":${query.pageSize},"next_cursor":`);
-        out.ascii(head.next_cursor === null ? 'null' : `"${head.next_cursor}"`);
-        out.ascii(',"results":[');
-        const mask = columnMask('lead', store.columns, masking);
-        slots.forEach((slot, i) => {
-          if (i > 0) out.byte(0x2c); // ,
-          // each lead's JSON text straight from the row store, masked columns written as null;
-          // when an enriched field sits inside a column's value, the row is masked as a record
-          if (mask.complete) store.writeJson(out, slot, mask.nulled);
-          else out.utf8(JSON.stringify(maskRecord('lead', this.rowAt(slot), masking.scope, masking.schemas).record));
-          // with `near`: `distance_m` last, for every scope alike (a distance, not an enriched field)
-          const d = distances[i];
-          if (d !== undefined) {
-            out.len--; // the row's closing brace
-            out.ascii(`,"distance_m":${d}}`);
-          }
-        });
-        out.ascii('],"_meta":');
-        out.utf8(this.listMetaJson(masking));
-        out.byte(0x7d); // }
-        return this.body(out);
-      },
+    const page = { total, count, next } as LeadsPage;
+    // assigned, not written in the literal: there tsx would name the closure (Object.defineProperty, ~0.5 µs a page)
+    page.json = (head) => {
+      const out = new ByteWriter(this.buffers.take(1024 + count * 2048));
+      out.ascii(`{"total":${total},"page":${head.page === null ? 'null' : head.page},"page_size":${query.pageSize},"next_cursor":`);
+      out.ascii(head.next_cursor === null ? 'null' : `"${head.next_cursor}"`);
+      out.ascii(',"results":[');
+      const mask = columnMask('lead', store.columns, masking);
+      slots.forEach((slot, i) => {
+        if (i > 0) out.byte(0x2c); // ,
+        // each lead's JSON text straight from the row store, masked columns written as null;
+        // when an enriched field sits inside a column's value, the row is masked as a record
+        if (mask.complete) store.writeJson(out, slot, mask.nulled);
+        else out.utf8(JSON.stringify(maskRecord('lead', this.rowAt(slot), masking.scope, masking.schemas).record));
+        // with `near`: `distance_m` last, for every scope alike (a distance, not an enriched field)
+        const d = distances[i];
+        if (d !== undefined) {
+          out.len--; // the row's closing brace
+          out.ascii(`,"distance_m":${d}}`);
+        }
+      });
+      out.ascii('],"_meta":');
+      out.utf8(this.listMetaJson(masking));
+      out.byte(0x7d); // }
+      return this.body(out);
     };
+    return page;
   }
 
   /** The detail of lead `id` (null when the release has none), with the sections `masking` lets the caller see. */
@@ -203,7 +201,7 @@ export class LeadsEngine {
   /** The bytes written, and a `done` that gives the buffer back to the pool. */
   private body(out: ByteWriter): JsonBody {
     const used = out.buf; // (a new one if the answer outgrew the pooled buffer)
-    return { bytes: out.view(), done: () => this.buffers.give(used) };
+    return { bytes: out.view(), done: this.buffers.give.bind(this.buffers, used) }; // (bound: an arrow here would be named by tsx per response)
   }
 }
 

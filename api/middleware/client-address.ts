@@ -50,10 +50,17 @@ export function clientAddress(peer: string, forwardedFor: string | null, trusted
 export function clientAddressMiddleware(config: Pick<ApiConfig, 'trustProxy' | 'trustedProxies'>, log: (line: string) => void = () => {}): Middleware {
   const trusted = new CidrList(config.trustedProxies);
   let warned = false;
+  // the last peer and its address: a connection carries many requests, a proxy's even more
+  let lastPeer: string | null = null;
+  let lastAddress = '';
   return async (ctx, next) => {
     const peer = ctx.req.socket.remoteAddress ?? '';
     if (!config.trustProxy) {
-      ctx.request.ip = canonicalIp(peer)?.address ?? peer;
+      if (peer !== lastPeer) {
+        lastAddress = canonicalIp(peer)?.address ?? peer;
+        lastPeer = peer;
+      }
+      ctx.request.ip = lastAddress;
       return next();
     }
     if (!trusted.has(peer)) {

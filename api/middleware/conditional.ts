@@ -5,7 +5,7 @@
  * matching `If-None-Match` is answered 304 at once, without running the query; otherwise the
  * route runs and a 200 answer gets the `ETag` and `Cache-Control: private, max-age=60`.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../sha256.ts';
 import type { Middleware } from 'koa';
 
 export const CACHE_CONTROL = 'private, max-age=60';
@@ -17,15 +17,20 @@ export function etagFor(parts: { release: string; method: string; path: string; 
   const method = parts.method === 'HEAD' ? 'GET' : parts.method;
   const fields = [parts.release, method, parts.path, q.toString(), parts.scope];
   if (parts.variant) fields.push(parts.variant); // absent: the ETags are what they were
-  const h = createHash('sha256').update(fields.join('\n')).digest('hex');
-  return `W/"${h.slice(0, 16)}"`;
+  return `W/"${sha256Hex(fields.join('\n')).slice(0, 16)}"`;
+}
+
+/** An entity tag without its weak marker. */
+function bareTag(t: string): string {
+  return t.trim().replace(/^W\//, '');
 }
 
 /** True when `If-None-Match` lists the tag (weak comparison, `*` matches anything). */
 export function ifNoneMatchHits(header: string, etag: string): boolean {
   if (header.trim() === '*') return true;
-  const bare = (t: string): string => t.trim().replace(/^W\//, '');
-  return header.split(',').some((t) => bare(t) === bare(etag));
+  const want = bareTag(etag);
+  for (const t of header.split(',')) if (bareTag(t) === want) return true;
+  return false;
 }
 
 /** `variant`: a string that changes when answers change without a new release (the release status). */

@@ -20,8 +20,9 @@ export function isGisPath(path: string): boolean {
 /** `key`: the current token key, or the current one followed by those of previous secrets (a rotation). */
 export function gisTokenMiddleware(key: Buffer | readonly Buffer[], now: () => number = () => Date.now()): Middleware {
   return async (ctx, next) => {
+    if (!isGisPath(ctx.path)) return next(); // (before ctx.query: elsewhere the query need not be parsed here)
     const token = ctx.query['access_token'];
-    if (token === undefined || !isGisPath(ctx.path)) return next();
+    if (token === undefined) return next();
     if (Array.isArray(token)) throw invalidParams([{ name: 'access_token', reason: 'given more than once' }]);
     if (ctx.get('Authorization')) {
       throw invalidParams([{ name: 'access_token', reason: 'send the key one way: either the Authorization header or access_token, not both' }]);

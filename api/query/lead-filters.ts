@@ -239,13 +239,16 @@ export function filterQueryPairs(f: LeadFilter, v: unknown): [string, string][] 
 export const STATUS_GROUP_OF: Readonly<Record<string, string>> = STATUS_OF;
 
 /** `[from, to]` pairs of date filters on one column (a `to` before its `from` is refused). */
-export function datePairs(): [DateFilter, DateFilter][] {
+export function datePairs(): readonly (readonly [DateFilter, DateFilter])[] {
+  return DATE_PAIRS; // (the filter table is fixed: made once, read by every leads query parsed)
+}
+const DATE_PAIRS: readonly (readonly [DateFilter, DateFilter])[] = (() => {
   const dates = filtersOfKind('date');
   return dates.filter((f) => f.bound === 'from').flatMap((from) => {
     const to = dates.find((t) => t.bound === 'to' && t.column === from.column);
-    return to ? [[from, to] as [DateFilter, DateFilter]] : [];
+    return to ? [[from, to] as const] : [];
   });
-}
+})();
 
 // ---------------------------------------------------------------------------------------------
 // Schema

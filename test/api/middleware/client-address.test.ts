@@ -1,6 +1,7 @@
 /**
  * The client address behind a reverse proxy (issue 13, 3.1): the right-most X-Forwarded-For
- * address outside TRUSTED_PROXIES, table-driven; then over real HTTP with the failed-key
+ * address outside TRUSTED_PROXIES, table-driven; without TRUST_PROXY the peer's own address, peers
+ * alternating through one middleware; then over real HTTP with the failed-key
  * throttle: a client rotating a forged left-most entry is still throttled, a forged victim's
  * address does not lock the victim out, a valid key is never throttled, and a peer that is not a
  * trusted proxy cannot steer the address (or the scheme) with X-Forwarded-* headers.
@@ -9,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiConfigError, loadApiConfig } from '../../../api/config.ts';
 import { CidrList, canonicalIp, parseIPv4 } from '../../../api/ip.ts';
-import { clientAddress } from '../../../api/middleware/client-address.ts';
+import { clientAddress, clientAddressMiddleware } from '../../../api/middleware/client-address.ts';
 import { throttleKey } from '../../../api/access/throttle.ts';
 import { generateKey } from '../../../api/keys.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
@@ -61,6 +62,21 @@ unit('address spellings: loose IPv4 only where asked; IPv6 canonical; throttle c
   assert.is(throttleKey('2001:db8:1:2:3:4:5:6'), '2001:db8:1:2::/64');
   assert.is(throttleKey('2001:db8:1:2::ffff'), '2001:db8:1:2::/64');
   assert.is(throttleKey('198.51.100.7'), '198.51.100.7');
+});
+
+unit('without TRUST_PROXY: the canonical peer address of each request, peers alternating through one middleware', async () => {
+  const mw = clientAddressMiddleware({ trustProxy: false, trustedProxies: [] });
+  const peers: [peer: string | undefined, expected: string][] = [
+    ['::ffff:127.0.0.1', '127.0.0.1'], ['::ffff:127.0.0.1', '127.0.0.1'], ['2001:DB8:0:0:1::1', '2001:db8::1:0:0:1'],
+    ['::ffff:127.0.0.1', '127.0.0.1'], ['203.0.113.9', '203.0.113.9'], [undefined, ''], ['203.0.113.9', '203.0.113.9'], ['not an address', 'not an address'],
+  ];
+  for (const [peer, expected] of peers) {
+    const ctx = { req: { socket: { remoteAddress: peer }, headers: {} }, request: { ip: 'unset' } };
+    let reached = false;
+    await mw(ctx as never, async () => void (reached = true));
+    assert.ok(reached);
+    assert.is(ctx.request.ip, expected, String(peer));
+  }
 });
 
 unit.run();
