@@ -330,8 +330,7 @@ export function inBBox([w, s, e, n]: BBox, lat: number, lon: number): boolean {
  * latitude band only — the same answer as `inPolygonExact`, which runs it over every edge.
  */
 export function inPolygon(g: AreaGeometry, lat: number, lon: number): boolean {
-  let ix = indexes.get(g);
-  if (ix === undefined) indexes.set(g, (ix = polygonIndex(g)));
+  const ix = polygonIndexOf(g);
   return ix === null ? inPolygonExact(g, lat, lon) : indexHolds(ix, lat, lon);
 }
 
@@ -388,6 +387,13 @@ interface PolygonIndex {
   notOut: Int32Array;
 }
 const indexes = new WeakMap<AreaGeometry, PolygonIndex | null>();
+
+/** The index of a geometry object, built on its first use (null: a degenerate envelope, the exact test alone). */
+function polygonIndexOf(g: AreaGeometry): PolygonIndex | null {
+  let ix = indexes.get(g);
+  if (ix === undefined) indexes.set(g, (ix = polygonIndex(g)));
+  return ix;
+}
 
 /** Latitude bands per row of cells. */
 export const BANDS_PER_ROW = 4;
@@ -693,12 +699,7 @@ export function matchesArea(f: AreaFilters, lat: number | null, lon: number | nu
 export function areaTest(f: AreaFilters): (lat: number, lon: number) => boolean {
   const { bbox, near, polygon } = f;
   const circle = near ? circleTest(near) : null;
-  let ix: PolygonIndex | null = null;
-  if (polygon) {
-    const known = indexes.get(polygon);
-    if (known === undefined) indexes.set(polygon, (ix = polygonIndex(polygon)));
-    else ix = known;
-  }
+  const ix = polygon ? polygonIndexOf(polygon) : null;
   return (lat, lon) => {
     if (!Number.isFinite(lat) || !Number.isFinite(lon)) return false;
     if (bbox && !inBBox(bbox, lat, lon)) return false;
@@ -727,12 +728,7 @@ export const PARTLY: Region = 2;
 export function areaRegion(f: AreaFilters): (x0: number, y0: number, x1: number, y1: number) => Region {
   const { bbox, near, polygon } = f;
   const flat = near ? flatCircle(near) : null;
-  let ix: PolygonIndex | null = null;
-  if (polygon) {
-    const known = indexes.get(polygon);
-    if (known === undefined) indexes.set(polygon, (ix = polygonIndex(polygon)));
-    else ix = known;
-  }
+  const ix = polygon ? polygonIndexOf(polygon) : null;
   return (x0, y0, x1, y1) => {
     let all = true;
     if (bbox) {

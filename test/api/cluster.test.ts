@@ -21,6 +21,7 @@ import { assertProblem, tinyDataDir } from '../helpers/api.ts';
 import { startReplica, type Replica } from '../helpers/topology.ts';
 import { REPO_ROOT } from '../helpers/tmp.ts';
 import { waitUntil } from '../helpers/wait.ts';
+import { sample } from '../helpers/prometheus.ts';
 
 const TOKEN = 'metrics-token-for-the-cluster-test-0123456789';
 
@@ -88,17 +89,6 @@ function workerPids(): Map<number, number> {
   return m;
 }
 
-/** One sample of a Prometheus exposition (`name` with exactly `labels`); undefined when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1]!, x[2]!]));
-    const want = Object.entries(labels);
-    if (want.length === Object.keys(got).length && want.every(([k, v]) => got[k] === v)) return Number(m[3]);
-  }
-  return undefined;
-}
 
 const scrapePort = async (): Promise<string> => {
   const res = await fetch(`${metricsOrigin}/metrics`);

@@ -22,6 +22,7 @@ import { openStateStore } from '../../../api/state/open.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 import { waitUntil } from '../../helpers/wait.ts';
+import { sample } from '../../helpers/prometheus.ts';
 
 const TOKEN = 'metrics-token-for-the-tests-0123456789abcdef';
 const T = Date.parse('2026-11-20T10:00:00Z');
@@ -34,17 +35,6 @@ test.after(async () => {
   await api?.close();
 });
 
-/** The value of one sample of the exposition: `name` with exactly `labels`; undefined when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1]!, x[2]!]));
-    const want = Object.entries(labels);
-    if (want.length === Object.keys(got).length && want.every(([k, v]) => got[k] === v)) return Number(m[3]);
-  }
-  return undefined;
-}
 
 /** A scrape through the main port with the token. */
 async function scrape(): Promise<string> {
