@@ -7,7 +7,6 @@
 import http from 'node:http';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import type { AppDeps } from './app.ts';
 import { isClusterWorker, runClusterWorker, startCluster } from './cluster.ts';
@@ -162,9 +161,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
-  const url = `${tls ? 'https' : 'http'}://${host}:${port}`;
+  const url = originOf(server, config.host, tls);
   const metricsServer = config.metricsPort === null ? null : await listenMetrics(() => metrics.scrape(), config.metricsPort, config.metricsHost).catch(async (e: unknown) => {
     server.close();
     await webhooks?.stop();

@@ -1,6 +1,7 @@
 /**
- * SHA-256 of a UTF-8 string as 64 hex digits, for the hashes taken on every request (the key's
- * hash in auth, the ETag, the filters hash of a cursor): `crypto.hash`, one native call (~0.4 µs
+ * SHA-256 of a UTF-8 string as 64 hex digits, the one helper for it: the hashes taken on every
+ * request (the key's hash in auth, the ETag, the filters hash of a cursor), and the stored hashes
+ * of session secrets and licence claim tokens: `crypto.hash`, one native call (~0.4 µs
  * for a short text), where the runtime has it (Node ≥ 20.12), else `createHash` (~1 µs: a Hash
  * object per call). The same digest either way.
  *

@@ -305,6 +305,13 @@ export async function startApi(root: string, name: string, stateFile: string, op
   return { child: api.child, idleRss, target: { name, pid: api.child.pid!, origin: api.match[1]!, leads: '/v1/leads', key: created.key } };
 }
 
+/**
+ * How the geo sections (bench/geo-tiles.ts, bench/geo-search.ts) run the API: as deployed on the
+ * bench machine, a worker per core (API_WORKERS=auto, docs/operations.md) — the peer's PostgreSQL
+ * uses every core too. Each section also measures one process, for comparison.
+ */
+export const API_AS_DEPLOYED: Record<string, string> = { API_WORKERS: 'auto' };
+
 /** Rounds of `--against` (each measures both servers, the order alternating). */
 const AGAINST_ROUNDS = 3;
 

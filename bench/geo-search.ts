@@ -22,8 +22,7 @@ import autocannon from 'autocannon';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
-import { prng, startApi, startChild, stopChild, treeCpuMs, type ApiBenchOptions, type BenchRow } from './api.ts';
-import { API_AS_DEPLOYED } from './geo-tiles.ts';
+import { API_AS_DEPLOYED, prng, startApi, startChild, stopChild, treeCpuMs, type ApiBenchOptions, type BenchRow } from './api.ts';
 import { loadBaseline, PG_URL_DEFAULT } from './baseline-pg.ts';
 import { ensurePostgis, loadGeoLeads } from './postgis.ts';
 

@@ -14,18 +14,12 @@ import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
 import { generateKey } from '../api/keys.ts';
 import { openStateStore } from '../api/state/open.ts';
 import { buildTileSource, renderTile, tileSourceQuery, type TileSourceRow } from '../api/gis/tiles.ts';
-import { cli, prng, startChild, stopChild, treeCpuMs, type ApiBenchOptions, type BenchRow } from './api.ts';
+import { API_AS_DEPLOYED, cli, prng, startChild, stopChild, treeCpuMs, type ApiBenchOptions, type BenchRow } from './api.ts';
 import { PG_URL_DEFAULT } from './baseline-pg.ts';
 import { ensurePostgis, loadGeoLeads } from './postgis.ts';
 
 export const TILE_ZOOMS = [6, 10, 14] as const;
 export const TILE_TARGETS = { p99Ms: 30, timesBaseline: 3 } as const;
-/**
- * How the geo sections run the API: as deployed on the bench machine, a worker per core
- * (API_WORKERS=auto, docs/operations.md) — the peer's PostgreSQL uses every core too. Each
- * section also measures one process, for comparison.
- */
-export const API_AS_DEPLOYED: Record<string, string> = { API_WORKERS: 'auto' };
 
 /** The api section's options (one release, seconds per scenario, connections, PostgreSQL), without `against`. */
 type Options = Omit<ApiBenchOptions, 'against'>;

@@ -13,7 +13,8 @@
  * browsers never send to a server (nor in `Referer`), so it reaches no access log; the page posts
  * it in a JSON body. Only the token's SHA-256 hash is stored.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../sha256.ts';
 import type { Plan, Scope } from '../scopes.ts';
 import type { ClaimLink, Licence, StateStore } from '../state/store.ts';
 
@@ -67,7 +68,7 @@ export function licenceEnd(lastDay: string): string | null {
   return new Date(t + 86_400_000).toISOString();
 }
 
-export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+export const hashToken = (token: string): string => sha256Hex(token);
 
 /** Claim tokens: 32 random bytes, base64url (43 characters). */
 export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;

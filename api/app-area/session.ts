@@ -17,7 +17,8 @@
  *   /app must carry one of them (hidden field `_csrf` or header `X-CSRF-Token`), compared in
  *   constant time, AND come from our own origin (`Origin` / `Sec-Fetch-Site`): see `checkCsrf`.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from '../sha256.ts';
 import type { ApiConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import type { AppStore, StoredSession } from '../state/app-store.ts';
@@ -29,7 +30,7 @@ const COOKIE_FLAGS = 'Path=/; HttpOnly; Secure; SameSite=Strict';
 
 /** A new cookie value: 32 random bytes, base64url (43 characters). */
 export const newSecret = (): string => randomBytes(32).toString('base64url');
-export const hashSecret = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
+export const hashSecret = (secret: string): string => sha256Hex(secret);
 /** The CSRF token that goes with a cookie value (session or pre-session). */
 export const csrfFor = (secret: string): string => createHmac('sha256', secret).update('csrf').digest('base64url');
 

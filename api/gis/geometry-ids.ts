@@ -35,7 +35,7 @@ export function areaCandidatesQuery(leadsTable: string, f: AreaFilters, columns:
 
 /**
  * The ids (ascending) of the leads of `leadsTable` in every area of `f`, or undefined when `f`
- * has none: the envelope's rows from DuckDB, each tested by `areaTest` (what `matchesArea` decides).
+ * has none: the envelope's rows from DuckDB, each tested by `areaTest`.
  */
 export async function areaIds(db: Pick<ApiDb, 'all'>, leadsTable: string, f: AreaFilters): Promise<number[] | undefined> {
   const q = areaCandidatesQuery(leadsTable, f);

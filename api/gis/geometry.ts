@@ -100,11 +100,6 @@ export function parseBBox(text: string, allow3d = false): BBox | ParamError {
   return [w, s, e, n];
 }
 
-/** `near` as its query text ("lat,lon"). */
-export function nearText(n: { lat: number; lon: number }): string {
-  return `${n.lat},${n.lon}`;
-}
-
 /**
  * Parse and validate `polygon`: the GeoJSON text (or, from a JSON body, the object). The checks,
  * in order, each a 400 naming `polygon`: JSON, type, shape of the coordinates, at most
@@ -405,6 +400,14 @@ export const BANDS_PER_ROW = 4;
  */
 export const gridSize = (vertices: number): number => Math.min(256, Math.max(16, 8 * Math.ceil(Math.sqrt(vertices))));
 
+/**
+ * The column / row of a cell a longitude / latitude falls in, clamped to the grid: the one formula
+ * the index is built with and points and rectangles are looked up with (monotone in the
+ * coordinate, which `polygonRegion` relies on).
+ */
+const colOf = (g: Pick<PolygonIndex, 'w' | 'cw' | 'size'>, x: number): number => Math.max(0, Math.min(g.size - 1, Math.floor((x - g.w) / g.cw)));
+const rowOf = (g: Pick<PolygonIndex, 's' | 'ch' | 'size'>, y: number): number => Math.max(0, Math.min(g.size - 1, Math.floor((y - g.s) / g.ch)));
+
 /** The band of a latitude: clamped to the envelope, monotone in `y`. */
 const bandOf = (ix: Pick<PolygonIndex, 's' | 'bh' | 'bands'>, y: number): number => Math.max(0, Math.min(ix.bands - 1, Math.floor((y - ix.s) / ix.bh)));
 
@@ -462,8 +465,7 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
     }
   }
   const cells = new Uint8Array(size * size);
-  const col = (x: number): number => Math.max(0, Math.min(size - 1, Math.floor((x - w) / cw)));
-  const row = (y: number): number => Math.max(0, Math.min(size - 1, Math.floor((y - s) / ch)));
+  const grid = { w, s, cw, ch, size };
   // an edge's cells, row by row: the span of longitudes it covers within the row's latitudes
   // (both grown by EDGE_MARGIN), so a diagonal edge marks the cells along it, not its bounding box
   for (let k = 0; k < allPolygon.length; k++) {
@@ -474,13 +476,13 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
     const lo = Math.min(ay, by);
     const hi = Math.max(ay, by);
     const xAt = (y: number): number => (ay === by ? ax : ax + ((y - ay) * (bx - ax)) / (by - ay));
-    const j1 = row(hi + EDGE_MARGIN);
-    for (let j = row(lo - EDGE_MARGIN); j <= j1; j++) {
+    const j1 = rowOf(grid, hi + EDGE_MARGIN);
+    for (let j = rowOf(grid, lo - EDGE_MARGIN); j <= j1; j++) {
       const y0 = Math.max(lo, s + j * ch - EDGE_MARGIN);
       const y1 = Math.min(hi, s + (j + 1) * ch + EDGE_MARGIN);
       const [x0, x1] = ay === by ? [Math.min(ax, bx), Math.max(ax, bx)] : [Math.min(xAt(y0), xAt(y1)), Math.max(xAt(y0), xAt(y1))];
-      const i1 = col(x1 + EDGE_MARGIN);
-      for (let i = col(x0 - EDGE_MARGIN); i <= i1; i++) cells[j * size + i] = EDGE_CELL;
+      const i1 = colOf(grid, x1 + EDGE_MARGIN);
+      for (let i = colOf(grid, x0 - EDGE_MARGIN); i <= i1; i++) cells[j * size + i] = EDGE_CELL;
     }
   }
   const ix: PolygonIndex = { w, s, e, n, size, cw, ch, cells, bands, bh: banding.bh, bandStart, edges, edgePolygon, notIn: new Int32Array((size + 1) ** 2), notOut: new Int32Array((size + 1) ** 2) };
@@ -511,16 +513,16 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
 /**
  * How the rectangle [x0, x1] × [y0, y1] lies against the polygon, as `indexHolds` would answer
  * each of its points: the points of the rectangle inside the envelope fall in the cells
- * col(max(x0, w))…col(min(x1, e)) × row(max(y0, s))…row(min(y1, n)) (the index of a point's cell
+ * colOf(max(x0, w))…colOf(min(x1, e)) × rowOf(max(y0, s))…rowOf(min(y1, n)) (the index of a point's cell
  * is monotone in its coordinates), so `INSIDE` when the rectangle is within the envelope and all
  * those cells are wholly in, `OUTSIDE` when it misses the envelope or all those cells are wholly out.
  */
 function polygonRegion(ix: PolygonIndex, x0: number, y0: number, x1: number, y1: number): Region {
   if (x1 < ix.w || x0 > ix.e || y1 < ix.s || y0 > ix.n) return OUTSIDE;
-  const i0 = Math.min(ix.size - 1, Math.floor((Math.max(x0, ix.w) - ix.w) / ix.cw));
-  const i1 = Math.min(ix.size - 1, Math.floor((Math.min(x1, ix.e) - ix.w) / ix.cw)) + 1;
-  const j0 = Math.min(ix.size - 1, Math.floor((Math.max(y0, ix.s) - ix.s) / ix.ch));
-  const j1 = Math.min(ix.size - 1, Math.floor((Math.min(y1, ix.n) - ix.s) / ix.ch)) + 1;
+  const i0 = colOf(ix, Math.max(x0, ix.w));
+  const i1 = colOf(ix, Math.min(x1, ix.e)) + 1;
+  const j0 = rowOf(ix, Math.max(y0, ix.s));
+  const j1 = rowOf(ix, Math.min(y1, ix.n)) + 1;
   // (no closure here: this runs for every node of a tree walk)
   const stride = ix.size + 1;
   const a = j1 * stride + i1;
@@ -535,9 +537,7 @@ function polygonRegion(ix: PolygonIndex, x0: number, y0: number, x1: number, y1:
 /** `inPolygon` through the index: the envelope, the point's cell, and in an edge cell its band's edges. */
 function indexHolds(ix: PolygonIndex, lat: number, lon: number): boolean {
   if (lon < ix.w || lon > ix.e || lat < ix.s || lat > ix.n) return false; // outside the envelope of every ring
-  const i = Math.min(ix.size - 1, Math.floor((lon - ix.w) / ix.cw));
-  const j = Math.min(ix.size - 1, Math.floor((lat - ix.s) / ix.ch));
-  const cell = ix.cells[j * ix.size + i]!;
+  const cell = ix.cells[rowOf(ix, lat) * ix.size + colOf(ix, lon)]!;
   return cell === EDGE_CELL ? bandHolds(ix, lon, lat) : cell === IN_CELL;
 }
 
@@ -680,21 +680,17 @@ function circleEnvelopes(c: NearArea): BBox[] {
   return [[w, s, e, n]];
 }
 
-/** The geometry filters of a query (what `matchesArea` tests). */
+/** The geometry filters of a query (what `areaTest` tests). */
 export interface AreaFilters {
   near?: NearArea;
   bbox?: BBox;
   polygon?: AreaGeometry;
 }
 
-/** Whether a lead's point is in every given area (a lead without coordinates never is). */
-export function matchesArea(f: AreaFilters, lat: number | null, lon: number | null): boolean {
-  return lat !== null && lon !== null && areaTest(f)(lat, lon);
-}
-
 /**
- * `matchesArea` for one query's areas and many points (the candidates of one request): the
- * polygon's index found once, not per point.
+ * Whether a lead's point is in every given area (a point without finite coordinates never is),
+ * for one query's areas and many points (the candidates of one request): the polygon's index
+ * found once, not per point.
  */
 export function areaTest(f: AreaFilters): (lat: number, lon: number) => boolean {
   const { bbox, near, polygon } = f;

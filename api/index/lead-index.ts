@@ -122,7 +122,6 @@ export class LeadIndex {
   private readonly keys: Map<string, KeyIndex>;
   private readonly geo: GeoIndex;
   private readonly search: SearchIndex | null;
-  /** Row position of each lead id (built on first need: distances of a relevance page). */
 
   constructor(
     private readonly p: LeadIndexParts,

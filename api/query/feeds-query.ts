@@ -88,8 +88,6 @@ export interface GisRequest {
 /** fold(name) → canonical planning authority (the lead schema's enum). */
 const AUTHORITIES = new Map<string, string>((schemaFile('lead.schema.json').properties.planning_authority.enum as string[]).map((a) => [foldPlace(a), a]));
 
-export { parseBBox };
-
 /** A calendar date YYYY-MM-DD that exists (the date of an OGC datetime). */
 function isDate(s: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
@@ -208,7 +206,7 @@ export function servedFromIndex(req: Pick<GisRequest, 'layer' | 'filters'>): boo
 const round6 = (c: string): string => `round(CAST(${c} AS DOUBLE), 6)`;
 
 /** Whether a GIS request has `near` or `polygon` (its queries then need `areaIds`). */
-export function gisHasArea(f: GisFilters): boolean {
+function gisHasArea(f: GisFilters): boolean {
   return f.near !== undefined || f.polygon !== undefined;
 }
 

@@ -21,7 +21,7 @@
  * a sorted key index, not a bitset per value, and an unknown value simply matches nothing),
  * `geometry` (an area over the lat / lon columns — `near` with its `radius_m`, `bbox`, `polygon` —
  * parsed and tested by the one geometry module api/gis/geometry.ts; the index answers from a k-d
- * tree, the SQL paths take the matching ids, `areaIdsQuery` in api/gis/geometry-ids.ts). A new
+ * tree, the SQL paths take the matching ids, `areaIds` in api/gis/geometry-ids.ts). A new
  * filter of an existing kind is one entry here (plus its column in the release).
  */
 import { READINESS_VALUES, STATUS_OF } from '../../common/lead-lifecycle.ts';
@@ -210,12 +210,6 @@ export function filterParams(f: LeadFilter): string[] {
 /** Fold a `key` filter's value (and its column's) for matching: surrounding spaces and case ignored. */
 export function foldKey(s: string): string {
   return s.trim().toLowerCase();
-}
-
-/** Whether any `geometry` filter is given. */
-export function hasGeometry(filters: LeadsFilters): boolean {
-  const given = filters as Record<string, unknown>;
-  return filtersOfKind('geometry').some((f) => given[f.name] !== undefined);
 }
 
 /**
