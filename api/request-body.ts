@@ -20,14 +20,26 @@ export async function readBodyText(req: AsyncIterable<Buffer>, maxBytes: number,
 /**
  * A JSON object body (`{}` when there is none) of at most `maxBytes`: 413 `body_too_large` past
  * the limit, 415 `unsupported_media_type` unless `Content-Type` is JSON, 400 `invalid_body` when
- * it is not JSON or not an object. The webhooks API and `POST /v1/leads/search` read their bodies here.
+ * it is not JSON or not an object. The webhooks API reads its bodies here; `POST /v1/leads/search`
+ * takes the two steps apart (`readJsonText`, then `parseJsonObject` unless it knows the text).
  */
 export async function readJsonObject(req: AsyncIterable<Buffer>, contentType: string, maxBytes: number): Promise<Record<string, unknown>> {
+  return parseJsonObject(await readJsonText(req, contentType, maxBytes));
+}
+
+/** The text of a JSON body (empty when there is none), with `readJsonObject`'s 413 and 415. */
+export async function readJsonText(req: AsyncIterable<Buffer>, contentType: string, maxBytes: number): Promise<string> {
   const text = await readBodyText(req, maxBytes, () => new ApiError(413, 'body_too_large', `the request body must be at most ${maxBytes} bytes`, { title: 'Content Too Large' }));
-  if (text.trim() === '') return {};
+  if (text.trim() === '') return '';
   if (!/^application\/(.+\+)?json\b/i.test(contentType)) {
     throw new ApiError(415, 'unsupported_media_type', 'send the body as Content-Type: application/json', { title: 'Unsupported Media Type' });
   }
+  return text;
+}
+
+/** A JSON body's text as an object (`{}` when empty), with `readJsonObject`'s 400s. */
+export function parseJsonObject(text: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
   let v: unknown;
   try {
     v = JSON.parse(text);

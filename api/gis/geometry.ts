@@ -21,6 +21,7 @@
  *    `booleanPointInPolygon` (the same rule), which no code here uses.
  * Leads without coordinates are never in an area.
  */
+import { Lru } from '../../common/lru.ts';
 import type { ParamError } from '../errors.ts';
 
 /** A GeoJSON bounding box: min longitude, min latitude, max longitude, max latitude. */
@@ -162,7 +163,7 @@ export function parsePolygon(input: string | unknown): AreaGeometry | ParamError
 
 /** Polygon texts up to this many characters are remembered parsed (`parsePolygonText`), at most `POLYGON_CACHE.entries` of them. */
 export const POLYGON_CACHE = { entries: 64, maxChars: 32_768 } as const;
-const parsedPolygons = new Map<string, AreaGeometry | ParamError>();
+const parsedPolygons = new Lru<string, AreaGeometry | ParamError>(POLYGON_CACHE.entries);
 
 /**
  * `parsePolygon` of a query's text, remembered: a drawn territory comes back with every page of
@@ -174,16 +175,9 @@ const parsedPolygons = new Map<string, AreaGeometry | ParamError>();
  */
 export function parsePolygonText(text: string): AreaGeometry | ParamError {
   const known = parsedPolygons.get(text);
-  if (known !== undefined) {
-    parsedPolygons.delete(text); // most recent last
-    parsedPolygons.set(text, known);
-    return known;
-  }
+  if (known !== undefined) return known;
   const parsed = deepFreeze(parsePolygon(text));
-  if (text.length <= POLYGON_CACHE.maxChars) {
-    parsedPolygons.set(text, parsed);
-    if (parsedPolygons.size > POLYGON_CACHE.entries) parsedPolygons.delete(parsedPolygons.keys().next().value!);
-  }
+  if (text.length <= POLYGON_CACHE.maxChars) parsedPolygons.set(text, parsed);
   return parsed;
 }
 
@@ -353,6 +347,13 @@ const EDGE_MARGIN = 1e-7;
  *    point's latitude is always in that point's band). The crossing-number rule only ever counts
  *    an edge whose span holds the point's latitude, so the band's edges decide exactly what all
  *    edges would: a county-sized outline of 200 positions leaves a handful per band.
+ *  - an edge cell's own edges, and its centre's status: a point of the cell is joined to the
+ *    centre by a segment inside the cell, which meets none but the cell's edges — so when every
+ *    one it meets it crosses cleanly (not at an end, not along it, neither point on it), the
+ *    point's parity is the centre's flipped once per crossing (`edgeCellHolds`; one side test per
+ *    edge the segment misses, the centre's side of each kept). A cell whose centre is on an edge,
+ *    or whose edges are of more than one polygon of a MultiPolygon, and any touching, leave the
+ *    point to its band.
  * Edges are kept in the order of the polygons (4 numbers each: ax, ay, bx, by) with the
  * polygon each belongs to, so a MultiPolygon's parity is counted polygon by polygon.
  */
@@ -380,7 +381,27 @@ interface PolygonIndex {
    */
   notIn: Int32Array;
   notOut: Int32Array;
+  /**
+   * Cell c's edges are `cellEdges[k]` for k in [cellStart[c], cellStart[c + 1]) (an index into
+   * `allEdges`, 4 numbers each), and `centreSide[k]` is the side of that edge its centre lies on
+   * (`orientation`); `centre[c]` holds `CENTRE_USABLE`, `CENTRE_IN` and `CENTRE_OTHERS_IN`.
+   * Empty when the edge cells would hold more than `CELL_EDGES_PER_CELL_MAX` edges per cell of
+   * the grid in all (then every edge cell's points go to their band).
+   */
+  cellStart: Int32Array;
+  cellEdges: Int32Array;
+  centreSide: Int8Array;
+  centre: Uint8Array;
+  allEdges: Float64Array;
 }
+/** An edge cell's centre: its parity may be used (not on an edge; the cell's edges are of one polygon). */
+const CENTRE_USABLE = 4;
+/** The polygon of the cell's edges holds the centre. */
+const CENTRE_IN = 1;
+/** Another polygon of a MultiPolygon holds the centre (and so the whole cell: none of its edges is here). */
+const CENTRE_OTHERS_IN = 2;
+/** (cell, edge) pairs kept at most, per cell of the grid (a bound on the index's memory for spiky outlines). */
+export const CELL_EDGES_PER_CELL_MAX = 8;
 const indexes = new WeakMap<AreaGeometry, PolygonIndex | null>();
 
 /** The index of a geometry object, built on its first use (null: a degenerate envelope, the exact test alone). */
@@ -468,7 +489,7 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
   const grid = { w, s, cw, ch, size };
   // an edge's cells, row by row: the span of longitudes it covers within the row's latitudes
   // (both grown by EDGE_MARGIN), so a diagonal edge marks the cells along it, not its bounding box
-  for (let k = 0; k < allPolygon.length; k++) {
+  const edgeCells = (k: number, visit: (cell: number) => void): void => {
     const ax = all[4 * k]!;
     const ay = all[4 * k + 1]!;
     const bx = all[4 * k + 2]!;
@@ -482,10 +503,49 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
       const y1 = Math.min(hi, s + (j + 1) * ch + EDGE_MARGIN);
       const [x0, x1] = ay === by ? [Math.min(ax, bx), Math.max(ax, bx)] : [Math.min(xAt(y0), xAt(y1)), Math.max(xAt(y0), xAt(y1))];
       const i1 = colOf(grid, x1 + EDGE_MARGIN);
-      for (let i = colOf(grid, x0 - EDGE_MARGIN); i <= i1; i++) cells[j * size + i] = EDGE_CELL;
+      for (let i = colOf(grid, x0 - EDGE_MARGIN); i <= i1; i++) visit(j * size + i);
     }
+  };
+  // counted first (and marked), then filled in edge order
+  const cellStart = new Int32Array(size * size + 1);
+  let pairs = 0;
+  for (let k = 0; k < allPolygon.length; k++) {
+    edgeCells(k, (c) => {
+      cells[c] = EDGE_CELL;
+      cellStart[c + 1]!++;
+      pairs++;
+    });
   }
-  const ix: PolygonIndex = { w, s, e, n, size, cw, ch, cells, bands, bh: banding.bh, bandStart, edges, edgePolygon, notIn: new Int32Array((size + 1) ** 2), notOut: new Int32Array((size + 1) ** 2) };
+  const keepCells = pairs <= CELL_EDGES_PER_CELL_MAX * size * size;
+  for (let c = 0; c < size * size; c++) cellStart[c + 1] = keepCells ? cellStart[c + 1]! + cellStart[c]! : 0;
+  const cellEdges = new Int32Array(keepCells ? pairs : 0);
+  if (keepCells) {
+    const at = cellStart.slice(0, size * size);
+    for (let k = 0; k < allPolygon.length; k++) edgeCells(k, (c) => void (cellEdges[at[c]!++] = k));
+  }
+  const ix: PolygonIndex = {
+    w,
+    s,
+    e,
+    n,
+    size,
+    cw,
+    ch,
+    cells,
+    bands,
+    bh: banding.bh,
+    bandStart,
+    edges,
+    edgePolygon,
+    notIn: new Int32Array((size + 1) ** 2),
+    notOut: new Int32Array((size + 1) ** 2),
+    cellStart,
+    cellEdges,
+    centreSide: new Int8Array(cellEdges.length),
+    centre: new Uint8Array(keepCells ? size * size : 0),
+    allEdges: Float64Array.from(all),
+  };
+  if (keepCells) for (let c = 0; c < size * size; c++) if (cells[c] === EDGE_CELL) ix.centre[c] = centreOf(ix, c, allPolygon);
   for (let j = 0; j < size; j++) {
     let status = -1; // unknown at the start of a run
     for (let i = 0; i < size; i++) {
@@ -494,7 +554,7 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
         status = -1;
         continue;
       }
-      if (status < 0) status = bandHolds(ix, w + (i + 0.5) * cw, s + (j + 0.5) * ch) ? IN_CELL : OUT_CELL;
+      if (status < 0) status = bandHolds(ix, centreX(ix, at), centreY(ix, at)) ? IN_CELL : OUT_CELL;
       cells[at] = status;
     }
   }
@@ -534,11 +594,78 @@ function polygonRegion(ix: PolygonIndex, x0: number, y0: number, x1: number, y1:
   return PARTLY;
 }
 
-/** `inPolygon` through the index: the envelope, the point's cell, and in an edge cell its band's edges. */
+/** `inPolygon` through the index: the envelope, the point's cell, and in an edge cell its edges (or its band's). */
 function indexHolds(ix: PolygonIndex, lat: number, lon: number): boolean {
-  if (lon < ix.w || lon > ix.e || lat < ix.s || lat > ix.n) return false; // outside the envelope of every ring
-  const cell = ix.cells[rowOf(ix, lat) * ix.size + colOf(ix, lon)]!;
-  return cell === EDGE_CELL ? bandHolds(ix, lon, lat) : cell === IN_CELL;
+  if (!(lon >= ix.w && lon <= ix.e && lat >= ix.s && lat <= ix.n)) return false; // outside the envelope of every ring (NaN too)
+  const at = rowOf(ix, lat) * ix.size + colOf(ix, lon);
+  const cell = ix.cells[at]!;
+  return cell === EDGE_CELL ? edgeCellHolds(ix, at, lon, lat) : cell === IN_CELL;
+}
+
+/** The centre of cell `at` (row-major): the one formula its status is found and used with. */
+const centreX = (ix: PolygonIndex, at: number): number => ix.w + ((at % ix.size) + 0.5) * ix.cw;
+const centreY = (ix: PolygonIndex, at: number): number => ix.s + (Math.floor(at / ix.size) + 0.5) * ix.ch;
+
+/**
+ * The centre flags of edge cell `at` (its edges' sides of the centre are written to `centreSide`):
+ * usable when its edges are all of one polygon and the centre is on none; that polygon's parity at
+ * the centre, and whether another polygon holds it — the crossing-number rule over the centre's
+ * band, polygon by polygon.
+ */
+function centreOf(ix: PolygonIndex, at: number, edgePolygonOf: readonly number[]): number {
+  const from = ix.cellStart[at]!;
+  const to = ix.cellStart[at + 1]!;
+  const polygon = edgePolygonOf[ix.cellEdges[from]!]!;
+  const x = centreX(ix, at);
+  const y = centreY(ix, at);
+  for (let k = from; k < to; k++) {
+    const e = 4 * ix.cellEdges[k]!;
+    if (edgePolygonOf[ix.cellEdges[k]!] !== polygon) return 0;
+    const side = orientation(ix.allEdges[e]!, ix.allEdges[e + 1]!, ix.allEdges[e + 2]!, ix.allEdges[e + 3]!, x, y);
+    if (side === 0) return 0;
+    ix.centreSide[k] = side;
+  }
+  const b = bandOf(ix, y);
+  const parity = new Map<number, boolean>();
+  for (let k = ix.bandStart[b]!, end = ix.bandStart[b + 1]!; k < end; k++) {
+    const r = edgeVersusPoint(ix.edges[4 * k]!, ix.edges[4 * k + 1]!, ix.edges[4 * k + 2]!, ix.edges[4 * k + 3]!, x, y);
+    if (r === ON_EDGE) return 0; // the centre on an edge: no parity
+    const p = ix.edgePolygon[k]!;
+    if (r === CROSSES) parity.set(p, !parity.get(p));
+  }
+  let flags = CENTRE_USABLE | (parity.get(polygon) ? CENTRE_IN : 0);
+  for (const [p, inside] of parity) if (p !== polygon && inside) flags |= CENTRE_OTHERS_IN;
+  return flags;
+}
+
+/**
+ * A point of edge cell `at` (x, y): the centre's parity flipped by each of the cell's edges the
+ * segment from the centre to the point crosses, when it meets each cleanly (`CROSSES` or
+ * `MISSES`); on any touching, its band decides (`bandHolds`).
+ */
+function edgeCellHolds(ix: PolygonIndex, at: number, x: number, y: number): boolean {
+  const flags = ix.centre.length > 0 ? ix.centre[at]! : 0;
+  if ((flags & CENTRE_USABLE) === 0) return bandHolds(ix, x, y);
+  const cx = centreX(ix, at);
+  const cy = centreY(ix, at);
+  const { allEdges, cellEdges, centreSide } = ix;
+  let inside = (flags & CENTRE_IN) !== 0;
+  for (let k = ix.cellStart[at]!, end = ix.cellStart[at + 1]!; k < end; k++) {
+    const e = 4 * cellEdges[k]!;
+    const ax = allEdges[e]!;
+    const ay = allEdges[e + 1]!;
+    const bx = allEdges[e + 2]!;
+    const by = allEdges[e + 3]!;
+    const side = orientation(ax, ay, bx, by, x, y);
+    if (side === centreSide[k]) continue; // the point on the centre's side of the edge's line: not crossed
+    if (side === 0) return bandHolds(ix, x, y); // on the line
+    // the segment crosses the edge's line: within the edge when a and b lie strictly on either side of it
+    const sa = orientation(cx, cy, x, y, ax, ay);
+    const sb = orientation(cx, cy, x, y, bx, by);
+    if (sa === 0 || sb === 0) return bandHolds(ix, x, y); // through an end
+    if (sa !== sb) inside = !inside;
+  }
+  return inside || (flags & CENTRE_OTHERS_IN) !== 0;
 }
 
 /** The crossing-number rule (`ringsHold`) over the edges of the band of (x, y), polygon by polygon. */
@@ -656,10 +783,15 @@ export function envelopes(area: { near?: NearArea; bbox?: BBox; polygon?: AreaGe
     meet(w <= e ? [[w, s, e, n]] : [[w, s, 180, n], [-180, s, e, n]]);
   }
   if (area.polygon) {
-    const b: BBox = [Infinity, Infinity, -Infinity, -Infinity];
-    const polys = area.polygon.type === 'Polygon' ? [area.polygon.coordinates] : area.polygon.coordinates;
-    for (const p of polys) for (const [x, y] of p[0]!) (b[0] = Math.min(b[0], x!)), (b[1] = Math.min(b[1], y!)), (b[2] = Math.max(b[2], x!)), (b[3] = Math.max(b[3], y!));
-    meet([b]);
+    // the envelope its index holds (every ring's), else its outer rings'
+    const ix = polygonIndexOf(area.polygon);
+    if (ix) meet([[ix.w, ix.s, ix.e, ix.n]]);
+    else {
+      const b: BBox = [Infinity, Infinity, -Infinity, -Infinity];
+      const polys = area.polygon.type === 'Polygon' ? [area.polygon.coordinates] : area.polygon.coordinates;
+      for (const p of polys) for (const [x, y] of p[0]!) (b[0] = Math.min(b[0], x!)), (b[1] = Math.min(b[1], y!)), (b[2] = Math.max(b[2], x!)), (b[3] = Math.max(b[3], y!));
+      meet([b]);
+    }
   }
   return out;
 }
@@ -696,6 +828,8 @@ export function areaTest(f: AreaFilters): (lat: number, lon: number) => boolean 
   const { bbox, near, polygon } = f;
   const circle = near ? circleTest(near) : null;
   const ix = polygon ? polygonIndexOf(polygon) : null;
+  // a polygon alone (a drawn territory's search): its index's test, NaN answered by the envelope
+  if (ix && !bbox && !near) return (lat, lon) => indexHolds(ix, lat, lon);
   return (lat, lon) => {
     if (!Number.isFinite(lat) || !Number.isFinite(lon)) return false;
     if (bbox && !inBBox(bbox, lat, lon)) return false;

@@ -4,6 +4,7 @@
  * included), so a map panning over the same area renders each tile once. Sources are kept for
  * the newest two releases; the LRU is keyed by release, so an old release's tiles age out.
  */
+import { Lru } from '../../common/lru.ts';
 import type { ApiDb } from '../db.ts';
 import type { GisLayer } from '../query/feeds-query.ts';
 import type { Release } from '../release.ts';
@@ -29,7 +30,7 @@ export interface ReleaseTiles {
 /** A cache of `ReleaseTiles` for the newest `keep` releases, sharing one LRU of rendered tiles. */
 export function releaseTiles(db: ApiDb, keep = 2, entries = TILE_CACHE_ENTRIES): (release: Pick<Release, 'id' | 'tables'>) => ReleaseTiles {
   const byRelease = new Map<string, ReleaseTiles>();
-  const lru = new Map<string, RenderedTile | null>();
+  const lru = new Lru<string, RenderedTile | null>(entries);
   return (release) => {
     let r = byRelease.get(release.id);
     if (!r) {
@@ -48,16 +49,11 @@ export function releaseTiles(db: ApiDb, keep = 2, entries = TILE_CACHE_ENTRIES):
         source,
         async tile(layer, z, x, y) {
           const key = `${release.id}/${layer}/${z}/${x}/${y}`;
-          if (lru.has(key)) {
-            const hit = lru.get(key)!;
-            lru.delete(key);
-            lru.set(key, hit); // most recent last
-            return hit;
-          }
+          const hit = lru.get(key);
+          if (hit !== undefined) return hit;
           const t = renderTile(await source(layer), z, x, y);
           const out = t ? { mvt: t.mvt, records: t.records } : null;
           lru.set(key, out);
-          while (lru.size > entries) lru.delete(lru.keys().next().value!);
           return out;
         },
       };

@@ -13,7 +13,8 @@ import { notFound } from '../errors.ts';
 import type { JsonBody } from '../index/leads-engine.ts';
 import { maskingFor } from '../masking.ts';
 import { parseLeadId, parseLeadsQuery, type RawQuery } from '../params.ts';
-import { readJsonObject } from '../request-body.ts';
+import { parseJsonObject, readJsonText } from '../request-body.ts';
+import { Lru } from '../../common/lru.ts';
 import { encodeCursor } from '../query/paging.ts';
 import { pageHref, setPageLinks } from '../render/link-header.ts';
 
@@ -51,6 +52,25 @@ export function searchBodyAsQuery(body: Record<string, unknown>): RawQuery {
   return out;
 }
 
+/** Search bodies up to `maxChars` characters are remembered as their queries (`searchQueryOf`), at most `entries` of them. */
+export const SEARCH_BODY_CACHE = { entries: 64, maxChars: 32_768 } as const;
+const searchQueries = new Lru<string, Readonly<RawQuery>>(SEARCH_BODY_CACHE.entries);
+
+/**
+ * A `POST /v1/leads/search` body's text as its query (`searchBodyAsQuery` of the parsed object),
+ * remembered: a drawn territory's body comes back with every page of its results and every poll,
+ * so it is parsed, and its polygon written as query text, once — and that text is then the very
+ * string `parsePolygonText` remembers its geometry by. A body that is not a JSON object throws
+ * (400) and is not remembered; nor is a longer body.
+ */
+export function searchQueryOf(text: string): Readonly<RawQuery> {
+  const known = searchQueries.get(text);
+  if (known) return known;
+  const query = Object.freeze(searchBodyAsQuery(parseJsonObject(text)));
+  if (text.length <= SEARCH_BODY_CACHE.maxChars) searchQueries.set(text, query);
+  return query;
+}
+
 /** The leads router (paths relative to the /v1 mount). */
 export function leadsRouter(config: ApiConfig): Router<AppState> {
   const router = new Router<AppState>();
@@ -81,8 +101,7 @@ export function leadsRouter(config: ApiConfig): Router<AppState> {
   // A read: nothing changes, safe to retry. The next page is the same body with `cursor` set to
   // the answer's `next_cursor` (no Link header: a link is a GET, and the area may not fit a URL).
   router.post('/leads/search', async (ctx: AppContext) => {
-    const body = await readJsonObject(ctx.req, ctx.get('Content-Type'), SEARCH_BODY_BYTES_MAX);
-    await answer(ctx, searchBodyAsQuery(body), false);
+    await answer(ctx, searchQueryOf(await readJsonText(ctx.req, ctx.get('Content-Type'), SEARCH_BODY_BYTES_MAX)), false);
   });
 
   router.get('/leads/:id', async (ctx: AppContext) => {

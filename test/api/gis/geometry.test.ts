@@ -244,6 +244,57 @@ test('the cell grid answers as the exact test: 40,000 points of a 200-position c
   assert.ok(inside > 5_000 && inside < 25_000, `inside ${inside}`);
 });
 
+test("an edge cell's centre decides as the exact test, also where the segment to the centre touches a vertex or an edge: dyadic lattices", () => {
+  // 10…16 positions make a 32 × 32 grid, 50…64 a 64 × 64 one (`gridSize`); over [-8, -7] × [52, 53]
+  // the cells' centres are then odd multiples of 1/64 (1/128): with vertices on the 1/256 lattice,
+  // some sit on centres and edges pass through others; the points are that lattice (on edges, on
+  // vertices, on centres) and, beyond each vertex, points on the line from its cell's centre
+  // through it (the segment to the centre passes through the vertex): every touching case of
+  // `edgeCellHolds`, in exact coordinates
+  let seed = 11;
+  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  let mismatches = 0;
+  let tested = 0;
+  let inside = 0;
+  for (let t = 0; t < 12; t++) {
+    const multi = t % 3 === 2;
+    const size = multi ? 64 : 32;
+    const snap = (v: number): number => Math.round(v * 256) / 256;
+    // a star-shaped ring (angles in order: simple), on the lattice
+    const star = (cx: number, cy: number, r: number, n: number): number[][] => {
+      const ring = Array.from({ length: n }, (_, i) => {
+        const a = (2 * Math.PI * (i + 0.3 * rnd())) / n;
+        const d = r * (0.4 + 0.6 * rnd());
+        return [-8 + snap(cx + d * Math.cos(a)), 52 + snap(cy + d * Math.sin(a))];
+      });
+      return [...ring, [...ring[0]!]];
+    };
+    const strip = (y: number): number[][] => [[-8, y], [-7, y], [-7, y + 1 / 64], [-8, y + 1 / 64], [-8, y]];
+    // a MultiPolygon: two strips spanning the envelope [-8, -7] × [52, 53], and two stars, the
+    // second inside the first's hole-free body half the time (nested polygons: parity per polygon)
+    const g: AreaGeometry = multi
+      ? { type: 'MultiPolygon', coordinates: [[strip(52)], [strip(53 - 1 / 64)], [star(0.35, 0.5, 0.3, 20)], [star(t % 2 ? 0.35 : 0.75, 0.5, 0.12, 20)]] }
+      : { type: 'Polygon', coordinates: [[[-8, 52], [-7, 52], [-7, 53], [-8, 53], [-8, 52]], star(0.5, 0.5, 0.45, 5 + (t % 6))] };
+    const positions = (multi ? (g.coordinates as number[][][][]).flat(2) : (g.coordinates as number[][][]).flat(1)).length;
+    assert.is(gridSize(positions), size, `${positions} positions`);
+    const points: [number, number][] = [];
+    for (let j = 0; j <= 256; j++) for (let i = 0; i <= 256; i++) points.push([-8 + i / 256, 52 + j / 256]);
+    const centre = (v: number, lo: number): number => lo + (Math.floor((v - lo) * size) + 0.5) / size;
+    for (const [vx, vy] of (multi ? (g.coordinates as number[][][][]).flat(2) : (g.coordinates as number[][][]).flat(1)) as [number, number][]) {
+      const [cx, cy] = [centre(vx, -8), centre(vy, 52)];
+      for (const t of [1.25, 1.5, 2, 3]) points.push([cx + t * (vx - cx), cy + t * (vy - cy)]);
+    }
+    for (const [lon, lat] of points) {
+      const want = inPolygonExact(g, lat, lon);
+      tested++;
+      if (want) inside++;
+      if (inPolygon(g, lat, lon) !== want) mismatches++;
+    }
+  }
+  assert.is(mismatches, 0, `${mismatches} of ${tested}`);
+  assert.ok(inside > tested / 5 && inside < (tested * 4) / 5, `inside ${inside} of ${tested}`);
+});
+
 test("the index's latitude bands answer as every edge would: MultiPolygons with holes, points on band lines, vertices and horizontal edges", () => {
   let seed = 41;
   const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);

@@ -10,7 +10,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
-import { haversineM, servedDistance } from '../../../api/gis/geometry.ts';
+import { haversineM, parsePolygonText, servedDistance } from '../../../api/gis/geometry.ts';
+import { SEARCH_BODY_CACHE, searchQueryOf } from '../../../api/routes/leads.ts';
 import { assertProblem, startTestApi, type TestApi, type TestResponse } from '../../helpers/api.ts';
 
 let api: TestApi;
@@ -190,6 +191,27 @@ test('POST /v1/leads/search: the same answer as the GET, charged the same; curso
   assertProblem(await post('[1]', { headers: { 'Content-Type': 'application/json' } }), 400, 'invalid_body');
   assertProblem(await post('county=Cork', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type');
   assertProblem(await post({ q: 'x'.repeat(1_100_000) }), 413, 'body_too_large');
+});
+
+test('a search body sent again is read from its remembered query: the same object, frozen, its polygon text the key of the remembered geometry; long and bad bodies are not remembered', async () => {
+  const polygon = { type: 'Polygon', coordinates: [[[centre.lon - 0.2, centre.lat - 0.1], [centre.lon + 0.2, centre.lat - 0.1], [centre.lon, centre.lat + 0.1], [centre.lon - 0.2, centre.lat - 0.1]]] };
+  const text = JSON.stringify({ polygon, status: ['planning', 'approved'] });
+  const q = searchQueryOf(text);
+  assert.equal({ ...q }, { polygon: JSON.stringify(polygon), status: 'planning,approved' });
+  assert.ok(Object.isFrozen(q));
+  assert.is(searchQueryOf(` ${text}`.slice(1)), q, 'the same text (another string): the same query');
+  assert.is.not(searchQueryOf(JSON.stringify({ polygon, status: ['planning'] })), q, 'another body: its own query');
+  assert.is(parsePolygonText(q['polygon'] as string), parsePolygonText(searchQueryOf(text)['polygon'] as string), 'one geometry object for the polygon');
+  const long = JSON.stringify({ polygon, q: 'x'.repeat(SEARCH_BODY_CACHE.maxChars) });
+  assert.is.not(searchQueryOf(long), searchQueryOf(long), 'a body past maxChars is read every time');
+  for (let i = 0; i < 2; i++) assert.throws(() => searchQueryOf('{"county":'), /not valid JSON/, 'a bad body is refused every time');
+  // over HTTP: the same body twice, the same answer; another territory in between, its own
+  const first = await post({ polygon });
+  const other = await post({ polygon: { ...polygon, coordinates: [polygon.coordinates[0]!.map(([x, y]) => [x! + 0.05, y!])] } });
+  const again = await post({ polygon });
+  assert.is(first.status, 200, first.text);
+  assert.equal(again.body, first.body);
+  assert.is.not(other.body.total, first.body.total);
 });
 
 test.run();
