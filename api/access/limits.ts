@@ -4,6 +4,7 @@
  *
  * Windows are fixed and aligned: hours start on the UTC hour, budget days at 00:00 UTC.
  */
+import { lastAnswer } from '../../common/lru.ts';
 import { CAPABILITIES, type Scope } from '../scopes.ts';
 
 export const HOUR_S = 3600;
@@ -18,34 +19,20 @@ const DAY_MS = 86_400_000;
 /** Largest time a Date holds (ms either side of the epoch); beyond it the Date answers stay as they were (an error, NaN). */
 const TIME_MAX_MS = 8.64e15;
 /**
- * The day (days since the epoch) `utcDay` and `budgetReset` last answered for, and their answers:
- * every request asks for today, so each is computed once a day, not with a Date per request.
+ * The day (days since the epoch) `utcDay` and `budgetReset` remember their answer for (NaN, never
+ * remembered, past a Date's range): every request asks for today, so each is computed once a
+ * day, not with a Date per request.
  */
-let dayOfText = NaN;
-let dayText = '';
-let dayOfReset = NaN;
-let dayReset = NaN;
+const dayKey = (ms: number): number => (ms >= -TIME_MAX_MS && ms <= TIME_MAX_MS ? Math.floor(ms / DAY_MS) : NaN);
 
 /** The UTC day (YYYY-MM-DD) holding `ms`. */
-export function utcDay(ms: number): string {
-  const day = Math.floor(ms / DAY_MS);
-  if (day !== dayOfText || !(ms >= -TIME_MAX_MS && ms <= TIME_MAX_MS)) {
-    dayText = new Date(ms).toISOString().slice(0, 10);
-    dayOfText = day;
-  }
-  return dayText;
-}
+export const utcDay: (ms: number) => string = lastAnswer((ms: number) => new Date(ms).toISOString().slice(0, 10), dayKey);
 
 /** 00:00 UTC after the day holding `ms`, in epoch seconds: when that day's row budget resets. */
-export function budgetReset(ms: number): number {
-  const day = Math.floor(ms / DAY_MS);
-  if (day !== dayOfReset || !(ms >= -TIME_MAX_MS && ms <= TIME_MAX_MS)) {
-    const d = new Date(ms);
-    dayReset = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) / 1000;
-    dayOfReset = day;
-  }
-  return dayReset;
-}
+export const budgetReset: (ms: number) => number = lastAnswer((ms: number) => {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) / 1000;
+}, dayKey);
 
 /** A real calendar day from 1970 on, written YYYY-MM-DD (`2026-02-30`, `2026-13-01`, month 00 and day 32 are not). */
 export function isDay(s: string): boolean {

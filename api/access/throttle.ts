@@ -15,6 +15,7 @@
  * Counts are kept in this replica's memory (bounded; the oldest addresses are dropped first).
  */
 import type { Middleware } from 'koa';
+import { lastAnswer } from '../../common/lru.ts';
 import { ApiError } from '../errors.ts';
 import { ipv6Words } from '../ip.ts';
 import { parseBearer } from '../keys.ts';
@@ -61,18 +62,12 @@ export function failedAuthThrottle(opts: ThrottleOptions): Middleware {
       { headers: { ...headers(e.failures, e.reset, t), 'Retry-After': String(retryAfter(e.reset, t)) } },
     );
 
-  // the last address and what it counts under (the same client asks many times in a row)
-  let lastAddress: string | null = null;
-  let lastKey = '';
+  // what an address counts under, remembered for the last one (the same client asks many times in a row)
+  const keyOf = lastAnswer(throttleKey);
   return async (ctx, next) => {
     if (opts.isPublic(ctx.path)) return next();
     const t = now();
-    const address = ctx.ip || 'unknown';
-    if (address !== lastAddress) {
-      lastKey = throttleKey(address);
-      lastAddress = address;
-    }
-    const ip = lastKey;
+    const ip = keyOf(ctx.ip || 'unknown');
     const found = entry(ip, t);
     const blocked = found && found.failures >= opts.limit ? found : null;
     // a malformed key cannot be valid: no lookup for it

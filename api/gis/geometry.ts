@@ -21,7 +21,7 @@
  *    `booleanPointInPolygon` (the same rule), which no code here uses.
  * Leads without coordinates are never in an area.
  */
-import { Lru } from '../../common/lru.ts';
+import { rememberTexts } from '../../common/lru.ts';
 import type { ParamError } from '../errors.ts';
 
 /** A GeoJSON bounding box: min longitude, min latitude, max longitude, max latitude. */
@@ -163,7 +163,6 @@ export function parsePolygon(input: string | unknown): AreaGeometry | ParamError
 
 /** Polygon texts up to this many characters are remembered parsed (`parsePolygonText`), at most `POLYGON_CACHE.entries` of them. */
 export const POLYGON_CACHE = { entries: 64, maxChars: 32_768 } as const;
-const parsedPolygons = new Lru<string, AreaGeometry | ParamError>(POLYGON_CACHE.entries);
 
 /**
  * `parsePolygon` of a query's text, remembered: a drawn territory comes back with every page of
@@ -173,13 +172,7 @@ const parsedPolygons = new Lru<string, AreaGeometry | ParamError>(POLYGON_CACHE.
  * geometry returned is shared between requests, so it is frozen (its canonical text for the
  * cursor's filters hash is then remembered too, api/query/paging.ts).
  */
-export function parsePolygonText(text: string): AreaGeometry | ParamError {
-  const known = parsedPolygons.get(text);
-  if (known !== undefined) return known;
-  const parsed = deepFreeze(parsePolygon(text));
-  if (text.length <= POLYGON_CACHE.maxChars) parsedPolygons.set(text, parsed);
-  return parsed;
-}
+export const parsePolygonText: (text: string) => AreaGeometry | ParamError = rememberTexts(POLYGON_CACHE, (text) => deepFreeze(parsePolygon(text)));
 
 /** `v` and everything in it frozen. */
 function deepFreeze<T>(v: T): T {

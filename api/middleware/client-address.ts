@@ -12,6 +12,7 @@
  * proxy); the first such peer is logged once, as a hint that `TRUSTED_PROXIES` may be missing it.
  */
 import type { Middleware } from 'koa';
+import { lastAnswer } from '../../common/lru.ts';
 import type { ApiConfig } from '../config.ts';
 import { canonicalIp, CidrList } from '../ip.ts';
 
@@ -50,17 +51,12 @@ export function clientAddress(peer: string, forwardedFor: string | null, trusted
 export function clientAddressMiddleware(config: Pick<ApiConfig, 'trustProxy' | 'trustedProxies'>, log: (line: string) => void = () => {}): Middleware {
   const trusted = new CidrList(config.trustedProxies);
   let warned = false;
-  // the last peer and its address: a connection carries many requests, a proxy's even more
-  let lastPeer: string | null = null;
-  let lastAddress = '';
+  // a peer's address, remembered for the last peer: a connection carries many requests, a proxy's even more
+  const addressOf = lastAnswer((peer: string) => canonicalIp(peer)?.address ?? peer);
   return async (ctx, next) => {
     const peer = ctx.req.socket.remoteAddress ?? '';
     if (!config.trustProxy) {
-      if (peer !== lastPeer) {
-        lastAddress = canonicalIp(peer)?.address ?? peer;
-        lastPeer = peer;
-      }
-      ctx.request.ip = lastAddress;
+      ctx.request.ip = addressOf(peer);
       return next();
     }
     if (!trusted.has(peer)) {

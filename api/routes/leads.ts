@@ -14,7 +14,7 @@ import type { JsonBody } from '../index/leads-engine.ts';
 import { maskingFor } from '../masking.ts';
 import { parseLeadId, parseLeadsQuery, type RawQuery } from '../params.ts';
 import { parseJsonObject, readJsonText } from '../request-body.ts';
-import { Lru } from '../../common/lru.ts';
+import { rememberTexts } from '../../common/lru.ts';
 import { encodeCursor } from '../query/paging.ts';
 import { pageHref, setPageLinks } from '../render/link-header.ts';
 
@@ -54,7 +54,6 @@ export function searchBodyAsQuery(body: Record<string, unknown>): RawQuery {
 
 /** Search bodies up to `maxChars` characters are remembered as their queries (`searchQueryOf`), at most `entries` of them. */
 export const SEARCH_BODY_CACHE = { entries: 64, maxChars: 32_768 } as const;
-const searchQueries = new Lru<string, Readonly<RawQuery>>(SEARCH_BODY_CACHE.entries);
 
 /**
  * A `POST /v1/leads/search` body's text as its query (`searchBodyAsQuery` of the parsed object),
@@ -63,13 +62,7 @@ const searchQueries = new Lru<string, Readonly<RawQuery>>(SEARCH_BODY_CACHE.entr
  * string `parsePolygonText` remembers its geometry by. A body that is not a JSON object throws
  * (400) and is not remembered; nor is a longer body.
  */
-export function searchQueryOf(text: string): Readonly<RawQuery> {
-  const known = searchQueries.get(text);
-  if (known) return known;
-  const query = Object.freeze(searchBodyAsQuery(parseJsonObject(text)));
-  if (text.length <= SEARCH_BODY_CACHE.maxChars) searchQueries.set(text, query);
-  return query;
-}
+export const searchQueryOf: (text: string) => Readonly<RawQuery> = rememberTexts(SEARCH_BODY_CACHE, (text) => Object.freeze(searchBodyAsQuery(parseJsonObject(text))));
 
 /** The leads router (paths relative to the /v1 mount). */
 export function leadsRouter(config: ApiConfig): Router<AppState> {

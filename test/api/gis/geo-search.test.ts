@@ -17,6 +17,7 @@ import { LeadIndex } from '../../../api/index/lead-index.ts';
 import { EARTH_RADIUS_M, EDGE_TOLERANCE_M, parsePolygon, type AreaGeometry, type BBox } from '../../../api/gis/geometry.ts';
 import type { LeadsFilters } from '../../../api/query/leads-query.ts';
 import { scaledRelease } from '../../helpers/scaled-release.ts';
+import { seededRandom } from '../../helpers/random.ts';
 
 let db: ApiDb;
 let ix: LeadIndex;
@@ -71,12 +72,6 @@ function turfPolygon(g: AreaGeometry): number[] {
   return pts.filter((p) => booleanPointInPolygon([p.lon, p.lat], g)).map((p) => p.id);
 }
 
-/** A seeded random number generator (LCG). */
-function rng(seed: number): () => number {
-  let s = seed;
-  return () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-}
-
 const DEG = 180 / Math.PI;
 
 /**
@@ -103,7 +98,7 @@ function starRing(rnd: () => number, cx: number, cy: number, size: number, k: nu
 
 test('200 random areas on the default release: the index equals the reference (0 mismatches)', async () => {
   assert.ok(pts.length > 100_000, `the default release has ${pts.length} leads with coordinates`);
-  const rnd = rng(20261109);
+  const rnd = seededRandom(20261109);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   let mismatches = 0;
   let crossing = 0;
@@ -218,7 +213,7 @@ test('200 random areas on the default release: the index equals the reference (0
 });
 
 test('sort=distance: pages by offset and by cursor equal SQL ordered by (distance rounded to 0.1 m, id)', async () => {
-  const rnd = rng(7);
+  const rnd = seededRandom(7);
   for (let i = 0; i < 12; i++) {
     const p = pts[Math.floor(rnd() * pts.length)]!;
     const radius = 500 + Math.floor(rnd() * 8000);

@@ -35,9 +35,20 @@ import {
   servedDistance,
   type AreaGeometry,
 } from '../../../api/gis/geometry.ts';
+import { seededRandom } from '../../helpers/random.ts';
 
 const square = (x: number, y: number, d: number): number[][] => [[x, y], [x + d, y], [x + d, y + d], [x, y + d], [x, y]];
 const reason = (v: unknown): string => (v as { reason: string }).reason;
+/**
+ * `k` positions at even angles around (cx, cy), each at `r · (least + spread · rnd())` (longitude
+ * stretched 1.6×, as Ireland's degrees are): a star-shaped ring, not closed.
+ */
+const starRing = (rnd: () => number, cx: number, cy: number, r: number, k: number, least: number, spread: number): number[][] =>
+  Array.from({ length: k }, (_, i) => {
+    const a = (2 * Math.PI * i) / k;
+    const d = r * (least + spread * rnd());
+    return [cx + 1.6 * d * Math.cos(a), cy + d * Math.sin(a)];
+  });
 
 test('parseNear: latitude first; ranges; longitude,latitude in Ireland refused', () => {
   assert.equal(parseNear('53.3498,-6.2603'), { lat: 53.3498, lon: -6.2603 });
@@ -81,8 +92,7 @@ test('parsePolygon: every fault named, in the documented order', () => {
 });
 
 test('selfIntersection agrees with turf kinks on 400 random rings (the reference)', () => {
-  let s = 17;
-  const rnd = (): number => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = seededRandom(17);
   let crossing = 0;
   for (let i = 0; i < 400; i++) {
     const k = 4 + Math.floor(rnd() * 12);
@@ -129,8 +139,7 @@ test('orientation is exact: one ulp off a line is off it, where the plain float 
   const a = [-6.3, 53.3] as const;
   const b = [-6.2, 53.4] as const;
   let floatWrong = 0;
-  let s = 5;
-  const rnd = (): number => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = seededRandom(5);
   for (let i = 0; i < 2000; i++) {
     const t = rnd();
     const x = a[0] + t * (b[0] - a[0]);
@@ -170,8 +179,7 @@ test('orientation is exact: one ulp off a line is off it, where the plain float 
 });
 
 test('inPolygon equals turf booleanPointInPolygon (the reference) on 60,000 points of random polygons with holes and MultiPolygons', () => {
-  let s = 23;
-  const rnd = (): number => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = seededRandom(23);
   const star = (cx: number, cy: number, r: number, k: number): number[][] => {
     const ring = Array.from({ length: k }, (_, i) => (2 * Math.PI * (i + rnd() * 0.8)) / k).map((a) => {
       const d = r * (0.3 + 0.7 * rnd());
@@ -251,8 +259,7 @@ test("an edge cell's centre decides as the exact test, also where the segment to
   // vertices, on centres) and, beyond each vertex, points on the line from its cell's centre
   // through it (the segment to the centre passes through the vertex): every touching case of
   // `edgeCellHolds`, in exact coordinates
-  let seed = 11;
-  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = seededRandom(11);
   let mismatches = 0;
   let tested = 0;
   let inside = 0;
@@ -296,8 +303,7 @@ test("an edge cell's centre decides as the exact test, also where the segment to
 });
 
 test("the index's latitude bands answer as every edge would: MultiPolygons with holes, points on band lines, vertices and horizontal edges", () => {
-  let seed = 41;
-  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = seededRandom(41);
   let mismatches = 0;
   let tested = 0;
   for (let t = 0; t < 8; t++) {
@@ -305,11 +311,7 @@ test("the index's latitude bands answer as every edge would: MultiPolygons with 
     const cy = 52.5 + rnd();
     const r = 0.05 + rnd() * 0.4;
     const k = 20 + Math.floor(rnd() * 120);
-    const ring = Array.from({ length: k }, (_, i) => {
-      const a = (2 * Math.PI * i) / k;
-      const d = r * (0.5 + 0.5 * rnd());
-      return [cx + 1.6 * d * Math.cos(a), cy + d * Math.sin(a)];
-    });
+    const ring = starRing(rnd, cx, cy, r, k, 0.5, 0.5);
     // a second polygon of horizontal and vertical edges only, beside the first, with a hole
     const box = square(cx + 2 * r, cy - r / 2, r);
     const hole = square(cx + 2.25 * r, cy - r / 4, r / 2).reverse();
@@ -336,8 +338,7 @@ test("the index's latitude bands answer as every edge would: MultiPolygons with 
 });
 
 test('circleTest answers as inCircle (haversine) on 400,000 points within a hair of circles of 1 m … 50 km, in Ireland and far from it', () => {
-  let seed = 7;
-  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = seededRandom(7);
   const R = EARTH_RADIUS_M;
   const rad = Math.PI / 180;
   // the point at `d` metres from (lat, lon) on bearing `b` (the great-circle destination)
@@ -393,8 +394,7 @@ test('parsePolygonText remembers the last texts parsed (the same geometry object
 });
 
 test('areaRegion decides a rectangle as areaTest decides its points: INSIDE only when all are in, OUTSIDE only when none (bbox, circles, polygons, together)', () => {
-  let seed = 99;
-  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = seededRandom(99);
   const counts = { [INSIDE]: 0, [OUTSIDE]: 0, [PARTLY]: 0 } as Record<number, number>;
   let wrong = 0;
   for (let t = 0; t < 300; t++) {
@@ -402,11 +402,7 @@ test('areaRegion decides a rectangle as areaTest decides its points: INSIDE only
     const cy = 52.5 + rnd();
     const r = 0.02 + rnd() * 0.3;
     const k = 8 + Math.floor(rnd() * 60);
-    const ring = Array.from({ length: k }, (_, i) => {
-      const a = (2 * Math.PI * i) / k;
-      const d = r * (0.4 + 0.6 * rnd());
-      return [cx + 1.6 * d * Math.cos(a), cy + d * Math.sin(a)];
-    });
+    const ring = starRing(rnd, cx, cy, r, k, 0.4, 0.6);
     const polygon: AreaGeometry = { type: 'Polygon', coordinates: [[...ring, [...ring[0]!]], square(cx - r / 10, cy - r / 10, r / 10)] };
     const near = { lat: cy + (rnd() - 0.5) * r, lon: cx + (rnd() - 0.5) * r, radius_m: 500 + rnd() * 30_000 };
     const bbox: [number, number, number, number] = [cx - r * rnd(), cy - r * rnd(), cx + r * rnd(), cy + r * rnd()];

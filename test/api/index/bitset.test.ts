@@ -2,6 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { andInto, count, emptySet, fullSet, hasBit, orInto, popcount32, selectBits, setBit } from '../../../api/index/bitset.ts';
+import { seededRandom } from '../../helpers/random.ts';
 
 test('fullSet holds exactly rows 0…n-1, across a partial last word', () => {
   for (const n of [0, 1, 31, 32, 33, 64, 100]) {
@@ -28,8 +29,7 @@ test('set, and, or, popcount', () => {
 });
 
 test('selectBits: the set bits in order from a start, after a skip, both ways (against a plain scan)', () => {
-  let seed = 3;
-  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = seededRandom(3);
   for (const n of [1, 31, 32, 33, 95, 200, 1000]) {
     for (const density of [0, 0.02, 0.3, 1]) {
       const s = emptySet(n);

@@ -23,6 +23,7 @@ import { FILTERS, type LeadFilter } from '../../../api/query/lead-filters.ts';
 import { areaIds } from '../../../api/gis/geometry-ids.ts';
 import { tinyRelease } from '../../helpers/api.ts';
 import { tokenize } from '../../../common/search-text.ts';
+import { seededRandom } from '../../helpers/random.ts';
 
 let db: ApiDb;
 let src: LeadsSource;
@@ -166,8 +167,7 @@ test('value sorts of selective filters at every depth (the rank-bitset path): sa
 
 test('combined filters, OR lists, every sort, offsets and keyset cursors: same as SQL', async () => {
   const v = await values();
-  let seed = 12345;
-  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = seededRandom(12345);
   const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const s: Record<string, (string | number)[]> = {};
   for (const f of FILTERS) if (f.kind === 'range' || f.kind === 'date') s[f.name] = await scalars(f);
@@ -246,8 +246,7 @@ test('q with the impact walk and MaxScore (as on large matched sets): same pages
   ).map((r) => r.w);
   assert.ok(frequent.length >= 30 && rare.length >= 40);
   const v = await values();
-  let seed = 99;
-  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = seededRandom(99);
   const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   let compared = 0;
   for (let i = 0; i < 400; i++) {

@@ -6,11 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildRangeQuantile, RangeQuantile } from '../../../api/index/range-quantile.ts';
-
-/** A seeded generator (the same LCG as lead-index.test.ts). */
-function prng(seed: number): () => number {
-  return () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-}
+import { seededRandom } from '../../helpers/random.ts';
 
 function check(values: number[], rand: () => number, ranges: number): void {
   const rq = new RangeQuantile(buildRangeQuantile(values));
@@ -28,7 +24,7 @@ function check(values: number[], rand: () => number, ranges: number): void {
 }
 
 test('kth and countBelow equal a sort of the range, for every k', () => {
-  const rand = prng(20261125);
+  const rand = seededRandom(20261125);
   for (const n of [1, 2, 31, 32, 33, 64, 65, 500, 1031]) {
     for (const width of [1, 2, 7, 1000, 2 ** 20, 2 ** 30]) {
       const values = Array.from({ length: n }, () => Math.floor(rand() * width));
@@ -38,7 +34,7 @@ test('kth and countBelow equal a sort of the range, for every k', () => {
 });
 
 test('runs of equal values and a constant sequence', () => {
-  const rand = prng(7);
+  const rand = seededRandom(7);
   check(Array.from({ length: 300 }, (_, i) => Math.floor(i / 50)), rand, 50);
   check(new Array(97).fill(5), rand, 20);
   check(new Array(40).fill(0), rand, 20);
