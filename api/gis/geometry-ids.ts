@@ -8,7 +8,7 @@
  */
 import type { ApiDb } from '../db.ts';
 import type { SqlQuery } from '../query/leads-query.ts';
-import { areaTest, envelopes, hasArea, type AreaFilters } from './geometry.ts';
+import { areaTest, envelopes, hasArea, latLonTest, type AreaFilters } from './geometry.ts';
 
 /**
  * The leads (id, lat, lon) inside the envelope of the areas of `f` — the candidates — or null
@@ -41,7 +41,7 @@ export async function areaIds(db: Pick<ApiDb, 'all'>, leadsTable: string, f: Are
   const q = areaCandidatesQuery(leadsTable, f);
   if (!q) return undefined;
   const rows = await db.all<{ id: number; lat: number | null; lon: number | null }>(q.sql, q.params);
-  const inArea = areaTest(f);
+  const inArea = latLonTest(areaTest(f));
   return rows
     .filter((r) => r.lat !== null && r.lon !== null && inArea(r.lat, r.lon))
     .map((r) => Number(r.id))

@@ -26,6 +26,26 @@ import type { ParamError } from '../errors.ts';
 
 /** A GeoJSON bounding box: min longitude, min latitude, max longitude, max latitude. */
 export type BBox = [number, number, number, number];
+
+/**
+ * A test of point `i` of a coordinate array — longitude at `xy[2i]`, latitude at `xy[2i + 1]`, the
+ * layout of the k-d tree's own coordinates (api/index/geo-index.ts). The per-point tests take a
+ * position in an array, never the coordinates themselves: a double passed to a function V8 does
+ * not inline is boxed, a heap allocation per call, and a county's search tests ~10,000 points
+ * (~300 KB of garbage a request, and the young-generation collections it costs). `latLonTest`
+ * gives the same test one (lat, lon) at a time.
+ */
+export type PointTest = (xy: Float64Array, i: number) => boolean;
+
+/** A `PointTest` asked one (lat, lon) at a time (the SQL paths' rows, tests): through a two-slot array of its own. */
+export function latLonTest(test: PointTest): (lat: number, lon: number) => boolean {
+  const xy = new Float64Array(2);
+  return (lat, lon) => {
+    xy[0] = lon;
+    xy[1] = lat;
+    return test(xy, 0);
+  };
+}
 /** A `near` filter: the centre (WGS 84 degrees) and the radius in metres. */
 export interface NearArea {
   lat: number;
@@ -264,13 +284,16 @@ export function inCircle(c: NearArea, lat: number, lon: number): boolean {
  * circle's candidates — get haversine. Circles near a pole or across the antimeridian get
  * haversine alone.
  */
-export function circleTest(c: NearArea): (lat: number, lon: number) => boolean {
+export function circleTest(c: NearArea): PointTest {
   const flat = flatCircle(c);
-  if (!flat) return (lat, lon) => inCircle(c, lat, lon);
+  if (!flat) return (xy, i) => inCircle(c, xy[2 * i + 1]!, xy[2 * i]!);
   const { k, inner, outer } = flat;
-  return (lat, lon) => {
-    const dy = lat - c.lat;
-    const dx = (lon - c.lon) * k;
+  const { lat: lat0, lon: lon0 } = c; // captured: a parsed centre's fields may be small integers or doubles (`PolygonIndex.grid`)
+  return (xy, i) => {
+    const lat = xy[2 * i + 1]!;
+    const lon = xy[2 * i]!;
+    const dy = lat - lat0;
+    const dx = (lon - lon0) * k;
     const d2 = dx * dx + dy * dy;
     if (d2 <= inner) return true;
     if (d2 >= outer) return false;
@@ -313,7 +336,7 @@ export function inBBox([w, s, e, n]: BBox, lat: number, lon: number): boolean {
  */
 export function inPolygon(g: AreaGeometry, lat: number, lon: number): boolean {
   const ix = polygonIndexOf(g);
-  return ix === null ? inPolygonExact(g, lat, lon) : indexHolds(ix, lat, lon);
+  return ix === null ? inPolygonExact(g, lat, lon) : indexHolds(ix, Float64Array.of(lon, lat), 0);
 }
 
 /** The exact test over every edge (the rule above, no index). */
@@ -351,17 +374,18 @@ const EDGE_MARGIN = 1e-7;
  * polygon each belongs to, so a MultiPolygon's parity is counted polygon by polygon.
  */
 interface PolygonIndex {
-  w: number;
-  s: number;
-  e: number;
-  n: number;
+  /**
+   * The envelope and the cells' and bands' sizes (degrees), at `W`, `S`, `E`, `N`, `CW`, `CH`,
+   * `BH`: typed, not fields, because they are read for every point tested. A field's
+   * representation follows the values stored in it (an integral west edge is a small integer,
+   * the next polygon's a double), so the index objects' shapes multiply, and a load that has seen
+   * too many shapes boxes every double it reads — a heap allocation per point.
+   */
+  grid: Float64Array;
   size: number;
-  cw: number;
-  ch: number;
   cells: Uint8Array;
-  /** Latitude bands: how many, and the height of each (degrees). */
+  /** Latitude bands: how many (their height is `grid[BH]`). */
   bands: number;
-  bh: number;
   /** Band b's edges are `edges[4k …]` for k in [bandStart[b], bandStart[b + 1]). */
   bandStart: Int32Array;
   edges: Float64Array;
@@ -393,6 +417,14 @@ const CENTRE_USABLE = 4;
 const CENTRE_IN = 1;
 /** Another polygon of a MultiPolygon holds the centre (and so the whole cell: none of its edges is here). */
 const CENTRE_OTHERS_IN = 2;
+/** Where `PolygonIndex.grid` holds each number. */
+const W = 0;
+const S = 1;
+const E = 2;
+const N = 3;
+const CW = 4;
+const CH = 5;
+const BH = 6;
 /** (cell, edge) pairs kept at most, per cell of the grid (a bound on the index's memory for spiky outlines). */
 export const CELL_EDGES_PER_CELL_MAX = 8;
 const indexes = new WeakMap<AreaGeometry, PolygonIndex | null>();
@@ -419,11 +451,11 @@ export const gridSize = (vertices: number): number => Math.min(256, Math.max(16,
  * the index is built with and points and rectangles are looked up with (monotone in the
  * coordinate, which `polygonRegion` relies on).
  */
-const colOf = (g: Pick<PolygonIndex, 'w' | 'cw' | 'size'>, x: number): number => Math.max(0, Math.min(g.size - 1, Math.floor((x - g.w) / g.cw)));
-const rowOf = (g: Pick<PolygonIndex, 's' | 'ch' | 'size'>, y: number): number => Math.max(0, Math.min(g.size - 1, Math.floor((y - g.s) / g.ch)));
+const colOf = (grid: Float64Array, size: number, x: number): number => Math.max(0, Math.min(size - 1, Math.floor((x - grid[W]!) / grid[CW]!)));
+const rowOf = (grid: Float64Array, size: number, y: number): number => Math.max(0, Math.min(size - 1, Math.floor((y - grid[S]!) / grid[CH]!)));
 
 /** The band of a latitude: clamped to the envelope, monotone in `y`. */
-const bandOf = (ix: Pick<PolygonIndex, 's' | 'bh' | 'bands'>, y: number): number => Math.max(0, Math.min(ix.bands - 1, Math.floor((y - ix.s) / ix.bh)));
+const bandOf = (grid: Float64Array, bands: number, y: number): number => Math.max(0, Math.min(bands - 1, Math.floor((y - grid[S]!) / grid[BH]!)));
 
 function polygonIndex(g: AreaGeometry): PolygonIndex | null {
   const polygons = g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
@@ -448,7 +480,7 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
   const ch = (n - s) / size;
   if (!(cw > 0 && ch > 0)) return null; // a degenerate envelope: the exact test alone
   const bands = size * BANDS_PER_ROW;
-  const banding = { s, bh: (n - s) / bands, bands };
+  const grid = Float64Array.of(w, s, e, n, cw, ch, (n - s) / bands);
   // every edge of every ring, in polygon order, then sorted into its rows (counting first)
   const all: number[] = [];
   const allPolygon: number[] = [];
@@ -461,7 +493,7 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
     }
   });
   const bandStart = new Int32Array(bands + 1);
-  const spans = (k: number): [number, number] => [bandOf(banding, Math.min(all[4 * k + 1]!, all[4 * k + 3]!)), bandOf(banding, Math.max(all[4 * k + 1]!, all[4 * k + 3]!))];
+  const spans = (k: number): [number, number] => [bandOf(grid, bands, Math.min(all[4 * k + 1]!, all[4 * k + 3]!)), bandOf(grid, bands, Math.max(all[4 * k + 1]!, all[4 * k + 3]!))];
   for (let k = 0; k < allPolygon.length; k++) {
     const [j0, j1] = spans(k);
     for (let j = j0; j <= j1; j++) bandStart[j + 1]!++;
@@ -479,7 +511,6 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
     }
   }
   const cells = new Uint8Array(size * size);
-  const grid = { w, s, cw, ch, size };
   // an edge's cells, row by row: the span of longitudes it covers within the row's latitudes
   // (both grown by EDGE_MARGIN), so a diagonal edge marks the cells along it, not its bounding box
   const edgeCells = (k: number, visit: (cell: number) => void): void => {
@@ -490,13 +521,13 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
     const lo = Math.min(ay, by);
     const hi = Math.max(ay, by);
     const xAt = (y: number): number => (ay === by ? ax : ax + ((y - ay) * (bx - ax)) / (by - ay));
-    const j1 = rowOf(grid, hi + EDGE_MARGIN);
-    for (let j = rowOf(grid, lo - EDGE_MARGIN); j <= j1; j++) {
+    const j1 = rowOf(grid, size, hi + EDGE_MARGIN);
+    for (let j = rowOf(grid, size, lo - EDGE_MARGIN); j <= j1; j++) {
       const y0 = Math.max(lo, s + j * ch - EDGE_MARGIN);
       const y1 = Math.min(hi, s + (j + 1) * ch + EDGE_MARGIN);
       const [x0, x1] = ay === by ? [Math.min(ax, bx), Math.max(ax, bx)] : [Math.min(xAt(y0), xAt(y1)), Math.max(xAt(y0), xAt(y1))];
-      const i1 = colOf(grid, x1 + EDGE_MARGIN);
-      for (let i = colOf(grid, x0 - EDGE_MARGIN); i <= i1; i++) visit(j * size + i);
+      const i1 = colOf(grid, size, x1 + EDGE_MARGIN);
+      for (let i = colOf(grid, size, x0 - EDGE_MARGIN); i <= i1; i++) visit(j * size + i);
     }
   };
   // counted first (and marked), then filled in edge order
@@ -517,16 +548,10 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
     for (let k = 0; k < allPolygon.length; k++) edgeCells(k, (c) => void (cellEdges[at[c]!++] = k));
   }
   const ix: PolygonIndex = {
-    w,
-    s,
-    e,
-    n,
+    grid,
     size,
-    cw,
-    ch,
     cells,
     bands,
-    bh: banding.bh,
     bandStart,
     edges,
     edgePolygon,
@@ -547,7 +572,10 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
         status = -1;
         continue;
       }
-      if (status < 0) status = bandHolds(ix, centreX(ix, at), centreY(ix, at)) ? IN_CELL : OUT_CELL;
+      if (status < 0) {
+        centreInto(ix, at, CENTRE);
+        status = bandHolds(ix, CENTRE, 0) ? IN_CELL : OUT_CELL;
+      }
       cells[at] = status;
     }
   }
@@ -564,40 +592,60 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
 }
 
 /**
- * How the rectangle [x0, x1] × [y0, y1] lies against the polygon, as `indexHolds` would answer
+ * How the rectangle [x0, x1] × [y0, y1] (`r[at …]`, as `areaRegion` takes it) lies against the polygon, as `indexHolds` would answer
  * each of its points: the points of the rectangle inside the envelope fall in the cells
  * colOf(max(x0, w))…colOf(min(x1, e)) × rowOf(max(y0, s))…rowOf(min(y1, n)) (the index of a point's cell
  * is monotone in its coordinates), so `INSIDE` when the rectangle is within the envelope and all
  * those cells are wholly in, `OUTSIDE` when it misses the envelope or all those cells are wholly out.
  */
-function polygonRegion(ix: PolygonIndex, x0: number, y0: number, x1: number, y1: number): Region {
-  if (x1 < ix.w || x0 > ix.e || y1 < ix.s || y0 > ix.n) return OUTSIDE;
-  const i0 = colOf(ix, Math.max(x0, ix.w));
-  const i1 = colOf(ix, Math.min(x1, ix.e)) + 1;
-  const j0 = rowOf(ix, Math.max(y0, ix.s));
-  const j1 = rowOf(ix, Math.min(y1, ix.n)) + 1;
+function polygonRegion(ix: PolygonIndex, r: Float64Array, at: number): Region {
+  const x0 = r[at]!;
+  const y0 = r[at + 1]!;
+  const x1 = r[at + 2]!;
+  const y1 = r[at + 3]!;
+  const { grid, size } = ix;
+  const w = grid[W]!;
+  const s = grid[S]!;
+  const e = grid[E]!;
+  const n = grid[N]!;
+  if (x1 < w || x0 > e || y1 < s || y0 > n) return OUTSIDE;
+  const i0 = colOf(grid, size, Math.max(x0, w));
+  const i1 = colOf(grid, size, Math.min(x1, e)) + 1;
+  const j0 = rowOf(grid, size, Math.max(y0, s));
+  const j1 = rowOf(grid, size, Math.min(y1, n)) + 1;
   // (no closure here: this runs for every node of a tree walk)
-  const stride = ix.size + 1;
+  const stride = size + 1;
   const a = j1 * stride + i1;
   const b = j0 * stride + i1;
   const c = j1 * stride + i0;
   const d = j0 * stride + i0;
   if (ix.notOut[a]! - ix.notOut[b]! - ix.notOut[c]! + ix.notOut[d]! === 0) return OUTSIDE;
-  if (x0 >= ix.w && x1 <= ix.e && y0 >= ix.s && y1 <= ix.n && ix.notIn[a]! - ix.notIn[b]! - ix.notIn[c]! + ix.notIn[d]! === 0) return INSIDE;
+  if (x0 >= w && x1 <= e && y0 >= s && y1 <= n && ix.notIn[a]! - ix.notIn[b]! - ix.notIn[c]! + ix.notIn[d]! === 0) return INSIDE;
   return PARTLY;
 }
 
-/** `inPolygon` through the index: the envelope, the point's cell, and in an edge cell its edges (or its band's). */
-function indexHolds(ix: PolygonIndex, lat: number, lon: number): boolean {
-  if (!(lon >= ix.w && lon <= ix.e && lat >= ix.s && lat <= ix.n)) return false; // outside the envelope of every ring (NaN too)
-  const at = rowOf(ix, lat) * ix.size + colOf(ix, lon);
+/** `inPolygon` through the index, for point `i` of `xy` (`PointTest`): the envelope, the point's cell, and in an edge cell its edges (or its band's). */
+function indexHolds(ix: PolygonIndex, xy: Float64Array, i: number): boolean {
+  const lon = xy[2 * i]!;
+  const lat = xy[2 * i + 1]!;
+  const { grid, size } = ix;
+  if (!(lon >= grid[W]! && lon <= grid[E]! && lat >= grid[S]! && lat <= grid[N]!)) return false; // outside the envelope of every ring (NaN too)
+  const at = rowOf(grid, size, lat) * size + colOf(grid, size, lon);
   const cell = ix.cells[at]!;
-  return cell === EDGE_CELL ? edgeCellHolds(ix, at, lon, lat) : cell === IN_CELL;
+  return cell === EDGE_CELL ? edgeCellHolds(ix, at, xy, i) : cell === IN_CELL;
 }
 
-/** The centre of cell `at` (row-major): the one formula its status is found and used with. */
-const centreX = (ix: PolygonIndex, at: number): number => ix.w + ((at % ix.size) + 0.5) * ix.cw;
-const centreY = (ix: PolygonIndex, at: number): number => ix.s + (Math.floor(at / ix.size) + 0.5) * ix.ch;
+/**
+ * The centre of cell `at` (row-major), written to `out` (x, y): the one formula its status is
+ * found and used with. Written, not returned: a double returned by a call V8 does not inline is
+ * boxed (`PointTest`), and this runs for every point of an edge cell.
+ */
+function centreInto(ix: PolygonIndex, at: number, out: Float64Array): void {
+  out[0] = ix.grid[W]! + ((at % ix.size) + 0.5) * ix.grid[CW]!;
+  out[1] = ix.grid[S]! + (Math.floor(at / ix.size) + 0.5) * ix.grid[CH]!;
+}
+/** `centreInto`'s own two slots (one centre at a time: nothing between the write and the reads yields). */
+const CENTRE = new Float64Array(2);
 
 /**
  * The centre flags of edge cell `at` (its edges' sides of the centre are written to `centreSide`):
@@ -609,8 +657,9 @@ function centreOf(ix: PolygonIndex, at: number, edgePolygonOf: readonly number[]
   const from = ix.cellStart[at]!;
   const to = ix.cellStart[at + 1]!;
   const polygon = edgePolygonOf[ix.cellEdges[from]!]!;
-  const x = centreX(ix, at);
-  const y = centreY(ix, at);
+  centreInto(ix, at, CENTRE);
+  const x = CENTRE[0]!;
+  const y = CENTRE[1]!;
   for (let k = from; k < to; k++) {
     const e = 4 * ix.cellEdges[k]!;
     if (edgePolygonOf[ix.cellEdges[k]!] !== polygon) return 0;
@@ -618,7 +667,7 @@ function centreOf(ix: PolygonIndex, at: number, edgePolygonOf: readonly number[]
     if (side === 0) return 0;
     ix.centreSide[k] = side;
   }
-  const b = bandOf(ix, y);
+  const b = bandOf(ix.grid, ix.bands, y);
   const parity = new Map<number, boolean>();
   for (let k = ix.bandStart[b]!, end = ix.bandStart[b + 1]!; k < end; k++) {
     const r = edgeVersusPoint(ix.edges[4 * k]!, ix.edges[4 * k + 1]!, ix.edges[4 * k + 2]!, ix.edges[4 * k + 3]!, x, y);
@@ -632,15 +681,18 @@ function centreOf(ix: PolygonIndex, at: number, edgePolygonOf: readonly number[]
 }
 
 /**
- * A point of edge cell `at` (x, y): the centre's parity flipped by each of the cell's edges the
+ * A point of edge cell `at` (point `i` of `xy`, `PointTest`): the centre's parity flipped by each of the cell's edges the
  * segment from the centre to the point crosses, when it meets each cleanly (`CROSSES` or
  * `MISSES`); on any touching, its band decides (`bandHolds`).
  */
-function edgeCellHolds(ix: PolygonIndex, at: number, x: number, y: number): boolean {
+function edgeCellHolds(ix: PolygonIndex, at: number, xy: Float64Array, i: number): boolean {
+  const x = xy[2 * i]!;
+  const y = xy[2 * i + 1]!;
   const flags = ix.centre.length > 0 ? ix.centre[at]! : 0;
-  if ((flags & CENTRE_USABLE) === 0) return bandHolds(ix, x, y);
-  const cx = centreX(ix, at);
-  const cy = centreY(ix, at);
+  if ((flags & CENTRE_USABLE) === 0) return bandHolds(ix, xy, i);
+  centreInto(ix, at, CENTRE);
+  const cx = CENTRE[0]!;
+  const cy = CENTRE[1]!;
   const { allEdges, cellEdges, centreSide } = ix;
   let inside = (flags & CENTRE_IN) !== 0;
   for (let k = ix.cellStart[at]!, end = ix.cellStart[at + 1]!; k < end; k++) {
@@ -651,19 +703,21 @@ function edgeCellHolds(ix: PolygonIndex, at: number, x: number, y: number): bool
     const by = allEdges[e + 3]!;
     const side = orientation(ax, ay, bx, by, x, y);
     if (side === centreSide[k]) continue; // the point on the centre's side of the edge's line: not crossed
-    if (side === 0) return bandHolds(ix, x, y); // on the line
+    if (side === 0) return bandHolds(ix, xy, i); // on the line
     // the segment crosses the edge's line: within the edge when a and b lie strictly on either side of it
     const sa = orientation(cx, cy, x, y, ax, ay);
     const sb = orientation(cx, cy, x, y, bx, by);
-    if (sa === 0 || sb === 0) return bandHolds(ix, x, y); // through an end
+    if (sa === 0 || sb === 0) return bandHolds(ix, xy, i); // through an end
     if (sa !== sb) inside = !inside;
   }
   return inside || (flags & CENTRE_OTHERS_IN) !== 0;
 }
 
-/** The crossing-number rule (`ringsHold`) over the edges of the band of (x, y), polygon by polygon. */
-function bandHolds(ix: PolygonIndex, x: number, y: number): boolean {
-  const b = bandOf(ix, y);
+/** The crossing-number rule (`ringsHold`) over the edges of the band of point `i` of `xy` (`PointTest`), polygon by polygon. */
+function bandHolds(ix: PolygonIndex, xy: Float64Array, i: number): boolean {
+  const x = xy[2 * i]!;
+  const y = xy[2 * i + 1]!;
+  const b = bandOf(ix.grid, ix.bands, y);
   const { edges, edgePolygon } = ix;
   let polygon = -1;
   let inside = false;
@@ -778,7 +832,7 @@ export function envelopes(area: { near?: NearArea; bbox?: BBox; polygon?: AreaGe
   if (area.polygon) {
     // the envelope its index holds (every ring's), else its outer rings'
     const ix = polygonIndexOf(area.polygon);
-    if (ix) meet([[ix.w, ix.s, ix.e, ix.n]]);
+    if (ix) meet([[ix.grid[W]!, ix.grid[S]!, ix.grid[E]!, ix.grid[N]!]]);
     else {
       const b: BBox = [Infinity, Infinity, -Infinity, -Infinity];
       const polys = area.polygon.type === 'Polygon' ? [area.polygon.coordinates] : area.polygon.coordinates;
@@ -814,20 +868,22 @@ export interface AreaFilters {
 
 /**
  * Whether a lead's point is in every given area (a point without finite coordinates never is),
- * for one query's areas and many points (the candidates of one request): the polygon's index
- * found once, not per point.
+ * for one query's areas and many points (the candidates of one request, `PointTest`): the
+ * polygon's index found once, not per point.
  */
-export function areaTest(f: AreaFilters): (lat: number, lon: number) => boolean {
+export function areaTest(f: AreaFilters): PointTest {
   const { bbox, near, polygon } = f;
   const circle = near ? circleTest(near) : null;
   const ix = polygon ? polygonIndexOf(polygon) : null;
   // a polygon alone (a drawn territory's search): its index's test, NaN answered by the envelope
-  if (ix && !bbox && !near) return (lat, lon) => indexHolds(ix, lat, lon);
-  return (lat, lon) => {
+  if (ix && !bbox && !near) return (xy, i) => indexHolds(ix, xy, i);
+  return (xy, i) => {
+    const lat = xy[2 * i + 1]!;
+    const lon = xy[2 * i]!;
     if (!Number.isFinite(lat) || !Number.isFinite(lon)) return false;
     if (bbox && !inBBox(bbox, lat, lon)) return false;
-    if (circle && !circle(lat, lon)) return false;
-    if (polygon && !(ix === null ? inPolygonExact(polygon, lat, lon) : indexHolds(ix, lat, lon))) return false;
+    if (circle && !circle(xy, i)) return false;
+    if (polygon && !(ix === null ? inPolygonExact(polygon, lat, lon) : indexHolds(ix, xy, i))) return false;
     return true;
   };
 }
@@ -840,7 +896,8 @@ export const PARTLY: Region = 2;
 
 /**
  * For a search that walks a tree of rectangles (api/index/geo-index.ts): how a rectangle
- * [x0, x1] × [y0, y1] (longitude, latitude; infinite bounds allowed) lies against every area of
+ * [x0, x1] × [y0, y1] (longitude, latitude; infinite bounds allowed), given as `r[at …]` = x0,
+ * y0, x1, y1 (the walk's own stack, so no double is boxed per node: `PointTest`), lies against every area of
  * `f`, decided exactly as `areaTest` decides its points — `INSIDE` only when `areaTest` holds for
  * every point of the rectangle, `OUTSIDE` only when it holds for none, else `PARTLY` (always a safe
  * answer): a bbox by its edges, a circle by the flat distance of `circleTest` at the rectangle's
@@ -848,11 +905,18 @@ export const PARTLY: Region = 2;
  * point), a polygon by its cells (`polygonRegion`). Combined: `OUTSIDE` if any area says so,
  * `INSIDE` if all do.
  */
-export function areaRegion(f: AreaFilters): (x0: number, y0: number, x1: number, y1: number) => Region {
+export function areaRegion(f: AreaFilters): (r: Float64Array, at: number) => Region {
   const { bbox, near, polygon } = f;
   const flat = near ? flatCircle(near) : null;
   const ix = polygon ? polygonIndexOf(polygon) : null;
-  return (x0, y0, x1, y1) => {
+  // captured, not read from the objects per node (`PolygonIndex.grid`)
+  const [k, inner, outer] = flat ? [flat.k, flat.inner, flat.outer] : [1, 0, 0];
+  const [lat0, lon0] = near ? [near.lat, near.lon] : [0, 0];
+  return (rect, at) => {
+    const x0 = rect[at]!;
+    const y0 = rect[at + 1]!;
+    const x1 = rect[at + 2]!;
+    const y1 = rect[at + 3]!;
     let all = true;
     if (bbox) {
       const [w, s, e, n] = bbox;
@@ -863,18 +927,18 @@ export function areaRegion(f: AreaFilters): (x0: number, y0: number, x1: number,
     if (near) {
       if (!flat) all = false;
       else {
-        const ax = (x0 - near.lon) * flat.k;
-        const bx = (x1 - near.lon) * flat.k;
-        const ay = y0 - near.lat;
-        const by = y1 - near.lat;
+        const ax = (x0 - lon0) * k;
+        const bx = (x1 - lon0) * k;
+        const ay = y0 - lat0;
+        const by = y1 - lat0;
         const nx = ax <= 0 && bx >= 0 ? 0 : Math.min(ax * ax, bx * bx);
         const ny = ay <= 0 && by >= 0 ? 0 : Math.min(ay * ay, by * by);
-        if (nx + ny >= flat.outer) return OUTSIDE;
-        if (!(Math.max(ax * ax, bx * bx) + Math.max(ay * ay, by * by) <= flat.inner)) all = false;
+        if (nx + ny >= outer) return OUTSIDE;
+        if (!(Math.max(ax * ax, bx * bx) + Math.max(ay * ay, by * by) <= inner)) all = false;
       }
     }
     if (polygon) {
-      const r = ix === null ? PARTLY : polygonRegion(ix, x0, y0, x1, y1);
+      const r = ix === null ? PARTLY : polygonRegion(ix, rect, at);
       if (r === OUTSIDE) return OUTSIDE;
       if (r === PARTLY) all = false;
     }

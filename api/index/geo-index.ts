@@ -78,7 +78,8 @@ export class GeoIndex {
     if (!tree || !boxes) return out;
     const inArea = areaTest(area);
     const region = areaRegion(area);
-    const { coords, nodeSize } = tree;
+    const nodeSize = tree.nodeSize;
+    const coords = tree.coords as Float64Array; // built with Float64Array (`build`): longitude, latitude per item, the layout `PointTest` reads
     const treePos = this.treePos;
     const nodes = this.stack;
     const rects = this.rects;
@@ -96,12 +97,12 @@ export class GeoIndex {
         const left = nodes[3 * sp]!;
         const right = nodes[3 * sp + 1]!;
         const axis = nodes[3 * sp + 2]!;
+        const r = region(rects, 4 * sp);
+        if (r === OUTSIDE) continue;
         const x0 = rects[4 * sp]!;
         const y0 = rects[4 * sp + 1]!;
         const x1 = rects[4 * sp + 2]!;
         const y1 = rects[4 * sp + 3]!;
-        const r = region(x0, y0, x1, y1);
-        if (r === OUTSIDE) continue;
         if (r === INSIDE) {
           for (let i = left; i <= right; i++) setBit(out, treePos[i]!);
           continue;
@@ -110,14 +111,14 @@ export class GeoIndex {
           for (let i = left; i <= right; i++) {
             const x = coords[2 * i]!;
             const y = coords[2 * i + 1]!;
-            if (x >= minX && x <= maxX && y >= minY && y <= maxY && inArea(y, x)) setBit(out, treePos[i]!);
+            if (x >= minX && x <= maxX && y >= minY && y <= maxY && inArea(coords, i)) setBit(out, treePos[i]!);
           }
           continue;
         }
         const m = (left + right) >> 1;
         const x = coords[2 * m]!;
         const y = coords[2 * m + 1]!;
-        if (x >= minX && x <= maxX && y >= minY && y <= maxY && inArea(y, x)) setBit(out, treePos[m]!);
+        if (x >= minX && x <= maxX && y >= minY && y <= maxY && inArea(coords, m)) setBit(out, treePos[m]!);
         // the points before m lie at or below its coordinate on the axis, those after it at or above
         if (axis === 0 ? minX <= x : minY <= y) {
           nodes[3 * sp] = left;

@@ -18,6 +18,7 @@ import {
   circleTest,
   areaRegion,
   areaTest,
+  latLonTest,
   INSIDE,
   OUTSIDE,
   PARTLY,
@@ -357,7 +358,7 @@ test('circleTest answers as inCircle (haversine) on 400,000 points within a hair
     const lon = far ? -170 + rnd() * 340 : -10.5 + rnd() * 5;
     const radius_m = Math.round(Math.exp(rnd() * Math.log(50_000)));
     const c = { lat, lon, radius_m };
-    const test = circleTest(c);
+    const test = latLonTest(circleTest(c));
     const m = circleMargin(c);
     for (let j = 0; j < 200; j++) {
       // around the edge: within 3 margins of it, a hair (1 mm) either side, and anywhere in the envelope
@@ -407,8 +408,13 @@ test('areaRegion decides a rectangle as areaTest decides its points: INSIDE only
     const near = { lat: cy + (rnd() - 0.5) * r, lon: cx + (rnd() - 0.5) * r, radius_m: 500 + rnd() * 30_000 };
     const bbox: [number, number, number, number] = [cx - r * rnd(), cy - r * rnd(), cx + r * rnd(), cy + r * rnd()];
     const areas = [{ polygon }, { near }, { bbox }, { polygon, near }, { bbox, near }][t % 5]!;
-    const region = areaRegion(areas);
-    const test = areaTest(areas);
+    const inAreas = areaRegion(areas);
+    const rect = new Float64Array(4);
+    const region = (x0: number, y0: number, x1: number, y1: number): number => {
+      rect.set([x0, y0, x1, y1]);
+      return inAreas(rect, 0);
+    };
+    const test = latLonTest(areaTest(areas));
     for (let q = 0; q < 60; q++) {
       // rectangles from tiny to larger than the area, some with infinite sides (the tree's first nodes)
       const size = r * 2 ** (-8 * rnd());
