@@ -46,6 +46,15 @@ export function latLonTest(test: PointTest): (lat: number, lon: number) => boole
     return test(xy, 0);
   };
 }
+/**
+ * A `PointTest` over a run of points: which of points `from`…`to` (inclusive) of `xy` hold, their
+ * indexes written in order to `hits` (room for to − from + 1), how many returned. The k-d tree's
+ * walk asks one per leaf (api/index/geo-index.ts): the loop over the leaf's points runs inside the
+ * test, where a polygon's cell lookup is a few operations on locals, not a call per point
+ * (`areaRangeTest`).
+ */
+export type RangeTest = (xy: Float64Array, from: number, to: number, hits: Int32Array) => number;
+
 /** A `near` filter: the centre (WGS 84 degrees) and the radius in metres. */
 export interface NearArea {
   lat: number;
@@ -375,16 +384,24 @@ const EDGE_MARGIN = 1e-7;
  */
 interface PolygonIndex {
   /**
-   * The envelope and the cells' and bands' sizes (degrees), at `W`, `S`, `E`, `N`, `CW`, `CH`,
-   * `BH`: typed, not fields, because they are read for every point tested. A field's
+   * The envelope (degrees), at `W`, `S`, `E`, `N`, and the inverses of the cells' width and height
+   * and of the bands' height, at `ICW`, `ICH`, `IBH`: typed, not fields, because they are read for
+   * every point tested. A field's
    * representation follows the values stored in it (an integral west edge is a small integer,
    * the next polygon's a double), so the index objects' shapes multiply, and a load that has seen
    * too many shapes boxes every double it reads — a heap allocation per point.
    */
   grid: Float64Array;
   size: number;
+  /**
+   * The cells' centres: column i's longitude at `centres[i]`, row j's latitude at
+   * `centres[size + j]` (the west edge plus i + ½ cell widths, the south edge plus j + ½ cell
+   * heights), the one place they are computed — read, not recomputed from a cell's number (a
+   * division) for every point of an edge cell.
+   */
+  centres: Float64Array;
   cells: Uint8Array;
-  /** Latitude bands: how many (their height is `grid[BH]`). */
+  /** Latitude bands: how many (the inverse of their height is `grid[IBH]`). */
   bands: number;
   /** Band b's edges are `edges[4k …]` for k in [bandStart[b], bandStart[b + 1]). */
   bandStart: Int32Array;
@@ -396,16 +413,17 @@ interface PolygonIndex {
    * wholly inside among rows < j and columns < i (`notOut` those not wholly outside), so whether a
    * rectangle of cells is all in (or all out) is four reads (`polygonRegion`).
    */
-  notIn: Int32Array;
-  notOut: Int32Array;
+  notIn: Uint16Array;
+  notOut: Uint16Array;
   /**
    * Cell c's edges are `cellEdges[k]` for k in [cellStart[c], cellStart[c + 1]) (an index into
    * `allEdges`, 4 numbers each), and `centreSide[k]` is the side of that edge its centre lies on
    * (`orientation`); `centre[c]` holds `CENTRE_USABLE`, `CENTRE_IN` and `CENTRE_OTHERS_IN`.
    * Empty when the edge cells would hold more than `CELL_EDGES_PER_CELL_MAX` edges per cell of
-   * the grid in all (then every edge cell's points go to their band).
+   * the grid in all, or more than 65,535 (`cellStart` is 16-bit: half the memory, and a point's
+   * lookup touches less of it), and then every edge cell's points go to their band.
    */
-  cellStart: Int32Array;
+  cellStart: Uint16Array;
   cellEdges: Int32Array;
   centreSide: Int8Array;
   centre: Uint8Array;
@@ -422,9 +440,10 @@ const W = 0;
 const S = 1;
 const E = 2;
 const N = 3;
-const CW = 4;
-const CH = 5;
-const BH = 6;
+/** Where `PolygonIndex.grid` holds the inverses of the cells' width and height and of the bands' height: a cell is found by a multiplication (a division costs several times as much, for every point tested). */
+const ICW = 4;
+const ICH = 5;
+const IBH = 6;
 /** (cell, edge) pairs kept at most, per cell of the grid (a bound on the index's memory for spiky outlines). */
 export const CELL_EDGES_PER_CELL_MAX = 8;
 const indexes = new WeakMap<AreaGeometry, PolygonIndex | null>();
@@ -440,22 +459,26 @@ function polygonIndexOf(g: AreaGeometry): PolygonIndex | null {
 export const BANDS_PER_ROW = 4;
 
 /**
- * Rows (and columns) of a polygon's grid for its number of positions: 120 for a 200-position
- * county outline (~0.5 ms to build, remembered with its text, `parsePolygonText`); a finer grid
- * leaves fewer candidates in edge cells, a coarser one builds faster.
+ * Rows (and columns) of a polygon's grid for its number of positions: 240 for a 200-position
+ * county outline (~1 ms to build, remembered with its text, `parsePolygonText`); a finer grid
+ * leaves fewer candidates in edge cells (a county's search: ~240 µs at 16 cells per √position,
+ * ~275 µs at 8), a coarser one builds faster. At most 255, so the summed-area tables' counts
+ * (at most 255² cells) fit 16 bits.
  */
-export const gridSize = (vertices: number): number => Math.min(256, Math.max(16, 8 * Math.ceil(Math.sqrt(vertices))));
+export const gridSize = (vertices: number): number => Math.min(255, Math.max(16, 16 * Math.ceil(Math.sqrt(vertices))));
 
 /**
  * The column / row of a cell a longitude / latitude falls in, clamped to the grid: the one formula
  * the index is built with and points and rectangles are looked up with (monotone in the
  * coordinate, which `polygonRegion` relies on).
  */
-const colOf = (grid: Float64Array, size: number, x: number): number => Math.max(0, Math.min(size - 1, Math.floor((x - grid[W]!) / grid[CW]!)));
-const rowOf = (grid: Float64Array, size: number, y: number): number => Math.max(0, Math.min(size - 1, Math.floor((y - grid[S]!) / grid[CH]!)));
+const colOf = (grid: Float64Array, size: number, x: number): number => cellOf((x - grid[W]!) * grid[ICW]!, size);
+const rowOf = (grid: Float64Array, size: number, y: number): number => cellOf((y - grid[S]!) * grid[ICH]!, size);
+/** A position in cells (from the envelope's west or south edge) as a cell index, clamped: below 0 (and NaN) is 0, beyond the last cell the last. */
+const cellOf = (at: number, size: number): number => (at >= size - 1 ? size - 1 : at > 0 ? at | 0 : 0);
 
 /** The band of a latitude: clamped to the envelope, monotone in `y`. */
-const bandOf = (grid: Float64Array, bands: number, y: number): number => Math.max(0, Math.min(bands - 1, Math.floor((y - grid[S]!) / grid[BH]!)));
+const bandOf = (grid: Float64Array, bands: number, y: number): number => cellOf((y - grid[S]!) * grid[IBH]!, bands);
 
 function polygonIndex(g: AreaGeometry): PolygonIndex | null {
   const polygons = g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
@@ -480,7 +503,8 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
   const ch = (n - s) / size;
   if (!(cw > 0 && ch > 0)) return null; // a degenerate envelope: the exact test alone
   const bands = size * BANDS_PER_ROW;
-  const grid = Float64Array.of(w, s, e, n, cw, ch, (n - s) / bands);
+  const bh = (n - s) / bands;
+  const grid = Float64Array.of(w, s, e, n, 1 / cw, 1 / ch, 1 / bh);
   // every edge of every ring, in polygon order, then sorted into its rows (counting first)
   const all: number[] = [];
   const allPolygon: number[] = [];
@@ -531,32 +555,38 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
     }
   };
   // counted first (and marked), then filled in edge order
-  const cellStart = new Int32Array(size * size + 1);
+  const cellStart = new Uint16Array(size * size + 1);
   let pairs = 0;
   for (let k = 0; k < allPolygon.length; k++) {
     edgeCells(k, (c) => {
       cells[c] = EDGE_CELL;
-      cellStart[c + 1]!++;
+      if (cellStart[c + 1]! < 0xffff) cellStart[c + 1]!++; // (beyond that, pairs alone decides: no cells kept)
       pairs++;
     });
   }
-  const keepCells = pairs <= CELL_EDGES_PER_CELL_MAX * size * size;
+  const keepCells = pairs <= Math.min(CELL_EDGES_PER_CELL_MAX * size * size, 0xffff);
   for (let c = 0; c < size * size; c++) cellStart[c + 1] = keepCells ? cellStart[c + 1]! + cellStart[c]! : 0;
   const cellEdges = new Int32Array(keepCells ? pairs : 0);
   if (keepCells) {
     const at = cellStart.slice(0, size * size);
     for (let k = 0; k < allPolygon.length; k++) edgeCells(k, (c) => void (cellEdges[at[c]!++] = k));
   }
+  const centres = new Float64Array(2 * size);
+  for (let i = 0; i < size; i++) {
+    centres[i] = w + (i + 0.5) * cw;
+    centres[size + i] = s + (i + 0.5) * ch;
+  }
   const ix: PolygonIndex = {
     grid,
     size,
+    centres,
     cells,
     bands,
     bandStart,
     edges,
     edgePolygon,
-    notIn: new Int32Array((size + 1) ** 2),
-    notOut: new Int32Array((size + 1) ** 2),
+    notIn: new Uint16Array((size + 1) ** 2),
+    notOut: new Uint16Array((size + 1) ** 2),
     cellStart,
     cellEdges,
     centreSide: new Int8Array(cellEdges.length),
@@ -573,7 +603,8 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
         continue;
       }
       if (status < 0) {
-        centreInto(ix, at, CENTRE);
+        CENTRE[0] = ix.centres[i]!;
+        CENTRE[1] = ix.centres[size + j]!;
         status = bandHolds(ix, CENTRE, 0) ? IN_CELL : OUT_CELL;
       }
       cells[at] = status;
@@ -630,21 +661,13 @@ function indexHolds(ix: PolygonIndex, xy: Float64Array, i: number): boolean {
   const lat = xy[2 * i + 1]!;
   const { grid, size } = ix;
   if (!(lon >= grid[W]! && lon <= grid[E]! && lat >= grid[S]! && lat <= grid[N]!)) return false; // outside the envelope of every ring (NaN too)
-  const at = rowOf(grid, size, lat) * size + colOf(grid, size, lon);
-  const cell = ix.cells[at]!;
-  return cell === EDGE_CELL ? edgeCellHolds(ix, at, xy, i) : cell === IN_CELL;
+  const row = rowOf(grid, size, lat);
+  const col = colOf(grid, size, lon);
+  const cell = ix.cells[row * size + col]!;
+  return cell === EDGE_CELL ? edgeCellHolds(ix, row, col, xy, i) : cell === IN_CELL;
 }
 
-/**
- * The centre of cell `at` (row-major), written to `out` (x, y): the one formula its status is
- * found and used with. Written, not returned: a double returned by a call V8 does not inline is
- * boxed (`PointTest`), and this runs for every point of an edge cell.
- */
-function centreInto(ix: PolygonIndex, at: number, out: Float64Array): void {
-  out[0] = ix.grid[W]! + ((at % ix.size) + 0.5) * ix.grid[CW]!;
-  out[1] = ix.grid[S]! + (Math.floor(at / ix.size) + 0.5) * ix.grid[CH]!;
-}
-/** `centreInto`'s own two slots (one centre at a time: nothing between the write and the reads yields). */
+/** Two slots for a cell's centre while the index is built (one at a time: nothing between the write and the reads yields). */
 const CENTRE = new Float64Array(2);
 
 /**
@@ -657,9 +680,8 @@ function centreOf(ix: PolygonIndex, at: number, edgePolygonOf: readonly number[]
   const from = ix.cellStart[at]!;
   const to = ix.cellStart[at + 1]!;
   const polygon = edgePolygonOf[ix.cellEdges[from]!]!;
-  centreInto(ix, at, CENTRE);
-  const x = CENTRE[0]!;
-  const y = CENTRE[1]!;
+  const x = ix.centres[at % ix.size]!;
+  const y = ix.centres[ix.size + Math.floor(at / ix.size)]!;
   for (let k = from; k < to; k++) {
     const e = 4 * ix.cellEdges[k]!;
     if (edgePolygonOf[ix.cellEdges[k]!] !== polygon) return 0;
@@ -685,14 +707,14 @@ function centreOf(ix: PolygonIndex, at: number, edgePolygonOf: readonly number[]
  * segment from the centre to the point crosses, when it meets each cleanly (`CROSSES` or
  * `MISSES`); on any touching, its band decides (`bandHolds`).
  */
-function edgeCellHolds(ix: PolygonIndex, at: number, xy: Float64Array, i: number): boolean {
+function edgeCellHolds(ix: PolygonIndex, row: number, col: number, xy: Float64Array, i: number): boolean {
+  const at = row * ix.size + col;
   const x = xy[2 * i]!;
   const y = xy[2 * i + 1]!;
   const flags = ix.centre.length > 0 ? ix.centre[at]! : 0;
   if ((flags & CENTRE_USABLE) === 0) return bandHolds(ix, xy, i);
-  centreInto(ix, at, CENTRE);
-  const cx = CENTRE[0]!;
-  const cy = CENTRE[1]!;
+  const cx = ix.centres[col]!;
+  const cy = ix.centres[ix.size + row]!;
   const { allEdges, cellEdges, centreSide } = ix;
   let inside = (flags & CENTRE_IN) !== 0;
   for (let k = ix.cellStart[at]!, end = ix.cellStart[at + 1]!; k < end; k++) {
@@ -885,6 +907,43 @@ export function areaTest(f: AreaFilters): PointTest {
     if (circle && !circle(xy, i)) return false;
     if (polygon && !(ix === null ? inPolygonExact(polygon, lat, lon) : indexHolds(ix, xy, i))) return false;
     return true;
+  };
+}
+
+/**
+ * `areaTest` over a run of points (`RangeTest`), deciding each point exactly as `areaTest` does.
+ * A polygon alone — a drawn territory's search, ~8,000 points a county — has its own loop: the
+ * envelope, the cell (`colOf` / `rowOf`, the index's one formula) and its status read from locals,
+ * and only a point in an edge cell asks `edgeCellHolds`, as `indexHolds` would. Every other
+ * combination asks `areaTest` point by point.
+ */
+export function areaRangeTest(f: AreaFilters): RangeTest {
+  const ix = f.polygon && !f.bbox && !f.near ? polygonIndexOf(f.polygon) : null;
+  if (!ix) {
+    const test = areaTest(f);
+    return (xy, from, to, hits) => {
+      let h = 0;
+      for (let i = from; i <= to; i++) if (test(xy, i)) hits[h++] = i;
+      return h;
+    };
+  }
+  const { grid, size, cells } = ix;
+  const w = grid[W]!;
+  const s = grid[S]!;
+  const e = grid[E]!;
+  const n = grid[N]!;
+  return (xy, from, to, hits) => {
+    let h = 0;
+    for (let i = from; i <= to; i++) {
+      const x = xy[2 * i]!;
+      const y = xy[2 * i + 1]!;
+      if (!(x >= w && x <= e && y >= s && y <= n)) continue; // outside the envelope of every ring (NaN too)
+      const row = rowOf(grid, size, y);
+      const col = colOf(grid, size, x);
+      const cell = cells[row * size + col]!;
+      if (cell === IN_CELL || (cell === EDGE_CELL && edgeCellHolds(ix, row, col, xy, i))) hits[h++] = i;
+    }
+    return h;
   };
 }
 

@@ -11,6 +11,32 @@ export function emptySet(n: number): Bitset {
   return new Uint32Array(wordsFor(n));
 }
 
+/**
+ * Bitsets of one size lent to the synchronous steps of one computation and all taken back at its
+ * end (`LeadIndex.page`: a request's filter sets, its area's matches, a value page's ranks): each
+ * `take()` is zeroed, `giveBack()` returns every set taken since the last one. A fresh set per
+ * request is a 25 KB ArrayBuffer (201,300 rows), which V8 counts as external memory: at a county
+ * polygon's ~1,000 requests a second a worker, that churn made V8 run a full (mark-compact)
+ * collection every second or two — 8–12 ms pauses, the tail of the p99 (docs/performance.md).
+ */
+export class ScratchSets {
+  private readonly sets: Bitset[] = [];
+  private used = 0;
+
+  constructor(private readonly n: number) {}
+
+  take(): Bitset {
+    if (this.used === this.sets.length) this.sets.push(emptySet(this.n));
+    const s = this.sets[this.used++]!;
+    s.fill(0);
+    return s;
+  }
+
+  giveBack(): void {
+    this.used = 0;
+  }
+}
+
 /** The set of every row < n. */
 export function fullSet(n: number): Bitset {
   const s = new Uint32Array(wordsFor(n)).fill(0xffffffff);

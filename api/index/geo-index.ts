@@ -4,13 +4,13 @@
  * the pack), so `near`, `bbox` and `polygon` are answered without a scan: a walk of the tree over
  * the area's envelope, where the geometry module (api/gis/geometry.ts, the one place that
  * decides) says of each node's rectangle whether the area holds all, none or some of it
- * (`areaRegion`) and of each point in the "some" nodes whether it is in (`areaTest`) — a bitset
- * of row positions that the lead index ANDs with the other filters. Distances for `distance_m` and `sort=distance` come from the
- * same module.
+ * (`areaRegion`) and of the points of each "some" leaf which are in (`areaRangeTest`, the exact
+ * test over a run of points) — a bitset of row positions that the lead index ANDs with the other
+ * filters. Distances for `distance_m` and `sort=distance` come from the same module.
  */
 import KDBush from 'kdbush';
-import { areaRegion, areaTest, envelopes, haversineM, INSIDE, OUTSIDE, type AreaFilters, type NearArea } from '../gis/geometry.ts';
-import { emptySet, setBit, type Bitset } from './bitset.ts';
+import { areaRangeTest, areaRegion, envelopes, haversineM, INSIDE, OUTSIDE, type AreaFilters, type NearArea } from '../gis/geometry.ts';
+import { setBit, type Bitset } from './bitset.ts';
 
 /** What a `GeoIndex` is made of (moved between processes by api/index/pack.ts). */
 export interface GeoIndexParts {
@@ -32,6 +32,8 @@ export class GeoIndex {
   /** The traversal stack of `match`: per pending node its index range and axis, and the rectangle its points lie in. */
   private readonly stack: Int32Array;
   private readonly rects: Float64Array;
+  /** The hits of one leaf's `RangeTest` (a leaf holds at most nodeSize + 1 points). */
+  private readonly hits: Int32Array;
 
   constructor(private readonly p: GeoIndexParts) {
     this.lat = p.lat;
@@ -43,6 +45,7 @@ export class GeoIndex {
     const depth = 2 * (Math.ceil(Math.log2(p.posOf.length + 1)) + 2);
     this.stack = new Int32Array(3 * depth);
     this.rects = new Float64Array(4 * depth);
+    this.hits = new Int32Array((this.tree?.nodeSize ?? 0) + 1);
   }
 
   /** The tree over the positions' coordinates (NaN = no coordinates). */
@@ -62,22 +65,24 @@ export class GeoIndex {
   }
 
   /**
-   * The positions in every given area (a bitset over `size` rows): kdbush's range search over
+   * The positions in every given area, set in `out` (zeroed, a bit per row): kdbush's range search over
    * each envelope (the traversal of its `range`, kept here so that each candidate's coordinates
    * are read from the tree's own array, in the tree's order, and its position from `treePos`),
    * with the rectangle each node's points lie in carried down the walk: a node whose rectangle
    * the areas hold wholly (`areaRegion` says `INSIDE`) has all its points set without a test, one
-   * they miss wholly is skipped, and only the points of nodes the areas' edges cross are tested
-   * one by one (`areaTest`). Both decide alike, so the set is the one testing every candidate
-   * would give (test/api/gis/geo-search.test.ts checks it against a reference on 200 areas).
+   * they miss wholly is skipped, and only the points of nodes the areas' edges cross are tested,
+   * a leaf's in one call (`areaRangeTest`; a split point alone). No candidate is tested against
+   * the envelope first: the test is exact, and every point it holds is within the envelopes. Both
+   * decide alike, so the set is the one testing every candidate would give
+   * (test/api/gis/geo-search.test.ts checks it against a reference on 200 areas).
    */
-  match(area: AreaFilters, size: number): Bitset {
-    const out = emptySet(size);
+  match(area: AreaFilters, out: Bitset): Bitset {
     const boxes = envelopes(area);
     const tree = this.tree;
     if (!tree || !boxes) return out;
-    const inArea = areaTest(area);
+    const inArea = areaRangeTest(area);
     const region = areaRegion(area);
+    const hits = this.hits;
     const nodeSize = tree.nodeSize;
     const coords = tree.coords as Float64Array; // built with Float64Array (`build`): longitude, latitude per item, the layout `PointTest` reads
     const treePos = this.treePos;
@@ -108,17 +113,13 @@ export class GeoIndex {
           continue;
         }
         if (right - left <= nodeSize) {
-          for (let i = left; i <= right; i++) {
-            const x = coords[2 * i]!;
-            const y = coords[2 * i + 1]!;
-            if (x >= minX && x <= maxX && y >= minY && y <= maxY && inArea(coords, i)) setBit(out, treePos[i]!);
-          }
+          for (let h = inArea(coords, left, right, hits) - 1; h >= 0; h--) setBit(out, treePos[hits[h]!]!);
           continue;
         }
         const m = (left + right) >> 1;
         const x = coords[2 * m]!;
         const y = coords[2 * m + 1]!;
-        if (x >= minX && x <= maxX && y >= minY && y <= maxY && inArea(coords, m)) setBit(out, treePos[m]!);
+        if (inArea(coords, m, m, hits) === 1) setBit(out, treePos[m]!);
         // the points before m lie at or below its coordinate on the axis, those after it at or above
         if (axis === 0 ? minX <= x : minY <= y) {
           nodes[3 * sp] = left;

@@ -29,7 +29,7 @@ import type { ApiDb } from '../db.ts';
 import type { LeadsFilters, LeadsPageRequest, LeadsSort } from '../query/leads-query.ts';
 import { FILTERS, filtersOfKind } from '../query/lead-filters.ts';
 import { servedDistance, type AreaFilters } from '../gis/geometry.ts';
-import { andInto, count, emptySet, hasBit, orInto, selectBits, setBit, type Bitset } from './bitset.ts';
+import { andInto, count, emptySet, hasBit, orInto, ScratchSets, selectBits, setBit, type Bitset } from './bitset.ts';
 import { GeoIndex, type GeoIndexParts } from './geo-index.ts';
 import { KeyIndex, type KeyIndexParts } from './key-index.ts';
 import { RangeIndex, type RangeParts } from './range-index.ts';
@@ -122,6 +122,8 @@ export class LeadIndex {
   private readonly keys: Map<string, KeyIndex>;
   private readonly geo: GeoIndex;
   private readonly search: SearchIndex | null;
+  /** The sets one `page` works with, lent and taken back (`ScratchSets`): none of them outlives the call. */
+  private readonly scratch: ScratchSets;
 
   constructor(
     private readonly p: LeadIndexParts,
@@ -139,6 +141,7 @@ export class LeadIndex {
     this.keys = new Map([...p.keys].map(([c, k]) => [c, new KeyIndex(k)]));
     this.geo = new GeoIndex(p.geo);
     this.search = p.search ? new SearchIndex(p.search, p.ids, opts) : null;
+    this.scratch = new ScratchSets(this.size);
   }
 
   /** The parts (to move the index to another process). */
@@ -157,17 +160,24 @@ export class LeadIndex {
 
   /** One page of ids for a request (same semantics as `leadsPageQuery` + `leadsCountQuery`). */
   page(req: LeadsPageRequest): IndexPage {
-    const n = this.size;
+    try {
+      return this.pageOf(req);
+    } finally {
+      this.scratch.giveBack();
+    }
+  }
+
+  private pageOf(req: LeadsPageRequest): IndexPage {
     let matched = this.filterSet(req.filters);
     let terms: number[] = [];
     if (req.filters.q !== undefined) {
       // the leads holding any query term, within the other filters
       terms = this.search ? this.search.termsOf(req.filters.q) : [];
-      const holding = this.search ? this.search.union(terms) : emptySet(n);
+      const holding = this.search ? this.search.union(terms) : this.scratch.take();
       if (matched) andInto(holding, matched);
       matched = holding;
     }
-    const total = matched ? count(matched) : n;
+    const total = matched ? count(matched) : this.size;
     if (req.sort === 'distance') return { rows: matched && req.filters.near ? this.distancePage(req, matched) : [], total };
     const rows: IndexRow[] = req.sort !== 'relevance' ? this.orderedPage(req, matched, total) : this.search && matched ? this.search.top(terms, matched, total, req) : [];
     const near = req.filters.near;
@@ -203,9 +213,11 @@ export class LeadIndex {
   private filterSet(f: LeadsFilters): Bitset | null {
     const n = this.size;
     let acc: Bitset | null = null;
+    // a set the index keeps (a value's, a flag's) is copied before the first AND writes into it
     const and = (s: Bitset, owned: boolean): void => {
       if (acc) andInto(acc, s);
-      else acc = owned ? s : s.slice();
+      else if (owned) acc = s;
+      else (acc = this.scratch.take()).set(s);
     };
     const given = f as Record<string, unknown>;
     let areaDone = false;
@@ -220,7 +232,7 @@ export class LeadIndex {
           break;
         case 'geometry':
           // every area at once: the tree's candidates in the envelopes' intersection, each tested against all
-          if (!areaDone) and(this.geo.match(f as AreaFilters, n), true);
+          if (!areaDone) and(this.geo.match(f as AreaFilters, this.scratch.take()), true);
           areaDone = true;
           break;
         case 'enum':
@@ -229,10 +241,11 @@ export class LeadIndex {
           if (wanted.length === 0) break;
           const m = this.sets.get(d.column)!;
           if (wanted.length === 1) {
-            and(m.get(wanted[0]!) ?? emptySet(n), false);
+            const one = m.get(wanted[0]!);
+            and(one ?? this.scratch.take(), one === undefined);
             break;
           }
-          const union = emptySet(n);
+          const union = this.scratch.take();
           for (const x of wanted) {
             const s = m.get(x);
             if (s) orInto(union, s);
@@ -283,7 +296,7 @@ export class LeadIndex {
         else positions.push(pos);
       }
     } else {
-      const ranks = emptySet(n);
+      const ranks = this.scratch.take();
       const rankOf = this.rankOf;
       for (let w = 0; w < matched.length; w++) {
         let x = matched[w]!;

@@ -16,6 +16,7 @@ import {
   inCircle,
   circleMargin,
   circleTest,
+  areaRangeTest,
   areaRegion,
   areaTest,
   latLonTest,
@@ -254,8 +255,8 @@ test('the cell grid answers as the exact test: 40,000 points of a 200-position c
 });
 
 test("an edge cell's centre decides as the exact test, also where the segment to the centre touches a vertex or an edge: dyadic lattices", () => {
-  // 10…16 positions make a 32 × 32 grid, 50…64 a 64 × 64 one (`gridSize`); over [-8, -7] × [52, 53]
-  // the cells' centres are then odd multiples of 1/64 (1/128): with vertices on the 1/256 lattice,
+  // 10…16 positions make a 64 × 64 grid, 50…64 a 128 × 128 one (`gridSize`); over [-8, -7] × [52, 53]
+  // the cells' centres are then odd multiples of 1/128 (1/256): with vertices on the 1/256 lattice,
   // some sit on centres and edges pass through others; the points are that lattice (on edges, on
   // vertices, on centres) and, beyond each vertex, points on the line from its cell's centre
   // through it (the segment to the centre passes through the vertex): every touching case of
@@ -266,7 +267,7 @@ test("an edge cell's centre decides as the exact test, also where the segment to
   let inside = 0;
   for (let t = 0; t < 12; t++) {
     const multi = t % 3 === 2;
-    const size = multi ? 64 : 32;
+    const size = multi ? 128 : 64;
     const snap = (v: number): number => Math.round(v * 256) / 256;
     // a star-shaped ring (angles in order: simple), on the lattice
     const star = (cx: number, cy: number, r: number, n: number): number[][] => {
@@ -441,6 +442,51 @@ test('areaRegion decides a rectangle as areaTest decides its points: INSIDE only
   }
   assert.is(wrong, 0);
   assert.ok(counts[INSIDE]! > 500 && counts[OUTSIDE]! > 2_000 && counts[PARTLY]! > 2_000, JSON.stringify(counts));
+});
+
+test('areaRangeTest holds over a run of points exactly the points areaTest holds, in order (a polygon alone has its own loop; every other combination too)', () => {
+  const rnd = seededRandom(5);
+  let compared = 0;
+  let held = 0;
+  let wrong = 0;
+  for (let t = 0; t < 120; t++) {
+    const cx = -8 + rnd() * 2;
+    const cy = 52.5 + rnd();
+    const r = 0.02 + rnd() * 0.3;
+    const ring = starRing(rnd, cx, cy, r, 8 + Math.floor(rnd() * 200), 0.3, 0.7);
+    const other = starRing(rnd, cx + 3 * r, cy, r / 2, 12, 0.5, 0.5);
+    const polygon: AreaGeometry =
+      t % 4 === 3
+        ? { type: 'MultiPolygon', coordinates: [[[...ring, [...ring[0]!]], square(cx - r / 10, cy - r / 10, r / 10)], [[...other, [...other[0]!]]]] }
+        : { type: 'Polygon', coordinates: [[...ring, [...ring[0]!]], square(cx - r / 10, cy - r / 10, r / 10)] };
+    const near = { lat: cy, lon: cx, radius_m: 500 + rnd() * 30_000 };
+    const bbox: [number, number, number, number] = [cx - r * rnd(), cy - r * rnd(), cx + r * rnd(), cy + r * rnd()];
+    const areas = [{ polygon }, { polygon }, { near }, { bbox }, { polygon, near }, { polygon, bbox }][t % 6]!;
+    // points around the area, some on its vertices (on an edge: inside), some without coordinates
+    const n = 400;
+    const xy = new Float64Array(2 * n);
+    for (let i = 0; i < n; i++) {
+      const v = ring[Math.floor(rnd() * ring.length)]!;
+      const [x, y] = i % 50 === 7 ? [NaN, NaN] : i % 9 === 0 ? [v[0]!, v[1]!] : [cx + (rnd() - 0.5) * 4.5 * r, cy + (rnd() - 0.5) * 3 * r];
+      xy[2 * i] = x;
+      xy[2 * i + 1] = y;
+    }
+    const one = areaTest(areas);
+    const run = areaRangeTest(areas);
+    const hits = new Int32Array(n);
+    for (let from = 0; from < n; ) {
+      const to = Math.min(n - 1, from + Math.floor(rnd() * 70)); // runs of 1 to 70 points, as a leaf's
+      const want: number[] = [];
+      for (let i = from; i <= to; i++) if (one(xy, i)) want.push(i);
+      const got = Array.from(hits.subarray(0, run(xy, from, to, hits)));
+      if (got.join() !== want.join()) wrong++;
+      compared += to - from + 1;
+      held += want.length;
+      from = to + 1;
+    }
+  }
+  assert.is(wrong, 0);
+  assert.ok(compared === 120 * 400 && held > 5_000 && held < compared - 5_000, `${held} of ${compared}`);
 });
 
 test.run();

@@ -1,7 +1,7 @@
 /** Bitsets over row positions: set algebra and counts, including the partial last word. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { andInto, count, emptySet, fullSet, hasBit, orInto, popcount32, selectBits, setBit } from '../../../api/index/bitset.ts';
+import { andInto, count, emptySet, fullSet, hasBit, orInto, popcount32, ScratchSets, selectBits, setBit } from '../../../api/index/bitset.ts';
 import { seededRandom } from '../../helpers/random.ts';
 
 test('fullSet holds exactly rows 0…n-1, across a partial last word', () => {
@@ -11,6 +11,22 @@ test('fullSet holds exactly rows 0…n-1, across a partial last word', () => {
     if (n > 0) assert.ok(hasBit(s, n - 1));
     assert.not.ok(hasBit(s, n), `bit ${n} must be clear`);
   }
+});
+
+test('ScratchSets: sets taken within one round are distinct and zeroed; after giveBack the same sets are lent again, zeroed', () => {
+  const scratch = new ScratchSets(70);
+  const a = scratch.take();
+  const b = scratch.take();
+  assert.is.not(a, b);
+  assert.is(a.length, 3);
+  setBit(a, 3);
+  setBit(b, 69);
+  assert.is(count(a) + count(b), 2, 'each its own bits');
+  scratch.giveBack();
+  const again = [scratch.take(), scratch.take(), scratch.take()];
+  assert.ok(again[0] === a && again[1] === b, 'the same arrays: nothing allocated per round');
+  assert.is.not(again[2], a);
+  assert.equal(again.map(count), [0, 0, 0], 'zeroed when taken again');
 });
 
 test('set, and, or, popcount', () => {
