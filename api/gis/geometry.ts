@@ -386,10 +386,10 @@ interface PolygonIndex {
   /**
    * The envelope (degrees), at `W`, `S`, `E`, `N`, and the inverses of the cells' width and height
    * and of the bands' height, at `ICW`, `ICH`, `IBH`: typed, not fields, because they are read for
-   * every point tested. A field's
-   * representation follows the values stored in it (an integral west edge is a small integer,
-   * the next polygon's a double), so the index objects' shapes multiply, and a load that has seen
-   * too many shapes boxes every double it reads — a heap allocation per point.
+   * every point tested. A field's representation follows the values stored in it (an integral
+   * west edge is a small integer, the next polygon's a double), so the index objects' shapes
+   * multiply, and a load that has seen too many shapes boxes every double it reads — a heap
+   * allocation per point.
    */
   grid: Float64Array;
   size: number;
@@ -912,10 +912,8 @@ export function areaTest(f: AreaFilters): PointTest {
 
 /**
  * `areaTest` over a run of points (`RangeTest`), deciding each point exactly as `areaTest` does.
- * A polygon alone — a drawn territory's search, ~8,000 points a county — has its own loop: the
- * envelope, the cell (`colOf` / `rowOf`, the index's one formula) and its status read from locals,
- * and only a point in an edge cell asks `edgeCellHolds`, as `indexHolds` would. Every other
- * combination asks `areaTest` point by point.
+ * A polygon alone — a drawn territory's search, ~8,000 points a county — asks its index's test
+ * (`indexHolds`) in the loop itself; every other combination asks `areaTest` point by point.
  */
 export function areaRangeTest(f: AreaFilters): RangeTest {
   const ix = f.polygon && !f.bbox && !f.near ? polygonIndexOf(f.polygon) : null;
@@ -927,22 +925,10 @@ export function areaRangeTest(f: AreaFilters): RangeTest {
       return h;
     };
   }
-  const { grid, size, cells } = ix;
-  const w = grid[W]!;
-  const s = grid[S]!;
-  const e = grid[E]!;
-  const n = grid[N]!;
+  // the index's own test called directly, not through `areaTest`'s closure (~8% of a county's search)
   return (xy, from, to, hits) => {
     let h = 0;
-    for (let i = from; i <= to; i++) {
-      const x = xy[2 * i]!;
-      const y = xy[2 * i + 1]!;
-      if (!(x >= w && x <= e && y >= s && y <= n)) continue; // outside the envelope of every ring (NaN too)
-      const row = rowOf(grid, size, y);
-      const col = colOf(grid, size, x);
-      const cell = cells[row * size + col]!;
-      if (cell === IN_CELL || (cell === EDGE_CELL && edgeCellHolds(ix, row, col, xy, i))) hits[h++] = i;
-    }
+    for (let i = from; i <= to; i++) if (indexHolds(ix, xy, i)) hits[h++] = i;
     return h;
   };
 }

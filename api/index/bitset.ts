@@ -16,8 +16,8 @@ export function emptySet(n: number): Bitset {
  * end (`LeadIndex.page`: a request's filter sets, its area's matches, a value page's ranks): each
  * `take()` is zeroed, `giveBack()` returns every set taken since the last one. A fresh set per
  * request is a 25 KB ArrayBuffer (201,300 rows), which V8 counts as external memory: at a county
- * polygon's ~1,000 requests a second a worker, that churn made V8 run a full (mark-compact)
- * collection every second or two — 8–12 ms pauses, the tail of the p99 (docs/performance.md).
+ * polygon's ~1,000 requests a second a worker, that churn brought full (mark-compact) collections
+ * of 8–17 ms (docs/performance.md, "After the leaf-test work").
  */
 export class ScratchSets {
   private readonly sets: Bitset[] = [];
