@@ -8,7 +8,7 @@
  *   on/sqlite   Bearer auth + hourly limit + daily budget + usage ledger on the SQLite file
  *   on/postgres the same on PostgreSQL (a fresh schema, dropped afterwards)
  * (off and on/sqlite alternate twice; the better run of each is reported.)
- * autocannon drives `GET /v1/meta` (a keyed endpoint that returns no records, so the route's own
+ * The load generator (bench/load.ts) drives `GET /v1/meta` (a keyed endpoint that returns no records, so the route's own
  * work is small and the access work shows) with 16 connections for `seconds` each, after a
  * warm-up. Per-request overhead = 1000/rps(on) − 1000/rps(off) ms: the server's extra time per
  * request at saturation. The key is a `custom` key (120,000 requests/hour), so no request is
@@ -20,7 +20,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { generateKey } from '../api/keys.ts';
 import { openStateStore } from '../api/state/open.ts';
@@ -28,6 +27,7 @@ import { loadPipelineConfig } from '../pipeline/config.ts';
 import { runPipeline } from '../pipeline/run.ts';
 import { generateRaw, SCALES } from '../pipeline/synth/generate.ts';
 import type { BenchRow } from './api.ts';
+import { runLoad } from './load.ts';
 
 export const ACCESS_TARGETS = { overheadMs: 0.3 };
 
@@ -75,8 +75,8 @@ const stop = (child: ChildProcess): Promise<void> =>
   });
 
 async function load(origin: string, key: string | null, seconds: number, connections: number): Promise<{ rps: number; p50: number; p99: number; total: number; non2xx: number }> {
-  const r = await autocannon({ url: origin + '/v1/meta', connections, duration: seconds, timeout: 10, headers: key ? { authorization: `Bearer ${key}` } : {} });
-  return { rps: r.requests.total / r.duration, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, non2xx: r.non2xx + r.errors + r.timeouts };
+  const r = await runLoad({ url: origin, connections, seconds, headers: key ? { authorization: `Bearer ${key}` } : {}, requests: [{ method: 'GET', path: '/v1/meta' }] });
+  return { rps: r.rps, p50: r.p50, p99: r.p99, total: r.total, non2xx: r.non2xx + r.errors };
 }
 
 export async function accessBench(opts: AccessBenchOptions): Promise<BenchRow[]> {

@@ -4,7 +4,8 @@
  * plain Koa + `pg` handler over PostgreSQL with B-tree indexes).
  *
  * Both servers run in child processes (their own event loop, their own RSS), one after the other
- * so they never compete for the two cores; autocannon drives them from this process with 16
+ * so they never compete for the two cores; the load generator (bench/load.ts: autocannon in a
+ * fresh process per measurement, started once the machine is quiet) drives them with 16
  * connections. Every request of a scenario is a different query (generated from a fixed seed and
  * the release's own values), so no cache on either side can answer from memory:
  * the numbers are those of real query work. Scenarios (each `seconds` long, after a warm-up):
@@ -24,10 +25,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
 import { STOPWORDS } from '../common/search-text.ts';
 import { loadBaseline, PG_URL_DEFAULT } from './baseline-pg.ts';
+import { LOAD_WARMUP, runLoad, settle } from './load.ts';
 
 /** One line of the bench table (same shape as bench/run.ts's rows). */
 export interface BenchRow {
@@ -447,27 +448,23 @@ export function cursorPaths(cursors: readonly string[], sizes = 12): string[] {
   return out;
 }
 
-/** Drive `paths` round-robin with `connections` connections for `seconds`. */
+/**
+ * Wait for a quiet machine, then drive `paths` round-robin with `connections` for `seconds`
+ * (bench/load.ts: a fresh load-generator process, warmed up on the list's last 200 paths).
+ */
 async function load(t: Target, paths: string[], seconds: number, connections: number): Promise<Measured> {
-  let i = 0;
-  const cpu0 = cpuMs(t.pid);
-  const r = await autocannon({
-    url: t.origin,
-    connections,
-    duration: seconds,
-    timeout: 10,
-    headers: { authorization: `Bearer ${t.key}` },
-    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length]! }) }],
-  });
+  await settle();
+  let cpu0 = 0;
+  const r = await runLoad({ url: t.origin, connections, seconds, warmup: LOAD_WARMUP, headers: { authorization: `Bearer ${t.key}` }, requests: paths.map((path) => ({ method: 'GET', path })) }, () => (cpu0 = cpuMs(t.pid)));
   const cpu = cpuMs(t.pid) - cpu0;
   return {
-    cpuMsPerReq: r.requests.total > 0 ? cpu / r.requests.total : 0,
-    rps: r.requests.total / r.duration,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    requests: r.requests.total,
+    cpuMsPerReq: r.total > 0 ? cpu / r.total : 0,
+    rps: r.rps,
+    p50: r.p50,
+    p99: r.p99,
+    requests: r.total,
     non2xx: r.non2xx,
-    errors: r.errors + r.timeouts,
+    errors: r.errors,
   };
 }
 

@@ -1,4 +1,4 @@
-// The part of autocannon's programmatic API that bench/api.ts uses (the package ships no types).
+// The part of autocannon's programmatic API that bench/load.ts uses (the package ships no types).
 declare module 'autocannon' {
   interface Request {
     method?: string;

@@ -18,12 +18,12 @@
  * loudly and marks every API row ✗ — a bench of wrong answers is worthless. While the API has no
  * geo search (`near` answered 400) the section says so and reports the PostGIS side only.
  */
-import autocannon from 'autocannon';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
 import { API_AS_DEPLOYED, prng, startApi, startChild, stopChild, treeCpuMs, type ApiBenchOptions, type BenchRow } from './api.ts';
 import { loadBaseline, PG_URL_DEFAULT } from './baseline-pg.ts';
+import { LOAD_WARMUP, runLoad, settle } from './load.ts';
 import { ensurePostgis, loadGeoLeads } from './postgis.ts';
 
 /** Issue 17's targets on the 2-core machine, at 16 connections. */
@@ -199,25 +199,15 @@ async function check(s: Scenario, api: Side, peer: Side, log: (l: string) => voi
   return { same, of: s.checked.length, samePages };
 }
 
-type AutocannonRequest = NonNullable<Parameters<typeof autocannon>[0]['requests']>[number];
-
-/** Warm up, then drive the scenario's requests round-robin with `connections` for `seconds`. */
+/** Wait for a quiet machine, then drive the scenario's requests round-robin with `connections` for `seconds` (bench/load.ts, after its warm-up). */
 async function measure(side: Side, s: Scenario, opts: Options): Promise<Measured> {
-  let i = 0;
+  await settle();
   const post = s.requests[0]?.method === 'POST';
-  const request = {
-    method: post ? 'POST' : 'GET',
-    setupRequest: (req: AutocannonRequest) => {
-      const r = s.requests[i++ % s.requests.length]!;
-      return { ...req, path: side.leads + r.suffix, ...(r.body ? { body: r.body } : {}) };
-    },
-  };
   const headers = { ...side.headers, ...(post ? { 'content-type': 'application/json' } : {}) };
-  await autocannon({ url: side.origin, connections: 4, amount: 200, headers, requests: [request] });
-  i = 0;
-  const c0 = treeCpuMs(side.pid);
-  const r = await autocannon({ url: side.origin, connections: opts.connections, duration: opts.seconds, timeout: 10, headers, requests: [request] });
-  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.total / r.duration, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuMsPerReq: (treeCpuMs(side.pid) - c0) / Math.max(1, r.requests.total) };
+  const requests = s.requests.map((r) => ({ method: r.method, path: side.leads + r.suffix, ...(r.body ? { body: r.body } : {}) }));
+  let c0 = 0;
+  const r = await runLoad({ url: side.origin, connections: opts.connections, seconds: opts.seconds, warmup: LOAD_WARMUP, headers, requests }, () => (c0 = treeCpuMs(side.pid)));
+  return { p50: r.p50, p99: r.p99, rps: r.rps, non2xx: r.non2xx, errors: r.errors, cpuMsPerReq: (treeCpuMs(side.pid) - c0) / Math.max(1, r.total) };
 }
 
 /** Run the geo-search section; returns the table rows. */

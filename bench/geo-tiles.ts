@@ -7,7 +7,6 @@
  * most, as a map's users do. Also measured in process, without any cache: building the tile
  * source and rendering each distinct tile once (whether pre-rendering in the pipeline would pay).
  */
-import autocannon from 'autocannon';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
@@ -16,6 +15,7 @@ import { openStateStore } from '../api/state/open.ts';
 import { buildTileSource, renderTile, tileSourceQuery, type TileSourceRow } from '../api/gis/tiles.ts';
 import { API_AS_DEPLOYED, cli, prng, startChild, stopChild, treeCpuMs, type ApiBenchOptions, type BenchRow } from './api.ts';
 import { PG_URL_DEFAULT } from './baseline-pg.ts';
+import { LOAD_WARMUP, runLoad, settle } from './load.ts';
 import { ensurePostgis, loadGeoLeads } from './postgis.ts';
 
 export const TILE_ZOOMS = [6, 10, 14] as const;
@@ -97,22 +97,18 @@ export async function geoTilesBench(opts: Options): Promise<BenchRow[]> {
   const results: Record<'api' | 'api1' | 'postgis', Record<number, { p50: number; p99: number; rps: number; non2xx: number; cpuMsPerReq: number }>> = { api: {}, api1: {}, postgis: {} };
   const measure = async (name: 'api' | 'api1' | 'postgis', origin: string, prefix: string, headers: Record<string, string>, pid: number): Promise<void> => {
     for (const z of TILE_ZOOMS) {
-      let i = 0;
-      const list = paths[z]!;
-      // a short warm-up (connections, JIT, the API's first build of the tile source)
-      await autocannon({ url: origin, connections: 4, amount: 200, headers, requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `${prefix}/${list[i++ % list.length]}.mvt` }) }] });
-      i = 0;
-      const c0 = treeCpuMs(pid);
-      const r = await autocannon({
+      await settle(); // the previous zoom's stragglers done (bench/load.ts)
+      let c0 = 0;
+      const r = await runLoad({
         url: origin,
         connections: opts.connections,
-        duration: opts.seconds,
-        timeout: 10,
+        seconds: opts.seconds,
+        warmup: LOAD_WARMUP, // connections, JIT, the API's first build of the tile source
         headers,
-        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `${prefix}/${list[i++ % list.length]}.mvt` }) }],
-      });
-      results[name][z] = { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.total / r.duration, non2xx: r.non2xx, cpuMsPerReq: (treeCpuMs(pid) - c0) / Math.max(1, r.requests.total) };
-      log(`${name} z${z}: ${results[name][z]!.rps.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}`);
+        requests: paths[z]!.map((t) => ({ method: 'GET', path: `${prefix}/${t}.mvt` })),
+      }, () => (c0 = treeCpuMs(pid)));
+      results[name][z] = { p50: r.p50, p99: r.p99, rps: r.rps, non2xx: r.non2xx, cpuMsPerReq: (treeCpuMs(pid) - c0) / Math.max(1, r.total) };
+      log(`${name} z${z}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}`);
     }
   };
   const base = await startChild(opts.root, ['--import', 'tsx', 'bench/postgis.ts', '--port', '0', '--pg', pgUrl, '--pool', '8'], {}, /^\{"port":(\d+)\}$/m);

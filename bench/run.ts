@@ -72,7 +72,8 @@ const sections: Record<string, () => Promise<Row[]>> = {
     const db = await openDb();
     const f0 = performance.now();
     let floorRows = 0;
-    for (const source of readdirSync(raw).sort()) {
+    // one folder per source (the raw folder also holds files, e.g. the fetch log)
+    for (const source of readdirSync(raw, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
       const dir = source === 'ppr' ? utf8 : join(raw, source);
       for (const f of readdirSync(dir).filter((x) => x.endsWith('.csv'))) {
         const [r] = await db.all<{ n: number }>(
