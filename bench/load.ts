@@ -2,17 +2,18 @@
  * The bench's load generator: autocannon in a process of its own, a fresh one per measurement.
  *
  * Why a process of its own: autocannon parses each response in JavaScript (http-parser-js) and
- * keeps each body as a string, so at a few thousand 40 KB pages a second it allocates hundreds of
- * MB/s. Run inside the long-lived bench process, its garbage collection took from ~6% to ~43%
+ * keeps each body as a string, so at a few thousand 40 KB pages a second it allocates well over
+ * 100 MB/s. Run inside the long-lived bench process, its garbage collection took from ~6% to ~43%
  * of its CPU from one run to the next, depending on what the process had done before. On two
  * cores, that CPU is taken from the server being measured (up to ~0.6 core against ~0.3). A fresh
  * process per measurement gives every side and every scenario the same client: same heap, same
  * JIT state, nothing carried over.
  *
- * `runLoad(spec)` spawns `node --import tsx bench/load.ts`, writes the spec on its stdin and reads
- * one JSON line back (`LoadResult`). The child warms up first (`warmup`, then the counters start
- * again), then drives `requests` round-robin over all connections (each request is the next one in
- * the list, whichever connection sends it), for `seconds` or `amount` requests.
+ * `runLoad(spec, onMeasuring)` spawns `node --import tsx bench/load.ts`, writes the spec on its
+ * stdin and reads one JSON line back (`LoadResult`). The child warms up first (`warmup`; then the
+ * counters start again and `onMeasuring` is called), then drives `requests` round-robin over all
+ * connections (each request is the next one in the list, whichever connection sends it), for
+ * `seconds` or `amount` requests.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
