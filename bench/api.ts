@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
 import { STOPWORDS } from '../common/search-text.ts';
 import { loadBaseline, PG_URL_DEFAULT } from './baseline-pg.ts';
-import { LOAD_WARMUP, runLoad, settle } from './load.ts';
+import { LOAD_WARMUP, runLoad, settle, type LoadResult, type LoadSpec } from './load.ts';
 
 /** One line of the bench table (same shape as bench/run.ts's rows). */
 export interface BenchRow {
@@ -183,16 +183,8 @@ export interface Target {
   key: string;
 }
 
-interface Measured {
-  /** Server CPU time (user + system, all threads) per request: robust to other load on the box. */
-  cpuMsPerReq: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  non2xx: number;
-  errors: number;
-}
+/** A measured load (bench/load.ts) with the server's CPU time (user + system, all threads, its process tree) per measured request: robust to other load on the box. */
+export type Measured = LoadResult & { cpuMsPerReq: number };
 
 /** Run the api section; returns the table rows. */
 export async function apiBench(opts: ApiBenchOptions): Promise<BenchRow[]> {
@@ -378,7 +370,7 @@ async function runScenarios(t: Target, w: Workload, opts: ApiBenchOptions, log: 
   for (const [name, paths] of plan) {
     out[name] = await load(t, paths, opts.seconds, opts.connections);
     const m = out[name];
-    log(`${t.name.padEnd(8)} ${name.padEnd(12)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  cpu ${m.cpuMsPerReq.toFixed(2)} ms/req  (${m.requests} requests over ${paths.length} paths${m.non2xx + m.errors ? `, ${m.non2xx} non-2xx, ${m.errors} errors` : ''})`);
+    log(`${t.name.padEnd(8)} ${name.padEnd(12)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  cpu ${m.cpuMsPerReq.toFixed(2)} ms/req  (${m.total} requests over ${paths.length} paths${m.non2xx + m.errors ? `, ${m.non2xx} non-2xx, ${m.errors} errors` : ''})`);
   }
   return { measured: out, answers };
 }
@@ -448,24 +440,21 @@ export function cursorPaths(cursors: readonly string[], sizes = 12): string[] {
   return out;
 }
 
+/** Drive `paths` round-robin with `connections` for `seconds` (`loadServer`, warmed up on the list's last 200 paths). */
+function load(t: Target, paths: string[], seconds: number, connections: number): Promise<Measured> {
+  return loadServer(t.pid, { url: t.origin, connections, seconds, warmup: LOAD_WARMUP, headers: { authorization: `Bearer ${t.key}` }, requests: paths.map((path) => ({ method: 'GET', path })) });
+}
+
 /**
- * Wait for a quiet machine, then drive `paths` round-robin with `connections` for `seconds`
- * (bench/load.ts: a fresh load-generator process, warmed up on the list's last 200 paths).
+ * The one way the bench measures a server: wait for a quiet machine (`settle`), run `spec` in a
+ * fresh load generator (`runLoad`), and count the CPU of the server's process tree (`treeCpuMs`,
+ * pid `pid`) over the measured part only, warm-up excluded.
  */
-async function load(t: Target, paths: string[], seconds: number, connections: number): Promise<Measured> {
+export async function loadServer(pid: number, spec: LoadSpec): Promise<Measured> {
   await settle();
   let cpu0 = 0;
-  const r = await runLoad({ url: t.origin, connections, seconds, warmup: LOAD_WARMUP, headers: { authorization: `Bearer ${t.key}` }, requests: paths.map((path) => ({ method: 'GET', path })) }, () => (cpu0 = cpuMs(t.pid)));
-  const cpu = cpuMs(t.pid) - cpu0;
-  return {
-    cpuMsPerReq: r.total > 0 ? cpu / r.total : 0,
-    rps: r.rps,
-    p50: r.p50,
-    p99: r.p99,
-    requests: r.total,
-    non2xx: r.non2xx,
-    errors: r.errors,
-  };
+  const r = await runLoad(spec, () => (cpu0 = treeCpuMs(pid)));
+  return { ...r, cpuMsPerReq: r.total > 0 ? (treeCpuMs(pid) - cpu0) / r.total : 0 };
 }
 
 /** How many filter queries got the same total and the same ids on page 1 from both servers. */

@@ -21,9 +21,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
-import { API_AS_DEPLOYED, prng, startApi, startChild, stopChild, treeCpuMs, type ApiBenchOptions, type BenchRow } from './api.ts';
+import { API_AS_DEPLOYED, loadServer, prng, startApi, startChild, stopChild, type ApiBenchOptions, type BenchRow, type Measured } from './api.ts';
 import { loadBaseline, PG_URL_DEFAULT } from './baseline-pg.ts';
-import { LOAD_WARMUP, runLoad, settle } from './load.ts';
+import { LOAD_WARMUP } from './load.ts';
 import { ensurePostgis, loadGeoLeads } from './postgis.ts';
 
 /** Issue 17's targets on the 2-core machine, at 16 connections. */
@@ -66,15 +66,6 @@ interface Scenario {
   requests: GeoRequest[];
   /** The requests whose answers are compared before measuring. */
   checked: GeoRequest[];
-}
-
-interface Measured {
-  p50: number;
-  p99: number;
-  rps: number;
-  non2xx: number;
-  errors: number;
-  cpuMsPerReq: number;
 }
 
 interface Side {
@@ -199,15 +190,12 @@ async function check(s: Scenario, api: Side, peer: Side, log: (l: string) => voi
   return { same, of: s.checked.length, samePages };
 }
 
-/** Wait for a quiet machine, then drive the scenario's requests round-robin with `connections` for `seconds` (bench/load.ts, after its warm-up). */
-async function measure(side: Side, s: Scenario, opts: Options): Promise<Measured> {
-  await settle();
+/** Drive the scenario's requests round-robin with `connections` for `seconds` (`loadServer`, after its warm-up). */
+function measure(side: Side, s: Scenario, opts: Options): Promise<Measured> {
   const post = s.requests[0]?.method === 'POST';
   const headers = { ...side.headers, ...(post ? { 'content-type': 'application/json' } : {}) };
   const requests = s.requests.map((r) => ({ method: r.method, path: side.leads + r.suffix, ...(r.body ? { body: r.body } : {}) }));
-  let c0 = 0;
-  const r = await runLoad({ url: side.origin, connections: opts.connections, seconds: opts.seconds, warmup: LOAD_WARMUP, headers, requests }, () => (c0 = treeCpuMs(side.pid)));
-  return { p50: r.p50, p99: r.p99, rps: r.rps, non2xx: r.non2xx, errors: r.errors, cpuMsPerReq: (treeCpuMs(side.pid) - c0) / Math.max(1, r.total) };
+  return loadServer(side.pid, { url: side.origin, connections: opts.connections, seconds: opts.seconds, warmup: LOAD_WARMUP, headers, requests });
 }
 
 /** Run the geo-search section; returns the table rows. */

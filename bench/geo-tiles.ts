@@ -13,9 +13,9 @@ import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
 import { generateKey } from '../api/keys.ts';
 import { openStateStore } from '../api/state/open.ts';
 import { buildTileSource, renderTile, tileSourceQuery, type TileSourceRow } from '../api/gis/tiles.ts';
-import { API_AS_DEPLOYED, cli, prng, startChild, stopChild, treeCpuMs, type ApiBenchOptions, type BenchRow } from './api.ts';
+import { API_AS_DEPLOYED, cli, loadServer, prng, startChild, stopChild, type ApiBenchOptions, type BenchRow, type Measured } from './api.ts';
 import { PG_URL_DEFAULT } from './baseline-pg.ts';
-import { LOAD_WARMUP, runLoad, settle } from './load.ts';
+import { LOAD_WARMUP } from './load.ts';
 import { ensurePostgis, loadGeoLeads } from './postgis.ts';
 
 export const TILE_ZOOMS = [6, 10, 14] as const;
@@ -94,20 +94,18 @@ export async function geoTilesBench(opts: Options): Promise<BenchRow[]> {
   const out: BenchRow[] = [
     { metric: 'tile source build (in process)', value: buildMs, unit: 'ms', target: 'once per release' },
   ];
-  const results: Record<'api' | 'api1' | 'postgis', Record<number, { p50: number; p99: number; rps: number; non2xx: number; cpuMsPerReq: number }>> = { api: {}, api1: {}, postgis: {} };
+  const results: Record<'api' | 'api1' | 'postgis', Record<number, Measured>> = { api: {}, api1: {}, postgis: {} };
   const measure = async (name: 'api' | 'api1' | 'postgis', origin: string, prefix: string, headers: Record<string, string>, pid: number): Promise<void> => {
     for (const z of TILE_ZOOMS) {
-      await settle(); // the previous zoom's stragglers done (bench/load.ts)
-      let c0 = 0;
-      const r = await runLoad({
+      const r = await loadServer(pid, {
         url: origin,
         connections: opts.connections,
         seconds: opts.seconds,
         warmup: LOAD_WARMUP, // connections, JIT, the API's first build of the tile source
         headers,
         requests: paths[z]!.map((t) => ({ method: 'GET', path: `${prefix}/${t}.mvt` })),
-      }, () => (c0 = treeCpuMs(pid)));
-      results[name][z] = { p50: r.p50, p99: r.p99, rps: r.rps, non2xx: r.non2xx, cpuMsPerReq: (treeCpuMs(pid) - c0) / Math.max(1, r.total) };
+      });
+      results[name][z] = r;
       log(`${name} z${z}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}`);
     }
   };

@@ -14,7 +14,8 @@ export function emptySet(n: number): Bitset {
 /**
  * Bitsets of one size lent to the synchronous steps of one computation and all taken back at its
  * end (`LeadIndex.page`: a request's filter sets, its area's matches, a value page's ranks): each
- * `take()` is zeroed, `giveBack()` returns every set taken since the last one. A fresh set per
+ * `take()` is zeroed (`take(from)` a copy of `from`), `giveBack()` returns every set taken since
+ * the last one. A fresh set per
  * request is a 25 KB ArrayBuffer (201,300 rows), which V8 counts as external memory: at a county
  * polygon's ~1,000 requests a second a worker, that churn brought full (mark-compact) collections
  * of 8–17 ms (docs/performance.md, "After the leaf-test work").
@@ -25,10 +26,11 @@ export class ScratchSets {
 
   constructor(private readonly n: number) {}
 
-  take(): Bitset {
+  take(from?: Bitset): Bitset {
     if (this.used === this.sets.length) this.sets.push(emptySet(this.n));
     const s = this.sets[this.used++]!;
-    s.fill(0);
+    if (from) s.set(from);
+    else s.fill(0);
     return s;
   }
 

@@ -217,7 +217,7 @@ export class LeadIndex {
     const and = (s: Bitset, owned: boolean): void => {
       if (acc) andInto(acc, s);
       else if (owned) acc = s;
-      else (acc = this.scratch.take()).set(s);
+      else acc = this.scratch.take(s);
     };
     const given = f as Record<string, unknown>;
     let areaDone = false;
