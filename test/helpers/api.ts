@@ -24,9 +24,7 @@ import { startServer, type RunningServer } from '../../api/server.ts';
 import type { StateStore } from '../../api/state/store.ts';
 import type { DeprecationTable } from '../../api/service-terms.ts';
 import type { HostResolver } from '../../api/webhooks/destination.ts';
-import { loadPipelineConfig } from '../../pipeline/config.ts';
-import { runPipeline } from '../../pipeline/run.ts';
-import { generateRaw, SCALES } from '../../pipeline/synth/generate.ts';
+import { scaledRelease, type CachedRelease } from './scaled-release.ts';
 import { tempDir } from './tmp.ts';
 
 export interface TestResponse {
@@ -75,31 +73,15 @@ export interface TestApiOptions {
   resolveHost?: HostResolver;
 }
 
-/** Fixed build clock: the tiny release's id is `20261109T060000Z`. */
-const BUILD_TIME = new Date('2026-11-09T06:00:00Z');
-const built = new Map<number, Promise<{ id: string; dir: string; truthFile: string }>>();
-
 /**
- * Build (once per process and seed) a tiny release with the project's generator and pipeline.
- * `truthFile` is the generator's ground truth about names (pipeline/synth/truth.ts), kept
- * outside the raw folder and the release.
+ * The tiny release of `seed` for the API tests: built by the project's generator and pipeline
+ * on first use and cached under `.tmp/` by a fingerprint of their code (test/helpers/scaled-release.ts),
+ * so later runs reuse it. Its id is `20261109T060000Z` (a fixed build clock). `truthFile` is the
+ * generator's ground truth about names (pipeline/synth/truth.ts), kept outside the raw folder and
+ * the release.
  */
-export function tinyRelease(seed = 7): Promise<{ id: string; dir: string; truthFile: string }> {
-  let p = built.get(seed);
-  if (!p) {
-    p = (async () => {
-      const root = tempDir(`leads-api-release-${seed}-`);
-      const raw = join(root, 'raw');
-      const truthFile = join(root, 'truth', 'names.json');
-      await generateRaw({ outDir: raw, scale: SCALES.tiny, seed, week: 1, truthFile });
-      const config = loadPipelineConfig({}, { dataDir: root, rawDir: raw, progress: false });
-      const s = await runPipeline(config, { now: () => BUILD_TIME, log: () => {} });
-      if (s.status !== 'published' || !s.releaseId) throw new Error(`tiny release for the API tests was not published: ${s.message}`);
-      return { id: s.releaseId, dir: join(root, 'releases', s.releaseId), truthFile };
-    })();
-    built.set(seed, p);
-  }
-  return p;
+export function tinyRelease(seed = 7): Promise<CachedRelease> {
+  return scaledRelease('tiny', seed);
 }
 
 /** A fresh data folder whose `current` is the tiny release of `seed` (linked, not copied), without a state file. */

@@ -1,8 +1,11 @@
 /**
- * A release at a larger scale than the tiny one (`SCALES.small` / `SCALES.default`), built once
- * by the project's own generator and pipeline and cached under the repository's `.tmp/`, keyed by
- * scale, seed and a fingerprint of the generator's and the pipeline's code: a change to either
- * builds a fresh one. A default-scale build takes minutes on two cores; later runs reuse it.
+ * A release of the project's generator and pipeline at a scale (`tiny` for the API tests,
+ * `small`, `default`), built once and cached under the repository's `.tmp/`, keyed by scale,
+ * seed and a fingerprint of the generator's and the pipeline's code: a change to either builds a
+ * fresh one, so a second `make test` (or `make test FILE=…`) reuses the releases of the first.
+ * A default-scale build takes minutes on two cores. The release is shared: a test that changes
+ * files copies it first. `truthFile` is the generator's ground truth about names
+ * (pipeline/synth/truth.ts), kept beside the release, never in it.
  *
  * @example const { dir } = await scaledRelease('default'); // …/.tmp/release-default-7-<hash>/releases/<id>
  */
@@ -30,25 +33,39 @@ function codeFingerprint(): string {
   return h.digest('hex').slice(0, 12);
 }
 
-const built = new Map<string, Promise<{ id: string; dir: string }>>();
+export interface CachedRelease {
+  id: string;
+  dir: string;
+  truthFile: string;
+}
+
+const built = new Map<string, Promise<CachedRelease>>();
+let fingerprint: string | undefined;
 
 /** The release of `scale` and `seed` (built on first use, then read from `.tmp/`). */
-export function scaledRelease(scale: 'small' | 'default', seed = 7): Promise<{ id: string; dir: string }> {
-  const key = `${scale}-${seed}-${codeFingerprint()}`;
+export function scaledRelease(scale: 'tiny' | 'small' | 'default', seed = 7): Promise<CachedRelease> {
+  fingerprint ??= codeFingerprint();
+  const key = `${scale}-${seed}-${fingerprint}`;
   let p = built.get(key);
   if (!p) {
     p = (async () => {
       const root = join(REPO_ROOT, '.tmp', `release-${key}`);
       const releases = join(root, 'releases');
+      const truthFile = join(root, 'truth', 'names.json');
       if (existsSync(join(root, 'done'))) {
         const id = readdirSync(releases).find((d) => !d.startsWith('.'))!;
-        return { id, dir: join(releases, id) };
+        return { id, dir: join(releases, id), truthFile };
+      }
+      // Releases of this scale and seed built from older code are of no further use.
+      const tmp = join(REPO_ROOT, '.tmp');
+      for (const d of existsSync(tmp) ? readdirSync(tmp) : []) {
+        if (d.startsWith(`release-${scale}-${seed}-`) && d !== `release-${key}` && !d.includes('.building-')) rmSync(join(tmp, d), { recursive: true, force: true });
       }
       const work = `${root}.building-${process.pid}`;
       rmSync(work, { recursive: true, force: true });
       mkdirSync(work, { recursive: true });
       const raw = join(work, 'raw');
-      await generateRaw({ outDir: raw, scale: SCALES[scale], seed, week: 1 });
+      await generateRaw({ outDir: raw, scale: SCALES[scale], seed, week: 1, truthFile: join(work, 'truth', 'names.json') });
       const config = loadPipelineConfig({}, { dataDir: work, rawDir: raw, progress: false });
       const s = await runPipeline(config, { now: () => BUILD_TIME, log: () => {} });
       if (s.status !== 'published' || !s.releaseId) throw new Error(`the ${scale} release was not published: ${s.message}`);
@@ -56,7 +73,7 @@ export function scaledRelease(scale: 'small' | 'default', seed = 7): Promise<{ i
       mkdirSync(join(work, 'done'));
       rmSync(root, { recursive: true, force: true });
       renameSync(work, root);
-      return { id: s.releaseId, dir: join(releases, s.releaseId) };
+      return { id: s.releaseId, dir: join(releases, s.releaseId), truthFile };
     })();
     built.set(key, p);
   }
