@@ -153,6 +153,7 @@ export function endpoints(): Endpoint[] {
       pathParams: [{ name: 'id', in: 'path', required: true, description: 'Lead id.', schema: { type: 'integer', minimum: 1 } }],
       ok: { schema: ref('LeadHistory'), description: 'The lead\'s timeline.' },
       errors: [400, 404],
+      cached: true,
     },
     {
       method: 'get',
@@ -168,6 +169,7 @@ export function endpoints(): Endpoint[] {
       query: querySchema('events-query.schema.json'),
       ok: { schema: ref('EventsPage'), description: 'The next events.' },
       errors: [400, 410],
+      cached: true,
     },
     {
       method: 'get',

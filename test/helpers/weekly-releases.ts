@@ -15,6 +15,8 @@ export interface WeeklyReleases {
   dataDir: string;
   /** Release ids of weeks 1..4, in order. */
   ids: string[];
+  /** The generator's ground truth about names of week 4 (pipeline/synth/truth.ts), outside the releases. */
+  truthFile: string;
   /** The folder of a release. */
   dir(id: string): string;
   switchTo(id: string): void;
@@ -28,9 +30,10 @@ export function weeklyReleases(seed = 7): Promise<WeeklyReleases> {
   built ??= (async () => {
     const dataDir = tempDir('leads-weekly-releases-');
     const ids: string[] = [];
+    const truthFile = join(dataDir, 'truth', 'names.json');
     for (let week = 1; week <= WEEKS; week++) {
       const raw = join(dataDir, `raw-week${week}`);
-      await generateRaw({ outDir: raw, scale: SCALES.tiny, seed, week });
+      await generateRaw({ outDir: raw, scale: SCALES.tiny, seed, week, ...(week === WEEKS ? { truthFile } : {}) });
       const config = loadPipelineConfig({}, { dataDir, rawDir: raw, progress: false });
       const s = await runPipeline(config, { now: () => new Date(`${snapshotDate(week)}T06:00:00Z`), log: () => {} });
       if (s.status !== 'published' || !s.releaseId) throw new Error(`week ${week} was not published: ${s.message}`);
@@ -41,7 +44,7 @@ export function weeklyReleases(seed = 7): Promise<WeeklyReleases> {
       symlinkSync(`releases/${id}`, tmp);
       renameSync(tmp, join(dataDir, 'current'));
     };
-    return { dataDir, ids, dir: (id) => join(dataDir, 'releases', id), switchTo };
+    return { dataDir, ids, truthFile, dir: (id) => join(dataDir, 'releases', id), switchTo };
   })();
   return built;
 }

@@ -48,7 +48,7 @@ async function walk(query: string, key: string, pageSize = 7): Promise<{ events:
 }
 
 test('the feed equals an independent DuckDB diff of consecutive releases: counts per type and every changed field', async () => {
-  const { events, pages } = await walk('', api.keys.ent_api);
+  const { events, pages } = await walk('', api.keys.ent_feed);
   assert.ok(pages > 3, `${pages} pages`);
   assert.equal(events.map((e) => e.id), events.map((_, i) => i + 1), 'ids in order, none skipped');
   for (let i = 1; i < w.ids.length; i++) {
@@ -69,7 +69,7 @@ test('the feed equals an independent DuckDB diff of consecutive releases: counts
 
 test('a cursor survives a refresh: the walk of week 3 resumes with exactly week 4\'s events; an altered cursor is refused', async () => {
   await at(w.ids[2]!);
-  const upTo3 = await walk('', api.keys.ent_api, 50);
+  const upTo3 = await walk('', api.keys.ent_feed, 50);
   assert.ok(upTo3.events.every((e) => e.release_id <= w.ids[2]!));
   await at(w.ids[3]!);
   const res = await api.request(`/v1/events?after=${encodeURIComponent(upTo3.cursor)}&page_size=1000`);
@@ -89,19 +89,19 @@ test('a cursor survives a refresh: the walk of week 3 resumes with exactly week 
 });
 
 test('after_release starts after a release; types and lead filters narrow the feed (lead.removed passes lead filters)', async () => {
-  const all = (await walk('', api.keys.ent_api, 500)).events;
-  const after2 = (await walk(`after_release=${w.ids[1]}`, api.keys.ent_api, 500)).events;
+  const all = (await walk('', api.keys.ent_feed, 500)).events;
+  const after2 = (await walk(`after_release=${w.ids[1]}`, api.keys.ent_feed, 500)).events;
   assert.equal(after2.map((e) => e.id), all.filter((e) => e.release_id > w.ids[1]!).map((e) => e.id));
-  const stage = (await walk('types=lead.stage_changed', api.keys.ent_api, 500)).events;
+  const stage = (await walk('types=lead.stage_changed', api.keys.ent_feed, 500)).events;
   assert.equal(stage.map((e) => e.id), all.filter((e) => e.type === 'lead.stage_changed').map((e) => e.id));
-  const cork = (await walk('county=Cork', api.keys.ent_api, 500)).events;
-  const corkLeads = new Set((await api.request('/v1/export/applications?county=Cork&limit=10000')).body.results.map((l: any) => l.id));
+  const cork = (await walk('county=Cork', api.keys.ent_feed, 500)).events;
+  const corkLeads = new Set((await api.request('/v1/export/applications?county=Cork&limit=10000', { key: api.keys.ent_feed })).body.results.map((l: any) => l.id));
   assert.equal(cork.map((e) => e.id), all.filter((e) => e.type === 'lead.removed' || corkLeads.has(e.lead_id)).map((e) => e.id));
   assert.ok(cork.length < all.length);
 });
 
 test('masking: an enriched field\'s before / after are null for commonwealth, same keys as ent_api', async () => {
-  const full = (await walk('', api.keys.ent_api, 500)).events;
+  const full = (await walk('', api.keys.ent_feed, 500)).events;
   const cw = (await walk('', api.keys.commonwealth, 500)).events;
   const enriched = enrichedFields('lead');
   assert.is(cw.length, full.length);
@@ -118,7 +118,7 @@ test('masking: an enriched field\'s before / after are null for commonwealth, sa
 });
 
 test('history: a lead that moved to commencing shows its stages with dates; the detail links to it', async () => {
-  const all = (await walk('types=lead.stage_changed', api.keys.ent_api, 500)).events;
+  const all = (await walk('types=lead.stage_changed', api.keys.ent_feed, 500)).events;
   const moved = all.find((e) => e.changes.lead_readiness?.after === 'commencing');
   assert.ok(moved, 'a lead moved to commencing');
   const res = await api.request(`/v1/leads/${moved.lead_id}/history`);
@@ -131,7 +131,7 @@ test('history: a lead that moved to commencing shows its stages with dates; the 
   assert.is(c.event_id, moved.id);
   const detail = await api.request(`/v1/leads/${moved.lead_id}`);
   assert.match(detail.headers.get('link') ?? '', `</v1/leads/${moved.lead_id}/history>; rel="history"`);
-  const removed = (await walk('types=lead.removed', api.keys.ent_api, 500)).events[0];
+  const removed = (await walk('types=lead.removed', api.keys.ent_feed, 500)).events[0];
   const gone = await api.request(`/v1/leads/${removed.lead_id}/history`);
   assert.is(gone.status, 200);
   assert.is(gone.body.published, false);
@@ -140,6 +140,9 @@ test('history: a lead that moved to commencing shows its stages with dates; the 
 });
 
 test('changed_since / created_since (and the GIS spellings) on /leads, search, exports, OGC items and feeds', async () => {
+  const request = api.request;
+  api.request = (path, o = {}) => request(path, { key: api.keys.ent_feed, ...o });
+  try {
   const since = w.ids[2]!.slice(0, 4) + '-' + w.ids[2]!.slice(4, 6) + '-' + w.ids[2]!.slice(6, 8);
   const all = (await api.request('/v1/export/applications?limit=10000')).body.results;
   const changed = all.filter((l: any) => l.last_changed >= since).map((l: any) => l.id).sort((a: number, b: number) => a - b);
@@ -166,6 +169,83 @@ test('changed_since / created_since (and the GIS spellings) on /leads, search, e
   }
   assertProblem(await api.request(`/v1/leads?changed_since=${since}&updated_since=2020-01-01`), 400, 'invalid_parameter');
   assertProblem(await api.request('/v1/leads?changed_since=yesterday'), 400, 'invalid_parameter');
+  } finally {
+    api.request = request;
+  }
+});
+
+/** Every record of a cursor-paged export (`/v1/export/applications`), by id. */
+async function exportAll(query: string, key: string): Promise<Map<number, Record<string, unknown>>> {
+  const out = new Map<number, Record<string, unknown>>();
+  let url = `/v1/export/applications?limit=500${query ? `&${query}` : ''}`;
+  for (;;) {
+    const res = await api.request(url, { key });
+    assert.is(res.status, 200, res.text.slice(0, 300));
+    for (const r of res.body.results) out.set(r.id, r);
+    if (!res.body.next_cursor) return out;
+    url = `/v1/export/applications?limit=500&cursor=${encodeURIComponent(res.body.next_cursor)}${query ? `&${query}` : ''}`;
+  }
+}
+
+/** Apply events to a mirror (id → record), as docs/sync.md says. */
+function apply(mirror: Map<number, Record<string, unknown>>, events: any[]): void {
+  for (const e of events) {
+    if (e.type === 'lead.removed') {
+      mirror.delete(e.lead_id);
+      continue;
+    }
+    const rec = e.type === 'lead.created' ? {} : mirror.get(e.lead_id);
+    if (!rec) continue; // a change of a lead this mirror does not hold
+    for (const [f, c] of Object.entries<any>(e.changes)) (rec as Record<string, unknown>)[f] = c.after;
+    mirror.set(e.lead_id, rec);
+  }
+}
+
+for (const [scope, query] of [['commonwealth', 'county=Dublin,Cork'], ['ent_api', '']] as const) {
+  test(`the mirror (${scope}${query ? `, ${query}` : ''}): week 1's export plus the events through week 4 equals week 4's export, field by field`, async () => {
+    const key = api.keys[scope];
+    await at(w.ids[0]!);
+    const mirror = await exportAll(query, key);
+    assert.ok(mirror.size > 50);
+    let cursor = '';
+    for (const id of w.ids.slice(1)) {
+      await at(id);
+      const start = cursor ? `after=${encodeURIComponent(cursor)}` : `after_release=${w.ids[0]}`;
+      const step = await walk([start, query].filter(Boolean).join('&'), key, 1000);
+      assert.ok(step.events.every((e) => e.release_id === id), 'each week brings that week\'s events');
+      apply(mirror, step.events);
+      cursor = step.cursor;
+    }
+    const want = await exportAll(query, key);
+    assert.equal([...mirror.keys()].sort((a, b) => a - b), [...want.keys()].sort((a, b) => a - b), 'the same leads');
+    for (const [id, rec] of want) assert.equal(mirror.get(id), rec, `lead ${id}`);
+    if (scope === 'commonwealth') assert.ok([...want.values()].every((r) => r['applicant_org'] === null), 'masked');
+  });
+}
+
+test('an ent_api key keeps a county in sync within its 5,000-row budget: rows charged per week against a full re-pull', async () => {
+  const charged: number[] = [];
+  const repull: number[] = [];
+  const remaining = async (): Promise<number> => Number((await api.request('/v1/meta')).headers.get('x-budget-remaining'));
+  await at(w.ids[0]!);
+  let before = await remaining();
+  const first = await exportAll('county=Cork', api.keys.ent_api);
+  charged.push(before - (await remaining()));
+  repull.push(first.size);
+  let cursor = '';
+  for (const id of w.ids.slice(1)) {
+    await at(id);
+    before = await remaining();
+    const step = await walk(`${cursor ? `after=${encodeURIComponent(cursor)}` : `after_release=${w.ids[0]}`}&county=Cork`, api.keys.ent_api, 1000);
+    cursor = step.cursor;
+    charged.push(before - (await remaining()));
+    const total = (await api.request('/v1/export/applications.csv?county=Cork&dry_run=1')).body.rows as number;
+    repull.push(total);
+    assert.is(charged.at(-1), step.events.length, 'one row per event');
+    assert.ok(charged.at(-1)! < total / 5, `week ${id}: ${charged.at(-1)} rows against a re-pull of ${total}`);
+  }
+  assert.ok(charged.reduce((a, b) => a + b, 0) <= 5_000);
+  console.log(`  county=Cork, tiny scale: rows charged per week ${JSON.stringify(charged)} against full re-pulls of ${JSON.stringify(repull)}`);
 });
 
 test.run();
