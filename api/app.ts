@@ -31,6 +31,7 @@ import { conditionalMiddleware } from './middleware/conditional.ts';
 import { methodNotAllowed } from './middleware/method.ts';
 import { attributionMiddleware } from './middleware/attribution.ts';
 import { leadsRouter } from './routes/leads.ts';
+import { eventsRouter } from './routes/events.ts';
 import { infrastructureRouter } from './routes/infrastructure.ts';
 import { metaRouter } from './routes/meta.ts';
 import { docsRouter } from './routes/docs.ts';
@@ -111,6 +112,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     metaRouter(config, deps),
     authoritiesRouter(config),
     leadsRouter(config),
+    eventsRouter(config, deps),
     infrastructureRouter(config, deps),
     exportsRouter(config, { ...deps, metrics }),
     feedsRouter(config, { ...deps, tokenKey: gisKey, layers }),

@@ -320,3 +320,26 @@ export function maskedFor(kind: MaskKind, scope: Scope, schemas: SchemaSet = pro
   const reason = enrichedReason(scope);
   return maskPlan(kind, schemas).fields.map((field) => ({ field, reason }));
 }
+
+/** A changed field's value before and after (an event's `changes`, schemas/event.schema.json). */
+export interface FieldChange {
+  before: unknown;
+  after: unknown;
+}
+
+/**
+ * Mask an event's `changes` of `kind` records for `scope`: every field the scope sees as null
+ * in a record (`maskedFor`, the same plan as `maskRecord`) keeps its place with before and after
+ * null, so every scope gets the same shape. Returns a copy; `masked` as `maskedFor`.
+ *
+ * @example maskChanges('lead', { applicant_org: { before: null, after: 'Acme Ltd' } }, 'commonwealth').changes
+ *   // { applicant_org: { before: null, after: null } }
+ */
+export function maskChanges(kind: MaskKind, changes: Readonly<Record<string, FieldChange>>, scope: Scope): { changes: Record<string, FieldChange>; masked: MaskedField[] } {
+  const masked = maskedFor(kind, scope);
+  if (masked.length === 0) return { changes: { ...changes }, masked };
+  const hidden = new Set(masked.map((m) => m.field));
+  const out: Record<string, FieldChange> = {};
+  for (const [field, c] of Object.entries(changes)) out[field] = hidden.has(field) ? { before: null, after: null } : c;
+  return { changes: out, masked };
+}

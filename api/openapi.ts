@@ -14,7 +14,7 @@ import { infrastructureQuerySchema } from './query/infrastructure-query.ts';
 import { webhookEndpoints, webhookEventsDoc, webhookSchemas } from './webhooks/openapi.ts';
 import { ACCESS_HEADERS, ACCESS_PROBLEMS, accessEndpoints, accessSchemas, keyedOperation } from './access/openapi.ts';
 import { intelQuerySchema } from './query/intel-query.ts';
-import { derefProp } from './query/parse-query.ts';
+import { derefProp, querySchema } from './query/parse-query.ts';
 import { leadsQuerySchema } from './params.ts';
 import { leadsSearchBodySchema } from './query/lead-filters.ts';
 import { exportEndpoints, exportResponseSchemas } from './openapi-exports.ts';
@@ -140,6 +140,35 @@ export function endpoints(): Endpoint[] {
       pathParams: [{ name: 'id', in: 'path', required: true, description: 'Lead id.', schema: { type: 'integer', minimum: 1 } }],
       ok: { schema: ref('LeadDetailResponse'), description: 'The lead and its sections.' },
       errors: [400, 404],
+      cached: true,
+    },
+    {
+      method: 'get',
+      path: '/leads/{id}/history',
+      tag: 'Sync',
+      summary: 'A lead\'s timeline across releases',
+      description:
+        'The lead\'s stages with their dates (the source\'s date where it has one, and the release that observed it) and its events with every changed field before / after, over the releases the event log keeps (52 weekly releases). ' +
+        'Also for a lead removed since (`published` false). Enriched fields\' before / after are null for scopes without enriched access. Charged one row per event (at least one). The lead detail links here (`Link: <…>; rel="history"`).',
+      pathParams: [{ name: 'id', in: 'path', required: true, description: 'Lead id.', schema: { type: 'integer', minimum: 1 } }],
+      ok: { schema: ref('LeadHistory'), description: 'The lead\'s timeline.' },
+      errors: [400, 404],
+      cached: true,
+    },
+    {
+      method: 'get',
+      path: '/events',
+      tag: 'Sync',
+      summary: 'What changed: the event feed',
+      description:
+        'The event log of the releases (docs/sync.md): per lead and release, `lead.created`, `lead.updated`, `lead.stage_changed` (readiness / status from → to, dated by the source) or `lead.removed`, with every changed field before / after. ' +
+        'In id order; ids never change, so the opaque signed cursor `next_cursor`, passed back as `after`, survives refreshes: walk until `has_more` is false, keep the cursor, come back next week. ' +
+        'Start a mirror with a full export, then `after_release=<the export\'s release>`. `types` and the lead filters of `GET /leads` narrow the feed: a lead filter selects the events of leads that match it now; `lead.removed` passes every lead filter. ' +
+        'Masked like every response: an enriched field\'s before / after are null for commonwealth, the field still present. Each event counts one row of the daily budget. ' +
+        'A cursor older than the log (52 weekly releases) is 410 `cursor_expired`: make a full export again.',
+      query: querySchema('events-query.schema.json'),
+      ok: { schema: ref('EventsPage'), description: 'The next events.' },
+      errors: [400, 410],
       cached: true,
     },
     {
@@ -576,6 +605,7 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { d
       { name: 'Meta', description: 'The release being served.' },
       { name: 'Account', description: 'The usage ledger of the calling key\'s account.' },
       { name: 'Licences', description: 'Claiming a key under an organisation licence (the page and its two calls; no key needed).' },
+      { name: 'Sync', description: 'What changed since a release: the event feed and each lead\'s history (docs/sync.md).' },
       { name: 'Exports', description: 'Bulk exports: cursor-paginated JSON, streamed CSV and JSON Lines, Parquet.' },
       { name: 'GIS', description: 'GeoJSON feeds and OGC API Features (scopes ent_feed and custom).' },
       { name: 'Reference', description: 'This document and its renderings: interactive (/v1/docs) and read-only (/v1/reference).' },

@@ -152,6 +152,13 @@ export function leadFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, places: Pl
   const s = q.values as Record<string, any>;
   for (const f of FILTERS) {
     const k = f.name;
+    if (f.kind === 'date' && f.alias && s[f.alias] !== undefined) {
+      if (s[k] !== undefined && s[k] !== s[f.alias]) {
+        errors.push({ name: f.alias, reason: REASONS.aliasOf(k) });
+        q.bad.add(f.alias);
+      }
+      s[k] ??= s[f.alias];
+    }
     if (s[k] === undefined) continue;
     if (f.kind === 'enum') filters[k] = [...new Set(s[k] as string[])];
     else if (f.kind === 'geometry') filters[k] = geometryValue(f, s);

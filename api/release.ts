@@ -32,7 +32,7 @@ import { ReleaseRefusedError } from './index/verify-release.ts';
  */
 const IN_MEMORY = ['infrastructure'] as const;
 const FROM_PARQUET = [
-  'leads', 'lead_neighbours', 'suppliers', 'companies', 'search_terms', 'search_postings', 'filings', 'sales', 'changes',
+  'leads', 'lead_neighbours', 'suppliers', 'companies', 'search_terms', 'search_postings', 'filings', 'sales', 'changes', 'events',
   'price_index', 'yields', 'emerging_zones', 'material_costs',
 ] as const;
 export type TableName = (typeof IN_MEMORY)[number] | (typeof FROM_PARQUET)[number];

@@ -24,6 +24,7 @@ export type RecordKind =
   | 'supplier'
   | 'lead-neighbour'
   | 'change'
+  | 'event'
   | 'reject'
   | 'price-index-point'
   | 'rental-yield'
@@ -43,6 +44,7 @@ export const RECORD_KINDS: readonly RecordKind[] = [
   'supplier',
   'lead-neighbour',
   'change',
+  'event',
   'reject',
   'price-index-point',
   'rental-yield',

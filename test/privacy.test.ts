@@ -9,7 +9,9 @@
  * organisations'. This test walks every output: the release's own files (Parquet, GeoJSON,
  * rejects, manifest), and over real HTTP for every scope the leads list, every lead's detail,
  * the cursor export, the CSV / JSON Lines / Parquet exports, the GeoJSON feeds, OGC API items,
- * infrastructure, intel, and the webhook payloads as delivered. Any string value holding an
+ * infrastructure, intel, the webhook payloads as delivered, and — over four weekly releases — the
+ * event feed and every changed lead's history (with enriched before / after null below their
+ * scope). Any string value holding an
  * individual's name (forename and surname, case and accents folded) that is not itself an
  * organisation's name of the ground truth ("Seán Murphy Construction Limited") fails it.
  */
@@ -21,6 +23,9 @@ import Database from 'better-sqlite3';
 import { startTestApi, tinyRelease, type TestApi } from './helpers/api.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
 import { tempDir } from './helpers/tmp.ts';
+import { weeklyReleases } from './helpers/weekly-releases.ts';
+import { enrichedFields } from '../api/masking.ts';
+import { CAPABILITIES } from '../api/scopes.ts';
 import { SCOPES, type Scope } from '../api/scopes.ts';
 import { openDb } from '../pipeline/lib/duckdb.ts';
 import { createDispatcher } from '../api/webhooks/dispatcher.ts';
@@ -275,6 +280,41 @@ test('webhook payloads, as delivered to enriched accounts, every lead of the rel
     await leads.close();
     await rx.close();
   }
+});
+
+test('the event feed and every changed lead\'s history, for every scope, over four weekly releases', async () => {
+  const w = await weeklyReleases();
+  w.switchTo(w.ids.at(-1)!);
+  const weekly = await startTestApi({ config: { dataDir: w.dataDir, accessLimits: false } });
+  const weekCheck = new NameCheck(JSON.parse(readFileSync(w.truthFile, 'utf8')) as NameTruthFile);
+  const enriched = enrichedFields('lead');
+  try {
+    for (const scope of SCOPES) {
+      const key = weekly.keys[scope as Scope];
+      const events: any[] = [];
+      let url: string | null = '/v1/events?page_size=1000';
+      while (url) {
+        const res = await weekly.request(url, { key });
+        assert.is(res.status, 200, res.text.slice(0, 300));
+        weekCheck.walk(`${scope} events`, res.body);
+        events.push(...res.body.results);
+        url = res.body.has_more ? `/v1/events?page_size=1000&after=${encodeURIComponent(res.body.next_cursor)}` : null;
+      }
+      assert.ok(events.length > 30, `${scope}: ${events.length} events`);
+      const hidden = !CAPABILITIES[scope as Scope].enriched;
+      for (const e of events) for (const f of enriched) if (hidden && e.changes[f]) assert.equal(e.changes[f], { before: null, after: null }, `${scope} event ${e.id} ${f}`);
+      for (const id of new Set(events.map((e) => e.lead_id))) {
+        const res = await weekly.request(`/v1/leads/${id}/history`, { key });
+        assert.is(res.status, 200);
+        weekCheck.walk(`${scope} history ${id}`, res.body);
+        for (const e of res.body.events) for (const f of enriched) if (hidden && e.changes[f]) assert.equal(e.changes[f], { before: null, after: null });
+      }
+    }
+  } finally {
+    await weekly.close();
+  }
+  assert.ok(weekCheck.values > 1000, `values checked: ${weekCheck.values}`);
+  assert.equal(weekCheck.violations, [], 'no individual is named in the events or histories');
 });
 
 test('organisations are still published: at least 95% of the applicant organisations, and the figure is reported', async () => {

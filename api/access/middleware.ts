@@ -64,6 +64,7 @@ class DailyBudget implements RowBudget {
   }
   async charge(rows: number): Promise<void> {
     if (rows <= 0) return;
+    if (this.limit !== null && rows > this.limit) throw budgetTooSmall({ rows, limit: this.limit, scope: this.key.scope });
     if (this.limit !== null) {
       const r = await this.store.chargeRows(this.key.id, this.day, rows, this.limit);
       this.used = r.used;
@@ -101,6 +102,27 @@ export function budgetExhausted(b: { rows: number; remaining: number; limit: num
     `this request would return ${rowsText(rows)} but ${fmt(remaining)} of today's ${fmt(limit)} remain for this ${b.scope} key; ` +
       `the budget resets at ${resetsAt} (00:00 UTC). Ask for fewer rows (page_size) or retry after the reset`,
     { headers: { 'Retry-After': String(retryAfter(reset, b.nowMs)), 'X-RateLimit-Reset': String(reset) }, extra: { rows_requested: rows, rows_remaining: remaining, resets_at: resetsAt } },
+  );
+}
+
+/**
+ * 403 `budget_too_small`: the request asks for more rows than the key's whole daily budget, so
+ * no reset would let it through — not retryable, no `Retry-After`. Names the rows asked, the
+ * budget, and how to ask for what fits (docs/api.md "Budgets", docs/sync.md).
+ */
+export function budgetTooSmall(b: { rows: number; limit: number; scope: string }): ApiError {
+  const narrow = [
+    'filters that select fewer leads (county, authority, vertical, readiness, min_value, received_from …)',
+    'changed_since=<date of your last copy> (or created_since) for only what changed since',
+    'GET /v1/events after your last cursor: every change with its before / after, one row per event',
+    'a feed licence (ent_feed or custom): no daily row cap',
+  ];
+  return new ApiError(
+    403,
+    'budget_too_small',
+    `this request would return ${rowsText(b.rows)}, more than the whole daily budget of ${fmt(b.limit)} rows of this ${b.scope} key: ` +
+      `it cannot succeed on any day, so do not retry it. Ask for less: ${narrow.join('; or ')}`,
+    { extra: { rows_requested: b.rows, budget_limit: b.limit, narrow } },
   );
 }
 

@@ -48,7 +48,8 @@ export const ACCESS_PROBLEMS: Record<number, string> = {
   400: 'Invalid or unknown parameters (`invalid_parameter`, `unknown_parameter`); `errors` names each one and lists allowed values of enumerations. A body that is not a JSON object: `invalid_body`.',
   403:
     'The key\'s scope is too low (`insufficient_scope`); `detail` names the scopes that may. A key whose scope its account\'s plan no longer allows, e.g. an ent_api key ' +
-    'after a downgrade from premium (`insufficient_plan`: the key grants nothing until the plan allows its scope again). On the claim calls: a cross-site request (`cross_origin_request`).',
+    'after a downgrade from premium (`insufficient_plan`: the key grants nothing until the plan allows its scope again). On the claim calls: a cross-site request (`cross_origin_request`). ' +
+    'A request for more rows than the key\'s whole daily budget (`budget_too_small`: it could never succeed, so no `Retry-After`; `rows_requested`, `budget_limit` and `narrow` say how to ask for what fits: filters, `changed_since`, `/v1/events`, or a feed licence).',
   404: 'No such record or path (`not_found`); on the claim calls, a link that was never issued (`claim_link_unknown`).',
   409: 'Every seat of the licence holds an active key (`seats_exhausted`), or the key hash exists (`duplicate_key`).',
   410: 'The claim link was used already (`claim_link_used`), has expired (`claim_link_expired`), or its licence has ended (`licence_expired`); an export cursor belongs to a release that is no longer kept (`cursor_expired`: start the export again).',
@@ -56,7 +57,7 @@ export const ACCESS_PROBLEMS: Record<number, string> = {
   415: 'The body is not `application/json` (`unsupported_media_type`).',
   429:
     'Too many requests: the key\'s hourly limit is used up (`rate_limited`; see `X-RateLimit-Reset`), today\'s row budget cannot cover the rows this request would return ' +
-    '(`budget_exhausted`: nothing is returned or charged; `rows_requested`, `rows_remaining` and `resets_at` say how far off it is), or too many invalid keys came from this address ' +
+    '(`budget_exhausted`: nothing is returned or charged; `rows_requested`, `rows_remaining` and `resets_at` say how far off it is; only for requests that fit the whole budget, so they succeed after the reset), or too many invalid keys came from this address ' +
     '(`too_many_failed_attempts`: answered instead of the 401 of a key that is not valid; a valid key is never throttled. Behind a reverse proxy the address is the right-most ' +
     '`X-Forwarded-For` entry outside the operator\'s TRUSTED_PROXIES; an IPv6 client counts by its /64). Always with `Retry-After`.',
 };

@@ -58,6 +58,9 @@ export const GIS_AREA_FILTERS: readonly GeometryFilter[] = filtersOfKind('geomet
 export const GIS_AREA_PARAMS: readonly string[] = GIS_AREA_FILTERS.flatMap((f) => (f.companion ? [f.name, f.companion.name] : [f.name]));
 const AREA_PARSERS = Object.fromEntries(GIS_AREA_FILTERS.map((f) => [f.name, LEAD_FILTER_PARSERS[f.name]!]));
 
+/** The date filters' canonical names and the feeds' first spellings (the `GisFilters` members). */
+const GIS_DATE_ALIASES = [['changed_since', 'updated_since'], ['created_since', 'since']] as const;
+
 export interface GisFilters {
   bbox?: BBox;
   /** `near` with its `radius_m` (tested by api/gis/geometry.ts; the ids go into the query, `areaIds`). */
@@ -132,6 +135,14 @@ export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'og
   const v = q.values as Record<string, any>;
   const filters: GisFilters = { ...areaFiltersOf(q, GIS_AREA_FILTERS, errors) };
   // filters in query order (their hash is of a stable JSON, so the order is only cosmetic)
+  // the API's one spelling (`changed_since`, `created_since`, as on /v1/leads) and the feeds' first
+  // (`updated_since`, `since`) are one filter each; a pair given with two values is an error
+  for (const [canonical, alias] of GIS_DATE_ALIASES) {
+    if (v[canonical] === undefined) continue;
+    if (v[alias] !== undefined && v[alias] !== v[canonical]) errors.push({ name: alias, reason: REASONS.aliasOf(canonical) });
+    v[alias] = v[canonical];
+    delete v[canonical];
+  }
   for (const name of Object.keys(v)) {
     switch (name) {
       case 'bbox':

@@ -66,6 +66,8 @@ export interface FlagFilter extends FilterBase {
 export interface DateFilter extends FilterBase {
   readonly kind: 'date';
   readonly bound: 'from' | 'to';
+  /** Another spelling accepted for the same filter (the GIS feeds' `updated_since` / `since`); the name is canonical. */
+  readonly alias?: string;
 }
 export interface KeyFilter extends FilterBase {
   readonly kind: 'key';
@@ -150,6 +152,14 @@ export const LEAD_FILTERS = [
     doc: 'Only leads received on or before this date (`received_date <= received_to`), `YYYY-MM-DD`; not before `received_from`.',
   },
   {
+    name: 'changed_since', kind: 'date', column: 'last_changed', bound: 'from', alias: 'updated_since', examples: ['2026-11-16'],
+    doc: 'Only leads that changed or appeared on or after this date (`last_changed >= changed_since`; `last_changed` is the as-of date of the release that last changed the lead), `YYYY-MM-DD`. `updated_since` (the GIS feeds\' spelling) is accepted as an alias. For every change with its before / after values, and removals, read `GET /events`.',
+  },
+  {
+    name: 'created_since', kind: 'date', column: 'first_seen', bound: 'from', alias: 'since', examples: ['2026-11-16'],
+    doc: 'Only leads that first appeared on or after this date (`first_seen >= created_since`), `YYYY-MM-DD`. `since` (the GIS feeds\' spelling) is accepted as an alias.',
+  },
+  {
     name: 'application_number', kind: 'key', column: 'application_number', maxLength: 60, examples: ['26/02170'],
     doc: 'The planning authority\'s own reference (`application_number`, e.g. `26/02170`), matched exactly, ignoring case and surrounding spaces; references repeat across authorities, so combine with `authority`. An unknown reference matches nothing.',
   },
@@ -202,8 +212,9 @@ export function filtersOfKind<K extends FilterKind>(...kinds: K[]): Extract<Lead
   return FILTERS.filter((f): f is Extract<LeadFilter, { kind: K }> => (kinds as FilterKind[]).includes(f.kind));
 }
 
-/** Every query parameter of a filter: its name, and its companion's (`near`, `radius_m`). */
+/** Every query parameter of a filter: its name, its alias's and its companion's (`near`, `radius_m`). */
 export function filterParams(f: LeadFilter): string[] {
+  if (f.kind === 'date' && f.alias) return [f.name, f.alias];
   return f.kind === 'geometry' && f.companion ? [f.name, f.companion.name] : [f.name];
 }
 
@@ -273,9 +284,13 @@ export function filterSchema(f: LeadFilter): Json {
   }
 }
 
-/** The schema properties of a filter: its own, and its companion's (`radius_m`). */
+/** The schema properties of a filter: its own, its alias's (`updated_since`), its companion's (`radius_m`). */
 function filterProperties(f: LeadFilter): [string, Json][] {
   const own: [string, Json] = [f.name, filterSchema(f)];
+  if (f.kind === 'date' && f.alias) {
+    const { examples: _e, ...rest } = filterSchema(f);
+    return [own, [f.alias, { ...rest, description: `Alias of \`${f.name}\` (the same filter; give one of the two).` }]];
+  }
   if (f.kind !== 'geometry' || !f.companion) return [own];
   const c = f.companion;
   return [own, [c.name, { type: 'integer', description: c.doc, minimum: c.min, maximum: c.max, examples: [c.default] }]];

@@ -83,6 +83,8 @@ export const REASONS = {
   pattern: (pattern: string): string => `must match pattern "${pattern}"`,
   /** The end of a date range before its start. */
   notBefore: (start: string): string => `must not be before ${start}`,
+  /** An alias given beside its filter's own name with another value. */
+  aliasOf: (name: string): string => `an alias of ${name}, which is given with another value: give one of the two`,
   /** The top of a numeric range below its bottom. */
   notBelow: (bottom: string): string => `must be greater than or equal to ${bottom}`,
   /** Release-valued names (authorities, counties, …) that match none the release knows. */

@@ -10,11 +10,15 @@ import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { leadsQueryJsonSchema } from './lead-filters.ts';
 import { exportQueryJsonSchema } from './export-query.ts';
+import { eventsQueryJsonSchema } from './events-query.ts';
 
 /** The generated schema files: path (relative to the repository) → file text. */
 export function generatedQuerySchemas(): Record<string, string> {
   const text = (schema: unknown): string => `${JSON.stringify(schema, null, 2)}\n`;
-  return { 'schemas/leads-query.schema.json': text(leadsQueryJsonSchema()), 'schemas/export-query.schema.json': text(exportQueryJsonSchema()) };
+  return {
+    'schemas/leads-query.schema.json': text(leadsQueryJsonSchema()), 'schemas/export-query.schema.json': text(exportQueryJsonSchema()),
+    'schemas/events-query.schema.json': text(eventsQueryJsonSchema()),
+  };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

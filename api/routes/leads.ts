@@ -103,6 +103,7 @@ export function leadsRouter(config: ApiConfig): Router<AppState> {
     const detail = release.leads.detail(id, maskingFor(key.scope));
     if (!detail) throw notFound(`lead ${id}`);
     await ctx.state.budget.charge(1);
+    ctx.append('Link', `</v1/leads/${id}/history>; rel="history"`); // its timeline across releases (api/routes/events.ts)
     send(ctx, detail.json());
   });
 

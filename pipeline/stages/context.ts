@@ -3,6 +3,7 @@
  * previous release, the per-source accounts, and what each stage made for the later ones), and
  * the refresh's result types. No I/O here.
  */
+import type { EventType } from '../release/events.ts';
 import type { PipelineConfig } from '../config.ts';
 import type { AnalyticsSummary } from '../intel/analytics.ts';
 import type { CompanyIndex } from '../normalise/company-match.ts';
@@ -116,6 +117,8 @@ export interface BuildProducts {
     changes: Change[];
     registry: RegistryEntry[];
   };
+  /** This release's events by type (the `events` stage). */
+  events: Record<EventType, number>;
   names: NameGateResult;
   authorities: AuthorityCounts;
   /** Per authority and source: rows read and their newest date (normalise). */

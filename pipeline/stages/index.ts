@@ -5,7 +5,7 @@
  * `deps.onStage` is called with the name as each starts.
  *
  *   fingerprint → read:<source>… → normalise → track → validate (privacy gate) → write:tables
- *   → search-index → geojson → analytics → manifest (quality gates) → publish
+ *   → events → search-index → geojson → analytics → manifest (quality gates) → publish
  *
  * A stage may end the refresh after it (`end`): `fingerprint` when the input is unchanged,
  * `validate` when the privacy gate fails (or throws on invalid rows), `manifest` when a quality
@@ -26,6 +26,7 @@ import {
 } from './read-sources.ts';
 import type { Stage } from './runner.ts';
 import { readPprStage, writeSalesStage } from './sales.ts';
+import { eventsStage } from './events.ts';
 import { trackStage } from './track.ts';
 import { validateStage } from './validate.ts';
 import { writeTablesStage } from './write-tables.ts';
@@ -132,6 +133,7 @@ export const STAGES: readonly Stage[] = [
   trackStage,
   validateStage,
   writeTablesStage,
+  eventsStage,
   searchIndexStage,
   geojsonStage,
   analyticsStage,

@@ -17,11 +17,13 @@ import { buildCompanies, writeCompanies } from './companies.ts';
 import { buildProjects, writeInfrastructure } from './infrastructure.ts';
 import { FileSink, type FileStats, dayToIso, isoToDay } from './output.ts';
 import {
-  NumberAllocator, PLANNING_BAD_SHARE, PLANNING_DEFAULT, PLANNING_WEEKLY, buildApp, planningLines, receivedSampler,
+  NumberAllocator, PLANNING_BAD_SHARE, PLANNING_DEFAULT, PLANNING_WEEKLY, buildApp, lastEvent, planningLines, receivedSampler,
+  type PlanningApp,
 } from './planning.ts';
 import { writePpr } from './ppr.ts';
 import { writeRents } from './rents.ts';
 import { writeMaterials } from './materials.ts';
+import { revisedApp, revisedEtlDate, revisionOf } from './revisions.ts';
 import { recordRng } from './rng.ts';
 import { NameTruth } from './truth.ts';
 
@@ -90,8 +92,12 @@ function writePlanningAndNotices(
       const wk = Math.floor((slot - baseSlots) / perWeek) + 2;
       received = s1 + 7 * (wk - 1) - rr.int(1, 7);
     }
-    const app = buildApp(ctx, slot, received);
-    for (const line of planningLines(app, asOf)) planning.row(line);
+    const built = buildApp(ctx, slot, received);
+    const revision = slot < baseSlots ? revisionOf(seed, built, s1) : null;
+    const app = revisedApp(built, revision, asOf);
+    if (app === null) continue; // taken down by its authority (revisions.ts)
+    const lines = planningLines(app, asOf);
+    for (let i = 0; i < lines.length; i++) planning.row(i === lines.length - 1 ? reviseEtl(lines[i]!, app, revision, asOf) : lines[i]!);
     for (const line of noticeLines(app, seed, companies, asOf, truth)) notices.row(line);
   }
   const exemptStart = isoToDay('2020-03-01');
@@ -106,6 +112,15 @@ function writePlanningAndNotices(
     for (const line of exemptNoticeLines(seed, j, submitted, companies, asOf, truth)) notices.row(line);
   }
   return [planning.close(), notices.close()];
+}
+
+/** A planning line with its ETL_DATE moved to its revision's day (revisions.ts) when that is later. */
+function reviseEtl(line: string, app: PlanningApp, revision: ReturnType<typeof revisionOf>, asOf: number): string {
+  const etl = dayToIso(lastEvent(app, asOf));
+  const moved = revisedEtlDate(etl, revision, asOf);
+  if (moved === etl) return line;
+  const at = line.lastIndexOf(`,${etl},`);
+  return at < 0 ? line : `${line.slice(0, at)},${moved},${line.slice(at + etl.length + 2)}`;
 }
 
 /** Remove PPR year files a previous run (of a later week) left behind. */

@@ -244,6 +244,10 @@ const VALID: Record<RecordKind, Record<string, unknown>> = {
   supplier,
   'lead-neighbour': { lead_id: 42, neighbour_id: 43, distance_m: 120.5, rank: 1 },
   change: { table: 'leads', id: 42, key: lead.lead_key, change: 'updated' },
+  event: {
+    id: 7, type: 'lead.stage_changed', lead_id: 42, lead_key: lead.lead_key, release_id: '20261116T060000Z', observed_at: '2026-11-16',
+    occurred_at: '2026-11-12', reason: null, changes: { lead_readiness: { before: 'granted', after: 'commencing' } },
+  },
   reject: { ...reject },
   'price-index-point': {
     area: 'Cork', county: 'Cork', quarter: '2024Q3', period_start: '2024-07-01', index_value: 142.7, std_error: 1.2,
@@ -314,6 +318,7 @@ const MUTATIONS: Record<RecordKind, Mutation[]> = {
   supplier: [drop('vertical'), set('bad vertical', 'vertical', 'Roofing Works'), extra, set('negative count', 'projects_as_builder', -1)],
   'lead-neighbour': [drop('rank'), set('rank zero', 'rank', 0), extra, set('negative distance', 'distance_m', -3)],
   change: [drop('key'), set('wrong enum', 'change', 'deleted'), extra, set('wrong table', 'table', 'sales')],
+  event: [drop('changes'), set('wrong type', 'type', 'lead.deleted'), extra, set('change without after', 'changes', { status: { before: 'planning' } })],
   reject: [drop('reason'), set('wrong enum', 'reason', 'bad_row'), extra, set('unknown source', 'source', 'twitter')],
   'price-index-point': [drop('pairs'), set('bad quarter', 'quarter', '2024-Q3'), extra, set('bad date', 'period_start', '2024/07/01'), set('unknown area', 'area', 'Antrim')],
   'rental-yield': [drop('sales'), set('wrong class', 'property_type', 'bungalow'), extra, set('too few sales', 'sales', 3)],

@@ -116,7 +116,7 @@ test('near (+ radius_m) and polygon: parsed as on /v1/leads, with the same 400 p
 
 test('unknown OGC parameters name the accepted ones in the schema\'s (and the document\'s) order', () => {
   assert.equal(errorsOf({ q: 'x' }, 'leads', 'ogc'), [
-    { name: 'q', reason: REASONS.unknownParameter, allowed: ['limit', 'bbox', 'near', 'radius_m', 'polygon', 'datetime', 'f', 'cursor', 'access_token', 'crs', 'bbox-crs'] },
+    { name: 'q', reason: REASONS.unknownParameter, allowed: ['limit', 'bbox', 'near', 'radius_m', 'polygon', 'datetime', 'changed_since', 'created_since', 'updated_since', 'since', 'f', 'cursor', 'access_token', 'crs', 'bbox-crs'] },
   ]);
 });
 

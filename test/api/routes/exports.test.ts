@@ -230,8 +230,13 @@ test('HEAD and dry_run=1 quote a file without charging; a file is charged whole,
   const before = quote.body.budget_remaining as number;
   assert.is(await remaining(), before, 'quotes charge nothing');
 
+  // more than the whole daily budget: never retryable, so no 429 / Retry-After but how to narrow it
   const whole = await api.request('/v1/export/applications.csv', { key });
-  assertProblem(whole, 429, 'budget_exhausted');
+  assertProblem(whole, 403, 'budget_too_small');
+  assert.is(whole.headers.get('retry-after'), null);
+  assert.equal([whole.body.rows_requested, whole.body.budget_limit], [total, limit]);
+  assert.ok(['changed_since', '/v1/events', 'ent_feed'].every((w) => whole.body.narrow.join(' ').includes(w)), whole.body.narrow.join(' | '));
+  assert.match(whole.body.detail, String(limit.toLocaleString('en-IE')));
   assert.not.match(whole.text, /lead_key/, 'no CSV byte was sent');
   assert.is(await remaining(), before, 'a refused file charges nothing');
 

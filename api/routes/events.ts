@@ -1,0 +1,161 @@
+/**
+ * What changed, for customers who keep a copy (docs/sync.md):
+ *
+ * - `GET /v1/events` — the release's event log (`events.parquet`, schemas/event.schema.json) in id
+ *   order, resumable with the opaque signed `after` cursor (api/query/paging.ts), filtered by
+ *   `types` and the lead filters (api/query/events-query.ts says how). Each event served counts
+ *   one row of the daily budget.
+ * - `GET /v1/leads/{id}/history` — one lead's events and its stages, with dates.
+ *
+ * Every event's `changes` is masked for the caller's scope by api/masking.ts (`maskChanges`):
+ * an enriched field's before and after are null for commonwealth, the field still listed.
+ */
+import Router from '@koa/router';
+import type { ApiConfig } from '../config.ts';
+import type { AppDeps } from '../app.ts';
+import type { AppContext, AppState } from '../context.ts';
+import { notFound } from '../errors.ts';
+import { areaIds } from '../gis/geometry-ids.ts';
+import { maskChanges, maskedFor, responseMeta, type FieldChange } from '../masking.ts';
+import { parseLeadId } from '../params.ts';
+import { releaseSourcesCache } from '../release-sources.ts';
+import { afterReleaseQuery, cursorExpired, eventsExtentQuery, eventsPageQuery, leadEventsQuery, parseEventsQuery } from '../query/events-query.ts';
+import { encodeCursor } from '../query/paging.ts';
+import { pageHref, setPageLinks } from '../render/link-header.ts';
+import type { Scope } from '../scopes.ts';
+
+type EventRow = {
+  id: number;
+  type: string;
+  lead_id: number;
+  lead_key: string;
+  release_id: string;
+  observed_at: string;
+  occurred_at: string | null;
+  reason: string | null;
+  changes: string;
+};
+
+/** An event row as served to `scope`: `changes` parsed and masked. */
+export function servedEvent(row: EventRow, scope: Scope): Record<string, unknown> {
+  return { ...row, changes: maskChanges('lead', JSON.parse(row.changes) as Record<string, FieldChange>, scope).changes };
+}
+
+/** One stage of a lead's timeline (`GET /leads/{id}/history`). */
+interface Stage {
+  lead_readiness: string | null;
+  status: string | null;
+  occurred_at: string | null;
+  observed_at: string | null;
+  release_id: string | null;
+  event_id: number | null;
+}
+
+/**
+ * The stages of a lead from its events (in id order) and its current record (null when removed):
+ * the stage it had when first seen (from `lead.created`, or the `before` of its first stage
+ * change, or its current stage), then one per `lead.stage_changed`, then `removed`.
+ */
+export function stagesOf(events: readonly Record<string, any>[], current: { lead_readiness: string; status: string; first_seen: string } | null): Stage[] {
+  const stages: Stage[] = [];
+  const first = events[0];
+  const firstStage = events.find((e) => e.type === 'lead.stage_changed');
+  if (!first || first.type !== 'lead.created') {
+    const before = firstStage?.changes;
+    stages.push({
+      lead_readiness: before ? before.lead_readiness?.before ?? current?.lead_readiness ?? null : current?.lead_readiness ?? null,
+      status: before ? before.status?.before ?? current?.status ?? null : current?.status ?? null,
+      occurred_at: null,
+      observed_at: current?.first_seen ?? null,
+      release_id: null,
+      event_id: null,
+    });
+  }
+  for (const e of events) {
+    const c = e.changes as Record<string, FieldChange>;
+    if (e.type === 'lead.created' || e.type === 'lead.stage_changed') {
+      const prev = stages.at(-1);
+      stages.push({
+        lead_readiness: (c['lead_readiness']?.after as string | undefined) ?? prev?.lead_readiness ?? null,
+        status: (c['status']?.after as string | undefined) ?? prev?.status ?? null,
+        occurred_at: e.occurred_at,
+        observed_at: e.observed_at,
+        release_id: e.release_id,
+        event_id: e.id,
+      });
+    } else if (e.type === 'lead.removed') {
+      stages.push({ lead_readiness: null, status: null, occurred_at: null, observed_at: e.observed_at, release_id: e.release_id, event_id: e.id });
+    }
+  }
+  return stages;
+}
+
+/** The events router (paths relative to the /v1 mount). */
+export function eventsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Router<AppState> {
+  const router = new Router<AppState>();
+  const sourcesFor = releaseSourcesCache(deps.db);
+
+  router.get('/events', async (ctx: AppContext) => {
+    const { release, key } = ctx.state;
+    const src = await sourcesFor(release);
+    const req = parseEventsQuery(ctx.query, config, src.places);
+    const events = release.tables.events;
+    const ext = eventsExtentQuery(events);
+    const [extent] = await deps.db.all<{ first_id: number | null; last_id: number | null; first_release: string | null }>(ext.sql, ext.params);
+    const firstId = Number(extent?.first_id ?? 0);
+    const lastId = Number(extent?.last_id ?? 0);
+    let afterId: number;
+    if (req.start && 'afterId' in req.start) afterId = req.start.afterId;
+    else if (req.start) {
+      const q = afterReleaseQuery(events, req.start.afterRelease);
+      afterId = Number((await deps.db.all<{ after_id: number }>(q.sql, q.params))[0]?.after_id ?? 0);
+      if (firstId > 1 && extent?.first_release && req.start.afterRelease < extent.first_release) {
+        throw cursorExpired(`the events after release ${req.start.afterRelease} are older than the log keeps (it starts with release ${extent.first_release}): make a full export and start again from its release`);
+      }
+    } else afterId = Math.max(0, firstId - 1);
+    if (firstId > 0 && afterId + 1 < firstId) {
+      throw cursorExpired(`the events after this cursor are older than the log keeps (it starts at event ${firstId}): make a full export and start again from its release`);
+    }
+    const ids = await areaIds(deps.db, src.leads.leads, req.filters);
+    const q = eventsPageQuery(events, src.leads, req, afterId, req.pageSize + 1, ids);
+    const rows = await deps.db.all<EventRow>(q.sql, q.params);
+    const more = rows.length > req.pageSize;
+    const served = more ? rows.slice(0, req.pageSize) : rows;
+    await ctx.state.budget.charge(served.length);
+    // a walk that reached the end resumes after the log's last event (the filters skipped the rest)
+    const reached = more ? Number(served.at(-1)!.id) : Math.max(afterId, lastId);
+    const nextCursor = encodeCursor([reached], release.id, req.hash, config);
+    if (more) setPageLinks(ctx, { next: pageHref(ctx, { after: nextCursor, after_release: null }) });
+    ctx.body = {
+      results: served.map((r) => servedEvent(r, key.scope)),
+      next_cursor: nextCursor,
+      has_more: more,
+      _meta: responseMeta(release.id, key.scope, maskedFor('lead', key.scope)),
+    };
+  });
+
+  router.get('/leads/:id/history', async (ctx: AppContext) => {
+    const { release, key } = ctx.state;
+    const id = parseLeadId(ctx.params['id'] ?? '', ctx.query);
+    const q = leadEventsQuery(release.tables.events, id);
+    const rows = await deps.db.all<EventRow>(q.sql, q.params);
+    const leadRows = await deps.db.all<{ lead_key: string; lead_readiness: string; status: string; first_seen: string }>(
+      `SELECT lead_key, lead_readiness, status, first_seen FROM ${release.tables.leads} WHERE id = ?`, [id],
+    );
+    const lead = leadRows[0] ?? null;
+    if (!lead && rows.length === 0) throw notFound(`lead ${id}`);
+    const events = rows.map((r) => servedEvent(r, key.scope));
+    await ctx.state.budget.charge(Math.max(1, events.length));
+    ctx.body = {
+      lead_id: id,
+      lead_key: lead?.lead_key ?? rows[0]!.lead_key,
+      published: lead !== null,
+      first_seen: lead?.first_seen ?? null,
+      stages: stagesOf(events, lead),
+      events,
+      _meta: responseMeta(release.id, key.scope, maskedFor('lead', key.scope)),
+    };
+  });
+
+  return router;
+}

@@ -1,0 +1,251 @@
+/**
+ * `GET /v1/events`, `GET /v1/leads/{id}/history` and the `changed_since` / `created_since` filters
+ * over four weekly releases built by the generator and the pipeline (test/helpers/weekly-releases.ts).
+ * The feed is checked against an independent DuckDB diff of the releases' Parquet files
+ * (test/helpers/parquet-diff.ts), and a mirror made of week 1's export plus the events through
+ * week 4 against week 4's export, for a commonwealth and an ent_api key.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { join } from 'node:path';
+import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
+import { diffLeads, flattenEvents } from '../../helpers/parquet-diff.ts';
+import { weeklyReleases, type WeeklyReleases } from '../../helpers/weekly-releases.ts';
+import { enrichedFields } from '../../../api/masking.ts';
+
+let api: TestApi;
+let w: WeeklyReleases;
+
+test.before(async () => {
+  w = await weeklyReleases();
+  w.switchTo(w.ids.at(-1)!);
+  api = await startTestApi({ config: { dataDir: w.dataDir } });
+});
+test.after(async () => {
+  await api?.close();
+});
+
+async function at(id: string): Promise<void> {
+  w.switchTo(id);
+  await api.checkRelease();
+  assert.is(api.release(), id);
+}
+
+/** Every event from `query` on, following `next_cursor` while `has_more`; returns them and the last cursor. */
+async function walk(query: string, key: string, pageSize = 7): Promise<{ events: any[]; cursor: string; pages: number }> {
+  const events: any[] = [];
+  let url = `/v1/events?page_size=${pageSize}${query ? `&${query}` : ''}`;
+  let pages = 0;
+  for (;;) {
+    const res = await api.request(url, { key });
+    assert.is(res.status, 200, res.text.slice(0, 400));
+    events.push(...res.body.results);
+    pages++;
+    if (!res.body.has_more) return { events, cursor: res.body.next_cursor, pages };
+    assert.ok(res.headers.get('link')?.includes('rel="next"'));
+    url = `/v1/events?page_size=${pageSize}&after=${encodeURIComponent(res.body.next_cursor)}${query ? `&${query}` : ''}`;
+  }
+}
+
+test('the feed equals an independent DuckDB diff of consecutive releases: counts per type and every changed field', async () => {
+  const { events, pages } = await walk('', api.keys.ent_feed);
+  assert.ok(pages > 3, `${pages} pages`);
+  assert.equal(events.map((e) => e.id), events.map((_, i) => i + 1), 'ids in order, none skipped');
+  for (let i = 1; i < w.ids.length; i++) {
+    const id = w.ids[i]!;
+    const diff = await diffLeads(join(w.dir(w.ids[i - 1]!), 'leads.parquet'), join(w.dir(id), 'leads.parquet'));
+    const mine = events.filter((e) => e.release_id === id);
+    const per = (rows: { type: string; lead_id: number }[]) => {
+      const m: Record<string, Set<number>> = {};
+      for (const r of rows) (m[r.type] ??= new Set()).add(r.lead_id);
+      return Object.fromEntries(Object.entries(m).map(([t, s]) => [t, s.size]).sort());
+    };
+    assert.equal(per(mine), per(diff), `${id}: events per type`);
+    assert.equal(flattenEvents(mine), diff, `${id}: before / after of every changed field`);
+  }
+  const types = new Set(events.map((e) => e.type));
+  assert.equal([...types].sort(), ['lead.created', 'lead.removed', 'lead.stage_changed', 'lead.updated']);
+});
+
+test('a cursor survives a refresh: the walk of week 3 resumes with exactly week 4\'s events; an altered cursor is refused', async () => {
+  await at(w.ids[2]!);
+  const upTo3 = await walk('', api.keys.ent_feed, 50);
+  assert.ok(upTo3.events.every((e) => e.release_id <= w.ids[2]!));
+  await at(w.ids[3]!);
+  const res = await api.request(`/v1/events?after=${encodeURIComponent(upTo3.cursor)}&page_size=1000`);
+  assert.is(res.status, 200);
+  assert.ok(res.body.results.length > 0);
+  assert.ok(res.body.results.every((e: any) => e.release_id === w.ids[3]!), 'only week 4');
+  assert.is(res.body.has_more, false);
+  // the end of the walk: nothing new, the same place
+  const again = await api.request(`/v1/events?after=${encodeURIComponent(res.body.next_cursor)}`);
+  assert.equal(again.body.results, []);
+  const tampered = upTo3.cursor.replace(/^./, (c) => (c === 'e' ? 'f' : 'e'));
+  assertProblem(await api.request(`/v1/events?after=${encodeURIComponent(tampered)}`), 400, 'invalid_parameter');
+  // a cursor of other types is refused; after + after_release together too
+  assertProblem(await api.request(`/v1/events?types=lead.removed&after=${encodeURIComponent(res.body.next_cursor)}`), 400, 'invalid_parameter');
+  assertProblem(await api.request(`/v1/events?after_release=${w.ids[0]}&after=${encodeURIComponent(res.body.next_cursor)}`), 400, 'invalid_parameter');
+  assertProblem(await api.request('/v1/events?types=lead.deleted'), 400, 'invalid_parameter');
+});
+
+test('after_release starts after a release; types and lead filters narrow the feed (lead.removed passes lead filters)', async () => {
+  const all = (await walk('', api.keys.ent_feed, 500)).events;
+  const after2 = (await walk(`after_release=${w.ids[1]}`, api.keys.ent_feed, 500)).events;
+  assert.equal(after2.map((e) => e.id), all.filter((e) => e.release_id > w.ids[1]!).map((e) => e.id));
+  const stage = (await walk('types=lead.stage_changed', api.keys.ent_feed, 500)).events;
+  assert.equal(stage.map((e) => e.id), all.filter((e) => e.type === 'lead.stage_changed').map((e) => e.id));
+  const cork = (await walk('county=Cork', api.keys.ent_feed, 500)).events;
+  const corkLeads = new Set((await api.request('/v1/export/applications?county=Cork&limit=10000', { key: api.keys.ent_feed })).body.results.map((l: any) => l.id));
+  assert.equal(cork.map((e) => e.id), all.filter((e) => e.type === 'lead.removed' || corkLeads.has(e.lead_id)).map((e) => e.id));
+  assert.ok(cork.length < all.length);
+});
+
+test('masking: an enriched field\'s before / after are null for commonwealth, same keys as ent_api', async () => {
+  const full = (await walk('', api.keys.ent_feed, 500)).events;
+  const cw = (await walk('', api.keys.commonwealth, 500)).events;
+  const enriched = enrichedFields('lead');
+  assert.is(cw.length, full.length);
+  let seen = 0;
+  for (let i = 0; i < full.length; i++) {
+    assert.equal(Object.keys(cw[i].changes), Object.keys(full[i].changes), 'same shape');
+    for (const f of enriched) {
+      if (!(f in cw[i].changes)) continue;
+      assert.equal(cw[i].changes[f], { before: null, after: null });
+      if (full[i].changes[f].after !== null || full[i].changes[f].before !== null) seen++;
+    }
+  }
+  assert.ok(seen > 0, 'some enriched value was hidden');
+});
+
+test('history: a lead that moved to commencing shows its stages with dates; the detail links to it', async () => {
+  const all = (await walk('types=lead.stage_changed', api.keys.ent_feed, 500)).events;
+  const moved = all.find((e) => e.changes.lead_readiness?.after === 'commencing');
+  assert.ok(moved, 'a lead moved to commencing');
+  const res = await api.request(`/v1/leads/${moved.lead_id}/history`);
+  assert.is(res.status, 200, res.text);
+  assert.ok(res.body.published);
+  const stages = res.body.stages.map((s: any) => s.lead_readiness);
+  assert.ok(stages.indexOf('granted') < stages.indexOf('commencing'), JSON.stringify(stages));
+  const c = res.body.stages.find((s: any) => s.lead_readiness === 'commencing');
+  assert.is(c.occurred_at, moved.occurred_at);
+  assert.is(c.event_id, moved.id);
+  const detail = await api.request(`/v1/leads/${moved.lead_id}`);
+  assert.match(detail.headers.get('link') ?? '', `</v1/leads/${moved.lead_id}/history>; rel="history"`);
+  const removed = (await walk('types=lead.removed', api.keys.ent_feed, 500)).events[0];
+  const gone = await api.request(`/v1/leads/${removed.lead_id}/history`);
+  assert.is(gone.status, 200);
+  assert.is(gone.body.published, false);
+  assert.is(gone.body.stages.at(-1).lead_readiness, null);
+  assertProblem(await api.request('/v1/leads/99999999/history'), 404, 'not_found');
+});
+
+test('changed_since / created_since (and the GIS spellings) on /leads, search, exports, OGC items and feeds', async () => {
+  const request = api.request;
+  api.request = (path, o = {}) => request(path, { key: api.keys.ent_feed, ...o });
+  try {
+  const since = w.ids[2]!.slice(0, 4) + '-' + w.ids[2]!.slice(4, 6) + '-' + w.ids[2]!.slice(6, 8);
+  const all = (await api.request('/v1/export/applications?limit=10000')).body.results;
+  const changed = all.filter((l: any) => l.last_changed >= since).map((l: any) => l.id).sort((a: number, b: number) => a - b);
+  const created = all.filter((l: any) => l.first_seen >= since).map((l: any) => l.id).sort((a: number, b: number) => a - b);
+  assert.ok(changed.length > created.length && created.length > 0);
+  const sorted = (xs: any[]) => xs.map((l) => l.id).sort((a: number, b: number) => a - b);
+  for (const [param, want] of [['changed_since', changed], ['updated_since', changed], ['created_since', created], ['since', created]] as const) {
+    const page = await api.request(`/v1/leads?${param}=${since}&page_size=100`);
+    assert.is(page.status, 200, page.text);
+    assert.is(page.body.total, want.length, `/leads ${param}`);
+    const search = await api.request('/v1/leads/search', { method: 'POST', body: { [param]: since, page_size: 100 } });
+    assert.is(search.body.total, want.length, `search ${param}`);
+    assert.equal(sorted((await api.request(`/v1/export/applications?${param}=${since}&limit=10000`)).body.results), want, `export ${param}`);
+    const jsonl = await api.request(`/v1/export/applications.jsonl?${param}=${since}`);
+    assert.equal(sorted(jsonl.text.trim().split('\n').map((l) => JSON.parse(l))), want, `jsonl ${param}`);
+    const csv = await api.request(`/v1/export/applications.csv?${param}=${since}`);
+    assert.is(csv.text.trim().split('\n').length - 1, want.length, `csv ${param}`);
+    const ogc = await api.request(`/v1/ogc/collections/leads/items?${param}=${since}&limit=1000`, { key: api.keys.ent_feed });
+    assert.is(ogc.status, 200, ogc.text.slice(0, 300));
+    const located = all.filter((l: any) => want.includes(l.id) && l.lat !== null).length;
+    assert.is(ogc.body.numberMatched, located, `ogc ${param}`);
+    const feed = await api.request(`/v1/feeds/leads.geojson?${param}=${since}&page_size=1000`, { key: api.keys.ent_feed });
+    assert.is(feed.body.numberMatched, located, `feed ${param}`);
+  }
+  assertProblem(await api.request(`/v1/leads?changed_since=${since}&updated_since=2020-01-01`), 400, 'invalid_parameter');
+  assertProblem(await api.request('/v1/leads?changed_since=yesterday'), 400, 'invalid_parameter');
+  } finally {
+    api.request = request;
+  }
+});
+
+/** Every record of a cursor-paged export (`/v1/export/applications`), by id. */
+async function exportAll(query: string, key: string): Promise<Map<number, Record<string, unknown>>> {
+  const out = new Map<number, Record<string, unknown>>();
+  let url = `/v1/export/applications?limit=500${query ? `&${query}` : ''}`;
+  for (;;) {
+    const res = await api.request(url, { key });
+    assert.is(res.status, 200, res.text.slice(0, 300));
+    for (const r of res.body.results) out.set(r.id, r);
+    if (!res.body.next_cursor) return out;
+    url = `/v1/export/applications?limit=500&cursor=${encodeURIComponent(res.body.next_cursor)}${query ? `&${query}` : ''}`;
+  }
+}
+
+/** Apply events to a mirror (id → record), as docs/sync.md says. */
+function apply(mirror: Map<number, Record<string, unknown>>, events: any[]): void {
+  for (const e of events) {
+    if (e.type === 'lead.removed') {
+      mirror.delete(e.lead_id);
+      continue;
+    }
+    const rec = e.type === 'lead.created' ? {} : mirror.get(e.lead_id);
+    if (!rec) continue; // a change of a lead this mirror does not hold
+    for (const [f, c] of Object.entries<any>(e.changes)) (rec as Record<string, unknown>)[f] = c.after;
+    mirror.set(e.lead_id, rec);
+  }
+}
+
+for (const [scope, query] of [['commonwealth', 'county=Dublin,Cork'], ['ent_api', '']] as const) {
+  test(`the mirror (${scope}${query ? `, ${query}` : ''}): week 1's export plus the events through week 4 equals week 4's export, field by field`, async () => {
+    const key = api.keys[scope];
+    await at(w.ids[0]!);
+    const mirror = await exportAll(query, key);
+    assert.ok(mirror.size > 50);
+    let cursor = '';
+    for (const id of w.ids.slice(1)) {
+      await at(id);
+      const start = cursor ? `after=${encodeURIComponent(cursor)}` : `after_release=${w.ids[0]}`;
+      const step = await walk([start, query].filter(Boolean).join('&'), key, 1000);
+      assert.ok(step.events.every((e) => e.release_id === id), 'each week brings that week\'s events');
+      apply(mirror, step.events);
+      cursor = step.cursor;
+    }
+    const want = await exportAll(query, key);
+    assert.equal([...mirror.keys()].sort((a, b) => a - b), [...want.keys()].sort((a, b) => a - b), 'the same leads');
+    for (const [id, rec] of want) assert.equal(mirror.get(id), rec, `lead ${id}`);
+    if (scope === 'commonwealth') assert.ok([...want.values()].every((r) => r['applicant_org'] === null), 'masked');
+  });
+}
+
+test('an ent_api key keeps a county in sync within its 5,000-row budget: rows charged per week against a full re-pull', async () => {
+  const charged: number[] = [];
+  const repull: number[] = [];
+  const remaining = async (): Promise<number> => Number((await api.request('/v1/meta')).headers.get('x-budget-remaining'));
+  await at(w.ids[0]!);
+  let before = await remaining();
+  const first = await exportAll('county=Cork', api.keys.ent_api);
+  charged.push(before - (await remaining()));
+  repull.push(first.size);
+  let cursor = '';
+  for (const id of w.ids.slice(1)) {
+    await at(id);
+    before = await remaining();
+    const step = await walk(`${cursor ? `after=${encodeURIComponent(cursor)}` : `after_release=${w.ids[0]}`}&county=Cork`, api.keys.ent_api, 1000);
+    cursor = step.cursor;
+    charged.push(before - (await remaining()));
+    const total = (await api.request('/v1/export/applications.csv?county=Cork&dry_run=1')).body.rows as number;
+    repull.push(total);
+    assert.is(charged.at(-1), step.events.length, 'one row per event');
+    assert.ok(charged.at(-1)! < total / 5, `week ${id}: ${charged.at(-1)} rows against a re-pull of ${total}`);
+  }
+  assert.ok(charged.reduce((a, b) => a + b, 0) <= 5_000);
+  console.log(`  county=Cork, tiny scale: rows charged per week ${JSON.stringify(charged)} against full re-pulls of ${JSON.stringify(repull)}`);
+});
+
+test.run();
