@@ -16,7 +16,7 @@ import { type DateStyle, dayToIso, fmtDate, isoToDay } from './output.ts';
 import { type Rng, Table, cumulative, evenlySpread, recordRng } from './rng.ts';
 import {
   BUSINESS_WORD_SURNAMES, PUBLIC_APPLICANTS, SOLE_TRADES,
-  eircode, estateName, personName, placeName, pointNear, spacedEircode, strayWhitespace, streetName, townOf,
+  eircode, estateName, misplaced, personName, placeName, pointNear, spacedEircode, strayWhitespace, streetName, townOf,
 } from './vocab.ts';
 import type { NameTruth } from './truth.ts';
 
@@ -64,7 +64,9 @@ export interface PlanningApp {
   appealDecided: number | null;
   appealDecision: string | null;
   correction: number | null;
+  /** What the correction fixes: 0 a misspelt word, 1 coordinates ~3 km off (at `misplacedAt`, still on the authority's land). */
   correctionKind: 0 | 1;
+  misplacedAt: { lat: number; lon: number } | null;
   dateStyle: DateStyle;
   siteId: string;
   bad: number; // -1 = good row, else the kind of damage
@@ -319,13 +321,19 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
     appealDecided,
     appealDecision,
     correction: corr ? received + r.int(7, 1100) : null,
-    correctionKind: r.chance(0.6) ? 0 : 1,
+    correctionKind: 0,
+    misplacedAt: null,
     dateStyle: r.int(0, 3) as DateStyle,
     siteId: r.chance(0.6) ? String(100000 + slot) : '',
     bad,
     dup: bad < 0 && evenlySpread(slot, PLANNING_DUP_SHARE, 77),
     dupLag: r.int(7, 90),
   };
+  if (!r.chance(0.6)) {
+    // coordinates published ~3 km off, on the authority's land still (else a misspelt word)
+    app.misplacedAt = misplaced(a, { lat, lon });
+    if (app.misplacedAt) app.correctionKind = 1;
+  }
   return app;
 }
 
@@ -374,10 +382,7 @@ export function planningFields(app: PlanningApp, asOf: number): string[] {
   let lat = app.lat;
   let lon = app.lon;
   if (broken && app.correctionKind === 0) description = typo(description);
-  if (broken && app.correctionKind === 1) {
-    lat += 0.021;
-    lon -= 0.034;
-  }
+  if (broken && app.misplacedAt) ({ lat, lon } = app.misplacedAt);
   let easting = '';
   let northing = '';
   if (app.hasCoords) {
