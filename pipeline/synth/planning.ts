@@ -12,6 +12,7 @@ import { wgs84ToItm } from '../lib/itm.ts';
 import type { CompanyRegistry } from './companies.ts';
 import { nameVariant, pickCompany } from './companies.ts';
 import { type Development, USE_CLASSES, describeDevelopment } from './descriptions.ts';
+import { phraseDevelopment } from './phrasing.ts';
 import { type DateStyle, dayToIso, fmtDate, isoToDay } from './output.ts';
 import { type Rng, Table, cumulative, evenlySpread, recordRng } from './rng.ts';
 import {
@@ -185,7 +186,7 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
   const street = streetName(r);
   const estate = estateName(r);
   const cls = USE_CLASSES.draw(r);
-  const dev = describeDevelopment(cls, { r, town, place, estate, street });
+  const dev = phraseDevelopment(describeDevelopment(cls, { r, town, place, estate, street, authority: a.name }), { r, authority: a.name, year });
 
   const rural = dev.oneOff || cls === 'agricultural' || (cls === 'solar' && /ground-mounted/.test(dev.description));
   const county = a.county === 'Dublin' ? 'Co. Dublin' : `Co. ${a.county}`;
@@ -244,6 +245,7 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
     const home = dev.oneOff ? `${r.int(1, 90)} ${estateName(r)}, ${townOf(r, a)}, ${county}` : address;
     applicantAddress = r.chance(0.9) ? home : '';
   }
+  ctx.truth?.application({ planning_authority: a.name, application_number: appNumber, generator_class: dev.cls, works_kind: dev.kind, application_type: dev.appType });
   if (person !== null) ctx.truth?.individual(person);
   else if (orgName !== null) ctx.truth?.organisation(orgName, 'applicant');
 
@@ -284,6 +286,8 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
       } else if (grants) {
         grant = decision + r.int(28, 40);
       }
+      // a section 5 declaration decides whether works are exempt: nothing is granted
+      if (dev.kind === 'declaration') grant = null;
     }
   }
 
@@ -345,13 +349,18 @@ function typo(s: string): string {
 function decisionText(app: PlanningApp): string {
   const retention = /^RETENTION|RETENTION$/.test(app.dev.appType) || /^Retention/.test(app.dev.description);
   const both = app.dev.appType === 'PERMISSION AND RETENTION';
+  if (app.dev.kind === 'declaration' && (app.outcome === 'grant' || app.outcome === 'refuse' || app.outcome === 'split')) {
+    return app.outcome === 'grant' ? 'DECLARED EXEMPT' : 'DECLARED NOT EXEMPT';
+  }
   switch (app.outcome) {
     case 'grant':
+      if (app.dev.kind === 'extension_of_duration') return 'GRANT EXTENSION OF DURATION';
       if (both) return 'GRANT PERMISSION & GRANT RETENTION';
       if (retention) return 'GRANT RETENTION';
       if (app.dev.appType === 'OUTLINE PERMISSION') return 'GRANT OUTLINE PERMISSION';
       return 'GRANT PERMISSION';
     case 'refuse':
+      if (app.dev.kind === 'extension_of_duration') return 'REFUSE EXTENSION OF DURATION';
       return retention ? 'REFUSE RETENTION' : 'REFUSE PERMISSION';
     case 'split':
       return 'SPLIT DECISION';
