@@ -1,7 +1,7 @@
 /**
  * Estimated project value (`est_value`, `est_value_basis`): from the floor area, the number of
  * units, or a quantity the description states (kW or MW of solar or a heat pump, solar panels or
- * their area, charging points, windows, signs), before a use class's typical value. So two solar
+ * their area, charging points, windows, signs, a shopfront's width, a mast's height), before a use class's typical value. So two solar
  * jobs of 4 kW and 40 kW are not worth the same. Pure; the rate tables are classify.ts's
  * (`RATE_PER_M2`, `UNIT_COST`, `TYPICAL_VALUE`, `TYPICAL_JOB_VALUE`, `ENERGY_VALUE_PER_MW`,
  * `REGIONAL_FACTOR`) and the per-quantity ones below.
@@ -53,7 +53,9 @@ export const QUANTITY_JOBS: readonly QuantityJob[] = [
   { job: 'heat_pump', pattern: /heat pump|air[- ]to[- ]water|air source/i, quantity: KW, unit: 'kW', perUnit: 1_200, fixed: 4_000 },
   { job: 'ev_charging', pattern: /charging|electric vehicle|\bev\b/i, quantity: num(/\b(\d{1,3})\s?no\.?\s(?:\w+\s){0,2}(?:charging|charge|charger)/i), unit: 'point', perUnit: 6_000, fixed: 5_000 },
   { job: 'windows_doors', pattern: /windows/i, quantity: num(/\b(\d{1,3})\s?no\.?\s(?:[\w-]+\s){0,3}windows\b/i), unit: 'window', perUnit: 1_100, fixed: 1_000 },
-  { job: 'signage', pattern: /\bsigns?\b|signage/i, quantity: num(/\b(\d{1,2})\s?no\.?\s(?:[\w-]+\s){0,3}signs?\b/i), unit: 'sign', perUnit: 3_000, fixed: 1_000 },
+  { job: 'shopfront', pattern: /shop ?front/i, quantity: num(/\b(\d{1,2}(?:\.\d+)?)\s?m (?:wide|frontage|long)\b/i), unit: 'metre of frontage', perUnit: 4_000, fixed: 6_000 },
+  { job: 'telecom_mast', pattern: /monopole|lattice tower|\bmasts?\b|telecommunications? (?:support )?structure/i, quantity: num(/\b(\d{1,2}(?:\.\d+)?)\s?m\b/i), unit: 'metre of height', perUnit: 2_500, fixed: 20_000 },
+  { job: 'signage', pattern: /\bsigns?\b|signage/i, quantity: num(/\b(\d{1,2})\s?no\.?\s(?:[\w-]+\s){0,5}signs?\b/i), unit: 'sign', perUnit: 3_000, fixed: 1_000 },
 ];
 
 const NEW_BUILD = /extension|construct|erect|demoli|new (?:dwelling|house|building)|change of use/i;

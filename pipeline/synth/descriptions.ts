@@ -385,15 +385,15 @@ function trade(cls: UseClassKey, c: Ctx): Development {
       orgShare = 0.9; orgNace = ['4321', '6810', '3511']; landUse = 'UTL'; projectType = 'Non-Residential';
       break;
     case 'shopfront':
-      d = `Permission for ${pick(r, ['new shopfront', 'alterations to existing shopfront', 'replacement shopfront and signage'])} at ${r.int(1, 120)} ${c.street}${opt(r, 0.3, ', a protected structure')}`;
+      d = `Permission for ${pick(r, ['new shopfront', 'alterations to existing shopfront', 'replacement shopfront and signage'])}${opt(r, 0.5, ` (${(r.int(35, 140) / 10).toFixed(1)}m ${r.chance(0.5) ? 'frontage' : 'wide'})`)} at ${r.int(1, 120)} ${c.street}${opt(r, 0.3, ', a protected structure')}`;
       orgShare = 0.6; orgNace = ['6810', '4673']; landUse = 'COM'; projectType = 'Non-Residential';
       break;
     case 'signage':
-      d = `Permission for ${opt(r, 0.35, `${r.int(2, 6)} no. `)}${pick(r, ['illuminated', 'non-illuminated', 'internally illuminated', 'externally lit'])} ${pick(r, ['fascia sign', 'projecting sign', 'totem sign', 'fascia and projecting signs', 'digital advertising display'])} ${pick(r, ['to front elevation', 'at entrance', 'on gable wall'])}`;
+      d = `Permission for ${opt(r, 0.6, `${r.int(2, 6)} no. `)}${pick(r, ['illuminated', 'non-illuminated', 'internally illuminated', 'externally lit'])} ${pick(r, ['fascia sign', 'projecting sign', 'totem sign', 'fascia and projecting signs', 'digital advertising display'])} ${pick(r, ['to front elevation', 'at entrance', 'on gable wall'])}`;
       orgShare = 0.75; orgNace = ['6810', '5510', '4673']; landUse = 'COM'; projectType = 'Non-Residential';
       break;
     default: // telecom
-      d = `Permission for a ${pick(r, ['21', '24', '30', '36'])}m ${pick(r, ['monopole', 'lattice tower', 'multi-user monopole'])} telecommunications support structure with antennae, dishes, ground-based equipment cabinets and security fencing`;
+      d = `Permission for a ${r.chance(0.3) ? (r.int(150, 360) / 10).toFixed(1) : r.int(15, 36)}m ${pick(r, ['monopole', 'lattice tower', 'multi-user monopole'])} telecommunications support structure with antennae, dishes, ground-based equipment cabinets and security fencing`;
       orgShare = 1; orgNace = ['4321', '4399']; landUse = 'UTL'; projectType = 'Non-Residential'; activity = 'New Build';
   }
   return base(cls, d, {

@@ -49,7 +49,7 @@ const low = (s: string): string => (/^[A-Z][a-z]/.test(s) ? s.charAt(0).toLowerC
 
 /** "construction of a slatted shed …" → "slatted shed …" (what is retained). */
 function retainedWorks(w: string): string {
-  return w.replace(/^(?:construction|erection|installation|provision) of (?:an? )?/i, '').replace(/^(?:an? |new )/, '');
+  return w.replace(/^replace /, 'replacement of ').replace(/^(?:construction|erection|installation|provision) of (?:an? )?/i, '').replace(/^(?:an? |new )/, '');
 }
 
 /** A reference to an earlier permission of the same council. */
@@ -58,9 +58,15 @@ function earlierRef(r: Rng, received: number): string {
   return r.pick([`Reg. Ref. ${r.int(1000, 6999)}/${yy}`, `Reg. Ref. ${yy}/${r.int(100, 999)}`, `planning ref. ${yy}${r.int(100, 9999)}`]);
 }
 
-/** Misspell one longer word: a letter dropped, doubled or two swapped (as real registers do: "demoltion", "vehiculaar"). */
+/** Words that say what kind of application it is: never misspelt, so the kind stays readable. */
+const KIND_WORDS = /^(?:retention|duration|amendments|outline|permission|declaration|section)$/i;
+
+/**
+ * Misspell one longer lower-case word: a letter dropped, doubled or two swapped (as real
+ * registers do: "demoltion", "vehiculaar"). Prefix codes and the words naming the kind are spared.
+ */
 export function misspell(r: Rng, s: string): string {
-  const words = [...s.matchAll(/[A-Za-z]{6,}/g)];
+  const words = [...s.matchAll(/\b[a-z]{6,}\b/g)].filter((m) => !KIND_WORDS.test(m[0]));
   if (!words.length) return s;
   const m = r.pick(words);
   const w = m[0];
@@ -118,7 +124,8 @@ export function phraseDevelopment(dev: Development, c: { r: Rng; authority: stri
     d = pre.length ? `${pre.join(sep)}${sep}${w}` : w;
     if (r.chance(0.03)) d = low(d);
   } else {
-    const lead = (s: string): string => (style === 'consist' ? `The development will consist of ${low(s)}` : `Permission for ${low(s)}`);
+    // "Permission to replace …" has no noun to "consist of": it keeps its own wording
+    const lead = (s: string): string => (style === 'consist' && !/^Permission to /.test(dev.description) ? `The development will consist of ${low(s)}` : dev.description);
     switch (kind) {
       case 'retention':
         d = dev.appType === 'RETENTION' && style === 'permission' ? dev.description : `${r.pick(['Retention of', 'Retention permission for', 'Permission for retention of'])} ${r.chance(0.4) ? 'existing ' : ''}${low(works)}`;
@@ -133,7 +140,7 @@ export function phraseDevelopment(dev: Development, c: { r: Rng; authority: stri
         d = dev.description;
         break;
       default:
-        d = /^(?:Permission|Retention)/.test(dev.description) ? (style === 'consist' && appType === 'PERMISSION' ? lead(works) : dev.description) : style === 'consist' ? lead(works) : dev.description;
+        d = style === 'consist' && appType === 'PERMISSION' ? lead(works) : dev.description;
     }
     if (protectedStructure) d += r.pick([', a Protected Structure', ' at this Protected Structure', ' (Protected Structure)']);
   }
