@@ -259,7 +259,7 @@ export interface Lead {
   one_off_house: boolean;
   demolition: boolean;
   est_value: number; // EUR, whole euros
-  est_value_basis: 'floor_area' | 'units' | 'typical';
+  est_value_basis: 'floor_area' | 'units' | 'quantity' | 'typical';
   has_contact: boolean;
   applicant_type: ApplicantType;
   // zoning and appeals

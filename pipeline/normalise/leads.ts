@@ -10,10 +10,11 @@
  */
 import { foldText, resolveAuthority } from '../reference/authorities.ts';
 import type { CommencementRow, Lead, PlanningRow } from '../types.ts';
-import { classifyScale, classifyUseClass, classifyVerticals, detectDemolition, estimateValue } from './classify.ts';
+import { classifyScale, classifyUseClass, classifyVerticals, detectDemolition } from './classify.ts';
 import type { CompanyIndex } from './company-match.ts';
 import { nameEvidence, type NameEvidence } from './name-evidence.ts';
 import { deriveReadiness, normaliseDecision, STATUS_OF } from './readiness.ts';
+import { estimateValue } from './value.ts';
 
 /** A lead before the registry assigns its id, first/last-seen dates and content hash. */
 export type LeadDraft = Omit<Lead, 'id' | 'first_seen' | 'last_changed' | 'content_hash'>;

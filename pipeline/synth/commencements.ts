@@ -149,6 +149,8 @@ function finish(n: NoticeBase, f: string[], badKey: number): string[] {
  */
 export function noticeLines(app: PlanningApp, seed: number, companies: CompanyRegistry, asOf: number, truth?: NameTruth): string[] {
   if (app.grant === null || app.bad >= 0) return [];
+  // works already carried out are not commenced
+  if (app.dev.kind === 'retention') return [];
   const r0 = recordRng(seed, 'cn', app.slot);
   if (!r0.chance(CN_SHARE)) return [];
   const first = app.grant + Math.round(20 + Math.pow(r0.next(), 1.6) * 700);

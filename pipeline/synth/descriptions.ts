@@ -18,7 +18,10 @@ export type UseClassKey =
 export interface Development {
   cls: UseClassKey;
   description: string;
+  /** The national export's ApplicationType, consistent with the text and `kind`. */
   appType: string;
+  /** What kind of application it is (ground truth, see `WorksKind`). */
+  kind: WorksKind;
   landUse: string;
   units: number | null;
   floorM2: number | null;
@@ -36,6 +39,15 @@ export interface Development {
   cnSubGroup: string;
 }
 
+/**
+ * The kind of application: new works (permission, or permission and retention together),
+ * retention of works already carried out, extension of the duration of an earlier permission,
+ * amendments to a permitted development, outline permission, or a section 5 declaration of
+ * exempted development (Dublin City's `EXPP`). Only new works and outline permissions have work
+ * still to sell.
+ */
+export type WorksKind = 'new_works' | 'retention' | 'extension_of_duration' | 'amendment' | 'outline' | 'declaration';
+
 /** Share of applications by use class at default settings (sums to 100). */
 export const USE_CLASSES = new Table<UseClassKey>([
   ['extension', 40.13], ['one_off', 13], ['housing', 4.3], ['apartments', 1.6], ['lrd', 0.35],
@@ -51,6 +63,8 @@ interface Ctx {
   place: string;
   estate: string;
   street: string;
+  /** The planning authority's name: its register's phrasing (`phrasingOf`) and urban or rural one-off houses. */
+  authority: string;
 }
 
 const pick = <T>(r: Rng, xs: readonly T[]): T => r.pick(xs);
@@ -61,6 +75,7 @@ function base(cls: UseClassKey, description: string, o: Partial<Development>): D
     cls,
     description,
     appType: 'PERMISSION',
+    kind: 'new_works',
     landUse: 'RES',
     units: null,
     floorM2: null,
@@ -76,6 +91,9 @@ function base(cls: UseClassKey, description: string, o: Partial<Development>): D
     ...o,
   };
 }
+
+/** Authorities whose one-off houses are infill and mews houses on serviced sites. */
+const URBAN = new Set(['Dublin City', 'Dún Laoghaire-Rathdown', 'Cork City', 'Galway City']);
 
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 const roundHa = (x: number): number => Math.round(x * 10000) / 10000;
@@ -118,7 +136,14 @@ function oneOff(c: Ctx): Development {
     'proprietary wastewater treatment system and percolation area', 'connection to public sewer',
     'wastewater treatment system and polishing filter', 'packaged wastewater treatment plant and soil polishing filter',
   ]);
-  if (x < 0.6) {
+  if (URBAN.has(c.authority)) {
+    d = `Permission for ${pick(r, [
+      `construction of a ${pick(r, ['2-storey', 'two storey', '3 storey'])}, ${pick(r, ['2', '3'])} bedroom mews dwelling to rear with access from rear lane`,
+      `a detached ${pick(r, ['dormer bungalow', 'two storey dwelling', 'single storey dwelling'])} to side of existing house with new vehicular entrance`,
+      `subdivision of site and construction of a ${pick(r, ['2 storey', 'single storey'])} infill dwelling with off-street parking`,
+      `demolition of existing garage and construction of a ${pick(r, ['2 storey', '3 storey'])} end of terrace house`,
+    ])}${opt(r, 0.5, ', boundary walls and all associated site works')}`;
+  } else if (x < 0.6) {
     d = `Permission for construction of a ${style} dwelling house, ${opt(r, 0.6, 'detached domestic garage, ')}${opt(r, 0.7, 'new vehicular entrance, ')}${wwt} and all associated site works`;
   } else if (x < 0.75) {
     d = `Permission to construct a new ${style} dwelling, domestic garage and ${wwt}, together with landscaping and all ancillary site works`;
@@ -128,7 +153,7 @@ function oneOff(c: Ctx): Development {
   } else {
     d = `Permission to demolish existing ${pick(r, ['derelict cottage', 'single storey dwelling', 'farmhouse'])} and construct a replacement ${style} dwelling house with ${wwt} and associated site works`;
   }
-  const floor = round1(r.float(130, 330));
+  const floor = round1(URBAN.has(c.authority) ? r.float(85, 190) : r.float(130, 330));
   return base('one_off', d, {
     appType, floorM2: floor, siteHa: roundHa(r.float(0.2, 1.4)), units: 1, oneOff: true, orgShare: 0.03,
     orgNace: ['4120'], cnActivity: 'New Build', cnSubGroup: 'Single Dwelling',
@@ -306,16 +331,25 @@ function trade(cls: UseClassKey, c: Ctx): Development {
   let projectType = 'Residential';
   let activity = 'Material Alteration';
   switch (cls) {
-    case 'solar':
-      if (r.chance(0.6)) d = `Permission for installation of ${r.int(6, 30)} no. solar PV panels on the ${pick(r, ['south-facing', 'rear', 'front', 'side'])} roof of existing dwelling${opt(r, 0.3, ' and ground-mounted array in rear garden')}`;
-      else if (r.chance(0.6)) {
-        d = `Permission for a roof-mounted solar PV array (approx. ${r.int(200, 6000)} sq.m) on existing ${pick(r, ['warehouse', 'factory', 'agricultural shed', 'school building', 'retail unit'])} with associated inverters and cabling`;
+    case 'solar': {
+      // sizes vary: panels (0.4–0.45 kWp each), kWp, array area
+      const x = r.next();
+      if (x < 0.6) {
+        const n = r.int(6, 30);
+        const kwp = round1(n * r.float(0.4, 0.45));
+        d = `Permission for installation of ${r.chance(0.55) ? `${n} no. solar PV panels` : r.chance(0.5) ? `a ${kwp}kWp solar PV array (${n} no. panels)` : 'solar PV panels'} on the ${pick(r, ['south-facing', 'rear', 'front', 'side'])} roof of existing dwelling${opt(r, 0.3, ' and ground-mounted array in rear garden')}`;
+      } else if (x < 0.84) {
+        const m2 = r.chance(0.75) ? Math.round(Math.exp(r.float(Math.log(150), Math.log(8000)))) : null;
+        const kwp = m2 === null ? Math.round(r.float(30, 990)) : Math.round(m2 * r.float(0.18, 0.22));
+        d = `Permission for a roof-mounted solar PV array (${m2 !== null && r.chance(0.6) ? `approx. ${m2} sq.m` : `${kwp} kWp`}) on existing ${pick(r, ['warehouse', 'factory', 'agricultural shed', 'school building', 'retail unit'])} with associated inverters and cabling`;
         orgShare = 0.7; orgNace = ['6810', '3511', '4120']; landUse = 'COM'; projectType = 'Non-Residential';
       } else {
-        d = `Permission for a ground-mounted solar PV array of ${r.int(50, 2000)} no. panels on ${pick(r, ['farm', 'lands'])} with inverter station and security fencing`;
+        const n = Math.round(Math.exp(r.float(Math.log(50), Math.log(4000))));
+        d = `Permission for a ground-mounted solar PV array of ${n} no. panels${opt(r, 0.4, ` (${round1((n * 0.45) / 1000)} MWp)`)} on ${pick(r, ['farm', 'lands'])} with inverter station and security fencing`;
         orgShare = 0.3; orgNace = ['3511']; landUse = 'UTL'; projectType = 'Non-Residential';
       }
       break;
+    }
     case 'roofing':
       d = `Permission for ${pick(r, [
         're-roofing of existing dwelling and raising of roof ridge height',
@@ -338,10 +372,10 @@ function trade(cls: UseClassKey, c: Ctx): Development {
       ])}${opt(r, 0.3, ' and all associated site works')}`;
       break;
     case 'windows':
-      d = `Permission to replace existing ${pick(r, ['timber sash windows', 'windows and front door', 'single glazed windows', 'shopfront windows'])} ${pick(r, ['with uPVC double glazed units', 'with double glazed timber windows', 'with aluclad windows and composite doors'])}${opt(r, 0.35, ' at this protected structure')}`;
+      d = `Permission to replace ${r.chance(0.4) ? `${r.int(2, 18)} no. ` : ''}existing ${pick(r, ['timber sash windows', 'windows and front door', 'single glazed windows', 'shopfront windows'])} ${pick(r, ['with uPVC double glazed units', 'with double glazed timber windows', 'with aluclad windows and composite doors'])}${opt(r, 0.35, ' at this protected structure')}`;
       break;
     case 'heat_pump':
-      d = `Permission for installation of an ${pick(r, ['air-to-water heat pump unit', 'air source heat pump', 'external heat pump and hot water cylinder enclosure'])} to ${pick(r, ['side', 'rear'])} of dwelling${opt(r, 0.3, ' together with solar PV panels on roof')}`;
+      d = `Permission for installation of an ${pick(r, ['air-to-water heat pump unit', 'air source heat pump', 'external heat pump and hot water cylinder enclosure'])}${opt(r, 0.45, ` (${pick(r, ['5', '6', '8', '9', '11', '12', '14', '16'])}kW)`)} to ${pick(r, ['side', 'rear'])} of dwelling${opt(r, 0.3, ' together with solar PV panels on roof')}`;
       break;
     case 'insulation':
       d = `Permission for external wall insulation to ${pick(r, ['all elevations', 'front and side elevations', 'rear and side elevations'])} of existing dwelling with new render finish${opt(r, 0.4, ', replacement windows and new front door')}`;
@@ -351,15 +385,15 @@ function trade(cls: UseClassKey, c: Ctx): Development {
       orgShare = 0.9; orgNace = ['4321', '6810', '3511']; landUse = 'UTL'; projectType = 'Non-Residential';
       break;
     case 'shopfront':
-      d = `Permission for ${pick(r, ['new shopfront', 'alterations to existing shopfront', 'replacement shopfront and signage'])} at ${r.int(1, 120)} ${c.street}${opt(r, 0.3, ', a protected structure')}`;
+      d = `Permission for ${pick(r, ['new shopfront', 'alterations to existing shopfront', 'replacement shopfront and signage'])}${opt(r, 0.5, ` (${(r.int(35, 140) / 10).toFixed(1)}m ${r.chance(0.5) ? 'frontage' : 'wide'})`)} at ${r.int(1, 120)} ${c.street}${opt(r, 0.3, ', a protected structure')}`;
       orgShare = 0.6; orgNace = ['6810', '4673']; landUse = 'COM'; projectType = 'Non-Residential';
       break;
     case 'signage':
-      d = `Permission for ${pick(r, ['illuminated', 'non-illuminated', 'internally illuminated', 'externally lit'])} ${pick(r, ['fascia sign', 'projecting sign', 'totem sign', 'fascia and projecting signs', 'digital advertising display'])} ${pick(r, ['to front elevation', 'at entrance', 'on gable wall'])}`;
+      d = `Permission for ${opt(r, 0.6, `${r.int(2, 6)} no. `)}${pick(r, ['illuminated', 'non-illuminated', 'internally illuminated', 'externally lit'])} ${pick(r, ['fascia sign', 'projecting sign', 'totem sign', 'fascia and projecting signs', 'digital advertising display'])} ${pick(r, ['to front elevation', 'at entrance', 'on gable wall'])}`;
       orgShare = 0.75; orgNace = ['6810', '5510', '4673']; landUse = 'COM'; projectType = 'Non-Residential';
       break;
     default: // telecom
-      d = `Permission for a ${pick(r, ['21', '24', '30', '36'])}m ${pick(r, ['monopole', 'lattice tower', 'multi-user monopole'])} telecommunications support structure with antennae, dishes, ground-based equipment cabinets and security fencing`;
+      d = `Permission for a ${r.chance(0.3) ? (r.int(150, 360) / 10).toFixed(1) : r.int(15, 36)}m ${pick(r, ['monopole', 'lattice tower', 'multi-user monopole'])} telecommunications support structure with antennae, dishes, ground-based equipment cabinets and security fencing`;
       orgShare = 1; orgNace = ['4321', '4399']; landUse = 'UTL'; projectType = 'Non-Residential'; activity = 'New Build';
   }
   return base(cls, d, {

@@ -12,11 +12,12 @@ import { wgs84ToItm } from '../lib/itm.ts';
 import type { CompanyRegistry } from './companies.ts';
 import { nameVariant, pickCompany } from './companies.ts';
 import { type Development, USE_CLASSES, describeDevelopment } from './descriptions.ts';
+import { phraseDevelopment } from './phrasing.ts';
 import { type DateStyle, dayToIso, fmtDate, isoToDay } from './output.ts';
 import { type Rng, Table, cumulative, evenlySpread, recordRng } from './rng.ts';
 import {
   BUSINESS_WORD_SURNAMES, PUBLIC_APPLICANTS, SOLE_TRADES,
-  eircode, estateName, personName, placeName, pointNear, spacedEircode, strayWhitespace, streetName, townOf,
+  eircode, estateName, misplaced, personName, placeName, pointNear, spacedEircode, strayWhitespace, streetName, townOf,
 } from './vocab.ts';
 import type { NameTruth } from './truth.ts';
 
@@ -64,7 +65,9 @@ export interface PlanningApp {
   appealDecided: number | null;
   appealDecision: string | null;
   correction: number | null;
+  /** What the correction fixes: 0 a misspelt word, 1 coordinates ~3 km off (at `misplacedAt`, still on the authority's land). */
   correctionKind: 0 | 1;
+  misplacedAt: { lat: number; lon: number } | null;
   dateStyle: DateStyle;
   siteId: string;
   bad: number; // -1 = good row, else the kind of damage
@@ -183,7 +186,7 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
   const street = streetName(r);
   const estate = estateName(r);
   const cls = USE_CLASSES.draw(r);
-  const dev = describeDevelopment(cls, { r, town, place, estate, street });
+  const dev = phraseDevelopment(describeDevelopment(cls, { r, town, place, estate, street, authority: a.name }), { r, authority: a.name, year });
 
   const rural = dev.oneOff || cls === 'agricultural' || (cls === 'solar' && /ground-mounted/.test(dev.description));
   const county = a.county === 'Dublin' ? 'Co. Dublin' : `Co. ${a.county}`;
@@ -242,6 +245,7 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
     const home = dev.oneOff ? `${r.int(1, 90)} ${estateName(r)}, ${townOf(r, a)}, ${county}` : address;
     applicantAddress = r.chance(0.9) ? home : '';
   }
+  ctx.truth?.application({ planning_authority: a.name, application_number: appNumber, generator_class: dev.cls, works_kind: dev.kind, application_type: dev.appType });
   if (person !== null) ctx.truth?.individual(person);
   else if (orgName !== null) ctx.truth?.organisation(orgName, 'applicant');
 
@@ -282,6 +286,8 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
       } else if (grants) {
         grant = decision + r.int(28, 40);
       }
+      // a section 5 declaration decides whether works are exempt: nothing is granted
+      if (dev.kind === 'declaration') grant = null;
     }
   }
 
@@ -319,13 +325,19 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
     appealDecided,
     appealDecision,
     correction: corr ? received + r.int(7, 1100) : null,
-    correctionKind: r.chance(0.6) ? 0 : 1,
+    correctionKind: 0,
+    misplacedAt: null,
     dateStyle: r.int(0, 3) as DateStyle,
     siteId: r.chance(0.6) ? String(100000 + slot) : '',
     bad,
     dup: bad < 0 && evenlySpread(slot, PLANNING_DUP_SHARE, 77),
     dupLag: r.int(7, 90),
   };
+  if (!r.chance(0.6)) {
+    // coordinates published ~3 km off, on the authority's land still (else a misspelt word)
+    app.misplacedAt = misplaced(a, { lat, lon });
+    if (app.misplacedAt) app.correctionKind = 1;
+  }
   return app;
 }
 
@@ -337,13 +349,18 @@ function typo(s: string): string {
 function decisionText(app: PlanningApp): string {
   const retention = /^RETENTION|RETENTION$/.test(app.dev.appType) || /^Retention/.test(app.dev.description);
   const both = app.dev.appType === 'PERMISSION AND RETENTION';
+  if (app.dev.kind === 'declaration' && (app.outcome === 'grant' || app.outcome === 'refuse' || app.outcome === 'split')) {
+    return app.outcome === 'grant' ? 'DECLARED EXEMPT' : 'DECLARED NOT EXEMPT';
+  }
   switch (app.outcome) {
     case 'grant':
+      if (app.dev.kind === 'extension_of_duration') return 'GRANT EXTENSION OF DURATION';
       if (both) return 'GRANT PERMISSION & GRANT RETENTION';
       if (retention) return 'GRANT RETENTION';
       if (app.dev.appType === 'OUTLINE PERMISSION') return 'GRANT OUTLINE PERMISSION';
       return 'GRANT PERMISSION';
     case 'refuse':
+      if (app.dev.kind === 'extension_of_duration') return 'REFUSE EXTENSION OF DURATION';
       return retention ? 'REFUSE RETENTION' : 'REFUSE PERMISSION';
     case 'split':
       return 'SPLIT DECISION';
@@ -374,10 +391,7 @@ export function planningFields(app: PlanningApp, asOf: number): string[] {
   let lat = app.lat;
   let lon = app.lon;
   if (broken && app.correctionKind === 0) description = typo(description);
-  if (broken && app.correctionKind === 1) {
-    lat += 0.021;
-    lon -= 0.034;
-  }
+  if (broken && app.misplacedAt) ({ lat, lon } = app.misplacedAt);
   let easting = '';
   let northing = '';
   if (app.hasCoords) {

@@ -1,5 +1,5 @@
 /**
- * The generator's ground truth about names, kept to itself: which names written into the raw
+ * The generator's ground truth about names (and what each planning application is), kept to itself: which names written into the raw
  * files are individuals' (homeowners, owners, builders trading under their own name) and which
  * are organisations' (every company of the register, public bodies, clubs). The pipeline never
  * reads it; the privacy tests do, to check that no individual's name is served anywhere and to
@@ -21,6 +21,22 @@ export interface NameTruthFile {
   applicant_organisations: string[];
   /** Organisations named as builders on commencement notices. */
   builder_organisations: string[];
+  /**
+   * What each planning application is, as the generator made it (written applications, bad rows
+   * included): its template's class (`UseClassKey` of descriptions.ts) and its kind of works
+   * (`WorksKind`: new_works, retention, extension_of_duration, amendment, outline, declaration),
+   * for scoring the classifier on generated text. Sorted by authority, then number.
+   */
+  applications: ApplicationTruth[];
+}
+
+/** The generator's answer for one application. */
+export interface ApplicationTruth {
+  planning_authority: string;
+  application_number: string;
+  generator_class: string;
+  works_kind: string;
+  application_type: string;
 }
 
 /** The role an organisation is named in. */
@@ -32,6 +48,7 @@ export class NameTruth {
   readonly organisations = new Set<string>();
   readonly applicants = new Set<string>();
   readonly builders = new Set<string>();
+  readonly applications: ApplicationTruth[] = [];
 
   individual(name: string): void {
     this.individuals.add(name.replace(/\s+/g, ' ').trim());
@@ -45,12 +62,18 @@ export class NameTruth {
     else if (role === 'builder') this.builders.add(n);
   }
 
+  /** An application's class and kind of works. */
+  application(a: ApplicationTruth): void {
+    this.applications.push(a);
+  }
+
   toJSON(): NameTruthFile {
     return {
       individuals: [...this.individuals].sort(),
       organisations: [...this.organisations].sort(),
       applicant_organisations: [...this.applicants].sort(),
       builder_organisations: [...this.builders].sort(),
+      applications: [...this.applications].sort((x, y) => (x.planning_authority < y.planning_authority ? -1 : x.planning_authority > y.planning_authority ? 1 : x.application_number < y.application_number ? -1 : x.application_number > y.application_number ? 1 : 0)),
     };
   }
 

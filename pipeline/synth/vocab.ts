@@ -4,6 +4,7 @@
  * any resemblance of a generated person to a real one is chance.
  */
 import type { Authority } from '../reference/authorities.ts';
+import { LAND_GRID, authorityLand, cellCorner, cellOf, onAuthorityLand } from '../reference/land.ts';
 import type { Rng } from './rng.ts';
 
 export const FORENAMES = [
@@ -176,15 +177,45 @@ export function postalDistrict(routingKey: string): string | null {
   return m ? `Dublin ${Number(m[1])}` : null;
 }
 
-/** A point around the authority's centre (roughly normal, `spreadKm` ≈ 1 σ), WGS84. */
+/**
+ * A point on the authority's land around its centre (roughly normal, `spreadKm` ≈ 1 σ), WGS84:
+ * draws that fall in the sea, in another authority or near a coast or border are drawn again
+ * (at most 24 times, then a land cell of the authority is taken at random). The point is kept at
+ * least 2 % of a cell away from its cell's edges, so rounding (ITM to 0.1 m and back) never moves
+ * it off the cell.
+ */
 export function pointNear(r: Rng, a: Authority, spreadScale = 1): { lat: number; lon: number } {
+  const land = authorityLand().get(a.name);
+  if (!land) throw new Error(`no land cells for authority ${a.name}`);
   const km = a.spreadKm * spreadScale;
-  const dLat = (r.normal() * km * 0.6) / 111.2;
-  const dLon = (r.normal() * km * 0.6) / (111.2 * Math.cos((a.lat * Math.PI) / 180));
-  // keep inside the island's box; a few coastal points may fall in the sea, as in real data
-  const lat = Math.min(55.35, Math.max(51.45, a.lat + dLat));
-  const lon = Math.min(-6.0, Math.max(-10.4, a.lon + dLon));
-  return { lat, lon };
+  for (let i = 0; i < 24; i++) {
+    const lat = a.lat + (r.normal() * km * 0.6) / 111.2;
+    const lon = a.lon + (r.normal() * km * 0.6) / (111.2 * Math.cos((a.lat * Math.PI) / 180));
+    const cell = cellOf(lat, lon);
+    if (land.set.has(cell)) return insideCell(cell, lat, lon);
+  }
+  const cell = land.cells[r.int(0, land.cells.length - 1)]!;
+  const c = cellCorner(cell);
+  return insideCell(cell, c.lat + r.next() * LAND_GRID.dLat, c.lon + r.next() * LAND_GRID.dLon);
+}
+
+/** (lat, lon) moved, if need be, to at least 2 % of a cell inside the cell's edges. */
+function insideCell(cell: number, lat: number, lon: number): { lat: number; lon: number } {
+  const c = cellCorner(cell);
+  const clamp = (x: number, lo: number, d: number): number => Math.min(lo + 0.98 * d, Math.max(lo + 0.02 * d, x));
+  return { lat: clamp(lat, c.lat, LAND_GRID.dLat), lon: clamp(lon, c.lon, LAND_GRID.dLon) };
+}
+
+/**
+ * The point `p` moved about 3 km (4 cells north or south, 5 cells east or west: the same place
+ * within its cell), to where it is still on the authority's land; null when no such move is.
+ */
+export function misplaced(a: Authority, p: { lat: number; lon: number }): { lat: number; lon: number } | null {
+  for (const [dy, dx] of [[4, -5], [-4, 5], [4, 5], [-4, -5]] as const) {
+    const q = { lat: p.lat + dy * LAND_GRID.dLat, lon: p.lon + dx * LAND_GRID.dLon };
+    if (onAuthorityLand(a.name, q.lat, q.lon)) return q;
+  }
+  return null;
 }
 
 /** Add stray whitespace the way hand-keyed systems do (leading, trailing or doubled spaces). */
