@@ -159,7 +159,7 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   usageDetailDays: { value: 90, env: 'USAGE_DETAIL_DAYS', help: 'days of per-route usage detail kept (daily totals per key are kept forever)' },
   gisTokenSecret: { value: '', env: 'GIS_TOKEN_SECRET', help: 'secret (≥ 32 characters) sealing GIS access_token values; unset = random per process, so tokens stop working at restart and differ between replicas' },
   exportTempDir: { value: '', env: 'EXPORT_TEMP_DIR', help: 'private folder (0700) of the export temp files, default <DATA_DIR>/export-tmp; leftovers of dead servers are removed at start' },
-  exportTempMaxMb: { value: 2048, env: 'EXPORT_TEMP_MAX_MB', help: 'temp space the running exports of one server may hold, MB; past it a new export waits EXPORT_TEMP_WAIT_MS, then gets 503 export_busy' },
+  exportTempMaxMb: { value: 2048, env: 'EXPORT_TEMP_MAX_MB', help: 'temp space the running exports of one server may hold, MB; past it a new export waits EXPORT_TEMP_WAIT_MS, then gets 503 export_busy; one export past it alone gets 507 export_too_large, or is stopped while written' },
   exportTempWaitMs: { value: 5000, env: 'EXPORT_TEMP_WAIT_MS', help: 'how long a new export waits for temp space before its 503' },
   gisTokenSecretsPrevious: { value: [], env: 'GIS_TOKEN_SECRETS_PREVIOUS', help: 'comma-separated earlier GIS_TOKEN_SECRET values still accepted after a rotation (tokens they sealed keep working until they expire; new ones are sealed with GIS_TOKEN_SECRET)' },
   cursorSecret: { value: '', env: 'CURSOR_SECRET', help: 'secret (≥ 32 characters) signing paging cursors (next_cursor, GIS next links); unset = random per process, so cursors stop working at restart and differ between replicas' },
