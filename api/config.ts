@@ -83,7 +83,7 @@ export interface ApiConfig {
   readonly cursorSecret: string;
   /** Earlier cursor secrets, still accepted (not used to sign) after a rotation. */
   readonly cursorSecretsPrevious: readonly string[];
-  /** How long a SQLite state-store write waits for a lock held by another process before the request gets 503 `service_degraded`. */
+  /** How long a state-store operation waits for a lock another process or session holds (SQLite and PostgreSQL) before the request gets 503 `service_degraded`. */
   readonly stateBusyTimeoutMs: number;
   /**
    * Bearer token of `GET /metrics` on the main port (≥ 32 characters); empty = no `/metrics` on
@@ -159,12 +159,12 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   usageDetailDays: { value: 90, env: 'USAGE_DETAIL_DAYS', help: 'days of per-route usage detail kept (daily totals per key are kept forever)' },
   gisTokenSecret: { value: '', env: 'GIS_TOKEN_SECRET', help: 'secret (≥ 32 characters) sealing GIS access_token values; unset = random per process, so tokens stop working at restart and differ between replicas' },
   exportTempDir: { value: '', env: 'EXPORT_TEMP_DIR', help: 'private folder (0700) of the export temp files, default <DATA_DIR>/export-tmp; leftovers of dead servers are removed at start' },
-  exportTempMaxMb: { value: 2048, env: 'EXPORT_TEMP_MAX_MB', help: 'temp space the running exports of one server may hold, MB; past it a new export waits EXPORT_TEMP_WAIT_MS, then gets 503 export_busy' },
+  exportTempMaxMb: { value: 2048, env: 'EXPORT_TEMP_MAX_MB', help: 'temp space the running exports of one server may hold, MB; past it a new export waits EXPORT_TEMP_WAIT_MS, then gets 503 export_busy; one export past it alone gets 507 export_too_large, or is stopped while written' },
   exportTempWaitMs: { value: 5000, env: 'EXPORT_TEMP_WAIT_MS', help: 'how long a new export waits for temp space before its 503' },
   gisTokenSecretsPrevious: { value: [], env: 'GIS_TOKEN_SECRETS_PREVIOUS', help: 'comma-separated earlier GIS_TOKEN_SECRET values still accepted after a rotation (tokens they sealed keep working until they expire; new ones are sealed with GIS_TOKEN_SECRET)' },
   cursorSecret: { value: '', env: 'CURSOR_SECRET', help: 'secret (≥ 32 characters) signing paging cursors (next_cursor, GIS next links); unset = random per process, so cursors stop working at restart and differ between replicas' },
   cursorSecretsPrevious: { value: [], env: 'CURSOR_SECRETS_PREVIOUS', help: 'comma-separated earlier CURSOR_SECRET values still accepted after a rotation (cursors they signed keep working; new ones are signed with CURSOR_SECRET)' },
-  stateBusyTimeoutMs: { value: 5000, env: 'STATE_BUSY_TIMEOUT_MS', help: 'SQLite state store: how long a write waits for a lock held by another process before the request gets 503 service_degraded' },
+  stateBusyTimeoutMs: { value: 5000, env: 'STATE_BUSY_TIMEOUT_MS', help: 'state store: how long an operation waits for a lock another process or session holds (SQLite: the write lock, waited for on timers without blocking the server; PostgreSQL: lock_timeout, statement_timeout and the wait for a pooled connection) before the request gets 503 service_degraded' },
   metricsToken: { value: '', env: 'METRICS_TOKEN', help: 'Bearer token (≥ 32 characters) of GET /metrics on the main port; unset = /metrics is not served there (404)' },
   metricsPort: { value: null, env: 'METRICS_PORT', help: 'port of a separate listener serving GET /metrics without a token on METRICS_HOST; unset = none' },
   metricsHost: { value: '127.0.0.1', env: 'METRICS_HOST', help: 'address the METRICS_PORT listener binds to' },

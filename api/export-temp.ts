@@ -17,8 +17,11 @@
  *   sum over the files in use of the larger of the reservation and the file's size. A new export
  *   that would take the space held past `EXPORT_TEMP_MAX_MB` waits (first come, first served) for
  *   files to be released, at most `EXPORT_TEMP_WAIT_MS`, then gets `503 export_busy` with
- *   `Retry-After`. An export is always admitted when no other holds space (a file larger than the
- *   bound can still be made, alone). The space is released when the response ends, fails or its
+ *   `Retry-After`. An export expected to take more than the bound on its own is refused at once
+ *   with `507 export_too_large` (narrow the filters, or use Parquet), and one that passes the
+ *   bound while it is written is stopped (its COPY cancelled, the response cut: api/render/
+ *   copy-stream.ts), so no export writes more than `EXPORT_TEMP_MAX_MB` (issue 31: with 50 MB one
+ *   full CSV export wrote 108 MB). The space is released when the response ends, fails or its
  *   client goes away, which deletes the file.
  */
 import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, rmSync, statSync, chmodSync, unlinkSync } from 'node:fs';
@@ -39,6 +42,8 @@ export const EXPORT_BUSY_RETRY_S = 30;
 /** One export's temp file: created `0600`, empty, in the process's private folder. */
 export interface TempFile {
   readonly path: string;
+  /** The most bytes the file may reach (EXPORT_TEMP_MAX_MB): its writer stops past it. */
+  readonly limitBytes: number;
   /** Delete the file (once DuckDB is done with it) and give its space back; idempotent. */
   release(): void;
 }
@@ -61,6 +66,18 @@ interface Held {
 const PROCESS_DIR = /^(.+)-(\d+)-([0-9a-f]{8})$/;
 const LEGACY_FILE = /^leads-export-[0-9a-f-]{36}\.(csv|jsonl|parquet)$/;
 const safeHost = (): string => hostname().replace(/[^A-Za-z0-9.]/g, '_') || 'host';
+
+/** `507 export_too_large`: one export of `format` would take (or took) `bytes`, more than the bound `maxBytes`. */
+export function exportTooLarge(format: TempFormat, bytes: number, maxBytes: number): ApiError {
+  const mb = (n: number): string => `${Math.max(1, Math.round(n / 1e6))} MB`;
+  const smaller = format === 'parquet' ? '' : ', or use format=parquet (about a tenth of the size)';
+  return new ApiError(
+    507,
+    'export_too_large',
+    `this ${format} file would take about ${mb(bytes)} of temp space, more than this server's bound of ${mb(maxBytes)} for one export; narrow the filters${smaller}`,
+    { title: 'Insufficient Storage', expose: true },
+  );
+}
 
 /** Whether a process with this pid runs on this host. */
 function alive(pid: number): boolean {
@@ -177,6 +194,7 @@ export class ExportTempSpace {
    */
   async acquire(format: TempFormat, rows: number): Promise<TempFile> {
     const need = this.estimate(format, rows);
+    if (need > this.opts.maxBytes) throw exportTooLarge(format, need, this.opts.maxBytes);
     if (this.waiting.length === 0 && this.fits(need)) return this.take(format, rows, need);
     const file = await new Promise<TempFile | Error | null>((resolve) => {
       const w = {
@@ -217,6 +235,7 @@ export class ExportTempSpace {
     let released = false;
     return {
       path,
+      limitBytes: this.opts.maxBytes,
       release: () => {
         if (released) return;
         released = true;

@@ -18,6 +18,7 @@ import type { UsageLedger } from './access/ledger.ts';
 import type { ExportTempSpace } from './export-temp.ts';
 import type { HostResolver } from './webhooks/destination.ts';
 import { ApiMetrics } from './observability/metrics.ts';
+import { removeStaleBuilds } from '../common/refresh-lock.ts';
 import { listenMetrics, originOf } from './observability/metrics-listener.ts';
 import { createLogger, flushLog, lineLog, type Logger } from './observability/log.ts';
 
@@ -104,6 +105,10 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
   const metrics = deps.metrics ?? new ApiMetrics();
   // The export temp folder first: private (0700), and what a killed server left in it removed.
   const exportTemp = new ExportTempSpace({ root: config.exportTempDir, maxBytes: config.exportTempMaxMb * 1e6, waitMs: config.exportTempWaitMs, log });
+  // build folders a killed refresh left (releases/.build-<id>), unless a refresh is running now
+  const stale = await removeStaleBuilds(config.dataDir).catch((e: Error) => (log(`could not remove stale build folders: ${e.message}`), []));
+  if (stale === null) log('a refresh is running: its build folder is left to it');
+  else if (stale.length > 0) log(`removed ${stale.length} build folder(s) a killed refresh left: ${stale.join(', ')}`);
   const openedStore = openStateStore(config.databaseUrl, { now: clock, busyTimeoutMs: config.stateBusyTimeoutMs });
   // every store operation timed (state_store_operation_duration_seconds), whoever calls it
   const rawStore = timedStore(openedStore, (operation, outcome, seconds) => metrics.storeDuration.observe({ operation, outcome }, seconds));

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { PipelineConfig } from './config.ts';
 import type { PreviousManifest } from './release/manifest.ts';
 import { acquireRefreshLock, currentRelease } from './release/publish.ts';
+import { removeBuildFolders } from '../common/refresh-lock.ts';
 import { createContext, type BuildContext, type PipelineDeps, type RefreshSummary, type StageOutcome } from './stages/context.ts';
 import { STAGES } from './stages/index.ts';
 import { runStages, startMemoryMeter, type MemoryMeter } from './stages/runner.ts';
@@ -30,6 +31,9 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
   try {
     const releaseLock = await acquireRefreshLock(config.dataDir);
     try {
+      // what a killed refresh left (also when this one ends `unchanged` and builds nothing)
+      const stale = await removeBuildFolders(config.dataDir);
+      if (stale.length > 0) deps.log(`removed ${stale.length} build folder(s) a killed refresh left: ${stale.join(', ')}`);
       const current = currentRelease(config.dataDir);
       const previous = current
         ? { ...current, manifest: JSON.parse(await readFile(join(current.dir, 'manifest.json'), 'utf8')) as PreviousManifest }

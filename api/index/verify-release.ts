@@ -3,8 +3,12 @@
  * `manifest.json` lists under `files` (written by the pipeline's `checksumFiles`, pipeline/release/checksums.ts:
  * every file of the release folder, recursively, except `manifest.json` and names starting with
  * `.`) must exist with the listed size and SHA-256, and every such file of the folder must be
- * listed. Files are hashed as streams (never held whole in memory). Runs in the index-building
- * child (api/index/build-child.ts), so the server's event loop never hashes.
+ * listed. Files are hashed as streams (never held whole in memory). The GeoJSON layers
+ * (`geojson/*.ndjson`, served byte for byte as they are) must also hold one JSON object per line,
+ * and `geojson/index.json` must parse: content that matches its manifest but does not parse is
+ * refused like a checksum failure (issue 31: the layer index reads only each line's prefix). Runs
+ * in the index-building child (api/index/build-child.ts), so the server's event loop never
+ * hashes or parses.
  *
  * @example
  *   await verifyReleaseFiles('/data/releases/20261116T060000Z'); // throws ReleaseRefusedError
@@ -35,6 +39,53 @@ export async function sha256File(path: string): Promise<string> {
   const h = createHash('sha256');
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) h.update(chunk as Buffer);
   return h.digest('hex');
+}
+
+/** Files served as JSON without being parsed per request: each line (`lines`) or the whole file (`whole`) must parse. */
+const jsonKindOf = (rel: string): 'lines' | 'whole' | null =>
+  rel.startsWith('geojson/') ? (rel.endsWith('.ndjson') ? 'lines' : rel.endsWith('.json') ? 'whole' : null) : null;
+
+/** Whether `text` parses as a JSON object. */
+function isJsonObject(text: string): boolean {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * SHA-256 (hex) of a file read once as a stream and, for `json`, where its content stops being
+ * JSON (`lines`: the first line that is not a JSON object, by number; `whole`: the file).
+ */
+async function hashAndParse(path: string, json: 'lines' | 'whole' | null): Promise<{ sha256: string; badJson: string | null }> {
+  const h = createHash('sha256');
+  let badJson: string | null = null;
+  let line = 0;
+  let carry: Buffer = Buffer.alloc(0);
+  const whole: Buffer[] = [];
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
+    const b = chunk as Buffer;
+    h.update(b);
+    if (json === 'whole') whole.push(b);
+    if (json !== 'lines' || badJson !== null) continue;
+    let data = carry.length > 0 ? Buffer.concat([carry, b]) : b;
+    let start = 0;
+    for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10, start)) {
+      line++;
+      if (!isJsonObject(data.toString('utf8', start, nl))) {
+        badJson = `line ${line}`;
+        break;
+      }
+      start = nl + 1;
+    }
+    carry = badJson === null ? Buffer.from(data.subarray(start)) : Buffer.alloc(0);
+    data = Buffer.alloc(0);
+  }
+  if (json === 'lines' && badJson === null && carry.length > 0) badJson = `line ${line + 1} (no newline at the end)`;
+  if (json === 'whole' && !isJsonObject(Buffer.concat(whole).toString('utf8'))) badJson = 'the file';
+  return { sha256: h.digest('hex'), badJson };
 }
 
 /** Every file under `dir` (relative, `/`-separated), skipping `manifest.json` and dot-names as the pipeline does. */
@@ -101,7 +152,9 @@ export async function verifyReleaseFiles(dir: string): Promise<{ files: number; 
       problems.push(`${rel} has ${size} bytes, the manifest says ${want.bytes}`);
       continue;
     }
-    if ((await sha256File(path)) !== want.sha256) problems.push(`${rel} does not match its SHA-256 in the manifest`);
+    const got = await hashAndParse(path, jsonKindOf(rel));
+    if (got.sha256 !== want.sha256) problems.push(`${rel} does not match its SHA-256 in the manifest`);
+    else if (got.badJson !== null) problems.push(`${rel} is not valid JSON (${got.badJson}) although it matches the manifest`);
     bytes += size;
   }
   for (const rel of (await releaseFiles(dir)).sort()) if (!listed.has(rel)) problems.push(`${rel} is not listed in the manifest`);

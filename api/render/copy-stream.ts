@@ -14,8 +14,12 @@
  *   that goes away interrupts the COPY. A failed COPY destroys the stream with its error, which
  *   cuts the connection (the client sees a truncated chunked body, never a short file that looks
  *   whole).
+ * - Bounded: while the COPY runs, the file's size is looked at every `LIMIT_CHECK_MS`; past the
+ *   temp file's `limitBytes` (EXPORT_TEMP_MAX_MB) the COPY is cancelled and the stream fails as a
+ *   failed COPY does, so one export never holds much more than the bound (a slow client no
+ *   longer lets DuckDB fill the disk ahead of it).
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { sqlString, type ApiDb } from '../db.ts';
 import type { TempFile } from '../export-temp.ts';
@@ -24,6 +28,18 @@ import type { TempFile } from '../export-temp.ts';
 const CHUNK = 256 * 1024;
 /** Wait at the end of what DuckDB has written so far before looking again. */
 const TAIL_WAIT_MS = 10;
+/** Bytes read in one synchronous run before the event loop gets a turn. */
+const BURST_BYTES = 4 * CHUNK;
+/** How often the size of a file being written is compared with its bound. */
+const LIMIT_CHECK_MS = 5;
+
+/** The error a stream fails with when its file passes the temp bound. */
+export class ExportTempBoundError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`the export's temp file passed EXPORT_TEMP_MAX_MB (${limitBytes} bytes): its COPY was stopped`);
+    this.name = 'ExportTempBoundError';
+  }
+}
 
 export interface CopyStreamOptions {
   /** The query whose rows are written, and its parameters. */
@@ -51,15 +67,34 @@ export function copyStream(db: ApiDb, opts: CopyStreamOptions): Readable {
       failure = e;
     },
   );
+  // the bound, watched while DuckDB writes (reading may lag behind a slow client)
+  const watch = setInterval(() => {
+    let size = 0;
+    try {
+      size = statSync(path).size;
+    } catch {
+      return; // not created yet
+    }
+    if (size > opts.file.limitBytes && !settled) overBound();
+  }, LIMIT_CHECK_MS);
+  function overBound(): void {
+    clearInterval(watch);
+    failure = new ExportTempBoundError(opts.file.limitBytes);
+    job.cancel();
+    stream.destroy(failure as Error);
+  }
+  void finished.then(() => clearInterval(watch));
   let fd: number | null = null;
   let pos = 0;
   let timer: NodeJS.Timeout | null = null;
   let ended = false;
-  const later = (): void => {
+  let burst = 0; // bytes pushed since the event loop last ran
+  const later = (ms = TAIL_WAIT_MS): void => {
     timer = setTimeout(() => {
       timer = null;
+      burst = 0;
       pump();
-    }, TAIL_WAIT_MS);
+    }, ms);
   };
 
   function pump(): void {
@@ -76,10 +111,15 @@ export function copyStream(db: ApiDb, opts: CopyStreamOptions): Readable {
         }
       }
       for (;;) {
+        // a reader that cannot catch up with DuckDB (a fast client on a busy box) would read on in
+        // one synchronous run until the COPY ends: let the event loop (and the bound's watch) in
+        if (burst >= BURST_BYTES) return later(0);
         const buf = Buffer.allocUnsafe(CHUNK);
         const n = readSync(fd, buf, 0, CHUNK, pos);
         if (n > 0) {
           pos += n;
+          burst += n;
+          if (pos > opts.file.limitBytes && !wasSettled) return overBound();
           if (!stream.push(n === CHUNK ? buf : buf.subarray(0, n))) return; // read() asks again
           continue;
         }
@@ -103,6 +143,7 @@ export function copyStream(db: ApiDb, opts: CopyStreamOptions): Readable {
     destroy(err, cb) {
       if (timer) clearTimeout(timer);
       timer = null;
+      clearInterval(watch);
       if (fd !== null) closeSync(fd);
       fd = null;
       if (!settled) job.cancel();

@@ -9,7 +9,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { sqlIdent, sqlString, type ApiDb } from '../db.ts';
-import type { TempFile } from '../export-temp.ts';
+import { exportTooLarge, type TempFile } from '../export-temp.ts';
 import { exportColumnsSql, exportRowsQuery, type ExportRowsRequest } from '../query/export-query.ts';
 import type { LeadsSource } from '../query/leads-query.ts';
 
@@ -37,6 +37,7 @@ export async function parquetStream(
     // USE_TMP_FILE false: DuckDB writes into the file we created (keeping its 0600), never beside it
     await db.runAlone(`COPY (${q.sql}) TO ${sqlString(path)} (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE 100000, USE_TMP_FILE false${kv})`, q.params);
     const { size } = await stat(path);
+    if (size > file.limitBytes) throw exportTooLarge('parquet', size, file.limitBytes); // written whole before the answer: refused, not cut
     const body = createReadStream(path);
     body.once('close', () => file.release());
     return { body, bytes: size };

@@ -2,9 +2,12 @@
  * The operational endpoints, at the origin (outside /v1), without an API key, never cached:
  *
  * - `GET /healthz` — the process is alive and answering HTTP (for a liveness probe); 200 always.
- * - `GET /readyz` — a release is loaded and the state store answers a query (within
- *   `READY_STORE_TIMEOUT_MS`): 200, else `503 not_ready` naming what is not ready (for a load
- *   balancer's readiness check: a replica without a release or its store is taken out).
+ * - `GET /readyz` — a release is loaded and the state store can be read AND written (a write
+ *   probe, `StateStore.probeWrite`, answering within `READY_STORE_TIMEOUT_MS`; its result is
+ *   reused for `READY_PROBE_CACHE_MS`, one probe at a time): 200, else `503 not_ready` naming
+ *   what is not ready (for a load balancer's readiness check: a replica without a release, or
+ *   whose store is locked by another process, read-only or unreachable — so that every keyed
+ *   request would get 503 — is taken out, and back in within a few seconds once writes work).
  * - `GET /metrics` — the Prometheus text exposition (api/observability/metrics.ts), only with
  *   `Authorization: Bearer <METRICS_TOKEN>` (401 `invalid_metrics_token` otherwise); a 404
  *   when METRICS_TOKEN is unset. A separate listener on METRICS_PORT serves it without a token
@@ -25,8 +28,10 @@ import type { ApiMetrics } from '../observability/metrics.ts';
 /** The paths served at the origin, outside /v1. */
 export const OPERATIONAL_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
 
-/** How long /readyz waits for the state store before it counts as not answering. */
-export const READY_STORE_TIMEOUT_MS = 2000;
+/** How long /readyz waits for the state store's write probe before it counts as not answering. */
+export const READY_STORE_TIMEOUT_MS = 1000;
+/** How long a write probe's result is reused by /readyz (a load balancer probing every second costs one write a second at most). */
+export const READY_PROBE_CACHE_MS = 1000;
 
 /** The body of `GET /healthz`. */
 export interface HealthBody {
@@ -42,8 +47,8 @@ export interface ReadyBody {
 
 export interface HealthDeps {
   releases: Pick<ReleaseManager, 'current'>;
-  /** Any cheap read answers whether the store is reachable; `getAccountById(0)` reads by primary key and finds nothing. */
-  store: Pick<StateStore, 'getAccountById'>;
+  /** Its write probe answers whether keyed requests can be counted. */
+  store: Pick<StateStore, 'probeWrite'>;
   metrics: Pick<ApiMetrics, 'scrape'>;
   /** Why the store does not answer goes to the log, not to the (public) response. */
   log: (line: string) => void;
@@ -57,7 +62,7 @@ export function bearerMatches(header: string, token: string): boolean {
   return timingSafeEqual(digest(m[1]!), digest(token));
 }
 
-/** What is wrong with the state store (logged), or null when it answers in time. */
+/** What is wrong with the state store (logged), or null when its write probe succeeds in time. */
 async function storeProblem(store: HealthDeps['store']): Promise<string | null> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<string>((resolve) => {
@@ -65,7 +70,7 @@ async function storeProblem(store: HealthDeps['store']): Promise<string | null> 
     timer.unref();
   });
   try {
-    return await Promise.race([store.getAccountById(0).then(() => null), timeout]);
+    return await Promise.race([store.probeWrite().then(() => null), timeout]);
   } catch (e) {
     const cause = (e as { cause?: { message?: unknown } }).cause?.message ?? (e as Error)?.message;
     return `failed: ${String(cause ?? e)}`;
@@ -74,10 +79,25 @@ async function storeProblem(store: HealthDeps['store']): Promise<string | null> 
   }
 }
 
+/** `storeProblem`, one probe at a time, its answer reused for READY_PROBE_CACHE_MS after it settles. */
+function cachedStoreProblem(store: HealthDeps['store']): () => Promise<string | null> {
+  let last: { at: number; problem: Promise<string | null> } | null = null;
+  return () => {
+    const now = Date.now();
+    if (last === null || now - last.at >= READY_PROBE_CACHE_MS) {
+      const entry = { at: Infinity, problem: storeProblem(store) };
+      void entry.problem.then(() => (entry.at = Date.now())); // in flight: shared; settled: reused for a while
+      last = entry;
+    }
+    return last.problem;
+  };
+}
+
 /** The router of /healthz, /readyz and /metrics (paths at the origin). */
 export function healthRouter(config: Pick<ApiConfig, 'metricsToken'>, deps: HealthDeps): Router<AppState> {
   const router = new Router<AppState>();
   let storeWasDown = false; // log when the store stops answering and when it answers again, not on every probe
+  const probe = cachedStoreProblem(deps.store);
   router.get('/healthz', (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { status: 'ok' } satisfies HealthBody;
@@ -92,7 +112,7 @@ export function healthRouter(config: Pick<ApiConfig, 'metricsToken'>, deps: Heal
     } catch {
       checks['release'] = 'no release is loaded';
     }
-    const store = await storeProblem(deps.store);
+    const store = await probe();
     if ((store !== null) !== storeWasDown) deps.log(store !== null ? `readyz: not ready, the state store ${store}` : 'readyz: the state store answers again');
     storeWasDown = store !== null;
     checks['state_store'] = store === null ? 'ok' : 'not answering';

@@ -1,8 +1,9 @@
 /**
  * The state store when it cannot do its job. `storeUnavailable(e)` says whether an error of a
  * store call means "the store cannot read or write now" — SQLite: full disk, read-only file or
- * database, a lock held past `busy_timeout`, an I/O error, a file it cannot open or that is
- * corrupt; PostgreSQL: no connection, out of resources (disk full), shutting down, read-only —
+ * database, a lock held past STATE_BUSY_TIMEOUT_MS, an I/O error, a file it cannot open or that is
+ * corrupt; PostgreSQL: no connection, out of resources (disk full), shutting down, read-only, a lock held
+ * past the timeout —
  * as opposed to a bug or a constraint the caller handles. `degradable(store)` wraps a store so
  * such errors surface as `StoreUnavailableError` (503 `service_degraded` with `Retry-After`,
  * api/errors.ts) on the request path; every other error passes unchanged.
@@ -16,9 +17,11 @@ const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|READONLY|FULL|IOERR|CANTOPEN|CO
 /**
  * PostgreSQL SQLSTATE classes / codes that mean "unavailable": 08 connection exception,
  * 53 insufficient resources (53100 disk_full), 57P01–57P05 shutdown / cannot connect now,
- * 58 system error (I/O), 25006 read-only transaction (a standby or a read-only default).
+ * 58 system error (I/O), 25006 read-only transaction (a standby or a read-only default),
+ * 55P03 lock_not_available (`lock_timeout`) and 57014 query_canceled (`statement_timeout`): a
+ * table or row another session holds past STATE_BUSY_TIMEOUT_MS.
  */
-const PG_UNAVAILABLE = /^(08...|53...|57P0[1-5]|58...|25006)$/;
+const PG_UNAVAILABLE = /^(08...|53...|57P0[1-5]|58...|25006|55P03|57014)$/;
 
 /** Node / pg client errors of a lost or refused connection. */
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);

@@ -26,6 +26,28 @@ export interface PostgresStoreOptions {
   poolMax?: number;
   /** Errors of idle pooled connections (e.g. the server restarted); the pool replaces them. */
   onIdleError?: (e: Error) => void;
+  /**
+   * How long an operation may take, ms (default 5000): every connection's `lock_timeout` and
+   * `statement_timeout`, the wait for a pooled connection, and the bound of the whole operation
+   * (a table or row locked by another session gives an "unavailable" error, not a hang). The
+   * migrations at open are not bounded.
+   */
+  busyTimeoutMs?: number;
+}
+
+/** The error of an operation that did not finish within `busyTimeoutMs` (ETIMEDOUT: "unavailable", api/state/degraded.ts). */
+export function storeTimeout(ms: number): Error {
+  return Object.assign(new Error(`the state store did not answer within ${ms} ms`), { code: 'ETIMEDOUT' });
+}
+
+/** `p`, or a rejection with `storeTimeout(ms)` if it has not settled within `ms`. */
+function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(storeTimeout(ms)), ms);
+  });
+  p.catch(() => {}); // settles after the deadline: nobody waits for it any more
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** A PostgreSQL store; `ready` settles once the migrations have been applied (or failed). */
@@ -76,6 +98,9 @@ export function postgresDialect(schema: string, db: Kysely<Tables>): Dialect {
       return (o.skipLocked ? locked.skipLocked() : locked) as typeof q;
     },
     migrationPrologue: [
+      // the connections' lock and statement timeouts (busyTimeoutMs) do not bound the migrations
+      sql`set local lock_timeout = 0`,
+      sql`set local statement_timeout = 0`,
       sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_CLASS}, hashtext(${schema}))`,
       sql`create schema if not exists ${sql.id(schema)}`,
       sql`set local search_path to ${sql.id(schema)}`,
@@ -106,8 +131,15 @@ const TYPES = {
 export function createPostgresStore(databaseUrl: string, opts: PostgresStoreOptions = {}): PostgresStateStore {
   const now = opts.now ?? (() => new Date());
   const { connectionString, schema } = parsePostgresUrl(databaseUrl);
+  const timeoutMs = opts.busyTimeoutMs ?? 5000;
   const pool = (extra: string): Kysely<Tables> => {
-    const p = new pg.Pool({ connectionString, max: opts.poolMax ?? 10, options: `-c search_path=${schema}${extra}`, types: TYPES });
+    const p = new pg.Pool({
+      connectionString,
+      max: opts.poolMax ?? 10,
+      connectionTimeoutMillis: timeoutMs,
+      options: `-c search_path=${schema} -c lock_timeout=${timeoutMs} -c statement_timeout=${timeoutMs}${extra}`,
+      types: TYPES,
+    });
     p.on('error', opts.onIdleError ?? (() => {}));
     return new Kysely<Tables>({ dialect: new PostgresDialect({ pool: p }) });
   };
@@ -137,7 +169,7 @@ export function createPostgresStore(databaseUrl: string, opts: PostgresStoreOpti
     keyChangeSent: (token) => listener.received(token),
     async run<T>(mode: Mode, op: () => Op<T>): Promise<T> {
       await ready;
-      return exec(mode, op());
+      return within(exec(mode, op()), timeoutMs);
     },
     async close() {
       if (closed) return;

@@ -4,6 +4,7 @@
  * webhook-store.ts, the account area in app-store.ts. Keys are stored only as SHA-256 hashes.
  */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Plan } from '../scopes.ts';
 import { access, keysQuery } from './access.ts';
 import { rows, template, type Backend } from './backend.ts';
@@ -29,6 +30,12 @@ function accountQueries(b: Backend) {
     keyByHash: template((hash: string) => keysQuery(db).select(['k.key_hash', 'a.plan as account_plan']).where('k.key_hash', '=', hash)),
     listAll: keysQuery(db).orderBy('k.created_at').orderBy(dialect.bytewise('k.id')).compile(),
     listByAccount: template((accountId: number) => keysQuery(db).where('k.account_id', '=', accountId).orderBy('k.created_at').orderBy(dialect.bytewise('k.id'))),
+    probeRead: db.selectFrom('accounts').select('id').where('id', '=', 0).compile(),
+    probeWrite: db
+      .updateTable('rate_counters')
+      .set((eb) => ({ count: eb.ref('count') }))
+      .where(sql<boolean>`1 = 0`)
+      .compile(),
     revoke: template((at: string, id: string) =>
       db.updateTable('api_keys').set({ status: 'revoked', revoked_at: at }).where('id', '=', id).where('status', '<>', 'revoked'),
     ),
@@ -89,6 +96,10 @@ export function createStateStore(b: Backend, now: () => Date): StateStore {
         return (yield q.keyById(id))[0] as ApiKey | undefined;
       });
       return changed(live(r) ?? null, token);
+    },
+    async probeWrite(): Promise<void> {
+      await b.run('plain', () => rows(q.probeRead));
+      await b.run('counter', () => rows(q.probeWrite));
     },
     keyChangeStamp(): number {
       const s = b.changeStamp();

@@ -172,6 +172,13 @@ export interface StateStore {
    * budget counters of days before `budgetBefore`.
    */
   prune(p: { detailBefore: string; windowBefore: number; budgetBefore: string }): Promise<void>;
+  /**
+   * Readiness (`/readyz`): read, then write the table every keyed request writes
+   * (`rate_counters`, a statement that changes no row), the way `hitRateLimit` does — so a lock
+   * held by another process or session, a read-only store or a lost connection rejects here as
+   * it would on the request path.
+   */
+  probeWrite(): Promise<void>;
   /** Settles when the store can answer: migrations applied, or rejects with why not. */
   readonly ready: Promise<void>;
   close(): Promise<void>;

@@ -4,16 +4,17 @@
  *   releases/<id>/         one folder per published release (Parquet, GeoJSON, manifest.json)
  *   releases/.build-<id>/  a release being built; never read by the API
  *   current -> releases/<id>   a symlink, switched with a single rename(2)
- *   .refresh.lock          pid of the running refresh
+ *   .refresh.lock          pid of the running refresh (common/refresh-lock.ts)
  *
  * A refresh that fails or is killed at any point leaves `current` pointing at the previous,
  * complete release: the new one only becomes visible through the final rename.
  */
-import { closeSync, existsSync, openSync, readFileSync, readlinkSync, writeSync } from 'node:fs';
+import { existsSync, readlinkSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, symlink, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { BUILD_PREFIX, removeBuildFolders } from '../../common/refresh-lock.ts';
 
-export class RefreshLockedError extends Error {}
+export { acquireRefreshLock, RefreshLockedError } from '../../common/refresh-lock.ts';
 
 export interface CurrentRelease {
   id: string;
@@ -22,7 +23,6 @@ export interface CurrentRelease {
 
 export const releasesDir = (dataDir: string): string => join(dataDir, 'releases');
 const currentLink = (dataDir: string): string => join(dataDir, 'current');
-const lockPath = (dataDir: string): string => join(dataDir, '.refresh.lock');
 
 /** The release `current` points at, or null before the first publish. */
 export function currentRelease(dataDir: string): CurrentRelease | null {
@@ -36,42 +36,6 @@ export function currentRelease(dataDir: string): CurrentRelease | null {
   }
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * Take the refresh lock (one refresh per data dir). A lock left by a process that no longer
- * exists (a killed refresh) is taken over. Returns a release function.
- */
-export async function acquireRefreshLock(dataDir: string): Promise<() => Promise<void>> {
-  await mkdir(dataDir, { recursive: true });
-  const path = lockPath(dataDir);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(path, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return async () => {
-        await rm(path, { force: true });
-      };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const pid = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
-        throw new RefreshLockedError(`another refresh is running on ${dataDir} (pid ${pid}); wait for it or stop it`);
-      }
-      await rm(path, { force: true }); // stale lock from a killed refresh
-    }
-  }
-  throw new RefreshLockedError(`could not take the refresh lock ${path}`);
-}
-
 /**
  * Create the build folder for a new release, removing leftovers of killed builds first
  * (safe: the caller holds the refresh lock, so no other build is running).
@@ -79,10 +43,8 @@ export async function acquireRefreshLock(dataDir: string): Promise<() => Promise
 export async function createBuildDir(dataDir: string, releaseId: string): Promise<string> {
   const root = releasesDir(dataDir);
   await mkdir(root, { recursive: true });
-  for (const name of await readdir(root)) {
-    if (name.startsWith('.build-')) await rm(join(root, name), { recursive: true, force: true });
-  }
-  const dir = join(root, `.build-${releaseId}`);
+  await removeBuildFolders(dataDir);
+  const dir = join(root, `${BUILD_PREFIX}${releaseId}`);
   await mkdir(dir, { recursive: true });
   return dir;
 }

@@ -18,6 +18,7 @@ import { loadApiConfig } from '../../api/config.ts';
 import { startServer } from '../../api/server.ts';
 import { assertProblem, publishCopyOfRelease, startTestApi, tinyRelease, type TestApi } from '../helpers/api.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { recordInManifest } from '../helpers/manifest.ts';
 
 let nowMs = Date.parse('2026-11-20T10:00:00Z');
 const clock = (): Date => new Date(nowMs);
@@ -59,6 +60,13 @@ const flipByte = (path: string): void => {
   b[b.length >> 1] ^= 0xff;
   writeFileSync(path, b);
 };
+/** Break one line's JSON (a feature's closing brace becomes a comma, same size) and record the file in the manifest as the pipeline would: only the content check can tell (issue 31). */
+const notJsonButListed = (rel: string) => (path: string): void => {
+  const text = readFileSync(path, 'utf8');
+  const end = text.indexOf('\n', text.length >> 1);
+  writeFileSync(path, `${text.slice(0, end - 1)},${text.slice(end)}`);
+  recordInManifest(path.slice(0, -rel.length - 1), rel);
+};
 const PARQUET = [
   'leads', 'infrastructure', 'companies', 'filings', 'suppliers', 'lead_neighbours', 'changes', 'registry', 'sales',
   'search_terms', 'search_postings', 'price_index', 'yields', 'emerging_zones', 'material_costs',
@@ -76,6 +84,8 @@ const DAMAGES: Damage[] = [
   ['an authority layer, one byte changed', 'geojson/leads/cork-county.ndjson', flipByte],
   ['the infrastructure layer, one byte changed', 'geojson/infrastructure.ndjson', flipByte],
   ['the layer index, one byte changed', 'geojson/index.json', flipByte],
+  ['an authority layer whose line is not JSON, matching its manifest', 'geojson/leads/cork-county.ndjson', notJsonButListed('geojson/leads/cork-county.ndjson')],
+  ['the infrastructure layer whose line is not JSON, matching its manifest', 'geojson/infrastructure.ndjson', notJsonButListed('geojson/infrastructure.ndjson')],
   ['rejects.jsonl, one line added', 'rejects.jsonl', (p) => appendFileSync(p, '{"source":"planning"}\n')],
   ['a listed file missing', 'lead_neighbours.parquet', (p) => rmSync(p)],
   ['a file the manifest does not list', 'geojson/roads.ndjson', (p) => writeFileSync(p, '{"type":"Feature"}\n')],

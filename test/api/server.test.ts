@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
 import { API_DEFAULTS, loadApiConfig } from '../../api/config.ts';
@@ -142,6 +142,19 @@ test('no release yet: the server starts and answers 503 no_release', async () =>
   } finally {
     await s.close();
   }
+});
+
+test('a build folder a killed refresh left is removed at start (issue 31), unless a refresh holds the lock', async () => {
+  const dataDir = tempDir('leads-stale-build-');
+  mkdirSync(join(dataDir, 'releases', '.build-20261116T060000Z'), { recursive: true });
+  writeFileSync(join(dataDir, 'releases', '.build-20261116T060000Z', 'leads.parquet'), 'partial');
+  writeFileSync(join(dataDir, '.refresh.lock'), '999999999'); // the killed refresh's lock: no such process
+  const logs: string[] = [];
+  const config = loadApiConfig({}, { dataDir, port: 0, host: '127.0.0.1', duckdbConnections: 1, duckdbThreads: 1 });
+  const s = await startServer(config, { log: (l) => void logs.push(l) });
+  await s.close();
+  assert.equal(readdirSync(join(dataDir, 'releases')), []);
+  assert.ok(logs.includes('removed 1 build folder(s) a killed refresh left: .build-20261116T060000Z'), logs.join('\n'));
 });
 
 test('node api/server.ts: prints the URL and how to get a key, serves, stops cleanly on SIGTERM', async () => {

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadPipelineConfig, type PipelineConfig } from '../../pipeline/config.ts';
 import { runPipeline, parquetRowCounts } from '../../pipeline/run.ts';
@@ -106,8 +106,10 @@ test('same input again: nothing to publish; --force rebuilds with 0 new, 0 updat
   const before = await registry();
   const id1 = currentRelease(data)!.id;
   clock = new Date('2026-11-09T07:00:00Z');
+  mkdirSync(join(data, 'releases', '.build-20261109T065000Z')); // a refresh killed mid-build left it (issue 31)
   const again = await runPipeline(config(), deps);
   assert.is(again.status, 'unchanged');
+  assert.not.ok(existsSync(join(data, 'releases', '.build-20261109T065000Z')), 'an unchanged refresh removes a killed build too');
   assert.is(again.releaseBytes, null, 'nothing built, no size');
   assert.is(currentRelease(data)!.id, id1);
   const forced = await runPipeline(config({ force: true }), deps);

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { ReleaseRefusedError, verifyReleaseFiles } from '../../../api/index/verify-release.ts';
 import { tinyRelease } from '../../helpers/api.ts';
 import { tempDir } from '../../helpers/tmp.ts';
+import { recordInManifest } from '../../helpers/manifest.ts';
 
 let n = 0;
 /** A fresh copy of the tiny release. */
@@ -66,6 +67,28 @@ test('truncated (mid-line and at a line break), missing and unlisted files are n
   rmSync(join(dir, 'sales.parquet'));
   appendFileSync(join(dir, 'geojson', 'extra.ndjson'), '{}\n');
   await refused(verifyReleaseFiles(dir), /^files do not match manifest\.json: sales\.parquet is missing; geojson\/extra\.ndjson is not listed in the manifest$/);
+});
+
+test('GeoJSON that matches its manifest but is not JSON is refused like a checksum failure (issue 31)', async () => {
+  const dir = await copy();
+  const layer = join(dir, 'geojson/leads/dublin-city.ndjson');
+  const lines = readFileSync(layer, 'utf8').split('\n');
+  lines[2] = lines[2]!.replace(/\}$/, ','); // same size, still starts like a pre-rendered Point feature
+  writeFileSync(layer, lines.join('\n'));
+  recordInManifest(dir, 'geojson/leads/dublin-city.ndjson');
+  await refused(verifyReleaseFiles(dir), /^files do not match manifest\.json: geojson\/leads\/dublin-city\.ndjson is not valid JSON \(line 3\) although it matches the manifest$/);
+  writeFileSync(layer, lines.slice(0, 2).join('\n') + '\n[1,2]\n');
+  recordInManifest(dir, 'geojson/leads/dublin-city.ndjson');
+  await refused(verifyReleaseFiles(dir), /dublin-city\.ndjson is not valid JSON \(line 3\)/);
+  writeFileSync(layer, lines.slice(0, 2).join('\n')); // no newline after the last line
+  recordInManifest(dir, 'geojson/leads/dublin-city.ndjson');
+  await refused(verifyReleaseFiles(dir), /dublin-city\.ndjson is not valid JSON \(line 2 \(no newline at the end\)\)/);
+  writeFileSync(layer, lines.join('\n').replace(/,$/m, '}'));
+  const index = join(dir, 'geojson/index.json');
+  writeFileSync(index, readFileSync(index, 'utf8').replace(/\}\s*$/, ''));
+  recordInManifest(dir, 'geojson/index.json');
+  recordInManifest(dir, 'geojson/leads/dublin-city.ndjson');
+  await refused(verifyReleaseFiles(dir), /^files do not match manifest\.json: geojson\/index\.json is not valid JSON \(the file\) although it matches the manifest$/);
 });
 
 test('many bad files: five named, the rest counted', async () => {

@@ -1,6 +1,6 @@
 /**
  * `/healthz` and `/readyz` (api/routes/health.ts) over real HTTP: public, never cached, at the
- * origin; `/readyz` is ready only while a release is loaded and the state store answers — a
+ * origin; `/readyz` is ready only while a release is loaded and the state store can be written — a
  * server with no release, and one whose store has stopped answering (its SQLite connection
  * closed under it), answer `503 not_ready` naming what is not ready. Every body is checked
  * against the OpenAPI document.
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { loadApiConfig } from '../../../api/config.ts';
 import { buildOpenApi } from '../../../api/openapi.ts';
 import { startServer } from '../../../api/server.ts';
+import { READY_PROBE_CACHE_MS } from '../../../api/routes/health.ts';
 import { assertProblem, startTestApi, type TestApi, type TestResponse } from '../../helpers/api.ts';
 import { validateResponse } from '../../helpers/openapi.ts';
 import { tempDir } from '../../helpers/tmp.ts';
@@ -79,6 +80,7 @@ test('GET /readyz: 503 not_ready when the state store stops answering', async ()
   try {
     assert.is((await get(broken.baseUrl, '/readyz')).status, 200);
     await broken.server.store.close(); // the SQLite connection is gone: every query fails
+    await new Promise((r) => setTimeout(r, READY_PROBE_CACHE_MS)); // the last probe's answer is reused for this long
     const res = await get(broken.baseUrl, '/readyz');
     assertProblem(res, 503, 'not_ready');
     assert.is(res.body.detail, 'not ready: state_store: not answering');

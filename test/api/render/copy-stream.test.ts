@@ -7,10 +7,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { rejects } from 'node:assert/strict';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { defaultAloneSlots, openApiDb, StatementCancelled, sqlString, type ApiDb } from '../../../api/db.ts';
-import { copyStream } from '../../../api/render/copy-stream.ts';
+import { copyStream, ExportTempBoundError } from '../../../api/render/copy-stream.ts';
 import { ExportTempSpace } from '../../../api/export-temp.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
@@ -100,6 +101,30 @@ test('long statements take the slots in turn; a queued one can be cancelled', as
   await Promise.all([slow.done.then(() => order.push('slow')), next.done.then(() => order.push('next'))]);
   assert.equal(order, ['slow', 'next'], 'one slot: the second waits for the first');
   assert.equal(readdirSync(dir).sort(), ['next.csv', 'slow.csv'], 'the cancelled one never ran');
+});
+
+test('one export passing EXPORT_TEMP_MAX_MB is stopped: its COPY cancelled, the stream failed, the file deleted (issue 31)', async () => {
+  const bound = 20e6;
+  const temp = new ExportTempSpace({ root: tempDir('copy-stream-bound-'), maxBytes: bound, waitMs: 0 });
+  const dir = temp.dir;
+  // admitted (its estimate is 0 rows), then writes far more than the bound: ~200 MB unbounded
+  const big = `SELECT i, repeat('x', 200) AS pad FROM range(1000000) r(i)`;
+  const s = copyStream(db, { sql: big, params: [], options: 'FORMAT CSV', file: await temp.acquire('csv', 0) });
+  let largest = 0;
+  const sampler = setInterval(() => {
+    for (const f of exportFiles(dir)) largest = Math.max(largest, statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0);
+  }, 1);
+  s.pause(); // a client that reads nothing: DuckDB writes ahead of it
+  s.once('data', () => {});
+  try {
+    await rejects(buffer(s), (e: unknown) => e instanceof ExportTempBoundError && e.limitBytes === bound);
+    await until(() => exportFiles(dir).length === 0 && temp.heldBytes() === 0, 10_000);
+  } finally {
+    clearInterval(sampler);
+  }
+  assert.ok(largest > bound * 0.5, `the file grew (${largest} bytes)`);
+  assert.ok(largest <= bound + 8e6, `the file stopped near the bound: ${largest} bytes for ${bound}`);
+  console.log(`  bound ${bound} bytes: largest file seen ${largest} bytes`);
 });
 
 test.run();

@@ -60,8 +60,8 @@ test('past EXPORT_TEMP_MAX_MB a new export waits, then gets 503 export_busy with
     const path = '/v1/export/applications.csv?county=Cork';
     const budget = async (): Promise<string | null> => (await api.request('/v1/meta')).headers.get('x-budget-remaining');
     const before = await budget();
-    // a slow reader's file holding 3 MB of the 1 MB
-    const held = await api.server.exportTemp.acquire('jsonl', 1000);
+    // a slow reader's file holding 0.9 MB of the 1 MB
+    const held = await api.server.exportTemp.acquire('jsonl', 450);
     const answer = api.request(path);
     await until(() => api.server.exportTemp.waitingExports() === 1, 10_000, 'the export to wait for space');
     const busy = await answer;
@@ -82,6 +82,24 @@ test('past EXPORT_TEMP_MAX_MB a new export waits, then gets 503 export_busy with
     assert.ok(ok.text.startsWith('id,lead_key,'));
     assert.is.not(await budget(), before, 'the export that ran was charged');
     await until(() => api.server.exportTemp.heldBytes() === 0, 10_000, 'the space to be released');
+  } finally {
+    await api.close();
+  }
+});
+
+test('an export expected to take more than EXPORT_TEMP_MAX_MB on its own gets 507 export_too_large and is not charged (issue 31)', async () => {
+  const api = await startTestApi({ config: { exportTempMaxMb: 1 } });
+  try {
+    const path = '/v1/export/applications.csv';
+    const quote = await api.request(path, { method: 'HEAD' });
+    const rows = Number(quote.headers.get('x-export-rows'));
+    assert.ok(rows * 1000 > 1e6, `the whole export (${rows} rows) is expected past 1 MB`);
+    const before = quote.headers.get('x-budget-remaining');
+    const res = await api.request(path);
+    assertProblem(res, 507, 'export_too_large');
+    assert.match(res.body.detail, /more than this server's bound of 1 MB for one export; narrow the filters, or use format=parquet/);
+    assert.is((await api.request(path, { method: 'HEAD' })).headers.get('x-budget-remaining'), before, 'nothing charged');
+    assert.equal(readdirSync(api.server.exportTemp.dir), [], 'no temp file made');
   } finally {
     await api.close();
   }
