@@ -28,16 +28,19 @@ export function authorityOfBoundary(name: string): string {
   return name.replace(/ County$/, '');
 }
 
-/** One authority's land: its cells as ids (row · cols + col), sorted, and a set for lookups. */
-export interface AuthorityLand {
-  readonly cells: Uint32Array;
-  readonly set: ReadonlySet<number>;
+/** Every authority's land: the owner of each grid cell and each authority's cells. */
+export interface Land {
+  /** Per cell id (row · cols + col): 1 + the index in `names` of the authority whose land it is, 0 for none. */
+  readonly owner: Uint8Array;
+  readonly names: readonly string[];
+  /** Each authority's cell ids, ascending. */
+  readonly cells: ReadonlyMap<string, Uint32Array>;
 }
 
-let loaded: Map<string, AuthorityLand> | null = null;
+let loaded: Land | null = null;
 
 /** Every authority's land cells (read once from authority-land.json). */
-export function authorityLand(): ReadonlyMap<string, AuthorityLand> {
+export function authorityLand(): Land {
   if (loaded) return loaded;
   const file = JSON.parse(readFileSync(new URL('./authority-land.json', import.meta.url), 'utf8')) as {
     grid: typeof LAND_GRID;
@@ -47,15 +50,26 @@ export function authorityLand(): ReadonlyMap<string, AuthorityLand> {
   if (g.lat0 !== LAND_GRID.lat0 || g.lon0 !== LAND_GRID.lon0 || g.dLat !== LAND_GRID.dLat || g.dLon !== LAND_GRID.dLon || g.cols !== LAND_GRID.cols) {
     throw new Error('authority-land.json was built on another grid: rebuild it with land-build.ts');
   }
-  loaded = new Map();
-  for (const [name, rows] of Object.entries(file.authorities)) {
+  const owner = new Uint8Array(LAND_GRID.rows * LAND_GRID.cols);
+  const names = Object.keys(file.authorities);
+  const cells = new Map<string, Uint32Array>();
+  names.forEach((name, i) => {
     const ids: number[] = [];
-    for (const [row, ...runs] of rows) {
-      for (let i = 0; i < runs.length; i += 2) for (let c = runs[i]!; c < runs[i]! + runs[i + 1]!; c++) ids.push(row! * LAND_GRID.cols + c);
+    for (const [row, ...runs] of file.authorities[name]!) {
+      for (let k = 0; k < runs.length; k += 2) for (let c = runs[k]!; c < runs[k]! + runs[k + 1]!; c++) ids.push(row! * LAND_GRID.cols + c);
     }
-    loaded.set(name, { cells: Uint32Array.from(ids), set: new Set(ids) });
-  }
+    for (const id of ids) owner[id] = i + 1;
+    cells.set(name, Uint32Array.from(ids));
+  });
+  loaded = { owner, names, cells };
   return loaded;
+}
+
+/** The 1-based land index of an authority (as in `Land.owner`). */
+export function landIndex(authority: string): number {
+  const i = authorityLand().names.indexOf(authority);
+  if (i < 0) throw new Error(`no land cells for authority ${authority}`);
+  return i + 1;
 }
 
 /** The grid cell id of a point, or -1 outside the grid. */
@@ -73,7 +87,6 @@ export function cellCorner(id: number): { lat: number; lon: number } {
 
 /** True when (lat, lon) is in one of the authority's land cells. */
 export function onAuthorityLand(authority: string, lat: number, lon: number): boolean {
-  const land = authorityLand().get(authority);
-  if (!land) throw new Error(`no land cells for authority ${authority}`);
-  return land.set.has(cellOf(lat, lon));
+  const cell = cellOf(lat, lon);
+  return cell >= 0 && authorityLand().owner[cell] === landIndex(authority);
 }

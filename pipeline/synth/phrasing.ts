@@ -47,9 +47,18 @@ function worksOf(d: string): string {
 const cap = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 const low = (s: string): string => (/^[A-Z][a-z]/.test(s) ? s.charAt(0).toLowerCase() + s.slice(1) : s);
 
+/** "construct a dwelling" → "construction of a dwelling": the works as a noun phrase, for "to provide for …", "Retention of …". */
+function nounPhrase(w: string): string {
+  return w
+    .replace(/^demolish /, 'demolition of ')
+    .replace(/ and construct /, ' and construction of ')
+    .replace(/^construct /, 'construction of ')
+    .replace(/^replace /, 'replacement of ');
+}
+
 /** "construction of a slatted shed …" → "slatted shed …" (what is retained). */
 function retainedWorks(w: string): string {
-  return w.replace(/^replace /, 'replacement of ').replace(/^(?:construction|erection|installation|provision) of (?:an? )?/i, '').replace(/^(?:an? |new )/, '');
+  return nounPhrase(w).replace(/^(?:construction|erection|installation|provision) of (?:an? )?/i, '').replace(/^(?:an? |new )/, '');
 }
 
 /** A reference to an earlier permission of the same council. */
@@ -128,13 +137,13 @@ export function phraseDevelopment(dev: Development, c: { r: Rng; authority: stri
     const lead = (s: string): string => (style === 'consist' && !/^Permission to /.test(dev.description) ? `The development will consist of ${low(s)}` : dev.description);
     switch (kind) {
       case 'retention':
-        d = dev.appType === 'RETENTION' && style === 'permission' ? dev.description : `${r.pick(['Retention of', 'Retention permission for', 'Permission for retention of'])} ${r.chance(0.4) ? 'existing ' : ''}${low(works)}`;
+        d = dev.appType === 'RETENTION' && style === 'permission' ? dev.description : `${r.pick(['Retention of', 'Retention permission for', 'Permission for retention of'])} ${r.chance(0.4) && !/^(?:\d|existing|replacement|alterations|widening|removal|demolition|site works)/i.test(works) ? 'existing ' : ''}${low(works)}`;
         break;
       case 'extension_of_duration':
-        d = `Extension of duration of permission ${earlierRef(r, c.year)} for ${low(works)}`;
+        d = `Extension of duration of permission ${earlierRef(r, c.year)} for ${low(nounPhrase(works))}`;
         break;
       case 'amendment':
-        d = `${style === 'consist' ? 'The development will consist of amendments' : 'Permission for amendments'} to development permitted under ${earlierRef(r, c.year)} to provide for ${low(works)}`;
+        d = `${style === 'consist' ? 'The development will consist of amendments' : 'Permission for amendments'} to development permitted under ${earlierRef(r, c.year)} to provide for ${low(nounPhrase(works))}`;
         break;
       case 'outline':
         d = dev.description;

@@ -4,7 +4,7 @@
  * any resemblance of a generated person to a real one is chance.
  */
 import type { Authority } from '../reference/authorities.ts';
-import { LAND_GRID, authorityLand, cellCorner, cellOf, onAuthorityLand } from '../reference/land.ts';
+import { LAND_GRID, authorityLand, cellCorner, cellOf, landIndex, onAuthorityLand } from '../reference/land.ts';
 import type { Rng } from './rng.ts';
 
 export const FORENAMES = [
@@ -185,16 +185,17 @@ export function postalDistrict(routingKey: string): string | null {
  * it off the cell.
  */
 export function pointNear(r: Rng, a: Authority, spreadScale = 1): { lat: number; lon: number } {
-  const land = authorityLand().get(a.name);
-  if (!land) throw new Error(`no land cells for authority ${a.name}`);
+  const { owner, cells } = authorityLand();
+  const own = landIndex(a.name);
   const km = a.spreadKm * spreadScale;
   for (let i = 0; i < 24; i++) {
     const lat = a.lat + (r.normal() * km * 0.6) / 111.2;
     const lon = a.lon + (r.normal() * km * 0.6) / (111.2 * Math.cos((a.lat * Math.PI) / 180));
     const cell = cellOf(lat, lon);
-    if (land.set.has(cell)) return insideCell(cell, lat, lon);
+    if (cell >= 0 && owner[cell] === own) return insideCell(cell, lat, lon);
   }
-  const cell = land.cells[r.int(0, land.cells.length - 1)]!;
+  const mine = cells.get(a.name)!;
+  const cell = mine[r.int(0, mine.length - 1)]!;
   const c = cellCorner(cell);
   return insideCell(cell, c.lat + r.next() * LAND_GRID.dLat, c.lon + r.next() * LAND_GRID.dLon);
 }
