@@ -400,3 +400,78 @@ export function classifyScale(i: { units: number | null; floorAreaM2: number | n
   if (reaches(SCALE_THRESHOLDS.medium, units, floor, i.estValue)) return 'medium';
   return 'minor';
 }
+
+// ---------------------------------------------------------------------------------------------
+// One classification for the refresh and `leads classify`
+
+/** The planning fields classification reads (a `PlanningRow`'s, all but the description optional). */
+export interface ClassifyInput {
+  description: string;
+  application_type?: string | null;
+  application_number?: string | null;
+  land_use_code?: string | null;
+  num_units?: number | null;
+  one_off_house?: boolean;
+  floor_area_m2?: number | null;
+}
+
+/** What a lead publishes about its trade: use class, kind of works, verticals and why. */
+export interface Classification {
+  use_class: string;
+  works_kind: string;
+  verticals: string[];
+  explicit_verticals: string[];
+  vertical_evidence: string[];
+  demolition: boolean;
+}
+
+const LAND_USE_DEMOLITION = /demol/i;
+
+/**
+ * The whole classification of one planning application: the one function the refresh
+ * (normalise/leads.ts) and `leads classify` call.
+ */
+export function classifyApplication(i: ClassifyInput): Classification {
+  const row = {
+    description: i.description, land_use_code: i.land_use_code ?? null, num_units: i.num_units ?? null,
+    one_off_house: i.one_off_house ?? false, floor_area_m2: i.floor_area_m2 ?? null,
+  };
+  const useClass = classifyUseClass(row);
+  const demolition = detectDemolition(i.description) || (row.land_use_code !== null && LAND_USE_DEMOLITION.test(row.land_use_code));
+  const verticals = classifyVerticals(i.description, useClass);
+  if (demolition && !verticals.includes('demolition')) {
+    verticals.push('demolition');
+    verticals.sort();
+  }
+  const hit = scanVerticals(i.description.toLowerCase());
+  const explicit = verticals.filter((v) => hit[VERTICAL_ORDER.get(v)!]);
+  return { use_class: useClass, works_kind: 'new_works', verticals, explicit_verticals: explicit, vertical_evidence: [], demolition };
+}
+
+/** Kinds of works (`works_kind`), in published order; see docs/data-quality.md. */
+export const WORKS_KINDS = ['new_works', 'extension_of_duration', 'outline', 'retention', 'amendment', 'declaration'] as const;
+export type WorksKind = (typeof WORKS_KINDS)[number];
+
+/** Kinds with no work to sell: their leads publish no verticals. */
+export const NO_WORK_KINDS: ReadonlySet<string> = new Set<WorksKind>(['retention', 'amendment', 'declaration']);
+
+/** Application types (as publishers write them) → kind of works; a plain permission decides nothing. */
+const APPLICATION_TYPE_KINDS: readonly { re: RegExp; kind: WorksKind }[] = [
+  { re: /extension of (?:the )?duration|\bextend (?:the )?duration/i, kind: 'extension_of_duration' },
+  { re: /section\s*(?:5|57)\b|declaration|exempt/i, kind: 'declaration' },
+  { re: /^(?:permission (?:for )?)?retention\b|^retain/i, kind: 'retention' },
+  { re: /^outline\b/i, kind: 'outline' },
+];
+
+/**
+ * The kind of works an application type states, or null when it states none ("PERMISSION",
+ * "PERMISSION AND RETENTION", "PERMISSION CONSEQUENT", a large-scale residential development …).
+ *
+ * @example worksKindOfType('RETENTION') // 'retention'
+ */
+export function worksKindOfType(applicationType: string | null | undefined): WorksKind | null {
+  if (!applicationType) return null;
+  const t = applicationType.trim();
+  for (const r of APPLICATION_TYPE_KINDS) if (r.re.test(t)) return r.kind;
+  return null;
+}
