@@ -53,7 +53,7 @@ test('scoreClassification: per vertical, micro, macro, use class with alternativ
 });
 
 test('confusionTable: labels as rows, predictions as columns, dots for none', () => {
-  assert.is(confusionTable({ a: { a: 2, b: 1 }, b: { b: 3 } }), ['label \\ got    a    b', 'a           2    1', 'b           .    3'].join('\n'));
+  assert.is(confusionTable({ a: { a: 2, b: 1 }, b: { b: 3 } }), ['label \\ got    a    b', 'a            2    1', 'b            .    3'].join('\n'));
 });
 
 test('the labels follow the policy: known classes and kinds, published = explicit ∪ implied, none without work to sell', () => {
