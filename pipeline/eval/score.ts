@@ -159,6 +159,7 @@ export function formatReport(title: string, r: Report): string {
   out.push(
     `${'micro'.padEnd(24)}${String(r.micro.tp + r.micro.fn).padStart(8)}  ${f2(r.micro.precision)}  ${f2(r.micro.recall)}  ${f2(r.micro.f1)}`,
     `${`macro (${r.macro.verticals})`.padEnd(24)}${''.padStart(8)}  ${f2(r.macro.precision)}  ${f2(r.macro.recall)}  ${f2(r.macro.f1)}`,
+    `micro counts: ${r.micro.tp} right, ${r.micro.fp} published wrongly, ${r.micro.fn} missed`,
     `${'explicit (text names it)'.padEnd(24)}${String(r.explicit.tp + r.explicit.fn).padStart(8)}  ${f2(r.explicit.precision)}  ${f2(r.explicit.recall)}  ${f2(r.explicit.f1)}`,
     '',
     `use class right: ${r.useClassRight}/${r.rows} (${pct(r.useClassRight, r.rows)}); the label's first class only: ${r.useClassStrict}/${r.rows} (${pct(r.useClassStrict, r.rows)})`,

@@ -235,21 +235,9 @@ function inner(re: RegExp): string {
  * glazing) nor reach the evidence.
  */
 const PERSON_CLAUSE = /^\s*(?:(?:i|we)\s*,[^,]{1,120},\s*|[^,.;:]{1,80}?\b)(?:intends?|wish(?:es)?|propose|proposes|seeks?|am applying|are applying|is applying)\s+(?:to\s+)?(?:apply\s+)?(?:to\s+[^,;]{1,60}?\s+)?(?:for\s+)?/i;
-/**
- * A building or street named by its proper name ("at Twilfit House", "Ashfield Gardens", "Park
- * Court"): a place, not a house, a garden or a court to build. Recognised by case, so only in
- * descriptions written in sentence case (not in all-capitals or Title Case ones).
- */
-const PLACE_NAME = /\b(?!(?:Of|To|The|A|An|And|At|In|On|For|With|Existing|Detached|Semi|Dwelling|New|Storey|Terraced|Mews|Two|Single|Rear|Side|Front|Proposed|Replacement|Town|Guest|Public|Nursing|Care|Dormer)\b)[A-Z][a-zA-Z'’-]+ (?:House|Hall|Gardens?|Court|Lodge|Park|Place|Square|Terrace|Villas|Manor|Grove)\b/g;
-function withoutPlaceNames(description: string): string {
-  const words = description.match(/\b[A-Za-z][a-z]+\b/g) ?? [];
-  const capitalised = words.filter((w) => w[0] !== w[0]!.toLowerCase()).length;
-  return capitalised * 2 < words.length ? description.replace(PLACE_NAME, ' ') : description;
-}
-
-/** Lower-cased description without the applicant's own words and without place names. */
+/** Lower-cased description without the applicant's own words. */
 function withoutPerson(description: string): string {
-  const lower = withoutPlaceNames(description).toLowerCase().replace(/\bend of terrace\b/g, 'end-of-terrace');
+  const lower = description.toLowerCase().replace(/\bend of terrace\b/g, 'end-of-terrace');
   return PERSON_CLAUSE.test(lower) && /\bapply|\bapplying/.test(lower.slice(0, 200)) ? lower.replace(PERSON_CLAUSE, '') : lower;
 }
 
