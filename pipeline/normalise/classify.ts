@@ -234,7 +234,7 @@ function inner(re: RegExp): string {
  * before anything is classified, so a name can neither match a keyword ("Mary Glass" is not
  * glazing) nor reach the evidence.
  */
-const PERSON_CLAUSE = /^\s*(?:(?:i|we)\s*,[^,]{1,120},\s*|[^,.;:]{1,80}?\b)(?:intends?|wish(?:es)?|propose|proposes|seeks?|am applying|are applying|is applying)\s+(?:to\s+)?(?:apply\s+)?(?:to\s+[^,;]{1,60}?\s+)?(?:for\s+)?/i;
+const PERSON_CLAUSE = /^\s*(?:(?:i|we)\s*,[^;]{1,200}?,?\s*|[^,.;:]{1,80}?\b)(?:intends?|wish(?:es)?|proposes?|seeks?|am applying|are applying|is applying)\b\s+(?:to\s+)?(?:apply\s+)?(?:to\s+[^,;]{1,60}?\s+)?(?:for\s+)?/i;
 /** Lower-cased description without the applicant's own words. */
 function withoutPerson(description: string): string {
   const lower = description.toLowerCase().replace(/\bend of terrace\b/g, 'end-of-terrace');

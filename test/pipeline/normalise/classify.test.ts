@@ -243,6 +243,7 @@ test('classifyApplication: a person named in the description never reaches the o
     'I, Mary Glass, intend to apply for permission for a single storey extension to rear of 12 Main Street',
     'We, John Roofe and Ann Roofe, intend to apply to Dublin City Council for permission for a dormer window to rear',
     'Mary Glass intends to apply for permission for new vehicular entrance',
+    'I, Mary Glass, of 12 Main Street, Glasnevin, intend to apply for permission for a two storey extension to rear',
   ]) {
     const c = classifyApplication({ description: d });
     const out = JSON.stringify(c).toLowerCase();
