@@ -13,13 +13,14 @@ export PATH := $(NODE_HOME)/bin:$(PATH)
 export npm_config_nodedir := $(NODE_HOME)
 
 # 'setup' installs the pinned Node.js and the packages; the other targets need it first.
-.PHONY: setup refresh generate serve test test-deploy typecheck bench clean help
+.PHONY: setup refresh generate serve test test-deploy typecheck eval bench clean help
 
 help:
 	@echo "make serve    install, build the default dataset if there is none, serve the API"
 	@echo "make test     typecheck and run every test (no network, no prior build needed)"
 	@echo "make refresh  weekly refresh: generate raw data if data/raw is empty, build and publish a release"
 	@echo "              (FETCH=1: download from the publishers first with leads fetch)"
+	@echo "make eval     classification scored on hand-labelled real descriptions and on generated ones (seconds)"
 	@echo "make test-deploy  nginx + two API replicas + PostgreSQL under load (docs/deploy.md; ~90 s)"
 	@echo "make bench    speed and memory benchmarks (prints a table, writes bench/results/*.json)"
 	@echo "make clean    remove generated data (raw files, releases) and node_modules"
@@ -84,6 +85,11 @@ test-deploy: setup
 	@mkdir -p .tmp
 	@set -o pipefail; start=$$(date +%s); node --import tsx node_modules/uvu/bin.js test '^deploy/.*\.test\.ts$$' 2>&1 | tee .tmp/test-deploy.log; rc=$$?; \
 	  echo "make test-deploy: $$(( $$(date +%s) - start )) s"; exit $$rc
+
+# Classification figures of docs/data-quality.md: real Dublin City descriptions (../shared/realdata;
+# skipped with a message when absent) against test/fixtures/classification/, then generated ones.
+eval: setup
+	node --import tsx pipeline/eval/run.ts $(ARGS)
 
 bench: setup
 	node --import tsx bench/run.ts $(ARGS)

@@ -15,6 +15,7 @@ import { RefreshLockedError } from './release/publish.ts';
 import { defaultFetchDeps, runFetch } from './fetch/run.ts';
 import { generatedLog, writeFetchLog } from './fetch/log.ts';
 import { loadSourcesFile, SourcesFileError } from './fetch/sources.ts';
+import { classifyApplication, type ClassifyInput } from './normalise/classify.ts';
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -35,6 +36,12 @@ Data pipeline:
   ingest <source> <file…> [--json]
                          parse files without publishing; prints rows, rejects and reasons
                          (sources: ${SOURCE_NAMES.join(', ')})
+  classify               the refresh's classification of planning descriptions: one per line
+                         on stdin (a line starting with '{' is a JSON object of planning fields:
+                         description, application_type, application_number, land_use_code,
+                         num_units, one_off_house, floor_area_m2); one JSON object per line on
+                         stdout: use_class, works_kind, verticals, explicit_verticals,
+                         vertical_evidence, demolition
 
 Environment: ${Object.values(PIPELINE_DEFAULTS).filter((d) => d.env).map((d) => d.env).join(', ')}
 Fetch URLs: ${loadSourcesFile().downloads.map((d) => d.urlEnv).filter((v, i, a) => a.indexOf(v) === i).join(', ')}
@@ -43,7 +50,76 @@ Fetch URLs: ${loadSourcesFile().downloads.map((d) => d.urlEnv).filter((v, i, a) 
 const err = (s: string): void => void process.stderr.write(s.endsWith('\n') ? s : s + '\n');
 const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n');
 
+/** Planning fields a JSON line may carry: the pipeline's names, or the national export's. */
+const JSON_FIELDS: Record<keyof ClassifyInput, readonly string[]> = {
+  description: ['description', 'DevelopmentDescription', 'details'],
+  application_type: ['application_type', 'ApplicationType'],
+  application_number: ['application_number', 'ApplicationNumber', 'app_ref'],
+  land_use_code: ['land_use_code', 'LandUseCode'],
+  num_units: ['num_units', 'NumResidentialUnits'],
+  one_off_house: ['one_off_house', 'OneOffHouse'],
+  floor_area_m2: ['floor_area_m2', 'FloorArea'],
+};
+
+/**
+ * `leads classify` on one input line: a description, or a JSON object of planning fields. The
+ * answer never repeats the description (it may name a person); a JSON line's
+ * `application_number` is echoed so answers can be matched to rows.
+ *
+ * @example classifyLine('Single storey extension to rear').use_class // 'residential_extension'
+ */
+export function classifyLine(line: string): Record<string, unknown> {
+  const text = line.trim();
+  if (!text.startsWith('{')) return { ...classifyApplication({ description: text }) };
+  let rec: Record<string, unknown>;
+  try {
+    rec = JSON.parse(text) as Record<string, unknown>;
+  } catch (e) {
+    return { error: `not a JSON object: ${(e as Error).message}` };
+  }
+  if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) return { error: 'not a JSON object' };
+  const get = (k: keyof ClassifyInput): unknown => JSON_FIELDS[k].map((n) => rec[n]).find((v) => v !== undefined && v !== null && v !== '');
+  const str = (v: unknown): string | null => (v === undefined ? null : String(v));
+  const num = (v: unknown): number | null => (v === undefined || !Number.isFinite(Number(v)) ? null : Number(v));
+  const description = get('description');
+  if (typeof description !== 'string') return { error: 'no description (description, DevelopmentDescription or details)' };
+  const oneOff = get('one_off_house');
+  const input: ClassifyInput = {
+    description,
+    application_type: str(get('application_type')),
+    application_number: str(get('application_number')),
+    land_use_code: str(get('land_use_code')),
+    num_units: num(get('num_units')),
+    one_off_house: oneOff === true || (typeof oneOff === 'string' && /^(?:y|yes|true|1)$/i.test(oneOff.trim())) || oneOff === 1,
+    floor_area_m2: num(get('floor_area_m2')),
+  };
+  return { ...(input.application_number !== null ? { application_number: input.application_number } : {}), ...classifyApplication(input) };
+}
+
 const commands: Record<string, Command> = {
+  async classify(args) {
+    parseArgs({ args, options: {} });
+    let failed = 0;
+    let buf = '';
+    const emit = (line: string): void => {
+      const r = classifyLine(line);
+      if ('error' in r) failed++;
+      out(JSON.stringify(r));
+    };
+    for await (const chunk of process.stdin) {
+      buf += String(chunk);
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        emit(buf.slice(0, nl).replace(/\r$/, ''));
+        buf = buf.slice(nl + 1);
+      }
+    }
+    if (buf.length > 0) emit(buf.replace(/\r$/, ''));
+    if (failed > 0) err(`classify: ${failed} line(s) could not be read (an {"error": …} line each)`);
+    return failed > 0 ? 1 : 0;
+  },
+
+
   async fetch(args) {
     const { values } = parseArgs({
       args,

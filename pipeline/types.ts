@@ -10,6 +10,7 @@
  */
 import type { SourceName } from './sources/formats.ts';
 import type { NameEvidence } from './normalise/name-evidence.ts';
+import type { WorksKind } from './normalise/classify.ts';
 
 export type IsoDate = string;
 
@@ -251,7 +252,12 @@ export interface Lead {
   lead_readiness: Readiness;
   status: LeadStatus;
   verticals: string[];
+  /** The verticals the description names (a subset of `verticals`; normalise/classify.ts). */
+  explicit_verticals: string[];
+  /** Why each vertical is published, in `verticals` order (`roofing: dormer`, `groundworks: implied by extension`). */
+  vertical_evidence: string[];
   use_class: string;
+  works_kind: WorksKind;
   scale: Scale;
   num_units: number | null;
   floor_area_m2: number | null;

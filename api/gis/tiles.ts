@@ -53,6 +53,7 @@ const DECLARED: Record<GisLayer, TileField[]> = {
     { name: 'lead_readiness', sql: 'CAST(t.lead_readiness AS VARCHAR)', type: 'String', description: 'Readiness stage.' },
     { name: 'scale', sql: 'CAST(t.scale AS VARCHAR)', type: 'String', description: 'Scale band.' },
     { name: 'use_class', sql: 't.use_class', type: 'String', description: 'Use class.' },
+    { name: 'works_kind', sql: 't.works_kind', type: 'String', description: 'Kind of works (new_works, retention, …).' },
     { name: 'verticals', sql: `array_to_string(t.verticals, ',')`, type: 'String', description: 'Trade verticals, comma-separated.' },
     { name: 'received_date', sql: 'CAST(t.received_date AS VARCHAR)', type: 'String', description: 'Date the application was received (YYYY-MM-DD).' },
     { name: 'est_value', sql: 'CAST(t.est_value AS DOUBLE)', type: 'Number', description: 'Estimated value, EUR.' },

@@ -158,7 +158,7 @@ export function leadDetailSections(r: DetailRows): Row {
         ? null
         : { name: contractorName, company_number: l['main_contractor_company_number'] ?? null, company: r.contractorCompany },
     project: pick([
-      'description', 'use_class', 'verticals', 'scale', 'num_units', 'floor_area_m2', 'site_area_ha', 'demolition', 'est_value',
+      'description', 'use_class', 'works_kind', 'verticals', 'explicit_verticals', 'vertical_evidence', 'scale', 'num_units', 'floor_area_m2', 'site_area_ha', 'demolition', 'est_value',
       'est_value_basis', 'application_type', 'lead_readiness', 'status', 'received_date', 'decision', 'decision_date',
       'grant_date', 'expiry_date', 'commencement_date', 'proposed_end_date', 'completion_date', 'public_url',
     ]),

@@ -93,6 +93,12 @@ export type LeadFilter = TextFilter | EnumFilter | MultiFilter | RangeFilter | F
 export type FilterKind = LeadFilter['kind'];
 
 const READINESS = READINESS_VALUES;
+/** The trade verticals' codes (pipeline/normalise/classify.ts \`VERTICALS\`; a test checks they agree). */
+const VERTICAL_CODES = [
+  'agricultural_buildings', 'concrete', 'data_centre_fitout', 'demolition', 'electrical', 'ev_charging', 'flooring', 'glazing_facades', 'groundworks',
+  'heat_pumps', 'hvac', 'insulation', 'kitchens_interiors', 'landscaping', 'plumbing_heating', 'roofing', 'scaffolding', 'security_fire',
+  'signage_shopfronts', 'solar', 'steel_structures', 'telecoms', 'windows_doors',
+] as const;
 const LIST = 'Comma-separated values match any of them (OR).';
 
 /** The lead filters, in the order of the schema, the SQL clauses and the canonical saved-filter string. */
@@ -104,11 +110,12 @@ export const LEAD_FILTERS = [
   {
     name: 'vertical', kind: 'enum', column: 'verticals', listColumn: true, examples: [['solar', 'roofing']],
     doc: `Trade verticals: a lead matches when it is relevant to the vertical. ${LIST}`,
-    values: [
-      'agricultural_buildings', 'concrete', 'data_centre_fitout', 'demolition', 'electrical', 'ev_charging', 'flooring', 'glazing_facades', 'groundworks',
-      'heat_pumps', 'hvac', 'insulation', 'kitchens_interiors', 'landscaping', 'plumbing_heating', 'roofing', 'scaffolding', 'security_fire',
-      'signage_shopfronts', 'solar', 'steel_structures', 'telecoms', 'windows_doors',
-    ],
+    values: VERTICAL_CODES,
+  },
+  {
+    name: 'explicit_vertical', kind: 'enum', column: 'explicit_verticals', listColumn: true, examples: [['roofing']],
+    doc: `Trade verticals the description itself names (\`explicit_verticals\`: its trade words, e.g. "dormer" → \`roofing\`), not only implied by the kind of build (an extension implies \`groundworks\`; \`vertical=\` matches both). A supplier who wants the jobs whose text names their trade asks \`explicit_vertical=roofing\`. ${LIST}`,
+    values: VERTICAL_CODES,
   },
   {
     name: 'authority', kind: 'multi', column: 'planning_authority', fold: 'place', examples: [['Dublin City']],
@@ -127,6 +134,11 @@ export const LEAD_FILTERS = [
       'data_centre', 'energy', 'telecoms', 'mixed_use', 'residential_multi', 'house', 'change_of_use', 'healthcare', 'hospitality', 'education',
       'agricultural', 'residential_extension', 'warehouse_logistics', 'industrial', 'office', 'retail', 'community', 'commercial', 'other',
     ],
+  },
+  {
+    name: 'works_kind', kind: 'enum', column: 'works_kind', examples: [['new_works', 'extension_of_duration']],
+    values: ['new_works', 'extension_of_duration', 'outline', 'retention', 'amendment', 'declaration'],
+    doc: `Kinds of works (\`works_kind\`): \`new_works\`, \`extension_of_duration\`, \`outline\`, \`retention\`, \`amendment\`, \`declaration\`. Lists without this filter show every kind; \`retention\`, \`amendment\` and \`declaration\` leads have no work to sell and no verticals, so any \`vertical=\` filter leaves them out. ${LIST}`,
   },
   { name: 'scale', kind: 'enum', column: 'scale', values: ['minor', 'medium', 'large', 'major'], examples: [['major']], doc: `Project scale bands. ${LIST}` },
   {

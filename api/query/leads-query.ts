@@ -48,7 +48,8 @@ export type SortKey = [value: string | number, id: number];
 export const LEAD_COLUMNS = [
   'id', 'lead_key', 'application_number', 'planning_authority', 'county', 'address', 'eircode_routing_key', 'lat', 'lon',
   'description', 'application_type', 'received_date', 'decision_date', 'decision_due_date', 'grant_date', 'expiry_date',
-  'withdrawn_date', 'decision', 'lead_readiness', 'status', 'verticals', 'use_class', 'scale', 'num_units', 'floor_area_m2',
+  'withdrawn_date', 'decision', 'lead_readiness', 'status', 'verticals', 'explicit_verticals', 'vertical_evidence', 'use_class',
+  'works_kind', 'scale', 'num_units', 'floor_area_m2',
   'site_area_ha', 'one_off_house', 'demolition', 'est_value', 'est_value_basis', 'has_contact', 'applicant_type',
   'land_use_code', 'further_info_requested', 'appeal_ref', 'appeal_status', 'appeal_decision', 'appeal_decision_date',
   'commencement_notice', 'commencement_date', 'proposed_end_date', 'completion_date', 'units_completed', 'applicant_org',

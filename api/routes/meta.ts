@@ -38,7 +38,9 @@ export interface Freshness {
 
 export interface MetaEnums {
   vertical: string[];
+  explicit_vertical: string[];
   use_class: string[];
+  works_kind: string[];
   scale: string[];
   readiness: string[];
   status: string[];
@@ -79,7 +81,9 @@ async function loadMetaData(db: ApiDb, release: Release): Promise<MetaData> {
     freshness: freshness.map((f) => ({ authority: f.authority, county: f.county, leads: Number(f.leads), latest_received: f.latest_received ?? null })),
     enums: {
       vertical: values(verticals),
+      explicit_vertical: values(verticals),
       use_class: values(useClasses),
+      works_kind: schemaEnum('works_kind'),
       scale: schemaEnum('scale'),
       readiness: schemaEnum('lead_readiness'),
       status: schemaEnum('status'),

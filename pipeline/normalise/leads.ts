@@ -10,7 +10,7 @@
  */
 import { foldText, resolveAuthority } from '../reference/authorities.ts';
 import type { CommencementRow, Lead, PlanningRow } from '../types.ts';
-import { classifyScale, classifyUseClass, classifyVerticals, detectDemolition } from './classify.ts';
+import { classifyApplication, classifyScale } from './classify.ts';
 import type { CompanyIndex } from './company-match.ts';
 import { nameEvidence, type NameEvidence } from './name-evidence.ts';
 import { deriveReadiness, normaliseDecision, STATUS_OF } from './readiness.ts';
@@ -31,8 +31,6 @@ export function leadKey(authoritySlugOrName: string, applicationNumber: string):
   const slug = a ? a.slug : foldText(authoritySlugOrName).replace(/[^a-z0-9]+/g, '-');
   return `${slug}/${applicationNumber.trim().toUpperCase()}`;
 }
-
-const LAND_USE_DEMOLITION = /demol/i;
 
 interface AuthorityFacts {
   name: string;
@@ -169,7 +167,8 @@ function toLead(
   asOf: string,
 ): LeadDraft {
   const county = f ? f.county : 'Unknown';
-  const useClass = classifyUseClass(p);
+  const c = classifyApplication(p);
+  const useClass = c.use_class;
   const value = estimateValue({ useClass, floorAreaM2: p.floor_area_m2, units: p.num_units, county, description: p.description });
   const readiness = deriveReadiness(p, notices, asOf);
   // A name is published only with evidence that it is an organisation's (name-evidence.ts).
@@ -177,12 +176,6 @@ function toLead(
   const applicantOrg = applicantEvidence ? p.applicant_name : null;
   const applicantType = applicantOrg ? 'organisation' : p.applicant_person || p.applicant_name !== null ? 'individual' : 'unknown';
   const applicant = match(applicantOrg);
-  const demolition = detectDemolition(p.description) || (p.land_use_code !== null && LAND_USE_DEMOLITION.test(p.land_use_code));
-  const verticals = classifyVerticals(p.description, useClass);
-  if (demolition && !verticals.includes('demolition')) {
-    verticals.push('demolition');
-    verticals.sort();
-  }
 
   // Merge phases.
   let first: CommencementRow | null = null;
@@ -238,14 +231,17 @@ function toLead(
     decision: normaliseDecision(p.decision, p.application_status),
     lead_readiness: readiness,
     status: STATUS_OF[readiness],
-    verticals,
+    verticals: c.verticals,
+    explicit_verticals: c.explicit_verticals,
+    vertical_evidence: c.vertical_evidence,
     use_class: useClass,
+    works_kind: c.works_kind,
     scale: classifyScale({ units: p.num_units, floorAreaM2: p.floor_area_m2, siteAreaHa: p.site_area_ha, estValue: value.est_value }),
     num_units: p.num_units,
     floor_area_m2: p.floor_area_m2,
     site_area_ha: p.site_area_ha,
     one_off_house: p.one_off_house,
-    demolition,
+    demolition: c.demolition,
     est_value: value.est_value,
     est_value_basis: value.est_value_basis,
     has_contact: p.has_contact,

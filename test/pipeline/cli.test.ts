@@ -1,7 +1,7 @@
 /**
  * The data team's CLI end to end, as child processes: `leads generate` → `leads refresh --raw DIR
  * --json` into another DATA_DIR, the `--generate-if-empty` path, exit codes for bad usage, and
- * `leads ingest` on a generated file.
+ * `leads ingest` on a generated file, and `leads classify` on descriptions.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,9 +11,44 @@ import { join } from 'node:path';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 import type { RefreshSummary } from '../../pipeline/run.ts';
 import { STAGES } from '../../pipeline/stages/index.ts';
+import { classifyApplication } from '../../pipeline/normalise/classify.ts';
 
-const leads = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [join(REPO_ROOT, 'bin/leads.js'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+const leads = (args: string[], env: Record<string, string> = {}, input?: string) =>
+  spawnSync(process.execPath, [join(REPO_ROOT, 'bin/leads.js'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8', input });
+
+test('classify: one JSON object per input line, the refresh\'s own classification, no name in the output', () => {
+  const lines = [
+    'Single storey extension to rear with 2 no. velux rooflights',
+    'RETENTION - 1.875m high boundary wall to front',
+    'I, Mary Glass, intend to apply for permission for a dormer window to the rear',
+    JSON.stringify({ description: 'Construction of a new dwelling house', application_number: '24/100', application_type: 'OUTLINE PERMISSION', num_units: 1 }),
+    JSON.stringify({ DevelopmentDescription: 'Single storey extension to rear', ApplicationType: 'RETENTION' }),
+    '',
+  ];
+  const r = leads(['classify'], {}, lines.join('\n') + '\n');
+  assert.is(r.status, 0, r.stderr);
+  const got = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.is(got.length, lines.length);
+  for (const g of got) for (const k of ['use_class', 'works_kind', 'verticals', 'explicit_verticals', 'vertical_evidence', 'demolition']) assert.ok(k in g, k);
+  assert.equal(got[0], { ...classifyApplication({ description: lines[0]! }) });
+  assert.is(got[1]!['works_kind'], 'retention');
+  assert.equal(got[1]!['verticals'], []);
+  assert.not.match(r.stdout, /mary|glass/i);
+  assert.equal(got[2]!['explicit_verticals'], ['roofing', 'windows_doors']);
+  assert.is(got[3]!['application_number'], '24/100');
+  assert.is(got[3]!['works_kind'], 'outline');
+  assert.is(got[3]!['use_class'], 'house');
+  assert.is(got[4]!['works_kind'], 'retention');
+});
+
+test('classify: a line that is not a JSON object is an error line and exit 1', () => {
+  const r = leads(['classify'], {}, '{nope\nSingle storey extension\n');
+  assert.is(r.status, 1);
+  const got = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.ok('error' in got[0]!);
+  assert.is(got[1]!['use_class'], 'residential_extension');
+  assert.match(r.stderr, /1 line\(s\) could not be read/);
+});
 
 test('generate into one folder, refresh --raw from it into another DATA_DIR', () => {
   const raw = tempDir('leads-cli-raw-');

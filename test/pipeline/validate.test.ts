@@ -42,7 +42,10 @@ const lead: Lead = {
   lead_readiness: 'commencing',
   status: 'active',
   verticals: ['roofing', 'solar'],
+  explicit_verticals: ['solar'],
+  vertical_evidence: ['roofing: implied by extension', 'solar: solar'],
   use_class: 'residential',
+  works_kind: 'new_works',
   scale: 'large',
   num_units: 24,
   floor_area_m2: 2150.5,
@@ -173,7 +176,8 @@ const supplier = {
 const leadDetail = {
   ...lead,
   project: {
-    description: lead.description, use_class: lead.use_class, verticals: lead.verticals, scale: lead.scale,
+    description: lead.description, use_class: lead.use_class, works_kind: lead.works_kind, verticals: lead.verticals,
+    explicit_verticals: lead.explicit_verticals, vertical_evidence: lead.vertical_evidence, scale: lead.scale,
     num_units: lead.num_units, floor_area_m2: lead.floor_area_m2, site_area_ha: lead.site_area_ha,
     demolition: lead.demolition, est_value: lead.est_value, est_value_basis: lead.est_value_basis,
     application_type: lead.application_type, lead_readiness: lead.lead_readiness, status: lead.status,

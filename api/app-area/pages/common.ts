@@ -81,7 +81,7 @@ function choices(f: LeadFilter, places: PlaceNames): string[] {
 }
 
 const labelOf = (f: LeadFilter): string => {
-  const named: Record<string, string> = { q: 'Search', min_value: 'Minimum value (€)', min_units: 'Minimum units', has_contact: 'Has contact details', received_from: 'Received from', received_to: 'Received to', use_class: 'Use class', application_type: 'Application type', application_number: 'Council reference', near: 'Near (latitude,longitude)', bbox: 'Box (minLon,minLat,maxLon,maxLat)', polygon: 'Area (GeoJSON polygon)' };
+  const named: Record<string, string> = { q: 'Search', min_value: 'Minimum value (€)', min_units: 'Minimum units', has_contact: 'Has contact details', received_from: 'Received from', received_to: 'Received to', use_class: 'Use class', application_type: 'Application type', works_kind: 'Kind of works', explicit_vertical: 'Trade named in the text', application_number: 'Council reference', near: 'Near (latitude,longitude)', bbox: 'Box (minLon,minLat,maxLon,maxLat)', polygon: 'Area (GeoJSON polygon)' };
   return named[f.name] ?? f.name.charAt(0).toUpperCase() + f.name.slice(1).replace(/_/g, ' ');
 };
 const optionLabel = (f: LeadFilter, v: string): string => (f.name === 'status' && !(v in STATUS_GROUP_OF) ? `${v} (group)` : v).replace(/_/g, ' ');

@@ -121,15 +121,23 @@ test('list: filters alone and combined match an independent count', async () => 
     ['received_from=2025-06-01', `received_date >= DATE '2025-06-01'`],
     ['received_to=2025-06-01', `received_date <= DATE '2025-06-01'`],
     ['received_from=2025-05-01&received_to=2025-05-31', `received_date BETWEEN DATE '2025-05-01' AND DATE '2025-05-31'`],
-    ['received_from=2025-03-01&received_to=2025-09-30&application_type=permission&county=cork', `received_date BETWEEN DATE '2025-03-01' AND DATE '2025-09-30' AND application_type = 'PERMISSION' AND county = 'Cork'`],
+    ['received_from=2025-03-01&received_to=2025-09-30&application_type=permission&county=cork', `received_date BETWEEN DATE '2025-03-01' AND DATE '2025-09-30' AND application_type = 'PERMISSION' AND county = 'Cork'`],    ['works_kind=retention', `works_kind = 'retention' AND len(verticals) = 0`], // no work to sell: no verticals
+    ['works_kind=new_works,outline', `works_kind IN ('new_works', 'outline')`],
+    ['explicit_vertical=roofing', `'roofing' = ANY(explicit_verticals) AND 'roofing' = ANY(verticals)`],
+    ['vertical=roofing&works_kind=retention', 'FALSE OR (works_kind = \'retention\' AND \'roofing\' = ANY(verticals))'],
   ];
   for (const [qs, where] of cases) {
     const res = await get(`/v1/leads?${qs}&page_size=5`);
     validList(res);
     const n = await count(where);
     assert.is(res.body.total, n, qs);
-    assert.ok(n > 0, `${qs} matches something`);
+    if (qs === 'vertical=roofing&works_kind=retention') assert.is(n, 0, 'a retention lead is in no trade feed');
+    else assert.ok(n > 0, `${qs} matches something`);
   }
+  // explicit_vertical=X is the part of vertical=X whose text names the trade
+  const implied = await get('/v1/leads?vertical=roofing&page_size=1');
+  const explicit = await get('/v1/leads?explicit_vertical=roofing&page_size=1');
+  assert.ok(explicit.body.total < implied.body.total, `${explicit.body.total} < ${implied.body.total}`);
   // both date bounds are inclusive: from = to = the newest lead's day holds that lead
   const day = (await get('/v1/leads?page_size=1')).body.results[0].received_date as string;
   const one = await get(`/v1/leads?received_from=${day}&received_to=${day}&page_size=100`);

@@ -64,7 +64,9 @@ test('freshness and data-dependent enums equal an independent query of leads.par
 
 test('fixed enums are the full lists of schemas/lead.schema.json', async () => {
   const e = (await api.request('/v1/meta')).body.enums;
-  assert.equal(Object.keys(e).sort(), ['authority', 'county', 'readiness', 'scale', 'status', 'use_class', 'vertical']);
+  assert.equal(Object.keys(e).sort(), ['authority', 'county', 'explicit_vertical', 'readiness', 'scale', 'status', 'use_class', 'vertical', 'works_kind']);
+  assert.equal(e.works_kind, leadSchema.properties.works_kind.enum);
+  assert.equal(e.explicit_vertical, e.vertical);
   assert.equal(e.scale, leadSchema.properties.scale.enum);
   assert.equal(e.readiness, leadSchema.properties.lead_readiness.enum);
   assert.equal(e.status, leadSchema.properties.status.enum);

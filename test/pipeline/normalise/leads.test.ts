@@ -77,7 +77,12 @@ test('buildLeads: one lead per application with every Lead field set', () => {
   assert.is(l.est_value_basis, 'floor_area');
   assert.is(l.est_value, 529_000); // 210 m² × €2,400 × 1.05
   assert.is(l.scale, 'medium');
-  assert.ok(l.verticals.includes('roofing') && l.verticals.includes('landscaping'));
+  // a new house implies the house set; "all associated site works" is boilerplate, not landscaping (docs/data-quality.md)
+  assert.ok(l.verticals.includes('roofing') && l.verticals.includes('groundworks') && !l.verticals.includes('landscaping'));
+  assert.is(l.works_kind, 'new_works');
+  assert.equal(l.explicit_verticals, []);
+  assert.is(l.vertical_evidence.length, l.verticals.length);
+  assert.ok(l.vertical_evidence.includes('roofing: implied by new house'), l.vertical_evidence.join(' | '));
   assert.is(l.further_info_requested, false);
   assert.is(l.has_contact, true);
   assert.is(l.commencement_notice, null);

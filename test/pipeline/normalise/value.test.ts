@@ -28,6 +28,16 @@ const CASES: [string, Parameters<typeof estimateValue>[0], number, string][] = [
   ['energy: a solar array by its panels', { useClass: 'energy', floorAreaM2: null, units: null, county: 'Offaly', description: 'Ground-mounted solar PV array of 2000 no. panels' }, 840_000, 'quantity'],
   ['energy typical', { useClass: 'energy', floorAreaM2: null, units: null, county: 'Offaly', description: 'Substation' }, TYPICAL_VALUE.energy!, 'typical'],
   ['an extension naming panels is valued as the extension', ext('Single storey extension to rear with 6 no. solar panels'), TYPICAL_VALUE.residential_extension!, 'typical'],
+  ['house by floor area, Cork factor', { useClass: 'house', floorAreaM2: 200, units: 1, county: 'Cork', description: '' }, 504_000, 'floor_area'],
+  ['house by floor area, no factor', { useClass: 'house', floorAreaM2: 200, units: 1, county: 'Mayo', description: '' }, 480_000, 'floor_area'],
+  ['data centre by floor area', { useClass: 'data_centre', floorAreaM2: 10_000, units: null, county: 'Meath', description: '' }, 126_000_000, 'floor_area'],
+  ['warehouse rounded to 1,000', { useClass: 'warehouse_logistics', floorAreaM2: 1_234.5, units: null, county: 'Laois', description: '' }, 1_358_000, 'floor_area'],
+  ['multi by units, Dublin', { useClass: 'residential_multi', floorAreaM2: 0, units: 10, county: 'Dublin', description: '' }, 3_680_000, 'units'],
+  ['office units ignored → typical', { useClass: 'office', floorAreaM2: null, units: 3, county: 'Mayo', description: '' }, 1_500_000, 'typical'],
+  ['extension typical', { useClass: 'residential_extension', floorAreaM2: null, units: null, county: 'Dublin', description: 'Extension to rear' }, 60_000, 'typical'],
+  ['house typical', { useClass: 'house', floorAreaM2: null, units: null, county: 'Clare', description: 'New dwelling' }, 380_000, 'typical'],
+  ['data centre typical', { useClass: 'data_centre', floorAreaM2: null, units: null, county: 'Dublin', description: 'Data centre' }, 80_000_000, 'typical'],
+  ['unknown use class → other', { useClass: 'nope', floorAreaM2: 100, units: null, county: 'Cork', description: '' }, 158_000, 'floor_area'],
 ];
 for (const [name, input, value, basis] of CASES) {
   test(`estimateValue: ${name}`, () => {
