@@ -314,7 +314,7 @@ const PROBLEMS: Record<number, string> = {
   500: 'Internal error (`internal_error`); nothing is leaked; quote `request_id` when reporting it.',
   ...ACCESS_PROBLEMS,
   507: 'A file export expected to take more temp space on its own than the server allows one export (EXPORT_TEMP_MAX_MB) (`export_too_large`; nothing is charged): narrow the filters, or use Parquet. An export that passes the bound while it is written is stopped and its response cut.',
-  503: 'No release is loaded yet (`no_release`), the release lacks the table asked for (`analytics_unavailable`) or was built before per-authority freshness was recorded (`authorities_unavailable`), or the state store cannot be written (`service_degraded`: disk full, read-only, locked or unreachable; the request was not served). With `Retry-After`; no rate-limit headers.',
+  503: 'No release is loaded yet (`no_release`), the release lacks the table asked for (`analytics_unavailable`) or was built before per-authority freshness was recorded (`authorities_unavailable`) or before the event log existed (`events_unavailable`, /events and lead history), or the state store cannot be written (`service_degraded`: disk full, read-only, locked or unreachable; the request was not served). With `Retry-After`; no rate-limit headers.',
 };
 
 /** The 503 of the file exports: their temp space is taken (api/export-temp.ts). */

@@ -3,7 +3,7 @@
  * side with a baseline taken in the same run. Prints a table and writes
  * bench/results/<section>-<timestamp>.json plus bench/results/latest.json.
  *
- *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports|geo-tiles|geo-search] [--scale default|small|…] [--seconds 10] [--against REF]
+ *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports|events|geo-tiles|geo-search] [--scale default|small|…] [--seconds 10] [--against REF]
  *
  * `--against REF` (a git commit or branch) also runs the api section's scenarios on the API as it
  * was at REF — extracted with `git archive` into .tmp/against-<sha>/, sharing node_modules — on the
@@ -23,6 +23,8 @@
  *             receiver (bench/webhooks.ts): plan and send time, deliveries/s. Needs no 200k dataset.
  *   exports — full JSON Lines / CSV exports over HTTP against DuckDB's own COPY, GeoJSON pages,
  *             /v1/leads p99 during four exports (bench/exports.ts).
+ *   events  — a full week's walk of the event feed against the JSON Lines export of the same
+ *             release (rows/s each), on two weekly releases of its own (bench/events.ts).
  *   geo-tiles — vector tiles at zooms 6, 10, 14 against PostGIS ST_AsMVT on the same leads with
  *             GiST indexes (bench/geo-tiles.ts, set-up in bench/postgis.ts: installs
  *             postgresql-15-postgis-3 when missing); --seconds per zoom.
@@ -43,6 +45,7 @@ import { apiBench, type BenchRow as Row } from './api.ts';
 import { webhooksBench } from './webhooks.ts';
 import { accessBench } from './access.ts';
 import { exportsBench } from './exports.ts';
+import { eventsBench } from './events.ts';
 import { geoTilesBench } from './geo-tiles.ts';
 import { geoSearchBench } from './geo-search.ts';
 
@@ -117,6 +120,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   webhooks: () => webhooksBench({ root: ROOT }),
   access: () => accessBench({ root: ROOT, seconds: Math.min(Number(values.seconds), 10), connections: 16 }),
   exports: () => exportsBench({ root: ROOT, benchData }),
+  events: () => eventsBench({ root: ROOT, dataDir: join(ROOT, 'data', `bench-${values.scale}-weeks`), scale }),
   'geo-tiles': () => geoTilesBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
   'geo-search': () => geoSearchBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
 };

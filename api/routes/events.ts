@@ -14,7 +14,9 @@ import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../app.ts';
 import type { AppContext, AppState } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { existsSync } from 'node:fs';
+import { ApiError, notFound } from '../errors.ts';
+import type { Release } from '../release.ts';
 import { areaIds } from '../gis/geometry-ids.ts';
 import { maskChanges, maskedFor, responseMeta, type FieldChange } from '../masking.ts';
 import { parseLeadId } from '../params.ts';
@@ -90,6 +92,14 @@ export function stagesOf(events: readonly Record<string, any>[], current: { lead
   return stages;
 }
 
+/** The release's event log table, or 503 `events_unavailable` for a release built before the log existed. */
+function eventsTable(release: Release): string {
+  if (!existsSync(release.path('events.parquet'))) {
+    throw new ApiError(503, 'events_unavailable', `release ${release.id} was built before the event log existed; the next refresh starts it`);
+  }
+  return release.tables.events;
+}
+
 /** The events router (paths relative to the /v1 mount). */
 export function eventsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Router<AppState> {
   const router = new Router<AppState>();
@@ -99,7 +109,7 @@ export function eventsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Rout
     const { release, key } = ctx.state;
     const src = await sourcesFor(release);
     const req = parseEventsQuery(ctx.query, config, src.places);
-    const events = release.tables.events;
+    const events = eventsTable(release);
     const ext = eventsExtentQuery(events);
     const [extent] = await deps.db.all<{ first_id: number | null; last_id: number | null; first_release: string | null }>(ext.sql, ext.params);
     const firstId = Number(extent?.first_id ?? 0);
@@ -137,7 +147,7 @@ export function eventsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Rout
   router.get('/leads/:id/history', async (ctx: AppContext) => {
     const { release, key } = ctx.state;
     const id = parseLeadId(ctx.params['id'] ?? '', ctx.query);
-    const q = leadEventsQuery(release.tables.events, id);
+    const q = leadEventsQuery(eventsTable(release), id);
     const rows = await deps.db.all<EventRow>(q.sql, q.params);
     const leadRows = await deps.db.all<{ lead_key: string; lead_readiness: string; status: string; first_seen: string }>(
       `SELECT lead_key, lead_readiness, status, first_seen FROM ${release.tables.leads} WHERE id = ?`, [id],

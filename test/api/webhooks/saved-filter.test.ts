@@ -18,7 +18,7 @@ const places = placeNames([
 
 test('every filter of the table: canonical order, canonical values, and the canonical string parses to itself', () => {
   const given =
-    'received_to=2025-12-31&demolition=0&application_type=retention,Permission%20and%20Retention&received_from=2025-01-01&has_contact=true' +
+    'received_to=2025-12-31&updated_since=2026-11-16&created_since=2026-11-09&demolition=0&application_type=retention,Permission%20and%20Retention&received_from=2025-01-01&has_contact=true' +
     '&min_units=3&min_value=1000.5&scale=major&use_class=house&status=active&readiness=commencing&county=cork&authority=dun%20laoghaire-rathdown' +
     '&vertical=solar,roofing&works_kind=retention,new_works&explicit_vertical=roofing&q=roof&polygon=' +
     encodeURIComponent('{"type":"Polygon","coordinates":[[[-6.3,53.3],[-6.2,53.3],[-6.2,53.4],[-6.3,53.3]]],"bbox":[1,2,3,4]}') +
@@ -28,7 +28,7 @@ test('every filter of the table: canonical order, canonical values, and the cano
     filter,
     'q=roof&vertical=roofing,solar&explicit_vertical=roofing&authority=D%C3%BAn%20Laoghaire-Rathdown&county=Cork&readiness=commencing&status=active&use_class=house&works_kind=new_works,retention&scale=major' +
       '&application_type=PERMISSION%20AND%20RETENTION,RETENTION&min_value=1000.5&min_units=3&has_contact=true&demolition=false&received_from=2025-01-01&received_to=2025-12-31' +
-      '&application_number=%2026%2F02170%20&near=53.35,-6.26&radius_m=250&bbox=-6.5,53.2,-6,53.5' +
+      '&changed_since=2026-11-16&created_since=2026-11-09&application_number=%2026%2F02170%20&near=53.35,-6.26&radius_m=250&bbox=-6.5,53.2,-6,53.5' +
       '&polygon=%7B%22type%22%3A%22Polygon%22,%22coordinates%22%3A%5B%5B%5B-6.3,53.3%5D,%5B-6.2,53.3%5D,%5B-6.2,53.4%5D,%5B-6.3,53.3%5D%5D%5D%7D',
   );
   assert.equal(filters.near, { lat: 53.35, lon: -6.26, radius_m: 250 });
