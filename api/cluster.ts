@@ -46,6 +46,7 @@ import type { ApiConfig } from './config.ts';
 import { lineLog, type Logger } from './observability/log.ts';
 import { aggregateMetrics, ApiMetrics, ClusterMetrics, cumulativeMetrics, mergeSnapshots, type MetricsSnapshot, type Scrape } from './observability/metrics.ts';
 import { listenMetrics, originOf } from './observability/metrics-listener.ts';
+import { checkPortFree } from './port-check.ts';
 import type { RunningServer, ServerDeps } from './server.ts';
 
 /** The environment variable carrying a worker's index (0…N-1) from the primary; its presence marks our workers. */
@@ -291,7 +292,8 @@ export async function startCluster(config: ApiConfig, deps: ClusterDeps): Promis
     return closing;
   };
 
-  // the METRICS_PORT listener first: a port taken fails the start before any worker is forked
+  // the ports first: a port taken fails the start before any worker is forked (and builds its indexes)
+  await checkPortFree('PORT', config.port, config.host);
   const metricsServer: http.Server | null = config.metricsPort === null ? null : await listenMetrics(scrape, config.metricsPort, config.metricsHost);
   const metricsUrl = metricsServer ? originOf(metricsServer, config.metricsHost, false) : null;
   for (const s of slots) fork(s);

@@ -19,6 +19,7 @@ import type { ExportTempSpace } from './export-temp.ts';
 import type { HostResolver } from './webhooks/destination.ts';
 import { ApiMetrics } from './observability/metrics.ts';
 import { removeStaleBuilds } from '../common/refresh-lock.ts';
+import { checkPortFree } from './port-check.ts';
 import { listenMetrics, originOf } from './observability/metrics-listener.ts';
 import { createLogger, flushLog, lineLog, type Logger } from './observability/log.ts';
 
@@ -105,6 +106,10 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
   const metrics = deps.metrics ?? new ApiMetrics();
   // The export temp folder first: private (0700), and what a killed server left in it removed.
   const exportTemp = new ExportTempSpace({ root: config.exportTempDir, maxBytes: config.exportTempMaxMb * 1e6, waitMs: config.exportTempWaitMs, log });
+  // the ports before the slow work (the release's index build): a port taken fails the start now
+  // (a cluster worker shares the primary's port, which the primary checked before forking it)
+  if (!isClusterWorker()) await checkPortFree('PORT', config.port, config.host);
+  if (config.metricsPort !== null) await checkPortFree('METRICS_PORT', config.metricsPort, config.metricsHost);
   // build folders a killed refresh left (releases/.build-<id>), unless a refresh is running now
   const stale = await removeStaleBuilds(config.dataDir).catch((e: Error) => (log(`could not remove stale build folders: ${e.message}`), []));
   if (stale === null) log('a refresh is running: its build folder is left to it');

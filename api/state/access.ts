@@ -8,18 +8,25 @@
  * operations run `atomic` (SQLite: one `BEGIN IMMEDIATE` transaction; PostgreSQL: a transaction
  * that first locks the account or licence row, `Dialect.lockRows`).
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Scope } from '../scopes.ts';
 import { rows, template, type Backend, type Row } from './backend.ts';
 import { withExpiry, type Account, type AccountUsage, type ApiKey, type ClaimLink, type ClaimRefusal, type Licence, type StateStore, type UsageCounts, type UsageDelta } from './store.ts';
 import type { Tables } from './tables.ts';
 
-/** api_keys joined with their account: every key read returns these columns (an `ApiKey`). */
+/**
+ * api_keys joined with their account: every key read returns these columns (an `ApiKey`). A
+ * licensed key's `expires_at` is its licence's end, read from the licence on every read: the
+ * licence is the one source of truth (issue 31: the end used to be copied onto the key at claim,
+ * so changing the licence did not reach its keys). `api_keys.expires_at` is no longer read or
+ * written (kept, null for new keys, so databases of earlier versions open unchanged).
+ */
 export const keysQuery = (db: Kysely<Tables>) =>
   db
     .selectFrom('api_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
-    .select(['k.id', 'k.account_id', 'a.name as account_name', 'k.scope', 'k.name', 'k.display_prefix', 'k.status', 'k.created_at', 'k.revoked_at', 'k.licence_id', 'k.expires_at']);
+    .leftJoin('licences as lk', 'lk.id', 'k.licence_id')
+    .select(['k.id', 'k.account_id', 'a.name as account_name', 'k.scope', 'k.name', 'k.display_prefix', 'k.status', 'k.created_at', 'k.revoked_at', 'k.licence_id', 'lk.expires_at as expires_at']);
 
 type AccessMethods = Pick<
   StateStore,
@@ -61,7 +68,7 @@ function accessQueries(b: Backend) {
           .select((e) => e.fn.countAll().as('n'))
           .whereRef('k.licence_id', '=', 'l.id')
           .where('k.status', '=', 'active')
-          .where('k.expires_at', '>', at)
+          .where(sql.ref('l.expires_at'), '>', at) // the licence's own end: its keys end with it
           .as('seats_used'),
       );
   const usage = <T extends 'usage_daily' | 'usage_routes'>(table: T) =>
@@ -242,7 +249,7 @@ export function access(b: Backend, now: () => Date): AccessMethods {
         if (Date.parse(lic.expires_at) <= at) return { refused: 'licence_expired' };
         if (lic.seats_used >= lic.seats) return { refused: 'seats_full' };
         if ((yield q.keyHashExists(k.hash)).length) return { refused: 'duplicate_key' };
-        yield q.insertKey(k.id, lic.account_id, lic.scope, k.name, k.display_prefix, k.hash, t, lic.id, lic.expires_at);
+        yield q.insertKey(k.id, lic.account_id, lic.scope, k.name, k.display_prefix, k.hash, t, lic.id, null); // its end is the licence's, read through it
         yield q.useLink(t, k.id, tokenHash);
         return { key: live((yield q.keyById(k.id))[0] as ApiKey) };
       });

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import type { Plan } from '../scopes.ts';
 import { access, keysQuery } from './access.ts';
 import { rows, template, type Backend } from './backend.ts';
-import { withExpiry, type Account, type ApiKey, type NewKey, type StateStore, type StoredKey } from './store.ts';
+import { withExpiry, type Account, type ApiKey, type Licence, type NewKey, type StateStore, type StoredKey } from './store.ts';
 import { webhookStore } from './webhook-store.ts';
 import { appStore } from './app-store.ts';
 
@@ -30,6 +30,7 @@ function accountQueries(b: Backend) {
     keyByHash: template((hash: string) => keysQuery(db).select(['k.key_hash', 'a.plan as account_plan']).where('k.key_hash', '=', hash)),
     listAll: keysQuery(db).orderBy('k.created_at').orderBy(dialect.bytewise('k.id')).compile(),
     listByAccount: template((accountId: number) => keysQuery(db).where('k.account_id', '=', accountId).orderBy('k.created_at').orderBy(dialect.bytewise('k.id'))),
+    setLicenceEnd: template((expiresAt: string, id: string) => db.updateTable('licences').set({ expires_at: expiresAt }).where('id', '=', id)),
     probeRead: db.selectFrom('accounts').select('id').where('id', '=', 0).compile(),
     probeWrite: db
       .updateTable('rate_counters')
@@ -57,8 +58,9 @@ export function createStateStore(b: Backend, now: () => Date): StateStore {
   };
   const one = async <T>(query: ReturnType<typeof q.keyById>): Promise<T | null> => ((await b.run('plain', () => rows(query)))[0] as T | undefined) ?? null;
 
+  const acc = access(b, now);
   return {
-    ...access(b, now),
+    ...acc,
     webhooks: webhookStore(b, now),
     app: appStore(b, now),
     ready: b.ready,
@@ -74,6 +76,15 @@ export function createStateStore(b: Backend, now: () => Date): StateStore {
         return (a as Account | undefined) ?? null;
       });
       return changed(r, token);
+    },
+    async setLicenceEnd(id: string, expiresAt: string): Promise<Licence | null> {
+      const token = randomUUID();
+      await b.run('atomic', function* () {
+        yield q.setLicenceEnd(new Date(expiresAt).toISOString(), id);
+        for (const n of b.dialect.keyChangeNotice(token)) yield n;
+      });
+      await changed(null, token); // cached keys of the licence are read again
+      return acc.getLicence(id);
     },
     async insertKey(k: NewKey): Promise<ApiKey> {
       return b.run('plain', function* () {

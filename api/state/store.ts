@@ -32,7 +32,7 @@ export interface ApiKey {
   revoked_at: string | null;
   /** The organisation licence the key was claimed under (null for self-serve keys). */
   licence_id: string | null;
-  /** When a licensed key stops working (its licence's end); null for self-serve keys. */
+  /** When a licensed key stops working: its licence's end, read from the licence; null for self-serve keys. */
   expires_at: string | null;
 }
 
@@ -140,6 +140,12 @@ export interface StateStore {
   insertSelfServeKey(k: NewKey, maxActive: number): Promise<ApiKey | 'limit'>;
   createLicence(l: { id: string; account_id: number; scope: Scope; seats: number; expires_at: string }): Promise<Licence>;
   getLicence(id: string): Promise<Licence | null>;
+  /**
+   * Move a licence's end (extend or shorten it); its keys follow at once — a key's `expires_at`
+   * is read from its licence, never copied — and every process's key cache learns it
+   * (`keyChangeStamp`). Null when there is no such licence.
+   */
+  setLicenceEnd(id: string, expiresAt: string): Promise<Licence | null>;
   listLicences(accountId?: number): Promise<Licence[]>;
   /** Record a one-time claim link by its token's SHA-256 hash. */
   createClaimLink(l: { token_hash: string; licence_id: string; expires_at: string }): Promise<ClaimLink>;

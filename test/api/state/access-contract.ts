@@ -116,6 +116,33 @@ export function accessContract(test: Test, withStore: WithStore): void {
       assert.is((await store.getLicence('lic_1'))?.seats_used, 0);
     }, clock.now));
 
+  test("a licence's end is its keys' end: moving it reaches keys already claimed (issue 31)", () => {
+    const clock = clockAt();
+    return withStore(async (store) => {
+      const org = await store.createAccount('org', 'basic');
+      await store.createLicence({ id: 'lic_m', account_id: org.id, scope: 'ent_feed', seats: 1, expires_at: '2026-12-01T00:00:00Z' });
+      const link = token();
+      await store.createClaimLink({ token_hash: link.hash, licence_id: 'lic_m', expires_at: '2026-11-27T00:00:00Z' });
+      const k = claimed('ent_feed');
+      assert.ok('key' in (await store.claimLink(link.hash, k)));
+      const stamp = store.keyChangeStamp();
+      // shortened to before now: the key is expired at once, its seat free
+      const shorter = await store.setLicenceEnd('lic_m', '2026-11-20T09:00:00Z');
+      assert.equal([shorter?.expires_at, shorter?.seats_used], ['2026-11-20T09:00:00.000Z', 0]);
+      assert.ok(store.keyChangeStamp() !== stamp, 'key caches are told');
+      const found = await store.findKeyByHash(k.hash);
+      assert.equal([found?.status, found?.expires_at], ['expired', '2026-11-20T09:00:00.000Z']);
+      // extended: the same key works again until the new end
+      await store.setLicenceEnd('lic_m', '2027-06-01T00:00:00Z');
+      const again = (await store.listKeys(org.id))[0]!;
+      assert.equal([again.status, again.expires_at], ['active', '2027-06-01T00:00:00.000Z']);
+      assert.is((await store.getLicence('lic_m'))?.seats_used, 1);
+      clock.set('2027-06-01T00:00:00.000Z');
+      assert.is((await store.findKeyByHash(k.hash))?.status, 'expired');
+      assert.is(await store.setLicenceEnd('lic_none', '2027-01-01T00:00:00Z'), null);
+    }, clock.now);
+  });
+
   test('hourly counter: one atomic count per request, exact under concurrency, per window', () =>
     withStore(async (store) => {
       const a = await store.createAccount('acme', 'pro');
