@@ -4,7 +4,7 @@ export TZ := UTC
 NPM_STAMP := node_modules/.package-lock.json
 LEADS := node bin/leads.js
 
-.PHONY: setup refresh generate serve test test-deploy typecheck bench clean help
+.PHONY: setup refresh generate serve test test-deploy typecheck clients bench clean help
 
 help:
 	@echo "make serve    install, build the default dataset if there is none, serve the API"
@@ -39,7 +39,12 @@ serve: setup
 	@if [ ! -e "$${DATA_DIR:-data}/current/manifest.json" ]; then $(LEADS) refresh --generate-if-empty; fi
 	node --import tsx api/server.ts
 
-typecheck: setup
+# The clients' generated files (README "Clients"): the TypeScript SDK's types from the OpenAPI
+# document (git-ignored, never written by hand) and the Postman collection.
+clients: setup
+	node --import tsx clients/typescript/scripts/generate-types.ts
+
+typecheck: setup clients
 	npx tsc --noEmit
 
 # uvu prints its own totals; the last line restates them as "N passed, N failed" for CI.
