@@ -43,6 +43,7 @@ serve: setup
 # document (git-ignored, never written by hand) and the Postman collection.
 clients: setup
 	node --import tsx clients/typescript/scripts/generate-types.ts
+	node --import tsx clients/postman/generate-collection.ts
 
 typecheck: setup clients
 	npx tsc --noEmit
