@@ -106,7 +106,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   else {
     const { loadApiConfig } = await import('../../api/config.ts');
     const { buildOpenApi } = await import('../../api/openapi.ts');
-    doc = buildOpenApi(loadApiConfig(), {});
+    doc = buildOpenApi(loadApiConfig({}, {}), {});
   }
   writeFileSync(COLLECTION_FILE, JSON.stringify(collectionOf(doc), null, 2) + '\n');
   console.log(`wrote ${COLLECTION_FILE}`);
