@@ -161,13 +161,16 @@ class LeadsClient:
 
     def pages(self, path, params=None):
         """Every page (Answer) of a paged list until the server says there is no next page: the next
-        page is the Link rel="next" query when sent, else next_cursor as cursor with the same query."""
+        page is the Link rel="next" query when sent, else next_cursor as cursor with the same query;
+        a page with has_more false is the last."""
         q = dict(params or {})
         while True:
             page = self.get(path, q)
             yield page
             link = _next_from_link(page.headers.get("Link"))
             cursor = page.data.get("next_cursor") if isinstance(page.data, dict) else None
+            if isinstance(page.data, dict) and page.data.get("has_more") is False:
+                return  # the events feed keeps a next_cursor at its end, to resume from next time
             if link is not None:
                 q = link
             elif cursor:
@@ -226,45 +229,58 @@ def _upsert(db, lead):
     )
 
 
+def _apply_event(db, event):
+    """One event of /v1/events on the table: lead.created inserts the lead (its changes' after
+    values), lead.updated / lead.stage_changed set each changed field, lead.removed deletes it."""
+    lead_id = event["lead_id"]
+    if event["type"] == "lead.removed":
+        db.execute("DELETE FROM leads WHERE id = ?", (lead_id,))
+        return
+    row = db.execute("SELECT record FROM leads WHERE id = ?", (lead_id,)).fetchone()
+    if row is None and event["type"] != "lead.created":
+        return  # a change of a lead this copy does not hold
+    lead = json.loads(row[0]) if row else {"id": lead_id}
+    for field, change in (event.get("changes") or {}).items():
+        lead[field] = change["after"]
+    _upsert(db, lead)
+
+
 def sync_to_sqlite(client, db_path, params=None, page_size=1000):
-    """Keep an SQLite copy of the leads of a filter (params: the /leads filters).
+    """Keep an SQLite copy of the leads of a filter (params: the /leads filters; filter on what
+    does not change - county, authority, vertical, use_class - docs/sync.md).
 
     The first run takes a full export (/export/applications, cursor pages pinned to one release)
     into the table leads (id, a few columns to index, the whole record as JSON) and records the
-    release. Later runs read the events feed (/v1/events) from the saved cursor and re-read each
-    changed lead; on a server without the feed they take a fresh full export instead.
-    Returns {"mode": "full"|"events", "leads": rows in the table, "release": ...}.
+    release. Later runs read the events feed (/v1/events: after the saved cursor, the first time
+    after_release= that release) and apply each event, saving the feed's cursor in the same
+    transaction as the events before it; on a server without the feed they take a fresh full
+    export. Returns {"mode": "full"|"events", "leads": rows in the table, "release", "events"}.
     """
     db = sqlite3.connect(db_path)
     try:
         db.executescript(_SCHEMA)
         state = dict(db.execute("SELECT name, value FROM sync_state"))
         filters = query_string(params)
-        if state.get("filters") == filters and state.get("events_cursor") and client.has_operation("/events"):
-            mode, release = "events", state.get("release")
-            q = dict(params or {}, after=state["events_cursor"])
-            for page in client.pages("/events", q):
-                for event in page.data["results"]:
-                    lead_id = event.get("lead_id") or (event.get("lead") or {}).get("id")
-                    try:
-                        _upsert(db, client.get("/leads/{id}", {"id": lead_id}).data)
-                    except LeadsProblem as e:
-                        if e.status != 404:
-                            raise
-                        db.execute("DELETE FROM leads WHERE id = ?", (lead_id,))
-                cursor = page.data.get("next_cursor") or page.data.get("after")
-                if cursor:
-                    db.execute("INSERT OR REPLACE INTO sync_state VALUES ('events_cursor', ?)", (cursor,))
+        if state.get("filters") == filters and state.get("release") and client.has_operation("/events"):
+            mode, release, events = "events", state["release"], 0
+            start = {"after": state["events_cursor"]} if state.get("events_cursor") else {"after_release": state["release"]}
+            for page in client.pages("/events", dict(params or {}, page_size=page_size, **start)):
+                with db:  # the events and the cursor that follows them, in one transaction
+                    for event in page.data["results"]:
+                        _apply_event(db, event)
+                        events += 1
+                    db.execute("INSERT OR REPLACE INTO sync_state VALUES ('events_cursor', ?)", (page.data["next_cursor"],))
         else:
-            mode, release = "full", None
-            db.execute("DELETE FROM leads")
-            for page in client.pages("/export/applications", dict(params or {}, limit=page_size)):
-                release = page.data["_meta"]["release"]
-                for lead in page.data["results"]:
-                    _upsert(db, lead)
-            db.executemany("INSERT OR REPLACE INTO sync_state VALUES (?, ?)", [("filters", filters), ("release", release)])
-        db.commit()
-        return {"mode": mode, "leads": db.execute("SELECT count(*) FROM leads").fetchone()[0], "release": release}
+            mode, release, events = "full", None, None
+            with db:
+                db.execute("DELETE FROM leads")
+                db.execute("DELETE FROM sync_state")
+                for page in client.pages("/export/applications", dict(params or {}, limit=page_size)):
+                    release = release or page.data["_meta"]["release"]
+                    for lead in page.data["results"]:
+                        _upsert(db, lead)
+                db.executemany("INSERT OR REPLACE INTO sync_state VALUES (?, ?)", [("filters", filters), ("release", release)])
+        return {"mode": mode, "leads": db.execute("SELECT count(*) FROM leads").fetchone()[0], "release": release, "events": events}
     finally:
         db.close()
 

@@ -149,7 +149,8 @@ export class LeadsClient {
   /**
    * Pages of any paged list, untyped (e.g. a feed newer than the generated types): the next page
    * is the `Link: rel="next"` query when the server sends one, else the body's `next_cursor`
-   * as `cursor` with the same query (and no `page`).
+   * as `cursor` with the same query (and no `page`); a body saying `has_more: false` is the last
+   * (the events feed keeps a `next_cursor` at its end, to resume from next time).
    */
   async *pagesAny<T = { results: unknown[]; next_cursor: string | null }>(path: string, query: Query = {}): AsyncGenerator<Answer<T>> {
     let q: Query = query;
@@ -157,7 +158,8 @@ export class LeadsClient {
       const page = await this.getAny<T>(path, q);
       yield page;
       const link = nextFromLink(page.headers.get('link'));
-      const cursor = (page.data as { next_cursor?: string | null }).next_cursor;
+      const { next_cursor: cursor, has_more: more } = page.data as { next_cursor?: string | null; has_more?: boolean };
+      if (more === false) return;
       if (link) q = Object.fromEntries(link);
       else if (cursor) {
         const { page: _page, ...rest } = q;
