@@ -13,7 +13,7 @@ export PATH := $(NODE_HOME)/bin:$(PATH)
 export npm_config_nodedir := $(NODE_HOME)
 
 # 'setup' installs the pinned Node.js and the packages; the other targets need it first.
-.PHONY: setup refresh generate serve test test-deploy typecheck eval bench clean help
+.PHONY: setup refresh generate serve test test-deploy typecheck eval clients bench clean help
 
 help:
 	@echo "make serve    install, build the default dataset if there is none, serve the API"
@@ -56,7 +56,13 @@ serve: setup
 	@if [ ! -e "$${DATA_DIR:-data}/current/manifest.json" ]; then $(LEADS) refresh --generate-if-empty; fi
 	node --import tsx api/server.ts
 
-typecheck: setup
+# The clients' generated files (README "Clients"): the TypeScript SDK's types from the OpenAPI
+# document (git-ignored, never written by hand) and the Postman collection.
+clients: setup
+	node --import tsx clients/typescript/scripts/generate-types.ts
+	node --import tsx clients/postman/generate-collection.ts
+
+typecheck: setup clients
 	npx tsc --noEmit
 
 # uvu prints its own totals; the last line restates them as "N passed, N failed" for CI.

@@ -30,11 +30,11 @@ export function exportEndpoints(): Endpoint[] {
     summary: `Whole filtered set as ${ext === 'jsonl' ? 'JSON Lines' : ext.toUpperCase()}`,
     description:
       `${what} The filters of \`/leads\` (AND across filters, OR within one); rows in the release's order, newest first (received_date descending; no sort, so an export never holds every row in memory). The file is named in \`Content-Disposition\` (\`applications-<release>.${ext}\`). ` +
-      'The whole filtered count is charged to the daily row budget (commonwealth, ent_api) before any byte is sent; a larger file is refused with 429 `budget_exhausted`. ' +
-      '`HEAD` or `dry_run=1` say what it would cost (`X-Export-Rows`, `X-Budget-Cost`; `dry_run=1` as a BudgetQuote) and charge nothing. ' +
+      'The whole filtered count is charged to the daily row budget (commonwealth, ent_api) before any byte is sent; a file larger than what is left today is refused with 429 `budget_exhausted` (retry after the reset), one larger than the whole daily budget with 403 `budget_too_small` (narrow it: filters, `changed_since`, `/events`). ' +
+      '`HEAD` or `dry_run=1` say what it would cost (`X-Export-Rows`, `X-Budget-Cost`; `dry_run=1` as a BudgetQuote, `application/vnd.leads.quote+json`) and charge nothing. ' +
       'The file is written to a temp file readable by the server alone; when the exports running on the server hold their temp space, a new one waits a few seconds, then gets 503 `export_busy` with `Retry-After` (not charged); one export expected to take more than the whole temp bound gets 507 `export_too_large` (not charged), and one that passes it while it is written is stopped (the response is cut).',
     query: exportQuerySchema('file'), // dry_run: added to every keyed operation by the access model (api/access/openapi.ts)
-    ok: { schema: { type: 'string', description: `The ${ext} file.` }, type, description: `The ${ext} file (or, with \`dry_run=1\`, an application/json BudgetQuote).`, alt: { type: 'application/json', schema: ref('BudgetQuote') } },
+    ok: { schema: { type: 'string', description: `The ${ext} file.` }, type, description: `The ${ext} file (or, with \`dry_run=1\`, a BudgetQuote as application/vnd.leads.quote+json).` },
     errors: [400, 429, 507],
     cached: true,
   }));

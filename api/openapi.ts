@@ -79,8 +79,8 @@ export interface Endpoint {
   /** JSON Schema of the query parameters (properties → parameters). */
   query?: Json;
   pathParams?: Json[];
-  /** Success body: a `$ref` schema and media type (`alt`: a second media type); `status` 200 unless given; `location` adds a Location header. */
-  ok: { schema: Json; type?: string; description: string; status?: number; location?: boolean; alt?: { type: string; schema: Json }; empty?: string };
+  /** Success body: a `$ref` schema and media type; `status` 200 unless given; `location` adds a Location header. */
+  ok: { schema: Json; type?: string; description: string; status?: number; location?: boolean; empty?: string };
   /** JSON request body schema (POST) and whether a body is required. */
   body?: Json;
   bodyRequired?: boolean;
@@ -523,7 +523,7 @@ function operation(e: Endpoint): Json {
     [String(e.ok.status ?? 200)]: {
       description: e.ok.description,
       headers: okHeaders,
-      content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema }, ...(e.ok.alt ? { [e.ok.alt.type]: { schema: e.ok.alt.schema } } : {}) },
+      content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema } },
     },
   };
   if (e.ok.empty) responses['204'] = { description: e.ok.empty, headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } } };

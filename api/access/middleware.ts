@@ -33,6 +33,13 @@ class Quote {
   constructor(readonly rows: number) {}
 }
 
+/**
+ * The media type of a quote (`dry_run=1`, `HEAD`): a response of its own, so a typed client's
+ * `application/json` is the data alone and never a union with the quote. A `+json` type: any JSON
+ * parser reads it as before.
+ */
+export const QUOTE_MEDIA_TYPE = 'application/vnd.leads.quote+json';
+
 /** The body of a `dry_run=1` answer (schema BudgetQuote in the OpenAPI document). */
 export interface BudgetQuoteBody {
   dry_run: true;
@@ -208,6 +215,7 @@ export function accessMiddleware(opts: AccessOptions): Middleware<AppState> {
         };
         if (dryRun) ctx.body = body;
         else if (ctx.body === undefined || ctx.body === null) ctx.body = body; // HEAD: Koa sends the headers only
+        if (dryRun || ctx.body === body) ctx.type = QUOTE_MEDIA_TYPE;
       }
       status = ctx.status;
     } catch (e) {

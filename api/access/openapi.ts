@@ -6,7 +6,7 @@
 import type { Endpoint } from '../openapi.ts';
 import { PLANS, SCOPES } from '../scopes.ts';
 import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS, USAGE_QUERY_SCHEMA } from '../routes/account.ts';
-import { DRY_RUN_SCHEMA } from './middleware.ts';
+import { DRY_RUN_SCHEMA, QUOTE_MEDIA_TYPE } from './middleware.ts';
 
 type Json = Record<string, any>;
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -79,7 +79,7 @@ export function accessSchemas(): Json {
     BudgetQuote: {
       type: 'object',
       additionalProperties: false,
-      description: 'The answer to `dry_run=1` (and the headers of `HEAD`): what the request would cost against the daily row budget. Nothing is charged.',
+      description: 'The answer to `dry_run=1` (and the headers of `HEAD`), as `application/vnd.leads.quote+json`: what the request would cost against the daily row budget. Nothing is charged.',
       properties: {
         dry_run: { type: 'boolean', const: true, description: 'Always true: this is a quote, not the data.' },
         rows: { type: 'integer', minimum: 0, description: 'Rows the request would return and be charged for.' },
@@ -271,7 +271,8 @@ function dryRunParameter(): Json {
 
 /**
  * Add the access model to a keyed operation: the limit headers on every response, `X-Budget-Cost`
- * on 200, `Retry-After` on 429, the `dry_run` parameter and the `BudgetQuote` alternative body.
+ * on 200, `Retry-After` on 429, the `dry_run` parameter and the `BudgetQuote` answer as its own media type
+ * (`application/vnd.leads.quote+json`).
  */
 export function keyedOperation(op: Json): Json {
   for (const [status, res] of Object.entries<Json>(op.responses)) {
@@ -282,8 +283,8 @@ export function keyedOperation(op: Json): Json {
     for (const h of LIMIT_HEADERS) if (status !== '401' || !h.startsWith('X-Budget-')) res.headers[h] = hdr(h);
     if (status === '200') {
       res.headers['X-Budget-Cost'] = hdr('X-Budget-Cost');
-      const json = res.content?.['application/json'];
-      if (json && json.schema?.$ref !== ref('BudgetQuote').$ref) json.schema = { oneOf: [json.schema, ref('BudgetQuote')] }; // (a file endpoint's JSON is the quote alone)
+      // the quote is a media type of its own: the data's media type stays the data alone
+      res.content = { ...res.content, [QUOTE_MEDIA_TYPE]: { schema: ref('BudgetQuote') } };
     }
     if (status === '429') res.headers['Retry-After'] = hdr('Retry-After');
   }

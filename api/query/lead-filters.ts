@@ -375,7 +375,7 @@ export function leadsSearchBodySchema(): Json {
         rest,
       ];
     }
-    props[name] = { description, anyOf: alts };
+    props[name] = alts.length === 1 ? { description, ...alts[0] } : { description, anyOf: alts }; // a one-schema anyOf is that schema
   }
   return { type: 'object', description: 'The parameters of `GET /leads` as JSON members (same names, same rules).', properties: props, additionalProperties: false };
 }

@@ -149,6 +149,7 @@ export function webhookEventsDoc(): Json {
   return {
     'lead.new': {
       post: {
+        operationId: 'leadNew',
         summary: 'New leads matching a saved filter',
         description:
           'Sent hourly per webhook while its account holds an active ent_api, ent_feed or custom key its plan allows (otherwise held until it does); retried with exponential backoff on ' +
