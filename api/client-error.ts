@@ -13,6 +13,9 @@ import { HSTS } from './middleware/security-headers.ts';
 /** Most bytes of request line plus headers the server reads (Node's default, set explicitly). */
 export const MAX_HEADER_BYTES = 16 * 1024;
 
+/** How long a connection refused by the parser is read (and discarded) after the answer before it is cut. */
+const LINGER_MS = 2000;
+
 interface ParserProblem {
   status: number;
   code: string;
@@ -72,6 +75,12 @@ export function clientErrorHandler(opts: { tls: boolean }): (err: Error & { code
       ...(opts.tls ? [`Strict-Transport-Security: ${HSTS}`] : []),
       'Connection: close',
     ];
+    // Lingering close: answer, half-close, and read (discard) what the client still sends until it
+    // closes (at most LINGER_MS). Closing a socket with unread bytes makes the kernel send a reset,
+    // which can reach the client before it has read the answer (issue 31).
+    socket.on('error', () => {});
+    socket.resume();
     socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
   };
 }

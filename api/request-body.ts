@@ -3,15 +3,26 @@
  * body as text, refused with the caller's own 413 as soon as it passes its limit, so a large
  * body is never held whole; `readJsonObject` adds the JSON APIs' checks (415 / 400 problems).
  */
+import { Readable } from 'node:stream';
 import { ApiError } from './errors.ts';
 
 /** The body of `req` as UTF-8 text; throws `tooLarge()` once more than `maxBytes` have arrived. */
 export async function readBodyText(req: AsyncIterable<Buffer>, maxBytes: number, tooLarge: () => Error): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const c of req) {
+  // Leaving the loop early (the body is too large) must not destroy the request: that destroys its
+  // socket, and the client could get a connection reset instead of the 413 (issue 31).
+  const source = req instanceof Readable ? req.iterator({ destroyOnReturn: false }) : req;
+  for await (const c of source as AsyncIterable<Buffer>) {
     size += c.length;
-    if (size > maxBytes) throw tooLarge();
+    if (size > maxBytes) {
+      if (req instanceof Readable) req.resume(); // the rest is read and discarded while the answer goes out
+      const e = tooLarge();
+      // Node does not reuse a connection whose request was not read to its end: say so, so the
+      // client opens a new one instead of sending its next request into a closed socket
+      if (e instanceof ApiError) e.headers['Connection'] = 'close';
+      throw e;
+    }
     chunks.push(c);
   }
   return Buffer.concat(chunks).toString('utf8');

@@ -74,4 +74,35 @@ test('the server keeps answering afterwards', async () => {
   assert.is((await api.request('/v1/meta')).status, 200);
 });
 
+test('a parser error with more bytes behind it: the answer arrives whole, no connection reset (lingering close, issue 31)', async () => {
+  // the bytes after the bad request are still unread when the server answers; closing then would reset the connection
+  const res = await rawRequest(Buffer.concat([Buffer.from('GET /v1/leads HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n'), Buffer.alloc(512 * 1024, 'x')]));
+  assertParserProblem(res, 400, 'malformed_request');
+});
+
+test('a body over the limit: 413 with Connection: close (the connection is not reused), and the next request is served (issue 31)', async () => {
+  const { request, Agent } = await import('node:http');
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const send = (body: string | null): Promise<{ status: number; connection: string | undefined; text: string }> =>
+    new Promise((resolve, reject) => {
+      const req = request(`${api.baseUrl}/v1/leads/search`, { method: body === null ? 'GET' : 'POST', agent, headers: { Authorization: `Bearer ${api.keys.ent_api}`, 'Content-Type': 'application/json' } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, text }));
+      });
+      req.on('error', reject);
+      req.end(body ?? undefined);
+    });
+  try {
+    const big = await send(`{"q":"${'a'.repeat(2 * 1_048_576)}"}`);
+    assert.is(big.status, 413, big.text);
+    assert.match(big.text, /body_too_large/);
+    assert.is(big.connection, 'close', 'the client is told not to send its next request on it');
+    const next = await send('{}');
+    assert.is(next.status, 200, next.text);
+  } finally {
+    agent.destroy();
+  }
+});
+
 test.run();
