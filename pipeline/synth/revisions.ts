@@ -5,9 +5,9 @@
  * take-down (an invalidated application that vanishes from the authority's file: a removal).
  *
  * Each base slot draws from its own stream (`planning-revision`), so adding this changed no other
- * record: a tenth of the applications never granted are taken down on a day in weeks 2–13, 15 %
+ * record: a tenth of the applications never granted are taken down on a day in weeks 2–13 (half of them in weeks 2–4), 15 %
  * of those undecided at week 1 are withdrawn within four weeks of it and 4 % of those with a floor
- * area have it revised in weeks 2–13 (see docs/generator.md, "Week semantics", for the rates).
+ * area have it revised in weeks 2–13 (half in weeks 2–4; see docs/generator.md, "Week semantics", for the rates).
  * Kept apart from planning.ts so the base timeline stays as it was; applied by the generator only
  * to slots received before week 1's snapshot.
  */
@@ -34,7 +34,9 @@ const AMEND_SHARE = 0.04;
 export function revisionOf(seed: number, app: PlanningApp, week1: number): Revision | null {
   const r = recordRng(seed, 'planning-revision', app.slot);
   const u = r.next();
-  const day = week1 + 7 * r.int(1, 12) - r.int(0, 6);
+  // half in weeks 2–4 (an invalid application is taken off the register soon after it is lodged;
+  // a sync test over four weeks sees every kind of change), half in weeks 5–13
+  const day = week1 + 7 * (r.chance(0.5) ? r.int(1, 3) : r.int(4, 12)) - r.int(0, 6);
   const soon = week1 + r.int(1, 27);
   const after = (d: number | null, t: number): boolean => d === null || d > t;
   if (u < TAKE_DOWN_SHARE && app.grant === null && app.bad < 0 && day > app.received) return { kind: 'take_down', day };

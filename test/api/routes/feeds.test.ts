@@ -7,6 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
 import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
@@ -90,7 +91,8 @@ test('stable ids across two refreshes; since and updated_since select exactly th
   assert.ok(shared > 900, `${shared} leads in both releases`);
 
   const leads2 = table(two.second, 'leads');
-  const asOf = '2026-11-16';
+  // the second release's as-of date (its newest source date, docs/releases.md): what it first saw or changed
+  const asOf: string = JSON.parse(readFileSync(join(two.dataDir, 'releases', two.second, 'manifest.json'), 'utf8')).as_of;
   const newer = await expectIds(`SELECT id FROM ${leads2} WHERE ${HAS_XY} AND first_seen >= DATE '${asOf}'`);
   const changed = await expectIds(`SELECT id FROM ${leads2} WHERE ${HAS_XY} AND last_changed >= DATE '${asOf}'`);
   assert.ok(newer.length > 0 && changed.length > newer.length && changed.length < second.length, `${newer.length} new, ${changed.length} changed`);
@@ -99,7 +101,7 @@ test('stable ids across two refreshes; since and updated_since select exactly th
   for (const f of since.features) assert.not.ok(byKey1.has(f.properties.lead_key), 'since = records first seen in the new release');
   const updated = await walkFeed(`/v1/feeds/leads.geojson?updated_since=${asOf}&page_size=5`);
   assert.equal(ids(updated.features), changed);
-  assert.equal(ids((await walkFeed('/v1/feeds/leads.geojson?since=2026-11-17')).features), []);
+  assert.equal(ids((await walkFeed(`/v1/feeds/leads.geojson?since=${new Date(Date.parse(asOf) + 86_400_000).toISOString().slice(0, 10)}`)).features), []);
   two.switchTo(two.first);
   await api.checkRelease();
 });
