@@ -10,8 +10,8 @@
  * rejects, manifest), and over real HTTP for every scope the leads list, every lead's detail,
  * the cursor export, the CSV / JSON Lines / Parquet exports, the GeoJSON feeds, OGC API items,
  * infrastructure, intel, the webhook payloads as delivered, and — over four weekly releases — the
- * event feed and every changed lead's history (with enriched before / after null below their
- * scope). Any string value holding an
+ * event feed, every changed lead's history and the webhook change events as delivered for every
+ * scope that can have webhooks (with enriched before / after null below their scope). Any string value holding an
  * individual's name (forename and surname, case and accents folded) that is not itself an
  * organisation's name of the ground truth ("Seán Murphy Construction Limited") fails it.
  */
@@ -315,6 +315,53 @@ test('the event feed and every changed lead\'s history, for every scope, over fo
   }
   assert.ok(weekCheck.values > 1000, `values checked: ${weekCheck.values}`);
   assert.equal(weekCheck.violations, [], 'no individual is named in the events or histories');
+});
+
+test('webhook change events (lead.updated, lead.stage_changed, lead.removed) as delivered, for every scope that can have webhooks, over four weekly releases', async () => {
+  const w = await weeklyReleases();
+  w.switchTo(w.ids.at(-1)!);
+  const weekly = await startTestApi({ config: { dataDir: w.dataDir, accessLimits: false } });
+  const weekCheck = new NameCheck(JSON.parse(readFileSync(w.truthFile, 'utf8')) as NameTruthFile);
+  const rx: Receiver = await startReceiver();
+  const leads = dataDirLeadReader(w.dataDir);
+  const config = { ...weekly.config, webhookAllowHosts: ['127.0.0.1'], webhookBatchMax: 500 };
+  const dispatcher = createDispatcher({ store: weekly.store.webhooks, accounts: weekly.store, leads, config, clock: () => new Date(), random: () => 0, owner: 'privacy-changes' });
+  const enriched = enrichedFields('lead');
+  const hookScopes = SCOPES.filter((s) => CAPABILITIES[s].webhooks);
+  try {
+    const service = webhookService({ store: weekly.store, leads, dispatcher, config, clock: () => new Date() });
+    for (const scope of hookScopes) {
+      const account = await weekly.store.createAccount(`privacy-changes-${scope}`, 'premium');
+      const k = generateKey(scope);
+      await weekly.store.insertKey({ id: k.id, account_id: account.id, scope, name: null, display_prefix: k.displayPrefix, hash: k.hash });
+      await service.create({ accountId: account.id, scope, url: rx.url(`/${scope}`), filter: '', types: ['lead.updated', 'lead.stage_changed', 'lead.removed'] });
+    }
+    // as if the webhooks had been created before the first week's changes: every event the log keeps
+    const db = new Database(weekly.config.databaseUrl.replace(/^file:/, ''));
+    db.prepare('UPDATE webhooks SET watermark_event_id = 0').run();
+    db.close();
+    await dispatcher.plan();
+    await dispatcher.deliverDue();
+    for (const scope of hookScopes) {
+      const bodies = rx.requests(`/${scope}`).map((r) => JSON.parse(r.body.toString('utf8')));
+      const events = bodies.flatMap((b) => b.events);
+      assert.ok(events.length > 30, `${scope}: ${events.length} change events delivered`);
+      // (the generator's four tiny weeks remove no lead: lead.removed goes the same way, masked by the same function)
+      const types = new Set(bodies.map((b) => b.type as string));
+      assert.ok(types.has('lead.updated') && types.has('lead.stage_changed') && [...types].every((t) => t.startsWith('lead.') && t !== 'lead.new'), `${scope}: ${[...types]}`);
+      for (const b of bodies) weekCheck.walk(`webhook ${scope} ${b.type}`, b);
+      const hidden = !CAPABILITIES[scope].enriched;
+      for (const e of events) for (const f of enriched) if (hidden && e.changes[f]) assert.equal(e.changes[f], { before: null, after: null }, `${scope} event ${e.id} ${f}`);
+      if (!hidden) assert.ok(events.some((e) => enriched.some((f) => e.changes[f] && (e.changes[f].before !== null || e.changes[f].after !== null))), `${scope}: enriched values carried`);
+    }
+  } finally {
+    dispatcher.close();
+    await leads.close();
+    await rx.close();
+    await weekly.close();
+  }
+  assert.ok(weekCheck.values > 1000, `values checked: ${weekCheck.values}`);
+  assert.equal(weekCheck.violations, [], 'no individual is named in a webhook change event');
 });
 
 test('organisations are still published: at least 95% of the applicant organisations, and the figure is reported', async () => {

@@ -26,3 +26,8 @@ export function newLeadsQuery(src: LeadsSource, filters: LeadsFilters, afterId: 
 export function maxLeadIdQuery(leadsTable: string): SqlQuery {
   return { sql: `SELECT coalesce(max(id), 0)::BIGINT AS max_id FROM ${leadsTable}`, params: [] };
 }
+
+/** The highest event id of a release's event log (0 when empty). */
+export function maxEventIdQuery(eventsTable: string): SqlQuery {
+  return { sql: `SELECT coalesce(max(id), 0)::BIGINT AS max_id FROM ${eventsTable}`, params: [] };
+}

@@ -73,8 +73,10 @@ export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 're
   router.post('/webhooks', async (ctx: AppContext) => {
     noQuery(ctx);
     const body = await jsonBody(ctx);
-    onlyMembers(body, ['url', 'filter', 'description']);
-    const { webhook, secret } = await svc().create({ accountId: ctx.state.key.account_id, scope: ctx.state.key.scope, url: body['url'], filter: body['filter'] ?? '', description: body['description'] });
+    onlyMembers(body, ['url', 'filter', 'types', 'description']);
+    const { webhook, secret } = await svc().create({
+      accountId: ctx.state.key.account_id, scope: ctx.state.key.scope, url: body['url'], filter: body['filter'] ?? '', types: body['types'], description: body['description'],
+    });
     ctx.status = 201;
     ctx.set('Location', `${config.publicBaseUrl}/webhooks/${webhook.id}`);
     ctx.body = { ...webhook, secret };

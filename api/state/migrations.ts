@@ -182,6 +182,13 @@ export const MIGRATIONS: readonly Migration[] = [
     up: (s, d) => [s.alterTable('webhooks').addColumn('suspended_at', d.instantType), s.alterTable('webhooks').addColumn('suspended_reason', 'text')],
   },
   {
+    version: 22, // webhook event types (api/webhooks/events.ts) and the event-log watermark they advance
+    up: (s, d) => [
+      s.alterTable('webhooks').addColumn('types', 'text', (c) => c.notNull().defaultTo('lead.new')),
+      s.alterTable('webhooks').addColumn('watermark_event_id', d.bigintType, (c) => c.notNull().defaultTo(0)),
+    ],
+  },
+  {
     version: 30, // the account area (api/state/app-store.ts): invitations, credentials, sessions, WebAuthn challenges, sign-in throttle, activity log
     up: (s, d) => [
       s

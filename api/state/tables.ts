@@ -52,6 +52,9 @@ export interface Tables {
     watermark_release: string | null;
     suspended_at: Instant | null;
     suspended_reason: string | null;
+    /** Comma-separated webhook event types (migration 22; `lead.new` for webhooks made before). */
+    types: Generated<string>;
+    watermark_event_id: Generated<number>;
     created_at: Instant;
     updated_at: Instant;
   };

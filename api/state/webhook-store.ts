@@ -16,7 +16,7 @@ const DELIVERY_CHUNK = 500;
 const WEBHOOK_COLUMNS = [
   'w.id', 'w.account_id', 'a.name as account_name', 'w.scope', 'w.url', 'w.filter', 'w.filters_json', 'w.description', 'w.status',
   'w.disabled_reason', 'w.watermark_lead_id', 'w.watermark_release', 'w.secret_rotated_at', 'w.previous_secret_expires_at', 'w.suspended_at',
-  'w.suspended_reason', 'w.created_at', 'w.updated_at',
+  'w.suspended_reason', 'w.types', 'w.watermark_event_id', 'w.created_at', 'w.updated_at',
 ] as const;
 /** Delivery columns; the query joins its webhook as `w` (a pending delivery of a suspended webhook reads as `suspended`). */
 const DELIVERY_COLUMNS = [
@@ -53,6 +53,8 @@ function toWebhook(r: Row): Webhook {
     disabled_reason: r['disabled_reason'],
     watermark_lead_id: Number(r['watermark_lead_id']),
     watermark_release: r['watermark_release'],
+    types: String(r['types'] ?? 'lead.new').split(','),
+    watermark_event_id: Number(r['watermark_event_id'] ?? 0),
     secret_rotated_at: r['secret_rotated_at'],
     previous_secret_expires_at: r['previous_secret_expires_at'],
     suspended_at: r['suspended_at'],
@@ -119,10 +121,10 @@ function webhookQueries(b: Backend) {
   const due = (eb: DeliveryEb, at: string) =>
     eb.or([eb.and([eb('d.status', '=', 'pending'), eb('d.next_attempt_at', '<=', at)]), eb.and([eb('d.status', '=', 'delivering'), eb('d.lease_until', '<=', at)])]);
   return {
-    insert: template((id: string, accountId: number, scope: Webhook['scope'], url: string, filter: string, filtersJson: string, description: string | null, secret: string, watermark: number, release: string | null, at: string) =>
+    insert: template((id: string, accountId: number, scope: Webhook['scope'], url: string, filter: string, filtersJson: string, description: string | null, secret: string, watermark: number, release: string | null, types: string, eventWatermark: number, at: string) =>
       db.insertInto('webhooks').values({
         id, account_id: accountId, scope, url, filter, filters_json: filtersJson, description, status: 'active', secret,
-        watermark_lead_id: watermark, watermark_release: release, created_at: at, updated_at: at,
+        watermark_lead_id: watermark, watermark_release: release, types, watermark_event_id: eventWatermark, created_at: at, updated_at: at,
       }),
     ),
     byId: template((id: string) => webhooks().where('w.id', '=', id)),
@@ -160,6 +162,16 @@ function webhookQueries(b: Backend) {
         .set({ watermark_lead_id: to, watermark_release: release, updated_at: at })
         .where('id', '=', id)
         .where('watermark_lead_id', '=', from)
+        .returning('id'),
+    ),
+    /** `advance` for both watermarks (lead ids and event ids), each compare-and-set. */
+    advanceBoth: template((to: number, release: string | null, eventTo: number, at: string, id: string, from: number, eventFrom: number) =>
+      db
+        .updateTable('webhooks')
+        .set({ watermark_lead_id: to, watermark_release: release, watermark_event_id: eventTo, updated_at: at })
+        .where('id', '=', id)
+        .where('watermark_lead_id', '=', from)
+        .where('watermark_event_id', '=', eventFrom)
         .returning('id'),
     ),
     insertDeliveries: (webhookId: string, at: string, ds: readonly NewDelivery[]) =>
@@ -304,7 +316,7 @@ export function webhookStore(b: Backend, now: () => Date): WebhookStore {
   return {
     async createWebhook(w) {
       const t = iso();
-      await b.run('plain', () => rows(q.insert(w.id, w.account_id, w.scope, w.url, w.filter, JSON.stringify(w.filters), w.description, w.secret, w.watermark_lead_id, w.watermark_release, t)));
+      await b.run('plain', () => rows(q.insert(w.id, w.account_id, w.scope, w.url, w.filter, JSON.stringify(w.filters), w.description, w.secret, w.watermark_lead_id, w.watermark_release, (w.types ?? ['lead.new']).join(','), w.watermark_event_id ?? 0, t)));
       return (await get(w.id))!;
     },
     getWebhook: get,
@@ -340,7 +352,8 @@ export function webhookStore(b: Backend, now: () => Date): WebhookStore {
     enqueue(webhookId, deliveries, wm) {
       return b.run('atomic', function* () {
         const t = iso();
-        if (wm && (yield q.advance(wm.to, wm.release, t, webhookId, wm.from)).length !== 1) return false;
+        const moved = wm && (wm.events ? q.advanceBoth(wm.to, wm.release, wm.events.to, t, webhookId, wm.from, wm.events.from) : q.advance(wm.to, wm.release, t, webhookId, wm.from));
+        if (moved && (yield moved).length !== 1) return false;
         for (const c of chunks(deliveries, DELIVERY_CHUNK)) yield q.insertDeliveries(webhookId, t, c);
         return true;
       });

@@ -49,6 +49,10 @@ export interface Webhook {
   watermark_lead_id: number;
   /** Release the watermark was last advanced on. */
   watermark_release: string | null;
+  /** The event types it receives (api/webhooks/events.ts `WEBHOOK_EVENT_TYPES`); `['lead.new']` unless chosen. */
+  types: string[];
+  /** Events of the release's event log with an id above this are new to the webhook (event ids grow across releases). */
+  watermark_event_id: number;
   secret_rotated_at: string | null;
   /** Until when the previous secret still signs deliveries (rotation overlap); null when none. */
   previous_secret_expires_at: string | null;
@@ -77,6 +81,10 @@ export interface NewWebhook {
   secret: string;
   watermark_lead_id: number;
   watermark_release: string | null;
+  /** Default `['lead.new']`. */
+  types?: string[];
+  /** Default 0. */
+  watermark_event_id?: number;
 }
 
 export interface NewDelivery {
@@ -161,10 +169,15 @@ export interface WebhookStore {
   getSecrets(id: string): Promise<WebhookSecrets | null>;
   /**
    * Insert `deliveries` (pending, due now) and, when `watermark` is given, move the webhook's
-   * watermark from `watermark.from` to `watermark.to`, atomically. False (nothing written) when
-   * the watermark is no longer `from` (another dispatcher got there first).
+   * lead watermark from `watermark.from` to `watermark.to` (and, with `events`, its event
+   * watermark from `events.from` to `events.to`), atomically. False (nothing written) when a
+   * watermark is no longer `from` (another dispatcher got there first).
    */
-  enqueue(webhookId: string, deliveries: NewDelivery[], watermark?: { from: number; to: number; release: string | null }): Promise<boolean>;
+  enqueue(
+    webhookId: string,
+    deliveries: NewDelivery[],
+    watermark?: { from: number; to: number; release: string | null; events?: { from: number; to: number } },
+  ): Promise<boolean>;
   /**
    * Claim up to `limit` due deliveries of active, unsuspended webhooks (or exactly `deliveryId`,
    * whatever its webhook's state, if it is due or pending), lease them to `owner` until `leaseUntil`, count

@@ -16,7 +16,7 @@ import { keyRefusal } from './access.ts';
 import { bestWebhookScope, webhookService, type PublicWebhook } from './service.ts';
 
 export const WEBHOOKS_USAGE = `Webhooks (docs/webhooks.md):
-  webhooks create --account N --url URL [--filter 'vertical=solar&county=Cork'] [--scope S] [--description D] [--json]
+  webhooks create --account N --url URL [--filter 'vertical=solar&county=Cork'] [--types lead.new,lead.stage_changed] [--scope S] [--description D] [--json]
                          create a webhook; prints its id and signing secret once (--json: {"id","secret"})
   webhooks list [--account N] [--json]
                          list webhooks (never their secrets) with their access: ok (scope) or suspended: why
@@ -93,7 +93,7 @@ export const webhookCommands: Record<string, WebhookCommand> = {
   async create(args, store, io) {
     const { values } = parseArgs({
       args,
-      options: { account: { type: 'string' }, url: { type: 'string' }, filter: { type: 'string' }, scope: { type: 'string' }, description: { type: 'string' }, json: { type: 'boolean', default: false } },
+      options: { account: { type: 'string' }, url: { type: 'string' }, filter: { type: 'string' }, types: { type: 'string' }, scope: { type: 'string' }, description: { type: 'string' }, json: { type: 'boolean', default: false } },
     });
     if (!values.account) throw new ApiError(400, 'usage', '--account is required');
     if (!values.url) throw new ApiError(400, 'usage', '--url is required');
@@ -114,11 +114,11 @@ export const webhookCommands: Record<string, WebhookCommand> = {
         if (!best) throw new CliFailure(`account '${account.name}' has no active key of scope ${need}: webhooks need one (commonwealth cannot have webhooks)`);
         scope = best;
       }
-      const { webhook, secret } = await c.service.create({ accountId: account.id, scope, url: values.url, filter: values.filter ?? '', description: values.description });
+      const { webhook, secret } = await c.service.create({ accountId: account.id, scope, url: values.url, filter: values.filter ?? '', types: values.types, description: values.description });
       if (values.json) io.out(JSON.stringify({ id: webhook.id, secret }));
       else {
         io.out(secret);
-        io.err(`webhook ${webhook.id} created for account '${account.name}' (scope ${scope}, filter '${webhook.filter || 'all leads'}'). The signing secret above is shown only now: store it.`);
+        io.err(`webhook ${webhook.id} created for account '${account.name}' (scope ${scope}, types ${webhook.types.join(',')}, filter '${webhook.filter || 'all leads'}'). The signing secret above is shown only now: store it.`);
       }
       return 0;
     });

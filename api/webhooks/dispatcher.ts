@@ -2,9 +2,13 @@
  * The webhook dispatcher, in two steps that any number of processes may run at once:
  *
  * 1. `plan()` — for every active webhook, the leads of the current release with an id above its
- *    watermark that match its saved filter become `lead.new` events (batches of at most
- *    `webhookBatchMax`), stored in the queue together with the new watermark in one transaction
- *    (compare-and-set: if another replica planned the webhook first, nothing is written).
+ *    lead watermark that match its saved filter become `lead.new` events (if it subscribes to
+ *    them), and the events of the release's event log with an id above its event watermark, of
+ *    the change types it subscribes to, for the leads the same filter selects (exactly the events
+ *    `GET /v1/events?types=…&<filter>` serves, `eventsPageQuery`) become `lead.updated` /
+ *    `lead.stage_changed` / `lead.removed` events (batches of at most `webhookBatchMax`),
+ *    stored in the queue together with both new watermarks in one transaction (compare-and-set:
+ *    if another replica planned the webhook first, nothing is written).
  * 2. `deliverDue()` — first suspends the active webhooks whose account holds no key that may
  *    receive them and resumes the suspended ones whose account holds one again (`access.ts`);
  *    then claims due deliveries of unsuspended webhooks (each goes to one dispatcher, leased for
@@ -25,7 +29,8 @@ import { areaIds } from '../gis/geometry-ids.ts';
 import type { StateStore } from '../state/store.ts';
 import type { ClaimedDelivery, Delivery, Webhook, WebhookStore } from '../state/webhooks.ts';
 import { accessReader, type WebhookAccess } from './access.ts';
-import { eventBodyFor, leadNewEvents } from './events.ts';
+import { eventsPageQuery } from '../query/events-query.ts';
+import { changeEvents, changeTypesOf, eventBodyFor, LEAD_NEW, leadNewEvents, type LogEvent } from './events.ts';
 import type { LeadReader } from './lead-reader.ts';
 import { attemptOutcome } from './retry.ts';
 import { postDelivery, sendAgents } from './send.ts';
@@ -192,19 +197,39 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         return summary;
       }
       for (const w of await store.listWebhooks({ status: 'active' })) {
-        if (snap.maxLeadId <= w.watermark_lead_id) continue;
+        const changeTypes = changeTypesOf(w.types);
+        // the event watermark never goes back (a release rebuilt without its log reads as 0 events)
+        const eventTo = Math.max(w.watermark_event_id, snap.maxEventId);
+        if (snap.maxLeadId <= w.watermark_lead_id && eventTo <= w.watermark_event_id) continue;
         try {
           const filters = w.filters as LeadsFilters;
           const ids = await areaIds(deps.leads, snap.source.leads, filters); // geometry filters: tested by api/gis/geometry.ts, ids into the SQL
-          const q = newLeadsQuery(snap.source, filters, w.watermark_lead_id, ids);
-          const leads = await deps.leads.all(q.sql, q.params);
+          let leads: Record<string, unknown>[] = [];
+          if (w.types.includes(LEAD_NEW) && snap.maxLeadId > w.watermark_lead_id) {
+            const q = newLeadsQuery(snap.source, filters, w.watermark_lead_id, ids);
+            leads = await deps.leads.all(q.sql, q.params);
+          }
+          let logged: LogEvent[] = [];
+          if (changeTypes.length > 0 && snap.events && eventTo > w.watermark_event_id) {
+            const q = eventsPageQuery(snap.events, snap.source, { types: changeTypes, filters }, w.watermark_event_id, eventTo - w.watermark_event_id, ids);
+            logged = await deps.leads.all<LogEvent & Record<string, unknown>>(q.sql, q.params);
+          }
           // queued even while the webhook is suspended (held until it resumes); masked when sent
-          const events = leadNewEvents({ webhookId: w.id, releaseId: snap.releaseId, leads, batchMax: config.webhookBatchMax, createdAt: clock() });
-          const ok = await store.enqueue(w.id, events, { from: w.watermark_lead_id, to: snap.maxLeadId, release: snap.releaseId });
+          const createdAt = clock();
+          const events = [
+            ...leadNewEvents({ webhookId: w.id, releaseId: snap.releaseId, leads, batchMax: config.webhookBatchMax, createdAt }),
+            ...changeEvents({ webhookId: w.id, releaseId: snap.releaseId, events: logged, batchMax: config.webhookBatchMax, createdAt }),
+          ];
+          const ok = await store.enqueue(w.id, events, {
+            from: w.watermark_lead_id,
+            to: Math.max(w.watermark_lead_id, snap.maxLeadId),
+            release: snap.releaseId,
+            events: { from: w.watermark_event_id, to: eventTo },
+          });
           if (!ok) continue; // another dispatcher planned this webhook meanwhile
           summary.webhooks++;
           summary.events += events.length;
-          summary.leads += leads.length;
+          summary.leads += leads.length + logged.length;
         } catch (e) {
           log(`webhook ${w.id}: planning failed: ${(e as Error).message}`);
         }

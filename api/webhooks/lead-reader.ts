@@ -3,11 +3,12 @@
  * or — for the `leads webhooks …` commands — the release `DATA_DIR/current` points at, read
  * straight from its Parquet files.
  */
+import { existsSync } from 'node:fs';
 import { openApiDb, type ApiDb, type Row } from '../db.ts';
 import { keptRelease, type ReleaseTables } from '../kept-release.ts';
 import type { PlaceNames } from '../params.ts';
 import type { LeadsSource } from '../query/leads-query.ts';
-import { maxLeadIdQuery } from '../query/webhook-leads-query.ts';
+import { maxEventIdQuery, maxLeadIdQuery } from '../query/webhook-leads-query.ts';
 import { loadReleaseSources } from '../release-sources.ts';
 import { NoReleaseError, readCurrentLink, type Release, type ReleaseManager } from '../release.ts';
 
@@ -19,6 +20,10 @@ export interface LeadSnapshot {
   places: PlaceNames;
   /** Highest lead id of the release. */
   maxLeadId: number;
+  /** The release's event log table, or null for a release built before the log existed. */
+  events: string | null;
+  /** Highest event id of the log (0 when empty or absent). */
+  maxEventId: number;
 }
 
 export interface LeadReader {
@@ -30,8 +35,17 @@ export interface LeadReader {
 
 async function snapshotOf(db: ApiDb, release: Pick<ReleaseTables, 'id' | 'tables' | 'path'>): Promise<LeadSnapshot> {
   const mq = maxLeadIdQuery(release.tables.leads);
-  const [sources, max] = await Promise.all([loadReleaseSources(db, release), db.all<{ max_id: number }>(mq.sql, mq.params)]);
-  return { releaseId: release.id, source: sources.leads, places: sources.places, maxLeadId: Number(max[0]?.max_id ?? 0) };
+  const events = existsSync(release.path('events.parquet')) ? release.tables.events : null;
+  const eq = events ? maxEventIdQuery(events) : null;
+  const [sources, max, maxEvent] = await Promise.all([
+    loadReleaseSources(db, release),
+    db.all<{ max_id: number }>(mq.sql, mq.params),
+    eq ? db.all<{ max_id: number }>(eq.sql, eq.params) : Promise.resolve([]),
+  ]);
+  return {
+    releaseId: release.id, source: sources.leads, places: sources.places, maxLeadId: Number(max[0]?.max_id ?? 0),
+    events, maxEventId: Number(maxEvent[0]?.max_id ?? 0),
+  };
 }
 
 /** Read from the server's current release (DuckDB tables already loaded). */

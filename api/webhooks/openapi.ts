@@ -6,7 +6,7 @@
 import type { Endpoint } from '../openapi.ts';
 import { DELIVERY_STATUSES } from '../state/webhooks.ts';
 import { SCOPES } from '../scopes.ts';
-import { EVENT_TYPES } from './events.ts';
+import { CHANGE_TYPES, EVENT_TYPES, WEBHOOK_EVENT_TYPES } from './events.ts';
 import { DELIVERIES_QUERY_SCHEMA } from './service.ts';
 
 type Json = Record<string, any>;
@@ -19,7 +19,14 @@ const webhookProps: Json = {
   account: { type: 'string', description: 'Owning account.' },
   scope: { type: 'string', enum: [...SCOPES], description: 'Scope of the key that created it: the most a delivery is ever sent with (see `access.scope` for the scope used now).' },
   url: { type: 'string', description: 'Destination (https, public address).' },
-  filter: { type: 'string', description: 'Saved filter: a `/v1/leads` query string, canonical (empty = every new lead).' },
+  filter: { type: 'string', description: 'Saved filter: a `/v1/leads` query string, canonical (empty = every lead).' },
+  types: {
+    type: 'array',
+    items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+    minItems: 1,
+    uniqueItems: true,
+    description: 'Event types it receives: `lead.new` (the default) and the change types of the event log (`lead.updated`, `lead.stage_changed`, `lead.removed`: the events `GET /v1/events` serves).',
+  },
   description: { type: ['string', 'null'], description: 'Free text.' },
   status: { type: 'string', enum: ['active', 'disabled'], description: 'Disabled webhooks get no deliveries (queued ones wait).' },
   disabled_reason: { type: ['string', 'null'], description: 'Why it was disabled (e.g. the destination answered 410 Gone).' },
@@ -42,9 +49,13 @@ const webhookProps: Json = {
   watermark: {
     type: 'object',
     additionalProperties: false,
-    description: 'Leads with an id above `lead_id` are new to this webhook.',
-    properties: { lead_id: { type: 'integer', minimum: 0, description: 'Highest lead id already batched.' }, release: { type: ['string', 'null'], description: 'Release it was batched from.' } },
-    required: ['lead_id', 'release'],
+    description: 'Leads with an id above `lead_id`, and event-log events with an id above `event_id`, are new to this webhook.',
+    properties: {
+      lead_id: { type: 'integer', minimum: 0, description: 'Highest lead id already batched.' },
+      event_id: { type: 'integer', minimum: 0, description: 'Highest event id of the release\'s event log already batched (advanced for every webhook, whatever its types).' },
+      release: { type: ['string', 'null'], description: 'Release it was batched from.' },
+    },
+    required: ['lead_id', 'event_id', 'release'],
   },
   secret_rotated_at: ts('Last secret rotation.'),
   previous_secret_expires_at: ts('Until when the previous secret also signs deliveries.'),
@@ -75,7 +86,7 @@ export function webhookSchemas(): Json {
         webhook_id: { type: 'string', description: 'Webhook id.' },
         type: { type: 'string', enum: [...EVENT_TYPES], description: 'Event type.' },
         created_at: { type: 'string', format: 'date-time', description: 'When the event was queued.' },
-        lead_count: { type: 'integer', minimum: 0, description: 'Leads in the body.' },
+        lead_count: { type: 'integer', minimum: 0, description: 'Leads (`lead.new`) or events (the change types) in the body.' },
         status: {
           type: 'string',
           enum: [...DELIVERY_STATUSES],
@@ -105,6 +116,13 @@ export function webhookSchemas(): Json {
       properties: {
         url: { type: 'string', maxLength: 2048, description: 'https URL on a public address (the operator\'s WEBHOOK_ALLOW_HOSTS may allow others). Every spelling of an address is judged as the address it is (decimal, octal, hex and short IPv4, IPv4-mapped, -compatible and -translated IPv6, NAT64, 6to4, trailing dots), a host name by what it resolves to now (a name with a private or loopback address is a 400) and again at every delivery, at connect time.', examples: ['https://hooks.example.ie/leads'] },
         filter: { type: 'string', description: 'Saved filter in the `/v1/leads` grammar, without paging or sort.', examples: ['vertical=solar&county=Cork'] },
+        types: {
+          type: 'array',
+          items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+          minItems: 1,
+          description: 'Event types to receive (default `["lead.new"]`, what every webhook made before types existed receives). A comma-separated string is accepted too.',
+          examples: [['lead.new', 'lead.stage_changed']],
+        },
         description: { type: 'string', maxLength: 200, description: 'Free text.' },
       },
       required: ['url'],
@@ -133,6 +151,30 @@ export function webhookSchemas(): Json {
       },
       required: ['id', 'type', 'created_at', 'webhook_id', 'release', 'batch', 'leads', '_meta'],
     },
+    WebhookChangeEvent: {
+      type: 'object',
+      additionalProperties: false,
+      description:
+        'Body of a `lead.updated`, `lead.stage_changed` or `lead.removed` delivery: events of the release\'s event log, as `GET /v1/events?types=<type>&<saved filter>` serves them, ' +
+        'each event\'s `changes` masked when it is sent for the scope the webhook has then (an enriched field\'s before / after null below its scope).',
+      properties: {
+        id: { type: 'string', description: 'Event id (= `webhook-id`); de-duplicate on it. Not the event-log ids of `events[]`.' },
+        type: { type: 'string', enum: [...CHANGE_TYPES], description: 'Delivery type: every event in `events` has it.' },
+        created_at: { type: 'string', format: 'date-time', description: 'When the delivery was queued.' },
+        webhook_id: { type: 'string', description: 'Webhook id.' },
+        release: { type: ['string', 'null'], description: 'Release the events were planned from.' },
+        batch: {
+          type: 'object',
+          additionalProperties: false,
+          description: 'Position of this delivery among the deliveries of its type in one batch run.',
+          properties: { index: { type: 'integer', minimum: 1, description: '1-based.' }, count: { type: 'integer', minimum: 1, description: 'Deliveries of the type in the run.' } },
+          required: ['index', 'count'],
+        },
+        events: { type: 'array', items: ref('Event'), description: 'Event-log events in id order (at most WEBHOOK_BATCH_MAX).' },
+        _meta: ref('ResponseMeta'),
+      },
+      required: ['id', 'type', 'created_at', 'webhook_id', 'release', 'batch', 'events', '_meta'],
+    },
   };
 }
 
@@ -146,7 +188,29 @@ const signatureHeaders: Json = {
 
 /** The top-level `webhooks` member: the events the service POSTs to registered URLs. */
 export function webhookEventsDoc(): Json {
+  const changeSummary: Record<string, string> = {
+    'lead.updated': 'Leads matching a saved filter whose fields changed',
+    'lead.stage_changed': 'Leads matching a saved filter that moved stage (e.g. granted → commencing)',
+    'lead.removed': 'Leads gone from their source',
+  };
+  const change = Object.fromEntries(
+    CHANGE_TYPES.map((t) => [
+      t,
+      {
+        post: {
+          summary: changeSummary[t],
+          description:
+            `Sent to webhooks whose \`types\` include \`${t}\`, after each weekly refresh: the release's \`${t}\` events for the leads the saved filter selects, ` +
+            'with the same access, signing, retries and replay as `lead.new`. See docs/webhooks.md.',
+          parameters: Object.entries(signatureHeaders).map(([name, h]) => ({ name, in: 'header', ...h })),
+          requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookChangeEvent') } } },
+          responses: { '200': { description: 'Any 2xx acknowledges the delivery.' }, '410': { description: 'Gone: the webhook is disabled.' } },
+        },
+      },
+    ]),
+  );
   return {
+    ...change,
     'lead.new': {
       post: {
         operationId: 'leadNew',
@@ -175,7 +239,7 @@ export function webhookEndpoints(): Endpoint[] {
     },
     {
       method: 'post', path: '/webhooks', tag, summary: 'Create a webhook',
-      description: 'A destination URL and a saved filter in the `/v1/leads` grammar (a bad filter gives the same problem as `/v1/leads`). The answer carries the signing secret, once.' + scopeNote,
+      description: 'A destination URL, a saved filter in the `/v1/leads` grammar (a bad filter gives the same problem as `/v1/leads`) and the event `types` to receive (default `lead.new`). The answer carries the signing secret, once.' + scopeNote,
       body: ref('WebhookCreate'), bodyRequired: true, ok: { status: 201, schema: ref('WebhookWithSecret'), description: 'Created; `Location` names it.', location: true }, errors: [400, 413, 415],
     },
     { method: 'get', path: '/webhooks/{id}', tag, summary: 'One webhook', description: 'A webhook of the key\'s account, with its `access`.' + readNote, pathParams: [idParam], ok: { schema: ref('Webhook'), description: 'The webhook.' }, errors: [400, 404] },

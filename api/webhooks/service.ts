@@ -14,7 +14,7 @@ import { type Delivery, type DeliveryStatus, type Webhook } from '../state/webho
 import { accessReader, NO_ACTIVE_KEY, type WebhookAccess } from './access.ts';
 import { checkDestination, systemResolver, type HostResolver } from './destination.ts';
 import type { Dispatcher, WebhookConfig } from './dispatcher.ts';
-import { testEvent } from './events.ts';
+import { DEFAULT_WEBHOOK_TYPES, testEvent, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events.ts';
 import type { LeadReader } from './lead-reader.ts';
 import { parseSavedFilter } from './saved-filter.ts';
 import { generateSecret } from './signing.ts';
@@ -39,10 +39,12 @@ export interface PublicWebhook {
   scope: Scope;
   url: string;
   filter: string;
+  /** The event types it receives (`lead.new` unless chosen at creation). */
+  types: string[];
   description: string | null;
   status: Webhook['status'];
   disabled_reason: string | null;
-  watermark: { lead_id: number; release: string | null };
+  watermark: { lead_id: number; event_id: number; release: string | null };
   /** Whether the webhook may send now and with which scope (api/webhooks/access.ts), decided from the account's keys at the time of asking. */
   access: PublicAccess;
   secret_rotated_at: string | null;
@@ -76,16 +78,29 @@ export function publicWebhook(w: Webhook, a: WebhookAccess): PublicWebhook {
     scope: w.scope,
     url: w.url,
     filter: w.filter,
+    types: w.types,
     description: w.description,
     status: w.status,
     disabled_reason: w.disabled_reason,
-    watermark: { lead_id: w.watermark_lead_id, release: w.watermark_release },
+    watermark: { lead_id: w.watermark_lead_id, event_id: w.watermark_event_id, release: w.watermark_release },
     access: publicAccess(w, a),
     secret_rotated_at: w.secret_rotated_at,
     previous_secret_expires_at: w.previous_secret_expires_at,
     created_at: w.created_at,
     updated_at: w.updated_at,
   };
+}
+
+/**
+ * A webhook's `types` as given (undefined or null: the default, `lead.new`): an array of
+ * `WEBHOOK_EVENT_TYPES` or a comma-separated string of them, kept in that order without repeats.
+ */
+export function parseWebhookTypes(v: unknown): { types: WebhookEventType[] } | ParamError {
+  if (v === undefined || v === null) return { types: [...DEFAULT_WEBHOOK_TYPES] };
+  const list = typeof v === 'string' ? v.split(',').map((t) => t.trim()) : Array.isArray(v) && v.every((t) => typeof t === 'string') ? (v as string[]) : null;
+  const bad = list === null || list.length === 0 || list.some((t) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(t));
+  if (bad) return { name: 'types', reason: `must be a non-empty list of ${WEBHOOK_EVENT_TYPES.join(', ')}` };
+  return { types: WEBHOOK_EVENT_TYPES.filter((t) => list.includes(t)) };
 }
 
 /** The 403 for a scope without the webhooks capability, naming the scopes that have it. */
@@ -137,12 +152,16 @@ export function webhookService(deps: WebhookServiceDeps) {
   return {
     /**
      * Create a webhook for an account. `scope` must have the webhooks capability; `filter` is a
-     * `/v1/leads` query string; the watermark starts at the current release's highest lead id,
-     * so only leads first seen after creation are sent.
+     * `/v1/leads` query string; `types` the event types it receives (`WEBHOOK_EVENT_TYPES`, an
+     * array or a comma-separated string; default `lead.new` only). The watermarks start at the
+     * current release's highest lead id and event id, so only leads first seen, and changes
+     * observed, after creation are sent.
      */
-    async create(o: { accountId: number; scope: Scope; url: unknown; filter: unknown; description?: unknown }): Promise<{ webhook: PublicWebhook; secret: string }> {
+    async create(o: { accountId: number; scope: Scope; url: unknown; filter: unknown; description?: unknown; types?: unknown }): Promise<{ webhook: PublicWebhook; secret: string }> {
       if (!CAPABILITIES[o.scope].webhooks) throw webhooksForbidden(o.scope);
       const errors: ParamError[] = [...(await checkDestination(o.url, deps.config.webhookAllowHosts, deps.resolveHost ?? systemResolver))];
+      const types = parseWebhookTypes(o.types);
+      if ('reason' in types) errors.push(types);
       if (o.filter !== undefined && typeof o.filter !== 'string') errors.push({ name: 'filter', reason: 'must be a query string such as vertical=solar&county=Cork' });
       if (o.description !== undefined && o.description !== null && (typeof o.description !== 'string' || o.description.length > 200)) {
         errors.push({ name: 'description', reason: 'must be a string of at most 200 characters' });
@@ -163,6 +182,8 @@ export function webhookService(deps: WebhookServiceDeps) {
         secret,
         watermark_lead_id: snap.maxLeadId,
         watermark_release: snap.releaseId,
+        types: (types as { types: string[] }).types,
+        watermark_event_id: snap.maxEventId,
       });
       return { webhook: await one(w), secret };
     },

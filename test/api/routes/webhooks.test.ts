@@ -63,6 +63,15 @@ test('create: 201 with the secret once and Location; listed without it; never ca
   // another account cannot see it
   assertProblem(await api.request(`/v1/webhooks/${res.body.id}`, { key: otherKey }), 404, 'not_found');
   assert.equal((await api.request('/v1/webhooks', { key: otherKey })).body.results, []);
+  // event types: lead.new unless chosen; unknown ones are a 400 naming `types`
+  assert.equal([res.body.types, typeof res.body.watermark.event_id], [['lead.new'], 'number']);
+  const bad = await post('/v1/webhooks', { url: rx.url('/typed'), types: ['lead.new', 'lead.created'] }, otherKey);
+  assertProblem(bad, 400, 'invalid_parameter');
+  assert.equal(bad.body.errors.map((e: { name: string }) => e.name), ['types']);
+  const typed = await post('/v1/webhooks', { url: rx.url('/typed'), types: ['lead.stage_changed', 'lead.removed'] }, otherKey);
+  assert.is(typed.status, 201, typed.text);
+  assert.equal(typed.body.types, ['lead.stage_changed', 'lead.removed']);
+  assert.equal((await api.request(`/v1/webhooks/${typed.body.id}`, { key: otherKey })).body.types, ['lead.stage_changed', 'lead.removed']);
 });
 
 test('saved filters with the received_date range and application_type: canonical form, round trip, same problems as /v1/leads', async () => {

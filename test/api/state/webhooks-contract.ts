@@ -66,7 +66,7 @@ export function webhookStoreContract(name: string, backend: WebhookContractBacke
       assert.equal(w1, {
         id: 'wh_0000000000000001', account_id: a.id, account_name: 'acme', scope: 'ent_api', url: 'https://hooks.example.com/leads',
         filter: 'county=Cork', filters: { county: ['Cork'] }, description: 'cork solar', status: 'active', disabled_reason: null,
-        watermark_lead_id: 100, watermark_release: 'r1', secret_rotated_at: null, previous_secret_expires_at: null, suspended_at: null, suspended_reason: null,
+        watermark_lead_id: 100, watermark_release: 'r1', types: ['lead.new'], watermark_event_id: 0, secret_rotated_at: null, previous_secret_expires_at: null, suspended_at: null, suspended_reason: null,
         created_at: at(0).toISOString(), updated_at: at(0).toISOString(),
       });
       assert.not.ok('secret' in w1, 'a webhook never carries its secret');
@@ -101,6 +101,14 @@ export function webhookStoreContract(name: string, backend: WebhookContractBacke
       assert.not.ok(await s.webhooks.enqueue(w.id, [delivery()], { from: 100, to: 160, release: 'r3' }), 'a stale watermark writes nothing');
       const after = await s.webhooks.getWebhook(w.id);
       assert.equal([after?.watermark_lead_id, after?.watermark_release], [150, 'r2']);
+      // event types and the event-log watermark, compare-and-set with the lead watermark
+      const typed = await s.webhooks.createWebhook(newWebhook(a.id, { id: 'wh_00000000000000ty', types: ['lead.new', 'lead.stage_changed'], watermark_event_id: 40 }));
+      assert.equal([typed.types, typed.watermark_event_id], [['lead.new', 'lead.stage_changed'], 40]);
+      assert.not.ok(await s.webhooks.enqueue(typed.id, [delivery()], { from: 100, to: 150, release: 'r2', events: { from: 39, to: 70 } }), 'a stale event watermark writes nothing');
+      assert.ok(await s.webhooks.enqueue(typed.id, [delivery({ type: 'lead.stage_changed' })], { from: 100, to: 150, release: 'r2', events: { from: 40, to: 70 } }));
+      const moved = await s.webhooks.getWebhook(typed.id);
+      assert.equal([moved?.watermark_lead_id, moved?.watermark_event_id], [150, 70]);
+      assert.equal((await s.webhooks.listDeliveries(typed.id)).map((d) => d.type), ['lead.stage_changed']);
       const listed = await s.webhooks.listDeliveries(w.id);
       assert.equal(listed.map((d) => d.id), [batch[1]!.id, batch[0]!.id], 'newest first');
       assert.equal(listed[0], {

@@ -51,6 +51,15 @@ test('create needs an ent_api-or-above key; prints {"id","secret"} once; list ne
   const hooks = JSON.parse(list.stdout) as { id: string; filter: string; scope: string }[];
   assert.equal(hooks.map((h) => [h.id, h.filter, h.scope]), [[created.id, 'vertical=solar&county=Cork', 'ent_api']]);
   assert.not.ok(list.stdout.includes(created.secret));
+  const badTypes = await leads('webhooks', 'create', '--account', 'acme', '--url', rx.url('/t'), '--types', 'lead.new,lead.moved');
+  assert.is(badTypes.code, 2, badTypes.stderr);
+  assert.match(badTypes.stderr, /types: must be a non-empty list of lead\.new, lead\.updated, lead\.stage_changed, lead\.removed/);
+  const typed = await leads('webhooks', 'create', '--account', 'acme', '--url', rx.url('/t'), '--types', 'lead.stage_changed,lead.new', '--json');
+  assert.is(typed.code, 0, typed.stderr);
+  const typedId = (JSON.parse(typed.stdout) as { id: string }).id;
+  const both = JSON.parse((await leads('webhooks', 'list', '--json')).stdout) as { id: string; types: string[] }[];
+  assert.equal(both.map((h) => [h.id, h.types]), [[created.id, ['lead.new']], [typedId, ['lead.new', 'lead.stage_changed']]], 'no --types: lead.new');
+  assert.is((await leads('webhooks', 'disable', typedId)).code, 0);
 
   const sent = await leads('webhooks', 'test', created.id);
   assert.is(sent.code, 0, sent.stderr + sent.stdout);

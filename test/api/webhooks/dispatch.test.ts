@@ -16,7 +16,8 @@ import { ApiError } from '../../../api/errors.ts';
 import { openSqliteStore } from '../../../api/state/sqlite.ts';
 import type { StateStore } from '../../../api/state/store.ts';
 import { createDispatcher, type Dispatcher } from '../../../api/webhooks/dispatcher.ts';
-import { eventBodyFor, leadNewEvents, testEvent } from '../../../api/webhooks/events.ts';
+import { changeEvents, eventBodyFor, leadNewEvents, testEvent } from '../../../api/webhooks/events.ts';
+import { enrichedFields } from '../../../api/masking.ts';
 import { generateKey } from '../../../api/keys.ts';
 import { dataDirLeadReader, type LeadReader } from '../../../api/webhooks/lead-reader.ts';
 import { retryDelayMs } from '../../../api/webhooks/retry.ts';
@@ -183,6 +184,94 @@ test('the week-2 refresh produces the expected deliveries: only new matching lea
   assert.equal([again.events, rx.requests().length], [0, total]);
   const log = await service.deliveries(ids['all']!, {});
   assert.ok(log.every((d) => d.status === 'delivered' && d.attempts === 1 && d.last_status_code === 204 && d.last_latency_ms !== null));
+});
+
+test('event types: the week-3 refresh sends lead.stage_changed (granted → commencing), lead.updated and lead.removed as the event log has them, signed; a webhook without types still gets lead.new only', async () => {
+  // an account of its own: its key is revoked and replaced below
+  const account = (await store.createAccount('acme-sync', 'premium')).id;
+  const key = async (): Promise<string> => {
+    const k = generateKey('ent_api');
+    await store.insertKey({ id: k.id, account_id: account, scope: 'ent_api', name: null, display_prefix: k.displayPrefix, hash: k.hash });
+    return k.id;
+  };
+  const first = await key();
+  const bad = await service.create({ accountId: account, scope: 'ent_api', url: rx.url('/x'), filter: '', types: ['lead.created'] }).catch((e: unknown) => e);
+  assert.equal([(bad as ApiError).status, (bad as ApiError).errors?.map((e) => e.name)], [400, ['types']]);
+  const stage = await service.create({ accountId: account, scope: 'ent_api', url: rx.url('/stage'), filter: '', types: ['lead.stage_changed'] });
+  const every = await service.create({ accountId: account, scope: 'ent_api', url: rx.url('/every'), filter: '', types: 'lead.removed,lead.new,lead.updated,lead.stage_changed' });
+  assert.equal(stage.webhook.types, ['lead.stage_changed']);
+  assert.equal(every.webhook.types, ['lead.new', 'lead.updated', 'lead.stage_changed', 'lead.removed'], 'kept in one order');
+  assert.equal((await store.webhooks.getWebhook(ids['all']!))?.types, ['lead.new'], 'a webhook made without types receives lead.new');
+  const week2 = (await leads.snapshot())!;
+  assert.ok(week2.maxEventId > 0, 'week 2 has an event log');
+  assert.is(stage.webhook.watermark.event_id, week2.maxEventId, 'starts after the events of the release it was created on');
+  const allBefore = rx.requests('/all').length;
+
+  await publish(3, '2026-11-23T06:00:00Z');
+  const week3 = (await leads.snapshot())!;
+  now += 3600_000;
+  await dispatcher.plan();
+  // access is decided at send time: with the account's only ent_api key revoked, nothing is sent
+  await store.revokeKey(first);
+  const held = await dispatcher.deliverDue();
+  assert.ok(held.suspended === 2 && rx.requests('/stage').length === 0 && rx.requests('/every').length === 0, 'held while the account holds no webhook key');
+  await key();
+  const sent = await dispatcher.deliverDue();
+  assert.equal([sent.dead, sent.retrying, sent.resumed], [0, 0, 2]);
+
+  // the week's changes, by an independent diff of the two releases' leads.parquet
+  const prev = join(root, 'releases', week2.releaseId, 'leads.parquet');
+  const diff = (where: string): Promise<{ id: number; before: string | null; after: string | null }[]> =>
+    sql(`SELECT coalesce(n.id, o.id)::INT AS id, o.lead_readiness AS before, n.lead_readiness AS after FROM read_parquet('${prev}') o FULL JOIN LEADS n ON o.id = n.id WHERE ${where} ORDER BY 1`);
+  const moved = await diff('o.id IS NOT NULL AND n.id IS NOT NULL AND (o.lead_readiness IS DISTINCT FROM n.lead_readiness OR o.status IS DISTINCT FROM n.status)');
+  const updated = await diff('o.id IS NOT NULL AND n.id IS NOT NULL AND o.content_hash <> n.content_hash AND o.lead_readiness IS NOT DISTINCT FROM n.lead_readiness AND o.status IS NOT DISTINCT FROM n.status');
+  const removed = await diff('n.id IS NULL');
+  const commencing = moved.filter((m) => m.after === 'commencing' && m.before !== 'commencing');
+  assert.ok(commencing.length > 0, `leads moved to commencing in week 3: ${commencing.length}`);
+
+  const got = rx.requests('/stage');
+  assert.is(got.length, Math.ceil(moved.length / 3), 'one delivery per batch of 3 events');
+  for (const r of got) {
+    assertSigned(r, stage.secret);
+    assert.is(r.headers['x-service-event'], 'lead.stage_changed');
+  }
+  const bodies = got.map((r) => JSON.parse(r.body.toString('utf8')));
+  const events = bodies.flatMap((b) => b.events);
+  assert.ok(bodies.every((b) => b.type === 'lead.stage_changed' && b.release === week3.releaseId && !('leads' in b) && b._meta.scope === 'ent_api'));
+  assert.ok(events.every((e) => e.type === 'lead.stage_changed' && e.release_id === week3.releaseId && e.id > week2.maxEventId));
+  assert.equal(events.map((e) => e.lead_id).sort((a: number, b: number) => a - b), moved.map((m) => m.id), 'exactly the leads whose stage moved');
+  for (const m of commencing) {
+    const e = events.find((x) => x.lead_id === m.id);
+    assert.equal(e.changes.lead_readiness, { before: m.before, after: 'commencing' }, `lead ${m.id}`);
+  }
+
+  const everyBodies = rx.requests('/every').map((r) => JSON.parse(r.body.toString('utf8')));
+  const ofType = (t: string): number[] => everyBodies.filter((b) => b.type === t).flatMap((b) => (b.events ?? b.leads).map((x: { lead_id?: number; id: number }) => x.lead_id ?? x.id)).sort((a: number, b: number) => a - b);
+  assert.equal(ofType('lead.stage_changed'), moved.map((m) => m.id));
+  assert.equal(ofType('lead.updated'), updated.map((m) => m.id), 'lead.updated: content changed, stage did not');
+  assert.equal(ofType('lead.removed'), removed.map((m) => m.id), 'lead.removed: gone from the release');
+  assert.ok(ofType('lead.new').length > 0 && ofType('lead.new').every((id) => id > week2.maxLeadId), 'and the new leads');
+  // ent_api: enriched before / after carried as they are
+  const enriched = enrichedFields('lead');
+  const carried = everyBodies.flatMap((b) => b.events ?? []).filter((e) => enriched.some((f) => e.changes[f] && (e.changes[f].before !== null || e.changes[f].after !== null)));
+  assert.ok(carried.length > 0, 'an ent_api payload carries enriched values');
+
+  const allNew = rx.requests('/all').slice(allBefore).map((r) => JSON.parse(r.body.toString('utf8')));
+  assert.ok(allNew.length > 0 && allNew.every((b) => b.type === 'lead.new' && Array.isArray(b.leads) && !('events' in b)), 'the webhook without types: lead.new only');
+  const again = await dispatcher.plan();
+  assert.is(again.events, 0, 'nothing is planned twice');
+});
+
+test('change events are masked at send time by maskChanges: enriched before / after null for a scope without them, same shape', () => {
+  const changes = { applicant_org: { before: 'Acme Ltd', after: 'Acme Holdings Ltd' }, lead_readiness: { before: 'granted', after: 'commencing' } };
+  const row = { id: 9, type: 'lead.stage_changed', lead_id: 4, lead_key: 'k', release_id: 'r', observed_at: '2026-11-23', occurred_at: '2026-11-20', reason: null, changes: JSON.stringify(changes) };
+  const [queued] = changeEvents({ webhookId: 'wh_x', releaseId: 'r', events: [row], batchMax: 10, createdAt: clock() });
+  const cw = JSON.parse(eventBodyFor(queued!.body, 'commonwealth'));
+  assert.equal(cw.events[0].changes, { applicant_org: { before: null, after: null }, lead_readiness: changes.lead_readiness });
+  assert.ok(cw._meta.masked.some((m: { field: string }) => m.field === 'applicant_org'));
+  const ea = JSON.parse(eventBodyFor(queued!.body, 'ent_api'));
+  assert.equal(ea.events[0].changes, changes);
+  assert.equal(Object.keys(ea.events[0]), Object.keys(cw.events[0]));
 });
 
 test('masking is applied at send time, for the scope of that moment (enriched fields null for a scope without them)', async () => {
