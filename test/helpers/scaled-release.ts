@@ -5,7 +5,8 @@
  * fresh one, so a second `make test` (or `make test FILE=…`) reuses the releases of the first.
  * A default-scale build takes minutes on two cores. The release is shared: a test that changes
  * files copies it first. `truthFile` is the generator's ground truth about names
- * (pipeline/synth/truth.ts), kept beside the release, never in it.
+ * (pipeline/synth/truth.ts), kept beside the release, never in it; the tiny release also keeps its
+ * raw files there (`raw/`, beside `truth/`).
  *
  * @example const { dir } = await scaledRelease('default'); // …/.tmp/release-default-7-<hash>/releases/<id>
  */
@@ -19,7 +20,7 @@ import { REPO_ROOT } from './tmp.ts';
 
 const BUILD_TIME = new Date('2026-11-09T06:00:00Z');
 
-/** SHA-256 (12 hex) over every .ts / .json file under pipeline/, common/ and schemas/ but the API's query schemas (`*-query.schema.json`). */
+/** SHA-256 (12 hex) over every .ts / .json file under pipeline/, common/ and schemas/ but the API's query schemas (`*-query.schema.json`), and this file. */
 function codeFingerprint(): string {
   const h = createHash('sha256');
   const walk = (dir: string): void => {
@@ -30,6 +31,7 @@ function codeFingerprint(): string {
     }
   };
   for (const d of ['pipeline', 'common', 'schemas']) walk(join(REPO_ROOT, d));
+  h.update(readFileSync(new URL(import.meta.url).pathname)); // how the cache is laid out
   return h.digest('hex').slice(0, 12);
 }
 
@@ -69,7 +71,8 @@ export function scaledRelease(scale: 'tiny' | 'small' | 'default', seed = 7): Pr
       const config = loadPipelineConfig({}, { dataDir: work, rawDir: raw, progress: false });
       const s = await runPipeline(config, { now: () => BUILD_TIME, log: () => {} });
       if (s.status !== 'published' || !s.releaseId) throw new Error(`the ${scale} release was not published: ${s.message}`);
-      rmSync(raw, { recursive: true, force: true });
+      // the tiny release keeps its raw files beside it (a few MB; the privacy test reads them)
+      if (scale !== 'tiny') rmSync(raw, { recursive: true, force: true });
       mkdirSync(join(work, 'done'));
       rmSync(root, { recursive: true, force: true });
       renameSync(work, root);
