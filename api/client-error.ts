@@ -56,7 +56,12 @@ export function parserProblem(code: string | undefined, rawPacket: Buffer | unde
  * headers and `Connection: close`) when the socket can still take it, then closes the socket.
  */
 export function clientErrorHandler(opts: { tls: boolean }): (err: Error & { code?: string; rawPacket?: Buffer }, socket: Socket) => void {
+  // Sockets already answered and lingering: the parser goes on reading what follows a bad request
+  // and reports a second error on the same socket; destroying it then, with bytes unread, resets
+  // the connection before the client has read the answer (always on Node 26, by chance on 20).
+  const answered = new WeakSet<Socket>();
   return (err, socket) => {
+    if (answered.has(socket)) return;
     const busy = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
     if (err.code === 'ECONNRESET' || !socket.writable || busy) {
       socket.destroy();
@@ -78,6 +83,7 @@ export function clientErrorHandler(opts: { tls: boolean }): (err: Error & { code
     // Lingering close: answer, half-close, and read (discard) what the client still sends until it
     // closes (at most LINGER_MS). Closing a socket with unread bytes makes the kernel send a reset,
     // which can reach the client before it has read the answer (issue 31).
+    answered.add(socket);
     socket.on('error', () => {});
     socket.resume();
     socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);

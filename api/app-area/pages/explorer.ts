@@ -187,7 +187,7 @@ ${leadsMap([project])}
           .map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${cell(k, v)}</dd>`)}</dl>
 ${Object.entries(r)
   .filter(([k, v]) => k !== 'project' && v !== null && typeof v === 'object')
-  .map(([k, v]) => html`<section><h2>${k.replace(/_/g, ' ')}</h2>${section(v)}</section>`)}`,
+  .map(([k, v]) => html`<section><h2>${k.replace(/_/g, ' ')}</h2>${section(k.replace(/_/g, ' '), v)}</section>`)}`,
       });
     });
   });
@@ -230,12 +230,16 @@ function cell(column: string, v: unknown): string {
   return column === 'description' && s.length > 140 ? s.slice(0, 139) + '…' : s;
 }
 
-/** A detail section: a list of records as a table, a record as facts. */
-function section(v: unknown): SafeHtml {
+/**
+ * A detail section: a list of records as a table, a record as facts. The table's box scrolls
+ * sideways on a narrow screen, so it is a named region that takes the keyboard's focus (axe
+ * `scrollable-region-focusable`).
+ */
+function section(name: string, v: unknown): SafeHtml {
   const rows = Array.isArray(v) ? (v as Lead[]) : [v as Lead];
   if (rows.length === 0) return html`<p>None.</p>`;
   const cols = [...new Set(rows.flatMap((r) => Object.keys(r ?? {})))].filter((c) => rows.every((r) => r?.[c] === null || typeof r?.[c] !== 'object' || Array.isArray(r?.[c])));
-  return html`<div class="table-wrap"><table><thead><tr>${cols.map((c) => html`<th scope="col">${c.replace(/_/g, ' ')}</th>`)}</tr></thead><tbody>${rows.map(
+  return html`<div class="table-wrap" role="region" tabindex="0" aria-label="${name}"><table><thead><tr>${cols.map((c) => html`<th scope="col">${c.replace(/_/g, ' ')}</th>`)}</tr></thead><tbody>${rows.map(
     (r) => html`<tr>${cols.map((c) => html`<td>${cell(c, r?.[c])}</td>`)}</tr>`,
   )}</tbody></table></div>`;
 }
