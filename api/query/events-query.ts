@@ -28,6 +28,19 @@ export type EventType = 'lead.created' | 'lead.updated' | 'lead.stage_changed' |
 /** The event types, as `schemas/event.schema.json` declares them. */
 export const EVENT_TYPES: readonly EventType[] = (schemaFile('event.schema.json') as { properties: { type: { enum: EventType[] } } }).properties.type.enum;
 
+/** An event-log row as `eventsPageQuery` and `leadEventsQuery` read it (`changes` as JSON text, unmasked). */
+export type EventRow = {
+  id: number;
+  type: string;
+  lead_id: number;
+  lead_key: string;
+  release_id: string;
+  observed_at: string;
+  occurred_at: string | null;
+  reason: string | null;
+  changes: string;
+};
+
 export const EVENTS_PAGE_SIZE_DEFAULT = 100;
 export const EVENTS_PAGE_SIZE_MAX = 1_000;
 

@@ -21,22 +21,10 @@ import { areaIds } from '../gis/geometry-ids.ts';
 import { maskChanges, maskedFor, responseMeta, type FieldChange } from '../masking.ts';
 import { parseLeadId } from '../params.ts';
 import { releaseSourcesCache } from '../release-sources.ts';
-import { afterReleaseQuery, cursorExpired, eventsExtentQuery, eventsPageQuery, leadEventsQuery, parseEventsQuery } from '../query/events-query.ts';
+import { afterReleaseQuery, cursorExpired, eventsExtentQuery, eventsPageQuery, leadEventsQuery, parseEventsQuery, type EventRow } from '../query/events-query.ts';
 import { encodeCursor } from '../query/paging.ts';
 import { pageHref, setPageLinks } from '../render/link-header.ts';
 import type { Scope } from '../scopes.ts';
-
-type EventRow = {
-  id: number;
-  type: string;
-  lead_id: number;
-  lead_key: string;
-  release_id: string;
-  observed_at: string;
-  occurred_at: string | null;
-  reason: string | null;
-  changes: string;
-};
 
 /** An event row as served to `scope`: `changes` parsed and masked. */
 export function servedEvent(row: EventRow, scope: Scope): Record<string, unknown> {

@@ -28,6 +28,7 @@
 import { randomBytes } from 'node:crypto';
 import { maskChanges, maskedFor, maskRecord, responseMeta, type FieldChange } from '../masking.ts';
 import type { Scope } from '../scopes.ts';
+import type { EventRow } from '../query/events-query.ts';
 import type { NewDelivery } from '../state/webhooks.ts';
 
 export const LEAD_NEW = 'lead.new';
@@ -79,18 +80,8 @@ export function leadNewEvents(o: {
   return out;
 }
 
-/** An event-log row as the dispatcher reads it (`changes` as JSON text). */
-export interface LogEvent {
-  id: number;
-  type: string;
-  lead_id: number;
-  lead_key: string;
-  release_id: string;
-  observed_at: string;
-  occurred_at: string | null;
-  reason: string | null;
-  changes: string;
-}
+/** An event-log row as the dispatcher reads it: the feed's own row (`changes` as JSON text). */
+export type LogEvent = EventRow;
 
 /**
  * The change events for `events` (event-log rows in id order, of the webhook's change types):
