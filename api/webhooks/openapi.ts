@@ -198,6 +198,8 @@ export function webhookEventsDoc(): Json {
       t,
       {
         post: {
+          // leadUpdated, leadStageChanged, leadRemoved (as lead.new's leadNew)
+          operationId: t.replace(/[._](\w)/g, (_m, c: string) => c.toUpperCase()),
           summary: changeSummary[t],
           description:
             `Sent to webhooks whose \`types\` include \`${t}\`, after each weekly refresh: the release's \`${t}\` events for the leads the saved filter selects, ` +

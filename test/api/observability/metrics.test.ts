@@ -93,18 +93,22 @@ test('429s are counted by reason', async () => {
   const answers = [];
   for (const g of guesses) answers.push(await api.request('/v1/meta', { key: g }));
   assert.equal(answers.map((r) => r.status), [401, 401, 429]);
-  // a commonwealth key asking for more rows than its daily budget
+  // a commonwealth key asking for more rows than are left today (a file larger than the whole
+  // budget is a 403 budget_too_small, not counted here): 600 rows spent, then a 500-row file
   const head = await api.request('/v1/export/applications.csv', { method: 'HEAD', key: api.keys.commonwealth });
   const rows = Number(head.headers.get('x-export-rows'));
   assert.ok(rows > 1000, `the tiny release holds more than a commonwealth day's 1,000 rows (${rows})`);
-  const refused = await api.request('/v1/export/applications.csv', { key: api.keys.commonwealth });
+  const spent = await api.request('/v1/export/applications?limit=600', { key: api.keys.commonwealth });
+  assert.is(spent.status, 200, spent.text.slice(0, 200));
+  const refused = await api.request('/v1/export/applications?limit=500', { key: api.keys.commonwealth });
   assertProblem(refused, 429, 'budget_exhausted');
-  await counted(...answers.map((r) => r.headers.get('x-request-id')), head.headers.get('x-request-id'), refused.headers.get('x-request-id'));
+  await counted(...answers.map((r) => r.headers.get('x-request-id')), head.headers.get('x-request-id'), spent.headers.get('x-request-id'), refused.headers.get('x-request-id'));
   const after = await scrape();
   assert.is(delta(before, after, 'leads_api_http_429_total', { reason: 'too_many_failed_attempts' }), 1);
   assert.is(delta(before, after, 'leads_api_http_429_total', { reason: 'budget_exhausted' }), 1);
   assert.is(delta(before, after, 'leads_api_http_requests_total', { route: 'GET /v1/meta', status_class: '4xx' }), 3);
-  assert.is(delta(before, after, 'leads_api_rows_served_total', { route: 'GET /v1/export/applications.csv' }), 0, 'a refused export and a quote serve nothing');
+  assert.is(delta(before, after, 'leads_api_rows_served_total', { route: 'GET /v1/export/applications.csv' }), 0, 'a quote serves nothing');
+  assert.is(delta(before, after, 'leads_api_rows_served_total', { route: 'GET /v1/export/applications' }), 600, 'the refused page serves nothing');
 });
 
 test('a file export runs, is counted with its rows, and exports_running is back to 0', async () => {
