@@ -58,8 +58,8 @@ function resolveRef(ref: string, from: string): Json | undefined {
   return node;
 }
 
-/** API-only schemas (query parameters, response envelopes): not records the pipeline publishes. */
-const API_ONLY = /-(query|page|meta)\.schema\.json$/;
+/** API-only schemas (query parameters, response envelopes, a lead's history as served): not records the pipeline publishes. */
+const API_ONLY = /-(query|page|meta|history)\.schema\.json$/;
 
 test('there is exactly one schema file per record kind (plus the API-only parameter and envelope schemas)', () => {
   assert.equal(FILES.filter((f) => !API_ONLY.test(f)), sorted(RECORD_KINDS.map((k) => `${k}.schema.json`)));
@@ -67,7 +67,7 @@ test('there is exactly one schema file per record kind (plus the API-only parame
 
 /** The only top-level properties that may be absent (all others are required; absent = null). */
 const OPTIONAL: Partial<Record<string, string[]>> = {
-  problem: ['detail', 'instance', 'request_id', 'errors', 'rows_requested', 'rows_remaining', 'resets_at'],
+  problem: ['detail', 'instance', 'request_id', 'errors', 'rows_requested', 'rows_remaining', 'resets_at', 'budget_limit', 'narrow'],
   'release-manifest': ['search_index', 'geojson', 'analytics', 'sources_freshness', 'authority_freshness'],
 };
 
