@@ -27,24 +27,31 @@ let built: Promise<WeeklyReleases> | null = null;
 export const WEEKS = 4;
 
 export function weeklyReleases(seed = 7): Promise<WeeklyReleases> {
-  built ??= (async () => {
-    const dataDir = tempDir('leads-weekly-releases-');
-    const ids: string[] = [];
-    const truthFile = join(dataDir, 'truth', 'names.json');
-    for (let week = 1; week <= WEEKS; week++) {
-      const raw = join(dataDir, `raw-week${week}`);
-      await generateRaw({ outDir: raw, scale: SCALES.tiny, seed, week, ...(week === WEEKS ? { truthFile } : {}) });
-      const config = loadPipelineConfig({}, { dataDir, rawDir: raw, progress: false });
-      const s = await runPipeline(config, { now: () => new Date(`${snapshotDate(week)}T06:00:00Z`), log: () => {} });
-      if (s.status !== 'published' || !s.releaseId) throw new Error(`week ${week} was not published: ${s.message}`);
-      ids.push(s.releaseId);
-    }
-    const switchTo = (id: string): void => {
-      const tmp = join(dataDir, `.current-${id}-${Date.now()}`);
-      symlinkSync(`releases/${id}`, tmp);
-      renameSync(tmp, join(dataDir, 'current'));
-    };
-    return { dataDir, ids, truthFile, dir: (id) => join(dataDir, 'releases', id), switchTo };
-  })();
+  built ??= buildWeeks('leads-weekly-releases-', seed, WEEKS);
   return built;
+}
+
+/**
+ * Weeks 1..`weeks` (tiny scale) built in order into one fresh data folder, each on top of the
+ * last; the generator's ground truth about names is kept for the last week only. Shared by
+ * `weeklyReleases` and `twoReleases` (test/helpers/two-releases.ts).
+ */
+export async function buildWeeks(prefix: string, seed: number, weeks: number): Promise<WeeklyReleases> {
+  const dataDir = tempDir(prefix);
+  const ids: string[] = [];
+  const truthFile = join(dataDir, 'truth', 'names.json');
+  for (let week = 1; week <= weeks; week++) {
+    const raw = join(dataDir, `raw-week${week}`);
+    await generateRaw({ outDir: raw, scale: SCALES.tiny, seed, week, ...(week === weeks ? { truthFile } : {}) });
+    const config = loadPipelineConfig({}, { dataDir, rawDir: raw, progress: false });
+    const s = await runPipeline(config, { now: () => new Date(`${snapshotDate(week)}T06:00:00Z`), log: () => {} });
+    if (s.status !== 'published' || !s.releaseId) throw new Error(`week ${week} was not published: ${s.message}`);
+    ids.push(s.releaseId);
+  }
+  const switchTo = (id: string): void => {
+    const tmp = join(dataDir, `.current-${id}-${Date.now()}`);
+    symlinkSync(`releases/${id}`, tmp);
+    renameSync(tmp, join(dataDir, 'current'));
+  };
+  return { dataDir, ids, truthFile, dir: (id) => join(dataDir, 'releases', id), switchTo };
 }
