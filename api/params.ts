@@ -9,7 +9,7 @@
 import type { ApiConfig } from './config.ts';
 import { invalidParams, type ParamError } from './errors.ts';
 import { normalisedFilters, sortKeyValid, type LeadsFilters, type LeadsSort, type SortKey } from './query/leads-query.ts';
-import { datePairs, FILTERS, filtersOfKind, STATUS_GROUP_OF, type FilterFold, type GeometryFilter } from './query/lead-filters.ts';
+import { datePairs, FILTERS, LEADS_SORT_NAMES, filtersOfKind, STATUS_GROUP_OF, type FilterFold, type GeometryFilter } from './query/lead-filters.ts';
 import { foldPlace, foldText, REASONS } from './query/query-common.ts';
 import { parseQuery, querySchema, type ParsedQuery, type RawQuery, type ValueParser } from './query/parse-query.ts';
 import { GEOMETRY_REASONS, parseBBox, parseNear, parsePolygonText, type AreaFilters } from './gis/geometry.ts';
@@ -188,6 +188,11 @@ export function leadFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, places: Pl
   return filters as LeadsFilters;
 }
 
+/** The sorts a request may ask for: `relevance` needs `q`, `distance` needs `near`. */
+function sortsAllowed(s: Record<string, unknown>): string[] {
+  return LEADS_SORT_NAMES.filter((x) => (x !== 'relevance' || s.q !== undefined) && (x !== 'distance' || s.near !== undefined));
+}
+
 /**
  * Parse and validate the query of `GET /leads`. Throws one `invalidParams` ApiError naming every
  * bad parameter. Authority and county values are mapped to canonical names through `places`.
@@ -208,9 +213,9 @@ export function parseLeadsQuery(
   let sort: LeadsSort = filters.q !== undefined ? 'relevance' : 'newest';
   if (v.sort !== undefined) {
     if (v.sort === 'relevance' && s.q === undefined) {
-      all.push({ name: 'sort', reason: 'relevance needs q', allowed: ['newest', 'oldest', 'value_desc', 'value_asc', ...(s.near !== undefined ? ['distance'] : [])] });
+      all.push({ name: 'sort', reason: 'relevance needs q', allowed: sortsAllowed(s) });
     } else if (v.sort === 'distance' && s.near === undefined) {
-      all.push({ name: 'sort', reason: GEOMETRY_REASONS.distanceWithoutNear, allowed: ['newest', 'oldest', 'value_desc', 'value_asc', ...(s.q !== undefined ? ['relevance'] : [])] });
+      all.push({ name: 'sort', reason: GEOMETRY_REASONS.distanceWithoutNear, allowed: sortsAllowed(s) });
     } else sort = v.sort;
   }
 

@@ -6,7 +6,8 @@
  * Built once per release at load, from the release's tables through DuckDB, and read-only after:
  *  - rows are positions 0…n-1 in `newest` order (received_date DESC, id DESC); `oldest` is the
  *    same order backwards; `value_desc` / `value_asc` walk one permutation sorted by
- *    (est_value DESC, id DESC) forwards / backwards;
+ *    (est_value DESC, id DESC) forwards / backwards, `last_changed` / `last_changed_asc` another
+ *    sorted by (last_changed DESC, id DESC);
  *  - the filters are those of the filter table (api/query/lead-filters.ts), each evaluated by the
  *    strategy of its kind: every value of an `enum` / `multi` filter's column is a bitset of rows
  *    (a request ORs the sets of one filter's values and ANDs the filters); a `flag` is two
@@ -89,17 +90,19 @@ const dayOf = (iso: string): number => Math.round(Date.parse(`${iso}T00:00:00Z`)
 
 /** Everything a `LeadIndex` is made of (a release loader can move it between processes). */
 export interface LeadIndexParts {
-  /** Per row position (newest order): lead id, received day, est_value (-Infinity for null; the value sorts). */
+  /** Per row position (newest order): lead id, received day, est_value (-Infinity for null; the value sorts), last_changed day. */
   ids: Int32Array;
   days: Int32Array;
   values: Float64Array;
+  changed: Int32Array;
   /** Per `enum` / `multi` column, a bitset per value. */
   sets: Map<string, Map<string, Bitset>>;
   /** Per `flag` column: `<column>=true` and `<column>=false`, the rows where it is true / false. */
   flags: Map<string, Bitset>;
   /** Positions by (est_value DESC, id DESC), and each position's index in that order. */
-  byValue: Int32Array;
-  rankOf: Int32Array;
+  byValue: Permutation;
+  /** Positions by (last_changed DESC, id DESC), and each position's index in that order. */
+  byChanged: Permutation;
   /** Per `range` / `date` column, its `RangeIndex` parts. */
   ranges: Map<string, RangeParts>;
   /** Per `key` column, its `KeyIndex` parts. */
@@ -109,15 +112,33 @@ export interface LeadIndexParts {
   search: SearchIndexParts | null;
 }
 
+/** Positions in the DESC order of a sort other than received date, and each position's rank in it. */
+export interface Permutation {
+  order: Int32Array;
+  rankOf: Int32Array;
+}
+
+/** The sorts answered by walking positions: by received date (the positions themselves) or a permutation. */
+type Walk = 'date' | 'value' | 'changed';
+const WALKS: Record<Exclude<LeadsSort, 'relevance' | 'distance'>, { walk: Walk; forward: boolean }> = {
+  newest: { walk: 'date', forward: true },
+  oldest: { walk: 'date', forward: false },
+  value_desc: { walk: 'value', forward: true },
+  value_asc: { walk: 'value', forward: false },
+  last_changed: { walk: 'changed', forward: true },
+  last_changed_asc: { walk: 'changed', forward: false },
+};
+
 export class LeadIndex {
   readonly size: number;
   private readonly ids: Int32Array;
   private readonly days: Int32Array;
   private readonly values: Float64Array;
+  private readonly changed: Int32Array;
   private readonly sets: Map<string, Map<string, Bitset>>;
   private readonly flags: Map<string, Bitset>;
-  private readonly byValue: Int32Array;
-  private readonly rankOf: Int32Array;
+  private readonly byValue: Permutation;
+  private readonly byChanged: Permutation;
   private readonly ranges: Map<string, RangeIndex>;
   private readonly keys: Map<string, KeyIndex>;
   private readonly geo: GeoIndex;
@@ -133,10 +154,11 @@ export class LeadIndex {
     this.ids = p.ids;
     this.days = p.days;
     this.values = p.values;
+    this.changed = p.changed;
     this.sets = p.sets;
     this.flags = p.flags;
     this.byValue = p.byValue;
-    this.rankOf = p.rankOf;
+    this.byChanged = p.byChanged;
     this.ranges = new Map([...p.ranges].map(([c, r]) => [c, new RangeIndex(r)]));
     this.keys = new Map([...p.keys].map(([c, k]) => [c, new KeyIndex(k)]));
     this.geo = new GeoIndex(p.geo);
@@ -270,47 +292,46 @@ export class LeadIndex {
   }
 
   /**
-   * Pages of the newest / oldest / value sorts. Positions are the newest order, so date pages
-   * are the set bits of `matched` in order. Value pages walk the (est_value DESC, id DESC)
-   * permutation and keep matched rows — unless the filter is selective and the page deep, when
-   * the walk would visit ~(offset + limit)·n/total rows: then the matched rows' ranks in that
-   * permutation are set in a bitset of their own, whose set bits in order are the page.
+   * Pages of the date, value and last-changed sorts. Positions are the newest order, so date pages
+   * are the set bits of `matched` in order. The other sorts walk their permutation (DESC, id DESC)
+   * and keep matched rows — unless the filter is selective and the page deep, when the walk would
+   * visit ~(offset + limit)·n/total rows: then the matched rows' ranks in that permutation are set
+   * in a bitset of their own, whose set bits in order are the page.
    */
   private orderedPage(req: LeadsPageRequest, matched: Bitset | null, total: number): IndexRow[] {
     const n = this.size;
-    const byDate = req.sort === 'newest' || req.sort === 'oldest';
-    const forward = req.sort === 'newest' || req.sort === 'value_desc';
-    const from = req.after ? this.afterKey(byDate, forward, req.after) : forward ? 0 : n;
-    const perm = this.byValue;
+    const { walk, forward } = WALKS[req.sort as keyof typeof WALKS];
+    const from = req.after ? this.afterKey(walk, forward, req.after) : forward ? 0 : n;
     let positions: number[];
-    if (byDate) positions = matched ? selectBits(matched, from, req.offset, req.limit, forward) : this.range(from, req.offset, req.limit, forward);
-    else if (!matched) positions = this.range(from, req.offset, req.limit, forward).map((k) => perm[k]!);
-    else if (((req.offset + req.limit) * n) / Math.max(total, 1) <= 2 * (total + n / 32)) {
-      positions = [];
-      let skip = req.offset;
-      const step = forward ? 1 : -1;
-      for (let k = forward ? from : from - 1; k >= 0 && k < n && positions.length < req.limit; k += step) {
-        const pos = perm[k]!;
-        if (!hasBit(matched, pos)) continue;
-        if (skip > 0) skip--;
-        else positions.push(pos);
-      }
-    } else {
-      const ranks = this.scratch.take();
-      const rankOf = this.rankOf;
-      for (let w = 0; w < matched.length; w++) {
-        let x = matched[w]!;
-        while (x !== 0) {
-          const bit = 31 - Math.clz32(x & -x);
-          x &= x - 1;
-          setBit(ranks, rankOf[(w << 5) + bit]!);
+    if (walk === 'date') positions = matched ? selectBits(matched, from, req.offset, req.limit, forward) : this.range(from, req.offset, req.limit, forward);
+    else {
+      const { order: perm, rankOf } = walk === 'value' ? this.byValue : this.byChanged;
+      if (!matched) positions = this.range(from, req.offset, req.limit, forward).map((k) => perm[k]!);
+      else if (((req.offset + req.limit) * n) / Math.max(total, 1) <= 2 * (total + n / 32)) {
+        positions = [];
+        let skip = req.offset;
+        const step = forward ? 1 : -1;
+        for (let k = forward ? from : from - 1; k >= 0 && k < n && positions.length < req.limit; k += step) {
+          const pos = perm[k]!;
+          if (!hasBit(matched, pos)) continue;
+          if (skip > 0) skip--;
+          else positions.push(pos);
         }
+      } else {
+        const ranks = this.scratch.take();
+        for (let w = 0; w < matched.length; w++) {
+          let x = matched[w]!;
+          while (x !== 0) {
+            const bit = 31 - Math.clz32(x & -x);
+            x &= x - 1;
+            setBit(ranks, rankOf[(w << 5) + bit]!);
+          }
+        }
+        positions = selectBits(ranks, from, req.offset, req.limit, forward).map((k) => perm[k]!);
       }
-      positions = selectBits(ranks, from, req.offset, req.limit, forward).map((k) => perm[k]!);
     }
-    return byDate
-      ? positions.map((pos) => ({ id: this.ids[pos]!, sortValue: isoDay(this.days[pos]!), pos }))
-      : positions.map((pos) => ({ id: this.ids[pos]!, sortValue: this.values[pos]!, pos }));
+    const value = (pos: number): string | number => (walk === 'date' ? isoDay(this.days[pos]!) : walk === 'changed' ? isoDay(this.changed[pos]!) : this.values[pos]!);
+    return positions.map((pos) => ({ id: this.ids[pos]!, sortValue: value(pos), pos }));
   }
 
   /** Order indices `from…` (forward) or `…from-1` (backward) after skipping, up to `want`. */
@@ -325,12 +346,13 @@ export class LeadIndex {
    * Where a keyset cursor continues, as an index in forward order (newest: positions; value:
    * the permutation): forward pages continue at it, backward pages below it.
    */
-  private afterKey(byDate: boolean, forward: boolean, after: readonly [string | number, number]): number {
+  private afterKey(walk: Walk, forward: boolean, after: readonly [string | number, number]): number {
     const n = this.size;
-    const kv = byDate ? dayOf(String(after[0])) : Number(after[0]);
+    const kv = walk === 'value' ? Number(after[0]) : dayOf(String(after[0]));
     const kid = after[1];
-    const primary = byDate ? this.days : this.values;
-    const at = byDate ? (k: number): number => k : (k: number): number => this.byValue[k]!;
+    const primary = walk === 'date' ? this.days : walk === 'value' ? this.values : this.changed;
+    const perm = walk === 'value' ? this.byValue.order : this.byChanged.order;
+    const at = walk === 'date' ? (k: number): number => k : (k: number): number => perm[k]!;
     // In forward order (DESC, id DESC), "row ≤ key" holds for a prefix: forward pages start at
     // its end. Backward pages (ASC, id ASC) continue with the rows > key, i.e. before the first
     // row ≥ key in forward order.
@@ -372,15 +394,22 @@ function buildParts(cols: Columns, search: SearchIndexParts | null): LeadIndexPa
     flags.set(`${column}=true`, t);
     flags.set(`${column}=false`, f);
   }
-  const byValue = Int32Array.from({ length: n }, (_, i) => i);
-  byValue.sort((a, b) => cols.values[b]! - cols.values[a]! || cols.ids[b]! - cols.ids[a]!);
-  const rankOf = new Int32Array(n);
-  byValue.forEach((pos, k) => (rankOf[pos] = k));
+  const byValue = permutation(cols.ids, cols.values);
+  const byChanged = permutation(cols.ids, cols.changed);
   const ranges = new Map<string, RangeParts>();
   for (const [column, v] of cols.ranges) ranges.set(column, RangeIndex.build(v));
   const keys = new Map<string, KeyIndexParts>();
   for (const [column, v] of cols.keys) keys.set(column, KeyIndex.build(v));
-  return { ids: cols.ids, days: cols.days, values: cols.values, sets, flags, byValue, rankOf, ranges, keys, geo: GeoIndex.build(cols.lat, cols.lon), search };
+  return { ids: cols.ids, days: cols.days, values: cols.values, changed: cols.changed, sets, flags, byValue, byChanged, ranges, keys, geo: GeoIndex.build(cols.lat, cols.lon), search };
+}
+
+/** Positions sorted by (key DESC, id DESC), and the rank of each position. */
+function permutation(ids: Int32Array, key: ArrayLike<number>): Permutation {
+  const order = Int32Array.from({ length: ids.length }, (_, i) => i);
+  order.sort((a, b) => key[b]! - key[a]! || ids[b]! - ids[a]!);
+  const rankOf = new Int32Array(ids.length);
+  order.forEach((pos, k) => (rankOf[pos] = k));
+  return { order, rankOf };
 }
 
 /** The columns the index is built from, positions in newest order. */
@@ -388,6 +417,7 @@ interface Columns {
   ids: Int32Array;
   days: Int32Array;
   values: Float64Array;
+  changed: Int32Array;
   /** `enum` / `multi` columns (a list column: an array per row). */
   sets: Map<string, (string | null | string[])[]>;
   flags: Map<string, (boolean | null)[]>;
@@ -408,6 +438,7 @@ async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
     ids: new Int32Array(n),
     days: new Int32Array(n),
     values: new Float64Array(n),
+    changed: new Int32Array(n),
     sets: new Map(setColumns.map(([c]) => [c, new Array(n)])),
     flags: new Map(FLAG_COLUMNS.map((c) => [c, new Array(n)])),
     ranges: new Map(rangeColumns.map(([c]) => [c, new Float64Array(n)])),
@@ -419,13 +450,14 @@ async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
     'CAST(id AS INTEGER)',
     `CAST(received_date - DATE '1970-01-01' AS INTEGER)`,
     'CAST(est_value AS DOUBLE)',
+    `CAST(last_changed - DATE '1970-01-01' AS INTEGER)`,
     ...setColumns.map(([c, list]) => (list ? `array_to_string(${c}, chr(31))` : c)),
     ...FLAG_COLUMNS,
     ...rangeColumns.map(([c, kind]) => (kind === 'date' ? `CAST(${c} - DATE '1970-01-01' AS DOUBLE)` : `CAST(${c} AS DOUBLE)`)),
     ...KEY_COLUMNS.map((c) => `CAST(${c} AS VARCHAR)`),
     ...GEO_COLUMNS.map((c) => `CAST(${c} AS DOUBLE)`),
   ];
-  const setsAt = 3;
+  const setsAt = 4;
   const flagsAt = setsAt + setColumns.length;
   const rangesAt = flagsAt + FLAG_COLUMNS.length;
   const setArrays = setColumns.map(([c, list]) => [cols.sets.get(c)!, list] as const);
@@ -450,6 +482,7 @@ async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
       cols.ids[at] = c[0]![r] as number;
       cols.days[at] = c[1]![r] as number;
       cols.values[at] = (c[2]![r] as number | null) ?? -Infinity;
+      cols.changed[at] = c[3]![r] as number;
       for (let i = 0; i < setArrays.length; i++) {
         const [arr, list] = setArrays[i]!;
         const v = c[setsAt + i]![r] as string | null;

@@ -308,13 +308,19 @@ function filterProperties(f: LeadFilter): [string, Json][] {
   return [own, [c.name, { type: 'integer', description: c.doc, minimum: c.min, maximum: c.max, examples: [c.default] }]];
 }
 
+/**
+ * The orders of `GET /leads` (`sort`): `relevance` only with `q`, `distance` only with `near`. Declared
+ * here, beside the filters, so the query schema, the parser and the SQL builders share one list.
+ */
+export const LEADS_SORT_NAMES = ['newest', 'oldest', 'value_desc', 'value_asc', 'last_changed', 'last_changed_asc', 'relevance', 'distance'] as const;
+
 /** The non-filter parameters of `GET /leads`: sort and paging. */
 const LEADS_PAGING_SCHEMA: Json = {
   sort: {
     type: 'string',
     description:
-      'Order of results: `newest` (received_date descending, the default without `q`), `oldest`, `value_desc`, `value_asc`, `relevance` (BM25 score; only with `q`, and the default with `q`), or `distance` (`distance_m` ascending; only with `near`). Ties are broken by id (ascending for `relevance` and `distance`).',
-    enum: ['newest', 'oldest', 'value_desc', 'value_asc', 'relevance', 'distance'],
+      'Order of results: `newest` (received_date descending, the default without `q`), `oldest`, `value_desc`, `value_asc`, `last_changed` (last_changed descending: the most recently changed first), `last_changed_asc` (the oldest change first: a mirror resuming from a cursor), `relevance` (BM25 score; only with `q`, and the default with `q`), or `distance` (`distance_m` ascending; only with `near`). Ties are broken by id (ascending for `relevance` and `distance`, otherwise in the sort\'s direction). Every sort pages with `cursor` (keyset).',
+    enum: [...LEADS_SORT_NAMES],
   },
   page: {
     type: 'integer',

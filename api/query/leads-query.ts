@@ -10,7 +10,7 @@
  */
 import { searchQuery } from '../../common/search-query.ts';
 import type { Release } from '../release.ts';
-import { FILTER_BY_NAME, filterClauses, filtersOfKind, type LeadsFilters } from './lead-filters.ts';
+import { FILTER_BY_NAME, filterClauses, filtersOfKind, LEADS_SORT_NAMES, type LeadsFilters } from './lead-filters.ts';
 
 export type { LeadsFilters };
 
@@ -19,14 +19,15 @@ export interface SqlQuery {
   params: unknown[];
 }
 
-/** The sorts SQL can run (the reference semantics of the lead index). */
-export const LEADS_SORTS = ['newest', 'oldest', 'value_desc', 'value_asc', 'relevance'] as const;
 /**
- * Every sort of `GET /v1/leads`: those of SQL and `distance` (only with `near`), which only the
- * lead index answers — its distances are the geometry module's (api/gis/geometry.ts), never SQL's.
+ * Every sort of `GET /v1/leads` (the filter table's `LEADS_SORT_NAMES`). SQL runs all but
+ * `distance` (only with `near`), which only the lead index answers — its distances are the
+ * geometry module's (api/gis/geometry.ts), never SQL's.
  */
-export type LeadsSort = (typeof LEADS_SORTS)[number] | 'distance';
-type SqlSort = (typeof LEADS_SORTS)[number];
+export type LeadsSort = (typeof LEADS_SORT_NAMES)[number];
+type SqlSort = Exclude<LeadsSort, 'distance'>;
+/** The sorts SQL can run (the reference semantics of the lead index). */
+export const LEADS_SORTS: readonly SqlSort[] = LEADS_SORT_NAMES.filter((s): s is SqlSort => s !== 'distance');
 
 /** The release's search index as the builders need it (avgdl read once per release). */
 export interface SearchSource {
@@ -64,6 +65,8 @@ const SORT_SPEC: Record<SqlSort, { column: string; desc: boolean; idDesc: boolea
   oldest: { column: 'l.received_date', desc: false, idDesc: false, cast: 'DATE' },
   value_desc: { column: 'l.est_value', desc: true, idDesc: true, cast: 'BIGINT' },
   value_asc: { column: 'l.est_value', desc: false, idDesc: false, cast: 'BIGINT' },
+  last_changed: { column: 'l.last_changed', desc: true, idDesc: true, cast: 'DATE' },
+  last_changed_asc: { column: 'l.last_changed', desc: false, idDesc: false, cast: 'DATE' },
   relevance: { column: 's.score', desc: true, idDesc: false, cast: 'DOUBLE' },
 };
 
@@ -254,7 +257,7 @@ export function normalisedFilters(f: LeadsFilters): LeadsFilters {
 export function sortKeyValid(sort: LeadsSort, key: readonly unknown[]): key is SortKey {
   if (key.length !== 2 || !Number.isSafeInteger(key[1])) return false;
   const v = key[0];
-  return sort === 'newest' || sort === 'oldest'
+  return sort !== 'distance' && SORT_SPEC[sort].cast === 'DATE'
     ? typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)
     : typeof v === 'number' && Number.isFinite(v);
 }

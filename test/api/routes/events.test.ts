@@ -174,6 +174,34 @@ test('changed_since / created_since (and the GIS spellings) on /leads, search, e
   }
 });
 
+test('sort=last_changed pages by cursor, most recent change first; last_changed_asc the reverse; the same leads as changed_since', async () => {
+  await at(w.ids.at(-1)!);
+  const key = api.keys.ent_feed;
+  const walkSort = async (query: string): Promise<any[]> => {
+    const rows: any[] = [];
+    let res = await api.request(`/v1/leads?${query}&page_size=100`, { key });
+    for (;;) {
+      assert.is(res.status, 200, res.text.slice(0, 300));
+      rows.push(...res.body.results);
+      if (!res.body.next_cursor) return rows;
+      res = await api.request(`/v1/leads?${query}&page_size=100&cursor=${res.body.next_cursor}`, { key });
+    }
+  };
+  const since = w.ids[1]!.replace(/^(\d{4})(\d{2})(\d{2}).*/, '$1-$2-$3');
+  const desc = await walkSort(`sort=last_changed&changed_since=${since}`);
+  const total = (await api.request(`/v1/leads?changed_since=${since}&page_size=1`, { key })).body.total;
+  assert.is(desc.length, total, 'the walk visits every changed lead');
+  assert.ok(new Set(desc.map((r) => r.last_changed)).size >= 2, 'changes of several weeks');
+  for (let i = 1; i < desc.length; i++) {
+    const [a, b] = [desc[i - 1], desc[i]];
+    assert.ok(a.last_changed > b.last_changed || (a.last_changed === b.last_changed && a.id > b.id), `row ${i}: (last_changed, id) descending`);
+  }
+  const asc = await walkSort(`sort=last_changed_asc&changed_since=${since}`);
+  assert.equal(asc.map((r) => r.id), desc.map((r) => r.id).reverse());
+  const bad = await api.request('/v1/leads?sort=last_changed_desc', { key });
+  assertProblem(bad, 400, 'invalid_parameter');
+});
+
 /** Every record of a cursor-paged export (`/v1/export/applications`), by id. */
 async function exportAll(query: string, key: string): Promise<Map<number, Record<string, unknown>>> {
   const out = new Map<number, Record<string, unknown>>();

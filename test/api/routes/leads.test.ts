@@ -251,6 +251,8 @@ test('list: sort orders', async () => {
   await check('oldest', (r) => r.received_date, false);
   await check('value_desc', (r) => r.est_value, true);
   await check('value_asc', (r) => r.est_value, false);
+  await check('last_changed', (r) => r.last_changed, true);
+  await check('last_changed_asc', (r) => r.last_changed, false);
 });
 
 test('list: q ranks a lead holding the rare term first, counts with filters, and pages by cursor', async () => {
