@@ -16,12 +16,12 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { ApiConfig } from './config.ts';
-import type { ApiDb } from './db.ts';
-import type { RefusedRelease, ReleaseManager } from './release.ts';
-import type { ApiKey, StateStore } from './state/store.ts';
-import { UNLIMITED } from './budget.ts';
-import type { AppState } from './context.ts';
-import { problemMiddleware } from './errors.ts';
+import type { ApiDb } from './duckdb/db.ts';
+import type { RefusedRelease, ReleaseManager } from './releases/release.ts';
+import type { ApiKey, StateStore } from './state/store-interface.ts';
+import { UNLIMITED } from './access/budget.ts';
+import type { AppState } from './http/context.ts';
+import { problemMiddleware } from './http/errors.ts';
 import { requestIdMiddleware } from './middleware/request-id.ts';
 import { securityHeadersMiddleware } from './middleware/security-headers.ts';
 import { clientAddressMiddleware } from './middleware/client-address.ts';
@@ -38,7 +38,7 @@ import { docsRouter } from './routes/docs.ts';
 import { webhooksRouter } from './routes/webhooks.ts';
 import { claimRouter } from './routes/claim.ts';
 import { accountRouter } from './routes/account.ts';
-import { accessMiddleware } from './access/middleware.ts';
+import { accessMiddleware } from './access/enforce.ts';
 import { failedAuthThrottle } from './access/throttle.ts';
 import { UsageLedger } from './access/ledger.ts';
 import { intelRouter } from './routes/intel.ts';
@@ -50,12 +50,12 @@ import { authoritiesRouter } from './routes/authorities.ts';
 import { appArea } from './app-area/router.ts';
 import { gisTokenMiddleware } from './middleware/gis-token.ts';
 import { deprecationMiddleware } from './middleware/deprecation.ts';
-import { DEPRECATIONS, checkDeprecations, type DeprecationTable } from './service-terms.ts';
-import { endpoints } from './openapi.ts';
+import { DEPRECATIONS, checkDeprecations, type DeprecationTable } from './access/service-terms.ts';
+import { endpoints } from './openapi/document.ts';
 import { tokenKey } from './gis/token.ts';
 import { releaseLayersCache } from './gis/features.ts';
 import { randomBytes } from 'node:crypto';
-import type { ExportTempSpace } from './export-temp.ts';
+import type { ExportTempSpace } from './exports/temp-space.ts';
 import type { HostResolver } from './webhooks/destination.ts';
 import { accessLogMiddleware } from './middleware/access-log.ts';
 import { healthRouter, operationalMethods, OPERATIONAL_PATHS } from './routes/health.ts';
@@ -84,7 +84,7 @@ export interface AppDeps {
    * answered as this key. Never set by the server's command line or any environment variable.
    */
   benchWithoutAccess?: ApiKey;
-  /** Deprecated operations (api/service-terms.ts); `DEPRECATIONS` when absent. Tests inject their own. */
+  /** Deprecated operations (api/access/service-terms.ts); `DEPRECATIONS` when absent. Tests inject their own. */
   deprecations?: DeprecationTable;
 }
 

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { CidrList } from './ip.ts';
+import { CidrList } from './http/ip-address.ts';
 
 export interface ApiConfig {
   /** Root holding `current` → the release to serve (env DATA_DIR). */
@@ -15,7 +15,7 @@ export interface ApiConfig {
   /**
    * Server processes answering on `port` (env API_WORKERS: 1…64, or `auto` = one per core,
    * `os.availableParallelism()`): above 1 the command-line entry runs a node:cluster primary
-   * forking that many workers, each a whole server (api/cluster.ts). `startServer` itself is
+   * forking that many workers, each a whole server (api/startup/cluster.ts). `startServer` itself is
    * always one process.
    */
   readonly apiWorkers: number;

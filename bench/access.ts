@@ -21,7 +21,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { generateKey } from '../api/keys.ts';
+import { generateKey } from '../api/access/keys.ts';
 import { openStateStore } from '../api/state/open.ts';
 import { loadPipelineConfig } from '../pipeline/config.ts';
 import { runPipeline } from '../pipeline/run.ts';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The operators' one CLI (`npx leads …`). A thin shim: it lets Node load the TypeScript
 // sources directly (tsx) and hands the arguments to a command table: `accounts`, `keys`,
-// `licences`, `usage` and `webhooks` to api/cli.ts, everything else (refresh, generate, ingest) to
+// `licences`, `usage` and `webhooks` to api/cli/main.ts, everything else (refresh, generate, ingest) to
 // pipeline/cli.ts.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -23,6 +23,6 @@ setFlagsFromString('--max-semi-space-size=64');
 register();
 const argv = process.argv.slice(2);
 const api = ['accounts', 'keys', 'licences', 'usage', 'webhooks'].includes(argv[0]);
-const { main } = await import(api ? '../api/cli.ts' : '../pipeline/cli.ts');
+const { main } = await import(api ? '../api/cli/main.ts' : '../pipeline/cli.ts');
 process.exitCode = await main(argv);
-if (!api && (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0]))) await (await import('../api/cli.ts')).main(['help']);
+if (!api && (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0]))) await (await import('../api/cli/main.ts')).main(['help']);

@@ -11,7 +11,7 @@
  * security; the session layer never knows what a page shows.
  */
 import type { ParameterizedContext } from 'koa';
-import type { Plan } from '../scopes.ts';
+import type { Plan } from '../access/scopes.ts';
 
 /** The signed-in account, as the session layer read it from the state store on this request. */
 export interface AppAccount {

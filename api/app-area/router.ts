@@ -27,7 +27,7 @@ import type { Middleware } from 'koa';
 import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../app.ts';
 import type { ApiConfig } from '../config.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../http/errors.ts';
 import type { UsageLedger } from '../access/ledger.ts';
 import { activityRecorder } from './activity.ts';
 import { loadAssets, serveAsset } from './assets.ts';

@@ -4,7 +4,7 @@
  * `{ sql, params }` with every value bound and tables from the release's `tables.*` fragments.
  * The route runs the independent ones in parallel once the lead is known.
  */
-import type { Release } from '../release.ts';
+import type { Release } from '../releases/release.ts';
 import { LEAD_COLUMNS, type SqlQuery } from './leads-query.ts';
 
 type Tables = Release['tables'];

@@ -9,7 +9,7 @@
  * joined with the leads table, so the other filters, the count and every sort apply to it.
  */
 import { searchQuery } from '../../common/search-query.ts';
-import type { Release } from '../release.ts';
+import type { Release } from '../releases/release.ts';
 import { FILTER_BY_NAME, filterClauses, filtersOfKind, LEADS_SORT_NAMES, type LeadsFilters } from './lead-filters.ts';
 
 export type { LeadsFilters };
@@ -219,7 +219,7 @@ export function leadsCountQuery(src: LeadsSource, filters: LeadsFilters, areaIds
 
 /**
  * Distinct values of the release-valued (`multi`) filters' columns — authority, county, … — for
- * the folded-name maps (api/params.ts `placeNames`).
+ * the folded-name maps (api/query/leads-params.ts `placeNames`).
  */
 export function leadsPlacesQuery(leadsTable: string): SqlQuery {
   const columns = [...new Set(filtersOfKind('multi').map((f) => f.column))];

@@ -11,12 +11,12 @@
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../app.ts';
-import type { AppContext, AppState } from '../context.ts';
-import { invalidParams, type ParamError } from '../errors.ts';
+import type { AppContext, AppState } from '../http/context.ts';
+import { invalidParams, type ParamError } from '../http/errors.ts';
 import { daysBefore, isDay, utcDay } from '../access/limits.ts';
 import type { UsageLedger } from '../access/ledger.ts';
 import { pageHref, setPageLinks } from '../render/link-header.ts';
-import type { UsageCounts } from '../state/store.ts';
+import type { UsageCounts } from '../state/store-interface.ts';
 import { parseQuery, querySchema, type RawQuery } from '../query/parse-query.ts';
 
 /** Longest range one request may ask for (ten years of daily totals). */

@@ -17,12 +17,12 @@ import Router from '@koa/router';
 import { randomBytes } from 'node:crypto';
 import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../app.ts';
-import type { AppContext, AppState } from '../context.ts';
-import { ApiError, invalidParams, type ParamError } from '../errors.ts';
-import { readBodyText } from '../request-body.ts';
+import type { AppContext, AppState } from '../http/context.ts';
+import { ApiError, invalidParams, type ParamError } from '../http/errors.ts';
+import { readBodyText } from '../http/request-body.ts';
 import { hashToken, isLicensedScope, TOKEN_PATTERN } from '../access/licences.ts';
-import { KEY_PREFIX } from '../scopes.ts';
-import type { ClaimRefusal } from '../state/store.ts';
+import { KEY_PREFIX } from '../access/scopes.ts';
+import type { ClaimRefusal } from '../state/store-interface.ts';
 
 const BODY_LIMIT = 4096;
 

@@ -14,12 +14,12 @@ import Router from '@koa/router';
 import { readFileSync } from 'node:fs';
 import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../app.ts';
-import type { AppState } from '../context.ts';
-import type { ApiDb } from '../db.ts';
-import { invalidParams } from '../errors.ts';
+import type { AppState } from '../http/context.ts';
+import type { ApiDb } from '../duckdb/db.ts';
+import { invalidParams } from '../http/errors.ts';
 import { noQuerySchema, parseQuery } from '../query/parse-query.ts';
-import { responseMeta } from '../masking.ts';
-import type { Release } from '../release.ts';
+import { responseMeta } from '../access/masking.ts';
+import type { Release } from '../releases/release.ts';
 import { authorityFreshnessOf } from './authorities.ts';
 
 interface LeadSchema {

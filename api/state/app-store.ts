@@ -15,7 +15,7 @@
  * works once even when two replicas get it at the same moment; WebAuthn challenges are taken
  * with one `DELETE … RETURNING` (single use); throttle counters are single upserts.
  */
-import type { Plan } from '../scopes.ts';
+import type { Plan } from '../access/scopes.ts';
 import { rows, template, type Backend, type Row } from './backend.ts';
 
 export type CredentialKind = 'password' | 'passkey';

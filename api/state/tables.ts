@@ -5,9 +5,9 @@
  * them back as ISO strings).
  */
 import type { Generated } from 'kysely';
-import type { Plan, Scope } from '../scopes.ts';
-import type { KeyStatus } from './store.ts';
-import type { AttemptOutcome, WebhookStatus } from './webhooks.ts';
+import type { Plan, Scope } from '../access/scopes.ts';
+import type { KeyStatus } from './store-interface.ts';
+import type { AttemptOutcome, WebhookStatus } from './webhook-interface.ts';
 import type { ChallengePurpose, CredentialKind } from './app-store.ts';
 
 type Instant = string;

@@ -5,8 +5,8 @@
  * MapLibre and tiles come later), and "Download CSV" of the whole filtered list.
  *
  * The API's machinery, not a copy of it: the query is parsed by `parseLeadsQuery` /
- * `parseExportQuery` (api/params.ts, api/query/export-query.ts), answered by the release's leads
- * engine (`page` / `detail` / `count`, masked by api/masking.ts), and the CSV is written by the
+ * `parseExportQuery` (api/query/leads-params.ts, api/query/export-query.ts), answered by the release's leads
+ * engine (`page` / `detail` / `count`, masked by api/access/masking.ts), and the CSV is written by the
  * export's own DuckDB writer (api/render/csv.ts) with masked columns blank, never dropped.
  *
  * Rights: the app acts with the account's plan — the scope `appScope(plan)` (ent_api on premium,
@@ -17,20 +17,20 @@
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../../config.ts';
-import type { ApiDb } from '../../db.ts';
-import { ApiError } from '../../errors.ts';
-import { ExportTempSpace } from '../../export-temp.ts';
-import { budgetExhausted } from '../../access/middleware.ts';
+import type { ApiDb } from '../../duckdb/db.ts';
+import { ApiError } from '../../http/errors.ts';
+import { ExportTempSpace } from '../../exports/temp-space.ts';
+import { budgetExhausted } from '../../access/enforce.ts';
 import { budgetReset, dailyRows, utcDay } from '../../access/limits.ts';
 import type { UsageLedger } from '../../access/ledger.ts';
-import { attribution, maskedFor, maskingFor } from '../../masking.ts';
-import { parseLeadId, parseLeadsQuery } from '../../params.ts';
+import { attribution, maskedFor, maskingFor } from '../../access/masking.ts';
+import { parseLeadId, parseLeadsQuery } from '../../query/leads-params.ts';
 import { parseExportQuery, EXPORT_FORMATS } from '../../query/export-query.ts';
-import type { ReleaseManager } from '../../release.ts';
-import { releaseSourcesCache } from '../../release-sources.ts';
+import type { ReleaseManager } from '../../releases/release.ts';
+import { releaseSourcesCache } from '../../releases/release-lookups.ts';
 import { csvStream } from '../../render/csv.ts';
-import type { Scope } from '../../scopes.ts';
-import type { StateStore } from '../../state/store.ts';
+import type { Scope } from '../../access/scopes.ts';
+import type { StateStore } from '../../state/store-interface.ts';
 import { appScope, ensureAppKey } from '../account-service.ts';
 import type { AppAreaContext, AppAreaState, RenderPage, SafeHtml } from '../contract.ts';
 import { html } from '../html.ts';

@@ -14,7 +14,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { loadApiConfig } from '../../../api/config.ts';
-import { generateKey } from '../../../api/keys.ts';
+import { generateKey } from '../../../api/access/keys.ts';
 import { startServer, type RunningServer } from '../../../api/server.ts';
 import { tinyRelease } from '../../helpers/api.ts';
 import { tempDir } from '../../helpers/tmp.ts';

@@ -18,7 +18,7 @@ import { tempDir } from '../../../helpers/tmp.ts';
 import { appKeyId } from '../../../../api/app-area/account-service.ts';
 import { MAX_SELF_SERVE_KEYS } from '../../../../api/access/licences.ts';
 import { utcDay } from '../../../../api/access/limits.ts';
-import type { Account } from '../../../../api/state/store.ts';
+import type { Account } from '../../../../api/state/store-interface.ts';
 
 let h: AppHarness;
 let rx: Receiver;
