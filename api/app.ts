@@ -16,9 +16,8 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { ApiConfig } from './config.ts';
-import type { ApiDb } from './duckdb/db.ts';
-import type { RefusedRelease, ReleaseManager } from './releases/release.ts';
-import type { ApiKey, StateStore } from './state/store-interface.ts';
+import type { AppDeps } from './http/app-deps.ts';
+import type { RefusedRelease } from './releases/release.ts';
 import { UNLIMITED } from './access/budget.ts';
 import type { AppState } from './http/context.ts';
 import { problemMiddleware } from './http/errors.ts';
@@ -50,43 +49,15 @@ import { authoritiesRouter } from './routes/authorities.ts';
 import { appArea } from './app-area/router.ts';
 import { gisTokenMiddleware } from './middleware/gis-token.ts';
 import { deprecationMiddleware } from './middleware/deprecation.ts';
-import { DEPRECATIONS, checkDeprecations, type DeprecationTable } from './access/service-terms.ts';
+import { DEPRECATIONS, checkDeprecations } from './access/service-terms.ts';
 import { endpoints } from './openapi/document.ts';
 import { tokenKey } from './gis/token.ts';
 import { releaseLayersCache } from './gis/features.ts';
 import { randomBytes } from 'node:crypto';
-import type { ExportTempSpace } from './exports/temp-space.ts';
-import type { HostResolver } from './webhooks/destination.ts';
 import { accessLogMiddleware } from './middleware/access-log.ts';
 import { healthRouter, operationalMethods, OPERATIONAL_PATHS } from './routes/health.ts';
 import { ApiMetrics } from './observability/metrics.ts';
-import { createLogger, type Logger } from './observability/log.ts';
-
-export interface AppDeps {
-  db: ApiDb;
-  releases: ReleaseManager;
-  store: StateStore;
-  clock: () => Date;
-  /** Operational lines (release switches, ledger failures, a 500's stack…); the server's is an adapter over `logger`. */
-  log: (line: string) => void;
-  /** The structured (JSON) log the access log is written to; one writing JSON lines to `log` when absent. */
-  logger?: Logger;
-  /** The server's metrics (served at /metrics); one is made when absent. */
-  metrics?: ApiMetrics;
-  /** The usage ledger (the server flushes it on stop); one is made when absent. */
-  ledger?: UsageLedger;
-  /** The export temp space (the server prepares it at start and removes it on stop); made on first export when absent. */
-  exportTemp?: ExportTempSpace;
-  /** How webhook destinations are resolved (default: the system resolver); tests inject one, so no DNS query leaves the box. */
-  resolveHost?: HostResolver;
-  /**
-   * BENCHMARKS ONLY (bench/access.ts): no key check, no limits, no ledger — every request is
-   * answered as this key. Never set by the server's command line or any environment variable.
-   */
-  benchWithoutAccess?: ApiKey;
-  /** Deprecated operations (api/access/service-terms.ts); `DEPRECATIONS` when absent. Tests inject their own. */
-  deprecations?: DeprecationTable;
-}
+import { createLogger } from './observability/log.ts';
 
 /** Build the application. Routers are mounted under /v1; docs assets are public, all else keyed. */
 export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {

@@ -8,20 +8,15 @@ import http from 'node:http';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import type { AppDeps } from './app.ts';
 import { isClusterWorker, runClusterWorker, startCluster } from './startup/cluster.ts';
 import { ApiConfigError, loadApiConfig, type ApiConfig } from './config.ts';
-import type { ApiDb } from './duckdb/db.ts';
 import type { ReleaseManager } from './releases/release.ts';
-import type { StateStore } from './state/store-interface.ts';
-import type { UsageLedger } from './access/ledger.ts';
-import type { ExportTempSpace } from './exports/temp-space.ts';
-import type { HostResolver } from './webhooks/destination.ts';
 import { ApiMetrics } from './observability/metrics.ts';
 import { removeStaleBuilds } from '../common/refresh-lock.ts';
 import { checkPortFree } from './startup/port-check.ts';
+import type { RunningServer, ServerDeps } from './startup/running-server.ts';
 import { listenMetrics, originOf } from './observability/metrics-listener.ts';
-import { createLogger, flushLog, lineLog, type Logger } from './observability/log.ts';
+import { createLogger, flushLog, lineLog } from './observability/log.ts';
 
 /**
  * The modules only a serving process needs, loaded by the first `startServer` rather than at the
@@ -57,43 +52,6 @@ async function serverModules() {
     ExportTempSpace: exportTemp.ExportTempSpace,
     timedStore: timed.timedStore,
   };
-}
-
-export interface RunningServer {
-  /** Origin the server answers on, e.g. `http://localhost:8080` (the API is under `/v1`). */
-  url: string;
-  server: http.Server | https.Server;
-  releases: ReleaseManager;
-  store: StateStore;
-  db: ApiDb;
-  /** The usage ledger (counts reach the store within a second; `close` writes the rest). */
-  ledger: UsageLedger;
-  /** The export temp space (its folder under EXPORT_TEMP_DIR, and what the running exports hold). */
-  exportTemp: ExportTempSpace;
-  /** The server's metrics (its own registry). */
-  metrics: ApiMetrics;
-  /** Origin of the METRICS_PORT listener (`http://127.0.0.1:9464`, serving `/metrics`), or null when there is none. */
-  metricsUrl: string | null;
-  /** Stop accepting connections, let in-flight requests finish, write the usage ledger, then close the release manager, store and DuckDB. */
-  close(): Promise<void>;
-}
-
-export interface ServerDeps {
-  /** Operational lines (`deps.log(line)` throughout the API). */
-  log: (line: string) => void;
-  /** The structured JSON log (access log); when absent, one at LOG_LEVEL writing its JSON lines to `log`. */
-  logger?: Logger;
-  clock?: () => Date;
-  /** Time in-flight requests get to finish on close before their connections are cut. */
-  shutdownGraceMs?: number;
-  /** BENCHMARKS ONLY: answer every request as this key, with no auth, limits or ledger (see AppDeps). */
-  benchWithoutAccess?: AppDeps['benchWithoutAccess'];
-  /** Deprecated operations (tests); the project's `DEPRECATIONS` table when absent. */
-  deprecations?: AppDeps['deprecations'];
-  /** TESTS: how webhook destinations are resolved (default: the system resolver). */
-  resolveHost?: HostResolver;
-  /** The server's metrics; a new `ApiMetrics` when absent (a cluster worker's scrapes the whole cluster: api/startup/cluster.ts). */
-  metrics?: ApiMetrics;
 }
 
 /** Start the API with `config`; resolves once it is listening. */

@@ -9,10 +9,16 @@
  * Dates are ISO `YYYY-MM-DD` strings; absent values are `null`, never `undefined` or ''.
  */
 import type { SourceName } from './sources/formats.ts';
-import type { NameEvidence } from './normalise/name-evidence.ts';
-import type { WorksKind } from './normalise/classify.ts';
 
 export type IsoDate = string;
+
+/** Kinds of works (`works_kind`), in published order; see docs/data-quality.md (classified in normalise/classify.ts). */
+export const WORKS_KINDS = ['new_works', 'extension_of_duration', 'outline', 'retention', 'amendment', 'declaration'] as const;
+export type WorksKind = (typeof WORKS_KINDS)[number];
+
+/** The kinds of evidence that a name is an organisation's, in the order they are tried (normalise/name-evidence.ts). */
+export const NAME_EVIDENCE = ['company_register', 'legal_form', 'public_body'] as const;
+export type NameEvidence = (typeof NAME_EVIDENCE)[number];
 
 /** Why a source row was not used. Stable snake_case codes, counted in the manifest. */
 export type RejectReason =

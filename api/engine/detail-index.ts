@@ -16,10 +16,10 @@
  */
 import { sqlString, type ApiDb, type Row } from '../duckdb/db.ts';
 import { COMPANY_COLUMNS, COMPARABLES_WINDOW_MONTHS, FILINGS_MAX, RECENT_SALES_MAX, SUPPLIERS_MAX } from '../query/lead-detail-query.ts';
-import type { Release } from '../releases/release.ts';
+import type { ReleaseTables } from '../releases/tables.ts';
 import { buildRangeQuantile, RangeQuantile, type RangeQuantileParts } from './range-quantile.ts';
 
-type Tables = Pick<Release['tables'], 'lead_neighbours' | 'suppliers' | 'companies' | 'filings'>;
+type Tables = Pick<ReleaseTables, 'lead_neighbours' | 'suppliers' | 'companies' | 'filings'>;
 
 /** The area a lead's comparables come from (see `areaWhere` in lead-detail-query.ts). */
 export interface LeadArea {

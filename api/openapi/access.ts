@@ -3,9 +3,9 @@
  * every keyed response carries, the 429 and claim problems, `dry_run` and its `BudgetQuote`
  * answer, `/account/usage` and the three licence-claim operations.
  */
-import type { Endpoint } from './document.ts';
+import type { Endpoint } from './endpoint.ts';
 import { PLANS, SCOPES } from '../access/scopes.ts';
-import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS, USAGE_QUERY_SCHEMA } from '../routes/account.ts';
+import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS, USAGE_QUERY_SCHEMA } from '../query/usage-query.ts';
 import { DRY_RUN_SCHEMA, QUOTE_MEDIA_TYPE } from '../access/enforce.ts';
 
 type Json = Record<string, any>;

@@ -21,6 +21,7 @@ import { exportEndpoints, exportResponseSchemas } from './exports.ts';
 import { METRICS_SECURITY_SCHEME, OPERATIONS_TAG, operationalEndpoints, operationalSchemas, originOperation } from './observability.ts';
 import { gisEndpoints } from './gis.ts';
 import { DEPRECATIONS, applyDeprecations, serviceTermsExtension, serviceTermsText, type DeprecationTable } from '../access/service-terms.ts';
+import type { Endpoint } from './endpoint.ts';
 
 type Json = Record<string, any>;
 
@@ -65,35 +66,6 @@ function recordSchemaFiles(): string[] {
 function component(file: string): Json {
   const { $schema: _s, $id: _i, ...rest } = readSchema(file);
   return rewriteRefs(rest, file) as Json;
-}
-
-/** One operation of the API, as mounted under /v1 (`{id}` is a path parameter). */
-export interface Endpoint {
-  method: 'get' | 'post';
-  path: string;
-  summary: string;
-  description: string;
-  tag: string;
-  /** Public (no key), e.g. the reference docs. */
-  public?: boolean;
-  /** JSON Schema of the query parameters (properties → parameters). */
-  query?: Json;
-  pathParams?: Json[];
-  /** Success body: a `$ref` schema and media type; `status` 200 unless given; `location` adds a Location header. */
-  ok: { schema: Json; type?: string; description: string; status?: number; location?: boolean; empty?: string };
-  /** JSON request body schema (POST) and whether a body is required. */
-  body?: Json;
-  bodyRequired?: boolean;
-  /** Problem statuses besides the ones every endpoint has. */
-  errors: number[];
-  /** Describes the request body. */
-  bodyDescription?: string;
-  /** Answers with ETag / 304. */
-  cached?: boolean;
-  /** Served at the origin, outside /v1 (the operation names its own server): /healthz, /readyz, /metrics. */
-  origin?: boolean;
-  /** Security of a public operation that has a scheme of its own (`/metrics`); none when absent. */
-  security?: Json[];
 }
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });

@@ -5,7 +5,7 @@
  * to `leads-query.schema.json`; `gis-feed-query.schema.json`; `ogc-items-query.schema.json`), so
  * the document and the code cannot drift apart.
  */
-import type { Endpoint } from './document.ts';
+import type { Endpoint } from './endpoint.ts';
 import { EXPORT_LIMIT_DEFAULT, EXPORT_LIMIT_MAX, exportQuerySchema } from '../query/export-query.ts';
 import { GIS_TOKEN_TTL, gisOtherQuerySchema, gisQuerySchema } from '../query/feeds-query.ts';
 

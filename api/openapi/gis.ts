@@ -3,7 +3,7 @@
  * (api/routes/tiles.ts) and the planning authorities with freshness (api/routes/authorities.ts).
  * Response schemas are in schemas/ (`tileset-meta`, `authorities-page`).
  */
-import type { Endpoint } from './document.ts';
+import type { Endpoint } from './endpoint.ts';
 import { CLUSTER_MAX_ZOOM, TILE_MAX_ZOOM } from '../gis/tiles.ts';
 import { querySchema } from '../query/parse-query.ts';
 

@@ -3,7 +3,7 @@
  * `/readyz` and `/metrics`, served at the origin — outside the /v1 server of the document, so
  * each operation names its own server (`operationServers`).
  */
-import type { Endpoint } from './document.ts';
+import type { Endpoint } from './endpoint.ts';
 
 type Json = Record<string, any>;
 

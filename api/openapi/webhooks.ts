@@ -3,7 +3,7 @@
  * operations, their request and response schemas, and the `lead.new` event under the document's
  * top-level `webhooks` (OpenAPI 3.1), so receivers see the body they will get.
  */
-import type { Endpoint } from './document.ts';
+import type { Endpoint } from './endpoint.ts';
 import { DELIVERY_STATUSES } from '../state/webhook-interface.ts';
 import { SCOPES } from '../access/scopes.ts';
 import { CHANGE_TYPES, EVENT_TYPES, WEBHOOK_EVENT_TYPES } from '../webhooks/events.ts';

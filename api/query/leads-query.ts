@@ -9,7 +9,7 @@
  * joined with the leads table, so the other filters, the count and every sort apply to it.
  */
 import { searchQuery } from '../../common/search-query.ts';
-import type { Release } from '../releases/release.ts';
+import type { ReleaseTables } from '../releases/tables.ts';
 import { FILTER_BY_NAME, filterClauses, filtersOfKind, LEADS_SORT_NAMES, type LeadsFilters } from './lead-filters.ts';
 
 export type { LeadsFilters };
@@ -235,7 +235,7 @@ export function searchAvgdlQuery(termsParquetPath: string): SqlQuery {
 }
 
 /** The source tables of a release. */
-export function leadsSource(release: { tables: Pick<Release['tables'], 'leads' | 'search_terms' | 'search_postings'> }, avgdl: number | null): LeadsSource {
+export function leadsSource(release: { tables: Pick<ReleaseTables, 'leads' | 'search_terms' | 'search_postings'> }, avgdl: number | null): LeadsSource {
   return {
     leads: release.tables.leads,
     search: avgdl === null ? null : { termsTable: release.tables.search_terms, postingsTable: release.tables.search_postings, avgdl },

@@ -10,7 +10,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { sqlString } from '../duckdb/db.ts';
 import { ApiError } from '../http/errors.ts';
-import { TABLE_NAMES, type Release, type TableName } from './release.ts';
+import type { Release } from './release.ts';
+import { TABLE_NAMES, type TableName } from './tables.ts';
 
 /** What a query needs of a release: its id, folder and table fragments. */
 export type ReleaseTables = Pick<Release, 'id' | 'dir' | 'tables' | 'path'>;

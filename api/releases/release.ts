@@ -21,23 +21,7 @@ import { join } from 'node:path';
 import { sqlIdent, sqlString, type ApiDb } from '../duckdb/db.ts';
 import { loadLeadsEngine, type LeadsEngine } from '../engine/leads-engine.ts';
 import { ReleaseRefusedError } from './verify-release.ts';
-
-/**
- * Tables loaded into DuckDB memory (small and queried per request); the rest are read from
- * Parquet. Each release gets its own in-memory catalog attached with `COMPRESS` and checkpointed
- * after loading; `DETACH` frees it when the release is dropped. The leads, the search index and
- * the company-360 tables are not held in DuckDB: list pages and lead details are answered from
- * the release's leads engine (`Release.leads`: its in-memory indexes, built from the Parquet files
- * at load by a child process).
- */
-const IN_MEMORY = ['infrastructure'] as const;
-const FROM_PARQUET = [
-  'leads', 'lead_neighbours', 'suppliers', 'companies', 'search_terms', 'search_postings', 'filings', 'sales', 'changes', 'events',
-  'price_index', 'yields', 'emerging_zones', 'material_costs',
-] as const;
-export type TableName = (typeof IN_MEMORY)[number] | (typeof FROM_PARQUET)[number];
-/** Every table of a release. */
-export const TABLE_NAMES: readonly TableName[] = [...IN_MEMORY, ...FROM_PARQUET];
+import { FROM_PARQUET, IN_MEMORY, type ReleaseTables, type TableName } from './tables.ts';
 
 export interface ReleaseManifest {
   release_id: string;
@@ -57,7 +41,7 @@ export interface Release {
   readonly dir: string;
   readonly manifest: ReleaseManifest;
   /** SQL table expressions, e.g. `"r_20261122T053431Z"."leads"` or `read_parquet('…')`. */
-  readonly tables: Readonly<Record<TableName, string>>;
+  readonly tables: ReleaseTables;
   /** Absolute path of a file inside the release (Parquet, GeoJSON). */
   path(rel: string): string;
   /**

@@ -16,7 +16,7 @@
 import Router from '@koa/router';
 import { randomBytes } from 'node:crypto';
 import type { ApiConfig } from '../config.ts';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../http/app-deps.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { ApiError, invalidParams, type ParamError } from '../http/errors.ts';
 import { readBodyText } from '../http/request-body.ts';

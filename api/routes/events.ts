@@ -12,7 +12,7 @@
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../http/app-deps.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { existsSync } from 'node:fs';
 import { ApiError, notFound } from '../http/errors.ts';

@@ -27,7 +27,7 @@
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../http/app-deps.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { releaseForCursor } from '../releases/kept-release.ts';
 import { attribution, maskedFor, responseMeta } from '../access/masking.ts';

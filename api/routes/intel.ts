@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../http/app-deps.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
 import { responseMeta } from '../access/masking.ts';

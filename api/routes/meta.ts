@@ -13,7 +13,7 @@
 import Router from '@koa/router';
 import { readFileSync } from 'node:fs';
 import type { ApiConfig } from '../config.ts';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../http/app-deps.ts';
 import type { AppState } from '../http/context.ts';
 import type { ApiDb } from '../duckdb/db.ts';
 import { invalidParams } from '../http/errors.ts';

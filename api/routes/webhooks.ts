@@ -10,7 +10,7 @@
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../http/app-deps.ts';
 import type { ApiConfig } from '../config.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { invalidParams } from '../http/errors.ts';

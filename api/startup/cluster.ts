@@ -47,7 +47,7 @@ import { lineLog, type Logger } from '../observability/log.ts';
 import { aggregateMetrics, ApiMetrics, ClusterMetrics, cumulativeMetrics, mergeSnapshots, type MetricsSnapshot, type Scrape } from '../observability/metrics.ts';
 import { listenMetrics, originOf } from '../observability/metrics-listener.ts';
 import { checkPortFree } from './port-check.ts';
-import type { RunningServer, ServerDeps } from '../server.ts';
+import type { RunningServer, ServerDeps } from './running-server.ts';
 
 /** The environment variable carrying a worker's index (0…N-1) from the primary; its presence marks our workers. */
 export const WORKER_INDEX_ENV = 'LEADS_API_WORKER_INDEX';

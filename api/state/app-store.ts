@@ -17,9 +17,8 @@
  */
 import type { Plan } from '../access/scopes.ts';
 import { rows, template, type Backend, type Row } from './backend.ts';
+import type { ChallengePurpose, CredentialKind } from './tables.ts';
 
-export type CredentialKind = 'password' | 'passkey';
-export type ChallengePurpose = 'register' | 'authenticate';
 
 /** An invitation as read by the hash of its token, with its account. */
 export interface Invitation {

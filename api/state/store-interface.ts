@@ -9,6 +9,7 @@
 import type { Plan, Scope } from '../access/scopes.ts';
 import type { WebhookStore } from './webhook-interface.ts';
 import type { AppStore } from './app-store.ts';
+import type { KeyStatus } from './tables.ts';
 
 export interface Account {
   id: number;
@@ -17,7 +18,6 @@ export interface Account {
   created_at: string;
 }
 
-export type KeyStatus = 'active' | 'revoked' | 'expired';
 
 export interface ApiKey {
   id: string; // public key id, e.g. "key_3f9a…" (safe to log and show)

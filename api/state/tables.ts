@@ -6,9 +6,13 @@
  */
 import type { Generated } from 'kysely';
 import type { Plan, Scope } from '../access/scopes.ts';
-import type { KeyStatus } from './store-interface.ts';
-import type { AttemptOutcome, WebhookStatus } from './webhook-interface.ts';
-import type { ChallengePurpose, CredentialKind } from './app-store.ts';
+
+/** The stored vocabularies (the interfaces of store-interface.ts, webhook-interface.ts and app-store.ts use them). */
+export type KeyStatus = 'active' | 'revoked' | 'expired';
+export type WebhookStatus = 'active' | 'disabled';
+export type AttemptOutcome = 'sending' | 'delivered' | 'retry' | 'dead' | 'abandoned';
+export type CredentialKind = 'password' | 'passkey';
+export type ChallengePurpose = 'register' | 'authenticate';
 
 type Instant = string;
 

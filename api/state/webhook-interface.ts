@@ -20,12 +20,11 @@
  *   and the send): no attempt is counted or logged.
  */
 import type { Scope } from '../access/scopes.ts';
+import type { AttemptOutcome, WebhookStatus } from './tables.ts';
 
-export type WebhookStatus = 'active' | 'disabled';
 /** `suspended`: pending, but held because the webhook is suspended (read-only: derived from the webhook, never stored). */
 export type DeliveryStatus = 'pending' | 'suspended' | 'delivering' | 'delivered' | 'dead';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'suspended', 'delivering', 'delivered', 'dead'];
-export type AttemptOutcome = 'sending' | 'delivered' | 'retry' | 'dead' | 'abandoned';
 
 export interface Webhook {
   /** `wh_` + 16 hex. */

@@ -6,7 +6,7 @@
  *
  * Regexes are compiled once at module load; the per-row functions only run them.
  */
-import type { PlanningRow, Scale } from '../types.ts';
+import type { PlanningRow, Scale, WorksKind } from '../types.ts';
 
 /** A trade vertical: a lead's trade feed and the NACE codes of companies that supply it. */
 export interface Vertical {
@@ -397,9 +397,6 @@ function useClassOfText(row: UseClassRow, lower: string, d: string): string {
 // ---------------------------------------------------------------------------------------------
 // Kind of works
 
-/** Kinds of works (`works_kind`), in published order; see docs/data-quality.md. */
-export const WORKS_KINDS = ['new_works', 'extension_of_duration', 'outline', 'retention', 'amendment', 'declaration'] as const;
-export type WorksKind = (typeof WORKS_KINDS)[number];
 
 /** Kinds with no work to sell: their leads publish no verticals. */
 export const NO_WORK_KINDS: ReadonlySet<string> = new Set<WorksKind>(['retention', 'amendment', 'declaration']);

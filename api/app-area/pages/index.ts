@@ -16,7 +16,7 @@ import type { StateStore } from '../../state/store-interface.ts';
 import type { HostResolver } from '../../webhooks/destination.ts';
 import { APP_SECTIONS, type AppAreaState, type AppSection, type RecordActivity, type RenderPage } from '../contract.ts';
 import { html } from '../html.ts';
-import type { AppPageFactory, AppTools } from '../router.ts';
+import type { AppPageFactory, AppTools } from '../contract.ts';
 import { activityPage } from './activity.ts';
 import { explorerPage } from './explorer.ts';
 import { keysPage } from './keys.ts';

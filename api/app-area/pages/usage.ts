@@ -13,7 +13,7 @@ import type { ApiConfig } from '../../config.ts';
 import { ApiError } from '../../http/errors.ts';
 import { daysBefore, utcDay } from '../../access/limits.ts';
 import type { UsageLedger } from '../../access/ledger.ts';
-import { parseUsageQuery } from '../../routes/account.ts';
+import { parseUsageQuery } from '../../query/usage-query.ts';
 import type { StateStore } from '../../state/store-interface.ts';
 import { accountService, appScope } from '../account-service.ts';
 import type { AppAreaContext, AppAreaState, RenderPage } from '../contract.ts';

@@ -18,7 +18,7 @@ import { documentedOperation } from '../../helpers/api.ts';
 import { REPO_ROOT } from '../../helpers/tmp.ts';
 import { leadsQuerySchema } from '../../../api/query/leads-params.ts';
 import { derefProp, noQuerySchema } from '../../../api/query/parse-query.ts';
-import { USAGE_QUERY_SCHEMA } from '../../../api/routes/account.ts';
+import { USAGE_QUERY_SCHEMA } from '../../../api/query/usage-query.ts';
 import { DELIVERIES_QUERY_SCHEMA } from '../../../api/webhooks/service.ts';
 import { DRY_RUN_SCHEMA } from '../../../api/access/enforce.ts';
 import { exportQuerySchema } from '../../../api/query/export-query.ts';
