@@ -11,7 +11,7 @@
  * GET /v1/authorities gives per authority) is present when the manifest has `authority_freshness`.
  */
 import Router from '@koa/router';
-import { readFileSync } from 'node:fs';
+import { LEAD_SCHEMA } from '../../common/lead-record.ts';
 import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import type { AppState } from '../http/context.ts';
@@ -22,11 +22,6 @@ import { responseMeta } from '../access/masking.ts';
 import type { Release } from '../releases/release.ts';
 import { authorityFreshnessOf } from './authorities.ts';
 
-interface LeadSchema {
-  properties: Record<string, { enum?: (string | null)[] }>;
-}
-
-const LEAD_SCHEMA = JSON.parse(readFileSync(new URL('../../schemas/lead.schema.json', import.meta.url), 'utf8')) as LeadSchema;
 const schemaEnum = (field: string): string[] => (LEAD_SCHEMA.properties[field]?.enum ?? []).filter((v): v is string => typeof v === 'string');
 
 export interface Freshness {
