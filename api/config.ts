@@ -39,6 +39,11 @@ export interface ApiConfig {
    * (any), a list of origins (`https://app.example.ie`), or `[]` (no CORS).
    */
   readonly corsAllowOrigins: readonly string[];
+  /**
+   * Answers of a compressible type at least this long (bytes) are sent gzip- or brotli-encoded
+   * when the client accepts it (api/middleware/compression.ts); null (`off`) = never.
+   */
+  readonly compressMinBytes: number | null;
   /** Default and maximum `page_size` of list endpoints. */
   readonly pageSizeDefault: number;
   readonly pageSizeMax: number;
@@ -146,6 +151,11 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
     value: ['*'],
     env: 'CORS_ALLOW_ORIGINS',
     help: 'origins whose browser pages may call /v1 with a key (CORS): * (any), comma-separated origins such as https://app.example.ie (the matching Origin is echoed, with Vary: Origin), or none',
+  },
+  compressMinBytes: {
+    value: 1024,
+    env: 'COMPRESS_MIN_BYTES',
+    help: 'answers of a compressible type (JSON, GeoJSON, CSV, JSON Lines, tiles, HTML) at least this many bytes are gzip- or brotli-encoded for clients that accept it; off = never',
   },
   pageSizeDefault: { value: 25, env: 'PAGE_SIZE_DEFAULT', help: 'default page_size' },
   pageSizeMax: { value: 100, env: 'PAGE_SIZE_MAX', help: 'maximum page_size' },
@@ -289,6 +299,8 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     trustProxy: overrides.trustProxy ?? ['1', 'true', 'yes'].includes((raw('trustProxy') ?? '').toLowerCase()),
     trustedProxies: trustedProxies(overrides.trustedProxies ?? (raw('trustedProxies') ?? '').split(',').map((h) => h.trim()).filter((h) => h !== '')),
     publicBaseUrl: str('publicBaseUrl').replace(/\/+$/, ''),
+    compressMinBytes:
+      overrides.compressMinBytes !== undefined ? overrides.compressMinBytes : (raw('compressMinBytes') ?? '').trim().toLowerCase() === 'off' ? null : int('compressMinBytes', 0, 1_073_741_824),
     corsAllowOrigins: overrides.corsAllowOrigins ? Object.freeze([...overrides.corsAllowOrigins]) : corsOrigins(raw('corsAllowOrigins')),
     pageSizeDefault: int('pageSizeDefault', 1, pageSizeMax),
     pageSizeMax,
