@@ -3,7 +3,9 @@
  *
  * Middleware, in order:
  *   access log and request metrics (outermost: they see the final status, once the response is
- *   sent)  →  problem (errors → RFC 9457)  →  client address (ctx.ip; X-Forwarded-* only from
+ *   sent)  →  problem (errors → RFC 9457)  →  compression (gzip / br of large answers; not
+ *   problems, not /app)  →  CORS (preflights answered without a key; the
+ *   allowed origin on every /v1 answer, errors included; not /v1/claim nor /app)  →  client address (ctx.ip; X-Forwarded-* only from
  *   TRUSTED_PROXIES)  →  request id  →  security headers  →  deprecation headers (only when an
  *   operation is deprecated)  →  operational routes at the origin (/healthz, /readyz, /metrics:
  *   no key, no release pin)  →  the account area under /app (api/app-area/router.ts: sessions,
@@ -23,6 +25,8 @@ import type { AppState } from './http/context.ts';
 import { problemMiddleware } from './http/errors.ts';
 import { requestIdMiddleware } from './middleware/request-id.ts';
 import { securityHeadersMiddleware } from './middleware/security-headers.ts';
+import { corsMiddleware } from './middleware/cors.ts';
+import { compressionMiddleware } from './middleware/compression.ts';
 import { clientAddressMiddleware } from './middleware/client-address.ts';
 import { releaseMiddleware } from './middleware/release.ts';
 import { authMiddleware } from './middleware/auth.ts';
@@ -111,6 +115,10 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     OPERATIONAL_PATHS.includes(path) && (method === 'GET' || method === 'HEAD') ? `${method} ${path}` : route(method, path);
   app.use(accessLogMiddleware({ logger, metrics, routeOf: routeLabel }));
   app.use(problemMiddleware(deps.log));
+  // inside the problem middleware: problems are sent as they are (small; the access log reads their code)
+  app.use(compressionMiddleware(config));
+  // before every key check (a preflight carries no key), and its headers stay on problem answers
+  app.use(corsMiddleware(config));
   app.use(clientAddressMiddleware(config, deps.log));
   app.use(requestIdMiddleware());
   app.use(securityHeadersMiddleware(config));

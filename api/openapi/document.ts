@@ -564,7 +564,11 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { d
         'Record schemas are generated from the project\'s `schemas/` folder. ' +
         'Requests the HTTP parser refuses are problems too, before any operation: `414 uri_too_long` / `431 headers_too_large` (request line and headers at most 16 KiB together), ' +
         '`400 malformed_request` (raw spaces or control characters in the URL, malformed headers), `501 method_not_implemented`, `408 request_timeout`. ' +
-        'Paged answers carry an RFC 8288 `Link` header with `rel="next"`.\n\n' +
+        'Paged answers carry an RFC 8288 `Link` header with `rel="next"`. ' +
+        'Browser pages on other origins may call the API (CORS, no credentials): preflights need no key, and every answer — problems included — carries `Access-Control-Allow-Origin` ' +
+        '(`*` unless the operator lists origins) and `Access-Control-Expose-Headers` naming the headers above; not on the licence claim calls. ' +
+        'Answers of 1 KiB and more are sent brotli- or gzip-encoded when `Accept-Encoding` allows (brotli when both are equally welcome; `Vary: Accept-Encoding`); ' +
+        'the weak `ETag` is the same for every encoding.\n\n' +
         serviceTermsText(),
       termsOfService: `${config.publicBaseUrl}/reference#service-terms`,
       'x-service-terms': serviceTermsExtension(),

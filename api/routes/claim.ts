@@ -9,8 +9,9 @@
  *   POST /v1/claim          {token, key_hash, display_prefix, name?} → 201 the new key's id.
  *
  * CSRF and replay: both POSTs take only `application/json` (a cross-site form cannot send it
- * without a CORS preflight, and no CORS is offered), refuse a foreign `Origin` or a cross-site
- * `Sec-Fetch-Site`, and a link works once (the claim is one atomic store transaction). Responses
+ * without a CORS preflight, and api/middleware/cors.ts offers no CORS on /v1/claim…), refuse a
+ * foreign `Origin` or a cross-site `Sec-Fetch-Site`, and a link works once (the claim is one
+ * atomic store transaction). Responses
  * are `no-store`; the page has a nonce-based Content-Security-Policy and may not be framed.
  */
 import Router from '@koa/router';
