@@ -82,21 +82,25 @@ export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<
    * Run `work` as the account's app: it charges rows to the app's ledger entry against the plan
    * scope's daily budget; the request is counted in the usage ledger whatever its outcome.
    */
-  async function asApp(ctx: AppAreaContext, route: string, work: (scope: Scope, charge: (rows: number) => Promise<void>) => Promise<void>): Promise<void> {
+  async function asApp(ctx: AppAreaContext, route: string, work: (scope: Scope, charge: (rows: number) => Promise<Budget>) => Promise<void>): Promise<void> {
     const { account } = ctx.state.app;
     const scope = appScope(account.plan);
     const keyId = await ensureAppKey(deps.store, account.id);
     let charged = 0;
     let status = 200;
-    const charge = async (rows: number): Promise<void> => {
-      if (rows <= 0) return;
+    // charges `rows` (0: only reads the day's use) and says what is left today
+    const charge = async (rows: number): Promise<Budget> => {
       const nowMs = deps.clock().getTime();
       const limit = dailyRows(scope);
-      if (limit !== null) {
-        const r = await deps.store.chargeRows(keyId, utcDay(nowMs), rows, limit);
-        if (!r.ok) throw budgetExhausted({ rows, remaining: Math.max(0, limit - r.used), limit, reset: budgetReset(nowMs), scope, nowMs });
+      const reset = budgetReset(nowMs);
+      if (limit === null) {
+        charged += Math.max(0, rows);
+        return { limit, remaining: null, reset };
       }
-      charged += rows;
+      const r = await deps.store.chargeRows(keyId, utcDay(nowMs), Math.max(0, rows), limit);
+      if (!r.ok) throw budgetExhausted({ rows, remaining: Math.max(0, limit - r.used), limit, reset, scope, nowMs });
+      charged += Math.max(0, rows);
+      return { limit, remaining: Math.max(0, limit - r.used), reset };
     };
     try {
       await work(scope, charge);
@@ -118,11 +122,12 @@ export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<
     await asApp(ctx, 'GET /app/explorer', async (scope, charge) => {
       let error: string | null = null;
       let found: { total: number; results: Lead[] } | null = null;
+      let budget: Budget | null = null;
       try {
         const req = parseLeadsQuery({ ...filterRawQuery(given), page: String(pageNo), page_size: String(EXPLORER_PAGE_SIZE) }, config, places, release.id);
         const offset = req.paging.mode === 'page' ? req.paging.offset : 0;
         const page = release.leads.page({ filters: req.filters, sort: req.sort, pageSize: EXPLORER_PAGE_SIZE, offset, after: null }, maskingFor(scope));
-        await charge(page.count);
+        budget = await charge(page.count);
         const body = page.json({ page: pageNo, next_cursor: null });
         try {
           found = JSON.parse(body.bytes.toString('utf8')) as { total: number; results: Lead[] };
@@ -149,7 +154,7 @@ ${message(error)}
 ${
   found
     ? html`<section aria-labelledby="ex-results"><h2 id="ex-results"><span data-total="${found.total}">${fmt(found.total)}</span> leads</h2>
-<p><a href="${APP_BASE}/explorer.csv${filterQs ? `?${filterQs}` : ''}" download>Download CSV</a> of all ${fmt(found.total)} leads (counts ${fmt(found.total)} rows against today's budget).</p>
+${downloadOffer(found.total, budget, `${APP_BASE}/explorer.csv${filterQs ? `?${filterQs}` : ''}`)}
 ${cw ? html`<p class="attribution"><small>${cw.metadata.attribution}</small></p>` : ''}
 ${leadsMap(found.results)}
 <div class="table-wrap"><table><caption>Page ${pageNo} of ${pages}</caption><thead><tr><th scope="col">Lead</th>${COLUMNS.map(([, h]) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${found.results.map(
@@ -216,6 +221,34 @@ ${leadsMap(found.results)}
   });
 
   return router;
+}
+
+/** What the plan's daily row budget allows now: null `limit` / `remaining` when the scope has no cap; `reset` in epoch seconds. */
+interface Budget {
+  limit: number | null;
+  remaining: number | null;
+  reset: number;
+}
+
+/**
+ * The CSV download of a result list, priced before the link: its rows against what is left of
+ * today's budget. A list that does not fit gets no link — it would only fail — but what to do:
+ * narrow it, or wait for the reset when it would fit a whole day's budget.
+ */
+export function downloadOffer(rows: number, budget: Budget | null, href: string): SafeHtml {
+  if (rows === 0) return html`<p>No leads to download.</p>`;
+  const reset = budget ? new Date(budget.reset * 1000).toISOString().slice(11, 16) : '00:00';
+  if (!budget || budget.remaining === null) {
+    return html`<p class="download"><a href="${href}" download>Download CSV</a> of these ${fmt(rows)} leads (your plan has no daily row limit).</p>`;
+  }
+  if (rows <= budget.remaining) {
+    return html`<p class="download"><a href="${href}" download>Download CSV</a> of these ${fmt(rows)} leads — counts ${fmt(rows)} rows; ${fmt(budget.remaining)} of your ${fmt(budget.limit)} rows left today.</p>`;
+  }
+  const why =
+    rows > (budget.limit ?? 0)
+      ? html`more than your plan's ${fmt(budget.limit)} rows a day, so it cannot be downloaded in one go`
+      : html`more than the ${fmt(budget.remaining)} rows left today (${fmt(budget.limit)} a day; the count starts again at ${reset} UTC)`;
+  return html`<p class="download" role="note"><strong>Download not available:</strong> these ${fmt(rows)} leads are ${why}. Narrow the search — a county, a trade, a stage or leads received since a date — to download fewer.</p>`;
 }
 
 /** A value as table text: lists joined, numbers formatted, null blank. */

@@ -168,6 +168,11 @@ test('explorer: the same total as GET /v1/leads; rows charged to the app ledger 
   const detail = await h.get(pro, `/app/explorer/${leadId}`);
   assert.is(detail.status, 200);
   assert.is((await h.get(pro, '/app/explorer/999999999')).status, 404);
+  // the CSV is priced before the link: the unfiltered list offers it only when it fits what is left today
+  const unfiltered = await h.get(pro, '/app/explorer');
+  const left = Number(/(\d[\d,]*) of your 1,000 rows left today|more than the (\d[\d,]*) rows left today/.exec(unfiltered.text)?.slice(1).find(Boolean)?.replace(/,/g, '') ?? NaN);
+  if (all.body.total > 1000) assert.match(unfiltered.text, /Download not available:<\/strong> these [\d,]+ leads are more than your plan's 1,000 rows a day/);
+  else assert.ok(unfiltered.text.includes('download>Download CSV</a>') === all.body.total <= left, `total ${all.body.total}, left ${left}`);
   const bad = await h.get(pro, '/app/explorer?min_value=-3');
   assert.is(bad.status, 400);
   assert.match(bad.text, /min_value/);
