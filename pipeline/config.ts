@@ -18,8 +18,6 @@ export interface PipelineConfig {
   readonly gateMaxRejectRatio: number;
   /** Publish even when a quality gate fails (recorded in the manifest). */
   readonly force: boolean;
-  /** Base URL used for public-page links of records that have none of their own. */
-  readonly publicBaseUrl: string;
   /** DuckDB memory limit for the build, e.g. "1GB". */
   readonly duckdbMemoryLimit: string;
   /** Rows per Parquet row group for the leads table (small enough to prune, large enough to compress). */
@@ -36,7 +34,6 @@ export const PIPELINE_DEFAULTS: { [K in keyof PipelineConfig]: { value: Pipeline
   gateMaxShrinkRatio: { value: 0.2, env: 'GATE_MAX_SHRINK_RATIO', help: 'max share a source may shrink vs the last release' },
   gateMaxRejectRatio: { value: 0.01, env: 'GATE_MAX_REJECT_RATIO', help: 'max share of a source\'s lines that may be rejected' },
   force: { value: false, help: 'publish despite failed gates (--force)' },
-  publicBaseUrl: { value: 'https://leads.example.ie/v1', env: 'PUBLIC_BASE_URL', help: 'base for record links' },
   duckdbMemoryLimit: { value: '512MB', env: 'DUCKDB_MEMORY_LIMIT', help: 'DuckDB memory limit during a build' },
   leadsRowGroupRows: { value: 20_000, env: 'LEADS_ROW_GROUP_ROWS', help: 'rows per Parquet row group of leads' },
   progress: { value: true, help: 'progress lines on stderr (--quiet turns off)' },
@@ -58,7 +55,7 @@ export function loadPipelineConfig(
     }
     return v;
   };
-  const str = (key: 'dataDir' | 'rawDir' | 'publicBaseUrl' | 'duckdbMemoryLimit'): string => {
+  const str = (key: 'dataDir' | 'rawDir' | 'duckdbMemoryLimit'): string => {
     const spec = PIPELINE_DEFAULTS[key];
     return overrides[key] ?? (spec.env ? env[spec.env] : undefined) ?? spec.value;
   };
@@ -75,7 +72,6 @@ export function loadPipelineConfig(
     gateMaxShrinkRatio: num('gateMaxShrinkRatio', 0, 1),
     gateMaxRejectRatio: num('gateMaxRejectRatio', 0, 1),
     force: overrides.force ?? false,
-    publicBaseUrl: str('publicBaseUrl').replace(/\/+$/, ''),
     duckdbMemoryLimit: memory,
     leadsRowGroupRows: num('leadsRowGroupRows', 1_000, 1_000_000),
     progress: overrides.progress ?? true,

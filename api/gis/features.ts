@@ -5,7 +5,9 @@
  * - whole layer, `bbox`, or (leads) one `authority`: from the layer index alone — no query;
  * - any other filter: DuckDB picks the page's ids and the count (`gisIdsQuery`,
  *   `gisCountQuery`; `near` / `polygon` as the ids in the area, api/gis/geometry-ids.ts, as on the
- *   exports), the lines come from the national layer file by id.
+ *   exports; the leads layer's lead filters — `vertical`, `status`, `min_value`, `q`, … — by the
+ *   filter table's SQL clauses, as the exports and webhooks run them), the lines come from the
+ *   national layer file by id.
  *
  * Properties are masked by `maskRecord` when the scope may not see enriched fields (the feeds'
  * scopes all may, so the prepared bytes are served as they are).
@@ -14,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import type { ApiDb } from '../duckdb/db.ts';
 import { maskedFor, maskRecord } from '../access/masking.ts';
 import type { Release } from '../releases/release.ts';
+import { loadedReleaseSources } from '../releases/release-lookups.ts';
 import type { Scope } from '../access/scopes.ts';
 import { gisCountQuery, gisIdsQuery, servedFromIndex, type GisLayer, type GisRequest } from '../query/feeds-query.ts';
 import { CRS84, lineInCrs } from './crs.ts';
@@ -113,11 +116,13 @@ export async function featurePage(db: ApiDb, release: Release, layers: ReleaseLa
     }
   } else {
     const table = TABLE[req.layer](release);
+    // the leads layer's `q`: the release's search index, as `/v1/leads` in SQL reads it
+    const src = { table, search: req.layer === 'leads' && req.filters.lead?.q !== undefined ? loadedReleaseSources(release).leads.search : null };
     const { near, polygon } = req.filters;
     // near / polygon: the ids of the layer's features in the area, tested by the one geometry module
     const inArea = await areaIds(db, table, { ...(near ? { near } : {}), ...(polygon ? { polygon } : {}) });
-    const ids = gisIdsQuery(table, req.layer, req.filters, req.afterId, req.limit + 1, inArea);
-    const count = gisCountQuery(table, req.layer, req.filters, inArea);
+    const ids = gisIdsQuery(src, req.layer, req.filters, req.afterId, req.limit + 1, inArea);
+    const count = gisCountQuery(src, req.layer, req.filters, inArea);
     const [rows, [n]] = await Promise.all([db.all<{ id: number }>(ids.sql, ids.params), db.all<{ n: number }>(count.sql, count.params)]);
     matched = Number(n?.n ?? 0);
     more = rows.length > req.limit;

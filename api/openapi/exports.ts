@@ -63,7 +63,11 @@ export function exportEndpoints(): Endpoint[] {
           'An RFC 7946 FeatureCollection (`application/geo+json`) of Point features in id order: `id` is the stable registry id, `properties` the full record plus `link` (its public page)' +
           (layer === 'infrastructure' ? ', including `applicant` and, where published, `connection_voltage_kv`' : '') +
           '. Page by following the `next` link; `numberMatched` counts every matching feature. Records without coordinates are not in the layer. ' +
-          '`bbox`, and `near` + `radius_m` and `polygon` as on `GET /leads` (same rules, same 400 problems; WGS 84), select by area. Scopes ent_feed and custom only.',
+          '`bbox`, and `near` + `radius_m` and `polygon` as on `GET /leads` (same rules, same 400 problems; WGS 84), select by area. ' +
+          (layer === 'leads'
+            ? 'Every filter of `GET /leads` (`vertical`, `status`, `use_class`, `min_value`, `county`, `q`, …) selects too, with the same values, rules and 400 problems: `numberMatched` is the `total` of `GET /leads` with the same filters counting only leads with coordinates (`q` filters; features stay in id order). '
+            : '') +
+          'Scopes ent_feed and custom only.',
         query: gisQuerySchema('feed', layer),
         ok: { schema: ref('GeojsonPage'), type: 'application/geo+json', description: 'A page of features.' },
         errors: [400, 429],
@@ -135,11 +139,26 @@ export function exportEndpoints(): Endpoint[] {
       summary: 'Features of a collection',
       description:
         'The same features as the GeoJSON feeds: `bbox` (in `bbox-crs`), `near` + `radius_m` and `polygon` (as on `GET /leads`; always WGS 84, whatever `crs` / `bbox-crs` say), `datetime` and `limit`, ' +
-        'paged by the `next` link, `numberMatched` / `numberReturned`. Unknown parameters are a 400.',
+        'paged by the `next` link, `numberMatched` / `numberReturned`. The collection `leads` also takes every filter of `GET /leads` (the parameters below marked so; listed by its `queryables`), with the same values, rules and 400 problems; ' +
+        'on `infrastructure` they are a 400 `unknown_parameter`. Unknown parameters are a 400.',
       pathParams: [collectionId],
       query: gisQuerySchema('ogc'),
       ok: { schema: ref('GeojsonPage'), type: 'application/geo+json', description: 'A page of features.' },
       errors: [400, 404, 429],
+      cached: true,
+    },
+    {
+      method: 'get',
+      path: '/ogc/collections/{collectionId}/queryables',
+      tag: 'GIS',
+      summary: 'The attribute filters of a collection\'s items',
+      description:
+        'A JSON Schema (`application/schema+json`, OGC API Features Part 3 "Queryables") whose properties are the query parameters that filter the items by attribute: for `leads` the dates (`changed_since`, `created_since`) and every other filter of `GET /leads` (derived from the same declarations); ' +
+        'for `infrastructure` the dates. They are query parameters of `…/items` (no CQL2 `filter`). The collection links to it (rel `http://www.opengis.net/def/rel/ogc/1.0/queryables`).',
+      pathParams: [collectionId],
+      query: metaQuery,
+      ok: { schema: ref('OgcQueryables'), type: 'application/schema+json', description: 'The queryables.' },
+      errors: [400, 404],
       cached: true,
     },
     {
@@ -204,6 +223,20 @@ export function exportResponseSchemas(): Json {
       required: ['conformsTo'],
     },
     OgcCollection: collection,
+    OgcQueryables: {
+      type: 'object',
+      description: 'The queryables of a collection (OGC API Features Part 3): a JSON Schema of the attribute filters of its items, one property per query parameter.',
+      properties: {
+        $schema: { type: 'string', description: 'The JSON Schema dialect (2020-12).' },
+        $id: { type: 'string', format: 'uri', description: 'This document\'s URL.' },
+        type: { type: 'string', const: 'object', description: 'Always object.' },
+        title: { type: 'string', description: 'The collection\'s title.' },
+        description: { type: 'string', description: 'How the properties are used.' },
+        properties: { type: 'object', description: 'Per query parameter, its JSON Schema (type, enum, bounds, description); `geometry` is the feature\'s point.', additionalProperties: { type: 'object' } },
+        additionalProperties: { type: 'boolean', description: 'Always false: other parameters are refused.' },
+      },
+      required: ['$schema', '$id', 'type', 'properties'],
+    },
     OgcCollections: {
       type: 'object',
       description: 'OGC API collections.',

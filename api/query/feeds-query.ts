@@ -12,12 +12,12 @@
  */
 import { invalidParams, type ParamError } from '../http/errors.ts';
 import { foldPlace, REASONS } from './query-common.ts';
-import { parseQuery, querySchema, schemaFile, schemaVariant, type RawQuery } from './parse-query.ts';
+import { parseQuery, querySchema, schemaFile, schemaVariant, type ParsedQuery, type RawQuery } from './parse-query.ts';
 import { parseBBox, type AreaGeometry, type BBox, type NearArea } from '../gis/geometry.ts';
-import { areaFiltersOf, LEAD_FILTER_PARSERS } from './leads-params.ts';
-import { areaIdsCondition, filtersOfKind, type GeometryFilter } from './lead-filters.ts';
+import { areaFiltersOf, LEAD_FILTER_PARSERS, leadFiltersOf, placeNames, type PlaceNames } from './leads-params.ts';
+import { areaIdsCondition, filterClauses, filterParams, FILTERS, filtersOfKind, type GeometryFilter, type LeadFilter } from './lead-filters.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './paging.ts';
-import type { SqlQuery } from './leads-query.ts';
+import { leadsFrom, normalisedFilters, type LeadsFilters, type SearchSource, type SqlQuery } from './leads-query.ts';
 
 export type GisLayer = 'leads' | 'infrastructure';
 
@@ -28,14 +28,57 @@ const FEED_SCHEMA = querySchema('gis-feed-query.schema.json');
 /** The query schema of OGC items (`schemas/ogc-items-query.schema.json`). */
 const OGC_SCHEMA = querySchema('ogc-items-query.schema.json');
 const INFRA_ONLY = ['vertical', 'min_mw'];
+
+/**
+ * The lead filters of `/v1/leads` the leads layer (feed and OGC collection `leads`) takes beside
+ * the GIS parameters: every filter of the table but those the GIS endpoints already have in their
+ * own form — `bbox` (four or six numbers, `bbox-crs`), `authority`, the dates with a GIS alias
+ * (`changed_since` / `updated_since`, `created_since` / `since`) and the areas of
+ * `GIS_AREA_FILTERS`. `q` is among them: a filter there (the leads holding its words), features
+ * stay in id order (no relevance sort). Parsed by `leadFiltersOf`, as on `/v1/leads`.
+ */
+export const GIS_LEAD_FILTERS: readonly LeadFilter[] = FILTERS.filter((f) => f.kind !== 'geometry' && f.name !== 'authority' && !(f.kind === 'date' && f.alias));
+/** Their query parameters, in the filter table's order. */
+export const GIS_LEAD_PARAMS: readonly string[] = GIS_LEAD_FILTERS.flatMap(filterParams);
+
+/**
+ * A GIS schema with the lead filters added before `cursor`, each a `$ref` to its declaration in
+ * `leads-query.schema.json` (so the parser, the OpenAPI document and the OGC queryables read one
+ * declaration); `note` prefixes their descriptions.
+ */
+function withLeadFilters(schema: Json, variant: string, keep: (name: string) => boolean, note: string): Json {
+  return schemaVariant(schema, variant, keep, (props) => {
+    const entries = Object.entries(props);
+    for (const k of Object.keys(props)) delete props[k];
+    for (const [k, v] of entries) {
+      if (k === 'cursor') {
+        for (const name of GIS_LEAD_PARAMS) {
+          const declared = querySchema('leads-query.schema.json').properties[name] as Json;
+          props[name] = { $ref: `leads-query.schema.json#/properties/${name}`, description: `${note}${declared.description as string}` };
+        }
+      }
+      props[k] = v;
+    }
+  });
+}
+
 const FEED_SCHEMAS: Record<GisLayer, Json> = {
-  leads: schemaVariant(FEED_SCHEMA, 'leads', (name) => !INFRA_ONLY.includes(name)),
+  leads: withLeadFilters(FEED_SCHEMA, 'leads', (name) => !INFRA_ONLY.includes(name), 'A filter of `GET /leads`, the same values and rules: '),
   infrastructure: FEED_SCHEMA,
 };
+/** OGC items: the collection `leads` takes the lead filters too; `infrastructure` does not (a 400 naming them). */
+const OGC_SCHEMAS: Record<GisLayer, Json> = {
+  leads: withLeadFilters(OGC_SCHEMA, 'leads', () => true, 'Collection `leads` only (on `infrastructure` a 400 `unknown_parameter`); a filter of `GET /leads`, the same values and rules: '),
+  infrastructure: OGC_SCHEMA,
+};
 
-/** The query schema of a GIS endpoint: a layer's feed or the OGC items (both layers alike). */
+/**
+ * The query schema of a GIS endpoint: a layer's feed or a collection's OGC items. The OGC
+ * document's one operation for both collections shows the `leads` one (its extra parameters
+ * say they are the `leads` collection's only).
+ */
 export function gisQuerySchema(kind: 'feed' | 'ogc', layer: GisLayer = 'leads'): Json {
-  return kind === 'ogc' ? OGC_SCHEMA : FEED_SCHEMAS[layer];
+  return kind === 'ogc' ? OGC_SCHEMAS[layer] : FEED_SCHEMAS[layer];
 }
 
 /** Features per page: feeds `page_size` and OGC `limit` (defaults and maximum as the schemas say). */
@@ -76,6 +119,8 @@ export interface GisFilters {
   min_mw?: number;
   /** OGC datetime as an inclusive date range (either end open). */
   datetime?: { from: string | null; to: string | null };
+  /** The leads layer's filters of the filter table (`GIS_LEAD_FILTERS`), as `/v1/leads` parses them. */
+  lead?: LeadsFilters;
 }
 
 export interface GisRequest {
@@ -126,7 +171,7 @@ export function parseDatetime(text: string): GisFilters['datetime'] | ParamError
  * /req/core/query-param-unknown). `access_token` is accepted and never a filter (the GIS token
  * middleware consumed it, docs/gis.md).
  */
-export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'ogc', secrets: CursorSecrets): GisRequest {
+export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'ogc', secrets: CursorSecrets, places: PlaceNames = NO_PLACES): GisRequest {
   const q = parseQuery(gisQuerySchema(kind, layer), raw, {
     listAllowed: true,
     parsers: { bbox: (text) => parseBBox(text, kind === 'ogc'), datetime: (text) => parseDatetime(text), ...AREA_PARSERS },
@@ -160,9 +205,13 @@ export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'og
         break;
       }
       case 'vertical':
-        filters.vertical = [...new Set(v[name] as string[])].sort();
+        if (layer === 'infrastructure') filters.vertical = [...new Set(v[name] as string[])].sort();
         break;
     }
+  }
+  if (layer === 'leads') {
+    const lead = gisLeadFiltersOf(q, places, errors);
+    if (Object.keys(lead).length > 0) filters.lead = normalisedFilters(lead);
   }
   if (errors.length > 0) throw invalidParams(errors);
   const limit: number = (kind === 'feed' ? v.page_size : v.limit) ?? (kind === 'feed' ? FEED_PAGE_SIZE_DEFAULT : OGC_LIMIT_DEFAULT);
@@ -174,6 +223,20 @@ export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'og
     afterId = c.key[0] as number;
   }
   return { layer, filters, limit, afterId, hash };
+}
+
+/** Places of a release without leads: every `multi` value is unknown (tests parse without a release). */
+const NO_PLACES: PlaceNames = placeNames([]);
+
+/**
+ * The lead filters of a parsed leads-layer query: `leadFiltersOf` (the `/v1/leads` rules: canonical
+ * `multi` values through `places`, `status` as stages, a date range's order) over the
+ * `GIS_LEAD_PARAMS` given. Errors are added to `errors`.
+ */
+function gisLeadFiltersOf(q: ParsedQuery, places: PlaceNames, errors: ParamError[]): LeadsFilters {
+  const values: Record<string, unknown> = {};
+  for (const name of GIS_LEAD_PARAMS) if (q.values[name] !== undefined) values[name] = q.values[name];
+  return leadFiltersOf({ values, bad: q.bad }, places, errors);
 }
 
 const OGC_META_SCHEMA = querySchema('ogc-meta-query.schema.json');
@@ -221,17 +284,26 @@ function gisHasArea(f: GisFilters): boolean {
   return f.near !== undefined || f.polygon !== undefined;
 }
 
+/** Where a GIS query reads: the layer's table and, for the leads layer's `q`, the release's search index. */
+export interface GisSource {
+  table: string;
+  /** The search index (`leadsSource(…).search`); null when the release has none (`q` then matches nothing). */
+  search?: SearchSource | null;
+}
+
 /**
- * WHERE conditions of a GIS request over a layer's table (aliased `t`), features with coordinates
- * only. `near` / `polygon` are not evaluated in SQL: `areaIds` are the ids of the layer's features
- * in them (api/gis/geometry-ids.ts `areaIds`, the one geometry module) — required when either is given.
+ * WHERE conditions of a GIS request over a layer's table (aliased `l`, as the filter table's
+ * clauses read it), features with coordinates only. The leads layer's lead filters are the filter
+ * table's own clauses (`filterClauses`, as for `/v1/leads` in SQL, the exports and webhooks).
+ * `near` / `polygon` are not evaluated in SQL: `areaIds` are the ids of the layer's features in
+ * them (api/gis/geometry-ids.ts `areaIds`, the one geometry module) — required when either is given.
  */
 export function gisWhere(layer: GisLayer, f: GisFilters, areaIds?: readonly number[]): SqlQuery {
-  const c = ['t.lat IS NOT NULL', 't.lon IS NOT NULL', 'isfinite(t.lat)', 'isfinite(t.lon)'];
+  const c = ['l.lat IS NOT NULL', 'l.lon IS NOT NULL', 'isfinite(l.lat)', 'isfinite(l.lon)'];
   const params: unknown[] = [];
   if (gisHasArea(f)) {
     if (!areaIds) throw new Error('near / polygon need the ids of the features in the area (areaIds)');
-    c.push(areaIdsCondition('t.id', areaIds, 'duckdb', (v) => (params.push(v), '?')));
+    c.push(areaIdsCondition('l.id', areaIds, 'duckdb', (v) => (params.push(v), '?')));
   }
   const inList = (col: string, vs: readonly unknown[]): void => {
     c.push(`${col} IN (${vs.map(() => '?').join(', ')})`);
@@ -239,38 +311,53 @@ export function gisWhere(layer: GisLayer, f: GisFilters, areaIds?: readonly numb
   };
   if (f.bbox) {
     const [w, s, e, n] = f.bbox;
-    c.push(`${round6('t.lat')} BETWEEN ? AND ?`);
+    c.push(`${round6('l.lat')} BETWEEN ? AND ?`);
     params.push(s, n);
-    if (w <= e) c.push(`${round6('t.lon')} BETWEEN ? AND ?`);
-    else c.push(`(${round6('t.lon')} >= ? OR ${round6('t.lon')} <= ?)`);
+    if (w <= e) c.push(`${round6('l.lon')} BETWEEN ? AND ?`);
+    else c.push(`(${round6('l.lon')} >= ? OR ${round6('l.lon')} <= ?)`);
     params.push(w, e);
   }
-  if (f.authority) inList('t.planning_authority', f.authority);
-  if (f.since) (c.push('t.first_seen >= CAST(? AS DATE)'), params.push(f.since));
-  if (f.updated_since) (c.push('t.last_changed >= CAST(? AS DATE)'), params.push(f.updated_since));
-  if (f.vertical) inList('t.vertical', f.vertical);
-  if (f.min_mw !== undefined) (c.push('t.capacity_mw >= ?'), params.push(f.min_mw));
+  if (f.authority) inList('l.planning_authority', f.authority);
+  if (f.since) (c.push('l.first_seen >= CAST(? AS DATE)'), params.push(f.since));
+  if (f.updated_since) (c.push('l.last_changed >= CAST(? AS DATE)'), params.push(f.updated_since));
+  if (f.vertical) inList('l.vertical', f.vertical);
+  if (f.min_mw !== undefined) (c.push('l.capacity_mw >= ?'), params.push(f.min_mw));
   if (f.datetime) {
-    const col = `t.${DATETIME_COLUMN[layer]}`;
+    const col = `l.${DATETIME_COLUMN[layer]}`;
     if (f.datetime.from) (c.push(`${col} >= CAST(? AS DATE)`), params.push(f.datetime.from));
     if (f.datetime.to) (c.push(`${col} <= CAST(? AS DATE)`), params.push(f.datetime.to));
+  }
+  if (f.lead && layer === 'leads') {
+    const lead = filterClauses(f.lead, 'duckdb'); // no geometry among them (GIS_LEAD_FILTERS); `q` is the FROM's join
+    c.push(...lead.clauses);
+    params.push(...lead.params);
   }
   return { sql: c.join(' AND '), params };
 }
 
+/** FROM of a GIS query: the table `l`, joined with the BM25 scores of `q` (only leads holding its words) as on `/v1/leads` (`leadsFrom`). */
+function gisFrom(src: GisSource, f: GisFilters): SqlQuery {
+  const q = f.lead?.q;
+  if (q === undefined) return { sql: `${src.table} AS l`, params: [] };
+  if (!src.search) return { sql: `(SELECT * FROM ${src.table} WHERE FALSE) AS l`, params: [] }; // no search index: `q` matches nothing
+  return leadsFrom({ leads: src.table, search: src.search }, q);
+}
+
 /** Ids of one page: after `afterId`, ascending, `limit` of them (callers ask for one more to see if a next page exists); `areaIds` as `gisWhere`. */
-export function gisIdsQuery(table: string, layer: GisLayer, f: GisFilters, afterId: number | null, limit: number, areaIds?: readonly number[]): SqlQuery {
+export function gisIdsQuery(src: GisSource, layer: GisLayer, f: GisFilters, afterId: number | null, limit: number, areaIds?: readonly number[]): SqlQuery {
+  const from = gisFrom(src, f);
   const w = gisWhere(layer, f, areaIds);
-  const params = [...w.params];
-  let sql = `SELECT t.id AS id FROM ${table} AS t WHERE ${w.sql}`;
-  if (afterId !== null) (sql += ' AND t.id > ?'), params.push(afterId);
-  sql += ' ORDER BY t.id LIMIT ?';
+  const params = [...from.params, ...w.params];
+  let sql = `SELECT l.id AS id FROM ${from.sql} WHERE ${w.sql}`;
+  if (afterId !== null) (sql += ' AND l.id > ?'), params.push(afterId);
+  sql += ' ORDER BY l.id LIMIT ?';
   params.push(limit);
   return { sql, params };
 }
 
 /** `numberMatched`: every feature matching the filters; `areaIds` as `gisWhere`. */
-export function gisCountQuery(table: string, layer: GisLayer, f: GisFilters, areaIds?: readonly number[]): SqlQuery {
+export function gisCountQuery(src: GisSource, layer: GisLayer, f: GisFilters, areaIds?: readonly number[]): SqlQuery {
+  const from = gisFrom(src, f);
   const w = gisWhere(layer, f, areaIds);
-  return { sql: `SELECT count(*) AS n FROM ${table} AS t WHERE ${w.sql}`, params: w.params };
+  return { sql: `SELECT count(*) AS n FROM ${from.sql} WHERE ${w.sql}`, params: [...from.params, ...w.params] };
 }

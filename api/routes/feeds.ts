@@ -29,7 +29,7 @@ export function feedsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock
   const feed = (layer: GisLayer) => async (ctx: AppContext) => {
     const { release, key } = ctx.state;
     requireCapability(key.scope, 'geojsonFeeds');
-    const req = parseGisQuery(ctx.query, layer, 'feed', config);
+    const req = parseGisQuery(ctx.query, layer, 'feed', config, release.leads.places());
     const page = await featurePage(deps.db, release, layersFor(release), req, key.scope);
     await ctx.state.budget.charge(page.numberReturned);
     sendFeaturePage(ctx, page, { layer, path: `/v1/feeds/${layer}.geojson`, hash: req.hash, now: deps.clock(), cursors: config });

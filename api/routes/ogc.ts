@@ -6,7 +6,9 @@
  *   /v1/ogc/conformance                             conformance classes (core, geojson)
  *   /v1/ogc/collections                             the collections `leads` and `infrastructure`
  *   /v1/ogc/collections/{collectionId}              one collection (spatial and temporal extent)
- *   /v1/ogc/collections/{collectionId}/items        features: bbox, limit, datetime, next links
+ *   /v1/ogc/collections/{collectionId}/items        features: bbox, limit, datetime, next links;
+ *                                                   `leads` also every filter of /v1/leads
+ *   /v1/ogc/collections/{collectionId}/queryables   the attribute filters as JSON Schema (api/gis/queryables.ts)
  *   /v1/ogc/collections/{collectionId}/items/{featureId}   one feature
  *
  * Same features and selection as the GeoJSON feeds (api/gis/features.ts), same scopes
@@ -25,6 +27,7 @@ import { requireCapability } from '../access/capability.ts';
 import { notFound } from '../http/errors.ts';
 import { featureById, featurePage, releaseLayersCache, type ReleaseLayers } from '../gis/features.ts';
 import { gisHref } from '../gis/links.ts';
+import { queryables, QUERYABLES_REL, QUERYABLES_TYPE } from '../gis/queryables.ts';
 import { CONFORMANCE_CRS, contentCrs, CRS84, parseCrsQuery, SUPPORTED_CRS } from '../gis/crs.ts';
 import { sendFeaturePage } from '../gis/respond.ts';
 import { DATETIME_COLUMN, parseGisQuery, parseOgcMetaQuery, type GisLayer } from '../query/feeds-query.ts';
@@ -41,7 +44,7 @@ export const CONFORMANCE = [
 const COLLECTIONS: Record<GisLayer, { title: string; description: string }> = {
   leads: {
     title: 'Construction leads',
-    description: 'Planning applications and commencement notices with coordinates: every lead field as properties, `link` to the public record page.',
+    description: 'Planning applications and commencement notices with coordinates: every lead field as properties, `link` to the public record page. The items take every filter of `/v1/leads` (see the queryables).',
   },
   infrastructure: {
     title: 'Strategic infrastructure and energy projects',
@@ -105,6 +108,7 @@ export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'>
       links: [
         { href: gisHref(ctx, base), rel: ctx.path === base ? 'self' : 'collection', type: 'application/json', title: COLLECTIONS[layer].title },
         { href: gisHref(ctx, `${base}/items`), rel: 'items', type: GEOJSON_TYPE, title: `${COLLECTIONS[layer].title} (GeoJSON)` },
+        { href: gisHref(ctx, `${base}/queryables`), rel: QUERYABLES_REL, type: QUERYABLES_TYPE, title: `${COLLECTIONS[layer].title}: the attribute filters of its items` },
       ],
     };
   };
@@ -154,7 +158,7 @@ export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'>
     const layer = ctx.params['collectionId'] ?? '';
     if (!isLayer(layer)) throw notFound(`collection ${layer}`);
     const { crs, rest } = parseCrsQuery(ctx.query, true);
-    const req = parseGisQuery(rest, layer, 'ogc', config);
+    const req = parseGisQuery(rest, layer, 'ogc', config, release.leads.places());
     const page = await featurePage(deps.db, release, layersFor(release), req, key.scope, crs.crs);
     ctx.set('Content-Crs', contentCrs(crs.crs));
     await ctx.state.budget.charge(page.numberReturned);
@@ -167,6 +171,15 @@ export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'>
       selfTitle: 'this page',
       extraLinks: [{ href: gisHref(ctx, `/v1/ogc/collections/${layer}`), rel: 'collection', type: 'application/json', title: COLLECTIONS[layer].title }],
     });
+  });
+
+  router.get('/ogc/collections/:collectionId/queryables', async (ctx: AppContext) => {
+    guard(ctx);
+    const layer = ctx.params['collectionId'] ?? '';
+    if (!isLayer(layer)) throw notFound(`collection ${layer}`);
+    metaParams(ctx);
+    ctx.type = QUERYABLES_TYPE;
+    ctx.body = queryables(layer, gisHref(ctx, `/v1/ogc/collections/${layer}/queryables`), COLLECTIONS[layer].title);
   });
 
   router.get('/ogc/collections/:collectionId/items/:featureId', async (ctx: AppContext) => {

@@ -178,7 +178,7 @@ function mergeOne(key: string, vertical: InfraVertical, fragments: InfraFragment
     regulator_connection_rule: dcs.some((f) => f.cru_connection_policy === true),
     sources: [...byKind.keys()].sort(),
     description: primary?.description ?? null,
-    public_url: primary?.public_url ?? null,
+    public_url: primary?.public_url ?? dcRef?.public_url ?? null,
   };
 }
 

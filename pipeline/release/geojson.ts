@@ -16,9 +16,13 @@
  *
  * A feature line is
  * `{"type":"Feature","id":<int>,"geometry":{"type":"Point","coordinates":[lon,lat]},"properties":{…every column…,"link":…}}`
- * with coordinates rounded to 6 decimals and `link` the record's `public_url`, or
- * `<publicBaseUrl>/leads/<id>` (`/infrastructure/<id>`) when it has none. Properties are the
- * whole Parquet row, so columns added to the release flow through without a change here.
+ * with coordinates rounded to 6 decimals and `link` the record's public page: its `public_url` (the
+ * planning authority's page of an application, the consenting body's case page of a project — by
+ * the source's link or the documented pattern of its case reference, pipeline/sources/), or null
+ * when it has none. Never a URL of this API: a release is built once and served from any address,
+ * so an absolute link to the API written here would name the address of the build (issue 31.15).
+ * Properties are the whole Parquet row, so columns added to the release flow through without a
+ * change here.
  */
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -45,12 +49,6 @@ export interface GeoJsonIndex {
   skipped_without_coordinates: { leads: number; infrastructure: number };
 }
 
-export interface GeoJsonOptions {
-  /** Base of the public record pages, e.g. "https://leads.example.ie" (trailing '/' ignored). */
-  publicBaseUrl: string;
-}
-
-
 /**
  * Render the release's GeoJSON layers from `releaseDir/leads.parquet` and
  * `releaseDir/infrastructure.parquet` into `releaseDir/geojson/` and return (and write as
@@ -58,13 +56,12 @@ export interface GeoJsonOptions {
  * counted. The per-authority folder is rebuilt from scratch so no stale authority file survives.
  *
  * @example
- * const index = await writeGeoJson(db, 'data/releases/2025-06-02', { publicBaseUrl: 'https://leads.example.ie' });
+ * const index = await writeGeoJson(db, 'data/releases/2025-06-02');
  */
-export async function writeGeoJson(db: Db, releaseDir: string, opts: GeoJsonOptions): Promise<GeoJsonIndex> {
+export async function writeGeoJson(db: Db, releaseDir: string): Promise<GeoJsonIndex> {
   const outDir = join(releaseDir, 'geojson');
   await rm(join(outDir, 'leads'), { recursive: true, force: true });
   await mkdir(join(outDir, 'leads'), { recursive: true });
-  const base = opts.publicBaseUrl.replace(/\/+$/, '');
   const leadsParquet = join(releaseDir, 'leads.parquet');
   const infraParquet = join(releaseDir, 'infrastructure.parquet');
   const layers: GeoJsonLayer[] = [];
@@ -72,7 +69,7 @@ export async function writeGeoJson(db: Db, releaseDir: string, opts: GeoJsonOpti
   // Leads: rendered straight from the Parquet file, filtered, once per authority. A temp table
   // of every rendered feature was ~2 s faster but held ~600 MB in DuckDB at the refresh's
   // memory peak, and struct columns cannot spill.
-  const leadsSource = `(SELECT t.planning_authority AS _authority, ${featureColumns('t', `${base}/leads/`)}
+  const leadsSource = `(SELECT t.planning_authority AS _authority, ${featureColumns('t')}
      FROM read_parquet(${sqlString(leadsParquet)}) t WHERE ${hasCoordinates('t')})`;
   const authorities = await db.all<{ authority: string | null }>(
     `SELECT DISTINCT planning_authority AS authority FROM read_parquet(${sqlString(leadsParquet)}) t
@@ -86,7 +83,7 @@ export async function writeGeoJson(db: Db, releaseDir: string, opts: GeoJsonOpti
   }
   layers.push(nationalLayer('leads', parts), ...parts);
 
-  const infraSource = `(SELECT ${featureColumns('t', `${base}/infrastructure/`)}
+  const infraSource = `(SELECT ${featureColumns('t')}
      FROM read_parquet(${sqlString(infraParquet)}) t WHERE ${hasCoordinates('t')})`;
   layers.push(await writeLayer(db, releaseDir, { name: 'infrastructure', file: 'geojson/infrastructure.ndjson' }, infraSource, null));
 
@@ -124,14 +121,14 @@ function hasCoordinates(t: string): string {
 
 /**
  * The four Feature members as SQL select items, in RFC 7946 order. `properties` is the whole row
- * (`t` as a struct keeps the column order) with `link` appended.
+ * (`t` as a struct keeps the column order) with `link` appended: the record's `public_url`, null without one.
  */
-function featureColumns(t: string, linkPrefix: string): string {
+function featureColumns(t: string): string {
   return [
     `'Feature' AS "type"`,
     `CAST(${t}.id AS BIGINT) AS id`,
     `{'type': 'Point', 'coordinates': [round(CAST(${t}.lon AS DOUBLE), 6), round(CAST(${t}.lat AS DOUBLE), 6)]} AS geometry`,
-    `struct_insert(${t}, link := coalesce(${t}.public_url, ${sqlString(linkPrefix)} || CAST(${t}.id AS VARCHAR))) AS properties`,
+    `struct_insert(${t}, link := ${t}.public_url) AS properties`,
   ].join(',\n       ');
 }
 

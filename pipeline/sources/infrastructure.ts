@@ -197,6 +197,33 @@ function finish(f: InfraFragment, name: string, vertical: InfraVertical | null, 
   return f;
 }
 
+/** The public case page of the national consenting body (An Coimisiún Pleanála, formerly An Bord Pleanála), by case number. */
+export const CONSENTING_CASE_URL = 'https://www.pleanala.ie/en-ie/case/';
+
+/**
+ * The consenting body's public case page of a case reference, or null when the reference is not
+ * one of its: `ABP-318540-23`, `ACP-323187-25` (the body's references since 2018 and 2025),
+ * `PL06F.248544` (before 2018: `PL`, the authority's code, the case number) and, when `bare` (a
+ * reference read from the consenting body's own file), a case number alone (`318540`). A council
+ * reference (`24/1234`, `F21A/0123`) has no page here.
+ *
+ * @example consentingCaseUrl('ABP-318540-23') // 'https://www.pleanala.ie/en-ie/case/318540'
+ * @example consentingCaseUrl('PL06F.248544') // 'https://www.pleanala.ie/en-ie/case/248544'
+ * @example consentingCaseUrl('24/1234') // null
+ */
+export function consentingCaseUrl(ref: string | null, bare = false): string | null {
+  if (ref === null) return null;
+  const t = ref.trim().toUpperCase();
+  const m = /^(?:ABP|ACP)-?(\d{5,7})(?:-\d{2})?$/.exec(t) ?? /^PL\s?\d{2}[A-Z]?\s?\.\s?(\d{5,7})$/.exec(t) ?? (bare ? /^(\d{5,7})$/.exec(t) : null);
+  return m ? `${CONSENTING_CASE_URL}${m[1]}` : null;
+}
+
+/** A link given by a publisher: kept when it is an http(s) URL, else null. */
+function publishedUrl(raw: string | undefined): string | null {
+  const v = clean(raw);
+  return v !== null && /^https?:\/\/[^\s]+$/i.test(v) ? v : null;
+}
+
 /**
  * One consenting-body case → fragment. Name = DEVDESC before its first ':' (else DEVDESC cut to
  * 80 characters); vertical and technology from keywords in the name, else the description;
@@ -224,7 +251,7 @@ export function normaliseAbpCase(rec: Record<string, string>, file: string, line
   f.lodged_date = lodged;
   f.decision = clean(rec.DECISION);
   f.decision_date = decided;
-  f.public_url = clean(rec.LINKABPWEB);
+  f.public_url = publishedUrl(rec.LINKABPWEB) ?? consentingCaseUrl(caseId, true);
   f.authority = authority?.name ?? null;
   f.county = authority?.county ?? null;
   f.capacity_mw = cap ? Number(cap[1]) : null;
@@ -285,7 +312,7 @@ export function normaliseGridConnection(
   return finish(f, name, vertical, name);
 }
 
-/** One data-centre scheme → fragment (applicant = Operator, capacity = Demand, case_id = Planning Reference). */
+/** One data-centre scheme → fragment (applicant = Operator, capacity = Demand, case_id = Planning Reference, public_url = its consenting-body case page when the reference is one). */
 export function normaliseDataCentre(rec: Record<string, string>, file: string, line: number): InfraFragment | Reject {
   const name = clean(rec['Scheme Name']);
   const ref = clean(rec['Planning Reference']);
@@ -304,6 +331,7 @@ export function normaliseDataCentre(rec: Record<string, string>, file: string, l
   f.applicant = clean(rec.Operator);
   f.authority = authority?.name ?? null;
   f.case_id = ref;
+  f.public_url = consentingCaseUrl(ref); // a scheme decided by the consenting body: its case page; a council reference: none
   f.county = resolveCounty(rec.County) ?? authority?.county ?? null;
   f.lat = xy.lat;
   f.lon = xy.lon;

@@ -69,7 +69,7 @@ const geojsonStage: Stage = {
   name: 'geojson',
   async run(ctx) {
     const build = need(ctx, 'build');
-    const index = (ctx.made.geojson = await writeGeoJson(await build.fresh(), build.dir, { publicBaseUrl: ctx.config.publicBaseUrl }));
+    const index = (ctx.made.geojson = await writeGeoJson(await build.fresh(), build.dir));
     return index.layers.reduce((a, l) => a + (l.name.includes('/') ? 0 : l.features), 0);
   },
 };

@@ -1,18 +1,18 @@
 /**
- * Every `link` of the GeoJSON layers leads somewhere real (issue 14.6), over real HTTP on the tiny
- * release: a link under the pipeline's PUBLIC_BASE_URL (`…/v1/infrastructure/{id}`,
- * `…/v1/leads/{id}`) is followed on the API and answers 200 with that record; any other link is
- * the record's own `public_url` (the planning authority's or the consenting body's page, not
- * fetched: no network in tests). Each layer must have links of the API kind or the public kind.
+ * Every `link` of the served GeoJSON layers is the record's public page or null (issue 14.6, then
+ * 31.15), over real HTTP on the tiny release: never a URL of the API — not the address a refresh
+ * once baked in (`https://leads.example.ie/v1/…`, a keyed route), nor this server's — but the
+ * record's own `public_url` (the planning authority's page, the consenting body's case page; not
+ * fetched: no network in tests). An infrastructure project whose case is the consenting body's
+ * links to `https://www.pleanala.ie/en-ie/case/<number>`; one without a case has no link and is
+ * read on the API by its id. The same on the OGC items and one feature.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadPipelineConfig } from '../../../pipeline/config.ts';
+import { consentingCaseUrl } from '../../../pipeline/sources/infrastructure.ts';
 import { startTestApi, type TestApi } from '../../helpers/api.ts';
 
 let api: TestApi;
-/** The base the pipeline wrote the links with (the tiny release is built with the defaults). */
-const base = loadPipelineConfig({}, {}).publicBaseUrl;
 
 test.before(async () => {
   api = await startTestApi();
@@ -35,38 +35,46 @@ async function features(layer: 'leads' | 'infrastructure'): Promise<{ id: number
   return out;
 }
 
+const notTheApi = (link: string): boolean => !link.includes('leads.example.ie') && !link.includes('/v1/') && !link.startsWith(api.baseUrl) && !link.startsWith('http://localhost');
+
 for (const layer of ['infrastructure', 'leads'] as const) {
-  test(`${layer} layer: every link is an API route answering 200 with the record, or the record's public page`, async () => {
+  test(`${layer} layer: every link is the record's public page or null, never a URL of the API`, async () => {
     const all = await features(layer);
     assert.ok(all.length > 0);
     const kinds = new Map<string, number>();
+    const count = (k: string): void => void kinds.set(k, (kinds.get(k) ?? 0) + 1);
     for (const f of all) {
-      const link = f.properties['link'] as string;
-      if (link.startsWith(`${base}/`)) {
-        const path = `/v1/${link.slice(base.length + 1)}`;
-        assert.match(path, new RegExp(`^/v1/(leads|infrastructure)/${f.id}$`));
-        const res = await api.request(path, { key: api.keys.ent_api });
-        assert.is(res.status, 200, `${link} → ${path}: ${res.text.slice(0, 200)}`);
-        assert.is(res.body.id, f.id, link);
-        kinds.set(`api ${path.split('/')[2]}`, (kinds.get(`api ${path.split('/')[2]}`) ?? 0) + 1);
-      } else {
-        assert.is(link, f.properties['public_url'], `feature ${f.id}: a link off the API is the record's public_url`);
-        assert.match(link, /^https:\/\/[a-z0-9.-]+\//);
-        kinds.set(`public ${new URL(link).host}`, (kinds.get(`public ${new URL(link).host}`) ?? 0) + 1);
+      const link = f.properties['link'] as string | null;
+      assert.is(link, f.properties['public_url'], `feature ${f.id}: the link is the record's public_url`);
+      if (link === null) {
+        count('none');
+        continue;
+      }
+      assert.ok(notTheApi(link), `feature ${f.id}: ${link}`);
+      assert.match(link, /^https:\/\/[a-z0-9.-]+\//);
+      count(`public ${new URL(link).host}`);
+      if (layer === 'infrastructure') {
+        const page = consentingCaseUrl(f.properties['case_id']);
+        if (page !== null) assert.is(link, page, `feature ${f.id}: its case page`);
       }
     }
     if (layer === 'infrastructure') {
-      // both kinds occur: projects without a case page link to the API, cases to the consenting body
-      assert.ok((kinds.get('api infrastructure') ?? 0) > 0 && (kinds.get('public www.pleanala.ie') ?? 0) > 0, JSON.stringify([...kinds]));
+      // both occur: cases link to the consenting body's page, projects without one have no link
+      assert.ok((kinds.get('public www.pleanala.ie') ?? 0) > 0 && (kinds.get('none') ?? 0) > 0, JSON.stringify([...kinds]));
     }
   });
 }
 
-test('a lead without public_url would link to /v1/leads/{id}: that route answers too', async () => {
-  const first = (await api.request('/v1/leads?page_size=1')).body.results[0];
-  const res = await api.request(`/v1/leads/${first.id}`);
+test('a project without a public page is read on the API by its feature id; OGC items and one feature carry the same links', async () => {
+  const infra = await features('infrastructure');
+  const without = infra.find((f) => f.properties['link'] === null)!;
+  const res = await api.request(`/v1/infrastructure/${without.id}`, { key: api.keys.ent_api });
   assert.is(res.status, 200);
-  assert.is(res.body.id, first.id);
+  assert.is(res.body.id, without.id);
+  const items = (await api.request('/v1/ogc/collections/infrastructure/items?limit=10000', { key: api.keys.ent_feed })).body.features as typeof infra;
+  assert.equal(items.map((f) => [f.id, f.properties['link']]), infra.map((f) => [f.id, f.properties['link']]));
+  const one = await api.request(`/v1/ogc/collections/infrastructure/items/${without.id}`, { key: api.keys.ent_feed });
+  assert.is(one.body.properties.link, null);
 });
 
 test.run();

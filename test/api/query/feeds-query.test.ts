@@ -2,17 +2,19 @@
  * The GIS parameters (api/query/feeds-query.ts): the feeds and OGC items parsed by `parseQuery`
  * against schemas/gis-feed-query.schema.json and schemas/ogc-items-query.schema.json, with
  * `bbox` and `datetime` read by their typed post-parsers, and `near` / `radius_m` / `polygon` by
- * the lead filters' (the same values and the same 400 problems as `GET /v1/leads`).
+ * the lead filters' (the same values and the same 400 problems as `GET /v1/leads`); on the leads
+ * layer every other lead filter of the table too (`GIS_LEAD_FILTERS`), parsed by `leadFiltersOf`.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ApiError } from '../../../api/http/errors.ts';
 import {
-  FEED_PAGE_SIZE_DEFAULT, GIS_AREA_FILTERS, GIS_AREA_PARAMS, GIS_PAGE_MAX, GIS_TOKEN_TTL, gisQuerySchema, OGC_LIMIT_DEFAULT, parseDatetime, parseGisQuery, parseGisTokenQuery, parseOgcMetaQuery,
+  FEED_PAGE_SIZE_DEFAULT, GIS_AREA_FILTERS, GIS_AREA_PARAMS, GIS_LEAD_FILTERS, GIS_LEAD_PARAMS, GIS_PAGE_MAX, GIS_TOKEN_TTL, gisQuerySchema, OGC_LIMIT_DEFAULT, parseDatetime, parseGisQuery, parseGisTokenQuery, parseOgcMetaQuery,
 } from '../../../api/query/feeds-query.ts';
 import { GIS_TOKEN_TTL_DEFAULT_S, GIS_TOKEN_TTL_MAX_S } from '../../../api/gis/token.ts';
 import { REASONS } from '../../../api/query/query-common.ts';
-import { filtersOfKind } from '../../../api/query/lead-filters.ts';
+import { FILTERS, filtersOfKind } from '../../../api/query/lead-filters.ts';
+import { normalisedFilters } from '../../../api/query/leads-query.ts';
 import { parseLeadsQuery, placeNames } from '../../../api/query/leads-params.ts';
 import { GEOMETRY_REASONS, RADIUS_M } from '../../../api/gis/geometry.ts';
 import { parseBBox } from '../../../api/gis/geometry.ts';
@@ -41,9 +43,11 @@ test('defaults and limits come from the schemas', () => {
 test('feed filters: bbox, authority (folded, canonical, sorted), dates, infrastructure-only vertical and min_mw', () => {
   const r = parseGisQuery({ bbox: '-6.4, 53.2,-6.1,53.45', authority: 'kerry,cork  COUNTY', since: '2025-01-01', vertical: ['wind', 'solar,wind'], min_mw: '5' }, 'infrastructure', 'feed', secrets);
   assert.equal(r.filters, { bbox: [-6.4, 53.2, -6.1, 53.45], authority: ['Cork County', 'Kerry'], since: '2025-01-01', vertical: ['solar', 'wind'], min_mw: 5 });
+  // on the leads feed `vertical` is the lead filter (trade verticals): `wind` is not one of them; `min_mw` is unknown
   const leads = errorsOf({ vertical: 'wind', min_mw: '1' }, 'leads', 'feed');
-  assert.equal(leads.map((e) => [e.name, e.reason]), [['vertical', REASONS.unknownParameter], ['min_mw', REASONS.unknownParameter]]);
+  assert.equal(leads.map((e) => [e.name, e.reason]), [['min_mw', REASONS.unknownParameter], ['vertical', REASONS.notAllowed]]);
   assert.equal(leads[0]!.allowed, Object.keys(gisQuerySchema('feed', 'leads').properties));
+  assert.equal(parseGisQuery({ vertical: 'solar' }, 'leads', 'feed', secrets).filters, { lead: { vertical: ['solar'] } });
   assert.equal(errorsOf({ authority: 'Atlantis' }, 'leads', 'feed')[0]!.reason, REASONS.unknownValues('authority', ['Atlantis']));
   assert.equal(errorsOf({ authority: ',' }, 'leads', 'feed'), [{ name: 'authority', reason: REASONS.empty }]);
   assert.equal(errorsOf({ since: '2025-02-30' }, 'leads', 'feed'), [{ name: 'since', reason: REASONS.notADate }]);
@@ -114,10 +118,54 @@ test('near (+ radius_m) and polygon: parsed as on /v1/leads, with the same 400 p
   assert.equal(errorsOf({ radius_m: '500' }, 'leads', 'ogc'), [{ name: 'radius_m', reason: GEOMETRY_REASONS.radiusWithoutNear }]);
 });
 
-test('unknown OGC parameters name the accepted ones in the schema\'s (and the document\'s) order', () => {
-  assert.equal(errorsOf({ q: 'x' }, 'leads', 'ogc'), [
-    { name: 'q', reason: REASONS.unknownParameter, allowed: ['limit', 'bbox', 'near', 'radius_m', 'polygon', 'datetime', 'changed_since', 'created_since', 'updated_since', 'since', 'f', 'cursor', 'access_token', 'crs', 'bbox-crs'] },
-  ]);
+test('unknown OGC parameters name the accepted ones in the schema\'s (and the document\'s) order; the lead filters are the leads collection\'s only', () => {
+  const core = ['limit', 'bbox', 'near', 'radius_m', 'polygon', 'datetime', 'changed_since', 'created_since', 'updated_since', 'since', 'f'];
+  const tail = ['cursor', 'access_token', 'crs', 'bbox-crs'];
+  assert.equal(errorsOf({ q: 'x' }, 'infrastructure', 'ogc'), [{ name: 'q', reason: REASONS.unknownParameter, allowed: [...core, ...tail] }]);
+  assert.equal(errorsOf({ nope: 'x' }, 'leads', 'ogc'), [{ name: 'nope', reason: REASONS.unknownParameter, allowed: [...core, ...GIS_LEAD_PARAMS, ...tail] }]);
+});
+
+test('the lead filters on the leads layer: every filter of the table but the GIS\'s own forms, each a $ref to its leads declaration, parsed as /v1/leads parses them', () => {
+  const own = ['authority', 'changed_since', 'created_since', 'bbox', 'near', 'polygon'];
+  assert.equal(GIS_LEAD_FILTERS.map((f) => f.name), FILTERS.map((f) => f.name).filter((n) => !own.includes(n)));
+  assert.ok(GIS_LEAD_PARAMS.includes('q') && GIS_LEAD_PARAMS.includes('min_value') && GIS_LEAD_PARAMS.includes('status'));
+  for (const [kind, layer] of [['feed', 'leads'], ['ogc', 'leads']] as const) {
+    const props = gisQuerySchema(kind, layer).properties;
+    for (const name of GIS_LEAD_PARAMS) assert.is(props[name]?.$ref, `leads-query.schema.json#/properties/${name}`, `${kind} ${name}`);
+  }
+  for (const name of GIS_LEAD_PARAMS.filter((n) => n !== 'vertical')) assert.is(gisQuerySchema('feed', 'infrastructure').properties[name], undefined, name);
+  const places = placeNames([{ planning_authority: 'Cork County', county: 'Cork', application_type: 'PERMISSION' }]);
+  const raw = { vertical: 'solar,roofing', status: 'commencing', county: 'co. cork', min_value: '250000.5', has_contact: '1', q: 'solar panels', received_from: '2025-01-01', application_type: 'permission' };
+  const leadsWant = parseLeadsQuery(raw, { pageSizeDefault: 25, pageSizeMax: 100, pageMax: 100, ...secrets }, places, 'r').filters;
+  for (const kind of ['feed', 'ogc'] as const) {
+    const r = parseGisQuery({ ...raw, bbox: '-9,51,-8,52' }, 'leads', kind, secrets, places);
+    assert.equal(r.filters.lead, normalisedFilters(leadsWant), kind);
+    assert.equal(r.filters.lead!.readiness, ['commencing'], 'status=commencing is the stage, as on /v1/leads');
+    assert.equal(r.filters.bbox, [-9, 51, -8, 52]);
+    assert.not.equal(r.hash, parseGisQuery({ ...raw, min_value: '250001' }, 'leads', kind, secrets, places).hash, 'cursors bound to the lead filters');
+  }
+  // the same 400 problems as /v1/leads, each naming its parameter
+  const leadsErrors = (q: Record<string, string>) => {
+    try {
+      parseLeadsQuery(q, { pageSizeDefault: 25, pageSizeMax: 100, pageMax: 100, ...secrets }, places, 'r');
+    } catch (e) {
+      return (e as ApiError).errors!;
+    }
+    throw new Error('no error');
+  };
+  const errorsWith = (q: Record<string, string>, kind: 'feed' | 'ogc') => {
+    try {
+      parseGisQuery(q, 'leads', kind, secrets, places);
+    } catch (e) {
+      return (e as ApiError).errors!;
+    }
+    throw new Error('no error');
+  };
+  for (const bad of <Record<string, string>[]>[{ vertical: 'wind' }, { status: 'someday' }, { use_class: 'castle' }, { min_value: '-1' }, { min_value: 'lots' }, { county: 'Atlantis' }, { has_contact: 'maybe' }, { received_from: '2025-03-01', received_to: '2025-01-01' }]) {
+    const want = leadsErrors(bad);
+    assert.ok(want.length > 0 && want.every((e) => Object.keys(bad).includes(e.name)), JSON.stringify(want));
+    for (const kind of ['feed', 'ogc'] as const) assert.equal(errorsWith(bad, kind), want, `${kind} ${JSON.stringify(bad)}`);
+  }
 });
 
 test('OGC metadata resources take f=json, access_token and crs; /feeds/token takes ttl within the schema\'s bounds', () => {

@@ -32,7 +32,7 @@ test.before(async () => {
   // A stale authority file from an earlier run must not survive.
   await mkdir(join(dir, 'geojson', 'leads'), { recursive: true });
   await writeFile(join(dir, 'geojson', 'leads', 'stale.ndjson'), '{}\n');
-  index = await writeGeoJson(db, dir, { publicBaseUrl: 'https://leads.example.ie/' });
+  index = await writeGeoJson(db, dir);
 });
 
 test.after(async () => {
@@ -83,7 +83,7 @@ test('leads layer: valid features, ordered by id, rows without coordinates skipp
   assert.is(cork.properties['received_date'], '2024-03-01');
   assert.is(cork.properties['has_contact'], true);
   assert.is(cork.properties['est_value'], 120000);
-  assert.is(cork.properties['link'], 'https://leads.example.ie/leads/7', 'link built from the base when public_url is null');
+  assert.is(cork.properties['link'], null, 'no public page: null, never a URL of the API');
   const dlr = features.find((f) => f.id === 2)!;
   assert.is(dlr.properties['link'], 'https://planning.example.ie/D24A', 'public_url preferred');
   assert.is(dlr.properties['planning_authority'], 'Dún Laoghaire-Rathdown');
@@ -104,7 +104,7 @@ test('infrastructure layer carries applicant and connection voltage', async () =
   assert.equal(Object.keys(features[0]!.properties), [...INFRA_COLUMNS, 'link']);
   assert.is(features[0]!.properties['applicant'], 'Kilcash Energy DAC');
   assert.is(features[0]!.properties['connection_voltage_kv'], 110);
-  assert.is(features[0]!.properties['link'], 'https://leads.example.ie/infrastructure/1');
+  assert.is(features[0]!.properties['link'], null, 'no public page: null');
   assert.is(features[1]!.properties['connection_voltage_kv'], null);
   assert.is(features[1]!.properties['link'], 'https://abp.example.ie/314');
 });
@@ -139,7 +139,7 @@ test('a release with no coordinates writes empty layers with a null bbox', async
   try {
     await db.run(`COPY (SELECT 1 AS id, 'Carlow' AS planning_authority, CAST(NULL AS DOUBLE) AS lat, CAST(NULL AS DOUBLE) AS lon, CAST(NULL AS VARCHAR) AS public_url) TO '${join(empty, 'leads.parquet')}' (FORMAT PARQUET)`);
     await db.run(`COPY (SELECT 1 AS id, CAST(NULL AS DOUBLE) AS lat, CAST(NULL AS DOUBLE) AS lon, CAST(NULL AS VARCHAR) AS public_url) TO '${join(empty, 'infrastructure.parquet')}' (FORMAT PARQUET)`);
-    const idx = await writeGeoJson(db, empty, { publicBaseUrl: 'https://x.ie' });
+    const idx = await writeGeoJson(db, empty);
     assert.equal(idx.layers.map((l) => [l.name, l.features, l.bbox]), [['leads', 0, null], ['infrastructure', 0, null]]);
     assert.equal(idx.skipped_without_coordinates, { leads: 1, infrastructure: 1 });
     assert.equal(idx.layers[0]!.parts, []);

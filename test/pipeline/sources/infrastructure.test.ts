@@ -5,6 +5,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  consentingCaseUrl,
+  CONSENTING_CASE_URL,
   inferTechnology,
   inferVertical,
   normaliseAbpCase,
@@ -95,6 +97,26 @@ const rowCases: Case[] = [
     run: () => normaliseAbpCase(abp({ DEVDESC: 'Solar farm '.repeat(20) }), 'a.csv', 2),
     expect: { vertical: 'solar' },
   },
+  {
+    name: 'abp: the published case link is kept',
+    run: () => normaliseAbpCase(abp({}), 'a.csv', 2),
+    expect: { public_url: 'https://example.ie/1' },
+  },
+  {
+    name: 'abp: without a link, the consenting body\'s case page of the case number',
+    run: () => normaliseAbpCase(abp({ ABPCASEID: 'ABP-318540-23', LINKABPWEB: '' }), 'a.csv', 2),
+    expect: { public_url: 'https://www.pleanala.ie/en-ie/case/318540', case_id: 'ABP-318540-23' },
+  },
+  {
+    name: 'abp: a link that is not a URL is not kept; the case page instead',
+    run: () => normaliseAbpCase(abp({ ABPCASEID: 'PL06F.248544', LINKABPWEB: 'see website' }), 'a.csv', 2),
+    expect: { public_url: 'https://www.pleanala.ie/en-ie/case/248544' },
+  },
+  {
+    name: 'data centre: a consenting-body reference links to its case page',
+    run: () => normaliseDataCentre({ 'Scheme Name': 'Glen Data Centre', 'Planning Authority': 'Fingal', 'Planning Reference': 'ABP-314385-22', 'Demand (MW)': '80' }, 'd.csv', 2),
+    expect: { public_url: 'https://www.pleanala.ie/en-ie/case/314385' },
+  },
   { name: 'abp: missing case id', run: () => normaliseAbpCase(abp({ ABPCASEID: ' ' }), 'a.csv', 2), expect: ['missing_field', 'ABPCASEID'] },
   { name: 'abp: missing description', run: () => normaliseAbpCase(abp({ DEVDESC: '' }), 'a.csv', 2), expect: ['missing_field', 'DEVDESC'] },
   { name: 'abp: invalid date', run: () => normaliseAbpCase(abp({ DECIDED_ON: '31/02/2025' }), 'a.csv', 2), expect: ['invalid_date', 'DECIDED_ON'] },
@@ -152,7 +174,7 @@ const rowCases: Case[] = [
   {
     name: 'data centre: fields',
     run: () => normaliseDataCentre({ 'Scheme Name': 'Glen Data Centre', Operator: 'Glen DC Ltd', 'Planning Authority': 'Fingal', 'Planning Reference': 'F1', County: '', Latitude: '53.4', Longitude: '-6.3', 'Demand (MW)': '80', Status: 'Operational', 'Lodged Date': '01/02/2021', 'Connection Voltage (kV)': '220', 'CRU Connection Policy': 'Yes' }, 'd.csv', 2),
-    expect: { project_key: 'data_centre:glen', authority: 'Fingal', county: 'Dublin', case_id: 'F1', capacity_mw: 80, connection_voltage_kv: 220, lodged_date: '2021-02-01', cru_connection_policy: true, status: 'Operational' },
+    expect: { project_key: 'data_centre:glen', authority: 'Fingal', county: 'Dublin', case_id: 'F1', public_url: null, capacity_mw: 80, connection_voltage_kv: 220, lodged_date: '2021-02-01', cru_connection_policy: true, status: 'Operational' },
   },
   {
     name: 'data centre: unknown authority',
@@ -249,6 +271,18 @@ testIf(test, existsSync(eirgrid) ? null : `${eirgrid} not found (real data folde
   // longitude,latitude are swapped and lower-case in this file; dates carry " 00:00:00"
   assert.equal([first.name, first.capacity_mw, first.connection_date, first.county, first.lat, first.lon],
     ['Lysaghtstown', 87, '2024-04-01', 'Cork', 51.932987, -8.219518]);
+});
+
+test('consentingCaseUrl: the consenting body\'s references, never a council\'s', () => {
+  const page = (n: string) => `${CONSENTING_CASE_URL}${n}`;
+  assert.is(consentingCaseUrl('ABP-318540-23'), page('318540'));
+  assert.is(consentingCaseUrl('acp-323187-25'), page('323187'), 'An Coimisiún Pleanála, any case');
+  assert.is(consentingCaseUrl('PL06F.248544'), page('248544'));
+  assert.is(consentingCaseUrl('PL 29S.301234'), page('301234'));
+  assert.is(consentingCaseUrl('318540'), null, 'a bare number is only the body\'s in its own file');
+  assert.is(consentingCaseUrl('318540', true), page('318540'));
+  for (const council of ['24/1234', 'F21A/0123', 'SD22A/0001', 'D24A', '', 'ABP']) assert.is(consentingCaseUrl(council, true), null, council);
+  assert.is(consentingCaseUrl(null), null);
 });
 
 test.run();
