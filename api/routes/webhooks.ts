@@ -65,6 +65,9 @@ export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 're
     const reading = ctx.method === 'GET' || ctx.method === 'HEAD';
     if (!reading && !CAPABILITIES[scope].webhooks) throw webhooksForbidden(scope);
     ctx.set('Cache-Control', 'no-store');
+    // dry_run=1 on a change is a quote (nothing is charged) and must not change anything: the
+    // quoting budget answers it here, before the route acts
+    if (!reading && ctx.state.budget.quoting) await ctx.state.budget.charge(0);
     await next();
   };
   const id = (ctx: AppContext): string => ctx.params['id'] ?? '';

@@ -124,6 +124,23 @@ for (const backend of [sqlite, postgres]) {
     assertProblem(await send('PATCH', '/v1/webhooks/wh_0000000000000000', { status: 'disabled' }), 404, 'not_found');
   });
 
+  test('dry_run=1 on a change answers a quote and changes nothing', async () => {
+    const w = await create();
+    const before = (await ids()).length;
+    for (const [method, path, body] of [
+      ['DELETE', `/v1/webhooks/${w.id}?dry_run=1`, undefined],
+      ['PATCH', `/v1/webhooks/${w.id}?dry_run=1`, { status: 'disabled' }],
+      ['POST', '/v1/webhooks?dry_run=1', { url: 'https://127.0.0.1:9/dry' }],
+    ] as const) {
+      const res = await send(method, path, body);
+      assert.is(res.status, 200, `${method} ${path}: ${res.text}`);
+      assert.is(res.body.dry_run, true);
+      assert.is(res.body.rows, 0);
+    }
+    assert.is((await api.request(`/v1/webhooks/${w.id}`)).body.status, 'active');
+    assert.is((await ids()).length, before, 'nothing created or deleted');
+  });
+
   test('DELETE → 204 without a body; then GET, its delivery log and a second DELETE are 404', async () => {
     const w = await create();
     const keep = await create();
