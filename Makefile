@@ -13,7 +13,7 @@ export PATH := $(NODE_HOME)/bin:$(PATH)
 export npm_config_nodedir := $(NODE_HOME)
 
 # 'setup' installs the pinned Node.js and the packages; the other targets need it first.
-.PHONY: setup refresh generate serve test test-deploy typecheck eval clients bench clean help
+.PHONY: setup refresh generate serve test test-deploy typecheck eval clients schemas fmt fmt-check bench clean help
 
 help:
 	@echo "make serve    install, build the default dataset if there is none, serve the API"
@@ -23,6 +23,8 @@ help:
 	@echo "make eval     classification scored on hand-labelled real descriptions and on generated ones (seconds)"
 	@echo "make test-deploy  nginx + two API replicas + PostgreSQL under load (docs/deploy.md; ~90 s)"
 	@echo "make bench    speed and memory benchmarks (prints a table, writes bench/results/*.json)"
+	@echo "make schemas  rewrite what is derived from schemas/lead.schema.json and the filter table (checked in; tests fail when stale)"
+	@echo "make fmt      format the code (Prettier, width 120; make fmt-check: what CI runs)"
 	@echo "make clean    remove generated data (raw files, releases) and node_modules"
 
 # The runtime first (installed with whatever node the machine has), then the project's packages
@@ -61,6 +63,19 @@ serve: setup
 clients: setup
 	node --import tsx clients/typescript/scripts/generate-types.ts
 	node --import tsx clients/postman/generate-collection.ts
+
+# What is derived from one declaration and checked in: the query schemas (from the filter table)
+# and the lead record's type and response schemas (from schemas/lead.schema.json).
+schemas: setup
+	node --import tsx api/query/write-query-schemas.ts
+	node --import tsx common/write-lead-derived.ts
+
+# The code's one format: Prettier (.prettierrc.json, width 120; .prettierignore says what it leaves).
+fmt: setup
+	npx prettier --write --log-level warn .
+
+fmt-check: setup
+	npx prettier --check --log-level warn .
 
 typecheck: setup clients
 	npx tsc --noEmit

@@ -3,7 +3,9 @@
  *
  * Middleware, in order:
  *   access log and request metrics (outermost: they see the final status, once the response is
- *   sent)  →  problem (errors → RFC 9457)  →  client address (ctx.ip; X-Forwarded-* only from
+ *   sent)  →  problem (errors → RFC 9457)  →  compression (gzip / br of large answers; not
+ *   problems, not /app)  →  CORS (preflights answered without a key; the
+ *   allowed origin on every /v1 answer, errors included; not /v1/claim nor /app)  →  client address (ctx.ip; X-Forwarded-* only from
  *   TRUSTED_PROXIES)  →  request id  →  security headers  →  deprecation headers (only when an
  *   operation is deprecated)  →  operational routes at the origin (/healthz, /readyz, /metrics:
  *   no key, no release pin)  →  the account area under /app (api/app-area/router.ts: sessions,
@@ -16,14 +18,15 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { ApiConfig } from './config.ts';
-import type { ApiDb } from './db.ts';
-import type { RefusedRelease, ReleaseManager } from './release.ts';
-import type { ApiKey, StateStore } from './state/store.ts';
-import { UNLIMITED } from './budget.ts';
-import type { AppState } from './context.ts';
-import { problemMiddleware } from './errors.ts';
+import type { AppDeps } from './http/app-deps.ts';
+import type { RefusedRelease } from './releases/release.ts';
+import { UNLIMITED } from './access/budget.ts';
+import type { AppState } from './http/context.ts';
+import { problemMiddleware } from './http/errors.ts';
 import { requestIdMiddleware } from './middleware/request-id.ts';
 import { securityHeadersMiddleware } from './middleware/security-headers.ts';
+import { corsMiddleware } from './middleware/cors.ts';
+import { compressionMiddleware } from './middleware/compression.ts';
 import { clientAddressMiddleware } from './middleware/client-address.ts';
 import { releaseMiddleware } from './middleware/release.ts';
 import { authMiddleware } from './middleware/auth.ts';
@@ -38,7 +41,7 @@ import { docsRouter } from './routes/docs.ts';
 import { webhooksRouter } from './routes/webhooks.ts';
 import { claimRouter } from './routes/claim.ts';
 import { accountRouter } from './routes/account.ts';
-import { accessMiddleware } from './access/middleware.ts';
+import { accessMiddleware } from './access/enforce.ts';
 import { failedAuthThrottle } from './access/throttle.ts';
 import { UsageLedger } from './access/ledger.ts';
 import { intelRouter } from './routes/intel.ts';
@@ -50,43 +53,15 @@ import { authoritiesRouter } from './routes/authorities.ts';
 import { appArea } from './app-area/router.ts';
 import { gisTokenMiddleware } from './middleware/gis-token.ts';
 import { deprecationMiddleware } from './middleware/deprecation.ts';
-import { DEPRECATIONS, checkDeprecations, type DeprecationTable } from './service-terms.ts';
-import { endpoints } from './openapi.ts';
+import { DEPRECATIONS, checkDeprecations } from './access/service-terms.ts';
+import { endpoints } from './openapi/document.ts';
 import { tokenKey } from './gis/token.ts';
 import { releaseLayersCache } from './gis/features.ts';
 import { randomBytes } from 'node:crypto';
-import type { ExportTempSpace } from './export-temp.ts';
-import type { HostResolver } from './webhooks/destination.ts';
 import { accessLogMiddleware } from './middleware/access-log.ts';
 import { healthRouter, operationalMethods, OPERATIONAL_PATHS } from './routes/health.ts';
 import { ApiMetrics } from './observability/metrics.ts';
-import { createLogger, type Logger } from './observability/log.ts';
-
-export interface AppDeps {
-  db: ApiDb;
-  releases: ReleaseManager;
-  store: StateStore;
-  clock: () => Date;
-  /** Operational lines (release switches, ledger failures, a 500's stack…); the server's is an adapter over `logger`. */
-  log: (line: string) => void;
-  /** The structured (JSON) log the access log is written to; one writing JSON lines to `log` when absent. */
-  logger?: Logger;
-  /** The server's metrics (served at /metrics); one is made when absent. */
-  metrics?: ApiMetrics;
-  /** The usage ledger (the server flushes it on stop); one is made when absent. */
-  ledger?: UsageLedger;
-  /** The export temp space (the server prepares it at start and removes it on stop); made on first export when absent. */
-  exportTemp?: ExportTempSpace;
-  /** How webhook destinations are resolved (default: the system resolver); tests inject one, so no DNS query leaves the box. */
-  resolveHost?: HostResolver;
-  /**
-   * BENCHMARKS ONLY (bench/access.ts): no key check, no limits, no ledger — every request is
-   * answered as this key. Never set by the server's command line or any environment variable.
-   */
-  benchWithoutAccess?: ApiKey;
-  /** Deprecated operations (api/service-terms.ts); `DEPRECATIONS` when absent. Tests inject their own. */
-  deprecations?: DeprecationTable;
-}
+import { createLogger } from './observability/log.ts';
 
 /** Build the application. Routers are mounted under /v1; docs assets are public, all else keyed. */
 export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
@@ -140,6 +115,10 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     OPERATIONAL_PATHS.includes(path) && (method === 'GET' || method === 'HEAD') ? `${method} ${path}` : route(method, path);
   app.use(accessLogMiddleware({ logger, metrics, routeOf: routeLabel }));
   app.use(problemMiddleware(deps.log));
+  // inside the problem middleware: problems are sent as they are (small; the access log reads their code)
+  app.use(compressionMiddleware(config));
+  // before every key check (a preflight carries no key), and its headers stay on problem answers
+  app.use(corsMiddleware(config));
   app.use(clientAddressMiddleware(config, deps.log));
   app.use(requestIdMiddleware());
   app.use(securityHeadersMiddleware(config));

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { CidrList } from './ip.ts';
+import { CidrList } from './http/ip-address.ts';
 
 export interface ApiConfig {
   /** Root holding `current` → the release to serve (env DATA_DIR). */
@@ -15,7 +15,7 @@ export interface ApiConfig {
   /**
    * Server processes answering on `port` (env API_WORKERS: 1…64, or `auto` = one per core,
    * `os.availableParallelism()`): above 1 the command-line entry runs a node:cluster primary
-   * forking that many workers, each a whole server (api/cluster.ts). `startServer` itself is
+   * forking that many workers, each a whole server (api/startup/cluster.ts). `startServer` itself is
    * always one process.
    */
   readonly apiWorkers: number;
@@ -34,6 +34,16 @@ export interface ApiConfig {
   readonly trustedProxies: readonly string[];
   /** Public base of the API including /v1, used in links (`next`, record pages). */
   readonly publicBaseUrl: string;
+  /**
+   * Origins whose pages may call the API from a browser (CORS, api/middleware/cors.ts): `['*']`
+   * (any), a list of origins (`https://app.example.ie`), or `[]` (no CORS).
+   */
+  readonly corsAllowOrigins: readonly string[];
+  /**
+   * Answers of a compressible type at least this long (bytes) are sent gzip- or brotli-encoded
+   * when the client accepts it (api/middleware/compression.ts); null (`off`) = never.
+   */
+  readonly compressMinBytes: number | null;
   /** Default and maximum `page_size` of list endpoints. */
   readonly pageSizeDefault: number;
   readonly pageSizeMax: number;
@@ -137,6 +147,16 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
     help: 'comma-separated networks (CIDRs or addresses, IPv4 and IPv6) of the reverse proxies; with TRUST_PROXY the client is the right-most X-Forwarded-For address outside them',
   },
   publicBaseUrl: { value: 'http://localhost:8080/v1', env: 'PUBLIC_BASE_URL', help: 'public base URL including /v1; unset: Location headers name the origin the request came to' },
+  corsAllowOrigins: {
+    value: ['*'],
+    env: 'CORS_ALLOW_ORIGINS',
+    help: 'origins whose browser pages may call /v1 with a key (CORS): * (any), comma-separated origins such as https://app.example.ie (the matching Origin is echoed, with Vary: Origin), or none',
+  },
+  compressMinBytes: {
+    value: 1024,
+    env: 'COMPRESS_MIN_BYTES',
+    help: 'answers of a compressible type (JSON, GeoJSON, CSV, JSON Lines, tiles, HTML) at least this many bytes are gzip- or brotli-encoded for clients that accept it; off = never',
+  },
   pageSizeDefault: { value: 25, env: 'PAGE_SIZE_DEFAULT', help: 'default page_size' },
   pageSizeMax: { value: 100, env: 'PAGE_SIZE_MAX', help: 'maximum page_size' },
   pageMax: { value: 100, env: 'PAGE_MAX', help: 'deepest page served by page numbers (use cursor beyond)' },
@@ -189,6 +209,28 @@ function trustedProxies(entries: readonly string[]): readonly string[] {
   } catch (e) {
     throw new ApiConfigError(`TRUSTED_PROXIES: ${(e as Error).message}`);
   }
+}
+
+/** CORS_ALLOW_ORIGINS: `*`, `none` or comma-separated origins (`scheme://host[:port]`, normalised as browsers send them). */
+export function corsOrigins(v: string | undefined): readonly string[] {
+  const t = (v ?? '*').trim();
+  if (t === '*') return Object.freeze(['*']);
+  if (t.toLowerCase() === 'none') return Object.freeze([]);
+  const out: string[] = [];
+  for (const entry of t.split(',').map((o) => o.trim()).filter((o) => o !== '')) {
+    let url: URL | null = null;
+    try {
+      url = new URL(entry);
+    } catch {
+      // reported below
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+      throw new ApiConfigError(`CORS_ALLOW_ORIGINS must be *, none or comma-separated origins such as https://app.example.ie (scheme, host and port only), got ${entry}`);
+    }
+    out.push(url.origin);
+  }
+  if (out.length === 0) throw new ApiConfigError('CORS_ALLOW_ORIGINS must be *, none or comma-separated origins, got an empty list');
+  return Object.freeze(out);
 }
 
 /** LOG_LEVEL, checked. */
@@ -257,6 +299,9 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     trustProxy: overrides.trustProxy ?? ['1', 'true', 'yes'].includes((raw('trustProxy') ?? '').toLowerCase()),
     trustedProxies: trustedProxies(overrides.trustedProxies ?? (raw('trustedProxies') ?? '').split(',').map((h) => h.trim()).filter((h) => h !== '')),
     publicBaseUrl: str('publicBaseUrl').replace(/\/+$/, ''),
+    compressMinBytes:
+      overrides.compressMinBytes !== undefined ? overrides.compressMinBytes : (raw('compressMinBytes') ?? '').trim().toLowerCase() === 'off' ? null : int('compressMinBytes', 0, 1_073_741_824),
+    corsAllowOrigins: overrides.corsAllowOrigins ? Object.freeze([...overrides.corsAllowOrigins]) : corsOrigins(raw('corsAllowOrigins')),
     pageSizeDefault: int('pageSizeDefault', 1, pageSizeMax),
     pageSizeMax,
     pageMax: int('pageMax', 1, 1_000_000),

@@ -2,44 +2,39 @@
  * The API server: opens DuckDB, the release manager and the state store, builds the app and
  * listens (HTTPS with HSTS when TLS_CERT_FILE and TLS_KEY_FILE are set, else plain HTTP).
  * `node --import tsx api/server.ts` runs it (with API_WORKERS > 1 as a node:cluster primary whose
- * workers each run `startServer`: api/cluster.ts); importing this module starts nothing.
+ * workers each run `startServer`: api/startup/cluster.ts); importing this module starts nothing.
  */
 import http from 'node:http';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import type { AppDeps } from './app.ts';
-import { isClusterWorker, runClusterWorker, startCluster } from './cluster.ts';
+import { isClusterWorker, runClusterWorker, startCluster } from './startup/cluster.ts';
 import { ApiConfigError, loadApiConfig, type ApiConfig } from './config.ts';
-import type { ApiDb } from './db.ts';
-import type { ReleaseManager } from './release.ts';
-import type { StateStore } from './state/store.ts';
-import type { UsageLedger } from './access/ledger.ts';
-import type { ExportTempSpace } from './export-temp.ts';
-import type { HostResolver } from './webhooks/destination.ts';
+import type { ReleaseManager } from './releases/release.ts';
 import { ApiMetrics } from './observability/metrics.ts';
 import { removeStaleBuilds } from '../common/refresh-lock.ts';
-import { checkPortFree } from './port-check.ts';
+import { checkPortFree } from './startup/port-check.ts';
+import type { RunningServer, ServerDeps } from './startup/running-server.ts';
 import { listenMetrics, originOf } from './observability/metrics-listener.ts';
-import { createLogger, flushLog, lineLog, type Logger } from './observability/log.ts';
+import { createLogger, flushLog, lineLog } from './observability/log.ts';
 
 /**
  * The modules only a serving process needs, loaded by the first `startServer` rather than at the
- * top: the cluster primary (API_WORKERS > 1, api/cluster.ts) runs this file but never serves,
+ * top: the cluster primary (API_WORKERS > 1, api/startup/cluster.ts) runs this file but never serves,
  * and without them stays about 100 MB smaller (81 MB resident against 181 MB).
  */
 async function serverModules() {
   const [app, clientError, db, release, open, degraded, dispatcher, leadReader, ledger, exportTemp, timed] = await Promise.all([
     import('./app.ts'),
-    import('./client-error.ts'),
-    import('./db.ts'),
-    import('./release.ts'),
+    import('./http/client-error.ts'),
+    import('./duckdb/db.ts'),
+    import('./releases/release.ts'),
     import('./state/open.ts'),
     import('./state/degraded.ts'),
     import('./webhooks/dispatcher.ts'),
     import('./webhooks/lead-reader.ts'),
     import('./access/ledger.ts'),
-    import('./export-temp.ts'),
+    import('./exports/temp-space.ts'),
     import('./observability/timed-store.ts'),
   ]);
   return {
@@ -57,43 +52,6 @@ async function serverModules() {
     ExportTempSpace: exportTemp.ExportTempSpace,
     timedStore: timed.timedStore,
   };
-}
-
-export interface RunningServer {
-  /** Origin the server answers on, e.g. `http://localhost:8080` (the API is under `/v1`). */
-  url: string;
-  server: http.Server | https.Server;
-  releases: ReleaseManager;
-  store: StateStore;
-  db: ApiDb;
-  /** The usage ledger (counts reach the store within a second; `close` writes the rest). */
-  ledger: UsageLedger;
-  /** The export temp space (its folder under EXPORT_TEMP_DIR, and what the running exports hold). */
-  exportTemp: ExportTempSpace;
-  /** The server's metrics (its own registry). */
-  metrics: ApiMetrics;
-  /** Origin of the METRICS_PORT listener (`http://127.0.0.1:9464`, serving `/metrics`), or null when there is none. */
-  metricsUrl: string | null;
-  /** Stop accepting connections, let in-flight requests finish, write the usage ledger, then close the release manager, store and DuckDB. */
-  close(): Promise<void>;
-}
-
-export interface ServerDeps {
-  /** Operational lines (`deps.log(line)` throughout the API). */
-  log: (line: string) => void;
-  /** The structured JSON log (access log); when absent, one at LOG_LEVEL writing its JSON lines to `log`. */
-  logger?: Logger;
-  clock?: () => Date;
-  /** Time in-flight requests get to finish on close before their connections are cut. */
-  shutdownGraceMs?: number;
-  /** BENCHMARKS ONLY: answer every request as this key, with no auth, limits or ledger (see AppDeps). */
-  benchWithoutAccess?: AppDeps['benchWithoutAccess'];
-  /** Deprecated operations (tests); the project's `DEPRECATIONS` table when absent. */
-  deprecations?: AppDeps['deprecations'];
-  /** TESTS: how webhook destinations are resolved (default: the system resolver). */
-  resolveHost?: HostResolver;
-  /** The server's metrics; a new `ApiMetrics` when absent (a cluster worker's scrapes the whole cluster: api/cluster.ts). */
-  metrics?: ApiMetrics;
 }
 
 /** Start the API with `config`; resolves once it is listening. */
@@ -212,7 +170,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
 /**
  * Command-line entry: read the environment, listen, and shut down gracefully on SIGTERM/SIGINT.
  * With API_WORKERS > 1 this process is the node:cluster primary of that many workers, each of
- * which comes back here and runs `startServer` (api/cluster.ts).
+ * which comes back here and runs `startServer` (api/startup/cluster.ts).
  */
 async function runFromCommandLine(): Promise<void> {
   let config: ApiConfig;
@@ -230,7 +188,7 @@ async function runFromCommandLine(): Promise<void> {
   const logger = createLogger(config.logLevel, undefined, { sharedStderr: isClusterWorker() || config.apiWorkers > 1 });
   const exit = (code: number): void => flushLog(logger, () => process.exit(code));
   if (isClusterWorker()) {
-    // one of the API_WORKERS processes (api/cluster.ts): the primary prints the start lines
+    // one of the API_WORKERS processes (api/startup/cluster.ts): the primary prints the start lines
     await runClusterWorker(config, { logger, start: startServer, exit });
     return;
   }

@@ -21,7 +21,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { generateKey } from '../api/keys.ts';
+import { generateKey } from '../api/access/keys.ts';
 import { openStateStore } from '../api/state/open.ts';
 import { loadPipelineConfig } from '../pipeline/config.ts';
 import { runPipeline } from '../pipeline/run.ts';
@@ -41,8 +41,8 @@ export interface AccessBenchOptions {
 
 const PG_DEFAULT = `postgres://${encodeURIComponent(process.env['PGUSER'] ?? userInfo().username)}@127.0.0.1:5432/test`;
 
-/** Build (once) the small release the section runs on. */
-async function smallRelease(root: string, log: (l: string) => void): Promise<string> {
+/** Build (once) the small release the section runs on (the compression section uses it too). */
+export async function smallRelease(root: string, log: (l: string) => void): Promise<string> {
   const dir = join(root, 'data', 'bench-access-small');
   if (existsSync(join(dir, 'current', 'manifest.json'))) return dir;
   const t = performance.now();
@@ -54,7 +54,7 @@ async function smallRelease(root: string, log: (l: string) => void): Promise<str
   return dir;
 }
 
-function serve(root: string, args: string[]): Promise<{ child: ChildProcess; origin: string }> {
+export function serve(root: string, args: string[]): Promise<{ child: ChildProcess; origin: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'bench/access-server.ts', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
@@ -67,7 +67,7 @@ function serve(root: string, args: string[]): Promise<{ child: ChildProcess; ori
   });
 }
 
-const stop = (child: ChildProcess): Promise<void> =>
+export const stop = (child: ChildProcess): Promise<void> =>
   new Promise((resolve) => {
     if (child.exitCode !== null) return resolve();
     child.once('exit', () => resolve());

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
 import { generateRaw } from '../pipeline/synth/generate.ts';
-import { generateKey } from '../api/keys.ts';
+import { generateKey } from '../api/access/keys.ts';
 import { openStateStore } from '../api/state/open.ts';
 import { cli, startChild, stopChild, type BenchRow } from './api.ts';
 

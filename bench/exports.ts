@@ -16,7 +16,7 @@
 import { existsSync, mkdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
-import { generateKey } from '../api/keys.ts';
+import { generateKey } from '../api/access/keys.ts';
 import { openStateStore } from '../api/state/open.ts';
 import { cli, startChild, stopChild, vmRssMb, type BenchRow } from './api.ts';
 import { runLoad } from './load.ts';

@@ -10,7 +10,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
-import { generateKey } from '../api/keys.ts';
+import { generateKey } from '../api/access/keys.ts';
 import { openStateStore } from '../api/state/open.ts';
 import { buildTileSource, renderTile, tileSourceQuery, type TileSourceRow } from '../api/gis/tiles.ts';
 import { API_AS_DEPLOYED, cli, loadServer, prng, startChild, stopChild, type ApiBenchOptions, type BenchRow, type Measured } from './api.ts';

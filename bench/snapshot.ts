@@ -24,8 +24,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { loadApiConfig } from '../api/config.ts';
-import { generateKey } from '../api/keys.ts';
-import { SCOPES, type Scope } from '../api/scopes.ts';
+import { generateKey } from '../api/access/keys.ts';
+import { SCOPES, type Scope } from '../api/access/scopes.ts';
 import { startServer } from '../api/server.ts';
 
 /** Who sends a request: a key of a scope, no key at all, or a key the server does not know. */

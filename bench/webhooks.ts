@@ -11,7 +11,7 @@ import { existsSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { loadApiConfig } from '../api/config.ts';
-import { generateKey } from '../api/keys.ts';
+import { generateKey } from '../api/access/keys.ts';
 import { openSqliteStore } from '../api/state/sqlite.ts';
 import { createDispatcher } from '../api/webhooks/dispatcher.ts';
 import { dataDirLeadReader } from '../api/webhooks/lead-reader.ts';

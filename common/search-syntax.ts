@@ -1,6 +1,6 @@
 /**
  * The syntax of `q` (docs/search.md "Query syntax"), parsed once into a small tree that both the
- * SQL builder (common/search-query.ts) and the API's in-memory index (api/index/search-index.ts)
+ * SQL builder (common/search-query.ts) and the API's in-memory index (api/engine/search-index.ts)
  * evaluate, so the two cannot disagree on what a query means:
  *
  *   kitchen extension        every word is required (AND)

@@ -1,6 +1,6 @@
 /**
  * SQL text helpers and DuckDB result conversion shared by the pipeline's and the API's DuckDB
- * modules (`pipeline/lib/duckdb.ts`, `api/db.ts`) and the query builders. Pure: no DuckDB import.
+ * modules (`pipeline/lib/duckdb.ts`, `api/duckdb/db.ts`) and the query builders. Pure: no DuckDB import.
  */
 
 /** Quote a string as a SQL literal (file paths in COPY / read_* calls, which take no bound parameters). */

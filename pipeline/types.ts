@@ -9,10 +9,17 @@
  * Dates are ISO `YYYY-MM-DD` strings; absent values are `null`, never `undefined` or ''.
  */
 import type { SourceName } from './sources/formats.ts';
-import type { NameEvidence } from './normalise/name-evidence.ts';
-import type { WorksKind } from './normalise/classify.ts';
+import type { LeadRecord } from './lead-record.ts';
 
 export type IsoDate = string;
+
+/** Kinds of works (`works_kind`), in published order; see docs/data-quality.md (classified in normalise/classify.ts). */
+export const WORKS_KINDS = ['new_works', 'extension_of_duration', 'outline', 'retention', 'amendment', 'declaration'] as const;
+export type WorksKind = (typeof WORKS_KINDS)[number];
+
+/** The kinds of evidence that a name is an organisation's, in the order they are tried (normalise/name-evidence.ts). */
+export const NAME_EVIDENCE = ['company_register', 'legal_form', 'public_body'] as const;
+export type NameEvidence = (typeof NAME_EVIDENCE)[number];
 
 /** Why a source row was not used. Stable snake_case codes, counted in the manifest. */
 export type RejectReason =
@@ -230,72 +237,7 @@ export type Scale = 'minor' | 'medium' | 'large' | 'major';
  * (pipeline/release/registry.ts); everything else by the normaliser.
  * Fields marked enriched are served only to enriched scopes (schemas mark them `x-enriched`).
  */
-export interface Lead {
-  id: number;
-  lead_key: string; // "<authority slug>/<application number>": the registry's natural key
-  application_number: string;
-  planning_authority: string;
-  county: string;
-  address: string | null;
-  eircode_routing_key: string | null;
-  lat: number | null;
-  lon: number | null;
-  description: string;
-  application_type: string | null;
-  received_date: IsoDate;
-  decision_date: IsoDate | null;
-  decision_due_date: IsoDate | null;
-  grant_date: IsoDate | null;
-  expiry_date: IsoDate | null;
-  withdrawn_date: IsoDate | null;
-  decision: 'granted' | 'refused' | 'split' | 'invalid' | null;
-  lead_readiness: Readiness;
-  status: LeadStatus;
-  verticals: string[];
-  /** The verticals the description names (a subset of `verticals`; normalise/classify.ts). */
-  explicit_verticals: string[];
-  /** Why each vertical is published, in `verticals` order (`roofing: dormer`, `groundworks: implied by extension`). */
-  vertical_evidence: string[];
-  use_class: string;
-  works_kind: WorksKind;
-  scale: Scale;
-  num_units: number | null;
-  floor_area_m2: number | null;
-  site_area_ha: number | null;
-  one_off_house: boolean;
-  demolition: boolean;
-  est_value: number; // EUR, whole euros
-  est_value_basis: 'floor_area' | 'units' | 'quantity' | 'typical';
-  has_contact: boolean;
-  applicant_type: ApplicantType;
-  // zoning and appeals
-  land_use_code: string | null;
-  further_info_requested: boolean;
-  appeal_ref: string | null;
-  appeal_status: string | null;
-  appeal_decision: string | null;
-  appeal_decision_date: IsoDate | null;
-  // commencement
-  commencement_notice: string | null;
-  commencement_date: IsoDate | null;
-  proposed_end_date: IsoDate | null;
-  completion_date: IsoDate | null;
-  units_completed: number | null;
-  // enriched
-  applicant_org: string | null;
-  /** Why `applicant_org` may be published (normalise/name-evidence.ts); null with no name. */
-  applicant_org_evidence: NameEvidence | null;
-  applicant_company_number: string | null;
-  applicant_match_confidence: number | null;
-  main_contractor: string | null;
-  main_contractor_evidence: NameEvidence | null;
-  main_contractor_company_number: string | null;
-  // tracking
-  public_url: string | null;
-  first_seen: IsoDate;
-  last_changed: IsoDate;
-  content_hash: string;
-}
+export type Lead = LeadRecord;
 
 /** A published strategic-infrastructure or energy project. */
 export interface InfraProject {

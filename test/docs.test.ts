@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PIPELINE_DEFAULTS } from '../pipeline/config.ts';
 import { STAGES } from '../pipeline/stages/index.ts';
-import { USAGE as API_USAGE } from '../api/cli.ts';
+import { USAGE as API_USAGE } from '../api/cli/main.ts';
 import { REPO_ROOT } from './helpers/tmp.ts';
 
 const read = (f: string): string => readFileSync(join(REPO_ROOT, f), 'utf8');

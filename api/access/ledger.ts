@@ -10,7 +10,7 @@
  * Housekeeping rides on the flush timer: once an hour, per-route detail older than the detail
  * window (USAGE_DETAIL_DAYS, default 90) and stale hourly/budget counters are pruned.
  */
-import type { StateStore, UsageDelta } from '../state/store.ts';
+import type { StateStore, UsageDelta } from '../state/store-interface.ts';
 import { daysBefore, HOUR_S, utcDay } from './limits.ts';
 
 export interface LedgerOptions {

@@ -14,9 +14,9 @@
  * it in a JSON body. Only the token's SHA-256 hash is stored.
  */
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../sha256.ts';
-import type { Plan, Scope } from '../scopes.ts';
-import type { ClaimLink, Licence, StateStore } from '../state/store.ts';
+import { sha256Hex } from '../http/sha256.ts';
+import type { Plan, Scope } from './scopes.ts';
+import type { ClaimLink, Licence, StateStore } from '../state/store-interface.ts';
 
 /** Active self-serve keys an account may hold (spec 2.1). */
 export const MAX_SELF_SERVE_KEYS = 10;

@@ -5,7 +5,7 @@
  * Windows are fixed and aligned: hours start on the UTC hour, budget days at 00:00 UTC.
  */
 import { lastAnswer } from '../../common/lru.ts';
-import { CAPABILITIES, type Scope } from '../scopes.ts';
+import { CAPABILITIES, type Scope } from './scopes.ts';
 
 export const HOUR_S = 3600;
 

@@ -16,9 +16,9 @@
  */
 import type { Middleware } from 'koa';
 import { lastAnswer } from '../../common/lru.ts';
-import { ApiError } from '../errors.ts';
-import { ipv6Words } from '../ip.ts';
-import { parseBearer } from '../keys.ts';
+import { ApiError } from '../http/errors.ts';
+import { ipv6Words } from '../http/ip-address.ts';
+import { parseBearer } from './keys.ts';
 import { rateLimitHeaders, retryAfter } from './limits.ts';
 
 /** What failures are counted under: the address, or for IPv6 its /64 (`2001:db8:1:2::/64`). */

@@ -18,12 +18,12 @@
  * lets a webhook send. The pages show it as "Lead explorer (app)".
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { ApiError, notFound } from '../errors.ts';
-import { generateKey } from '../keys.ts';
+import { ApiError, notFound } from '../http/errors.ts';
+import { generateKey } from '../access/keys.ts';
 import { isLicensedScope, MAX_SELF_SERVE_KEYS, planAllowsScope, selfServeRefusal } from '../access/licences.ts';
 import { dailyRows, requestsPerHour, utcDay } from '../access/limits.ts';
-import { SCOPES, type Plan, type Scope } from '../scopes.ts';
-import type { ApiKey, Licence, StateStore, UsageCounts } from '../state/store.ts';
+import { SCOPES, type Plan, type Scope } from '../access/scopes.ts';
+import type { ApiKey, Licence, StateStore, UsageCounts } from '../state/store-interface.ts';
 
 /** A key as its owner's list shows it. */
 export interface KeyRow extends ApiKey {

@@ -3,8 +3,8 @@
  * most 64 KiB, read once per request (the CSRF check reads a form's `_csrf`; the page handler
  * then gets the same parsed form). Pages read bodies only through these two functions.
  */
-import { ApiError } from '../errors.ts';
-import { readBodyText } from '../request-body.ts';
+import { ApiError } from '../http/errors.ts';
+import { readBodyText } from '../http/request-body.ts';
 import type { AppAreaContext } from './contract.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;

@@ -11,7 +11,11 @@
  * security; the session layer never knows what a page shows.
  */
 import type { ParameterizedContext } from 'koa';
-import type { Plan } from '../scopes.ts';
+import type Router from '@koa/router';
+import type { Plan } from '../access/scopes.ts';
+import type { AppDeps } from '../http/app-deps.ts';
+import type { ApiConfig } from '../config.ts';
+import type { UsageLedger } from '../access/ledger.ts';
 
 /** The signed-in account, as the session layer read it from the state store on this request. */
 export interface AppAccount {
@@ -66,3 +70,16 @@ export type RenderPage = (ctx: AppAreaContext, page: AppPage) => void;
 
 /** Appends an entry to the account's activity log (keys created/revoked, webhooks changed, sign-ins…). */
 export type RecordActivity = (ctx: AppAreaContext, event: string, details?: Readonly<Record<string, string | number | null>>) => Promise<void>;
+
+/** What the app area needs of the server: the API's deps, with the usage ledger. */
+export type AppAreaDeps = AppDeps & { ledger: UsageLedger };
+
+/** What a page factory gets. */
+export interface AppTools {
+  config: ApiConfig;
+  deps: AppAreaDeps;
+  renderPage: RenderPage;
+  recordActivity: RecordActivity;
+}
+
+export type AppPageFactory = (tools: AppTools) => Router<AppAreaState>;

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type { ApiConfig } from '../config.ts';
 import { hashToken } from '../access/licences.ts';
-import type { Account, StateStore } from '../state/store.ts';
+import type { Account, StateStore } from '../state/store-interface.ts';
 import { logActivity, SESSION_EVENTS } from './activity.ts';
 
 /** Invitation tokens: 32 random bytes, base64url (43 characters). */

@@ -25,33 +25,18 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { randomBytes } from 'node:crypto';
-import type { AppDeps } from '../app.ts';
 import type { ApiConfig } from '../config.ts';
-import { ApiError } from '../errors.ts';
-import type { UsageLedger } from '../access/ledger.ts';
+import { ApiError } from '../http/errors.ts';
 import { activityRecorder } from './activity.ts';
 import { loadAssets, serveAsset } from './assets.ts';
 import { isForm, readForm } from './body.ts';
-import type { AppAreaContext, AppAreaState, RecordActivity, RenderPage } from './contract.ts';
+import type { AppAreaContext, AppAreaDeps, AppAreaState, AppPageFactory, AppTools } from './contract.ts';
 import { html } from './html.ts';
 import { renderPage, renderPublicPage, renderSignedIn } from './layout.ts';
 import { checkCsrf, isUnsafe, loadSession, sessionTimes } from './session.ts';
 import { sessionRouter } from './sign-in.ts';
 import { PAGE_FACTORIES } from './pages/index.ts';
 import { signinThrottle } from './throttle.ts';
-
-/** What the app area needs of the server: the API's deps, with the usage ledger. */
-export type AppAreaDeps = AppDeps & { ledger: UsageLedger };
-
-/** What a page factory gets. */
-export interface AppTools {
-  config: ApiConfig;
-  deps: AppAreaDeps;
-  renderPage: RenderPage;
-  recordActivity: RecordActivity;
-}
-
-export type AppPageFactory = (tools: AppTools) => Router<AppAreaState>;
 
 /** The pages of the app, in APP_SECTIONS order (api/app-area/pages/*.ts). */
 export const APP_PAGES: readonly AppPageFactory[] = PAGE_FACTORIES;

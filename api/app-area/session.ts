@@ -18,9 +18,9 @@
  *   constant time, AND come from our own origin (`Origin` / `Sec-Fetch-Site`): see `checkCsrf`.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { sha256Hex } from '../sha256.ts';
+import { sha256Hex } from '../http/sha256.ts';
 import type { ApiConfig } from '../config.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../http/errors.ts';
 import type { AppStore, StoredSession } from '../state/app-store.ts';
 import type { AppAreaContext, AppSession } from './contract.ts';
 

@@ -19,10 +19,11 @@
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../http/errors.ts';
 import { hashToken } from '../access/licences.ts';
-import type { AppStore, CredentialKind, InvitationRefusal } from '../state/app-store.ts';
-import type { Account } from '../state/store.ts';
+import type { AppStore, InvitationRefusal } from '../state/app-store.ts';
+import type { CredentialKind } from '../state/tables.ts';
+import type { Account } from '../state/store-interface.ts';
 import { logActivity, SESSION_EVENTS } from './activity.ts';
 import { readForm, readJson } from './body.ts';
 import type { AppAreaContext, AppAreaState } from './contract.ts';

@@ -8,8 +8,8 @@
 import { readFileSync } from 'node:fs';
 import proj4 from 'proj4';
 import { ITM_PROJ4 } from '../../common/crs.ts';
-import { invalidParams, type ParamError } from '../errors.ts';
-import type { RawQuery } from '../params.ts';
+import { invalidParams, type ParamError } from '../http/errors.ts';
+import type { RawQuery } from '../query/leads-params.ts';
 
 const SCHEMA = JSON.parse(readFileSync(new URL('../../schemas/ogc-crs-query.schema.json', import.meta.url), 'utf8')) as {
   properties: Record<'crs' | 'bbox-crs', { enum: string[]; default: string }>;

@@ -11,10 +11,10 @@
  * scopes all may, so the prepared bytes are served as they are).
  */
 import { readFileSync } from 'node:fs';
-import type { ApiDb } from '../db.ts';
-import { maskedFor, maskRecord } from '../masking.ts';
-import type { Release } from '../release.ts';
-import type { Scope } from '../scopes.ts';
+import type { ApiDb } from '../duckdb/db.ts';
+import { maskedFor, maskRecord } from '../access/masking.ts';
+import type { Release } from '../releases/release.ts';
+import type { Scope } from '../access/scopes.ts';
 import { gisCountQuery, gisIdsQuery, servedFromIndex, type GisLayer, type GisRequest } from '../query/feeds-query.ts';
 import { CRS84, lineInCrs } from './crs.ts';
 import { areaIds } from './geometry-ids.ts';

@@ -6,7 +6,7 @@
  * row in it; the ids that pass go into the query as one `l.id IN (…)` condition
  * (`filterClauses`' `areaIds`, api/query/lead-filters.ts).
  */
-import type { ApiDb } from '../db.ts';
+import type { ApiDb } from '../duckdb/db.ts';
 import type { SqlQuery } from '../query/leads-query.ts';
 import { areaTest, envelopes, hasArea, latLonTest, type AreaFilters } from './geometry.ts';
 

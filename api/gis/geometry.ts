@@ -1,7 +1,7 @@
 /**
  * The one geometry module of nearby and area search (docs/api.md "Nearby and area search"):
  * parsing and validating `near`, `bbox` and `polygon`, and the exact test of a lead's point
- * against each. The lead index (api/index/geo-index.ts) asks it which of the k-d tree's
+ * against each. The lead index (api/engine/geo-index.ts) asks it which of the k-d tree's
  * candidates are in; the SQL paths (exports, webhooks, feeds, OGC) ask it the same of the rows
  * inside the area's envelope (api/gis/geometry-ids.ts). No other code decides whether a point
  * is in an area.
@@ -22,14 +22,14 @@
  * Leads without coordinates are never in an area.
  */
 import { rememberTexts } from '../../common/lru.ts';
-import type { ParamError } from '../errors.ts';
+import type { ParamError } from '../http/errors.ts';
 
 /** A GeoJSON bounding box: min longitude, min latitude, max longitude, max latitude. */
 export type BBox = [number, number, number, number];
 
 /**
  * A test of point `i` of a coordinate array — longitude at `xy[2i]`, latitude at `xy[2i + 1]`, the
- * layout of the k-d tree's own coordinates (api/index/geo-index.ts). The per-point tests take a
+ * layout of the k-d tree's own coordinates (api/engine/geo-index.ts). The per-point tests take a
  * position in an array, never the coordinates themselves: a double passed to a function V8 does
  * not inline is boxed, a heap allocation per call, and a county's search tests ~10,000 points
  * (~300 KB of garbage a request, and the young-generation collections it costs). `latLonTest`
@@ -49,7 +49,7 @@ export function latLonTest(test: PointTest): (lat: number, lon: number) => boole
 /**
  * A `PointTest` over a run of points: which of points `from`…`to` (inclusive) of `xy` hold, their
  * indexes written in order to `hits` (room for to − from + 1), how many returned. The k-d tree's
- * walk asks one per leaf (api/index/geo-index.ts): the loop over the leaf's points runs inside the
+ * walk asks one per leaf (api/engine/geo-index.ts): the loop over the leaf's points runs inside the
  * test, where a polygon's cell lookup is a few operations on locals, not a call per point
  * (`areaRangeTest`).
  */
@@ -940,7 +940,7 @@ export const INSIDE: Region = 1;
 export const PARTLY: Region = 2;
 
 /**
- * For a search that walks a tree of rectangles (api/index/geo-index.ts): how a rectangle
+ * For a search that walks a tree of rectangles (api/engine/geo-index.ts): how a rectangle
  * [x0, x1] × [y0, y1] (longitude, latitude; infinite bounds allowed), given as `r[at …]` = x0,
  * y0, x1, y1 (the walk's own stack, so no double is boxed per node: `PointTest`), lies against every area of
  * `f`, decided exactly as `areaTest` decides its points — `INSIDE` only when `areaTest` holds for

@@ -5,7 +5,7 @@
  * a GIS client follows them back to the server it connected to, and they carry the request's
  * `access_token` on, so a client that authenticates by query parameter keeps doing so.
  */
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../http/context.ts';
 
 export interface Link {
   href: string;

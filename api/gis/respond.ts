@@ -4,8 +4,8 @@
  * `numberReturned`, a `self` link, a `next` link when more remain (the cursor carries the page's
  * last id, the release and the filters' hash), any extra links, and `_meta` for the scope.
  */
-import type { AppContext } from '../context.ts';
-import { maskedFor, responseMeta } from '../masking.ts';
+import type { AppContext } from '../http/context.ts';
+import { maskedFor, responseMeta } from '../access/masking.ts';
 import type { GisLayer } from '../query/feeds-query.ts';
 import { encodeCursor, type CursorSecrets } from '../query/paging.ts';
 import { setPageLinks } from '../render/link-header.ts';

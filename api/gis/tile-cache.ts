@@ -5,9 +5,9 @@
  * the newest two releases; the LRU is keyed by release, so an old release's tiles age out.
  */
 import { Lru } from '../../common/lru.ts';
-import type { ApiDb } from '../db.ts';
+import type { ApiDb } from '../duckdb/db.ts';
 import type { GisLayer } from '../query/feeds-query.ts';
-import type { Release } from '../release.ts';
+import type { Release } from '../releases/release.ts';
 import {
   buildTileSource, CLUSTER_FIELDS, CLUSTER_MAX_ZOOM, renderTile, TILE_MAX_ZOOM, tileFields, tileSourceQuery, type TileSource, type TileSourceRow,
 } from './tiles.ts';

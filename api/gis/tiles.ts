@@ -21,7 +21,7 @@ import geojsonvt from 'geojson-vt';
 import { fromGeojsonVt } from 'vt-pbf';
 import KDBush from 'kdbush';
 import type { Feature, Point } from 'geojson';
-import { enrichedFields, type MaskKind } from '../masking.ts';
+import { enrichedFields, type MaskKind } from '../access/masking.ts';
 import type { GisLayer } from '../query/feeds-query.ts';
 
 /** The deepest zoom a tile is served at (clients over-zoom beyond it). */

@@ -13,7 +13,7 @@
  * the problem `code` of an error. Nothing of the request or response body is logged.
  */
 import type { Middleware } from 'koa';
-import type { AppState } from '../context.ts';
+import type { AppState } from '../http/context.ts';
 import type { Logger } from '../observability/log.ts';
 import type { ApiMetrics } from '../observability/metrics.ts';
 

@@ -13,10 +13,10 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { ApiError } from '../errors.ts';
-import { hashKey, parseBearer } from '../keys.ts';
-import type { ApiKey, StateStore, StoredKey } from '../state/store.ts';
-import { UNLIMITED } from '../budget.ts';
+import { ApiError } from '../http/errors.ts';
+import { hashKey, parseBearer } from '../access/keys.ts';
+import type { ApiKey, StateStore, StoredKey } from '../state/store-interface.ts';
+import { UNLIMITED } from '../access/budget.ts';
 import { planAllowsScope, SCOPE_PLAN } from '../access/licences.ts';
 
 export interface AuthOptions {

@@ -14,7 +14,7 @@
 import type { Middleware } from 'koa';
 import { lastAnswer } from '../../common/lru.ts';
 import type { ApiConfig } from '../config.ts';
-import { canonicalIp, CidrList } from '../ip.ts';
+import { canonicalIp, CidrList } from '../http/ip-address.ts';
 
 /** An `X-Forwarded-For` entry as an address: `a.b.c.d`, `a.b.c.d:port`, `x::y`, `[x::y]:port`; null when none. */
 function entryAddress(entry: string): string | null {

@@ -5,7 +5,7 @@
  * matching `If-None-Match` is answered 304 at once, without running the query; otherwise the
  * route runs and a 200 answer gets the `ETag` and `Cache-Control: private, max-age=60`.
  */
-import { sha256Hex } from '../sha256.ts';
+import { sha256Hex } from '../http/sha256.ts';
 import type { Middleware } from 'koa';
 
 export const CACHE_CONTROL = 'private, max-age=60';

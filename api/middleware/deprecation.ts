@@ -1,12 +1,12 @@
 /**
  * `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link: <…>; rel="deprecation"` on every
- * response of an operation the deprecation table declares (api/service-terms.ts), errors
+ * response of an operation the deprecation table declares (api/access/service-terms.ts), errors
  * included; the OpenAPI document marks the same operations `deprecated: true` from the same
  * table. createApp mounts it only when the table has an entry, so with none no response pays for
  * the route lookup or carries the headers.
  */
 import type { Middleware } from 'koa';
-import { deprecationHeaders, type DeprecationTable } from '../service-terms.ts';
+import { deprecationHeaders, type DeprecationTable } from '../access/service-terms.ts';
 
 /**
  * `routeOf(method, path)` gives the route template a request falls under (`GET /v1/leads/{id}`,

@@ -4,10 +4,10 @@
  * `Authorization` header, so scope checks, revocation, budgets and usage apply unchanged.
  * A request may authenticate one way only (RFC 6750 §2): a header and a token → 400. Elsewhere
  * `access_token` is not accepted (the endpoint rejects it as an unknown parameter).
- * The token is redacted from `instance` in problem bodies (api/errors.ts) and never logged.
+ * The token is redacted from `instance` in problem bodies (api/http/errors.ts) and never logged.
  */
 import type { Middleware } from 'koa';
-import { ApiError, invalidParams } from '../errors.ts';
+import { ApiError, invalidParams } from '../http/errors.ts';
 import { openGisToken } from '../gis/token.ts';
 
 /** Paths where `access_token` is accepted. */

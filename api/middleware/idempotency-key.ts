@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ParameterizedContext } from 'koa';
-import { ApiError, invalidParams } from '../errors.ts';
+import { ApiError, invalidParams } from '../http/errors.ts';
 import type { IdempotencyStore, StoredResponse } from '../state/idempotency.ts';
 
 /** How long a key is remembered. */

@@ -5,7 +5,7 @@
  */
 import type { Middleware } from 'koa';
 import type Router from '@koa/router';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../http/errors.ts';
 
 /** Resource routers are mounted under this prefix (their own paths do not include it). */
 const MOUNT = '/v1';

@@ -4,8 +4,8 @@
  * response has been sent or the connection closed — after streaming bodies too.
  */
 import type { Middleware } from 'koa';
-import { ApiError } from '../errors.ts';
-import { NoReleaseError, type ReleaseManager } from '../release.ts';
+import { ApiError } from '../http/errors.ts';
+import { NoReleaseError, type ReleaseManager } from '../releases/release.ts';
 
 export function releaseMiddleware(releases: Pick<ReleaseManager, 'acquire'>): Middleware {
   return async (ctx, next) => {

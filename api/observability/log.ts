@@ -69,7 +69,7 @@ export function createLogger(level: LogLevel, destination?: (line: string) => vo
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }), log: redactEntry },
   };
-  // Several processes writing one stderr (the cluster's primary and workers, api/cluster.ts): each
+  // Several processes writing one stderr (the cluster's primary and workers, api/startup/cluster.ts): each
   // write holds whole lines and at most PIPE_BUF bytes, which a pipe writes in one piece, so the
   // processes' lines never interleave within a line.
   const shared = opts.sharedStderr ? { maxWrite: PIPE_BUF } : {};

@@ -2,7 +2,7 @@
  * The METRICS_PORT listener: `GET /metrics` (the Prometheus text format, no token: it is bound to
  * METRICS_HOST, 127.0.0.1 by default, for a scraper on the host or a sidecar), 404 for anything
  * else. A single-process server runs it next to the API; with API_WORKERS > 1 the cluster primary
- * runs it, answering for every worker (api/cluster.ts).
+ * runs it, answering for every worker (api/startup/cluster.ts).
  */
 import http from 'node:http';
 import type https from 'node:https';

@@ -8,7 +8,7 @@
  * Gauges that describe state held elsewhere (release age, the webhook queue, the usage ledger's
  * backlog) are read when scraped, through the `sources` given to `observe`.
  *
- * With API_WORKERS > 1 (api/cluster.ts) each worker keeps its own registry and a scrape answers
+ * With API_WORKERS > 1 (api/startup/cluster.ts) each worker keeps its own registry and a scrape answers
  * for the whole server: the cluster primary collects every worker's metrics and sums them with
  * prom-client's cluster aggregation (`aggregateMetrics`). Each metric says how it is combined
  * (prom-client's `aggregator`): counters, histograms and per-process amounts are summed; a value
@@ -77,7 +77,7 @@ export function statusClass(status: number): string {
 export interface ApiMetricsOptions {
   /**
    * Where `scrape()` reads: this server's own registry when absent; a cluster worker's asks the
-   * primary for the whole server's (api/cluster.ts).
+   * primary for the whole server's (api/startup/cluster.ts).
    */
   scrape?: () => Promise<Scrape>;
 }

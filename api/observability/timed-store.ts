@@ -5,7 +5,7 @@
  * store itself (api/state/) is not touched; the server hands the wrapped store to everything
  * that uses it (request path, usage ledger, webhook dispatcher).
  */
-import type { StateStore } from '../state/store.ts';
+import type { StateStore } from '../state/store-interface.ts';
 
 /** Receives one finished store operation. */
 export type StoreObserver = (operation: string, outcome: 'ok' | 'error', seconds: number) => void;

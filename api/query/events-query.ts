@@ -16,8 +16,8 @@
  * Events are in id order. The cursor is the last id the walk has passed (served, or skipped by the
  * filters up to the end of the log), so a walk that reaches the end resumes there next week.
  */
-import { invalidParams, ApiError } from '../errors.ts';
-import { LEAD_FILTER_PARSERS, leadFiltersOf, type PlaceNames } from '../params.ts';
+import { invalidParams, ApiError } from '../http/errors.ts';
+import { LEAD_FILTER_PARSERS, leadFiltersOf, type PlaceNames } from './leads-params.ts';
 import { FILTERS, filterParams } from './lead-filters.ts';
 import { leadsFrom, leadsWhere, normalisedFilters, type LeadsFilters, type LeadsSource, type SqlQuery } from './leads-query.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './paging.ts';

@@ -9,13 +9,13 @@
  *
  * Rows are rendered by DuckDB itself — a cursor page as one JSON object per row, files by
  * DuckDB's own CSV / JSON / Parquet writers — never as a JS object per row. Masking is decided by
- * `api/masking.ts` (`maskedFor`): the columns it names are selected as typed NULLs (kept, never
+ * `api/access/masking.ts` (`maskedFor`): the columns it names are selected as typed NULLs (kept, never
  * dropped), exactly what `maskRecord` does to a served record.
  */
-import { readFileSync } from 'node:fs';
-import { invalidParams } from '../errors.ts';
+import { LEAD_SCHEMA } from '../../common/lead-record.ts';
+import { invalidParams } from '../http/errors.ts';
 import { REASONS } from './query-common.ts';
-import { LEAD_FILTER_PARSERS, leadFiltersOf, type PlaceNames } from '../params.ts';
+import { LEAD_FILTER_PARSERS, leadFiltersOf, type PlaceNames } from './leads-params.ts';
 import { FILTERS, filterParams } from './lead-filters.ts';
 import { parseQuery, querySchema, schemaVariant, type RawQuery } from './parse-query.ts';
 import { leadsFrom, leadsWhere, LEAD_COLUMNS, normalisedFilters, type LeadsFilters, type LeadsSource, type SqlQuery } from './leads-query.ts';
@@ -38,12 +38,9 @@ type ColumnKind = 'text' | 'number' | 'boolean' | 'date' | 'list';
 
 /** Kind of every lead column, read from `schemas/lead.schema.json` (types and `format: date`). */
 export const LEAD_COLUMN_KINDS: Readonly<Record<string, ColumnKind>> = (() => {
-  const schema = JSON.parse(readFileSync(new URL('../../schemas/lead.schema.json', import.meta.url), 'utf8')) as {
-    properties: Record<string, { type?: string | string[]; format?: string }>;
-  };
   const out: Record<string, ColumnKind> = {};
   for (const c of LEAD_COLUMNS) {
-    const p = schema.properties[c] ?? {};
+    const p = LEAD_SCHEMA.properties[c]!;
     const types = Array.isArray(p.type) ? p.type : [p.type];
     if (types.includes('array')) out[c] = 'list';
     else if (types.includes('boolean')) out[c] = 'boolean';

@@ -10,11 +10,11 @@
  * A query here only picks feature ids (`gisIdsQuery`) and counts them (`gisCountQuery`); the
  * features themselves are the release's pre-rendered lines (`api/gis/layer-index.ts`).
  */
-import { invalidParams, type ParamError } from '../errors.ts';
+import { invalidParams, type ParamError } from '../http/errors.ts';
 import { foldPlace, REASONS } from './query-common.ts';
 import { parseQuery, querySchema, schemaFile, schemaVariant, type RawQuery } from './parse-query.ts';
 import { parseBBox, type AreaGeometry, type BBox, type NearArea } from '../gis/geometry.ts';
-import { areaFiltersOf, LEAD_FILTER_PARSERS } from '../params.ts';
+import { areaFiltersOf, LEAD_FILTER_PARSERS } from './leads-params.ts';
 import { areaIdsCondition, filtersOfKind, type GeometryFilter } from './lead-filters.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './paging.ts';
 import type { SqlQuery } from './leads-query.ts';

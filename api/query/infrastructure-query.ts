@@ -5,7 +5,7 @@
  * route runs the SQL. Every value is a bound parameter; the table comes from the release
  * (`release.tables.infrastructure`).
  */
-import { invalidParams } from '../errors.ts';
+import { invalidParams } from '../http/errors.ts';
 import { foldPlace, REASONS } from './query-common.ts';
 import { parseQuery, querySchema, schemaFile, schemaVariant, type RawQuery } from './parse-query.ts';
 

@@ -4,7 +4,7 @@
  * `emerging_zones`, `material_costs`). Builders return `{ sql, params }`; every value is bound.
  */
 import { foldPlace, REASONS } from './query-common.ts';
-import { invalidParams } from '../errors.ts';
+import { invalidParams } from '../http/errors.ts';
 import { parseQuery, querySchema, schemaVariant, type RawQuery } from './parse-query.ts';
 
 export const INTEL_SECTIONS = ['price_index', 'yields', 'emerging_zones', 'material_costs'] as const;

@@ -4,10 +4,10 @@
  * `{ sql, params }` with every value bound and tables from the release's `tables.*` fragments.
  * The route runs the independent ones in parallel once the lead is known.
  */
-import type { Release } from '../release.ts';
+import type { ReleaseTables } from '../releases/tables.ts';
 import { LEAD_COLUMNS, type SqlQuery } from './leads-query.ts';
 
-type Tables = Release['tables'];
+type Tables = ReleaseTables;
 type Row = Record<string, unknown>;
 
 /** Months of property sales before the lead's received date used for area comparables. */

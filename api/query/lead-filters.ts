@@ -5,12 +5,12 @@
  *  - the query schema `schemas/leads-query.schema.json` and so the OpenAPI parameters
  *    (`leadsQueryJsonSchema`; the checked-in file is regenerated with
  *    `node --import tsx api/query/write-query-schemas.ts` and a test fails when they differ);
- *  - the parser (api/params.ts: list / number / boolean shaping and per-kind extraction);
+ *  - the parser (api/query/leads-params.ts: list / number / boolean shaping and per-kind extraction);
  *  - the SQL clauses (`filterClauses`, used by api/query/leads-query.ts for pages, exports and
  *    webhooks, and by bench/baseline-pg.ts in PostgreSQL's dialect);
- *  - the in-memory index (api/index/lead-index.ts: one evaluation strategy per kind);
+ *  - the in-memory index (api/engine/lead-index.ts: one evaluation strategy per kind);
  *  - the canonical saved-filter string (api/webhooks/saved-filter.ts: parameters in table order);
- *  - the random queries of test/api/index/lead-index.test.ts.
+ *  - the random queries of test/api/engine/lead-index.test.ts.
  *
  * Kinds: `text` (free-text search over the search index), `enum` (values fixed by the schema; a
  * comma list matching any), `multi` (values as published in the release, matched through a

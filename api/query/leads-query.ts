@@ -9,7 +9,8 @@
  * joined with the leads table, so the other filters, the count and every sort apply to it.
  */
 import { searchQuery } from '../../common/search-query.ts';
-import type { Release } from '../release.ts';
+import { LEAD_COLUMNS } from '../../common/lead-record.ts';
+import type { ReleaseTables } from '../releases/tables.ts';
 import { FILTER_BY_NAME, filterClauses, filtersOfKind, LEADS_SORT_NAMES, type LeadsFilters } from './lead-filters.ts';
 
 export type { LeadsFilters };
@@ -45,19 +46,8 @@ export interface LeadsSource {
 /** The sort key of a row: the sort column's value and the id (keyset). */
 export type SortKey = [value: string | number, id: number];
 
-/** Columns of a lead, in schema order (the SELECT list; `score` is never returned). */
-export const LEAD_COLUMNS = [
-  'id', 'lead_key', 'application_number', 'planning_authority', 'county', 'address', 'eircode_routing_key', 'lat', 'lon',
-  'description', 'application_type', 'received_date', 'decision_date', 'decision_due_date', 'grant_date', 'expiry_date',
-  'withdrawn_date', 'decision', 'lead_readiness', 'status', 'verticals', 'explicit_verticals', 'vertical_evidence', 'use_class',
-  'works_kind', 'scale', 'num_units', 'floor_area_m2',
-  'site_area_ha', 'one_off_house', 'demolition', 'est_value', 'est_value_basis', 'has_contact', 'applicant_type',
-  'land_use_code', 'further_info_requested', 'appeal_ref', 'appeal_status', 'appeal_decision', 'appeal_decision_date',
-  'commencement_notice', 'commencement_date', 'proposed_end_date', 'completion_date', 'units_completed', 'applicant_org',
-  'applicant_org_evidence', 'applicant_company_number', 'applicant_match_confidence', 'main_contractor',
-  'main_contractor_evidence', 'main_contractor_company_number',
-  'public_url', 'first_seen', 'last_changed', 'content_hash',
-] as const;
+/** Columns of a lead, in schema order (the SELECT list; `score` is never returned): the lead schema's properties. */
+export { LEAD_COLUMNS };
 
 /** The column of each sort, its direction and the id's direction (ties). */
 const SORT_SPEC: Record<SqlSort, { column: string; desc: boolean; idDesc: boolean; cast: string }> = {
@@ -220,7 +210,7 @@ export function leadsCountQuery(src: LeadsSource, filters: LeadsFilters, areaIds
 
 /**
  * Distinct values of the release-valued (`multi`) filters' columns — authority, county, … — for
- * the folded-name maps (api/params.ts `placeNames`).
+ * the folded-name maps (api/query/leads-params.ts `placeNames`).
  */
 export function leadsPlacesQuery(leadsTable: string): SqlQuery {
   const columns = [...new Set(filtersOfKind('multi').map((f) => f.column))];
@@ -236,7 +226,7 @@ export function searchAvgdlQuery(termsParquetPath: string): SqlQuery {
 }
 
 /** The source tables of a release. */
-export function leadsSource(release: { tables: Pick<Release['tables'], 'leads' | 'search_terms' | 'search_postings'> }, avgdl: number | null): LeadsSource {
+export function leadsSource(release: { tables: Pick<ReleaseTables, 'leads' | 'search_terms' | 'search_postings'> }, avgdl: number | null): LeadsSource {
   return {
     leads: release.tables.leads,
     search: avgdl === null ? null : { termsTable: release.tables.search_terms, postingsTable: release.tables.search_postings, avgdl },

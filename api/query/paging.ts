@@ -9,8 +9,8 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { ApiConfig } from '../config.ts';
-import { invalidParams, type ApiError } from '../errors.ts';
-import { sha256Hex } from '../sha256.ts';
+import { invalidParams, type ApiError } from '../http/errors.ts';
+import { sha256Hex } from '../http/sha256.ts';
 
 export interface DecodedCursor {
   /** Sort key of the last row of the previous page. */

@@ -2,7 +2,7 @@
  * The one query parser of the API: every endpoint's query string is checked against its JSON
  * Schema in `schemas/` (`*-query.schema.json`) by `parseQuery`, and every mistake is worded by
  * `REASONS` (api/query/query-common.ts). The OpenAPI parameters are read from the same schemas
- * (api/openapi.ts `queryParameters`), so the parser and the document cannot drift.
+ * (api/openapi/document.ts `queryParameters`), so the parser and the document cannot drift.
  *
  * What `parseQuery` does, in order:
  *  1. shape the raw query as OpenAPI's `style: form, explode: false` says: a `type: array`
@@ -21,7 +21,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { ParamError } from '../errors.ts';
+import type { ParamError } from '../http/errors.ts';
 import { addQuerySchema, queryAjv, REASONS } from './query-common.ts';
 
 /** A raw query as Koa parses it. */

@@ -9,7 +9,7 @@
  * - Reads are synchronous, from the page cache DuckDB has just written (tens of µs per chunk):
  *   a running COPY holds a thread of Node's libuv pool, so async file reads could wait behind
  *   the COPYs of other exports.
- * - The temp file (`0600`, in the server's private folder, see `api/export-temp.ts`) is released
+ * - The temp file (`0600`, in the server's private folder, see `api/exports/temp-space.ts`) is released
  *   — deleted, its space given back — when the stream closes (end, error or client gone); a client
  *   that goes away interrupts the COPY. A failed COPY destroys the stream with its error, which
  *   cuts the connection (the client sees a truncated chunked body, never a short file that looks
@@ -21,8 +21,8 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { sqlString, type ApiDb } from '../db.ts';
-import type { TempFile } from '../export-temp.ts';
+import { sqlString, type ApiDb } from '../duckdb/db.ts';
+import type { TempFile } from '../exports/temp-space.ts';
 
 /** Bytes read per chunk. */
 const CHUNK = 256 * 1024;

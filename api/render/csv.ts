@@ -7,8 +7,8 @@
  * The header is ours (DuckDB would quote the names of force-quoted columns).
  */
 import type { Readable } from 'node:stream';
-import type { ApiDb } from '../db.ts';
-import type { TempFile } from '../export-temp.ts';
+import type { ApiDb } from '../duckdb/db.ts';
+import type { TempFile } from '../exports/temp-space.ts';
 import { csvColumnsSql, csvForceQuote, csvHeader, exportRowsQuery, type ExportRowsRequest } from '../query/export-query.ts';
 import type { LeadsSource } from '../query/leads-query.ts';
 import { copyStream } from './copy-stream.ts';

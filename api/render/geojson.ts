@@ -5,7 +5,7 @@
  * allows as foreign members. Media type `application/geo+json`.
  */
 import type { Link } from '../gis/links.ts';
-import type { ResponseMeta } from '../masking.ts';
+import type { ResponseMeta } from '../access/masking.ts';
 
 export const GEOJSON_TYPE = 'application/geo+json';
 

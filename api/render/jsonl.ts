@@ -5,8 +5,8 @@
  * NULL columns). Rows in the release's order (newest first).
  */
 import type { Readable } from 'node:stream';
-import type { ApiDb } from '../db.ts';
-import type { TempFile } from '../export-temp.ts';
+import type { ApiDb } from '../duckdb/db.ts';
+import type { TempFile } from '../exports/temp-space.ts';
 import { exportColumnsSql, exportRowsQuery, type ExportRowsRequest } from '../query/export-query.ts';
 import type { LeadsSource } from '../query/leads-query.ts';
 import { copyStream } from './copy-stream.ts';

@@ -3,7 +3,7 @@
  */
 import { Readable, pipeline } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../http/context.ts';
 
 /**
  * gzip the body when the client accepts it (`Accept-Encoding: gzip`), still streaming: sets

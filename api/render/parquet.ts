@@ -1,6 +1,6 @@
 /**
  * Parquet renderer: DuckDB writes the filtered leads, in the release's order (newest first), (every column, masked ones as typed NULLs)
- * to a temporary ZSTD Parquet file (`0600`, in the server's private folder: `api/export-temp.ts`)
+ * to a temporary ZSTD Parquet file (`0600`, in the server's private folder: `api/exports/temp-space.ts`)
  * with `COPY … TO` on a connection of its own; the file is then streamed from disk and released
  * (deleted, its space given back) when the response ends (or the client goes away). Parquet's
  * footer is written last, so the file cannot be streamed while DuckDB writes it.
@@ -8,8 +8,8 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { sqlIdent, sqlString, type ApiDb } from '../db.ts';
-import { exportTooLarge, type TempFile } from '../export-temp.ts';
+import { sqlIdent, sqlString, type ApiDb } from '../duckdb/db.ts';
+import { exportTooLarge, type TempFile } from '../exports/temp-space.ts';
 import { exportColumnsSql, exportRowsQuery, type ExportRowsRequest } from '../query/export-query.ts';
 import type { LeadsSource } from '../query/leads-query.ts';
 

@@ -9,11 +9,11 @@
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import type { AppState } from '../context.ts';
-import { ApiError, invalidParams } from '../errors.ts';
+import type { AppState } from '../http/context.ts';
+import { ApiError, invalidParams } from '../http/errors.ts';
 import { noQuerySchema, parseQuery } from '../query/parse-query.ts';
-import { responseMeta } from '../masking.ts';
-import type { ReleaseManifest } from '../release.ts';
+import { responseMeta } from '../access/masking.ts';
+import type { ReleaseManifest } from '../releases/release.ts';
 
 const STATUSES = ['planning', 'approved', 'active', 'closed'] as const;
 const SOURCES = ['planning', 'commencements'] as const;

@@ -9,20 +9,21 @@
  *   POST /v1/claim          {token, key_hash, display_prefix, name?} → 201 the new key's id.
  *
  * CSRF and replay: both POSTs take only `application/json` (a cross-site form cannot send it
- * without a CORS preflight, and no CORS is offered), refuse a foreign `Origin` or a cross-site
- * `Sec-Fetch-Site`, and a link works once (the claim is one atomic store transaction). Responses
+ * without a CORS preflight, and api/middleware/cors.ts offers no CORS on /v1/claim…), refuse a
+ * foreign `Origin` or a cross-site `Sec-Fetch-Site`, and a link works once (the claim is one
+ * atomic store transaction). Responses
  * are `no-store`; the page has a nonce-based Content-Security-Policy and may not be framed.
  */
 import Router from '@koa/router';
 import { randomBytes } from 'node:crypto';
 import type { ApiConfig } from '../config.ts';
-import type { AppDeps } from '../app.ts';
-import type { AppContext, AppState } from '../context.ts';
-import { ApiError, invalidParams, type ParamError } from '../errors.ts';
-import { readBodyText } from '../request-body.ts';
+import type { AppDeps } from '../http/app-deps.ts';
+import type { AppContext, AppState } from '../http/context.ts';
+import { ApiError, invalidParams, type ParamError } from '../http/errors.ts';
+import { readBodyText } from '../http/request-body.ts';
 import { hashToken, isLicensedScope, TOKEN_PATTERN } from '../access/licences.ts';
-import { KEY_PREFIX } from '../scopes.ts';
-import type { ClaimRefusal } from '../state/store.ts';
+import { KEY_PREFIX } from '../access/scopes.ts';
+import type { ClaimRefusal } from '../state/store-interface.ts';
 
 const BODY_LIMIT = 4096;
 

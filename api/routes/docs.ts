@@ -13,11 +13,11 @@ import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import type { AppState } from '../context.ts';
-import { notFound } from '../errors.ts';
-import { buildOpenApi } from '../openapi.ts';
+import type { AppState } from '../http/context.ts';
+import { notFound } from '../http/errors.ts';
+import { buildOpenApi } from '../openapi/document.ts';
 import { renderReference } from '../render/reference-html.ts';
-import type { DeprecationTable } from '../service-terms.ts';
+import type { DeprecationTable } from '../access/service-terms.ts';
 
 const require = createRequire(import.meta.url);
 

@@ -7,24 +7,24 @@
  *   one row of the daily budget.
  * - `GET /v1/leads/{id}/history` — one lead's events and its stages, with dates.
  *
- * Every event's `changes` is masked for the caller's scope by api/masking.ts (`maskChanges`):
+ * Every event's `changes` is masked for the caller's scope by api/access/masking.ts (`maskChanges`):
  * an enriched field's before and after are null for commonwealth, the field still listed.
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import type { AppDeps } from '../app.ts';
-import type { AppContext, AppState } from '../context.ts';
+import type { AppDeps } from '../http/app-deps.ts';
+import type { AppContext, AppState } from '../http/context.ts';
 import { existsSync } from 'node:fs';
-import { ApiError, notFound } from '../errors.ts';
-import type { Release } from '../release.ts';
+import { ApiError, notFound } from '../http/errors.ts';
+import type { Release } from '../releases/release.ts';
 import { areaIds } from '../gis/geometry-ids.ts';
-import { maskChanges, maskedFor, responseMeta, type FieldChange } from '../masking.ts';
-import { parseLeadId } from '../params.ts';
-import { releaseSourcesCache } from '../release-sources.ts';
+import { maskChanges, maskedFor, responseMeta, type FieldChange } from '../access/masking.ts';
+import { parseLeadId } from '../query/leads-params.ts';
+import { releaseSourcesCache } from '../releases/release-lookups.ts';
 import { afterReleaseQuery, cursorExpired, eventsExtentQuery, eventsPageQuery, leadEventsQuery, parseEventsQuery, type EventRow } from '../query/events-query.ts';
 import { encodeCursor } from '../query/paging.ts';
 import { pageHref, setPageLinks } from '../render/link-header.ts';
-import type { Scope } from '../scopes.ts';
+import type { Scope } from '../access/scopes.ts';
 
 /** An event row as served to `scope`: `changes` parsed and masked. */
 export function servedEvent(row: EventRow, scope: Scope): Record<string, unknown> {

@@ -3,7 +3,7 @@
  *
  * - `GET /v1/export/applications` — cursor pages in id order, envelope `{ results, next_cursor,
  *   count, _meta }` (spec 2.9). A cursor is pinned to the release the export started on: later
- *   pages are read from that release while it is kept on disk (`api/kept-release.ts`), else 410
+ *   pages are read from that release while it is kept on disk (`api/releases/kept-release.ts`), else 410
  *   `cursor_expired`.
  * - `GET /v1/export/applications.csv` / `.jsonl` — the whole filtered set in the release's order
  *   (newest first), written by DuckDB's own CSV / JSON writer (`COPY … TO` a temp file) and
@@ -15,11 +15,11 @@
  * the release's leads engine, `Release.leads.count`) up front, so a file larger than the
  * remaining daily budget is refused (429) before any byte is sent. `HEAD` and `dry_run=1` say what a file would cost and charge nothing.
  *
- * Temp space: a file export reserves its temp file (`api/export-temp.ts`: private folder, `0600`,
+ * Temp space: a file export reserves its temp file (`api/exports/temp-space.ts`: private folder, `0600`,
  * bounded by EXPORT_TEMP_MAX_MB) before it charges the budget, so an export that gets `503
  * export_busy` costs nothing; quotes take no temp space.
  *
- * Masking: `maskedFor` (api/masking.ts) names the enriched columns the scope may not see; they
+ * Masking: `maskedFor` (api/access/masking.ts) names the enriched columns the scope may not see; they
  * are rendered as NULL (JSON null, blank CSV field, typed NULL Parquet column), never dropped.
  * Attribution (commonwealth): `_meta.attribution` in JSON, the `Link rel="license"` and
  * `X-Attribution` headers on every format (api/middleware/attribution.ts), and the Parquet
@@ -27,11 +27,11 @@
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import type { AppDeps } from '../app.ts';
-import type { AppContext, AppState } from '../context.ts';
-import { releaseForCursor } from '../kept-release.ts';
-import { attribution, maskedFor, responseMeta } from '../masking.ts';
-import { releaseSourcesCache } from '../release-sources.ts';
+import type { AppDeps } from '../http/app-deps.ts';
+import type { AppContext, AppState } from '../http/context.ts';
+import { releaseForCursor } from '../releases/kept-release.ts';
+import { attribution, maskedFor, responseMeta } from '../access/masking.ts';
+import { releaseSourcesCache } from '../releases/release-lookups.ts';
 import { encodeCursor } from '../query/paging.ts';
 import { pageHref, setPageLinks } from '../render/link-header.ts';
 import { EXPORT_FORMATS, exportHash, exportRowsQuery, jsonLineSql, parseExportQuery, type ExportFormat } from '../query/export-query.ts';
@@ -39,7 +39,7 @@ import { csvStream } from '../render/csv.ts';
 import { jsonlStream } from '../render/jsonl.ts';
 import { maybeGzip } from '../render/lines.ts';
 import { parquetStream } from '../render/parquet.ts';
-import { ExportTempSpace } from '../export-temp.ts';
+import { ExportTempSpace } from '../exports/temp-space.ts';
 import { areaIds } from '../gis/geometry-ids.ts';
 
 /** The exports router (paths relative to the /v1 mount). */

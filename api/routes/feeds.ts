@@ -12,14 +12,14 @@
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import type { AppDeps } from '../app.ts';
-import type { AppContext, AppState } from '../context.ts';
-import { requireCapability } from '../capability.ts';
+import type { AppDeps } from '../http/app-deps.ts';
+import type { AppContext, AppState } from '../http/context.ts';
+import { requireCapability } from '../access/capability.ts';
 import { featurePage, releaseLayersCache, type ReleaseLayers } from '../gis/features.ts';
 import { sendFeaturePage } from '../gis/respond.ts';
 import { mintGisToken } from '../gis/token.ts';
 import { parseGisQuery, parseGisTokenQuery, type GisLayer } from '../query/feeds-query.ts';
-import type { Release } from '../release.ts';
+import type { Release } from '../releases/release.ts';
 
 /** The feeds router (paths relative to the /v1 mount). `tokenKey`: the AES key of GIS tokens. */
 export function feedsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'> & { tokenKey: Buffer; layers?: (r: Release) => ReleaseLayers }): Router<AppState> {

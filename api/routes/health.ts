@@ -19,10 +19,10 @@ import Router from '@koa/router';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { ApiConfig } from '../config.ts';
-import type { AppState } from '../context.ts';
-import { ApiError } from '../errors.ts';
-import type { ReleaseManager } from '../release.ts';
-import type { StateStore } from '../state/store.ts';
+import type { AppState } from '../http/context.ts';
+import { ApiError } from '../http/errors.ts';
+import type { ReleaseManager } from '../releases/release.ts';
+import type { StateStore } from '../state/store-interface.ts';
 import type { ApiMetrics } from '../observability/metrics.ts';
 
 /** The paths served at the origin, outside /v1. */

@@ -3,15 +3,15 @@
  * `GET /v1/infrastructure/renewables` (wind, solar and battery storage only), with filters,
  * page or cursor paging and masking by scope; `GET /v1/infrastructure/{id}` one project with its
  * consenting case (the target of the infrastructure GeoJSON layer's `link`). The SQL comes from the pure builders in
- * `api/query/infrastructure-query.ts`; masking from `api/masking.ts`.
+ * `api/query/infrastructure-query.ts`; masking from `api/access/masking.ts`.
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import type { AppDeps } from '../app.ts';
-import type { AppContext, AppState } from '../context.ts';
-import { invalidParams, notFound } from '../errors.ts';
-import { maskRecord, maskedFor, responseMeta, unionMasked } from '../masking.ts';
-import { parseLeadId } from '../params.ts';
+import type { AppDeps } from '../http/app-deps.ts';
+import type { AppContext, AppState } from '../http/context.ts';
+import { invalidParams, notFound } from '../http/errors.ts';
+import { maskRecord, maskedFor, responseMeta, unionMasked } from '../access/masking.ts';
+import { parseLeadId } from '../query/leads-params.ts';
 import {
   infraByIdQuery,
   infraCountQuery,

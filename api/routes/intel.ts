@@ -8,11 +8,11 @@
 import { existsSync } from 'node:fs';
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import type { AppDeps } from '../app.ts';
-import type { AppContext, AppState } from '../context.ts';
-import { ApiError } from '../errors.ts';
-import { responseMeta } from '../masking.ts';
-import { CAPABILITIES, scopesWith } from '../scopes.ts';
+import type { AppDeps } from '../http/app-deps.ts';
+import type { AppContext, AppState } from '../http/context.ts';
+import { ApiError } from '../http/errors.ts';
+import { responseMeta } from '../access/masking.ts';
+import { CAPABILITIES, scopesWith } from '../access/scopes.ts';
 import { INTEL_SECTIONS, intelPageQuery, parseIntelQuery, priceIndexSeriesQuery, SECTION_TABLE, type IntelSection } from '../query/intel-query.ts';
 import { priceIndexSvg, type ChartPoint, type ChartSeries } from '../render/price-index-svg.ts';
 

@@ -1,19 +1,19 @@
 /**
  * `GET /v1/leads` (search and filter, page or keyset-cursor paging), `POST /v1/leads/search` (the
  * same parameters as a JSON body, for areas too long for a URL: a read, answered and charged
- * exactly as the GET) and `GET /v1/leads/{id}` (the lead with its company-360 sections). Parameters are validated by `api/params.ts`; the
- * release's leads engine (`Release.leads`, api/index/leads-engine.ts) answers both from its
+ * exactly as the GET) and `GET /v1/leads/{id}` (the lead with its company-360 sections). Parameters are validated by `api/query/leads-params.ts`; the
+ * release's leads engine (`Release.leads`, api/engine/leads-engine.ts) answers both from its
  * in-memory indexes — no DuckDB query per request — masked for the key's scope inside
- * (api/masking.ts). The route parses, charges the budget, makes the cursor and links, and sends.
+ * (api/access/masking.ts). The route parses, charges the budget, makes the cursor and links, and sends.
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import type { AppContext, AppState } from '../context.ts';
-import { notFound } from '../errors.ts';
-import type { JsonBody } from '../index/leads-engine.ts';
-import { maskingFor } from '../masking.ts';
-import { parseLeadId, parseLeadsQuery, type RawQuery } from '../params.ts';
-import { parseJsonObject, readJsonText } from '../request-body.ts';
+import type { AppContext, AppState } from '../http/context.ts';
+import { notFound } from '../http/errors.ts';
+import type { JsonBody } from '../engine/leads-engine.ts';
+import { maskingFor } from '../access/masking.ts';
+import { parseLeadId, parseLeadsQuery, type RawQuery } from '../query/leads-params.ts';
+import { parseJsonObject, readJsonText } from '../http/request-body.ts';
 import { rememberTexts } from '../../common/lru.ts';
 import { encodeCursor } from '../query/paging.ts';
 import { pageHref, setPageLinks } from '../render/link-header.ts';

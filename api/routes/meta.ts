@@ -11,22 +11,17 @@
  * GET /v1/authorities gives per authority) is present when the manifest has `authority_freshness`.
  */
 import Router from '@koa/router';
-import { readFileSync } from 'node:fs';
+import { LEAD_SCHEMA } from '../../common/lead-record.ts';
 import type { ApiConfig } from '../config.ts';
-import type { AppDeps } from '../app.ts';
-import type { AppState } from '../context.ts';
-import type { ApiDb } from '../db.ts';
-import { invalidParams } from '../errors.ts';
+import type { AppDeps } from '../http/app-deps.ts';
+import type { AppState } from '../http/context.ts';
+import type { ApiDb } from '../duckdb/db.ts';
+import { invalidParams } from '../http/errors.ts';
 import { noQuerySchema, parseQuery } from '../query/parse-query.ts';
-import { responseMeta } from '../masking.ts';
-import type { Release } from '../release.ts';
+import { responseMeta } from '../access/masking.ts';
+import type { Release } from '../releases/release.ts';
 import { authorityFreshnessOf } from './authorities.ts';
 
-interface LeadSchema {
-  properties: Record<string, { enum?: (string | null)[] }>;
-}
-
-const LEAD_SCHEMA = JSON.parse(readFileSync(new URL('../../schemas/lead.schema.json', import.meta.url), 'utf8')) as LeadSchema;
 const schemaEnum = (field: string): string[] => (LEAD_SCHEMA.properties[field]?.enum ?? []).filter((v): v is string => typeof v === 'string');
 
 export interface Freshness {

@@ -19,16 +19,16 @@
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import type { AppDeps } from '../app.ts';
-import type { AppContext, AppState } from '../context.ts';
-import { requireCapability } from '../capability.ts';
-import { notFound } from '../errors.ts';
+import type { AppDeps } from '../http/app-deps.ts';
+import type { AppContext, AppState } from '../http/context.ts';
+import { requireCapability } from '../access/capability.ts';
+import { notFound } from '../http/errors.ts';
 import { featureById, featurePage, releaseLayersCache, type ReleaseLayers } from '../gis/features.ts';
 import { gisHref } from '../gis/links.ts';
 import { CONFORMANCE_CRS, contentCrs, CRS84, parseCrsQuery, SUPPORTED_CRS } from '../gis/crs.ts';
 import { sendFeaturePage } from '../gis/respond.ts';
 import { DATETIME_COLUMN, parseGisQuery, parseOgcMetaQuery, type GisLayer } from '../query/feeds-query.ts';
-import type { Release } from '../release.ts';
+import type { Release } from '../releases/release.ts';
 import { featureWithLinks, GEOJSON_TYPE } from '../render/geojson.ts';
 
 export { CRS84 };

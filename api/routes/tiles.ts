@@ -15,16 +15,16 @@
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import type { AppDeps } from '../app.ts';
-import type { AppContext, AppState } from '../context.ts';
-import { requireCapability } from '../capability.ts';
-import { invalidParams, notFound } from '../errors.ts';
+import type { AppDeps } from '../http/app-deps.ts';
+import type { AppContext, AppState } from '../http/context.ts';
+import { requireCapability } from '../access/capability.ts';
+import { invalidParams, notFound } from '../http/errors.ts';
 import { parseQuery, querySchema } from '../query/parse-query.ts';
 import { gisHref } from '../gis/links.ts';
 import { releaseTiles, tileJson, type ReleaseTiles } from '../gis/tile-cache.ts';
 import { MVT_TYPE, TILE_MAX_ZOOM, validTile } from '../gis/tiles.ts';
 import type { GisLayer } from '../query/feeds-query.ts';
-import type { Release } from '../release.ts';
+import type { Release } from '../releases/release.ts';
 
 const isLayer = (id: string): id is GisLayer => id === 'leads' || id === 'infrastructure';
 

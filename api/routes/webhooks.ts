@@ -12,24 +12,24 @@
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../http/app-deps.ts';
 import type { ApiConfig } from '../config.ts';
-import type { AppContext, AppState } from '../context.ts';
-import { ApiError, invalidParams } from '../errors.ts';
+import type { AppContext, AppState } from '../http/context.ts';
+import { ApiError, invalidParams } from '../http/errors.ts';
 import { answerIdempotently, idempotencyKeyOf, requestFingerprint, type IdempotentAnswer } from '../middleware/idempotency-key.ts';
 import { publicUrl } from '../render/public-url.ts';
 import { noQuerySchema, parseQuery } from '../query/parse-query.ts';
-import { CAPABILITIES } from '../scopes.ts';
+import { CAPABILITIES } from '../access/scopes.ts';
 import { createDispatcher } from '../webhooks/dispatcher.ts';
 import { serverLeadReader } from '../webhooks/lead-reader.ts';
 import { webhookService, webhooksForbidden, type Owner } from '../webhooks/service.ts';
-import { readJsonObject } from '../request-body.ts';
+import { readJsonObject } from '../http/request-body.ts';
 
 const BODY_BYTES_MAX = 16 * 1024;
 /** The members `PATCH /v1/webhooks/{id}` may change. */
 const PATCHABLE = ['url', 'filter', 'types', 'description', 'status'] as const;
 
-/** Read a JSON object body ({} when there is none); 413 / 415 / 400 problems otherwise (api/request-body.ts). */
+/** Read a JSON object body ({} when there is none); 413 / 415 / 400 problems otherwise (api/http/request-body.ts). */
 export async function jsonBody(ctx: AppContext): Promise<Record<string, unknown>> {
   return readJsonObject(ctx.req, ctx.get('Content-Type'), BODY_BYTES_MAX);
 }

@@ -15,11 +15,10 @@
  * works once even when two replicas get it at the same moment; WebAuthn challenges are taken
  * with one `DELETE … RETURNING` (single use); throttle counters are single upserts.
  */
-import type { Plan } from '../scopes.ts';
+import type { Plan } from '../access/scopes.ts';
 import { rows, template, type Backend, type Row } from './backend.ts';
+import type { ChallengePurpose, CredentialKind } from './tables.ts';
 
-export type CredentialKind = 'password' | 'passkey';
-export type ChallengePurpose = 'register' | 'authenticate';
 
 /** An invitation as read by the hash of its token, with its account. */
 export interface Invitation {

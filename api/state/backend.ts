@@ -1,5 +1,5 @@
 /**
- * What the shared state store (api/state/state-store.ts, access.ts, webhook-store.ts,
+ * What the shared state store (api/state/accounts-store.ts, access.ts, webhook-store.ts,
  * migrations.ts) needs from a database, and the ONE place that says how SQLite and PostgreSQL
  * differ: each backend file (sqlite.ts, postgres.ts) fills in a `Backend` — its Kysely instance
  * (which compiles every query for its dialect), a runner that executes compiled queries on its

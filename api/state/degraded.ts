@@ -6,10 +6,10 @@
  * past the timeout —
  * as opposed to a bug or a constraint the caller handles. `degradable(store)` wraps a store so
  * such errors surface as `StoreUnavailableError` (503 `service_degraded` with `Retry-After`,
- * api/errors.ts) on the request path; every other error passes unchanged.
+ * api/http/errors.ts) on the request path; every other error passes unchanged.
  */
-import { StoreUnavailableError } from '../errors.ts';
-import type { StateStore } from './store.ts';
+import { StoreUnavailableError } from '../http/errors.ts';
+import type { StateStore } from './store-interface.ts';
 
 /** SQLite primary result codes (better-sqlite3 `SqliteError.code`, extended codes included) that mean "unavailable". */
 const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|READONLY|FULL|IOERR|CANTOPEN|CORRUPT|NOTADB|PROTOCOL|NOMEM|NOLFS|PERM)(_|$)/;

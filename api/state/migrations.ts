@@ -7,7 +7,7 @@
  * keys and the access model; 20–29 webhooks; 30–39 the account area), so a lower version may arrive after a higher one.
  */
 import { sql, type Compilable, type Kysely, type SchemaModule } from 'kysely';
-import { PLANS, SCOPES } from '../scopes.ts';
+import { PLANS, SCOPES } from '../access/scopes.ts';
 import type { Dialect, Op } from './backend.ts';
 import type { Tables } from './tables.ts';
 
@@ -178,7 +178,7 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
-    version: 21, // webhooks held while the account has no key that may receive them (api/webhooks/access.ts)
+    version: 21, // webhooks held while the account has no key that may receive them (api/webhooks/send-access.ts)
     up: (s, d) => [s.alterTable('webhooks').addColumn('suspended_at', d.instantType), s.alterTable('webhooks').addColumn('suspended_reason', 'text')],
   },
   {

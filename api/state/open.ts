@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { ApiConfigError } from '../config.ts';
 import { createPostgresStore, type PostgresStoreOptions } from './postgres.ts';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite.ts';
-import type { StateStore } from './store.ts';
+import type { StateStore } from './store-interface.ts';
 
 /**
  * Open the state store named by `databaseUrl`: `file:/path/state.sqlite` (or `file:///path`) →

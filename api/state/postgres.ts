@@ -2,7 +2,7 @@
  * The PostgreSQL backend of the state store: the same tables and behaviour as the SQLite file,
  * shared by several API replicas. Only the driver set-up (pools, how values come back) and
  * PostgreSQL's entries of the `Dialect` table live here; every query, method and migration is
- * shared (api/state/state-store.ts, migrations.ts). Migrations are applied at open in one
+ * shared (api/state/accounts-store.ts, migrations.ts). Migrations are applied at open in one
  * transaction that first takes a transaction-scoped advisory lock, so replicas starting together
  * migrate exactly once.
  */
@@ -11,9 +11,9 @@ import pg from 'pg';
 import { ApiConfigError } from '../config.ts';
 import { driveAsync, type Backend, type Dialect, type Mode, type Op, type Row } from './backend.ts';
 import { migrate } from './migrations.ts';
-import { createStateStore } from './state-store.ts';
+import { createStateStore } from './accounts-store.ts';
 import { keyChangeChannel, pgKeyListener } from './revocations.ts';
-import type { StateStore } from './store.ts';
+import type { StateStore } from './store-interface.ts';
 import type { Tables } from './tables.ts';
 
 /** First key of the two-integer advisory lock taken while migrating (the second is the schema's hash). */

@@ -2,7 +2,7 @@
  * The SQLite backend of the state store (the default): one file, WAL mode so the server reads
  * while the operators' CLI writes from another process. Only the driver set-up and SQLite's
  * entries of the `Dialect` table live here; every query, method and migration is shared
- * (api/state/state-store.ts, migrations.ts).
+ * (api/state/accounts-store.ts, migrations.ts).
  *
  * Statements run synchronously on better-sqlite3 (prepared once per SQL text), and an `atomic`
  * operation runs whole inside one `BEGIN IMMEDIATE` transaction: the write lock is taken first,
@@ -27,9 +27,9 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { driveSync, type Backend, type Dialect, type Mode, type Op, type Row } from './backend.ts';
 import { migrate } from './migrations.ts';
-import { createStateStore } from './state-store.ts';
+import { createStateStore } from './accounts-store.ts';
 import { sqliteChangeStamp } from './revocations.ts';
-import type { StateStore } from './store.ts';
+import type { StateStore } from './store-interface.ts';
 import type { Tables } from './tables.ts';
 
 export interface SqliteStoreOptions {

@@ -5,10 +5,14 @@
  * them back as ISO strings).
  */
 import type { Generated } from 'kysely';
-import type { Plan, Scope } from '../scopes.ts';
-import type { KeyStatus } from './store.ts';
-import type { AttemptOutcome, WebhookStatus } from './webhooks.ts';
-import type { ChallengePurpose, CredentialKind } from './app-store.ts';
+import type { Plan, Scope } from '../access/scopes.ts';
+
+/** The stored vocabularies (the interfaces of store-interface.ts, webhook-interface.ts and app-store.ts use them). */
+export type KeyStatus = 'active' | 'revoked' | 'expired';
+export type WebhookStatus = 'active' | 'disabled';
+export type AttemptOutcome = 'sending' | 'delivered' | 'retry' | 'dead' | 'abandoned';
+export type CredentialKind = 'password' | 'passkey';
+export type ChallengePurpose = 'register' | 'authenticate';
 
 type Instant = string;
 

@@ -8,7 +8,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { rows, template, type Backend, type Row } from './backend.ts';
 import type { Tables } from './tables.ts';
-import type { Attempt, ClaimedDelivery, Delivery, DeliveryStatus, NewDelivery, Webhook, WebhookPatch, WebhookSecrets, WebhookStore } from './webhooks.ts';
+import type { Attempt, ClaimedDelivery, Delivery, DeliveryStatus, NewDelivery, Webhook, WebhookPatch, WebhookSecrets, WebhookStore } from './webhook-interface.ts';
 
 /** Deliveries per multi-row insert (7 parameters each). */
 const DELIVERY_CHUNK = 500;

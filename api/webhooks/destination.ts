@@ -4,7 +4,7 @@
  * Private, loopback, link-local, CGNAT, multicast and reserved addresses (IPv4 and IPv6) are
  * refused unless the operator allow-list `WEBHOOK_ALLOW_HOSTS` names the host or the address.
  *
- * Every spelling of an address is normalised before it is judged (`api/ip.ts`): decimal, octal,
+ * Every spelling of an address is normalised before it is judged (`api/http/ip-address.ts`): decimal, octal,
  * hex and short IPv4 forms (`2130706433`, `0177.0.0.1`, `0x7f.0.0.1`, `127.1`), trailing dots
  * (`localhost.`), IPv4-mapped IPv6 (`::ffff:127.0.0.1`, `::ffff:7f00:1`) as the IPv4 address, and
  * the IPv6 forms that carry an IPv4 address — IPv4-compatible `::127.0.0.1` (= `::7f00:1`) and
@@ -20,8 +20,8 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, type LookupFunction } from 'node:net';
-import type { ParamError } from '../errors.ts';
-import { canonicalIp, embeddedIPv4, type Ip } from '../ip.ts';
+import type { ParamError } from '../http/errors.ts';
+import { canonicalIp, embeddedIPv4, type Ip } from '../http/ip-address.ts';
 
 /** Resolve a host name to its addresses (as `dns.lookup` with `all: true` does). */
 export type HostResolver = (hostname: string) => Promise<{ address: string; family: number }[]>;

@@ -26,9 +26,9 @@ import type { ApiConfig } from '../config.ts';
 import type { LeadsFilters } from '../query/leads-query.ts';
 import { newLeadsQuery } from '../query/webhook-leads-query.ts';
 import { areaIds } from '../gis/geometry-ids.ts';
-import type { StateStore } from '../state/store.ts';
-import type { ClaimedDelivery, Delivery, Webhook, WebhookStore } from '../state/webhooks.ts';
-import { accessReader, type WebhookAccess } from './access.ts';
+import type { StateStore } from '../state/store-interface.ts';
+import type { ClaimedDelivery, Delivery, Webhook, WebhookStore } from '../state/webhook-interface.ts';
+import { accessReader, type WebhookAccess } from './send-access.ts';
 import { eventsPageQuery } from '../query/events-query.ts';
 import { changeEvents, changeTypesOf, eventBodyFor, LEAD_NEW, leadNewEvents, type LogEvent } from './events.ts';
 import type { LeadReader } from './lead-reader.ts';
@@ -44,7 +44,7 @@ export type WebhookConfig = Pick<
 
 export interface DispatcherDeps {
   store: WebhookStore;
-  /** Accounts and keys: whether, and with which scope, each webhook may send (api/webhooks/access.ts). */
+  /** Accounts and keys: whether, and with which scope, each webhook may send (api/webhooks/send-access.ts). */
   accounts: Pick<StateStore, 'listKeys' | 'getAccountById'>;
   leads: LeadReader;
   config: WebhookConfig;

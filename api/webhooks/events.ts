@@ -1,7 +1,7 @@
 /**
  * Webhook event bodies. A `lead.new` event carries up to WEBHOOK_BATCH_MAX new leads that match
  * a webhook's saved filter, masked for the scope the webhook sends with **at the moment of each
- * attempt** (api/webhooks/access.ts) exactly as `GET /v1/leads` serves them to that scope:
+ * attempt** (api/webhooks/send-access.ts) exactly as `GET /v1/leads` serves them to that scope:
  *
  *   { "id": "evt_…", "type": "lead.new", "created_at": "…Z", "webhook_id": "wh_…",
  *     "release": "20261116T060000Z", "batch": { "index": 1, "count": 3 },
@@ -16,20 +16,20 @@
  *     "events": [ { "id": 812, "type": "lead.stage_changed", "lead_id": …, "changes": { "lead_readiness": { "before": "granted", "after": "commencing" }, … }, … } ],
  *     "_meta": { … } }
  *
- * each event's `changes` masked for the scope at send time by `maskChanges` (api/masking.ts), as
+ * each event's `changes` masked for the scope at send time by `maskChanges` (api/access/masking.ts), as
  * the feed masks them.
  * A larger set is split into `batch.count` events, each with its own id. `webhook.test` (sent by
  * `leads webhooks test` / `POST /v1/webhooks/{id}/test`) has the same shape with no leads.
  * What is queued is the event without `_meta` and with the leads as the release has them;
  * `eventBodyFor` builds the bytes of each attempt from it with `maskRecord` / `responseMeta`
- * (api/masking.ts). Serialisation is deterministic, so every redelivery sends the same bytes
+ * (api/access/masking.ts). Serialisation is deterministic, so every redelivery sends the same bytes
  * while the scope is the same.
  */
 import { randomBytes } from 'node:crypto';
-import { maskChanges, maskedFor, maskRecord, responseMeta, type FieldChange } from '../masking.ts';
-import type { Scope } from '../scopes.ts';
+import { maskChanges, maskedFor, maskRecord, responseMeta, type FieldChange } from '../access/masking.ts';
+import type { Scope } from '../access/scopes.ts';
 import type { EventRow } from '../query/events-query.ts';
-import type { NewDelivery } from '../state/webhooks.ts';
+import type { NewDelivery } from '../state/webhook-interface.ts';
 
 export const LEAD_NEW = 'lead.new';
 export const WEBHOOK_TEST = 'webhook.test';

@@ -4,13 +4,13 @@
  * straight from its Parquet files.
  */
 import { existsSync } from 'node:fs';
-import { openApiDb, type ApiDb, type Row } from '../db.ts';
-import { keptRelease, type ReleaseTables } from '../kept-release.ts';
-import type { PlaceNames } from '../params.ts';
+import { openApiDb, type ApiDb, type Row } from '../duckdb/db.ts';
+import { keptRelease, type ReleaseTables } from '../releases/kept-release.ts';
+import type { PlaceNames } from '../query/leads-params.ts';
 import type { LeadsSource } from '../query/leads-query.ts';
 import { maxEventIdQuery, maxLeadIdQuery } from '../query/webhook-leads-query.ts';
-import { loadReleaseSources } from '../release-sources.ts';
-import { NoReleaseError, readCurrentLink, type Release, type ReleaseManager } from '../release.ts';
+import { loadReleaseSources } from '../releases/release-lookups.ts';
+import { NoReleaseError, readCurrentLink, type Release, type ReleaseManager } from '../releases/release.ts';
 
 /** What dispatch needs of one release. */
 export interface LeadSnapshot {

@@ -11,7 +11,7 @@
  * webhook is disabled); every other answer, a timeout or a connection error is retried.
  * Pure functions: the clock and the random source are passed in.
  */
-import type { DeliveryOutcome } from '../state/webhooks.ts';
+import type { DeliveryOutcome } from '../state/webhook-interface.ts';
 
 export const RETRY_BASE_MS = 30_000;
 export const RETRY_FACTOR = 4;

@@ -5,8 +5,8 @@
  * refused. The filter is stored parsed (canonical authority / county names) and as a canonical
  * query string.
  */
-import { invalidParams } from '../errors.ts';
-import { parseLeadsQuery, type PlaceNames, type RawQuery } from '../params.ts';
+import { invalidParams } from '../http/errors.ts';
+import { parseLeadsQuery, type PlaceNames, type RawQuery } from '../query/leads-params.ts';
 import { normalisedFilters, type LeadsFilters } from '../query/leads-query.ts';
 import { FILTERS, filterQueryPairs } from '../query/lead-filters.ts';
 

@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { canonicalIp } from '../ip.ts';
+import { canonicalIp } from '../http/ip-address.ts';
 import { allowListed, describeAddress, guardedLookup, isPublicAddress, normaliseHost, systemResolver, type HostResolver } from './destination.ts';
 
 export interface SendResult {

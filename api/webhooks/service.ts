@@ -1,17 +1,17 @@
 /**
- * Managing webhooks: the one implementation behind both `leads webhooks …` (api/webhooks/cli.ts)
+ * Managing webhooks: the one implementation behind both `leads webhooks …` (api/cli/webhook-commands.ts)
  * and `/v1/webhooks` (api/routes/webhooks.ts). Every failure is an `ApiError` (400 with the
  * parameter named, 403 for scopes without webhooks, 404 for unknown or other accounts' webhooks).
  * Secrets are returned only by `create` and `rotateSecret`, once.
  */
 import { randomBytes } from 'node:crypto';
-import { ApiError, invalidParams, notFound, type ParamError } from '../errors.ts';
+import { ApiError, invalidParams, notFound, type ParamError } from '../http/errors.ts';
 import { parseQuery, querySchema, type RawQuery } from '../query/parse-query.ts';
 import { REASONS } from '../query/query-common.ts';
-import { CAPABILITIES, scopesWith, SCOPES, type Scope } from '../scopes.ts';
-import type { StateStore } from '../state/store.ts';
-import { type Delivery, type DeliveryStatus, type Webhook, type WebhookPatch } from '../state/webhooks.ts';
-import { accessReader, NO_ACTIVE_KEY, type WebhookAccess } from './access.ts';
+import { CAPABILITIES, scopesWith, SCOPES, type Scope } from '../access/scopes.ts';
+import type { StateStore } from '../state/store-interface.ts';
+import { type Delivery, type DeliveryStatus, type Webhook, type WebhookPatch } from '../state/webhook-interface.ts';
+import { accessReader, NO_ACTIVE_KEY, type WebhookAccess } from './send-access.ts';
 import { checkDestination, systemResolver, type HostResolver } from './destination.ts';
 import type { Dispatcher, WebhookConfig } from './dispatcher.ts';
 import { DEFAULT_WEBHOOK_TYPES, testEvent, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events.ts';
@@ -45,7 +45,7 @@ export interface PublicWebhook {
   status: Webhook['status'];
   disabled_reason: string | null;
   watermark: { lead_id: number; event_id: number; release: string | null };
-  /** Whether the webhook may send now and with which scope (api/webhooks/access.ts), decided from the account's keys at the time of asking. */
+  /** Whether the webhook may send now and with which scope (api/webhooks/send-access.ts), decided from the account's keys at the time of asking. */
   access: PublicAccess;
   secret_rotated_at: string | null;
   previous_secret_expires_at: string | null;

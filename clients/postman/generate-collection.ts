@@ -105,7 +105,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   else if (src) doc = JSON.parse(readFileSync(src, 'utf8')) as Json;
   else {
     const { loadApiConfig } = await import('../../api/config.ts');
-    const { buildOpenApi } = await import('../../api/openapi.ts');
+    const { buildOpenApi } = await import('../../api/openapi/document.ts');
     doc = buildOpenApi(loadApiConfig({}, {}), {});
   }
   writeFileSync(COLLECTION_FILE, JSON.stringify(collectionOf(doc), null, 2) + '\n');

@@ -12,7 +12,8 @@ import { foldText, resolveAuthority } from '../reference/authorities.ts';
 import type { CommencementRow, Lead, PlanningRow } from '../types.ts';
 import { classifyApplication, classifyScale } from './classify.ts';
 import type { CompanyIndex } from './company-match.ts';
-import { nameEvidence, type NameEvidence } from './name-evidence.ts';
+import { nameEvidence } from './name-evidence.ts';
+import type { NameEvidence } from '../types.ts';
 import { deriveReadiness, normaliseDecision, STATUS_OF } from './readiness.ts';
 import { estimateValue } from './value.ts';
 

@@ -23,10 +23,8 @@
 import { readFileSync } from 'node:fs';
 import { foldText, resolveAuthority } from '../reference/authorities.ts';
 import { baseOf, companyNameKey, LEGAL_SUFFIXES, type CompanyIndex } from './company-match.ts';
+import type { NameEvidence } from '../types.ts';
 
-/** The kinds of evidence, in the order they are tried. */
-export const NAME_EVIDENCE = ['company_register', 'legal_form', 'public_body'] as const;
-export type NameEvidence = (typeof NAME_EVIDENCE)[number];
 
 /** The published name fields and the field that carries each one's evidence. */
 export const EVIDENCED_NAME_FIELDS = {

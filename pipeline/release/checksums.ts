@@ -1,6 +1,6 @@
 /**
  * What a release folder holds, for its manifest and for checks: the size and SHA-256 of every
- * file (the API switches to a release only when they match, api/index/verify-release.ts) and the
+ * file (the API switches to a release only when they match, api/releases/verify-release.ts) and the
  * row count of every Parquet file.
  */
 import { createHash } from 'node:crypto';

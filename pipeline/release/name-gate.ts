@@ -8,7 +8,8 @@
  * Pure: records and register in, counts and messages out.
  */
 import type { CompanyIndex } from '../normalise/company-match.ts';
-import { EVIDENCED_NAME_FIELDS, evidenceHolds, NAME_EVIDENCE, type NameEvidence } from '../normalise/name-evidence.ts';
+import { EVIDENCED_NAME_FIELDS, evidenceHolds } from '../normalise/name-evidence.ts';
+import { NAME_EVIDENCE, type NameEvidence } from '../types.ts';
 
 /** Published names by table, field and kind of evidence (the manifest's `counts.published_names`). */
 export type PublishedNameCounts = Record<string, Record<string, Record<NameEvidence, number>>>;

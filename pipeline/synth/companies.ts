@@ -7,7 +7,7 @@
 import type { Authority } from '../reference/authorities.ts';
 import { AUTHORITIES } from '../reference/authorities.ts';
 import { csvLine } from '../lib/csv.ts';
-import { CRO_COMPANY_COLUMNS, CRO_FILING_COLUMNS } from './../sources/formats.ts';
+import { CRO_COMPANY_COLUMNS, CRO_FILING_COLUMNS } from '../sources/formats.ts';
 import { FileSink, dayToIso, isoToDay, type FileStats } from './output.ts';
 import { Rng, Table, cumulative, evenlySpread, recordRng } from './rng.ts';
 import { FORENAMES, PLACE_PREFIXES, SURNAMES, TOWNS, eircode, joinPlace, placeName, streetName, townOf } from './vocab.ts';

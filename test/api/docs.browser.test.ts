@@ -11,7 +11,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { chromiumMissing, launchChromium } from '../helpers/browser.ts';
-import { buildOpenApi } from '../../api/openapi.ts';
+import { buildOpenApi } from '../../api/openapi/document.ts';
 import { startTestApi, type TestApi } from '../helpers/api.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

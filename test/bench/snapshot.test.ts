@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareSnapshots, currentRelease, REQUESTS, takeSnapshot, type Snapshot } from '../../bench/snapshot.ts';
-import { buildOpenApi } from '../../api/openapi.ts';
+import { buildOpenApi } from '../../api/openapi/document.ts';
 import { documentedOperation, publishCopyOfRelease, tinyRelease } from '../helpers/api.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

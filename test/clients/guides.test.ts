@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openApiDb } from '../../api/db.ts';
+import { openApiDb } from '../../api/duckdb/db.ts';
 import { EPSG_2157 } from '../../api/gis/crs.ts';
 import { LeadsClient } from '../../clients/typescript/src/index.ts';
 import { startTestApi, type TestApi } from '../helpers/api.ts';

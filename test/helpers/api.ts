@@ -14,15 +14,16 @@ import * as assert from 'uvu/assert';
 import { cpSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadApiConfig, type ApiConfig } from '../../api/config.ts';
-import { PROBLEM_BASE } from '../../api/errors.ts';
-import { generateKey } from '../../api/keys.ts';
-import { readCurrentLink } from '../../api/release.ts';
-import { buildOpenApi } from '../../api/openapi.ts';
+import { PROBLEM_BASE } from '../../api/http/errors.ts';
+import { generateKey } from '../../api/access/keys.ts';
+import { readCurrentLink } from '../../api/releases/release.ts';
+import { buildOpenApi } from '../../api/openapi/document.ts';
 import { validateResponse } from './openapi.ts';
-import { SCOPES, type Scope } from '../../api/scopes.ts';
-import { startServer, type RunningServer } from '../../api/server.ts';
-import type { StateStore } from '../../api/state/store.ts';
-import type { DeprecationTable } from '../../api/service-terms.ts';
+import { SCOPES, type Scope } from '../../api/access/scopes.ts';
+import { startServer } from '../../api/server.ts';
+import type { RunningServer } from '../../api/startup/running-server.ts';
+import type { StateStore } from '../../api/state/store-interface.ts';
+import type { DeprecationTable } from '../../api/access/service-terms.ts';
 import type { HostResolver } from '../../api/webhooks/destination.ts';
 import { scaledRelease, type CachedRelease } from './scaled-release.ts';
 import { tempDir } from './tmp.ts';
@@ -67,7 +68,7 @@ export interface TestApiOptions {
   config?: Partial<ApiConfig>;
   /** The server's clock (hour windows, budget days, key expiry), e.g. a settable one. */
   clock?: () => Date;
-  /** A deprecation table in place of the project's (api/service-terms.ts), e.g. one fixture operation. */
+  /** A deprecation table in place of the project's (api/access/service-terms.ts), e.g. one fixture operation. */
   deprecations?: DeprecationTable;
   /** How webhook destinations are resolved (a fake resolver: no DNS query leaves the box). */
   resolveHost?: HostResolver;

@@ -9,9 +9,9 @@
  *   const key = await freshKey(api, 'commonwealth');
  *   await spendHourlyLimit(api, key, clock, 1500);   // the next request is a 429 with Retry-After: 2
  */
-import { generateKey } from '../../api/keys.ts';
+import { generateKey } from '../../api/access/keys.ts';
 import { hourWindow } from '../../api/access/limits.ts';
-import type { Scope } from '../../api/scopes.ts';
+import type { Scope } from '../../api/access/scopes.ts';
 import type { TestApi } from './api.ts';
 
 export class MovableClock {

@@ -5,7 +5,7 @@
  * the ids the API serves with these (the default-scale comparison is test/api/gis/geo-search.test.ts).
  */
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
-import type { ApiDb } from '../../api/db.ts';
+import type { ApiDb } from '../../api/duckdb/db.ts';
 import { EARTH_RADIUS_M, EDGE_TOLERANCE_M, type AreaGeometry } from '../../api/gis/geometry.ts';
 
 const HAVERSINE_SQL = `2 * ${EARTH_RADIUS_M} * asin(least(1, sqrt(pow(sin(radians(CAST(lat AS DOUBLE) - ?) / 2), 2) + cos(radians(?)) * cos(radians(CAST(lat AS DOUBLE))) * pow(sin(radians(CAST(lon AS DOUBLE) - ?) / 2), 2))))`;

@@ -1,7 +1,7 @@
 /**
  * Tests that hand-edit a release's files (a smaller leads table, a damaged Parquet file the build
  * must fail on) record the edit in its manifest, as the pipeline would have, so the server's
- * checksum check (api/index/verify-release.ts) lets the release through to what is under test.
+ * checksum check (api/releases/verify-release.ts) lets the release through to what is under test.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';

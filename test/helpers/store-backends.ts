@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openPostgresStore, type PostgresStateStore } from '../../api/state/postgres.ts';
 import { openSqliteStore } from '../../api/state/sqlite.ts';
-import type { StateStore } from '../../api/state/store.ts';
+import type { StateStore } from '../../api/state/store-interface.ts';
 import { tempDir } from './tmp.ts';
 
 export interface StoreBackend {

@@ -4,7 +4,7 @@
  * webhook created / changed / secret rotated / deleted). Read from `store.app.listActivity`.
  */
 import Router from '@koa/router';
-import type { StateStore } from '../../state/store.ts';
+import type { StateStore } from '../../state/store-interface.ts';
 import type { AppAreaState, RenderPage } from '../contract.ts';
 import { html } from '../html.ts';
 import { APP_BASE, when } from './common.ts';

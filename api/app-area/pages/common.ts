@@ -4,9 +4,9 @@
  * filter table (api/query/lead-filters.ts) and its reading back into a `/v1/leads` query, and
  * small server-rendered SVG charts. All markup is built with the `html` tag.
  */
-import type { ReleaseManager } from '../../release.ts';
-import { ApiError } from '../../errors.ts';
-import type { PlaceNames } from '../../params.ts';
+import type { ReleaseManager } from '../../releases/release.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { PlaceNames } from '../../query/leads-params.ts';
 import { FILTERS, filterParams, STATUS_GROUP_OF, type LeadFilter } from '../../query/lead-filters.ts';
 import { readForm } from '../body.ts';
 import type { AppAreaContext, AppPage, AppSection, RenderPage, SafeHtml } from '../contract.ts';

@@ -5,8 +5,8 @@
  * MapLibre and tiles come later), and "Download CSV" of the whole filtered list.
  *
  * The API's machinery, not a copy of it: the query is parsed by `parseLeadsQuery` /
- * `parseExportQuery` (api/params.ts, api/query/export-query.ts), answered by the release's leads
- * engine (`page` / `detail` / `count`, masked by api/masking.ts), and the CSV is written by the
+ * `parseExportQuery` (api/query/leads-params.ts, api/query/export-query.ts), answered by the release's leads
+ * engine (`page` / `detail` / `count`, masked by api/access/masking.ts), and the CSV is written by the
  * export's own DuckDB writer (api/render/csv.ts) with masked columns blank, never dropped.
  *
  * Rights: the app acts with the account's plan — the scope `appScope(plan)` (ent_api on premium,
@@ -17,22 +17,29 @@
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../../config.ts';
-import type { ApiDb } from '../../db.ts';
-import { ApiError } from '../../errors.ts';
-import { ExportTempSpace } from '../../export-temp.ts';
-import { budgetExhausted } from '../../access/middleware.ts';
+import type { ApiDb } from '../../duckdb/db.ts';
+import { ApiError } from '../../http/errors.ts';
+import { ExportTempSpace } from '../../exports/temp-space.ts';
+import { budgetExhausted } from '../../access/enforce.ts';
 import { budgetReset, dailyRows, utcDay } from '../../access/limits.ts';
 import type { UsageLedger } from '../../access/ledger.ts';
-import { attribution, maskedFor, maskingFor } from '../../masking.ts';
-import { parseLeadId, parseLeadsQuery } from '../../params.ts';
+import { attribution, maskedFor, maskingFor } from '../../access/masking.ts';
+import { parseLeadId, parseLeadsQuery } from '../../query/leads-params.ts';
 import { parseExportQuery, EXPORT_FORMATS } from '../../query/export-query.ts';
-import type { ReleaseManager } from '../../release.ts';
-import { releaseSourcesCache } from '../../release-sources.ts';
+import type { ReleaseManager } from '../../releases/release.ts';
+import { releaseSourcesCache } from '../../releases/release-lookups.ts';
 import { csvStream } from '../../render/csv.ts';
-import type { Scope } from '../../scopes.ts';
-import type { StateStore } from '../../state/store.ts';
+import type { Scope } from '../../access/scopes.ts';
+import type { StateStore } from '../../state/store-interface.ts';
 import { appScope, ensureAppKey } from '../account-service.ts';
 import type { AppAreaContext, AppAreaState, RenderPage, SafeHtml } from '../contract.ts';
+import { leadPageBody, leadTitle, type SeenStage } from './lead-page.ts';
+import { labelOf } from '../../../common/labels.ts';
+import { servedEvent, stagesOf } from '../../routes/events.ts';
+import { leadEventsQuery, type EventRow } from '../../query/events-query.ts';
+import { CAPABILITIES } from '../../access/scopes.ts';
+import type { Release } from '../../releases/release.ts';
+import { existsSync } from 'node:fs';
 import { html } from '../html.ts';
 import { APP_BASE, filterFields, filterQueryString, filterRawQuery, fmt, givenFilters, message, notFoundPage, pinRelease } from './common.ts';
 import { problemText } from './webhooks.ts';
@@ -174,20 +181,11 @@ ${leadsMap(found.results)}
         return notFoundPage(ctx, deps.renderPage, 'explorer', 'lead');
       }
       await charge(1);
-      const r = detail.record;
-      const project = (r['project'] as Lead | undefined) ?? r;
+      const r = detail.record as Record<string, any>;
       deps.renderPage(ctx, {
         section: 'explorer',
-        title: `Lead ${String(project['application_number'] ?? id)}`,
-        body: html`<p><a href="${APP_BASE}/explorer">Back to the explorer</a></p>
-<p>${String(project['description'] ?? '')}</p>
-${leadsMap([project])}
-<dl class="facts">${Object.entries(project)
-          .filter(([, v]) => v === null || typeof v !== 'object' || Array.isArray(v))
-          .map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${cell(k, v)}</dd>`)}</dl>
-${Object.entries(r)
-  .filter(([k, v]) => k !== 'project' && v !== null && typeof v === 'object')
-  .map(([k, v]) => html`<section><h2>${k.replace(/_/g, ' ')}</h2>${section(k.replace(/_/g, ' '), v)}</section>`)}`,
+        title: leadTitle(r),
+        body: leadPageBody(r, await seenStages(deps.db, release, id, r, scope), { enriched: CAPABILITIES[scope].enriched, map: leadsMap([r]) }),
       });
     });
   });
@@ -223,25 +221,13 @@ ${Object.entries(r)
 /** A value as table text: lists joined, numbers formatted, null blank. */
 function cell(column: string, v: unknown): string {
   if (v === null || v === undefined) return '';
+  if (column === 'verticals' && Array.isArray(v)) return v.map((x) => labelOf('verticals', String(x))).join(', ');
   if (Array.isArray(v)) return v.map(String).join(', ');
+  if (column === 'lead_readiness' || column === 'status' || column === 'use_class' || column === 'works_kind') return labelOf(column, String(v));
   if (typeof v === 'number') return column === 'id' || column.endsWith('_year') ? String(v) : fmt(v);
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   const s = String(v);
   return column === 'description' && s.length > 140 ? s.slice(0, 139) + '…' : s;
-}
-
-/**
- * A detail section: a list of records as a table, a record as facts. The table's box scrolls
- * sideways on a narrow screen, so it is a named region that takes the keyboard's focus (axe
- * `scrollable-region-focusable`).
- */
-function section(name: string, v: unknown): SafeHtml {
-  const rows = Array.isArray(v) ? (v as Lead[]) : [v as Lead];
-  if (rows.length === 0) return html`<p>None.</p>`;
-  const cols = [...new Set(rows.flatMap((r) => Object.keys(r ?? {})))].filter((c) => rows.every((r) => r?.[c] === null || typeof r?.[c] !== 'object' || Array.isArray(r?.[c])));
-  return html`<div class="table-wrap" role="region" tabindex="0" aria-label="${name}"><table><thead><tr>${cols.map((c) => html`<th scope="col">${c.replace(/_/g, ' ')}</th>`)}</tr></thead><tbody>${rows.map(
-    (r) => html`<tr>${cols.map((c) => html`<td>${cell(c, r?.[c])}</td>`)}</tr>`,
-  )}</tbody></table></div>`;
 }
 
 /** Ireland's bounding box (lon/lat) for the SVG map. */
@@ -262,4 +248,20 @@ export function leadsMap(leads: Lead[]): SafeHtml {
     (l) =>
       html`<circle cx="${x(l['lon'] as number).toFixed(1)}" cy="${y(l['lat'] as number).toFixed(1)}" r="4" class="pt"><title>${String(l['application_number'] ?? l['id'])}: ${String(l['planning_authority'] ?? '')}</title></circle>`,
   )}</svg><figcaption>${pts.length} of ${leads.length} leads on this page have a location (points by latitude and longitude).</figcaption></figure>`;
+}
+
+/**
+ * The stages the weekly releases saw for a lead (its event log, as `GET /v1/leads/{id}/history`
+ * reads it); none for a release built before the log existed.
+ */
+async function seenStages(db: ApiDb, release: Release, id: number, r: Record<string, any>, scope: Scope): Promise<SeenStage[]> {
+  if (!existsSync(release.path('events.parquet'))) return [];
+  const q = leadEventsQuery(release.tables.events, id);
+  const events = (await db.all<EventRow>(q.sql, q.params)).map((e) => servedEvent(e, scope));
+  const p = (r['project'] as Record<string, any> | undefined) ?? r;
+  return stagesOf(events, {
+    lead_readiness: String(p['lead_readiness']),
+    status: String(p['status']),
+    first_seen: String(r['first_seen']),
+  });
 }

@@ -8,15 +8,15 @@
  */
 import type Router from '@koa/router';
 import type { ApiConfig } from '../../config.ts';
-import type { ApiDb } from '../../db.ts';
-import type { ExportTempSpace } from '../../export-temp.ts';
+import type { ApiDb } from '../../duckdb/db.ts';
+import type { ExportTempSpace } from '../../exports/temp-space.ts';
 import type { UsageLedger } from '../../access/ledger.ts';
-import type { ReleaseManager } from '../../release.ts';
-import type { StateStore } from '../../state/store.ts';
+import type { ReleaseManager } from '../../releases/release.ts';
+import type { StateStore } from '../../state/store-interface.ts';
 import type { HostResolver } from '../../webhooks/destination.ts';
 import { APP_SECTIONS, type AppAreaState, type AppSection, type RecordActivity, type RenderPage } from '../contract.ts';
 import { html } from '../html.ts';
-import type { AppPageFactory, AppTools } from '../router.ts';
+import type { AppPageFactory, AppTools } from '../contract.ts';
 import { activityPage } from './activity.ts';
 import { explorerPage } from './explorer.ts';
 import { keysPage } from './keys.ts';

@@ -5,12 +5,12 @@
  * next request, api/state/revocations.ts). Key created and revoked are written to the activity log.
  */
 import Router from '@koa/router';
-import { ApiError } from '../../errors.ts';
-import { CAPABILITIES, type Scope } from '../../scopes.ts';
+import { ApiError } from '../../http/errors.ts';
+import { CAPABILITIES, type Scope } from '../../access/scopes.ts';
 import { accountService, KEY_LABEL_MAX, type KeyRow } from '../account-service.ts';
 import type { AppAreaContext, AppAreaState, RecordActivity, RenderPage } from '../contract.ts';
 import { html } from '../html.ts';
-import type { StateStore } from '../../state/store.ts';
+import type { StateStore } from '../../state/store-interface.ts';
 import { actionButton, APP_BASE, csrfField, formBody, message, notFoundPage, when } from './common.ts';
 
 export interface KeysPageDeps {

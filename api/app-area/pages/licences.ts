@@ -5,7 +5,7 @@
  * seat is done with the one-time claim link (/v1/claim).
  */
 import Router from '@koa/router';
-import type { StateStore } from '../../state/store.ts';
+import type { StateStore } from '../../state/store-interface.ts';
 import { accountService } from '../account-service.ts';
 import type { AppAreaState, RenderPage } from '../contract.ts';
 import { html } from '../html.ts';

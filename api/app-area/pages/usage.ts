@@ -10,11 +10,11 @@
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../../config.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../http/errors.ts';
 import { daysBefore, utcDay } from '../../access/limits.ts';
 import type { UsageLedger } from '../../access/ledger.ts';
-import { parseUsageQuery } from '../../routes/account.ts';
-import type { StateStore } from '../../state/store.ts';
+import { parseUsageQuery } from '../../query/usage-query.ts';
+import type { StateStore } from '../../state/store-interface.ts';
 import { accountService, appScope } from '../account-service.ts';
 import type { AppAreaContext, AppAreaState, RenderPage } from '../contract.ts';
 import { html } from '../html.ts';

@@ -9,13 +9,13 @@
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../../config.ts';
-import type { ApiDb } from '../../db.ts';
-import { ApiError, notFound } from '../../errors.ts';
-import type { ReleaseManager } from '../../release.ts';
-import { CAPABILITIES, scopesWith, type Scope } from '../../scopes.ts';
-import type { StateStore } from '../../state/store.ts';
-import type { Delivery } from '../../state/webhooks.ts';
-import { keyRefusal } from '../../webhooks/access.ts';
+import type { ApiDb } from '../../duckdb/db.ts';
+import { ApiError, notFound } from '../../http/errors.ts';
+import type { ReleaseManager } from '../../releases/release.ts';
+import { CAPABILITIES, scopesWith, type Scope } from '../../access/scopes.ts';
+import type { StateStore } from '../../state/store-interface.ts';
+import type { Delivery } from '../../state/webhook-interface.ts';
+import { keyRefusal } from '../../webhooks/send-access.ts';
 import { createDispatcher } from '../../webhooks/dispatcher.ts';
 import type { HostResolver } from '../../webhooks/destination.ts';
 import { serverLeadReader } from '../../webhooks/lead-reader.ts';

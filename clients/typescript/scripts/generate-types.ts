@@ -28,7 +28,7 @@ async function documentOf(source: string | undefined): Promise<Record<string, un
   if (source && /^https?:\/\//.test(source)) return (await (await fetch(source)).json()) as Record<string, unknown>;
   if (source) return JSON.parse(readFileSync(source, 'utf8')) as Record<string, unknown>;
   const { loadApiConfig } = await import('../../../api/config.ts');
-  const { buildOpenApi } = await import('../../../api/openapi.ts');
+  const { buildOpenApi } = await import('../../../api/openapi/document.ts');
   return buildOpenApi(loadApiConfig({}, {}), {});
 }
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Browser, Request } from 'playwright-core';
 import { chromiumMissing, launchChromium } from '../../helpers/browser.ts';
 import { issueClaimLink, licenceEnd } from '../../../api/access/licences.ts';
-import { KEY_PATTERN } from '../../../api/keys.ts';
+import { KEY_PATTERN } from '../../../api/access/keys.ts';
 import { startTestApi, type TestApi } from '../../helpers/api.ts';
 
 

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { issueClaimLink, licenceEnd, parseClaimLink, selfServeRefusal } from '../../../api/access/licences.ts';
-import { generateKey, KEY_PATTERN } from '../../../api/keys.ts';
+import { generateKey, KEY_PATTERN } from '../../../api/access/keys.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { REPO_ROOT } from '../../helpers/tmp.ts';
 

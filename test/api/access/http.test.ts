@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generateKey } from '../../../api/keys.ts';
+import { generateKey } from '../../../api/access/keys.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 
 const T0 = Date.parse('2026-11-20T10:15:00Z');

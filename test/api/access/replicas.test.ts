@@ -14,8 +14,9 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { loadApiConfig } from '../../../api/config.ts';
-import { generateKey } from '../../../api/keys.ts';
-import { startServer, type RunningServer } from '../../../api/server.ts';
+import { generateKey } from '../../../api/access/keys.ts';
+import { startServer } from '../../../api/server.ts';
+import type { RunningServer } from '../../../api/startup/running-server.ts';
 import { tinyRelease } from '../../helpers/api.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 

@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { failedAuthThrottle } from '../../../api/access/throttle.ts';
-import { ApiError } from '../../../api/errors.ts';
+import { ApiError } from '../../../api/http/errors.ts';
 import { unauthorized } from '../../../api/middleware/auth.ts';
 
 test('counts per address (IPv6 by its /64), addresses alternating; a blocked address is answered 429, the others 401', async () => {

@@ -16,11 +16,12 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { appArea, appCsp, type AppPageFactory } from '../../../api/app-area/router.ts';
+import { appArea, appCsp } from '../../../api/app-area/router.ts';
+import type { AppPageFactory } from '../../../api/app-area/contract.ts';
 import type { AppAreaState } from '../../../api/app-area/contract.ts';
 import { html } from '../../../api/app-area/html.ts';
 import { readForm } from '../../../api/app-area/body.ts';
-import { problemMiddleware } from '../../../api/errors.ts';
+import { problemMiddleware } from '../../../api/http/errors.ts';
 import { requestIdMiddleware } from '../../../api/middleware/request-id.ts';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');

@@ -9,10 +9,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
+import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import { featurePage, releaseLayersCache } from '../../../api/gis/features.ts';
 import type { GisRequest } from '../../../api/query/feeds-query.ts';
-import type { Release } from '../../../api/release.ts';
+import type { Release } from '../../../api/releases/release.ts';
 import { tinyRelease } from '../../helpers/api.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 

@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { openApiDb, sqlString } from '../../../api/db.ts';
+import { openApiDb, sqlString } from '../../../api/duckdb/db.ts';
 import { startTestApi, type TestApi } from '../../helpers/api.ts';
 import { testIf } from '../../helpers/skip.ts';
 import { wgs84ToItm } from '../../../pipeline/lib/itm.ts';
@@ -96,7 +96,7 @@ withGdal('GDAL reads a vector tile with its MVT driver, its fields typed by the 
   const x = Math.floor(((f0[0] + 180) / 360) * 2 ** z);
   const s = Math.sin((f0[1] * Math.PI) / 180);
   const y = Math.floor((0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI)) * 2 ** z);
-  // HEAD answers are budget quotes across the API (api/access/middleware.ts), so /vsicurl/ must not size files by HEAD
+  // HEAD answers are budget quotes across the API (api/access/enforce.ts), so /vsicurl/ must not size files by HEAD
   const env = { GDAL_HTTP_HEADERS: `Authorization: Bearer ${api.keys.ent_feed}`, CPL_VSIL_CURL_USE_HEAD: 'NO', GDAL_DISABLE_READDIR_ON_OPEN: 'EMPTY_DIR' };
   const { code, out } = await ogrinfo(['-ro', '-al', '-oo', `METADATA_FILE=/vsicurl/${api.baseUrl}/v1/tiles/leads.json`, `MVT:/vsicurl/${api.baseUrl}/v1/tiles/leads/${z}/${x}/${y}.mvt`], env);
   assert.is(code, 0, out.slice(0, 2000));

@@ -10,9 +10,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
+import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
-import { ATTRIBUTION, LICENCE_URL } from '../../../api/scopes.ts';
+import { ATTRIBUTION, LICENCE_URL } from '../../../api/access/scopes.ts';
 import { startTestApi, type TestApi } from '../../helpers/api.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 

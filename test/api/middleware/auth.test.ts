@@ -5,11 +5,11 @@ import Koa from 'koa';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authMiddleware } from '../../../api/middleware/auth.ts';
-import { problemMiddleware } from '../../../api/errors.ts';
+import { problemMiddleware } from '../../../api/http/errors.ts';
 import { requestIdMiddleware } from '../../../api/middleware/request-id.ts';
-import { generateKey } from '../../../api/keys.ts';
-import { SCOPES } from '../../../api/scopes.ts';
-import type { StoredKey } from '../../../api/state/store.ts';
+import { generateKey } from '../../../api/access/keys.ts';
+import { SCOPES } from '../../../api/access/scopes.ts';
+import type { StoredKey } from '../../../api/state/store-interface.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 
 let api: TestApi;

@@ -9,10 +9,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiConfigError, loadApiConfig } from '../../../api/config.ts';
-import { CidrList, canonicalIp, parseIPv4 } from '../../../api/ip.ts';
+import { CidrList, canonicalIp, parseIPv4 } from '../../../api/http/ip-address.ts';
 import { clientAddress, clientAddressMiddleware } from '../../../api/middleware/client-address.ts';
 import { throttleKey } from '../../../api/access/throttle.ts';
-import { generateKey } from '../../../api/keys.ts';
+import { generateKey } from '../../../api/access/keys.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 
 const unit = suite('client address (pure)');

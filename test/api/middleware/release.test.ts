@@ -5,10 +5,10 @@ import Koa from 'koa';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { problemMiddleware } from '../../../api/errors.ts';
+import { problemMiddleware } from '../../../api/http/errors.ts';
 import { releaseMiddleware } from '../../../api/middleware/release.ts';
 import { requestIdMiddleware } from '../../../api/middleware/request-id.ts';
-import { NoReleaseError, type Release, type ReleaseManager } from '../../../api/release.ts';
+import { NoReleaseError, type Release, type ReleaseManager } from '../../../api/releases/release.ts';
 import { assertProblem } from '../../helpers/api.ts';
 import { waitUntil } from '../../helpers/wait.ts';
 

@@ -56,7 +56,8 @@ async function entryOf(res: TestResponse): Promise<AccessEntry> {
 test('one JSON line per request: request id, method, route template, status, duration, key id, account, rows, bytes', async () => {
   const keys = await api.store.listKeys();
   const entApi = keys.find((k) => k.scope === 'ent_api')!;
-  const res = await api.request('/v1/leads?page_size=3&county=Cork');
+  // identity: `bytes` is what went on the wire (a compressed answer logs its encoded length)
+  const res = await api.request('/v1/leads?page_size=3&county=Cork', { headers: { 'Accept-Encoding': 'identity' } });
   assert.is(res.status, 200);
   const e = await entryOf(res);
   assert.equal(
@@ -67,6 +68,9 @@ test('one JSON line per request: request id, method, route template, status, dur
   assert.type(e.duration_ms, 'number');
   assert.ok(e.duration_ms >= 0);
   assert.not.ok('problem' in e);
+  const gz = await api.request('/v1/leads?page_size=50', { headers: { 'Accept-Encoding': 'gzip' } });
+  const logged = (await entryOf(gz)).bytes!;
+  assert.ok(logged > 0 && logged * 3 < Buffer.byteLength(gz.text), `a gzipped answer logs its ${logged} encoded bytes, not ${Buffer.byteLength(gz.text)}`);
 
   const detail = await api.request(`/v1/leads/${res.body.results[0].id}`);
   assert.equal([(await entryOf(detail)).route, (await entryOf(detail)).rows], ['GET /v1/leads/{id}', 1], 'the template, not the id');

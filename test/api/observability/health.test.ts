@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadApiConfig } from '../../../api/config.ts';
-import { buildOpenApi } from '../../../api/openapi.ts';
+import { buildOpenApi } from '../../../api/openapi/document.ts';
 import { startServer } from '../../../api/server.ts';
 import { READY_PROBE_CACHE_MS } from '../../../api/routes/health.ts';
 import { assertProblem, startTestApi, type TestApi, type TestResponse } from '../../helpers/api.ts';

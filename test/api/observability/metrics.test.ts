@@ -16,7 +16,7 @@ import Database from 'better-sqlite3';
 import { createApp } from '../../../api/app.ts';
 import { loadApiConfig } from '../../../api/config.ts';
 import { UsageLedger } from '../../../api/access/ledger.ts';
-import { generateKey } from '../../../api/keys.ts';
+import { generateKey } from '../../../api/access/keys.ts';
 import { aggregateMetrics, ApiMetrics, cumulativeMetrics, mergeSnapshots } from '../../../api/observability/metrics.ts';
 import { openStateStore } from '../../../api/state/open.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';

@@ -1,14 +1,14 @@
 /** Export builders and parameters: SQL and params, CSV/JSON rendering on real rows, parse errors. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openApiDb } from '../../../api/db.ts';
+import { openApiDb } from '../../../api/duckdb/db.ts';
 import { csvStream } from '../../../api/render/csv.ts';
 import { text } from 'node:stream/consumers';
-import { ApiError } from '../../../api/errors.ts';
-import { placeNames } from '../../../api/params.ts';
+import { ApiError } from '../../../api/http/errors.ts';
+import { placeNames } from '../../../api/query/leads-params.ts';
 import { csvHeader, exportHash, exportRowsQuery, jsonLineSql, LEAD_COLUMN_KINDS, parseExportQuery } from '../../../api/query/export-query.ts';
 import { encodeCursor } from '../../../api/query/paging.ts';
-import { ExportTempSpace } from '../../../api/export-temp.ts';
+import { ExportTempSpace } from '../../../api/exports/temp-space.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
 const src = { leads: 'leads', search: null };

@@ -6,14 +6,14 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ApiError } from '../../../api/errors.ts';
+import type { ApiError } from '../../../api/http/errors.ts';
 import {
   FEED_PAGE_SIZE_DEFAULT, GIS_AREA_FILTERS, GIS_AREA_PARAMS, GIS_PAGE_MAX, GIS_TOKEN_TTL, gisQuerySchema, OGC_LIMIT_DEFAULT, parseDatetime, parseGisQuery, parseGisTokenQuery, parseOgcMetaQuery,
 } from '../../../api/query/feeds-query.ts';
 import { GIS_TOKEN_TTL_DEFAULT_S, GIS_TOKEN_TTL_MAX_S } from '../../../api/gis/token.ts';
 import { REASONS } from '../../../api/query/query-common.ts';
 import { filtersOfKind } from '../../../api/query/lead-filters.ts';
-import { parseLeadsQuery, placeNames } from '../../../api/params.ts';
+import { parseLeadsQuery, placeNames } from '../../../api/query/leads-params.ts';
 import { GEOMETRY_REASONS, RADIUS_M } from '../../../api/gis/geometry.ts';
 import { parseBBox } from '../../../api/gis/geometry.ts';
 

@@ -6,8 +6,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { ApiError } from '../../../api/errors.ts';
-import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
+import { ApiError } from '../../../api/http/errors.ts';
+import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import {
   infraByIdQuery,
   infraCountQuery,

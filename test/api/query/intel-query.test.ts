@@ -4,8 +4,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openApiDb } from '../../../api/db.ts';
-import { ApiError } from '../../../api/errors.ts';
+import { openApiDb } from '../../../api/duckdb/db.ts';
+import { ApiError } from '../../../api/http/errors.ts';
 import { intelPageQuery, parseIntelQuery, periodDate, type IntelRequest } from '../../../api/query/intel-query.ts';
 
 const OPTS = { pageSizeDefault: 25, pageSizeMax: 100, pageMax: 1000 };

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
+import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import {
   leadsCountQuery,
   leadsCursorWhere,

@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ApiError } from '../../../api/errors.ts';
+import { ApiError } from '../../../api/http/errors.ts';
 import { decodeCursor, encodeCursor, filtersHash } from '../../../api/query/paging.ts';
 
 const OLD = { cursorSecret: 'the-old-cursor-secret-0123456789abcdef', cursorSecretsPrevious: [] as string[] };

@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { placeNames } from '../../../api/params.ts';
+import { placeNames } from '../../../api/query/leads-params.ts';
 import { parseInfrastructureQuery } from '../../../api/query/infrastructure-query.ts';
 import { parseIntelQuery } from '../../../api/query/intel-query.ts';
 import { parseGisQuery } from '../../../api/query/feeds-query.ts';

@@ -10,9 +10,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { rejects } from 'node:assert/strict';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
-import { defaultAloneSlots, openApiDb, StatementCancelled, sqlString, type ApiDb } from '../../../api/db.ts';
+import { defaultAloneSlots, openApiDb, StatementCancelled, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import { copyStream, ExportTempBoundError } from '../../../api/render/copy-stream.ts';
-import { ExportTempSpace } from '../../../api/export-temp.ts';
+import { ExportTempSpace } from '../../../api/exports/temp-space.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
 let db: ApiDb;

@@ -7,8 +7,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ApiError } from '../../../api/errors.ts';
-import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS, parseUsageQuery, USAGE_QUERY_SCHEMA } from '../../../api/routes/account.ts';
+import { ApiError } from '../../../api/http/errors.ts';
+import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS, parseUsageQuery, USAGE_QUERY_SCHEMA } from '../../../api/query/usage-query.ts';
 import type { RawQuery } from '../../../api/query/parse-query.ts';
 
 const TODAY = '2026-11-20';

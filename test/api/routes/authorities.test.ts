@@ -6,8 +6,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { openApiDb, sqlString } from '../../../api/db.ts';
-import { buildOpenApi } from '../../../api/openapi.ts';
+import { openApiDb, sqlString } from '../../../api/duckdb/db.ts';
+import { buildOpenApi } from '../../../api/openapi/document.ts';
 import { AUTHORITIES } from '../../../pipeline/reference/authorities.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { validateResponse } from '../../helpers/openapi.ts';

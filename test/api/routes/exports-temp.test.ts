@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { defaultAloneSlots } from '../../../api/db.ts';
+import { defaultAloneSlots } from '../../../api/duckdb/db.ts';
 import { assertProblem, startTestApi } from '../../helpers/api.ts';
 import { REPO_ROOT } from '../../helpers/tmp.ts';
 

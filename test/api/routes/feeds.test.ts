@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
+import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { rfc7946Errors } from '../../helpers/geojson.ts';

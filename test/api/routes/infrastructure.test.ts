@@ -7,10 +7,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { openApiDb, sqlString } from '../../../api/db.ts';
-import { buildOpenApi } from '../../../api/openapi.ts';
-import { SCOPES } from '../../../api/scopes.ts';
-import { ATTRIBUTION } from '../../../api/scopes.ts';
+import { openApiDb, sqlString } from '../../../api/duckdb/db.ts';
+import { buildOpenApi } from '../../../api/openapi/document.ts';
+import { SCOPES } from '../../../api/access/scopes.ts';
+import { ATTRIBUTION } from '../../../api/access/scopes.ts';
 import { startTestApi, assertProblem, tinyRelease, type TestApi, type TestResponse } from '../../helpers/api.ts';
 import { validateResponse } from '../../helpers/openapi.ts';
 

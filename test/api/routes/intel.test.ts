@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { openApiDb, sqlString } from '../../../api/db.ts';
+import { openApiDb, sqlString } from '../../../api/duckdb/db.ts';
 import { startTestApi, assertProblem, tinyRelease, type TestApi } from '../../helpers/api.ts';
 
 let api: TestApi;

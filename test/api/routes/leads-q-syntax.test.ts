@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
+import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import { foldSearchText, STOPWORDS } from '../../../common/search-text.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 

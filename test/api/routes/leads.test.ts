@@ -10,9 +10,9 @@ import type http from 'node:http';
 import net from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
-import { ATTRIBUTION, CAPABILITIES, SCOPES } from '../../../api/scopes.ts';
-import { maskRecord, responseMeta } from '../../../api/masking.ts';
+import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
+import { ATTRIBUTION, CAPABILITIES, SCOPES } from '../../../api/access/scopes.ts';
+import { maskRecord, responseMeta } from '../../../api/access/masking.ts';
 import {
   assembleLeadDetail,
   companyQuery,
@@ -23,7 +23,7 @@ import {
   salesSummaryQuery,
   suppliersQuery,
 } from '../../../api/query/lead-detail-query.ts';
-import type { Release } from '../../../api/release.ts';
+import type { Release } from '../../../api/releases/release.ts';
 import { assertProblem, startTestApi, type TestApi, type TestResponse } from '../../helpers/api.ts';
 import { REPO_ROOT } from '../../helpers/tmp.ts';
 import { waitUntil } from '../../helpers/wait.ts';

@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { openApiDb, sqlString, type ApiDb } from '../../../api/db.ts';
+import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { featureErrors, rfc7946Errors } from '../../helpers/geojson.ts';
 import { referenceNear, referencePolygon, squareWithHole } from '../../helpers/geo-reference.ts';
@@ -192,7 +192,7 @@ test('access_token: minted with the Bearer header, carried into every link, neve
 
   // a token dies with its key
   const k = await api.store.createAccount('gis', 'premium').then(async (acc) => {
-    const { generateKey } = await import('../../../api/keys.ts');
+    const { generateKey } = await import('../../../api/access/keys.ts');
     const g = generateKey('custom');
     await api.store.insertKey({ id: g.id, account_id: acc.id, scope: 'custom', name: 'gis', display_prefix: g.displayPrefix, hash: g.hash });
     return g;

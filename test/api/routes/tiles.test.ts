@@ -10,7 +10,7 @@ import { VectorTile } from '@mapbox/vector-tile';
 import Pbf from 'pbf';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { CLUSTER_MAX_ZOOM, tileFields, TILE_BUFFER, TILE_EXTENT } from '../../../api/gis/tiles.ts';
-import { enrichedFields } from '../../../api/masking.ts';
+import { enrichedFields } from '../../../api/access/masking.ts';
 
 let api: TestApi;
 type F = { id: number; geometry: { coordinates: [number, number] }; properties: Record<string, any> };

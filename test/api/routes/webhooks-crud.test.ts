@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { API_DEFAULTS } from '../../../api/config.ts';
-import { generateKey } from '../../../api/keys.ts';
+import { generateKey } from '../../../api/access/keys.ts';
 import { IDEMPOTENCY_TTL_MS } from '../../../api/middleware/idempotency-key.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { pgSchemaUrl, TEST_PG_URL } from '../../helpers/store-backends.ts';

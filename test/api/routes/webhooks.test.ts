@@ -5,10 +5,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHmac } from 'node:crypto';
-import { generateKey } from '../../../api/keys.ts';
+import { generateKey } from '../../../api/access/keys.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.ts';
-import { DELIVERY_STATUSES } from '../../../api/state/webhooks.ts';
+import { DELIVERY_STATUSES } from '../../../api/state/webhook-interface.ts';
 import { DELIVERIES_QUERY_SCHEMA } from '../../../api/webhooks/service.ts';
 
 let api: TestApi;

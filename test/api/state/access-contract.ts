@@ -6,8 +6,8 @@
 import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash, randomBytes } from 'node:crypto';
-import { generateKey } from '../../../api/keys.ts';
-import type { NewKey, StateStore } from '../../../api/state/store.ts';
+import { generateKey } from '../../../api/access/keys.ts';
+import type { NewKey, StateStore } from '../../../api/state/store-interface.ts';
 
 type WithStore = (fn: (s: StateStore) => Promise<void>, now?: () => Date) => Promise<void>;
 

@@ -5,7 +5,7 @@
  * single-use and counting cases.
  */
 import type { StoreBackend } from '../../helpers/store-backends.ts';
-import type { StateStore } from '../../../api/state/store.ts';
+import type { StateStore } from '../../../api/state/store-interface.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { NewCredential } from '../../../api/state/app-store.ts';

@@ -6,8 +6,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
-import { generateKey } from '../../../api/keys.ts';
-import type { StateStore } from '../../../api/state/store.ts';
+import { generateKey } from '../../../api/access/keys.ts';
+import type { StateStore } from '../../../api/state/store-interface.ts';
 import { accessContract } from './access-contract.ts';
 
 export const CONTRACT_NOW = '2026-11-20T10:00:00.000Z';

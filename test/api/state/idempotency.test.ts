@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { StateStore } from '../../../api/state/store.ts';
+import type { StateStore } from '../../../api/state/store-interface.ts';
 import { postgresBackend, sqliteBackend, type StoreBackend } from '../../helpers/store-backends.ts';
 
 const HOUR = 3_600_000;

@@ -13,7 +13,7 @@ import { rejects } from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { ApiConfigError } from '../../../api/config.ts';
-import { generateKey } from '../../../api/keys.ts';
+import { generateKey } from '../../../api/access/keys.ts';
 import { openStateStore } from '../../../api/state/open.ts';
 import { MIGRATIONS } from '../../../api/state/migrations.ts';
 import { createPostgresStore, openPostgresStore, parsePostgresUrl, type PostgresStateStore, type PostgresStoreOptions } from '../../../api/state/postgres.ts';

@@ -15,14 +15,14 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import Koa from 'koa';
 import pg from 'pg';
-import { problemMiddleware } from '../../../api/errors.ts';
-import { generateKey } from '../../../api/keys.ts';
+import { problemMiddleware } from '../../../api/http/errors.ts';
+import { generateKey } from '../../../api/access/keys.ts';
 import { authMiddleware } from '../../../api/middleware/auth.ts';
 import { requestIdMiddleware } from '../../../api/middleware/request-id.ts';
 import { openPostgresStore, type PostgresStateStore } from '../../../api/state/postgres.ts';
 import { keyChangeChannel } from '../../../api/state/revocations.ts';
 import { openSqliteStore } from '../../../api/state/sqlite.ts';
-import type { StateStore } from '../../../api/state/store.ts';
+import type { StateStore } from '../../../api/state/store-interface.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 import { waitUntil } from '../../helpers/wait.ts';
 

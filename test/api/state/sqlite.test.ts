@@ -4,11 +4,11 @@ import * as assert from 'uvu/assert';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { ApiConfigError } from '../../../api/config.ts';
-import { generateKey } from '../../../api/keys.ts';
+import { generateKey } from '../../../api/access/keys.ts';
 import { openStateStore } from '../../../api/state/open.ts';
 import { MIGRATIONS } from '../../../api/state/migrations.ts';
 import { openSqliteStore } from '../../../api/state/sqlite.ts';
-import type { StateStore } from '../../../api/state/store.ts';
+import type { StateStore } from '../../../api/state/store-interface.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 import { stateStoreContract } from './contract.ts';
 

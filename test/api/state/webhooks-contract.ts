@@ -1,5 +1,5 @@
 /**
- * The webhook store contract (api/state/webhooks.ts): what every backend must do, as one uvu
+ * The webhook store contract (api/state/webhook-interface.ts): what every backend must do, as one uvu
  * suite per backend (webhooks-sqlite.test.ts, webhooks-postgres.test.ts). Each backend opens a
  * fresh store, and a second store on the same data (another process / replica) for the
  * concurrency cases.
@@ -8,8 +8,8 @@ import type { StoreBackend } from '../../helpers/store-backends.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
-import type { StateStore } from '../../../api/state/store.ts';
-import type { NewDelivery, NewWebhook } from '../../../api/state/webhooks.ts';
+import type { StateStore } from '../../../api/state/store-interface.ts';
+import type { NewDelivery, NewWebhook } from '../../../api/state/webhook-interface.ts';
 
 export const T0 = Date.parse('2026-11-20T10:00:00.000Z');
 

@@ -1,10 +1,10 @@
-/** The rule deciding the scope a webhook sends with (api/webhooks/access.ts), case by case. */
+/** The rule deciding the scope a webhook sends with (api/webhooks/send-access.ts), case by case. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { planAllowsScope } from '../../../api/access/licences.ts';
-import type { Scope } from '../../../api/scopes.ts';
-import type { ApiKey } from '../../../api/state/store.ts';
-import { webhookAccess } from '../../../api/webhooks/access.ts';
+import type { Scope } from '../../../api/access/scopes.ts';
+import type { ApiKey } from '../../../api/state/store-interface.ts';
+import { webhookAccess } from '../../../api/webhooks/send-access.ts';
 
 const NOW = new Date('2026-11-20T10:00:00Z');
 let n = 0;

@@ -5,10 +5,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { placeNames } from '../../../api/params.ts';
+import { placeNames } from '../../../api/query/leads-params.ts';
 import { FILTERS } from '../../../api/query/lead-filters.ts';
 import { filterString, parseSavedFilter } from '../../../api/webhooks/saved-filter.ts';
-import { ApiError } from '../../../api/errors.ts';
+import { ApiError } from '../../../api/http/errors.ts';
 
 const places = placeNames([
   { planning_authority: 'Dún Laoghaire-Rathdown', county: 'Dublin', application_type: 'PERMISSION AND RETENTION' },

@@ -9,7 +9,8 @@ import { existsSync } from 'node:fs';
 import { confusionTable, formatReport, prf, scoreClassification, type GoldLabel, type Prediction } from '../../../pipeline/eval/score.ts';
 import { LABELS, predictReal, readLabels, readRealDescriptions, REAL_CSV, VALIDATION_LABELS } from '../../../pipeline/eval/run.ts';
 import { formatGenerated, scoreGenerated } from '../../../pipeline/eval/generated.ts';
-import { USE_CLASSES, VERTICALS, WORKS_KINDS } from '../../../pipeline/normalise/classify.ts';
+import { USE_CLASSES, VERTICALS } from '../../../pipeline/normalise/classify.ts';
+import { WORKS_KINDS } from '../../../pipeline/types.ts';
 import { testIf } from '../../helpers/skip.ts';
 
 const gold = (o: Partial<GoldLabel>): GoldLabel => ({ app_ref: 'x', use_class: 'other', works_kind: 'new_works', explicit: [], implied: [], verticals: [], ...o });

@@ -16,10 +16,10 @@ import {
   USE_CLASS_VERTICALS,
   USE_CLASSES,
   VERTICALS,
-  WORKS_KINDS,
   worksKindOfType,
   type ClassifyInput,
 } from '../../../pipeline/normalise/classify.ts';
+import { WORKS_KINDS } from '../../../pipeline/types.ts';
 import { LEAD_FILTERS } from '../../../api/query/lead-filters.ts';
 
 const row = (description: string, extra: Partial<{ land_use_code: string | null; num_units: number | null; one_off_house: boolean; floor_area_m2: number | null }> = {}) => ({

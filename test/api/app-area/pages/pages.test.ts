@@ -18,7 +18,7 @@ import { tempDir } from '../../../helpers/tmp.ts';
 import { appKeyId } from '../../../../api/app-area/account-service.ts';
 import { MAX_SELF_SERVE_KEYS } from '../../../../api/access/licences.ts';
 import { utcDay } from '../../../../api/access/limits.ts';
-import type { Account } from '../../../../api/state/store.ts';
+import type { Account } from '../../../../api/state/store-interface.ts';
 
 let h: AppHarness;
 let rx: Receiver;
@@ -181,6 +181,28 @@ test('explorer: the same total as GET /v1/leads; rows charged to the app ledger 
   assert.match(page2.text, /GET \/app\/explorer/);
   // the app's key never authenticates and never counts against the key limit
   assert.is((await h.api.store.listKeys(pro.id)).find((k) => k.id === appKeyId(pro.id))?.status, 'revoked');
+});
+
+test('lead page: the address and council reference as its title, a link to the council, facts in words, timeline, map point; applicant only on premium', async () => {
+  // a located lead with an organisation as applicant and an address
+  const list = (await h.api.request('/v1/leads?page_size=100&sort=value_desc', { key: h.api.keys.ent_api })).body.results as any[];
+  const lead = list.find((l) => l.applicant_org && l.address && l.lat !== null && l.public_url && l.verticals.length > 0);
+  assert.ok(lead, 'a lead with an organisation applicant, an address, a location and a council link');
+  const strip = (t: string): string => t.replace(/<[^>]+>/g, ' ').replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/\s+/g, ' ');
+  const page = await h.get(premium, `/app/explorer/${lead.id}`);
+  assert.is(page.status, 200);
+  const h1 = /<h1>([^<]*)<\/h1>/.exec(page.text)?.[1] ?? '';
+  assert.ok(strip(h1).includes(lead.application_number) && strip(h1).includes(lead.address), `title: ${h1}`);
+  assert.ok(page.text.includes(`href="${lead.public_url.replace(/&/g, '&amp;')}"`), 'the council page is a link');
+  const text = strip(page.text);
+  for (const v of [lead.planning_authority, lead.county, lead.address, lead.applicant_org]) assert.ok(text.includes(v), `shows ${v}`);
+  assert.not.match(text, /\[object Object\]/);
+  assert.not.match(text, new RegExp(`\\b${lead.lead_readiness}\\b`), 'the stage in words, not its code');
+  assert.match(text, /Application received\s*:\s*\d{4}-\d{2}-\d{2}/);
+  assert.match(page.text, /1 of 1 leads on this page have a location/);
+  const basicPage = strip((await h.get(pro, `/app/explorer/${lead.id}`)).text);
+  assert.not.ok(basicPage.includes(lead.applicant_org), 'no applicant name below premium');
+  assert.match(basicPage, /Not in your plan/);
 });
 
 test('explorer CSV: enriched columns present and blank on pro, filled on premium (read back in DuckDB)', async () => {

@@ -20,7 +20,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { issueInvitation } from '../../../../api/app-area/invitations.ts';
 import { APP_SECTIONS } from '../../../../api/app-area/contract.ts';
-import type { Plan } from '../../../../api/scopes.ts';
+import type { Plan } from '../../../../api/access/scopes.ts';
 import { startTestApi, type TestApi } from '../../../helpers/api.ts';
 import { chromiumMissing, launchChromium } from '../../../helpers/browser.ts';
 import { REPO_ROOT, tempDir } from '../../../helpers/tmp.ts';

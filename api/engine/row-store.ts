@@ -1,0 +1,463 @@
+/**
+ * The full lead rows of a release, held in the Node process as JSON text, column by column, so a
+ * list page is written byte for byte into the response (`writeJson` into a `ByteWriter`): no
+ * decompression, no `JSON.parse`, no `JSON.stringify` per request.
+ *
+ * Every value is kept as the exact JSON text the API serves (`JSON.stringify` of the value
+ * `ApiDb.all` reads from DuckDB), in one of two encodings chosen per column at build:
+ *  - dictionary: the column's distinct texts, each stored once together with its key
+ *    (`,"county":"Cork"`), and a 1- or 2-byte code per row. Columns with ≤ 65,535 distinct
+ *    values and at most half as many as rows (dates, enumerations, descriptions, values, …);
+ *  - raw: the text itself, per row (ids, addresses, coordinates, URLs, hashes), each prefixed
+ *    with its length (LEB128) in one row-major buffer, so row `slot` starts at `rowStart[slot]`.
+ * A row is written as, per column, one copy of a dictionary entry, or the key and the raw text:
+ * spans longer than `LONG_SPAN` bytes by `TypedArray.set` (a native copy whose fixed cost pays
+ * from there on), shorter ones four bytes at a time through DataViews (a span of four bytes or
+ * more ends with one four-byte copy that may overlap the one before; a byte loop costs ~2 ns a
+ * byte, these ~0.5).
+ * Masked columns (`nulled`) are written as `,"key":null` from a fragment of their own, so every
+ * scope gets the same keys in the same order (`LEAD_COLUMNS`). Which columns a scope may see is
+ * decided by api/access/masking.ts, never here.
+ *
+ * At default scale (201,300 leads) the store holds ~60 MB and writes a 25-row page (~41 KB) in
+ * ~50 µs when its rows are in the CPU caches, ~90 µs when they are not (a byte loop took 130 / 180).
+ */
+import { SEARCH_TEXT_COLUMNS, searchDocText } from '../../common/search-syntax.ts';
+import { sqlIdent, type ApiDb } from '../duckdb/db.ts';
+import { LEAD_COLUMNS } from '../query/leads-query.ts';
+import { ByteWriter } from '../render/bytes.ts';
+
+const RAW = 0;
+const DICT8 = 1;
+const DICT16 = 2;
+
+/**
+ * Spans longer than this are copied with `TypedArray.set(subarray)`, shorter ones in JS (the
+ * native call and its view cost ~75 ns, a 4-byte step ~2 ns; measured on 25-row pages of the
+ * default-scale release: 64 to 128 are alike, 256 and no native copy at all are slower).
+ */
+export const LONG_SPAN = 64;
+
+/** Largest dictionary (2-byte codes). */
+export const DICTIONARY_MAX = 65_535;
+
+/** Everything a store is made of: typed arrays and the column names (a release loader can move them between processes). */
+export interface RowStoreParts {
+  columns: string[];
+  ids: Int32Array;
+  /** Per column: 0 raw, 1 dictionary with 1-byte codes, 2 with 2-byte codes. */
+  kinds: Uint8Array;
+  /** Key, null and dictionary fragments (UTF-8). */
+  frag: Uint8Array;
+  /** Per column: [start, end) of `,"key":` (`{"key":` for the first) and of `,"key":null` in `frag`. */
+  keySpan: Uint32Array;
+  nullSpan: Uint32Array;
+  /** Dictionary entry `code` of column c is `frag[dictOff[dictBase[c] + code], dictOff[dictBase[c] + code + 1])`. */
+  dictBase: Int32Array;
+  dictOff: Uint32Array;
+  /** Codes, row-major: the 1-byte codes of row r are `codes8[r·w8 …]`, the 2-byte ones `codes16[r·w16 …]`. */
+  codes8: Uint8Array;
+  codes16: Uint16Array;
+  /** Per column: its index within the row's 1- or 2-byte codes (-1 for raw columns). */
+  codeIndex: Int32Array;
+  /** The longest row written (bytes, unmasked). */
+  maxRowBytes: number;
+  /** Raw texts, row-major, each prefixed with its byte length (LEB128). */
+  raw: Uint8Array;
+  rowStart: Uint32Array;
+}
+
+const enc = new TextEncoder();
+
+export class RowStore {
+  readonly size: number;
+  readonly columns: readonly string[];
+  private readonly p: RowStoreParts;
+  private readonly slotTable: Int32Array | null;
+  private readonly slotMap: Map<number, number> | null;
+  private readonly maxId: number;
+  private readonly columnIndex: Map<string, number>;
+  /** Byte length of each column's key prefix (`,"name":`). */
+  private readonly keyLen: Uint32Array;
+  /** 1- and 2-byte codes per row. */
+  private readonly w8: number;
+  private readonly w16: number;
+  private readonly scratch = new ByteWriter(8 * 1024);
+  /** `frag` and `raw` as Buffers (for decoding one value without a view per call). */
+  private readonly fragText: Buffer;
+  private readonly rawText: Buffer;
+  /** `frag` and `raw` as DataViews (`writeJson` copies four bytes per step). */
+  private readonly fragView: DataView;
+  private readonly rawView: DataView;
+
+  constructor(parts: RowStoreParts) {
+    this.p = parts;
+    this.size = parts.ids.length;
+    this.columns = parts.columns;
+    this.columnIndex = new Map(parts.columns.map((c, i) => [c, i]));
+    this.keyLen = Uint32Array.from(parts.columns, (_, c) => parts.keySpan[2 * c + 1]! - parts.keySpan[2 * c]!);
+    this.fragText = Buffer.from(parts.frag.buffer, parts.frag.byteOffset, parts.frag.byteLength);
+    this.rawText = Buffer.from(parts.raw.buffer, parts.raw.byteOffset, parts.raw.byteLength);
+    this.fragView = new DataView(parts.frag.buffer, parts.frag.byteOffset, parts.frag.byteLength);
+    this.rawView = new DataView(parts.raw.buffer, parts.raw.byteOffset, parts.raw.byteLength);
+    this.w8 = parts.kinds.filter((k) => k === DICT8).length;
+    this.w16 = parts.kinds.filter((k) => k === DICT16).length;
+    // A slot (row number) per id: a typed array indexed by id when ids are dense, else a Map.
+    let maxId = -1;
+    let dense = true;
+    for (const id of parts.ids) {
+      if (id < 0) dense = false;
+      else if (id > maxId) maxId = id;
+    }
+    dense &&= maxId < 4 * parts.ids.length + 1024;
+    this.maxId = maxId;
+    this.slotTable = dense ? new Int32Array(maxId + 1).fill(-1) : null;
+    this.slotMap = dense ? null : new Map();
+    parts.ids.forEach((id, i) => (this.slotTable ? (this.slotTable[id] = i) : this.slotMap!.set(id, i)));
+  }
+
+  /** Bytes held (texts, codes and offsets). */
+  get bytes(): number {
+    const p = this.p;
+    return p.frag.length + p.raw.length + p.rowStart.byteLength + p.dictOff.byteLength + p.ids.byteLength + p.codes8.byteLength + p.codes16.byteLength;
+  }
+
+  /** The parts (to move the store to another process). */
+  parts(): RowStoreParts {
+    return this.p;
+  }
+
+  /** The row of a lead id, or -1 when the release has no such lead. */
+  slotOf(id: number): number {
+    if (!Number.isInteger(id)) return -1;
+    if (this.slotTable) return id >= 0 && id <= this.maxId ? this.slotTable[id]! : -1;
+    return this.slotMap!.get(id) ?? -1;
+  }
+
+  /**
+   * Append the JSON object of row `slot` to `out`: every column in order; a column whose entry
+   * in `nulled` is 1 is written as null.
+   */
+  writeJson(out: ByteWriter, slot: number, nulled: Uint8Array | null): void {
+    const { kinds, frag, keySpan, nullSpan, dictBase, dictOff, codes8, codes16, codeIndex, raw } = this.p;
+    const { fragView, rawView } = this;
+    out.ensure(this.p.maxRowBytes + 1);
+    const buf = out.buf;
+    const dst = out.dataView();
+    let o = out.len;
+    let rp = this.p.rowStart[slot]!;
+    const base8 = slot * this.w8;
+    const base16 = slot * this.w16;
+    const n = kinds.length;
+    for (let c = 0; c < n; c++) {
+      const kind = kinds[c]!;
+      let src: Uint8Array = frag;
+      let view = fragView;
+      let s: number;
+      let e: number;
+      if (kind === RAW) {
+        let len = raw[rp++]!;
+        if (len & 0x80) {
+          len = (len & 0x7f) | (raw[rp++]! << 7);
+          if (len & 0x4000) len = (len & 0x3fff) | (raw[rp++]! << 14);
+        }
+        if (nulled !== null && nulled[c] === 1) {
+          s = nullSpan[2 * c]!;
+          e = nullSpan[2 * c + 1]!;
+        } else {
+          o = copySpan(buf, dst, o, frag, fragView, keySpan[2 * c]!, keySpan[2 * c + 1]!);
+          src = raw;
+          view = rawView;
+          s = rp;
+          e = rp + len;
+        }
+        rp += len;
+      } else if (nulled !== null && nulled[c] === 1) {
+        s = nullSpan[2 * c]!;
+        e = nullSpan[2 * c + 1]!;
+      } else {
+        const at = dictBase[c]! + (kind === DICT8 ? codes8[base8 + codeIndex[c]!]! : codes16[base16 + codeIndex[c]!]!);
+        s = dictOff[at]!;
+        e = dictOff[at + 1]!;
+      }
+      o = copySpan(buf, dst, o, src, view, s, e);
+    }
+    buf[o++] = 0x7d; // }
+    out.len = o;
+  }
+
+  /** The lead with this id as a fresh object (columns in order), or null. */
+  get(id: number): Record<string, unknown> | null {
+    const slot = this.slotOf(id);
+    if (slot < 0) return null;
+    this.writeJson(this.scratch, slot, null);
+    const text = this.scratch.toString();
+    this.scratch.len = 0;
+    return JSON.parse(text) as Record<string, unknown>;
+  }
+
+  /** Several leads in the order given (repeats included); null for unknown ids. */
+  getMany(ids: readonly number[]): (Record<string, unknown> | null)[] {
+    return ids.map((id) => this.get(id));
+  }
+
+  /** The distinct values of a column (parsed, in no particular order; null included when present). */
+  distinct(column: string): unknown[] {
+    const c = this.columnIndex.get(column);
+    if (c === undefined) throw new Error(`the row store has no column ${column}`);
+    const { kinds, dictBase, dictOff } = this.p;
+    if (kinds[c] === RAW) {
+      const seen = new Map<string, unknown>();
+      for (let slot = 0; slot < this.size; slot++) {
+        const v = this.value(slot, column);
+        seen.set(JSON.stringify(v), v);
+      }
+      return [...seen.values()];
+    }
+    // the column's entries run from its base to the next dictionary column's (each list ends with one end offset)
+    let next = dictOff.length;
+    for (let d = c + 1; d < kinds.length; d++) {
+      if (dictBase[d]! >= 0) {
+        next = dictBase[d]!;
+        break;
+      }
+    }
+    const out: unknown[] = [];
+    for (let at = dictBase[c]!; at < next - 1; at++) out.push(JSON.parse(this.fragText.toString('utf8', dictOff[at]! + this.keyLen[c]!, dictOff[at + 1]!)));
+    return out;
+  }
+
+  /** One column's value of row `slot` (parsed from its JSON text). */
+  value(slot: number, column: string): unknown {
+    const c = this.columnIndex.get(column);
+    if (c === undefined) throw new Error(`the row store has no column ${column}`);
+    const { kinds, frag, dictBase, dictOff, codes8, codes16, codeIndex, raw } = this.p;
+    let start: number;
+    let end: number;
+    let src: Uint8Array;
+    if (kinds[c] === RAW) {
+      let rp = this.p.rowStart[slot]!;
+      for (let k = 0; ; k++) {
+        if (kinds[k] !== RAW) continue;
+        let len = raw[rp++]!;
+        if (len & 0x80) {
+          len = (len & 0x7f) | (raw[rp++]! << 7);
+          if (len & 0x4000) len = (len & 0x3fff) | (raw[rp++]! << 14);
+        }
+        if (k === c) {
+          start = rp;
+          end = rp + len;
+          break;
+        }
+        rp += len;
+      }
+      src = raw;
+    } else {
+      const at = dictBase[c]! + (kinds[c] === DICT8 ? codes8[slot * this.w8 + codeIndex[c]!]! : codes16[slot * this.w16 + codeIndex[c]!]!);
+      start = dictOff[at]! + this.keyLen[c]!;
+      end = dictOff[at + 1]!;
+      src = frag;
+    }
+    return JSON.parse((src === raw ? this.rawText : this.fragText).toString('utf8', start, end));
+  }
+}
+
+/**
+ * Copy `src[s, e)` (`view` is a DataView over `src`) into `buf` (`dst` over it) at `o`; returns
+ * the offset after it. The caller has made room.
+ */
+function copySpan(buf: Buffer, dst: DataView, o: number, src: Uint8Array, view: DataView, s: number, e: number): number {
+  const len = e - s;
+  if (len > LONG_SPAN) {
+    buf.set(src.subarray(s, e), o);
+    return o + len;
+  }
+  if (len < 4) {
+    for (let i = s; i < e; i++) buf[o++] = src[i]!;
+    return o;
+  }
+  let i = s;
+  for (; i + 8 < e; i += 8, o += 8) {
+    dst.setUint32(o, view.getUint32(i));
+    dst.setUint32(o + 4, view.getUint32(i + 4));
+  }
+  if (i + 4 < e) {
+    dst.setUint32(o, view.getUint32(i));
+    i += 4;
+    o += 4;
+  }
+  // the last four bytes (1 to 4 of them not yet copied): one step that may overlap the one before
+  o += e - i;
+  dst.setUint32(o - 4, view.getUint32(e - 4));
+  return o;
+}
+
+/**
+ * Builds a `RowStore` from rows given in order. `distinct[c]` bounds the distinct non-null values
+ * of column c (e.g. DuckDB's `count(DISTINCT c)`); it decides the column's encoding, so it must
+ * not be lower than the truth (the build fails if it is).
+ */
+export class RowStoreBuilder {
+  private readonly kinds: Uint8Array;
+  private readonly capacity: number[];
+  private readonly dicts: (Map<string, number> | null)[];
+  private readonly codes8: Uint8Array;
+  private readonly codes16: Uint16Array;
+  private readonly codeIndex: Int32Array;
+  private readonly w8: number;
+  private readonly w16: number;
+  private rowBytes = 0;
+  private maxRowBytes = 0;
+  private readonly ids: Int32Array;
+  private raw = Buffer.allocUnsafe(1 << 20);
+  private rawLen = 0;
+  private readonly rowStart: Uint32Array;
+  private at = 0;
+
+  constructor(
+    private readonly columns: readonly string[],
+    rows: number,
+    distinct: readonly number[],
+    opts: { dictionaryMax?: number } = {},
+  ) {
+    const max = Math.min(opts.dictionaryMax ?? DICTIONARY_MAX, DICTIONARY_MAX);
+    this.kinds = Uint8Array.from(columns, (_, c) => {
+      const entries = distinct[c]! + 1; // + null
+      if (entries > max || entries > Math.max(2, rows / 2)) return RAW;
+      return entries <= 256 ? DICT8 : DICT16;
+    });
+    this.capacity = distinct.map((d) => d + 1);
+    this.dicts = columns.map((_, c) => (this.kinds[c] === RAW ? null : new Map()));
+    let w8 = 0;
+    let w16 = 0;
+    this.codeIndex = Int32Array.from(this.kinds, (k) => (k === DICT8 ? w8++ : k === DICT16 ? w16++ : -1));
+    this.w8 = w8;
+    this.w16 = w16;
+    this.codes8 = new Uint8Array(rows * w8);
+    this.codes16 = new Uint16Array(rows * w16);
+    this.ids = new Int32Array(rows);
+    this.rowStart = new Uint32Array(rows + 1);
+  }
+
+  /** Add the next row: its id and its values in column order (as `JSON.parse` of DuckDB's JSON gives them). */
+  add(id: number, values: readonly unknown[]): void {
+    const r = this.at++;
+    if (r >= this.ids.length) throw new Error('more rows than announced to the row store');
+    this.ids[r] = id;
+    this.rowStart[r] = this.rawLen;
+    for (let c = 0; c < this.columns.length; c++) {
+      const text = JSON.stringify(values[c] ?? null);
+      const dict = this.dicts[c];
+      if (dict) {
+        let code = dict.get(text);
+        if (code === undefined) {
+          code = dict.size;
+          if (code >= this.capacity[c]!) {
+            throw new Error(`column ${this.columns[c]} has more distinct values than counted`);
+          }
+          dict.set(text, code);
+        }
+        if (this.kinds[c] === DICT8) this.codes8[r * this.w8 + this.codeIndex[c]!] = code;
+        else this.codes16[r * this.w16 + this.codeIndex[c]!] = code;
+        this.rowBytes += Buffer.byteLength(text);
+      } else this.rowBytes += this.pushRaw(text);
+    }
+    // keys and braces are the same for every row: counted once at finish
+    if (this.rowBytes > this.maxRowBytes) this.maxRowBytes = this.rowBytes;
+    this.rowBytes = 0;
+  }
+
+  /** Append a raw value; returns its byte length. */
+  private pushRaw(text: string): number {
+    const len = Buffer.byteLength(text);
+    if (len >= 1 << 21) throw new Error('a raw value of 2 MB or more');
+    if (this.rawLen + len + 3 > this.raw.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.raw.length * 2, this.rawLen + len + 3));
+      this.raw.copy(bigger, 0, 0, this.rawLen);
+      this.raw = bigger;
+    }
+    let v = len;
+    while (v >= 0x80) {
+      this.raw[this.rawLen++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.raw[this.rawLen++] = v;
+    this.rawLen += this.raw.write(text, this.rawLen, 'utf8');
+    return len;
+  }
+
+  finish(): RowStore {
+    if (this.at !== this.ids.length) throw new Error(`the row store was told ${this.ids.length} rows and got ${this.at}`);
+    this.rowStart[this.at] = this.rawLen;
+    const parts: string[] = [];
+    let len = 0;
+    const span = (s: string): [number, number] => {
+      const start = len;
+      parts.push(s);
+      len += Buffer.byteLength(s);
+      return [start, len];
+    };
+    const n = this.columns.length;
+    const keySpan = new Uint32Array(2 * n);
+    const nullSpan = new Uint32Array(2 * n);
+    const dictBase = new Int32Array(n).fill(-1);
+    const dictOff: number[] = [];
+    this.columns.forEach((name, c) => {
+      const key = `${c === 0 ? '{' : ','}${JSON.stringify(name)}:`;
+      keySpan.set(span(key), 2 * c);
+      nullSpan.set(span(`${key}null`), 2 * c);
+      const dict = this.dicts[c];
+      if (!dict) return;
+      dictBase[c] = dictOff.length;
+      for (const text of dict.keys()) dictOff.push(span(key + text)[0]);
+      dictOff.push(len);
+    });
+    return new RowStore({
+      columns: [...this.columns],
+      ids: this.ids,
+      kinds: this.kinds,
+      frag: enc.encode(parts.join('')),
+      keySpan,
+      nullSpan,
+      dictBase,
+      dictOff: Uint32Array.from(dictOff),
+      codes8: this.codes8,
+      codes16: this.codes16,
+      codeIndex: this.codeIndex,
+      maxRowBytes: this.maxRowBytes + this.columns.reduce((n, name, c) => n + Buffer.byteLength(`${c === 0 ? '{' : ','}${JSON.stringify(name)}:`), 1),
+      raw: new Uint8Array(this.raw.subarray(0, this.rawLen)),
+      rowStart: this.rowStart,
+    });
+  }
+}
+
+/**
+ * Read every lead of `leadsTable` in file order (the pipeline writes leads newest first; an ORDER
+ * BY would make DuckDB hold every wide row at once) and build its `RowStore`: one narrow query
+ * for the distinct counts (the encodings), then the rows as DuckDB's `json_array`, whose values
+ * `JSON.parse` reads back exactly as `ApiDb.all` would.
+ */
+export async function loadRowStore(db: ApiDb, leadsTable: string, opts: { dictionaryMax?: number } = {}): Promise<RowStore> {
+  const cols = LEAD_COLUMNS.map((c) => `l.${sqlIdent(c)}`);
+  // One column at a time: 52 distinct counts in one query hold 52 hash tables at once.
+  const [{ n } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${leadsTable}`);
+  const distinct: number[] = [];
+  for (const c of cols) distinct.push(Number((await db.all<{ d: number }>(`SELECT count(DISTINCT ${c}) AS d FROM ${leadsTable} AS l`))[0]!.d));
+  const builder = new RowStoreBuilder(LEAD_COLUMNS, Number(n), distinct, opts);
+  await db.columns(`SELECT CAST(l.id AS INTEGER), json_array(${cols.join(', ')})::VARCHAR FROM ${leadsTable} AS l`, [], (c, n) => {
+    for (let i = 0; i < n; i++) builder.add(c[0]![i] as number, JSON.parse(c[1]![i] as string) as unknown[]);
+  });
+  return builder.finish();
+}
+
+/**
+ * A lead's search text by id, read from the row store (`SEARCH_TEXT_COLUMNS` joined as
+ * `searchDocText` joins them: what the release's search index was built from), for `q`'s phrases
+ * (api/engine/lead-index.ts `LeadIndexOptions.text`). Empty for an id the store does not hold.
+ */
+export function rowSearchText(rows: RowStore): (id: number) => string {
+  return (id) => {
+    const slot = rows.slotOf(id);
+    return slot < 0 ? '' : searchDocText(SEARCH_TEXT_COLUMNS.map((c) => rows.value(slot, c) as string | null));
+  };
+}

@@ -1,0 +1,67 @@
+/** Bitsets over row positions: set algebra and counts, including the partial last word. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { andInto, count, emptySet, fullSet, hasBit, orInto, popcount32, ScratchSets, selectBits, setBit } from '../../../api/engine/bitset.ts';
+import { seededRandom } from '../../helpers/random.ts';
+
+test('fullSet holds exactly rows 0…n-1, across a partial last word', () => {
+  for (const n of [0, 1, 31, 32, 33, 64, 100]) {
+    const s = fullSet(n);
+    assert.is(count(s), n, `n=${n}`);
+    if (n > 0) assert.ok(hasBit(s, n - 1));
+    assert.not.ok(hasBit(s, n), `bit ${n} must be clear`);
+  }
+});
+
+test('ScratchSets: sets taken within one round are distinct and zeroed; after giveBack the same sets are lent again, zeroed', () => {
+  const scratch = new ScratchSets(70);
+  const a = scratch.take();
+  const b = scratch.take();
+  assert.is.not(a, b);
+  assert.is(a.length, 3);
+  setBit(a, 3);
+  setBit(b, 69);
+  assert.is(count(a) + count(b), 2, 'each its own bits');
+  scratch.giveBack();
+  const again = [scratch.take(), scratch.take(), scratch.take()];
+  assert.ok(again[0] === a && again[1] === b, 'the same arrays: nothing allocated per round');
+  assert.is.not(again[2], a);
+  assert.equal(again.map(count), [0, 0, 0], 'zeroed when taken again');
+});
+
+test('set, and, or, popcount', () => {
+  const a = emptySet(70);
+  const b = emptySet(70);
+  for (const i of [0, 5, 31, 32, 69]) setBit(a, i);
+  for (const i of [5, 32, 40]) setBit(b, i);
+  const or = a.slice();
+  orInto(or, b);
+  assert.is(count(or), 6);
+  const and = a.slice();
+  andInto(and, b);
+  assert.equal([...Array(70).keys()].filter((i) => hasBit(and, i)), [5, 32]);
+  assert.is(popcount32(0xffffffff), 32);
+  assert.is(popcount32(0x80000001), 2);
+});
+
+test('selectBits: the set bits in order from a start, after a skip, both ways (against a plain scan)', () => {
+  const rnd = seededRandom(3);
+  for (const n of [1, 31, 32, 33, 95, 200, 1000]) {
+    for (const density of [0, 0.02, 0.3, 1]) {
+      const s = emptySet(n);
+      const bits: number[] = [];
+      for (let i = 0; i < n; i++) if (rnd() < density) (setBit(s, i), bits.push(i));
+      for (let k = 0; k < 40; k++) {
+        const from = Math.floor(rnd() * (n + 2));
+        const skip = Math.floor(rnd() * 10);
+        const want = Math.floor(rnd() * 12);
+        const fwd = bits.filter((b) => b >= from).slice(skip, skip + want);
+        const bwd = bits.filter((b) => b < from).reverse().slice(skip, skip + want);
+        assert.equal(selectBits(s, from, skip, want, true), fwd, `n=${n} from=${from} skip=${skip} want=${want} forward`);
+        assert.equal(selectBits(s, from, skip, want, false), bwd, `n=${n} from=${from} skip=${skip} want=${want} backward`);
+      }
+    }
+  }
+});
+
+test.run();

@@ -1,0 +1,176 @@
+/**
+ * The release's row store (`loadRowStore`): every lead of the tiny release round-trips to the
+ * same values `ApiDb.all` reads from DuckDB, in `LEAD_COLUMNS` order, in each column encoding
+ * (all raw, dictionaries where they pay, dictionaries everywhere they fit); the bytes it writes
+ * are exactly `JSON.stringify` of the record `maskRecord` serves, for every scope; unknown ids
+ * give null.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { join } from 'node:path';
+import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
+import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
+import { LONG_SPAN, loadRowStore, RowStore, RowStoreBuilder } from '../../../api/engine/row-store.ts';
+import { ByteWriter } from '../../../api/render/bytes.ts';
+import { columnMask, maskingFor, maskRecord } from '../../../api/access/masking.ts';
+import { SCOPES } from '../../../api/access/scopes.ts';
+import { tinyRelease } from '../../helpers/api.ts';
+
+let db: ApiDb;
+let stores: Record<'raw' | 'default' | 'dictionaries', RowStore>;
+let expected: Record<string, unknown>[];
+
+test.before(async () => {
+  const rel = await tinyRelease();
+  db = await openApiDb({ connections: 1, threads: 1, memoryLimit: '128MB' });
+  await db.run(`CREATE TABLE leads AS SELECT * FROM read_parquet(${sqlString(join(rel.dir, 'leads.parquet'))})`);
+  stores = {
+    raw: await loadRowStore(db, 'leads', { dictionaryMax: 0 }),
+    default: await loadRowStore(db, 'leads'),
+    // every column with ≤ 65,535 values as a dictionary: the tiny release then has 2-byte codes too
+    dictionaries: new RowStoreBuilderAll(await db.all(`SELECT ${LEAD_COLUMNS.join(', ')} FROM leads`)).store,
+  };
+  expected = await db.all(`SELECT ${LEAD_COLUMNS.join(', ')} FROM leads`);
+});
+test.after(() => db.close());
+
+/** A store where every column is a dictionary (the build's half-the-rows rule is bypassed by announcing twice the rows). */
+class RowStoreBuilderAll {
+  store: RowStore;
+  constructor(rows: Record<string, unknown>[]) {
+    // 300 distinct values of a made-up column force 2-byte codes
+    const columns = [...LEAD_COLUMNS, 'extra'];
+    const doubled: Record<string, unknown>[] = [...rows, ...rows].map((r, i) => ({ ...r, extra: `v${i % 300}` }));
+    const distinct = columns.map((c) => new Set(doubled.map((r) => JSON.stringify(r[c]))).size);
+    const b = new RowStoreBuilder(columns, doubled.length, distinct);
+    doubled.forEach((r, i) => b.add(i, columns.map((c) => r[c])));
+    this.store = b.finish();
+  }
+}
+
+test('every lead round-trips in every encoding: same values and column order as the DuckDB row', () => {
+  assert.ok(expected.length > 100, 'a few hundred leads');
+  for (const [name, store] of Object.entries(stores)) {
+    if (name === 'dictionaries') continue;
+    assert.is(store.size, expected.length, name);
+    for (const row of expected) {
+      const got = store.get(row['id'] as number);
+      assert.equal(got, row, `${name}: lead ${row['id']}`);
+      assert.equal(Object.keys(got!), [...LEAD_COLUMNS], name);
+    }
+  }
+  assert.ok(stores.default.bytes < stores.raw.bytes, `dictionaries pay: ${stores.default.bytes} < ${stores.raw.bytes} bytes`);
+  assert.ok(expected.some((r) => Array.isArray(r['verticals']) && (r['verticals'] as unknown[]).length > 0), 'lists are covered');
+  assert.ok(expected.some((r) => typeof r['received_date'] === 'string'), 'dates are covered');
+  assert.ok(expected.some((r) => Buffer.byteLength(JSON.stringify(r['description'])) >= 128), 'raw texts of 128 bytes or more (2-byte lengths) are covered');
+});
+
+test('1- and 2-byte dictionary codes round-trip', () => {
+  const s = stores.dictionaries;
+  for (let i = 0; i < s.size; i += 7) {
+    const row = expected[i % expected.length]!;
+    assert.equal(s.get(i), { ...row, extra: `v${i % 300}` });
+  }
+});
+
+test('the bytes written are JSON.stringify of the masked record, for every scope', () => {
+  for (const store of Object.values(stores)) {
+    for (const scope of SCOPES) {
+      const { nulled, complete } = columnMask('lead', store.columns, maskingFor(scope));
+      assert.ok(complete, 'the lead has no enriched field inside a column');
+      const out = new ByteWriter(64);
+      for (const row of expected.slice(0, 200)) {
+        const slot = store.slotOf(row['id'] as number);
+        if (store.columns.length !== LEAD_COLUMNS.length) continue;
+        out.len = 0;
+        store.writeJson(out, slot, nulled);
+        assert.is(out.toString(), JSON.stringify(maskRecord('lead', row, scope).record), `${scope}: lead ${row['id']}`);
+      }
+    }
+  }
+  assert.ok(columnMask('lead', LEAD_COLUMNS, maskingFor('commonwealth')).nulled!.includes(1), 'commonwealth has masked columns');
+  assert.is(columnMask('lead', LEAD_COLUMNS, maskingFor('ent_api')).nulled, null);
+});
+
+test('values of every length copy exactly: short spans and long ones (LONG_SPAN), raw and dictionary, at any output offset, into a growing buffer', () => {
+  // JSON texts of 1 byte (a digit) to LONG_SPAN + 40 bytes, multi-byte characters included
+  const chars = 'abcdefghijklmnopqrstuvwxyz0123456789ÉéÁáÓó"\\/€';
+  const values: unknown[] = [null, 0, 7, 42, 'x'];
+  for (let len = 0; len <= LONG_SPAN + 40; len++) values.push(Array.from({ length: len }, (_, i) => chars[(i * 7 + len) % chars.length]).join(''));
+  const lengths = values.map((v) => Buffer.byteLength(JSON.stringify(v)));
+  assert.ok(Math.min(...lengths) === 1 && Math.max(...lengths) > LONG_SPAN + 8, 'both sides of the threshold');
+  const build = (dictionaryMax: number | undefined, copies: number): RowStore => {
+    const rows = values.length * copies;
+    const b = new RowStoreBuilder(['id', 'x'], rows, [rows, values.length], dictionaryMax === undefined ? {} : { dictionaryMax });
+    for (let r = 0; r < rows; r++) b.add(r + 1, [r + 1, values[r % values.length]]);
+    return b.finish();
+  };
+  // raw: no dictionaries; dictionary: each value on three rows, so `x` pays as one
+  for (const [name, store] of [['raw', build(0, 1)], ['dictionary', build(undefined, 3)]] as const) {
+    const out = new ByteWriter(16);
+    let expected = '';
+    for (let slot = 0; slot < store.size; slot++) {
+      const prefix = '.'.repeat(slot % 9); // every offset modulo 8
+      out.ascii(prefix);
+      store.writeJson(out, slot, null);
+      expected += prefix + JSON.stringify({ id: slot + 1, x: values[slot % values.length] });
+    }
+    assert.is(out.toString(), expected, name);
+    const nulled = new Uint8Array([0, 1]);
+    out.len = 0;
+    store.writeJson(out, 5, nulled);
+    assert.is(out.toString(), JSON.stringify({ id: 6, x: null }), `${name}: masked`);
+  }
+});
+
+test('distinct lists the values of a column, in every encoding', () => {
+  for (const [name, store] of Object.entries(stores)) {
+    for (const c of ['county', 'planning_authority', 'id', 'verticals', 'applicant_org']) {
+      const want = [...new Set(expected.map((r) => JSON.stringify(r[c] ?? null)))].sort();
+      const got = store.distinct(c).map((v) => JSON.stringify(v)).sort();
+      assert.equal(got, want, `${name}: ${c}`);
+    }
+  }
+});
+
+test('value reads one column of a row', () => {
+  for (const store of [stores.raw, stores.default]) {
+    for (const row of expected.slice(0, 50)) {
+      const slot = store.slotOf(row['id'] as number);
+      for (const c of LEAD_COLUMNS) assert.equal(store.value(slot, c), row[c], `${row['id']}.${c}`);
+    }
+  }
+  assert.throws(() => stores.default.value(0, 'nope'), /no column nope/);
+});
+
+test('getMany keeps the order asked for, repeats included; unknown ids give null', () => {
+  const store = stores.default;
+  const ids = [expected.at(-1)!['id'], expected[0]!['id'], expected[57]!['id'], expected[0]!['id']] as number[];
+  assert.equal(store.getMany(ids), [expected.at(-1), expected[0], expected[57], expected[0]]);
+  const maxId = Math.max(...expected.map((r) => r['id'] as number));
+  assert.is(store.get(maxId + 1), null);
+  assert.is(store.get(-1), null);
+  assert.is(store.get(1.5), null);
+  assert.is(store.slotOf(maxId + 1), -1);
+  assert.equal(store.getMany([maxId + 1, ids[0]!]), [null, expected.at(-1)]);
+});
+
+test('rows are fresh objects: changing one does not change the store', () => {
+  const id = expected[3]!['id'] as number;
+  const a = stores.default.get(id)!;
+  a['description'] = 'changed';
+  assert.equal(stores.default.get(id), expected[3]);
+});
+
+test('a build that meets more distinct values than announced fails instead of writing wrong codes', () => {
+  // one distinct value announced: room for it and null
+  const b = new RowStoreBuilder(['id', 'x'], 6, [6, 1]);
+  b.add(1, [1, 'a']);
+  b.add(2, [2, null]);
+  assert.throws(() => b.add(3, [3, 'b']), /column x has more distinct values than counted/);
+  const short = new RowStoreBuilder(['id'], 3, [3]);
+  short.add(1, [1]);
+  assert.throws(() => short.finish(), /told 3 rows and got 1/);
+});
+
+test.run();
