@@ -146,7 +146,7 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
     env: 'TRUSTED_PROXIES',
     help: 'comma-separated networks (CIDRs or addresses, IPv4 and IPv6) of the reverse proxies; with TRUST_PROXY the client is the right-most X-Forwarded-For address outside them',
   },
-  publicBaseUrl: { value: 'http://localhost:8080/v1', env: 'PUBLIC_BASE_URL', help: 'public base URL including /v1' },
+  publicBaseUrl: { value: 'http://localhost:8080/v1', env: 'PUBLIC_BASE_URL', help: 'public base URL including /v1; unset: Location headers name the origin the request came to' },
   corsAllowOrigins: {
     value: ['*'],
     env: 'CORS_ALLOW_ORIGINS',

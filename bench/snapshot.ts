@@ -36,7 +36,7 @@ export interface SnapshotRequest {
   readonly name: string;
   readonly as: Caller;
   readonly path: string;
-  readonly method?: 'GET' | 'HEAD' | 'POST';
+  readonly method?: 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'DELETE';
   readonly body?: unknown;
   /** Request headers (values may hold `{name}` too), e.g. `If-None-Match`. */
   readonly headers?: Readonly<Record<string, string>>;
@@ -230,13 +230,13 @@ export const REQUESTS: readonly SnapshotRequest[] = [
   // account, webhooks, claim (only what leaves no trace that differs between runs)
   { name: 'usage past month', as: 'ent_api', path: '/v1/account/usage?from=2020-01-01&to=2020-01-31' },
   { name: 'usage 400 bad date', as: 'ent_api', path: '/v1/account/usage?from=2020-02-30' },
-  { name: 'usage 401', as: 'none', path: '/v1/account/usage' },
   { name: 'webhooks list empty', as: 'ent_api', path: '/v1/webhooks' },
   { name: 'webhooks create 403 commonwealth', as: 'commonwealth', path: '/v1/webhooks', method: 'POST', body: { url: 'https://example.com/hook' } },
   { name: 'webhooks create 400 no url', as: 'ent_api', path: '/v1/webhooks', method: 'POST', body: { filter: { county: ['Cork'] } } },
-  { name: 'webhooks create 400 bad url', as: 'custom', path: '/v1/webhooks', method: 'POST', body: { url: 'ftp://example.com/x' } },
   { name: 'webhooks create 400 bad filter', as: 'custom', path: '/v1/webhooks', method: 'POST', body: { url: 'https://example.com/hook', filter: { vertical: ['spaceships'] } } },
   { name: 'webhook 404', as: 'ent_api', path: '/v1/webhooks/wh_doesnotexist' },
+  { name: 'webhook patch 404', as: 'ent_api', path: '/v1/webhooks/wh_doesnotexist', method: 'PATCH', body: { status: 'disabled' } },
+  { name: 'webhook delete 404', as: 'custom', path: '/v1/webhooks/wh_doesnotexist', method: 'DELETE' },
   { name: 'webhook disable 404', as: 'ent_api', path: '/v1/webhooks/wh_doesnotexist/disable', method: 'POST' },
   { name: 'webhook enable 404', as: 'ent_api', path: '/v1/webhooks/wh_doesnotexist/enable', method: 'POST' },
   { name: 'webhook rotate 404', as: 'ent_feed', path: '/v1/webhooks/wh_doesnotexist/rotate-secret', method: 'POST' },

@@ -4,7 +4,8 @@
  * Moved here from `pipeline/release/search-index.ts` (which re-exports it) so that `api/` can use
  * it without importing `pipeline/`.
  */
-import { BM25, lastQueryWord, stem, tokenize } from './search-text.ts';
+import { BM25 } from './search-text.ts';
+import { exactTerms, hasPhrase, parseSearchQuery, phrasePattern, queryPrefixes, SEARCH_TEXT_COLUMNS } from './search-syntax.ts';
 import { sqlString } from './sql.ts';
 
 export interface SearchQueryOptions {
@@ -23,18 +24,25 @@ export interface SearchQueryOptions {
   postingsTable?: string;
   /** The index's mean document length when already known (saves reading the Parquet footer). */
   avgdl?: number;
+  /** The leads table (SQL table expression): needed by phrases, which are checked on each lead's text. */
+  leadsTable?: string;
 }
 
 /**
  * Build the BM25 query for `q` over the index files: returns rows (lead_id, score) ordered by
- * score descending then lead_id ascending. Pure: the caller runs `{ sql, params }`. Query words
- * go through `tokenize` exactly as the documents did and are bound parameters; the file paths
- * are SQL string literals because `read_parquet` takes no binds. Postings are selected with
- * `term IN (…)` (plus a `starts_with` and a term range for the prefix) so DuckDB prunes row
- * groups by their min/max statistics. A `q` with no terms gives a query returning no rows.
+ * score descending then lead_id ascending. Pure: the caller runs `{ sql, params }`. `q` is parsed
+ * by `parseSearchQuery` (common/search-syntax.ts: every word required, "phrases", prefix*, OR);
+ * a malformed `q` throws a `SearchSyntaxError` (the API's parameter parser refuses it first).
+ * Query words go through `tokenize` exactly as the documents did and are bound parameters; the
+ * file paths are SQL string literals because `read_parquet` takes no binds. Postings are
+ * selected with `term IN (…)` (plus a `starts_with` and a term range per prefix) so DuckDB
+ * prunes row groups by their min/max statistics; each lead's postings give its score and, per
+ * item of the query, whether it holds it (`bool_or`); the groups are then required (AND of ORs),
+ * a phrase also by a regular expression over the lead's folded search text. A `q` with no terms
+ * gives a query returning no rows.
  *
- * score(d) = Σ_t idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl)), avgdl from the terms
- * file's key/value metadata.
+ * score(d) = Σ_t idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl)) over every term of the
+ * query the lead holds, avgdl from the terms file's key/value metadata.
  *
  * @example
  * const { sql, params } = searchQuery('roof extension', { postingsPath, termsPath, limit: 50 });
@@ -42,12 +50,38 @@ export interface SearchQueryOptions {
  */
 export function searchQuery(q: string, opts: SearchQueryOptions): { sql: string; params: unknown[] } {
   if (opts.limit !== null && (!Number.isSafeInteger(opts.limit) || opts.limit < 0)) throw new RangeError(`limit must be a non-negative integer, got ${opts.limit}`);
-  const terms = [...new Set(tokenize(q))];
-  const prefixes = opts.prefix ? prefixesOf(q) : [];
-  if (terms.length === 0 && prefixes.length === 0) {
+  const parsed = parseSearchQuery(q, { lastWordPrefix: opts.prefix === true });
+  if (parsed.error !== undefined) throw new SearchSyntaxError(parsed.error);
+  const ast = parsed.ast;
+  const terms = exactTerms(ast);
+  const prefixes = queryPrefixes(ast);
+  if (ast.groups.length === 0) {
     return { sql: 'SELECT CAST(NULL AS INTEGER) AS lead_id, CAST(NULL AS DOUBLE) AS score LIMIT 0', params: [] };
   }
+  if (hasPhrase(ast) && opts.leadsTable === undefined) throw new Error('searchQuery: a phrase needs opts.leadsTable (it is checked on the leads\' text)');
   const { where, params } = termFilter('term', terms, prefixes);
+  // per item: whether the lead holds it (m0, m1, …), from its postings
+  const items = ast.groups.flat();
+  const holds: string[] = [];
+  const holdParams: string[] = [];
+  items.forEach((it, n) => {
+    const parts = it.kind === 'prefix' ? [`bool_or(${it.prefixes.map(() => 'starts_with(hits.term, ?)').join(' OR ')})`] : it.terms.map(() => 'bool_or(hits.term = ?)');
+    holdParams.push(...(it.kind === 'prefix' ? it.prefixes : it.terms));
+    holds.push(`  ${parts.join(' AND ')} AS m${n},`);
+  });
+  const text = `strip_accents(lower(concat_ws(' ', ${SEARCH_TEXT_COLUMNS.map((c) => `l.${c}`).join(', ')})))`;
+  const groupSql: string[] = [];
+  const phraseParams: string[] = [];
+  let n = 0;
+  for (const g of ast.groups) {
+    const alts = g.map((it) => {
+      const m = `s.m${n++}`;
+      if (it.kind !== 'phrase') return m;
+      phraseParams.push(phrasePattern(it.words));
+      return `(${m} AND regexp_matches(${text}, ?))`;
+    });
+    groupSql.push(alts.length === 1 ? alts[0]! : `(${alts.join(' OR ')})`);
+  }
   const sql = [
     'WITH meta AS (',
     ...(opts.avgdl !== undefined
@@ -60,27 +94,28 @@ export function searchQuery(q: string, opts: SearchQueryOptions): { sql: string;
     `  SELECT term, idf FROM ${opts.termsTable ?? `read_parquet(${sqlString(opts.termsPath)})`} WHERE ${where}`,
     '), hits AS (',
     `  SELECT term, lead_id, tf, dl FROM ${opts.postingsTable ?? `read_parquet(${sqlString(opts.postingsPath)})`} WHERE ${where}`,
-    ')',
+    '), scored AS (',
     'SELECT hits.lead_id AS lead_id,',
+    ...holds,
     `  sum(qt.idf * (hits.tf * ${BM25.k1 + 1}) / (hits.tf + ${BM25.k1} * (1 - ${BM25.b} + ${BM25.b} * hits.dl / greatest(meta.avgdl, 1e-9)))) AS score`,
     'FROM hits JOIN qt ON qt.term = hits.term CROSS JOIN meta',
     'GROUP BY hits.lead_id',
+    ')',
+    `SELECT s.lead_id AS lead_id, s.score AS score FROM scored AS s${phraseParams.length ? ` JOIN ${opts.leadsTable} AS l ON l.id = s.lead_id` : ''}`,
+    `WHERE ${groupSql.join(' AND ')}`,
     ...(opts.limit === null ? [] : ['ORDER BY score DESC, lead_id ASC', 'LIMIT ?']),
   ].join('\n');
-  return { sql, params: opts.limit === null ? [...params, ...params] : [...params, ...params, opts.limit] };
+  const all = [...params, ...params, ...holdParams, ...phraseParams];
+  return { sql, params: opts.limit === null ? all : [...all, opts.limit] };
 }
+
+/** A malformed `q` (unbalanced quote, lone OR, a bad prefix): `message` says what, for a 400 naming `q`. */
+export class SearchSyntaxError extends Error {}
 
 /** A number as a SQL literal; throws on NaN / Infinity (never interpolate anything else). */
 function finite(n: number): string {
   if (!Number.isFinite(n)) throw new RangeError(`avgdl must be a finite number, got ${n}`);
   return String(n);
-}
-
-/** The prefixes for the last query word: as typed and stemmed ("houses" → houses, hous). */
-function prefixesOf(q: string): string[] {
-  const last = lastQueryWord(q);
-  if (last === null) return [];
-  return [...new Set([last, stem(last)])].filter((p) => p.length >= 2);
 }
 
 /**

@@ -129,6 +129,17 @@ const WALKS: Record<Exclude<LeadsSort, 'relevance' | 'distance'>, { walk: Walk; 
   last_changed_asc: { walk: 'changed', forward: false },
 };
 
+export interface LeadIndexOptions {
+  /** Matched sets up to this size are scored lead by lead (see SearchIndex). */
+  exhaustiveMax?: number;
+  /**
+   * A lead's search text by id (common/search-syntax.ts `searchDocText`: what the release's
+   * search index was built from), for `q`'s phrases: the release's row store gives it
+   * (`rowSearchText`, api/engine/row-store.ts). Without it a phrase query throws.
+   */
+  text?: (id: number) => string;
+}
+
 export class LeadIndex {
   readonly size: number;
   private readonly ids: Int32Array;
@@ -146,9 +157,12 @@ export class LeadIndex {
   /** The sets one `page` works with, lent and taken back (`ScratchSets`): none of them outlives the call. */
   private readonly scratch: ScratchSets;
 
+  /** The search text of the lead at a position (for phrases), from `LeadIndexOptions.text`. */
+  private readonly textOf: ((pos: number) => string) | null;
+
   constructor(
     private readonly p: LeadIndexParts,
-    opts: { exhaustiveMax?: number } = {},
+    opts: LeadIndexOptions = {},
   ) {
     this.size = p.ids.length;
     this.ids = p.ids;
@@ -164,6 +178,8 @@ export class LeadIndex {
     this.geo = new GeoIndex(p.geo);
     this.search = p.search ? new SearchIndex(p.search, p.ids, opts) : null;
     this.scratch = new ScratchSets(this.size);
+    const text = opts.text;
+    this.textOf = text ? (pos) => text(this.ids[pos]!) : null;
   }
 
   /** The parts (to move the index to another process). */
@@ -172,7 +188,7 @@ export class LeadIndex {
   }
 
   /** Read the release's leads (and search index) through DuckDB and build the index (`exhaustiveMax`: see SearchIndex). */
-  static async load(db: ApiDb, src: LeadIndexSource, opts: { exhaustiveMax?: number } = {}): Promise<LeadIndex> {
+  static async load(db: ApiDb, src: LeadIndexSource, opts: LeadIndexOptions = {}): Promise<LeadIndex> {
     const cols = await readColumns(db, src.leads);
     const slots = new Map<number, number>();
     cols.ids.forEach((id, pos) => slots.set(id, pos));
@@ -193,11 +209,10 @@ export class LeadIndex {
     let matched = this.filterSet(req.filters);
     let terms: number[] = [];
     if (req.filters.q !== undefined) {
-      // the leads holding any query term, within the other filters
-      terms = this.search ? this.search.termsOf(req.filters.q) : [];
-      const holding = this.search ? this.search.union(terms) : this.scratch.take();
-      if (matched) andInto(holding, matched);
-      matched = holding;
+      // the leads `q` matches (every group of its words, phrases and prefixes), within the other filters
+      const compiled = this.search ? this.search.compile(req.filters.q) : null;
+      terms = compiled?.terms ?? [];
+      matched = compiled ? this.search!.match(compiled, matched, this.textOf) : this.scratch.take();
     }
     const total = matched ? count(matched) : this.size;
     if (req.sort === 'distance') return { rows: matched && req.filters.near ? this.distancePage(req, matched) : [], total };

@@ -23,7 +23,7 @@ import { searchAvgdlQuery } from '../query/leads-query.ts';
 import { DetailIndex, type DetailIndexParts } from './detail-index.ts';
 import { LeadIndex, type LeadIndexParts } from './lead-index.ts';
 import { readPack, type Packable } from './pack.ts';
-import { RowStore, loadRowStore, type RowStoreParts } from './row-store.ts';
+import { RowStore, loadRowStore, rowSearchText, type RowStoreParts } from './row-store.ts';
 import { ReleaseRefusedError } from '../releases/verify-release.ts';
 
 /** Exit code of the child when the release's files do not match its manifest (nothing was built). */
@@ -52,7 +52,7 @@ export async function buildReleaseIndexes(db: ApiDb, dir: string): Promise<Relea
   const index = await LeadIndex.load(db, {
     leads: pq('leads'),
     search: avgdl !== null ? { terms: pq('search_terms'), postings: pq('search_postings'), avgdl } : null,
-  });
+  }, { text: rowSearchText(rows) });
   const detail = await DetailIndex.load(
     db,
     { lead_neighbours: pq('lead_neighbours'), suppliers: pq('suppliers'), companies: pq('companies'), filings: pq('filings') },
@@ -69,7 +69,8 @@ export function packIndexes(ix: ReleaseIndexes): Packable {
 /** The indexes back from `packIndexes`' tree. */
 export function unpackIndexes(tree: Packable): ReleaseIndexes {
   const t = tree as unknown as { rows: RowStoreParts; index: LeadIndexParts; detail: DetailIndexParts; avgdl: number | null };
-  return { rows: new RowStore(t.rows), index: new LeadIndex(t.index), detail: new DetailIndex(t.detail), avgdl: t.avgdl };
+  const rows = new RowStore(t.rows);
+  return { rows, index: new LeadIndex(t.index, { text: rowSearchText(rows) }), detail: new DetailIndex(t.detail), avgdl: t.avgdl };
 }
 
 /** Loader flags of this process (`--import tsx`), which the child needs to run TypeScript. */

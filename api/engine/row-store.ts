@@ -22,6 +22,7 @@
  * At default scale (201,300 leads) the store holds ~60 MB and writes a 25-row page (~41 KB) in
  * ~50 µs when its rows are in the CPU caches, ~90 µs when they are not (a byte loop took 130 / 180).
  */
+import { SEARCH_TEXT_COLUMNS, searchDocText } from '../../common/search-syntax.ts';
 import { sqlIdent, type ApiDb } from '../duckdb/db.ts';
 import { LEAD_COLUMNS } from '../query/leads-query.ts';
 import { ByteWriter } from '../render/bytes.ts';
@@ -447,4 +448,16 @@ export async function loadRowStore(db: ApiDb, leadsTable: string, opts: { dictio
     for (let i = 0; i < n; i++) builder.add(c[0]![i] as number, JSON.parse(c[1]![i] as string) as unknown[]);
   });
   return builder.finish();
+}
+
+/**
+ * A lead's search text by id, read from the row store (`SEARCH_TEXT_COLUMNS` joined as
+ * `searchDocText` joins them: what the release's search index was built from), for `q`'s phrases
+ * (api/engine/lead-index.ts `LeadIndexOptions.text`). Empty for an id the store does not hold.
+ */
+export function rowSearchText(rows: RowStore): (id: number) => string {
+  return (id) => {
+    const slot = rows.slotOf(id);
+    return slot < 0 ? '' : searchDocText(SEARCH_TEXT_COLUMNS.map((c) => rows.value(slot, c) as string | null));
+  };
 }

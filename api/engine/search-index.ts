@@ -1,7 +1,7 @@
 /**
- * The release's search index in memory, for `q` in `GET /v1/leads`: the leads holding any query
- * term (a bitset: the filter and the total), and the top `k` by BM25 without scoring every
- * posting of every term.
+ * The release's search index in memory, for `q` in `GET /v1/leads`: the leads `q` matches (a
+ * bitset: the filter and the total; `compile` + `match`, the syntax of common/search-syntax.ts),
+ * and the top `k` by BM25 without scoring every posting of every term.
  *
  * Scores are exactly those of the reference (common/search-query.ts, docs/search.md): a posting's
  * impact is idf·tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl)) (`impactOf`), a lead's score the sum of
@@ -25,9 +25,10 @@
  *  - more terms: MaxScore (Turtle & Flood, 1995): walk only the lists that can still lift a
  *    lead into the top k, look the others up, and stop a lead as soon as it cannot make it.
  */
-import { BM25, tokenize } from '../../common/search-text.ts';
+import { exactTerms, parseSearchQuery, phrasePattern, queryPrefixes } from '../../common/search-syntax.ts';
+import { BM25, foldSearchText } from '../../common/search-text.ts';
 import type { ApiDb } from '../duckdb/db.ts';
-import { emptySet, hasBit, orInto, setBit, wordsFor, type Bitset } from './bitset.ts';
+import { andInto, emptySet, hasBit, orInto, setBit, wordsFor, type Bitset } from './bitset.ts';
 
 /** Matched sets up to this size are scored lead by lead (the default of `exhaustiveMax`). */
 export const EXHAUSTIVE_MAX = 4096;
@@ -66,6 +67,33 @@ export interface SearchIndexParts {
   avgdl: number;
 }
 
+/** One item of a compiled query: rows holding `all` its terms or `any` of them; a phrase's `pattern` over the folded search text. */
+export interface CompiledItem {
+  kind: 'all' | 'any';
+  terms: number[];
+  pattern: RegExp | null;
+}
+
+/** `q` compiled against an index (`SearchIndex.compile`). */
+export interface CompiledSearch {
+  /** The term ids BM25 scores. */
+  terms: number[];
+  /** AND of ORs; null: nothing matches. */
+  groups: CompiledItem[][] | null;
+}
+
+/** The positions of the set bits of `s`, ascending. */
+function* setBits(s: Bitset): Generator<number> {
+  for (let w = 0; w < s.length; w++) {
+    let x = s[w]!;
+    while (x !== 0) {
+      const bit = 31 - Math.clz32(x & -x);
+      x &= x - 1;
+      yield (w << 5) + bit;
+    }
+  }
+}
+
 export class SearchIndex {
   private readonly termId: Map<string, number>;
   private readonly words: number;
@@ -87,14 +115,91 @@ export class SearchIndex {
     return this.p;
   }
 
-  /** The known terms of `q`, de-duplicated, in query order. */
-  termsOf(q: string): number[] {
-    const out: number[] = [];
-    for (const term of new Set(tokenize(q))) {
+  /**
+   * `q` (parsed by common/search-syntax.ts, the parser the SQL builder uses) against this
+   * index's terms: the terms BM25 scores (the exact terms the index knows, then each prefix's
+   * terms, de-duplicated, in that order) and the groups as term ids. An item with a term the
+   * index does not know, or a prefix no term starts with, can never match and is left out of its
+   * group; `groups` is null when a group is left empty or `q` has none (nothing matches).
+   * Throws on a malformed `q` (the API's parameter parser refuses it before).
+   */
+  compile(q: string): CompiledSearch {
+    const parsed = parseSearchQuery(q);
+    if (parsed.error !== undefined) throw new Error(`q: ${parsed.error}`);
+    const scored = new Set<number>();
+    for (const term of exactTerms(parsed.ast)) {
       const t = this.termId.get(term);
-      if (t !== undefined) out.push(t);
+      if (t !== undefined) scored.add(t);
     }
+    const expansions = new Map<string, number[]>();
+    for (const p of queryPrefixes(parsed.ast)) {
+      const ts = this.termsStartingWith(p);
+      expansions.set(p, ts);
+      for (const t of ts) scored.add(t);
+    }
+    const groups: CompiledItem[][] = [];
+    for (const g of parsed.ast.groups) {
+      const items: CompiledItem[] = [];
+      for (const it of g) {
+        if (it.kind === 'prefix') {
+          const ts = [...new Set(it.prefixes.flatMap((p) => expansions.get(p)!))];
+          if (ts.length) items.push({ kind: 'any', terms: ts, pattern: null });
+          continue;
+        }
+        const ts = it.terms.map((term) => this.termId.get(term));
+        if (ts.some((t) => t === undefined)) continue;
+        items.push({ kind: 'all', terms: ts as number[], pattern: it.kind === 'phrase' ? new RegExp(phrasePattern(it.words)) : null });
+      }
+      groups.push(items);
+    }
+    const none = groups.length === 0 || groups.some((g) => g.length === 0);
+    return { terms: [...scored], groups: none ? null : groups };
+  }
+
+  /** The term ids starting with `p` (terms are sorted: one binary search, then a scan). */
+  private termsStartingWith(p: string): number[] {
+    const terms = this.p.terms;
+    let lo = 0;
+    let hi = terms.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (terms[mid]! < p) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: number[] = [];
+    for (let t = lo; t < terms.length && terms[t]!.startsWith(p); t++) out.push(t);
     return out;
+  }
+
+  /**
+   * The rows a compiled `q` matches within `within` (every row when null): each group is the OR
+   * of its items (`all`: rows holding every term; `any`: rows holding one), the groups ANDed;
+   * a phrase's rows are then kept when `textOf(pos)` (the lead's search text, folded here) holds
+   * it. Groups with a phrase go last, so the fewest rows are checked. A fresh bitset.
+   */
+  match(c: CompiledSearch, within: Bitset | null, textOf: ((pos: number) => string) | null): Bitset {
+    if (c.groups === null) return emptySet(this.ids.length);
+    let acc: Bitset | null = within ? within.slice() : null;
+    const phraseLast = [...c.groups].sort((a, b) => Number(a.some((x) => x.pattern)) - Number(b.some((x) => x.pattern)));
+    for (const g of phraseLast) {
+      const gs = emptySet(this.ids.length);
+      for (const it of g) {
+        let s: Bitset;
+        if (it.kind === 'any') s = this.union(it.terms);
+        else {
+          s = this.termBits(it.terms[0]!).slice();
+          for (let j = 1; j < it.terms.length; j++) andInto(s, this.termBits(it.terms[j]!));
+        }
+        if (acc) andInto(s, acc);
+        if (it.pattern) {
+          if (!textOf) throw new Error('a phrase needs the leads\' search text (LeadIndex option `text`)');
+          for (const pos of setBits(s)) if (!it.pattern.test(foldSearchText(textOf(pos)))) s[pos >>> 5]! &= ~(1 << (pos & 31));
+        }
+        orInto(gs, s);
+      }
+      acc = gs; // every item was within acc
+    }
+    return acc!;
   }
 
   /** The BM25 impact of posting `p` of term `t` (the reference formula, operation for operation). */

@@ -56,6 +56,7 @@ const TITLES: Record<number, string> = {
   413: 'Content Too Large',
   414: 'URI Too Long',
   415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
   429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',

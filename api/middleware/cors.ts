@@ -54,6 +54,7 @@ export const CORS_EXPOSE_HEADERS: readonly string[] = [
   'X-Export-Rows',
   'X-Export-Release',
   'Content-Crs',
+  'Idempotent-Replayed',
   'Content-Disposition',
   'Deprecation',
   'Sunset',

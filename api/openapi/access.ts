@@ -275,6 +275,13 @@ function dryRunParameter(): Json {
  * (`application/vnd.leads.quote+json`).
  */
 export function keyedOperation(op: Json): Json {
+  // an operation whose success is not a 200 (201 created, 204 deleted) still answers its quote with one
+  if (!op.responses['200']) {
+    op.responses = {
+      '200': { description: 'The `dry_run=1` quote (a `HEAD` gets its headers): nothing is done.', headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } }, content: {} },
+      ...op.responses,
+    };
+  }
   for (const [status, res] of Object.entries<Json>(op.responses)) {
     res.headers ??= {};
     // a 503 is answered before the counters are read; a 401 has no key, so no budget: it reports

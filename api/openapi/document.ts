@@ -285,6 +285,10 @@ const PROBLEMS: Record<number, string> = {
   405: 'A method this path does not accept (`method_not_allowed`), with `Allow`.',
   500: 'Internal error (`internal_error`); nothing is leaked; quote `request_id` when reporting it.',
   ...ACCESS_PROBLEMS,
+  409:
+    ACCESS_PROBLEMS[409] +
+    ' On `POST /webhooks`: a request with the same `Idempotency-Key` is still being processed (`idempotency_key_in_use`, with `Retry-After`): retry to get its answer.',
+  422: 'On `POST /webhooks`: the `Idempotency-Key` was used in the last 24 hours with another request (another body or scope) (`idempotency_key_reused`): use a new key.',
   507: 'A file export expected to take more temp space on its own than the server allows one export (EXPORT_TEMP_MAX_MB) (`export_too_large`; nothing is charged): narrow the filters, or use Parquet. An export that passes the bound while it is written is stopped and its response cut.',
   503: 'No release is loaded yet (`no_release`), the release lacks the table asked for (`analytics_unavailable`) or was built before per-authority freshness was recorded (`authorities_unavailable`) or before the event log existed (`events_unavailable`, /events and lead history), or the state store cannot be written (`service_degraded`: disk full, read-only, locked or unreachable; the request was not served). With `Retry-After`; no rate-limit headers.',
 };
@@ -495,7 +499,7 @@ function operation(e: Endpoint): Json {
     [String(e.ok.status ?? 200)]: {
       description: e.ok.description,
       headers: okHeaders,
-      content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema } },
+      ...(e.ok.schema === null ? {} : { content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema } } }),
     },
   };
   if (e.ok.empty) responses['204'] = { description: e.ok.empty, headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } } };
@@ -507,7 +511,7 @@ function operation(e: Endpoint): Json {
   }
   for (const s of [...statuses].sort()) responses[String(s)] = problem(s);
   const file = e.path.startsWith('/leads') ? 'leads-query.schema.json' : 'infrastructure-query.schema.json';
-  const parameters = [...(e.pathParams ?? []), ...(e.query ? queryParameters(e.query, file) : [])];
+  const parameters = [...(e.pathParams ?? []), ...(e.query ? queryParameters(e.query, file) : []), ...(e.headerParams ?? [])];
   if (e.cached) {
     parameters.push({
       name: 'If-None-Match',

@@ -6,7 +6,7 @@ type Json = Record<string, any>;
 
 /** One operation of the API, as mounted under /v1 (`{id}` is a path parameter). */
 export interface Endpoint {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
   summary: string;
   description: string;
@@ -16,8 +16,10 @@ export interface Endpoint {
   /** JSON Schema of the query parameters (properties → parameters). */
   query?: Json;
   pathParams?: Json[];
+  /** Request header parameters (e.g. `Idempotency-Key`). */
+  headerParams?: Json[];
   /** Success body: a `$ref` schema and media type; `status` 200 unless given; `location` adds a Location header. */
-  ok: { schema: Json; type?: string; description: string; status?: number; location?: boolean; empty?: string };
+  ok: { schema: Json | null; type?: string; description: string; status?: number; location?: boolean; empty?: string };
   /** JSON request body schema (POST) and whether a body is required. */
   body?: Json;
   bodyRequired?: boolean;

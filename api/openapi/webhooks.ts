@@ -127,6 +127,19 @@ export function webhookSchemas(): Json {
       },
       required: ['url'],
     },
+    WebhookUpdate: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'The members to change (at least one); the others stay.',
+      properties: {
+        url: { type: 'string', maxLength: 2048, description: 'New destination, checked as on creation.' },
+        filter: { type: 'string', description: 'New saved filter in the `/v1/leads` grammar (empty: every lead).' },
+        types: { type: 'array', items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] }, minItems: 1, description: 'New event types (a comma-separated string is accepted too).' },
+        description: { type: ['string', 'null'], maxLength: 200, description: 'New free text (null clears it).' },
+        status: { type: 'string', enum: ['active', 'disabled'], description: '`disabled` stops deliveries (as `POST …/disable`), `active` resumes them.' },
+      },
+      minProperties: 1,
+    },
     WebhookEvent: {
       type: 'object',
       additionalProperties: false,
@@ -228,6 +241,19 @@ export function webhookEventsDoc(): Json {
   };
 }
 
+/** `Idempotency-Key` of `POST /webhooks` (api/middleware/idempotency-key.ts). */
+const idempotencyKeyParam: Json = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retried creation safe, as Stripe\'s API does: send a unique value (a UUID) with a creation and the same value with its retries. Remembered for 24 hours per account: a retry with ' +
+    'the same body gets the first answer (status, body, `Location`) again with `Idempotent-Replayed: true`, and no second webhook is made; the key with another body is a 422 ' +
+    '`idempotency_key_reused`; while the first request is still running, a 409 `idempotency_key_in_use`. A request that failed is not remembered: retrying it runs it again.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  example: 'c2a3f7e4-6b1d-4f0e-9d2a-5e8b7c6a1f30',
+};
+
 /** The `/webhooks` operations. */
 export function webhookEndpoints(): Endpoint[] {
   const tag = 'Webhooks';
@@ -242,9 +268,24 @@ export function webhookEndpoints(): Endpoint[] {
     {
       method: 'post', path: '/webhooks', tag, summary: 'Create a webhook',
       description: 'A destination URL, a saved filter in the `/v1/leads` grammar (a bad filter gives the same problem as `/v1/leads`) and the event `types` to receive (default `lead.new`). The answer carries the signing secret, once.' + scopeNote,
-      body: ref('WebhookCreate'), bodyRequired: true, ok: { status: 201, schema: ref('WebhookWithSecret'), description: 'Created; `Location` names it.', location: true }, errors: [400, 413, 415],
+      headerParams: [idempotencyKeyParam],
+      body: ref('WebhookCreate'), bodyRequired: true, ok: { status: 201, schema: ref('WebhookWithSecret'), description: 'Created; `Location` names it (under PUBLIC_BASE_URL, or the origin the request came to when the operator has not set it). A retry with the same `Idempotency-Key` gets this answer again, with `Idempotent-Replayed: true`.', location: true }, errors: [400, 409, 413, 415, 422],
     },
     { method: 'get', path: '/webhooks/{id}', tag, summary: 'One webhook', description: 'A webhook of the key\'s account, with its `access`.' + readNote, pathParams: [idParam], ok: { schema: ref('Webhook'), description: 'The webhook.' }, errors: [400, 404] },
+    {
+      method: 'patch', path: '/webhooks/{id}', tag, summary: 'Change a webhook',
+      description:
+        'Change any of `url`, `filter`, `types`, `description` and `status` of a webhook of the key\'s account; members left out stay as they are. Each is checked as on creation (the destination, ' +
+        'the saved filter against the current release: the same problems as `/v1/leads`), every bad one named in one 400. The watermarks, secret and queued deliveries stay, so a new filter ' +
+        'or type applies to leads and events that arrive from now on. Another account\'s webhook is a 404.' + scopeNote,
+      pathParams: [idParam], body: ref('WebhookUpdate'), bodyRequired: true,
+      ok: { schema: ref('Webhook'), description: 'The webhook as changed.' }, errors: [400, 404, 413, 415],
+    },
+    {
+      method: 'delete', path: '/webhooks/{id}', tag, summary: 'Delete a webhook',
+      description: 'Delete a webhook of the key\'s account with its queued deliveries and delivery log (what the account area\'s delete does); a `GET` of it is then a 404. Another account\'s webhook is a 404.' + scopeNote,
+      pathParams: [idParam], ok: { status: 204, schema: null, description: 'Deleted. No body.' }, errors: [400, 404],
+    },
     { method: 'post', path: '/webhooks/{id}/disable', tag, summary: 'Disable a webhook', description: 'Stop deliveries; queued ones wait until it is enabled.' + scopeNote, pathParams: [idParam], ok: { schema: ref('Webhook'), description: 'The webhook.' }, errors: [400, 404, 413, 415] },
     { method: 'post', path: '/webhooks/{id}/enable', tag, summary: 'Enable a webhook', description: 'Resume deliveries.' + scopeNote, pathParams: [idParam], ok: { schema: ref('Webhook'), description: 'The webhook.' }, errors: [400, 404, 413, 415] },
     {

@@ -104,8 +104,12 @@ const LIST = 'Comma-separated values match any of them (OR).';
 /** The lead filters, in the order of the schema, the SQL clauses and the canonical saved-filter string. */
 export const LEAD_FILTERS = [
   {
-    name: 'q', kind: 'text', column: 'description', maxLength: 200, examples: ['roof extension'],
-    doc: 'Free-text search over description, address, authority and application number (BM25 over the release\'s search index; words are stemmed, accents and case ignored).',
+    name: 'q', kind: 'text', column: 'description', maxLength: 200, examples: ['roof extension', '"heat pump" solar*', 'attic OR loft conversion'],
+    doc:
+      'Free-text search over description, address, authority and application number, ranked by BM25 over the release\'s search index (words stemmed, accents and case ignored, ' +
+      'stopwords dropped). Every word is required (`kitchen extension`: leads holding both); `"heat pump"` is a phrase (those words, in that order, next to each other, as written); ' +
+      '`solar*` a prefix (any word starting with at least 3 letters or digits); `solar OR wind` either (OR binds tighter than the implicit AND: `attic OR loft conversion` = ' +
+      '(attic OR loft) AND conversion). Malformed syntax (an unbalanced quote, a lone OR, a bare or short `*`) is a 400 naming `q`. See docs/search.md.',
   },
   {
     name: 'vertical', kind: 'enum', column: 'verticals', listColumn: true, examples: [['solar', 'roofing']],

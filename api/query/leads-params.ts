@@ -6,6 +6,7 @@
  * rule, `sort=relevance` needing `q`, and the paging limits of the configuration. Every problem
  * becomes one `{name, reason, allowed?}` entry of a single 400 (`invalidParams`).
  */
+import { parseSearchQuery } from '../../common/search-syntax.ts';
 import type { ApiConfig } from '../config.ts';
 import { invalidParams, type ParamError } from '../http/errors.ts';
 import { normalisedFilters, sortKeyValid, type LeadsFilters, type LeadsSort, type SortKey } from './leads-query.ts';
@@ -162,6 +163,14 @@ export function leadFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, places: Pl
     if (s[k] === undefined) continue;
     if (f.kind === 'enum') filters[k] = [...new Set(s[k] as string[])];
     else if (f.kind === 'geometry') filters[k] = geometryValue(f, s);
+    else if (f.kind === 'text') {
+      // q's syntax (common/search-syntax.ts): the one parser the SQL builder and the index evaluate
+      const parsed = parseSearchQuery(s[k] as string);
+      if (parsed.error !== undefined) {
+        errors.push({ name: k, reason: parsed.error });
+        q.bad.add(k);
+      } else filters[k] = s[k];
+    }
     else if (f.kind !== 'multi') filters[k] = s[k];
     else {
       const map = places.values.get(k) ?? new Map<string, string>();

@@ -100,6 +100,7 @@ export function leadsFrom(src: LeadsSource, q: string | undefined): SqlQuery {
     termsTable: src.search.termsTable,
     postingsTable: src.search.postingsTable,
     avgdl: src.search.avgdl,
+    leadsTable: src.leads,
     limit: null,
   });
   // Scores are rounded so that a score recomputed for the next page (summation order may vary

@@ -6,14 +6,18 @@
  * of the account, so an account whose webhook keys were revoked, expired or lost to a plan
  * downgrade can still see that its webhooks are suspended and why (no lead data is in them). Answers are
  * never cached (`Cache-Control: no-store`: they may carry a secret, and they change without a
- * new release). Request bodies are JSON objects of at most 16 KB.
+ * new release). Request bodies are JSON objects of at most 16 KB. `POST /webhooks` takes an
+ * `Idempotency-Key` (api/middleware/idempotency-key.ts); `PATCH` and `DELETE /webhooks/{id}`
+ * change and delete one webhook of the account (another account's is a 404).
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { AppDeps } from '../http/app-deps.ts';
 import type { ApiConfig } from '../config.ts';
 import type { AppContext, AppState } from '../http/context.ts';
-import { invalidParams } from '../http/errors.ts';
+import { ApiError, invalidParams } from '../http/errors.ts';
+import { answerIdempotently, idempotencyKeyOf, requestFingerprint, type IdempotentAnswer } from '../middleware/idempotency-key.ts';
+import { publicUrl } from '../render/public-url.ts';
 import { noQuerySchema, parseQuery } from '../query/parse-query.ts';
 import { CAPABILITIES } from '../access/scopes.ts';
 import { createDispatcher } from '../webhooks/dispatcher.ts';
@@ -22,6 +26,8 @@ import { webhookService, webhooksForbidden, type Owner } from '../webhooks/servi
 import { readJsonObject } from '../http/request-body.ts';
 
 const BODY_BYTES_MAX = 16 * 1024;
+/** The members `PATCH /v1/webhooks/{id}` may change. */
+const PATCHABLE = ['url', 'filter', 'types', 'description', 'status'] as const;
 
 /** Read a JSON object body ({} when there is none); 413 / 415 / 400 problems otherwise (api/http/request-body.ts). */
 export async function jsonBody(ctx: AppContext): Promise<Record<string, unknown>> {
@@ -59,6 +65,9 @@ export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 're
     const reading = ctx.method === 'GET' || ctx.method === 'HEAD';
     if (!reading && !CAPABILITIES[scope].webhooks) throw webhooksForbidden(scope);
     ctx.set('Cache-Control', 'no-store');
+    // dry_run=1 on a change is a quote (nothing is charged) and must not change anything: the
+    // quoting budget answers it here, before the route acts
+    if (!reading && ctx.state.budget.quoting) await ctx.state.budget.charge(0);
     await next();
   };
   const id = (ctx: AppContext): string => ctx.params['id'] ?? '';
@@ -72,19 +81,42 @@ export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 're
 
   router.post('/webhooks', async (ctx: AppContext) => {
     noQuery(ctx);
+    const idempotencyKey = idempotencyKeyOf(ctx);
     const body = await jsonBody(ctx);
-    onlyMembers(body, ['url', 'filter', 'types', 'description']);
-    const { webhook, secret } = await svc().create({
-      accountId: ctx.state.key.account_id, scope: ctx.state.key.scope, url: body['url'], filter: body['filter'] ?? '', types: body['types'], description: body['description'],
-    });
-    ctx.status = 201;
-    ctx.set('Location', `${config.publicBaseUrl}/webhooks/${webhook.id}`);
-    ctx.body = { ...webhook, secret };
+    const { account_id: accountId, scope } = ctx.state.key;
+    const create = async (): Promise<IdempotentAnswer> => {
+      onlyMembers(body, ['url', 'filter', 'types', 'description']);
+      const { webhook, secret } = await svc().create({ accountId, scope, url: body['url'], filter: body['filter'] ?? '', types: body['types'], description: body['description'] });
+      return { status: 201, body: { ...webhook, secret }, location: publicUrl(ctx, config, `/webhooks/${webhook.id}`) };
+    };
+    if (idempotencyKey === null) {
+      const a = await create();
+      ctx.status = a.status;
+      ctx.set('Location', a.location!);
+      ctx.body = a.body;
+      return;
+    }
+    const fingerprint = requestFingerprint('POST', '/v1/webhooks', scope, body);
+    await answerIdempotently(ctx, { store: deps.store.idempotency, now: deps.clock, accountId, key: idempotencyKey, fingerprint }, create);
   });
 
   router.get('/webhooks/:id', async (ctx: AppContext) => {
     noQuery(ctx);
     ctx.body = await svc().get(id(ctx), who(ctx));
+  });
+
+  router.patch('/webhooks/:id', async (ctx: AppContext) => {
+    noQuery(ctx);
+    const body = await jsonBody(ctx);
+    onlyMembers(body, [...PATCHABLE]);
+    if (Object.keys(body).length === 0) throw new ApiError(400, 'invalid_body', `the body must name at least one of ${PATCHABLE.join(', ')}`);
+    ctx.body = await svc().update(id(ctx), who(ctx), body);
+  });
+
+  router.delete('/webhooks/:id', async (ctx: AppContext) => {
+    noQuery(ctx);
+    await svc().remove(id(ctx), who(ctx));
+    ctx.status = 204;
   });
 
   for (const [action, status] of [['disable', 'disabled'], ['enable', 'active']] as const) {

@@ -11,6 +11,7 @@ import { rows, template, type Backend } from './backend.ts';
 import { withExpiry, type Account, type ApiKey, type Licence, type NewKey, type StateStore, type StoredKey } from './store-interface.ts';
 import { webhookStore } from './webhook-store.ts';
 import { appStore } from './app-store.ts';
+import { idempotencyStore } from './idempotency.ts';
 
 export const ACCOUNT_COLUMNS = ['id', 'name', 'plan', 'created_at'] as const;
 
@@ -63,6 +64,7 @@ export function createStateStore(b: Backend, now: () => Date): StateStore {
     ...acc,
     webhooks: webhookStore(b, now),
     app: appStore(b, now),
+    idempotency: idempotencyStore(b),
     ready: b.ready,
     async createAccount(name: string, plan: Plan): Promise<Account> {
       return (await one<Account>(q.insertAccount(name, plan, iso())))!;

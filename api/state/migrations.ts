@@ -189,6 +189,23 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 23, // Idempotency-Key on POST /v1/webhooks (api/state/idempotency.ts): the request's fingerprint and, once it succeeded, its answer, for 24 h
+    up: (s, d) => [
+      s
+        .createTable('idempotency_keys')
+        .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id'))
+        .addColumn('idem_key', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('started_at', d.instantType, (c) => c.notNull())
+        .addColumn('expires_at', d.instantType, (c) => c.notNull())
+        .addColumn('status_code', 'integer')
+        .addColumn('response_body', 'text')
+        .addColumn('location', 'text')
+        .addPrimaryKeyConstraint('idempotency_keys_pkey', ['account_id', 'idem_key']),
+      s.createIndex('idempotency_keys_expires').on('idempotency_keys').column('expires_at'),
+    ],
+  },
+  {
     version: 30, // the account area (api/state/app-store.ts): invitations, credentials, sessions, WebAuthn challenges, sign-in throttle, activity log
     up: (s, d) => [
       s

@@ -9,6 +9,7 @@
 import type { Plan, Scope } from '../access/scopes.ts';
 import type { WebhookStore } from './webhook-interface.ts';
 import type { AppStore } from './app-store.ts';
+import type { IdempotencyStore } from './idempotency.ts';
 import type { KeyStatus } from './tables.ts';
 
 export interface Account {
@@ -130,6 +131,8 @@ export interface StateStore {
   readonly webhooks: WebhookStore;
   /** The account area (/app): invitations, credentials, sessions, sign-in throttle, activity log (api/state/app-store.ts). */
   readonly app: AppStore;
+  /** Idempotency keys of `POST /v1/webhooks` and their remembered answers (api/state/idempotency.ts). */
+  readonly idempotency: IdempotencyStore;
 
   // — access model (issue 4) —
   getAccountById(id: number): Promise<Account | null>;

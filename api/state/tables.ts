@@ -91,6 +91,17 @@ export interface Tables {
     error: string | null;
     outcome: AttemptOutcome;
   };
+  /** Idempotency keys of POST /v1/webhooks (migration 23; api/state/idempotency.ts). */
+  idempotency_keys: {
+    account_id: number;
+    idem_key: string;
+    fingerprint: string;
+    started_at: Instant;
+    expires_at: Instant;
+    status_code: number | null;
+    response_body: string | null;
+    location: string | null;
+  };
   // — the account area (api/state/app-store.ts, migrations 30–39) —
   app_invitations: { token_hash: string; account_id: number; created_at: Instant; expires_at: Instant; used_at: Instant | null; revoked_at: Instant | null };
   app_credentials: {

@@ -86,6 +86,15 @@ export interface NewWebhook {
   watermark_event_id?: number;
 }
 
+/** What `updateWebhook` may change (members left out stay as they are). */
+export interface WebhookPatch {
+  url?: string;
+  /** The canonical saved filter and its parsed form, together. */
+  filter?: { filter: string; filters: Record<string, unknown> };
+  types?: string[];
+  description?: string | null;
+}
+
 export interface NewDelivery {
   /** Event id (`evt_…`): the `webhook-id` header and the body's `id`, the same on every redelivery. */
   id: string;
@@ -155,6 +164,8 @@ export interface WebhookStore {
   /** Webhooks oldest first, optionally of one account and/or status, suspended or not. */
   listWebhooks(filter?: { accountId?: number; status?: WebhookStatus; suspended?: boolean }): Promise<Webhook[]>;
   setWebhookStatus(id: string, status: WebhookStatus, reason: string | null): Promise<Webhook | null>;
+  /** Change a webhook's destination, saved filter, event types or description (its watermarks, secret and queue stay); null when there is no such webhook. */
+  updateWebhook(id: string, patch: WebhookPatch): Promise<Webhook | null>;
   /** Delete a webhook with its delivery queue and attempt log, atomically; false when there is no such webhook. */
   deleteWebhook(id: string): Promise<boolean>;
   /**

@@ -8,7 +8,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { rows, template, type Backend, type Row } from './backend.ts';
 import type { Tables } from './tables.ts';
-import type { Attempt, ClaimedDelivery, Delivery, DeliveryStatus, NewDelivery, Webhook, WebhookSecrets, WebhookStore } from './webhook-interface.ts';
+import type { Attempt, ClaimedDelivery, Delivery, DeliveryStatus, NewDelivery, Webhook, WebhookPatch, WebhookSecrets, WebhookStore } from './webhook-interface.ts';
 
 /** Deliveries per multi-row insert (7 parameters each). */
 const DELIVERY_CHUNK = 500;
@@ -143,6 +143,19 @@ function webhookQueries(b: Backend) {
     suspend: template((at: string, reason: string, id: string) =>
       db.updateTable('webhooks').set((eb) => ({ suspended_at: eb.fn.coalesce('suspended_at', eb.val(at)), suspended_reason: reason })).where('id', '=', id),
     ),
+    /** The members of `p` that are given, and `updated_at` (the shape varies: built per call). */
+    update: (id: string, p: WebhookPatch, at: string) =>
+      db
+        .updateTable('webhooks')
+        .set({
+          ...(p.url !== undefined ? { url: p.url } : {}),
+          ...(p.filter !== undefined ? { filter: p.filter.filter, filters_json: JSON.stringify(p.filter.filters) } : {}),
+          ...(p.types !== undefined ? { types: p.types.join(',') } : {}),
+          ...(p.description !== undefined ? { description: p.description } : {}),
+          updated_at: at,
+        })
+        .where('id', '=', id)
+        .compile(),
     resume: template((id: string) => db.updateTable('webhooks').set({ suspended_at: null, suspended_reason: null }).where('id', '=', id)),
     lockWebhook: template((id: string) => d.lockRows(db.selectFrom('webhooks').select('id').where('id', '=', id))),
     deleteAttempts: template((id: string) =>
@@ -325,6 +338,10 @@ export function webhookStore(b: Backend, now: () => Date): WebhookStore {
     },
     async setWebhookStatus(id, status, reason) {
       await b.run('plain', () => rows(q.setStatus(status, status === 'disabled' ? reason : null, iso(), id)));
+      return get(id);
+    },
+    async updateWebhook(id, patch) {
+      await b.run('plain', () => rows(q.update(id, patch, iso())));
       return get(id);
     },
     async deleteWebhook(id) {

@@ -10,7 +10,7 @@ import { parseQuery, querySchema, type RawQuery } from '../query/parse-query.ts'
 import { REASONS } from '../query/query-common.ts';
 import { CAPABILITIES, scopesWith, SCOPES, type Scope } from '../access/scopes.ts';
 import type { StateStore } from '../state/store-interface.ts';
-import { type Delivery, type DeliveryStatus, type Webhook } from '../state/webhook-interface.ts';
+import { type Delivery, type DeliveryStatus, type Webhook, type WebhookPatch } from '../state/webhook-interface.ts';
 import { accessReader, NO_ACTIVE_KEY, type WebhookAccess } from './send-access.ts';
 import { checkDestination, systemResolver, type HostResolver } from './destination.ts';
 import type { Dispatcher, WebhookConfig } from './dispatcher.ts';
@@ -143,6 +143,30 @@ export function webhookService(deps: WebhookServiceDeps) {
   };
   const one = async (w: Webhook): Promise<PublicWebhook> => (await shown([w]))[0]!;
 
+  /**
+   * Check the members of a webhook as `create` and `update` take them (`url` is checked when
+   * given, or always with `urlRequired`): every bad one named in one 400. The event types to
+   * store (the default when `types` is absent).
+   */
+  const checkMembers = async (o: { url?: unknown; filter?: unknown; types?: unknown; description?: unknown; status?: unknown }, urlRequired = true): Promise<WebhookEventType[]> => {
+    const errors: ParamError[] = urlRequired || o.url !== undefined ? [...(await checkDestination(o.url, deps.config.webhookAllowHosts, deps.resolveHost ?? systemResolver))] : [];
+    if (o.status !== undefined && o.status !== 'active' && o.status !== 'disabled') errors.push({ name: 'status', reason: 'must be active or disabled', allowed: ['active', 'disabled'] });
+    const types = parseWebhookTypes(o.types);
+    if ('reason' in types) errors.push(types);
+    if (o.filter !== undefined && typeof o.filter !== 'string') errors.push({ name: 'filter', reason: 'must be a query string such as vertical=solar&county=Cork' });
+    if (o.description !== undefined && o.description !== null && (typeof o.description !== 'string' || o.description.length > 200)) {
+      errors.push({ name: 'description', reason: 'must be a string of at most 200 characters' });
+    }
+    if (errors.length) throw invalidParams(errors);
+    return (types as { types: WebhookEventType[] }).types;
+  };
+  /** The current release's snapshot (saved filters are checked against its places); 503 before the first release. */
+  const currentSnapshot = async () => {
+    const snap = await deps.leads.snapshot();
+    if (!snap) throw new ApiError(503, 'no_release', 'no release is published yet: saved filters are checked against the current release');
+    return snap;
+  };
+
   const owned = async (id: string, who: Owner): Promise<Webhook> => {
     const w = await wh.getWebhook(id);
     if (!w || (who.accountId !== undefined && w.account_id !== who.accountId)) throw notFound(`webhook ${id}`);
@@ -159,16 +183,8 @@ export function webhookService(deps: WebhookServiceDeps) {
      */
     async create(o: { accountId: number; scope: Scope; url: unknown; filter: unknown; description?: unknown; types?: unknown }): Promise<{ webhook: PublicWebhook; secret: string }> {
       if (!CAPABILITIES[o.scope].webhooks) throw webhooksForbidden(o.scope);
-      const errors: ParamError[] = [...(await checkDestination(o.url, deps.config.webhookAllowHosts, deps.resolveHost ?? systemResolver))];
-      const types = parseWebhookTypes(o.types);
-      if ('reason' in types) errors.push(types);
-      if (o.filter !== undefined && typeof o.filter !== 'string') errors.push({ name: 'filter', reason: 'must be a query string such as vertical=solar&county=Cork' });
-      if (o.description !== undefined && o.description !== null && (typeof o.description !== 'string' || o.description.length > 200)) {
-        errors.push({ name: 'description', reason: 'must be a string of at most 200 characters' });
-      }
-      if (errors.length) throw invalidParams(errors);
-      const snap = await deps.leads.snapshot();
-      if (!snap) throw new ApiError(503, 'no_release', 'no release is published yet: saved filters are checked against the current release');
+      const types = await checkMembers({ url: o.url, filter: o.filter, types: o.types, description: o.description });
+      const snap = await currentSnapshot();
       const parsed = parseSavedFilter((o.filter as string | undefined) ?? '', snap.places);
       const secret = generateSecret();
       const w = await wh.createWebhook({
@@ -182,7 +198,7 @@ export function webhookService(deps: WebhookServiceDeps) {
         secret,
         watermark_lead_id: snap.maxLeadId,
         watermark_release: snap.releaseId,
-        types: (types as { types: string[] }).types,
+        types,
         watermark_event_id: snap.maxEventId,
       });
       return { webhook: await one(w), secret };
@@ -192,6 +208,35 @@ export function webhookService(deps: WebhookServiceDeps) {
     },
     async get(id: string, who: Owner): Promise<PublicWebhook> {
       return one(await owned(id, who));
+    },
+    /**
+     * Change a webhook: any of `url`, `filter`, `types`, `description` (checked as `create`
+     * checks them: destination, saved filter against the current release, event types) and
+     * `status` (`active` / `disabled`, as `setStatus`). Members left out stay; the watermarks,
+     * secret and queued deliveries stay too, so a new filter or type applies to leads and events
+     * that arrive from now on.
+     */
+    async update(id: string, who: Owner, o: { url?: unknown; filter?: unknown; types?: unknown; description?: unknown; status?: unknown }): Promise<PublicWebhook> {
+      const w = await owned(id, who);
+      const types = await checkMembers(o, false);
+      const patch: WebhookPatch = {};
+      if (o.url !== undefined) patch.url = o.url as string;
+      if (o.types !== undefined) patch.types = types;
+      if (o.description !== undefined) patch.description = (o.description as string | null) ?? null;
+      if (o.filter !== undefined) {
+        const parsed = parseSavedFilter(o.filter as string, (await currentSnapshot()).places);
+        patch.filter = { filter: parsed.filter, filters: parsed.filters as Record<string, unknown> };
+      }
+      if (Object.keys(patch).length) await wh.updateWebhook(id, patch);
+      if (o.status !== undefined && o.status !== w.status) {
+        await wh.setWebhookStatus(id, o.status as 'active' | 'disabled', o.status === 'disabled' ? `disabled by its owner at ${clock().toISOString()}` : null);
+      }
+      return one((await wh.getWebhook(id))!);
+    },
+    /** Delete a webhook with its queued deliveries and delivery log (what the account area's delete does). */
+    async remove(id: string, who: Owner): Promise<void> {
+      await owned(id, who);
+      if (!(await wh.deleteWebhook(id))) throw notFound(`webhook ${id}`);
     },
     async setStatus(id: string, who: Owner, status: 'active' | 'disabled'): Promise<PublicWebhook> {
       await owned(id, who);

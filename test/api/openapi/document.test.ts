@@ -65,7 +65,7 @@ test('parameters come from the query schemas, with enums; problems and headers o
   assert.ok(params('/leads/{id}').has('id'));
   for (const [path, item] of Object.entries<any>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
-      const ok = op.responses['200'] ?? op.responses['201'];
+      const ok = op.responses['200'] ?? op.responses['201'] ?? op.responses['204'];
       assert.ok(ok.headers['X-Request-Id'], `${method} ${path}: X-Request-Id on success`);
       for (const s of ['405', '500', '503']) {
         assert.equal(op.responses[s].content['application/problem+json'].schema, { $ref: '#/components/schemas/Problem' }, `${method} ${path} ${s}`);
@@ -83,7 +83,7 @@ test('parameters come from the query schemas, with enums; problems and headers o
 });
 
 test('every parsed query is documented by the schema its parser uses: the same parameters in the same order, the same types and bounds', () => {
-  const parsed: [string, Record<string, any>, ('get' | 'post')?][] = [
+  const parsed: [string, Record<string, any>, ('get' | 'post' | 'patch' | 'delete')?][] = [
     ['/leads', leadsQuerySchema()],
     ['/infrastructure', infrastructureQuerySchema(false)],
     ['/infrastructure/renewables', infrastructureQuerySchema(true)],
@@ -101,6 +101,8 @@ test('every parsed query is documented by the schema its parser uses: the same p
     // the endpoints that take no parameters (no-query.schema.json)
     ...(['/meta', '/webhooks', '/webhooks/{id}'] as const).map((p): [string, Record<string, any>] => [p, noQuerySchema()]),
     ...(['/webhooks', '/webhooks/{id}/disable', '/webhooks/{id}/enable', '/webhooks/{id}/rotate-secret', '/webhooks/{id}/test', '/webhooks/{id}/replay'] as const).map((p): [string, Record<string, any>, 'post'] => [p, noQuerySchema(), 'post']),
+    ['/webhooks/{id}', noQuerySchema(), 'patch'],
+    ['/webhooks/{id}', noQuerySchema(), 'delete'],
   ];
   for (const [path, schema, method = 'get'] of parsed) {
     const query = (doc.paths[path][method].parameters ?? []).filter((p: any) => p.in === 'query' && p.name !== 'dry_run');

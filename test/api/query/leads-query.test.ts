@@ -99,7 +99,8 @@ test('page query binds every value and asks for no table by name', () => {
   assert.match(p.sql, /FROM POSTINGS WHERE/);
   assert.match(p.sql, /JOIN LEADS AS l ON l.id = s.lead_id/);
   assert.not.match(p.sql, /ILIKE/i);
-  assert.equal(p.params, ['roof', 'brien', 'roof', 'brien', 'Cork', 2.5, 2.5, 9, 26]);
+  // terms (qt), terms (hits), what each item of q must hold (roof; o'brien → brien), then the filters
+  assert.equal(p.params, ['roof', 'brien', 'roof', 'brien', 'roof', 'brien', 'Cork', 2.5, 2.5, 9, 26]);
   const c = leadsCountQuery(src, { county: ['Cork'] });
   assert.equal(c, { sql: 'SELECT count(*) AS total FROM LEADS AS l WHERE l.county IN (?)', params: ['Cork'] });
 });
@@ -190,7 +191,7 @@ test('q: a lead holding a rare term ranks first; q combines with filters; no ter
   const found = [...df.values()].find((e) => e.ids.size === 1 && e.word.length >= 5);
   const rare = found && { id: [...found.ids][0]!, word: found.word, county: found.county };
   assert.ok(rare, 'a word found in one lead only');
-  const p = leadsPageQuery(src, { filters: { q: `${rare!.word} dwelling` }, sort: 'relevance', limit: 5, offset: 0, after: null });
+  const p = leadsPageQuery(src, { filters: { q: `${rare!.word} OR dwelling` }, sort: 'relevance', limit: 5, offset: 0, after: null });
   const rows = await db.all(p.sql, p.params);
   assert.is(rows[0]!['id'], rare!.id);
   const c = leadsCountQuery(src, { q: rare!.word, county: [rare!.county] });

@@ -262,7 +262,8 @@ test('list: q ranks a lead holding the rare term first, counts with filters, and
     `SELECT p.lead_id AS id, t.term, l.county FROM ${file('search_terms.parquet')} t JOIN ${file('search_postings.parquet')} p USING (term)
      JOIN ${leadsFile} l ON l.id = p.lead_id WHERE t.df = 1 AND regexp_full_match(t.term, '[a-z]{5,}') ORDER BY t.term LIMIT 1`,
   );
-  let res = await get(`/v1/leads?q=${encodeURIComponent(`${lead!.term} extension`)}`);
+  // OR: every word is required unless OR says otherwise (docs/search.md "Query syntax")
+  let res = await get(`/v1/leads?q=${encodeURIComponent(`${lead!.term} OR extension`)}`);
   validList(res);
   assert.is(res.body.results[0].id, lead!.id);
   res = await get(`/v1/leads?q=extension&county=${lead!.county}&page_size=7`);

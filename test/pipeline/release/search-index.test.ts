@@ -69,7 +69,7 @@ test('a document with the term twice ranks above one with it once; ties by lead_
 });
 
 test('rarer terms weigh more', async () => {
-  const rows = await search('garage roof');
+  const rows = await search('garage OR roof'); // every word is required unless OR says otherwise (docs/search.md)
   assert.is(rows[0]!.lead_id, 5);
   assert.equal(rows.map((r) => r.lead_id).sort(), [1, 2, 3, 5]);
 });
@@ -110,21 +110,35 @@ test('prefix matches terms starting with the last query word', async () => {
   }
 });
 
+test('every word is required; OR, prefix* and phrases (which need the leads table)', async () => {
+  const cases: [string, number[]][] = [
+    ['roof extension', [1, 2]],
+    ['roof garage', []],
+    ['roof OR garage', [1, 2, 3, 5]],
+    ['solar OR garage roof', [3]],
+    ['kitch*', [5]],
+    ['ext* roof', [1, 2]],
+  ];
+  for (const [q, ids] of cases) assert.equal((await search(q)).map((r) => r.lead_id).sort(), ids, q);
+  assert.throws(() => searchQuery('"roof extension"', { ...paths, limit: 5 }), /leadsTable/);
+});
+
 test('limit caps the rows', async () => {
   assert.is((await search('roof', { limit: 2 })).length, 2);
 });
 
 test('searchQuery binds every query word and reads postings by term, never descriptions', () => {
   const cases: { q: string; prefix: boolean; params: unknown[]; has: string[] }[] = [
-    { q: 'Roof extensions', prefix: false, params: ['roof', 'extens', 'roof', 'extens', 7], has: ['term IN (?, ?)'] },
-    { q: 'roof roofing', prefix: false, params: ['roof', 'roof', 7], has: ['term IN (?)'] },
+    // terms (qt), terms (hits), then per item of the query the terms it must hold (m0, m1, …)
+    { q: 'Roof extensions', prefix: false, params: ['roof', 'extens', 'roof', 'extens', 'roof', 'extens', 7], has: ['term IN (?, ?)', 'bool_or(hits.term = ?) AS m1'] },
+    { q: 'roof roofing', prefix: false, params: ['roof', 'roof', 'roof', 'roof', 7], has: ['term IN (?)'] },
     {
       q: 'solar hous',
       prefix: true,
-      params: ['solar', 'hous', 'hous', 'hout', 'hous', 'solar', 'hous', 'hous', 'hout', 'hous', 7],
-      has: ['term IN (?, ?)', 'starts_with(term, ?)', 'term >= ? AND term < ?'],
+      params: ['solar', 'hous', 'hout', 'hous', 'solar', 'hous', 'hout', 'hous', 'solar', 'hous', 7],
+      has: ['term IN (?)', 'starts_with(term, ?)', 'term >= ? AND term < ?', 'bool_or(starts_with(hits.term, ?)) AS m1'],
     },
-    { q: "x'); DROP TABLE leads; --", prefix: false, params: ['drop', 'tabl', 'lead', 'drop', 'tabl', 'lead', 7], has: ['term IN (?, ?, ?)'] },
+    { q: "x'); DROP TABLE leads; --", prefix: false, params: ['drop', 'tabl', 'lead', 'drop', 'tabl', 'lead', 'drop', 'tabl', 'lead', 7], has: ['term IN (?, ?, ?)'] },
   ];
   for (const c of cases) {
     const { sql, params } = searchQuery(c.q, { postingsPath: '/r/search_postings.parquet', termsPath: '/r/search_terms.parquet', limit: 7, prefix: c.prefix });
