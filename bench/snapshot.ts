@@ -373,7 +373,9 @@ export async function takeSnapshot(dataDir: string, requests: readonly SnapshotR
           return k === 'token' ? encodeURIComponent(v ?? 'missing') : (v ?? 'missing');
         });
       const path = fill(r.path);
-      const headers: Record<string, string> = { 'x-request-id': `snapshot-${i}`, ...Object.fromEntries(Object.entries(r.headers ?? {}).map(([h, v]) => [h, fill(v)])) };
+      // identity unless a request asks otherwise: the snapshot compares what is served, and a
+      // compressed length moves with the volatile values (a timestamp's digits) the snapshot steadies
+      const headers: Record<string, string> = { 'x-request-id': `snapshot-${i}`, 'accept-encoding': 'identity', ...Object.fromEntries(Object.entries(r.headers ?? {}).map(([h, v]) => [h, fill(v)])) };
       const key = keys.get(r.as);
       if (key) headers['authorization'] = `Bearer ${key}`;
       if (r.body !== undefined) headers['content-type'] = 'application/json';
