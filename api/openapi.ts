@@ -20,6 +20,7 @@ import { leadsSearchBodySchema } from './query/lead-filters.ts';
 import { exportEndpoints, exportResponseSchemas } from './openapi-exports.ts';
 import { METRICS_SECURITY_SCHEME, OPERATIONS_TAG, operationalEndpoints, operationalSchemas, originOperation } from './observability/openapi.ts';
 import { gisEndpoints } from './gis/openapi.ts';
+import { PROBLEM_CODES, problemTypeSchemas } from './problems.ts';
 import { DEPRECATIONS, applyDeprecations, serviceTermsExtension, serviceTermsText, type DeprecationTable } from './service-terms.ts';
 
 type Json = Record<string, any>;
@@ -80,7 +81,7 @@ export interface Endpoint {
   query?: Json;
   pathParams?: Json[];
   /** Success body: a `$ref` schema and media type; `status` 200 unless given; `location` adds a Location header. */
-  ok: { schema: Json; type?: string; description: string; status?: number; location?: boolean; empty?: string };
+  ok: { schema: Json; type?: string; description: string; status?: number; location?: boolean; empty?: string; alternate?: { type: string; schema: Json } };
   /** JSON request body schema (POST) and whether a body is required. */
   body?: Json;
   bodyRequired?: boolean;
@@ -295,6 +296,28 @@ export function endpoints(): Endpoint[] {
       description: 'Scripts and style sheets of the Swagger UI renderer (from the swagger-ui-dist package) and the style sheet of /v1/reference (`reference.css`). No key needed.',
       pathParams: [{ name: 'file', in: 'path', required: true, description: 'Asset file name.', schema: { type: 'string', pattern: '^[A-Za-z0-9._-]+$' } }],
       ok: { schema: { type: 'string' }, type: 'application/octet-stream', description: 'The asset (JavaScript, CSS or image).' },
+      errors: [404],
+    },
+    {
+      method: 'get',
+      path: '/problems',
+      tag: 'Reference',
+      public: true,
+      summary: 'Every problem type',
+      description:
+        'The index of the problem types: every `code` an error of this API can carry, with its status and title. A problem\'s `type` is the URI of its code\'s page, `/v1/problems/{code}` under the public base URL. HTML by default; JSON with `Accept: application/json`. No key needed.',
+      ok: { schema: ref('ProblemTypes'), description: 'The problem types (HTML, or JSON with `Accept: application/json`).', alternate: { type: 'text/html', schema: { type: 'string' } } },
+      errors: [],
+    },
+    {
+      method: 'get',
+      path: '/problems/{code}',
+      tag: 'Reference',
+      public: true,
+      summary: 'One problem type: what it means and what to do',
+      description: 'The page a problem\'s `type` URI names: the code\'s status, title, what happened and what to do. HTML by default; JSON with `Accept: application/json`. No key needed.',
+      pathParams: [{ name: 'code', in: 'path', required: true, description: 'A problem `code`.', schema: { type: 'string', enum: PROBLEM_CODES } }],
+      ok: { schema: ref('ProblemTypeDoc'), description: 'The problem type (HTML, or JSON with `Accept: application/json`).', alternate: { type: 'text/html', schema: { type: 'string' } } },
       errors: [404],
     },
     ...webhookEndpoints(),
@@ -523,7 +546,7 @@ function operation(e: Endpoint): Json {
     [String(e.ok.status ?? 200)]: {
       description: e.ok.description,
       headers: okHeaders,
-      content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema } },
+      content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema }, ...(e.ok.alternate ? { [e.ok.alternate.type]: { schema: e.ok.alternate.schema } } : {}) },
     },
   };
   if (e.ok.empty) responses['204'] = { description: e.ok.empty, headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } } };
@@ -575,7 +598,7 @@ function operationId(e: Endpoint): string {
 export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { deprecations?: DeprecationTable } = {}): Json {
   const schemas: Json = {};
   for (const f of recordSchemaFiles()) schemas[componentName(f)] = component(f);
-  Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas(), exportResponseSchemas(), operationalSchemas());
+  Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas(), exportResponseSchemas(), operationalSchemas(), problemTypeSchemas());
   const paths: Json = {};
   for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = e.origin ? originOperation(operation(e), e.path, config.publicBaseUrl) : operation(e);
   applyDeprecations(paths, opts.deprecations ?? DEPRECATIONS);

@@ -19,6 +19,7 @@ import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../app.ts';
 import type { AppContext, AppState } from '../context.ts';
 import { ApiError, invalidParams, type ParamError } from '../errors.ts';
+import type { ProblemCode } from '../problems.ts';
 import { readBodyText } from '../request-body.ts';
 import { hashToken, isLicensedScope, TOKEN_PATTERN } from '../access/licences.ts';
 import { KEY_PREFIX } from '../scopes.ts';
@@ -27,7 +28,7 @@ import type { ClaimRefusal } from '../state/store.ts';
 const BODY_LIMIT = 4096;
 
 /** Problems of a refused claim. */
-const REFUSALS: Record<ClaimRefusal, [number, string, string]> = {
+const REFUSALS: Record<ClaimRefusal, [number, ProblemCode, string]> = {
   unknown_link: [404, 'claim_link_unknown', 'this claim link is not known: check that you copied all of it'],
   link_used: [410, 'claim_link_used', 'this claim link has already been used; each link creates one key. Ask your account manager for a new link'],
   link_expired: [410, 'claim_link_expired', 'this claim link has expired; ask your account manager for a new one'],
