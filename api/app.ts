@@ -36,6 +36,7 @@ import { infrastructureRouter } from './routes/infrastructure.ts';
 import { metaRouter } from './routes/meta.ts';
 import { docsRouter } from './routes/docs.ts';
 import { problemsRouter } from './routes/problems.ts';
+import { apiRootRouter } from './routes/api-root.ts';
 import { webhooksRouter } from './routes/webhooks.ts';
 import { claimRouter } from './routes/claim.ts';
 import { accountRouter } from './routes/account.ts';
@@ -98,6 +99,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   const v1 = new Router<AppState>({ prefix: '/v1' });
   const docs = docsRouter(config, deps);
   const problems = problemsRouter(config);
+  const root = apiRootRouter(config);
   const ledger = deps.ledger ?? new UsageLedger(deps.store, { detailDays: config.usageDetailDays, now: () => deps.clock().getTime(), log: deps.log });
   const metrics = deps.metrics ?? new ApiMetrics();
   const logger = deps.logger ?? createLogger(config.logLevel, deps.log);
@@ -110,6 +112,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   const routers = [
     docs,
     problems,
+    root,
     claim,
     account,
     metaRouter(config, deps),
@@ -153,7 +156,8 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   // The account area (/app) runs on sessions: it answers before the release pin and the API-key checks.
   app.use(appArea(config, { ...deps, ledger }));
   // The published reference (openapi.json, docs, reference, the problem types) and the licence claim page need neither a key nor a loaded release.
-  app.use(routesOf(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).use(problems.routes()).use(claim.routes())));
+  // GET /v1, the index of links, too.
+  app.use(routesOf(new Router<AppState>({ prefix: '/v1' }).use(root.routes()).use(docs.routes()).use(problems.routes()).use(claim.routes())));
   app.use(releaseMiddleware(deps.releases));
   // the throttle wraps the GIS token too, so a 401 for a bad access_token reports the allowance
   if (!deps.benchWithoutAccess) app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
@@ -175,7 +179,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.use(routesOf(new Router<AppState>({ prefix: '/v1' }).use(account.routes()).use(webhooks.routes())));
   // a refused release changes /v1/meta's release_status: its ETag changes with it
   app.use(conditionalMiddleware({ variant: () => refusedStamp(deps.releases.status().refused) }));
-  for (const r of routers) if (r !== docs && r !== problems && r !== claim && r !== account && r !== webhooks) v1.use(r.routes());
+  for (const r of routers) if (r !== docs && r !== problems && r !== root && r !== claim && r !== account && r !== webhooks) v1.use(r.routes());
   app.use(v1.routes());
   app.use(methodNotAllowed(routers));
   return app;

@@ -21,6 +21,7 @@ import { exportEndpoints, exportResponseSchemas } from './openapi-exports.ts';
 import { METRICS_SECURITY_SCHEME, OPERATIONS_TAG, operationalEndpoints, operationalSchemas, originOperation } from './observability/openapi.ts';
 import { gisEndpoints } from './gis/openapi.ts';
 import { PROBLEM_CODES, problemTypeSchemas } from './problems.ts';
+import { apiRootSchema } from './routes/api-root.ts';
 import { DEPRECATIONS, applyDeprecations, serviceTermsExtension, serviceTermsText, type DeprecationTable } from './service-terms.ts';
 
 type Json = Record<string, any>;
@@ -297,6 +298,17 @@ export function endpoints(): Endpoint[] {
       pathParams: [{ name: 'file', in: 'path', required: true, description: 'Asset file name.', schema: { type: 'string', pattern: '^[A-Za-z0-9._-]+$' } }],
       ok: { schema: { type: 'string' }, type: 'application/octet-stream', description: 'The asset (JavaScript, CSS or image).' },
       errors: [404],
+    },
+    {
+      method: 'get',
+      path: '/',
+      tag: 'Reference',
+      public: true,
+      summary: 'The index of links',
+      description:
+        'Where everything is, as GitHub\'s API root: one absolute URL per resource (the OpenAPI document, the references, leads, events, infrastructure, exports in each format, the GeoJSON feeds, OGC API Features, vector tiles, meta, problem types, webhooks, usage); `{…}` marks a URI template variable. No key needed.',
+      ok: { schema: ref('ApiRoot'), description: 'The links.' },
+      errors: [],
     },
     {
       method: 'get',
@@ -584,6 +596,7 @@ function operation(e: Endpoint): Json {
 
 function operationId(e: Endpoint): string {
   // `{id}` → by-id; `{layer}.json` / `{y}.mvt` (tiles) → by-layer-json / by-y-mvt
+  if (e.path === '/') return `${e.method}ApiRoot`;
   const words = e.path.split('/').filter(Boolean).map((p) => (p.startsWith('{') ? 'by-' + p.replace(/^\{([^}]+)\}/, '$1').replace(/\./g, '-') : p.replace(/\.json$/, '-json')));
   return (e.method + '-' + words.join('-')).replace(/[-_](\w)/g, (_m, c: string) => c.toUpperCase());
 }
@@ -598,7 +611,7 @@ function operationId(e: Endpoint): string {
 export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { deprecations?: DeprecationTable } = {}): Json {
   const schemas: Json = {};
   for (const f of recordSchemaFiles()) schemas[componentName(f)] = component(f);
-  Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas(), exportResponseSchemas(), operationalSchemas(), problemTypeSchemas());
+  Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas(), exportResponseSchemas(), operationalSchemas(), problemTypeSchemas(), apiRootSchema());
   const paths: Json = {};
   for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = e.origin ? originOperation(operation(e), e.path, config.publicBaseUrl) : operation(e);
   applyDeprecations(paths, opts.deprecations ?? DEPRECATIONS);

@@ -70,7 +70,7 @@ async function samples(): Promise<Record<string, string>> {
     '/authorities': '/v1/authorities',
     '/problems': '/v1/problems',
     '/problems/{code}': '/v1/problems/not_found',
-    '': '/v1',
+    '/': '/v1',
   };
 }
 
