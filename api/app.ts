@@ -9,7 +9,7 @@
  *   TRUSTED_PROXIES)  →  request id  →  security headers  →  deprecation headers (only when an
  *   operation is deprecated)  →  operational routes at the origin (/healthz, /readyz, /metrics:
  *   no key, no release pin)  →  the account area under /app (api/app-area/router.ts: sessions,
- *   not keys; nothing else reaches it)  →  public routers (openapi.json, docs, reference, licence claim)
+ *   not keys; nothing else reaches it)  →  public routers (openapi.json, docs, reference, problem types, licence claim)
  *   →  release pin  →  failed-key throttle  →  GIS access_token (→ Bearer header, GIS paths
  *   only)  →  auth (Bearer key)  →  access (hourly limit, daily row budget, usage ledger)
  *   →  attribution headers (commonwealth)  →  account and webhooks routers (never cached)
@@ -38,6 +38,8 @@ import { eventsRouter } from './routes/events.ts';
 import { infrastructureRouter } from './routes/infrastructure.ts';
 import { metaRouter } from './routes/meta.ts';
 import { docsRouter } from './routes/docs.ts';
+import { problemsRouter } from './routes/problems.ts';
+import { apiRootRouter } from './routes/api-root.ts';
 import { webhooksRouter } from './routes/webhooks.ts';
 import { claimRouter } from './routes/claim.ts';
 import { accountRouter } from './routes/account.ts';
@@ -71,6 +73,8 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.silent = true; // errors are logged by the problem middleware, with the request id
   const v1 = new Router<AppState>({ prefix: '/v1' });
   const docs = docsRouter(config, deps);
+  const problems = problemsRouter(config);
+  const root = apiRootRouter(config);
   const ledger = deps.ledger ?? new UsageLedger(deps.store, { detailDays: config.usageDetailDays, now: () => deps.clock().getTime(), log: deps.log });
   const metrics = deps.metrics ?? new ApiMetrics();
   const logger = deps.logger ?? createLogger(config.logLevel, deps.log);
@@ -82,6 +86,8 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   const layers = releaseLayersCache();
   const routers = [
     docs,
+    problems,
+    root,
     claim,
     account,
     metaRouter(config, deps),
@@ -96,7 +102,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     intelRouter(config, deps),
     webhooks,
   ];
-  const publicPaths = ['/v1/docs', '/v1/reference', '/v1/openapi.json', '/v1/claim'];
+  const publicPaths = ['/v1/docs', '/v1/reference', '/v1/openapi.json', '/v1/claim', '/v1/problems'];
   const isPublic = (path: string): boolean => !path.startsWith('/v1') || publicPaths.some((p) => path === p || path.startsWith(p + '/'));
   const now = (): number => deps.clock().getTime();
   const route = routeOf(routers);
@@ -114,7 +120,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   const routeLabel = (method: string, path: string): string =>
     OPERATIONAL_PATHS.includes(path) && (method === 'GET' || method === 'HEAD') ? `${method} ${path}` : route(method, path);
   app.use(accessLogMiddleware({ logger, metrics, routeOf: routeLabel }));
-  app.use(problemMiddleware(deps.log));
+  app.use(problemMiddleware(deps.log, { publicBaseUrl: config.publicBaseUrl }));
   // inside the problem middleware: problems are sent as they are (small; the access log reads their code)
   app.use(compressionMiddleware(config));
   // before every key check (a preflight carries no key), and its headers stay on problem answers
@@ -128,8 +134,9 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.use(operationalMethods());
   // The account area (/app) runs on sessions: it answers before the release pin and the API-key checks.
   app.use(appArea(config, { ...deps, ledger }));
-  // The published reference (openapi.json, docs, reference) and the licence claim page need neither a key nor a loaded release.
-  app.use(routesOf(new Router<AppState>({ prefix: '/v1' }).use(docs.routes()).use(claim.routes())));
+  // The published reference (openapi.json, docs, reference, the problem types) and the licence claim page need neither a key nor a loaded release.
+  // GET /v1, the index of links, too.
+  app.use(routesOf(new Router<AppState>({ prefix: '/v1' }).use(root.routes()).use(docs.routes()).use(problems.routes()).use(claim.routes())));
   app.use(releaseMiddleware(deps.releases));
   // the throttle wraps the GIS token too, so a 401 for a bad access_token reports the allowance
   if (!deps.benchWithoutAccess) app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
@@ -151,7 +158,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.use(routesOf(new Router<AppState>({ prefix: '/v1' }).use(account.routes()).use(webhooks.routes())));
   // a refused release changes /v1/meta's release_status: its ETag changes with it
   app.use(conditionalMiddleware({ variant: () => refusedStamp(deps.releases.status().refused) }));
-  for (const r of routers) if (r !== docs && r !== claim && r !== account && r !== webhooks) v1.use(r.routes());
+  for (const r of routers) if (r !== docs && r !== problems && r !== root && r !== claim && r !== account && r !== webhooks) v1.use(r.routes());
   app.use(v1.routes());
   app.use(methodNotAllowed(routers));
   return app;

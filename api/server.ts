@@ -121,7 +121,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
     : http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback());
   server.keepAliveTimeout = 5000;
   // what the HTTP parser refuses (over-long URL, raw spaces, unknown method…) is answered as a problem too
-  server.on('clientError', clientErrorHandler({ tls }));
+  server.on('clientError', clientErrorHandler({ tls, publicBaseUrl: config.publicBaseUrl }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {

@@ -4,8 +4,10 @@
  *      replicas) and answers 429 `rate_limited` past the scope's limit;
  *   2. installs the key's daily row budget as `ctx.state.budget` (routes charge the records they
  *      return; a charge past the budget is a 429 `budget_exhausted` and charges nothing);
- *   3. turns `HEAD` and `dry_run=1` into quotes: the route runs up to its charge, which reports
- *      the cost instead of paying it;
+ *   3. turns `dry_run=1` into a quote: the route runs up to its charge, which reports the cost
+ *      instead of paying it; answers `HEAD` as the `GET` (same status, same headers, no body)
+ *      with a budget that checks as the GET's would but charges nothing — no rows are delivered —
+ *      and says in `X-Budget-Cost` what the GET would charge;
  *   4. sets the rate-limit and budget headers on every response, success or error;
  *   5. records the request in the usage ledger (route, status, rows returned).
  */
@@ -34,7 +36,7 @@ class Quote {
 }
 
 /**
- * The media type of a quote (`dry_run=1`, `HEAD`): a response of its own, so a typed client's
+ * The media type of a quote (`dry_run=1`): a response of its own, so a typed client's
  * `application/json` is the data alone and never a union with the quote. A `+json` type: any JSON
  * parser reads it as before.
  */
@@ -79,6 +81,12 @@ class DailyBudget implements RowBudget {
     }
     this.charged += rows;
   }
+  /** Throw what `charge(rows)` would throw now (403 `budget_too_small`, 429 `budget_exhausted`), charging nothing. */
+  check(rows: number): void {
+    if (rows <= 0 || this.limit === null) return;
+    if (rows > this.limit) throw budgetTooSmall({ rows, limit: this.limit, scope: this.key.scope });
+    if (rows > this.remaining!) throw budgetExhausted({ rows, remaining: this.remaining!, limit: this.limit, reset: this.reset, scope: this.key.scope, nowMs: this.nowMs });
+  }
   state(): BudgetState {
     return { limit: this.limit, remaining: this.remaining, reset: this.reset };
   }
@@ -94,6 +102,24 @@ const quoting = (b: DailyBudget): RowBudget => ({
     throw new Quote(rows);
   },
 });
+
+/**
+ * The budget of a `HEAD`: the GET's answer, headers only, so nothing is delivered and nothing is
+ * charged (as HTTP means HEAD: the GET without its body). `charge(n)` refuses as the GET's would
+ * (so HEAD and GET answer the same status) and adds `n` to `cost`, the `X-Budget-Cost` header.
+ */
+class HeadBudget implements RowBudget {
+  cost = 0;
+  constructor(private readonly b: DailyBudget) {}
+  get remaining(): number | null {
+    return this.b.remaining;
+  }
+  charge(rows: number): void {
+    if (rows <= 0) return;
+    this.cost += rows;
+    this.b.check(rows);
+  }
+}
 
 /**
  * 429 `budget_exhausted`: how many rows remain and when they reset. `Retry-After` and
@@ -170,6 +196,7 @@ export function accessMiddleware(opts: AccessOptions): Middleware<AppState> {
     let budget: DailyBudget | null = null;
     let status = 200;
     let quoted: number | null = null;
+    let head: HeadBudget | null = null;
     try {
       if (opts.limits) {
         const day = utcDay(nowMs);
@@ -190,12 +217,12 @@ export function accessMiddleware(opts: AccessOptions): Middleware<AppState> {
         budget = new DailyBudget(opts.store, key, utcDay(nowMs), null, 0, budgetReset(nowMs), nowMs);
       }
       const dryRun = takeDryRun(ctx);
-      const quote = dryRun || ctx.method === 'HEAD';
-      if (quote) delete ctx.req.headers['if-none-match']; // a quote is never a 304
-      ctx.state.budget = quote ? quoting(budget) : budget;
+      if (dryRun) delete ctx.req.headers['if-none-match']; // a quote is never a 304
+      head = ctx.method === 'HEAD' && !dryRun ? new HeadBudget(budget) : null;
+      ctx.state.budget = dryRun ? quoting(budget) : (head ?? budget);
       try {
         await next();
-        if (quote) quoted = 0; // the route returned without charging: it costs nothing
+        if (dryRun) quoted = 0; // the route returned without charging: it costs nothing
       } catch (e) {
         if (!(e instanceof Quote)) throw e;
         quoted = e.rows;
@@ -213,9 +240,8 @@ export function accessMiddleware(opts: AccessOptions): Middleware<AppState> {
           would_succeed: budget.remaining === null || quoted <= budget.remaining,
           resets_at: new Date(budget.reset * 1000).toISOString(),
         };
-        if (dryRun) ctx.body = body;
-        else if (ctx.body === undefined || ctx.body === null) ctx.body = body; // HEAD: Koa sends the headers only
-        if (dryRun || ctx.body === body) ctx.type = QUOTE_MEDIA_TYPE;
+        ctx.body = body;
+        ctx.type = QUOTE_MEDIA_TYPE; // HEAD with dry_run=1: the quote's headers (Koa sends no body)
       }
       status = ctx.status;
     } catch (e) {
@@ -223,6 +249,7 @@ export function accessMiddleware(opts: AccessOptions): Middleware<AppState> {
       throw e;
     } finally {
       if (budget && opts.limits) ctx.set(budgetHeaders(budget.state()));
+      if (head) ctx.set('X-Budget-Cost', String(head.cost));
       ctx.state.rowsCharged = budget?.charged ?? 0;
       opts.ledger.record(key.id, route, status, ctx.state.rowsCharged);
     }

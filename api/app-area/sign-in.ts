@@ -20,6 +20,7 @@
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
+import type { ProblemCode } from '../http/problems.ts';
 import { hashToken } from '../access/licences.ts';
 import type { AppStore, InvitationRefusal } from '../state/app-store.ts';
 import type { CredentialKind } from '../state/tables.ts';
@@ -48,7 +49,7 @@ export function safeNext(v: unknown): string {
   return typeof v === 'string' && /^\/app(\/[^\s\\]*)?$/.test(v) && !v.startsWith('//') ? v : '/app';
 }
 
-const INVITATION_REFUSALS: Record<InvitationRefusal, [number, string, string]> = {
+const INVITATION_REFUSALS: Record<InvitationRefusal, [number, ProblemCode, string]> = {
   unknown: [404, 'invitation_unknown', 'this invitation link is not known: check that you opened all of it'],
   used: [410, 'invitation_used', 'this invitation has already been used; each link works once. Sign in, or ask your account manager for a new invitation'],
   revoked: [410, 'invitation_replaced', 'a newer invitation was issued for this account; open the newest link you were sent'],

@@ -10,8 +10,9 @@
  *  - `near` + `radius_m`: in when the great-circle (haversine, R = 6,371,008.8 m) distance is at
  *    most `radius_m` (edge inclusive, to `EDGE_TOLERANCE_M`: double-precision trigonometry is
  *    not exact to the last bit, so a lead within a millimetre outside the circle counts as on it);
- *  - `bbox`: minLon ≤ lon ≤ maxLon and minLat ≤ lat ≤ maxLat (edges inclusive; minLon > maxLon
- *    crosses the antimeridian);
+ *  - `bbox`: minLon ≤ lon ≤ maxLon and minLat ≤ lat ≤ maxLat (edges inclusive); `parseBBox` refuses
+ *    minLon > maxLon (the API serves Ireland: no box of its crosses the antimeridian, so such a box
+ *    is a mistake — swapped corners —, not a box around the world's far side);
  *  - `polygon`: even–odd rule over every ring of a polygon (holes honoured), a point on any ring
  *    (outer or hole: an edge or a vertex) is inside; a MultiPolygon holds the point when any of
  *    its polygons does. The module's own crossing-number test (`inPolygon`), exact: the one
@@ -92,6 +93,7 @@ export const GEOMETRY_REASONS = {
   ringTooShort: (where: string): string => `${where} has fewer than 4 positions (a closed ring repeats its first position last)`,
   ringNotClosed: (where: string): string => `${where} is not closed: its last position must equal its first`,
   outOfRange: (where: string): string => `${where} is outside -180…180 longitude / -90…90 latitude; GeoJSON positions are [longitude, latitude]`,
+  bboxLonOrder: 'minLon must not exceed maxLon: the API serves Ireland, no box crosses the antimeridian',
   wrongOrder: (where: string): string => `${where} looks like [latitude, longitude]; GeoJSON positions are [longitude, latitude]`,
   outsideIreland: 'lies entirely outside Ireland (longitude -11.5…-5.0, latitude 51.2…55.7); GeoJSON positions are [longitude, latitude]',
   selfIntersecting: (lon: number, lat: number): string => `is self-intersecting (edges cross or touch near ${lon.toFixed(6)},${lat.toFixed(6)})`,
@@ -115,7 +117,11 @@ export function parseNear(text: string): { lat: number; lon: number } | ParamErr
   return { lat, lon };
 }
 
-/** Parse `bbox`: 4 numbers (or 6 for OGC, heights ignored) in WGS 84 degrees; minLon > maxLon crosses the antimeridian. Used by `/v1/leads` and the GIS feeds alike. */
+/**
+ * Parse `bbox`: 4 numbers (or 6 for OGC, heights ignored) in WGS 84 degrees, min ≤ max on both
+ * axes (no antimeridian crossing: the data is Ireland's). Used by `/v1/leads` (and the exports,
+ * events and saved filters) and the GIS feeds and OGC items alike.
+ */
 export function parseBBox(text: string, allow3d = false): BBox | ParamError {
   const parts = text.split(',').map((s) => s.trim());
   const nums = parts.map((p) => (/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(p) ? Number(p) : NaN));
@@ -126,6 +132,7 @@ export function parseBBox(text: string, allow3d = false): BBox | ParamError {
   const [w, s, e, n] = nums.length === 6 ? [nums[0]!, nums[1]!, nums[3]!, nums[4]!] : (nums as [number, number, number, number]);
   if (w < -180 || w > 180 || e < -180 || e > 180) return err('longitudes must be between -180 and 180');
   if (s < -90 || s > 90 || n < -90 || n > 90) return err('latitudes must be between -90 and 90');
+  if (w > e) return err(GEOMETRY_REASONS.bboxLonOrder);
   if (s > n) return err('min latitude must not be greater than max latitude');
   return [w, s, e, n];
 }

@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { PROBLEM_BASE } from './errors.ts';
+import { problemType } from './errors.ts';
+import { PROBLEM_TYPES, type ProblemCode } from './problems.ts';
 import { HSTS } from '../middleware/security-headers.ts';
 
 /** Most bytes of request line plus headers the server reads (Node's default, set explicitly). */
@@ -18,7 +19,8 @@ const LINGER_MS = 2000;
 
 interface ParserProblem {
   status: number;
-  code: string;
+  code: ProblemCode;
+  /** The status line's reason phrase (the body's `title` is the code's, api/http/problems.ts). */
   title: string;
   detail: string;
 }
@@ -55,7 +57,7 @@ export function parserProblem(code: string | undefined, rawPacket: Buffer | unde
  * The server's `clientError` listener: writes the problem (with `X-Request-Id`, the security
  * headers and `Connection: close`) when the socket can still take it, then closes the socket.
  */
-export function clientErrorHandler(opts: { tls: boolean }): (err: Error & { code?: string; rawPacket?: Buffer }, socket: Socket) => void {
+export function clientErrorHandler(opts: { tls: boolean; publicBaseUrl?: string }): (err: Error & { code?: string; rawPacket?: Buffer }, socket: Socket) => void {
   // Sockets already answered and lingering: the parser goes on reading what follows a bad request
   // and reports a second error on the same socket; destroying it then, with bytes unread, resets
   // the connection before the client has read the answer (always on Node 26, by chance on 20).
@@ -69,7 +71,7 @@ export function clientErrorHandler(opts: { tls: boolean }): (err: Error & { code
     }
     const p = parserProblem(err.code, err.rawPacket);
     const requestId = randomUUID();
-    const body = JSON.stringify({ type: PROBLEM_BASE + p.code, title: p.title, status: p.status, detail: p.detail, code: p.code, request_id: requestId });
+    const body = JSON.stringify({ type: problemType(p.code, opts.publicBaseUrl), title: PROBLEM_TYPES[p.code].title, status: p.status, detail: p.detail, code: p.code, request_id: requestId });
     const headers = [
       `HTTP/1.1 ${p.status} ${p.title}`,
       'Content-Type: application/problem+json',

@@ -6,6 +6,7 @@
  * nothing and are logged with the request id.
  */
 import type { Middleware } from 'koa';
+import { PROBLEM_TYPES, problemTypeUri, type ProblemCode } from './problems.ts';
 
 /** One problem with one request parameter. */
 export interface ParamError {
@@ -14,11 +15,18 @@ export interface ParamError {
   allowed?: (string | number)[];
 }
 
-export const PROBLEM_BASE = 'https://leads.example.ie/problems/';
+/**
+ * The `type` of a problem: the URI of the code's page (`GET /v1/problems/{code}`) under the public
+ * base URL, or — without one (an app built in a test) — the path `/v1/problems/<code>`, a relative
+ * reference that resolves against the request's own origin.
+ */
+export function problemType(code: ProblemCode, publicBaseUrl?: string): string {
+  return publicBaseUrl ? problemTypeUri(publicBaseUrl, code) : `/v1/problems/${code}`;
+}
 
 export class ApiError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ProblemCode;
   readonly title: string;
   /** False for errors whose message must not reach the client (the generic 500). */
   readonly expose: boolean;
@@ -28,41 +36,20 @@ export class ApiError extends Error {
 
   constructor(
     status: number,
-    code: string,
+    code: ProblemCode,
     detail: string,
     opts: { title?: string; headers?: Record<string, string>; errors?: ParamError[]; expose?: boolean; extra?: Record<string, unknown> } = {},
   ) {
     super(detail);
     this.status = status;
     this.code = code;
-    this.title = opts.title ?? TITLES[status] ?? 'Error';
+    this.title = opts.title ?? PROBLEM_TYPES[code].title;
     this.expose = opts.expose ?? status !== 500; // a 503 (no_release, service_degraded) says why
     this.headers = opts.headers ?? {};
     this.errors = opts.errors;
     this.extra = opts.extra ?? {};
   }
 }
-
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  408: 'Request Timeout',
-  409: 'Conflict',
-  410: 'Gone',
-  413: 'Content Too Large',
-  414: 'URI Too Long',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error',
-  501: 'Not Implemented',
-  503: 'Service Unavailable',
-};
 
 /** Seconds a client is told to wait (`Retry-After`) while the state store cannot be written. */
 export const DEGRADED_RETRY_AFTER_S = 10;
@@ -95,8 +82,9 @@ export const notFound = (what: string): ApiError => new ApiError(404, 'not_found
  * First middleware of the chain: renders every error as RFC 9457 problem+json with
  * `type`, `title`, `status`, `detail`, `instance`, `code`, `request_id` and, for parameter
  * errors, `errors`. Headers carried by the error (WWW-Authenticate, Retry-After…) are kept.
+ * `type` is the code's page under `opts.publicBaseUrl` (`problemType`).
  */
-export function problemMiddleware(log: (line: string) => void = (l) => void process.stderr.write(l + '\n')): Middleware {
+export function problemMiddleware(log: (line: string) => void = (l) => void process.stderr.write(l + '\n'), opts: { publicBaseUrl?: string } = {}): Middleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -122,7 +110,7 @@ export function problemMiddleware(log: (line: string) => void = (l) => void proc
       ctx.remove('Content-Disposition');
       ctx.type = 'application/problem+json';
       ctx.body = {
-        type: PROBLEM_BASE + err.code,
+        type: problemType(err.code, opts.publicBaseUrl),
         title: err.title,
         status: err.status,
         detail: err.expose ? err.message : 'internal error',

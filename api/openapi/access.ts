@@ -33,7 +33,7 @@ export const ACCESS_HEADERS: Json = {
   'X-Budget-Limit': { description: 'Rows per UTC day for the key\'s scope (commonwealth 1,000, ent_api 5,000), or `unlimited` (ent_feed, custom).', schema: intOrUnlimited },
   'X-Budget-Remaining': { description: 'Rows left today after this response, or `unlimited`.', schema: intOrUnlimited },
   'X-Budget-Reset': { description: 'When the daily row budget resets: the next 00:00 UTC, in epoch seconds.', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  'X-Budget-Cost': { description: 'On `HEAD` and `dry_run=1`: the rows the request would return (and be charged for).', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'X-Budget-Cost': { description: 'On `HEAD` (the GET\'s headers, no rows charged) and `dry_run=1`: the rows the GET would return and be charged for.', schema: { type: 'string', pattern: '^[0-9]+$' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' } },
   Link: {
     description:
@@ -79,7 +79,7 @@ export function accessSchemas(): Json {
     BudgetQuote: {
       type: 'object',
       additionalProperties: false,
-      description: 'The answer to `dry_run=1` (and the headers of `HEAD`), as `application/vnd.leads.quote+json`: what the request would cost against the daily row budget. Nothing is charged.',
+      description: 'The answer to `dry_run=1`, as `application/vnd.leads.quote+json`: what the request would cost against the daily row budget. Nothing is charged.',
       properties: {
         dry_run: { type: 'boolean', const: true, description: 'Always true: this is a quote, not the data.' },
         rows: { type: 'integer', minimum: 0, description: 'Rows the request would return and be charged for.' },

@@ -20,6 +20,8 @@ import { leadsSearchBodySchema } from '../query/lead-filters.ts';
 import { exportEndpoints, exportResponseSchemas } from './exports.ts';
 import { METRICS_SECURITY_SCHEME, OPERATIONS_TAG, operationalEndpoints, operationalSchemas, originOperation } from './observability.ts';
 import { gisEndpoints } from './gis.ts';
+import { PROBLEM_CODES, problemTypeSchemas } from '../http/problems.ts';
+import { apiRootSchema } from '../routes/api-root.ts';
 import { DEPRECATIONS, applyDeprecations, serviceTermsExtension, serviceTermsText, type DeprecationTable } from '../access/service-terms.ts';
 import type { Endpoint } from './endpoint.ts';
 
@@ -269,6 +271,39 @@ export function endpoints(): Endpoint[] {
       ok: { schema: { type: 'string' }, type: 'application/octet-stream', description: 'The asset (JavaScript, CSS or image).' },
       errors: [404],
     },
+    {
+      method: 'get',
+      path: '/',
+      tag: 'Reference',
+      public: true,
+      summary: 'The index of links',
+      description:
+        'Where everything is, as GitHub\'s API root: one absolute URL per resource (the OpenAPI document, the references, leads, events, infrastructure, exports in each format, the GeoJSON feeds, OGC API Features, vector tiles, meta, problem types, webhooks, usage); `{…}` marks a URI template variable. No key needed.',
+      ok: { schema: ref('ApiRoot'), description: 'The links.' },
+      errors: [],
+    },
+    {
+      method: 'get',
+      path: '/problems',
+      tag: 'Reference',
+      public: true,
+      summary: 'Every problem type',
+      description:
+        'The index of the problem types: every `code` an error of this API can carry, with its status and title. A problem\'s `type` is the URI of its code\'s page, `/v1/problems/{code}` under the public base URL. HTML by default; JSON with `Accept: application/json`. No key needed.',
+      ok: { schema: ref('ProblemTypes'), description: 'The problem types (HTML, or JSON with `Accept: application/json`).', alternate: { type: 'text/html', schema: { type: 'string' } } },
+      errors: [],
+    },
+    {
+      method: 'get',
+      path: '/problems/{code}',
+      tag: 'Reference',
+      public: true,
+      summary: 'One problem type: what it means and what to do',
+      description: 'The page a problem\'s `type` URI names: the code\'s status, title, what happened and what to do. HTML by default; JSON with `Accept: application/json`. No key needed.',
+      pathParams: [{ name: 'code', in: 'path', required: true, description: 'A problem `code`.', schema: { type: 'string', enum: PROBLEM_CODES } }],
+      ok: { schema: ref('ProblemTypeDoc'), description: 'The problem type (HTML, or JSON with `Accept: application/json`).', alternate: { type: 'text/html', schema: { type: 'string' } } },
+      errors: [404],
+    },
     ...webhookEndpoints(),
     ...exportEndpoints(),
     ...operationalEndpoints(),
@@ -499,7 +534,6 @@ function operation(e: Endpoint): Json {
     [String(e.ok.status ?? 200)]: {
       description: e.ok.description,
       headers: okHeaders,
-      ...(e.ok.schema === null ? {} : { content: { [e.ok.type ?? 'application/json']: { schema: e.ok.schema } } }),
     },
   };
   if (e.ok.empty) responses['204'] = { description: e.ok.empty, headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } } };
@@ -537,6 +571,7 @@ function operation(e: Endpoint): Json {
 
 function operationId(e: Endpoint): string {
   // `{id}` → by-id; `{layer}.json` / `{y}.mvt` (tiles) → by-layer-json / by-y-mvt
+  if (e.path === '/') return `${e.method}ApiRoot`;
   const words = e.path.split('/').filter(Boolean).map((p) => (p.startsWith('{') ? 'by-' + p.replace(/^\{([^}]+)\}/, '$1').replace(/\./g, '-') : p.replace(/\.json$/, '-json')));
   return (e.method + '-' + words.join('-')).replace(/[-_](\w)/g, (_m, c: string) => c.toUpperCase());
 }
@@ -551,7 +586,7 @@ function operationId(e: Endpoint): string {
 export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { deprecations?: DeprecationTable } = {}): Json {
   const schemas: Json = {};
   for (const f of recordSchemaFiles()) schemas[componentName(f)] = component(f);
-  Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas(), exportResponseSchemas(), operationalSchemas());
+  Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas(), exportResponseSchemas(), operationalSchemas(), problemTypeSchemas(), apiRootSchema());
   const paths: Json = {};
   for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = e.origin ? originOperation(operation(e), e.path, config.publicBaseUrl) : operation(e);
   applyDeprecations(paths, opts.deprecations ?? DEPRECATIONS);

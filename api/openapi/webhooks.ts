@@ -76,7 +76,10 @@ export function webhookSchemas(): Json {
       properties: { ...webhookProps, secret },
       required: [...webhookRequired, 'secret'],
     },
-    WebhookList: { type: 'object', additionalProperties: false, description: 'The account\'s webhooks, oldest first.', properties: { results: { type: 'array', items: ref('Webhook') } }, required: ['results'] },
+    WebhookList: {
+      type: 'object', additionalProperties: false, description: 'The account\'s webhooks, oldest first (all of them: one page, so `next_cursor` is null).',
+      properties: { results: { type: 'array', items: ref('Webhook') }, next_cursor: { type: 'null', description: 'Always null: the list is one page.' } }, required: ['results', 'next_cursor'],
+    },
     WebhookDelivery: {
       type: 'object',
       additionalProperties: false,
@@ -107,7 +110,10 @@ export function webhookSchemas(): Json {
         'dead_reason', 'suspended_reason',
       ],
     },
-    WebhookDeliveryList: { type: 'object', additionalProperties: false, description: 'Deliveries, newest first.', properties: { results: { type: 'array', items: ref('WebhookDelivery') } }, required: ['results'] },
+    WebhookDeliveryList: {
+      type: 'object', additionalProperties: false, description: 'Deliveries, newest first, a page of `limit`.',
+      properties: { results: { type: 'array', items: ref('WebhookDelivery') }, next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page (the same in `Link: <…>; rel="next"`).' } }, required: ['results', 'next_cursor'],
+    },
     WebhookReplay: { type: 'object', additionalProperties: false, description: 'Dead letters queued again.', properties: { replayed: { type: 'array', items: { type: 'string' }, description: 'Delivery ids.' } }, required: ['replayed'] },
     WebhookCreate: {
       type: 'object',
@@ -298,7 +304,7 @@ export function webhookEndpoints(): Endpoint[] {
     { method: 'post', path: '/webhooks/{id}/test', tag, summary: 'Send a test event', description: 'Sends a `webhook.test` event (no leads) now and answers with its delivery record (also in the log; retried like any delivery if it fails; `suspended`, not sent, while the webhook is).' + scopeNote, pathParams: [idParam], ok: { schema: ref('WebhookDelivery'), description: 'The delivery after its first attempt.' }, errors: [400, 404, 413, 415] },
     {
       method: 'get', path: '/webhooks/{id}/deliveries', tag, summary: 'Delivery log and dead letters',
-      description: 'Deliveries of the webhook, newest first: status, attempts, last response code, latency and error. `status=dead` lists the dead letters; `status=suspended` the deliveries held while the webhook is suspended, with `suspended_reason`.' + readNote,
+      description: 'Deliveries of the webhook, newest first: status, attempts, last response code, latency and error. `status=dead` lists the dead letters; `status=suspended` the deliveries held while the webhook is suspended, with `suspended_reason`. Pages of `limit`: the next with `cursor` = `next_cursor` (or the `Link` rel="next").' + readNote,
       pathParams: [idParam],
       query: DELIVERIES_QUERY_SCHEMA,
       ok: { schema: ref('WebhookDeliveryList'), description: 'The deliveries.' }, errors: [400, 404],

@@ -51,7 +51,7 @@ export function eventsQueryJsonSchema(): Record<string, unknown> {
     $id: 'https://schemas.leads.ie/v1/events-query.schema.json',
     title: 'Events query',
     description:
-      'Query parameters of `GET /events`: `types`, the paging (`after` or `after_release`, `page_size`) and every filter of `GET /leads` (each a reference to its declaration there). Lead filters select the events of leads that match them in the current release; `lead.removed` events pass every lead filter (their lead is no longer published to test).',
+      'Query parameters of `GET /events`: `types`, the paging (`after` — or `cursor`, the same — or `after_release`, `page_size`) and every filter of `GET /leads` (each a reference to its declaration there). Lead filters select the events of leads that match them in the current release; `lead.removed` events pass every lead filter (their lead is no longer published to test).',
     type: 'object',
     properties: {
       types: {
@@ -65,6 +65,12 @@ export function eventsQueryJsonSchema(): Record<string, unknown> {
       after: {
         type: 'string',
         description: 'Opaque cursor: the `next_cursor` of the previous page, with the same `types` and filters. Signed by the server; it survives refreshes (event ids never change). Not with `after_release`.',
+        pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+        maxLength: 1000,
+      },
+      cursor: {
+        type: 'string',
+        description: 'The same as `after` (the spelling of every other list: pass `next_cursor` as `cursor`). Not with `after` or `after_release`.',
         pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
         maxLength: 1000,
       },
@@ -107,15 +113,18 @@ export function parseEventsQuery(raw: RawQuery, secrets: CursorSecrets, places: 
   const errors = [...q.errors];
   const filters = leadFiltersOf(q, places, errors);
   const v = q.values as Record<string, any>;
-  if (v['after'] !== undefined && v['after_release'] !== undefined) errors.push({ name: 'after_release', reason: 'not with after: the cursor already says where the walk is' });
+  if (v['cursor'] !== undefined && v['after'] !== undefined) errors.push({ name: 'cursor', reason: 'not with after: the two are one parameter' });
+  const after = (v['cursor'] ?? v['after']) as string | undefined;
+  const afterName = v['cursor'] !== undefined ? 'cursor' : 'after';
+  if (after !== undefined && v['after_release'] !== undefined) errors.push({ name: 'after_release', reason: `not with ${afterName}: the cursor already says where the walk is` });
   if (errors.length > 0) throw invalidParams(errors);
   const types = v['types'] ? ([...new Set(v['types'] as string[])].sort() as EventType[]) : null;
   const hash = eventsHash(types, filters);
   let start: EventsRequest['start'] = null;
-  if (v['after'] !== undefined) {
-    const c = decodeCursor(v['after'] as string, hash, secrets);
+  if (after !== undefined) {
+    const c = decodeCursor(after, hash, secrets);
     if (c.key.length !== 1 || !Number.isSafeInteger(c.key[0]) || (c.key[0] as number) < 0) {
-      throw invalidParams([{ name: 'after', reason: REASONS.badCursor('pass next_cursor unchanged') }]);
+      throw invalidParams([{ name: afterName, reason: REASONS.badCursor('pass next_cursor unchanged') }]);
     }
     start = { afterId: c.key[0] as number };
   } else if (v['after_release'] !== undefined) start = { afterRelease: v['after_release'] as string };

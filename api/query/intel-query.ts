@@ -6,6 +6,7 @@
 import { foldPlace, REASONS } from './query-common.ts';
 import { invalidParams } from '../http/errors.ts';
 import { parseQuery, querySchema, schemaVariant, type RawQuery } from './parse-query.ts';
+import { decodeCursor, filtersHash, type CursorSecrets } from './paging.ts';
 
 export const INTEL_SECTIONS = ['price_index', 'yields', 'emerging_zones', 'material_costs'] as const;
 export type IntelSection = (typeof INTEL_SECTIONS)[number];
@@ -24,8 +25,13 @@ export interface IntelRequest {
   /** Inclusive ISO dates, or null. */
   from: string | null;
   to: string | null;
-  page: number;
+  /** The page number asked for; null when asked by `cursor`. */
+  page: number | null;
   pageSize: number;
+  /** Rows skipped: the cursor's, else `(page - 1) × pageSize`. */
+  offset?: number;
+  /** Hash of the section and filters, which a cursor must carry (`filtersHash`). */
+  hash?: string;
 }
 
 type Json = Record<string, any>;
@@ -79,7 +85,7 @@ const NOT_FOR: Record<IntelSection, string[]> = {
  */
 export function parseIntelQuery(
   query: RawQuery,
-  opts: { pageSizeDefault: number; pageSizeMax: number; pageMax: number; svg?: boolean },
+  opts: { pageSizeDefault: number; pageSizeMax: number; pageMax: number; svg?: boolean; cursorSecrets?: CursorSecrets; releaseId?: string },
 ): IntelRequest {
   const q = parseQuery(intelQuerySchema(opts.svg === true), query, { listAllowed: true, mapItems: { county: canonicalCounty } });
   const { errors } = q;
@@ -99,8 +105,22 @@ export function parseIntelQuery(
   const page = typeof value.page === 'number' ? value.page : 1;
   if (pageSize > opts.pageSizeMax) errors.push({ name: 'page_size', reason: REASONS.atMost(opts.pageSizeMax) });
   if (page > opts.pageMax) errors.push({ name: 'page', reason: REASONS.atMost(opts.pageMax) });
+  const cursor = typeof value.cursor === 'string' ? value.cursor : undefined;
+  if (cursor !== undefined && value.page !== undefined) errors.push({ name: 'page', reason: 'not with cursor (the cursor says where the page starts)' });
   if (errors.length) throw invalidParams(errors);
-  return { section: section!, counties: [...new Set(counties)], from: from ?? null, to: to ?? null, page, pageSize };
+  const filters = { section: section!, counties: [...new Set(counties)], from: from ?? null, to: to ?? null };
+  const hash = filtersHash('intel', filters, '');
+  let offset = (page - 1) * pageSize;
+  if (cursor !== undefined) {
+    if (!opts.cursorSecrets) throw invalidParams([{ name: 'cursor', reason: REASONS.unknownParameter }]);
+    const c = decodeCursor(cursor, hash, opts.cursorSecrets);
+    if (c.release !== opts.releaseId) {
+      throw invalidParams([{ name: 'cursor', reason: `made on release ${c.release}; intelligence pages are counted per release: start again without cursor` }]);
+    }
+    offset = Number(c.key[0]);
+    if (!Number.isInteger(offset) || offset < 0) throw invalidParams([{ name: 'cursor', reason: 'not a cursor of this endpoint' }]);
+  }
+  return { ...filters, page: cursor === undefined ? page : null, pageSize, offset, hash };
 }
 
 const COUNTY_BY_FOLD = new Map<string, string>((intelQuerySchema().properties.county.items.enum as string[]).map((c) => [foldPlace(c), c]));
@@ -150,7 +170,7 @@ export function intelPageQuery(table: string, req: IntelRequest): { sql: string;
       order = "material <> 'All materials', material, period_start";
       break;
   }
-  params.push(req.pageSize, (req.page - 1) * req.pageSize);
+  params.push(req.pageSize, req.offset ?? ((req.page ?? 1) - 1) * req.pageSize);
   return {
     sql: `SELECT *, count(*) OVER () AS _total FROM ${table}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ? OFFSET ?`,
     params,

@@ -9,12 +9,16 @@
  *     parameter is a comma list (repeats are joined, items trimmed, empty items dropped); any other
  *     parameter given twice is `given more than once`; a parameter the schema does not declare is
  *     `unknown parameter`;
- *  2. convert text to the schema's type: numbers when they look like one (NUMBER_TEXT: negative and
+ *  2. fold a value of a string `enum` (the parameter's own or its items') to its canonical code,
+ *     ignoring case and surrounding spaces (`vertical=Solar` → `solar`; `enumFolder`), so that
+ *     codes are matched as loosely as place names are; a value that is no code stays as given
+ *     and the schema refuses it with the canonical `allowed` list;
+ *  3. convert text to the schema's type: numbers when they look like one (NUMBER_TEXT: negative and
  *     decimal too, so that the schema names the real problem — type, minimum), booleans from
  *     `true`/`false`/`1`/`0` in any case; anything else stays text for the schema to refuse;
- *  3. validate with the one Ajv instance (`queryAjv`) and word each parameter's first error
+ *  4. validate with the one Ajv instance (`queryAjv`) and word each parameter's first error
  *     (`paramErrorOf`);
- *  4. run the typed post-parsers an endpoint gives for what JSON Schema cannot say (a bbox's
+ *  5. run the typed post-parsers an endpoint gives for what JSON Schema cannot say (a bbox's
  *     ranges, an OGC datetime interval): their verdict on a parameter is final.
  * Endpoint code keeps only what is its own (canonical place names from a release, the status →
  * stage rule, limits from the configuration, cursor decoding).
@@ -174,6 +178,30 @@ function convert(text: string, prop: Json): unknown {
   return text;
 }
 
+const folders = new WeakMap<Json, ((text: string) => string) | null>();
+
+/**
+ * The folder of a parameter whose values are codes of a string `enum` (its own, or its items' for
+ * a list; `$ref`s followed): a text → the code it names ignoring case and surrounding spaces, or
+ * the text unchanged when it names none. `undefined` for a parameter without such an enum.
+ *
+ * @example enumFolder({ type: 'array', items: { enum: ['solar', 'roofing'] } })!(' Solar ') // 'solar'
+ */
+export function enumFolder(prop: Json): ((text: string) => string) | undefined {
+  let f = folders.get(prop);
+  if (f === undefined) {
+    const p = derefProp(prop);
+    const node = typesOf(p).includes('array') && p.items && typeof p.items === 'object' ? derefProp(p.items as Json) : p;
+    const codes = Array.isArray(node.enum) && node.enum.every((v: unknown) => typeof v === 'string') ? (node.enum as string[]) : undefined;
+    if (codes) {
+      const byFolded = new Map(codes.map((c) => [c.toLowerCase(), c] as const));
+      f = (text: string) => byFolded.get(text.trim().toLowerCase()) ?? text;
+    } else f = null;
+    folders.set(prop, f);
+  }
+  return f ?? undefined;
+}
+
 /** Keywords whose error names a parameter's problem best, first. */
 const RANK: Readonly<Record<string, number>> = { required: 0, type: 1, format: 2, enum: 3 };
 
@@ -254,15 +282,19 @@ export function parseQuery(schema: Json, raw: RawQuery, opts: ParseQueryOptions 
     if (typesOf(prop).includes('array')) {
       const items = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
       const map = opts.mapItems && Object.hasOwn(opts.mapItems, name) ? opts.mapItems[name] : undefined;
-      shaped[name] = map ? items.map(map) : items;
+      const fold = enumFolder(props[name]!);
+      const mapped = map ? items.map(map) : items;
+      shaped[name] = fold ? mapped.map(fold) : mapped;
       continue;
     }
     if (values.length > 1) {
       errors.push({ name, reason: REASONS.repeated });
       continue;
     }
-    texts[name] = values[0]!;
-    shaped[name] = convert(values[0]!, prop);
+    const fold = enumFolder(props[name]!);
+    const text = fold ? fold(values[0]!) : values[0]!;
+    texts[name] = text;
+    shaped[name] = convert(text, prop);
   }
   const bad = new Set(errors.map((e) => e.name));
   const validate = validatorOf(schema);

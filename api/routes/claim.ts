@@ -20,6 +20,7 @@ import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { ApiError, invalidParams, type ParamError } from '../http/errors.ts';
+import type { ProblemCode } from '../http/problems.ts';
 import { readBodyText } from '../http/request-body.ts';
 import { hashToken, isLicensedScope, TOKEN_PATTERN } from '../access/licences.ts';
 import { KEY_PREFIX } from '../access/scopes.ts';
@@ -28,7 +29,7 @@ import type { ClaimRefusal } from '../state/store-interface.ts';
 const BODY_LIMIT = 4096;
 
 /** Problems of a refused claim. */
-const REFUSALS: Record<ClaimRefusal, [number, string, string]> = {
+const REFUSALS: Record<ClaimRefusal, [number, ProblemCode, string]> = {
   unknown_link: [404, 'claim_link_unknown', 'this claim link is not known: check that you copied all of it'],
   link_used: [410, 'claim_link_used', 'this claim link has already been used; each link creates one key. Ask your account manager for a new link'],
   link_expired: [410, 'claim_link_expired', 'this claim link has expired; ask your account manager for a new one'],

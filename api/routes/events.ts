@@ -123,7 +123,7 @@ export function eventsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Rout
     // a walk that reached the end resumes after the log's last event (the filters skipped the rest)
     const reached = more ? Number(served.at(-1)!.id) : Math.max(afterId, lastId);
     const nextCursor = encodeCursor([reached], release.id, req.hash, config);
-    if (more) setPageLinks(ctx, { next: pageHref(ctx, { after: nextCursor, after_release: null }) });
+    if (more) setPageLinks(ctx, { next: pageHref(ctx, { cursor: nextCursor, after: null, after_release: null }) });
     ctx.body = {
       results: served.map((r) => servedEvent(r, key.scope)),
       next_cursor: nextCursor,

@@ -13,7 +13,7 @@
  *
  * Budgets: a cursor page charges its rows; a one-shot file charges the whole filtered count (from
  * the release's leads engine, `Release.leads.count`) up front, so a file larger than the
- * remaining daily budget is refused (429) before any byte is sent. `HEAD` and `dry_run=1` say what a file would cost and charge nothing.
+ * remaining daily budget is refused (429) before any byte is sent. `HEAD` answers the GET's headers (and status) and `dry_run=1` a quote; neither charges.
  *
  * Temp space: a file export reserves its temp file (`api/exports/temp-space.ts`: private folder, `0600`,
  * bounded by EXPORT_TEMP_MAX_MB) before it charges the budget, so an export that gets `503
@@ -97,11 +97,12 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'exp
     ctx.set('X-Budget-Remaining', remaining === null ? 'unlimited' : String(remaining));
     ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
     ctx.type = type;
-    // The whole file, before any byte is sent. For HEAD and dry_run=1 the access model's budget
-    // answers the quote by throwing from charge() (never caught here): nothing is charged.
+    // The whole file, before any byte is sent. For dry_run=1 the access model's budget answers
+    // the quote by throwing from charge() (never caught here); for HEAD its budget refuses as the
+    // GET's would and charges nothing: the GET's headers, no COPY, no temp space.
     if (budget.quoting || ctx.method === 'HEAD') {
       await budget.charge(rows);
-      ctx.status = 200; // without the access model (no quoting budget): headers only, no COPY
+      ctx.status = 200;
       return;
     }
     // temp space first (it may wait, or answer 503): a refused export is not charged

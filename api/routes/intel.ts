@@ -15,6 +15,8 @@ import { responseMeta } from '../access/masking.ts';
 import { CAPABILITIES, scopesWith } from '../access/scopes.ts';
 import { INTEL_SECTIONS, intelPageQuery, parseIntelQuery, priceIndexSeriesQuery, SECTION_TABLE, type IntelSection } from '../query/intel-query.ts';
 import { priceIndexSvg, type ChartPoint, type ChartSeries } from '../render/price-index-svg.ts';
+import { pageHref, setPageLinks } from '../render/link-header.ts';
+import { encodeCursor } from '../query/paging.ts';
 
 /** The market-intelligence router (paths relative to the /v1 mount). */
 export function intelRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Router<AppState> {
@@ -45,18 +47,23 @@ function sectionTable(ctx: AppContext, section: IntelSection): string {
 async function analytics(ctx: AppContext, config: ApiConfig, deps: Pick<AppDeps, 'db'>): Promise<void> {
   requireEnriched(ctx);
   if (Object.keys(ctx.query).length === 0) return summary(ctx, deps);
-  const req = parseIntelQuery(ctx.query, { pageSizeDefault: config.pageSizeDefault, pageSizeMax: config.pageSizeMax, pageMax: config.pageMax });
+  const { release } = ctx.state;
+  const req = parseIntelQuery(ctx.query, { pageSizeDefault: config.pageSizeDefault, pageSizeMax: config.pageSizeMax, pageMax: config.pageMax, cursorSecrets: config, releaseId: release.id });
   const q = intelPageQuery(sectionTable(ctx, req.section), req);
   const rows = await deps.db.all(q.sql, q.params);
-  const total = Number(rows[0]?._total ?? 0);
   const results = rows.map(({ _total: _t, ...r }) => r);
+  const total = Number(rows[0]?._total ?? 0);
   await ctx.state.budget.charge(results.length);
+  const end = req.offset! + results.length;
+  const nextCursor = end < total ? encodeCursor([end], release.id, req.hash!, config) : null;
+  setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor, page: null }) });
   ctx.body = {
     section: req.section,
     total,
     page: req.page,
     page_size: req.pageSize,
-    next_page: req.page * req.pageSize < total ? req.page + 1 : null,
+    next_page: req.page !== null && end < total ? req.page + 1 : null,
+    next_cursor: nextCursor,
     results,
     _meta: responseMeta(ctx.state.release.id, ctx.state.key.scope, []),
   };

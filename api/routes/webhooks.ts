@@ -24,6 +24,7 @@ import { createDispatcher } from '../webhooks/dispatcher.ts';
 import { serverLeadReader } from '../webhooks/lead-reader.ts';
 import { webhookService, webhooksForbidden, type Owner } from '../webhooks/service.ts';
 import { readJsonObject } from '../http/request-body.ts';
+import { pageHref, setPageLinks } from '../render/link-header.ts';
 
 const BODY_BYTES_MAX = 16 * 1024;
 /** The members `PATCH /v1/webhooks/{id}` may change. */
@@ -76,7 +77,7 @@ export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 're
 
   router.get('/webhooks', async (ctx: AppContext) => {
     noQuery(ctx);
-    ctx.body = { results: await svc().list(who(ctx)) };
+    ctx.body = { results: await svc().list(who(ctx)), next_cursor: null }; // one page: every webhook of the account
   });
 
   router.post('/webhooks', async (ctx: AppContext) => {
@@ -146,7 +147,9 @@ export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 're
   });
 
   router.get('/webhooks/:id/deliveries', async (ctx: AppContext) => {
-    ctx.body = { results: await svc().deliveries(id(ctx), who(ctx), ctx.query) }; // parsed by the service (its values after the ownership check)
+    const page = await svc().deliveriesPage(id(ctx), who(ctx), ctx.query, config); // parsed by the service (its values after the ownership check)
+    setPageLinks(ctx, { next: page.next_cursor && pageHref(ctx, { cursor: page.next_cursor }) });
+    ctx.body = page;
   });
 
   router.post('/webhooks/:id/replay', async (ctx: AppContext) => {

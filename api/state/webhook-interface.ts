@@ -109,6 +109,9 @@ export interface NewDelivery {
   lead_count: number;
 }
 
+/** Where a delivery stands in the delivery log's order (newest first): its created_at and insertion order. */
+export type DeliveryPosition = readonly [createdAt: string, seq: number];
+
 export interface Delivery {
   id: string;
   webhook_id: string;
@@ -209,6 +212,12 @@ export interface WebhookStore {
   getDelivery(id: string): Promise<Delivery | null>;
   /** Deliveries of a webhook, newest first (`suspended`: the pending ones of a suspended webhook). */
   listDeliveries(webhookId: string, opts?: { status?: DeliveryStatus; limit?: number }): Promise<Delivery[]>;
+  /**
+   * A page of `listDeliveries`, keyset-paged: the deliveries after `after` (a position of the
+   * previous page: created_at and insertion order, the list's own order), each with its position,
+   * so that new deliveries never shift a walk.
+   */
+  pageDeliveries(webhookId: string, opts: { status?: DeliveryStatus; limit: number; after?: DeliveryPosition }): Promise<{ deliveries: Delivery[]; positions: DeliveryPosition[] }>;
   listAttempts(deliveryId: string): Promise<Attempt[]>;
   /**
    * Put dead deliveries of a webhook back in the queue, due at `now`, with a fresh retry budget:

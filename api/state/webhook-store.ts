@@ -8,7 +8,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { rows, template, type Backend, type Row } from './backend.ts';
 import type { Tables } from './tables.ts';
-import type { Attempt, ClaimedDelivery, Delivery, DeliveryStatus, NewDelivery, Webhook, WebhookPatch, WebhookSecrets, WebhookStore } from './webhook-interface.ts';
+import type { Attempt, ClaimedDelivery, Delivery, DeliveryPosition, DeliveryStatus, NewDelivery, Webhook, WebhookPatch, WebhookSecrets, WebhookStore } from './webhook-interface.ts';
 
 /** Deliveries per multi-row insert (7 parameters each). */
 const DELIVERY_CHUNK = 500;
@@ -289,6 +289,18 @@ function webhookQueries(b: Backend) {
         .orderBy(seq, 'desc')
         .limit(limit)
         .compile(),
+    pageDeliveries: (webhookId: string, status: DeliveryStatus | undefined, limit: number, after: DeliveryPosition | undefined) =>
+      deliveries()
+        .select(sql<number>`${seq}`.as('_seq'))
+        .where('d.webhook_id', '=', webhookId)
+        .$if(status !== undefined, (qb) => qb.where((eb) => DELIVERY_STATUS[status!](eb as DeliveryEb)))
+        .$if(after !== undefined, (qb) =>
+          qb.where((eb) => eb.or([eb('d.created_at', '<', after![0]), eb.and([eb('d.created_at', '=', after![0]), sql<boolean>`${seq} < ${after![1]}`])])),
+        )
+        .orderBy('d.created_at', 'desc')
+        .orderBy(seq, 'desc')
+        .limit(limit)
+        .compile(),
     attempts: template((id: string) => db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('attempt_no')),
     dead: template((webhookId: string) =>
       d.lockRows(db.selectFrom('webhook_deliveries as d').select('d.id').where('d.webhook_id', '=', webhookId).where('d.status', '=', 'dead').orderBy(seq)),
@@ -416,6 +428,10 @@ export function webhookStore(b: Backend, now: () => Date): WebhookStore {
     },
     async listDeliveries(webhookId, o = {}) {
       return (await b.run('plain', () => rows(q.listDeliveries(webhookId, o.status, o.limit ?? 100)))).map(toDelivery);
+    },
+    async pageDeliveries(webhookId, o) {
+      const found = await b.run('plain', () => rows(q.pageDeliveries(webhookId, o.status, o.limit, o.after)));
+      return { deliveries: found.map(toDelivery), positions: found.map((r) => [String(r['created_at']), Number(r['_seq'])] as const) };
     },
     async listAttempts(deliveryId) {
       return (await b.run('plain', () => rows(q.attempts(deliveryId)))).map(toAttempt);

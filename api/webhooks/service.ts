@@ -10,7 +10,8 @@ import { parseQuery, querySchema, type RawQuery } from '../query/parse-query.ts'
 import { REASONS } from '../query/query-common.ts';
 import { CAPABILITIES, scopesWith, SCOPES, type Scope } from '../access/scopes.ts';
 import type { StateStore } from '../state/store-interface.ts';
-import { type Delivery, type DeliveryStatus, type Webhook, type WebhookPatch } from '../state/webhook-interface.ts';
+import { type Delivery, type DeliveryPosition, type DeliveryStatus, type Webhook, type WebhookPatch } from '../state/webhook-interface.ts';
+import { decodeCursor, encodeCursor, filtersHash, type CursorSecrets } from '../query/paging.ts';
 import { accessReader, NO_ACTIVE_KEY, type WebhookAccess } from './send-access.ts';
 import { checkDestination, systemResolver, type HostResolver } from './destination.ts';
 import type { Dispatcher, WebhookConfig } from './dispatcher.ts';
@@ -266,6 +267,14 @@ export function webhookService(deps: WebhookServiceDeps) {
      * given twice — is refused before the ownership check, its values after it (404 before 400).
      */
     async deliveries(id: string, who: Owner, raw: RawQuery = {}): Promise<Delivery[]> {
+      return (await this.deliveriesPage(id, who, raw, null)).results;
+    },
+    /**
+     * A page of the delivery log (as `deliveries`), keyset-paged by `cursor` (the previous page's
+     * `next_cursor`, signed with `secrets`; null: no cursor accepted or made): `next_cursor` is
+     * null on the last page. New deliveries (at the top) never shift a walk.
+     */
+    async deliveriesPage(id: string, who: Owner, raw: RawQuery, secrets: CursorSecrets | null): Promise<{ results: Delivery[]; next_cursor: string | null }> {
       const q = parseQuery(DELIVERIES_QUERY_SCHEMA, raw, { parsers: { limit: deliveriesLimit } });
       const unknown = q.errors.filter((e) => e.reason === REASONS.unknownParameter);
       if (unknown.length) throw invalidParams(unknown);
@@ -275,7 +284,15 @@ export function webhookService(deps: WebhookServiceDeps) {
       if (q.errors.length) throw invalidParams(q.errors);
       const status = q.values['status'] as DeliveryStatus | undefined;
       const limit = (q.values['limit'] as number | undefined) ?? (DELIVERIES_QUERY_SCHEMA.properties.limit.default as number);
-      return wh.listDeliveries(id, { ...(status !== undefined ? { status } : {}), limit });
+      const hash = filtersHash(`deliveries ${id}`, { status: status ?? null }, '');
+      const cursor = q.values['cursor'] as string | undefined;
+      if (cursor !== undefined && !secrets) throw invalidParams([{ name: 'cursor', reason: REASONS.unknownParameter }]);
+      const after = cursor !== undefined ? (decodeCursor(cursor, hash, secrets!).key as unknown as DeliveryPosition) : undefined;
+      const page = await wh.pageDeliveries(id, { ...(status !== undefined ? { status } : {}), limit: limit + 1, ...(after ? { after } : {}) });
+      const more = page.deliveries.length > limit;
+      const results = more ? page.deliveries.slice(0, limit) : page.deliveries;
+      if (!more || !secrets) return { results, next_cursor: null };
+      return { results, next_cursor: encodeCursor(page.positions[limit - 1]!, '', hash, secrets) };
     },
     /** Put dead letters back in the queue (the ids given, or all); the ids replayed. */
     async replay(id: string, who: Owner, deliveryIds?: string[]): Promise<string[]> {

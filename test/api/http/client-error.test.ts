@@ -7,7 +7,6 @@ import * as assert from 'uvu/assert';
 import { connect } from 'node:net';
 import { startTestApi, type TestApi } from '../../helpers/api.ts';
 import { MAX_HEADER_BYTES } from '../../../api/http/client-error.ts';
-import { PROBLEM_BASE } from '../../../api/http/errors.ts';
 
 let api: TestApi;
 test.before(async () => {
@@ -43,7 +42,7 @@ function assertParserProblem(res: Awaited<ReturnType<typeof rawRequest>>, status
   assert.is(res.headers['x-content-type-options'], 'nosniff');
   assert.is(res.body.status, status);
   assert.is(res.body.code, code);
-  assert.is(res.body.type, PROBLEM_BASE + code);
+  assert.is(res.body.type, `${api.config.publicBaseUrl}/problems/${code}`);
   assert.type(res.body.title, 'string');
   assert.ok(res.body.detail.length > 20, res.body.detail);
   assert.is(res.body.request_id, res.headers['x-request-id']);

@@ -139,7 +139,7 @@ function appRoutes(app: Koa<any>): string[] {
     for (const layer of router.stack) {
       for (const m of layer.methods) {
         if (m === 'HEAD') continue;
-        const path = String(layer.path).replace(/^\/v1/, '').replace(/:([A-Za-z_]+)/g, '{$1}');
+        const path = String(layer.path).replace(/^\/v1/, '').replace(/:([A-Za-z_]+)/g, '{$1}') || '/'; // GET /v1: the document's `/`
         out.add(`${m} ${path}`);
       }
     }

@@ -20,10 +20,16 @@ test('periodDate: years, months, days and quarters as inclusive bounds', () => {
 });
 
 test('parseIntelQuery: defaults, canonical county names, period bounds', () => {
-  assert.equal(parseIntelQuery({ section: 'yields' }, OPTS), { section: 'yields', counties: [], from: null, to: null, page: 1, pageSize: 25 });
-  assert.equal(parseIntelQuery({ section: 'price_index', county: 'cork,Co. Kerry', from: '2015', to: '2016Q2', page: '2', page_size: '10' }, OPTS),
-    { section: 'price_index', counties: ['Cork', 'Kerry'], from: '2015-01-01', to: '2016-06-30', page: 2, pageSize: 10 });
-  assert.equal(parseIntelQuery({ county: 'mayo' }, { ...OPTS, svg: true }), { section: 'price_index', counties: ['Mayo'], from: null, to: null, page: 1, pageSize: 25 });
+  // (the hash a cursor carries is checked by test/api/paging.test.ts)
+  const parsed = (q: Record<string, string>, o: Parameters<typeof parseIntelQuery>[1] = OPTS) => {
+    const { hash, ...rest } = parseIntelQuery(q, o);
+    assert.match(hash!, /^[0-9a-f]{16}$/);
+    return rest;
+  };
+  assert.equal(parsed({ section: 'yields' }), { section: 'yields', counties: [], from: null, to: null, page: 1, pageSize: 25, offset: 0 });
+  assert.equal(parsed({ section: 'price_index', county: 'cork,Co. Kerry', from: '2015', to: '2016Q2', page: '2', page_size: '10' }),
+    { section: 'price_index', counties: ['Cork', 'Kerry'], from: '2015-01-01', to: '2016-06-30', page: 2, pageSize: 10, offset: 10 });
+  assert.equal(parsed({ county: 'mayo' }, { ...OPTS, svg: true }), { section: 'price_index', counties: ['Mayo'], from: null, to: null, page: 1, pageSize: 25, offset: 0 });
 });
 
 test('parseIntelQuery: every problem in one 400', () => {

@@ -37,7 +37,7 @@ test('commonwealth keys get 403 naming the scopes that have webhooks on every ch
     assert.match(res.body.detail, /ent_api, ent_feed or custom/);
   }
   const list = await api.request('/v1/webhooks', { key: api.keys.commonwealth });
-  assert.equal([list.status, list.body], [200, { results: [] }]);
+  assert.equal([list.status, list.body], [200, { results: [], next_cursor: null }]);
   assertProblem(await api.request('/v1/webhooks/wh_0000000000000000', { key: api.keys.commonwealth }), 404, 'not_found');
   assertProblem(await api.request('/v1/webhooks', { key: null }), 401, 'missing_key');
 });

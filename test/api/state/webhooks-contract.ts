@@ -122,6 +122,14 @@ export function webhookStoreContract(name: string, backend: WebhookContractBacke
       // without a watermark (test events) only the delivery is added
       assert.ok(await s.webhooks.enqueue(w.id, [delivery({ type: 'webhook.test', lead_count: 0 })]));
       assert.is((await s.webhooks.listDeliveries(w.id)).length, 3);
+      // keyset pages of the same list (issue 31, 16): in its order, each once, a position per row
+      const all = (await s.webhooks.listDeliveries(w.id)).map((d) => d.id);
+      const first = await s.webhooks.pageDeliveries(w.id, { limit: 2 });
+      assert.equal(first.deliveries.map((d) => d.id), all.slice(0, 2));
+      assert.is(first.positions.length, 2);
+      const rest = await s.webhooks.pageDeliveries(w.id, { limit: 2, after: first.positions[1]! });
+      assert.equal(rest.deliveries.map((d) => d.id), all.slice(2));
+      assert.equal((await s.webhooks.pageDeliveries(w.id, { limit: 5, after: rest.positions.at(-1)! })).deliveries, []);
     }));
 
   test('claims: due only, leased to one owner, outcome recorded by the owner; a lapsed lease is re-sent with the same id and body', () =>
