@@ -46,18 +46,16 @@ function accountQueries(b: Backend) {
         hash: string,
         at: string,
       ) =>
-        db
-          .insertInto('api_keys')
-          .values({
-            id,
-            account_id: accountId,
-            scope,
-            name,
-            display_prefix: prefix,
-            key_hash: hash,
-            status: 'active',
-            created_at: at,
-          }),
+        db.insertInto('api_keys').values({
+          id,
+          account_id: accountId,
+          scope,
+          name,
+          display_prefix: prefix,
+          key_hash: hash,
+          status: 'active',
+          created_at: at,
+        }),
     ),
     keyById: template((id: string) => keysQuery(db).where('k.id', '=', id)),
     keyByHash: template((hash: string) =>

@@ -215,18 +215,16 @@ function appQueries(b: Backend) {
         transports: string,
         at: string,
       ) =>
-        db
-          .insertInto('app_credentials')
-          .values({
-            id,
-            account_id: accountId,
-            kind: 'passkey',
-            passkey_id: passkeyId,
-            public_key: publicKey,
-            counter,
-            transports,
-            created_at: at,
-          }),
+        db.insertInto('app_credentials').values({
+          id,
+          account_id: accountId,
+          kind: 'passkey',
+          passkey_id: passkeyId,
+          public_key: publicKey,
+          counter,
+          transports,
+          created_at: at,
+        }),
     ),
     password: template((accountId: number) =>
       db
@@ -252,17 +250,15 @@ function appQueries(b: Backend) {
     ),
     insertSession: template(
       (idHash: string, publicId: string, accountId: number, method: string, at: string, expiresAt: string) =>
-        db
-          .insertInto('app_sessions')
-          .values({
-            id_hash: idHash,
-            public_id: publicId,
-            account_id: accountId,
-            method: method as 'password',
-            created_at: at,
-            last_seen_at: at,
-            expires_at: expiresAt,
-          }),
+        db.insertInto('app_sessions').values({
+          id_hash: idHash,
+          public_id: publicId,
+          account_id: accountId,
+          method: method as 'password',
+          created_at: at,
+          last_seen_at: at,
+          expires_at: expiresAt,
+        }),
     ),
     session: template((idHash: string) =>
       db

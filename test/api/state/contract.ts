@@ -238,18 +238,16 @@ export function stateStoreContract(name: string, backend: ContractBackend): void
       assert.is(new Set(accounts.map((a) => a.id)).size, 20);
       const k = generateKey('ent_api');
       const results = await Promise.allSettled(
-        accounts
-          .slice(0, 8)
-          .map((a, i) =>
-            store.insertKey({
-              id: `key_race${i}`,
-              account_id: a.id,
-              scope: 'ent_api',
-              name: null,
-              display_prefix: k.displayPrefix,
-              hash: k.hash,
-            }),
-          ),
+        accounts.slice(0, 8).map((a, i) =>
+          store.insertKey({
+            id: `key_race${i}`,
+            account_id: a.id,
+            scope: 'ent_api',
+            name: null,
+            display_prefix: k.displayPrefix,
+            hash: k.hash,
+          }),
+        ),
       );
       assert.is(results.filter((r) => r.status === 'fulfilled').length, 1);
       assert.is((await store.listKeys()).length, 1);
