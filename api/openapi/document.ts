@@ -633,6 +633,14 @@ function operation(e: Endpoint): Json {
     [String(e.ok.status ?? 200)]: {
       description: e.ok.description,
       headers: okHeaders,
+      ...(e.ok.schema === null
+        ? {}
+        : {
+            content: {
+              [e.ok.type ?? 'application/json']: { schema: e.ok.schema },
+              ...(e.ok.alternate ? { [e.ok.alternate.type]: { schema: e.ok.alternate.schema } } : {}),
+            },
+          }),
     },
   };
   if (e.ok.empty)
