@@ -41,45 +41,37 @@ function page(ctx: AppAreaContext, f: Frame): void {
   ctx.status = f.status ?? 200;
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        ${f.csrfToken ? html`<meta name="csrf-token" content="${f.csrfToken}" />` : ''}
-        <title>${f.title} · ${PRODUCT}</title>
-        <link rel="stylesheet" href="/app/assets/app.css" nonce="${f.nonce}" />
-        ${scripts}
-      </head>
-      <body>
-        <a class="skip-link" href="#main">Skip to main content</a>
-        <header class="site-header">
-          <a class="brand" href="/app">${PRODUCT}</a>
-          ${f.header}
-        </header>
-        ${f.nav ?? ''}
-        <main id="main" tabindex="-1">
-          <h1>${f.title}</h1>
-          ${f.body}
-        </main>
-        <footer class="site-footer">
-          <p>${PRODUCT} · account area · <a href="/v1/docs">API documentation</a></p>
-        </footer>
-      </body>
-    </html> `.__html;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+${f.csrfToken ? html`<meta name="csrf-token" content="${f.csrfToken}">` : ''}
+<title>${f.title} · ${PRODUCT}</title>
+<link rel="stylesheet" href="/app/assets/app.css" nonce="${f.nonce}">
+${scripts}
+</head>
+<body>
+<a class="skip-link" href="#main">Skip to main content</a>
+<header class="site-header">
+<a class="brand" href="/app">${PRODUCT}</a>
+${f.header}
+</header>
+${f.nav ?? ''}
+<main id="main" tabindex="-1">
+<h1>${f.title}</h1>
+${f.body}
+</main>
+<footer class="site-footer"><p>${PRODUCT} · account area · <a href="/v1/docs">API documentation</a></p></footer>
+</body>
+</html>
+`.__html;
 }
 
 /** The navigation of the signed-in layout (no section current on a 404). */
 function nav(current: AppSection | null): SafeHtml {
-  return html`<nav class="site-nav" aria-label="Account sections">
-    <ul>
-      ${APP_SECTIONS.map(
-        (s) =>
-          html`<li>
-            <a href="/app/${s}" ${s === current ? html` aria-current="page"` : ''}>${SECTION_LABELS[s]}</a>
-          </li>`,
-      )}
-    </ul>
-  </nav>`;
+  return html`<nav class="site-nav" aria-label="Account sections"><ul>${APP_SECTIONS.map(
+    (s) => html`<li><a href="/app/${s}"${s === current ? html` aria-current="page"` : ''}>${SECTION_LABELS[s]}</a></li>`,
+  )}</ul></nav>`;
 }
 
 /** Render a signed-in page in the layout (the contract's `RenderPage`). Needs `ctx.state.app`. */
@@ -88,10 +80,7 @@ export function renderPage(ctx: AppAreaContext, p: AppPage): void {
 }
 
 /** `renderPage` where no section is current (the 404 page inside the layout). */
-export function renderSignedIn(
-  ctx: AppAreaContext,
-  p: Omit<AppPage, 'section'> & { section: AppSection | null },
-): void {
+export function renderSignedIn(ctx: AppAreaContext, p: Omit<AppPage, 'section'> & { section: AppSection | null }): void {
   const s = ctx.state.app;
   page(ctx, {
     title: p.title,
@@ -101,23 +90,15 @@ export function renderSignedIn(
     nonce: s.nonce,
     csrfToken: s.csrfToken,
     header: html`<div class="who">
-      <span class="account"
-        ><span class="visually-hidden">Signed in as </span><span id="account-name">${s.account.name}</span>
-        <span class="plan">${s.account.plan} plan</span></span
-      >
-      <form class="sign-out" method="post" action="/app/sign-out">
-        <input type="hidden" name="_csrf" value="${s.csrfToken}" /><button type="submit">Sign out</button>
-      </form>
-    </div>`,
+<span class="account"><span class="visually-hidden">Signed in as </span><span id="account-name">${s.account.name}</span> <span class="plan">${s.account.plan} plan</span></span>
+<form class="sign-out" method="post" action="/app/sign-out"><input type="hidden" name="_csrf" value="${s.csrfToken}"><button type="submit">Sign out</button></form>
+</div>`,
     nav: nav(p.section),
   });
 }
 
 /** Render a page for a visitor who is not signed in (sign-in, invitation, errors). */
-export function renderPublicPage(
-  ctx: AppAreaContext,
-  p: { title: string; body: SafeHtml; status?: number; scripts?: readonly string[]; csrfToken?: string | null },
-): void {
+export function renderPublicPage(ctx: AppAreaContext, p: { title: string; body: SafeHtml; status?: number; scripts?: readonly string[]; csrfToken?: string | null }): void {
   page(ctx, {
     title: p.title,
     body: p.body,

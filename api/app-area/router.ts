@@ -56,18 +56,13 @@ function chainOf(mws: readonly Middleware<AppAreaState, any>[]): (ctx: AppAreaCo
   };
 }
 
-const wantsJson = (ctx: AppAreaContext): boolean =>
-  Boolean(ctx.is('application/json')) || ctx.accepts('html', 'json') === 'json';
+const wantsJson = (ctx: AppAreaContext): boolean => Boolean(ctx.is('application/json')) || ctx.accepts('html', 'json') === 'json';
 
 /**
  * The /app middleware (requests outside /app pass through untouched).
  * `pages` defaults to APP_PAGES; tests may pass their own.
  */
-export function appArea(
-  config: ApiConfig,
-  deps: AppAreaDeps,
-  pages: readonly AppPageFactory[] = APP_PAGES,
-): Middleware {
+export function appArea(config: ApiConfig, deps: AppAreaDeps, pages: readonly AppPageFactory[] = APP_PAGES): Middleware {
   const store = deps.store.app;
   const assets = loadAssets();
   const times = sessionTimes(config);
@@ -89,13 +84,7 @@ export function appArea(
     ctx.status = 303;
   });
   const notFound: Middleware<AppAreaState> = (ctx) =>
-    renderSignedIn(ctx, {
-      section: null,
-      title: 'Page not found',
-      status: 404,
-      body: html`<p>There is no page at <code>${ctx.path}</code>.</p>
-        <p><a href="/app">Go to the account home</a></p>`,
-    });
+    renderSignedIn(ctx, { section: null, title: 'Page not found', status: 404, body: html`<p>There is no page at <code>${ctx.path}</code>.</p><p><a href="/app">Go to the account home</a></p>` });
 
   const chain = chainOf([
     sessionRouter(config, { store, accounts: deps.store, clock: deps.clock, throttle }).routes(),
@@ -128,12 +117,8 @@ export function appArea(
       const status = err?.status ?? 500;
       for (const [k, v] of Object.entries(err?.headers ?? {})) ctx.set(k, v);
       const body = html`<p>${err?.expose ? err.message : 'Something went wrong on our side; it has been logged.'}</p>
-        <p>Request id <code>${c.state.requestId}</code> (quote it if you contact support).</p>
-        <p>
-          <a href="${c.state.app ? '/app' : '/app/sign-in'}"
-            >${c.state.app ? 'Go to the account home' : 'Go to the sign-in page'}</a
-          >
-        </p>`;
+<p>Request id <code>${c.state.requestId}</code> (quote it if you contact support).</p>
+<p><a href="${c.state.app ? '/app' : '/app/sign-in'}">${c.state.app ? 'Go to the account home' : 'Go to the sign-in page'}</a></p>`;
       const title = err?.title ?? 'Something went wrong';
       if (c.state.app) renderSignedIn(c, { section: null, title, status, body });
       else renderPublicPage(c, { title, status, body });

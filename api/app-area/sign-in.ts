@@ -32,25 +32,9 @@ import { html } from './html.ts';
 import { INVITATION_TOKEN } from './invitations.ts';
 import { renderPublicPage } from './layout.ts';
 import { dummyPasswordHash, hashPassword, passwordRefusal, PASSWORD_MIN_LENGTH, verifyPassword } from './passwords.ts';
-import {
-  csrfFor,
-  hashSecret,
-  newSession,
-  preSessionSecret,
-  readCookie,
-  SESSION_COOKIE,
-  sessionTimes,
-  writeCookie,
-} from './session.ts';
+import { csrfFor, hashSecret, newSession, preSessionSecret, readCookie, SESSION_COOKIE, sessionTimes, writeCookie } from './session.ts';
 import type { SigninThrottle } from './throttle.ts';
-import {
-  authenticationOptions,
-  isCredentialResponse,
-  registrationOptions,
-  relyingParty,
-  verifyAuthentication,
-  verifyRegistration,
-} from './webauthn.ts';
+import { authenticationOptions, isCredentialResponse, registrationOptions, relyingParty, verifyAuthentication, verifyRegistration } from './webauthn.ts';
 import { randomBytes } from 'node:crypto';
 
 export interface SessionRouteDeps {
@@ -67,16 +51,8 @@ export function safeNext(v: unknown): string {
 
 const INVITATION_REFUSALS: Record<InvitationRefusal, [number, ProblemCode, string]> = {
   unknown: [404, 'invitation_unknown', 'this invitation link is not known: check that you opened all of it'],
-  used: [
-    410,
-    'invitation_used',
-    'this invitation has already been used; each link works once. Sign in, or ask your account manager for a new invitation',
-  ],
-  revoked: [
-    410,
-    'invitation_replaced',
-    'a newer invitation was issued for this account; open the newest link you were sent',
-  ],
+  used: [410, 'invitation_used', 'this invitation has already been used; each link works once. Sign in, or ask your account manager for a new invitation'],
+  revoked: [410, 'invitation_replaced', 'a newer invitation was issued for this account; open the newest link you were sent'],
   expired: [410, 'invitation_expired', 'this invitation has expired; ask your account manager for a new one'],
 };
 const refused = (r: InvitationRefusal): ApiError => {
@@ -85,12 +61,7 @@ const refused = (r: InvitationRefusal): ApiError => {
 };
 
 const tooMany = (retryAfterS: number): ApiError =>
-  new ApiError(
-    429,
-    'sign_in_throttled',
-    `too many failed sign-ins; try again in ${Math.ceil(retryAfterS / 60)} minute(s)`,
-    { headers: { 'Retry-After': String(retryAfterS) } },
-  );
+  new ApiError(429, 'sign_in_throttled', `too many failed sign-ins; try again in ${Math.ceil(retryAfterS / 60)} minute(s)`, { headers: { 'Retry-After': String(retryAfterS) } });
 
 export function sessionRouter(config: ApiConfig, deps: SessionRouteDeps): Router<AppAreaState> {
   const router = new Router<AppAreaState>();
@@ -102,67 +73,41 @@ export function sessionRouter(config: ApiConfig, deps: SessionRouteDeps): Router
   /** Start a session for `accountId` (cookie set) and log the sign-in. */
   const signIn = async (ctx: AppAreaContext, accountId: number, method: CredentialKind): Promise<void> => {
     const s = newSession(now(), times);
-    await store.createSession({
-      id_hash: s.id_hash,
-      public_id: s.public_id,
-      account_id: accountId,
-      method,
-      expires_at: s.expires_at,
-    });
+    await store.createSession({ id_hash: s.id_hash, public_id: s.public_id, account_id: accountId, method, expires_at: s.expires_at });
     writeCookie(ctx, SESSION_COOKIE, s.secret);
     await logActivity(store, ctx, accountId, SESSION_EVENTS.signedIn, { method }, s.public_id);
     // housekeeping, now and then: sessions past their absolute end, used-up challenges, old throttle windows
-    if (Math.random() < 0.05)
-      await store.pruneApp({
-        sessionsBefore: new Date(now()).toISOString(),
-        windowBefore: Math.floor(now() / 1000) - 2 * config.appSigninFailWindowS,
-      });
+    if (Math.random() < 0.05) await store.pruneApp({ sessionsBefore: new Date(now()).toISOString(), windowBefore: Math.floor(now() / 1000) - 2 * config.appSigninFailWindowS });
   };
 
-  const signInPage = (
-    ctx: AppAreaContext,
-    o: { status?: number; error?: string; account?: string; next?: string; notice?: string } = {},
-  ): void => {
+  const signInPage = (ctx: AppAreaContext, o: { status?: number; error?: string; account?: string; next?: string; notice?: string } = {}): void => {
     const token = csrfFor(preSessionSecret(ctx));
     renderPublicPage(ctx, {
       title: 'Sign in',
       status: o.status ?? 200,
       csrfToken: token,
       scripts: ['/app/assets/webauthn-browser.js', '/app/assets/sign-in.js'],
-      body: html` ${o.notice ? html`<p class="notice" role="status">${o.notice}</p>` : ''}
-        ${o.error ? html`<div class="error" role="alert" id="sign-in-error"><p>${o.error}</p></div>` : ''}
-        <section aria-labelledby="passkey-heading" class="passkey-section" id="passkey-section" hidden>
-          <h2 id="passkey-heading">With a passkey</h2>
-          <p><button type="button" id="passkey-sign-in">Sign in with a passkey</button></p>
-          <p id="passkey-status" role="status" aria-live="polite"></p>
-        </section>
-        <section aria-labelledby="password-heading">
-          <h2 id="password-heading">With a password</h2>
-          <form method="post" action="/app/sign-in" class="stack">
-            <input type="hidden" name="_csrf" value="${token}" />
-            <input type="hidden" name="next" value="${safeNext(o.next)}" />
-            <p>
-              <label for="account">Account name</label>
-              <input
-                id="account"
-                name="account"
-                autocomplete="username"
-                required
-                value="${o.account ?? ''}"
-                ${o.error ? html` aria-describedby="sign-in-error"` : ''}
-              />
-            </p>
-            <p>
-              <label for="password">Password</label>
-              <input id="password" name="password" type="password" autocomplete="current-password" required />
-            </p>
-            <p><button type="submit">Sign in</button></p>
-          </form>
-        </section>
-        <p>
-          No credential yet, or lost it? Ask your account manager for an invitation link: it lets you set a new passkey
-          or password.
-        </p>`,
+      body: html`
+${o.notice ? html`<p class="notice" role="status">${o.notice}</p>` : ''}
+${o.error ? html`<div class="error" role="alert" id="sign-in-error"><p>${o.error}</p></div>` : ''}
+<section aria-labelledby="passkey-heading" class="passkey-section" id="passkey-section" hidden>
+<h2 id="passkey-heading">With a passkey</h2>
+<p><button type="button" id="passkey-sign-in">Sign in with a passkey</button></p>
+<p id="passkey-status" role="status" aria-live="polite"></p>
+</section>
+<section aria-labelledby="password-heading">
+<h2 id="password-heading">With a password</h2>
+<form method="post" action="/app/sign-in" class="stack">
+<input type="hidden" name="_csrf" value="${token}">
+<input type="hidden" name="next" value="${safeNext(o.next)}">
+<p><label for="account">Account name</label>
+<input id="account" name="account" autocomplete="username" required value="${o.account ?? ''}"${o.error ? html` aria-describedby="sign-in-error"` : ''}></p>
+<p><label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required></p>
+<p><button type="submit">Sign in</button></p>
+</form>
+</section>
+<p>No credential yet, or lost it? Ask your account manager for an invitation link: it lets you set a new passkey or password.</p>`,
     });
   };
 
@@ -172,10 +117,7 @@ export function sessionRouter(config: ApiConfig, deps: SessionRouteDeps): Router
       ctx.status = 303;
       return;
     }
-    signInPage(ctx, {
-      next: safeNext(ctx.query['next']),
-      ...(ctx.query['signed_out'] === '1' ? { notice: 'You have signed out.' } : {}),
-    });
+    signInPage(ctx, { next: safeNext(ctx.query['next']), ...(ctx.query['signed_out'] === '1' ? { notice: 'You have signed out.' } : {}) });
   });
 
   router.post('/app/sign-in', async (ctx) => {
@@ -188,12 +130,7 @@ export function sessionRouter(config: ApiConfig, deps: SessionRouteDeps): Router
     const wait = await throttle.retryAfter(keys);
     if (wait > 0) {
       ctx.set('Retry-After', String(wait));
-      signInPage(ctx, {
-        status: 429,
-        account: name,
-        next,
-        error: `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s), or sign in with a passkey.`,
-      });
+      signInPage(ctx, { status: 429, account: name, next, error: `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s), or sign in with a passkey.` });
       return;
     }
     const cred = account ? await store.passwordCredential(account.id) : null;
@@ -201,12 +138,8 @@ export function sessionRouter(config: ApiConfig, deps: SessionRouteDeps): Router
     if (!account || !cred || !ok) {
       const throttled = await throttle.fail(keys);
       if (account) {
-        await logActivity(store, ctx, account.id, SESSION_EVENTS.signInFailed, {
-          method: 'password',
-          reason: cred ? 'wrong_password' : 'no_password_set',
-        });
-        if (throttled)
-          await logActivity(store, ctx, account.id, SESSION_EVENTS.signInThrottled, { method: 'password' });
+        await logActivity(store, ctx, account.id, SESSION_EVENTS.signInFailed, { method: 'password', reason: cred ? 'wrong_password' : 'no_password_set' });
+        if (throttled) await logActivity(store, ctx, account.id, SESSION_EVENTS.signInThrottled, { method: 'password' });
       }
       signInPage(ctx, { status: 401, account: name, next, error: 'The account name or password is not right.' });
       return;
@@ -229,22 +162,13 @@ export function sessionRouter(config: ApiConfig, deps: SessionRouteDeps): Router
     const wait = await throttle.retryAfter(keys);
     if (wait > 0) throw tooMany(wait);
     const response = body['response'];
-    if (!isCredentialResponse(response))
-      throw new ApiError(400, 'invalid_parameter', 'response: must be the passkey response of the browser');
+    if (!isCredentialResponse(response)) throw new ApiError(400, 'invalid_parameter', 'response: must be the passkey response of the browser');
     const passkey = await store.passkeyCredential(response.id);
     const counter = passkey ? await verifyAuthentication(store, rp, response as never, passkey) : null;
     if (!passkey || counter === null) {
       await throttle.fail(keys);
-      if (passkey)
-        await logActivity(store, ctx, passkey.account_id, SESSION_EVENTS.signInFailed, {
-          method: 'passkey',
-          reason: 'not_verified',
-        });
-      throw new ApiError(
-        401,
-        'sign_in_failed',
-        'this passkey could not be verified for this site; try again, or ask for a new invitation',
-      );
+      if (passkey) await logActivity(store, ctx, passkey.account_id, SESSION_EVENTS.signInFailed, { method: 'passkey', reason: 'not_verified' });
+      throw new ApiError(401, 'sign_in_failed', 'this passkey could not be verified for this site; try again, or ask for a new invitation');
     }
     await store.credentialUsed(passkey.id, counter);
     await signIn(ctx, passkey.account_id, 'passkey');
@@ -266,12 +190,7 @@ export function sessionRouter(config: ApiConfig, deps: SessionRouteDeps): Router
   /** The invitation of the posted token, or the refusal as a problem. */
   const openInvitation = async (body: Record<string, unknown>) => {
     const token = body['token'];
-    if (typeof token !== 'string' || !INVITATION_TOKEN.test(token))
-      throw new ApiError(
-        400,
-        'invalid_parameter',
-        'token: must be the 43-character token after # in the invitation link',
-      );
+    if (typeof token !== 'string' || !INVITATION_TOKEN.test(token)) throw new ApiError(400, 'invalid_parameter', 'token: must be the 43-character token after # in the invitation link');
     const hash = hashToken(token);
     const inv = await store.getInvitation(hash);
     if (!inv) throw refused('unknown');
@@ -282,28 +201,12 @@ export function sessionRouter(config: ApiConfig, deps: SessionRouteDeps): Router
   };
 
   /** Accept the invitation with `credential`, start the session, log both. */
-  const accept = async (
-    ctx: AppAreaContext,
-    hash: string,
-    credential: Parameters<AppStore['acceptInvitation']>[1],
-  ): Promise<void> => {
+  const accept = async (ctx: AppAreaContext, hash: string, credential: Parameters<AppStore['acceptInvitation']>[1]): Promise<void> => {
     const s = newSession(now(), times);
-    const r = await store.acceptInvitation(hash, credential, {
-      id_hash: s.id_hash,
-      public_id: s.public_id,
-      method: credential.kind,
-      expires_at: s.expires_at,
-    });
+    const r = await store.acceptInvitation(hash, credential, { id_hash: s.id_hash, public_id: s.public_id, method: credential.kind, expires_at: s.expires_at });
     if ('refused' in r) throw refused(r.refused);
     writeCookie(ctx, SESSION_COOKIE, s.secret);
-    await logActivity(
-      store,
-      ctx,
-      r.account_id,
-      SESSION_EVENTS.credentialSet,
-      { method: credential.kind, via: 'invitation' },
-      s.public_id,
-    );
+    await logActivity(store, ctx, r.account_id, SESSION_EVENTS.credentialSet, { method: credential.kind, via: 'invitation' }, s.public_id);
     await logActivity(store, ctx, r.account_id, SESSION_EVENTS.signedIn, { method: credential.kind }, s.public_id);
     ctx.body = { redirect: '/app' };
   };
@@ -314,55 +217,32 @@ export function sessionRouter(config: ApiConfig, deps: SessionRouteDeps): Router
       title: 'Set up your sign-in',
       csrfToken: token,
       scripts: ['/app/assets/webauthn-browser.js', '/app/assets/invite.js'],
-      body: html` <p id="invite-status" role="status" aria-live="polite">Checking your invitation…</p>
-        <noscript
-          ><p class="error">
-            This page needs JavaScript: the invitation's secret stays in your browser and is sent from this page only.
-          </p></noscript
-        >
-        <div id="invitation" hidden>
-          <p>
-            This invitation is for the account <strong id="invite-account"></strong>; it works once, until
-            <span id="invite-expires"></span>. Setting a credential here replaces any earlier one and signs out every
-            other session of the account.
-          </p>
-          <section aria-labelledby="invite-passkey-heading" id="invite-passkey-section" hidden>
-            <h2 id="invite-passkey-heading">Create a passkey (recommended)</h2>
-            <p>A passkey lives on your device or security key and cannot be phished or guessed.</p>
-            <p><button type="button" id="create-passkey">Create a passkey</button></p>
-          </section>
-          <section aria-labelledby="invite-password-heading">
-            <h2 id="invite-password-heading">Or choose a password</h2>
-            <form id="password-form" class="stack" novalidate>
-              <p>
-                <label for="invite-username">Account name</label>
-                <input id="invite-username" name="username" autocomplete="username" readonly />
-              </p>
-              <p>
-                <label for="new-password">New password</label>
-                <input
-                  id="new-password"
-                  name="password"
-                  type="password"
-                  autocomplete="new-password"
-                  minlength="${PASSWORD_MIN_LENGTH}"
-                  required
-                  aria-describedby="password-hint"
-                />
-              </p>
-              <p id="password-hint" class="hint">
-                At least ${PASSWORD_MIN_LENGTH} characters. A passphrase of several words is easy to remember and hard
-                to guess.
-              </p>
-              <p>
-                <label for="confirm-password">Repeat the password</label>
-                <input id="confirm-password" name="confirm" type="password" autocomplete="new-password" required />
-              </p>
-              <p><button type="submit">Set password and sign in</button></p>
-            </form>
-          </section>
-        </div>
-        <div id="invite-error" class="error" role="alert" hidden></div>`,
+      body: html`
+<p id="invite-status" role="status" aria-live="polite">Checking your invitation…</p>
+<noscript><p class="error">This page needs JavaScript: the invitation's secret stays in your browser and is sent from this page only.</p></noscript>
+<div id="invitation" hidden>
+<p>This invitation is for the account <strong id="invite-account"></strong>; it works once, until <span id="invite-expires"></span>.
+Setting a credential here replaces any earlier one and signs out every other session of the account.</p>
+<section aria-labelledby="invite-passkey-heading" id="invite-passkey-section" hidden>
+<h2 id="invite-passkey-heading">Create a passkey (recommended)</h2>
+<p>A passkey lives on your device or security key and cannot be phished or guessed.</p>
+<p><button type="button" id="create-passkey">Create a passkey</button></p>
+</section>
+<section aria-labelledby="invite-password-heading">
+<h2 id="invite-password-heading">Or choose a password</h2>
+<form id="password-form" class="stack" novalidate>
+<p><label for="invite-username">Account name</label>
+<input id="invite-username" name="username" autocomplete="username" readonly></p>
+<p><label for="new-password">New password</label>
+<input id="new-password" name="password" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" required aria-describedby="password-hint"></p>
+<p id="password-hint" class="hint">At least ${PASSWORD_MIN_LENGTH} characters. A passphrase of several words is easy to remember and hard to guess.</p>
+<p><label for="confirm-password">Repeat the password</label>
+<input id="confirm-password" name="confirm" type="password" autocomplete="new-password" required></p>
+<p><button type="submit">Set password and sign in</button></p>
+</form>
+</section>
+</div>
+<div id="invite-error" class="error" role="alert" hidden></div>`,
     });
   });
 
@@ -380,11 +260,9 @@ export function sessionRouter(config: ApiConfig, deps: SessionRouteDeps): Router
     const body = await readJson(ctx);
     const { hash } = await openInvitation(body);
     const response = body['response'];
-    if (!isCredentialResponse(response))
-      throw new ApiError(400, 'invalid_parameter', 'response: must be the passkey response of the browser');
+    if (!isCredentialResponse(response)) throw new ApiError(400, 'invalid_parameter', 'response: must be the passkey response of the browser');
     const made = await verifyRegistration(store, rp, response as never, hash);
-    if (!made)
-      throw new ApiError(400, 'passkey_not_verified', 'the new passkey could not be verified for this site; try again');
+    if (!made) throw new ApiError(400, 'passkey_not_verified', 'the new passkey could not be verified for this site; try again');
     await accept(ctx, hash, { id: newCredentialId(), kind: 'passkey', ...made });
   });
 
@@ -393,13 +271,8 @@ export function sessionRouter(config: ApiConfig, deps: SessionRouteDeps): Router
     const { hash } = await openInvitation(body);
     const password = body['password'];
     const why = typeof password === 'string' ? passwordRefusal(password) : 'a password is required';
-    if (why)
-      throw new ApiError(400, 'invalid_parameter', `password: ${why}`, { errors: [{ name: 'password', reason: why }] });
-    await accept(ctx, hash, {
-      id: newCredentialId(),
-      kind: 'password',
-      password_hash: await hashPassword(password as string),
-    });
+    if (why) throw new ApiError(400, 'invalid_parameter', `password: ${why}`, { errors: [{ name: 'password', reason: why }] });
+    await accept(ctx, hash, { id: newCredentialId(), kind: 'password', password_hash: await hashPassword(password as string) });
   });
 
   return router;

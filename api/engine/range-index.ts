@@ -89,3 +89,4 @@ export class RangeIndex {
     return s;
   }
 }
+

@@ -51,3 +51,4 @@ export interface ServerDeps {
   /** The server's metrics; a new `ApiMetrics` when absent (a cluster worker's scrapes the whole cluster: api/startup/cluster.ts). */
   metrics?: ApiMetrics;
 }
+

@@ -19,26 +19,13 @@ export const APP_BASE = '/app';
 export const formBody = (ctx: AppAreaContext): Promise<URLSearchParams> => readForm(ctx);
 
 /** The hidden CSRF field every state-changing form carries (the session layer checks it). */
-export const csrfField = (ctx: AppAreaContext): SafeHtml =>
-  html`<input type="hidden" name="_csrf" value="${ctx.state.app.csrfToken}" />`;
+export const csrfField = (ctx: AppAreaContext): SafeHtml => html`<input type="hidden" name="_csrf" value="${ctx.state.app.csrfToken}">`;
 
 /** A one-button form posting to `action` (revoke, delete, test…), with the CSRF field. */
-export function actionButton(
-  ctx: AppAreaContext,
-  action: string,
-  label: string,
-  opts: { danger?: boolean; describedBy?: string } = {},
-): SafeHtml {
-  return html`<form method="post" action="${action}" class="inline">
-    ${csrfField(ctx)}<button
-      type="submit"
-      ${opts.danger ? html` class="danger"` : ''}${
-        opts.describedBy ? html` aria-describedby="${opts.describedBy}"` : ''
-      }
-    >
-      ${label}
-    </button>
-  </form>`;
+export function actionButton(ctx: AppAreaContext, action: string, label: string, opts: { danger?: boolean; describedBy?: string } = {}): SafeHtml {
+  return html`<form method="post" action="${action}" class="inline">${csrfField(ctx)}<button type="submit"${opts.danger ? html` class="danger"` : ''}${
+    opts.describedBy ? html` aria-describedby="${opts.describedBy}"` : ''
+  }>${label}</button></form>`;
 }
 
 /** The page for an id this account does not own or that does not exist (the same answer for both). */
@@ -47,19 +34,12 @@ export function notFoundPage(ctx: AppAreaContext, render: RenderPage, section: A
     section,
     title: 'Not found',
     status: 404,
-    body: html`<p>There is no ${what} of this account with that id.</p>
-      <p><a href="${APP_BASE}/${section}">Back</a></p>`,
+    body: html`<p>There is no ${what} of this account with that id.</p><p><a href="${APP_BASE}/${section}">Back</a></p>`,
   });
 }
 
 /** Render `page`, or the 404 page when `work` throws a 404 `ApiError`; other exposed `ApiError`s become a message on `page`. */
-export async function orNotFound(
-  ctx: AppAreaContext,
-  render: RenderPage,
-  section: AppSection,
-  what: string,
-  work: () => Promise<AppPage | null>,
-): Promise<void> {
+export async function orNotFound(ctx: AppAreaContext, render: RenderPage, section: AppSection, what: string, work: () => Promise<AppPage | null>): Promise<void> {
   try {
     const page = await work();
     if (page) render(ctx, page);
@@ -73,11 +53,9 @@ export async function orNotFound(
 export const message = (text: string | null, kind: 'error' | 'notice' = 'error'): SafeHtml =>
   text ? html`<p class="${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>` : html``;
 
-export const fmt = (n: number | null | undefined): string =>
-  n === null || n === undefined ? '—' : n.toLocaleString('en-IE');
+export const fmt = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toLocaleString('en-IE'));
 /** An instant as `YYYY-MM-DD HH:MM UTC`. */
-export const when = (iso: string | null | undefined): string =>
-  iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '—';
+export const when = (iso: string | null | undefined): string => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '—');
 
 /** Pin the current release for this request (answers 503 `no_release` when none is loaded). */
 export function pinRelease(ctx: AppAreaContext, releases: Pick<ReleaseManager, 'acquire'>) {
@@ -85,9 +63,7 @@ export function pinRelease(ctx: AppAreaContext, releases: Pick<ReleaseManager, '
   try {
     pin = releases.acquire();
   } catch {
-    throw new ApiError(503, 'no_release', 'no data release is loaded yet; try again later', {
-      headers: { 'Retry-After': '30' },
-    });
+    throw new ApiError(503, 'no_release', 'no data release is loaded yet; try again later', { headers: { 'Retry-After': '30' } });
   }
   ctx.res.once('finish', pin.done);
   ctx.res.once('close', pin.done);
@@ -100,32 +76,15 @@ export function pinRelease(ctx: AppAreaContext, releases: Pick<ReleaseManager, '
 /** The values a filter's field offers: the table's (enum) or the release's (multi). */
 function choices(f: LeadFilter, places: PlaceNames): string[] {
   if (f.kind === 'enum') return [...f.values];
-  if (f.kind === 'multi')
-    return [...new Set(places.values.get(f.name)?.values() ?? [])].sort((a, b) => a.localeCompare(b));
+  if (f.kind === 'multi') return [...new Set(places.values.get(f.name)?.values() ?? [])].sort((a, b) => a.localeCompare(b));
   return [];
 }
 
 const labelOf = (f: LeadFilter): string => {
-  const named: Record<string, string> = {
-    q: 'Search',
-    min_value: 'Minimum value (€)',
-    min_units: 'Minimum units',
-    has_contact: 'Has contact details',
-    received_from: 'Received from',
-    received_to: 'Received to',
-    use_class: 'Use class',
-    application_type: 'Application type',
-    works_kind: 'Kind of works',
-    explicit_vertical: 'Trade named in the text',
-    application_number: 'Council reference',
-    near: 'Near (latitude,longitude)',
-    bbox: 'Box (minLon,minLat,maxLon,maxLat)',
-    polygon: 'Area (GeoJSON polygon)',
-  };
+  const named: Record<string, string> = { q: 'Search', min_value: 'Minimum value (€)', min_units: 'Minimum units', has_contact: 'Has contact details', received_from: 'Received from', received_to: 'Received to', use_class: 'Use class', application_type: 'Application type', works_kind: 'Kind of works', explicit_vertical: 'Trade named in the text', application_number: 'Council reference', near: 'Near (latitude,longitude)', bbox: 'Box (minLon,minLat,maxLon,maxLat)', polygon: 'Area (GeoJSON polygon)' };
   return named[f.name] ?? f.name.charAt(0).toUpperCase() + f.name.slice(1).replace(/_/g, ' ');
 };
-const optionLabel = (f: LeadFilter, v: string): string =>
-  (f.name === 'status' && !(v in STATUS_GROUP_OF) ? `${v} (group)` : v).replace(/_/g, ' ');
+const optionLabel = (f: LeadFilter, v: string): string => (f.name === 'status' && !(v in STATUS_GROUP_OF) ? `${v} (group)` : v).replace(/_/g, ' ');
 
 /** The filters given in a query or form, by name: lists as arrays (repeated fields and commas both split). */
 export function givenFilters(q: URLSearchParams): Map<string, string[]> {
@@ -170,98 +129,32 @@ export function filterFields(given: Map<string, string[]>, places: PlaceNames, i
     const hint = html`<small id="${id}-hint">${f.doc.replace(/`/g, '')}</small>`;
     switch (f.kind) {
       case 'text':
-        return html`<div class="field">
-          <label for="${id}">${labelOf(f)}</label
-          ><input
-            type="search"
-            id="${id}"
-            name="${f.name}"
-            maxlength="${f.maxLength}"
-            value="${v[0] ?? ''}"
-            aria-describedby="${id}-hint"
-          />${hint}
-        </div>`;
+        return html`<div class="field"><label for="${id}">${labelOf(f)}</label><input type="search" id="${id}" name="${f.name}" maxlength="${f.maxLength}" value="${v[0] ?? ''}" aria-describedby="${id}-hint">${hint}</div>`;
       case 'enum':
       case 'multi': {
         const opts = choices(f, places);
-        return html`<div class="field">
-          <label for="${id}">${labelOf(f)}</label
-          ><select
-            id="${id}"
-            name="${f.name}"
-            multiple
-            size="${Math.min(6, Math.max(2, opts.length))}"
-            aria-describedby="${id}-hint"
-          >
-            ${opts.map(
-              (o) => html`<option value="${o}" ${v.includes(o) ? html` selected` : ''}>${optionLabel(f, o)}</option>`,
-            )}</select
-          >${hint}
-        </div>`;
+        return html`<div class="field"><label for="${id}">${labelOf(f)}</label><select id="${id}" name="${f.name}" multiple size="${Math.min(6, Math.max(2, opts.length))}" aria-describedby="${id}-hint">${opts.map(
+          (o) => html`<option value="${o}"${v.includes(o) ? html` selected` : ''}>${optionLabel(f, o)}</option>`,
+        )}</select>${hint}</div>`;
       }
       case 'range':
-        return html`<div class="field">
-          <label for="${id}">${labelOf(f)}</label
-          ><input
-            type="number"
-            id="${id}"
-            name="${f.name}"
-            min="0"
-            step="${f.type === 'integer' ? '1' : 'any'}"
-            value="${v[0] ?? ''}"
-            aria-describedby="${id}-hint"
-          />${hint}
-        </div>`;
+        return html`<div class="field"><label for="${id}">${labelOf(f)}</label><input type="number" id="${id}" name="${f.name}" min="0" step="${f.type === 'integer' ? '1' : 'any'}" value="${v[0] ?? ''}" aria-describedby="${id}-hint">${hint}</div>`;
       case 'flag':
-        return html`<div class="field">
-          <label for="${id}">${labelOf(f)}</label
-          ><select id="${id}" name="${f.name}" aria-describedby="${id}-hint">
-            <option value="">any</option>
-            <option value="true" ${v[0] === 'true' || v[0] === '1' ? html` selected` : ''}>yes</option>
-            <option value="false" ${v[0] === 'false' || v[0] === '0' ? html` selected` : ''}>no</option></select
-          >${hint}
-        </div>`;
+        return html`<div class="field"><label for="${id}">${labelOf(f)}</label><select id="${id}" name="${f.name}" aria-describedby="${id}-hint"><option value="">any</option><option value="true"${
+          v[0] === 'true' || v[0] === '1' ? html` selected` : ''
+        }>yes</option><option value="false"${v[0] === 'false' || v[0] === '0' ? html` selected` : ''}>no</option></select>${hint}</div>`;
       case 'date':
-        return html`<div class="field">
-          <label for="${id}">${labelOf(f)}</label
-          ><input type="date" id="${id}" name="${f.name}" value="${v[0] ?? ''}" aria-describedby="${id}-hint" />${hint}
-        </div>`;
+        return html`<div class="field"><label for="${id}">${labelOf(f)}</label><input type="date" id="${id}" name="${f.name}" value="${v[0] ?? ''}" aria-describedby="${id}-hint">${hint}</div>`;
       case 'key':
-        return html`<div class="field">
-          <label for="${id}">${labelOf(f)}</label
-          ><input
-            type="text"
-            id="${id}"
-            name="${f.name}"
-            maxlength="${f.maxLength}"
-            value="${v[0] ?? ''}"
-            aria-describedby="${id}-hint"
-          />${hint}
-        </div>`;
+        return html`<div class="field"><label for="${id}">${labelOf(f)}</label><input type="text" id="${id}" name="${f.name}" maxlength="${f.maxLength}" value="${v[0] ?? ''}" aria-describedby="${id}-hint">${hint}</div>`;
       case 'geometry': {
         const c = f.companion;
         const input =
           f.shape === 'polygon'
-            ? html`<textarea id="${id}" name="${f.name}" rows="3" aria-describedby="${id}-hint">
-${v[0] ?? ''}</textarea>`
-            : html`<input
-                type="text"
-                id="${id}"
-                name="${f.name}"
-                value="${v[0] ?? ''}"
-                aria-describedby="${id}-hint"
-              />`;
+            ? html`<textarea id="${id}" name="${f.name}" rows="3" aria-describedby="${id}-hint">${v[0] ?? ''}</textarea>`
+            : html`<input type="text" id="${id}" name="${f.name}" value="${v[0] ?? ''}" aria-describedby="${id}-hint">`;
         const companion = c
-          ? html`<label for="${id}-${c.name}">${c.name.replace(/_/g, ' ')}</label
-              ><input
-                type="number"
-                id="${id}-${c.name}"
-                name="${c.name}"
-                min="${c.min}"
-                max="${c.max}"
-                step="1"
-                value="${given.get(c.name)?.[0] ?? ''}"
-              />`
+          ? html`<label for="${id}-${c.name}">${c.name.replace(/_/g, ' ')}</label><input type="number" id="${id}-${c.name}" name="${c.name}" min="${c.min}" max="${c.max}" step="1" value="${given.get(c.name)?.[0] ?? ''}">`
           : html``;
         return html`<div class="field"><label for="${id}">${labelOf(f)}</label>${input}${companion}${hint}</div>`;
       }
@@ -276,12 +169,7 @@ ${v[0] ?? ''}</textarea>`
  * A bar chart of `values` by `labels`, as an accessible SVG (`role="img"` with a title; the same
  * numbers are in the table next to it).
  */
-export function barChart(
-  title: string,
-  labels: string[],
-  values: number[],
-  opts: { width?: number; height?: number } = {},
-): SafeHtml {
+export function barChart(title: string, labels: string[], values: number[], opts: { width?: number; height?: number } = {}): SafeHtml {
   const w = opts.width ?? 640;
   const h = opts.height ?? 180;
   const max = Math.max(1, ...values);
@@ -289,36 +177,11 @@ export function barChart(
   const bw = (w - 40) / n;
   const bars = values.map((v, i) => {
     const bh = Math.round((v / max) * (h - 40));
-    return html`<rect
-      x="${(30 + i * bw + bw * 0.1).toFixed(1)}"
-      y="${h - 20 - bh}"
-      width="${(bw * 0.8).toFixed(1)}"
-      height="${bh}"
-      class="bar"
-      ><title>${labels[i]}: ${fmt(v)}</title></rect
-    >`;
+    return html`<rect x="${(30 + i * bw + bw * 0.1).toFixed(1)}" y="${h - 20 - bh}" width="${(bw * 0.8).toFixed(1)}" height="${bh}" class="bar"><title>${labels[i]}: ${fmt(v)}</title></rect>`;
   });
   const first = labels[0] ?? '';
   const last = labels.at(-1) ?? '';
-  return html`<svg
-    class="chart"
-    viewBox="0 0 ${w} ${h}"
-    role="img"
-    aria-labelledby="${idOf(title)}"
-    preserveAspectRatio="none"
-  >
-    <title id="${idOf(title)}">${title}</title>
-    <line x1="30" y1="${h - 20}" x2="${w - 10}" y2="${h - 20}" class="axis" />
-    <text x="2" y="14" class="tick">${fmt(max)}</text>
-    <text x="30" y="${h - 4}" class="tick">${first}</text>
-    <text x="${w - 10}" y="${h - 4}" class="tick" text-anchor="end">${last}</text>
-    ${bars}
-  </svg>`;
+  return html`<svg class="chart" viewBox="0 0 ${w} ${h}" role="img" aria-labelledby="${idOf(title)}" preserveAspectRatio="none"><title id="${idOf(title)}">${title}</title><line x1="30" y1="${h - 20}" x2="${w - 10}" y2="${h - 20}" class="axis"/><text x="2" y="14" class="tick">${fmt(max)}</text><text x="30" y="${h - 4}" class="tick">${first}</text><text x="${w - 10}" y="${h - 4}" class="tick" text-anchor="end">${last}</text>${bars}</svg>`;
 }
 
-const idOf = (s: string): string =>
-  'c-' +
-  s
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .slice(0, 40);
+const idOf = (s: string): string => 'c-' + s.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40);

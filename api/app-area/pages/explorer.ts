@@ -41,17 +41,7 @@ import { CAPABILITIES } from '../../access/scopes.ts';
 import type { Release } from '../../releases/release.ts';
 import { existsSync } from 'node:fs';
 import { html } from '../html.ts';
-import {
-  APP_BASE,
-  filterFields,
-  filterQueryString,
-  filterRawQuery,
-  fmt,
-  givenFilters,
-  message,
-  notFoundPage,
-  pinRelease,
-} from './common.ts';
+import { APP_BASE, filterFields, filterQueryString, filterRawQuery, fmt, givenFilters, message, notFoundPage, pinRelease } from './common.ts';
 import { problemText } from './webhooks.ts';
 
 export interface ExplorerPageDeps {
@@ -86,22 +76,13 @@ export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<
   const sourcesFor = releaseSourcesCache(deps.db);
   let temp = deps.exportTemp ?? null;
   const tempSpace = (): ExportTempSpace =>
-    (temp ??= new ExportTempSpace({
-      root: config.exportTempDir,
-      maxBytes: config.exportTempMaxMb * 1e6,
-      waitMs: config.exportTempWaitMs,
-      log: deps.log,
-    }));
+    (temp ??= new ExportTempSpace({ root: config.exportTempDir, maxBytes: config.exportTempMaxMb * 1e6, waitMs: config.exportTempWaitMs, log: deps.log }));
 
   /**
    * Run `work` as the account's app: it charges rows to the app's ledger entry against the plan
    * scope's daily budget; the request is counted in the usage ledger whatever its outcome.
    */
-  async function asApp(
-    ctx: AppAreaContext,
-    route: string,
-    work: (scope: Scope, charge: (rows: number) => Promise<Budget>) => Promise<void>,
-  ): Promise<void> {
+  async function asApp(ctx: AppAreaContext, route: string, work: (scope: Scope, charge: (rows: number) => Promise<Budget>) => Promise<void>): Promise<void> {
     const { account } = ctx.state.app;
     const scope = appScope(account.plan);
     const keyId = await ensureAppKey(deps.store, account.id);
@@ -143,17 +124,9 @@ export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<
       let found: { total: number; results: Lead[] } | null = null;
       let budget: Budget | null = null;
       try {
-        const req = parseLeadsQuery(
-          { ...filterRawQuery(given), page: String(pageNo), page_size: String(EXPLORER_PAGE_SIZE) },
-          config,
-          places,
-          release.id,
-        );
+        const req = parseLeadsQuery({ ...filterRawQuery(given), page: String(pageNo), page_size: String(EXPLORER_PAGE_SIZE) }, config, places, release.id);
         const offset = req.paging.mode === 'page' ? req.paging.offset : 0;
-        const page = release.leads.page(
-          { filters: req.filters, sort: req.sort, pageSize: EXPLORER_PAGE_SIZE, offset, after: null },
-          maskingFor(scope),
-        );
+        const page = release.leads.page({ filters: req.filters, sort: req.sort, pageSize: EXPLORER_PAGE_SIZE, offset, after: null }, maskingFor(scope));
         budget = await charge(page.count);
         const body = page.json({ page: pageNo, next_cursor: null });
         try {
@@ -173,64 +146,26 @@ export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<
         section: 'explorer',
         title: 'Lead explorer',
         status: ctx.status === 404 ? 200 : ctx.status,
-        body: html`<p>
-            Release ${release.id}. You see leads with the rights of your ${ctx.state.app.account.plan} plan
-            (${scope})${scope === 'commonwealth' ? html`: applicant and company columns are blank` : ''}. Rows shown
-            count against the plan's daily budget and appear on the usage page.
-          </p>
-          ${message(error)}
-          <form
-            method="get"
-            action="${APP_BASE}/explorer"
-            class="explorer-form"
-            role="search"
-            aria-label="Search and filter leads"
-          >
-            <div class="filters">${filterFields(given, places, 'ex')}</div>
-            <button type="submit">Search</button> <a href="${APP_BASE}/explorer">Clear</a>
-          </form>
-          ${
-            found
-              ? html`<section aria-labelledby="ex-results">
-                  <h2 id="ex-results"><span data-total="${found.total}">${fmt(found.total)}</span> leads</h2>
-                  ${downloadOffer(found.total, budget, `${APP_BASE}/explorer.csv${filterQs ? `?${filterQs}` : ''}`)}
-                  ${cw ? html`<p class="attribution"><small>${cw.metadata.attribution}</small></p>` : ''}
-                  ${leadsMap(found.results)}
-                  <div class="table-wrap">
-                    <table>
-                      <caption>
-                        Page ${pageNo} of ${pages}
-                      </caption>
-                      <thead>
-                        <tr>
-                          <th scope="col">Lead</th>
-                          ${COLUMNS.map(([, h]) => html`<th scope="col">${h}</th>`)}
-                        </tr>
-                      </thead>
-                      <tbody>
-                        ${found.results.map(
-                          (l) =>
-                            html`<tr>
-                              <td>
-                                <a href="${APP_BASE}/explorer/${String(l['id'])}"
-                                  >${String(l['application_number'] ?? l['id'])}</a
-                                >
-                              </td>
-                              ${COLUMNS.map(([c]) => html`<td>${cell(c, l[c])}</td>`)}
-                            </tr>`,
-                        )}
-                      </tbody>
-                    </table>
-                  </div>
-                  <nav aria-label="Result pages" class="pager">
-                    ${pageNo > 1 ? html`<a href="${href(pageNo - 1)}" rel="prev">Previous page</a>` : ''}
-                    <span>Page ${pageNo} of ${pages}</span> ${
-                      pageNo < pages ? html`<a href="${href(pageNo + 1)}" rel="next">Next page</a>` : ''
-                    }
-                  </nav>
-                </section>`
-              : ''
-          }`,
+        body: html`<p>Release ${release.id}. You see leads with the rights of your ${ctx.state.app.account.plan} plan (${scope})${
+          scope === 'commonwealth' ? html`: applicant and company columns are blank` : ''
+        }. Rows shown count against the plan's daily budget and appear on the usage page.</p>
+${message(error)}
+<form method="get" action="${APP_BASE}/explorer" class="explorer-form" role="search" aria-label="Search and filter leads"><div class="filters">${filterFields(given, places, 'ex')}</div><button type="submit">Search</button> <a href="${APP_BASE}/explorer">Clear</a></form>
+${
+  found
+    ? html`<section aria-labelledby="ex-results"><h2 id="ex-results"><span data-total="${found.total}">${fmt(found.total)}</span> leads</h2>
+${downloadOffer(found.total, budget, `${APP_BASE}/explorer.csv${filterQs ? `?${filterQs}` : ''}`)}
+${cw ? html`<p class="attribution"><small>${cw.metadata.attribution}</small></p>` : ''}
+${leadsMap(found.results)}
+<div class="table-wrap"><table><caption>Page ${pageNo} of ${pages}</caption><thead><tr><th scope="col">Lead</th>${COLUMNS.map(([, h]) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${found.results.map(
+        (l) =>
+          html`<tr><td><a href="${APP_BASE}/explorer/${String(l['id'])}">${String(l['application_number'] ?? l['id'])}</a></td>${COLUMNS.map(([c]) => html`<td>${cell(c, l[c])}</td>`)}</tr>`,
+      )}</tbody></table></div>
+<nav aria-label="Result pages" class="pager">${pageNo > 1 ? html`<a href="${href(pageNo - 1)}" rel="prev">Previous page</a>` : ''} <span>Page ${pageNo} of ${pages}</span> ${
+        pageNo < pages ? html`<a href="${href(pageNo + 1)}" rel="next">Next page</a>` : ''
+      }</nav></section>`
+    : ''
+}`,
       });
     });
   });
@@ -255,10 +190,7 @@ export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<
       deps.renderPage(ctx, {
         section: 'explorer',
         title: leadTitle(r),
-        body: leadPageBody(r, await seenStages(deps.db, release, id, r, scope), {
-          enriched: CAPABILITIES[scope].enriched,
-          map: leadsMap([r]),
-        }),
+        body: leadPageBody(r, await seenStages(deps.db, release, id, r, scope), { enriched: CAPABILITIES[scope].enriched, map: leadsMap([r]) }),
       });
     });
   });
@@ -307,25 +239,16 @@ export function downloadOffer(rows: number, budget: Budget | null, href: string)
   if (rows === 0) return html`<p>No leads to download.</p>`;
   const reset = budget ? new Date(budget.reset * 1000).toISOString().slice(11, 16) : '00:00';
   if (!budget || budget.remaining === null) {
-    return html`<p class="download">
-      <a href="${href}" download>Download CSV</a> of these ${fmt(rows)} leads (your plan has no daily row limit).
-    </p>`;
+    return html`<p class="download"><a href="${href}" download>Download CSV</a> of these ${fmt(rows)} leads (your plan has no daily row limit).</p>`;
   }
   if (rows <= budget.remaining) {
-    return html`<p class="download">
-      <a href="${href}" download>Download CSV</a> of these ${fmt(rows)} leads — counts ${fmt(rows)} rows;
-      ${fmt(budget.remaining)} of your ${fmt(budget.limit)} rows left today.
-    </p>`;
+    return html`<p class="download"><a href="${href}" download>Download CSV</a> of these ${fmt(rows)} leads — counts ${fmt(rows)} rows; ${fmt(budget.remaining)} of your ${fmt(budget.limit)} rows left today.</p>`;
   }
   const why =
     rows > (budget.limit ?? 0)
       ? html`more than your plan's ${fmt(budget.limit)} rows a day, so it cannot be downloaded in one go`
-      : html`more than the ${fmt(budget.remaining)} rows left today (${fmt(budget.limit)} a day; the count starts again
-        at ${reset} UTC)`;
-  return html`<p class="download" role="note">
-    <strong>Download not available:</strong> these ${fmt(rows)} leads are ${why}. Narrow the search — a county, a trade,
-    a stage or leads received since a date — to download fewer.
-  </p>`;
+      : html`more than the ${fmt(budget.remaining)} rows left today (${fmt(budget.limit)} a day; the count starts again at ${reset} UTC)`;
+  return html`<p class="download" role="note"><strong>Download not available:</strong> these ${fmt(rows)} leads are ${why}. Narrow the search — a county, a trade, a stage or leads received since a date — to download fewer.</p>`;
 }
 
 /** A value as table text: lists joined, numbers formatted, null blank. */
@@ -333,8 +256,7 @@ function cell(column: string, v: unknown): string {
   if (v === null || v === undefined) return '';
   if (column === 'verticals' && Array.isArray(v)) return v.map((x) => labelOf('verticals', String(x))).join(', ');
   if (Array.isArray(v)) return v.map(String).join(', ');
-  if (column === 'lead_readiness' || column === 'status' || column === 'use_class' || column === 'works_kind')
-    return labelOf(column, String(v));
+  if (column === 'lead_readiness' || column === 'status' || column === 'use_class' || column === 'works_kind') return labelOf(column, String(v));
   if (typeof v === 'number') return column === 'id' || column.endsWith('_year') ? String(v) : fmt(v);
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   const s = String(v);
@@ -355,40 +277,17 @@ export function leadsMap(leads: Lead[]): SafeHtml {
   const pts = leads.filter((l) => typeof l['lat'] === 'number' && typeof l['lon'] === 'number');
   const x = (lon: number): number => ((lon - BOX.west) / (BOX.east - BOX.west)) * w;
   const y = (lat: number): number => ((BOX.north - lat) / (BOX.north - BOX.south)) * h;
-  return html`<figure class="map">
-    <svg viewBox="0 0 ${w} ${h}" role="img" aria-labelledby="map-title">
-      <title id="map-title">Map of ${pts.length} leads on this page</title>
-      <rect x="0" y="0" width="${w}" height="${h}" class="sea" />
-      ${pts.map(
-        (l) =>
-          html`<circle
-            cx="${x(l['lon'] as number).toFixed(1)}"
-            cy="${y(l['lat'] as number).toFixed(1)}"
-            r="4"
-            class="pt"
-            ><title>
-              ${String(l['application_number'] ?? l['id'])}: ${String(l['planning_authority'] ?? '')}
-            </title></circle
-          >`,
-      )}
-    </svg>
-    <figcaption>
-      ${pts.length} of ${leads.length} leads on this page have a location (points by latitude and longitude).
-    </figcaption>
-  </figure>`;
+  return html`<figure class="map"><svg viewBox="0 0 ${w} ${h}" role="img" aria-labelledby="map-title"><title id="map-title">Map of ${pts.length} leads on this page</title><rect x="0" y="0" width="${w}" height="${h}" class="sea"/>${pts.map(
+    (l) =>
+      html`<circle cx="${x(l['lon'] as number).toFixed(1)}" cy="${y(l['lat'] as number).toFixed(1)}" r="4" class="pt"><title>${String(l['application_number'] ?? l['id'])}: ${String(l['planning_authority'] ?? '')}</title></circle>`,
+  )}</svg><figcaption>${pts.length} of ${leads.length} leads on this page have a location (points by latitude and longitude).</figcaption></figure>`;
 }
 
 /**
  * The stages the weekly releases saw for a lead (its event log, as `GET /v1/leads/{id}/history`
  * reads it); none for a release built before the log existed.
  */
-async function seenStages(
-  db: ApiDb,
-  release: Release,
-  id: number,
-  r: Record<string, any>,
-  scope: Scope,
-): Promise<SeenStage[]> {
+async function seenStages(db: ApiDb, release: Release, id: number, r: Record<string, any>, scope: Scope): Promise<SeenStage[]> {
   if (!existsSync(release.path('events.parquet'))) return [];
   const q = leadEventsQuery(release.tables.events, id);
   const events = (await db.all<EventRow>(q.sql, q.params)).map((e) => servedEvent(e, scope));

@@ -43,7 +43,7 @@ export interface AppPagesDeps {
 const withPageStyles =
   (render: RenderPage): RenderPage =>
   (ctx, p) =>
-    render(ctx, { ...p, body: html`<link rel="stylesheet" href="/app/assets/pages.css" />${p.body}` });
+    render(ctx, { ...p, body: html`<link rel="stylesheet" href="/app/assets/pages.css">${p.body}` });
 
 const FACTORIES: Record<AppSection, (config: ApiConfig, deps: AppPagesDeps) => Router<AppAreaState>> = {
   keys: keysPage,
@@ -64,9 +64,5 @@ export function appPages(config: ApiConfig, deps: AppPagesDeps): Router<AppAreaS
 export const PAGE_FACTORIES: readonly AppPageFactory[] = APP_SECTIONS.map(
   (s) =>
     (tools: AppTools): Router<AppAreaState> =>
-      FACTORIES[s](tools.config, {
-        ...tools.deps,
-        renderPage: withPageStyles(tools.renderPage),
-        recordActivity: tools.recordActivity,
-      }),
+      FACTORIES[s](tools.config, { ...tools.deps, renderPage: withPageStyles(tools.renderPage), recordActivity: tools.recordActivity }),
 );
