@@ -68,14 +68,23 @@ import { createLogger } from './observability/log.ts';
 /** Build the application. Routers are mounted under /v1; docs assets are public, all else keyed. */
 export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   const deprecations = deps.deprecations ?? DEPRECATIONS;
-  checkDeprecations(deprecations, endpoints().map((e) => `${e.method.toUpperCase()} ${e.path}`));
+  checkDeprecations(
+    deprecations,
+    endpoints().map((e) => `${e.method.toUpperCase()} ${e.path}`),
+  );
   const app = new Koa<AppState>({ proxy: config.trustProxy });
   app.silent = true; // errors are logged by the problem middleware, with the request id
   const v1 = new Router<AppState>({ prefix: '/v1' });
   const docs = docsRouter(config, deps);
   const problems = problemsRouter(config);
   const root = apiRootRouter(config);
-  const ledger = deps.ledger ?? new UsageLedger(deps.store, { detailDays: config.usageDetailDays, now: () => deps.clock().getTime(), log: deps.log });
+  const ledger =
+    deps.ledger ??
+    new UsageLedger(deps.store, {
+      detailDays: config.usageDetailDays,
+      now: () => deps.clock().getTime(),
+      log: deps.log,
+    });
   const metrics = deps.metrics ?? new ApiMetrics();
   const logger = deps.logger ?? createLogger(config.logLevel, deps.log);
   const claim = claimRouter(config, deps);
@@ -103,7 +112,8 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     webhooks,
   ];
   const publicPaths = ['/v1/docs', '/v1/reference', '/v1/openapi.json', '/v1/claim', '/v1/problems'];
-  const isPublic = (path: string): boolean => !path.startsWith('/v1') || publicPaths.some((p) => path === p || path.startsWith(p + '/'));
+  const isPublic = (path: string): boolean =>
+    !path.startsWith('/v1') || publicPaths.some((p) => path === p || path.startsWith(p + '/'));
   const now = (): number => deps.clock().getTime();
   const route = routeOf(routers);
   metrics.observe({
@@ -118,7 +128,9 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   });
   // the operational paths are labelled as themselves; every other path by its /v1 route template, or `other`
   const routeLabel = (method: string, path: string): string =>
-    OPERATIONAL_PATHS.includes(path) && (method === 'GET' || method === 'HEAD') ? `${method} ${path}` : route(method, path);
+    OPERATIONAL_PATHS.includes(path) && (method === 'GET' || method === 'HEAD')
+      ? `${method} ${path}`
+      : route(method, path);
   app.use(accessLogMiddleware({ logger, metrics, routeOf: routeLabel }));
   app.use(problemMiddleware(deps.log, { publicBaseUrl: config.publicBaseUrl }));
   // inside the problem middleware: problems are sent as they are (small; the access log reads their code)
@@ -136,10 +148,19 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.use(appArea(config, { ...deps, ledger }));
   // The published reference (openapi.json, docs, reference, the problem types) and the licence claim page need neither a key nor a loaded release.
   // GET /v1, the index of links, too.
-  app.use(routesOf(new Router<AppState>({ prefix: '/v1' }).use(root.routes()).use(docs.routes()).use(problems.routes()).use(claim.routes())));
+  app.use(
+    routesOf(
+      new Router<AppState>({ prefix: '/v1' })
+        .use(root.routes())
+        .use(docs.routes())
+        .use(problems.routes())
+        .use(claim.routes()),
+    ),
+  );
   app.use(releaseMiddleware(deps.releases));
   // the throttle wraps the GIS token too, so a 401 for a bad access_token reports the allowance
-  if (!deps.benchWithoutAccess) app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
+  if (!deps.benchWithoutAccess)
+    app.use(failedAuthThrottle({ limit: config.authFailLimit, windowS: config.authFailWindowS, isPublic, now }));
   // tokens sealed under a previous secret (GIS_TOKEN_SECRETS_PREVIOUS) still open after a rotation
   app.use(gisTokenMiddleware([gisKey, ...config.gisTokenSecretsPrevious.map(tokenKey)], now)); // the clock the token was minted on
   if (deps.benchWithoutAccess) {
@@ -158,7 +179,9 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.use(routesOf(new Router<AppState>({ prefix: '/v1' }).use(account.routes()).use(webhooks.routes())));
   // a refused release changes /v1/meta's release_status: its ETag changes with it
   app.use(conditionalMiddleware({ variant: () => refusedStamp(deps.releases.status().refused) }));
-  for (const r of routers) if (r !== docs && r !== problems && r !== root && r !== claim && r !== account && r !== webhooks) v1.use(r.routes());
+  for (const r of routers)
+    if (r !== docs && r !== problems && r !== root && r !== claim && r !== account && r !== webhooks)
+      v1.use(r.routes());
   app.use(v1.routes());
   app.use(methodNotAllowed(routers));
   return app;

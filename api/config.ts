@@ -136,17 +136,33 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   dataDir: { value: 'data', env: 'DATA_DIR', help: 'folder holding current → the release to serve' },
   port: { value: 8080, env: 'PORT', help: 'TCP port' },
   host: { value: '0.0.0.0', env: 'HOST', help: 'listen address' },
-  apiWorkers: { value: 1, env: 'API_WORKERS', help: 'server processes sharing PORT (node:cluster workers, each a whole server): 1…64, or auto = one per core' },
-  databaseUrl: { value: '', env: 'DATABASE_URL', help: 'state store: file:/path/state.sqlite (default <DATA_DIR>/state.sqlite) or postgres://…' },
+  apiWorkers: {
+    value: 1,
+    env: 'API_WORKERS',
+    help: 'server processes sharing PORT (node:cluster workers, each a whole server): 1…64, or auto = one per core',
+  },
+  databaseUrl: {
+    value: '',
+    env: 'DATABASE_URL',
+    help: 'state store: file:/path/state.sqlite (default <DATA_DIR>/state.sqlite) or postgres://…',
+  },
   tlsCertFile: { value: null, env: 'TLS_CERT_FILE', help: 'PEM certificate; with TLS_KEY_FILE serves HTTPS with HSTS' },
   tlsKeyFile: { value: null, env: 'TLS_KEY_FILE', help: 'PEM private key' },
-  trustProxy: { value: false, env: 'TRUST_PROXY', help: 'trust X-Forwarded-* headers from a reverse proxy in TRUSTED_PROXIES (1/0)' },
+  trustProxy: {
+    value: false,
+    env: 'TRUST_PROXY',
+    help: 'trust X-Forwarded-* headers from a reverse proxy in TRUSTED_PROXIES (1/0)',
+  },
   trustedProxies: {
     value: TRUSTED_PROXIES_DEFAULT,
     env: 'TRUSTED_PROXIES',
     help: 'comma-separated networks (CIDRs or addresses, IPv4 and IPv6) of the reverse proxies; with TRUST_PROXY the client is the right-most X-Forwarded-For address outside them',
   },
-  publicBaseUrl: { value: 'http://localhost:8080/v1', env: 'PUBLIC_BASE_URL', help: 'public base URL including /v1; unset: Location headers name the origin the request came to' },
+  publicBaseUrl: {
+    value: 'http://localhost:8080/v1',
+    env: 'PUBLIC_BASE_URL',
+    help: 'public base URL including /v1; unset: Location headers name the origin the request came to',
+  },
   corsAllowOrigins: {
     value: ['*'],
     env: 'CORS_ALLOW_ORIGINS',
@@ -164,39 +180,151 @@ export const API_DEFAULTS: { [K in keyof ApiConfig]: { value: ApiConfig[K]; env:
   duckdbConnections: { value: 4, env: 'DUCKDB_CONNECTIONS', help: 'DuckDB connection pool size' },
   duckdbThreads: { value: 1, env: 'DUCKDB_THREADS', help: 'DuckDB worker threads' },
   duckdbMemoryLimit: { value: '256MB', env: 'API_DUCKDB_MEMORY_LIMIT', help: 'DuckDB memory limit of the server' },
-  keyCacheMs: { value: 5000, env: 'KEY_CACHE_MS', help: 'how long a looked-up API key is cached; a revocation or plan change anywhere empties the cache at once (0 = no cache)' },
-  webhookIntervalMs: { value: 3_600_000, env: 'WEBHOOK_INTERVAL_MS', help: 'how often the server batches new leads for webhooks (0 = no scheduler)' },
-  webhookPollMs: { value: 10_000, env: 'WEBHOOK_POLL_MS', help: 'how often the server sends due webhook deliveries and retries' },
+  keyCacheMs: {
+    value: 5000,
+    env: 'KEY_CACHE_MS',
+    help: 'how long a looked-up API key is cached; a revocation or plan change anywhere empties the cache at once (0 = no cache)',
+  },
+  webhookIntervalMs: {
+    value: 3_600_000,
+    env: 'WEBHOOK_INTERVAL_MS',
+    help: 'how often the server batches new leads for webhooks (0 = no scheduler)',
+  },
+  webhookPollMs: {
+    value: 10_000,
+    env: 'WEBHOOK_POLL_MS',
+    help: 'how often the server sends due webhook deliveries and retries',
+  },
   webhookBatchMax: { value: 100, env: 'WEBHOOK_BATCH_MAX', help: 'most leads in one lead.new delivery' },
   webhookTimeoutMs: { value: 10_000, env: 'WEBHOOK_TIMEOUT_MS', help: 'time a destination gets to answer a delivery' },
-  webhookMaxAttempts: { value: 8, env: 'WEBHOOK_MAX_ATTEMPTS', help: 'attempts before a delivery goes to the dead-letter list' },
+  webhookMaxAttempts: {
+    value: 8,
+    env: 'WEBHOOK_MAX_ATTEMPTS',
+    help: 'attempts before a delivery goes to the dead-letter list',
+  },
   webhookConcurrency: { value: 8, env: 'WEBHOOK_CONCURRENCY', help: 'deliveries sent at once by one dispatcher' },
-  webhookAllowHosts: { value: [], env: 'WEBHOOK_ALLOW_HOSTS', help: 'comma-separated hosts or addresses that may be private/loopback (and use http), e.g. 127.0.0.1' },
-  webhookRotationOverlapMs: { value: 86_400_000, env: 'WEBHOOK_ROTATION_OVERLAP_MS', help: 'default time the previous secret keeps signing after rotate-secret' },
-  accessLimits: { value: true, env: 'ACCESS_LIMITS', help: 'on: hourly rate limits and daily row budgets; off: BENCH ONLY, no limits (the ledger still counts)' },
-  authFailLimit: { value: 20, env: 'AUTH_FAIL_LIMIT', help: 'failed key attempts per client address per window before 429' },
+  webhookAllowHosts: {
+    value: [],
+    env: 'WEBHOOK_ALLOW_HOSTS',
+    help: 'comma-separated hosts or addresses that may be private/loopback (and use http), e.g. 127.0.0.1',
+  },
+  webhookRotationOverlapMs: {
+    value: 86_400_000,
+    env: 'WEBHOOK_ROTATION_OVERLAP_MS',
+    help: 'default time the previous secret keeps signing after rotate-secret',
+  },
+  accessLimits: {
+    value: true,
+    env: 'ACCESS_LIMITS',
+    help: 'on: hourly rate limits and daily row budgets; off: BENCH ONLY, no limits (the ledger still counts)',
+  },
+  authFailLimit: {
+    value: 20,
+    env: 'AUTH_FAIL_LIMIT',
+    help: 'failed key attempts per client address per window before 429',
+  },
   authFailWindowS: { value: 600, env: 'AUTH_FAIL_WINDOW_S', help: 'window of AUTH_FAIL_LIMIT, seconds' },
-  usageDetailDays: { value: 90, env: 'USAGE_DETAIL_DAYS', help: 'days of per-route usage detail kept (daily totals per key are kept forever)' },
-  gisTokenSecret: { value: '', env: 'GIS_TOKEN_SECRET', help: 'secret (≥ 32 characters) sealing GIS access_token values; unset = random per process, so tokens stop working at restart and differ between replicas' },
-  exportTempDir: { value: '', env: 'EXPORT_TEMP_DIR', help: 'private folder (0700) of the export temp files, default <DATA_DIR>/export-tmp; leftovers of dead servers are removed at start' },
-  exportTempMaxMb: { value: 2048, env: 'EXPORT_TEMP_MAX_MB', help: 'temp space the running exports of one server may hold, MB; past it a new export waits EXPORT_TEMP_WAIT_MS, then gets 503 export_busy; one export past it alone gets 507 export_too_large, or is stopped while written' },
-  exportTempWaitMs: { value: 5000, env: 'EXPORT_TEMP_WAIT_MS', help: 'how long a new export waits for temp space before its 503' },
-  gisTokenSecretsPrevious: { value: [], env: 'GIS_TOKEN_SECRETS_PREVIOUS', help: 'comma-separated earlier GIS_TOKEN_SECRET values still accepted after a rotation (tokens they sealed keep working until they expire; new ones are sealed with GIS_TOKEN_SECRET)' },
-  cursorSecret: { value: '', env: 'CURSOR_SECRET', help: 'secret (≥ 32 characters) signing paging cursors (next_cursor, GIS next links); unset = random per process, so cursors stop working at restart and differ between replicas' },
-  cursorSecretsPrevious: { value: [], env: 'CURSOR_SECRETS_PREVIOUS', help: 'comma-separated earlier CURSOR_SECRET values still accepted after a rotation (cursors they signed keep working; new ones are signed with CURSOR_SECRET)' },
-  stateBusyTimeoutMs: { value: 5000, env: 'STATE_BUSY_TIMEOUT_MS', help: 'state store: how long an operation waits for a lock another process or session holds (SQLite: the write lock, waited for on timers without blocking the server; PostgreSQL: lock_timeout, statement_timeout and the wait for a pooled connection) before the request gets 503 service_degraded' },
-  metricsToken: { value: '', env: 'METRICS_TOKEN', help: 'Bearer token (≥ 32 characters) of GET /metrics on the main port; unset = /metrics is not served there (404)' },
-  metricsPort: { value: null, env: 'METRICS_PORT', help: 'port of a separate listener serving GET /metrics without a token on METRICS_HOST; unset = none' },
+  usageDetailDays: {
+    value: 90,
+    env: 'USAGE_DETAIL_DAYS',
+    help: 'days of per-route usage detail kept (daily totals per key are kept forever)',
+  },
+  gisTokenSecret: {
+    value: '',
+    env: 'GIS_TOKEN_SECRET',
+    help: 'secret (≥ 32 characters) sealing GIS access_token values; unset = random per process, so tokens stop working at restart and differ between replicas',
+  },
+  exportTempDir: {
+    value: '',
+    env: 'EXPORT_TEMP_DIR',
+    help: 'private folder (0700) of the export temp files, default <DATA_DIR>/export-tmp; leftovers of dead servers are removed at start',
+  },
+  exportTempMaxMb: {
+    value: 2048,
+    env: 'EXPORT_TEMP_MAX_MB',
+    help: 'temp space the running exports of one server may hold, MB; past it a new export waits EXPORT_TEMP_WAIT_MS, then gets 503 export_busy; one export past it alone gets 507 export_too_large, or is stopped while written',
+  },
+  exportTempWaitMs: {
+    value: 5000,
+    env: 'EXPORT_TEMP_WAIT_MS',
+    help: 'how long a new export waits for temp space before its 503',
+  },
+  gisTokenSecretsPrevious: {
+    value: [],
+    env: 'GIS_TOKEN_SECRETS_PREVIOUS',
+    help: 'comma-separated earlier GIS_TOKEN_SECRET values still accepted after a rotation (tokens they sealed keep working until they expire; new ones are sealed with GIS_TOKEN_SECRET)',
+  },
+  cursorSecret: {
+    value: '',
+    env: 'CURSOR_SECRET',
+    help: 'secret (≥ 32 characters) signing paging cursors (next_cursor, GIS next links); unset = random per process, so cursors stop working at restart and differ between replicas',
+  },
+  cursorSecretsPrevious: {
+    value: [],
+    env: 'CURSOR_SECRETS_PREVIOUS',
+    help: 'comma-separated earlier CURSOR_SECRET values still accepted after a rotation (cursors they signed keep working; new ones are signed with CURSOR_SECRET)',
+  },
+  stateBusyTimeoutMs: {
+    value: 5000,
+    env: 'STATE_BUSY_TIMEOUT_MS',
+    help: 'state store: how long an operation waits for a lock another process or session holds (SQLite: the write lock, waited for on timers without blocking the server; PostgreSQL: lock_timeout, statement_timeout and the wait for a pooled connection) before the request gets 503 service_degraded',
+  },
+  metricsToken: {
+    value: '',
+    env: 'METRICS_TOKEN',
+    help: 'Bearer token (≥ 32 characters) of GET /metrics on the main port; unset = /metrics is not served there (404)',
+  },
+  metricsPort: {
+    value: null,
+    env: 'METRICS_PORT',
+    help: 'port of a separate listener serving GET /metrics without a token on METRICS_HOST; unset = none',
+  },
   metricsHost: { value: '127.0.0.1', env: 'METRICS_HOST', help: 'address the METRICS_PORT listener binds to' },
-  logLevel: { value: 'info', env: 'LOG_LEVEL', help: 'least level of the JSON log on stderr: trace, debug, info, warn, error, fatal or silent' },
-  inviteTtlHours: { value: 72, env: 'INVITE_TTL_HOURS', help: 'account area: how long an invitation link (leads accounts invite) can be used, hours' },
-  smtpUrl: { value: '', env: 'SMTP_URL', help: 'account area: smtp:// or smtps:// URL (user:password@host:port) invitations are e-mailed through; unset = the link is only printed' },
-  smtpFrom: { value: '', env: 'SMTP_FROM', help: 'account area: sender address of invitation e-mails; unset = no-reply@<host of PUBLIC_BASE_URL>' },
-  appSessionIdleMinutes: { value: 30, env: 'APP_SESSION_IDLE_MINUTES', help: 'account area: a session ends after this many minutes without a request' },
-  appSessionMaxHours: { value: 12, env: 'APP_SESSION_MAX_HOURS', help: 'account area: a session ends this many hours after sign-in, however active' },
-  appSigninFailLimit: { value: 10, env: 'APP_SIGNIN_FAIL_LIMIT', help: 'account area: failed sign-ins per account and per client address within APP_SIGNIN_FAIL_WINDOW_S before sign-in answers 429' },
-  appSigninFailWindowS: { value: 900, env: 'APP_SIGNIN_FAIL_WINDOW_S', help: 'account area: the sliding window of APP_SIGNIN_FAIL_LIMIT, seconds' },
-  webauthnRpId: { value: '', env: 'WEBAUTHN_RP_ID', help: 'account area: WebAuthn relying-party id passkeys are bound to (a registrable domain of the app origin); unset = the host name of PUBLIC_BASE_URL' },
+  logLevel: {
+    value: 'info',
+    env: 'LOG_LEVEL',
+    help: 'least level of the JSON log on stderr: trace, debug, info, warn, error, fatal or silent',
+  },
+  inviteTtlHours: {
+    value: 72,
+    env: 'INVITE_TTL_HOURS',
+    help: 'account area: how long an invitation link (leads accounts invite) can be used, hours',
+  },
+  smtpUrl: {
+    value: '',
+    env: 'SMTP_URL',
+    help: 'account area: smtp:// or smtps:// URL (user:password@host:port) invitations are e-mailed through; unset = the link is only printed',
+  },
+  smtpFrom: {
+    value: '',
+    env: 'SMTP_FROM',
+    help: 'account area: sender address of invitation e-mails; unset = no-reply@<host of PUBLIC_BASE_URL>',
+  },
+  appSessionIdleMinutes: {
+    value: 30,
+    env: 'APP_SESSION_IDLE_MINUTES',
+    help: 'account area: a session ends after this many minutes without a request',
+  },
+  appSessionMaxHours: {
+    value: 12,
+    env: 'APP_SESSION_MAX_HOURS',
+    help: 'account area: a session ends this many hours after sign-in, however active',
+  },
+  appSigninFailLimit: {
+    value: 10,
+    env: 'APP_SIGNIN_FAIL_LIMIT',
+    help: 'account area: failed sign-ins per account and per client address within APP_SIGNIN_FAIL_WINDOW_S before sign-in answers 429',
+  },
+  appSigninFailWindowS: {
+    value: 900,
+    env: 'APP_SIGNIN_FAIL_WINDOW_S',
+    help: 'account area: the sliding window of APP_SIGNIN_FAIL_LIMIT, seconds',
+  },
+  webauthnRpId: {
+    value: '',
+    env: 'WEBAUTHN_RP_ID',
+    help: 'account area: WebAuthn relying-party id passkeys are bound to (a registrable domain of the app origin); unset = the host name of PUBLIC_BASE_URL',
+  },
 };
 
 export class ApiConfigError extends Error {}
@@ -217,19 +345,33 @@ export function corsOrigins(v: string | undefined): readonly string[] {
   if (t === '*') return Object.freeze(['*']);
   if (t.toLowerCase() === 'none') return Object.freeze([]);
   const out: string[] = [];
-  for (const entry of t.split(',').map((o) => o.trim()).filter((o) => o !== '')) {
+  for (const entry of t
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '')) {
     let url: URL | null = null;
     try {
       url = new URL(entry);
     } catch {
       // reported below
     }
-    if (!url || !/^https?:$/.test(url.protocol) || url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
-      throw new ApiConfigError(`CORS_ALLOW_ORIGINS must be *, none or comma-separated origins such as https://app.example.ie (scheme, host and port only), got ${entry}`);
+    if (
+      !url ||
+      !/^https?:$/.test(url.protocol) ||
+      url.username !== '' ||
+      url.password !== '' ||
+      url.pathname !== '/' ||
+      url.search !== '' ||
+      url.hash !== ''
+    ) {
+      throw new ApiConfigError(
+        `CORS_ALLOW_ORIGINS must be *, none or comma-separated origins such as https://app.example.ie (scheme, host and port only), got ${entry}`,
+      );
     }
     out.push(url.origin);
   }
-  if (out.length === 0) throw new ApiConfigError('CORS_ALLOW_ORIGINS must be *, none or comma-separated origins, got an empty list');
+  if (out.length === 0)
+    throw new ApiConfigError('CORS_ALLOW_ORIGINS must be *, none or comma-separated origins, got an empty list');
   return Object.freeze(out);
 }
 
@@ -252,7 +394,10 @@ function apiWorkers(v: string | undefined): number {
 }
 
 /** Read the configuration from the environment; throws ApiConfigError naming the variable. */
-export function loadApiConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<ApiConfig> = {}): ApiConfig {
+export function loadApiConfig(
+  env: Record<string, string | undefined> = process.env,
+  overrides: Partial<ApiConfig> = {},
+): ApiConfig {
   const raw = <K extends keyof ApiConfig>(k: K): string | undefined => {
     const v = env[API_DEFAULTS[k].env];
     return v === undefined || v === '' ? undefined : v;
@@ -273,10 +418,18 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     if (['off', '0', 'false', 'no'].includes(r)) return false;
     throw new ApiConfigError(`${API_DEFAULTS[k].env} must be on or off, got ${raw(k)}`);
   };
-  const str = <K extends keyof ApiConfig>(k: K): string => (overrides[k] as string | undefined) ?? raw(k) ?? (API_DEFAULTS[k].value as string);
+  const str = <K extends keyof ApiConfig>(k: K): string =>
+    (overrides[k] as string | undefined) ?? raw(k) ?? (API_DEFAULTS[k].value as string);
   /** A comma-separated list of secrets (or the override's list). */
   const list = (k: 'cursorSecretsPrevious' | 'gisTokenSecretsPrevious'): readonly string[] =>
-    Object.freeze(overrides[k] ? [...overrides[k]!] : (raw(k) ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''));
+    Object.freeze(
+      overrides[k]
+        ? [...overrides[k]!]
+        : (raw(k) ?? '')
+            .split(',')
+            .map((h) => h.trim())
+            .filter((h) => h !== ''),
+    );
   const dataDir = resolve(str('dataDir'));
   const databaseUrl = str('databaseUrl') || `file:${resolve(dataDir, 'state.sqlite')}`;
   if (!/^(file:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
@@ -297,11 +450,23 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     tlsCertFile,
     tlsKeyFile,
     trustProxy: overrides.trustProxy ?? ['1', 'true', 'yes'].includes((raw('trustProxy') ?? '').toLowerCase()),
-    trustedProxies: trustedProxies(overrides.trustedProxies ?? (raw('trustedProxies') ?? '').split(',').map((h) => h.trim()).filter((h) => h !== '')),
+    trustedProxies: trustedProxies(
+      overrides.trustedProxies ??
+        (raw('trustedProxies') ?? '')
+          .split(',')
+          .map((h) => h.trim())
+          .filter((h) => h !== ''),
+    ),
     publicBaseUrl: str('publicBaseUrl').replace(/\/+$/, ''),
     compressMinBytes:
-      overrides.compressMinBytes !== undefined ? overrides.compressMinBytes : (raw('compressMinBytes') ?? '').trim().toLowerCase() === 'off' ? null : int('compressMinBytes', 0, 1_073_741_824),
-    corsAllowOrigins: overrides.corsAllowOrigins ? Object.freeze([...overrides.corsAllowOrigins]) : corsOrigins(raw('corsAllowOrigins')),
+      overrides.compressMinBytes !== undefined
+        ? overrides.compressMinBytes
+        : (raw('compressMinBytes') ?? '').trim().toLowerCase() === 'off'
+          ? null
+          : int('compressMinBytes', 0, 1_073_741_824),
+    corsAllowOrigins: overrides.corsAllowOrigins
+      ? Object.freeze([...overrides.corsAllowOrigins])
+      : corsOrigins(raw('corsAllowOrigins')),
     pageSizeDefault: int('pageSizeDefault', 1, pageSizeMax),
     pageSizeMax,
     pageMax: int('pageMax', 1, 1_000_000),
@@ -317,7 +482,12 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     webhookMaxAttempts: int('webhookMaxAttempts', 1, 20),
     webhookConcurrency: int('webhookConcurrency', 1, 256),
     webhookAllowHosts: Object.freeze(
-      overrides.webhookAllowHosts ? [...overrides.webhookAllowHosts] : (raw('webhookAllowHosts') ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
+      overrides.webhookAllowHosts
+        ? [...overrides.webhookAllowHosts]
+        : (raw('webhookAllowHosts') ?? '')
+            .split(',')
+            .map((h) => h.trim())
+            .filter((h) => h !== ''),
     ),
     webhookRotationOverlapMs: int('webhookRotationOverlapMs', 0, 30 * 86_400_000),
     accessLimits: overrides.accessLimits ?? onOff('accessLimits'),
@@ -333,7 +503,12 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     cursorSecretsPrevious: list('cursorSecretsPrevious'),
     stateBusyTimeoutMs: int('stateBusyTimeoutMs', 0, 600_000),
     metricsToken: str('metricsToken'),
-    metricsPort: overrides.metricsPort !== undefined ? overrides.metricsPort : raw('metricsPort') === undefined ? null : int('metricsPort', 0, 65_535),
+    metricsPort:
+      overrides.metricsPort !== undefined
+        ? overrides.metricsPort
+        : raw('metricsPort') === undefined
+          ? null
+          : int('metricsPort', 0, 65_535),
     metricsHost: str('metricsHost'),
     logLevel: logLevel(str('logLevel')),
     inviteTtlHours: int('inviteTtlHours', 1, 24 * 30),
@@ -348,7 +523,10 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
   if (config.metricsToken !== '' && config.metricsToken.length < 32) {
     throw new ApiConfigError('METRICS_TOKEN must be at least 32 characters');
   }
-  if (config.smtpUrl !== '' && !/^smtps?:\/\/[^/]/.test(config.smtpUrl)) throw new ApiConfigError(`SMTP_URL must start with smtp:// or smtps://, got ${config.smtpUrl.replace(/\/\/[^@/]*@/, '//…@')}`);
+  if (config.smtpUrl !== '' && !/^smtps?:\/\/[^/]/.test(config.smtpUrl))
+    throw new ApiConfigError(
+      `SMTP_URL must start with smtp:// or smtps://, got ${config.smtpUrl.replace(/\/\/[^@/]*@/, '//…@')}`,
+    );
   let publicHost: string;
   try {
     publicHost = new URL(config.publicBaseUrl).hostname;
@@ -357,7 +535,9 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
   }
   const rpId = config.webauthnRpId.toLowerCase();
   if (rpId !== '' && publicHost !== rpId && !publicHost.endsWith('.' + rpId)) {
-    throw new ApiConfigError(`WEBAUTHN_RP_ID must be the host name of PUBLIC_BASE_URL (${publicHost}) or a domain it belongs to, got ${config.webauthnRpId}`);
+    throw new ApiConfigError(
+      `WEBAUTHN_RP_ID must be the host name of PUBLIC_BASE_URL (${publicHost}) or a domain it belongs to, got ${config.webauthnRpId}`,
+    );
   }
   if (config.gisTokenSecret !== '' && config.gisTokenSecret.length < 32) {
     throw new ApiConfigError('GIS_TOKEN_SECRET must be at least 32 characters');

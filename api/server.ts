@@ -24,19 +24,20 @@ import { createLogger, flushLog, lineLog } from './observability/log.ts';
  * and without them stays about 100 MB smaller (81 MB resident against 181 MB).
  */
 async function serverModules() {
-  const [app, clientError, db, release, open, degraded, dispatcher, leadReader, ledger, exportTemp, timed] = await Promise.all([
-    import('./app.ts'),
-    import('./http/client-error.ts'),
-    import('./duckdb/db.ts'),
-    import('./releases/release.ts'),
-    import('./state/open.ts'),
-    import('./state/degraded.ts'),
-    import('./webhooks/dispatcher.ts'),
-    import('./webhooks/lead-reader.ts'),
-    import('./access/ledger.ts'),
-    import('./exports/temp-space.ts'),
-    import('./observability/timed-store.ts'),
-  ]);
+  const [app, clientError, db, release, open, degraded, dispatcher, leadReader, ledger, exportTemp, timed] =
+    await Promise.all([
+      import('./app.ts'),
+      import('./http/client-error.ts'),
+      import('./duckdb/db.ts'),
+      import('./releases/release.ts'),
+      import('./state/open.ts'),
+      import('./state/degraded.ts'),
+      import('./webhooks/dispatcher.ts'),
+      import('./webhooks/lead-reader.ts'),
+      import('./access/ledger.ts'),
+      import('./exports/temp-space.ts'),
+      import('./observability/timed-store.ts'),
+    ]);
   return {
     createApp: app.createApp,
     clientErrorHandler: clientError.clientErrorHandler,
@@ -56,25 +57,47 @@ async function serverModules() {
 
 /** Start the API with `config`; resolves once it is listening. */
 export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<RunningServer> {
-  const { createApp, clientErrorHandler, MAX_HEADER_BYTES, openApiDb, openReleaseManager, openStateStore, degradable, createDispatcher, startWebhookScheduler, serverLeadReader, UsageLedger, ExportTempSpace, timedStore } =
-    await serverModules();
+  const {
+    createApp,
+    clientErrorHandler,
+    MAX_HEADER_BYTES,
+    openApiDb,
+    openReleaseManager,
+    openStateStore,
+    degradable,
+    createDispatcher,
+    startWebhookScheduler,
+    serverLeadReader,
+    UsageLedger,
+    ExportTempSpace,
+    timedStore,
+  } = await serverModules();
   const log = deps.log;
   const logger = deps.logger ?? createLogger(config.logLevel, log);
   const clock = deps.clock ?? (() => new Date());
   const metrics = deps.metrics ?? new ApiMetrics();
   // The export temp folder first: private (0700), and what a killed server left in it removed.
-  const exportTemp = new ExportTempSpace({ root: config.exportTempDir, maxBytes: config.exportTempMaxMb * 1e6, waitMs: config.exportTempWaitMs, log });
+  const exportTemp = new ExportTempSpace({
+    root: config.exportTempDir,
+    maxBytes: config.exportTempMaxMb * 1e6,
+    waitMs: config.exportTempWaitMs,
+    log,
+  });
   // the ports before the slow work (the release's index build): a port taken fails the start now
   // (a cluster worker shares the primary's port, which the primary checked before forking it)
   if (!isClusterWorker()) await checkPortFree('PORT', config.port, config.host);
   if (config.metricsPort !== null) await checkPortFree('METRICS_PORT', config.metricsPort, config.metricsHost);
   // build folders a killed refresh left (releases/.build-<id>), unless a refresh is running now
-  const stale = await removeStaleBuilds(config.dataDir).catch((e: Error) => (log(`could not remove stale build folders: ${e.message}`), []));
+  const stale = await removeStaleBuilds(config.dataDir).catch(
+    (e: Error) => (log(`could not remove stale build folders: ${e.message}`), []),
+  );
   if (stale === null) log('a refresh is running: its build folder is left to it');
   else if (stale.length > 0) log(`removed ${stale.length} build folder(s) a killed refresh left: ${stale.join(', ')}`);
   const openedStore = openStateStore(config.databaseUrl, { now: clock, busyTimeoutMs: config.stateBusyTimeoutMs });
   // every store operation timed (state_store_operation_duration_seconds), whoever calls it
-  const rawStore = timedStore(openedStore, (operation, outcome, seconds) => metrics.storeDuration.observe({ operation, outcome }, seconds));
+  const rawStore = timedStore(openedStore, (operation, outcome, seconds) =>
+    metrics.storeDuration.observe({ operation, outcome }, seconds),
+  );
   // An unreachable PostgreSQL (or a failed migration) fails the start, not the first request.
   await rawStore.ready.catch(async (e: unknown) => {
     await rawStore.close().catch(() => {});
@@ -83,7 +106,11 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
   });
   // On the request path a store that cannot read or write answers 503 service_degraded (api/state/degraded.ts).
   const store = degradable(rawStore);
-  const db = await openApiDb({ connections: config.duckdbConnections, threads: config.duckdbThreads, memoryLimit: config.duckdbMemoryLimit });
+  const db = await openApiDb({
+    connections: config.duckdbConnections,
+    threads: config.duckdbThreads,
+    memoryLimit: config.duckdbMemoryLimit,
+  });
   let releases: ReleaseManager;
   try {
     releases = await openReleaseManager(db, config.dataDir, {
@@ -99,25 +126,53 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
     throw e;
   }
   const ledger = new UsageLedger(rawStore, { detailDays: config.usageDetailDays, now: () => clock().getTime(), log });
-  if (!config.accessLimits) log('ACCESS_LIMITS=off: no hourly rate limits and no daily row budgets (benchmarks only, never in production)');
+  if (!config.accessLimits)
+    log('ACCESS_LIMITS=off: no hourly rate limits and no daily row budgets (benchmarks only, never in production)');
   const resolveHost = deps.resolveHost ? { resolveHost: deps.resolveHost } : {};
   const app = createApp(config, {
-    db, releases, store, clock, log, logger, metrics, ledger, exportTemp, ...resolveHost,
+    db,
+    releases,
+    store,
+    clock,
+    log,
+    logger,
+    metrics,
+    ledger,
+    exportTemp,
+    ...resolveHost,
     ...(deps.benchWithoutAccess ? { benchWithoutAccess: deps.benchWithoutAccess } : {}),
     ...(deps.deprecations ? { deprecations: deps.deprecations } : {}),
   });
   // Webhook scheduler (docs/webhooks.md): plans new leads every WEBHOOK_INTERVAL_MS, sends due deliveries every WEBHOOK_POLL_MS.
   const webhooks =
     config.webhookIntervalMs > 0
-      ? startWebhookScheduler(createDispatcher({ store: rawStore.webhooks, accounts: rawStore, leads: serverLeadReader(db, releases), config, clock, log, ...resolveHost }), {
-          intervalMs: config.webhookIntervalMs,
-          pollMs: config.webhookPollMs,
-          log,
-        })
+      ? startWebhookScheduler(
+          createDispatcher({
+            store: rawStore.webhooks,
+            accounts: rawStore,
+            leads: serverLeadReader(db, releases),
+            config,
+            clock,
+            log,
+            ...resolveHost,
+          }),
+          {
+            intervalMs: config.webhookIntervalMs,
+            pollMs: config.webhookPollMs,
+            log,
+          },
+        )
       : null;
   const tls = config.tlsCertFile !== null && config.tlsKeyFile !== null;
   const server = tls
-    ? https.createServer({ cert: readFileSync(config.tlsCertFile!), key: readFileSync(config.tlsKeyFile!), maxHeaderSize: MAX_HEADER_BYTES }, app.callback())
+    ? https.createServer(
+        {
+          cert: readFileSync(config.tlsCertFile!),
+          key: readFileSync(config.tlsKeyFile!),
+          maxHeaderSize: MAX_HEADER_BYTES,
+        },
+        app.callback(),
+      )
     : http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback());
   server.keepAliveTimeout = 5000;
   // what the HTTP parser refuses (over-long URL, raw spaces, unknown method…) is answered as a problem too
@@ -130,15 +185,20 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
     });
   });
   const url = originOf(server, config.host, tls);
-  const metricsServer = config.metricsPort === null ? null : await listenMetrics(() => metrics.scrape(), config.metricsPort, config.metricsHost).catch(async (e: unknown) => {
-    server.close();
-    await webhooks?.stop();
-    await releases.close();
-    await store.close();
-    db.close();
-    exportTemp.close();
-    throw e;
-  });
+  const metricsServer =
+    config.metricsPort === null
+      ? null
+      : await listenMetrics(() => metrics.scrape(), config.metricsPort, config.metricsHost).catch(
+          async (e: unknown) => {
+            server.close();
+            await webhooks?.stop();
+            await releases.close();
+            await store.close();
+            db.close();
+            exportTemp.close();
+            throw e;
+          },
+        );
   const metricsUrl = metricsServer ? originOf(metricsServer, config.metricsHost, false) : null;
 
   let closing: Promise<void> | null = null;
@@ -156,7 +216,11 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
       await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
       await webhooks?.stop();
       // every counted request reaches the ledger table before the store closes
-      await ledger.stop().catch((e: Error) => log(`usage ledger: final write failed, ${ledger.pendingRequests} requests not recorded: ${e.message}`));
+      await ledger
+        .stop()
+        .catch((e: Error) =>
+          log(`usage ledger: final write failed, ${ledger.pendingRequests} requests not recorded: ${e.message}`),
+        );
       await releases.close();
       await store.close();
       db.close();
@@ -208,7 +272,10 @@ async function runFromCommandLine(): Promise<void> {
     }
     s = { url: one.url, metricsUrl: one.metricsUrl, release, close: () => one.close() };
   }
-  const current = s.release !== null ? `serving release ${s.release}` : `no release under ${config.dataDir}/current yet: run 'make refresh' (requests get 503 until one is published)`;
+  const current =
+    s.release !== null
+      ? `serving release ${s.release}`
+      : `no release under ${config.dataDir}/current yet: run 'make refresh' (requests get 503 until one is published)`;
   // The signal handlers before the 'listening' line: a supervisor (or a test) that stops the
   // server as soon as it reads that line must get the graceful stop, not the default kill.
   const stop = (signal: string): void => {
@@ -224,7 +291,9 @@ async function runFromCommandLine(): Promise<void> {
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   log(`leads API listening on ${s.url}/v1 (${workers}${current})`);
-  log(`get a key:  npx leads accounts create --name you --plan premium && npx leads keys create --account you --scope ent_api --json`);
+  log(
+    `get a key:  npx leads accounts create --name you --plan premium && npx leads keys create --account you --scope ent_api --json`,
+  );
   log(`then:       curl -H "Authorization: Bearer <key>" ${s.url}/v1/meta`);
   log(`health:     ${s.url}/healthz (alive), ${s.url}/readyz (release loaded, state store answering)`);
   if (s.metricsUrl) log(`metrics:    ${s.metricsUrl}/metrics`);

@@ -10,16 +10,30 @@ import { parseArgs } from 'node:util';
 import { loadApiConfig } from '../api/config.ts';
 import { startServer } from '../api/server.ts';
 
-const { values } = parseArgs({ options: { data: { type: 'string' }, db: { type: 'string' }, 'without-access': { type: 'boolean', default: false } } });
-const config = loadApiConfig({}, { dataDir: values.data!, databaseUrl: values.db!, port: 0, host: '127.0.0.1', duckdbConnections: 2 });
+const { values } = parseArgs({
+  options: { data: { type: 'string' }, db: { type: 'string' }, 'without-access': { type: 'boolean', default: false } },
+});
+const config = loadApiConfig(
+  {},
+  { dataDir: values.data!, databaseUrl: values.db!, port: 0, host: '127.0.0.1', duckdbConnections: 2 },
+);
 const log = (l: string): void => void process.stderr.write(l + '\n');
 const s = await startServer(config, {
   log,
   ...(values['without-access']
     ? {
         benchWithoutAccess: {
-          id: 'key_bench', account_id: 0, account_name: 'bench', scope: 'custom', name: null, display_prefix: 'lk_cu_', status: 'active',
-          created_at: new Date().toISOString(), revoked_at: null, licence_id: null, expires_at: null,
+          id: 'key_bench',
+          account_id: 0,
+          account_name: 'bench',
+          scope: 'custom',
+          name: null,
+          display_prefix: 'lk_cu_',
+          status: 'active',
+          created_at: new Date().toISOString(),
+          revoked_at: null,
+          licence_id: null,
+          expires_at: null,
         },
       }
     : {}),

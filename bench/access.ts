@@ -48,7 +48,10 @@ export async function smallRelease(root: string, log: (l: string) => void): Prom
   const t = performance.now();
   const raw = join(dir, 'raw');
   await generateRaw({ outDir: raw, scale: SCALES.small, seed: 1, week: 1 });
-  const s = await runPipeline(loadPipelineConfig({}, { dataDir: dir, rawDir: raw, progress: false }), { now: () => new Date(), log: () => {} });
+  const s = await runPipeline(loadPipelineConfig({}, { dataDir: dir, rawDir: raw, progress: false }), {
+    now: () => new Date(),
+    log: () => {},
+  });
   if (s.status !== 'published') throw new Error(`the small bench release was not published: ${s.message}`);
   log(`access bench: built the small release in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   return dir;
@@ -56,7 +59,10 @@ export async function smallRelease(root: string, log: (l: string) => void): Prom
 
 export function serve(root: string, args: string[]): Promise<{ child: ChildProcess; origin: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/access-server.ts', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/access-server.ts', ...args], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {
       err += d.toString();
@@ -74,8 +80,19 @@ export const stop = (child: ChildProcess): Promise<void> =>
     child.kill('SIGTERM');
   });
 
-async function load(origin: string, key: string | null, seconds: number, connections: number): Promise<{ rps: number; p50: number; p99: number; total: number; non2xx: number }> {
-  const r = await runLoad({ url: origin, connections, seconds, headers: key ? { authorization: `Bearer ${key}` } : {}, requests: [{ method: 'GET', path: '/v1/meta' }] });
+async function load(
+  origin: string,
+  key: string | null,
+  seconds: number,
+  connections: number,
+): Promise<{ rps: number; p50: number; p99: number; total: number; non2xx: number }> {
+  const r = await runLoad({
+    url: origin,
+    connections,
+    seconds,
+    headers: key ? { authorization: `Bearer ${key}` } : {},
+    requests: [{ method: 'GET', path: '/v1/meta' }],
+  });
   return { rps: r.rps, p50: r.p50, p99: r.p99, total: r.total, non2xx: r.non2xx + r.errors };
 }
 
@@ -94,7 +111,14 @@ export async function accessBench(opts: AccessBenchOptions): Promise<BenchRow[]>
     await store.ready;
     const a = await store.createAccount('bench', 'premium');
     const k = generateKey('custom');
-    await store.insertKey({ id: k.id, account_id: a.id, scope: 'custom', name: 'bench', display_prefix: k.displayPrefix, hash: k.hash });
+    await store.insertKey({
+      id: k.id,
+      account_id: a.id,
+      scope: 'custom',
+      name: 'bench',
+      display_prefix: k.displayPrefix,
+      hash: k.hash,
+    });
     await store.close();
     return {
       raw: k.raw,
@@ -111,12 +135,18 @@ export async function accessBench(opts: AccessBenchOptions): Promise<BenchRow[]>
   };
 
   /** One server run: warm-up, then the measured load; `sent` counts both (what the ledger must hold). */
-  const run = async (name: string, args: string[], key: string | null): Promise<Awaited<ReturnType<typeof load>> & { sent: number }> => {
+  const run = async (
+    name: string,
+    args: string[],
+    key: string | null,
+  ): Promise<Awaited<ReturnType<typeof load>> & { sent: number }> => {
     const s = await serve(opts.root, args);
     try {
       const warm = await load(s.origin, key, Math.min(2, opts.seconds), opts.connections);
       const m = await load(s.origin, key, opts.seconds, opts.connections);
-      log(`access ${name.padEnd(12)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  (${m.total} requests${m.non2xx ? `, ${m.non2xx} not 2xx` : ''})`);
+      log(
+        `access ${name.padEnd(12)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  (${m.total} requests${m.non2xx ? `, ${m.non2xx} not 2xx` : ''})`,
+      );
       return { ...m, sent: warm.total + m.total };
     } finally {
       await stop(s.child);
@@ -170,7 +200,13 @@ export async function accessBench(opts: AccessBenchOptions): Promise<BenchRow[]>
   const rows: BenchRow[] = [
     { metric: 'GET /v1/meta, access off', value: off.rps, unit: 'req/s', target: 'baseline (no auth, limits, ledger)' },
     { metric: 'GET /v1/meta, access on (SQLite)', value: onSqlite.rps, unit: 'req/s', baseline: off.rps },
-    { metric: 'access overhead per request (SQLite)', value: overhead, unit: 'ms', target: `≤ ${ACCESS_TARGETS.overheadMs} ms`, ok: overhead <= ACCESS_TARGETS.overheadMs },
+    {
+      metric: 'access overhead per request (SQLite)',
+      value: overhead,
+      unit: 'ms',
+      target: `≤ ${ACCESS_TARGETS.overheadMs} ms`,
+      ok: overhead <= ACCESS_TARGETS.overheadMs,
+    },
     { metric: 'p50 latency on / off (16 conns)', value: onSqlite.p50, unit: 'ms', baseline: off.p50 },
     { metric: 'ledger throughput, 16 conns, SQLite', value: onSqlite.rps, unit: 'req/s' },
     ledgerRow('SQLite', sqliteLedger, sqliteSent, 4),
@@ -179,7 +215,12 @@ export async function accessBench(opts: AccessBenchOptions): Promise<BenchRow[]>
     const pgOverhead = perReq(onPg.rps) - perReq(off.rps);
     rows.push(
       { metric: 'ledger throughput, 16 conns, PostgreSQL', value: onPg.rps, unit: 'req/s', baseline: off.rps },
-      { metric: 'access overhead per request (PostgreSQL)', value: pgOverhead, unit: 'ms', target: 'information (one round trip per request)' },
+      {
+        metric: 'access overhead per request (PostgreSQL)',
+        value: pgOverhead,
+        unit: 'ms',
+        target: 'information (one round trip per request)',
+      },
       ledgerRow('PostgreSQL', pgLedger, onPg.sent, 2),
     );
   }

@@ -95,7 +95,13 @@ export const SEARCH_QUERIES = [
 ];
 
 /** Filter sets walked with next_cursor to find deep pages, and the depth range kept (rows). */
-export const CURSOR_WALKS = ['', 'county=Dublin', 'vertical=roofing&status=active', 'use_class=house', 'scale=minor&has_contact=true'];
+export const CURSOR_WALKS = [
+  '',
+  'county=Dublin',
+  'vertical=roofing&status=active',
+  'use_class=house',
+  'scale=minor&has_contact=true',
+];
 export const CURSOR_DEPTH = { from: 2_500, to: 7_500 } as const;
 
 /** Values of the enumerated filters in the release (to generate valid queries). */
@@ -132,7 +138,8 @@ export function generateFilterQueries(n: number, seed: number, v: ReleaseValues)
   const r = prng(seed);
   const gens: (() => string)[] = [
     () => `vertical=${pick(r, v.vertical)}${r() < 0.3 ? `,${pick(r, v.vertical)}` : ''}`,
-    () => `county=${encodeURIComponent(pick(r, v.county))}${r() < 0.3 ? `,${encodeURIComponent(pick(r, v.county))}` : ''}`,
+    () =>
+      `county=${encodeURIComponent(pick(r, v.county))}${r() < 0.3 ? `,${encodeURIComponent(pick(r, v.county))}` : ''}`,
     () => `authority=${encodeURIComponent(r() < 0.3 ? pick(r, v.authority).toLowerCase() : pick(r, v.authority))}`,
     () => `readiness=${pick(r, v.readiness)}`,
     () => `status=${pick(r, v.status)}`,
@@ -192,27 +199,51 @@ export async function apiBench(opts: ApiBenchOptions): Promise<BenchRow[]> {
   const pgUrl = opts.pgUrl ?? PG_URL_DEFAULT;
   const releaseDir = join(opts.benchData, 'current');
   if (!existsSync(join(releaseDir, 'manifest.json'))) {
-    throw new Error(`no release at ${releaseDir}: run 'make bench' (its refresh section builds it) or 'make bench ARGS="--only refresh"'`);
+    throw new Error(
+      `no release at ${releaseDir}: run 'make bench' (its refresh section builds it) or 'make bench ARGS="--only refresh"'`,
+    );
   }
   const releaseId = readlinkSync(releaseDir).split('/').pop()!;
   log(`api bench on release ${releaseId} (${opts.connections} connections, ${opts.seconds} s per scenario)`);
 
   const loaded = await loadBaseline({ pgUrl, releaseDir, tmpDir: join(opts.root, '.tmp') });
-  log(`baseline: ${loaded.rows.toLocaleString('en-IE')} leads in PostgreSQL (${loaded.reused ? 'already loaded' : `loaded in ${(loaded.ms / 1000).toFixed(1)} s`})`);
+  log(
+    `baseline: ${loaded.rows.toLocaleString('en-IE')} leads in PostgreSQL (${loaded.reused ? 'already loaded' : `loaded in ${(loaded.ms / 1000).toFixed(1)} s`})`,
+  );
   const { values, detailIds } = await releaseValues(join(releaseDir, 'leads.parquet'), 5_000);
-  const workload: Workload = { filters: generateFilterQueries(40_000, 1, values), search: generateSearchQueries(12_000, 2, values), detailIds };
+  const workload: Workload = {
+    filters: generateFilterQueries(40_000, 1, values),
+    search: generateSearchQueries(12_000, 2, values),
+    detailIds,
+  };
 
   // --- baseline
   const baselineKey = randomBytes(32).toString('base64url');
   const base = await startChild(
     opts.root,
-    ['--import', 'tsx', 'bench/baseline-pg.ts', '--port', '0', '--pg', pgUrl, '--key-sha256', createHash('sha256').update(baselineKey).digest('hex')],
+    [
+      '--import',
+      'tsx',
+      'bench/baseline-pg.ts',
+      '--port',
+      '0',
+      '--pg',
+      pgUrl,
+      '--key-sha256',
+      createHash('sha256').update(baselineKey).digest('hex'),
+    ],
     {},
     /^\{"port":(\d+)\}$/m,
   );
   let baseRes: { measured: ScenarioResults; answers: string[] };
   let baseRss: number;
-  const baseTarget: Target = { name: 'baseline', pid: base.child.pid!, origin: `http://127.0.0.1:${base.match[1]}`, leads: '/leads', key: baselineKey };
+  const baseTarget: Target = {
+    name: 'baseline',
+    pid: base.child.pid!,
+    origin: `http://127.0.0.1:${base.match[1]}`,
+    leads: '/leads',
+    key: baselineKey,
+  };
   try {
     baseRes = await runScenarios(baseTarget, workload, opts, log);
     baseRss = vmHwmMb(base.child.pid!);
@@ -236,8 +267,18 @@ export async function apiBench(opts: ApiBenchOptions): Promise<BenchRow[]> {
     await stopChild(api.child);
   }
   const same = sameAnswers(apiRes.answers, baseRes.answers);
-  if (same.same < same.of) log(`warning: ${same.of - same.same} of ${same.of} filter queries answered differently by the API and the baseline`);
-  const rows = resultRows(apiRes.measured, baseRes.measured, { peak: apiRss, idle: api.idleRss }, baseRss, same, loaded);
+  if (same.same < same.of)
+    log(
+      `warning: ${same.of - same.same} of ${same.of} filter queries answered differently by the API and the baseline`,
+    );
+  const rows = resultRows(
+    apiRes.measured,
+    baseRes.measured,
+    { peak: apiRss, idle: api.idleRss },
+    baseRss,
+    same,
+    loaded,
+  );
   if (opts.against) rows.push(...(await againstRows(opts.against, workload, opts, log)));
   return rows;
 }
@@ -248,7 +289,12 @@ export async function apiBench(opts: ApiBenchOptions): Promise<BenchRow[]> {
  * (now, before, now, before) so that drift of the machine falls on both; throughput is the mean
  * of the rounds.
  */
-async function againstRows(against: { root: string; label: string }, workload: Workload, opts: ApiBenchOptions, log: (l: string) => void): Promise<BenchRow[]> {
+async function againstRows(
+  against: { root: string; label: string },
+  workload: Workload,
+  opts: ApiBenchOptions,
+  log: (l: string) => void,
+): Promise<BenchRow[]> {
   const now = await startApi(opts.root, 'now', 'state-now.sqlite', opts, log);
   let before: Started | undefined;
   try {
@@ -258,7 +304,8 @@ async function againstRows(against: { root: string; label: string }, workload: W
     // first in a round is not always the same one
     for (let round = 0; round < AGAINST_ROUNDS; round++) {
       const order = round % 2 === 0 ? (['now', 'before'] as const) : (['before', 'now'] as const);
-      for (const side of order) rounds[side].push((await runScenarios((side === 'now' ? now : before).target, workload, opts, log)).measured);
+      for (const side of order)
+        rounds[side].push((await runScenarios((side === 'now' ? now : before).target, workload, opts, log)).measured);
     }
     return beforeRows(meanRps(rounds.now), meanRps(rounds.before), against.label);
   } finally {
@@ -269,7 +316,8 @@ async function againstRows(against: { root: string; label: string }, workload: W
 
 function meanRps(rounds: ScenarioResults[]): Record<Scenario, number> {
   const out = {} as Record<Scenario, number>;
-  for (const name of Object.keys(rounds[0]!) as Scenario[]) out[name] = rounds.reduce((a, r) => a + r[name].rps, 0) / rounds.length;
+  for (const name of Object.keys(rounds[0]!) as Scenario[])
+    out[name] = rounds.reduce((a, r) => a + r[name].rps, 0) / rounds.length;
   return out;
 }
 
@@ -283,19 +331,43 @@ export interface Started {
  * Starts the API of the checkout at `root` on the bench release: its own state file, one ent_api
  * key made with that checkout's own CLI, access limits off.
  */
-export async function startApi(root: string, name: string, stateFile: string, opts: Pick<ApiBenchOptions, 'benchData'>, log: (l: string) => void, env: Record<string, string> = {}): Promise<Started> {
+export async function startApi(
+  root: string,
+  name: string,
+  stateFile: string,
+  opts: Pick<ApiBenchOptions, 'benchData'>,
+  log: (l: string) => void,
+  env: Record<string, string> = {},
+): Promise<Started> {
   const state = join(opts.benchData, stateFile);
   const stateEnv = { DATA_DIR: opts.benchData, DATABASE_URL: `file:${state}` };
   for (const suffix of ['', '-wal', '-shm']) rmSync(state + suffix, { force: true });
   await cli(root, ['accounts', 'create', '--name', 'bench', '--plan', 'premium', '--json'], stateEnv);
-  const created = JSON.parse(await cli(root, ['keys', 'create', '--account', 'bench', '--scope', 'ent_api', '--name', 'bench', '--json'], stateEnv)) as { key: string };
+  const created = JSON.parse(
+    await cli(
+      root,
+      ['keys', 'create', '--account', 'bench', '--scope', 'ent_api', '--name', 'bench', '--json'],
+      stateEnv,
+    ),
+  ) as { key: string };
   const t0 = performance.now();
   // ACCESS_LIMITS=off (bench only): the ent_api key would otherwise stop at 5,000 requests/hour and
   // 5,000 rows/day; auth and the usage ledger stay on. The `access` section measures the limits.
-  const api = await startChild(root, ['--import', 'tsx', 'api/server.ts'], { ...stateEnv, PORT: '0', HOST: '127.0.0.1', ACCESS_LIMITS: 'off', ...env }, /listening on (\S+)\/v1/);
+  const api = await startChild(
+    root,
+    ['--import', 'tsx', 'api/server.ts'],
+    { ...stateEnv, PORT: '0', HOST: '127.0.0.1', ACCESS_LIMITS: 'off', ...env },
+    /listening on (\S+)\/v1/,
+  );
   const idleRss = vmRssMb(api.child.pid!);
-  log(`${name} server up in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${api.child.pid}, RSS ${idleRss.toFixed(0)} MB)`);
-  return { child: api.child, idleRss, target: { name, pid: api.child.pid!, origin: api.match[1]!, leads: '/v1/leads', key: created.key } };
+  log(
+    `${name} server up in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${api.child.pid}, RSS ${idleRss.toFixed(0)} MB)`,
+  );
+  return {
+    child: api.child,
+    idleRss,
+    target: { name, pid: api.child.pid!, origin: api.match[1]!, leads: '/v1/leads', key: created.key },
+  };
 }
 
 /**
@@ -339,7 +411,12 @@ interface Workload {
 }
 type ScenarioResults = Record<Scenario, Measured>;
 
-async function runScenarios(t: Target, w: Workload, opts: ApiBenchOptions, log: (l: string) => void): Promise<{ measured: ScenarioResults; answers: string[] }> {
+async function runScenarios(
+  t: Target,
+  w: Workload,
+  opts: ApiBenchOptions,
+  log: (l: string) => void,
+): Promise<{ measured: ScenarioResults; answers: string[] }> {
   const answers: string[] = [];
   for (const q of FILTER_QUERIES) {
     const body = await expectOk(t, leadsPath(t, q));
@@ -347,7 +424,9 @@ async function runScenarios(t: Target, w: Workload, opts: ApiBenchOptions, log: 
   }
   const t0 = performance.now();
   const cursors = cursorPaths((await Promise.all(CURSOR_WALKS.map((f) => deepCursors(t, f)))).flat());
-  log(`${t.name}: walked ${CURSOR_WALKS.length} cursor chains in ${((performance.now() - t0) / 1000).toFixed(1)} s → ${cursors.length / 12} deep cursors × 12 page sizes`);
+  log(
+    `${t.name}: walked ${CURSOR_WALKS.length} cursor chains in ${((performance.now() - t0) / 1000).toFixed(1)} s → ${cursors.length / 12} deep cursors × 12 page sizes`,
+  );
   const filters = w.filters.map((q) => leadsPath(t, q));
   const search = w.search.map((q) => leadsPath(t, q));
   const detail = w.detailIds.map((id) => `${t.leads}/${id}`);
@@ -355,9 +434,21 @@ async function runScenarios(t: Target, w: Workload, opts: ApiBenchOptions, log: 
   const [fa, fb] = halves(filters);
   const mix = interleave([fa, fa.slice(1), search.slice(search.length / 2), cursors.slice(0).reverse()]);
   // (the mix takes the cursor pages from the other end, so the deep cursor phase meets them anew)
-  for (const p of [...SEARCH_QUERIES.map((q) => leadsPath(t, q)), ...fb.slice(0, 20), ...search.slice(0, 20), cursors[0]!, ...detail.slice(0, 5)]) await expectOk(t, p);
+  for (const p of [
+    ...SEARCH_QUERIES.map((q) => leadsPath(t, q)),
+    ...fb.slice(0, 20),
+    ...search.slice(0, 20),
+    cursors[0]!,
+    ...detail.slice(0, 5),
+  ])
+    await expectOk(t, p);
   // warm-up: page in the tables and JIT the code, on queries the measured phases do not repeat
-  await load(t, interleave([fb.slice(-2000), search.slice(-500), detail.slice(-500)]), Math.min(3, opts.seconds), opts.connections);
+  await load(
+    t,
+    interleave([fb.slice(-2000), search.slice(-500), detail.slice(-500)]),
+    Math.min(3, opts.seconds),
+    opts.connections,
+  );
   const out = {} as ScenarioResults;
   const plan: [Scenario, string[]][] = [
     ['list mix', mix],
@@ -370,7 +461,9 @@ async function runScenarios(t: Target, w: Workload, opts: ApiBenchOptions, log: 
   for (const [name, paths] of plan) {
     out[name] = await load(t, paths, opts.seconds, opts.connections);
     const m = out[name];
-    log(`${t.name.padEnd(8)} ${name.padEnd(12)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  cpu ${m.cpuMsPerReq.toFixed(2)} ms/req  (${m.total} requests over ${paths.length} paths${m.non2xx + m.errors ? `, ${m.non2xx} non-2xx, ${m.errors} errors` : ''})`);
+    log(
+      `${t.name.padEnd(8)} ${name.padEnd(12)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  cpu ${m.cpuMsPerReq.toFixed(2)} ms/req  (${m.total} requests over ${paths.length} paths${m.non2xx + m.errors ? `, ${m.non2xx} non-2xx, ${m.errors} errors` : ''})`,
+    );
   }
   return { measured: out, answers };
 }
@@ -420,7 +513,10 @@ async function deepCursors(t: Target, filters: string): Promise<string[]> {
   let cursor: string | null = null;
   let served = 0;
   while (served < CURSOR_DEPTH.to) {
-    const body = await expectOk(t, `${t.leads}?${sep}page_size=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const body = await expectOk(
+      t,
+      `${t.leads}?${sep}page_size=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     served += (body.results as unknown[]).length;
     cursor = body.next_cursor as string | null;
     if (!cursor) break;
@@ -442,7 +538,14 @@ export function cursorPaths(cursors: readonly string[], sizes = 12): string[] {
 
 /** Drive `paths` round-robin with `connections` for `seconds` (`loadServer`, warmed up on the list's last 200 paths). */
 function load(t: Target, paths: string[], seconds: number, connections: number): Promise<Measured> {
-  return loadServer(t.pid, { url: t.origin, connections, seconds, warmup: LOAD_WARMUP, headers: { authorization: `Bearer ${t.key}` }, requests: paths.map((path) => ({ method: 'GET', path })) });
+  return loadServer(t.pid, {
+    url: t.origin,
+    connections,
+    seconds,
+    warmup: LOAD_WARMUP,
+    headers: { authorization: `Bearer ${t.key}` },
+    requests: paths.map((path) => ({ method: 'GET', path })),
+  });
 }
 
 /**
@@ -465,7 +568,14 @@ export function sameAnswers(a: readonly string[], b: readonly string[]): { same:
   return { same, of };
 }
 
-function resultRows(api: ScenarioResults, base: ScenarioResults, rss: { peak: number; idle: number }, baseRss: number, same: { same: number; of: number }, loaded: { rows: number; ms: number; reused: boolean }): BenchRow[] {
+function resultRows(
+  api: ScenarioResults,
+  base: ScenarioResults,
+  rss: { peak: number; idle: number },
+  baseRss: number,
+  same: { same: number; of: number },
+  loaded: { rows: number; ms: number; reused: boolean },
+): BenchRow[] {
   const T = API_TARGETS;
   const rows: BenchRow[] = [];
   for (const name of Object.keys(api) as Scenario[]) {
@@ -491,17 +601,47 @@ function resultRows(api: ScenarioResults, base: ScenarioResults, rss: { peak: nu
       rpsRow.target = `≥ ${T.detailRps.toLocaleString('en-IE')} req/s (baseline: bare row)`;
       rpsRow.ok = a.rps >= T.detailRps;
     }
-    const cpuRow: BenchRow = { metric: `${name} server CPU per request`, value: a.cpuMsPerReq, unit: 'ms', baseline: b.cpuMsPerReq };
+    const cpuRow: BenchRow = {
+      metric: `${name} server CPU per request`,
+      value: a.cpuMsPerReq,
+      unit: 'ms',
+      baseline: b.cpuMsPerReq,
+    };
     if (name === 'list mix') cpuRow.target = 'information: ≤ 4 ms is what 500 req/s on 2 cores allows';
     rows.push(rpsRow, p50Row, p99Row, cpuRow);
   }
   const bad = (r: ScenarioResults): number => Object.values(r).reduce((n, m) => n + m.non2xx + m.errors, 0);
   rows.push(
-    { metric: 'server peak RSS (VmHWM)', value: rss.peak, unit: 'MB', baseline: baseRss, target: `≤ ${T.rssMb} MB (baseline: Koa process, PostgreSQL not counted)`, ok: rss.peak <= T.rssMb },
+    {
+      metric: 'server peak RSS (VmHWM)',
+      value: rss.peak,
+      unit: 'MB',
+      baseline: baseRss,
+      target: `≤ ${T.rssMb} MB (baseline: Koa process, PostgreSQL not counted)`,
+      ok: rss.peak <= T.rssMb,
+    },
     { metric: 'server RSS after start (release loaded)', value: rss.idle, unit: 'MB' },
-    { metric: 'non-2xx or failed responses', value: bad(api), unit: 'req', baseline: bad(base), target: '0', ok: bad(api) === 0 },
-    { metric: 'filter answers equal to baseline', value: same.same, unit: 'query', baseline: same.of, target: 'baseline column = queries compared' },
-    { metric: 'baseline load (COPY + indexes)', value: loaded.reused ? 0 : loaded.ms / 1000, unit: 's', target: loaded.reused ? 'reused: already loaded' : '' },
+    {
+      metric: 'non-2xx or failed responses',
+      value: bad(api),
+      unit: 'req',
+      baseline: bad(base),
+      target: '0',
+      ok: bad(api) === 0,
+    },
+    {
+      metric: 'filter answers equal to baseline',
+      value: same.same,
+      unit: 'query',
+      baseline: same.of,
+      target: 'baseline column = queries compared',
+    },
+    {
+      metric: 'baseline load (COPY + indexes)',
+      value: loaded.reused ? 0 : loaded.ms / 1000,
+      unit: 's',
+      target: loaded.reused ? 'reused: already loaded' : '',
+    },
   );
   return rows;
 }
@@ -520,12 +660,19 @@ function baselineOnlyRows(base: ScenarioResults, baseRss: number): BenchRow[] {
 }
 
 /** The release's filter values, description words and a reproducible sample of lead ids. */
-export async function releaseValues(leadsParquet: string, ids: number): Promise<{ values: ReleaseValues; detailIds: number[] }> {
+export async function releaseValues(
+  leadsParquet: string,
+  ids: number,
+): Promise<{ values: ReleaseValues; detailIds: number[] }> {
   const db = await openDb({ threads: 2 });
   const src = `read_parquet(${sqlString(leadsParquet)})`;
   try {
     const distinct = async (expr: string): Promise<string[]> =>
-      (await db.all<{ v: string }>(`SELECT DISTINCT v FROM (SELECT ${expr} AS v FROM ${src}) WHERE v IS NOT NULL ORDER BY v`)).map((r) => r.v);
+      (
+        await db.all<{ v: string }>(
+          `SELECT DISTINCT v FROM (SELECT ${expr} AS v FROM ${src}) WHERE v IS NOT NULL ORDER BY v`,
+        )
+      ).map((r) => r.v);
     const words = (
       await db.all<{ w: string }>(
         `SELECT DISTINCT lower(w) AS w FROM (SELECT unnest(regexp_extract_all(description, '[A-Za-z]{4,}')) AS w
@@ -542,7 +689,9 @@ export async function releaseValues(leadsParquet: string, ids: number): Promise<
       scale: await distinct('scale'),
       words: words.filter((w) => !STOPWORDS.has(w)),
     };
-    const sample = await db.all<{ id: number }>(`SELECT id FROM ${src} USING SAMPLE reservoir(${ids} ROWS) REPEATABLE (1)`);
+    const sample = await db.all<{ id: number }>(
+      `SELECT id FROM ${src} USING SAMPLE reservoir(${ids} ROWS) REPEATABLE (1)`,
+    );
     return { values, detailIds: sample.map((r) => r.id) };
   } finally {
     db.close();
@@ -602,12 +751,25 @@ export function vmHwmMb(pid: number): number {
   return Number(m[1]) / 1024;
 }
 
-export function startChild(root: string, args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 180_000): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+export function startChild(
+  root: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  timeoutMs = 180_000,
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let done = false;
-    const timer = setTimeout(() => finish(new Error(`${args.join(' ')} did not start within ${timeoutMs / 1000} s:\n${out.slice(-2000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`${args.join(' ')} did not start within ${timeoutMs / 1000} s:\n${out.slice(-2000)}`)),
+      timeoutMs,
+    );
     const finish = (err: Error | null, match?: RegExpExecArray): void => {
       if (done) return;
       done = true;
@@ -648,6 +810,10 @@ export function cli(root: string, args: string[], env: Record<string, string>): 
     let stderr = '';
     c.stdout.on('data', (d) => (stdout += d));
     c.stderr.on('data', (d) => (stderr += d));
-    c.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`leads ${args.join(' ')} failed (${code}): ${stderr.slice(-1000)}`))));
+    c.on('exit', (code) =>
+      code === 0
+        ? resolve(stdout)
+        : reject(new Error(`leads ${args.join(' ')} failed (${code}): ${stderr.slice(-1000)}`)),
+    );
   });
 }

@@ -36,7 +36,8 @@ import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
 
 export const BASELINE_SCHEMA = 'bench_baseline';
 /** PostgreSQL of this machine (trust auth), as the OS user; `BENCH_PG_URL` overrides. */
-export const PG_URL_DEFAULT = process.env['BENCH_PG_URL'] ?? `postgres://${encodeURIComponent(userInfo().username)}@127.0.0.1:5432/test`;
+export const PG_URL_DEFAULT =
+  process.env['BENCH_PG_URL'] ?? `postgres://${encodeURIComponent(userInfo().username)}@127.0.0.1:5432/test`;
 
 /** Text search configuration and document, mirroring the search index's document (docs/search.md). */
 const TSV_EXPR = `to_tsvector('english', coalesce(description, '') || ' ' || coalesce(address, '') || ' ' || coalesce(planning_authority, '') || ' ' || coalesce(application_number, ''))`;
@@ -51,7 +52,10 @@ const ALLOWED_PARAMS = new Set<string>([...FILTERS.map((f) => f.name), 'page', '
 
 /** A bad request: the parameter and why (the baseline answers 400 with this). */
 export class BaselineParamError extends Error {
-  constructor(readonly param: string, readonly reason: string) {
+  constructor(
+    readonly param: string,
+    readonly reason: string,
+  ) {
     super(`${param}: ${reason}`);
   }
 }
@@ -89,7 +93,8 @@ export function parseBaselineList(query: URLSearchParams, values: EnumValues): B
   const int = (k: string, min: number, max: number): number | null => {
     const v = one(k);
     if (v === null) return null;
-    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new BaselineParamError(k, `must be an integer from ${min} to ${max}`);
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+      throw new BaselineParamError(k, `must be an integer from ${min} to ${max}`);
     return Number(v);
   };
   const bool = (k: string): boolean | null => {
@@ -115,22 +120,34 @@ export function parseBaselineList(query: URLSearchParams, values: EnumValues): B
         });
         break;
       case 'range':
-        if (!(f.type === 'integer' ? /^\d{1,15}$/ : /^\d{1,15}(\.\d{1,9})?$/).test(v)) throw new BaselineParamError(f.name, `must be ${f.type === 'integer' ? 'an integer' : 'a number'} ≥ 0`);
+        if (!(f.type === 'integer' ? /^\d{1,15}$/ : /^\d{1,15}(\.\d{1,9})?$/).test(v))
+          throw new BaselineParamError(f.name, `must be ${f.type === 'integer' ? 'an integer' : 'a number'} ≥ 0`);
         filters[f.name] = Number(v);
         break;
       case 'flag':
         filters[f.name] = bool(f.name);
         break;
       case 'date':
-        if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10) !== v) throw new BaselineParamError(f.name, 'must be a date YYYY-MM-DD');
+        if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10) !== v)
+          throw new BaselineParamError(f.name, 'must be a date YYYY-MM-DD');
         filters[f.name] = v;
         break;
     }
   }
   const qText = one('q');
-  const q = qText === null ? null : [...new Set(foldSearchText(qText).split(/[^a-z0-9]+/).filter((w) => w.length >= 2))];
+  const q =
+    qText === null
+      ? null
+      : [
+          ...new Set(
+            foldSearchText(qText)
+              .split(/[^a-z0-9]+/)
+              .filter((w) => w.length >= 2),
+          ),
+        ];
   const sortText = one('sort') ?? (q ? 'relevance' : 'newest');
-  if (!(SORTS as readonly string[]).includes(sortText)) throw new BaselineParamError('sort', `one of ${SORTS.join(', ')}`);
+  if (!(SORTS as readonly string[]).includes(sortText))
+    throw new BaselineParamError('sort', `one of ${SORTS.join(', ')}`);
   const sort = sortText as Sort;
   if (sort === 'relevance' && !q) throw new BaselineParamError('sort', 'relevance needs q');
   const req: BaselineListRequest = {
@@ -143,7 +160,8 @@ export function parseBaselineList(query: URLSearchParams, values: EnumValues): B
   };
   const cursor = one('cursor');
   if (cursor !== null) {
-    if (sort !== 'newest' && sort !== 'oldest') throw new BaselineParamError('cursor', 'the baseline pages by cursor on newest/oldest only');
+    if (sort !== 'newest' && sort !== 'oldest')
+      throw new BaselineParamError('cursor', 'the baseline pages by cursor on newest/oldest only');
     if (query.has('page')) throw new BaselineParamError('page', 'use page or cursor, not both');
     let parsed: unknown;
     try {
@@ -152,7 +170,13 @@ export function parseBaselineList(query: URLSearchParams, values: EnumValues): B
       throw new BaselineParamError('cursor', 'malformed');
     }
     const c = parsed as { k?: unknown; f?: unknown };
-    if (!Array.isArray(c.k) || c.k.length !== 2 || typeof c.k[0] !== 'string' || typeof c.k[1] !== 'number' || c.f !== filterHash(req)) {
+    if (
+      !Array.isArray(c.k) ||
+      c.k.length !== 2 ||
+      typeof c.k[0] !== 'string' ||
+      typeof c.k[1] !== 'number' ||
+      c.f !== filterHash(req)
+    ) {
       throw new BaselineParamError('cursor', 'not a cursor of this query');
     }
     req.cursor = { key: [c.k[0], c.k[1]], filters: c.f };
@@ -163,7 +187,10 @@ export function parseBaselineList(query: URLSearchParams, values: EnumValues): B
 /** Hash of everything that selects and orders rows (a cursor is only valid for the same set). */
 export function filterHash(req: BaselineListRequest): string {
   const { q, filters, sort } = req;
-  return createHash('sha256').update(JSON.stringify([q, filters, sort])).digest('base64url').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify([q, filters, sort]))
+    .digest('base64url')
+    .slice(0, 16);
 }
 
 /** The cursor that continues after `last` (a row with received_date and id). */
@@ -188,16 +215,24 @@ export function baselineWhere(req: BaselineListRequest, first = 1): { clauses: s
 /** ORDER BY of a sort. */
 export function baselineOrder(sort: Sort): string {
   switch (sort) {
-    case 'newest': return 'l.received_date DESC, l.id DESC';
-    case 'oldest': return 'l.received_date ASC, l.id ASC';
-    case 'value_desc': return 'l.est_value DESC NULLS LAST, l.id DESC';
-    case 'value_asc': return 'l.est_value ASC NULLS LAST, l.id ASC';
-    case 'relevance': return 'score DESC, l.id ASC';
+    case 'newest':
+      return 'l.received_date DESC, l.id DESC';
+    case 'oldest':
+      return 'l.received_date ASC, l.id ASC';
+    case 'value_desc':
+      return 'l.est_value DESC NULLS LAST, l.id DESC';
+    case 'value_asc':
+      return 'l.est_value ASC NULLS LAST, l.id ASC';
+    case 'relevance':
+      return 'score DESC, l.id ASC';
   }
 }
 
 /** The page query and the count query of a list request. `columns` are the served columns. */
-export function baselineListQuery(req: BaselineListRequest, columns: readonly string[]): { page: SqlQuery; count: SqlQuery } {
+export function baselineListQuery(
+  req: BaselineListRequest,
+  columns: readonly string[],
+): { page: SqlQuery; count: SqlQuery } {
   const table = `${BASELINE_SCHEMA}.leads l`;
   const where = baselineWhere(req);
   const countSql = `SELECT count(*)::int AS n FROM ${table}${where.clauses.length ? ` WHERE ${where.clauses.join(' AND ')}` : ''}`;
@@ -226,7 +261,10 @@ class CopyFromFile implements pg.Submittable {
   readonly done: Promise<void>;
   private resolve!: () => void;
   private reject!: (e: Error) => void;
-  constructor(readonly text: string, readonly file: string) {
+  constructor(
+    readonly text: string,
+    readonly file: string,
+  ) {
     this.done = new Promise((res, rej) => {
       this.resolve = res;
       this.reject = rej;
@@ -235,7 +273,11 @@ class CopyFromFile implements pg.Submittable {
   submit(connection: pg.Connection): void {
     (connection as unknown as { query(text: string): void }).query(this.text);
   }
-  handleCopyInResponse(connection: { sendCopyFromChunk(b: Buffer): void; endCopyFrom(): void; sendCopyFail(m: string): void }): void {
+  handleCopyInResponse(connection: {
+    sendCopyFromChunk(b: Buffer): void;
+    endCopyFrom(): void;
+    sendCopyFail(m: string): void;
+  }): void {
     const stream = createReadStream(this.file, { highWaterMark: 1 << 20 });
     stream.on('data', (chunk) => connection.sendCopyFromChunk(chunk as Buffer));
     stream.on('end', () => connection.endCopyFrom());
@@ -252,7 +294,13 @@ class CopyFromFile implements pg.Submittable {
 }
 
 const PG_TYPES: Record<string, string> = {
-  BIGINT: 'bigint', INTEGER: 'integer', VARCHAR: 'text', DOUBLE: 'double precision', DATE: 'date', BOOLEAN: 'boolean', 'VARCHAR[]': 'text[]',
+  BIGINT: 'bigint',
+  INTEGER: 'integer',
+  VARCHAR: 'text',
+  DOUBLE: 'double precision',
+  DATE: 'date',
+  BOOLEAN: 'boolean',
+  'VARCHAR[]': 'text[]',
 };
 
 /** The id of the release in `releaseDir` (its manifest). */
@@ -273,7 +321,11 @@ export function loadedRelease(client: pg.Client, schema: string): Promise<{ rele
  * reads it), then build the indexes and ANALYZE. Skipped when the schema already holds this
  * release (the `meta` table records its id).
  */
-export async function loadBaseline(opts: { pgUrl: string; releaseDir: string; tmpDir: string }): Promise<{ rows: number; ms: number; reused: boolean }> {
+export async function loadBaseline(opts: {
+  pgUrl: string;
+  releaseDir: string;
+  tmpDir: string;
+}): Promise<{ rows: number; ms: number; reused: boolean }> {
   const t0 = performance.now();
   const releaseId = releaseIdOf(opts.releaseDir);
   const client = new pg.Client({ connectionString: opts.pgUrl });
@@ -288,14 +340,24 @@ export async function loadBaseline(opts: { pgUrl: string; releaseDir: string; tm
     const db = await openDb({ threads: 2 });
     let columns: { name: string; type: string }[];
     try {
-      columns = (await db.all<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet(${sqlString(parquet)})`)).map((c) => ({
+      columns = (
+        await db.all<{ column_name: string; column_type: string }>(
+          `DESCRIBE SELECT * FROM read_parquet(${sqlString(parquet)})`,
+        )
+      ).map((c) => ({
         name: c.column_name,
         type: c.column_type,
       }));
       const select = columns
-        .map((c) => (c.type.endsWith('[]') ? `CASE WHEN ${c.name} IS NULL THEN NULL ELSE '{' || array_to_string(${c.name}, ',') || '}' END AS ${c.name}` : c.name))
+        .map((c) =>
+          c.type.endsWith('[]')
+            ? `CASE WHEN ${c.name} IS NULL THEN NULL ELSE '{' || array_to_string(${c.name}, ',') || '}' END AS ${c.name}`
+            : c.name,
+        )
         .join(', ');
-      await db.run(`COPY (SELECT ${select} FROM read_parquet(${sqlString(parquet)})) TO ${sqlString(csv)} (FORMAT CSV, HEADER false)`);
+      await db.run(
+        `COPY (SELECT ${select} FROM read_parquet(${sqlString(parquet)})) TO ${sqlString(csv)} (FORMAT CSV, HEADER false)`,
+      );
     } finally {
       db.close();
     }
@@ -306,21 +368,39 @@ export async function loadBaseline(opts: { pgUrl: string; releaseDir: string; tm
     });
     await client.query(`DROP SCHEMA IF EXISTS ${BASELINE_SCHEMA} CASCADE`);
     await client.query(`CREATE SCHEMA ${BASELINE_SCHEMA}`);
-    await client.query(`CREATE TABLE ${BASELINE_SCHEMA}.leads (${ddl.join(', ')}, search tsvector GENERATED ALWAYS AS (${TSV_EXPR}) STORED)`);
-    const copy = new CopyFromFile(`COPY ${BASELINE_SCHEMA}.leads (${columns.map((c) => c.name).join(', ')}) FROM STDIN (FORMAT csv)`, csv);
+    await client.query(
+      `CREATE TABLE ${BASELINE_SCHEMA}.leads (${ddl.join(', ')}, search tsvector GENERATED ALWAYS AS (${TSV_EXPR}) STORED)`,
+    );
+    const copy = new CopyFromFile(
+      `COPY ${BASELINE_SCHEMA}.leads (${columns.map((c) => c.name).join(', ')}) FROM STDIN (FORMAT csv)`,
+      csv,
+    );
     client.query(copy);
     await copy.done;
     rmSync(csv, { force: true });
     // B-tree on the sort and every filtered column; GIN on list columns (a B-tree cannot index `&&`)
-    const listColumns = new Set(filtersOfKind('enum').filter((f) => f.listColumn).map((f) => f.column));
+    const listColumns = new Set(
+      filtersOfKind('enum')
+        .filter((f) => f.listColumn)
+        .map((f) => f.column),
+    );
     const filtered = [...new Set(FILTERS.filter((f) => f.kind !== 'text').map((f) => f.column))];
-    const indexes = ['received_date DESC, id DESC', 'est_value', ...filtered.filter((c) => !listColumns.has(c) && c !== 'est_value')];
-    for (const [i, cols] of indexes.entries()) await client.query(`CREATE INDEX leads_b${i} ON ${BASELINE_SCHEMA}.leads (${cols})`);
-    for (const c of listColumns) await client.query(`CREATE INDEX leads_${c} ON ${BASELINE_SCHEMA}.leads USING gin (${c})`);
+    const indexes = [
+      'received_date DESC, id DESC',
+      'est_value',
+      ...filtered.filter((c) => !listColumns.has(c) && c !== 'est_value'),
+    ];
+    for (const [i, cols] of indexes.entries())
+      await client.query(`CREATE INDEX leads_b${i} ON ${BASELINE_SCHEMA}.leads (${cols})`);
+    for (const c of listColumns)
+      await client.query(`CREATE INDEX leads_${c} ON ${BASELINE_SCHEMA}.leads USING gin (${c})`);
     await client.query(`CREATE INDEX leads_search ON ${BASELINE_SCHEMA}.leads USING gin (search)`);
     await client.query(`VACUUM ANALYZE ${BASELINE_SCHEMA}.leads`);
     const n = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${BASELINE_SCHEMA}.leads`)).rows[0]!.n;
-    await client.query(`CREATE TABLE ${BASELINE_SCHEMA}.meta AS SELECT $1::text AS release_id, $2::int AS rows`, [releaseId, n]);
+    await client.query(`CREATE TABLE ${BASELINE_SCHEMA}.meta AS SELECT $1::text AS release_id, $2::int AS rows`, [
+      releaseId,
+      n,
+    ]);
     return { rows: n, ms: performance.now() - t0, reused: false };
   } finally {
     await client.end();
@@ -345,7 +425,10 @@ export async function createBaselineApp(pool: pg.Pool, keySha256: string): Promi
   const values: EnumValues = {};
   for (const f of LIST_FILTERS) {
     const col = f.column;
-    const sql = f.kind === 'enum' && f.listColumn ? `SELECT DISTINCT unnest(${col}) AS v FROM ${BASELINE_SCHEMA}.leads` : `SELECT DISTINCT ${col} AS v FROM ${BASELINE_SCHEMA}.leads WHERE ${col} IS NOT NULL`;
+    const sql =
+      f.kind === 'enum' && f.listColumn
+        ? `SELECT DISTINCT unnest(${col}) AS v FROM ${BASELINE_SCHEMA}.leads`
+        : `SELECT DISTINCT ${col} AS v FROM ${BASELINE_SCHEMA}.leads WHERE ${col} IS NOT NULL`;
     values[f.name] = new Map((await pool.query<{ v: string }>(sql)).rows.map((r) => [foldSearchText(r.v), r.v]));
   }
   const want = Buffer.from(keySha256, 'hex');
@@ -375,7 +458,10 @@ export async function createBaselineApp(pool: pg.Pool, keySha256: string): Promi
         return;
       }
       const q = baselineListQuery(req, columns);
-      const [page, count] = await Promise.all([pool.query(q.page.sql, q.page.params), pool.query<{ n: number }>(q.count.sql, q.count.params)]);
+      const [page, count] = await Promise.all([
+        pool.query(q.page.sql, q.page.params),
+        pool.query<{ n: number }>(q.count.sql, q.count.params),
+      ]);
       const rows = page.rows as { received_date: string; id: number }[];
       const last = rows[rows.length - 1];
       const more = rows.length === req.pageSize && (req.sort === 'newest' || req.sort === 'oldest');
@@ -401,10 +487,20 @@ export async function createBaselineApp(pool: pg.Pool, keySha256: string): Promi
 }
 
 /** Start the baseline server; resolves once it listens. */
-export async function startBaselineServer(opts: { pgUrl: string; port: number; host?: string; keySha256: string; poolSize: number }): Promise<{ port: number; close: () => Promise<void> }> {
+export async function startBaselineServer(opts: {
+  pgUrl: string;
+  port: number;
+  host?: string;
+  keySha256: string;
+  poolSize: number;
+}): Promise<{ port: number; close: () => Promise<void> }> {
   // Parallel query helps one query alone but costs throughput when 16 clients already keep both
   // cores busy, so the baseline runs each query on one process (the usual OLTP setting).
-  const pool = new pg.Pool({ connectionString: opts.pgUrl, max: opts.poolSize, options: '-c max_parallel_workers_per_gather=0' });
+  const pool = new pg.Pool({
+    connectionString: opts.pgUrl,
+    max: opts.poolSize,
+    options: '-c max_parallel_workers_per_gather=0',
+  });
   const app = await createBaselineApp(pool, opts.keySha256);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(opts.port, opts.host ?? '127.0.0.1', () => resolve(s));
@@ -421,10 +517,20 @@ export async function startBaselineServer(opts: { pgUrl: string; port: number; h
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values: a } = parseArgs({
-    options: { port: { type: 'string', default: '0' }, pg: { type: 'string', default: PG_URL_DEFAULT }, 'key-sha256': { type: 'string' }, pool: { type: 'string', default: '8' } },
+    options: {
+      port: { type: 'string', default: '0' },
+      pg: { type: 'string', default: PG_URL_DEFAULT },
+      'key-sha256': { type: 'string' },
+      pool: { type: 'string', default: '8' },
+    },
   });
   if (!a['key-sha256']) throw new Error('--key-sha256 is required');
-  const s = await startBaselineServer({ pgUrl: a.pg!, port: Number(a.port), keySha256: a['key-sha256'], poolSize: Number(a.pool) });
+  const s = await startBaselineServer({
+    pgUrl: a.pg!,
+    port: Number(a.port),
+    keySha256: a['key-sha256'],
+    poolSize: Number(a.pool),
+  });
   console.log(JSON.stringify({ port: s.port }));
   const stop = (): void => void s.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);

@@ -59,7 +59,11 @@ function cpuSeconds(pid: number, ticks: number): number {
 }
 
 /** One GET on `agent`; the bytes on the wire and the Content-Encoding. */
-function get(agent: http.Agent, url: string, encoding: string): Promise<{ bytes: number; encoding: string | undefined; status: number }> {
+function get(
+  agent: http.Agent,
+  url: string,
+  encoding: string,
+): Promise<{ bytes: number; encoding: string | undefined; status: number }> {
   return new Promise((resolve, reject) => {
     http
       .get(url, { agent, headers: { 'Accept-Encoding': encoding } }, (res) => {
@@ -90,7 +94,8 @@ export async function compressionBench(opts: CompressionBenchOptions): Promise<B
         for (let i = 0; i < 5; i++) {
           const r = await get(agent, url, enc); // warm-up: caches, JIT
           if (r.status !== 200) throw new Error(`${page.path} answered ${r.status}`);
-          if ((r.encoding ?? 'identity') !== enc) throw new Error(`${page.path} with Accept-Encoding: ${enc} came back as ${r.encoding ?? 'identity'}`);
+          if ((r.encoding ?? 'identity') !== enc)
+            throw new Error(`${page.path} with Accept-Encoding: ${enc} came back as ${r.encoding ?? 'identity'}`);
         }
       }
       for (let round = 0; round < rounds; round++) {
@@ -121,9 +126,24 @@ export async function compressionBench(opts: CompressionBenchOptions): Promise<B
         `compression ${page.name.padEnd(27)} ${enc.padEnd(8)} ${Math.round(m.bytes).toString().padStart(9)} B/request  ` +
           `server CPU ${m.cpuMs.toFixed(2).padStart(6)} ms/request  latency ${m.wallMs.toFixed(2)} ms (one connection)`,
       );
-      rows.push({ metric: `compression: ${page.name}, ${enc}, bytes`, value: Math.round(m.bytes), unit: 'B/request', ...(enc === 'identity' ? {} : { baseline: Math.round(base.bytes) }) });
-      rows.push({ metric: `compression: ${page.name}, ${enc}, server CPU`, value: Math.round(m.cpuMs * 100) / 100, unit: 'ms/request', ...(enc === 'identity' ? {} : { baseline: Math.round(base.cpuMs * 100) / 100 }) });
-      rows.push({ metric: `compression: ${page.name}, ${enc}, latency`, value: Math.round(m.wallMs * 100) / 100, unit: 'ms (one connection)', ...(enc === 'identity' ? {} : { baseline: Math.round(base.wallMs * 100) / 100 }) });
+      rows.push({
+        metric: `compression: ${page.name}, ${enc}, bytes`,
+        value: Math.round(m.bytes),
+        unit: 'B/request',
+        ...(enc === 'identity' ? {} : { baseline: Math.round(base.bytes) }),
+      });
+      rows.push({
+        metric: `compression: ${page.name}, ${enc}, server CPU`,
+        value: Math.round(m.cpuMs * 100) / 100,
+        unit: 'ms/request',
+        ...(enc === 'identity' ? {} : { baseline: Math.round(base.cpuMs * 100) / 100 }),
+      });
+      rows.push({
+        metric: `compression: ${page.name}, ${enc}, latency`,
+        value: Math.round(m.wallMs * 100) / 100,
+        unit: 'ms (one connection)',
+        ...(enc === 'identity' ? {} : { baseline: Math.round(base.wallMs * 100) / 100 }),
+      });
     }
   }
   return rows;

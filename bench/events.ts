@@ -29,7 +29,9 @@ async function twoWeeks(o: EventsBenchOptions, log: (l: string) => void): Promis
   const events = join(o.dataDir, 'current', 'events.parquet');
   if (existsSync(events)) {
     const db = await openDb();
-    const [{ n }] = (await db.all<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM read_parquet(${sqlString(events)})`)) as [{ n: number }];
+    const [{ n }] = (await db.all<{ n: number }>(
+      `SELECT count(*)::BIGINT AS n FROM read_parquet(${sqlString(events)})`,
+    )) as [{ n: number }];
     db.close();
     if (n > 0) return;
   }
@@ -58,12 +60,24 @@ export async function eventsBench(o: EventsBenchOptions): Promise<BenchRow[]> {
   const k = generateKey('ent_feed');
   try {
     const account = (await store.getAccountByName('bench'))!;
-    await store.insertKey({ id: k.id, account_id: account.id, scope: 'ent_feed', name: 'bench', display_prefix: k.displayPrefix, hash: k.hash });
+    await store.insertKey({
+      id: k.id,
+      account_id: account.id,
+      scope: 'ent_feed',
+      name: 'bench',
+      display_prefix: k.displayPrefix,
+      hash: k.hash,
+    });
   } finally {
     await store.close();
   }
   const headers = { Authorization: `Bearer ${k.raw}`, 'Accept-Encoding': 'identity' };
-  const api = await startChild(o.root, ['--import', 'tsx', 'bench/exports-server.ts'], { ...env, PORT: '0', HOST: '127.0.0.1' }, /listening on (\S+)\/v1/);
+  const api = await startChild(
+    o.root,
+    ['--import', 'tsx', 'bench/exports-server.ts'],
+    { ...env, PORT: '0', HOST: '127.0.0.1' },
+    /listening on (\S+)\/v1/,
+  );
   const origin = api.match[1]!;
   try {
     await fetch(`${origin}/v1/events?page_size=10`, { headers }); // warm-up
@@ -87,9 +101,16 @@ export async function eventsBench(o: EventsBenchOptions): Promise<BenchRow[]> {
     const text = await res.text();
     const exportMs = performance.now() - t1;
     const rows = text.split('\n').filter((l) => l !== '').length;
-    log(`events: ${events} in ${pages} pages, ${(feedMs / 1000).toFixed(2)} s; jsonl export: ${rows} rows, ${(exportMs / 1000).toFixed(2)} s`);
+    log(
+      `events: ${events} in ${pages} pages, ${(feedMs / 1000).toFixed(2)} s; jsonl export: ${rows} rows, ${(exportMs / 1000).toFixed(2)} s`,
+    );
     return [
-      { metric: 'events feed walk rows/s (vs JSONL export)', value: events / (feedMs / 1000), unit: 'rows/s', baseline: rows / (exportMs / 1000) },
+      {
+        metric: 'events feed walk rows/s (vs JSONL export)',
+        value: events / (feedMs / 1000),
+        unit: 'rows/s',
+        baseline: rows / (exportMs / 1000),
+      },
       { metric: 'events in a week (feed pages)', value: events, unit: 'rows', baseline: pages },
       { metric: 'events feed walk time (vs JSONL export)', value: feedMs / 1000, unit: 's', baseline: exportMs / 1000 },
     ];

@@ -21,7 +21,13 @@ import { openStateStore } from '../api/state/open.ts';
 import { cli, startChild, stopChild, vmRssMb, type BenchRow } from './api.ts';
 import { runLoad } from './load.ts';
 
-export const EXPORT_TARGETS = { rowsPerS: 150_000, vsDuckDb: 0.5, rssGrowthMb: 100, geojsonP50Ms: 30, leadsP99Ms: 100 } as const;
+export const EXPORT_TARGETS = {
+  rowsPerS: 150_000,
+  vsDuckDb: 0.5,
+  rssGrowthMb: 100,
+  geojsonP50Ms: 30,
+  leadsP99Ms: 100,
+} as const;
 
 export interface ExportsBenchOptions {
   root: string;
@@ -30,7 +36,11 @@ export interface ExportsBenchOptions {
 }
 
 /** Stream a whole response body, counting bytes and newlines, sampling `pid`'s RSS. */
-async function download(url: string, key: string, pid: number): Promise<{ ms: number; bytes: number; lines: number; rssPeakMb: number }> {
+async function download(
+  url: string,
+  key: string,
+  pid: number,
+): Promise<{ ms: number; bytes: number; lines: number; rssPeakMb: number }> {
   let peak = vmRssMb(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, vmRssMb(pid))), 25);
   const t0 = performance.now();
@@ -59,7 +69,9 @@ export async function exportsBench(opts: ExportsBenchOptions): Promise<BenchRow[
   const log = opts.log ?? ((l: string) => void process.stderr.write(l + '\n'));
   const releaseDir = join(opts.benchData, 'current');
   if (!existsSync(join(releaseDir, 'manifest.json'))) {
-    throw new Error(`no release at ${releaseDir}: run 'make bench' (its refresh section builds it) or 'make bench ARGS="--only refresh"'`);
+    throw new Error(
+      `no release at ${releaseDir}: run 'make bench' (its refresh section builds it) or 'make bench ARGS="--only refresh"'`,
+    );
   }
   log(`exports bench on release ${readlinkSync(releaseDir).split('/').pop()}`);
   const tmp = join(opts.root, '.tmp', 'bench-exports');
@@ -67,17 +79,26 @@ export async function exportsBench(opts: ExportsBenchOptions): Promise<BenchRow[
 
   // --- floor: DuckDB's own COPY of the same rows (id order, every column)
   const db = await openDb();
-  const floor: Record<'json' | 'csv', { ms: number; bytes: number }> = { json: { ms: 0, bytes: 0 }, csv: { ms: 0, bytes: 0 } };
-  const [{ n: rows } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM read_parquet(${sqlString(join(releaseDir, 'leads.parquet'))})`);
+  const floor: Record<'json' | 'csv', { ms: number; bytes: number }> = {
+    json: { ms: 0, bytes: 0 },
+    csv: { ms: 0, bytes: 0 },
+  };
+  const [{ n: rows } = { n: 0 }] = await db.all<{ n: number }>(
+    `SELECT count(*)::BIGINT AS n FROM read_parquet(${sqlString(join(releaseDir, 'leads.parquet'))})`,
+  );
   for (const format of ['json', 'csv'] as const) {
     const out = join(tmp, `floor.${format}`);
     const t0 = performance.now();
-    await db.run(`COPY (SELECT * FROM read_parquet(${sqlString(join(releaseDir, 'leads.parquet'))}) ORDER BY id) TO ${sqlString(out)} (FORMAT ${format.toUpperCase()}${format === 'csv' ? ', HEADER' : ''})`);
+    await db.run(
+      `COPY (SELECT * FROM read_parquet(${sqlString(join(releaseDir, 'leads.parquet'))}) ORDER BY id) TO ${sqlString(out)} (FORMAT ${format.toUpperCase()}${format === 'csv' ? ', HEADER' : ''})`,
+    );
     floor[format] = { ms: performance.now() - t0, bytes: statSync(out).size };
     rmSync(out, { force: true });
   }
   db.close();
-  log(`floor: DuckDB COPY of ${rows.toLocaleString('en-IE')} rows — JSON ${(floor.json.ms / 1000).toFixed(2)} s, CSV ${(floor.csv.ms / 1000).toFixed(2)} s`);
+  log(
+    `floor: DuckDB COPY of ${rows.toLocaleString('en-IE')} rows — JSON ${(floor.json.ms / 1000).toFixed(2)} s, CSV ${(floor.csv.ms / 1000).toFixed(2)} s`,
+  );
 
   // --- the API
   const stateFile = join(tmp, 'state.sqlite');
@@ -90,12 +111,24 @@ export async function exportsBench(opts: ExportsBenchOptions): Promise<BenchRow[
   const k = generateKey('ent_feed');
   try {
     const account = (await store.getAccountByName('bench'))!;
-    await store.insertKey({ id: k.id, account_id: account.id, scope: 'ent_feed', name: 'bench', display_prefix: k.displayPrefix, hash: k.hash });
+    await store.insertKey({
+      id: k.id,
+      account_id: account.id,
+      scope: 'ent_feed',
+      name: 'bench',
+      display_prefix: k.displayPrefix,
+      hash: k.hash,
+    });
   } finally {
     await store.close();
   }
   const key = k.raw;
-  const api = await startChild(opts.root, ['--import', 'tsx', 'bench/exports-server.ts'], { ...env, PORT: '0', HOST: '127.0.0.1' }, /listening on (\S+)\/v1/);
+  const api = await startChild(
+    opts.root,
+    ['--import', 'tsx', 'bench/exports-server.ts'],
+    { ...env, PORT: '0', HOST: '127.0.0.1' },
+    /listening on (\S+)\/v1/,
+  );
   const origin = api.match[1]!;
   const pid = api.child.pid!;
   const out: BenchRow[] = [];
@@ -104,7 +137,10 @@ export async function exportsBench(opts: ExportsBenchOptions): Promise<BenchRow[
     await fetch(`${origin}/v1/export/applications?limit=10`, { headers: { Authorization: `Bearer ${key}` } });
     await fetch(`${origin}/v1/feeds/leads.geojson?page_size=10`, { headers: { Authorization: `Bearer ${key}` } });
 
-    for (const [format, fl] of [['jsonl', floor.json], ['csv', floor.csv]] as const) {
+    for (const [format, fl] of [
+      ['jsonl', floor.json],
+      ['csv', floor.csv],
+    ] as const) {
       const idle = vmRssMb(pid);
       const d = await download(`${origin}/v1/export/applications.${format}`, key, pid);
       const served = format === 'csv' ? d.lines - 1 : d.lines;
@@ -114,9 +150,27 @@ export async function exportsBench(opts: ExportsBenchOptions): Promise<BenchRow[
       const growth = d.rssPeakMb - idle;
       log(`${format}: ${(d.ms / 1000).toFixed(2)} s, ${(d.bytes / 1e6).toFixed(0)} MB, RSS +${growth.toFixed(0)} MB`);
       out.push(
-        { metric: `${format} export rows/s (vs DuckDB COPY)`, value: rate, unit: 'rows/s', baseline: floorRate, target: `≥ ${EXPORT_TARGETS.rowsPerS.toLocaleString('en-IE')} and ≥ ${EXPORT_TARGETS.vsDuckDb}× baseline`, ok: rate >= EXPORT_TARGETS.rowsPerS && rate >= EXPORT_TARGETS.vsDuckDb * floorRate },
-        { metric: `${format} export MB/s (vs DuckDB COPY)`, value: d.bytes / 1e6 / (d.ms / 1000), unit: 'MB/s', baseline: fl.bytes / 1e6 / (fl.ms / 1000) },
-        { metric: `${format} export server RSS growth`, value: growth, unit: 'MB', target: `≤ ${EXPORT_TARGETS.rssGrowthMb} MB`, ok: growth <= EXPORT_TARGETS.rssGrowthMb },
+        {
+          metric: `${format} export rows/s (vs DuckDB COPY)`,
+          value: rate,
+          unit: 'rows/s',
+          baseline: floorRate,
+          target: `≥ ${EXPORT_TARGETS.rowsPerS.toLocaleString('en-IE')} and ≥ ${EXPORT_TARGETS.vsDuckDb}× baseline`,
+          ok: rate >= EXPORT_TARGETS.rowsPerS && rate >= EXPORT_TARGETS.vsDuckDb * floorRate,
+        },
+        {
+          metric: `${format} export MB/s (vs DuckDB COPY)`,
+          value: d.bytes / 1e6 / (d.ms / 1000),
+          unit: 'MB/s',
+          baseline: fl.bytes / 1e6 / (fl.ms / 1000),
+        },
+        {
+          metric: `${format} export server RSS growth`,
+          value: growth,
+          unit: 'MB',
+          target: `≤ ${EXPORT_TARGETS.rssGrowthMb} MB`,
+          ok: growth <= EXPORT_TARGETS.rssGrowthMb,
+        },
       );
     }
 
@@ -128,19 +182,40 @@ export async function exportsBench(opts: ExportsBenchOptions): Promise<BenchRow[
       const res = await fetch(url, { headers: { Authorization: `Bearer ${key}` } });
       const bytes = await res.arrayBuffer(); // timed to the last byte; parsing is the client's own cost
       times.push(performance.now() - t0);
-      const body = JSON.parse(Buffer.from(bytes).toString('utf8')) as { links: { rel: string; href: string }[]; numberReturned: number };
+      const body = JSON.parse(Buffer.from(bytes).toString('utf8')) as {
+        links: { rel: string; href: string }[];
+        numberReturned: number;
+      };
       url = body.links.find((l) => l.rel === 'next')?.href ?? null;
     }
     const p50 = pct(times, 50);
     out.push(
-      { metric: 'GeoJSON 1,000-feature page p50', value: p50, unit: 'ms', target: `≤ ${EXPORT_TARGETS.geojsonP50Ms} ms`, ok: p50 <= EXPORT_TARGETS.geojsonP50Ms },
+      {
+        metric: 'GeoJSON 1,000-feature page p50',
+        value: p50,
+        unit: 'ms',
+        target: `≤ ${EXPORT_TARGETS.geojsonP50Ms} ms`,
+        ok: p50 <= EXPORT_TARGETS.geojsonP50Ms,
+      },
       { metric: 'GeoJSON 1,000-feature page p99', value: pct(times, 99), unit: 'ms' },
     );
 
     // /v1/leads p99 alone, then while four full exports run
-    const paths = ['', 'county=Cork', 'vertical=solar&county=Dublin', 'scale=major&sort=value_desc', 'readiness=commencing&page=3'].map((q) => `/v1/leads?${q}`);
+    const paths = [
+      '',
+      'county=Cork',
+      'vertical=solar&county=Dublin',
+      'scale=major&sort=value_desc',
+      'readiness=commencing&page=3',
+    ].map((q) => `/v1/leads?${q}`);
     const leadsLoad = (seconds: number) =>
-      runLoad({ url: origin, connections: 4, seconds, requests: paths.map((p) => ({ method: 'GET' as const, path: p })), headers: { Authorization: `Bearer ${key}` } });
+      runLoad({
+        url: origin,
+        connections: 4,
+        seconds,
+        requests: paths.map((p) => ({ method: 'GET' as const, path: p })),
+        headers: { Authorization: `Bearer ${key}` },
+      });
     const alone = await leadsLoad(5);
     const exports = Promise.all([0, 1, 2, 3].map(() => download(`${origin}/v1/export/applications.jsonl`, key, pid)));
     exports.catch(() => {}); // a failure is reported by the await below, not as an unhandled rejection (which would orphan the server)
@@ -149,7 +224,14 @@ export async function exportsBench(opts: ExportsBenchOptions): Promise<BenchRow[
     const slowest = Math.max(...four.map((d) => d.ms));
     log(`four concurrent exports took ${(slowest / 1000).toFixed(1)} s (the load ran for 8 s)`);
     out.push(
-      { metric: '/v1/leads p99 during 4 full exports', value: during.p99, unit: 'ms', baseline: alone.p99, target: `≤ ${EXPORT_TARGETS.leadsP99Ms} ms (baseline: alone)`, ok: during.p99 <= EXPORT_TARGETS.leadsP99Ms },
+      {
+        metric: '/v1/leads p99 during 4 full exports',
+        value: during.p99,
+        unit: 'ms',
+        baseline: alone.p99,
+        target: `≤ ${EXPORT_TARGETS.leadsP99Ms} ms (baseline: alone)`,
+        ok: during.p99 <= EXPORT_TARGETS.leadsP99Ms,
+      },
       { metric: '4 concurrent exports, rows/s each', value: rows / (slowest / 1000), unit: 'rows/s' },
     );
   } finally {

@@ -21,7 +21,17 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
-import { API_AS_DEPLOYED, loadServer, prng, startApi, startChild, stopChild, type ApiBenchOptions, type BenchRow, type Measured } from './api.ts';
+import {
+  API_AS_DEPLOYED,
+  loadServer,
+  prng,
+  startApi,
+  startChild,
+  stopChild,
+  type ApiBenchOptions,
+  type BenchRow,
+  type Measured,
+} from './api.ts';
 import { loadBaseline, PG_URL_DEFAULT } from './baseline-pg.ts';
 import { LOAD_WARMUP } from './load.ts';
 import { ensurePostgis, loadGeoLeads } from './postgis.ts';
@@ -87,7 +97,10 @@ interface Side {
  * as a drawn territory would. Positions rounded to 6 decimals, with a margin above the rounding.
  * Null when there are no points.
  */
-export function countyOutline(points: readonly { lat: number; lon: number }[], vertices = OUTLINE_VERTICES): GeoJsonPolygon | null {
+export function countyOutline(
+  points: readonly { lat: number; lon: number }[],
+  vertices = OUTLINE_VERTICES,
+): GeoJsonPolygon | null {
   if (points.length === 0) return null;
   const lat0 = points.reduce((s, p) => s + p.lat, 0) / points.length;
   const lon0 = points.reduce((s, p) => s + p.lon, 0) / points.length;
@@ -125,11 +138,17 @@ export async function leadPoints(leadsParquet: string): Promise<LeadPoint[]> {
 }
 
 /** The scenarios: seeded centres per radius, and the outlines of the counties ranked around the median. */
-export function geoWorkload(points: readonly LeadPoint[], seed = 17): { scenarios: Scenario[]; counties: { county: string; leads: number; vertices: number }[] } {
+export function geoWorkload(
+  points: readonly LeadPoint[],
+  seed = 17,
+): { scenarios: Scenario[]; counties: { county: string; leads: number; vertices: number }[] } {
   const rand = prng(seed);
   const centres = Array.from({ length: CENTRES }, () => points[Math.floor(rand() * points.length)]!);
   const scenarios: Scenario[] = NEARBY_RADII_M.map((r) => {
-    const requests = centres.map((c): GeoRequest => ({ method: 'GET', suffix: `?near=${c.lat},${c.lon}&radius_m=${r}` }));
+    const requests = centres.map((c): GeoRequest => ({
+      method: 'GET',
+      suffix: `?near=${c.lat},${c.lon}&radius_m=${r}`,
+    }));
     return { name: `nearby ${r / 1000} km`, requests, checked: requests.slice(0, CHECKED_CENTRES) };
   });
   const byCounty = new Map<string, LeadPoint[]>();
@@ -174,18 +193,33 @@ const totalOf = (body: any): number | undefined => body?.total ?? body?._meta?.t
 const idsOf = (body: any): string => ((body?.results ?? []) as { id: number }[]).map((x) => x.id).join(',');
 
 /** The correctness check of one scenario: totals (and page ids) of the API against PostGIS. */
-async function check(s: Scenario, api: Side, peer: Side, log: (l: string) => void): Promise<{ same: number; of: number; samePages: number }> {
+async function check(
+  s: Scenario,
+  api: Side,
+  peer: Side,
+  log: (l: string) => void,
+): Promise<{ same: number; of: number; samePages: number }> {
   let same = 0;
   let samePages = 0;
   for (const r of s.checked) {
     const [a, p] = await Promise.all([ask(api, r), ask(peer, r)]);
-    if (p.status !== 200) throw new Error(`PostGIS answered ${p.status} to ${r.method} ${r.suffix.slice(0, 80)}: ${JSON.stringify(p.body).slice(0, 300)}`);
-    if (a.status !== 200) throw new Error(`the API answered ${a.status} to ${r.method} ${r.suffix.slice(0, 80)}: ${JSON.stringify(a.body).slice(0, 300)}`);
+    if (p.status !== 200)
+      throw new Error(
+        `PostGIS answered ${p.status} to ${r.method} ${r.suffix.slice(0, 80)}: ${JSON.stringify(p.body).slice(0, 300)}`,
+      );
+    if (a.status !== 200)
+      throw new Error(
+        `the API answered ${a.status} to ${r.method} ${r.suffix.slice(0, 80)}: ${JSON.stringify(a.body).slice(0, 300)}`,
+      );
     const [ta, tp] = [totalOf(a.body), totalOf(p.body)];
     if (ta === tp) same++;
-    else log(`!!! MISMATCH ${s.name}: the API counts ${ta} leads, PostGIS ${tp} (${r.method} ${r.suffix.slice(0, 80)})`);
+    else
+      log(`!!! MISMATCH ${s.name}: the API counts ${ta} leads, PostGIS ${tp} (${r.method} ${r.suffix.slice(0, 80)})`);
     if (idsOf(a.body) === idsOf(p.body)) samePages++;
-    else log(`warning ${s.name}: page 1 differs (API ${idsOf(a.body).slice(0, 60)}… PostGIS ${idsOf(p.body).slice(0, 60)}…)`);
+    else
+      log(
+        `warning ${s.name}: page 1 differs (API ${idsOf(a.body).slice(0, 60)}… PostGIS ${idsOf(p.body).slice(0, 60)}…)`,
+      );
   }
   return { same, of: s.checked.length, samePages };
 }
@@ -194,8 +228,19 @@ async function check(s: Scenario, api: Side, peer: Side, log: (l: string) => voi
 function measure(side: Side, s: Scenario, opts: Options): Promise<Measured> {
   const post = s.requests[0]?.method === 'POST';
   const headers = { ...side.headers, ...(post ? { 'content-type': 'application/json' } : {}) };
-  const requests = s.requests.map((r) => ({ method: r.method, path: side.leads + r.suffix, ...(r.body ? { body: r.body } : {}) }));
-  return loadServer(side.pid, { url: side.origin, connections: opts.connections, seconds: opts.seconds, warmup: LOAD_WARMUP, headers, requests });
+  const requests = s.requests.map((r) => ({
+    method: r.method,
+    path: side.leads + r.suffix,
+    ...(r.body ? { body: r.body } : {}),
+  }));
+  return loadServer(side.pid, {
+    url: side.origin,
+    connections: opts.connections,
+    seconds: opts.seconds,
+    warmup: LOAD_WARMUP,
+    headers,
+    requests,
+  });
 }
 
 /** Run the geo-search section; returns the table rows. */
@@ -203,33 +248,70 @@ export async function geoSearchBench(opts: Options): Promise<BenchRow[]> {
   const log = opts.log ?? ((l: string) => void process.stderr.write(l + '\n'));
   const pgUrl = opts.pgUrl ?? PG_URL_DEFAULT;
   const releaseDir = join(opts.benchData, 'current');
-  if (!existsSync(join(releaseDir, 'manifest.json'))) throw new Error(`no release at ${releaseDir}: run the refresh section first`);
+  if (!existsSync(join(releaseDir, 'manifest.json')))
+    throw new Error(`no release at ${releaseDir}: run the refresh section first`);
   await ensurePostgis(pgUrl, log);
   const tmpDir = join(opts.root, '.tmp');
   const geo = await loadGeoLeads({ pgUrl, releaseDir, tmpDir });
-  log(`PostGIS: ${geo.rows.toLocaleString('en-IE')} leads in bench_geo.leads (${geo.reused ? 'already loaded' : `loaded in ${(geo.ms / 1000).toFixed(1)} s`})`);
+  log(
+    `PostGIS: ${geo.rows.toLocaleString('en-IE')} leads in bench_geo.leads (${geo.reused ? 'already loaded' : `loaded in ${(geo.ms / 1000).toFixed(1)} s`})`,
+  );
   const base = await loadBaseline({ pgUrl, releaseDir, tmpDir });
-  log(`PostgreSQL: ${base.rows.toLocaleString('en-IE')} leads in bench_baseline.leads, the page's columns (${base.reused ? 'already loaded' : `loaded in ${(base.ms / 1000).toFixed(1)} s`})`);
+  log(
+    `PostgreSQL: ${base.rows.toLocaleString('en-IE')} leads in bench_baseline.leads, the page's columns (${base.reused ? 'already loaded' : `loaded in ${(base.ms / 1000).toFixed(1)} s`})`,
+  );
 
   const { scenarios, counties } = geoWorkload(await leadPoints(join(releaseDir, 'leads.parquet')));
   log(`polygons: ${counties.map((c) => `${c.county} (${c.leads} leads, ${c.vertices} vertices)`).join(', ')}`);
 
-  const peerChild = await startChild(opts.root, ['--import', 'tsx', 'bench/postgis.ts', '--port', '0', '--pg', pgUrl, '--pool', '8'], {}, /^\{"port":(\d+)\}$/m);
+  const peerChild = await startChild(
+    opts.root,
+    ['--import', 'tsx', 'bench/postgis.ts', '--port', '0', '--pg', pgUrl, '--pool', '8'],
+    {},
+    /^\{"port":(\d+)\}$/m,
+  );
   // the API as deployed on this machine (a worker per core), and as one process for comparison
-  const api = await startApi(opts.root, 'api', 'geo-search-state.sqlite', opts, log, API_AS_DEPLOYED).catch(async (e: Error) => {
-    await stopChild(peerChild.child);
-    throw e;
-  });
-  const single = await startApi(opts.root, 'api, 1 process', 'geo-search-state-1.sqlite', opts, log).catch(async (e: Error) => {
-    await stopChild(api.child);
-    await stopChild(peerChild.child);
-    throw e;
-  });
-  const peer: Side = { name: 'postgis', origin: `http://127.0.0.1:${peerChild.match[1]}`, leads: '/leads', headers: {}, pid: peerChild.child.pid! };
-  const apiSide: Side = { name: 'api', origin: api.target.origin, leads: api.target.leads, headers: { authorization: `Bearer ${api.target.key}` }, pid: api.child.pid! };
-  const singleSide: Side = { name: 'api, 1 process', origin: single.target.origin, leads: single.target.leads, headers: { authorization: `Bearer ${single.target.key}` }, pid: single.child.pid! };
+  const api = await startApi(opts.root, 'api', 'geo-search-state.sqlite', opts, log, API_AS_DEPLOYED).catch(
+    async (e: Error) => {
+      await stopChild(peerChild.child);
+      throw e;
+    },
+  );
+  const single = await startApi(opts.root, 'api, 1 process', 'geo-search-state-1.sqlite', opts, log).catch(
+    async (e: Error) => {
+      await stopChild(api.child);
+      await stopChild(peerChild.child);
+      throw e;
+    },
+  );
+  const peer: Side = {
+    name: 'postgis',
+    origin: `http://127.0.0.1:${peerChild.match[1]}`,
+    leads: '/leads',
+    headers: {},
+    pid: peerChild.child.pid!,
+  };
+  const apiSide: Side = {
+    name: 'api',
+    origin: api.target.origin,
+    leads: api.target.leads,
+    headers: { authorization: `Bearer ${api.target.key}` },
+    pid: api.child.pid!,
+  };
+  const singleSide: Side = {
+    name: 'api, 1 process',
+    origin: single.target.origin,
+    leads: single.target.leads,
+    headers: { authorization: `Bearer ${single.target.key}` },
+    pid: single.child.pid!,
+  };
   const rows: BenchRow[] = [
-    { metric: 'polygon vertices (mean)', value: counties.reduce((s, c) => s + c.vertices, 0) / Math.max(1, counties.length), unit: '', target: counties.map((c) => c.county).join(', ') },
+    {
+      metric: 'polygon vertices (mean)',
+      value: counties.reduce((s, c) => s + c.vertices, 0) / Math.max(1, counties.length),
+      unit: '',
+      target: counties.map((c) => c.county).join(', '),
+    },
   ];
   try {
     // does the API have geo search yet? Before issue 17.1 lands, `near` is an unknown parameter
@@ -241,10 +323,17 @@ export async function geoSearchBench(opts: Options): Promise<BenchRow[]> {
       const probe = await ask(apiSide, r);
       const what = `${r.method} ${apiSide.leads}${r.method === 'POST' ? '/search' : '?near=…'}`;
       if (probe.status === 200) supported.set(s.name, null);
-      else if ((probe.status === 400 && probe.body?.code === 'unknown_parameter') || probe.status === 404 || probe.status === 405) {
+      else if (
+        (probe.status === 400 && probe.body?.code === 'unknown_parameter') ||
+        probe.status === 404 ||
+        probe.status === 405
+      ) {
         supported.set(s.name, `API has no geo search yet (${probe.status} to ${what})`);
         log(`${s.name}: ${supported.get(s.name)}: ${JSON.stringify(probe.body).slice(0, 300)}`);
-      } else throw new Error(`the API answered ${probe.status} to ${what} (${s.name}): ${JSON.stringify(probe.body).slice(0, 500)}`);
+      } else
+        throw new Error(
+          `the API answered ${probe.status} to ${what} (${s.name}): ${JSON.stringify(probe.body).slice(0, 500)}`,
+        );
     }
     let wrong = false;
     for (const s of scenarios) {
@@ -252,35 +341,89 @@ export async function geoSearchBench(opts: Options): Promise<BenchRow[]> {
       const c = await check(s, apiSide, peer, log);
       log(`${s.name}: ${c.same} of ${c.of} totals equal PostGIS's, ${c.samePages} of ${c.of} first pages`);
       if (c.same < c.of) wrong = true;
-      rows.push({ metric: `${s.name} totals equal PostGIS`, value: c.same, unit: 'of', baseline: c.of, target: 'all', ok: c.same === c.of });
+      rows.push({
+        metric: `${s.name} totals equal PostGIS`,
+        value: c.same,
+        unit: 'of',
+        baseline: c.of,
+        target: 'all',
+        ok: c.same === c.of,
+      });
     }
-    if (wrong) log('!!! the API and PostGIS count different leads for the same area: the numbers below measure wrong answers (rows marked ✗)');
+    if (wrong)
+      log(
+        '!!! the API and PostGIS count different leads for the same area: the numbers below measure wrong answers (rows marked ✗)',
+      );
     for (const s of scenarios) {
       const p = await measure(peer, s, opts);
-      log(`postgis ${s.name}: ${p.rps.toFixed(0)} req/s, p50 ${p.p50} ms, p99 ${p.p99} ms, non-2xx ${p.non2xx}, errors ${p.errors}`);
+      log(
+        `postgis ${s.name}: ${p.rps.toFixed(0)} req/s, p50 ${p.p50} ms, p99 ${p.p99} ms, non-2xx ${p.non2xx}, errors ${p.errors}`,
+      );
       const missing = supported.get(s.name);
       if (missing) {
         rows.push(
           { metric: `${s.name} p50 (PostGIS only)`, value: p.p50, unit: 'ms', baseline: p.p50, target: missing },
           { metric: `${s.name} p99 (PostGIS only)`, value: p.p99, unit: 'ms', baseline: p.p99, target: missing },
-          { metric: `${s.name} throughput (PostGIS only)`, value: p.rps, unit: 'req/s', baseline: p.rps, target: missing },
+          {
+            metric: `${s.name} throughput (PostGIS only)`,
+            value: p.rps,
+            unit: 'req/s',
+            baseline: p.rps,
+            target: missing,
+          },
         );
         continue;
       }
       const a = await measure(apiSide, s, opts);
-      log(`api ${s.name}: ${a.rps.toFixed(0)} req/s, p50 ${a.p50} ms, p99 ${a.p99} ms, non-2xx ${a.non2xx}, errors ${a.errors}`);
+      log(
+        `api ${s.name}: ${a.rps.toFixed(0)} req/s, p50 ${a.p50} ms, p99 ${a.p99} ms, non-2xx ${a.non2xx}, errors ${a.errors}`,
+      );
       const one = await measure(singleSide, s, opts);
-      log(`api, 1 process ${s.name}: ${one.rps.toFixed(0)} req/s, p50 ${one.p50} ms, p99 ${one.p99} ms, non-2xx ${one.non2xx}, errors ${one.errors}`);
+      log(
+        `api, 1 process ${s.name}: ${one.rps.toFixed(0)} req/s, p50 ${one.p50} ms, p99 ${one.p99} ms, non-2xx ${one.non2xx}, errors ${one.errors}`,
+      );
       const clean = !wrong && a.non2xx === 0 && a.errors === 0;
       const ratio = p.rps > 0 ? a.rps / p.rps : 0;
       rows.push(
         { metric: `${s.name} p50`, value: a.p50, unit: 'ms', baseline: p.p50 },
-        { metric: `${s.name} p99`, value: a.p99, unit: 'ms', baseline: p.p99, target: `≤ ${GEO_SEARCH_TARGETS.p99Ms} ms`, ok: clean && a.p99 <= GEO_SEARCH_TARGETS.p99Ms },
+        {
+          metric: `${s.name} p99`,
+          value: a.p99,
+          unit: 'ms',
+          baseline: p.p99,
+          target: `≤ ${GEO_SEARCH_TARGETS.p99Ms} ms`,
+          ok: clean && a.p99 <= GEO_SEARCH_TARGETS.p99Ms,
+        },
         { metric: `${s.name} throughput`, value: a.rps, unit: 'req/s', baseline: p.rps },
-        { metric: `${s.name} API / PostGIS`, value: ratio, unit: '×', baseline: 1, target: `≥ ${GEO_SEARCH_TARGETS.timesBaseline}× PostGIS`, ok: clean && ratio >= GEO_SEARCH_TARGETS.timesBaseline },
-        { metric: `${s.name} CPU per request`, value: a.cpuMsPerReq, unit: 'ms', baseline: p.cpuMsPerReq, target: 'server processes only (PostgreSQL not counted)' },
-        { metric: `${s.name} p99, API as 1 process`, value: one.p99, unit: 'ms', baseline: p.p99, target: 'for comparison' },
-        { metric: `${s.name} throughput, API as 1 process`, value: one.rps, unit: 'req/s', baseline: p.rps, target: `${(p.rps > 0 ? one.rps / p.rps : 0).toFixed(2)}× PostGIS` },
+        {
+          metric: `${s.name} API / PostGIS`,
+          value: ratio,
+          unit: '×',
+          baseline: 1,
+          target: `≥ ${GEO_SEARCH_TARGETS.timesBaseline}× PostGIS`,
+          ok: clean && ratio >= GEO_SEARCH_TARGETS.timesBaseline,
+        },
+        {
+          metric: `${s.name} CPU per request`,
+          value: a.cpuMsPerReq,
+          unit: 'ms',
+          baseline: p.cpuMsPerReq,
+          target: 'server processes only (PostgreSQL not counted)',
+        },
+        {
+          metric: `${s.name} p99, API as 1 process`,
+          value: one.p99,
+          unit: 'ms',
+          baseline: p.p99,
+          target: 'for comparison',
+        },
+        {
+          metric: `${s.name} throughput, API as 1 process`,
+          value: one.rps,
+          unit: 'req/s',
+          baseline: p.rps,
+          target: `${(p.rps > 0 ? one.rps / p.rps : 0).toFixed(2)}× PostGIS`,
+        },
       );
     }
   } finally {

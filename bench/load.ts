@@ -82,7 +82,13 @@ async function drive(spec: LoadSpec): Promise<LoadResult> {
   };
   if (spec.warmup) {
     list = spec.requests.slice(-spec.warmup);
-    await autocannon({ url: spec.url, connections: 4, amount: spec.warmup, headers: spec.headers, requests: [request] });
+    await autocannon({
+      url: spec.url,
+      connections: 4,
+      amount: spec.warmup,
+      headers: spec.headers,
+      requests: [request],
+    });
     list = spec.requests;
     i = 0;
   }

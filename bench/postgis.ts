@@ -40,10 +40,16 @@ export const GEO_PAGE_SIZE = 25;
 
 /** Install PostGIS if missing and enable it in the database of `pgUrl`. */
 export async function ensurePostgis(pgUrl: string, log: (l: string) => void = () => {}): Promise<void> {
-  const installed = await run('dpkg-query', ['-W', '-f=${Status}', 'postgresql-15-postgis-3']).then((r) => r.stdout.includes('install ok installed'), () => false);
+  const installed = await run('dpkg-query', ['-W', '-f=${Status}', 'postgresql-15-postgis-3']).then(
+    (r) => r.stdout.includes('install ok installed'),
+    () => false,
+  );
   if (!installed) {
     log('installing postgresql-15-postgis-3 (apt-get)…');
-    await run('apt-get', ['install', '-y', 'postgresql-15-postgis-3'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, maxBuffer: 1 << 26 });
+    await run('apt-get', ['install', '-y', 'postgresql-15-postgis-3'], {
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      maxBuffer: 1 << 26,
+    });
   }
   const client = new pg.Client({ connectionString: pgUrl });
   await client.connect();
@@ -55,7 +61,11 @@ export async function ensurePostgis(pgUrl: string, log: (l: string) => void = ()
 }
 
 /** Load the release's leads with coordinates into `bench_geo.leads` (skipped when that release is loaded already). */
-export async function loadGeoLeads(opts: { pgUrl: string; releaseDir: string; tmpDir: string }): Promise<{ rows: number; ms: number; reused: boolean }> {
+export async function loadGeoLeads(opts: {
+  pgUrl: string;
+  releaseDir: string;
+  tmpDir: string;
+}): Promise<{ rows: number; ms: number; reused: boolean }> {
   const t0 = performance.now();
   const releaseId = `${releaseIdOf(opts.releaseDir)} ${GEO_LAYOUT}`;
   const client = new pg.Client({ connectionString: opts.pgUrl });
@@ -80,9 +90,19 @@ export async function loadGeoLeads(opts: { pgUrl: string; releaseDir: string; tm
     const cols = fields.map((f) => `${f.name} ${f.type === 'Number' ? 'double precision' : 'text'}`);
     await client.query(`DROP SCHEMA IF EXISTS ${GEO_SCHEMA} CASCADE`);
     await client.query(`CREATE SCHEMA ${GEO_SCHEMA}`);
-    await client.query(`CREATE TABLE ${GEO_SCHEMA}.leads (id bigint PRIMARY KEY, lon double precision, lat double precision, ${cols.join(', ')})`);
-    await run('psql', [opts.pgUrl, '-v', 'ON_ERROR_STOP=1', '-c', `\\copy ${GEO_SCHEMA}.leads (id, lon, lat, ${fields.map((f) => f.name).join(', ')}) FROM ${JSON.stringify(csv).replace(/"/g, "'")} WITH (FORMAT csv)`]);
-    await client.query(`ALTER TABLE ${GEO_SCHEMA}.leads ADD COLUMN geom geometry(Point, 4326), ADD COLUMN geom_3857 geometry(Point, 3857), ADD COLUMN geog geography(Point, 4326)`);
+    await client.query(
+      `CREATE TABLE ${GEO_SCHEMA}.leads (id bigint PRIMARY KEY, lon double precision, lat double precision, ${cols.join(', ')})`,
+    );
+    await run('psql', [
+      opts.pgUrl,
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-c',
+      `\\copy ${GEO_SCHEMA}.leads (id, lon, lat, ${fields.map((f) => f.name).join(', ')}) FROM ${JSON.stringify(csv).replace(/"/g, "'")} WITH (FORMAT csv)`,
+    ]);
+    await client.query(
+      `ALTER TABLE ${GEO_SCHEMA}.leads ADD COLUMN geom geometry(Point, 4326), ADD COLUMN geom_3857 geometry(Point, 3857), ADD COLUMN geog geography(Point, 4326)`,
+    );
     await client.query(
       `UPDATE ${GEO_SCHEMA}.leads SET geom = ST_SetSRID(ST_MakePoint(lon, lat), 4326), geom_3857 = ST_Transform(ST_SetSRID(ST_MakePoint(lon, lat), 4326), 3857), geog = ST_SetSRID(ST_MakePoint(lon, lat), 4326)::geography`,
     );
@@ -90,7 +110,9 @@ export async function loadGeoLeads(opts: { pgUrl: string; releaseDir: string; tm
     await client.query(`CREATE INDEX ON ${GEO_SCHEMA}.leads USING gist (geom_3857)`);
     await client.query(`CREATE INDEX ON ${GEO_SCHEMA}.leads USING gist (geog)`);
     await client.query(`VACUUM ANALYZE ${GEO_SCHEMA}.leads`);
-    const [{ n }] = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${GEO_SCHEMA}.leads`)).rows as [{ n: number }];
+    const [{ n }] = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${GEO_SCHEMA}.leads`)).rows as [
+      { n: number },
+    ];
     await client.query(`CREATE TABLE ${GEO_SCHEMA}.meta (release_id text, rows int)`);
     await client.query(`INSERT INTO ${GEO_SCHEMA}.meta VALUES ($1, $2)`, [releaseId, n]);
     return { rows: n, ms: performance.now() - t0, reused: false };
@@ -152,7 +174,11 @@ const CENTRE = 'ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography';
  * API), through the GiST index on `geog`; `distance_m` on each row as the API adds it.
  */
 export function postgisNearbyQuery(columns: readonly string[]): string {
-  return geoPageQuery(columns, `ST_DWithin(g.geog, ${CENTRE}, $3, false)`, `, round(ST_Distance(t.geog, ${CENTRE}, false)::numeric, 1)::float8 AS distance_m`);
+  return geoPageQuery(
+    columns,
+    `ST_DWithin(g.geog, ${CENTRE}, $3, false)`,
+    `, round(ST_Distance(t.geog, ${CENTRE}, false)::numeric, 1)::float8 AS distance_m`,
+  );
 }
 
 /**
@@ -184,7 +210,13 @@ export function geoSearchOf(params: Record<string, unknown>): GeoSearch | null {
 
 /** The baseline server: tiles (`ST_AsMVT`, 204 when empty) and the geo search pages (JSON, as the API's list). */
 async function serve(): Promise<void> {
-  const { values } = parseArgs({ options: { port: { type: 'string', default: '0' }, pg: { type: 'string', default: PG_URL_DEFAULT }, pool: { type: 'string', default: '8' } } });
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: '0' },
+      pg: { type: 'string', default: PG_URL_DEFAULT },
+      pool: { type: 'string', default: '8' },
+    },
+  });
   const pool = new pg.Pool({ connectionString: values.pg, max: Number(values.pool) });
   const sql = postgisTileQuery();
   // the page's columns: those of the baseline's leads table (loaded by bench/geo-search.ts; absent for the tile bench alone)
@@ -196,17 +228,27 @@ async function serve(): Promise<void> {
   ).rows.map((r) => r.column_name);
   const nearbySql = columns.length ? postgisNearbyQuery(columns) : '';
   const polygonSql = columns.length ? postgisPolygonQuery(columns) : '';
-  const fail = (res: ServerResponse, status: number, message: string): void => void res.writeHead(status, { 'Content-Type': 'text/plain' }).end(message);
+  const fail = (res: ServerResponse, status: number, message: string): void =>
+    void res.writeHead(status, { 'Content-Type': 'text/plain' }).end(message);
   const search = (res: ServerResponse, params: Record<string, unknown>): void => {
     const q = geoSearchOf(params);
     if (!q) return fail(res, 400, 'near (with radius_m) or polygon is required');
     if (!columns.length) return fail(res, 500, `no ${BASELINE_SCHEMA}.leads: load it first (loadBaseline)`);
     // unnamed statements, planned with the values (a generic plan of a prepared statement would parse the GeoJSON once per candidate row)
-    const query = 'near' in q ? { text: nearbySql, values: [q.near[0], q.near[1], q.radiusM] } : { text: polygonSql, values: [q.polygon] };
+    const query =
+      'near' in q
+        ? { text: nearbySql, values: [q.near[0], q.near[1], q.radiusM] }
+        : { text: polygonSql, values: [q.polygon] };
     pool.query<{ _total: number } & Record<string, unknown>>(query).then(
       (r) => {
         const results = r.rows.map(({ _total, ...row }) => row);
-        const body = JSON.stringify({ total: r.rows[0]?._total ?? 0, page: 1, page_size: GEO_PAGE_SIZE, next_cursor: null, results });
+        const body = JSON.stringify({
+          total: r.rows[0]?._total ?? 0,
+          page: 1,
+          page_size: GEO_PAGE_SIZE,
+          next_cursor: null,
+          results,
+        });
         res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }).end(body);
       },
       (e: Error) => fail(res, 500, e.message),
@@ -220,7 +262,9 @@ async function serve(): Promise<void> {
         (r) => {
           const mvt = r.rows[0]?.mvt;
           if (!mvt || mvt.length === 0) return void res.writeHead(204).end();
-          res.writeHead(200, { 'Content-Type': 'application/vnd.mapbox-vector-tile', 'Content-Length': mvt.length }).end(mvt);
+          res
+            .writeHead(200, { 'Content-Type': 'application/vnd.mapbox-vector-tile', 'Content-Length': mvt.length })
+            .end(mvt);
         },
         (e: Error) => fail(res, 500, e.message),
       );

@@ -56,7 +56,14 @@ import { compressionBench } from './compression.ts';
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = join(ROOT, 'bench', 'results');
 
-const { values } = parseArgs({ options: { only: { type: 'string' }, scale: { type: 'string', default: 'default' }, seconds: { type: 'string', default: '10' }, against: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    scale: { type: 'string', default: 'default' },
+    seconds: { type: 'string', default: '10' },
+    against: { type: 'string' },
+  },
+});
 const scale = SCALES[values.scale as keyof typeof SCALES] ?? Number(values.scale);
 const benchData = join(ROOT, 'data', `bench-${values.scale}`);
 
@@ -80,7 +87,10 @@ const sections: Record<string, () => Promise<Row[]>> = {
     const f0 = performance.now();
     let floorRows = 0;
     // one folder per source (the raw folder also holds files, e.g. the fetch log)
-    for (const source of readdirSync(raw, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
+    for (const source of readdirSync(raw, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort()) {
       const dir = source === 'ppr' ? utf8 : join(raw, source);
       for (const f of readdirSync(dir).filter((x) => x.endsWith('.csv'))) {
         const [r] = await db.all<{ n: number }>(
@@ -92,35 +102,86 @@ const sections: Record<string, () => Promise<Row[]>> = {
     const floorMs = performance.now() - f0;
     db.close();
     // the real thing, in a child process so its peak RSS is its own
-    const child = await runChild(['bin/leads.js', 'refresh', '--force', '--json', '--quiet'], { DATA_DIR: benchData, RAW_DIR: raw });
+    const child = await runChild(['bin/leads.js', 'refresh', '--force', '--json', '--quiet'], {
+      DATA_DIR: benchData,
+      RAW_DIR: raw,
+    });
     if (child.code !== 0) throw new Error(`refresh failed: ${child.stderr.slice(-2000)}`);
-    const s = JSON.parse(child.stdout) as { wallMs: number; peakRssMb: number; releaseBytes: number | null; counts: Record<string, number>; stages: Record<string, { ms: number; rows: number; rows_per_s: number }> };
+    const s = JSON.parse(child.stdout) as {
+      wallMs: number;
+      peakRssMb: number;
+      releaseBytes: number | null;
+      counts: Record<string, number>;
+      stages: Record<string, { ms: number; rows: number; rows_per_s: number }>;
+    };
     const rows: Row[] = [
-      { metric: 'refresh wall time', value: s.wallMs / 1000, unit: 's', baseline: floorMs / 1000, target: '≤ 90 s', ok: s.wallMs <= 90_000 },
+      {
+        metric: 'refresh wall time',
+        value: s.wallMs / 1000,
+        unit: 's',
+        baseline: floorMs / 1000,
+        target: '≤ 90 s',
+        ok: s.wallMs <= 90_000,
+      },
       { metric: 'refresh peak RSS', value: s.peakRssMb, unit: 'MB', target: '≤ 2048 MB', ok: s.peakRssMb <= 2048 },
       // issue 17.6: the default release was 746–772 MB (MiB) with the leads GeoJSON stored twice; target ≥ 40% smaller
-      { metric: 'release size on disk', value: (s.releaseBytes ?? 0) / 1048576, unit: 'MB', baseline: 746, target: '≤ 60% of 746 MB', ok: s.releaseBytes !== null && (s.releaseBytes / 1048576 <= 0.6 * 746 || scale < 1) },
+      {
+        metric: 'release size on disk',
+        value: (s.releaseBytes ?? 0) / 1048576,
+        unit: 'MB',
+        baseline: 746,
+        target: '≤ 60% of 746 MB',
+        ok: s.releaseBytes !== null && (s.releaseBytes / 1048576 <= 0.6 * 746 || scale < 1),
+      },
       { metric: 'raw rows read (floor: DuckDB count)', value: floorRows, unit: 'rows' },
-      { metric: 'leads published', value: s.counts['leads'] ?? 0, unit: 'rows', target: '≥ 200,000', ok: (s.counts['leads'] ?? 0) >= 200_000 || scale < 1 },
+      {
+        metric: 'leads published',
+        value: s.counts['leads'] ?? 0,
+        unit: 'rows',
+        target: '≥ 200,000',
+        ok: (s.counts['leads'] ?? 0) >= 200_000 || scale < 1,
+      },
       { metric: 'sales published', value: s.counts['sales'] ?? 0, unit: 'rows' },
       { metric: 'records total', value: s.counts['records_total'] ?? 0, unit: 'rows' },
     ];
     // the analytics stage beside the floor of its work: DuckDB just reading the published sales
     const sdb = await openDb();
     const r0 = performance.now();
-    await sdb.run(`CREATE TEMP TABLE sales_read AS SELECT * FROM read_parquet(${sqlString(join(benchData, 'current', 'sales.parquet'))})`);
+    await sdb.run(
+      `CREATE TEMP TABLE sales_read AS SELECT * FROM read_parquet(${sqlString(join(benchData, 'current', 'sales.parquet'))})`,
+    );
     const readMs = performance.now() - r0;
     sdb.close();
     const analyticsMs = s.stages['analytics']?.ms;
     if (analyticsMs !== undefined) {
-      rows.push({ metric: 'analytics stage (baseline: read sales)', value: analyticsMs / 1000, unit: 's', baseline: readMs / 1000, target: '≤ 20 s', ok: analyticsMs <= 20_000 });
+      rows.push({
+        metric: 'analytics stage (baseline: read sales)',
+        value: analyticsMs / 1000,
+        unit: 's',
+        baseline: readMs / 1000,
+        target: '≤ 20 s',
+        ok: analyticsMs <= 20_000,
+      });
     }
     for (const [name, st] of Object.entries(s.stages)) {
-      rows.push({ metric: `stage ${name}`, value: st.ms / 1000, unit: 's', baseline: st.rows_per_s, target: 'baseline column = rows/s' });
+      rows.push({
+        metric: `stage ${name}`,
+        value: st.ms / 1000,
+        unit: 's',
+        baseline: st.rows_per_s,
+        target: 'baseline column = rows/s',
+      });
     }
     return rows;
   },
-  api: () => apiBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16, ...(values.against ? { against: checkoutOf(values.against) } : {}) }),
+  api: () =>
+    apiBench({
+      root: ROOT,
+      benchData,
+      seconds: Number(values.seconds),
+      connections: 16,
+      ...(values.against ? { against: checkoutOf(values.against) } : {}),
+    }),
   webhooks: () => webhooksBench({ root: ROOT }),
   access: () => accessBench({ root: ROOT, seconds: Math.min(Number(values.seconds), 10), connections: 16 }),
   exports: () => exportsBench({ root: ROOT, benchData }),
@@ -143,7 +204,10 @@ function checkoutOf(ref: string): { root: string; label: string } {
   return { root, label: ref === sha ? sha.slice(0, 7) : `${ref} (${sha.slice(0, 7)})` };
 }
 
-function runChild(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function runChild(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const c = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = '';
@@ -158,20 +222,36 @@ function printTable(section: string, rows: Row[]): void {
   console.log(`\n## ${section}\n`);
   console.log(`${'metric'.padEnd(40)} ${'value'.padStart(12)} ${'unit'.padEnd(6)} ${'baseline'.padStart(12)}  target`);
   for (const r of rows) {
-    const fmt = (n: number | undefined): string => (n === undefined ? '' : n >= 1000 ? Math.round(n).toLocaleString('en-IE') : n.toFixed(2));
+    const fmt = (n: number | undefined): string =>
+      n === undefined ? '' : n >= 1000 ? Math.round(n).toLocaleString('en-IE') : n.toFixed(2);
     const status = r.ok === undefined ? '' : r.ok ? ' ✓' : ' ✗';
-    console.log(`${r.metric.padEnd(40)} ${fmt(r.value).padStart(12)} ${r.unit.padEnd(6)} ${fmt(r.baseline).padStart(12)}  ${r.target ?? ''}${status}`);
+    console.log(
+      `${r.metric.padEnd(40)} ${fmt(r.value).padStart(12)} ${r.unit.padEnd(6)} ${fmt(r.baseline).padStart(12)}  ${r.target ?? ''}${status}`,
+    );
   }
 }
 
 mkdirSync(RESULTS, { recursive: true });
-const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+const stamp = new Date()
+  .toISOString()
+  .replace(/[-:]/g, '')
+  .replace(/\.\d+Z$/, 'Z');
 const all: Record<string, Row[]> = {};
 for (const [name, fn] of Object.entries(sections)) {
   if (values.only && values.only !== name) continue;
   const rows = await fn();
   all[name] = rows;
   printTable(name, rows);
-  writeFileSync(join(RESULTS, `${name}-${stamp}.json`), JSON.stringify({ section: name, scale: values.scale, at: stamp, rows }, null, 2));
+  writeFileSync(
+    join(RESULTS, `${name}-${stamp}.json`),
+    JSON.stringify({ section: name, scale: values.scale, at: stamp, rows }, null, 2),
+  );
 }
-writeFileSync(join(RESULTS, 'latest.json'), JSON.stringify({ at: stamp, scale: values.scale, machine: { cpus: (await import('node:os')).cpus().length }, sections: all }, null, 2));
+writeFileSync(
+  join(RESULTS, 'latest.json'),
+  JSON.stringify(
+    { at: stamp, scale: values.scale, machine: { cpus: (await import('node:os')).cpus().length }, sections: all },
+    null,
+    2,
+  ),
+);

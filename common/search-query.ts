@@ -5,7 +5,14 @@
  * it without importing `pipeline/`.
  */
 import { BM25 } from './search-text.ts';
-import { exactTerms, hasPhrase, parseSearchQuery, phrasePattern, queryPrefixes, SEARCH_TEXT_COLUMNS } from './search-syntax.ts';
+import {
+  exactTerms,
+  hasPhrase,
+  parseSearchQuery,
+  phrasePattern,
+  queryPrefixes,
+  SEARCH_TEXT_COLUMNS,
+} from './search-syntax.ts';
 import { sqlString } from './sql.ts';
 
 export interface SearchQueryOptions {
@@ -49,7 +56,8 @@ export interface SearchQueryOptions {
  * const rows = await db.all(sql, params); // [{ lead_id: 17, score: 3.2 }, …]
  */
 export function searchQuery(q: string, opts: SearchQueryOptions): { sql: string; params: unknown[] } {
-  if (opts.limit !== null && (!Number.isSafeInteger(opts.limit) || opts.limit < 0)) throw new RangeError(`limit must be a non-negative integer, got ${opts.limit}`);
+  if (opts.limit !== null && (!Number.isSafeInteger(opts.limit) || opts.limit < 0))
+    throw new RangeError(`limit must be a non-negative integer, got ${opts.limit}`);
   const parsed = parseSearchQuery(q, { lastWordPrefix: opts.prefix === true });
   if (parsed.error !== undefined) throw new SearchSyntaxError(parsed.error);
   const ast = parsed.ast;
@@ -58,14 +66,18 @@ export function searchQuery(q: string, opts: SearchQueryOptions): { sql: string;
   if (ast.groups.length === 0) {
     return { sql: 'SELECT CAST(NULL AS INTEGER) AS lead_id, CAST(NULL AS DOUBLE) AS score LIMIT 0', params: [] };
   }
-  if (hasPhrase(ast) && opts.leadsTable === undefined) throw new Error('searchQuery: a phrase needs opts.leadsTable (it is checked on the leads\' text)');
+  if (hasPhrase(ast) && opts.leadsTable === undefined)
+    throw new Error("searchQuery: a phrase needs opts.leadsTable (it is checked on the leads' text)");
   const { where, params } = termFilter('term', terms, prefixes);
   // per item: whether the lead holds it (m0, m1, …), from its postings
   const items = ast.groups.flat();
   const holds: string[] = [];
   const holdParams: string[] = [];
   items.forEach((it, n) => {
-    const parts = it.kind === 'prefix' ? [`bool_or(${it.prefixes.map(() => 'starts_with(hits.term, ?)').join(' OR ')})`] : it.terms.map(() => 'bool_or(hits.term = ?)');
+    const parts =
+      it.kind === 'prefix'
+        ? [`bool_or(${it.prefixes.map(() => 'starts_with(hits.term, ?)').join(' OR ')})`]
+        : it.terms.map(() => 'bool_or(hits.term = ?)');
     holdParams.push(...(it.kind === 'prefix' ? it.prefixes : it.terms));
     holds.push(`  ${parts.join(' AND ')} AS m${n},`);
   });

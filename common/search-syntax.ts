@@ -63,7 +63,9 @@ export function parseSearchQuery(q: string, opts: { lastWordPrefix?: boolean } =
       const text = q.slice(i + 1, close);
       i = close + 1;
       if (q[i] === '*') return { error: `"${text}"* : a phrase cannot be a prefix; put * after a word (solar*)` };
-      const words = foldSearchText(text).split(/[^a-z0-9]+/).filter((w) => w !== '');
+      const words = foldSearchText(text)
+        .split(/[^a-z0-9]+/)
+        .filter((w) => w !== '');
       if (words.length === 0) return { error: 'has an empty phrase ""' };
       const terms = [...new Set(tokenize(text))];
       tokens.push({ item: terms.length ? { kind: 'phrase', text, words, terms } : null });
@@ -83,7 +85,8 @@ export function parseSearchQuery(q: string, opts: { lastWordPrefix?: boolean } =
       if (stemText === '') return { error: 'has a * without a word before it (solar*)' };
       const folded = foldSearchText(stemText);
       if (!/^[a-z0-9]+$/.test(folded)) return { error: `${text}: a prefix is letters and digits only` };
-      if (folded.length < PREFIX_MIN) return { error: `${text}: a prefix needs at least ${PREFIX_MIN} letters or digits before *` };
+      if (folded.length < PREFIX_MIN)
+        return { error: `${text}: a prefix needs at least ${PREFIX_MIN} letters or digits before *` };
       tokens.push({ item: prefixItem(text, folded, PREFIX_MIN) });
       continue;
     }
@@ -95,7 +98,8 @@ export function parseSearchQuery(q: string, opts: { lastWordPrefix?: boolean } =
   for (let t = 0; t < tokens.length; t++) {
     const tok = tokens[t]!;
     if ('op' in tok) {
-      if (t === 0 || t === tokens.length - 1 || 'op' in tokens[t + 1]!) return { error: 'has an OR without a word on both sides (solar OR wind)' };
+      if (t === 0 || t === tokens.length - 1 || 'op' in tokens[t + 1]!)
+        return { error: 'has an OR without a word on both sides (solar OR wind)' };
       joinNext = true;
       continue;
     }
@@ -111,7 +115,9 @@ export function parseSearchQuery(q: string, opts: { lastWordPrefix?: boolean } =
       if (/^[a-z0-9]{2,}$/.test(folded)) last[last.length - 1] = prefixItem(item.text, folded, 2);
     }
   }
-  const kept = groups.map((g) => g.filter((x): x is SearchItem => x !== null && (x.kind !== 'word' || x.terms.length > 0))).filter((g) => g.length > 0);
+  const kept = groups
+    .map((g) => g.filter((x): x is SearchItem => x !== null && (x.kind !== 'word' || x.terms.length > 0)))
+    .filter((g) => g.length > 0);
   return { ast: { groups: kept } };
 }
 

@@ -34,8 +34,13 @@ function tsType(p: LeadProperty): string {
   const types = Array.isArray(p.type) ? p.type : [p.type];
   const nullable = types.includes('null') || (p.enum ?? []).includes(null);
   let base: string;
-  if (p.enum && p.enum.length <= LITERAL_UNION_MAX) base = p.enum.filter((v): v is string => v !== null).map((v) => `'${v}'`).join(' | ');
-  else if (types.includes('array')) base = p.items?.enum ? `(${p.items.enum.map((v) => `'${v}'`).join(' | ')})[]` : 'string[]';
+  if (p.enum && p.enum.length <= LITERAL_UNION_MAX)
+    base = p.enum
+      .filter((v): v is string => v !== null)
+      .map((v) => `'${v}'`)
+      .join(' | ');
+  else if (types.includes('array'))
+    base = p.items?.enum ? `(${p.items.enum.map((v) => `'${v}'`).join(' | ')})[]` : 'string[]';
   else if (types.includes('integer') || types.includes('number')) base = 'number';
   else if (types.includes('boolean')) base = 'boolean';
   else base = 'string';
@@ -52,7 +57,10 @@ export function leadRecordTs(): string {
     'export interface LeadRecord {',
   ];
   for (const [name, p] of Object.entries(LEAD_SCHEMA.properties)) {
-    if (p.description) lines.push(`  /** ${p.description.replace(/\*\//g, '* /').replace(/\s*\n\s*/g, ' ')}${p['x-enriched'] ? ' (enriched)' : ''} */`);
+    if (p.description)
+      lines.push(
+        `  /** ${p.description.replace(/\*\//g, '* /').replace(/\s*\n\s*/g, ' ')}${p['x-enriched'] ? ' (enriched)' : ''} */`,
+      );
     lines.push(`  ${name}: ${tsType(p)};`);
   }
   lines.push('}', '');
@@ -63,7 +71,8 @@ export function leadRecordTs(): string {
 function withLeadFields(properties: Json, ownRequired: readonly string[]): { properties: Json; required: string[] } {
   const lead = Object.keys(LEAD_SCHEMA.properties);
   const out: Json = {};
-  for (const name of lead) out[name] = name in properties && !isLeadRef(name, properties[name]) ? properties[name] : leadRef(name);
+  for (const name of lead)
+    out[name] = name in properties && !isLeadRef(name, properties[name]) ? properties[name] : leadRef(name);
   for (const [name, v] of Object.entries(properties)) if (!lead.includes(name) && !isLeadRef(name, v)) out[name] = v;
   return { properties: out, required: [...lead, ...ownRequired.filter((n) => !lead.includes(n) && n in out)] };
 }

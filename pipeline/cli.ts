@@ -43,8 +43,14 @@ Data pipeline:
                          stdout: use_class, works_kind, verticals, explicit_verticals,
                          vertical_evidence, demolition
 
-Environment: ${Object.values(PIPELINE_DEFAULTS).filter((d) => d.env).map((d) => d.env).join(', ')}
-Fetch URLs: ${loadSourcesFile().downloads.map((d) => d.urlEnv).filter((v, i, a) => a.indexOf(v) === i).join(', ')}
+Environment: ${Object.values(PIPELINE_DEFAULTS)
+  .filter((d) => d.env)
+  .map((d) => d.env)
+  .join(', ')}
+Fetch URLs: ${loadSourcesFile()
+  .downloads.map((d) => d.urlEnv)
+  .filter((v, i, a) => a.indexOf(v) === i)
+  .join(', ')}
 `;
 
 const err = (s: string): void => void process.stderr.write(s.endsWith('\n') ? s : s + '\n');
@@ -78,11 +84,13 @@ export function classifyLine(line: string): Record<string, unknown> {
     return { error: `not a JSON object: ${(e as Error).message}` };
   }
   if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) return { error: 'not a JSON object' };
-  const get = (k: keyof ClassifyInput): unknown => JSON_FIELDS[k].map((n) => rec[n]).find((v) => v !== undefined && v !== null && v !== '');
+  const get = (k: keyof ClassifyInput): unknown =>
+    JSON_FIELDS[k].map((n) => rec[n]).find((v) => v !== undefined && v !== null && v !== '');
   const str = (v: unknown): string | null => (v === undefined ? null : String(v));
   const num = (v: unknown): number | null => (v === undefined || !Number.isFinite(Number(v)) ? null : Number(v));
   const description = get('description');
-  if (typeof description !== 'string') return { error: 'no description (description, DevelopmentDescription or details)' };
+  if (typeof description !== 'string')
+    return { error: 'no description (description, DevelopmentDescription or details)' };
   const oneOff = get('one_off_house');
   const input: ClassifyInput = {
     description,
@@ -90,10 +98,14 @@ export function classifyLine(line: string): Record<string, unknown> {
     application_number: str(get('application_number')),
     land_use_code: str(get('land_use_code')),
     num_units: num(get('num_units')),
-    one_off_house: oneOff === true || (typeof oneOff === 'string' && /^(?:y|yes|true|1)$/i.test(oneOff.trim())) || oneOff === 1,
+    one_off_house:
+      oneOff === true || (typeof oneOff === 'string' && /^(?:y|yes|true|1)$/i.test(oneOff.trim())) || oneOff === 1,
     floor_area_m2: num(get('floor_area_m2')),
   };
-  return { ...(input.application_number !== null ? { application_number: input.application_number } : {}), ...classifyApplication(input) };
+  return {
+    ...(input.application_number !== null ? { application_number: input.application_number } : {}),
+    ...classifyApplication(input),
+  };
 }
 
 const commands: Record<string, Command> = {
@@ -119,7 +131,6 @@ const commands: Record<string, Command> = {
     return failed > 0 ? 1 : 0;
   },
 
-
   async fetch(args) {
     const { values } = parseArgs({
       args,
@@ -131,11 +142,19 @@ const commands: Record<string, Command> = {
       },
     });
     const config = loadPipelineConfig(process.env, values.raw ? { rawDir: resolve(values.raw) } : {});
-    const sources = values.source.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
-    const summary = await runFetch({ rawDir: config.rawDir, sources, full: values.full, env: process.env }, defaultFetchDeps(err));
+    const sources = values.source
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const summary = await runFetch(
+      { rawDir: config.rawDir, sources, full: values.full, env: process.env },
+      defaultFetchDeps(err),
+    );
     if (values.json) out(JSON.stringify(summary, null, 2));
     const c = summary.counts;
-    err(`fetch: ${c.fetched} fetched, ${c.not_modified} not modified, ${c.failed} failed, ${c.skipped} skipped (log: ${join(config.rawDir, 'fetch-log.json')})`);
+    err(
+      `fetch: ${c.fetched} fetched, ${c.not_modified} not modified, ${c.failed} failed, ${c.skipped} skipped (log: ${join(config.rawDir, 'fetch-log.json')})`,
+    );
     for (const d of summary.downloads) if (d.status === 'failed') err(`  ${d.error}`);
     return c.failed > 0 ? 1 : 0;
   },
@@ -159,7 +178,9 @@ const commands: Record<string, Command> = {
       progress: !values.quiet,
     });
     if (values['generate-if-empty'] && !hasRawFiles(config.rawDir)) {
-      err(`no raw files in ${config.rawDir}: generating the default dataset (scale ${values.scale}, seed ${values.seed})`);
+      err(
+        `no raw files in ${config.rawDir}: generating the default dataset (scale ${values.scale}, seed ${values.seed})`,
+      );
       const scale = parseScale(values.scale);
       const s = await generateRaw({ outDir: config.rawDir, scale, seed: Number(values.seed), week: 1 });
       await writeFetchLog(config.rawDir, generatedLog(new Date(), { seed: Number(values.seed), scale, week: 1 }));
@@ -186,32 +207,43 @@ const commands: Record<string, Command> = {
     const config = loadPipelineConfig(process.env);
     const seed = Number(values.seed);
     const week = Number(values.week);
-    if (!Number.isInteger(seed) || seed < 0) throw new UsageError(`--seed must be a non-negative integer, got ${values.seed}`);
+    if (!Number.isInteger(seed) || seed < 0)
+      throw new UsageError(`--seed must be a non-negative integer, got ${values.seed}`);
     if (!Number.isInteger(week) || week < 1) throw new UsageError(`--week must be an integer ≥ 1, got ${values.week}`);
     const outDir = values.out ? resolve(values.out) : config.rawDir;
     const t = performance.now();
     const truthFile = values.truth ? resolve(values.truth) : undefined;
-    if (truthFile && truthFile.startsWith(outDir + '/')) throw new UsageError('--truth must be outside the raw folder (--out): the pipeline must never read it');
+    if (truthFile && truthFile.startsWith(outDir + '/'))
+      throw new UsageError('--truth must be outside the raw folder (--out): the pipeline must never read it');
     const scale = parseScale(values.scale);
     const s = await generateRaw({ outDir, scale, seed, week, truthFile });
     await writeFetchLog(outDir, generatedLog(new Date(), { seed, scale, week }));
     if (values.json) out(JSON.stringify(s, null, 2));
     else {
       for (const f of s.files) err(`${f.rows.toLocaleString('en-IE').padStart(10)} rows  ${f.path}`);
-      err(`week ${s.week} (snapshot ${s.snapshotDate}) written to ${outDir} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      err(
+        `week ${s.week} (snapshot ${s.snapshotDate}) written to ${outDir} in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+      );
     }
     return 0;
   },
 
   async ingest(args) {
-    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { json: { type: 'boolean', default: false } },
+    });
     const [source, ...files] = positionals;
     if (!source || !(SOURCE_NAMES as readonly string[]).includes(source)) {
       throw new UsageError(`ingest needs a source (${SOURCE_NAMES.join(', ')}), got ${source ?? 'nothing'}`);
     }
     if (files.length === 0) throw new UsageError('ingest needs at least one file');
     for (const f of files) if (!existsSync(f)) throw new UsageError(`no such file: ${f}`);
-    const { report } = await ingestFiles(source as SourceName, files.map((f) => resolve(f)));
+    const { report } = await ingestFiles(
+      source as SourceName,
+      files.map((f) => resolve(f)),
+    );
     if (values.json) out(JSON.stringify(report));
     else {
       out(`${report.source}: ${report.lines} lines → ${report.rows} rows, ${report.rejects} rejects`);
@@ -226,13 +258,16 @@ class UsageError extends Error {}
 function parseScale(s: string): number {
   if (s in SCALES) return SCALES[s as keyof typeof SCALES];
   const n = Number(s);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--scale must be tiny, small, default, stress or a positive number, got ${s}`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new UsageError(`--scale must be tiny, small, default, stress or a positive number, got ${s}`);
   return n;
 }
 
 function hasRawFiles(rawDir: string): boolean {
   if (!existsSync(rawDir)) return false;
-  return readdirSync(rawDir, { withFileTypes: true }).some((d) => d.isDirectory() && readdirSync(join(rawDir, d.name)).length > 0);
+  return readdirSync(rawDir, { withFileTypes: true }).some(
+    (d) => d.isDirectory() && readdirSync(join(rawDir, d.name)).length > 0,
+  );
 }
 
 /** The end-of-refresh table for people. */
@@ -248,12 +283,19 @@ export function formatSummary(s: RefreshSummary): string {
   if (s.changes) {
     lines.push('table             new    updated    removed  unchanged');
     for (const [t, c] of Object.entries(s.changes)) {
-      lines.push(`${t.padEnd(14)} ${fmt(c.new, 6)} ${fmt(c.updated, 10)} ${fmt(c.removed, 10)} ${fmt(c.unchanged, 10)}`);
+      lines.push(
+        `${t.padEnd(14)} ${fmt(c.new, 6)} ${fmt(c.updated, 10)} ${fmt(c.removed, 10)} ${fmt(c.unchanged, 10)}`,
+      );
     }
     lines.push('');
   }
   if (Object.keys(s.counts).length) {
-    lines.push('published: ' + Object.entries(s.counts).map(([k, v]) => `${k} ${v.toLocaleString('en-IE')}`).join(', '));
+    lines.push(
+      'published: ' +
+        Object.entries(s.counts)
+          .map(([k, v]) => `${k} ${v.toLocaleString('en-IE')}`)
+          .join(', '),
+    );
   }
   if (s.releaseBytes !== null) lines.push(`release size ${(s.releaseBytes / 1048576).toFixed(1)} MB on disk`);
   lines.push(`wall ${(s.wallMs / 1000).toFixed(1)} s, peak RSS ${s.peakRssMb} MB (during ${s.peakRssStage})`);
@@ -277,7 +319,12 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await cmd(rest);
   } catch (e) {
-    if (e instanceof UsageError || e instanceof ConfigError || e instanceof SourcesFileError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (
+      e instanceof UsageError ||
+      e instanceof ConfigError ||
+      e instanceof SourcesFileError ||
+      (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       err(`leads ${name}: ${(e as Error).message}`);
       return 2;
     }

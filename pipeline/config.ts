@@ -27,12 +27,22 @@ export interface PipelineConfig {
 }
 
 /** Defaults with the help line per key, shown by `leads help config` and documented in docs/operations.md. */
-export const PIPELINE_DEFAULTS: { [K in keyof PipelineConfig]: { value: PipelineConfig[K]; env?: string; help: string } } = {
+export const PIPELINE_DEFAULTS: {
+  [K in keyof PipelineConfig]: { value: PipelineConfig[K]; env?: string; help: string };
+} = {
   dataDir: { value: 'data', env: 'DATA_DIR', help: 'root of raw/, releases/ and current' },
   rawDir: { value: '', env: 'RAW_DIR', help: 'raw source folder (default <dataDir>/raw)' },
   releaseRetentionWeeks: { value: 8, env: 'RELEASE_RETENTION_WEEKS', help: 'weeks an old release is kept' },
-  gateMaxShrinkRatio: { value: 0.2, env: 'GATE_MAX_SHRINK_RATIO', help: 'max share a source may shrink vs the last release' },
-  gateMaxRejectRatio: { value: 0.01, env: 'GATE_MAX_REJECT_RATIO', help: 'max share of a source\'s lines that may be rejected' },
+  gateMaxShrinkRatio: {
+    value: 0.2,
+    env: 'GATE_MAX_SHRINK_RATIO',
+    help: 'max share a source may shrink vs the last release',
+  },
+  gateMaxRejectRatio: {
+    value: 0.01,
+    env: 'GATE_MAX_REJECT_RATIO',
+    help: "max share of a source's lines that may be rejected",
+  },
   force: { value: false, help: 'publish despite failed gates (--force)' },
   duckdbMemoryLimit: { value: '512MB', env: 'DUCKDB_MEMORY_LIMIT', help: 'DuckDB memory limit during a build' },
   leadsRowGroupRows: { value: 20_000, env: 'LEADS_ROW_GROUP_ROWS', help: 'rows per Parquet row group of leads' },

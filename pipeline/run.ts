@@ -15,7 +15,13 @@ import type { PipelineConfig } from './config.ts';
 import type { PreviousManifest } from './release/manifest.ts';
 import { acquireRefreshLock, currentRelease } from './release/publish.ts';
 import { removeBuildFolders } from '../common/refresh-lock.ts';
-import { createContext, type BuildContext, type PipelineDeps, type RefreshSummary, type StageOutcome } from './stages/context.ts';
+import {
+  createContext,
+  type BuildContext,
+  type PipelineDeps,
+  type RefreshSummary,
+  type StageOutcome,
+} from './stages/context.ts';
 import { STAGES } from './stages/index.ts';
 import { runStages, startMemoryMeter, type MemoryMeter } from './stages/runner.ts';
 
@@ -33,10 +39,14 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
     try {
       // what a killed refresh left (also when this one ends `unchanged` and builds nothing)
       const stale = await removeBuildFolders(config.dataDir);
-      if (stale.length > 0) deps.log(`removed ${stale.length} build folder(s) a killed refresh left: ${stale.join(', ')}`);
+      if (stale.length > 0)
+        deps.log(`removed ${stale.length} build folder(s) a killed refresh left: ${stale.join(', ')}`);
       const current = currentRelease(config.dataDir);
       const previous = current
-        ? { ...current, manifest: JSON.parse(await readFile(join(current.dir, 'manifest.json'), 'utf8')) as PreviousManifest }
+        ? {
+            ...current,
+            manifest: JSON.parse(await readFile(join(current.dir, 'manifest.json'), 'utf8')) as PreviousManifest,
+          }
         : null;
       ctx = createContext(config, deps, previous);
       const outcome = await runStages(STAGES, ctx, meter);
@@ -65,7 +75,9 @@ function summarise(outcome: StageOutcome, ctx: BuildContext, meter: MemoryMeter,
     gates: outcome.gates ?? { passed: true, forced: false, messages: [] },
     stages: ctx.stages,
     releaseBytes: outcome.releaseBytes ?? null,
-    peakRssMb: Math.round(Math.max(meter.peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024) / 1048576),
+    peakRssMb: Math.round(
+      Math.max(meter.peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024) / 1048576,
+    ),
     peakRssStage: meter.peakStage,
     wallMs: Math.round(performance.now() - t0),
     message: outcome.message,

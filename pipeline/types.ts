@@ -14,7 +14,14 @@ import type { LeadRecord } from './lead-record.ts';
 export type IsoDate = string;
 
 /** Kinds of works (`works_kind`), in published order; see docs/data-quality.md (classified in normalise/classify.ts). */
-export const WORKS_KINDS = ['new_works', 'extension_of_duration', 'outline', 'retention', 'amendment', 'declaration'] as const;
+export const WORKS_KINDS = [
+  'new_works',
+  'extension_of_duration',
+  'outline',
+  'retention',
+  'amendment',
+  'declaration',
+] as const;
 export type WorksKind = (typeof WORKS_KINDS)[number];
 
 /** The kinds of evidence that a name is an organisation's, in the order they are tried (normalise/name-evidence.ts). */

@@ -66,8 +66,9 @@ export const SCHEMA_BASE_URI = 'https://schemas.leads.ie/v1/';
 export const DEFAULT_SCHEMA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'schemas');
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object at type level.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 type JsonSchema = Record<string, unknown>;
 

@@ -30,9 +30,10 @@ test('every leads command is documented', () => {
   for (const c of apiCommands) assert.ok(docs.includes(`leads ${c}`), `leads ${c} missing from the docs`);
 });
 
-test('every stage of the refresh\'s stage table is in docs/releases.md', () => {
+test("every stage of the refresh's stage table is in docs/releases.md", () => {
   const releases = read('docs/releases.md');
-  for (const { name } of STAGES) assert.ok(releases.includes(`\`${name}\``), `stage ${name} missing from docs/releases.md`);
+  for (const { name } of STAGES)
+    assert.ok(releases.includes(`\`${name}\``), `stage ${name} missing from docs/releases.md`);
 });
 
 test('the README shows the two commands a newcomer needs', () => {
@@ -44,7 +45,9 @@ test('the README shows the two commands a newcomer needs', () => {
 test('docs/architecture.md names only files and folders that exist', () => {
   const page = read('docs/architecture.md');
   // every `path` in backticks that looks like a repository path (has a slash, no spaces or wildcards)
-  const paths = [...page.matchAll(/`([a-z][\w.-]*\/[\w./-]*)`/g)].map((m) => m[1]!).filter((p) => !p.includes('<') && !p.startsWith('http'));
+  const paths = [...page.matchAll(/`([a-z][\w.-]*\/[\w./-]*)`/g)]
+    .map((m) => m[1]!)
+    .filter((p) => !p.includes('<') && !p.startsWith('http'));
   assert.ok(paths.length >= 30, `found only ${paths.length} paths`);
   const missing = paths.filter((p) => !existsSync(join(REPO_ROOT, p.replace(/\*.*$/, ''))));
   assert.equal(missing, [], `docs/architecture.md names paths that do not exist: ${missing.join(', ')}`);

@@ -77,8 +77,27 @@ function circles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
 const graph = importGraph();
 
 test('the circle finder finds a circle of three and a self-contained chain has none', () => {
-  assert.equal(circles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]])), [['a', 'b', 'c']]);
-  assert.equal(circles(new Map([['a', ['b']], ['b', ['c']], ['c', []]])), []);
+  assert.equal(
+    circles(
+      new Map([
+        ['a', ['b']],
+        ['b', ['c']],
+        ['c', ['a']],
+        ['d', ['a']],
+      ]),
+    ),
+    [['a', 'b', 'c']],
+  );
+  assert.equal(
+    circles(
+      new Map([
+        ['a', ['b']],
+        ['b', ['c']],
+        ['c', []],
+      ]),
+    ),
+    [],
+  );
 });
 
 test('no import circles in api/, pipeline/ or common/', () => {
@@ -93,7 +112,12 @@ test('pipeline/ and api/ never import each other; common/ imports neither', () =
     const side = f.split('/')[0];
     for (const t of g.files) {
       const to = t.split('/')[0];
-      if ((side === 'api' && to === 'pipeline') || (side === 'pipeline' && to === 'api') || (side === 'common' && (to === 'api' || to === 'pipeline'))) wrong.push(`${f} → ${t}`);
+      if (
+        (side === 'api' && to === 'pipeline') ||
+        (side === 'pipeline' && to === 'api') ||
+        (side === 'common' && (to === 'api' || to === 'pipeline'))
+      )
+        wrong.push(`${f} → ${t}`);
     }
   }
   assert.equal(wrong, []);
@@ -104,8 +128,11 @@ test('the top of api/ holds at most 4 files (its entry points)', () => {
   assert.ok(top.length <= 4, `api/ top: ${top.join(', ')}`);
 });
 
-test('one module per side imports DuckDB\'s client', () => {
-  const importers = [...graph].filter(([, g]) => g.packages.includes('@duckdb/node-api')).map(([f]) => f).sort();
+test("one module per side imports DuckDB's client", () => {
+  const importers = [...graph]
+    .filter(([, g]) => g.packages.includes('@duckdb/node-api'))
+    .map(([f]) => f)
+    .sort();
   assert.equal(importers, ['api/duckdb/db.ts', 'pipeline/lib/duckdb.ts']);
 });
 

@@ -129,13 +129,15 @@ test('the ground truth holds every hard case, in the raw files the pipeline read
   assert.ok(noForename.length >= 2, `whole names without a forename: ${noForename.length}`);
   const trading = truth.individuals.filter((n) => SOLE_TRADES.some((t) => planning.includes(`${n} ${t}`)));
   assert.ok(trading.length >= 1, `individuals trading under their own name: ${trading.length}`);
-  const noLegalForm = truth.applicant_organisations.filter((n) => /(Council|Éireann|Executive|Works|Housing|Trust|Respond|Agency|Coillte|Ireland)$/.test(n));
+  const noLegalForm = truth.applicant_organisations.filter((n) =>
+    /(Council|Éireann|Executive|Works|Housing|Trust|Respond|Agency|Coillte|Ireland)$/.test(n),
+  );
   assert.ok(noLegalForm.length >= 2, `organisations without a legal form: ${noLegalForm.join(', ')}`);
   const forenamed = truth.organisations.filter((n) => FORENAMES.includes(n.split(' ')[0]!));
   assert.ok(forenamed.length >= 2, `companies whose names hold a forename: ${forenamed.join(', ')}`);
 });
 
-test('the release\'s own files: every Parquet table, GeoJSON layer, rejects file and the manifest', async () => {
+test("the release's own files: every Parquet table, GeoJSON layer, rejects file and the manifest", async () => {
   const files: string[] = [];
   const list = (d: string): void => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
@@ -150,7 +152,9 @@ test('the release\'s own files: every Parquet table, GeoJSON layer, rejects file
     if (f.endsWith('.parquet')) {
       for (const [i, row] of (await rowsOf(f, 'read_parquet')).entries()) check.walk(`${rel}#${i}`, row);
     } else if (f.endsWith('.ndjson') || f.endsWith('.jsonl')) {
-      readFileSync(f, 'utf8').split('\n').forEach((line, i) => line && check.walk(`${rel}:${i + 1}`, JSON.parse(line)));
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .forEach((line, i) => line && check.walk(`${rel}:${i + 1}`, JSON.parse(line)));
     } else if (f.endsWith('.json')) check.walk(rel, JSON.parse(readFileSync(f, 'utf8')));
     else check.walk(rel, readFileSync(f, 'utf8'));
     read++;
@@ -162,13 +166,21 @@ test('the release\'s own files: every Parquet table, GeoJSON layer, rejects file
   const leadRows = await rowsOf(join(releaseDir, 'leads.parquet'), 'read_parquet');
   for (const f of ['applicant_org', 'main_contractor']) {
     assert.is(sum(manifest.counts.published_names.leads[f]), leadRows.filter((r) => r[f] !== null).length, f);
-    assert.ok(leadRows.every((r) => (r[f] === null) === (r[`${f}_evidence`] === null)), `${f}: evidence beside every name`);
+    assert.ok(
+      leadRows.every((r) => (r[f] === null) === (r[`${f}_evidence`] === null)),
+      `${f}: evidence beside every name`,
+    );
   }
   assert.equal(check.violations, [], 'no individual is named in the release files');
 });
 
 /** GET every page of a paged JSON answer, following `next_cursor`, `next` links or pages. */
-async function walkPages(where: string, first: string, key: string, nextOf: (body: any) => string | null): Promise<number> {
+async function walkPages(
+  where: string,
+  first: string,
+  key: string,
+  nextOf: (body: any) => string | null,
+): Promise<number> {
   let url: string | null = first;
   let pages = 0;
   while (url) {
@@ -202,14 +214,17 @@ for (const scope of SCOPES) {
     assert.ok(ids.length > 500, `leads listed: ${ids.length}`);
     // every lead's detail, every nested section
     for (let i = 0; i < ids.length; i += 16) {
-      await Promise.all(ids.slice(i, i + 16).map(async (id) => {
-        const res = await api.request(`/v1/leads/${id}`, { key });
-        assert.is(res.status, 200, res.text);
-        check.walk(`${scope} detail ${id}`, res.body);
-      }));
+      await Promise.all(
+        ids.slice(i, i + 16).map(async (id) => {
+          const res = await api.request(`/v1/leads/${id}`, { key });
+          assert.is(res.status, 200, res.text);
+          check.walk(`${scope} detail ${id}`, res.body);
+        }),
+      );
     }
     const cursorPages = await walkPages(`${scope} export`, '/v1/export/applications?limit=500', key, (b) =>
-      b.next_cursor ? `/v1/export/applications?limit=500&cursor=${encodeURIComponent(b.next_cursor)}` : null);
+      b.next_cursor ? `/v1/export/applications?limit=500&cursor=${encodeURIComponent(b.next_cursor)}` : null,
+    );
     assert.ok(cursorPages >= 2, `cursor pages: ${cursorPages}`);
 
     const csv = await api.request('/v1/export/applications.csv', { key });
@@ -222,7 +237,9 @@ for (const scope of SCOPES) {
     const jsonl = await api.request('/v1/export/applications.jsonl', { key });
     assert.is(jsonl.status, 200);
     jsonl.text.split('\n').forEach((line, i) => line && check.walk(`${scope} jsonl line ${i + 1}`, JSON.parse(line)));
-    const pq = await fetch(`${api.baseUrl}/v1/export/applications.parquet`, { headers: { Authorization: `Bearer ${key}` } });
+    const pq = await fetch(`${api.baseUrl}/v1/export/applications.parquet`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
     assert.is(pq.status, 200);
     const pqFile = join(scratch, `${scope}.parquet`);
     writeFileSync(pqFile, Buffer.from(await pq.arrayBuffer()));
@@ -235,7 +252,11 @@ for (const scope of SCOPES) {
     await walkPages(`${scope} infrastructure feed`, '/v1/feeds/infrastructure.geojson?page_size=500', key, linkNext);
     await walkPages(`${scope} OGC leads`, '/v1/ogc/collections/leads/items?limit=500', key, linkNext);
     await walkPages(`${scope} OGC infrastructure`, '/v1/ogc/collections/infrastructure/items?limit=500', key, linkNext);
-    for (const path of ['/v1/infrastructure?page_size=100', '/v1/infrastructure/renewables?page_size=100', '/v1/meta']) {
+    for (const path of [
+      '/v1/infrastructure?page_size=100',
+      '/v1/infrastructure/renewables?page_size=100',
+      '/v1/meta',
+    ]) {
       check.walk(`${scope} ${path}`, (await api.request(path, { key })).body);
     }
     for (const section of INTEL_SECTIONS) {
@@ -250,14 +271,29 @@ test('webhook payloads, as delivered to enriched accounts, every lead of the rel
   const rx: Receiver = await startReceiver();
   const leads = dataDirLeadReader(api.dataDir);
   const config = { ...api.config, webhookAllowHosts: ['127.0.0.1'], webhookBatchMax: 500 };
-  const dispatcher = createDispatcher({ store: api.store.webhooks, accounts: api.store, leads, config, clock: () => new Date(), random: () => 0, owner: 'privacy' });
+  const dispatcher = createDispatcher({
+    store: api.store.webhooks,
+    accounts: api.store,
+    leads,
+    config,
+    clock: () => new Date(),
+    random: () => 0,
+    owner: 'privacy',
+  });
   try {
     const service = webhookService({ store: api.store, leads, dispatcher, config, clock: () => new Date() });
     const account = await api.store.createAccount('privacy-hooks', 'premium');
     for (const scope of ['ent_api', 'ent_feed'] as const) {
       // a webhook sends only while its account holds a key of its scope (docs/webhooks.md)
       const k = generateKey(scope);
-      await api.store.insertKey({ id: k.id, account_id: account.id, scope, name: null, display_prefix: k.displayPrefix, hash: k.hash });
+      await api.store.insertKey({
+        id: k.id,
+        account_id: account.id,
+        scope,
+        name: null,
+        display_prefix: k.displayPrefix,
+        hash: k.hash,
+      });
       await service.create({ accountId: account.id, scope, url: rx.url(`/${scope}`), filter: '' });
     }
     // as if the webhooks had been created before any lead of the release existed
@@ -273,7 +309,10 @@ test('webhook payloads, as delivered to enriched accounts, every lead of the rel
       check.walk(`webhook ${r.path}`, body);
     }
     assert.ok(delivered > 1000, `leads delivered: ${delivered}`);
-    assert.ok(rx.requests().some((r) => /"applicant_org":"[^"]/.test(r.body.toString('utf8'))), 'enriched payloads carry organisations');
+    assert.ok(
+      rx.requests().some((r) => /"applicant_org":"[^"]/.test(r.body.toString('utf8'))),
+      'enriched payloads carry organisations',
+    );
     assert.equal(check.violations, [], 'no individual is named in a webhook payload');
   } finally {
     dispatcher.close();
@@ -282,7 +321,7 @@ test('webhook payloads, as delivered to enriched accounts, every lead of the rel
   }
 });
 
-test('the event feed and every changed lead\'s history, for every scope, over four weekly releases', async () => {
+test("the event feed and every changed lead's history, for every scope, over four weekly releases", async () => {
   const w = await weeklyReleases();
   w.switchTo(w.ids.at(-1)!);
   const weekly = await startTestApi({ config: { dataDir: w.dataDir, accessLimits: false } });
@@ -302,12 +341,17 @@ test('the event feed and every changed lead\'s history, for every scope, over fo
       }
       assert.ok(events.length > 30, `${scope}: ${events.length} events`);
       const hidden = !CAPABILITIES[scope as Scope].enriched;
-      for (const e of events) for (const f of enriched) if (hidden && e.changes[f]) assert.equal(e.changes[f], { before: null, after: null }, `${scope} event ${e.id} ${f}`);
+      for (const e of events)
+        for (const f of enriched)
+          if (hidden && e.changes[f])
+            assert.equal(e.changes[f], { before: null, after: null }, `${scope} event ${e.id} ${f}`);
       for (const id of new Set(events.map((e) => e.lead_id))) {
         const res = await weekly.request(`/v1/leads/${id}/history`, { key });
         assert.is(res.status, 200);
         weekCheck.walk(`${scope} history ${id}`, res.body);
-        for (const e of res.body.events) for (const f of enriched) if (hidden && e.changes[f]) assert.equal(e.changes[f], { before: null, after: null });
+        for (const e of res.body.events)
+          for (const f of enriched)
+            if (hidden && e.changes[f]) assert.equal(e.changes[f], { before: null, after: null });
       }
     }
   } finally {
@@ -325,7 +369,15 @@ test('webhook change events (lead.updated, lead.stage_changed, lead.removed) as 
   const rx: Receiver = await startReceiver();
   const leads = dataDirLeadReader(w.dataDir);
   const config = { ...weekly.config, webhookAllowHosts: ['127.0.0.1'], webhookBatchMax: 500 };
-  const dispatcher = createDispatcher({ store: weekly.store.webhooks, accounts: weekly.store, leads, config, clock: () => new Date(), random: () => 0, owner: 'privacy-changes' });
+  const dispatcher = createDispatcher({
+    store: weekly.store.webhooks,
+    accounts: weekly.store,
+    leads,
+    config,
+    clock: () => new Date(),
+    random: () => 0,
+    owner: 'privacy-changes',
+  });
   const enriched = enrichedFields('lead');
   const hookScopes = SCOPES.filter((s) => CAPABILITIES[s].webhooks);
   try {
@@ -333,8 +385,21 @@ test('webhook change events (lead.updated, lead.stage_changed, lead.removed) as 
     for (const scope of hookScopes) {
       const account = await weekly.store.createAccount(`privacy-changes-${scope}`, 'premium');
       const k = generateKey(scope);
-      await weekly.store.insertKey({ id: k.id, account_id: account.id, scope, name: null, display_prefix: k.displayPrefix, hash: k.hash });
-      await service.create({ accountId: account.id, scope, url: rx.url(`/${scope}`), filter: '', types: ['lead.updated', 'lead.stage_changed', 'lead.removed'] });
+      await weekly.store.insertKey({
+        id: k.id,
+        account_id: account.id,
+        scope,
+        name: null,
+        display_prefix: k.displayPrefix,
+        hash: k.hash,
+      });
+      await service.create({
+        accountId: account.id,
+        scope,
+        url: rx.url(`/${scope}`),
+        filter: '',
+        types: ['lead.updated', 'lead.stage_changed', 'lead.removed'],
+      });
     }
     // as if the webhooks had been created before the first week's changes: every event the log keeps
     const db = new Database(weekly.config.databaseUrl.replace(/^file:/, ''));
@@ -348,11 +413,25 @@ test('webhook change events (lead.updated, lead.stage_changed, lead.removed) as 
       assert.ok(events.length > 30, `${scope}: ${events.length} change events delivered`);
       // (the generator's four tiny weeks remove no lead: lead.removed goes the same way, masked by the same function)
       const types = new Set(bodies.map((b) => b.type as string));
-      assert.ok(types.has('lead.updated') && types.has('lead.stage_changed') && [...types].every((t) => t.startsWith('lead.') && t !== 'lead.new'), `${scope}: ${[...types]}`);
+      assert.ok(
+        types.has('lead.updated') &&
+          types.has('lead.stage_changed') &&
+          [...types].every((t) => t.startsWith('lead.') && t !== 'lead.new'),
+        `${scope}: ${[...types]}`,
+      );
       for (const b of bodies) weekCheck.walk(`webhook ${scope} ${b.type}`, b);
       const hidden = !CAPABILITIES[scope].enriched;
-      for (const e of events) for (const f of enriched) if (hidden && e.changes[f]) assert.equal(e.changes[f], { before: null, after: null }, `${scope} event ${e.id} ${f}`);
-      if (!hidden) assert.ok(events.some((e) => enriched.some((f) => e.changes[f] && (e.changes[f].before !== null || e.changes[f].after !== null))), `${scope}: enriched values carried`);
+      for (const e of events)
+        for (const f of enriched)
+          if (hidden && e.changes[f])
+            assert.equal(e.changes[f], { before: null, after: null }, `${scope} event ${e.id} ${f}`);
+      if (!hidden)
+        assert.ok(
+          events.some((e) =>
+            enriched.some((f) => e.changes[f] && (e.changes[f].before !== null || e.changes[f].after !== null)),
+          ),
+          `${scope}: enriched values carried`,
+        );
     }
   } finally {
     dispatcher.close();
@@ -367,7 +446,8 @@ test('webhook change events (lead.updated, lead.stage_changed, lead.removed) as 
 test('organisations are still published: at least 95% of the applicant organisations, and the figure is reported', async () => {
   const published = new Set<string>();
   for (const r of await rowsOf(join(releaseDir, 'leads.parquet'), 'read_parquet')) {
-    for (const f of ['applicant_org', 'main_contractor']) if (typeof r[f] === 'string') published.add(fold(r[f] as string));
+    for (const f of ['applicant_org', 'main_contractor'])
+      if (typeof r[f] === 'string') published.add(fold(r[f] as string));
   }
   for (const r of await rowsOf(join(releaseDir, 'infrastructure.parquet'), 'read_parquet')) {
     if (typeof r['applicant'] === 'string') published.add(fold(r['applicant'] as string));
@@ -375,8 +455,10 @@ test('organisations are still published: at least 95% of the applicant organisat
   const named = new Set(truth.applicant_organisations.map(fold));
   const missed = [...named].filter((n) => !published.has(n));
   const share = (named.size - missed.length) / named.size;
-  console.log(`  organisations published: ${named.size - missed.length} of ${named.size} applicant organisations (${(share * 100).toFixed(1)}%); ` +
-    `individuals' names served: ${check.violations.length} (${check.values.toLocaleString('en-IE')} values checked)`);
+  console.log(
+    `  organisations published: ${named.size - missed.length} of ${named.size} applicant organisations (${(share * 100).toFixed(1)}%); ` +
+      `individuals' names served: ${check.violations.length} (${check.values.toLocaleString('en-IE')} values checked)`,
+  );
   assert.ok(share >= 0.95, `published share ${(share * 100).toFixed(1)}%; missed: ${missed.slice(0, 20).join(', ')}`);
   assert.equal(check.violations, []);
 });

@@ -17,7 +17,17 @@ import { ApiError, invalidParams, type ParamError } from '../http/errors.ts';
 import { parseQuery, querySchema } from '../query/parse-query.ts';
 import type { RowBudget } from './budget.ts';
 import type { ApiKey, StateStore } from '../state/store-interface.ts';
-import { budgetHeaders, budgetReset, dailyRows, hourWindow, rateLimitHeaders, requestsPerHour, retryAfter, utcDay, type BudgetState } from './limits.ts';
+import {
+  budgetHeaders,
+  budgetReset,
+  dailyRows,
+  hourWindow,
+  rateLimitHeaders,
+  requestsPerHour,
+  retryAfter,
+  utcDay,
+  type BudgetState,
+} from './limits.ts';
 import type { UsageLedger } from './ledger.ts';
 
 export interface AccessOptions {
@@ -73,11 +83,20 @@ class DailyBudget implements RowBudget {
   }
   async charge(rows: number): Promise<void> {
     if (rows <= 0) return;
-    if (this.limit !== null && rows > this.limit) throw budgetTooSmall({ rows, limit: this.limit, scope: this.key.scope });
+    if (this.limit !== null && rows > this.limit)
+      throw budgetTooSmall({ rows, limit: this.limit, scope: this.key.scope });
     if (this.limit !== null) {
       const r = await this.store.chargeRows(this.key.id, this.day, rows, this.limit);
       this.used = r.used;
-      if (!r.ok) throw budgetExhausted({ rows, remaining: this.remaining!, limit: this.limit, reset: this.reset, scope: this.key.scope, nowMs: this.nowMs });
+      if (!r.ok)
+        throw budgetExhausted({
+          rows,
+          remaining: this.remaining!,
+          limit: this.limit,
+          reset: this.reset,
+          scope: this.key.scope,
+          nowMs: this.nowMs,
+        });
     }
     this.charged += rows;
   }
@@ -85,7 +104,15 @@ class DailyBudget implements RowBudget {
   check(rows: number): void {
     if (rows <= 0 || this.limit === null) return;
     if (rows > this.limit) throw budgetTooSmall({ rows, limit: this.limit, scope: this.key.scope });
-    if (rows > this.remaining!) throw budgetExhausted({ rows, remaining: this.remaining!, limit: this.limit, reset: this.reset, scope: this.key.scope, nowMs: this.nowMs });
+    if (rows > this.remaining!)
+      throw budgetExhausted({
+        rows,
+        remaining: this.remaining!,
+        limit: this.limit,
+        reset: this.reset,
+        scope: this.key.scope,
+        nowMs: this.nowMs,
+      });
   }
   state(): BudgetState {
     return { limit: this.limit, remaining: this.remaining, reset: this.reset };
@@ -126,7 +153,14 @@ class HeadBudget implements RowBudget {
  * `X-RateLimit-Reset` both name the next 00:00 UTC — the time the refused request could next
  * succeed (spec 7: after a 429 a client waits for `X-RateLimit-Reset`), not the end of the hour.
  */
-export function budgetExhausted(b: { rows: number; remaining: number; limit: number; reset: number; scope: string; nowMs: number }): ApiError {
+export function budgetExhausted(b: {
+  rows: number;
+  remaining: number;
+  limit: number;
+  reset: number;
+  scope: string;
+  nowMs: number;
+}): ApiError {
   const { rows, remaining, limit, reset } = b;
   const resetsAt = new Date(reset * 1000).toISOString();
   return new ApiError(
@@ -134,7 +168,10 @@ export function budgetExhausted(b: { rows: number; remaining: number; limit: num
     'budget_exhausted',
     `this request would return ${rowsText(rows)} but ${fmt(remaining)} of today's ${fmt(limit)} remain for this ${b.scope} key; ` +
       `the budget resets at ${resetsAt} (00:00 UTC). Ask for fewer rows (page_size) or retry after the reset`,
-    { headers: { 'Retry-After': String(retryAfter(reset, b.nowMs)), 'X-RateLimit-Reset': String(reset) }, extra: { rows_requested: rows, rows_remaining: remaining, resets_at: resetsAt } },
+    {
+      headers: { 'Retry-After': String(retryAfter(reset, b.nowMs)), 'X-RateLimit-Reset': String(reset) },
+      extra: { rows_requested: rows, rows_remaining: remaining, resets_at: resetsAt },
+    },
   );
 }
 
@@ -179,7 +216,11 @@ function takeDryRun(ctx: Parameters<Middleware>[0]): boolean {
   const q = new URLSearchParams(ctx.querystring);
   const values = q.getAll('dry_run');
   if (values.length === 0) return false;
-  const parsed = parseQuery(DRY_RUN_SCHEMA, { dry_run: values.length === 1 ? values[0] : values }, { parsers: { dry_run: dryRunValue } });
+  const parsed = parseQuery(
+    DRY_RUN_SCHEMA,
+    { dry_run: values.length === 1 ? values[0] : values },
+    { parsers: { dry_run: dryRunValue } },
+  );
   if (parsed.errors.length) throw invalidParams(parsed.errors);
   q.delete('dry_run');
   ctx.querystring = q.toString();
@@ -245,7 +286,12 @@ export function accessMiddleware(opts: AccessOptions): Middleware<AppState> {
       }
       status = ctx.status;
     } catch (e) {
-      status = e instanceof ApiError ? e.status : typeof (e as { status?: unknown })?.status === 'number' ? (e as { status: number }).status : 500;
+      status =
+        e instanceof ApiError
+          ? e.status
+          : typeof (e as { status?: unknown })?.status === 'number'
+            ? (e as { status: number }).status
+            : 500;
       throw e;
     } finally {
       if (budget && opts.limits) ctx.set(budgetHeaders(budget.state()));

@@ -27,7 +27,12 @@ export interface GeneratedKey {
 export function generateKey(scope: Scope): GeneratedKey {
   const secret = randomBytes(32).toString('base64url');
   const raw = KEY_PREFIX[scope] + secret;
-  return { id: 'key_' + randomBytes(8).toString('hex'), raw, hash: hashKey(raw), displayPrefix: KEY_PREFIX[scope] + secret.slice(0, 4) };
+  return {
+    id: 'key_' + randomBytes(8).toString('hex'),
+    raw,
+    hash: hashKey(raw),
+    displayPrefix: KEY_PREFIX[scope] + secret.slice(0, 4),
+  };
 }
 
 /** SHA-256 hex of a raw key (how keys are stored and looked up). */

@@ -94,14 +94,20 @@ export class UsageLedger {
         for (const d of batch) {
           const k = `${d.key_id}\u0000${d.day}\u0000${d.route}`;
           const cur = this.pending.get(k);
-          if (cur) (cur.requests += d.requests), (cur.errors += d.errors), (cur.rows += d.rows);
+          if (cur) ((cur.requests += d.requests), (cur.errors += d.errors), (cur.rows += d.rows));
           else this.pending.set(k, d);
         }
-        if (this.failures++ === 0 || this.stopped) this.log(`usage ledger: flush failed, ${batch.length} rows kept in memory and retried every flush until the store can be written: ${(e as Error).message}`);
+        if (this.failures++ === 0 || this.stopped)
+          this.log(
+            `usage ledger: flush failed, ${batch.length} rows kept in memory and retried every flush until the store can be written: ${(e as Error).message}`,
+          );
         if (this.stopped) throw e;
         return;
       }
-      if (this.failures > 0) this.log(`usage ledger: the store is writable again after ${this.failures} failed flushes; the counts kept meanwhile are written`);
+      if (this.failures > 0)
+        this.log(
+          `usage ledger: the store is writable again after ${this.failures} failed flushes; the counts kept meanwhile are written`,
+        );
       this.failures = 0;
     }
     const t = this.now();
@@ -109,7 +115,11 @@ export class UsageLedger {
       this.lastPrune = t;
       const today = utcDay(t);
       await this.store
-        .prune({ detailBefore: daysBefore(today, this.detailDays - 1), windowBefore: Math.floor(t / 1000) - 2 * HOUR_S, budgetBefore: daysBefore(today, 1) })
+        .prune({
+          detailBefore: daysBefore(today, this.detailDays - 1),
+          windowBefore: Math.floor(t / 1000) - 2 * HOUR_S,
+          budgetBefore: daysBefore(today, 1),
+        })
         .catch((e: Error) => this.log(`usage ledger: prune failed: ${e.message}`));
     }
   }

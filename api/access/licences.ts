@@ -74,7 +74,8 @@ export const hashToken = (token: string): string => sha256Hex(token);
 export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 /** Build a claim link for `token` under the public base URL (ending in /v1). */
-export const claimLink = (publicBaseUrl: string, token: string): string => `${publicBaseUrl.replace(/\/+$/, '')}/claim#${token}`;
+export const claimLink = (publicBaseUrl: string, token: string): string =>
+  `${publicBaseUrl.replace(/\/+$/, '')}/claim#${token}`;
 
 /**
  * Split a claim link into the API base (…/v1) and the token.
@@ -103,8 +104,15 @@ export async function issueClaimLink(
   opts: { now: Date; days?: number },
 ): Promise<{ url: string; link: ClaimLink }> {
   const token = randomBytes(32).toString('base64url');
-  const until = Math.min(opts.now.getTime() + (opts.days ?? CLAIM_LINK_DAYS) * 86_400_000, Date.parse(licence.expires_at));
-  const link = await store.createClaimLink({ token_hash: hashToken(token), licence_id: licence.id, expires_at: new Date(until).toISOString() });
+  const until = Math.min(
+    opts.now.getTime() + (opts.days ?? CLAIM_LINK_DAYS) * 86_400_000,
+    Date.parse(licence.expires_at),
+  );
+  const link = await store.createClaimLink({
+    token_hash: hashToken(token),
+    licence_id: licence.id,
+    expires_at: new Date(until).toISOString(),
+  });
   return { url: claimLink(publicBaseUrl, token), link };
 }
 

@@ -26,7 +26,10 @@ const TIME_MAX_MS = 8.64e15;
 const dayKey = (ms: number): number => (ms >= -TIME_MAX_MS && ms <= TIME_MAX_MS ? Math.floor(ms / DAY_MS) : NaN);
 
 /** The UTC day (YYYY-MM-DD) holding `ms`. */
-export const utcDay: (ms: number) => string = lastAnswer((ms: number) => new Date(ms).toISOString().slice(0, 10), dayKey);
+export const utcDay: (ms: number) => string = lastAnswer(
+  (ms: number) => new Date(ms).toISOString().slice(0, 10),
+  dayKey,
+);
 
 /** 00:00 UTC after the day holding `ms`, in epoch seconds: when that day's row budget resets. */
 export const budgetReset: (ms: number) => number = lastAnswer((ms: number) => {
@@ -76,7 +79,12 @@ export const dailyRows = (scope: Scope): number | null => CAPABILITIES[scope].da
  * policy with its quota `q` and window `w`; `RateLimit` gives the remaining `r` and seconds to
  * reset `t`).
  */
-export function rateLimitHeaders(r: RateState, nowMs: number, policy = 'hourly', windowS = HOUR_S): Record<string, string> {
+export function rateLimitHeaders(
+  r: RateState,
+  nowMs: number,
+  policy = 'hourly',
+  windowS = HOUR_S,
+): Record<string, string> {
   const t = Math.max(0, r.reset - Math.floor(nowMs / 1000));
   return {
     'X-RateLimit-Limit': String(r.limit),

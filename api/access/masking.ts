@@ -50,7 +50,9 @@ let projectSet: SchemaSet | null = null;
 /** The project's schemas (`schemas/*.schema.json`, read once). */
 export function projectSchemas(): SchemaSet {
   if (!projectSet) {
-    const files = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json')).sort();
+    const files = readdirSync(SCHEMA_DIR)
+      .filter((f) => f.endsWith('.schema.json'))
+      .sort();
     projectSet = new Map(files.map((f) => [f, JSON.parse(readFileSync(new URL(f, SCHEMA_DIR), 'utf8')) as JsonSchema]));
   }
   return projectSet;
@@ -86,7 +88,13 @@ export interface MaskPlan {
 }
 
 /** The schema nodes a node stands for: itself, what its `$ref` chain leads to, and its alternatives. */
-function expand(schemas: SchemaSet, node: JsonSchema, file: string, out: { node: JsonSchema; file: string }[], depth = 0): void {
+function expand(
+  schemas: SchemaSet,
+  node: JsonSchema,
+  file: string,
+  out: { node: JsonSchema; file: string }[],
+  depth = 0,
+): void {
   if (depth > 32) throw new Error(`schema ${file}: $ref chain too deep (a cycle?)`);
   out.push({ node, file });
   if (typeof node.$ref === 'string') {
@@ -95,7 +103,8 @@ function expand(schemas: SchemaSet, node: JsonSchema, file: string, out: { node:
   }
   for (const k of ['anyOf', 'oneOf', 'allOf'] as const) {
     const alts = node[k];
-    if (Array.isArray(alts)) for (const a of alts) if (a && typeof a === 'object') expand(schemas, a as JsonSchema, file, out, depth + 1);
+    if (Array.isArray(alts))
+      for (const a of alts) if (a && typeof a === 'object') expand(schemas, a as JsonSchema, file, out, depth + 1);
   }
 }
 
@@ -110,7 +119,14 @@ function isEnriched(schemas: SchemaSet, node: JsonSchema, file: string): boolean
 }
 
 /** The plan of a value described by `node` (null when nothing in it is enriched); `path` names it in `fields`. */
-function planOf(schemas: SchemaSet, node: JsonSchema, file: string, path: string, fields: string[], depth: number): PlanNode | null {
+function planOf(
+  schemas: SchemaSet,
+  node: JsonSchema,
+  file: string,
+  path: string,
+  fields: string[],
+  depth: number,
+): PlanNode | null {
   if (depth > 16) return null;
   const forms: { node: JsonSchema; file: string }[] = [];
   expand(schemas, node, file, forms);
@@ -157,7 +173,10 @@ export function maskPlan(kind: MaskKind, schemas: SchemaSet = projectSchemas()):
     const root = schemas.get(file);
     if (!root) throw new Error(`no schema ${file}`);
     const fields: string[] = [];
-    plan = { root: planOf(schemas, root, file, '', fields, 0) ?? { nulled: [], inner: [], items: null }, fields: Object.freeze(fields) };
+    plan = {
+      root: planOf(schemas, root, file, '', fields, 0) ?? { nulled: [], inner: [], items: null },
+      fields: Object.freeze(fields),
+    };
     perSet.set(kind, plan);
   }
   return plan;
@@ -303,7 +322,9 @@ export function mustAttribute(scope: Scope): boolean {
  * `Link: <…>; rel="license"` and the text as `X-Attribution` — and key-value metadata for files
  * that hold it (Parquet). Null for scopes that need not attribute.
  */
-export function attribution(scope: Scope): { headers: { Link: string; 'X-Attribution': string }; metadata: { attribution: string; license: string } } | null {
+export function attribution(
+  scope: Scope,
+): { headers: { Link: string; 'X-Attribution': string }; metadata: { attribution: string; license: string } } | null {
   if (!mustAttribute(scope)) return null;
   return {
     headers: { Link: `<${LICENCE_URL}>; rel="license"`, 'X-Attribution': ATTRIBUTION },
@@ -335,7 +356,11 @@ export interface FieldChange {
  * @example maskChanges('lead', { applicant_org: { before: null, after: 'Acme Ltd' } }, 'commonwealth').changes
  *   // { applicant_org: { before: null, after: null } }
  */
-export function maskChanges(kind: MaskKind, changes: Readonly<Record<string, FieldChange>>, scope: Scope): { changes: Record<string, FieldChange>; masked: MaskedField[] } {
+export function maskChanges(
+  kind: MaskKind,
+  changes: Readonly<Record<string, FieldChange>>,
+  scope: Scope,
+): { changes: Record<string, FieldChange>; masked: MaskedField[] } {
   const masked = maskedFor(kind, scope);
   if (masked.length === 0) return { changes: { ...changes }, masked };
   const hidden = new Set(masked.map((m) => m.field));

@@ -20,10 +20,38 @@ export interface Capabilities {
 }
 
 export const CAPABILITIES: Record<Scope, Capabilities> = {
-  commonwealth: { enriched: false, webhooks: false, geojsonFeeds: false, redistribution: false, dailyRows: 1_000, requestsPerHour: 600 },
-  ent_api: { enriched: true, webhooks: true, geojsonFeeds: false, redistribution: false, dailyRows: 5_000, requestsPerHour: 5_000 },
-  ent_feed: { enriched: true, webhooks: true, geojsonFeeds: true, redistribution: true, dailyRows: null, requestsPerHour: 20_000 },
-  custom: { enriched: true, webhooks: true, geojsonFeeds: true, redistribution: true, dailyRows: null, requestsPerHour: 120_000 },
+  commonwealth: {
+    enriched: false,
+    webhooks: false,
+    geojsonFeeds: false,
+    redistribution: false,
+    dailyRows: 1_000,
+    requestsPerHour: 600,
+  },
+  ent_api: {
+    enriched: true,
+    webhooks: true,
+    geojsonFeeds: false,
+    redistribution: false,
+    dailyRows: 5_000,
+    requestsPerHour: 5_000,
+  },
+  ent_feed: {
+    enriched: true,
+    webhooks: true,
+    geojsonFeeds: true,
+    redistribution: true,
+    dailyRows: null,
+    requestsPerHour: 20_000,
+  },
+  custom: {
+    enriched: true,
+    webhooks: true,
+    geojsonFeeds: true,
+    redistribution: true,
+    dailyRows: null,
+    requestsPerHour: 120_000,
+  },
 };
 
 /** The key prefix reveals the scope (like Stripe's sk_live_): `lk_cw_…`, `lk_ea_…`, `lk_ef_…`, `lk_cu_…`. */

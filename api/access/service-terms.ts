@@ -56,14 +56,21 @@ function parseDate(s: string): number {
 export function checkDeprecations(table: DeprecationTable, operations: readonly string[]): void {
   const known = new Set(operations);
   for (const [op, d] of Object.entries(table)) {
-    if (!known.has(op)) throw new Error(`deprecation of ${op}: no such operation (use "METHOD /path" as in the OpenAPI document, e.g. "GET /leads/{id}")`);
+    if (!known.has(op))
+      throw new Error(
+        `deprecation of ${op}: no such operation (use "METHOD /path" as in the OpenAPI document, e.g. "GET /leads/{id}")`,
+      );
     const from = parseDate(d.deprecated_at);
     const until = parseDate(d.sunset);
-    if (!Number.isFinite(from)) throw new Error(`deprecation of ${op}: deprecated_at ${JSON.stringify(d.deprecated_at)} is not an ISO 8601 date`);
-    if (!Number.isFinite(until)) throw new Error(`deprecation of ${op}: sunset ${JSON.stringify(d.sunset)} is not an ISO 8601 date`);
+    if (!Number.isFinite(from))
+      throw new Error(`deprecation of ${op}: deprecated_at ${JSON.stringify(d.deprecated_at)} is not an ISO 8601 date`);
+    if (!Number.isFinite(until))
+      throw new Error(`deprecation of ${op}: sunset ${JSON.stringify(d.sunset)} is not an ISO 8601 date`);
     const days = (until - from) / DAY_MS;
     if (days < SERVICE_TERMS.deprecationNoticeDays) {
-      throw new Error(`deprecation of ${op}: the sunset is ${Math.floor(days)} days after the deprecation; the service terms promise at least ${SERVICE_TERMS.deprecationNoticeDays}`);
+      throw new Error(
+        `deprecation of ${op}: the sunset is ${Math.floor(days)} days after the deprecation; the service terms promise at least ${SERVICE_TERMS.deprecationNoticeDays}`,
+      );
     }
     let url: URL | null = null;
     try {
@@ -94,7 +101,12 @@ export function serviceTermsExtension(): Record<string, unknown> {
     availability_target_percent: SERVICE_TERMS.availabilityTargetPercent,
     availability_period: 'calendar month (UTC)',
     deprecation_notice_days: SERVICE_TERMS.deprecationNoticeDays,
-    deprecation_signals: ['OpenAPI `deprecated: true`', 'Deprecation header (RFC 9745)', 'Sunset header (RFC 8594)', 'Link rel="deprecation"'],
+    deprecation_signals: [
+      'OpenAPI `deprecated: true`',
+      'Deprecation header (RFC 9745)',
+      'Sunset header (RFC 8594)',
+      'Link rel="deprecation"',
+    ],
   };
 }
 
@@ -116,7 +128,9 @@ type Json = Record<string, any>;
  * three headers on every response. Throws on an entry naming no operation of `paths`.
  */
 export function applyDeprecations(paths: Json, table: DeprecationTable): void {
-  const operations = Object.entries<Json>(paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+  const operations = Object.entries<Json>(paths).flatMap(([path, item]) =>
+    Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
+  );
   checkDeprecations(table, operations);
   for (const [key, d] of Object.entries(table)) {
     const space = key.indexOf(' ');
@@ -124,12 +138,22 @@ export function applyDeprecations(paths: Json, table: DeprecationTable): void {
     const h = deprecationHeaders(d);
     op.deprecated = true;
     op['x-deprecation'] = { deprecated_at: d.deprecated_at, sunset: d.sunset, link: d.link };
-    op.description = `${op.description ?? ''}\n\n**Deprecated** since ${d.deprecated_at}; stops being served at ${d.sunset} (\`Sunset: ${h.Sunset}\`). Migration: ${d.link}`.trim();
+    op.description =
+      `${op.description ?? ''}\n\n**Deprecated** since ${d.deprecated_at}; stops being served at ${d.sunset} (\`Sunset: ${h.Sunset}\`). Migration: ${d.link}`.trim();
     for (const res of Object.values<Json>(op.responses ?? {})) {
       res.headers ??= {};
-      res.headers['Deprecation'] = { description: 'RFC 9745: when this operation was (or will be) deprecated, as `@` and Unix seconds.', schema: { type: 'string', const: h.Deprecation } };
-      res.headers['Sunset'] = { description: 'RFC 8594: when this operation stops being served, an HTTP-date.', schema: { type: 'string', const: h.Sunset } };
-      res.headers['Link'] ??= { description: `Among the links, the deprecation and migration note: \`${h.Link}\`.`, schema: { type: 'string' } };
+      res.headers['Deprecation'] = {
+        description: 'RFC 9745: when this operation was (or will be) deprecated, as `@` and Unix seconds.',
+        schema: { type: 'string', const: h.Deprecation },
+      };
+      res.headers['Sunset'] = {
+        description: 'RFC 8594: when this operation stops being served, an HTTP-date.',
+        schema: { type: 'string', const: h.Sunset },
+      };
+      res.headers['Link'] ??= {
+        description: `Among the links, the deprecation and migration note: \`${h.Link}\`.`,
+        schema: { type: 'string' },
+      };
     }
   }
 }

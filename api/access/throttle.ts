@@ -24,7 +24,12 @@ import { rateLimitHeaders, retryAfter } from './limits.ts';
 /** What failures are counted under: the address, or for IPv6 its /64 (`2001:db8:1:2::/64`). */
 export function throttleKey(ip: string): string {
   const w = ipv6Words(ip);
-  return w ? `${w.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64` : ip;
+  return w
+    ? `${w
+        .slice(0, 4)
+        .map((x) => x.toString(16))
+        .join(':')}::/64`
+    : ip;
 }
 
 export interface ThrottleOptions {
@@ -51,7 +56,12 @@ export function failedAuthThrottle(opts: ThrottleOptions): Middleware {
     return e;
   };
   const headers = (failures: number, reset: number, t: number) => ({
-    ...rateLimitHeaders({ limit: opts.limit, remaining: Math.max(0, opts.limit - failures), reset }, t, 'failed-key-attempts', opts.windowS),
+    ...rateLimitHeaders(
+      { limit: opts.limit, remaining: Math.max(0, opts.limit - failures), reset },
+      t,
+      'failed-key-attempts',
+      opts.windowS,
+    ),
   });
 
   const tooMany = (e: { failures: number; reset: number }, t: number): ApiError =>

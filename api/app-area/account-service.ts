@@ -55,7 +55,10 @@ export const APP_KEY_NAME = 'Lead explorer (app): internal ledger entry, not a u
 const ensured = new WeakMap<object, Set<string>>();
 
 /** Make sure the account's internal app key exists (stored revoked; idempotent, safe under races). */
-export async function ensureAppKey(store: Pick<StateStore, 'listKeys' | 'insertKey' | 'revokeKey'>, accountId: number): Promise<string> {
+export async function ensureAppKey(
+  store: Pick<StateStore, 'listKeys' | 'insertKey' | 'revokeKey'>,
+  accountId: number,
+): Promise<string> {
   const id = appKeyId(accountId);
   let known = ensured.get(store);
   if (!known) ensured.set(store, (known = new Set()));
@@ -64,7 +67,14 @@ export async function ensureAppKey(store: Pick<StateStore, 'listKeys' | 'insertK
   if (!existing) {
     const hash = createHash('sha256').update(randomBytes(32)).digest('hex'); // of nothing anyone holds
     try {
-      await store.insertKey({ id, account_id: accountId, scope: 'commonwealth', name: APP_KEY_NAME, display_prefix: 'app', hash });
+      await store.insertKey({
+        id,
+        account_id: accountId,
+        scope: 'commonwealth',
+        name: APP_KEY_NAME,
+        display_prefix: 'app',
+        hash,
+      });
     } catch (e) {
       // another request inserted it first (primary key): fine
       if (!(await store.listKeys(accountId)).some((k) => k.id === id)) throw e;
@@ -79,7 +89,9 @@ export async function ensureAppKey(store: Pick<StateStore, 'listKeys' | 'insertK
 export function appRefusal(scope: Scope, plan: Plan): string | null {
   const why = selfServeRefusal(scope, plan);
   if (why === null) return null;
-  return isLicensedScope(scope) ? `${scope} keys are issued only under an organisation licence: ask your account manager, who sends a one-time claim link per seat` : why;
+  return isLicensedScope(scope)
+    ? `${scope} keys are issued only under an organisation licence: ask your account manager, who sends a one-time claim link per seat`
+    : why;
 }
 
 /** The 409 shown when the account already holds the most active self-serve keys. */
@@ -119,24 +131,42 @@ export function accountService(deps: { store: StateStore; clock: () => Date }) {
     /** Active self-serve keys and the limit. */
     async keyAllowance(accountId: number): Promise<{ active: number; max: number }> {
       const keys = await store.listKeys(accountId);
-      return { active: keys.filter((k) => k.status === 'active' && k.licence_id === null && !isAppKey(k.id)).length, max: MAX_SELF_SERVE_KEYS };
+      return {
+        active: keys.filter((k) => k.status === 'active' && k.licence_id === null && !isAppKey(k.id)).length,
+        max: MAX_SELF_SERVE_KEYS,
+      };
     },
 
     /**
      * Create a self-serve key: the raw key is returned once (only its hash is stored). 400 for a
      * bad label or scope, 403 for a scope the plan does not allow, 409 at the key limit.
      */
-    async createKey(accountId: number, plan: Plan, o: { scope: unknown; label: unknown }): Promise<{ key: ApiKey; raw: string }> {
+    async createKey(
+      accountId: number,
+      plan: Plan,
+      o: { scope: unknown; label: unknown },
+    ): Promise<{ key: ApiKey; raw: string }> {
       if (typeof o.scope !== 'string' || !(SCOPES as readonly string[]).includes(o.scope)) {
         throw new ApiError(400, 'invalid_parameter', `choose a scope: ${SCOPES.join(', ')}`);
       }
       const scope = o.scope as Scope;
       const label = typeof o.label === 'string' ? o.label.trim() : '';
-      if (label.length > KEY_LABEL_MAX) throw new ApiError(400, 'invalid_parameter', `the label may have at most ${KEY_LABEL_MAX} characters`);
+      if (label.length > KEY_LABEL_MAX)
+        throw new ApiError(400, 'invalid_parameter', `the label may have at most ${KEY_LABEL_MAX} characters`);
       const refusal = appRefusal(scope, plan);
       if (refusal) throw new ApiError(403, 'insufficient_plan', refusal);
       const k = generateKey(scope);
-      const made = await store.insertSelfServeKey({ id: k.id, account_id: accountId, scope, name: label === '' ? null : label, display_prefix: k.displayPrefix, hash: k.hash }, MAX_SELF_SERVE_KEYS);
+      const made = await store.insertSelfServeKey(
+        {
+          id: k.id,
+          account_id: accountId,
+          scope,
+          name: label === '' ? null : label,
+          display_prefix: k.displayPrefix,
+          hash: k.hash,
+        },
+        MAX_SELF_SERVE_KEYS,
+      );
       if (made === 'limit') throw keyLimitReached();
       return { key: made, raw: k.raw };
     },
@@ -161,7 +191,7 @@ export function accountService(deps: { store: StateStore; clock: () => Date }) {
       const keys = u.keys.map((k) => {
         const days = u.days.filter((d) => d.key_id === k.id);
         const totals = zero();
-        for (const d of days) (totals.requests += d.requests), (totals.errors += d.errors), (totals.rows += d.rows);
+        for (const d of days) ((totals.requests += d.requests), (totals.errors += d.errors), (totals.rows += d.rows));
         const todayRow = days.find((d) => d.day === today);
         return {
           key: k,

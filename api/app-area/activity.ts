@@ -22,7 +22,13 @@ export const SESSION_EVENTS = {
 export function activityRecorder(store: Pick<AppStore, 'recordActivity'>): RecordActivity {
   return async (ctx, event, details = {}) => {
     const s = ctx.state.app;
-    await store.recordActivity({ account_id: s.account.id, event, session_id: s.id, address: ctx.ip || null, details: { ...details } });
+    await store.recordActivity({
+      account_id: s.account.id,
+      event,
+      session_id: s.id,
+      address: ctx.ip || null,
+      details: { ...details },
+    });
   };
 }
 
@@ -35,5 +41,11 @@ export async function logActivity(
   details: Record<string, string | number | null> = {},
   sessionId: string | null = null,
 ): Promise<void> {
-  await store.recordActivity({ account_id: accountId, event, session_id: sessionId, address: ctx?.ip || null, details });
+  await store.recordActivity({
+    account_id: accountId,
+    event,
+    session_id: sessionId,
+    address: ctx?.ip || null,
+    details,
+  });
 }

@@ -60,7 +60,14 @@ export function loadAssets(dir: string = ASSET_DIR): ReadonlyMap<string, Asset> 
   return new Map(
     files.map(([name, path]) => {
       const body = readFileSync(path);
-      return [name, { body, type: TYPES[extname(name)]!, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` }];
+      return [
+        name,
+        {
+          body,
+          type: TYPES[extname(name)]!,
+          etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+        },
+      ];
     }),
   );
 }

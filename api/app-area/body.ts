@@ -14,7 +14,11 @@ const raw = new WeakMap<object, Promise<string>>();
 function readText(ctx: AppAreaContext): Promise<string> {
   let p = raw.get(ctx.req);
   if (!p) {
-    p = readBodyText(ctx.req, BODY_LIMIT_BYTES, () => new ApiError(413, 'body_too_large', `the body may be at most ${BODY_LIMIT_BYTES} bytes`));
+    p = readBodyText(
+      ctx.req,
+      BODY_LIMIT_BYTES,
+      () => new ApiError(413, 'body_too_large', `the body may be at most ${BODY_LIMIT_BYTES} bytes`),
+    );
     raw.set(ctx.req, p);
   }
   return p;
@@ -25,19 +29,22 @@ export const isForm = (ctx: AppAreaContext): boolean => Boolean(ctx.is('applicat
 
 /** The posted form (`_csrf` included). 415 for anything but a urlencoded form. */
 export async function readForm(ctx: AppAreaContext): Promise<URLSearchParams> {
-  if (!isForm(ctx)) throw new ApiError(415, 'unsupported_media_type', 'send the form as application/x-www-form-urlencoded');
+  if (!isForm(ctx))
+    throw new ApiError(415, 'unsupported_media_type', 'send the form as application/x-www-form-urlencoded');
   return new URLSearchParams(await readText(ctx));
 }
 
 /** The posted JSON object. 415 for anything but application/json, 400 when it is not an object. */
 export async function readJson(ctx: AppAreaContext): Promise<Record<string, unknown>> {
-  if (!ctx.is('application/json')) throw new ApiError(415, 'unsupported_media_type', 'send the request body as application/json');
+  if (!ctx.is('application/json'))
+    throw new ApiError(415, 'unsupported_media_type', 'send the request body as application/json');
   let v: unknown;
   try {
     v = JSON.parse(await readText(ctx));
   } catch {
     throw new ApiError(400, 'invalid_body', 'the body is not valid JSON');
   }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ApiError(400, 'invalid_body', 'the body must be a JSON object');
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw new ApiError(400, 'invalid_body', 'the body must be a JSON object');
   return v as Record<string, unknown>;
 }

@@ -69,7 +69,11 @@ export type AppAreaContext = ParameterizedContext<AppAreaState>;
 export type RenderPage = (ctx: AppAreaContext, page: AppPage) => void;
 
 /** Appends an entry to the account's activity log (keys created/revoked, webhooks changed, sign-ins…). */
-export type RecordActivity = (ctx: AppAreaContext, event: string, details?: Readonly<Record<string, string | number | null>>) => Promise<void>;
+export type RecordActivity = (
+  ctx: AppAreaContext,
+  event: string,
+  details?: Readonly<Record<string, string | number | null>>,
+) => Promise<void>;
 
 /** What the app area needs of the server: the API's deps, with the usage ledger. */
 export type AppAreaDeps = AppDeps & { ledger: UsageLedger };

@@ -14,7 +14,8 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
-const isSafe = (v: unknown): v is SafeHtml => typeof v === 'object' && v !== null && typeof (v as SafeHtml).__html === 'string';
+const isSafe = (v: unknown): v is SafeHtml =>
+  typeof v === 'object' && v !== null && typeof (v as SafeHtml).__html === 'string';
 
 function piece(v: unknown): string {
   if (v === null || v === undefined || v === false) return '';

@@ -21,10 +21,12 @@ import { logActivity, SESSION_EVENTS } from './activity.ts';
 export const INVITATION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /** The account area's base URL: PUBLIC_BASE_URL without its /v1, plus /app. */
-export const appBaseUrl = (publicBaseUrl: string): string => `${publicBaseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')}/app`;
+export const appBaseUrl = (publicBaseUrl: string): string =>
+  `${publicBaseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')}/app`;
 
 /** The invitation link of `token`. */
-export const invitationLink = (publicBaseUrl: string, token: string): string => `${appBaseUrl(publicBaseUrl)}/invite#${token}`;
+export const invitationLink = (publicBaseUrl: string, token: string): string =>
+  `${appBaseUrl(publicBaseUrl)}/invite#${token}`;
 
 export interface IssuedInvitation {
   url: string;
@@ -44,22 +46,36 @@ export async function issueInvitation(
 ): Promise<IssuedInvitation> {
   const token = randomBytes(32).toString('base64url');
   const expires = new Date(opts.now.getTime() + config.inviteTtlHours * 3_600_000).toISOString();
-  const inv = await store.app.createInvitation({ token_hash: hashToken(token), account_id: account.id, expires_at: expires });
+  const inv = await store.app.createInvitation({
+    token_hash: hashToken(token),
+    account_id: account.id,
+    expires_at: expires,
+  });
   const url = invitationLink(config.publicBaseUrl, token);
   let emailed = false;
   if (opts.email && config.smtpUrl) {
     await sendInvitationMail(config, opts.email, account.name, url, inv.expires_at);
     emailed = true;
   }
-  await logActivity(store.app, null, account.id, SESSION_EVENTS.invitationIssued, { expires_at: inv.expires_at, emailed: emailed ? 1 : 0 });
+  await logActivity(store.app, null, account.id, SESSION_EVENTS.invitationIssued, {
+    expires_at: inv.expires_at,
+    emailed: emailed ? 1 : 0,
+  });
   return { url, expires_at: inv.expires_at, emailed };
 }
 
 /** The sender of invitation e-mails (SMTP_FROM, or no-reply@ the public host). */
-export const mailFrom = (config: Pick<ApiConfig, 'smtpFrom' | 'publicBaseUrl'>): string => config.smtpFrom || `no-reply@${new URL(config.publicBaseUrl).hostname}`;
+export const mailFrom = (config: Pick<ApiConfig, 'smtpFrom' | 'publicBaseUrl'>): string =>
+  config.smtpFrom || `no-reply@${new URL(config.publicBaseUrl).hostname}`;
 
 /** E-mail an invitation link through SMTP_URL (plain text; the link is the only secret in it). */
-export async function sendInvitationMail(config: Pick<ApiConfig, 'smtpUrl' | 'smtpFrom' | 'publicBaseUrl'>, to: string, accountName: string, url: string, expiresAt: string): Promise<void> {
+export async function sendInvitationMail(
+  config: Pick<ApiConfig, 'smtpUrl' | 'smtpFrom' | 'publicBaseUrl'>,
+  to: string,
+  accountName: string,
+  url: string,
+  expiresAt: string,
+): Promise<void> {
   const transport = nodemailer.createTransport(config.smtpUrl);
   try {
     await transport.sendMail({

@@ -70,7 +70,8 @@ ${f.body}
 /** The navigation of the signed-in layout (no section current on a 404). */
 function nav(current: AppSection | null): SafeHtml {
   return html`<nav class="site-nav" aria-label="Account sections"><ul>${APP_SECTIONS.map(
-    (s) => html`<li><a href="/app/${s}"${s === current ? html` aria-current="page"` : ''}>${SECTION_LABELS[s]}</a></li>`,
+    (s) =>
+      html`<li><a href="/app/${s}"${s === current ? html` aria-current="page"` : ''}>${SECTION_LABELS[s]}</a></li>`,
   )}</ul></nav>`;
 }
 
@@ -80,7 +81,10 @@ export function renderPage(ctx: AppAreaContext, p: AppPage): void {
 }
 
 /** `renderPage` where no section is current (the 404 page inside the layout). */
-export function renderSignedIn(ctx: AppAreaContext, p: Omit<AppPage, 'section'> & { section: AppSection | null }): void {
+export function renderSignedIn(
+  ctx: AppAreaContext,
+  p: Omit<AppPage, 'section'> & { section: AppSection | null },
+): void {
   const s = ctx.state.app;
   page(ctx, {
     title: p.title,
@@ -98,7 +102,10 @@ export function renderSignedIn(ctx: AppAreaContext, p: Omit<AppPage, 'section'> 
 }
 
 /** Render a page for a visitor who is not signed in (sign-in, invitation, errors). */
-export function renderPublicPage(ctx: AppAreaContext, p: { title: string; body: SafeHtml; status?: number; scripts?: readonly string[]; csrfToken?: string | null }): void {
+export function renderPublicPage(
+  ctx: AppAreaContext,
+  p: { title: string; body: SafeHtml; status?: number; scripts?: readonly string[]; csrfToken?: string | null },
+): void {
   page(ctx, {
     title: p.title,
     body: p.body,

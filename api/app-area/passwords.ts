@@ -17,9 +17,16 @@ export const PASSWORD_MAX_LENGTH = 1024;
 export const SCRYPT = { logN: 17, r: 8, p: 1, keyBytes: 32, saltBytes: 16 } as const;
 
 const scrypt = (password: string, salt: Buffer, keyBytes: number, o: ScryptOptions): Promise<Buffer> =>
-  new Promise((resolve, reject) => scryptCb(password.normalize('NFC'), salt, keyBytes, o, (e, key) => (e ? reject(e) : resolve(key))));
+  new Promise((resolve, reject) =>
+    scryptCb(password.normalize('NFC'), salt, keyBytes, o, (e, key) => (e ? reject(e) : resolve(key))),
+  );
 
-const options = (logN: number, r: number, p: number): ScryptOptions => ({ N: 2 ** logN, r, p, maxmem: 2 * 128 * r * 2 ** logN + 1024 * 1024 });
+const options = (logN: number, r: number, p: number): ScryptOptions => ({
+  N: 2 ** logN,
+  r,
+  p,
+  maxmem: 2 * 128 * r * 2 ** logN + 1024 * 1024,
+});
 
 /** Why a new password is refused, or null when it is acceptable. */
 export function passwordRefusal(password: string): string | null {
@@ -42,7 +49,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const m = STORED.exec(stored);
   if (!m || password.length > PASSWORD_MAX_LENGTH) return false;
   const expected = Buffer.from(m[5]!, 'base64url');
-  const key = await scrypt(password, Buffer.from(m[4]!, 'base64url'), expected.length, options(Number(m[1]), Number(m[2]), Number(m[3])));
+  const key = await scrypt(
+    password,
+    Buffer.from(m[4]!, 'base64url'),
+    expected.length,
+    options(Number(m[1]), Number(m[2]), Number(m[3])),
+  );
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 

@@ -56,13 +56,18 @@ function chainOf(mws: readonly Middleware<AppAreaState, any>[]): (ctx: AppAreaCo
   };
 }
 
-const wantsJson = (ctx: AppAreaContext): boolean => Boolean(ctx.is('application/json')) || ctx.accepts('html', 'json') === 'json';
+const wantsJson = (ctx: AppAreaContext): boolean =>
+  Boolean(ctx.is('application/json')) || ctx.accepts('html', 'json') === 'json';
 
 /**
  * The /app middleware (requests outside /app pass through untouched).
  * `pages` defaults to APP_PAGES; tests may pass their own.
  */
-export function appArea(config: ApiConfig, deps: AppAreaDeps, pages: readonly AppPageFactory[] = APP_PAGES): Middleware {
+export function appArea(
+  config: ApiConfig,
+  deps: AppAreaDeps,
+  pages: readonly AppPageFactory[] = APP_PAGES,
+): Middleware {
   const store = deps.store.app;
   const assets = loadAssets();
   const times = sessionTimes(config);
@@ -84,7 +89,12 @@ export function appArea(config: ApiConfig, deps: AppAreaDeps, pages: readonly Ap
     ctx.status = 303;
   });
   const notFound: Middleware<AppAreaState> = (ctx) =>
-    renderSignedIn(ctx, { section: null, title: 'Page not found', status: 404, body: html`<p>There is no page at <code>${ctx.path}</code>.</p><p><a href="/app">Go to the account home</a></p>` });
+    renderSignedIn(ctx, {
+      section: null,
+      title: 'Page not found',
+      status: 404,
+      body: html`<p>There is no page at <code>${ctx.path}</code>.</p><p><a href="/app">Go to the account home</a></p>`,
+    });
 
   const chain = chainOf([
     sessionRouter(config, { store, accounts: deps.store, clock: deps.clock, throttle }).routes(),

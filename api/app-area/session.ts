@@ -48,7 +48,10 @@ export function readCookie(ctx: AppAreaContext, name: string): string | null {
 
 /** Set (or with `null`, clear) a cookie with the account area's flags. */
 export function writeCookie(ctx: AppAreaContext, name: string, value: string | null): void {
-  ctx.append('Set-Cookie', value === null ? `${name}=; ${COOKIE_FLAGS}; Max-Age=0` : `${name}=${value}; ${COOKIE_FLAGS}`);
+  ctx.append(
+    'Set-Cookie',
+    value === null ? `${name}=; ${COOKIE_FLAGS}; Max-Age=0` : `${name}=${value}; ${COOKIE_FLAGS}`,
+  );
 }
 
 /** The pre-session cookie's value, set now when the browser has none. */
@@ -62,27 +65,47 @@ export interface SessionTimes {
   idleMs: number;
   maxMs: number;
 }
-export const sessionTimes = (config: Pick<ApiConfig, 'appSessionIdleMinutes' | 'appSessionMaxHours'>): SessionTimes => ({
+export const sessionTimes = (
+  config: Pick<ApiConfig, 'appSessionIdleMinutes' | 'appSessionMaxHours'>,
+): SessionTimes => ({
   idleMs: config.appSessionIdleMinutes * 60_000,
   maxMs: config.appSessionMaxHours * 3_600_000,
 });
 
 /** Whether a stored session is still alive at `now` (absolute and idle expiry). */
-export function sessionAlive(s: Pick<StoredSession, 'last_seen_at' | 'expires_at'>, now: number, t: SessionTimes): boolean {
+export function sessionAlive(
+  s: Pick<StoredSession, 'last_seen_at' | 'expires_at'>,
+  now: number,
+  t: SessionTimes,
+): boolean {
   return now < Date.parse(s.expires_at) && now - Date.parse(s.last_seen_at) < t.idleMs;
 }
 
 /** A fresh session for an account: the cookie value and what the store keeps. */
-export function newSession(now: number, t: SessionTimes): { secret: string; id_hash: string; public_id: string; expires_at: string } {
+export function newSession(
+  now: number,
+  t: SessionTimes,
+): { secret: string; id_hash: string; public_id: string; expires_at: string } {
   const secret = newSecret();
-  return { secret, id_hash: hashSecret(secret), public_id: 'ses_' + randomBytes(8).toString('hex'), expires_at: new Date(now + t.maxMs).toISOString() };
+  return {
+    secret,
+    id_hash: hashSecret(secret),
+    public_id: 'ses_' + randomBytes(8).toString('hex'),
+    expires_at: new Date(now + t.maxMs).toISOString(),
+  };
 }
 
 /**
  * Read the request's session: alive → its `AppSession` (idle clock moved); missing, unknown or
  * expired → null (an expired one is deleted and its cookie cleared).
  */
-export async function loadSession(ctx: AppAreaContext, store: AppStore, now: number, t: SessionTimes, nonce: string): Promise<AppSession | null> {
+export async function loadSession(
+  ctx: AppAreaContext,
+  store: AppStore,
+  now: number,
+  t: SessionTimes,
+  nonce: string,
+): Promise<AppSession | null> {
   const secret = readCookie(ctx, SESSION_COOKIE);
   if (!secret) return null;
   const hash = hashSecret(secret);
@@ -118,15 +141,23 @@ const same = (a: string, b: string): boolean => {
  * token (`X-CSRF-Token` header or `_csrf` field of `form`) must be the session's or, before
  * sign-in, the pre-session cookie's.
  */
-export function checkCsrf(ctx: AppAreaContext, config: Pick<ApiConfig, 'publicBaseUrl'>, form: URLSearchParams | null): void {
+export function checkCsrf(
+  ctx: AppAreaContext,
+  config: Pick<ApiConfig, 'publicBaseUrl'>,
+  form: URLSearchParams | null,
+): void {
   const refuse = (why: string): never => {
     throw new ApiError(403, 'csrf_refused', `this request was refused: ${why}. Reload the page and try again`);
   };
   const site = ctx.get('Sec-Fetch-Site');
   if (site && site !== 'same-origin') refuse('it did not come from a page of this site');
   const origin = ctx.get('Origin');
-  if (origin && origin !== `${ctx.protocol}://${ctx.host}` && origin !== new URL(config.publicBaseUrl).origin) refuse('it came from another site');
+  if (origin && origin !== `${ctx.protocol}://${ctx.host}` && origin !== new URL(config.publicBaseUrl).origin)
+    refuse('it came from another site');
   const token = ctx.get('X-CSRF-Token') || form?.get('_csrf') || '';
-  const expected = [ctx.state.app?.csrfToken, ...[readCookie(ctx, PRE_SESSION_COOKIE)].filter((v): v is string => v !== null).map(csrfFor)].filter(Boolean) as string[];
+  const expected = [
+    ctx.state.app?.csrfToken,
+    ...[readCookie(ctx, PRE_SESSION_COOKIE)].filter((v): v is string => v !== null).map(csrfFor),
+  ].filter(Boolean) as string[];
   if (!token || !expected.some((e) => same(token, e))) refuse('its form token is missing or out of date');
 }

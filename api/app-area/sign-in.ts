@@ -32,9 +32,25 @@ import { html } from './html.ts';
 import { INVITATION_TOKEN } from './invitations.ts';
 import { renderPublicPage } from './layout.ts';
 import { dummyPasswordHash, hashPassword, passwordRefusal, PASSWORD_MIN_LENGTH, verifyPassword } from './passwords.ts';
-import { csrfFor, hashSecret, newSession, preSessionSecret, readCookie, SESSION_COOKIE, sessionTimes, writeCookie } from './session.ts';
+import {
+  csrfFor,
+  hashSecret,
+  newSession,
+  preSessionSecret,
+  readCookie,
+  SESSION_COOKIE,
+  sessionTimes,
+  writeCookie,
+} from './session.ts';
 import type { SigninThrottle } from './throttle.ts';
-import { authenticationOptions, isCredentialResponse, registrationOptions, relyingParty, verifyAuthentication, verifyRegistration } from './webauthn.ts';
+import {
+  authenticationOptions,
+  isCredentialResponse,
+  registrationOptions,
+  relyingParty,
+  verifyAuthentication,
+  verifyRegistration,
+} from './webauthn.ts';
 import { randomBytes } from 'node:crypto';
 
 export interface SessionRouteDeps {
@@ -51,8 +67,16 @@ export function safeNext(v: unknown): string {
 
 const INVITATION_REFUSALS: Record<InvitationRefusal, [number, ProblemCode, string]> = {
   unknown: [404, 'invitation_unknown', 'this invitation link is not known: check that you opened all of it'],
-  used: [410, 'invitation_used', 'this invitation has already been used; each link works once. Sign in, or ask your account manager for a new invitation'],
-  revoked: [410, 'invitation_replaced', 'a newer invitation was issued for this account; open the newest link you were sent'],
+  used: [
+    410,
+    'invitation_used',
+    'this invitation has already been used; each link works once. Sign in, or ask your account manager for a new invitation',
+  ],
+  revoked: [
+    410,
+    'invitation_replaced',
+    'a newer invitation was issued for this account; open the newest link you were sent',
+  ],
   expired: [410, 'invitation_expired', 'this invitation has expired; ask your account manager for a new one'],
 };
 const refused = (r: InvitationRefusal): ApiError => {
@@ -61,7 +85,12 @@ const refused = (r: InvitationRefusal): ApiError => {
 };
 
 const tooMany = (retryAfterS: number): ApiError =>
-  new ApiError(429, 'sign_in_throttled', `too many failed sign-ins; try again in ${Math.ceil(retryAfterS / 60)} minute(s)`, { headers: { 'Retry-After': String(retryAfterS) } });
+  new ApiError(
+    429,
+    'sign_in_throttled',
+    `too many failed sign-ins; try again in ${Math.ceil(retryAfterS / 60)} minute(s)`,
+    { headers: { 'Retry-After': String(retryAfterS) } },
+  );
 
 export function sessionRouter(config: ApiConfig, deps: SessionRouteDeps): Router<AppAreaState> {
   const router = new Router<AppAreaState>();
@@ -73,14 +102,27 @@ export function sessionRouter(config: ApiConfig, deps: SessionRouteDeps): Router
   /** Start a session for `accountId` (cookie set) and log the sign-in. */
   const signIn = async (ctx: AppAreaContext, accountId: number, method: CredentialKind): Promise<void> => {
     const s = newSession(now(), times);
-    await store.createSession({ id_hash: s.id_hash, public_id: s.public_id, account_id: accountId, method, expires_at: s.expires_at });
+    await store.createSession({
+      id_hash: s.id_hash,
+      public_id: s.public_id,
+      account_id: accountId,
+      method,
+      expires_at: s.expires_at,
+    });
     writeCookie(ctx, SESSION_COOKIE, s.secret);
     await logActivity(store, ctx, accountId, SESSION_EVENTS.signedIn, { method }, s.public_id);
     // housekeeping, now and then: sessions past their absolute end, used-up challenges, old throttle windows
-    if (Math.random() < 0.05) await store.pruneApp({ sessionsBefore: new Date(now()).toISOString(), windowBefore: Math.floor(now() / 1000) - 2 * config.appSigninFailWindowS });
+    if (Math.random() < 0.05)
+      await store.pruneApp({
+        sessionsBefore: new Date(now()).toISOString(),
+        windowBefore: Math.floor(now() / 1000) - 2 * config.appSigninFailWindowS,
+      });
   };
 
-  const signInPage = (ctx: AppAreaContext, o: { status?: number; error?: string; account?: string; next?: string; notice?: string } = {}): void => {
+  const signInPage = (
+    ctx: AppAreaContext,
+    o: { status?: number; error?: string; account?: string; next?: string; notice?: string } = {},
+  ): void => {
     const token = csrfFor(preSessionSecret(ctx));
     renderPublicPage(ctx, {
       title: 'Sign in',
@@ -117,7 +159,10 @@ ${o.error ? html`<div class="error" role="alert" id="sign-in-error"><p>${o.error
       ctx.status = 303;
       return;
     }
-    signInPage(ctx, { next: safeNext(ctx.query['next']), ...(ctx.query['signed_out'] === '1' ? { notice: 'You have signed out.' } : {}) });
+    signInPage(ctx, {
+      next: safeNext(ctx.query['next']),
+      ...(ctx.query['signed_out'] === '1' ? { notice: 'You have signed out.' } : {}),
+    });
   });
 
   router.post('/app/sign-in', async (ctx) => {
@@ -130,7 +175,12 @@ ${o.error ? html`<div class="error" role="alert" id="sign-in-error"><p>${o.error
     const wait = await throttle.retryAfter(keys);
     if (wait > 0) {
       ctx.set('Retry-After', String(wait));
-      signInPage(ctx, { status: 429, account: name, next, error: `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s), or sign in with a passkey.` });
+      signInPage(ctx, {
+        status: 429,
+        account: name,
+        next,
+        error: `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s), or sign in with a passkey.`,
+      });
       return;
     }
     const cred = account ? await store.passwordCredential(account.id) : null;
@@ -138,8 +188,12 @@ ${o.error ? html`<div class="error" role="alert" id="sign-in-error"><p>${o.error
     if (!account || !cred || !ok) {
       const throttled = await throttle.fail(keys);
       if (account) {
-        await logActivity(store, ctx, account.id, SESSION_EVENTS.signInFailed, { method: 'password', reason: cred ? 'wrong_password' : 'no_password_set' });
-        if (throttled) await logActivity(store, ctx, account.id, SESSION_EVENTS.signInThrottled, { method: 'password' });
+        await logActivity(store, ctx, account.id, SESSION_EVENTS.signInFailed, {
+          method: 'password',
+          reason: cred ? 'wrong_password' : 'no_password_set',
+        });
+        if (throttled)
+          await logActivity(store, ctx, account.id, SESSION_EVENTS.signInThrottled, { method: 'password' });
       }
       signInPage(ctx, { status: 401, account: name, next, error: 'The account name or password is not right.' });
       return;
@@ -162,13 +216,22 @@ ${o.error ? html`<div class="error" role="alert" id="sign-in-error"><p>${o.error
     const wait = await throttle.retryAfter(keys);
     if (wait > 0) throw tooMany(wait);
     const response = body['response'];
-    if (!isCredentialResponse(response)) throw new ApiError(400, 'invalid_parameter', 'response: must be the passkey response of the browser');
+    if (!isCredentialResponse(response))
+      throw new ApiError(400, 'invalid_parameter', 'response: must be the passkey response of the browser');
     const passkey = await store.passkeyCredential(response.id);
     const counter = passkey ? await verifyAuthentication(store, rp, response as never, passkey) : null;
     if (!passkey || counter === null) {
       await throttle.fail(keys);
-      if (passkey) await logActivity(store, ctx, passkey.account_id, SESSION_EVENTS.signInFailed, { method: 'passkey', reason: 'not_verified' });
-      throw new ApiError(401, 'sign_in_failed', 'this passkey could not be verified for this site; try again, or ask for a new invitation');
+      if (passkey)
+        await logActivity(store, ctx, passkey.account_id, SESSION_EVENTS.signInFailed, {
+          method: 'passkey',
+          reason: 'not_verified',
+        });
+      throw new ApiError(
+        401,
+        'sign_in_failed',
+        'this passkey could not be verified for this site; try again, or ask for a new invitation',
+      );
     }
     await store.credentialUsed(passkey.id, counter);
     await signIn(ctx, passkey.account_id, 'passkey');
@@ -190,7 +253,12 @@ ${o.error ? html`<div class="error" role="alert" id="sign-in-error"><p>${o.error
   /** The invitation of the posted token, or the refusal as a problem. */
   const openInvitation = async (body: Record<string, unknown>) => {
     const token = body['token'];
-    if (typeof token !== 'string' || !INVITATION_TOKEN.test(token)) throw new ApiError(400, 'invalid_parameter', 'token: must be the 43-character token after # in the invitation link');
+    if (typeof token !== 'string' || !INVITATION_TOKEN.test(token))
+      throw new ApiError(
+        400,
+        'invalid_parameter',
+        'token: must be the 43-character token after # in the invitation link',
+      );
     const hash = hashToken(token);
     const inv = await store.getInvitation(hash);
     if (!inv) throw refused('unknown');
@@ -201,12 +269,28 @@ ${o.error ? html`<div class="error" role="alert" id="sign-in-error"><p>${o.error
   };
 
   /** Accept the invitation with `credential`, start the session, log both. */
-  const accept = async (ctx: AppAreaContext, hash: string, credential: Parameters<AppStore['acceptInvitation']>[1]): Promise<void> => {
+  const accept = async (
+    ctx: AppAreaContext,
+    hash: string,
+    credential: Parameters<AppStore['acceptInvitation']>[1],
+  ): Promise<void> => {
     const s = newSession(now(), times);
-    const r = await store.acceptInvitation(hash, credential, { id_hash: s.id_hash, public_id: s.public_id, method: credential.kind, expires_at: s.expires_at });
+    const r = await store.acceptInvitation(hash, credential, {
+      id_hash: s.id_hash,
+      public_id: s.public_id,
+      method: credential.kind,
+      expires_at: s.expires_at,
+    });
     if ('refused' in r) throw refused(r.refused);
     writeCookie(ctx, SESSION_COOKIE, s.secret);
-    await logActivity(store, ctx, r.account_id, SESSION_EVENTS.credentialSet, { method: credential.kind, via: 'invitation' }, s.public_id);
+    await logActivity(
+      store,
+      ctx,
+      r.account_id,
+      SESSION_EVENTS.credentialSet,
+      { method: credential.kind, via: 'invitation' },
+      s.public_id,
+    );
     await logActivity(store, ctx, r.account_id, SESSION_EVENTS.signedIn, { method: credential.kind }, s.public_id);
     ctx.body = { redirect: '/app' };
   };
@@ -260,9 +344,11 @@ Setting a credential here replaces any earlier one and signs out every other ses
     const body = await readJson(ctx);
     const { hash } = await openInvitation(body);
     const response = body['response'];
-    if (!isCredentialResponse(response)) throw new ApiError(400, 'invalid_parameter', 'response: must be the passkey response of the browser');
+    if (!isCredentialResponse(response))
+      throw new ApiError(400, 'invalid_parameter', 'response: must be the passkey response of the browser');
     const made = await verifyRegistration(store, rp, response as never, hash);
-    if (!made) throw new ApiError(400, 'passkey_not_verified', 'the new passkey could not be verified for this site; try again');
+    if (!made)
+      throw new ApiError(400, 'passkey_not_verified', 'the new passkey could not be verified for this site; try again');
     await accept(ctx, hash, { id: newCredentialId(), kind: 'passkey', ...made });
   });
 
@@ -271,8 +357,13 @@ Setting a credential here replaces any earlier one and signs out every other ses
     const { hash } = await openInvitation(body);
     const password = body['password'];
     const why = typeof password === 'string' ? passwordRefusal(password) : 'a password is required';
-    if (why) throw new ApiError(400, 'invalid_parameter', `password: ${why}`, { errors: [{ name: 'password', reason: why }] });
-    await accept(ctx, hash, { id: newCredentialId(), kind: 'password', password_hash: await hashPassword(password as string) });
+    if (why)
+      throw new ApiError(400, 'invalid_parameter', `password: ${why}`, { errors: [{ name: 'password', reason: why }] });
+    await accept(ctx, hash, {
+      id: newCredentialId(),
+      kind: 'password',
+      password_hash: await hashPassword(password as string),
+    });
   });
 
   return router;

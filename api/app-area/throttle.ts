@@ -19,13 +19,17 @@ import type { AppStore } from '../state/app-store.ts';
  * one's `prev`, and (when it is at or above `limit`) the whole seconds until it falls below.
  * @example slidingWindow({ limit: 10, windowS: 100, nowS: 140, prev: 10, cur: 5 }) // { count: 11, retryAfterS: 11 }
  */
-export function slidingWindow(o: { limit: number; windowS: number; nowS: number; prev: number; cur: number }): { count: number; retryAfterS: number } {
+export function slidingWindow(o: { limit: number; windowS: number; nowS: number; prev: number; cur: number }): {
+  count: number;
+  retryAfterS: number;
+} {
   const start = Math.floor(o.nowS / o.windowS) * o.windowS;
   const f = (o.nowS - start) / o.windowS;
   const count = o.cur + o.prev * (1 - f);
   if (count < o.limit) return { count, retryAfterS: 0 };
   let until: number;
-  if (o.cur >= o.limit) until = start + o.windowS + o.windowS * (1 - o.limit / o.cur); // this window's count must decay in the next
+  if (o.cur >= o.limit)
+    until = start + o.windowS + o.windowS * (1 - o.limit / o.cur); // this window's count must decay in the next
   else until = start + o.windowS * (1 - (o.limit - o.cur) / o.prev); // the previous window's share must shrink
   return { count, retryAfterS: Math.max(1, Math.ceil(until - o.nowS + 1e-9)) };
 }
@@ -39,17 +43,28 @@ export interface SigninThrottle {
   fail(keys: readonly string[]): Promise<boolean>;
 }
 
-export function signinThrottle(store: Pick<AppStore, 'signinFailures' | 'addSigninFailure'>, config: Pick<ApiConfig, 'appSigninFailLimit' | 'appSigninFailWindowS'>, now: () => number): SigninThrottle {
+export function signinThrottle(
+  store: Pick<AppStore, 'signinFailures' | 'addSigninFailure'>,
+  config: Pick<ApiConfig, 'appSigninFailLimit' | 'appSigninFailWindowS'>,
+  now: () => number,
+): SigninThrottle {
   const windowS = config.appSigninFailWindowS;
   const limit = config.appSigninFailLimit;
   const state = async (keys: readonly string[]) => {
     const nowS = now() / 1000;
     const cur = Math.floor(nowS / windowS) * windowS;
     const counts = await store.signinFailures(keys, [cur - windowS, cur]);
-    return { nowS, cur, windows: keys.map((k) => slidingWindow({ limit, windowS, nowS, prev: counts[k]![0]!, cur: counts[k]![1]! })) };
+    return {
+      nowS,
+      cur,
+      windows: keys.map((k) => slidingWindow({ limit, windowS, nowS, prev: counts[k]![0]!, cur: counts[k]![1]! })),
+    };
   };
   return {
-    keys: (ip, accountId) => [`addr:${throttleKey(ip || 'unknown')}`, ...(accountId === undefined ? [] : [`account:${accountId}`])],
+    keys: (ip, accountId) => [
+      `addr:${throttleKey(ip || 'unknown')}`,
+      ...(accountId === undefined ? [] : [`account:${accountId}`]),
+    ],
     async retryAfter(keys) {
       return Math.max(0, ...(await state(keys)).windows.map((w) => w.retryAfterS));
     },

@@ -40,7 +40,13 @@ export const relyingParty = (config: Pick<ApiConfig, 'publicBaseUrl' | 'webauthn
 };
 
 /** Options for creating a passkey for `accountName`, with the challenge kept for this invitation. */
-export async function registrationOptions(store: AppStore, rp: RelyingParty, accountName: string, invitationHash: string, now: number): Promise<PublicKeyCredentialCreationOptionsJSON> {
+export async function registrationOptions(
+  store: AppStore,
+  rp: RelyingParty,
+  accountName: string,
+  invitationHash: string,
+  now: number,
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const options = await generateRegistrationOptions({
     rpName: RP_NAME,
     rpID: rp.id,
@@ -51,7 +57,12 @@ export async function registrationOptions(store: AppStore, rp: RelyingParty, acc
     authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
     timeout: CHALLENGE_TTL_MS,
   });
-  await store.createChallenge({ challenge: options.challenge, purpose: 'register', invitation_hash: invitationHash, expires_at: new Date(now + CHALLENGE_TTL_MS).toISOString() });
+  await store.createChallenge({
+    challenge: options.challenge,
+    purpose: 'register',
+    invitation_hash: invitationHash,
+    expires_at: new Date(now + CHALLENGE_TTL_MS).toISOString(),
+  });
   return options;
 }
 
@@ -72,21 +83,44 @@ export async function verifyRegistration(
     });
     if (!v.verified) return null;
     const c = v.registrationInfo.credential;
-    return { passkey_id: c.id, public_key: Buffer.from(c.publicKey).toString('base64url'), counter: c.counter, transports: c.transports ?? response.response.transports ?? [] };
+    return {
+      passkey_id: c.id,
+      public_key: Buffer.from(c.publicKey).toString('base64url'),
+      counter: c.counter,
+      transports: c.transports ?? response.response.transports ?? [],
+    };
   } catch {
     return null;
   }
 }
 
 /** Options for signing in with any passkey of this site (discoverable credentials). */
-export async function authenticationOptions(store: AppStore, rp: RelyingParty, now: number): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'preferred', timeout: CHALLENGE_TTL_MS });
-  await store.createChallenge({ challenge: options.challenge, purpose: 'authenticate', invitation_hash: null, expires_at: new Date(now + CHALLENGE_TTL_MS).toISOString() });
+export async function authenticationOptions(
+  store: AppStore,
+  rp: RelyingParty,
+  now: number,
+): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const options = await generateAuthenticationOptions({
+    rpID: rp.id,
+    userVerification: 'preferred',
+    timeout: CHALLENGE_TTL_MS,
+  });
+  await store.createChallenge({
+    challenge: options.challenge,
+    purpose: 'authenticate',
+    invitation_hash: null,
+    expires_at: new Date(now + CHALLENGE_TTL_MS).toISOString(),
+  });
   return options;
 }
 
 /** Verify a sign-in assertion against the stored passkey; the new signature counter, or null. */
-export async function verifyAuthentication(store: AppStore, rp: RelyingParty, response: AuthenticationResponseJSON, passkey: PasskeyCredential): Promise<number | null> {
+export async function verifyAuthentication(
+  store: AppStore,
+  rp: RelyingParty,
+  response: AuthenticationResponseJSON,
+  passkey: PasskeyCredential,
+): Promise<number | null> {
   try {
     const v = await verifyAuthenticationResponse({
       response,
@@ -108,6 +142,13 @@ export async function verifyAuthentication(store: AppStore, rp: RelyingParty, re
 }
 
 /** A WebAuthn response as posted by the page: an object with a string `id` (the library checks the rest). */
-export function isCredentialResponse(v: unknown): v is { id: string; rawId: string; type: string; response: Record<string, unknown> } {
-  return typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'string' && typeof (v as { response?: unknown }).response === 'object';
+export function isCredentialResponse(
+  v: unknown,
+): v is { id: string; rawId: string; type: string; response: Record<string, unknown> } {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as { id?: unknown }).id === 'string' &&
+    typeof (v as { response?: unknown }).response === 'object'
+  );
 }

@@ -12,7 +12,17 @@ import { FailedError, UsageError } from './usage-errors.ts';
 import { generateKey } from '../access/keys.ts';
 import type { Scope } from '../access/scopes.ts';
 import type { Account, Licence, StateStore } from '../state/store-interface.ts';
-import { CLAIM_LINK_DAYS, isLicensedScope, issueClaimLink, LICENSED_SCOPES, licenceEnd, MAX_SELF_SERVE_KEYS, newLicenceId, parseClaimLink, selfServeRefusal } from '../access/licences.ts';
+import {
+  CLAIM_LINK_DAYS,
+  isLicensedScope,
+  issueClaimLink,
+  LICENSED_SCOPES,
+  licenceEnd,
+  MAX_SELF_SERVE_KEYS,
+  newLicenceId,
+  parseClaimLink,
+  selfServeRefusal,
+} from '../access/licences.ts';
 import { isDay, utcDay } from '../access/limits.ts';
 
 type Command = (args: string[], store: () => StateStore) => Promise<number>;
@@ -60,15 +70,26 @@ const publicLicence = (l: Licence) => ({
   created_at: l.created_at,
 });
 
-async function printLink(l: Licence, store: StateStore, days: number, json: boolean, extra: Record<string, unknown> = {}): Promise<void> {
+async function printLink(
+  l: Licence,
+  store: StateStore,
+  days: number,
+  json: boolean,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   const now = new Date();
   if (Date.parse(l.expires_at) <= now.getTime()) throw new FailedError(`licence ${l.id} ended at ${l.expires_at}`);
-  if (l.seats_used >= l.seats) throw new FailedError(`every seat of licence ${l.id} (${l.seats}) holds an active key; revoke one or record more seats`);
+  if (l.seats_used >= l.seats)
+    throw new FailedError(
+      `every seat of licence ${l.id} (${l.seats}) holds an active key; revoke one or record more seats`,
+    );
   const { url, link } = await issueClaimLink(store, l, loadApiConfig(process.env).publicBaseUrl, { now, days });
   if (json) out(JSON.stringify({ ...publicLicence(l), ...extra, claim_link: url, link_expires_at: link.expires_at }));
   else {
     out(url);
-    err(`one-time claim link for licence ${l.id} (${l.scope}, ${l.seats_used}/${l.seats} seats used, ends ${l.expires_at}); valid until ${link.expires_at}, once. Send it to the organisation over a private channel.`);
+    err(
+      `one-time claim link for licence ${l.id} (${l.scope}, ${l.seats_used}/${l.seats} seats used, ends ${l.expires_at}); valid until ${link.expires_at}, once. Send it to the organisation over a private channel.`,
+    );
   }
 }
 
@@ -77,25 +98,50 @@ export const accessCommands: Record<string, Record<string, Command>> = {
     async create(args, store) {
       const { values } = parseArgs({
         args,
-        options: { org: { type: 'string' }, scope: { type: 'string' }, seats: { type: 'string' }, expires: { type: 'string' }, 'link-days': { type: 'string' }, json: { type: 'boolean', default: false } },
+        options: {
+          org: { type: 'string' },
+          scope: { type: 'string' },
+          seats: { type: 'string' },
+          expires: { type: 'string' },
+          'link-days': { type: 'string' },
+          json: { type: 'boolean', default: false },
+        },
       });
-      if (!values.org?.trim()) throw new UsageError('--org is required (the organisation\'s account name)');
-      if (!values.scope || !isLicensedScope(values.scope)) throw new UsageError(`--scope must be one of ${LICENSED_SCOPES.join(', ')}, got ${values.scope ?? 'nothing'}`);
+      if (!values.org?.trim()) throw new UsageError("--org is required (the organisation's account name)");
+      if (!values.scope || !isLicensedScope(values.scope))
+        throw new UsageError(`--scope must be one of ${LICENSED_SCOPES.join(', ')}, got ${values.scope ?? 'nothing'}`);
       const seats = positiveInt('seats', values.seats);
       const end = values.expires === undefined ? null : licenceEnd(values.expires);
-      if (!end) throw new UsageError(`--expires must be the licence's last day as YYYY-MM-DD, got ${values.expires ?? 'nothing'}`);
+      if (!end)
+        throw new UsageError(
+          `--expires must be the licence's last day as YYYY-MM-DD, got ${values.expires ?? 'nothing'}`,
+        );
       if (Date.parse(end) <= Date.now()) throw new UsageError(`--expires ${values.expires} is in the past`);
       const days = positiveInt('link-days', values['link-days'], CLAIM_LINK_DAYS);
       const s = store();
       const org = await s.getAccountByName(values.org.trim());
-      if (!org) throw new FailedError(`no account named '${values.org}' (create it with: leads accounts create --name ${values.org} --plan basic)`);
-      const l = await s.createLicence({ id: newLicenceId(), account_id: org.id, scope: values.scope, seats, expires_at: end });
+      if (!org)
+        throw new FailedError(
+          `no account named '${values.org}' (create it with: leads accounts create --name ${values.org} --plan basic)`,
+        );
+      const l = await s.createLicence({
+        id: newLicenceId(),
+        account_id: org.id,
+        scope: values.scope,
+        seats,
+        expires_at: end,
+      });
       await printLink(l, s, days, values.json);
       return 0;
     },
     async link(args, store) {
-      const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'link-days': { type: 'string' }, json: { type: 'boolean', default: false } } });
-      if (positionals.length !== 1) throw new UsageError('licences link needs exactly one licence id (see leads licences list)');
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { 'link-days': { type: 'string' }, json: { type: 'boolean', default: false } },
+      });
+      if (positionals.length !== 1)
+        throw new UsageError('licences link needs exactly one licence id (see leads licences list)');
       const s = store();
       const l = await s.getLicence(positionals[0]!);
       if (!l) throw new FailedError(`no licence with id '${positionals[0]}'`);
@@ -103,7 +149,10 @@ export const accessCommands: Record<string, Record<string, Command>> = {
       return 0;
     },
     async list(args, store) {
-      const { values } = parseArgs({ args, options: { org: { type: 'string' }, json: { type: 'boolean', default: false } } });
+      const { values } = parseArgs({
+        args,
+        options: { org: { type: 'string' }, json: { type: 'boolean', default: false } },
+      });
       const s = store();
       let id: number | undefined;
       if (values.org !== undefined) {
@@ -114,18 +163,29 @@ export const accessCommands: Record<string, Record<string, Command>> = {
       const ls = (await s.listLicences(id)).map(publicLicence);
       if (values.json) out(JSON.stringify(ls));
       else if (!ls.length) out('no licences');
-      else for (const l of ls) out(`${l.id}  ${l.org}  ${l.scope}  seats ${l.seats_used}/${l.seats}  ends ${l.expires_at}`);
+      else
+        for (const l of ls)
+          out(`${l.id}  ${l.org}  ${l.scope}  seats ${l.seats_used}/${l.seats}  ends ${l.expires_at}`);
       return 0;
     },
     async claim(args) {
-      const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { name: { type: 'string' }, json: { type: 'boolean', default: false } } });
-      if (positionals.length !== 1) throw new UsageError('licences claim needs exactly one claim link (quote it: the part after # matters)');
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { name: { type: 'string' }, json: { type: 'boolean', default: false } },
+      });
+      if (positionals.length !== 1)
+        throw new UsageError('licences claim needs exactly one claim link (quote it: the part after # matters)');
       const parsed = parseClaimLink(positionals[0]!);
       if (!parsed) throw new UsageError('not a claim link: expected https://…/v1/claim#<43-character token>');
       const post = async (path: string, body: unknown): Promise<any> => {
         let res: Response;
         try {
-          res = await fetch(parsed.base + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+          res = await fetch(parsed.base + path, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify(body),
+          });
         } catch (e) {
           throw new FailedError(`cannot reach ${parsed.base}: ${(e as Error).message}`);
         }
@@ -136,11 +196,18 @@ export const accessCommands: Record<string, Record<string, Command>> = {
       const lic = (await post('/claim/lookup', { token: parsed.token })) as { scope: Scope; organisation: string };
       if (!isLicensedScope(lic.scope)) throw new FailedError(`unexpected licence scope ${lic.scope}`);
       const k = generateKey(lic.scope); // generated here: only the hash leaves this machine
-      const made = (await post('/claim', { token: parsed.token, key_hash: k.hash, display_prefix: k.displayPrefix, ...(values.name ? { name: values.name } : {}) })) as { id: string; scope: Scope; expires_at: string };
+      const made = (await post('/claim', {
+        token: parsed.token,
+        key_hash: k.hash,
+        display_prefix: k.displayPrefix,
+        ...(values.name ? { name: values.name } : {}),
+      })) as { id: string; scope: Scope; expires_at: string };
       if (values.json) out(JSON.stringify({ id: made.id, key: k.raw, scope: made.scope }));
       else {
         out(k.raw);
-        err(`key ${made.id} (${made.scope}) claimed for ${lic.organisation}; it works until ${made.expires_at}. This is the only time the key is shown: store it now.`);
+        err(
+          `key ${made.id} (${made.scope}) claimed for ${lic.organisation}; it works until ${made.expires_at}. This is the only time the key is shown: store it now.`,
+        );
       }
       return 0;
     },
@@ -149,11 +216,19 @@ export const accessCommands: Record<string, Record<string, Command>> = {
     async ''(args, store) {
       const { values } = parseArgs({
         args,
-        options: { account: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, json: { type: 'boolean', default: false }, csv: { type: 'boolean', default: false } },
+        options: {
+          account: { type: 'string' },
+          from: { type: 'string' },
+          to: { type: 'string' },
+          json: { type: 'boolean', default: false },
+          csv: { type: 'boolean', default: false },
+        },
       });
       if (!values.account?.trim()) throw new UsageError('--account is required');
       if (values.json && values.csv) throw new UsageError('give --json or --csv, not both');
-      for (const k of ['from', 'to'] as const) if (values[k] !== undefined && !isDay(values[k]!)) throw new UsageError(`--${k} must be a date YYYY-MM-DD, got ${values[k]}`);
+      for (const k of ['from', 'to'] as const)
+        if (values[k] !== undefined && !isDay(values[k]!))
+          throw new UsageError(`--${k} must be a date YYYY-MM-DD, got ${values[k]}`);
       const to = values.to ?? utcDay(Date.now());
       const from = values.from ?? '2000-01-01'; // the whole ledger by default
       if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
@@ -164,23 +239,89 @@ export const accessCommands: Record<string, Record<string, Command>> = {
       const byKey = new Map(u.keys.map((k) => [k.id, k]));
       const rows = u.days.map((d) => {
         const k = byKey.get(d.key_id)!;
-        return { account: a.name, key_id: k.id, key_name: k.name, scope: k.scope, status: k.status, licence_id: k.licence_id, date: d.day, requests: d.requests, errors: d.errors, rows: d.rows };
+        return {
+          account: a.name,
+          key_id: k.id,
+          key_name: k.name,
+          scope: k.scope,
+          status: k.status,
+          licence_id: k.licence_id,
+          date: d.day,
+          requests: d.requests,
+          errors: d.errors,
+          rows: d.rows,
+        };
       });
       if (values.json) {
-        const routes = u.routes.map((r) => ({ key_id: r.key_id, date: r.day, route: r.route, requests: r.requests, errors: r.errors, rows: r.rows }));
-        out(JSON.stringify({ account: a.name, from, to, keys: u.keys.map((k) => ({ id: k.id, name: k.name, scope: k.scope, status: k.status, licence_id: k.licence_id, created_at: k.created_at, revoked_at: k.revoked_at, expires_at: k.expires_at })), days: rows, routes }));
+        const routes = u.routes.map((r) => ({
+          key_id: r.key_id,
+          date: r.day,
+          route: r.route,
+          requests: r.requests,
+          errors: r.errors,
+          rows: r.rows,
+        }));
+        out(
+          JSON.stringify({
+            account: a.name,
+            from,
+            to,
+            keys: u.keys.map((k) => ({
+              id: k.id,
+              name: k.name,
+              scope: k.scope,
+              status: k.status,
+              licence_id: k.licence_id,
+              created_at: k.created_at,
+              revoked_at: k.revoked_at,
+              expires_at: k.expires_at,
+            })),
+            days: rows,
+            routes,
+          }),
+        );
       } else if (values.csv) {
-        const cols = ['account', 'key_id', 'key_name', 'scope', 'status', 'licence_id', 'date', 'requests', 'errors', 'rows'] as const;
+        const cols = [
+          'account',
+          'key_id',
+          'key_name',
+          'scope',
+          'status',
+          'licence_id',
+          'date',
+          'requests',
+          'errors',
+          'rows',
+        ] as const;
         const cell = (v: unknown): string => {
           const t = v === null || v === undefined ? '' : String(v);
-          return /[",\n\r]/.test(t) || /^[=+\-@]/.test(t) ? `"${(/^[=+\-@]/.test(t) ? "'" : '') + t.replace(/"/g, '""')}"` : t;
+          return /[",\n\r]/.test(t) || /^[=+\-@]/.test(t)
+            ? `"${(/^[=+\-@]/.test(t) ? "'" : '') + t.replace(/"/g, '""')}"`
+            : t;
         };
         out([cols.join(','), ...rows.map((r) => cols.map((c) => cell(r[c])).join(','))].join('\n'));
       } else if (!rows.length) out(`no usage for account '${a.name}' from ${from} to ${to} (${u.keys.length} keys)`);
       else {
-        const table = [['date', 'key', 'scope', 'status', 'requests', 'errors', 'rows'], ...rows.map((r) => [r.date, r.key_id, r.scope, r.status, String(r.requests), String(r.errors), String(r.rows)])];
+        const table = [
+          ['date', 'key', 'scope', 'status', 'requests', 'errors', 'rows'],
+          ...rows.map((r) => [
+            r.date,
+            r.key_id,
+            r.scope,
+            r.status,
+            String(r.requests),
+            String(r.errors),
+            String(r.rows),
+          ]),
+        ];
         const w = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-        for (const r of table) out(r.map((c, i) => (i >= 4 ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join('  ').trimEnd());
+        for (const r of table)
+          out(
+            r
+              .map((c, i) => (i >= 4 ? c.padStart(w[i]!) : c.padEnd(w[i]!)))
+              .join('  ')
+              .trimEnd(),
+          );
       }
       return 0;
     },

@@ -48,7 +48,8 @@ const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s 
 
 const oneOf = <T extends string>(what: string, allowed: readonly T[], v: string | undefined): T => {
   if (v === undefined) throw new UsageError(`--${what} is required (${allowed.join(', ')})`);
-  if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`--${what} must be one of ${allowed.join(', ')}, got ${v}`);
+  if (!(allowed as readonly string[]).includes(v))
+    throw new UsageError(`--${what} must be one of ${allowed.join(', ')}, got ${v}`);
   return v as T;
 };
 
@@ -72,18 +73,27 @@ const commands: Record<string, Record<string, Command>> = {
   ...accessCommands,
   accounts: {
     async create(args, store) {
-      const { values } = parseArgs({ args, options: { name: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean', default: false } } });
+      const { values } = parseArgs({
+        args,
+        options: { name: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean', default: false } },
+      });
       const name = required('name', values.name);
       const plan = oneOf<Plan>('plan', PLANS, values.plan);
       const s = store();
       if (await s.getAccountByName(name)) throw new FailedError(`an account named '${name}' already exists`);
       const a = await s.createAccount(name, plan);
       if (values.json) out(JSON.stringify({ id: a.id, name: a.name, plan: a.plan, created_at: a.created_at }));
-      else out(`account '${a.name}' created (plan ${a.plan}); next: leads keys create --account ${a.name} --scope ent_api`);
+      else
+        out(
+          `account '${a.name}' created (plan ${a.plan}); next: leads keys create --account ${a.name} --scope ent_api`,
+        );
       return 0;
     },
     async 'set-plan'(args, store) {
-      const { values } = parseArgs({ args, options: { name: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean', default: false } } });
+      const { values } = parseArgs({
+        args,
+        options: { name: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean', default: false } },
+      });
       const name = required('name', values.name);
       const plan = oneOf<Plan>('plan', PLANS, values.plan);
       const s = store();
@@ -93,9 +103,19 @@ const commands: Record<string, Record<string, Command>> = {
       const active = (await s.listKeys(a.id)).filter((k) => k.status === 'active');
       const stopped = active.filter((k) => !planAllowsScope(plan, k.scope));
       if (values.json) {
-        out(JSON.stringify({ id: a.id, name: a.name, plan: a.plan, previous_plan: before.plan, keys_without_access: stopped.map((k) => ({ id: k.id, scope: k.scope })) }));
+        out(
+          JSON.stringify({
+            id: a.id,
+            name: a.name,
+            plan: a.plan,
+            previous_plan: before.plan,
+            keys_without_access: stopped.map((k) => ({ id: k.id, scope: k.scope })),
+          }),
+        );
       } else {
-        out(`account '${a.name}' is on plan ${a.plan}${before.plan === a.plan ? ' (unchanged)' : ` (was ${before.plan})`}`);
+        out(
+          `account '${a.name}' is on plan ${a.plan}${before.plan === a.plan ? ' (unchanged)' : ` (was ${before.plan})`}`,
+        );
         if (stopped.length) {
           const scopes = [...new Set(stopped.map((k) => k.scope))];
           err(
@@ -107,21 +127,32 @@ const commands: Record<string, Record<string, Command>> = {
       return 0;
     },
     async invite(args, store) {
-      const { values } = parseArgs({ args, options: { account: { type: 'string' }, email: { type: 'string' }, json: { type: 'boolean', default: false } } });
+      const { values } = parseArgs({
+        args,
+        options: { account: { type: 'string' }, email: { type: 'string' }, json: { type: 'boolean', default: false } },
+      });
       const name = required('account', values.account);
       const email = values.email?.trim() || null;
-      if (email !== null && !/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`--email must be an e-mail address, got ${email}`);
+      if (email !== null && !/^[^\s@]+@[^\s@]+$/.test(email))
+        throw new UsageError(`--email must be an e-mail address, got ${email}`);
       const config = loadApiConfig(process.env);
       const s = store();
       const a = await s.getAccountByName(name);
-      if (!a) throw new FailedError(`no account named '${name}' (create it with: leads accounts create --name ${name} --plan basic)`);
+      if (!a)
+        throw new FailedError(
+          `no account named '${name}' (create it with: leads accounts create --name ${name} --plan basic)`,
+        );
       const inv = await issueInvitation(s, config, a, { now: new Date(), email });
-      if (values.json) out(JSON.stringify({ account: a.name, url: inv.url, expires_at: inv.expires_at, emailed: inv.emailed }));
+      if (values.json)
+        out(JSON.stringify({ account: a.name, url: inv.url, expires_at: inv.expires_at, emailed: inv.emailed }));
       else {
         out(inv.url);
-        err(`invitation for account '${a.name}', valid once until ${inv.expires_at}${inv.emailed ? '; also e-mailed' : ''}. Earlier unused invitations of the account no longer work.`);
+        err(
+          `invitation for account '${a.name}', valid once until ${inv.expires_at}${inv.emailed ? '; also e-mailed' : ''}. Earlier unused invitations of the account no longer work.`,
+        );
       }
-      if (email !== null && !inv.emailed) err('SMTP_URL is not set: the invitation was NOT e-mailed; send the link above to the account owner yourself');
+      if (email !== null && !inv.emailed)
+        err('SMTP_URL is not set: the invitation was NOT e-mailed; send the link above to the account owner yourself');
       return 0;
     },
   },
@@ -129,27 +160,50 @@ const commands: Record<string, Record<string, Command>> = {
     async create(args, store) {
       const { values } = parseArgs({
         args,
-        options: { account: { type: 'string' }, scope: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean', default: false } },
+        options: {
+          account: { type: 'string' },
+          scope: { type: 'string' },
+          name: { type: 'string' },
+          json: { type: 'boolean', default: false },
+        },
       });
       const accountName = required('account', values.account);
       const scope = oneOf<Scope>('scope', SCOPES, values.scope);
       const s = store();
       const account = await s.getAccountByName(accountName);
-      if (!account) throw new FailedError(`no account named '${accountName}' (create it with: leads accounts create --name ${accountName} --plan basic)`);
+      if (!account)
+        throw new FailedError(
+          `no account named '${accountName}' (create it with: leads accounts create --name ${accountName} --plan basic)`,
+        );
       const refusal = await keyCreationRefusal(s, account, scope);
       if (refusal) throw new FailedError(refusal);
       const k = generateKey(scope);
-      const made = await s.insertSelfServeKey({ id: k.id, account_id: account.id, scope, name: values.name ?? null, display_prefix: k.displayPrefix, hash: k.hash }, MAX_SELF_SERVE_KEYS);
+      const made = await s.insertSelfServeKey(
+        {
+          id: k.id,
+          account_id: account.id,
+          scope,
+          name: values.name ?? null,
+          display_prefix: k.displayPrefix,
+          hash: k.hash,
+        },
+        MAX_SELF_SERVE_KEYS,
+      );
       if (made === 'limit') throw new FailedError(keyLimitMessage(account.name));
       if (values.json) out(JSON.stringify({ id: k.id, key: k.raw, scope, account: account.name }));
       else {
         out(k.raw);
-        err(`key ${k.id} (scope ${scope}) created for account '${account.name}'. This is the only time the key is shown: store it now.`);
+        err(
+          `key ${k.id} (scope ${scope}) created for account '${account.name}'. This is the only time the key is shown: store it now.`,
+        );
       }
       return 0;
     },
     async list(args, store) {
-      const { values } = parseArgs({ args, options: { account: { type: 'string' }, json: { type: 'boolean', default: false } } });
+      const { values } = parseArgs({
+        args,
+        options: { account: { type: 'string' }, json: { type: 'boolean', default: false } },
+      });
       const s = store();
       let accountId: number | undefined;
       if (values.account !== undefined) {
@@ -161,14 +215,27 @@ const commands: Record<string, Record<string, Command>> = {
       if (values.json) out(JSON.stringify(keys));
       else if (keys.length === 0) out('no keys');
       else {
-        const rows = [['id', 'account', 'scope', 'prefix', 'status', 'created_at', 'name'], ...keys.map((k) => [k.id, k.account, k.scope, k.prefix + '…', k.status, k.created_at, k.name ?? ''])];
+        const rows = [
+          ['id', 'account', 'scope', 'prefix', 'status', 'created_at', 'name'],
+          ...keys.map((k) => [k.id, k.account, k.scope, k.prefix + '…', k.status, k.created_at, k.name ?? '']),
+        ];
         const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-        for (const r of rows) out(r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+        for (const r of rows)
+          out(
+            r
+              .map((c, i) => c.padEnd(widths[i]!))
+              .join('  ')
+              .trimEnd(),
+          );
       }
       return 0;
     },
     async revoke(args, store) {
-      const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { json: { type: 'boolean', default: false } },
+      });
       if (positionals.length !== 1) throw new UsageError('keys revoke needs exactly one key id (see leads keys list)');
       const id = positionals[0]!;
       const s = store();
@@ -176,11 +243,21 @@ const commands: Record<string, Record<string, Command>> = {
       if (!before) throw new FailedError(`no key with id '${id}'`);
       const k = (await s.revokeKey(id))!;
       if (values.json) out(JSON.stringify(publicKey(k)));
-      else out(before.status === 'revoked' ? `key ${id} was already revoked (${k.revoked_at})` : `key ${id} revoked; the API refuses it from the next request`);
+      else
+        out(
+          before.status === 'revoked'
+            ? `key ${id} was already revoked (${k.revoked_at})`
+            : `key ${id} revoked; the API refuses it from the next request`,
+        );
       return 0;
     },
   },
-  webhooks: Object.fromEntries(Object.entries(webhookCommands).map(([name, fn]) => [name, (args: string[], store: () => StateStore) => fn(args, store, { out, err })])),
+  webhooks: Object.fromEntries(
+    Object.entries(webhookCommands).map(([name, fn]) => [
+      name,
+      (args: string[], store: () => StateStore) => fn(args, store, { out, err }),
+    ]),
+  ),
 };
 
 /** Run an `accounts …` or `keys …` command line; returns the exit code. */
@@ -205,7 +282,11 @@ export async function main(argv: string[]): Promise<number> {
     return await cmd(rest, open);
   } catch (e) {
     const name = single ? `leads ${group}` : `leads ${group} ${sub}`;
-    if (e instanceof UsageError || e instanceof ApiConfigError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (
+      e instanceof UsageError ||
+      e instanceof ApiConfigError ||
+      (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       err(`${name}: ${(e as Error).message}`);
       return 2;
     }
@@ -213,7 +294,9 @@ export async function main(argv: string[]): Promise<number> {
       err(`${name}: ${e.message}`);
       return e.status === 400 ? 2 : 1;
     }
-    err(`${name}: ${e instanceof FailedError || e instanceof CliFailure ? e.message : `failed: ${(e as Error).message}`}`);
+    err(
+      `${name}: ${e instanceof FailedError || e instanceof CliFailure ? e.message : `failed: ${(e as Error).message}`}`,
+    );
     return 1;
   } finally {
     await (store as StateStore | null)?.close();

@@ -47,7 +47,15 @@ function context(store: () => StateStore) {
   const config: ApiConfig = loadApiConfig(process.env);
   const s = store();
   const leads = dataDirLeadReader(config.dataDir);
-  const dispatcher = createDispatcher({ store: s.webhooks, accounts: s, leads, config, clock: () => new Date(), log: (l) => void process.stderr.write(l + '\n'), owner: `cli-${process.pid}` });
+  const dispatcher = createDispatcher({
+    store: s.webhooks,
+    accounts: s,
+    leads,
+    config,
+    clock: () => new Date(),
+    log: (l) => void process.stderr.write(l + '\n'),
+    owner: `cli-${process.pid}`,
+  });
   const service = webhookService({ store: s, leads, dispatcher, config, clock: () => new Date() });
   return {
     config,
@@ -68,19 +76,42 @@ const one = (positionals: string[], what: string): string => {
 
 function table(out: (s: string) => void, rows: string[][]): void {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  for (const r of rows) out(r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+  for (const r of rows)
+    out(
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
 }
 
 const webhookLine = (w: PublicWebhook): string[] => [
-  w.id, w.account, w.scope, w.status, w.access.state === 'ok' ? `ok (${w.access.scope})` : `suspended: ${w.access.detail}`, w.url, w.filter || '(all leads)', w.created_at,
+  w.id,
+  w.account,
+  w.scope,
+  w.status,
+  w.access.state === 'ok' ? `ok (${w.access.scope})` : `suspended: ${w.access.detail}`,
+  w.url,
+  w.filter || '(all leads)',
+  w.created_at,
 ];
 const deliveryLine = (d: Delivery): string[] => [
-  d.id, d.type, d.status, String(d.lead_count), String(d.attempts), d.last_status_code === null ? '' : String(d.last_status_code),
-  d.last_latency_ms === null ? '' : `${d.last_latency_ms} ms`, d.next_attempt_at ?? d.delivered_at ?? '', d.suspended_reason ?? d.dead_reason ?? d.last_error ?? '',
+  d.id,
+  d.type,
+  d.status,
+  String(d.lead_count),
+  String(d.attempts),
+  d.last_status_code === null ? '' : String(d.last_status_code),
+  d.last_latency_ms === null ? '' : `${d.last_latency_ms} ms`,
+  d.next_attempt_at ?? d.delivered_at ?? '',
+  d.suspended_reason ?? d.dead_reason ?? d.last_error ?? '',
 ];
 
 /** Run `fn` with the context, closing it afterwards. */
-const withContext = async (store: () => StateStore, fn: (c: ReturnType<typeof context>) => Promise<number>): Promise<number> => {
+const withContext = async (
+  store: () => StateStore,
+  fn: (c: ReturnType<typeof context>) => Promise<number>,
+): Promise<number> => {
   const c = context(store);
   try {
     return await fn(c);
@@ -93,38 +124,67 @@ export const webhookCommands: Record<string, WebhookCommand> = {
   async create(args, store, io) {
     const { values } = parseArgs({
       args,
-      options: { account: { type: 'string' }, url: { type: 'string' }, filter: { type: 'string' }, types: { type: 'string' }, scope: { type: 'string' }, description: { type: 'string' }, json: { type: 'boolean', default: false } },
+      options: {
+        account: { type: 'string' },
+        url: { type: 'string' },
+        filter: { type: 'string' },
+        types: { type: 'string' },
+        scope: { type: 'string' },
+        description: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
     });
     if (!values.account) throw new ApiError(400, 'usage', '--account is required');
     if (!values.url) throw new ApiError(400, 'usage', '--url is required');
-    if (values.scope !== undefined && !(SCOPES as readonly string[]).includes(values.scope)) throw new ApiError(400, 'usage', `--scope must be one of ${SCOPES.join(', ')}, got ${values.scope}`);
+    if (values.scope !== undefined && !(SCOPES as readonly string[]).includes(values.scope))
+      throw new ApiError(400, 'usage', `--scope must be one of ${SCOPES.join(', ')}, got ${values.scope}`);
     return withContext(store, async (c) => {
       const account = await c.store.getAccountByName(values.account!);
       if (!account) throw new CliFailure(`no account named '${values.account}'`);
       // keys that grant their scope now: active, unexpired, of a scope the account's plan allows
       const now = new Date();
-      const held = (await c.store.listKeys(account.id)).filter((k) => keyRefusal(k, account, now) === null).map((k) => k.scope);
+      const held = (await c.store.listKeys(account.id))
+        .filter((k) => keyRefusal(k, account, now) === null)
+        .map((k) => k.scope);
       const need = scopesWith('webhooks').join(', ');
       let scope: Scope;
       if (values.scope !== undefined) {
         scope = values.scope as Scope;
-        if (!held.includes(scope)) throw new CliFailure(`account '${account.name}' has no active ${scope} key (that its ${account.plan} plan allows)`);
+        if (!held.includes(scope))
+          throw new CliFailure(
+            `account '${account.name}' has no active ${scope} key (that its ${account.plan} plan allows)`,
+          );
       } else {
         const best = bestWebhookScope(held);
-        if (!best) throw new CliFailure(`account '${account.name}' has no active key of scope ${need}: webhooks need one (commonwealth cannot have webhooks)`);
+        if (!best)
+          throw new CliFailure(
+            `account '${account.name}' has no active key of scope ${need}: webhooks need one (commonwealth cannot have webhooks)`,
+          );
         scope = best;
       }
-      const { webhook, secret } = await c.service.create({ accountId: account.id, scope, url: values.url, filter: values.filter ?? '', types: values.types, description: values.description });
+      const { webhook, secret } = await c.service.create({
+        accountId: account.id,
+        scope,
+        url: values.url,
+        filter: values.filter ?? '',
+        types: values.types,
+        description: values.description,
+      });
       if (values.json) io.out(JSON.stringify({ id: webhook.id, secret }));
       else {
         io.out(secret);
-        io.err(`webhook ${webhook.id} created for account '${account.name}' (scope ${scope}, types ${webhook.types.join(',')}, filter '${webhook.filter || 'all leads'}'). The signing secret above is shown only now: store it.`);
+        io.err(
+          `webhook ${webhook.id} created for account '${account.name}' (scope ${scope}, types ${webhook.types.join(',')}, filter '${webhook.filter || 'all leads'}'). The signing secret above is shown only now: store it.`,
+        );
       }
       return 0;
     });
   },
   async list(args, store, io) {
-    const { values } = parseArgs({ args, options: { account: { type: 'string' }, json: { type: 'boolean', default: false } } });
+    const { values } = parseArgs({
+      args,
+      options: { account: { type: 'string' }, json: { type: 'boolean', default: false } },
+    });
     return withContext(store, async (c) => {
       let accountId: number | undefined;
       if (values.account !== undefined) {
@@ -135,57 +195,100 @@ export const webhookCommands: Record<string, WebhookCommand> = {
       const list = await c.service.list({ ...(accountId !== undefined ? { accountId } : {}) });
       if (values.json) io.out(JSON.stringify(list));
       else if (list.length === 0) io.out('no webhooks');
-      else table(io.out, [['id', 'account', 'scope', 'status', 'access', 'url', 'filter', 'created_at'], ...list.map(webhookLine)]);
+      else
+        table(io.out, [
+          ['id', 'account', 'scope', 'status', 'access', 'url', 'filter', 'created_at'],
+          ...list.map(webhookLine),
+        ]);
       return 0;
     });
   },
   disable: statusCommand('disabled'),
   enable: statusCommand('active'),
   async 'rotate-secret'(args, store, io) {
-    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'overlap-hours': { type: 'string' }, json: { type: 'boolean', default: false } } });
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { 'overlap-hours': { type: 'string' }, json: { type: 'boolean', default: false } },
+    });
     const id = one(positionals, 'webhook id');
     const h = values['overlap-hours'];
-    if (h !== undefined && !(/^\d+(\.\d+)?$/.test(h) && Number(h) <= 720)) throw new ApiError(400, 'usage', `--overlap-hours must be a number of hours between 0 and 720, got ${h}`);
+    if (h !== undefined && !(/^\d+(\.\d+)?$/.test(h) && Number(h) <= 720))
+      throw new ApiError(400, 'usage', `--overlap-hours must be a number of hours between 0 and 720, got ${h}`);
     return withContext(store, async (c) => {
-      const { webhook, secret } = await c.service.rotateSecret(id, {}, h === undefined ? undefined : Math.round(Number(h) * 3600_000));
-      if (values.json) io.out(JSON.stringify({ id: webhook.id, secret, previous_secret_expires_at: webhook.previous_secret_expires_at }));
+      const { webhook, secret } = await c.service.rotateSecret(
+        id,
+        {},
+        h === undefined ? undefined : Math.round(Number(h) * 3600_000),
+      );
+      if (values.json)
+        io.out(
+          JSON.stringify({ id: webhook.id, secret, previous_secret_expires_at: webhook.previous_secret_expires_at }),
+        );
       else {
         io.out(secret);
-        io.err(`webhook ${id}: new secret above (shown only now); the previous one also signs until ${webhook.previous_secret_expires_at}`);
+        io.err(
+          `webhook ${id}: new secret above (shown only now); the previous one also signs until ${webhook.previous_secret_expires_at}`,
+        );
       }
       return 0;
     });
   },
   async test(args, store, io) {
-    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { json: { type: 'boolean', default: false } },
+    });
     const id = one(positionals, 'webhook id');
     return withContext(store, async (c) => {
       const d = await c.service.test(id, {});
       if (values.json) io.out(JSON.stringify(d));
       else if (d.status === 'suspended') io.out(`${d.id}: suspended, not sent (${d.suspended_reason})`);
-      else io.out(`${d.id}: ${d.status}${d.last_status_code !== null ? `, HTTP ${d.last_status_code}` : ''}${d.last_latency_ms !== null ? ` in ${d.last_latency_ms} ms` : ''}${d.last_error ? ` (${d.last_error})` : ''}`);
+      else
+        io.out(
+          `${d.id}: ${d.status}${d.last_status_code !== null ? `, HTTP ${d.last_status_code}` : ''}${d.last_latency_ms !== null ? ` in ${d.last_latency_ms} ms` : ''}${d.last_error ? ` (${d.last_error})` : ''}`,
+        );
       return d.status === 'delivered' ? 0 : 1;
     });
   },
   async deliveries(args, store, io) {
-    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean', default: false } } });
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean', default: false } },
+    });
     const id = one(positionals, 'webhook id');
     return withContext(store, async (c) => {
       const list = await c.service.deliveries(id, {}, { status: values.status, limit: values.limit });
       if (values.json) io.out(JSON.stringify(list));
       else if (list.length === 0) io.out('no deliveries');
-      else table(io.out, [['id', 'type', 'status', 'leads', 'attempts', 'code', 'latency', 'next/delivered', 'reason'], ...list.map(deliveryLine)]);
+      else
+        table(io.out, [
+          ['id', 'type', 'status', 'leads', 'attempts', 'code', 'latency', 'next/delivered', 'reason'],
+          ...list.map(deliveryLine),
+        ]);
       return 0;
     });
   },
   async replay(args, store, io) {
-    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
-    if (positionals.length < 1) throw new ApiError(400, 'usage', 'needs a webhook id, then optionally the delivery ids to replay');
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { json: { type: 'boolean', default: false } },
+    });
+    if (positionals.length < 1)
+      throw new ApiError(400, 'usage', 'needs a webhook id, then optionally the delivery ids to replay');
     const [id, ...ids] = positionals as [string, ...string[]];
     return withContext(store, async (c) => {
       const replayed = await c.service.replay(id, {}, ids.length ? ids : undefined);
       if (values.json) io.out(JSON.stringify({ replayed }));
-      else io.out(replayed.length ? `${replayed.length} dead letter(s) queued again: ${replayed.join(', ')}` : 'no dead letters to replay');
+      else
+        io.out(
+          replayed.length
+            ? `${replayed.length} dead letter(s) queued again: ${replayed.join(', ')}`
+            : 'no dead letters to replay',
+        );
       return 0;
     });
   },
@@ -199,7 +302,9 @@ export const webhookCommands: Record<string, WebhookCommand> = {
         io.out(
           `release ${planned.release ?? '(none)'}: ${planned.leads} new lead(s) in ${planned.events} event(s) for ${planned.webhooks} webhook(s); ` +
             `sent ${sent.attempted}: ${sent.delivered} delivered, ${sent.retrying} to retry, ${sent.dead} dead` +
-            (sent.held || sent.suspended || sent.resumed ? `; ${sent.held} held, ${sent.suspended} webhook(s) suspended, ${sent.resumed} resumed (account access)` : ''),
+            (sent.held || sent.suspended || sent.resumed
+              ? `; ${sent.held} held, ${sent.suspended} webhook(s) suspended, ${sent.resumed} resumed (account access)`
+              : ''),
         );
       }
       return 0;
@@ -209,7 +314,11 @@ export const webhookCommands: Record<string, WebhookCommand> = {
 
 function statusCommand(status: 'active' | 'disabled'): WebhookCommand {
   return async (args, store, io) => {
-    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { json: { type: 'boolean', default: false } },
+    });
     const id = one(positionals, 'webhook id');
     return withContext(store, async (c) => {
       const w = await c.service.setStatus(id, {}, status);

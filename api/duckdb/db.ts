@@ -19,7 +19,11 @@ export interface ApiDb {
    * the SQL to INTEGER / DOUBLE / VARCHAR / BOOLEAN so values arrive as plain JS numbers,
    * strings and booleans (null for NULL).
    */
-  columns(sql: string, params: readonly unknown[], onChunk: (columns: unknown[][], rows: number) => void): Promise<void>;
+  columns(
+    sql: string,
+    params: readonly unknown[],
+    onChunk: (columns: unknown[][], rows: number) => void,
+  ): Promise<void>;
   /** Run a statement for its effect (DDL when loading a release). */
   run(sql: string, params?: readonly unknown[]): Promise<void>;
   /**
@@ -172,7 +176,11 @@ export async function openApiDb(opts: ApiDbOptions): Promise<ApiDb> {
         return reader.getRowObjectsJS().map(plainRow) as T[];
       });
     },
-    columns(sql: string, params: readonly unknown[], onChunk: (columns: unknown[][], rows: number) => void): Promise<void> {
+    columns(
+      sql: string,
+      params: readonly unknown[],
+      onChunk: (columns: unknown[][], rows: number) => void,
+    ): Promise<void> {
       return withConn(async (c) => {
         const result = await c.stream(sql, params as Params);
         for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {

@@ -20,7 +20,9 @@ async function main(dir: string): Promise<void> {
   const started = Date.now();
   try {
     const v = await verifyReleaseFiles(dir);
-    process.stderr.write(`indexes: ${v.files} files (${(v.bytes / 1e6).toFixed(1)} MB) match the manifest, checked in ${Date.now() - started} ms\n`);
+    process.stderr.write(
+      `indexes: ${v.files} files (${(v.bytes / 1e6).toFixed(1)} MB) match the manifest, checked in ${Date.now() - started} ms\n`,
+    );
   } catch (e) {
     if (!(e instanceof ReleaseRefusedError)) throw e;
     process.stderr.write(`refused: ${e.reason.replace(/\n/g, ' ')}\n`);
@@ -29,7 +31,9 @@ async function main(dir: string): Promise<void> {
   const db = await openApiDb({ connections: 2, threads: 2, memoryLimit: '1GB' });
   try {
     const ix = await buildReleaseIndexes(db, dir);
-    process.stderr.write(`indexes: ${ix.rows.size} leads (row store ${(ix.rows.bytes / 1e6).toFixed(1)} MB) built in ${Date.now() - started} ms\n`);
+    process.stderr.write(
+      `indexes: ${ix.rows.size} leads (row store ${(ix.rows.bytes / 1e6).toFixed(1)} MB) built in ${Date.now() - started} ms\n`,
+    );
     await writePack(createWriteStream('', { fd: 3 }), packIndexes(ix));
   } finally {
     db.close();

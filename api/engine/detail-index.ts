@@ -15,7 +15,13 @@
  * test/api/engine/detail-index.test.ts checks both give the same sections for many leads.
  */
 import { sqlString, type ApiDb, type Row } from '../duckdb/db.ts';
-import { COMPANY_COLUMNS, COMPARABLES_WINDOW_MONTHS, FILINGS_MAX, RECENT_SALES_MAX, SUPPLIERS_MAX } from '../query/lead-detail-query.ts';
+import {
+  COMPANY_COLUMNS,
+  COMPARABLES_WINDOW_MONTHS,
+  FILINGS_MAX,
+  RECENT_SALES_MAX,
+  SUPPLIERS_MAX,
+} from '../query/lead-detail-query.ts';
 import type { ReleaseTables } from '../releases/tables.ts';
 import { buildRangeQuantile, RangeQuantile, type RangeQuantileParts } from './range-quantile.ts';
 
@@ -107,7 +113,9 @@ export function keyedValue(j: KeyedJson, key: string): unknown {
     if (j.keys[mid]! < key) lo = mid + 1;
     else hi = mid;
   }
-  return lo < j.keys.length && j.keys[lo] === key ? JSON.parse(j.bytes.toString('utf8', j.offsets[lo]!, j.offsets[lo + 1]!)) : undefined;
+  return lo < j.keys.length && j.keys[lo] === key
+    ? JSON.parse(j.bytes.toString('utf8', j.offsets[lo]!, j.offsets[lo + 1]!))
+    : undefined;
 }
 
 export class DetailIndex {
@@ -123,7 +131,11 @@ export class DetailIndex {
   }
 
   private address(pos: number): string {
-    return this.p.sales.addressBytes.toString('utf8', this.p.sales.addressOffsets[pos]!, this.p.sales.addressOffsets[pos + 1]!);
+    return this.p.sales.addressBytes.toString(
+      'utf8',
+      this.p.sales.addressOffsets[pos]!,
+      this.p.sales.addressOffsets[pos + 1]!,
+    );
   }
 
   /** Build from the release's tables and its sales Parquet file. */
@@ -155,7 +167,14 @@ export class DetailIndex {
       if (!list) filingsByCompany.set(no, (list = []));
       list.push(f);
     }
-    return new DetailIndex({ sales, nullAddress, neighbours, suppliersByCounty, companies: keyedJson(companies), filingsByCompany: keyedJson(filingsByCompany) });
+    return new DetailIndex({
+      sales,
+      nullAddress,
+      neighbours,
+      suppliersByCounty,
+      companies: keyedJson(companies),
+      filingsByCompany: keyedJson(filingsByCompany),
+    });
   }
 
   /** The positions of the lead's comparables window (oldest first). */
@@ -174,7 +193,12 @@ export class DetailIndex {
       }
       return lo;
     };
-    return { key, area, from: lowerBound(windowStartDay(lead.received_date)), to: lowerBound(dayOf(lead.received_date)) };
+    return {
+      key,
+      area,
+      from: lowerBound(windowStartDay(lead.received_date)),
+      to: lowerBound(dayOf(lead.received_date)),
+    };
   }
 
   /** Count and median price of the window's sales (`salesSummaryQuery`). */
@@ -215,7 +239,8 @@ export class DetailIndex {
     const slot = Number.isInteger(id) && id >= 0 && id < nb.start.length - 1 ? id : -1;
     if (slot < 0) return [];
     const out: Neighbour[] = [];
-    for (let k = nb.start[slot]!; k < nb.start[slot + 1]!; k++) out.push({ neighbour_id: nb.ids[k]!, distance_m: nb.distances[k]! });
+    for (let k = nb.start[slot]!; k < nb.start[slot + 1]!; k++)
+      out.push({ neighbour_id: nb.ids[k]!, distance_m: nb.distances[k]! });
     return out;
   }
 
@@ -319,9 +344,13 @@ async function loadSales(db: ApiDb, file: string): Promise<{ sales: SalesParts; 
   let at = 0;
   // The sale ids' rank (ties within a day are broken by sale_id DESC), by file row: the window
   // sorts only these two narrow columns.
-  await db.columns(`SELECT CAST(file_row_number AS INTEGER), CAST(dense_rank() OVER (ORDER BY sale_id DESC) AS INTEGER) FROM ${sales}`, [], (c, rows) => {
-    for (let r = 0; r < rows; r++) sidRank[c[0]![r] as number] = c[1]![r] as number;
-  });
+  await db.columns(
+    `SELECT CAST(file_row_number AS INTEGER), CAST(dense_rank() OVER (ORDER BY sale_id DESC) AS INTEGER) FROM ${sales}`,
+    [],
+    (c, rows) => {
+      for (let r = 0; r < rows; r++) sidRank[c[0]![r] as number] = c[1]![r] as number;
+    },
+  );
   const fileRow = new Int32Array(n);
   // The wide rows in file order, with no sort in DuckDB (it would hold them all); positions are
   // sorted into areas below.
@@ -366,7 +395,9 @@ async function loadSales(db: ApiDb, file: string): Promise<{ sales: SalesParts; 
   s.addressBytes = Buffer.from(bytes.subarray(0, used));
   // Areas: positions by (county, routing key) and by county, each sorted by (day, sale_id DESC).
   const byDay = (a: number, b: number): number => s.days[a]! - s.days[b]! || rankOf[a]! - rankOf[b]!;
-  const order = Int32Array.from({ length: at }, (_, i) => i).sort((a, b) => countyOf[a]! - countyOf[b]! || rkOf[a]! - rkOf[b]! || byDay(a, b));
+  const order = Int32Array.from({ length: at }, (_, i) => i).sort(
+    (a, b) => countyOf[a]! - countyOf[b]! || rkOf[a]! - rkOf[b]! || byDay(a, b),
+  );
   let countyStart = 0;
   let rkStart = 0;
   for (let i = 1; i <= at; i++) {
@@ -374,7 +405,8 @@ async function loadSales(db: ApiDb, file: string): Promise<{ sales: SalesParts; 
     const b = i < at ? order[i]! : -1;
     const countyChanged = b < 0 || countyOf[b] !== countyOf[a];
     if (countyChanged || rkOf[b] !== rkOf[a]) {
-      if (rkOf[a]! >= 0) s.areas.set(`${placeNames[countyOf[a]!]}\u0000${placeNames[rkOf[a]!]}`, order.slice(rkStart, i));
+      if (rkOf[a]! >= 0)
+        s.areas.set(`${placeNames[countyOf[a]!]}\u0000${placeNames[rkOf[a]!]}`, order.slice(rkStart, i));
       rkStart = i;
     }
     if (countyChanged) {

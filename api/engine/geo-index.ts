@@ -9,7 +9,16 @@
  * filters. Distances for `distance_m` and `sort=distance` come from the same module.
  */
 import KDBush from 'kdbush';
-import { areaRangeTest, areaRegion, envelopes, haversineM, INSIDE, OUTSIDE, type AreaFilters, type NearArea } from '../gis/geometry.ts';
+import {
+  areaRangeTest,
+  areaRegion,
+  envelopes,
+  haversineM,
+  INSIDE,
+  OUTSIDE,
+  type AreaFilters,
+  type NearArea,
+} from '../gis/geometry.ts';
 import { setBit, type Bitset } from './bitset.ts';
 
 /** What a `GeoIndex` is made of (moved between processes by api/engine/pack.ts). */
@@ -51,7 +60,8 @@ export class GeoIndex {
   /** The tree over the positions' coordinates (NaN = no coordinates). */
   static build(lat: Float64Array, lon: Float64Array): GeoIndexParts {
     const with_: number[] = [];
-    for (let pos = 0; pos < lat.length; pos++) if (Number.isFinite(lat[pos]!) && Number.isFinite(lon[pos]!)) with_.push(pos);
+    for (let pos = 0; pos < lat.length; pos++)
+      if (Number.isFinite(lat[pos]!) && Number.isFinite(lon[pos]!)) with_.push(pos);
     const posOf = Int32Array.from(with_);
     if (posOf.length === 0) return { lat, lon, posOf, tree: new Uint8Array(0) };
     const kd = new KDBush(posOf.length, 64, Float64Array);

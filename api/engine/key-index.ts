@@ -34,7 +34,11 @@ export class KeyIndex {
     const offsets = new Int32Array(folded.length + 1);
     folded.forEach((f, k) => (offsets[k + 1] = offsets[k]! + f.key.length));
     const text = Buffer.concat(folded.map((f) => f.key));
-    return { order: Int32Array.from(folded.map((f) => f.pos)), text: new Uint8Array(text.buffer, text.byteOffset, text.byteLength), offsets };
+    return {
+      order: Int32Array.from(folded.map((f) => f.pos)),
+      text: new Uint8Array(text.buffer, text.byteOffset, text.byteLength),
+      offsets,
+    };
   }
 
   parts(): KeyIndexParts {
@@ -52,7 +56,8 @@ export class KeyIndex {
     let hi = order.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (at(mid) < 0) lo = mid + 1; // value at mid sorts before the wanted one
+      if (at(mid) < 0)
+        lo = mid + 1; // value at mid sorts before the wanted one
       else hi = mid;
     }
     for (let k = lo; k < order.length && at(k) === 0; k++) setBit(out, order[k]!);

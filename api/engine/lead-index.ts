@@ -54,17 +54,22 @@ export interface IndexPage {
 }
 
 /** Columns held as one bitset per value (`enum` / `multi` filters), and whether each holds a list. */
-const SET_COLUMNS: ReadonlyMap<string, boolean> = new Map(filtersOfKind('enum', 'multi').map((f) => [f.column, f.kind === 'enum' && f.listColumn === true]));
+const SET_COLUMNS: ReadonlyMap<string, boolean> = new Map(
+  filtersOfKind('enum', 'multi').map((f) => [f.column, f.kind === 'enum' && f.listColumn === true]),
+);
 /** Columns held as two bitsets, true and false (`flag` filters). */
 const FLAG_COLUMNS: readonly string[] = [...new Set(filtersOfKind('flag').map((f) => f.column))];
 /** Columns held as a `RangeIndex` (`range` filters: numbers; `date` filters: day numbers). */
-const RANGE_COLUMNS: ReadonlyMap<string, 'number' | 'date'> = new Map(filtersOfKind('range', 'date').map((f) => [f.column, f.kind === 'date' ? 'date' : 'number']));
+const RANGE_COLUMNS: ReadonlyMap<string, 'number' | 'date'> = new Map(
+  filtersOfKind('range', 'date').map((f) => [f.column, f.kind === 'date' ? 'date' : 'number']),
+);
 /** Columns held as a `KeyIndex` (`key` filters). */
 const KEY_COLUMNS: readonly string[] = [...new Set(filtersOfKind('key').map((f) => f.column))];
 /** The latitude and longitude columns of the `geometry` filters (one pair for all of them). */
 const GEO_COLUMNS: readonly [string, string] = (() => {
   const g = filtersOfKind('geometry');
-  if (g.some((f) => f.column !== g[0]!.column || f.lonColumn !== g[0]!.lonColumn)) throw new Error('the geometry filters must share their lat / lon columns');
+  if (g.some((f) => f.column !== g[0]!.column || f.lonColumn !== g[0]!.lonColumn))
+    throw new Error('the geometry filters must share their lat / lon columns');
   return [g[0]?.column ?? 'lat', g[0]?.lonColumn ?? 'lon'];
 })();
 
@@ -215,8 +220,14 @@ export class LeadIndex {
       matched = compiled ? this.search!.match(compiled, matched, this.textOf) : this.scratch.take();
     }
     const total = matched ? count(matched) : this.size;
-    if (req.sort === 'distance') return { rows: matched && req.filters.near ? this.distancePage(req, matched) : [], total };
-    const rows: IndexRow[] = req.sort !== 'relevance' ? this.orderedPage(req, matched, total) : this.search && matched ? this.search.top(terms, matched, total, req) : [];
+    if (req.sort === 'distance')
+      return { rows: matched && req.filters.near ? this.distancePage(req, matched) : [], total };
+    const rows: IndexRow[] =
+      req.sort !== 'relevance'
+        ? this.orderedPage(req, matched, total)
+        : this.search && matched
+          ? this.search.top(terms, matched, total, req)
+          : [];
     const near = req.filters.near;
     if (near) for (const r of rows) r.distance = servedDistance(this.geo.distance(near, r.pos));
     return { rows, total };
@@ -318,7 +329,10 @@ export class LeadIndex {
     const { walk, forward } = WALKS[req.sort as keyof typeof WALKS];
     const from = req.after ? this.afterKey(walk, forward, req.after) : forward ? 0 : n;
     let positions: number[];
-    if (walk === 'date') positions = matched ? selectBits(matched, from, req.offset, req.limit, forward) : this.range(from, req.offset, req.limit, forward);
+    if (walk === 'date')
+      positions = matched
+        ? selectBits(matched, from, req.offset, req.limit, forward)
+        : this.range(from, req.offset, req.limit, forward);
     else {
       const { order: perm, rankOf } = walk === 'value' ? this.byValue : this.byChanged;
       if (!matched) positions = this.range(from, req.offset, req.limit, forward).map((k) => perm[k]!);
@@ -345,7 +359,8 @@ export class LeadIndex {
         positions = selectBits(ranks, from, req.offset, req.limit, forward).map((k) => perm[k]!);
       }
     }
-    const value = (pos: number): string | number => (walk === 'date' ? isoDay(this.days[pos]!) : walk === 'changed' ? isoDay(this.changed[pos]!) : this.values[pos]!);
+    const value = (pos: number): string | number =>
+      walk === 'date' ? isoDay(this.days[pos]!) : walk === 'changed' ? isoDay(this.changed[pos]!) : this.values[pos]!;
     return positions.map((pos) => ({ id: this.ids[pos]!, sortValue: value(pos), pos }));
   }
 
@@ -377,7 +392,9 @@ export class LeadIndex {
       const mid = (lo + hi) >>> 1;
       const pos = at(mid);
       const v = primary[pos]!;
-      const before = forward ? v < kv || (v === kv && this.ids[pos]! < kid) : v < kv || (v === kv && this.ids[pos]! <= kid);
+      const before = forward
+        ? v < kv || (v === kv && this.ids[pos]! < kid)
+        : v < kv || (v === kv && this.ids[pos]! <= kid);
       if (before) hi = mid;
       else lo = mid + 1;
     }
@@ -415,7 +432,20 @@ function buildParts(cols: Columns, search: SearchIndexParts | null): LeadIndexPa
   for (const [column, v] of cols.ranges) ranges.set(column, RangeIndex.build(v));
   const keys = new Map<string, KeyIndexParts>();
   for (const [column, v] of cols.keys) keys.set(column, KeyIndex.build(v));
-  return { ids: cols.ids, days: cols.days, values: cols.values, changed: cols.changed, sets, flags, byValue, byChanged, ranges, keys, geo: GeoIndex.build(cols.lat, cols.lon), search };
+  return {
+    ids: cols.ids,
+    days: cols.days,
+    values: cols.values,
+    changed: cols.changed,
+    sets,
+    flags,
+    byValue,
+    byChanged,
+    ranges,
+    keys,
+    geo: GeoIndex.build(cols.lat, cols.lon),
+    search,
+  };
 }
 
 /** Positions sorted by (key DESC, id DESC), and the rank of each position. */
@@ -468,7 +498,9 @@ async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
     `CAST(last_changed - DATE '1970-01-01' AS INTEGER)`,
     ...setColumns.map(([c, list]) => (list ? `array_to_string(${c}, chr(31))` : c)),
     ...FLAG_COLUMNS,
-    ...rangeColumns.map(([c, kind]) => (kind === 'date' ? `CAST(${c} - DATE '1970-01-01' AS DOUBLE)` : `CAST(${c} AS DOUBLE)`)),
+    ...rangeColumns.map(([c, kind]) =>
+      kind === 'date' ? `CAST(${c} - DATE '1970-01-01' AS DOUBLE)` : `CAST(${c} AS DOUBLE)`,
+    ),
     ...KEY_COLUMNS.map((c) => `CAST(${c} AS VARCHAR)`),
     ...GEO_COLUMNS.map((c) => `CAST(${c} AS DOUBLE)`),
   ];
@@ -491,25 +523,30 @@ async function readColumns(db: ApiDb, leads: string): Promise<Columns> {
     return v;
   };
   let at = 0;
-  await db.columns(`SELECT ${select.join(', ')}\n       FROM ${leads} ORDER BY received_date DESC, id DESC`, [], (c, rows) => {
-    for (let r = 0; r < rows; r++, at++) {
-      if (at >= n) throw new Error('the leads table grew while the index was built');
-      cols.ids[at] = c[0]![r] as number;
-      cols.days[at] = c[1]![r] as number;
-      cols.values[at] = (c[2]![r] as number | null) ?? -Infinity;
-      cols.changed[at] = c[3]![r] as number;
-      for (let i = 0; i < setArrays.length; i++) {
-        const [arr, list] = setArrays[i]!;
-        const v = c[setsAt + i]![r] as string | null;
-        arr[at] = list ? (v ? v.split('\u001f').map((x) => intern(x)!) : []) : intern(v);
+  await db.columns(
+    `SELECT ${select.join(', ')}\n       FROM ${leads} ORDER BY received_date DESC, id DESC`,
+    [],
+    (c, rows) => {
+      for (let r = 0; r < rows; r++, at++) {
+        if (at >= n) throw new Error('the leads table grew while the index was built');
+        cols.ids[at] = c[0]![r] as number;
+        cols.days[at] = c[1]![r] as number;
+        cols.values[at] = (c[2]![r] as number | null) ?? -Infinity;
+        cols.changed[at] = c[3]![r] as number;
+        for (let i = 0; i < setArrays.length; i++) {
+          const [arr, list] = setArrays[i]!;
+          const v = c[setsAt + i]![r] as string | null;
+          arr[at] = list ? (v ? v.split('\u001f').map((x) => intern(x)!) : []) : intern(v);
+        }
+        for (let i = 0; i < flagArrays.length; i++) flagArrays[i]![at] = c[flagsAt + i]![r] as boolean | null;
+        for (let i = 0; i < rangeArrays.length; i++)
+          rangeArrays[i]![at] = (c[rangesAt + i]![r] as number | null) ?? NaN;
+        for (let i = 0; i < keyArrays.length; i++) keyArrays[i]![at] = c[keysAt + i]![r] as string | null;
+        cols.lat[at] = (c[geoAt]![r] as number | null) ?? NaN;
+        cols.lon[at] = (c[geoAt + 1]![r] as number | null) ?? NaN;
       }
-      for (let i = 0; i < flagArrays.length; i++) flagArrays[i]![at] = c[flagsAt + i]![r] as boolean | null;
-      for (let i = 0; i < rangeArrays.length; i++) rangeArrays[i]![at] = (c[rangesAt + i]![r] as number | null) ?? NaN;
-      for (let i = 0; i < keyArrays.length; i++) keyArrays[i]![at] = c[keysAt + i]![r] as string | null;
-      cols.lat[at] = (c[geoAt]![r] as number | null) ?? NaN;
-      cols.lon[at] = (c[geoAt + 1]![r] as number | null) ?? NaN;
-    }
-  });
+    },
+  );
   return cols;
 }
 

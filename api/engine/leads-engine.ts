@@ -105,7 +105,13 @@ export class LeadsEngine {
 
   /** One list page: the matching leads in the sort's order after the offset or cursor, masked by `masking`. */
   page(query: LeadsPageQuery, masking: Masking): LeadsPage {
-    const { rows, total } = this.ix.index.page({ filters: query.filters, sort: query.sort, limit: query.pageSize + 1, offset: query.offset, after: query.after });
+    const { rows, total } = this.ix.index.page({
+      filters: query.filters,
+      sort: query.sort,
+      limit: query.pageSize + 1,
+      offset: query.offset,
+      after: query.after,
+    });
     const count = Math.min(rows.length, query.pageSize);
     const store = this.ix.rows;
     const slots = rows.slice(0, count).map((r) => {
@@ -120,7 +126,9 @@ export class LeadsEngine {
     // assigned, not written in the literal: there tsx would name the closure (Object.defineProperty, ~0.5 µs a page)
     page.json = (head) => {
       const out = new ByteWriter(this.buffers.take(1024 + count * 2048));
-      out.ascii(`{"total":${total},"page":${head.page === null ? 'null' : head.page},"page_size":${query.pageSize},"next_cursor":`);
+      out.ascii(
+        `{"total":${total},"page":${head.page === null ? 'null' : head.page},"page_size":${query.pageSize},"next_cursor":`,
+      );
       out.ascii(head.next_cursor === null ? 'null' : `"${head.next_cursor}"`);
       out.ascii(',"results":[');
       const mask = columnMask('lead', store.columns, masking);
@@ -159,7 +167,16 @@ export class LeadsEngine {
       const at = store.slotOf(n.neighbour_id);
       if (at < 0) return [];
       const v = (column: string): unknown => store.value(at, column);
-      return [{ id: v('id'), description: v('description'), distance_m: n.distance_m, use_class: v('use_class'), lead_readiness: v('lead_readiness'), est_value: v('est_value') }];
+      return [
+        {
+          id: v('id'),
+          description: v('description'),
+          distance_m: n.distance_m,
+          use_class: v('use_class'),
+          lead_readiness: v('lead_readiness'),
+          est_value: v('est_value'),
+        },
+      ];
     });
     // A section the caller sees as null is not even read.
     const shown = (section: string): boolean => !masksField('lead-detail', section, masking);
@@ -168,7 +185,9 @@ export class LeadsEngine {
       salesSummary: dx.salesSummary(area),
       recentSales: dx.recentSales(area),
       nearby,
-      ...(shown('suppliers') ? { suppliers: dx.suppliers(area.county, (lead['verticals'] as string[] | null) ?? []) } : {}),
+      ...(shown('suppliers')
+        ? { suppliers: dx.suppliers(area.county, (lead['verticals'] as string[] | null) ?? []) }
+        : {}),
       ...(shown('main_contractor') ? { contractorCompany: contractorNo ? dx.company(contractorNo) : null } : {}),
       ...(shown('registered_company') ? { applicantCompany: applicantNo ? dx.company(applicantNo) : null } : {}),
       ...(shown('company_filings') ? { filings: applicantNo ? dx.filings(applicantNo) : [] } : {}),
@@ -192,7 +211,9 @@ export class LeadsEngine {
   private listMetaJson(masking: Masking): string {
     let json = this.listMeta.get(masking);
     if (json === undefined) {
-      json = JSON.stringify(responseMeta(this.releaseId, masking.scope, maskedFor('lead', masking.scope, masking.schemas)));
+      json = JSON.stringify(
+        responseMeta(this.releaseId, masking.scope, maskedFor('lead', masking.scope, masking.schemas)),
+      );
       this.listMeta.set(masking, json);
     }
     return json;
@@ -210,6 +231,10 @@ export class LeadsEngine {
  * `loadReleaseIndexes`): rejects with a ReleaseRefusedError when the release's files do not match
  * its manifest, or with the child's error when the build fails.
  */
-export async function loadLeadsEngine(releaseId: string, dir: string, opts: { log?: (line: string) => void } = {}): Promise<LeadsEngine> {
+export async function loadLeadsEngine(
+  releaseId: string,
+  dir: string,
+  opts: { log?: (line: string) => void } = {},
+): Promise<LeadsEngine> {
   return new LeadsEngine(releaseId, await loadReleaseIndexes(dir, opts));
 }

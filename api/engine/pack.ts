@@ -10,8 +10,10 @@
  */
 import type { Readable, Writable } from 'node:stream';
 
-export type TypedArray = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
-export type Packable = null | boolean | number | string | TypedArray | Packable[] | Map<string, Packable> | { [key: string]: Packable };
+export type TypedArray =
+  Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+export type Packable =
+  null | boolean | number | string | TypedArray | Packable[] | Map<string, Packable> | { [key: string]: Packable };
 
 const VERSION = 1;
 
@@ -86,7 +88,8 @@ export async function writePack(out: Writable, tree: Packable): Promise<void> {
   for (const a of arrays) {
     // in slices, so one huge array never sits whole in the stream's buffer
     const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-    for (let i = 0; i < bytes.length; i += 1 << 20) await write(bytes.subarray(i, Math.min(bytes.length, i + (1 << 20))));
+    for (let i = 0; i < bytes.length; i += 1 << 20)
+      await write(bytes.subarray(i, Math.min(bytes.length, i + (1 << 20))));
     at += a.byteLength;
     if (align8(at) !== at) {
       await write(zeros.subarray(0, align8(at) - at));
@@ -109,7 +112,11 @@ export async function readPack(input: Readable): Promise<Packable> {
       head = Buffer.concat([head, chunk]);
       if (headerLength < 0 && head.length >= 4) headerLength = head.readUInt32LE(0);
       if (headerLength < 0 || head.length < 4 + headerLength) continue;
-      header = JSON.parse(head.toString('utf8', 4, 4 + headerLength)) as { version: number; bytes: number; tree: unknown };
+      header = JSON.parse(head.toString('utf8', 4, 4 + headerLength)) as {
+        version: number;
+        bytes: number;
+        tree: unknown;
+      };
       if (header.version !== VERSION) throw new Error(`pack version ${header.version}, expected ${VERSION}`);
       data = new Uint8Array(new ArrayBuffer(header.bytes));
       chunk = head.subarray(4 + headerLength);

@@ -49,13 +49,22 @@ export async function buildReleaseIndexes(db: ApiDb, dir: string): Promise<Relea
     const aq = searchAvgdlQuery(terms);
     avgdl = (await db.all<{ avgdl: number | null }>(aq.sql, aq.params))[0]?.avgdl ?? null;
   }
-  const index = await LeadIndex.load(db, {
-    leads: pq('leads'),
-    search: avgdl !== null ? { terms: pq('search_terms'), postings: pq('search_postings'), avgdl } : null,
-  }, { text: rowSearchText(rows) });
+  const index = await LeadIndex.load(
+    db,
+    {
+      leads: pq('leads'),
+      search: avgdl !== null ? { terms: pq('search_terms'), postings: pq('search_postings'), avgdl } : null,
+    },
+    { text: rowSearchText(rows) },
+  );
   const detail = await DetailIndex.load(
     db,
-    { lead_neighbours: pq('lead_neighbours'), suppliers: pq('suppliers'), companies: pq('companies'), filings: pq('filings') },
+    {
+      lead_neighbours: pq('lead_neighbours'),
+      suppliers: pq('suppliers'),
+      companies: pq('companies'),
+      filings: pq('filings'),
+    },
     join(dir, 'sales.parquet'),
   );
   return { rows, index, detail, avgdl };
@@ -63,14 +72,29 @@ export async function buildReleaseIndexes(db: ApiDb, dir: string): Promise<Relea
 
 /** The indexes as one packable tree of typed arrays, Maps and JSON values. */
 export function packIndexes(ix: ReleaseIndexes): Packable {
-  return { rows: ix.rows.parts(), index: ix.index.parts(), detail: ix.detail.parts(), avgdl: ix.avgdl } as unknown as Packable;
+  return {
+    rows: ix.rows.parts(),
+    index: ix.index.parts(),
+    detail: ix.detail.parts(),
+    avgdl: ix.avgdl,
+  } as unknown as Packable;
 }
 
 /** The indexes back from `packIndexes`' tree. */
 export function unpackIndexes(tree: Packable): ReleaseIndexes {
-  const t = tree as unknown as { rows: RowStoreParts; index: LeadIndexParts; detail: DetailIndexParts; avgdl: number | null };
+  const t = tree as unknown as {
+    rows: RowStoreParts;
+    index: LeadIndexParts;
+    detail: DetailIndexParts;
+    avgdl: number | null;
+  };
   const rows = new RowStore(t.rows);
-  return { rows, index: new LeadIndex(t.index, { text: rowSearchText(rows) }), detail: new DetailIndex(t.detail), avgdl: t.avgdl };
+  return {
+    rows,
+    index: new LeadIndex(t.index, { text: rowSearchText(rows) }),
+    detail: new DetailIndex(t.detail),
+    avgdl: t.avgdl,
+  };
 }
 
 /** Loader flags of this process (`--import tsx`), which the child needs to run TypeScript. */
@@ -80,7 +104,8 @@ function loaderArgs(): string[] {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (/^--(import|require|loader|experimental-loader)=/.test(a)) out.push(a);
-    else if (['--import', '--require', '--loader', '--experimental-loader', '-r'].includes(a) && i + 1 < argv.length) out.push(a, argv[++i]!);
+    else if (['--import', '--require', '--loader', '--experimental-loader', '-r'].includes(a) && i + 1 < argv.length)
+      out.push(a, argv[++i]!);
   }
   return out.length > 0 ? out : ['--import', 'tsx'];
 }
@@ -91,7 +116,10 @@ function loaderArgs(): string[] {
  * (its `reason` names the files). Rejects (with the child's last error lines) when the child fails
  * or is killed; nothing is half-loaded.
  */
-export async function loadReleaseIndexes(dir: string, opts: { log?: (line: string) => void } = {}): Promise<ReleaseIndexes> {
+export async function loadReleaseIndexes(
+  dir: string,
+  opts: { log?: (line: string) => void } = {},
+): Promise<ReleaseIndexes> {
   const child = spawn(process.execPath, [...loaderArgs(), CHILD, dir], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
   try {
     setPriority(child.pid!, 10); // the server's requests come first
@@ -105,7 +133,9 @@ export async function loadReleaseIndexes(dir: string, opts: { log?: (line: strin
     for (const line of d.split('\n')) if (line.startsWith('indexes: ')) opts.log?.(line.slice('indexes: '.length));
   });
   // 'close', not 'exit': every line the child wrote on stderr has arrived by then
-  const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('close', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   const spawned = new Promise<Error | null>((resolve) => {
     child.once('spawn', () => resolve(null));
     child.once('error', resolve);
@@ -119,7 +149,9 @@ export async function loadReleaseIndexes(dir: string, opts: { log?: (line: strin
   }
   if (code !== 0 || tree instanceof Error) {
     const why = tree instanceof Error ? tree.message : '';
-    throw new Error(`building the indexes of ${dir} failed (exit ${code})${why ? `: ${why}` : ''}\n${stderr.trim().split('\n').slice(-8).join('\n')}`);
+    throw new Error(
+      `building the indexes of ${dir} failed (exit ${code})${why ? `: ${why}` : ''}\n${stderr.trim().split('\n').slice(-8).join('\n')}`,
+    );
   }
   return unpackIndexes(tree);
 }

@@ -119,7 +119,15 @@ export class RowStore {
   /** Bytes held (texts, codes and offsets). */
   get bytes(): number {
     const p = this.p;
-    return p.frag.length + p.raw.length + p.rowStart.byteLength + p.dictOff.byteLength + p.ids.byteLength + p.codes8.byteLength + p.codes16.byteLength;
+    return (
+      p.frag.length +
+      p.raw.length +
+      p.rowStart.byteLength +
+      p.dictOff.byteLength +
+      p.ids.byteLength +
+      p.codes8.byteLength +
+      p.codes16.byteLength
+    );
   }
 
   /** The parts (to move the store to another process). */
@@ -223,7 +231,8 @@ export class RowStore {
       }
     }
     const out: unknown[] = [];
-    for (let at = dictBase[c]!; at < next - 1; at++) out.push(JSON.parse(this.fragText.toString('utf8', dictOff[at]! + this.keyLen[c]!, dictOff[at + 1]!)));
+    for (let at = dictBase[c]!; at < next - 1; at++)
+      out.push(JSON.parse(this.fragText.toString('utf8', dictOff[at]! + this.keyLen[c]!, dictOff[at + 1]!)));
     return out;
   }
 
@@ -253,7 +262,9 @@ export class RowStore {
       }
       src = raw;
     } else {
-      const at = dictBase[c]! + (kinds[c] === DICT8 ? codes8[slot * this.w8 + codeIndex[c]!]! : codes16[slot * this.w16 + codeIndex[c]!]!);
+      const at =
+        dictBase[c]! +
+        (kinds[c] === DICT8 ? codes8[slot * this.w8 + codeIndex[c]!]! : codes16[slot * this.w16 + codeIndex[c]!]!);
       start = dictOff[at]! + this.keyLen[c]!;
       end = dictOff[at + 1]!;
       src = frag;
@@ -266,7 +277,15 @@ export class RowStore {
  * Copy `src[s, e)` (`view` is a DataView over `src`) into `buf` (`dst` over it) at `o`; returns
  * the offset after it. The caller has made room.
  */
-function copySpan(buf: Buffer, dst: DataView, o: number, src: Uint8Array, view: DataView, s: number, e: number): number {
+function copySpan(
+  buf: Buffer,
+  dst: DataView,
+  o: number,
+  src: Uint8Array,
+  view: DataView,
+  s: number,
+  e: number,
+): number {
   const len = e - s;
   if (len > LONG_SPAN) {
     buf.set(src.subarray(s, e), o);
@@ -387,7 +406,8 @@ export class RowStoreBuilder {
   }
 
   finish(): RowStore {
-    if (this.at !== this.ids.length) throw new Error(`the row store was told ${this.ids.length} rows and got ${this.at}`);
+    if (this.at !== this.ids.length)
+      throw new Error(`the row store was told ${this.ids.length} rows and got ${this.at}`);
     this.rowStart[this.at] = this.rawLen;
     const parts: string[] = [];
     let len = 0;
@@ -424,7 +444,9 @@ export class RowStoreBuilder {
       codes8: this.codes8,
       codes16: this.codes16,
       codeIndex: this.codeIndex,
-      maxRowBytes: this.maxRowBytes + this.columns.reduce((n, name, c) => n + Buffer.byteLength(`${c === 0 ? '{' : ','}${JSON.stringify(name)}:`), 1),
+      maxRowBytes:
+        this.maxRowBytes +
+        this.columns.reduce((n, name, c) => n + Buffer.byteLength(`${c === 0 ? '{' : ','}${JSON.stringify(name)}:`), 1),
       raw: new Uint8Array(this.raw.subarray(0, this.rawLen)),
       rowStart: this.rowStart,
     });
@@ -437,16 +459,27 @@ export class RowStoreBuilder {
  * for the distinct counts (the encodings), then the rows as DuckDB's `json_array`, whose values
  * `JSON.parse` reads back exactly as `ApiDb.all` would.
  */
-export async function loadRowStore(db: ApiDb, leadsTable: string, opts: { dictionaryMax?: number } = {}): Promise<RowStore> {
+export async function loadRowStore(
+  db: ApiDb,
+  leadsTable: string,
+  opts: { dictionaryMax?: number } = {},
+): Promise<RowStore> {
   const cols = LEAD_COLUMNS.map((c) => `l.${sqlIdent(c)}`);
   // One column at a time: 52 distinct counts in one query hold 52 hash tables at once.
   const [{ n } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${leadsTable}`);
   const distinct: number[] = [];
-  for (const c of cols) distinct.push(Number((await db.all<{ d: number }>(`SELECT count(DISTINCT ${c}) AS d FROM ${leadsTable} AS l`))[0]!.d));
+  for (const c of cols)
+    distinct.push(
+      Number((await db.all<{ d: number }>(`SELECT count(DISTINCT ${c}) AS d FROM ${leadsTable} AS l`))[0]!.d),
+    );
   const builder = new RowStoreBuilder(LEAD_COLUMNS, Number(n), distinct, opts);
-  await db.columns(`SELECT CAST(l.id AS INTEGER), json_array(${cols.join(', ')})::VARCHAR FROM ${leadsTable} AS l`, [], (c, n) => {
-    for (let i = 0; i < n; i++) builder.add(c[0]![i] as number, JSON.parse(c[1]![i] as string) as unknown[]);
-  });
+  await db.columns(
+    `SELECT CAST(l.id AS INTEGER), json_array(${cols.join(', ')})::VARCHAR FROM ${leadsTable} AS l`,
+    [],
+    (c, n) => {
+      for (let i = 0; i < n; i++) builder.add(c[0]![i] as number, JSON.parse(c[1]![i] as string) as unknown[]);
+    },
+  );
   return builder.finish();
 }
 

@@ -148,7 +148,11 @@ export class SearchIndex {
         }
         const ts = it.terms.map((term) => this.termId.get(term));
         if (ts.some((t) => t === undefined)) continue;
-        items.push({ kind: 'all', terms: ts as number[], pattern: it.kind === 'phrase' ? new RegExp(phrasePattern(it.words)) : null });
+        items.push({
+          kind: 'all',
+          terms: ts as number[],
+          pattern: it.kind === 'phrase' ? new RegExp(phrasePattern(it.words)) : null,
+        });
       }
       groups.push(items);
     }
@@ -180,7 +184,9 @@ export class SearchIndex {
   match(c: CompiledSearch, within: Bitset | null, textOf: ((pos: number) => string) | null): Bitset {
     if (c.groups === null) return emptySet(this.ids.length);
     let acc: Bitset | null = within ? within.slice() : null;
-    const phraseLast = [...c.groups].sort((a, b) => Number(a.some((x) => x.pattern)) - Number(b.some((x) => x.pattern)));
+    const phraseLast = [...c.groups].sort(
+      (a, b) => Number(a.some((x) => x.pattern)) - Number(b.some((x) => x.pattern)),
+    );
     for (const g of phraseLast) {
       const gs = emptySet(this.ids.length);
       for (const it of g) {
@@ -192,8 +198,9 @@ export class SearchIndex {
         }
         if (acc) andInto(s, acc);
         if (it.pattern) {
-          if (!textOf) throw new Error('a phrase needs the leads\' search text (LeadIndex option `text`)');
-          for (const pos of setBits(s)) if (!it.pattern.test(foldSearchText(textOf(pos)))) s[pos >>> 5]! &= ~(1 << (pos & 31));
+          if (!textOf) throw new Error("a phrase needs the leads' search text (LeadIndex option `text`)");
+          for (const pos of setBits(s))
+            if (!it.pattern.test(foldSearchText(textOf(pos)))) s[pos >>> 5]! &= ~(1 << (pos & 31));
         }
         orInto(gs, s);
       }
@@ -225,7 +232,12 @@ export class SearchIndex {
    * The best `offset + limit` rows of `matched` (a subset of `union(terms)` holding `total` rows)
    * by score, after the cursor key `after` when given; returns those past `offset`.
    */
-  top(terms: readonly number[], matched: Bitset, total: number, req: { limit: number; offset: number; after: readonly [number | string, number] | null }): ScoredRow[] {
+  top(
+    terms: readonly number[],
+    matched: Bitset,
+    total: number,
+    req: { limit: number; offset: number; after: readonly [number | string, number] | null },
+  ): ScoredRow[] {
     const k = req.offset + req.limit;
     if (k === 0 || total === 0 || terms.length === 0) return [];
     const heap = new TopK(k, this.ids);
@@ -241,7 +253,13 @@ export class SearchIndex {
    * Offer the rows of term t in `matched` and not in `exclude`, best first, scored by t alone;
    * stops at the first row the full heap turns down (all later rows score no better).
    */
-  private walk(t: number, matched: Bitset, exclude: Bitset | null, heap: TopK, after: { score: number; id: number } | null): void {
+  private walk(
+    t: number,
+    matched: Bitset,
+    exclude: Bitset | null,
+    heap: TopK,
+    after: { score: number; id: number } | null,
+  ): void {
     const { start, rows, byImpact } = this.p;
     const ids = this.ids;
     let i = start[t]!;
@@ -290,7 +308,13 @@ export class SearchIndex {
    * other stops early only when the best rows hold both terms at their best impacts; these BM25
    * impacts are nearly flat, so it walked most of the list with a binary search a step.)
    */
-  private mergeBoth(a: number, b: number, matched: Bitset, heap: TopK, after: { score: number; id: number } | null): void {
+  private mergeBoth(
+    a: number,
+    b: number,
+    matched: Bitset,
+    heap: TopK,
+    after: { score: number; id: number } | null,
+  ): void {
     const { start, rows } = this.p;
     let i = start[a]!;
     let j = start[b]!;
@@ -317,7 +341,12 @@ export class SearchIndex {
   }
 
   /** Score every matched row: one forward merge of the term lists. */
-  private exhaustive(terms: readonly number[], matched: Bitset, heap: TopK, after: { score: number; id: number } | null): void {
+  private exhaustive(
+    terms: readonly number[],
+    matched: Bitset,
+    heap: TopK,
+    after: { score: number; id: number } | null,
+  ): void {
     const { start, rows } = this.p;
     const cur = terms.map((t) => start[t]!);
     const end = terms.map((t) => start[t + 1]!);
@@ -342,7 +371,12 @@ export class SearchIndex {
    * reach the k-th score (θ) are "non-essential": only the other lists are walked, and a row's
    * non-essential impacts are looked up, best bound first, until the row cannot reach θ.
    */
-  private maxScore(terms: readonly number[], matched: Bitset, heap: TopK, after: { score: number; id: number } | null): void {
+  private maxScore(
+    terms: readonly number[],
+    matched: Bitset,
+    heap: TopK,
+    after: { score: number; id: number } | null,
+  ): void {
     const { start, rows, maxImpact } = this.p;
     const m = terms.length;
     const order = [...terms.keys()].sort((a, b) => maxImpact[terms[a]!]! - maxImpact[terms[b]!]!);
@@ -401,7 +435,9 @@ export class SearchIndex {
     opts: { exhaustiveMax?: number } = {},
   ): Promise<SearchIndex> {
     const n = ids.length;
-    const termRows = await db.all<{ term: string; idf: number }>(`SELECT term, CAST(idf AS DOUBLE) AS idf FROM ${src.terms} ORDER BY term`);
+    const termRows = await db.all<{ term: string; idf: number }>(
+      `SELECT term, CAST(idf AS DOUBLE) AS idf FROM ${src.terms} ORDER BY term`,
+    );
     const terms = termRows.map((t) => t.term);
     const termId = new Map(terms.map((t, i) => [t, i]));
     const idf = Float64Array.from(termRows, (t) => t.idf);
@@ -414,24 +450,31 @@ export class SearchIndex {
     const dlSeen = new Uint8Array(n);
     let at = 0;
     let prevTerm = -1;
-    await db.columns(`SELECT p.term, CAST(p.lead_id AS INTEGER), CAST(p.tf AS INTEGER), CAST(p.dl AS INTEGER) FROM ${src.postings} AS p`, [], (c, count) => {
-      for (let r = 0; r < count; r++) {
-        const t = termId.get(c[0]![r] as string);
-        const pos = slots.get(c[1]![r] as number);
-        if (t === undefined || pos === undefined) continue; // a posting of a lead not served
-        if (t < prevTerm) throw new Error('search_postings is not sorted by term (docs/search.md): rebuild the release');
-        while (prevTerm < t) start[++prevTerm] = at;
-        const f = c[2]![r] as number;
-        const d = c[3]![r] as number;
-        if (!(f >= 1 && f <= 255) || !(d >= 0 && d <= 65_535)) throw new Error(`search posting out of range: tf ${f}, dl ${d}`);
-        if (dlSeen[pos] && dl[pos] !== d) throw new Error(`lead ${c[1]![r]} has two document lengths in search_postings`);
-        dl[pos] = d;
-        dlSeen[pos] = 1;
-        rows[at] = pos;
-        tf[at] = f;
-        at++;
-      }
-    });
+    await db.columns(
+      `SELECT p.term, CAST(p.lead_id AS INTEGER), CAST(p.tf AS INTEGER), CAST(p.dl AS INTEGER) FROM ${src.postings} AS p`,
+      [],
+      (c, count) => {
+        for (let r = 0; r < count; r++) {
+          const t = termId.get(c[0]![r] as string);
+          const pos = slots.get(c[1]![r] as number);
+          if (t === undefined || pos === undefined) continue; // a posting of a lead not served
+          if (t < prevTerm)
+            throw new Error('search_postings is not sorted by term (docs/search.md): rebuild the release');
+          while (prevTerm < t) start[++prevTerm] = at;
+          const f = c[2]![r] as number;
+          const d = c[3]![r] as number;
+          if (!(f >= 1 && f <= 255) || !(d >= 0 && d <= 65_535))
+            throw new Error(`search posting out of range: tf ${f}, dl ${d}`);
+          if (dlSeen[pos] && dl[pos] !== d)
+            throw new Error(`lead ${c[1]![r]} has two document lengths in search_postings`);
+          dl[pos] = d;
+          dlSeen[pos] = 1;
+          rows[at] = pos;
+          tf[at] = f;
+          at++;
+        }
+      },
+    );
     while (prevTerm < T) start[++prevTerm] = at;
     const parts: SearchIndexParts = {
       terms,
@@ -593,6 +636,8 @@ class TopK {
   sorted(offset: number): ScoredRow[] {
     const idx = Array.from({ length: this.size }, (_, i) => i);
     idx.sort((a, b) => (this.better(this.score[a]!, this.pos[a]!, this.score[b]!, this.pos[b]!) ? -1 : 1));
-    return idx.slice(offset).map((i) => ({ id: this.ids[this.pos[i]!]!, sortValue: this.score[i]!, pos: this.pos[i]! }));
+    return idx
+      .slice(offset)
+      .map((i) => ({ id: this.ids[this.pos[i]!]!, sortValue: this.score[i]!, pos: this.pos[i]! }));
   }
 }

@@ -24,7 +24,17 @@
  *   full CSV export wrote 108 MB). The space is released when the response ends, fails or its
  *   client goes away, which deletes the file.
  */
-import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, rmSync, statSync, chmodSync, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  chmodSync,
+  unlinkSync,
+} from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,9 +103,15 @@ function alive(pid: number): boolean {
 function privateFolder(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = lstatSync(dir);
-  if (st.isSymbolicLink() || !st.isDirectory()) throw new Error(`export temp folder ${dir} is not a folder (a symlink or a file); set EXPORT_TEMP_DIR to a folder of this server's own`);
+  if (st.isSymbolicLink() || !st.isDirectory())
+    throw new Error(
+      `export temp folder ${dir} is not a folder (a symlink or a file); set EXPORT_TEMP_DIR to a folder of this server's own`,
+    );
   const uid = process.getuid?.();
-  if (uid !== undefined && st.uid !== uid) throw new Error(`export temp folder ${dir} belongs to uid ${st.uid}, not to this server's user (uid ${uid}); set EXPORT_TEMP_DIR to a folder of its own`);
+  if (uid !== undefined && st.uid !== uid)
+    throw new Error(
+      `export temp folder ${dir} belongs to uid ${st.uid}, not to this server's user (uid ${uid}); set EXPORT_TEMP_DIR to a folder of its own`,
+    );
   if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }
 
@@ -103,7 +119,11 @@ function privateFolder(dir: string): void {
  * Remove what dead servers left in `root` (see the module comment); returns the entries removed.
  * `self` is this process's folder name, which is never removed.
  */
-export function removeLeftovers(root: string, self: string | null = null, log: (line: string) => void = () => {}): string[] {
+export function removeLeftovers(
+  root: string,
+  self: string | null = null,
+  log: (line: string) => void = () => {},
+): string[] {
   const host = safeHost();
   const removed: string[] = [];
   for (const name of readdirSync(root)) {
@@ -133,7 +153,10 @@ export function removeLeftovers(root: string, self: string | null = null, log: (
       /* gone meanwhile, or not ours */
     }
   }
-  if (removed.length) log(`export temp: removed ${removed.length} leftover${removed.length === 1 ? '' : 's'} of earlier server processes (${removed.slice(0, 5).join(', ')}${removed.length > 5 ? ', …' : ''})`);
+  if (removed.length)
+    log(
+      `export temp: removed ${removed.length} leftover${removed.length === 1 ? '' : 's'} of earlier server processes (${removed.slice(0, 5).join(', ')}${removed.length > 5 ? ', …' : ''})`,
+    );
   return removed;
 }
 

@@ -11,7 +11,9 @@ import { ITM_PROJ4 } from '../../common/crs.ts';
 import { invalidParams, type ParamError } from '../http/errors.ts';
 import type { RawQuery } from '../query/leads-params.ts';
 
-const SCHEMA = JSON.parse(readFileSync(new URL('../../schemas/ogc-crs-query.schema.json', import.meta.url), 'utf8')) as {
+const SCHEMA = JSON.parse(
+  readFileSync(new URL('../../schemas/ogc-crs-query.schema.json', import.meta.url), 'utf8'),
+) as {
   properties: Record<'crs' | 'bbox-crs', { enum: string[]; default: string }>;
 };
 export const CRS84 = 'http://www.opengis.net/def/crs/OGC/1.3/CRS84';
@@ -51,7 +53,8 @@ export function parseCrsQuery(raw: RawQuery, allowBboxCrs: boolean): { crs: CrsR
     // the same value repeated is one (GDAL 3.6 adds its connection URL's crs to next links that carry it already)
     const v = Array.isArray(given) && new Set(given).size === 1 ? given[0]! : given;
     if (Array.isArray(v)) errors.push({ name, reason: 'must be given once' });
-    else if (!SCHEMA.properties[name].enum.includes(v)) errors.push({ name, reason: 'not an allowed value', allowed: [...SCHEMA.properties[name].enum] });
+    else if (!SCHEMA.properties[name].enum.includes(v))
+      errors.push({ name, reason: 'not an allowed value', allowed: [...SCHEMA.properties[name].enum] });
     else return v;
     return undefined;
   };
@@ -71,18 +74,31 @@ export function parseCrsQuery(raw: RawQuery, allowBboxCrs: boolean): { crs: CrsR
 export function itmBoxToCrs84(text: string): string | ParamError {
   const nums = text.split(',').map((s) => (/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(s.trim()) ? Number(s) : NaN));
   if (!(nums.length === 4 || nums.length === 6) || nums.some((n) => !Number.isFinite(n))) {
-    return { name: 'bbox', reason: 'with bbox-crs EPSG:2157: four numbers (or six with heights): min easting, min northing, max easting, max northing, in metres' };
+    return {
+      name: 'bbox',
+      reason:
+        'with bbox-crs EPSG:2157: four numbers (or six with heights): min easting, min northing, max easting, max northing, in metres',
+    };
   }
-  const [w, s, e, n] = nums.length === 6 ? [nums[0]!, nums[1]!, nums[3]!, nums[4]!] : (nums as [number, number, number, number]);
+  const [w, s, e, n] =
+    nums.length === 6 ? [nums[0]!, nums[1]!, nums[3]!, nums[4]!] : (nums as [number, number, number, number]);
   if (w > e || s > n) return { name: 'bbox', reason: 'min easting / northing must not be greater than the max' };
   if (w < -1e7 || e > 1e7 || s < -1e7 || n > 1e7) return { name: 'bbox', reason: 'ITM coordinates out of range' };
   let [minLon, minLat, maxLon, maxLat] = [Infinity, Infinity, -Infinity, -Infinity];
   const STEPS = 32;
   for (let i = 0; i <= STEPS; i++) {
     const t = i / STEPS;
-    for (const [x, y] of [[w + (e - w) * t, s], [w + (e - w) * t, n], [w, s + (n - s) * t], [e, s + (n - s) * t]] as const) {
+    for (const [x, y] of [
+      [w + (e - w) * t, s],
+      [w + (e - w) * t, n],
+      [w, s + (n - s) * t],
+      [e, s + (n - s) * t],
+    ] as const) {
       const [lon, lat] = itm.inverse([x, y]) as [number, number];
-      minLon = Math.min(minLon, lon), maxLon = Math.max(maxLon, lon), minLat = Math.min(minLat, lat), maxLat = Math.max(maxLat, lat);
+      ((minLon = Math.min(minLon, lon)),
+        (maxLon = Math.max(maxLon, lon)),
+        (minLat = Math.min(minLat, lat)),
+        (maxLat = Math.max(maxLat, lat)));
     }
   }
   const down = (v: number): number => Math.floor(v * 1e6) / 1e6;
@@ -91,7 +107,8 @@ export function itmBoxToCrs84(text: string): string | ParamError {
   return [clamp(down(minLon), 180), clamp(down(minLat), 90), clamp(up(maxLon), 180), clamp(up(maxLat), 90)].join(',');
 }
 
-const PREFIX = /^(\{"type":"Feature","id":\d+,"geometry":\{"type":"Point","coordinates":\[)(-?[0-9.eE+-]+),(-?[0-9.eE+-]+)\]/;
+const PREFIX =
+  /^(\{"type":"Feature","id":\d+,"geometry":\{"type":"Point","coordinates":\[)(-?[0-9.eE+-]+),(-?[0-9.eE+-]+)\]/;
 
 /** A pre-rendered feature line with its point in `crs` (the line itself for CRS84). */
 export function lineInCrs(line: string, crs: string): string {

@@ -21,7 +21,16 @@ import type { Scope } from '../access/scopes.ts';
 import { gisCountQuery, gisIdsQuery, servedFromIndex, type GisLayer, type GisRequest } from '../query/feeds-query.ts';
 import { CRS84, lineInCrs } from './crs.ts';
 import { areaIds } from './geometry-ids.ts';
-import { buildLayerIndex, inBBox, mergeLayerIndexes, positionAfter, positionOf, readFeatures, readFeaturesJoined, type LayerIndex } from './layer-index.ts';
+import {
+  buildLayerIndex,
+  inBBox,
+  mergeLayerIndexes,
+  positionAfter,
+  positionOf,
+  readFeatures,
+  readFeaturesJoined,
+  type LayerIndex,
+} from './layer-index.ts';
 
 export interface FeaturePage {
   /** The features' JSON, id ascending, comma-separated (the inside of the `features` array). */
@@ -55,7 +64,9 @@ export function releaseLayersCache(keep = 2): (release: Pick<Release, 'id' | 'pa
   return (release) => {
     let r = cache.get(release.id);
     if (!r) {
-      const { layers } = JSON.parse(readFileSync(release.path('geojson/index.json'), 'utf8')) as { layers: PrerenderedLayer[] };
+      const { layers } = JSON.parse(readFileSync(release.path('geojson/index.json'), 'utf8')) as {
+        layers: PrerenderedLayer[];
+      };
       const built = new Map<string, Promise<LayerIndex>>();
       r = {
         layers,
@@ -81,10 +92,20 @@ export function releaseLayersCache(keep = 2): (release: Pick<Release, 'id' | 'pa
 }
 
 /** The layer's table in the release. */
-const TABLE: Record<GisLayer, (r: Release) => string> = { leads: (r) => r.tables.leads, infrastructure: (r) => r.tables.infrastructure };
+const TABLE: Record<GisLayer, (r: Release) => string> = {
+  leads: (r) => r.tables.leads,
+  infrastructure: (r) => r.tables.infrastructure,
+};
 
 /** Select and read one page of features; `crs` (OGC Part 2, api/gis/crs.ts): the coordinates' CRS, CRS84 when absent. */
-export async function featurePage(db: ApiDb, release: Release, layers: ReleaseLayers, req: GisRequest, scope: Scope, crs: string = CRS84): Promise<FeaturePage> {
+export async function featurePage(
+  db: ApiDb,
+  release: Release,
+  layers: ReleaseLayers,
+  req: GisRequest,
+  scope: Scope,
+  crs: string = CRS84,
+): Promise<FeaturePage> {
   const national = await layers.index(req.layer);
   let positions: number[];
   let matched: number;
@@ -117,18 +138,26 @@ export async function featurePage(db: ApiDb, release: Release, layers: ReleaseLa
   } else {
     const table = TABLE[req.layer](release);
     // the leads layer's `q`: the release's search index, as `/v1/leads` in SQL reads it
-    const src = { table, search: req.layer === 'leads' && req.filters.lead?.q !== undefined ? loadedReleaseSources(release).leads.search : null };
+    const src = {
+      table,
+      search:
+        req.layer === 'leads' && req.filters.lead?.q !== undefined ? loadedReleaseSources(release).leads.search : null,
+    };
     const { near, polygon } = req.filters;
     // near / polygon: the ids of the layer's features in the area, tested by the one geometry module
     const inArea = await areaIds(db, table, { ...(near ? { near } : {}), ...(polygon ? { polygon } : {}) });
     const ids = gisIdsQuery(src, req.layer, req.filters, req.afterId, req.limit + 1, inArea);
     const count = gisCountQuery(src, req.layer, req.filters, inArea);
-    const [rows, [n]] = await Promise.all([db.all<{ id: number }>(ids.sql, ids.params), db.all<{ n: number }>(count.sql, count.params)]);
+    const [rows, [n]] = await Promise.all([
+      db.all<{ id: number }>(ids.sql, ids.params),
+      db.all<{ n: number }>(count.sql, count.params),
+    ]);
     matched = Number(n?.n ?? 0);
     more = rows.length > req.limit;
     positions = (more ? rows.slice(0, req.limit) : rows).map((r) => {
       const p = positionOf(national, r.id);
-      if (p < 0) throw new Error(`feature ${r.id} of ${req.layer} is not in the pre-rendered layer of release ${release.id}`);
+      if (p < 0)
+        throw new Error(`feature ${r.id} of ${req.layer} is not in the pre-rendered layer of release ${release.id}`);
       return p;
     });
   }
@@ -146,11 +175,22 @@ export async function featurePage(db: ApiDb, release: Release, layers: ReleaseLa
     features = Buffer.from(texts.join(','));
   }
   const lastPos = positions.at(-1);
-  return { features, numberReturned: positions.length, numberMatched: matched, nextAfterId: more && lastPos !== undefined ? index.ids[lastPos]! : null };
+  return {
+    features,
+    numberReturned: positions.length,
+    numberMatched: matched,
+    nextAfterId: more && lastPos !== undefined ? index.ids[lastPos]! : null,
+  };
 }
 
 /** One feature by id (coordinates in `crs`), or null. */
-export async function featureById(layers: ReleaseLayers, layer: GisLayer, id: number, scope: Scope, crs: string = CRS84): Promise<string | null> {
+export async function featureById(
+  layers: ReleaseLayers,
+  layer: GisLayer,
+  id: number,
+  scope: Scope,
+  crs: string = CRS84,
+): Promise<string | null> {
   const index = await layers.index(layer);
   const p = positionOf(index, id);
   if (p < 0) return null;

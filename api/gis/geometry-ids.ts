@@ -17,7 +17,11 @@ import { areaTest, envelopes, hasArea, latLonTest, type AreaFilters } from './ge
  * @example areaCandidatesQuery('read_parquet(…)', { bbox: [-6.4, 53.2, -6.1, 53.4] })
  *   // SELECT id, CAST(lat AS DOUBLE) AS lat, CAST(lon AS DOUBLE) AS lon FROM … WHERE ((lat BETWEEN ? AND ? AND lon BETWEEN ? AND ?))
  */
-export function areaCandidatesQuery(leadsTable: string, f: AreaFilters, columns: { lat: string; lon: string } = { lat: 'lat', lon: 'lon' }): SqlQuery | null {
+export function areaCandidatesQuery(
+  leadsTable: string,
+  f: AreaFilters,
+  columns: { lat: string; lon: string } = { lat: 'lat', lon: 'lon' },
+): SqlQuery | null {
   if (!hasArea(f)) return null;
   const boxes = envelopes(f) ?? [];
   const params: unknown[] = [];
@@ -37,7 +41,11 @@ export function areaCandidatesQuery(leadsTable: string, f: AreaFilters, columns:
  * The ids (ascending) of the leads of `leadsTable` in every area of `f`, or undefined when `f`
  * has none: the envelope's rows from DuckDB, each tested by `areaTest`.
  */
-export async function areaIds(db: Pick<ApiDb, 'all'>, leadsTable: string, f: AreaFilters): Promise<number[] | undefined> {
+export async function areaIds(
+  db: Pick<ApiDb, 'all'>,
+  leadsTable: string,
+  f: AreaFilters,
+): Promise<number[] | undefined> {
   const q = areaCandidatesQuery(leadsTable, f);
   if (!q) return undefined;
   const rows = await db.all<{ id: number; lat: number | null; lon: number | null }>(q.sql, q.params);

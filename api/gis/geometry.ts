@@ -63,7 +63,8 @@ export interface NearArea {
   radius_m: number;
 }
 /** A `polygon` filter: a GeoJSON Polygon or MultiPolygon (positions [longitude, latitude]). */
-export type AreaGeometry = { type: 'Polygon'; coordinates: number[][][] } | { type: 'MultiPolygon'; coordinates: number[][][][] };
+export type AreaGeometry =
+  { type: 'Polygon'; coordinates: number[][][] } | { type: 'MultiPolygon'; coordinates: number[][][][] };
 
 /** Mean Earth radius of the haversine distance (IUGG R1), metres. */
 export const EARTH_RADIUS_M = 6_371_008.8;
@@ -90,13 +91,18 @@ export const GEOMETRY_REASONS = {
   notPolygon: 'must be a GeoJSON Polygon or MultiPolygon',
   badCoordinates: 'coordinates must be arrays of rings of [longitude, latitude] positions (numbers)',
   tooManyVertices: (n: number): string => `has ${n} positions; at most ${POLYGON_VERTICES_MAX} in all rings together`,
-  ringTooShort: (where: string): string => `${where} has fewer than 4 positions (a closed ring repeats its first position last)`,
+  ringTooShort: (where: string): string =>
+    `${where} has fewer than 4 positions (a closed ring repeats its first position last)`,
   ringNotClosed: (where: string): string => `${where} is not closed: its last position must equal its first`,
-  outOfRange: (where: string): string => `${where} is outside -180…180 longitude / -90…90 latitude; GeoJSON positions are [longitude, latitude]`,
+  outOfRange: (where: string): string =>
+    `${where} is outside -180…180 longitude / -90…90 latitude; GeoJSON positions are [longitude, latitude]`,
   bboxLonOrder: 'minLon must not exceed maxLon: the API serves Ireland, no box crosses the antimeridian',
-  wrongOrder: (where: string): string => `${where} looks like [latitude, longitude]; GeoJSON positions are [longitude, latitude]`,
-  outsideIreland: 'lies entirely outside Ireland (longitude -11.5…-5.0, latitude 51.2…55.7); GeoJSON positions are [longitude, latitude]',
-  selfIntersecting: (lon: number, lat: number): string => `is self-intersecting (edges cross or touch near ${lon.toFixed(6)},${lat.toFixed(6)})`,
+  wrongOrder: (where: string): string =>
+    `${where} looks like [latitude, longitude]; GeoJSON positions are [longitude, latitude]`,
+  outsideIreland:
+    'lies entirely outside Ireland (longitude -11.5…-5.0, latitude 51.2…55.7); GeoJSON positions are [longitude, latitude]',
+  selfIntersecting: (lon: number, lat: number): string =>
+    `is self-intersecting (edges cross or touch near ${lon.toFixed(6)},${lat.toFixed(6)})`,
 } as const;
 
 const NUMBER = /^\s*-?\d{1,3}(\.\d{1,15})?\s*$/;
@@ -127,9 +133,12 @@ export function parseBBox(text: string, allow3d = false): BBox | ParamError {
   const nums = parts.map((p) => (/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(p) ? Number(p) : NaN));
   const err = (reason: string): ParamError => ({ name: 'bbox', reason });
   if (!(nums.length === 4 || (allow3d && nums.length === 6)) || nums.some((n) => !Number.isFinite(n))) {
-    return err(`must be four comma-separated numbers: min longitude, min latitude, max longitude, max latitude${allow3d ? ' (or six with heights)' : ''}`);
+    return err(
+      `must be four comma-separated numbers: min longitude, min latitude, max longitude, max latitude${allow3d ? ' (or six with heights)' : ''}`,
+    );
   }
-  const [w, s, e, n] = nums.length === 6 ? [nums[0]!, nums[1]!, nums[3]!, nums[4]!] : (nums as [number, number, number, number]);
+  const [w, s, e, n] =
+    nums.length === 6 ? [nums[0]!, nums[1]!, nums[3]!, nums[4]!] : (nums as [number, number, number, number]);
   if (w < -180 || w > 180 || e < -180 || e > 180) return err('longitudes must be between -180 and 180');
   if (s < -90 || s > 90 || n < -90 || n > 90) return err('latitudes must be between -90 and 90');
   if (w > e) return err(GEOMETRY_REASONS.bboxLonOrder);
@@ -166,7 +175,13 @@ export function parsePolygon(input: string | unknown): AreaGeometry | ParamError
     for (const ring of poly) {
       if (!Array.isArray(ring)) return err(GEOMETRY_REASONS.badCoordinates);
       for (const p of ring) {
-        if (!Array.isArray(p) || p.length < 2 || p.length > 3 || !p.every((x) => typeof x === 'number' && Number.isFinite(x))) return err(GEOMETRY_REASONS.badCoordinates);
+        if (
+          !Array.isArray(p) ||
+          p.length < 2 ||
+          p.length > 3 ||
+          !p.every((x) => typeof x === 'number' && Number.isFinite(x))
+        )
+          return err(GEOMETRY_REASONS.badCoordinates);
       }
       vertices += ring.length;
     }
@@ -208,7 +223,9 @@ export const POLYGON_CACHE = { entries: 64, maxChars: 32_768 } as const;
  * geometry returned is shared between requests, so it is frozen (its canonical text for the
  * cursor's filters hash is then remembered too, api/query/paging.ts).
  */
-export const parsePolygonText: (text: string) => AreaGeometry | ParamError = rememberTexts(POLYGON_CACHE, (text) => deepFreeze(parsePolygon(text)));
+export const parsePolygonText: (text: string) => AreaGeometry | ParamError = rememberTexts(POLYGON_CACHE, (text) =>
+  deepFreeze(parsePolygon(text)),
+);
 
 /** `v` and everything in it frozen. */
 function deepFreeze<T>(v: T): T {
@@ -226,7 +243,17 @@ function deepFreeze<T>(v: T): T {
  * sweep over the edges' longitude spans instead of every pair: ~n log n for a drawn territory.
  */
 export function selfIntersection(rings: readonly (readonly number[][])[]): [number, number] | null {
-  interface Edge { ring: number; i: number; n: number; x1: number; y1: number; x2: number; y2: number; lo: number; hi: number }
+  interface Edge {
+    ring: number;
+    i: number;
+    n: number;
+    x1: number;
+    y1: number;
+    x2: number;
+    y2: number;
+    lo: number;
+    hi: number;
+  }
   const edges: Edge[] = [];
   rings.forEach((ring, r) => {
     for (let i = 0; i < ring.length - 1; i++) {
@@ -254,7 +281,10 @@ export function selfIntersection(rings: readonly (readonly number[][])[]): [numb
 }
 
 /** Where two segments meet (endpoints included), or null; parallel segments never meet (turf's `kinks` rule). */
-function segmentsMeet(a: { x1: number; y1: number; x2: number; y2: number }, b: { x1: number; y1: number; x2: number; y2: number }): [number, number] | null {
+function segmentsMeet(
+  a: { x1: number; y1: number; x2: number; y2: number },
+  b: { x1: number; y1: number; x2: number; y2: number },
+): [number, number] | null {
   const den = (b.y2 - b.y1) * (a.x2 - a.x1) - (b.x2 - b.x1) * (a.y2 - a.y1);
   if (den === 0) return null;
   const dy = a.y1 - b.y1;
@@ -524,7 +554,10 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
     }
   });
   const bandStart = new Int32Array(bands + 1);
-  const spans = (k: number): [number, number] => [bandOf(grid, bands, Math.min(all[4 * k + 1]!, all[4 * k + 3]!)), bandOf(grid, bands, Math.max(all[4 * k + 1]!, all[4 * k + 3]!))];
+  const spans = (k: number): [number, number] => [
+    bandOf(grid, bands, Math.min(all[4 * k + 1]!, all[4 * k + 3]!)),
+    bandOf(grid, bands, Math.max(all[4 * k + 1]!, all[4 * k + 3]!)),
+  ];
   for (let k = 0; k < allPolygon.length; k++) {
     const [j0, j1] = spans(k);
     for (let j = j0; j <= j1; j++) bandStart[j + 1]!++;
@@ -556,7 +589,8 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
     for (let j = rowOf(grid, size, lo - EDGE_MARGIN); j <= j1; j++) {
       const y0 = Math.max(lo, s + j * ch - EDGE_MARGIN);
       const y1 = Math.min(hi, s + (j + 1) * ch + EDGE_MARGIN);
-      const [x0, x1] = ay === by ? [Math.min(ax, bx), Math.max(ax, bx)] : [Math.min(xAt(y0), xAt(y1)), Math.max(xAt(y0), xAt(y1))];
+      const [x0, x1] =
+        ay === by ? [Math.min(ax, bx), Math.max(ax, bx)] : [Math.min(xAt(y0), xAt(y1)), Math.max(xAt(y0), xAt(y1))];
       const i1 = colOf(grid, size, x1 + EDGE_MARGIN);
       for (let i = colOf(grid, size, x0 - EDGE_MARGIN); i <= i1; i++) visit(j * size + i);
     }
@@ -600,7 +634,8 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
     centre: new Uint8Array(keepCells ? size * size : 0),
     allEdges: Float64Array.from(all),
   };
-  if (keepCells) for (let c = 0; c < size * size; c++) if (cells[c] === EDGE_CELL) ix.centre[c] = centreOf(ix, c, allPolygon);
+  if (keepCells)
+    for (let c = 0; c < size * size; c++) if (cells[c] === EDGE_CELL) ix.centre[c] = centreOf(ix, c, allPolygon);
   for (let j = 0; j < size; j++) {
     let status = -1; // unknown at the start of a run
     for (let i = 0; i < size; i++) {
@@ -622,8 +657,10 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
     for (let i = 0; i < size; i++) {
       const cell = cells[j * size + i]!;
       const at = (j + 1) * stride + i + 1;
-      ix.notIn[at] = (cell !== IN_CELL ? 1 : 0) + ix.notIn[at - 1]! + ix.notIn[at - stride]! - ix.notIn[at - stride - 1]!;
-      ix.notOut[at] = (cell !== OUT_CELL ? 1 : 0) + ix.notOut[at - 1]! + ix.notOut[at - stride]! - ix.notOut[at - stride - 1]!;
+      ix.notIn[at] =
+        (cell !== IN_CELL ? 1 : 0) + ix.notIn[at - 1]! + ix.notIn[at - stride]! - ix.notIn[at - stride - 1]!;
+      ix.notOut[at] =
+        (cell !== OUT_CELL ? 1 : 0) + ix.notOut[at - 1]! + ix.notOut[at - stride]! - ix.notOut[at - stride - 1]!;
     }
   }
   return ix;
@@ -658,7 +695,8 @@ function polygonRegion(ix: PolygonIndex, r: Float64Array, at: number): Region {
   const c = j1 * stride + i0;
   const d = j0 * stride + i0;
   if (ix.notOut[a]! - ix.notOut[b]! - ix.notOut[c]! + ix.notOut[d]! === 0) return OUTSIDE;
-  if (x0 >= w && x1 <= e && y0 >= s && y1 <= n && ix.notIn[a]! - ix.notIn[b]! - ix.notIn[c]! + ix.notIn[d]! === 0) return INSIDE;
+  if (x0 >= w && x1 <= e && y0 >= s && y1 <= n && ix.notIn[a]! - ix.notIn[b]! - ix.notIn[c]! + ix.notIn[d]! === 0)
+    return INSIDE;
   return PARTLY;
 }
 
@@ -777,7 +815,12 @@ const ON_EDGE = 2;
 function edgeVersusPoint(ax: number, ay: number, bx: number, by: number, x: number, y: number): number {
   if (ay > y === by > y) {
     // not straddling: only a point on the edge matters (a horizontal edge at y, or an end on it)
-    return (ay === y || by === y) && x >= Math.min(ax, bx) && x <= Math.max(ax, bx) && orientation(ax, ay, bx, by, x, y) === 0 ? ON_EDGE : MISSES;
+    return (ay === y || by === y) &&
+      x >= Math.min(ax, bx) &&
+      x <= Math.max(ax, bx) &&
+      orientation(ax, ay, bx, by, x, y) === 0
+      ? ON_EDGE
+      : MISSES;
   }
   const o = orientation(ax, ay, bx, by, x, y);
   if (o === 0) return ON_EDGE; // its latitude span holds y, so the line's point is on the segment
@@ -831,7 +874,14 @@ function exactParts(x: number): [bigint, number] {
 function exactOrientation(ax: number, ay: number, bx: number, by: number, px: number, py: number): -1 | 0 | 1 {
   const parts = [ax, ay, bx, by, px, py].map(exactParts);
   const e0 = Math.min(...parts.map(([, e]) => e));
-  const [AX, AY, BX, BY, PX, PY] = parts.map(([m, e]) => m << BigInt(e - e0)) as [bigint, bigint, bigint, bigint, bigint, bigint];
+  const [AX, AY, BX, BY, PX, PY] = parts.map(([m, e]) => m << BigInt(e - e0)) as [
+    bigint,
+    bigint,
+    bigint,
+    bigint,
+    bigint,
+    bigint,
+  ];
   const det = (AX - PX) * (BY - PY) - (AY - PY) * (BX - PX);
   return det > 0n ? 1 : det < 0n ? -1 : 0;
 }
@@ -856,7 +906,14 @@ export function envelopes(area: { near?: NearArea; bbox?: BBox; polygon?: AreaGe
   if (area.near) meet(circleEnvelopes(area.near));
   if (area.bbox) {
     const [w, s, e, n] = area.bbox;
-    meet(w <= e ? [[w, s, e, n]] : [[w, s, 180, n], [-180, s, e, n]]);
+    meet(
+      w <= e
+        ? [[w, s, e, n]]
+        : [
+            [w, s, 180, n],
+            [-180, s, e, n],
+          ],
+    );
   }
   if (area.polygon) {
     // the envelope its index holds (every ring's), else its outer rings'
@@ -865,7 +922,12 @@ export function envelopes(area: { near?: NearArea; bbox?: BBox; polygon?: AreaGe
     else {
       const b: BBox = [Infinity, Infinity, -Infinity, -Infinity];
       const polys = area.polygon.type === 'Polygon' ? [area.polygon.coordinates] : area.polygon.coordinates;
-      for (const p of polys) for (const [x, y] of p[0]!) (b[0] = Math.min(b[0], x!)), (b[1] = Math.min(b[1], y!)), (b[2] = Math.max(b[2], x!)), (b[3] = Math.max(b[3], y!));
+      for (const p of polys)
+        for (const [x, y] of p[0]!)
+          ((b[0] = Math.min(b[0], x!)),
+            (b[1] = Math.min(b[1], y!)),
+            (b[2] = Math.max(b[2], x!)),
+            (b[3] = Math.max(b[3], y!)));
       meet([b]);
     }
   }
@@ -883,8 +945,16 @@ function circleEnvelopes(c: NearArea): BBox[] {
   const w = c.lon - dLon;
   const e = c.lon + dLon;
   if (dLon >= 180) return [[-180, s, 180, n]];
-  if (w < -180) return [[w + 360, s, 180, n], [-180, s, e, n]];
-  if (e > 180) return [[w, s, 180, n], [-180, s, e - 360, n]];
+  if (w < -180)
+    return [
+      [w + 360, s, 180, n],
+      [-180, s, e, n],
+    ];
+  if (e > 180)
+    return [
+      [w, s, 180, n],
+      [-180, s, e - 360, n],
+    ];
   return [[w, s, e, n]];
 }
 

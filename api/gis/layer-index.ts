@@ -31,7 +31,8 @@ export interface LayerIndex {
   lat: Float64Array;
 }
 
-const PREFIX = /^\{"type":"Feature","id":(\d+),"geometry":\{"type":"Point","coordinates":\[(-?[0-9.eE+-]+),(-?[0-9.eE+-]+)\]\}/;
+const PREFIX =
+  /^\{"type":"Feature","id":(\d+),"geometry":\{"type":"Point","coordinates":\[(-?[0-9.eE+-]+),(-?[0-9.eE+-]+)\]\}/;
 const READ_BYTES = 4 * 1024 * 1024;
 
 /** Scan an NDJSON feature file and index its lines. Throws when a line is not a pre-rendered Point feature or ids are not ascending. */
@@ -72,7 +73,8 @@ export async function buildLayerIndex(file: string): Promise<LayerIndex> {
           if (!m) throw new Error(`${file}: line at byte ${pos + start} is not a pre-rendered Point feature`);
           if (n === cap) grow();
           ids[n] = Number(m[1]);
-          if (n > 0 && ids[n]! <= ids[n - 1]!) throw new Error(`${file}: feature ids are not ascending at id ${ids[n]}`);
+          if (n > 0 && ids[n]! <= ids[n - 1]!)
+            throw new Error(`${file}: feature ids are not ascending at id ${ids[n]}`);
           offsets[n] = pos + start;
           lengths[n] = nl - start;
           lon[n] = Number(m[2]);
@@ -90,7 +92,16 @@ export async function buildLayerIndex(file: string): Promise<LayerIndex> {
       pos += start;
       carry = end - start;
     }
-    return { files: [file], fileOf: new Uint16Array(n), size, ids: ids.slice(0, n), offsets: offsets.slice(0, n), lengths: lengths.slice(0, n), lon: lon.slice(0, n), lat: lat.slice(0, n) };
+    return {
+      files: [file],
+      fileOf: new Uint16Array(n),
+      size,
+      ids: ids.slice(0, n),
+      offsets: offsets.slice(0, n),
+      lengths: lengths.slice(0, n),
+      lon: lon.slice(0, n),
+      lat: lat.slice(0, n),
+    };
   } finally {
     await fh.close();
   }
@@ -139,7 +150,8 @@ export function mergeLayerIndexes(parts: readonly LayerIndex[]): LayerIndex {
   for (let o = 0; o < n; o++) {
     let best = -1;
     for (let k = 0; k < parts.length; k++) {
-      if (at[k]! < parts[k]!.ids.length && (best < 0 || parts[k]!.ids[at[k]!]! < parts[best]!.ids[at[best]!]!)) best = k;
+      if (at[k]! < parts[k]!.ids.length && (best < 0 || parts[k]!.ids[at[k]!]! < parts[best]!.ids[at[best]!]!))
+        best = k;
     }
     const part = parts[best]!;
     const p = at[best]!++;
@@ -160,7 +172,11 @@ export function mergeLayerIndexes(parts: readonly LayerIndex[]): LayerIndex {
  * run of lines that follow each other in the file (a page of the national layer is one run per
  * authority file).
  */
-async function readLines(index: LayerIndex, positions: readonly number[], take: (k: number, buf: Buffer, start: number, end: number) => void): Promise<void> {
+async function readLines(
+  index: LayerIndex,
+  positions: readonly number[],
+  take: (k: number, buf: Buffer, start: number, end: number) => void,
+): Promise<void> {
   const byFile = new Map<number, number[]>(); // file → ranks, in position (= offset) order
   positions.forEach((p, k) => {
     const f = index.fileOf[p]!;
@@ -175,7 +191,8 @@ async function readLines(index: LayerIndex, positions: readonly number[], take: 
       let i = 0;
       while (i < ranks.length) {
         let j = i;
-        const end = (k: number): number => index.offsets[positions[ranks[k]!]!]! + index.lengths[positions[ranks[k]!]!]!;
+        const end = (k: number): number =>
+          index.offsets[positions[ranks[k]!]!]! + index.lengths[positions[ranks[k]!]!]!;
         while (j + 1 < ranks.length && index.offsets[positions[ranks[j + 1]!]!] === end(j) + 1) j++;
         const from = index.offsets[positions[ranks[i]!]!]!;
         const to = end(j);

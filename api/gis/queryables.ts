@@ -21,7 +21,19 @@ export const QUERYABLES_TYPE = 'application/schema+json';
 export const QUERYABLES_REL = 'http://www.opengis.net/def/rel/ogc/1.0/queryables';
 
 /** Items parameters that are not attribute filters: paging, format, authentication, CRS, the core and area selections, and the aliases of dates. */
-const NOT_QUERYABLE = new Set(['limit', 'cursor', 'access_token', 'f', 'crs', 'bbox-crs', 'bbox', 'datetime', 'since', 'updated_since', ...GIS_AREA_PARAMS]);
+const NOT_QUERYABLE = new Set([
+  'limit',
+  'cursor',
+  'access_token',
+  'f',
+  'crs',
+  'bbox-crs',
+  'bbox',
+  'datetime',
+  'since',
+  'updated_since',
+  ...GIS_AREA_PARAMS,
+]);
 
 /** A parameter's schema as a client reads it: its `$ref` followed, the parser's own `x-` annotations left out. */
 function publicSchema(prop: Json): Json {
@@ -37,7 +49,11 @@ function publicSchema(prop: Json): Json {
 export function queryables(layer: GisLayer, href: string, title: string): Json {
   const props = gisQuerySchema('ogc', layer).properties as Record<string, Json>;
   const properties: Json = {
-    geometry: { format: 'geometry-point', 'x-ogc-role': 'primary-geometry', description: 'The feature\'s point (WGS 84); selected by `bbox`, `near` + `radius_m` and `polygon`.' },
+    geometry: {
+      format: 'geometry-point',
+      'x-ogc-role': 'primary-geometry',
+      description: "The feature's point (WGS 84); selected by `bbox`, `near` + `radius_m` and `polygon`.",
+    },
   };
   for (const [name, prop] of Object.entries(props)) if (!NOT_QUERYABLE.has(name)) properties[name] = publicSchema(prop);
   return {

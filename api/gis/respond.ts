@@ -16,12 +16,25 @@ import { gisHref, sameQuery, type Link } from './links.ts';
 export function sendFeaturePage(
   ctx: AppContext,
   page: FeaturePage,
-  o: { layer: GisLayer; path: string; hash: string; now: Date; cursors: CursorSecrets; selfTitle?: string; extraLinks?: Link[] },
+  o: {
+    layer: GisLayer;
+    path: string;
+    hash: string;
+    now: Date;
+    cursors: CursorSecrets;
+    selfTitle?: string;
+    extraLinks?: Link[];
+  },
 ): void {
   const { release, key } = ctx.state;
   const cursor = typeof ctx.query['cursor'] === 'string' ? ctx.query['cursor'] : undefined;
   const links: Link[] = [
-    { href: gisHref(ctx, o.path, sameQuery(ctx, cursor)), rel: 'self', type: GEOJSON_TYPE, ...(o.selfTitle ? { title: o.selfTitle } : {}) },
+    {
+      href: gisHref(ctx, o.path, sameQuery(ctx, cursor)),
+      rel: 'self',
+      type: GEOJSON_TYPE,
+      ...(o.selfTitle ? { title: o.selfTitle } : {}),
+    },
     ...(o.extraLinks ?? []),
   ];
   if (page.nextAfterId !== null) {
@@ -35,6 +48,10 @@ export function sendFeaturePage(
     numberMatched: page.numberMatched,
     links,
     timeStamp: o.now.toISOString(),
-    meta: responseMeta(release.id, key.scope, maskedFor(o.layer === 'leads' ? 'lead' : 'infrastructure-project', key.scope)),
+    meta: responseMeta(
+      release.id,
+      key.scope,
+      maskedFor(o.layer === 'leads' ? 'lead' : 'infrastructure-project', key.scope),
+    ),
   });
 }

@@ -9,7 +9,15 @@ import type { ApiDb } from '../duckdb/db.ts';
 import type { GisLayer } from '../query/feeds-query.ts';
 import type { Release } from '../releases/release.ts';
 import {
-  buildTileSource, CLUSTER_FIELDS, CLUSTER_MAX_ZOOM, renderTile, TILE_MAX_ZOOM, tileFields, tileSourceQuery, type TileSource, type TileSourceRow,
+  buildTileSource,
+  CLUSTER_FIELDS,
+  CLUSTER_MAX_ZOOM,
+  renderTile,
+  TILE_MAX_ZOOM,
+  tileFields,
+  tileSourceQuery,
+  type TileSource,
+  type TileSourceRow,
 } from './tiles.ts';
 
 /** Rendered tiles kept in memory (a tile of a busy area is a few tens of KB). */
@@ -28,7 +36,11 @@ export interface ReleaseTiles {
 }
 
 /** A cache of `ReleaseTiles` for the newest `keep` releases, sharing one LRU of rendered tiles. */
-export function releaseTiles(db: ApiDb, keep = 2, entries = TILE_CACHE_ENTRIES): (release: Pick<Release, 'id' | 'tables'>) => ReleaseTiles {
+export function releaseTiles(
+  db: ApiDb,
+  keep = 2,
+  entries = TILE_CACHE_ENTRIES,
+): (release: Pick<Release, 'id' | 'tables'>) => ReleaseTiles {
   const byRelease = new Map<string, ReleaseTiles>();
   const lru = new Lru<string, RenderedTile | null>(entries);
   return (release) => {
@@ -65,8 +77,14 @@ export function releaseTiles(db: ApiDb, keep = 2, entries = TILE_CACHE_ENTRIES):
 }
 
 const TITLES: Record<GisLayer, { name: string; description: string }> = {
-  leads: { name: 'Construction leads', description: 'Planning applications and commencement notices with coordinates, clustered at zooms 0–12.' },
-  infrastructure: { name: 'Strategic infrastructure and energy projects', description: 'Data centres, wind, solar, battery storage and grid projects, clustered at zooms 0–12.' },
+  leads: {
+    name: 'Construction leads',
+    description: 'Planning applications and commencement notices with coordinates, clustered at zooms 0–12.',
+  },
+  infrastructure: {
+    name: 'Strategic infrastructure and energy projects',
+    description: 'Data centres, wind, solar, battery storage and grid projects, clustered at zooms 0–12.',
+  },
 };
 
 /**
@@ -74,7 +92,12 @@ const TITLES: Record<GisLayer, { name: string; description: string }> = {
  * (with the request's access_token, if any); `version` is the release id, so a client sees a
  * new release.
  */
-export function tileJson(layer: GisLayer, source: TileSource, releaseId: string, tilesUrl: string): Record<string, unknown> {
+export function tileJson(
+  layer: GisLayer,
+  source: TileSource,
+  releaseId: string,
+  tilesUrl: string,
+): Record<string, unknown> {
   const bounds = source.bounds ?? [-10.7, 51.3, -5.4, 55.5];
   const fields: Record<string, string> = {};
   // values are the field types, as tippecanoe writes them and GDAL's MVT driver reads them (METADATA_FILE)
@@ -84,20 +107,24 @@ export function tileJson(layer: GisLayer, source: TileSource, releaseId: string,
     name: TITLES[layer].name,
     description: TITLES[layer].description,
     version: releaseId,
-    attribution: 'Contains Irish public sector data (planning authorities, BCMS, An Coimisiún Pleanála, EirGrid, SEAI) licensed under CC BY 4.0.',
+    attribution:
+      'Contains Irish public sector data (planning authorities, BCMS, An Coimisiún Pleanála, EirGrid, SEAI) licensed under CC BY 4.0.',
     scheme: 'xyz',
     tiles: [tilesUrl],
     minzoom: 0,
     maxzoom: TILE_MAX_ZOOM,
     bounds,
     center: [Number(((bounds[0] + bounds[2]) / 2).toFixed(6)), Number(((bounds[1] + bounds[3]) / 2).toFixed(6)), 7],
-    vector_layers: [{
-      id: layer,
-      description: `${TITLES[layer].description} Features with cluster=true stand for point_count records (zooms 0–${CLUSTER_MAX_ZOOM}). ` +
-        [...CLUSTER_FIELDS, ...tileFields(layer)].map((f) => `${f.name}: ${f.description}`).join(' '),
-      minzoom: 0,
-      maxzoom: TILE_MAX_ZOOM,
-      fields,
-    }],
+    vector_layers: [
+      {
+        id: layer,
+        description:
+          `${TITLES[layer].description} Features with cluster=true stand for point_count records (zooms 0–${CLUSTER_MAX_ZOOM}). ` +
+          [...CLUSTER_FIELDS, ...tileFields(layer)].map((f) => `${f.name}: ${f.description}`).join(' '),
+        minzoom: 0,
+        maxzoom: TILE_MAX_ZOOM,
+        fields,
+      },
+    ],
   };
 }

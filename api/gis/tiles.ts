@@ -47,31 +47,71 @@ export interface TileField {
 /** The fields a tile's point features carry, per layer (before enriched fields are dropped). */
 const DECLARED: Record<GisLayer, TileField[]> = {
   leads: [
-    { name: 'application_number', sql: 't.application_number', type: 'String', description: 'The planning authority\'s reference.' },
+    {
+      name: 'application_number',
+      sql: 't.application_number',
+      type: 'String',
+      description: "The planning authority's reference.",
+    },
     { name: 'planning_authority', sql: 't.planning_authority', type: 'String', description: 'Planning authority.' },
     { name: 'status', sql: 'CAST(t.status AS VARCHAR)', type: 'String', description: 'Lead status.' },
-    { name: 'lead_readiness', sql: 'CAST(t.lead_readiness AS VARCHAR)', type: 'String', description: 'Readiness stage.' },
+    {
+      name: 'lead_readiness',
+      sql: 'CAST(t.lead_readiness AS VARCHAR)',
+      type: 'String',
+      description: 'Readiness stage.',
+    },
     { name: 'scale', sql: 'CAST(t.scale AS VARCHAR)', type: 'String', description: 'Scale band.' },
     { name: 'use_class', sql: 't.use_class', type: 'String', description: 'Use class.' },
-    { name: 'works_kind', sql: 't.works_kind', type: 'String', description: 'Kind of works (new_works, retention, …).' },
-    { name: 'verticals', sql: `array_to_string(t.verticals, ',')`, type: 'String', description: 'Trade verticals, comma-separated.' },
-    { name: 'received_date', sql: 'CAST(t.received_date AS VARCHAR)', type: 'String', description: 'Date the application was received (YYYY-MM-DD).' },
+    {
+      name: 'works_kind',
+      sql: 't.works_kind',
+      type: 'String',
+      description: 'Kind of works (new_works, retention, …).',
+    },
+    {
+      name: 'verticals',
+      sql: `array_to_string(t.verticals, ',')`,
+      type: 'String',
+      description: 'Trade verticals, comma-separated.',
+    },
+    {
+      name: 'received_date',
+      sql: 'CAST(t.received_date AS VARCHAR)',
+      type: 'String',
+      description: 'Date the application was received (YYYY-MM-DD).',
+    },
     { name: 'est_value', sql: 'CAST(t.est_value AS DOUBLE)', type: 'Number', description: 'Estimated value, EUR.' },
   ],
   infrastructure: [
     { name: 'name', sql: 't.name', type: 'String', description: 'Project name.' },
-    { name: 'vertical', sql: 'CAST(t.vertical AS VARCHAR)', type: 'String', description: 'Vertical (data centre, wind, solar, …).' },
+    {
+      name: 'vertical',
+      sql: 'CAST(t.vertical AS VARCHAR)',
+      type: 'String',
+      description: 'Vertical (data centre, wind, solar, …).',
+    },
     { name: 'technology', sql: 'CAST(t.technology AS VARCHAR)', type: 'String', description: 'Technology.' },
     { name: 'status', sql: 'CAST(t.status AS VARCHAR)', type: 'String', description: 'Project status.' },
     { name: 'capacity_mw', sql: 'CAST(t.capacity_mw AS DOUBLE)', type: 'Number', description: 'Capacity, MW.' },
     { name: 'planning_authority', sql: 't.planning_authority', type: 'String', description: 'Planning authority.' },
-    { name: 'first_seen', sql: 'CAST(t.first_seen AS VARCHAR)', type: 'String', description: 'First seen in a release (YYYY-MM-DD).' },
+    {
+      name: 'first_seen',
+      sql: 'CAST(t.first_seen AS VARCHAR)',
+      type: 'String',
+      description: 'First seen in a release (YYYY-MM-DD).',
+    },
   ],
 };
 
 /** The fields every feature of a cluster level carries besides a point's own fields. */
 export const CLUSTER_FIELDS: TileField[] = [
-  { name: 'cluster', sql: '', type: 'Boolean', description: 'True for a cluster of points (zooms 0–12), false for one record.' },
+  {
+    name: 'cluster',
+    sql: '',
+    type: 'Boolean',
+    description: 'True for a cluster of points (zooms 0–12), false for one record.',
+  },
   { name: 'point_count', sql: '', type: 'Number', description: 'Records in the feature (1 for a record).' },
 ];
 
@@ -142,7 +182,13 @@ function levelOf(mx: Float64Array, my: Float64Array, n: Uint32Array, single: Int
 }
 
 /** Group the features of a level into cells of `2^-bits` (mercator units): sums and counts per cell. */
-function cluster(mx: Float64Array, my: Float64Array, n: Uint32Array, single: Int32Array, cellsPerSide: number): Omit<Level, 'kd'> {
+function cluster(
+  mx: Float64Array,
+  my: Float64Array,
+  n: Uint32Array,
+  single: Int32Array,
+  cellsPerSide: number,
+): Omit<Level, 'kd'> {
   const cells = new Map<number, number>();
   const sx: number[] = [];
   const sy: number[] = [];
@@ -155,7 +201,7 @@ function cluster(mx: Float64Array, my: Float64Array, n: Uint32Array, single: Int
     let c = cells.get(key);
     if (c === undefined) {
       cells.set(key, (c = cn.length));
-      sx.push(0), sy.push(0), cn.push(0), cs.push(single[i]!);
+      (sx.push(0), sy.push(0), cn.push(0), cs.push(single[i]!));
     } else cs[c] = -1;
     sx[c] += mx[i]! * n[i]!;
     sy[c] += my[i]! * n[i]!;
@@ -189,12 +235,20 @@ export function buildTileSource(layer: GisLayer, rows: readonly TileSourceRow[])
     const t: Tags = { cluster: false, point_count: 1 };
     for (const f of fields) {
       const v = r[f.name];
-      if (v !== null && v !== undefined && v !== '') t[f.name] = typeof v === 'bigint' ? Number(v) : (v as string | number | boolean);
+      if (v !== null && v !== undefined && v !== '')
+        t[f.name] = typeof v === 'bigint' ? Number(v) : (v as string | number | boolean);
     }
     tags[i] = t;
-    bounds = bounds ? [Math.min(bounds[0], r.lon), Math.min(bounds[1], r.lat), Math.max(bounds[2], r.lon), Math.max(bounds[3], r.lat)] : [r.lon, r.lat, r.lon, r.lat];
+    bounds = bounds
+      ? [Math.min(bounds[0], r.lon), Math.min(bounds[1], r.lat), Math.max(bounds[2], r.lon), Math.max(bounds[3], r.lat)]
+      : [r.lon, r.lat, r.lon, r.lat];
   });
-  const points = { mx: pmx, my: pmy, n: new Uint32Array(count).fill(1), single: Int32Array.from({ length: count }, (_v, i) => i) };
+  const points = {
+    mx: pmx,
+    my: pmy,
+    n: new Uint32Array(count).fill(1),
+    single: Int32Array.from({ length: count }, (_v, i) => i),
+  };
   const levels: Level[] = new Array(CLUSTER_MAX_ZOOM + 2);
   levels[CLUSTER_MAX_ZOOM + 1] = levelOf(points.mx, points.my, points.n, points.single);
   let finer: Omit<Level, 'kd'> = points;
@@ -208,11 +262,26 @@ export function buildTileSource(layer: GisLayer, rows: readonly TileSourceRow[])
 
 /** True when z/x/y names a tile this API serves. */
 export function validTile(z: number, x: number, y: number): boolean {
-  return Number.isInteger(z) && z >= 0 && z <= TILE_MAX_ZOOM && Number.isInteger(x) && Number.isInteger(y) && x >= 0 && y >= 0 && x < 2 ** z && y < 2 ** z;
+  return (
+    Number.isInteger(z) &&
+    z >= 0 &&
+    z <= TILE_MAX_ZOOM &&
+    Number.isInteger(x) &&
+    Number.isInteger(y) &&
+    x >= 0 &&
+    y >= 0 &&
+    x < 2 ** z &&
+    y < 2 ** z
+  );
 }
 
 /** The GeoJSON features of a tile (its area plus the buffer), and how many are records (not clusters). */
-export function tileFeatures(source: TileSource, z: number, x: number, y: number): { features: Feature<Point, Tags>[]; records: number } {
+export function tileFeatures(
+  source: TileSource,
+  z: number,
+  x: number,
+  y: number,
+): { features: Feature<Point, Tags>[]; records: number } {
   const level = source.levels[Math.min(z, CLUSTER_MAX_ZOOM + 1)]!;
   const size = 1 / 2 ** z;
   const b = (size * TILE_BUFFER) / TILE_EXTENT;
@@ -224,20 +293,41 @@ export function tileFeatures(source: TileSource, z: number, x: number, y: number
     const s = level.single[i]!;
     if (s >= 0) {
       records++;
-      features.push({ type: 'Feature', id: source.ids[s]!, geometry: { type: 'Point', coordinates: [source.lon[s]!, source.lat[s]!] }, properties: source.tags[s]! });
+      features.push({
+        type: 'Feature',
+        id: source.ids[s]!,
+        geometry: { type: 'Point', coordinates: [source.lon[s]!, source.lat[s]!] },
+        properties: source.tags[s]!,
+      });
     } else {
-      features.push({ type: 'Feature', geometry: { type: 'Point', coordinates: [lonOf(level.mx[i]!), latOf(level.my[i]!)] }, properties: { cluster: true, point_count: level.n[i]! } });
+      features.push({
+        type: 'Feature',
+        geometry: { type: 'Point', coordinates: [lonOf(level.mx[i]!), latOf(level.my[i]!)] },
+        properties: { cluster: true, point_count: level.n[i]! },
+      });
     }
   }
   return { features, records };
 }
 
 /** Encode a tile as MVT (layer name = the GIS layer), or null when nothing is in it. */
-export function renderTile(source: TileSource, z: number, x: number, y: number): { mvt: Buffer; records: number; features: number } | null {
+export function renderTile(
+  source: TileSource,
+  z: number,
+  x: number,
+  y: number,
+): { mvt: Buffer; records: number; features: number } | null {
   const { features, records } = tileFeatures(source, z, x, y);
   if (features.length === 0) return null;
-  const index = geojsonvt({ type: 'FeatureCollection', features }, { maxZoom: z, indexMaxZoom: 0, extent: TILE_EXTENT, buffer: TILE_BUFFER, tolerance: 0 });
+  const index = geojsonvt(
+    { type: 'FeatureCollection', features },
+    { maxZoom: z, indexMaxZoom: 0, extent: TILE_EXTENT, buffer: TILE_BUFFER, tolerance: 0 },
+  );
   const tile = index.getTile(z, x, y);
   if (!tile || tile.features.length === 0) return null;
-  return { mvt: Buffer.from(fromGeojsonVt({ [source.layer]: tile }, { version: 2, extent: TILE_EXTENT })), records, features: tile.features.length };
+  return {
+    mvt: Buffer.from(fromGeojsonVt({ [source.layer]: tile }, { version: 2, extent: TILE_EXTENT })),
+    records,
+    features: tile.features.length,
+  };
 }

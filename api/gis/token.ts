@@ -36,17 +36,23 @@ export function mintGisToken(apiKey: string, expiresAt: number, key: Buffer): st
  * first, then those of previous secrets (`GIS_TOKEN_SECRETS_PREVIOUS`), so tokens minted before a
  * rotation keep working until they expire.
  */
-export function openGisToken(token: string, key: Buffer | readonly Buffer[], nowS: number): { apiKey: string } | { error: 'malformed' | 'expired' } {
+export function openGisToken(
+  token: string,
+  key: Buffer | readonly Buffer[],
+  nowS: number,
+): { apiKey: string } | { error: 'malformed' | 'expired' } {
   if (Array.isArray(key)) {
     let r: ReturnType<typeof openGisToken> = { error: 'malformed' };
-    for (const k of key as readonly Buffer[]) if ('apiKey' in (r = openGisToken(token, k, nowS)) || r.error === 'expired') return r;
+    for (const k of key as readonly Buffer[])
+      if ('apiKey' in (r = openGisToken(token, k, nowS)) || r.error === 'expired') return r;
     return r;
   }
   return openWith(token, key as Buffer, nowS);
 }
 
 function openWith(token: string, key: Buffer, nowS: number): { apiKey: string } | { error: 'malformed' | 'expired' } {
-  if (!token.startsWith(GIS_TOKEN_PREFIX) || !/^[A-Za-z0-9_-]+$/.test(token.slice(GIS_TOKEN_PREFIX.length))) return { error: 'malformed' };
+  if (!token.startsWith(GIS_TOKEN_PREFIX) || !/^[A-Za-z0-9_-]+$/.test(token.slice(GIS_TOKEN_PREFIX.length)))
+    return { error: 'malformed' };
   const raw = Buffer.from(token.slice(GIS_TOKEN_PREFIX.length), 'base64url');
   if (raw.length < 12 + 16 + 2) return { error: 'malformed' };
   try {

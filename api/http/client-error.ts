@@ -32,17 +32,43 @@ export function parserProblem(code: string | undefined, rawPacket: Buffer | unde
       // the request line itself did not fit: the URL is too long
       const firstLine = rawPacket ? rawPacket.indexOf('\r\n') : -1;
       if (firstLine < 0 || firstLine > MAX_HEADER_BYTES / 2) {
-        return { status: 414, code: 'uri_too_long', title: 'URI Too Long', detail: `the request line and headers may be at most ${MAX_HEADER_BYTES} bytes together and this URL alone is longer; send fewer or shorter parameters` };
+        return {
+          status: 414,
+          code: 'uri_too_long',
+          title: 'URI Too Long',
+          detail: `the request line and headers may be at most ${MAX_HEADER_BYTES} bytes together and this URL alone is longer; send fewer or shorter parameters`,
+        };
       }
-      return { status: 431, code: 'headers_too_large', title: 'Request Header Fields Too Large', detail: `the request line and headers may be at most ${MAX_HEADER_BYTES} bytes together; send smaller headers` };
+      return {
+        status: 431,
+        code: 'headers_too_large',
+        title: 'Request Header Fields Too Large',
+        detail: `the request line and headers may be at most ${MAX_HEADER_BYTES} bytes together; send smaller headers`,
+      };
     }
     case 'HPE_INVALID_METHOD':
-      return { status: 501, code: 'method_not_implemented', title: 'Not Implemented', detail: 'the request method is not one HTTP/1.1 knows (methods are upper case: GET, not get); OPTIONS on a path lists the methods it allows' };
+      return {
+        status: 501,
+        code: 'method_not_implemented',
+        title: 'Not Implemented',
+        detail:
+          'the request method is not one HTTP/1.1 knows (methods are upper case: GET, not get); OPTIONS on a path lists the methods it allows',
+      };
     case 'HPE_INVALID_URL':
-      return { status: 400, code: 'malformed_request', title: 'Bad Request', detail: 'the request URL is malformed: spaces and control characters must be percent-encoded (a space is %20)' };
+      return {
+        status: 400,
+        code: 'malformed_request',
+        title: 'Bad Request',
+        detail: 'the request URL is malformed: spaces and control characters must be percent-encoded (a space is %20)',
+      };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
     case 'HPE_HEADER_TIMEOUT':
-      return { status: 408, code: 'request_timeout', title: 'Request Timeout', detail: 'the request did not arrive completely in time' };
+      return {
+        status: 408,
+        code: 'request_timeout',
+        title: 'Request Timeout',
+        detail: 'the request did not arrive completely in time',
+      };
     default:
       return {
         status: 400,
@@ -57,7 +83,10 @@ export function parserProblem(code: string | undefined, rawPacket: Buffer | unde
  * The server's `clientError` listener: writes the problem (with `X-Request-Id`, the security
  * headers and `Connection: close`) when the socket can still take it, then closes the socket.
  */
-export function clientErrorHandler(opts: { tls: boolean; publicBaseUrl?: string }): (err: Error & { code?: string; rawPacket?: Buffer }, socket: Socket) => void {
+export function clientErrorHandler(opts: {
+  tls: boolean;
+  publicBaseUrl?: string;
+}): (err: Error & { code?: string; rawPacket?: Buffer }, socket: Socket) => void {
   // Sockets already answered and lingering: the parser goes on reading what follows a bad request
   // and reports a second error on the same socket; destroying it then, with bytes unread, resets
   // the connection before the client has read the answer (always on Node 26, by chance on 20).
@@ -71,7 +100,14 @@ export function clientErrorHandler(opts: { tls: boolean; publicBaseUrl?: string 
     }
     const p = parserProblem(err.code, err.rawPacket);
     const requestId = randomUUID();
-    const body = JSON.stringify({ type: problemType(p.code, opts.publicBaseUrl), title: PROBLEM_TYPES[p.code].title, status: p.status, detail: p.detail, code: p.code, request_id: requestId });
+    const body = JSON.stringify({
+      type: problemType(p.code, opts.publicBaseUrl),
+      title: PROBLEM_TYPES[p.code].title,
+      status: p.status,
+      detail: p.detail,
+      code: p.code,
+      request_id: requestId,
+    });
     const headers = [
       `HTTP/1.1 ${p.status} ${p.title}`,
       'Content-Type: application/problem+json',

@@ -38,7 +38,13 @@ export class ApiError extends Error {
     status: number,
     code: ProblemCode,
     detail: string,
-    opts: { title?: string; headers?: Record<string, string>; errors?: ParamError[]; expose?: boolean; extra?: Record<string, unknown> } = {},
+    opts: {
+      title?: string;
+      headers?: Record<string, string>;
+      errors?: ParamError[];
+      expose?: boolean;
+      extra?: Record<string, unknown>;
+    } = {},
   ) {
     super(detail);
     this.status = status;
@@ -62,9 +68,14 @@ export const DEGRADED_RETRY_AFTER_S = 10;
  */
 export class StoreUnavailableError extends ApiError {
   constructor(cause: unknown) {
-    super(503, 'service_degraded', `the service is degraded: its state store cannot record this request right now; retry in ${DEGRADED_RETRY_AFTER_S} seconds`, {
-      headers: { 'Retry-After': String(DEGRADED_RETRY_AFTER_S) },
-    });
+    super(
+      503,
+      'service_degraded',
+      `the service is degraded: its state store cannot record this request right now; retry in ${DEGRADED_RETRY_AFTER_S} seconds`,
+      {
+        headers: { 'Retry-After': String(DEGRADED_RETRY_AFTER_S) },
+      },
+    );
     this.cause = cause;
   }
 }
@@ -72,7 +83,9 @@ export class StoreUnavailableError extends ApiError {
 /** 400 for one or more bad parameters; `detail` names each one. */
 export function invalidParams(errors: ParamError[]): ApiError {
   const unknown = errors.every((e) => e.reason === 'unknown parameter');
-  const detail = errors.map((e) => `${e.name}: ${e.reason}${e.allowed ? ` (allowed: ${e.allowed.join(', ')})` : ''}`).join('; ');
+  const detail = errors
+    .map((e) => `${e.name}: ${e.reason}${e.allowed ? ` (allowed: ${e.allowed.join(', ')})` : ''}`)
+    .join('; ');
   return new ApiError(400, unknown ? 'unknown_parameter' : 'invalid_parameter', detail, { errors });
 }
 
@@ -84,7 +97,10 @@ export const notFound = (what: string): ApiError => new ApiError(404, 'not_found
  * errors, `errors`. Headers carried by the error (WWW-Authenticate, Retry-After…) are kept.
  * `type` is the code's page under `opts.publicBaseUrl` (`problemType`).
  */
-export function problemMiddleware(log: (line: string) => void = (l) => void process.stderr.write(l + '\n'), opts: { publicBaseUrl?: string } = {}): Middleware {
+export function problemMiddleware(
+  log: (line: string) => void = (l) => void process.stderr.write(l + '\n'),
+  opts: { publicBaseUrl?: string } = {},
+): Middleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -96,11 +112,20 @@ export function problemMiddleware(log: (line: string) => void = (l) => void proc
       let err: ApiError;
       if (e instanceof ApiError) {
         err = e;
-        if (e instanceof StoreUnavailableError) log(`request ${requestId}: state store unavailable (answered 503): ${(e.cause as Error)?.message ?? String(e.cause)}`);
-      } else if (isHttpError(e) && e.status < 500) err = new ApiError(e.status, 'bad_request', e.expose ? e.message : 'bad request');
+        if (e instanceof StoreUnavailableError)
+          log(
+            `request ${requestId}: state store unavailable (answered 503): ${(e.cause as Error)?.message ?? String(e.cause)}`,
+          );
+      } else if (isHttpError(e) && e.status < 500)
+        err = new ApiError(e.status, 'bad_request', e.expose ? e.message : 'bad request');
       else {
         log(`request ${requestId} failed: ${(e as Error)?.stack ?? String(e)}`);
-        err = new ApiError(500, 'internal_error', 'the server could not answer this request; quote the request id when you report it', { expose: false });
+        err = new ApiError(
+          500,
+          'internal_error',
+          'the server could not answer this request; quote the request id when you report it',
+          { expose: false },
+        );
       }
       ctx.status = err.status;
       for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);

@@ -54,7 +54,10 @@ export function parseIPv4(s: string): string | null {
 
 /** The eight 16-bit words of an IPv6 address (brackets and zone id allowed); null when not IPv6. */
 export function ipv6Words(s: string): number[] | null {
-  let t = s.replace(/^\[|\]$/g, '').replace(/%.*$/, '').toLowerCase();
+  let t = s
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '')
+    .toLowerCase();
   if (isIP(t) !== 6) return null;
   const tail: number[] = [];
   const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(t);
@@ -77,7 +80,7 @@ export function ipv6Words(s: string): number[] | null {
 export function formatIPv6(w: readonly number[]): string {
   let best = -1;
   let bestLen = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (w[i] !== 0) {
       i++;
       continue;

@@ -7,7 +7,11 @@ import { Readable } from 'node:stream';
 import { ApiError } from './errors.ts';
 
 /** The body of `req` as UTF-8 text; throws `tooLarge()` once more than `maxBytes` have arrived. */
-export async function readBodyText(req: AsyncIterable<Buffer>, maxBytes: number, tooLarge: () => Error): Promise<string> {
+export async function readBodyText(
+  req: AsyncIterable<Buffer>,
+  maxBytes: number,
+  tooLarge: () => Error,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   // Leaving the loop early (the body is too large) must not destroy the request: that destroys its
@@ -34,16 +38,29 @@ export async function readBodyText(req: AsyncIterable<Buffer>, maxBytes: number,
  * it is not JSON or not an object. The webhooks API reads its bodies here; `POST /v1/leads/search`
  * takes the two steps apart (`readJsonText`, then `parseJsonObject` unless it knows the text).
  */
-export async function readJsonObject(req: AsyncIterable<Buffer>, contentType: string, maxBytes: number): Promise<Record<string, unknown>> {
+export async function readJsonObject(
+  req: AsyncIterable<Buffer>,
+  contentType: string,
+  maxBytes: number,
+): Promise<Record<string, unknown>> {
   return parseJsonObject(await readJsonText(req, contentType, maxBytes));
 }
 
 /** The text of a JSON body (empty when there is none), with `readJsonObject`'s 413 and 415. */
 export async function readJsonText(req: AsyncIterable<Buffer>, contentType: string, maxBytes: number): Promise<string> {
-  const text = await readBodyText(req, maxBytes, () => new ApiError(413, 'body_too_large', `the request body must be at most ${maxBytes} bytes`, { title: 'Content Too Large' }));
+  const text = await readBodyText(
+    req,
+    maxBytes,
+    () =>
+      new ApiError(413, 'body_too_large', `the request body must be at most ${maxBytes} bytes`, {
+        title: 'Content Too Large',
+      }),
+  );
   if (text.trim() === '') return '';
   if (!/^application\/(.+\+)?json\b/i.test(contentType)) {
-    throw new ApiError(415, 'unsupported_media_type', 'send the body as Content-Type: application/json', { title: 'Unsupported Media Type' });
+    throw new ApiError(415, 'unsupported_media_type', 'send the body as Content-Type: application/json', {
+      title: 'Unsupported Media Type',
+    });
   }
   return text;
 }
@@ -57,6 +74,7 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   } catch {
     throw new ApiError(400, 'invalid_body', 'the request body is not valid JSON');
   }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ApiError(400, 'invalid_body', 'the request body must be a JSON object');
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw new ApiError(400, 'invalid_body', 'the request body must be a JSON object');
   return v as Record<string, unknown>;
 }

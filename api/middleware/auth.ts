@@ -30,8 +30,14 @@ export interface AuthOptions {
 }
 
 /** The 401 problem with its `WWW-Authenticate` challenge (RFC 6750). */
-export function unauthorized(code: 'missing_key' | 'malformed_key' | 'unknown_key' | 'revoked_key' | 'expired_key', detail: string): ApiError {
-  const challenge = code === 'missing_key' ? 'Bearer realm="leads"' : `Bearer realm="leads", error="invalid_token", error_description="${detail.replace(/"/g, "'")}"`;
+export function unauthorized(
+  code: 'missing_key' | 'malformed_key' | 'unknown_key' | 'revoked_key' | 'expired_key',
+  detail: string,
+): ApiError {
+  const challenge =
+    code === 'missing_key'
+      ? 'Bearer realm="leads"'
+      : `Bearer realm="leads", error="invalid_token", error_description="${detail.replace(/"/g, "'")}"`;
   return new ApiError(401, code, detail, { headers: { 'WWW-Authenticate': challenge } });
 }
 
@@ -45,12 +51,16 @@ export function insufficientPlan(k: Pick<StoredKey, 'id' | 'scope' | 'account_na
   );
 }
 
-export function authMiddleware(store: Pick<StateStore, 'findKeyByHash' | 'keyChangeStamp'>, opts: AuthOptions): Middleware {
+export function authMiddleware(
+  store: Pick<StateStore, 'findKeyByHash' | 'keyChangeStamp'>,
+  opts: AuthOptions,
+): Middleware {
   const cacheMs = opts.cacheMs ?? 5000;
   const cacheMax = opts.cacheMax ?? 10_000;
   const now = opts.now ?? Date.now;
   const cache = new Map<string, { key: StoredKey; until: number }>();
-  const isPublic = (path: string): boolean => !path.startsWith('/v1') || opts.publicPaths.some((p) => path === p || path.startsWith(p + '/'));
+  const isPublic = (path: string): boolean =>
+    !path.startsWith('/v1') || opts.publicPaths.some((p) => path === p || path.startsWith(p + '/'));
 
   let stamp = NaN;
   const lookup = async (hash: string): Promise<StoredKey | null> => {
@@ -75,15 +85,28 @@ export function authMiddleware(store: Pick<StateStore, 'findKeyByHash' | 'keyCha
     if (isPublic(ctx.path)) return next();
     const token = parseBearer(ctx.get('Authorization'));
     if (token === 'missing') throw unauthorized('missing_key', 'send your API key as Authorization: Bearer <key>');
-    if (token === 'malformed') throw unauthorized('malformed_key', 'the Authorization header must be Bearer followed by a key of the form lk_<scope>_<43 characters>');
+    if (token === 'malformed')
+      throw unauthorized(
+        'malformed_key',
+        'the Authorization header must be Bearer followed by a key of the form lk_<scope>_<43 characters>',
+      );
     const hash = hashKey(token);
     const stored = await lookup(hash);
     if (!stored || !timingSafeEqual(Buffer.from(stored.key_hash, 'hex'), Buffer.from(hash, 'hex'))) {
       throw unauthorized('unknown_key', 'this API key is not known');
     }
     // a licensed key expires with its licence (also while it sits in the cache)
-    if (stored.status === 'expired' || (stored.status === 'active' && stored.expires_at !== null && Date.parse(stored.expires_at) <= now())) {
-      throw unauthorized('expired_key', `API key ${stored.id} expired with its organisation licence ${stored.licence_id ?? ''} on ${stored.expires_at}; ask your account manager to renew the licence`.replace('  ', ' '));
+    if (
+      stored.status === 'expired' ||
+      (stored.status === 'active' && stored.expires_at !== null && Date.parse(stored.expires_at) <= now())
+    ) {
+      throw unauthorized(
+        'expired_key',
+        `API key ${stored.id} expired with its organisation licence ${stored.licence_id ?? ''} on ${stored.expires_at}; ask your account manager to renew the licence`.replace(
+          '  ',
+          ' ',
+        ),
+      );
     }
     if (stored.status !== 'active') throw unauthorized('revoked_key', `API key ${stored.id} has been ${stored.status}`);
     // a key of a scope the account's plan no longer allows (after a downgrade) grants nothing

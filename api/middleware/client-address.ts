@@ -48,7 +48,10 @@ export function clientAddress(peer: string, forwardedFor: string | null, trusted
 }
 
 /** Set `ctx.ip` to the client address (see `clientAddress`); put it before anything that reads it. */
-export function clientAddressMiddleware(config: Pick<ApiConfig, 'trustProxy' | 'trustedProxies'>, log: (line: string) => void = () => {}): Middleware {
+export function clientAddressMiddleware(
+  config: Pick<ApiConfig, 'trustProxy' | 'trustedProxies'>,
+  log: (line: string) => void = () => {},
+): Middleware {
   const trusted = new CidrList(config.trustedProxies);
   let warned = false;
   // a peer's address, remembered for the last peer: a connection carries many requests, a proxy's even more
@@ -63,7 +66,9 @@ export function clientAddressMiddleware(config: Pick<ApiConfig, 'trustProxy' | '
       const h = ctx.req.headers;
       if (!warned && h['x-forwarded-for'] !== undefined) {
         warned = true;
-        log(`TRUST_PROXY=1: a request from ${peer} carried X-Forwarded-For, but ${peer} is not in TRUSTED_PROXIES (${trusted.networks.join(', ')}); its X-Forwarded-* headers are ignored (logged once)`);
+        log(
+          `TRUST_PROXY=1: a request from ${peer} carried X-Forwarded-For, but ${peer} is not in TRUSTED_PROXIES (${trusted.networks.join(', ')}); its X-Forwarded-* headers are ignored (logged once)`,
+        );
       }
       delete h['x-forwarded-for'];
       delete h['x-forwarded-proto'];

@@ -59,7 +59,12 @@ export function compressible(type: string): boolean {
   if (t === '' || t === 'text/event-stream') return false;
   if (t.startsWith('text/')) return true;
   if (/^application\/([a-z0-9.+-]+\+)?(json|xml)$/.test(t)) return true;
-  return ['application/x-ndjson', 'application/javascript', 'application/vnd.mapbox-vector-tile', 'image/svg+xml'].includes(t);
+  return [
+    'application/x-ndjson',
+    'application/javascript',
+    'application/vnd.mapbox-vector-tile',
+    'image/svg+xml',
+  ].includes(t);
 }
 
 /**
@@ -98,7 +103,10 @@ export function chooseEncoding(header: string | undefined): Coding | null {
 }
 
 const isStream = (body: unknown): body is Readable =>
-  typeof body === 'object' && body !== null && typeof (body as { pipe?: unknown }).pipe === 'function' && typeof (body as { on?: unknown }).on === 'function';
+  typeof body === 'object' &&
+  body !== null &&
+  typeof (body as { pipe?: unknown }).pipe === 'function' &&
+  typeof (body as { on?: unknown }).on === 'function';
 
 /**
  * The compression middleware (api/app.ts: inside the problem middleware, outside everything else).
@@ -131,7 +139,13 @@ export function compressionMiddleware(config: Pick<ApiConfig, 'compressMinBytes'
     let bytes: Buffer;
     if (Buffer.isBuffer(body)) bytes = body;
     else if (typeof body === 'string') bytes = Buffer.from(body);
-    else if (body instanceof Uint8Array || body instanceof Blob || body instanceof ReadableStream || body instanceof Response) return;
+    else if (
+      body instanceof Uint8Array ||
+      body instanceof Blob ||
+      body instanceof ReadableStream ||
+      body instanceof Response
+    )
+      return;
     else bytes = Buffer.from(JSON.stringify(body)); // what Koa would send
     if (bytes.length < minBytes) return;
     let encoded: Buffer;

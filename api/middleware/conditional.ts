@@ -11,7 +11,14 @@ import type { Middleware } from 'koa';
 export const CACHE_CONTROL = 'private, max-age=60';
 
 /** The weak ETag of a request: `W/"<16 hex>"`. Query parameters are sorted, so their order does not matter. */
-export function etagFor(parts: { release: string; method: string; path: string; query: string; scope: string; variant?: string }): string {
+export function etagFor(parts: {
+  release: string;
+  method: string;
+  path: string;
+  query: string;
+  scope: string;
+  variant?: string;
+}): string {
   const q = new URLSearchParams(parts.query);
   q.sort();
   const method = parts.method === 'HEAD' ? 'GET' : parts.method;
@@ -40,7 +47,14 @@ export function conditionalMiddleware(opts: { variant?: () => string } = {}): Mi
     const release = ctx.state['release'] as { id: string } | undefined;
     if (!release) return next();
     const scope = (ctx.state['key'] as { scope: string } | undefined)?.scope ?? 'public';
-    const etag = etagFor({ release: release.id, method: ctx.method, path: ctx.path, query: ctx.querystring, scope, variant: opts.variant?.() ?? '' });
+    const etag = etagFor({
+      release: release.id,
+      method: ctx.method,
+      path: ctx.path,
+      query: ctx.querystring,
+      scope,
+      variant: opts.variant?.() ?? '',
+    });
     const inm = ctx.get('If-None-Match');
     if (inm && ifNoneMatchHits(inm, etag)) {
       ctx.status = 304;

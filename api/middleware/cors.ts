@@ -25,7 +25,13 @@ import type { ApiConfig } from '../config.ts';
 export const CORS_ALLOW_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** Request headers a cross-origin page may send beyond the CORS-safelisted ones: the key, JSON bodies, revalidation, retries, its own request id. */
-export const CORS_ALLOW_HEADERS: readonly string[] = ['Authorization', 'Content-Type', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id'];
+export const CORS_ALLOW_HEADERS: readonly string[] = [
+  'Authorization',
+  'Content-Type',
+  'If-None-Match',
+  'Idempotency-Key',
+  'X-Request-Id',
+];
 
 /**
  * Response headers a cross-origin script may read (`Access-Control-Expose-Headers`): every

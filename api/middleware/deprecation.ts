@@ -12,12 +12,17 @@ import { deprecationHeaders, type DeprecationTable } from '../access/service-ter
  * `routeOf(method, path)` gives the route template a request falls under (`GET /v1/leads/{id}`,
  * or `other`), as `routeOf` in api/app.ts; the table's keys are the same without `/v1`.
  */
-export function deprecationMiddleware(table: DeprecationTable, routeOf: (method: string, path: string) => string): Middleware {
+export function deprecationMiddleware(
+  table: DeprecationTable,
+  routeOf: (method: string, path: string) => string,
+): Middleware {
   const headers = new Map(Object.entries(table).map(([op, d]) => [op, deprecationHeaders(d)]));
   return async (ctx, next) => {
     const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
     const route = routeOf(method, ctx.path);
-    const h = route.startsWith(`${method} /v1/`) ? headers.get(`${method} ${route.slice(method.length + 4)}`) : undefined;
+    const h = route.startsWith(`${method} /v1/`)
+      ? headers.get(`${method} ${route.slice(method.length + 4)}`)
+      : undefined;
     if (!h) return next();
     // Set before the route runs, so a streamed body or a thrown problem carries them too.
     ctx.set('Deprecation', h.Deprecation);

@@ -25,11 +25,19 @@ export function gisTokenMiddleware(key: Buffer | readonly Buffer[], now: () => n
     if (token === undefined) return next();
     if (Array.isArray(token)) throw invalidParams([{ name: 'access_token', reason: 'given more than once' }]);
     if (ctx.get('Authorization')) {
-      throw invalidParams([{ name: 'access_token', reason: 'send the key one way: either the Authorization header or access_token, not both' }]);
+      throw invalidParams([
+        {
+          name: 'access_token',
+          reason: 'send the key one way: either the Authorization header or access_token, not both',
+        },
+      ]);
     }
     const opened = openGisToken(token, key, Math.floor(now() / 1000));
     if ('error' in opened) {
-      const detail = opened.error === 'expired' ? 'this access_token has expired; get a new one from /v1/feeds/token' : 'this access_token is not valid; get one from /v1/feeds/token';
+      const detail =
+        opened.error === 'expired'
+          ? 'this access_token has expired; get a new one from /v1/feeds/token'
+          : 'this access_token is not valid; get one from /v1/feeds/token';
       throw new ApiError(401, opened.error === 'expired' ? 'expired_token' : 'invalid_token', detail, {
         headers: { 'WWW-Authenticate': `Bearer realm="leads", error="invalid_token", error_description="${detail}"` },
       });

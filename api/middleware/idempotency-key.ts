@@ -38,19 +38,28 @@ export function idempotencyKeyOf(ctx: ParameterizedContext): string | null {
 }
 
 const badKey = (): never => {
-  throw invalidParams([{ name: 'Idempotency-Key', reason: 'must be 1 to 255 printable ASCII characters, e.g. a UUID' }]);
+  throw invalidParams([
+    { name: 'Idempotency-Key', reason: 'must be 1 to 255 printable ASCII characters, e.g. a UUID' },
+  ]);
 };
 
 /** A JSON value with every object's members sorted, so `{a,b}` and `{b,a}` fingerprint the same. */
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }
 
 /** The fingerprint of a request: SHA-256 of its method, path, the API key's scope and canonical JSON body. */
 export function requestFingerprint(method: string, path: string, scope: string, body: unknown): string {
-  return createHash('sha256').update(JSON.stringify([method, path, scope, canonical(body)])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([method, path, scope, canonical(body)]))
+    .digest('hex');
 }
 
 /**
@@ -62,12 +71,29 @@ export async function answerIdempotently(
   o: { store: IdempotencyStore; now: () => Date; accountId: number; key: string; fingerprint: string },
   handler: () => Promise<IdempotentAnswer>,
 ): Promise<void> {
-  const claim = await o.store.claim({ accountId: o.accountId, key: o.key, fingerprint: o.fingerprint, now: o.now(), ttlMs: IDEMPOTENCY_TTL_MS, staleMs: IDEMPOTENCY_STALE_MS });
+  const claim = await o.store.claim({
+    accountId: o.accountId,
+    key: o.key,
+    fingerprint: o.fingerprint,
+    now: o.now(),
+    ttlMs: IDEMPOTENCY_TTL_MS,
+    staleMs: IDEMPOTENCY_STALE_MS,
+  });
   if (claim.state === 'mismatch') {
-    throw new ApiError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request', { title: 'Unprocessable Content' });
+    throw new ApiError(
+      422,
+      'idempotency_key_reused',
+      'this Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request',
+      { title: 'Unprocessable Content' },
+    );
   }
   if (claim.state === 'in_progress') {
-    throw new ApiError(409, 'idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry in a moment to get its answer', { headers: { 'Retry-After': '1' } });
+    throw new ApiError(
+      409,
+      'idempotency_key_in_use',
+      'a request with this Idempotency-Key is still being processed; retry in a moment to get its answer',
+      { headers: { 'Retry-After': '1' } },
+    );
   }
   if (claim.state === 'done') return send(ctx, claim.response, true);
   let answer: IdempotentAnswer;
@@ -77,7 +103,11 @@ export async function answerIdempotently(
     await o.store.release(o.accountId, o.key).catch(() => {}); // the error is what the client needs to see
     throw e;
   }
-  const stored: StoredResponse = { status: answer.status, body: JSON.stringify(answer.body), location: answer.location };
+  const stored: StoredResponse = {
+    status: answer.status,
+    body: JSON.stringify(answer.body),
+    location: answer.location,
+  };
   if (answer.status >= 200 && answer.status < 300) await o.store.complete(o.accountId, o.key, stored);
   else await o.store.release(o.accountId, o.key);
   send(ctx, stored, false);

@@ -36,8 +36,13 @@ export function methodNotAllowed(routers: readonly Pick<Router<any, any>, 'match
       ctx.status = 204;
       return;
     }
-    throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow.join(', ')}`, {
-      headers: { Allow: allow.join(', ') },
-    });
+    throw new ApiError(
+      405,
+      'method_not_allowed',
+      `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow.join(', ')}`,
+      {
+        headers: { Allow: allow.join(', ') },
+      },
+    );
   };
 }

@@ -14,7 +14,9 @@ export function releaseMiddleware(releases: Pick<ReleaseManager, 'acquire'>): Mi
       pin = releases.acquire();
     } catch (e) {
       if (e instanceof NoReleaseError) {
-        throw new ApiError(503, 'no_release', 'no data release is loaded yet; try again later', { headers: { 'Retry-After': '30' } });
+        throw new ApiError(503, 'no_release', 'no data release is loaded yet; try again later', {
+          headers: { 'Retry-After': '30' },
+        });
       }
       throw e;
     }

@@ -13,7 +13,8 @@ export function securityHeadersMiddleware(config: Pick<ApiConfig, 'trustProxy'>)
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');
     const encrypted = Boolean((ctx.req.socket as { encrypted?: boolean }).encrypted);
-    const forwardedHttps = config.trustProxy && ctx.get('X-Forwarded-Proto').split(',')[0]!.trim().toLowerCase() === 'https';
+    const forwardedHttps =
+      config.trustProxy && ctx.get('X-Forwarded-Proto').split(',')[0]!.trim().toLowerCase() === 'https';
     if (encrypted || forwardedHttps) ctx.set('Strict-Transport-Security', HSTS);
     await next();
   };

@@ -17,7 +17,16 @@ export type Logger = pino.Logger;
  * Field names blanked in every entry, at the top level and one level down (`{ webhook: { secret } }`),
  * whatever logged them (defence in depth: none is ever logged on purpose).
  */
-export const REDACTED_FIELDS = ['authorization', 'key', 'api_key', 'token', 'access_token', 'secret', 'cursor', 'password'] as const;
+export const REDACTED_FIELDS = [
+  'authorization',
+  'key',
+  'api_key',
+  'token',
+  'access_token',
+  'secret',
+  'cursor',
+  'password',
+] as const;
 const REDACTED: ReadonlySet<string> = new Set(REDACTED_FIELDS);
 const CENSOR = '[redacted]';
 
@@ -63,7 +72,11 @@ const PIPE_BUF = 4096;
  *   const logger = createLogger('info');                       // JSON lines on stderr
  *   const lines: string[] = []; createLogger('info', (l) => lines.push(l));
  */
-export function createLogger(level: LogLevel, destination?: (line: string) => void, opts: { sync?: boolean; sharedStderr?: boolean } = {}): Logger {
+export function createLogger(
+  level: LogLevel,
+  destination?: (line: string) => void,
+  opts: { sync?: boolean; sharedStderr?: boolean } = {},
+): Logger {
   const options: pino.LoggerOptions = {
     level,
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -73,7 +86,8 @@ export function createLogger(level: LogLevel, destination?: (line: string) => vo
   // write holds whole lines and at most PIPE_BUF bytes, which a pipe writes in one piece, so the
   // processes' lines never interleave within a line.
   const shared = opts.sharedStderr ? { maxWrite: PIPE_BUF } : {};
-  if (!destination) return pino(options, pino.destination(opts.sync ? { fd: 2, sync: true } : { fd: 2, sync: false, ...shared }));
+  if (!destination)
+    return pino(options, pino.destination(opts.sync ? { fd: 2, sync: true } : { fd: 2, sync: false, ...shared }));
   return pino(options, { write: (chunk: string) => destination(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) });
 }
 

@@ -14,12 +14,20 @@ export async function listenMetrics(scrape: () => Promise<Scrape>, port: number,
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('not found: this listener serves GET /metrics only\n');
+      res
+        .writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' })
+        .end('not found: this listener serves GET /metrics only\n');
       return;
     }
     scrape().then(
-      (m) => res.writeHead(200, { 'Content-Type': m.contentType, 'Cache-Control': 'no-store' }).end(req.method === 'HEAD' ? undefined : m.body),
-      (e: Error) => res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`metrics could not be collected: ${e.message}\n`),
+      (m) =>
+        res
+          .writeHead(200, { 'Content-Type': m.contentType, 'Cache-Control': 'no-store' })
+          .end(req.method === 'HEAD' ? undefined : m.body),
+      (e: Error) =>
+        res
+          .writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' })
+          .end(`metrics could not be collected: ${e.message}\n`),
     );
   });
   server.keepAliveTimeout = 5000;

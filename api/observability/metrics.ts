@@ -204,7 +204,10 @@ export class ApiMetrics {
       registers,
       async collect() {
         const q = await readQueue();
-        if (q) this.set(q.oldestQueuedAt === null ? 0 : Math.max(0, (self.sources!.now() - Date.parse(q.oldestQueuedAt)) / 1000));
+        if (q)
+          this.set(
+            q.oldestQueuedAt === null ? 0 : Math.max(0, (self.sources!.now() - Date.parse(q.oldestQueuedAt)) / 1000),
+          );
       },
     });
   }

@@ -29,7 +29,8 @@ function wrap<T extends object>(target: T, prefix: string, observe: StoreObserve
         const name = prefix + prop;
         w = (...args: unknown[]): unknown => {
           const started = process.hrtime.bigint();
-          const done = (outcome: 'ok' | 'error'): void => observe(name, outcome, Number(process.hrtime.bigint() - started) / 1e9);
+          const done = (outcome: 'ok' | 'error'): void =>
+            observe(name, outcome, Number(process.hrtime.bigint() - started) / 1e9);
           let r: unknown;
           try {
             r = fn.apply(t, args);
@@ -37,7 +38,11 @@ function wrap<T extends object>(target: T, prefix: string, observe: StoreObserve
             done('error');
             throw e;
           }
-          if (r instanceof Promise) return r.then((x) => (done('ok'), x), (e: unknown) => (done('error'), Promise.reject(e)));
+          if (r instanceof Promise)
+            return r.then(
+              (x) => (done('ok'), x),
+              (e: unknown) => (done('error'), Promise.reject(e)),
+            );
           done('ok');
           return r;
         };

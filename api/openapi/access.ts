@@ -12,28 +12,51 @@ type Json = Record<string, any>;
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const hdr = (name: string): Json => ({ $ref: `#/components/headers/${name}` });
 
-const intOrUnlimited = { oneOf: [{ type: 'string', pattern: '^[0-9]+$' }, { type: 'string', const: 'unlimited' }] };
+const intOrUnlimited = {
+  oneOf: [
+    { type: 'string', pattern: '^[0-9]+$' },
+    { type: 'string', const: 'unlimited' },
+  ],
+};
 
 export const ACCESS_HEADERS: Json = {
   'X-RateLimit-Limit': {
-    description: 'Requests allowed per hour for the key\'s scope (commonwealth 600, ent_api 5,000, ent_feed 20,000, custom 120,000). On 401 / `too_many_failed_attempts`: the failed-key attempts allowed per client address and window.',
+    description:
+      "Requests allowed per hour for the key's scope (commonwealth 600, ent_api 5,000, ent_feed 20,000, custom 120,000). On 401 / `too_many_failed_attempts`: the failed-key attempts allowed per client address and window.",
     schema: { type: 'string', pattern: '^[0-9]+$' },
   },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current window, after this one.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current window, after this one.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
   'X-RateLimit-Reset': {
     description:
-      'When the current window ends, in epoch seconds (hourly windows start on the UTC hour). After a 429, when the refused request could next succeed: the window end for `rate_limited`, the next 00:00 UTC for `budget_exhausted`. On a 401: when the address\'s failed-key window ends.',
+      "When the current window ends, in epoch seconds (hourly windows start on the UTC hour). After a 429, when the refused request could next succeed: the window end for `rate_limited`, the next 00:00 UTC for `budget_exhausted`. On a 401: when the address's failed-key window ends.",
     schema: { type: 'string', pattern: '^[0-9]+$' },
   },
   'RateLimit-Policy': {
     description: 'IETF RateLimit-Policy field (draft-ietf-httpapi-ratelimit-headers), e.g. `"hourly";q=600;w=3600`.',
     schema: { type: 'string' },
   },
-  RateLimit: { description: 'IETF RateLimit field: remaining requests `r` and seconds to reset `t`, e.g. `"hourly";r=599;t=1800`.', schema: { type: 'string' } },
-  'X-Budget-Limit': { description: 'Rows per UTC day for the key\'s scope (commonwealth 1,000, ent_api 5,000), or `unlimited` (ent_feed, custom).', schema: intOrUnlimited },
+  RateLimit: {
+    description: 'IETF RateLimit field: remaining requests `r` and seconds to reset `t`, e.g. `"hourly";r=599;t=1800`.',
+    schema: { type: 'string' },
+  },
+  'X-Budget-Limit': {
+    description:
+      "Rows per UTC day for the key's scope (commonwealth 1,000, ent_api 5,000), or `unlimited` (ent_feed, custom).",
+    schema: intOrUnlimited,
+  },
   'X-Budget-Remaining': { description: 'Rows left today after this response, or `unlimited`.', schema: intOrUnlimited },
-  'X-Budget-Reset': { description: 'When the daily row budget resets: the next 00:00 UTC, in epoch seconds.', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  'X-Budget-Cost': { description: 'On `HEAD` (the GET\'s headers, no rows charged) and `dry_run=1`: the rows the GET would return and be charged for.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'X-Budget-Reset': {
+    description: 'When the daily row budget resets: the next 00:00 UTC, in epoch seconds.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  'X-Budget-Cost': {
+    description:
+      "On `HEAD` (the GET's headers, no rows charged) and `dry_run=1`: the rows the GET would return and be charged for.",
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' } },
   Link: {
     description:
@@ -42,24 +65,33 @@ export const ACCESS_HEADERS: Json = {
   },
 };
 
-const LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit', 'X-Budget-Limit', 'X-Budget-Remaining', 'X-Budget-Reset'];
+const LIMIT_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+  'X-Budget-Limit',
+  'X-Budget-Remaining',
+  'X-Budget-Reset',
+];
 
 export const ACCESS_PROBLEMS: Record<number, string> = {
   400: 'Invalid or unknown parameters (`invalid_parameter`, `unknown_parameter`); `errors` names each one and lists allowed values of enumerations. A body that is not a JSON object: `invalid_body`.',
   403:
-    'The key\'s scope is too low (`insufficient_scope`); `detail` names the scopes that may. A key whose scope its account\'s plan no longer allows, e.g. an ent_api key ' +
+    "The key's scope is too low (`insufficient_scope`); `detail` names the scopes that may. A key whose scope its account's plan no longer allows, e.g. an ent_api key " +
     'after a downgrade from premium (`insufficient_plan`: the key grants nothing until the plan allows its scope again). On the claim calls: a cross-site request (`cross_origin_request`). ' +
-    'A request for more rows than the key\'s whole daily budget (`budget_too_small`: it could never succeed, so no `Retry-After`; `rows_requested`, `budget_limit` and `narrow` say how to ask for what fits: filters, `changed_since`, `/v1/events`, or a feed licence).',
+    "A request for more rows than the key's whole daily budget (`budget_too_small`: it could never succeed, so no `Retry-After`; `rows_requested`, `budget_limit` and `narrow` say how to ask for what fits: filters, `changed_since`, `/v1/events`, or a feed licence).",
   404: 'No such record or path (`not_found`); on the claim calls, a link that was never issued (`claim_link_unknown`).',
   409: 'Every seat of the licence holds an active key (`seats_exhausted`), or the key hash exists (`duplicate_key`).',
   410: 'The claim link was used already (`claim_link_used`), has expired (`claim_link_expired`), or its licence has ended (`licence_expired`); an export cursor belongs to a release that is no longer kept (`cursor_expired`: start the export again).',
   413: 'The body is larger than 4 KB (`body_too_large`).',
   415: 'The body is not `application/json` (`unsupported_media_type`).',
   429:
-    'Too many requests: the key\'s hourly limit is used up (`rate_limited`; see `X-RateLimit-Reset`), today\'s row budget cannot cover the rows this request would return ' +
+    "Too many requests: the key's hourly limit is used up (`rate_limited`; see `X-RateLimit-Reset`), today's row budget cannot cover the rows this request would return " +
     '(`budget_exhausted`: nothing is returned or charged; `rows_requested`, `rows_remaining` and `resets_at` say how far off it is; only for requests that fit the whole budget, so they succeed after the reset), or too many invalid keys came from this address ' +
     '(`too_many_failed_attempts`: answered instead of the 401 of a key that is not valid; a valid key is never throttled. Behind a reverse proxy the address is the right-most ' +
-    '`X-Forwarded-For` entry outside the operator\'s TRUSTED_PROXIES; an IPv6 client counts by its /64). Always with `Retry-After`.',
+    "`X-Forwarded-For` entry outside the operator's TRUSTED_PROXIES; an IPv6 client counts by its /64). Always with `Retry-After`.",
 };
 
 const counts: Json = {
@@ -79,11 +111,16 @@ export function accessSchemas(): Json {
     BudgetQuote: {
       type: 'object',
       additionalProperties: false,
-      description: 'The answer to `dry_run=1`, as `application/vnd.leads.quote+json`: what the request would cost against the daily row budget. Nothing is charged.',
+      description:
+        'The answer to `dry_run=1`, as `application/vnd.leads.quote+json`: what the request would cost against the daily row budget. Nothing is charged.',
       properties: {
         dry_run: { type: 'boolean', const: true, description: 'Always true: this is a quote, not the data.' },
         rows: { type: 'integer', minimum: 0, description: 'Rows the request would return and be charged for.' },
-        budget_limit: { type: ['integer', 'null'], minimum: 0, description: 'Rows per day for the key (null: uncapped).' },
+        budget_limit: {
+          type: ['integer', 'null'],
+          minimum: 0,
+          description: 'Rows per day for the key (null: uncapped).',
+        },
         budget_remaining: { type: ['integer', 'null'], minimum: 0, description: 'Rows left today (null: uncapped).' },
         would_succeed: { type: 'boolean', description: 'Whether the real request would fit in what remains.' },
         resets_at: { type: 'string', format: 'date-time', description: 'When the budget resets (00:00 UTC).' },
@@ -94,18 +131,26 @@ export function accessSchemas(): Json {
     AccountUsage: {
       type: 'object',
       additionalProperties: false,
-      description: 'The usage ledger of the calling key\'s account over [from, to] (UTC days).',
+      description: "The usage ledger of the calling key's account over [from, to] (UTC days).",
       properties: {
         account: {
           type: 'object',
           additionalProperties: false,
           description: 'The account.',
-          properties: { id: { type: 'integer', description: 'Account id.' }, name: { type: 'string', description: 'Account name.' }, plan: { type: 'string', enum: [...PLANS], description: 'Self-serve plan.' } },
+          properties: {
+            id: { type: 'integer', description: 'Account id.' },
+            name: { type: 'string', description: 'Account name.' },
+            plan: { type: 'string', enum: [...PLANS], description: 'Self-serve plan.' },
+          },
           required: ['id', 'name', 'plan'],
         },
         from: { type: 'string', format: 'date', description: 'First day (inclusive).' },
         to: { type: 'string', format: 'date', description: 'Last day (inclusive).' },
-        detail_days: { type: 'integer', minimum: 1, description: 'Days of per-route detail kept; older days have `routes: null` (their totals are kept forever).' },
+        detail_days: {
+          type: 'integer',
+          minimum: 1,
+          description: 'Days of per-route detail kept; older days have `routes: null` (their totals are kept forever).',
+        },
         totals: ref('UsageCounts'),
         keys: {
           type: 'array',
@@ -122,7 +167,11 @@ export function accessSchemas(): Json {
               created_at: { type: 'string', format: 'date-time', description: 'Creation time.' },
               revoked_at: { type: ['string', 'null'], format: 'date-time', description: 'Revocation time.' },
               licence_id: { type: ['string', 'null'], description: 'Organisation licence of a licensed key.' },
-              expires_at: { type: ['string', 'null'], format: 'date-time', description: 'End of a licensed key (its licence\'s end).' },
+              expires_at: {
+                type: ['string', 'null'],
+                format: 'date-time',
+                description: "End of a licensed key (its licence's end).",
+              },
               totals: ref('UsageCounts'),
               days: {
                 type: 'array',
@@ -141,7 +190,12 @@ export function accessSchemas(): Json {
                       items: {
                         type: 'object',
                         additionalProperties: false,
-                        properties: { route: { type: 'string', description: 'e.g. `GET /v1/leads/{id}`.' }, requests: { type: 'integer' }, errors: { type: 'integer' }, rows: { type: 'integer' } },
+                        properties: {
+                          route: { type: 'string', description: 'e.g. `GET /v1/leads/{id}`.' },
+                          requests: { type: 'integer' },
+                          errors: { type: 'integer' },
+                          rows: { type: 'integer' },
+                        },
                         required: ['route', 'requests', 'errors', 'rows'],
                       },
                     },
@@ -150,7 +204,19 @@ export function accessSchemas(): Json {
                 },
               },
             },
-            required: ['id', 'name', 'scope', 'display_prefix', 'status', 'created_at', 'revoked_at', 'licence_id', 'expires_at', 'totals', 'days'],
+            required: [
+              'id',
+              'name',
+              'scope',
+              'display_prefix',
+              'status',
+              'created_at',
+              'revoked_at',
+              'licence_id',
+              'expires_at',
+              'totals',
+              'days',
+            ],
           },
         },
       },
@@ -164,13 +230,30 @@ export function accessSchemas(): Json {
         organisation: { type: 'string', description: 'Organisation (account) name.' },
         licence_id: { type: 'string', description: 'Licence id.' },
         scope: { type: 'string', enum: ['ent_feed', 'custom'], description: 'Scope of the key the link creates.' },
-        key_prefix: { type: 'string', enum: ['lk_ef_', 'lk_cu_'], description: 'Prefix the generated key must start with.' },
+        key_prefix: {
+          type: 'string',
+          enum: ['lk_ef_', 'lk_cu_'],
+          description: 'Prefix the generated key must start with.',
+        },
         seats: { type: 'integer', minimum: 1, description: 'Seats of the licence.' },
         seats_used: { type: 'integer', minimum: 0, description: 'Seats holding an active key.' },
-        licence_expires_at: { type: 'string', format: 'date-time', description: 'When the licence (and its keys) ends.' },
+        licence_expires_at: {
+          type: 'string',
+          format: 'date-time',
+          description: 'When the licence (and its keys) ends.',
+        },
         link_expires_at: { type: 'string', format: 'date-time', description: 'When this link stops working.' },
       },
-      required: ['organisation', 'licence_id', 'scope', 'key_prefix', 'seats', 'seats_used', 'licence_expires_at', 'link_expires_at'],
+      required: [
+        'organisation',
+        'licence_id',
+        'scope',
+        'key_prefix',
+        'seats',
+        'seats_used',
+        'licence_expires_at',
+        'link_expires_at',
+      ],
     },
     ClaimedKey: {
       type: 'object',
@@ -190,7 +273,11 @@ export function accessSchemas(): Json {
   };
 }
 
-const tokenProp = { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', description: 'The token after `#` in the claim link.' };
+const tokenProp = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9_-]{43}$',
+  description: 'The token after `#` in the claim link.',
+};
 
 export function accessEndpoints(): Endpoint[] {
   return [
@@ -238,20 +325,29 @@ export function accessEndpoints(): Endpoint[] {
       public: true,
       summary: 'Claim a licensed key by its hash',
       description:
-        'Uses the one-time link: records a key of the licence\'s scope, of which the service receives only the SHA-256 hash (the client generated the key and keeps it). ' +
-        'Single use (a replay is 410), within the link\'s and the licence\'s validity, and only while a seat is free. JSON only; cross-site requests are refused.',
-      bodyDescription: 'The token and the new key\'s hash.',
+        "Uses the one-time link: records a key of the licence's scope, of which the service receives only the SHA-256 hash (the client generated the key and keeps it). " +
+        "Single use (a replay is 410), within the link's and the licence's validity, and only while a seat is free. JSON only; cross-site requests are refused.",
+      bodyDescription: "The token and the new key's hash.",
       bodyRequired: true,
       body: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            token: tokenProp,
-            key_hash: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 (hex) of the key the client generated: the licence\'s prefix plus 43 base64url characters of 32 random bytes.' },
-            display_prefix: { type: 'string', pattern: '^lk_(ef|cu)_[A-Za-z0-9_-]{4}$', description: 'The prefix plus the first 4 characters of the key, to recognise it in lists.' },
-            name: { type: 'string', maxLength: 100, description: 'Label of the key.' },
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          token: tokenProp,
+          key_hash: {
+            type: 'string',
+            pattern: '^[0-9a-f]{64}$',
+            description:
+              "SHA-256 (hex) of the key the client generated: the licence's prefix plus 43 base64url characters of 32 random bytes.",
           },
-          required: ['token', 'key_hash', 'display_prefix'],
+          display_prefix: {
+            type: 'string',
+            pattern: '^lk_(ef|cu)_[A-Za-z0-9_-]{4}$',
+            description: 'The prefix plus the first 4 characters of the key, to recognise it in lists.',
+          },
+          name: { type: 'string', maxLength: 100, description: 'Label of the key.' },
+        },
+        required: ['token', 'key_hash', 'display_prefix'],
       },
       ok: { schema: ref('ClaimedKey'), description: 'The key was recorded.', status: 201 },
       errors: [400, 403, 404, 409, 410, 413, 415],
@@ -278,7 +374,11 @@ export function keyedOperation(op: Json): Json {
   // an operation whose success is not a 200 (201 created, 204 deleted) still answers its quote with one
   if (!op.responses['200']) {
     op.responses = {
-      '200': { description: 'The `dry_run=1` quote (a `HEAD` gets its headers): nothing is done.', headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } }, content: {} },
+      '200': {
+        description: 'The `dry_run=1` quote (a `HEAD` gets its headers): nothing is done.',
+        headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+        content: {},
+      },
       ...op.responses,
     };
   }
@@ -295,9 +395,6 @@ export function keyedOperation(op: Json): Json {
     }
     if (status === '429') res.headers['Retry-After'] = hdr('Retry-After');
   }
-  op.parameters = [
-    ...(op.parameters ?? []),
-    dryRunParameter(),
-  ];
+  op.parameters = [...(op.parameters ?? []), dryRunParameter()];
   return op;
 }

@@ -18,11 +18,23 @@ import { derefProp, querySchema } from '../query/parse-query.ts';
 import { leadsQuerySchema } from '../query/leads-params.ts';
 import { leadsSearchBodySchema } from '../query/lead-filters.ts';
 import { exportEndpoints, exportResponseSchemas } from './exports.ts';
-import { METRICS_SECURITY_SCHEME, OPERATIONS_TAG, operationalEndpoints, operationalSchemas, originOperation } from './observability.ts';
+import {
+  METRICS_SECURITY_SCHEME,
+  OPERATIONS_TAG,
+  operationalEndpoints,
+  operationalSchemas,
+  originOperation,
+} from './observability.ts';
 import { gisEndpoints } from './gis.ts';
 import { PROBLEM_CODES, problemTypeSchemas } from '../http/problems.ts';
 import { apiRootSchema } from '../routes/api-root.ts';
-import { DEPRECATIONS, applyDeprecations, serviceTermsExtension, serviceTermsText, type DeprecationTable } from '../access/service-terms.ts';
+import {
+  DEPRECATIONS,
+  applyDeprecations,
+  serviceTermsExtension,
+  serviceTermsText,
+  type DeprecationTable,
+} from '../access/service-terms.ts';
 import type { Endpoint } from './endpoint.ts';
 
 type Json = Record<string, any>;
@@ -83,7 +95,7 @@ export function endpoints(): Endpoint[] {
       description:
         'Planning applications and commencement notices, newest first by default. Filters combine with AND; comma-separated values of one filter mean OR. ' +
         '`q` searches the release search index with relevance ranking. `near` + `radius_m`, `bbox` and `polygon` select by area (docs: Nearby and area search); with `near` each result carries `distance_m` and `sort=distance` is allowed. ' +
-        '`application_number` finds a lead by the authority\'s own reference. Page with `page` + `page_size` (page at most PAGE_MAX) or with the keyset `cursor` from `next_cursor`.',
+        "`application_number` finds a lead by the authority's own reference. Page with `page` + `page_size` (page at most PAGE_MAX) or with the keyset `cursor` from `next_cursor`.",
       query: leadsQuerySchema(),
       ok: { schema: ref('LeadsPage'), description: 'A page of leads.' },
       errors: [400],
@@ -111,7 +123,9 @@ export function endpoints(): Endpoint[] {
       description:
         'One lead with the sections project, zoning and appeals, area comparables, suppliers, main contractor, registered company and the company filing history. ' +
         'Enriched fields and sections are null (or empty) for scopes without enriched access; `_meta.masked` lists them.',
-      pathParams: [{ name: 'id', in: 'path', required: true, description: 'Lead id.', schema: { type: 'integer', minimum: 1 } }],
+      pathParams: [
+        { name: 'id', in: 'path', required: true, description: 'Lead id.', schema: { type: 'integer', minimum: 1 } },
+      ],
       ok: { schema: ref('LeadDetailResponse'), description: 'The lead and its sections.' },
       errors: [400, 404],
       cached: true,
@@ -120,12 +134,14 @@ export function endpoints(): Endpoint[] {
       method: 'get',
       path: '/leads/{id}/history',
       tag: 'Sync',
-      summary: 'A lead\'s timeline across releases',
+      summary: "A lead's timeline across releases",
       description:
-        'The lead\'s stages with their dates (the source\'s date where it has one, and the release that observed it) and its events with every changed field before / after, over the releases the event log keeps (52 weekly releases). ' +
+        "The lead's stages with their dates (the source's date where it has one, and the release that observed it) and its events with every changed field before / after, over the releases the event log keeps (52 weekly releases). " +
         'Also for a lead removed since (`published` false). Enriched fields\' before / after are null for scopes without enriched access. Charged one row per event (at least one). The lead detail links here (`Link: <…>; rel="history"`).',
-      pathParams: [{ name: 'id', in: 'path', required: true, description: 'Lead id.', schema: { type: 'integer', minimum: 1 } }],
-      ok: { schema: ref('LeadHistory'), description: 'The lead\'s timeline.' },
+      pathParams: [
+        { name: 'id', in: 'path', required: true, description: 'Lead id.', schema: { type: 'integer', minimum: 1 } },
+      ],
+      ok: { schema: ref('LeadHistory'), description: "The lead's timeline." },
       errors: [400, 404],
       cached: true,
     },
@@ -137,8 +153,8 @@ export function endpoints(): Endpoint[] {
       description:
         'The event log of the releases (docs/sync.md): per lead and release, `lead.created`, `lead.updated`, `lead.stage_changed` (readiness / status from → to, dated by the source) or `lead.removed`, with every changed field before / after. ' +
         'In id order; ids never change, so the opaque signed cursor `next_cursor`, passed back as `after`, survives refreshes: walk until `has_more` is false, keep the cursor, come back next week. ' +
-        'Start a mirror with a full export, then `after_release=<the export\'s release>`. `types` and the lead filters of `GET /leads` narrow the feed: a lead filter selects the events of leads that match it now; `lead.removed` passes every lead filter. ' +
-        'Masked like every response: an enriched field\'s before / after are null for commonwealth, the field still present. Each event counts one row of the daily budget. ' +
+        "Start a mirror with a full export, then `after_release=<the export's release>`. `types` and the lead filters of `GET /leads` narrow the feed: a lead filter selects the events of leads that match it now; `lead.removed` passes every lead filter. " +
+        "Masked like every response: an enriched field's before / after are null for commonwealth, the field still present. Each event counts one row of the daily budget. " +
         'A cursor older than the log (52 weekly releases) is 410 `cursor_expired`: make a full export again.',
       query: querySchema('events-query.schema.json'),
       ok: { schema: ref('EventsPage'), description: 'The next events.' },
@@ -178,9 +194,17 @@ export function endpoints(): Endpoint[] {
       summary: 'One infrastructure project with its consenting case',
       description:
         'One strategic-infrastructure or energy project: the record of /infrastructure (capacity, technology, status, auction round, grid connection) with its consenting case ' +
-        '(`case_id`, `consenting_route`, `lodged_date`, `decision`, `decision_date`, `public_url` — the consenting body\'s case page where the source gives one). ' +
+        "(`case_id`, `consenting_route`, `lodged_date`, `decision`, `decision_date`, `public_url` — the consenting body's case page where the source gives one). " +
         'The `link` of the infrastructure GeoJSON layer points here when the project has no `public_url`. `applicant` and `applicant_company_number` are enriched: null for commonwealth, listed in `_meta.masked`.',
-      pathParams: [{ name: 'id', in: 'path', required: true, description: 'Project id (`id` in /infrastructure).', schema: { type: 'integer', minimum: 1 } }],
+      pathParams: [
+        {
+          name: 'id',
+          in: 'path',
+          required: true,
+          description: 'Project id (`id` in /infrastructure).',
+          schema: { type: 'integer', minimum: 1 },
+        },
+      ],
       ok: { schema: ref('InfrastructureProjectResponse'), description: 'The project.' },
       errors: [400, 404],
       cached: true,
@@ -199,7 +223,10 @@ export function endpoints(): Endpoint[] {
         'A parameter a section does not take is a 400. Page with `page` + `page_size`. A release built before the analytics existed answers 503 `analytics_unavailable`. ' +
         'Without any parameter: an IntelAnalyticsSummary listing every section with its row count and the link that pages it (no rows charged). Methods: docs/intel.md.',
       query: { ...intelQuerySchema(), required: [] },
-      ok: { schema: { oneOf: [ref('IntelAnalyticsPage'), ref('IntelAnalyticsSummary')] }, description: 'A page of the section\'s rows; without parameters, the summary of the sections.' },
+      ok: {
+        schema: { oneOf: [ref('IntelAnalyticsPage'), ref('IntelAnalyticsSummary')] },
+        description: "A page of the section's rows; without parameters, the summary of the sections.",
+      },
       errors: [400],
       cached: true,
     },
@@ -209,10 +236,14 @@ export function endpoints(): Endpoint[] {
       tag: 'Intelligence',
       summary: 'Price index chart (SVG)',
       description:
-        'The national repeat-sale price index and, with `county`, one county\'s, as an SVG line chart with 95% confidence bands (hollow dots: quarters with few pairs). ' +
+        "The national repeat-sale price index and, with `county`, one county's, as an SVG line chart with 95% confidence bands (hollow dots: quarters with few pairs). " +
         'Takes `county` (one), `from` and `to` as /intel/analytics does. Enriched scopes only; each point drawn counts as a record served.',
       query: intelQuerySchema(true),
-      ok: { schema: { type: 'string', description: 'An SVG document.' }, type: 'image/svg+xml', description: 'The chart.' },
+      ok: {
+        schema: { type: 'string', description: 'An SVG document.' },
+        type: 'image/svg+xml',
+        description: 'The chart.',
+      },
       errors: [400],
       cached: true,
     },
@@ -235,7 +266,8 @@ export function endpoints(): Endpoint[] {
       tag: 'Reference',
       public: true,
       summary: 'This OpenAPI 3.1 document',
-      description: 'The machine-readable description of every endpoint, parameter, response, header and error. No key needed.',
+      description:
+        'The machine-readable description of every endpoint, parameter, response, header and error. No key needed.',
       ok: { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' }, description: 'The OpenAPI document.' },
       errors: [],
     },
@@ -245,7 +277,8 @@ export function endpoints(): Endpoint[] {
       tag: 'Reference',
       public: true,
       summary: 'Interactive API reference',
-      description: 'An interactive HTML reference rendered in the browser from /v1/openapi.json (Swagger UI, served locally; needs JavaScript). Links to the read-only /v1/reference. No key needed.',
+      description:
+        'An interactive HTML reference rendered in the browser from /v1/openapi.json (Swagger UI, served locally; needs JavaScript). Links to the read-only /v1/reference. No key needed.',
       ok: { schema: { type: 'string' }, type: 'text/html', description: 'The reference page.' },
       errors: [],
     },
@@ -266,9 +299,22 @@ export function endpoints(): Endpoint[] {
       tag: 'Reference',
       public: true,
       summary: 'Static assets of the reference pages',
-      description: 'Scripts and style sheets of the Swagger UI renderer (from the swagger-ui-dist package) and the style sheet of /v1/reference (`reference.css`). No key needed.',
-      pathParams: [{ name: 'file', in: 'path', required: true, description: 'Asset file name.', schema: { type: 'string', pattern: '^[A-Za-z0-9._-]+$' } }],
-      ok: { schema: { type: 'string' }, type: 'application/octet-stream', description: 'The asset (JavaScript, CSS or image).' },
+      description:
+        'Scripts and style sheets of the Swagger UI renderer (from the swagger-ui-dist package) and the style sheet of /v1/reference (`reference.css`). No key needed.',
+      pathParams: [
+        {
+          name: 'file',
+          in: 'path',
+          required: true,
+          description: 'Asset file name.',
+          schema: { type: 'string', pattern: '^[A-Za-z0-9._-]+$' },
+        },
+      ],
+      ok: {
+        schema: { type: 'string' },
+        type: 'application/octet-stream',
+        description: 'The asset (JavaScript, CSS or image).',
+      },
       errors: [404],
     },
     {
@@ -278,7 +324,7 @@ export function endpoints(): Endpoint[] {
       public: true,
       summary: 'The index of links',
       description:
-        'Where everything is, as GitHub\'s API root: one absolute URL per resource (the OpenAPI document, the references, leads, events, infrastructure, exports in each format, the GeoJSON feeds, OGC API Features, vector tiles, meta, problem types, webhooks, usage); `{…}` marks a URI template variable. No key needed.',
+        "Where everything is, as GitHub's API root: one absolute URL per resource (the OpenAPI document, the references, leads, events, infrastructure, exports in each format, the GeoJSON feeds, OGC API Features, vector tiles, meta, problem types, webhooks, usage); `{…}` marks a URI template variable. No key needed.",
       ok: { schema: ref('ApiRoot'), description: 'The links.' },
       errors: [],
     },
@@ -289,8 +335,12 @@ export function endpoints(): Endpoint[] {
       public: true,
       summary: 'Every problem type',
       description:
-        'The index of the problem types: every `code` an error of this API can carry, with its status and title. A problem\'s `type` is the URI of its code\'s page, `/v1/problems/{code}` under the public base URL. HTML by default; JSON with `Accept: application/json`. No key needed.',
-      ok: { schema: ref('ProblemTypes'), description: 'The problem types (HTML, or JSON with `Accept: application/json`).', alternate: { type: 'text/html', schema: { type: 'string' } } },
+        "The index of the problem types: every `code` an error of this API can carry, with its status and title. A problem's `type` is the URI of its code's page, `/v1/problems/{code}` under the public base URL. HTML by default; JSON with `Accept: application/json`. No key needed.",
+      ok: {
+        schema: ref('ProblemTypes'),
+        description: 'The problem types (HTML, or JSON with `Accept: application/json`).',
+        alternate: { type: 'text/html', schema: { type: 'string' } },
+      },
       errors: [],
     },
     {
@@ -299,9 +349,22 @@ export function endpoints(): Endpoint[] {
       tag: 'Reference',
       public: true,
       summary: 'One problem type: what it means and what to do',
-      description: 'The page a problem\'s `type` URI names: the code\'s status, title, what happened and what to do. HTML by default; JSON with `Accept: application/json`. No key needed.',
-      pathParams: [{ name: 'code', in: 'path', required: true, description: 'A problem `code`.', schema: { type: 'string', enum: PROBLEM_CODES } }],
-      ok: { schema: ref('ProblemTypeDoc'), description: 'The problem type (HTML, or JSON with `Accept: application/json`).', alternate: { type: 'text/html', schema: { type: 'string' } } },
+      description:
+        "The page a problem's `type` URI names: the code's status, title, what happened and what to do. HTML by default; JSON with `Accept: application/json`. No key needed.",
+      pathParams: [
+        {
+          name: 'code',
+          in: 'path',
+          required: true,
+          description: 'A problem `code`.',
+          schema: { type: 'string', enum: PROBLEM_CODES },
+        },
+      ],
+      ok: {
+        schema: ref('ProblemTypeDoc'),
+        description: 'The problem type (HTML, or JSON with `Accept: application/json`).',
+        alternate: { type: 'text/html', schema: { type: 'string' } },
+      },
       errors: [404],
     },
     ...webhookEndpoints(),
@@ -314,8 +377,8 @@ export function endpoints(): Endpoint[] {
 /** Problem statuses, with when each happens. */
 const PROBLEMS: Record<number, string> = {
   400: 'Invalid or unknown parameters (`invalid_parameter`, `unknown_parameter`); `errors` names each one and lists allowed values of enumerations.',
-  401: 'Missing, malformed, unknown, revoked or expired key (`missing_key`, `malformed_key`, `unknown_key`, `revoked_key`, `expired_key` — a licensed key past its licence\'s end), with `WWW-Authenticate`. The rate-limit headers report the client address\'s allowance of failed-key attempts (policy `failed-key-attempts`); a 401 has no row budget.',
-  403: 'The key\'s scope is too low (`insufficient_scope`), or its account\'s plan no longer allows it (`insufficient_plan`); `detail` says which scopes or plan may.',
+  401: "Missing, malformed, unknown, revoked or expired key (`missing_key`, `malformed_key`, `unknown_key`, `revoked_key`, `expired_key` — a licensed key past its licence's end), with `WWW-Authenticate`. The rate-limit headers report the client address's allowance of failed-key attempts (policy `failed-key-attempts`); a 401 has no row budget.",
+  403: "The key's scope is too low (`insufficient_scope`), or its account's plan no longer allows it (`insufficient_plan`); `detail` says which scopes or plan may.",
   404: 'No such record or path (`not_found`).',
   405: 'A method this path does not accept (`method_not_allowed`), with `Allow`.',
   500: 'Internal error (`internal_error`); nothing is leaked; quote `request_id` when reporting it.',
@@ -358,7 +421,8 @@ function responseSchemas(): Json {
     IntelAnalyticsSummary: {
       type: 'object',
       additionalProperties: false,
-      description: 'The answer of `/intel/analytics` without parameters: every section, its row count and the link that pages it.',
+      description:
+        'The answer of `/intel/analytics` without parameters: every section, its row count and the link that pages it.',
       properties: {
         sections: {
           type: 'array',
@@ -366,9 +430,21 @@ function responseSchemas(): Json {
             type: 'object',
             additionalProperties: false,
             properties: {
-              section: { type: 'string', enum: ['price_index', 'yields', 'emerging_zones', 'material_costs'], description: 'The section (the `section` parameter).' },
-              available: { type: 'boolean', description: 'False when the release was built before the section existed (paging it answers 503 `analytics_unavailable`).' },
-              total: { type: ['integer', 'null'], minimum: 0, description: 'Rows of the section in this release (null when unavailable).' },
+              section: {
+                type: 'string',
+                enum: ['price_index', 'yields', 'emerging_zones', 'material_costs'],
+                description: 'The section (the `section` parameter).',
+              },
+              available: {
+                type: 'boolean',
+                description:
+                  'False when the release was built before the section existed (paging it answers 503 `analytics_unavailable`).',
+              },
+              total: {
+                type: ['integer', 'null'],
+                minimum: 0,
+                description: 'Rows of the section in this release (null when unavailable).',
+              },
               href: { type: 'string', format: 'uri', description: 'The first page of the section.' },
             },
             required: ['section', 'available', 'total', 'href'],
@@ -411,7 +487,7 @@ function responseSchemas(): Json {
         sources_freshness: {
           $ref: '#/components/schemas/ReleaseManifest/$defs/sources_freshness',
           description:
-            'Where the release\'s raw files came from: per publisher file, the URL, when it was last checked and fetched, its ETag / Last-Modified, size, SHA-256 and ' +
+            "Where the release's raw files came from: per publisher file, the URL, when it was last checked and fetched, its ETag / Last-Modified, size, SHA-256 and " +
             'the outcome of the last attempt (`origin: generated` for generated data). Absent for releases built without a fetch log. See docs/fetch.md.',
         },
         freshness_by_source: {
@@ -439,10 +515,18 @@ function responseSchemas(): Json {
               description: 'The refused release, or null when the published release is the one served.',
               properties: {
                 release: { type: 'string', description: 'Id of the refused release.' },
-                reason: { type: 'string', description: 'Why, e.g. `files do not match manifest.json: geojson/leads.ndjson has 8812 bytes, the manifest says 17453`.' },
+                reason: {
+                  type: 'string',
+                  description:
+                    'Why, e.g. `files do not match manifest.json: geojson/leads.ndjson has 8812 bytes, the manifest says 17453`.',
+                },
                 failed_at: { type: 'string', format: 'date-time', description: 'When the last attempt failed.' },
                 attempts: { type: 'integer', minimum: 1, description: 'Failed attempts at this release so far.' },
-                next_attempt_at: { type: 'string', format: 'date-time', description: 'The earliest time it is tried again.' },
+                next_attempt_at: {
+                  type: 'string',
+                  format: 'date-time',
+                  description: 'The earliest time it is tried again.',
+                },
               },
               required: ['release', 'reason', 'failed_at', 'attempts', 'next_attempt_at'],
             },
@@ -458,19 +542,26 @@ function responseSchemas(): Json {
 
 const HEADERS: Json = {
   'X-Request-Id': {
-    description: 'Id of the request (the client\'s own when it sent a valid one, `^[A-Za-z0-9._-]{1,64}$`); quote it when reporting a problem.',
+    description:
+      "Id of the request (the client's own when it sent a valid one, `^[A-Za-z0-9._-]{1,64}$`); quote it when reporting a problem.",
     schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
   },
-  ETag: { description: 'Weak entity tag of the response (release, request and scope); send it back in `If-None-Match` for a 304.', schema: { type: 'string' } },
+  ETag: {
+    description:
+      'Weak entity tag of the response (release, request and scope); send it back in `If-None-Match` for a 304.',
+    schema: { type: 'string' },
+  },
   'Cache-Control': { description: '`private, max-age=60` on cacheable answers.', schema: { type: 'string' } },
   'WWW-Authenticate': {
-    description: 'Bearer challenge (RFC 6750), e.g. `Bearer realm="leads", error="invalid_token", error_description="…"`.',
+    description:
+      'Bearer challenge (RFC 6750), e.g. `Bearer realm="leads", error="invalid_token", error_description="…"`.',
     schema: { type: 'string' },
   },
   Allow: { description: 'Methods allowed on the path.', schema: { type: 'string' } },
   Location: { description: 'URL of the created resource.', schema: { type: 'string' } },
   'X-Attribution': {
-    description: 'Commonwealth keys only: the attribution text that must accompany any use of the data (the same as `_meta.attribution` of JSON bodies), on every response whatever its format.',
+    description:
+      'Commonwealth keys only: the attribution text that must accompany any use of the data (the same as `_meta.attribution` of JSON bodies), on every response whatever its format.',
     schema: { type: 'string' },
   },
   ...ACCESS_HEADERS,
@@ -483,7 +574,11 @@ const PARSER_ANNOTATIONS = ['x-pattern-reason'];
 function withoutParserAnnotations(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutParserAnnotations);
   if (node === null || typeof node !== 'object') return node;
-  return Object.fromEntries(Object.entries(node as Json).filter(([k]) => !PARSER_ANNOTATIONS.includes(k)).map(([k, v]) => [k, k === 'examples' || k === 'enum' ? v : withoutParserAnnotations(v)]));
+  return Object.fromEntries(
+    Object.entries(node as Json)
+      .filter(([k]) => !PARSER_ANNOTATIONS.includes(k))
+      .map(([k, v]) => [k, k === 'examples' || k === 'enum' ? v : withoutParserAnnotations(v)]),
+  );
 }
 
 /**
@@ -493,7 +588,8 @@ function withoutParserAnnotations(node: unknown): unknown {
  */
 export function queryParameters(schema: Json, file: string): Json[] {
   return Object.entries(schema.properties as Record<string, Json>).map(([name, declared]) => {
-    const prop = typeof declared.$ref === 'string' && /-query\.schema\.json#/.test(declared.$ref) ? derefProp(declared) : declared;
+    const prop =
+      typeof declared.$ref === 'string' && /-query\.schema\.json#/.test(declared.$ref) ? derefProp(declared) : declared;
     const s = rewriteRefs(withoutParserAnnotations(prop), file) as Json;
     const { description, ...rest } = s;
     return {
@@ -507,7 +603,6 @@ export function queryParameters(schema: Json, file: string): Json[] {
   });
 }
 
-
 function operation(e: Endpoint): Json {
   const problem = (status: number): Json => {
     const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
@@ -515,7 +610,11 @@ function operation(e: Endpoint): Json {
     if (status === 405) headers['Allow'] = { $ref: '#/components/headers/Allow' };
     if (status === 503) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     const busy = status === 503 && /^\/export\/applications\.\w+$/.test(e.path) ? EXPORT_BUSY : '';
-    return { description: PROBLEMS[status] + busy, headers, content: { 'application/problem+json': { schema: ref('Problem') } } };
+    return {
+      description: PROBLEMS[status] + busy,
+      headers,
+      content: { 'application/problem+json': { schema: ref('Problem') } },
+    };
   };
   const statuses = new Set<number>([...e.errors, 405, 500, 503]);
   if (!e.public) (statuses.add(401), statuses.add(403), statuses.add(429));
@@ -544,16 +643,27 @@ function operation(e: Endpoint): Json {
           }),
     },
   };
-  if (e.ok.empty) responses['204'] = { description: e.ok.empty, headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } } };
+  if (e.ok.empty)
+    responses['204'] = {
+      description: e.ok.empty,
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+    };
   if (e.cached) {
     responses['304'] = {
       description: 'Not modified: `If-None-Match` matched the ETag. No body.',
-      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ETag: { $ref: '#/components/headers/ETag' } },
+      headers: {
+        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+        ETag: { $ref: '#/components/headers/ETag' },
+      },
     };
   }
   for (const s of [...statuses].sort()) responses[String(s)] = problem(s);
   const file = e.path.startsWith('/leads') ? 'leads-query.schema.json' : 'infrastructure-query.schema.json';
-  const parameters = [...(e.pathParams ?? []), ...(e.query ? queryParameters(e.query, file) : []), ...(e.headerParams ?? [])];
+  const parameters = [
+    ...(e.pathParams ?? []),
+    ...(e.query ? queryParameters(e.query, file) : []),
+    ...(e.headerParams ?? []),
+  ];
   if (e.cached) {
     parameters.push({
       name: 'If-None-Match',
@@ -570,7 +680,15 @@ function operation(e: Endpoint): Json {
     description: e.description,
     ...(e.public ? { security: e.security ?? [] } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(e.body ? { requestBody: { required: e.bodyRequired ?? false, ...(e.bodyDescription ? { description: e.bodyDescription } : {}), content: { 'application/json': { schema: e.body } } } } : {}),
+    ...(e.body
+      ? {
+          requestBody: {
+            required: e.bodyRequired ?? false,
+            ...(e.bodyDescription ? { description: e.bodyDescription } : {}),
+            content: { 'application/json': { schema: e.body } },
+          },
+        }
+      : {}),
     responses,
   };
   // keyed operations: rate-limit and budget headers on every response, dry_run, 429
@@ -580,7 +698,12 @@ function operation(e: Endpoint): Json {
 function operationId(e: Endpoint): string {
   // `{id}` → by-id; `{layer}.json` / `{y}.mvt` (tiles) → by-layer-json / by-y-mvt
   if (e.path === '/') return `${e.method}ApiRoot`;
-  const words = e.path.split('/').filter(Boolean).map((p) => (p.startsWith('{') ? 'by-' + p.replace(/^\{([^}]+)\}/, '$1').replace(/\./g, '-') : p.replace(/\.json$/, '-json')));
+  const words = e.path
+    .split('/')
+    .filter(Boolean)
+    .map((p) =>
+      p.startsWith('{') ? 'by-' + p.replace(/^\{([^}]+)\}/, '$1').replace(/\./g, '-') : p.replace(/\.json$/, '-json'),
+    );
   return (e.method + '-' + words.join('-')).replace(/[-_](\w)/g, (_m, c: string) => c.toUpperCase());
 }
 
@@ -591,12 +714,27 @@ function operationId(e: Endpoint): string {
  *
  * @example const doc = buildOpenApi(config); doc.paths['/infrastructure'].get.parameters
  */
-export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { deprecations?: DeprecationTable } = {}): Json {
+export function buildOpenApi(
+  config: Pick<ApiConfig, 'publicBaseUrl'>,
+  opts: { deprecations?: DeprecationTable } = {},
+): Json {
   const schemas: Json = {};
   for (const f of recordSchemaFiles()) schemas[componentName(f)] = component(f);
-  Object.assign(schemas, responseSchemas(), accessSchemas(), webhookSchemas(), exportResponseSchemas(), operationalSchemas(), problemTypeSchemas(), apiRootSchema());
+  Object.assign(
+    schemas,
+    responseSchemas(),
+    accessSchemas(),
+    webhookSchemas(),
+    exportResponseSchemas(),
+    operationalSchemas(),
+    problemTypeSchemas(),
+    apiRootSchema(),
+  );
   const paths: Json = {};
-  for (const e of endpoints()) (paths[e.path] ??= {})[e.method] = e.origin ? originOperation(operation(e), e.path, config.publicBaseUrl) : operation(e);
+  for (const e of endpoints())
+    (paths[e.path] ??= {})[e.method] = e.origin
+      ? originOperation(operation(e), e.path, config.publicBaseUrl)
+      : operation(e);
   applyDeprecations(paths, opts.deprecations ?? DEPRECATIONS);
   return {
     openapi: '3.1.0',
@@ -606,9 +744,9 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { d
       description:
         'Keyed queries over the weekly release of Irish construction leads and infrastructure projects. ' +
         'Every request carries `Authorization: Bearer <key>` (except this reference). Every response carries `X-Request-Id`; ' +
-        'every error is RFC 9457 `application/problem+json` with a stable `code`. The key\'s scope decides which fields are served: ' +
+        "every error is RFC 9457 `application/problem+json` with a stable `code`. The key's scope decides which fields are served: " +
         'enriched fields (marked `x-enriched` in the schemas) are null for the commonwealth scope, and `_meta.masked` says so. ' +
-        'Record schemas are generated from the project\'s `schemas/` folder. ' +
+        "Record schemas are generated from the project's `schemas/` folder. " +
         'Requests the HTTP parser refuses are problems too, before any operation: `414 uri_too_long` / `431 headers_too_large` (request line and headers at most 16 KiB together), ' +
         '`400 malformed_request` (raw spaces or control characters in the URL, malformed headers), `501 method_not_implemented`, `408 request_timeout`. ' +
         'Paged answers carry an RFC 8288 `Link` header with `rel="next"`. ' +
@@ -625,15 +763,31 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { d
     tags: [
       { name: 'Leads', description: 'Planning applications and commencement notices.' },
       { name: 'Infrastructure', description: 'Strategic-infrastructure and energy projects.' },
-      { name: 'Intelligence', description: 'Market intelligence from the Property Price Register, RTB rents, CSO material prices and the leads (enriched scopes).' },
+      {
+        name: 'Intelligence',
+        description:
+          'Market intelligence from the Property Price Register, RTB rents, CSO material prices and the leads (enriched scopes).',
+      },
       { name: 'Meta', description: 'The release being served.' },
-      { name: 'Account', description: 'The usage ledger of the calling key\'s account.' },
-      { name: 'Licences', description: 'Claiming a key under an organisation licence (the page and its two calls; no key needed).' },
-      { name: 'Sync', description: 'What changed since a release: the event feed and each lead\'s history (docs/sync.md).' },
+      { name: 'Account', description: "The usage ledger of the calling key's account." },
+      {
+        name: 'Licences',
+        description: 'Claiming a key under an organisation licence (the page and its two calls; no key needed).',
+      },
+      {
+        name: 'Sync',
+        description: "What changed since a release: the event feed and each lead's history (docs/sync.md).",
+      },
       { name: 'Exports', description: 'Bulk exports: cursor-paginated JSON, streamed CSV and JSON Lines, Parquet.' },
       { name: 'GIS', description: 'GeoJSON feeds and OGC API Features (scopes ent_feed and custom).' },
-      { name: 'Reference', description: 'This document and its renderings: interactive (/v1/docs) and read-only (/v1/reference).' },
-      { name: 'Webhooks', description: 'Signed hourly pushes of new leads matching saved filters (ent_api and above).' },
+      {
+        name: 'Reference',
+        description: 'This document and its renderings: interactive (/v1/docs) and read-only (/v1/reference).',
+      },
+      {
+        name: 'Webhooks',
+        description: 'Signed hourly pushes of new leads matching saved filters (ent_api and above).',
+      },
       OPERATIONS_TAG,
     ],
     paths,
@@ -645,7 +799,8 @@ export function buildOpenApi(config: Pick<ApiConfig, 'publicBaseUrl'>, opts: { d
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          description: 'API key, e.g. `lk_ea_…` (the prefix names the scope: lk_cw_ commonwealth, lk_ea_ ent_api, lk_ef_ ent_feed, lk_cu_ custom).',
+          description:
+            'API key, e.g. `lk_ea_…` (the prefix names the scope: lk_cw_ commonwealth, lk_ea_ ent_api, lk_ef_ ent_feed, lk_cu_ custom).',
         },
         metricsToken: METRICS_SECURITY_SCHEME,
       },

@@ -19,7 +19,15 @@ export interface Endpoint {
   /** Request header parameters (e.g. `Idempotency-Key`). */
   headerParams?: Json[];
   /** Success body: a `$ref` schema and media type; `status` 200 unless given; `location` adds a Location header. */
-  ok: { schema: Json | null; type?: string; description: string; status?: number; location?: boolean; empty?: string; alternate?: { type: string; schema: Json } };
+  ok: {
+    schema: Json | null;
+    type?: string;
+    description: string;
+    status?: number;
+    location?: boolean;
+    empty?: string;
+    alternate?: { type: string; schema: Json };
+  };
   /** JSON request body schema (POST) and whether a body is required. */
   body?: Json;
   bodyRequired?: boolean;

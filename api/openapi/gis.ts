@@ -8,7 +8,13 @@ import { CLUSTER_MAX_ZOOM, TILE_MAX_ZOOM } from '../gis/tiles.ts';
 import { querySchema } from '../query/parse-query.ts';
 
 const ref = (name: string): Record<string, unknown> => ({ $ref: `#/components/schemas/${name}` });
-const layerParam = { name: 'layer', in: 'path', required: true, description: 'The GIS layer.', schema: { enum: ['leads', 'infrastructure'] } };
+const layerParam = {
+  name: 'layer',
+  in: 'path',
+  required: true,
+  description: 'The GIS layer.',
+  schema: { enum: ['leads', 'infrastructure'] },
+};
 
 /** Tiles, TileJSON and authorities. */
 export function gisEndpoints(): Endpoint[] {
@@ -38,12 +44,35 @@ export function gisEndpoints(): Endpoint[] {
         '(never enriched fields, so every scope gets the same tile). A tile with nothing in it is 204. Charged to the row budget for the records (not clusters) in it. Scopes ent_feed and custom.',
       pathParams: [
         layerParam,
-        { name: 'z', in: 'path', required: true, description: `Zoom, 0–${TILE_MAX_ZOOM}.`, schema: { type: 'integer', minimum: 0, maximum: TILE_MAX_ZOOM } },
-        { name: 'x', in: 'path', required: true, description: 'Column, 0 to 2^z − 1.', schema: { type: 'integer', minimum: 0 } },
-        { name: 'y', in: 'path', required: true, description: 'Row from the north, 0 to 2^z − 1.', schema: { type: 'integer', minimum: 0 } },
+        {
+          name: 'z',
+          in: 'path',
+          required: true,
+          description: `Zoom, 0–${TILE_MAX_ZOOM}.`,
+          schema: { type: 'integer', minimum: 0, maximum: TILE_MAX_ZOOM },
+        },
+        {
+          name: 'x',
+          in: 'path',
+          required: true,
+          description: 'Column, 0 to 2^z − 1.',
+          schema: { type: 'integer', minimum: 0 },
+        },
+        {
+          name: 'y',
+          in: 'path',
+          required: true,
+          description: 'Row from the north, 0 to 2^z − 1.',
+          schema: { type: 'integer', minimum: 0 },
+        },
       ],
       query: querySchema('tiles-query.schema.json'),
-      ok: { schema: { type: 'string', format: 'binary', description: 'The tile (Protocol Buffers).' }, type: 'application/vnd.mapbox-vector-tile', description: 'The tile.', empty: 'The tile is empty: nothing of the layer is in it.' },
+      ok: {
+        schema: { type: 'string', format: 'binary', description: 'The tile (Protocol Buffers).' },
+        type: 'application/vnd.mapbox-vector-tile',
+        description: 'The tile.',
+        empty: 'The tile is empty: nothing of the layer is in it.',
+      },
       errors: [400, 404, 429],
       cached: true,
     },

@@ -11,13 +11,24 @@ import { DELIVERIES_QUERY_SCHEMA } from '../webhooks/service.ts';
 
 type Json = Record<string, any>;
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
-const idParam: Json = { name: 'id', in: 'path', required: true, description: 'Webhook id (`wh_…`).', schema: { type: 'string', pattern: '^wh_[0-9a-f]{16}$' } };
+const idParam: Json = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'Webhook id (`wh_…`).',
+  schema: { type: 'string', pattern: '^wh_[0-9a-f]{16}$' },
+};
 const ts = (description: string): Json => ({ type: ['string', 'null'], format: 'date-time', description });
 
 const webhookProps: Json = {
   id: { type: 'string', pattern: '^wh_[0-9a-f]{16}$', description: 'Webhook id.' },
   account: { type: 'string', description: 'Owning account.' },
-  scope: { type: 'string', enum: [...SCOPES], description: 'Scope of the key that created it: the most a delivery is ever sent with (see `access.scope` for the scope used now).' },
+  scope: {
+    type: 'string',
+    enum: [...SCOPES],
+    description:
+      'Scope of the key that created it: the most a delivery is ever sent with (see `access.scope` for the scope used now).',
+  },
   url: { type: 'string', description: 'Destination (https, public address).' },
   filter: { type: 'string', description: 'Saved filter: a `/v1/leads` query string, canonical (empty = every lead).' },
   types: {
@@ -25,23 +36,43 @@ const webhookProps: Json = {
     items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
     minItems: 1,
     uniqueItems: true,
-    description: 'Event types it receives: `lead.new` (the default) and the change types of the event log (`lead.updated`, `lead.stage_changed`, `lead.removed`: the events `GET /v1/events` serves).',
+    description:
+      'Event types it receives: `lead.new` (the default) and the change types of the event log (`lead.updated`, `lead.stage_changed`, `lead.removed`: the events `GET /v1/events` serves).',
   },
   description: { type: ['string', 'null'], description: 'Free text.' },
-  status: { type: 'string', enum: ['active', 'disabled'], description: 'Disabled webhooks get no deliveries (queued ones wait).' },
-  disabled_reason: { type: ['string', 'null'], description: 'Why it was disabled (e.g. the destination answered 410 Gone).' },
+  status: {
+    type: 'string',
+    enum: ['active', 'disabled'],
+    description: 'Disabled webhooks get no deliveries (queued ones wait).',
+  },
+  disabled_reason: {
+    type: ['string', 'null'],
+    description: 'Why it was disabled (e.g. the destination answered 410 Gone).',
+  },
   access: {
     type: 'object',
     additionalProperties: false,
     description:
-      'Whether the webhook may send now, decided from the account\'s keys at the time of asking, as the dispatcher decides before every attempt: it sends with the lower of `scope` and the best ' +
-      'scope among the account\'s keys that are active, unexpired (a licensed key ends with its licence) and allowed by the account\'s plan (ent_api needs premium). With none of ' +
+      "Whether the webhook may send now, decided from the account's keys at the time of asking, as the dispatcher decides before every attempt: it sends with the lower of `scope` and the best " +
+      "scope among the account's keys that are active, unexpired (a licensed key ends with its licence) and allowed by the account's plan (ent_api needs premium). With none of " +
       'ent_api, ent_feed or custom it is `suspended`: nothing is sent, new leads are still queued, and sending resumes once the account holds such a key again.',
     properties: {
-      state: { type: 'string', enum: ['ok', 'suspended'], description: '`ok`: deliveries are sent; `suspended`: held, nothing is sent.' },
-      scope: { type: ['string', 'null'], enum: [...SCOPES, null], description: 'Scope deliveries are masked for now (`_meta.scope` of the next delivery); null when suspended.' },
+      state: {
+        type: 'string',
+        enum: ['ok', 'suspended'],
+        description: '`ok`: deliveries are sent; `suspended`: held, nothing is sent.',
+      },
+      scope: {
+        type: ['string', 'null'],
+        enum: [...SCOPES, null],
+        description: 'Scope deliveries are masked for now (`_meta.scope` of the next delivery); null when suspended.',
+      },
       reason: { type: ['string', 'null'], enum: ['no_active_key', null], description: 'Why it is suspended.' },
-      detail: { type: ['string', 'null'], description: 'What happened to the account\'s webhook keys (revoked, expired with their licence, not allowed by the plan) and what resumes sending.' },
+      detail: {
+        type: ['string', 'null'],
+        description:
+          "What happened to the account's webhook keys (revoked, expired with their licence, not allowed by the plan) and what resumes sending.",
+      },
       suspended_at: ts('When the dispatcher first held a delivery for this (null until it has, and when `ok`).'),
     },
     required: ['state', 'scope', 'reason', 'detail', 'suspended_at'],
@@ -49,10 +80,16 @@ const webhookProps: Json = {
   watermark: {
     type: 'object',
     additionalProperties: false,
-    description: 'Leads with an id above `lead_id`, and event-log events with an id above `event_id`, are new to this webhook.',
+    description:
+      'Leads with an id above `lead_id`, and event-log events with an id above `event_id`, are new to this webhook.',
     properties: {
       lead_id: { type: 'integer', minimum: 0, description: 'Highest lead id already batched.' },
-      event_id: { type: 'integer', minimum: 0, description: 'Highest event id of the release\'s event log already batched (advanced for every webhook, whatever its types).' },
+      event_id: {
+        type: 'integer',
+        minimum: 0,
+        description:
+          "Highest event id of the release's event log already batched (advanced for every webhook, whatever its types).",
+      },
       release: { type: ['string', 'null'], description: 'Release it was batched from.' },
     },
     required: ['lead_id', 'event_id', 'release'],
@@ -66,9 +103,19 @@ const webhookRequired = Object.keys(webhookProps);
 
 /** Component schemas of the webhook operations and event. */
 export function webhookSchemas(): Json {
-  const secret = { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]{43}=$', description: 'Signing secret, shown only in this answer. The HMAC key is its base64-decoded part after `whsec_`.' };
+  const secret = {
+    type: 'string',
+    pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+    description: 'Signing secret, shown only in this answer. The HMAC key is its base64-decoded part after `whsec_`.',
+  };
   return {
-    Webhook: { type: 'object', description: 'A webhook (never its secret).', additionalProperties: false, properties: webhookProps, required: webhookRequired },
+    Webhook: {
+      type: 'object',
+      description: 'A webhook (never its secret).',
+      additionalProperties: false,
+      properties: webhookProps,
+      required: webhookRequired,
+    },
     WebhookWithSecret: {
       type: 'object',
       description: 'A webhook with its new signing secret (creation and rotation only).',
@@ -77,56 +124,121 @@ export function webhookSchemas(): Json {
       required: [...webhookRequired, 'secret'],
     },
     WebhookList: {
-      type: 'object', additionalProperties: false, description: 'The account\'s webhooks, oldest first (all of them: one page, so `next_cursor` is null).',
-      properties: { results: { type: 'array', items: ref('Webhook') }, next_cursor: { type: 'null', description: 'Always null: the list is one page.' } }, required: ['results', 'next_cursor'],
+      type: 'object',
+      additionalProperties: false,
+      description: "The account's webhooks, oldest first (all of them: one page, so `next_cursor` is null).",
+      properties: {
+        results: { type: 'array', items: ref('Webhook') },
+        next_cursor: { type: 'null', description: 'Always null: the list is one page.' },
+      },
+      required: ['results', 'next_cursor'],
     },
     WebhookDelivery: {
       type: 'object',
       additionalProperties: false,
       description: 'One event queued for a webhook and what became of it (the delivery log).',
       properties: {
-        id: { type: 'string', pattern: '^evt_[0-9a-f]{24}$', description: 'Event id: the body\'s `id` and the `webhook-id` header, the same on every redelivery.' },
+        id: {
+          type: 'string',
+          pattern: '^evt_[0-9a-f]{24}$',
+          description: "Event id: the body's `id` and the `webhook-id` header, the same on every redelivery.",
+        },
         webhook_id: { type: 'string', description: 'Webhook id.' },
         type: { type: 'string', enum: [...EVENT_TYPES], description: 'Event type.' },
         created_at: { type: 'string', format: 'date-time', description: 'When the event was queued.' },
-        lead_count: { type: 'integer', minimum: 0, description: 'Leads (`lead.new`) or events (the change types) in the body.' },
+        lead_count: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Leads (`lead.new`) or events (the change types) in the body.',
+        },
         status: {
           type: 'string',
           enum: [...DELIVERY_STATUSES],
-          description: '`dead` deliveries form the dead-letter list; `suspended`: pending but held because the webhook is suspended (see `suspended_reason` and the webhook\'s `access`).',
+          description:
+            "`dead` deliveries form the dead-letter list; `suspended`: pending but held because the webhook is suspended (see `suspended_reason` and the webhook's `access`).",
         },
         attempts: { type: 'integer', minimum: 0, description: 'Attempts since queued or last replayed.' },
         next_attempt_at: ts('When the next attempt is due (pending only).'),
         last_attempt_at: ts('Start of the last attempt.'),
-        last_status_code: { type: ['integer', 'null'], description: 'HTTP status of the last answer (null: no answer).' },
-        last_error: { type: ['string', 'null'], description: 'Timeout, connection error or refused destination of the last attempt.' },
+        last_status_code: {
+          type: ['integer', 'null'],
+          description: 'HTTP status of the last answer (null: no answer).',
+        },
+        last_error: {
+          type: ['string', 'null'],
+          description: 'Timeout, connection error or refused destination of the last attempt.',
+        },
         last_latency_ms: { type: ['integer', 'null'], minimum: 0, description: 'Duration of the last attempt.' },
         delivered_at: ts('When a 2xx answer was recorded.'),
         dead_reason: { type: ['string', 'null'], description: 'Why the delivery was given up.' },
-        suspended_reason: { type: ['string', 'null'], description: 'Why a `suspended` delivery is held (the account holds no key that may receive the webhook); null otherwise.' },
+        suspended_reason: {
+          type: ['string', 'null'],
+          description:
+            'Why a `suspended` delivery is held (the account holds no key that may receive the webhook); null otherwise.',
+        },
       },
       required: [
-        'id', 'webhook_id', 'type', 'created_at', 'lead_count', 'status', 'attempts', 'next_attempt_at', 'last_attempt_at', 'last_status_code', 'last_error', 'last_latency_ms', 'delivered_at',
-        'dead_reason', 'suspended_reason',
+        'id',
+        'webhook_id',
+        'type',
+        'created_at',
+        'lead_count',
+        'status',
+        'attempts',
+        'next_attempt_at',
+        'last_attempt_at',
+        'last_status_code',
+        'last_error',
+        'last_latency_ms',
+        'delivered_at',
+        'dead_reason',
+        'suspended_reason',
       ],
     },
     WebhookDeliveryList: {
-      type: 'object', additionalProperties: false, description: 'Deliveries, newest first, a page of `limit`.',
-      properties: { results: { type: 'array', items: ref('WebhookDelivery') }, next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page (the same in `Link: <…>; rel="next"`).' } }, required: ['results', 'next_cursor'],
+      type: 'object',
+      additionalProperties: false,
+      description: 'Deliveries, newest first, a page of `limit`.',
+      properties: {
+        results: { type: 'array', items: ref('WebhookDelivery') },
+        next_cursor: {
+          type: ['string', 'null'],
+          description:
+            'Pass as `cursor` for the next page; null on the last page (the same in `Link: <…>; rel="next"`).',
+        },
+      },
+      required: ['results', 'next_cursor'],
     },
-    WebhookReplay: { type: 'object', additionalProperties: false, description: 'Dead letters queued again.', properties: { replayed: { type: 'array', items: { type: 'string' }, description: 'Delivery ids.' } }, required: ['replayed'] },
+    WebhookReplay: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Dead letters queued again.',
+      properties: { replayed: { type: 'array', items: { type: 'string' }, description: 'Delivery ids.' } },
+      required: ['replayed'],
+    },
     WebhookCreate: {
       type: 'object',
       additionalProperties: false,
       description: 'A new webhook.',
       properties: {
-        url: { type: 'string', maxLength: 2048, description: 'https URL on a public address (the operator\'s WEBHOOK_ALLOW_HOSTS may allow others). Every spelling of an address is judged as the address it is (decimal, octal, hex and short IPv4, IPv4-mapped, -compatible and -translated IPv6, NAT64, 6to4, trailing dots), a host name by what it resolves to now (a name with a private or loopback address is a 400) and again at every delivery, at connect time.', examples: ['https://hooks.example.ie/leads'] },
-        filter: { type: 'string', description: 'Saved filter in the `/v1/leads` grammar, without paging or sort.', examples: ['vertical=solar&county=Cork'] },
+        url: {
+          type: 'string',
+          maxLength: 2048,
+          description:
+            "https URL on a public address (the operator's WEBHOOK_ALLOW_HOSTS may allow others). Every spelling of an address is judged as the address it is (decimal, octal, hex and short IPv4, IPv4-mapped, -compatible and -translated IPv6, NAT64, 6to4, trailing dots), a host name by what it resolves to now (a name with a private or loopback address is a 400) and again at every delivery, at connect time.",
+          examples: ['https://hooks.example.ie/leads'],
+        },
+        filter: {
+          type: 'string',
+          description: 'Saved filter in the `/v1/leads` grammar, without paging or sort.',
+          examples: ['vertical=solar&county=Cork'],
+        },
         types: {
           type: 'array',
           items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
           minItems: 1,
-          description: 'Event types to receive (default `["lead.new"]`, what every webhook made before types existed receives). A comma-separated string is accepted too.',
+          description:
+            'Event types to receive (default `["lead.new"]`, what every webhook made before types existed receives). A comma-separated string is accepted too.',
           examples: [['lead.new', 'lead.stage_changed']],
         },
         description: { type: 'string', maxLength: 200, description: 'Free text.' },
@@ -140,9 +252,18 @@ export function webhookSchemas(): Json {
       properties: {
         url: { type: 'string', maxLength: 2048, description: 'New destination, checked as on creation.' },
         filter: { type: 'string', description: 'New saved filter in the `/v1/leads` grammar (empty: every lead).' },
-        types: { type: 'array', items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] }, minItems: 1, description: 'New event types (a comma-separated string is accepted too).' },
+        types: {
+          type: 'array',
+          items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+          minItems: 1,
+          description: 'New event types (a comma-separated string is accepted too).',
+        },
         description: { type: ['string', 'null'], maxLength: 200, description: 'New free text (null clears it).' },
-        status: { type: 'string', enum: ['active', 'disabled'], description: '`disabled` stops deliveries (as `POST …/disable`), `active` resumes them.' },
+        status: {
+          type: 'string',
+          enum: ['active', 'disabled'],
+          description: '`disabled` stops deliveries (as `POST …/disable`), `active` resumes them.',
+        },
       },
       minProperties: 1,
     },
@@ -162,10 +283,18 @@ export function webhookSchemas(): Json {
           type: 'object',
           additionalProperties: false,
           description: 'Position of this event among the events of one batch run.',
-          properties: { index: { type: 'integer', minimum: 1, description: '1-based.' }, count: { type: 'integer', minimum: 1, description: 'Events in the run.' } },
+          properties: {
+            index: { type: 'integer', minimum: 1, description: '1-based.' },
+            count: { type: 'integer', minimum: 1, description: 'Events in the run.' },
+          },
           required: ['index', 'count'],
         },
-        leads: { type: 'array', items: ref('Lead'), description: 'New leads matching the saved filter (at most WEBHOOK_BATCH_MAX), masked for the webhook\'s scope at send time.' },
+        leads: {
+          type: 'array',
+          items: ref('Lead'),
+          description:
+            "New leads matching the saved filter (at most WEBHOOK_BATCH_MAX), masked for the webhook's scope at send time.",
+        },
         _meta: ref('ResponseMeta'),
       },
       required: ['id', 'type', 'created_at', 'webhook_id', 'release', 'batch', 'leads', '_meta'],
@@ -174,11 +303,18 @@ export function webhookSchemas(): Json {
       type: 'object',
       additionalProperties: false,
       description:
-        'Body of a `lead.updated`, `lead.stage_changed` or `lead.removed` delivery: events of the release\'s event log, as `GET /v1/events?types=<type>&<saved filter>` serves them, ' +
-        'each event\'s `changes` masked when it is sent for the scope the webhook has then (an enriched field\'s before / after null below its scope).',
+        "Body of a `lead.updated`, `lead.stage_changed` or `lead.removed` delivery: events of the release's event log, as `GET /v1/events?types=<type>&<saved filter>` serves them, " +
+        "each event's `changes` masked when it is sent for the scope the webhook has then (an enriched field's before / after null below its scope).",
       properties: {
-        id: { type: 'string', description: 'Event id (= `webhook-id`); de-duplicate on it. Not the event-log ids of `events[]`.' },
-        type: { type: 'string', enum: [...CHANGE_TYPES], description: 'Delivery type: every event in `events` has it.' },
+        id: {
+          type: 'string',
+          description: 'Event id (= `webhook-id`); de-duplicate on it. Not the event-log ids of `events[]`.',
+        },
+        type: {
+          type: 'string',
+          enum: [...CHANGE_TYPES],
+          description: 'Delivery type: every event in `events` has it.',
+        },
         created_at: { type: 'string', format: 'date-time', description: 'When the delivery was queued.' },
         webhook_id: { type: 'string', description: 'Webhook id.' },
         release: { type: ['string', 'null'], description: 'Release the events were planned from.' },
@@ -186,10 +322,17 @@ export function webhookSchemas(): Json {
           type: 'object',
           additionalProperties: false,
           description: 'Position of this delivery among the deliveries of its type in one batch run.',
-          properties: { index: { type: 'integer', minimum: 1, description: '1-based.' }, count: { type: 'integer', minimum: 1, description: 'Deliveries of the type in the run.' } },
+          properties: {
+            index: { type: 'integer', minimum: 1, description: '1-based.' },
+            count: { type: 'integer', minimum: 1, description: 'Deliveries of the type in the run.' },
+          },
           required: ['index', 'count'],
         },
-        events: { type: 'array', items: ref('Event'), description: 'Event-log events in id order (at most WEBHOOK_BATCH_MAX).' },
+        events: {
+          type: 'array',
+          items: ref('Event'),
+          description: 'Event-log events in id order (at most WEBHOOK_BATCH_MAX).',
+        },
         _meta: ref('ResponseMeta'),
       },
       required: ['id', 'type', 'created_at', 'webhook_id', 'release', 'batch', 'events', '_meta'],
@@ -198,11 +341,25 @@ export function webhookSchemas(): Json {
 }
 
 const signatureHeaders: Json = {
-  'X-Service-Signature': { required: true, description: '`sha256=<hex HMAC-SHA256 of the raw body>` (one per valid secret, comma-separated, during a rotation overlap).', schema: { type: 'string' } },
+  'X-Service-Signature': {
+    required: true,
+    description:
+      '`sha256=<hex HMAC-SHA256 of the raw body>` (one per valid secret, comma-separated, during a rotation overlap).',
+    schema: { type: 'string' },
+  },
   'X-Service-Timestamp': { required: true, description: 'Unix seconds of the attempt.', schema: { type: 'string' } },
   'webhook-id': { required: true, description: 'Event id (Standard Webhooks).', schema: { type: 'string' } },
-  'webhook-timestamp': { required: true, description: 'Unix seconds of the attempt (Standard Webhooks).', schema: { type: 'string' } },
-  'webhook-signature': { required: true, description: '`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated per valid secret (Standard Webhooks).', schema: { type: 'string' } },
+  'webhook-timestamp': {
+    required: true,
+    description: 'Unix seconds of the attempt (Standard Webhooks).',
+    schema: { type: 'string' },
+  },
+  'webhook-signature': {
+    required: true,
+    description:
+      '`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated per valid secret (Standard Webhooks).',
+    schema: { type: 'string' },
+  },
 };
 
 /** The top-level `webhooks` member: the events the service POSTs to registered URLs. */
@@ -225,7 +382,10 @@ export function webhookEventsDoc(): Json {
             'with the same access, signing, retries and replay as `lead.new`. See docs/webhooks.md.',
           parameters: Object.entries(signatureHeaders).map(([name, h]) => ({ name, in: 'header', ...h })),
           requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookChangeEvent') } } },
-          responses: { '200': { description: 'Any 2xx acknowledges the delivery.' }, '410': { description: 'Gone: the webhook is disabled.' } },
+          responses: {
+            '200': { description: 'Any 2xx acknowledges the delivery.' },
+            '410': { description: 'Gone: the webhook is disabled.' },
+          },
         },
       },
     ]),
@@ -241,7 +401,10 @@ export function webhookEventsDoc(): Json {
           'anything but 2xx (410 disables the webhook). See docs/webhooks.md.',
         parameters: Object.entries(signatureHeaders).map(([name, h]) => ({ name, in: 'header', ...h })),
         requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookEvent') } } },
-        responses: { '200': { description: 'Any 2xx acknowledges the delivery.' }, '410': { description: 'Gone: the webhook is disabled.' } },
+        responses: {
+          '200': { description: 'Any 2xx acknowledges the delivery.' },
+          '410': { description: 'Gone: the webhook is disabled.' },
+        },
       },
     },
   };
@@ -253,7 +416,7 @@ const idempotencyKeyParam: Json = {
   in: 'header',
   required: false,
   description:
-    'Makes a retried creation safe, as Stripe\'s API does: send a unique value (a UUID) with a creation and the same value with its retries. Remembered for 24 hours per account: a retry with ' +
+    "Makes a retried creation safe, as Stripe's API does: send a unique value (a UUID) with a creation and the same value with its retries. Remembered for 24 hours per account: a retry with " +
     'the same body gets the first answer (status, body, `Location`) again with `Idempotent-Replayed: true`, and no second webhook is made; the key with another body is a 422 ' +
     '`idempotency_key_reused`; while the first request is still running, a 409 `idempotency_key_in_use`. A request that failed is not remembered: retrying it runs it again.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
@@ -264,57 +427,171 @@ const idempotencyKeyParam: Json = {
 export function webhookEndpoints(): Endpoint[] {
   const tag = 'Webhooks';
   const scopeNote = ' Needs scope ent_api or above (commonwealth: 403). Answers are `Cache-Control: no-store`.';
-  const readNote = ' Any key of the account may read it (commonwealth too: an account that lost its webhook keys still sees why its webhooks are suspended). Answers are `Cache-Control: no-store`.';
+  const readNote =
+    ' Any key of the account may read it (commonwealth too: an account that lost its webhook keys still sees why its webhooks are suspended). Answers are `Cache-Control: no-store`.';
   return [
     {
-      method: 'get', path: '/webhooks', tag, summary: 'List the account\'s webhooks',
-      description: 'Webhooks of the key\'s account, oldest first, without secrets; `access` says whether each sends now, with which scope, or why it is suspended.' + readNote,
-      ok: { schema: ref('WebhookList'), description: 'The webhooks.' }, errors: [400],
-    },
-    {
-      method: 'post', path: '/webhooks', tag, summary: 'Create a webhook',
-      description: 'A destination URL, a saved filter in the `/v1/leads` grammar (a bad filter gives the same problem as `/v1/leads`) and the event `types` to receive (default `lead.new`). The answer carries the signing secret, once.' + scopeNote,
-      headerParams: [idempotencyKeyParam],
-      body: ref('WebhookCreate'), bodyRequired: true, ok: { status: 201, schema: ref('WebhookWithSecret'), description: 'Created; `Location` names it (under PUBLIC_BASE_URL, or the origin the request came to when the operator has not set it). A retry with the same `Idempotency-Key` gets this answer again, with `Idempotent-Replayed: true`.', location: true }, errors: [400, 409, 413, 415, 422],
-    },
-    { method: 'get', path: '/webhooks/{id}', tag, summary: 'One webhook', description: 'A webhook of the key\'s account, with its `access`.' + readNote, pathParams: [idParam], ok: { schema: ref('Webhook'), description: 'The webhook.' }, errors: [400, 404] },
-    {
-      method: 'patch', path: '/webhooks/{id}', tag, summary: 'Change a webhook',
+      method: 'get',
+      path: '/webhooks',
+      tag,
+      summary: "List the account's webhooks",
       description:
-        'Change any of `url`, `filter`, `types`, `description` and `status` of a webhook of the key\'s account; members left out stay as they are. Each is checked as on creation (the destination, ' +
-        'the saved filter against the current release: the same problems as `/v1/leads`), every bad one named in one 400. The watermarks, secret and queued deliveries stay, so a new filter ' +
-        'or type applies to leads and events that arrive from now on. Another account\'s webhook is a 404.' + scopeNote,
-      pathParams: [idParam], body: ref('WebhookUpdate'), bodyRequired: true,
-      ok: { schema: ref('Webhook'), description: 'The webhook as changed.' }, errors: [400, 404, 413, 415],
+        "Webhooks of the key's account, oldest first, without secrets; `access` says whether each sends now, with which scope, or why it is suspended." +
+        readNote,
+      ok: { schema: ref('WebhookList'), description: 'The webhooks.' },
+      errors: [400],
     },
     {
-      method: 'delete', path: '/webhooks/{id}', tag, summary: 'Delete a webhook',
-      description: 'Delete a webhook of the key\'s account with its queued deliveries and delivery log (what the account area\'s delete does); a `GET` of it is then a 404. Another account\'s webhook is a 404.' + scopeNote,
-      pathParams: [idParam], ok: { status: 204, schema: null, description: 'Deleted. No body.' }, errors: [400, 404],
+      method: 'post',
+      path: '/webhooks',
+      tag,
+      summary: 'Create a webhook',
+      description:
+        'A destination URL, a saved filter in the `/v1/leads` grammar (a bad filter gives the same problem as `/v1/leads`) and the event `types` to receive (default `lead.new`). The answer carries the signing secret, once.' +
+        scopeNote,
+      headerParams: [idempotencyKeyParam],
+      body: ref('WebhookCreate'),
+      bodyRequired: true,
+      ok: {
+        status: 201,
+        schema: ref('WebhookWithSecret'),
+        description:
+          'Created; `Location` names it (under PUBLIC_BASE_URL, or the origin the request came to when the operator has not set it). A retry with the same `Idempotency-Key` gets this answer again, with `Idempotent-Replayed: true`.',
+        location: true,
+      },
+      errors: [400, 409, 413, 415, 422],
     },
-    { method: 'post', path: '/webhooks/{id}/disable', tag, summary: 'Disable a webhook', description: 'Stop deliveries; queued ones wait until it is enabled.' + scopeNote, pathParams: [idParam], ok: { schema: ref('Webhook'), description: 'The webhook.' }, errors: [400, 404, 413, 415] },
-    { method: 'post', path: '/webhooks/{id}/enable', tag, summary: 'Enable a webhook', description: 'Resume deliveries.' + scopeNote, pathParams: [idParam], ok: { schema: ref('Webhook'), description: 'The webhook.' }, errors: [400, 404, 413, 415] },
     {
-      method: 'post', path: '/webhooks/{id}/rotate-secret', tag, summary: 'Rotate the signing secret',
-      description: 'A new secret (returned once); the previous one keeps signing for `overlap_seconds` (default 24 h), both signatures being sent meanwhile.' + scopeNote,
+      method: 'get',
+      path: '/webhooks/{id}',
+      tag,
+      summary: 'One webhook',
+      description: "A webhook of the key's account, with its `access`." + readNote,
       pathParams: [idParam],
-      body: { type: 'object', additionalProperties: false, properties: { overlap_seconds: { type: 'integer', minimum: 0, maximum: 2_592_000, description: 'How long the previous secret still signs.' } } },
-      ok: { schema: ref('WebhookWithSecret'), description: 'The webhook and its new secret.' }, errors: [400, 404, 413, 415],
+      ok: { schema: ref('Webhook'), description: 'The webhook.' },
+      errors: [400, 404],
     },
-    { method: 'post', path: '/webhooks/{id}/test', tag, summary: 'Send a test event', description: 'Sends a `webhook.test` event (no leads) now and answers with its delivery record (also in the log; retried like any delivery if it fails; `suspended`, not sent, while the webhook is).' + scopeNote, pathParams: [idParam], ok: { schema: ref('WebhookDelivery'), description: 'The delivery after its first attempt.' }, errors: [400, 404, 413, 415] },
     {
-      method: 'get', path: '/webhooks/{id}/deliveries', tag, summary: 'Delivery log and dead letters',
-      description: 'Deliveries of the webhook, newest first: status, attempts, last response code, latency and error. `status=dead` lists the dead letters; `status=suspended` the deliveries held while the webhook is suspended, with `suspended_reason`. Pages of `limit`: the next with `cursor` = `next_cursor` (or the `Link` rel="next").' + readNote,
+      method: 'patch',
+      path: '/webhooks/{id}',
+      tag,
+      summary: 'Change a webhook',
+      description:
+        "Change any of `url`, `filter`, `types`, `description` and `status` of a webhook of the key's account; members left out stay as they are. Each is checked as on creation (the destination, " +
+        'the saved filter against the current release: the same problems as `/v1/leads`), every bad one named in one 400. The watermarks, secret and queued deliveries stay, so a new filter ' +
+        "or type applies to leads and events that arrive from now on. Another account's webhook is a 404." +
+        scopeNote,
+      pathParams: [idParam],
+      body: ref('WebhookUpdate'),
+      bodyRequired: true,
+      ok: { schema: ref('Webhook'), description: 'The webhook as changed.' },
+      errors: [400, 404, 413, 415],
+    },
+    {
+      method: 'delete',
+      path: '/webhooks/{id}',
+      tag,
+      summary: 'Delete a webhook',
+      description:
+        "Delete a webhook of the key's account with its queued deliveries and delivery log (what the account area's delete does); a `GET` of it is then a 404. Another account's webhook is a 404." +
+        scopeNote,
+      pathParams: [idParam],
+      ok: { status: 204, schema: null, description: 'Deleted. No body.' },
+      errors: [400, 404],
+    },
+    {
+      method: 'post',
+      path: '/webhooks/{id}/disable',
+      tag,
+      summary: 'Disable a webhook',
+      description: 'Stop deliveries; queued ones wait until it is enabled.' + scopeNote,
+      pathParams: [idParam],
+      ok: { schema: ref('Webhook'), description: 'The webhook.' },
+      errors: [400, 404, 413, 415],
+    },
+    {
+      method: 'post',
+      path: '/webhooks/{id}/enable',
+      tag,
+      summary: 'Enable a webhook',
+      description: 'Resume deliveries.' + scopeNote,
+      pathParams: [idParam],
+      ok: { schema: ref('Webhook'), description: 'The webhook.' },
+      errors: [400, 404, 413, 415],
+    },
+    {
+      method: 'post',
+      path: '/webhooks/{id}/rotate-secret',
+      tag,
+      summary: 'Rotate the signing secret',
+      description:
+        'A new secret (returned once); the previous one keeps signing for `overlap_seconds` (default 24 h), both signatures being sent meanwhile.' +
+        scopeNote,
+      pathParams: [idParam],
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          overlap_seconds: {
+            type: 'integer',
+            minimum: 0,
+            maximum: 2_592_000,
+            description: 'How long the previous secret still signs.',
+          },
+        },
+      },
+      ok: { schema: ref('WebhookWithSecret'), description: 'The webhook and its new secret.' },
+      errors: [400, 404, 413, 415],
+    },
+    {
+      method: 'post',
+      path: '/webhooks/{id}/test',
+      tag,
+      summary: 'Send a test event',
+      description:
+        'Sends a `webhook.test` event (no leads) now and answers with its delivery record (also in the log; retried like any delivery if it fails; `suspended`, not sent, while the webhook is).' +
+        scopeNote,
+      pathParams: [idParam],
+      ok: { schema: ref('WebhookDelivery'), description: 'The delivery after its first attempt.' },
+      errors: [400, 404, 413, 415],
+    },
+    {
+      method: 'get',
+      path: '/webhooks/{id}/deliveries',
+      tag,
+      summary: 'Delivery log and dead letters',
+      description:
+        'Deliveries of the webhook, newest first: status, attempts, last response code, latency and error. `status=dead` lists the dead letters; `status=suspended` the deliveries held while the webhook is suspended, with `suspended_reason`. Pages of `limit`: the next with `cursor` = `next_cursor` (or the `Link` rel="next").' +
+        readNote,
       pathParams: [idParam],
       query: DELIVERIES_QUERY_SCHEMA,
-      ok: { schema: ref('WebhookDeliveryList'), description: 'The deliveries.' }, errors: [400, 404],
+      ok: { schema: ref('WebhookDeliveryList'), description: 'The deliveries.' },
+      errors: [400, 404],
     },
     {
-      method: 'post', path: '/webhooks/{id}/replay', tag, summary: 'Replay dead letters',
-      description: 'Queue dead deliveries again (all, or `delivery_ids`) with a fresh set of attempts; same event ids and bodies.' + scopeNote,
+      method: 'post',
+      path: '/webhooks/{id}/replay',
+      tag,
+      summary: 'Replay dead letters',
+      description:
+        'Queue dead deliveries again (all, or `delivery_ids`) with a fresh set of attempts; same event ids and bodies.' +
+        scopeNote,
       pathParams: [idParam],
-      body: { type: 'object', additionalProperties: false, properties: { delivery_ids: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string' }, description: 'Dead deliveries to replay (default: all).' } } },
-      ok: { schema: ref('WebhookReplay'), description: 'The deliveries queued again.' }, errors: [400, 404, 413, 415],
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          delivery_ids: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 1000,
+            items: { type: 'string' },
+            description: 'Dead deliveries to replay (default: all).',
+          },
+        },
+      },
+      ok: { schema: ref('WebhookReplay'), description: 'The deliveries queued again.' },
+      errors: [400, 404, 413, 415],
     },
   ];
 }

@@ -19,14 +19,23 @@
 import { invalidParams, ApiError } from '../http/errors.ts';
 import { LEAD_FILTER_PARSERS, leadFiltersOf, type PlaceNames } from './leads-params.ts';
 import { FILTERS, filterParams } from './lead-filters.ts';
-import { leadsFrom, leadsWhere, normalisedFilters, type LeadsFilters, type LeadsSource, type SqlQuery } from './leads-query.ts';
+import {
+  leadsFrom,
+  leadsWhere,
+  normalisedFilters,
+  type LeadsFilters,
+  type LeadsSource,
+  type SqlQuery,
+} from './leads-query.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './paging.ts';
 import { parseQuery, querySchema, schemaFile, type RawQuery } from './parse-query.ts';
 import { REASONS } from './query-common.ts';
 
 export type EventType = 'lead.created' | 'lead.updated' | 'lead.stage_changed' | 'lead.removed';
 /** The event types, as `schemas/event.schema.json` declares them. */
-export const EVENT_TYPES: readonly EventType[] = (schemaFile('event.schema.json') as { properties: { type: { enum: EventType[] } } }).properties.type.enum;
+export const EVENT_TYPES: readonly EventType[] = (
+  schemaFile('event.schema.json') as { properties: { type: { enum: EventType[] } } }
+).properties.type.enum;
 
 /** An event-log row as `eventsPageQuery` and `leadEventsQuery` read it (`changes` as JSON text, unmasked). */
 export type EventRow = {
@@ -64,19 +73,22 @@ export function eventsQueryJsonSchema(): Record<string, unknown> {
       },
       after: {
         type: 'string',
-        description: 'Opaque cursor: the `next_cursor` of the previous page, with the same `types` and filters. Signed by the server; it survives refreshes (event ids never change). Not with `after_release`.',
+        description:
+          'Opaque cursor: the `next_cursor` of the previous page, with the same `types` and filters. Signed by the server; it survives refreshes (event ids never change). Not with `after_release`.',
         pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
         maxLength: 1000,
       },
       cursor: {
         type: 'string',
-        description: 'The same as `after` (the spelling of every other list: pass `next_cursor` as `cursor`). Not with `after` or `after_release`.',
+        description:
+          'The same as `after` (the spelling of every other list: pass `next_cursor` as `cursor`). Not with `after` or `after_release`.',
         pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
         maxLength: 1000,
       },
       after_release: {
         type: 'string',
-        description: 'Start with the events of the releases after this one (a release id, e.g. the `_meta.release` of the full export a mirror was made from). Not with `after`. Without either, the walk starts at the oldest event kept.',
+        description:
+          'Start with the events of the releases after this one (a release id, e.g. the `_meta.release` of the full export a mirror was made from). Not with `after`. Without either, the walk starts at the oldest event kept.',
         pattern: '^[0-9]{8}T[0-9]{6}Z$',
         examples: ['20261109T060000Z'],
       },
@@ -87,7 +99,9 @@ export function eventsQueryJsonSchema(): Record<string, unknown> {
         maximum: EVENTS_PAGE_SIZE_MAX,
         examples: [EVENTS_PAGE_SIZE_DEFAULT],
       },
-      ...Object.fromEntries(FILTERS.flatMap(filterParams).map((name) => [name, { $ref: `leads-query.schema.json#/properties/${name}` }])),
+      ...Object.fromEntries(
+        FILTERS.flatMap(filterParams).map((name) => [name, { $ref: `leads-query.schema.json#/properties/${name}` }]),
+      ),
     },
     additionalProperties: false,
   };
@@ -113,10 +127,12 @@ export function parseEventsQuery(raw: RawQuery, secrets: CursorSecrets, places: 
   const errors = [...q.errors];
   const filters = leadFiltersOf(q, places, errors);
   const v = q.values as Record<string, any>;
-  if (v['cursor'] !== undefined && v['after'] !== undefined) errors.push({ name: 'cursor', reason: 'not with after: the two are one parameter' });
+  if (v['cursor'] !== undefined && v['after'] !== undefined)
+    errors.push({ name: 'cursor', reason: 'not with after: the two are one parameter' });
   const after = (v['cursor'] ?? v['after']) as string | undefined;
   const afterName = v['cursor'] !== undefined ? 'cursor' : 'after';
-  if (after !== undefined && v['after_release'] !== undefined) errors.push({ name: 'after_release', reason: `not with ${afterName}: the cursor already says where the walk is` });
+  if (after !== undefined && v['after_release'] !== undefined)
+    errors.push({ name: 'after_release', reason: `not with ${afterName}: the cursor already says where the walk is` });
   if (errors.length > 0) throw invalidParams(errors);
   const types = v['types'] ? ([...new Set(v['types'] as string[])].sort() as EventType[]) : null;
   const hash = eventsHash(types, filters);
@@ -132,7 +148,8 @@ export function parseEventsQuery(raw: RawQuery, secrets: CursorSecrets, places: 
 }
 
 /** The event columns served (the stored `changes` JSON as text, parsed by the route). */
-const EVENT_SELECT = 'e.id, e.type, e.lead_id, e.lead_key, e.release_id, e.observed_at, e.occurred_at, e.reason, CAST(e.changes AS VARCHAR) AS changes';
+const EVENT_SELECT =
+  'e.id, e.type, e.lead_id, e.lead_key, e.release_id, e.observed_at, e.occurred_at, e.reason, CAST(e.changes AS VARCHAR) AS changes';
 
 /**
  * One page of events (`limit` rows; ask one more to know whether more follow) after the start,
@@ -140,7 +157,12 @@ const EVENT_SELECT = 'e.id, e.type, e.lead_id, e.lead_key, e.release_id, e.obser
  * the leads in the geometry filters' area (api/gis/geometry-ids.ts).
  */
 export function eventsPageQuery(
-  events: string, leads: LeadsSource, req: Pick<EventsRequest, 'types' | 'filters'>, afterId: number, limit: number, areaIds?: readonly number[],
+  events: string,
+  leads: LeadsSource,
+  req: Pick<EventsRequest, 'types' | 'filters'>,
+  afterId: number,
+  limit: number,
+  areaIds?: readonly number[],
 ): SqlQuery {
   const params: unknown[] = [afterId];
   const where = ['e.id > ?'];
@@ -156,12 +178,18 @@ export function eventsPageQuery(
     params.push(...from.params, ...w.params);
   }
   params.push(limit);
-  return { sql: `SELECT ${EVENT_SELECT} FROM ${events} AS e WHERE ${where.join(' AND ')} ORDER BY e.id LIMIT ?`, params };
+  return {
+    sql: `SELECT ${EVENT_SELECT} FROM ${events} AS e WHERE ${where.join(' AND ')} ORDER BY e.id LIMIT ?`,
+    params,
+  };
 }
 
 /** The log's extent: lowest and highest id kept, and the oldest release that observed one (null when empty). */
 export function eventsExtentQuery(events: string): SqlQuery {
-  return { sql: `SELECT min(id) AS first_id, max(id) AS last_id, min(release_id) AS first_release FROM ${events}`, params: [] };
+  return {
+    sql: `SELECT min(id) AS first_id, max(id) AS last_id, min(release_id) AS first_release FROM ${events}`,
+    params: [],
+  };
 }
 
 /** The id after which the events of the releases after `releaseId` start. */

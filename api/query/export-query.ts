@@ -18,7 +18,15 @@ import { REASONS } from './query-common.ts';
 import { LEAD_FILTER_PARSERS, leadFiltersOf, type PlaceNames } from './leads-params.ts';
 import { FILTERS, filterParams } from './lead-filters.ts';
 import { parseQuery, querySchema, schemaVariant, type RawQuery } from './parse-query.ts';
-import { leadsFrom, leadsWhere, LEAD_COLUMNS, normalisedFilters, type LeadsFilters, type LeadsSource, type SqlQuery } from './leads-query.ts';
+import {
+  leadsFrom,
+  leadsWhere,
+  LEAD_COLUMNS,
+  normalisedFilters,
+  type LeadsFilters,
+  type LeadsSource,
+  type SqlQuery,
+} from './leads-query.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './paging.ts';
 
 /** Default and maximum `limit` of `GET /v1/export/applications` (rows per page). */
@@ -163,8 +171,16 @@ export function exportQueryJsonSchema(): Record<string, unknown> {
       'Query parameters of `GET /export/applications` and of its files (`.csv`, `.jsonl`, `.parquet`), after parsing as for `GET /leads`: the filters of `GET /leads` (each a reference to its declaration there), and on the cursor-paged JSON only `limit` and `cursor`. `page`, `page_size` and `sort` do not apply (exports are in id order) and are rejected like any other unknown parameter (`unknown_parameter`).',
     type: 'object',
     properties: {
-      ...Object.fromEntries(FILTERS.flatMap(filterParams).map((name) => [name, { $ref: `leads-query.schema.json#/properties/${name}` }])),
-      limit: { type: 'integer', minimum: 1, maximum: EXPORT_LIMIT_MAX, default: EXPORT_LIMIT_DEFAULT, description: `Records per page (default ${EXPORT_LIMIT_DEFAULT}, at most ${EXPORT_LIMIT_MAX}).` },
+      ...Object.fromEntries(
+        FILTERS.flatMap(filterParams).map((name) => [name, { $ref: `leads-query.schema.json#/properties/${name}` }]),
+      ),
+      limit: {
+        type: 'integer',
+        minimum: 1,
+        maximum: EXPORT_LIMIT_MAX,
+        default: EXPORT_LIMIT_DEFAULT,
+        description: `Records per page (default ${EXPORT_LIMIT_DEFAULT}, at most ${EXPORT_LIMIT_MAX}).`,
+      },
       cursor: { type: 'string', description: 'The `next_cursor` of the previous page.' },
     },
     additionalProperties: false,

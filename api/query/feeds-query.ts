@@ -15,7 +15,15 @@ import { foldPlace, REASONS } from './query-common.ts';
 import { parseQuery, querySchema, schemaFile, schemaVariant, type ParsedQuery, type RawQuery } from './parse-query.ts';
 import { parseBBox, type AreaGeometry, type BBox, type NearArea } from '../gis/geometry.ts';
 import { areaFiltersOf, LEAD_FILTER_PARSERS, leadFiltersOf, placeNames, type PlaceNames } from './leads-params.ts';
-import { areaIdsCondition, filterClauses, filterParams, FILTERS, filtersOfKind, type GeometryFilter, type LeadFilter } from './lead-filters.ts';
+import {
+  areaIdsCondition,
+  filterClauses,
+  filterParams,
+  FILTERS,
+  filtersOfKind,
+  type GeometryFilter,
+  type LeadFilter,
+} from './lead-filters.ts';
 import { decodeCursor, filtersHash, type CursorSecrets } from './paging.ts';
 import { leadsFrom, normalisedFilters, type LeadsFilters, type SearchSource, type SqlQuery } from './leads-query.ts';
 
@@ -37,7 +45,9 @@ const INFRA_ONLY = ['vertical', 'min_mw'];
  * `GIS_AREA_FILTERS`. `q` is among them: a filter there (the leads holding its words), features
  * stay in id order (no relevance sort). Parsed by `leadFiltersOf`, as on `/v1/leads`.
  */
-export const GIS_LEAD_FILTERS: readonly LeadFilter[] = FILTERS.filter((f) => f.kind !== 'geometry' && f.name !== 'authority' && !(f.kind === 'date' && f.alias));
+export const GIS_LEAD_FILTERS: readonly LeadFilter[] = FILTERS.filter(
+  (f) => f.kind !== 'geometry' && f.name !== 'authority' && !(f.kind === 'date' && f.alias),
+);
 /** Their query parameters, in the filter table's order. */
 export const GIS_LEAD_PARAMS: readonly string[] = GIS_LEAD_FILTERS.flatMap(filterParams);
 
@@ -54,7 +64,10 @@ function withLeadFilters(schema: Json, variant: string, keep: (name: string) => 
       if (k === 'cursor') {
         for (const name of GIS_LEAD_PARAMS) {
           const declared = querySchema('leads-query.schema.json').properties[name] as Json;
-          props[name] = { $ref: `leads-query.schema.json#/properties/${name}`, description: `${note}${declared.description as string}` };
+          props[name] = {
+            $ref: `leads-query.schema.json#/properties/${name}`,
+            description: `${note}${declared.description as string}`,
+          };
         }
       }
       props[k] = v;
@@ -63,12 +76,22 @@ function withLeadFilters(schema: Json, variant: string, keep: (name: string) => 
 }
 
 const FEED_SCHEMAS: Record<GisLayer, Json> = {
-  leads: withLeadFilters(FEED_SCHEMA, 'leads', (name) => !INFRA_ONLY.includes(name), 'A filter of `GET /leads`, the same values and rules: '),
+  leads: withLeadFilters(
+    FEED_SCHEMA,
+    'leads',
+    (name) => !INFRA_ONLY.includes(name),
+    'A filter of `GET /leads`, the same values and rules: ',
+  ),
   infrastructure: FEED_SCHEMA,
 };
 /** OGC items: the collection `leads` takes the lead filters too; `infrastructure` does not (a 400 naming them). */
 const OGC_SCHEMAS: Record<GisLayer, Json> = {
-  leads: withLeadFilters(OGC_SCHEMA, 'leads', () => true, 'Collection `leads` only (on `infrastructure` a 400 `unknown_parameter`); a filter of `GET /leads`, the same values and rules: '),
+  leads: withLeadFilters(
+    OGC_SCHEMA,
+    'leads',
+    () => true,
+    'Collection `leads` only (on `infrastructure` a 400 `unknown_parameter`); a filter of `GET /leads`, the same values and rules: ',
+  ),
   infrastructure: OGC_SCHEMA,
 };
 
@@ -98,11 +121,16 @@ export const DATETIME_COLUMN: Record<GisLayer, string> = { leads: 'received_date
  */
 export const GIS_AREA_FILTERS: readonly GeometryFilter[] = filtersOfKind('geometry').filter((f) => f.shape !== 'bbox');
 /** Their query parameters (`near`, `radius_m`, `polygon`). */
-export const GIS_AREA_PARAMS: readonly string[] = GIS_AREA_FILTERS.flatMap((f) => (f.companion ? [f.name, f.companion.name] : [f.name]));
+export const GIS_AREA_PARAMS: readonly string[] = GIS_AREA_FILTERS.flatMap((f) =>
+  f.companion ? [f.name, f.companion.name] : [f.name],
+);
 const AREA_PARSERS = Object.fromEntries(GIS_AREA_FILTERS.map((f) => [f.name, LEAD_FILTER_PARSERS[f.name]!]));
 
 /** The date filters' canonical names and the feeds' first spellings (the `GisFilters` members). */
-const GIS_DATE_ALIASES = [['changed_since', 'updated_since'], ['created_since', 'since']] as const;
+const GIS_DATE_ALIASES = [
+  ['changed_since', 'updated_since'],
+  ['created_since', 'since'],
+] as const;
 
 export interface GisFilters {
   bbox?: BBox;
@@ -134,7 +162,9 @@ export interface GisRequest {
 }
 
 /** fold(name) → canonical planning authority (the lead schema's enum). */
-const AUTHORITIES = new Map<string, string>((schemaFile('lead.schema.json').properties.planning_authority.enum as string[]).map((a) => [foldPlace(a), a]));
+const AUTHORITIES = new Map<string, string>(
+  (schemaFile('lead.schema.json').properties.planning_authority.enum as string[]).map((a) => [foldPlace(a), a]),
+);
 
 /** A calendar date YYYY-MM-DD that exists (the date of an OGC datetime). */
 function isDate(s: string): boolean {
@@ -145,7 +175,11 @@ function isDate(s: string): boolean {
 
 /** OGC `datetime`: an instant or an interval `a/b` with `..` (or empty) for an open end; RFC 3339 dates or date-times (compared by date). */
 export function parseDatetime(text: string): GisFilters['datetime'] | ParamError {
-  const err: ParamError = { name: 'datetime', reason: 'must be a date or date-time (RFC 3339) or an interval start/end with .. for an open end, e.g. 2025-01-01/..' };
+  const err: ParamError = {
+    name: 'datetime',
+    reason:
+      'must be a date or date-time (RFC 3339) or an interval start/end with .. for an open end, e.g. 2025-01-01/..',
+  };
   const one = (s: string): string | null | undefined => {
     if (s === '..' || s === '') return null;
     const m = /^(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2}))?$/.exec(s);
@@ -160,7 +194,8 @@ export function parseDatetime(text: string): GisFilters['datetime'] | ParamError
   const from = one(parts[0]!);
   const to = one(parts[1]!);
   if (from === undefined || to === undefined || (from === null && to === null)) return err;
-  if (from !== null && to !== null && from > to) return { name: 'datetime', reason: 'the interval start is after its end' };
+  if (from !== null && to !== null && from > to)
+    return { name: 'datetime', reason: 'the interval start is after its end' };
   return { from, to };
 }
 
@@ -171,10 +206,20 @@ export function parseDatetime(text: string): GisFilters['datetime'] | ParamError
  * /req/core/query-param-unknown). `access_token` is accepted and never a filter (the GIS token
  * middleware consumed it, docs/gis.md).
  */
-export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'ogc', secrets: CursorSecrets, places: PlaceNames = NO_PLACES): GisRequest {
+export function parseGisQuery(
+  raw: RawQuery,
+  layer: GisLayer,
+  kind: 'feed' | 'ogc',
+  secrets: CursorSecrets,
+  places: PlaceNames = NO_PLACES,
+): GisRequest {
   const q = parseQuery(gisQuerySchema(kind, layer), raw, {
     listAllowed: true,
-    parsers: { bbox: (text) => parseBBox(text, kind === 'ogc'), datetime: (text) => parseDatetime(text), ...AREA_PARSERS },
+    parsers: {
+      bbox: (text) => parseBBox(text, kind === 'ogc'),
+      datetime: (text) => parseDatetime(text),
+      ...AREA_PARSERS,
+    },
   });
   const { errors } = q;
   const v = q.values as Record<string, any>;
@@ -184,7 +229,8 @@ export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'og
   // (`updated_since`, `since`) are one filter each; a pair given with two values is an error
   for (const [canonical, alias] of GIS_DATE_ALIASES) {
     if (v[canonical] === undefined) continue;
-    if (v[alias] !== undefined && v[alias] !== v[canonical]) errors.push({ name: alias, reason: REASONS.aliasOf(canonical) });
+    if (v[alias] !== undefined && v[alias] !== v[canonical])
+      errors.push({ name: alias, reason: REASONS.aliasOf(canonical) });
     v[alias] = v[canonical];
     delete v[canonical];
   }
@@ -200,7 +246,12 @@ export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'og
       case 'authority': {
         const names = v[name] as string[];
         const unknown = names.filter((s) => !AUTHORITIES.has(foldPlace(s)));
-        if (unknown.length > 0) errors.push({ name, reason: REASONS.unknownValues('authority', unknown), allowed: [...AUTHORITIES.values()].sort() });
+        if (unknown.length > 0)
+          errors.push({
+            name,
+            reason: REASONS.unknownValues('authority', unknown),
+            allowed: [...AUTHORITIES.values()].sort(),
+          });
         else filters.authority = [...new Set(names.map((s) => AUTHORITIES.get(foldPlace(s))!))].sort();
         break;
       }
@@ -214,12 +265,14 @@ export function parseGisQuery(raw: RawQuery, layer: GisLayer, kind: 'feed' | 'og
     if (Object.keys(lead).length > 0) filters.lead = normalisedFilters(lead);
   }
   if (errors.length > 0) throw invalidParams(errors);
-  const limit: number = (kind === 'feed' ? v.page_size : v.limit) ?? (kind === 'feed' ? FEED_PAGE_SIZE_DEFAULT : OGC_LIMIT_DEFAULT);
+  const limit: number =
+    (kind === 'feed' ? v.page_size : v.limit) ?? (kind === 'feed' ? FEED_PAGE_SIZE_DEFAULT : OGC_LIMIT_DEFAULT);
   const hash = filtersHash(`gis/${layer}`, filters, 'id');
   let afterId: number | null = null;
   if (v.cursor !== undefined) {
     const c = decodeCursor(v.cursor as string, hash, secrets);
-    if (c.key.length !== 1 || !Number.isSafeInteger(c.key[0])) throw invalidParams([{ name: 'cursor', reason: REASONS.badCursor('follow the next link unchanged') }]);
+    if (c.key.length !== 1 || !Number.isSafeInteger(c.key[0]))
+      throw invalidParams([{ name: 'cursor', reason: REASONS.badCursor('follow the next link unchanged') }]);
     afterId = c.key[0] as number;
   }
   return { layer, filters, limit, afterId, hash };
@@ -344,12 +397,19 @@ function gisFrom(src: GisSource, f: GisFilters): SqlQuery {
 }
 
 /** Ids of one page: after `afterId`, ascending, `limit` of them (callers ask for one more to see if a next page exists); `areaIds` as `gisWhere`. */
-export function gisIdsQuery(src: GisSource, layer: GisLayer, f: GisFilters, afterId: number | null, limit: number, areaIds?: readonly number[]): SqlQuery {
+export function gisIdsQuery(
+  src: GisSource,
+  layer: GisLayer,
+  f: GisFilters,
+  afterId: number | null,
+  limit: number,
+  areaIds?: readonly number[],
+): SqlQuery {
   const from = gisFrom(src, f);
   const w = gisWhere(layer, f, areaIds);
   const params = [...from.params, ...w.params];
   let sql = `SELECT l.id AS id FROM ${from.sql} WHERE ${w.sql}`;
-  if (afterId !== null) (sql += ' AND l.id > ?'), params.push(afterId);
+  if (afterId !== null) ((sql += ' AND l.id > ?'), params.push(afterId));
   sql += ' ORDER BY l.id LIMIT ?';
   params.push(limit);
   return { sql, params };

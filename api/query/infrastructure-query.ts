@@ -57,13 +57,18 @@ export const INFRA_QUERY_SCHEMA: Readonly<Record<string, any>> = querySchema('in
  */
 export function infrastructureQuerySchema(renewables: boolean): Record<string, any> {
   if (!renewables) return INFRA_QUERY_SCHEMA;
-  return schemaVariant(INFRA_QUERY_SCHEMA, 'renewables', () => true, (props) => {
-    props.vertical = {
-      ...props.vertical,
-      description: 'Renewable verticals, comma-separated (any of them; default all three).',
-      items: { type: 'string', enum: [...RENEWABLE_VERTICALS] },
-    };
-  });
+  return schemaVariant(
+    INFRA_QUERY_SCHEMA,
+    'renewables',
+    () => true,
+    (props) => {
+      props.vertical = {
+        ...props.vertical,
+        description: 'Renewable verticals, comma-separated (any of them; default all three).',
+        items: { type: 'string', enum: [...RENEWABLE_VERTICALS] },
+      };
+    },
+  );
 }
 
 const RENEWABLES_QUERY_SCHEMA = infrastructureQuerySchema(true);
@@ -98,7 +103,10 @@ export interface ParseOptions {
  *   // → { filters: { vertical: ['wind', 'solar'], min_mw: 10 }, sort: 'id', page: 1, pageSize: 25, cursor: null }
  */
 export function parseInfrastructureQuery(query: RawQuery, opts: ParseOptions): InfraRequest {
-  const canonical = (name: 'county' | 'authority') => (s: string): string => CANONICAL[name].get(foldPlace(s)) ?? s;
+  const canonical =
+    (name: 'county' | 'authority') =>
+    (s: string): string =>
+      CANONICAL[name].get(foldPlace(s)) ?? s;
   const q = parseQuery(opts.renewables ? RENEWABLES_QUERY_SCHEMA : INFRA_QUERY_SCHEMA, query, {
     listAllowed: true,
     mapItems: { county: canonical('county'), authority: canonical('authority') },
@@ -147,12 +155,25 @@ export function normalisedInfraFilters(f: InfraFilters): InfraFilters {
 }
 
 const FILTER_KEYS = [
-  'vertical', 'technology', 'county', 'authority', 'min_mw', 'max_mw', 'consenting_route',
-  'fast_lane', 'auction_round', 'auction_winner', 'status', 'since', 'updated_since',
+  'vertical',
+  'technology',
+  'county',
+  'authority',
+  'min_mw',
+  'max_mw',
+  'consenting_route',
+  'fast_lane',
+  'auction_round',
+  'auction_winner',
+  'status',
+  'since',
+  'updated_since',
 ] as const satisfies readonly (keyof InfraFilters)[];
 
 /** Columns served, in schema order (the record shape of `infrastructure-project`). */
-export const INFRA_COLUMNS: readonly string[] = Object.keys(readSchema('infrastructure-project.schema.json').properties);
+export const INFRA_COLUMNS: readonly string[] = Object.keys(
+  readSchema('infrastructure-project.schema.json').properties,
+);
 
 const inList = (col: string, values: readonly unknown[], params: unknown[]): string => {
   params.push(...values);
@@ -180,15 +201,16 @@ export function infraWhere(f: InfraFilters): SqlQuery {
 }
 
 /** The sort key of each order: SQL expressions, directions, and how to read it from a served row. */
-const SORTS: Record<InfraSort, { exprs: string[]; desc: boolean[]; key: (row: Record<string, unknown>) => unknown[] }> = {
-  id: { exprs: ['id'], desc: [false], key: (r) => [r['id']] },
-  capacity_desc: {
-    exprs: ['coalesce(capacity_mw, -1)', 'id'],
-    desc: [true, false],
-    key: (r) => [r['capacity_mw'] ?? -1, r['id']],
-  },
-  newest: { exprs: ['first_seen', 'id'], desc: [true, true], key: (r) => [r['first_seen'], r['id']] },
-};
+const SORTS: Record<InfraSort, { exprs: string[]; desc: boolean[]; key: (row: Record<string, unknown>) => unknown[] }> =
+  {
+    id: { exprs: ['id'], desc: [false], key: (r) => [r['id']] },
+    capacity_desc: {
+      exprs: ['coalesce(capacity_mw, -1)', 'id'],
+      desc: [true, false],
+      key: (r) => [r['capacity_mw'] ?? -1, r['id']],
+    },
+    newest: { exprs: ['first_seen', 'id'], desc: [true, true], key: (r) => [r['first_seen'], r['id']] },
+  };
 
 /** `ORDER BY …` of a sort. */
 export function infraOrder(sort: InfraSort): string {
@@ -220,7 +242,8 @@ export function infraSortKeyValid(sort: InfraSort, key: readonly unknown[]): boo
  */
 export function infraKeyset(sort: InfraSort, after: readonly unknown[]): SqlQuery {
   const s = SORTS[sort];
-  if (after.length !== s.exprs.length) throw new Error(`cursor key has ${after.length} values, sort ${sort} needs ${s.exprs.length}`);
+  if (after.length !== s.exprs.length)
+    throw new Error(`cursor key has ${after.length} values, sort ${sort} needs ${s.exprs.length}`);
   const params: unknown[] = [];
   const val = (i: number): string => (sort === 'newest' && i === 0 ? 'CAST(? AS DATE)' : '?');
   const ors: string[] = [];

@@ -60,9 +60,9 @@ export function periodDate(raw: string, end: boolean): string | undefined {
   let from: [number, number, number];
   let to: [number, number, number];
   if (m[3]) from = to = [y, Number(m[2]), Number(m[3])];
-  else if (m[2]) (from = [y, Number(m[2]), 1]), (to = [y, Number(m[2]) + 1, 0]);
-  else if (m[4]) (from = [y, (Number(m[4]) - 1) * 3 + 1, 1]), (to = [y, Number(m[4]) * 3 + 1, 0]);
-  else (from = [y, 1, 1]), (to = [y, 12, 31]);
+  else if (m[2]) ((from = [y, Number(m[2]), 1]), (to = [y, Number(m[2]) + 1, 0]));
+  else if (m[4]) ((from = [y, (Number(m[4]) - 1) * 3 + 1, 1]), (to = [y, Number(m[4]) * 3 + 1, 0]));
+  else ((from = [y, 1, 1]), (to = [y, 12, 31]));
   const [yy, mm, dd] = end ? to : from;
   const d = new Date(Date.UTC(yy, mm - 1, dd));
   if (m[3] && (d.getUTCMonth() !== mm - 1 || d.getUTCDate() !== dd)) return undefined;
@@ -85,14 +85,25 @@ const NOT_FOR: Record<IntelSection, string[]> = {
  */
 export function parseIntelQuery(
   query: RawQuery,
-  opts: { pageSizeDefault: number; pageSizeMax: number; pageMax: number; svg?: boolean; cursorSecrets?: CursorSecrets; releaseId?: string },
+  opts: {
+    pageSizeDefault: number;
+    pageSizeMax: number;
+    pageMax: number;
+    svg?: boolean;
+    cursorSecrets?: CursorSecrets;
+    releaseId?: string;
+  },
 ): IntelRequest {
-  const q = parseQuery(intelQuerySchema(opts.svg === true), query, { listAllowed: true, mapItems: { county: canonicalCounty } });
+  const q = parseQuery(intelQuerySchema(opts.svg === true), query, {
+    listAllowed: true,
+    mapItems: { county: canonicalCounty },
+  });
   const { errors } = q;
   const value = q.values;
   const section = (opts.svg ? 'price_index' : value.section) as IntelSection | undefined;
   if (section && INTEL_SECTIONS.includes(section)) {
-    for (const p of NOT_FOR[section]) if (q.shaped[p] !== undefined) errors.push({ name: p, reason: `does not apply to section ${section}` });
+    for (const p of NOT_FOR[section])
+      if (q.shaped[p] !== undefined) errors.push({ name: p, reason: `does not apply to section ${section}` });
   }
   const from = typeof value.from === 'string' ? periodDate(value.from, false) : null;
   const to = typeof value.to === 'string' ? periodDate(value.to, true) : null;
@@ -100,13 +111,15 @@ export function parseIntelQuery(
   if (to === undefined) errors.push({ name: 'to', reason: 'not a real date' });
   if (from && to && from > to) errors.push({ name: 'to', reason: REASONS.notBefore('from') });
   const counties = (value.county as string[] | undefined) ?? [];
-  if (opts.svg && counties.length > 1) errors.push({ name: 'county', reason: 'the chart draws one county beside the national series' });
+  if (opts.svg && counties.length > 1)
+    errors.push({ name: 'county', reason: 'the chart draws one county beside the national series' });
   const pageSize = typeof value.page_size === 'number' ? value.page_size : opts.pageSizeDefault;
   const page = typeof value.page === 'number' ? value.page : 1;
   if (pageSize > opts.pageSizeMax) errors.push({ name: 'page_size', reason: REASONS.atMost(opts.pageSizeMax) });
   if (page > opts.pageMax) errors.push({ name: 'page', reason: REASONS.atMost(opts.pageMax) });
   const cursor = typeof value.cursor === 'string' ? value.cursor : undefined;
-  if (cursor !== undefined && value.page !== undefined) errors.push({ name: 'page', reason: 'not with cursor (the cursor says where the page starts)' });
+  if (cursor !== undefined && value.page !== undefined)
+    errors.push({ name: 'page', reason: 'not with cursor (the cursor says where the page starts)' });
   if (errors.length) throw invalidParams(errors);
   const filters = { section: section!, counties: [...new Set(counties)], from: from ?? null, to: to ?? null };
   const hash = filtersHash('intel', filters, '');
@@ -115,15 +128,23 @@ export function parseIntelQuery(
     if (!opts.cursorSecrets) throw invalidParams([{ name: 'cursor', reason: REASONS.unknownParameter }]);
     const c = decodeCursor(cursor, hash, opts.cursorSecrets);
     if (c.release !== opts.releaseId) {
-      throw invalidParams([{ name: 'cursor', reason: `made on release ${c.release}; intelligence pages are counted per release: start again without cursor` }]);
+      throw invalidParams([
+        {
+          name: 'cursor',
+          reason: `made on release ${c.release}; intelligence pages are counted per release: start again without cursor`,
+        },
+      ]);
     }
     offset = Number(c.key[0]);
-    if (!Number.isInteger(offset) || offset < 0) throw invalidParams([{ name: 'cursor', reason: 'not a cursor of this endpoint' }]);
+    if (!Number.isInteger(offset) || offset < 0)
+      throw invalidParams([{ name: 'cursor', reason: 'not a cursor of this endpoint' }]);
   }
   return { ...filters, page: cursor === undefined ? page : null, pageSize, offset, hash };
 }
 
-const COUNTY_BY_FOLD = new Map<string, string>((intelQuerySchema().properties.county.items.enum as string[]).map((c) => [foldPlace(c), c]));
+const COUNTY_BY_FOLD = new Map<string, string>(
+  (intelQuerySchema().properties.county.items.enum as string[]).map((c) => [foldPlace(c), c]),
+);
 /** `cork`, `Co. Cork` → `Cork` (the API's place-name folder); anything unknown is returned as given (the schema then rejects it). */
 function canonicalCounty(c: string): string {
   return COUNTY_BY_FOLD.get(foldPlace(c)) ?? c;
@@ -178,6 +199,16 @@ export function intelPageQuery(table: string, req: IntelRequest): { sql: string;
 }
 
 /** The series of the price-index chart: national plus at most one county, within the range. */
-export function priceIndexSeriesQuery(table: string, req: Pick<IntelRequest, 'counties' | 'from' | 'to'>): { sql: string; params: unknown[] } {
-  return intelPageQuery(table, { section: 'price_index', counties: req.counties.slice(0, 1), from: req.from, to: req.to, page: 1, pageSize: 10_000 });
+export function priceIndexSeriesQuery(
+  table: string,
+  req: Pick<IntelRequest, 'counties' | 'from' | 'to'>,
+): { sql: string; params: unknown[] } {
+  return intelPageQuery(table, {
+    section: 'price_index',
+    counties: req.counties.slice(0, 1),
+    from: req.from,
+    to: req.to,
+    page: 1,
+    pageSize: 10_000,
+  });
 }

@@ -40,8 +40,20 @@ export const LAND_USE_DESCRIPTIONS: Readonly<Record<string, string>> = {
 };
 
 export const COMPANY_COLUMNS = [
-  'company_number', 'company_name', 'status', 'status_code', 'company_type', 'reg_date', 'last_ar_date',
-  'last_accounts_date', 'dissolved_date', 'status_date', 'address', 'county', 'eircode_routing_key', 'nace_code',
+  'company_number',
+  'company_name',
+  'status',
+  'status_code',
+  'company_type',
+  'reg_date',
+  'last_ar_date',
+  'last_accounts_date',
+  'dissolved_date',
+  'status_date',
+  'address',
+  'county',
+  'eircode_routing_key',
+  'nace_code',
 ] as const;
 
 /** The lead row (all lead columns) by id. */
@@ -65,7 +77,10 @@ function windowWhere(receivedDate: string): SqlQuery {
 }
 
 /** Count and median price of the area's sales in the window. */
-export function salesSummaryQuery(t: Tables, lead: { county: string; eircode_routing_key: string | null; received_date: string }): SqlQuery {
+export function salesSummaryQuery(
+  t: Tables,
+  lead: { county: string; eircode_routing_key: string | null; received_date: string },
+): SqlQuery {
   const a = areaWhere(lead);
   const w = windowWhere(lead.received_date);
   return {
@@ -75,7 +90,10 @@ export function salesSummaryQuery(t: Tables, lead: { county: string; eircode_rou
 }
 
 /** The area's most recent sales in the window, newest first. */
-export function recentSalesQuery(t: Tables, lead: { county: string; eircode_routing_key: string | null; received_date: string }): SqlQuery {
+export function recentSalesQuery(
+  t: Tables,
+  lead: { county: string; eircode_routing_key: string | null; received_date: string },
+): SqlQuery {
   const a = areaWhere(lead);
   const w = windowWhere(lead.received_date);
   return {
@@ -108,7 +126,10 @@ export function suppliersQuery(t: Tables, county: string, verticals: readonly st
 
 /** One company by CRO number. */
 export function companyQuery(t: Tables, companyNumber: string): SqlQuery {
-  return { sql: `SELECT ${COMPANY_COLUMNS.join(', ')} FROM ${t.companies} WHERE company_number = ?`, params: [companyNumber] };
+  return {
+    sql: `SELECT ${COMPANY_COLUMNS.join(', ')} FROM ${t.companies} WHERE company_number = ?`,
+    params: [companyNumber],
+  };
 }
 
 /** A company's filings, newest first. */
@@ -150,17 +171,44 @@ export function assembleLeadDetail(r: DetailRows): Row {
 export function leadDetailSections(r: DetailRows): Row {
   const l = r.lead;
   const pick = (keys: readonly string[]): Row => Object.fromEntries(keys.map((k) => [k, l[k] ?? null]));
-  const landUse = typeof l['land_use_code'] === 'string' ? (LAND_USE_DESCRIPTIONS[l['land_use_code'].toUpperCase()] ?? null) : null;
+  const landUse =
+    typeof l['land_use_code'] === 'string' ? (LAND_USE_DESCRIPTIONS[l['land_use_code'].toUpperCase()] ?? null) : null;
   const contractorName = l['main_contractor'];
   return {
     main_contractor:
       r.contractorCompany === undefined || typeof contractorName !== 'string' || contractorName === ''
         ? null
-        : { name: contractorName, company_number: l['main_contractor_company_number'] ?? null, company: r.contractorCompany },
+        : {
+            name: contractorName,
+            company_number: l['main_contractor_company_number'] ?? null,
+            company: r.contractorCompany,
+          },
     project: pick([
-      'description', 'use_class', 'works_kind', 'verticals', 'explicit_verticals', 'vertical_evidence', 'scale', 'num_units', 'floor_area_m2', 'site_area_ha', 'demolition', 'est_value',
-      'est_value_basis', 'application_type', 'lead_readiness', 'status', 'received_date', 'decision', 'decision_date',
-      'grant_date', 'expiry_date', 'commencement_date', 'proposed_end_date', 'completion_date', 'public_url',
+      'description',
+      'use_class',
+      'works_kind',
+      'verticals',
+      'explicit_verticals',
+      'vertical_evidence',
+      'scale',
+      'num_units',
+      'floor_area_m2',
+      'site_area_ha',
+      'demolition',
+      'est_value',
+      'est_value_basis',
+      'application_type',
+      'lead_readiness',
+      'status',
+      'received_date',
+      'decision',
+      'decision_date',
+      'grant_date',
+      'expiry_date',
+      'commencement_date',
+      'proposed_end_date',
+      'completion_date',
+      'public_url',
     ]),
     zoning_and_appeals: {
       land_use_code: l['land_use_code'] ?? null,

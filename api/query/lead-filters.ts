@@ -89,111 +89,260 @@ export interface GeometryFilter extends FilterBase {
   readonly lonColumn: string;
   readonly companion?: Companion;
 }
-export type LeadFilter = TextFilter | EnumFilter | MultiFilter | RangeFilter | FlagFilter | DateFilter | KeyFilter | GeometryFilter;
+export type LeadFilter =
+  TextFilter | EnumFilter | MultiFilter | RangeFilter | FlagFilter | DateFilter | KeyFilter | GeometryFilter;
 export type FilterKind = LeadFilter['kind'];
 
 const READINESS = READINESS_VALUES;
 /** The trade verticals' codes (pipeline/normalise/classify.ts \`VERTICALS\`; a test checks they agree). */
 const VERTICAL_CODES = [
-  'agricultural_buildings', 'concrete', 'data_centre_fitout', 'demolition', 'electrical', 'ev_charging', 'flooring', 'glazing_facades', 'groundworks',
-  'heat_pumps', 'hvac', 'insulation', 'kitchens_interiors', 'landscaping', 'plumbing_heating', 'roofing', 'scaffolding', 'security_fire',
-  'signage_shopfronts', 'solar', 'steel_structures', 'telecoms', 'windows_doors',
+  'agricultural_buildings',
+  'concrete',
+  'data_centre_fitout',
+  'demolition',
+  'electrical',
+  'ev_charging',
+  'flooring',
+  'glazing_facades',
+  'groundworks',
+  'heat_pumps',
+  'hvac',
+  'insulation',
+  'kitchens_interiors',
+  'landscaping',
+  'plumbing_heating',
+  'roofing',
+  'scaffolding',
+  'security_fire',
+  'signage_shopfronts',
+  'solar',
+  'steel_structures',
+  'telecoms',
+  'windows_doors',
 ] as const;
 const LIST = 'Comma-separated values match any of them (OR).';
 
 /** The lead filters, in the order of the schema, the SQL clauses and the canonical saved-filter string. */
 export const LEAD_FILTERS = [
   {
-    name: 'q', kind: 'text', column: 'description', maxLength: 200, examples: ['roof extension', '"heat pump" solar*', 'attic OR loft conversion'],
+    name: 'q',
+    kind: 'text',
+    column: 'description',
+    maxLength: 200,
+    examples: ['roof extension', '"heat pump" solar*', 'attic OR loft conversion'],
     doc:
-      'Free-text search over description, address, authority and application number, ranked by BM25 over the release\'s search index (words stemmed, accents and case ignored, ' +
+      "Free-text search over description, address, authority and application number, ranked by BM25 over the release's search index (words stemmed, accents and case ignored, " +
       'stopwords dropped). Every word is required (`kitchen extension`: leads holding both); `"heat pump"` is a phrase (those words, in that order, next to each other, as written); ' +
       '`solar*` a prefix (any word starting with at least 3 letters or digits); `solar OR wind` either (OR binds tighter than the implicit AND: `attic OR loft conversion` = ' +
       '(attic OR loft) AND conversion). Malformed syntax (an unbalanced quote, a lone OR, a bare or short `*`) is a 400 naming `q`. See docs/search.md.',
   },
   {
-    name: 'vertical', kind: 'enum', column: 'verticals', listColumn: true, examples: [['solar', 'roofing']],
+    name: 'vertical',
+    kind: 'enum',
+    column: 'verticals',
+    listColumn: true,
+    examples: [['solar', 'roofing']],
     doc: `Trade verticals: a lead matches when it is relevant to the vertical. ${LIST}`,
     values: VERTICAL_CODES,
   },
   {
-    name: 'explicit_vertical', kind: 'enum', column: 'explicit_verticals', listColumn: true, examples: [['roofing']],
+    name: 'explicit_vertical',
+    kind: 'enum',
+    column: 'explicit_verticals',
+    listColumn: true,
+    examples: [['roofing']],
     doc: `Trade verticals the description itself names (\`explicit_verticals\`: its trade words, e.g. "dormer" → \`roofing\`), not only implied by the kind of build (an extension implies \`groundworks\`; \`vertical=\` matches both). A supplier who wants the jobs whose text names their trade asks \`explicit_vertical=roofing\`. ${LIST}`,
     values: VERTICAL_CODES,
   },
   {
-    name: 'authority', kind: 'multi', column: 'planning_authority', fold: 'place', examples: [['Dublin City']],
+    name: 'authority',
+    kind: 'multi',
+    column: 'planning_authority',
+    fold: 'place',
+    examples: [['Dublin City']],
     doc: `Planning authorities, matched regardless of case and accents (\`dun laoghaire-rathdown\`). ${LIST}`,
   },
-  { name: 'county', kind: 'multi', column: 'county', fold: 'place', examples: [['Cork']], doc: `Counties, matched regardless of case and accents. ${LIST}` },
-  { name: 'readiness', kind: 'enum', column: 'lead_readiness', values: READINESS, examples: [['commencing']], doc: `Lifecycle stages (\`lead_readiness\`). ${LIST}` },
   {
-    name: 'status', kind: 'enum', column: 'status', values: ['planning', 'approved', 'active', 'closed', ...READINESS], examples: [['commencing'], ['active']],
+    name: 'county',
+    kind: 'multi',
+    column: 'county',
+    fold: 'place',
+    examples: [['Cork']],
+    doc: `Counties, matched regardless of case and accents. ${LIST}`,
+  },
+  {
+    name: 'readiness',
+    kind: 'enum',
+    column: 'lead_readiness',
+    values: READINESS,
+    examples: [['commencing']],
+    doc: `Lifecycle stages (\`lead_readiness\`). ${LIST}`,
+  },
+  {
+    name: 'status',
+    kind: 'enum',
+    column: 'status',
+    values: ['planning', 'approved', 'active', 'closed', ...READINESS],
+    examples: [['commencing'], ['active']],
     annotations: { 'x-status-of': STATUS_OF },
     doc: `Lifecycle filter: a coarse status group (\`planning\`, \`approved\`, \`active\`, \`closed\`) or any lifecycle stage of \`readiness\` (\`commencing\`, …), which matches exactly that stage. ${LIST}`,
   },
   {
-    name: 'use_class', kind: 'enum', column: 'use_class', examples: [['data_centre']], doc: `Use classes. ${LIST}`,
+    name: 'use_class',
+    kind: 'enum',
+    column: 'use_class',
+    examples: [['data_centre']],
+    doc: `Use classes. ${LIST}`,
     values: [
-      'data_centre', 'energy', 'telecoms', 'mixed_use', 'residential_multi', 'house', 'change_of_use', 'healthcare', 'hospitality', 'education',
-      'agricultural', 'residential_extension', 'warehouse_logistics', 'industrial', 'office', 'retail', 'community', 'commercial', 'other',
+      'data_centre',
+      'energy',
+      'telecoms',
+      'mixed_use',
+      'residential_multi',
+      'house',
+      'change_of_use',
+      'healthcare',
+      'hospitality',
+      'education',
+      'agricultural',
+      'residential_extension',
+      'warehouse_logistics',
+      'industrial',
+      'office',
+      'retail',
+      'community',
+      'commercial',
+      'other',
     ],
   },
   {
-    name: 'works_kind', kind: 'enum', column: 'works_kind', examples: [['new_works', 'extension_of_duration']],
+    name: 'works_kind',
+    kind: 'enum',
+    column: 'works_kind',
+    examples: [['new_works', 'extension_of_duration']],
     values: ['new_works', 'extension_of_duration', 'outline', 'retention', 'amendment', 'declaration'],
     doc: `Kinds of works (\`works_kind\`): \`new_works\`, \`extension_of_duration\`, \`outline\`, \`retention\`, \`amendment\`, \`declaration\`. Lists without this filter show every kind; \`retention\`, \`amendment\` and \`declaration\` leads have no work to sell and no verticals, so any \`vertical=\` filter leaves them out. ${LIST}`,
   },
-  { name: 'scale', kind: 'enum', column: 'scale', values: ['minor', 'medium', 'large', 'major'], examples: [['major']], doc: `Project scale bands. ${LIST}` },
   {
-    name: 'application_type', kind: 'multi', column: 'application_type', fold: 'text', examples: [['PERMISSION', 'RETENTION']],
+    name: 'scale',
+    kind: 'enum',
+    column: 'scale',
+    values: ['minor', 'medium', 'large', 'major'],
+    examples: [['major']],
+    doc: `Project scale bands. ${LIST}`,
+  },
+  {
+    name: 'application_type',
+    kind: 'multi',
+    column: 'application_type',
+    fold: 'text',
+    examples: [['PERMISSION', 'RETENTION']],
     doc: `Application types as published by the authority (\`application_type\`: \`PERMISSION\`, \`RETENTION\`, \`OUTLINE PERMISSION\`, …), matched regardless of case and accents; leads without one never match. ${LIST}`,
   },
   {
-    name: 'min_value', kind: 'range', column: 'est_value', type: 'number', examples: [1000000],
+    name: 'min_value',
+    kind: 'range',
+    column: 'est_value',
+    type: 'number',
+    examples: [1000000],
     doc: 'Minimum estimated value (`est_value`) in euros; decimals allowed (`250000.50`).',
   },
   {
-    name: 'min_units', kind: 'range', column: 'num_units', type: 'integer', examples: [10],
+    name: 'min_units',
+    kind: 'range',
+    column: 'num_units',
+    type: 'integer',
+    examples: [10],
     doc: 'Minimum number of residential units (`num_units`); leads without a unit count never match.',
   },
-  { name: 'has_contact', kind: 'flag', column: 'has_contact', doc: '`true`/`1`: only leads whose source held contact details; `false`/`0`: only those without.' },
-  { name: 'demolition', kind: 'flag', column: 'demolition', doc: '`1`/`true`: only projects involving demolition; `0`/`false`: only those without.' },
   {
-    name: 'received_from', kind: 'date', column: 'received_date', bound: 'from', examples: ['2025-01-01'],
+    name: 'has_contact',
+    kind: 'flag',
+    column: 'has_contact',
+    doc: '`true`/`1`: only leads whose source held contact details; `false`/`0`: only those without.',
+  },
+  {
+    name: 'demolition',
+    kind: 'flag',
+    column: 'demolition',
+    doc: '`1`/`true`: only projects involving demolition; `0`/`false`: only those without.',
+  },
+  {
+    name: 'received_from',
+    kind: 'date',
+    column: 'received_date',
+    bound: 'from',
+    examples: ['2025-01-01'],
     doc: 'Only leads received on or after this date (`received_date >= received_from`), `YYYY-MM-DD`.',
   },
   {
-    name: 'received_to', kind: 'date', column: 'received_date', bound: 'to', examples: ['2025-12-31'],
+    name: 'received_to',
+    kind: 'date',
+    column: 'received_date',
+    bound: 'to',
+    examples: ['2025-12-31'],
     doc: 'Only leads received on or before this date (`received_date <= received_to`), `YYYY-MM-DD`; not before `received_from`.',
   },
   {
-    name: 'changed_since', kind: 'date', column: 'last_changed', bound: 'from', alias: 'updated_since', examples: ['2026-11-16'],
-    doc: 'Only leads that changed or appeared on or after this date (`last_changed >= changed_since`; `last_changed` is the as-of date of the release that last changed the lead), `YYYY-MM-DD`. `updated_since` (the GIS feeds\' spelling) is accepted as an alias. For every change with its before / after values, and removals, read `GET /events`.',
+    name: 'changed_since',
+    kind: 'date',
+    column: 'last_changed',
+    bound: 'from',
+    alias: 'updated_since',
+    examples: ['2026-11-16'],
+    doc: "Only leads that changed or appeared on or after this date (`last_changed >= changed_since`; `last_changed` is the as-of date of the release that last changed the lead), `YYYY-MM-DD`. `updated_since` (the GIS feeds' spelling) is accepted as an alias. For every change with its before / after values, and removals, read `GET /events`.",
   },
   {
-    name: 'created_since', kind: 'date', column: 'first_seen', bound: 'from', alias: 'since', examples: ['2026-11-16'],
-    doc: 'Only leads that first appeared on or after this date (`first_seen >= created_since`), `YYYY-MM-DD`. `since` (the GIS feeds\' spelling) is accepted as an alias.',
+    name: 'created_since',
+    kind: 'date',
+    column: 'first_seen',
+    bound: 'from',
+    alias: 'since',
+    examples: ['2026-11-16'],
+    doc: "Only leads that first appeared on or after this date (`first_seen >= created_since`), `YYYY-MM-DD`. `since` (the GIS feeds' spelling) is accepted as an alias.",
   },
   {
-    name: 'application_number', kind: 'key', column: 'application_number', maxLength: 60, examples: ['26/02170'],
-    doc: 'The planning authority\'s own reference (`application_number`, e.g. `26/02170`), matched exactly, ignoring case and surrounding spaces; references repeat across authorities, so combine with `authority`. An unknown reference matches nothing.',
+    name: 'application_number',
+    kind: 'key',
+    column: 'application_number',
+    maxLength: 60,
+    examples: ['26/02170'],
+    doc: "The planning authority's own reference (`application_number`, e.g. `26/02170`), matched exactly, ignoring case and surrounding spaces; references repeat across authorities, so combine with `authority`. An unknown reference matches nothing.",
   },
   {
-    name: 'near', kind: 'geometry', shape: 'circle', column: 'lat', lonColumn: 'lon', examples: ['53.3498,-6.2603'],
+    name: 'near',
+    kind: 'geometry',
+    shape: 'circle',
+    column: 'lat',
+    lonColumn: 'lon',
+    examples: ['53.3498,-6.2603'],
     doc: 'Leads within `radius_m` of this point: `latitude,longitude` in WGS 84 decimal degrees (latitude first; a value that looks like longitude,latitude in Ireland is refused). In when the great-circle (haversine, R = 6,371,008.8 m) distance is at most `radius_m` (edge inclusive, to 1 mm). Each result then carries `distance_m`; `sort=distance` orders by it. Leads without coordinates never match.',
     companion: {
-      name: 'radius_m', min: RADIUS_M.min, max: RADIUS_M.max, default: RADIUS_M.default,
+      name: 'radius_m',
+      min: RADIUS_M.min,
+      max: RADIUS_M.max,
+      default: RADIUS_M.default,
       doc: `Radius of \`near\` in whole metres, ${RADIUS_M.min}…${RADIUS_M.max} (default ${RADIUS_M.default}); only with \`near\`.`,
     },
   },
   {
-    name: 'bbox', kind: 'geometry', shape: 'bbox', column: 'lat', lonColumn: 'lon', examples: ['-6.40,53.25,-6.10,53.42'],
+    name: 'bbox',
+    kind: 'geometry',
+    shape: 'bbox',
+    column: 'lat',
+    lonColumn: 'lon',
+    examples: ['-6.40,53.25,-6.10,53.42'],
     doc: 'Leads inside a box: `minLon,minLat,maxLon,maxLat` in WGS 84 decimal degrees (the GeoJSON / OGC order), edges inclusive. Leads without coordinates never match.',
   },
   {
-    name: 'polygon', kind: 'geometry', shape: 'polygon', column: 'lat', lonColumn: 'lon',
-    examples: ['{"type":"Polygon","coordinates":[[[-6.30,53.33],[-6.22,53.33],[-6.22,53.37],[-6.30,53.37],[-6.30,53.33]]]}'],
+    name: 'polygon',
+    kind: 'geometry',
+    shape: 'polygon',
+    column: 'lat',
+    lonColumn: 'lon',
+    examples: [
+      '{"type":"Polygon","coordinates":[[[-6.30,53.33],[-6.22,53.33],[-6.22,53.37],[-6.30,53.37],[-6.30,53.33]]]}',
+    ],
     doc: 'Leads inside an area: a GeoJSON Polygon or MultiPolygon as JSON (URL-encoded; positions `[longitude, latitude]`), holes honoured, a lead on any ring counts as inside. At most 10,000 positions; rings closed, of 4 positions or more, not crossing or touching; within Ireland. Longer areas: `POST /leads/search`. Leads without coordinates never match.',
   },
 ] as const satisfies readonly LeadFilter[];
@@ -249,7 +398,10 @@ export function filterQueryPairs(f: LeadFilter, v: unknown): [string, string][] 
   if (f.kind === 'geometry') {
     if (f.shape === 'circle') {
       const n = v as NearArea;
-      return [[f.name, `${n.lat},${n.lon}`], [f.companion!.name, String(n.radius_m)]];
+      return [
+        [f.name, `${n.lat},${n.lon}`],
+        [f.companion!.name, String(n.radius_m)],
+      ];
     }
     return [[f.name, f.shape === 'bbox' ? (v as BBox).join(',') : JSON.stringify(v)]];
   }
@@ -265,10 +417,12 @@ export function datePairs(): readonly (readonly [DateFilter, DateFilter])[] {
 }
 const DATE_PAIRS: readonly (readonly [DateFilter, DateFilter])[] = (() => {
   const dates = filtersOfKind('date');
-  return dates.filter((f) => f.bound === 'from').flatMap((from) => {
-    const to = dates.find((t) => t.bound === 'to' && t.column === from.column);
-    return to ? [[from, to] as const] : [];
-  });
+  return dates
+    .filter((f) => f.bound === 'from')
+    .flatMap((from) => {
+      const to = dates.find((t) => t.bound === 'to' && t.column === from.column);
+      return to ? [[from, to] as const] : [];
+    });
 })();
 
 // ---------------------------------------------------------------------------------------------
@@ -296,7 +450,13 @@ export function filterSchema(f: LeadFilter): Json {
     case 'key':
       return { type: 'string', description: f.doc, minLength: 1, maxLength: f.maxLength, ...ex };
     case 'geometry':
-      return { type: 'string', description: f.doc, minLength: 1, ...(f.shape === 'polygon' ? {} : { maxLength: 200 }), ...ex };
+      return {
+        type: 'string',
+        description: f.doc,
+        minLength: 1,
+        ...(f.shape === 'polygon' ? {} : { maxLength: 200 }),
+        ...ex,
+      };
   }
 }
 
@@ -309,30 +469,48 @@ function filterProperties(f: LeadFilter): [string, Json][] {
   }
   if (f.kind !== 'geometry' || !f.companion) return [own];
   const c = f.companion;
-  return [own, [c.name, { type: 'integer', description: c.doc, minimum: c.min, maximum: c.max, examples: [c.default] }]];
+  return [
+    own,
+    [c.name, { type: 'integer', description: c.doc, minimum: c.min, maximum: c.max, examples: [c.default] }],
+  ];
 }
 
 /**
  * The orders of `GET /leads` (`sort`): `relevance` only with `q`, `distance` only with `near`. Declared
  * here, beside the filters, so the query schema, the parser and the SQL builders share one list.
  */
-export const LEADS_SORT_NAMES = ['newest', 'oldest', 'value_desc', 'value_asc', 'last_changed', 'last_changed_asc', 'relevance', 'distance'] as const;
+export const LEADS_SORT_NAMES = [
+  'newest',
+  'oldest',
+  'value_desc',
+  'value_asc',
+  'last_changed',
+  'last_changed_asc',
+  'relevance',
+  'distance',
+] as const;
 
 /** The non-filter parameters of `GET /leads`: sort and paging. */
 const LEADS_PAGING_SCHEMA: Json = {
   sort: {
     type: 'string',
     description:
-      'Order of results: `newest` (received_date descending, the default without `q`), `oldest`, `value_desc`, `value_asc`, `last_changed` (last_changed descending: the most recently changed first), `last_changed_asc` (the oldest change first: a mirror resuming from a cursor), `relevance` (BM25 score; only with `q`, and the default with `q`), or `distance` (`distance_m` ascending; only with `near`). Ties are broken by id (ascending for `relevance` and `distance`, otherwise in the sort\'s direction). Every sort pages with `cursor` (keyset).',
+      "Order of results: `newest` (received_date descending, the default without `q`), `oldest`, `value_desc`, `value_asc`, `last_changed` (last_changed descending: the most recently changed first), `last_changed_asc` (the oldest change first: a mirror resuming from a cursor), `relevance` (BM25 score; only with `q`, and the default with `q`), or `distance` (`distance_m` ascending; only with `near`). Ties are broken by id (ascending for `relevance` and `distance`, otherwise in the sort's direction). Every sort pages with `cursor` (keyset).",
     enum: [...LEADS_SORT_NAMES],
   },
   page: {
     type: 'integer',
-    description: 'Page number, 1-based (default 1; at most PAGE_MAX, default 100: use `cursor` beyond). Not with `cursor`.',
+    description:
+      'Page number, 1-based (default 1; at most PAGE_MAX, default 100: use `cursor` beyond). Not with `cursor`.',
     minimum: 1,
     examples: [2],
   },
-  page_size: { type: 'integer', description: 'Results per page (default PAGE_SIZE_DEFAULT = 25, at most PAGE_SIZE_MAX = 100).', minimum: 1, examples: [25] },
+  page_size: {
+    type: 'integer',
+    description: 'Results per page (default PAGE_SIZE_DEFAULT = 25, at most PAGE_SIZE_MAX = 100).',
+    minimum: 1,
+    examples: [25],
+  },
   cursor: {
     type: 'string',
     description:
@@ -371,9 +549,29 @@ export function leadsSearchBodySchema(): Json {
     const f = FILTER_BY_NAME.get(name);
     let alts: Json[] = [rest, ...(p.type === 'string' ? [] : [text])];
     if (f?.kind === 'geometry' && f.shape === 'circle') {
-      alts = [rest, { type: 'object', properties: { lat: { type: 'number', minimum: -90, maximum: 90 }, lon: { type: 'number', minimum: -180, maximum: 180 } }, required: ['lat', 'lon'], additionalProperties: false }];
+      alts = [
+        rest,
+        {
+          type: 'object',
+          properties: {
+            lat: { type: 'number', minimum: -90, maximum: 90 },
+            lon: { type: 'number', minimum: -180, maximum: 180 },
+          },
+          required: ['lat', 'lon'],
+          additionalProperties: false,
+        },
+      ];
     } else if (f?.kind === 'geometry' && f.shape === 'bbox') {
-      alts = [rest, { type: 'array', items: { type: 'number' }, minItems: 4, maxItems: 4, description: 'minLon, minLat, maxLon, maxLat' }];
+      alts = [
+        rest,
+        {
+          type: 'array',
+          items: { type: 'number' },
+          minItems: 4,
+          maxItems: 4,
+          description: 'minLon, minLat, maxLon, maxLat',
+        },
+      ];
     } else if (f?.kind === 'geometry') {
       alts = [
         {
@@ -387,7 +585,12 @@ export function leadsSearchBodySchema(): Json {
     }
     props[name] = alts.length === 1 ? { description, ...alts[0] } : { description, anyOf: alts }; // a one-schema anyOf is that schema
   }
-  return { type: 'object', description: 'The parameters of `GET /leads` as JSON members (same names, same rules).', properties: props, additionalProperties: false };
+  return {
+    type: 'object',
+    description: 'The parameters of `GET /leads` as JSON members (same names, same rules).',
+    properties: props,
+    additionalProperties: false,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -408,7 +611,12 @@ export type FilterDialect = 'duckdb' | 'postgres';
  * @example filterClauses({ county: ['Cork'], min_value: 1e6 })
  *   // { clauses: ['l.county IN (?)', 'l.est_value >= ?'], params: ['Cork', 1000000] }
  */
-export function filterClauses(filters: LeadsFilters, dialect: FilterDialect = 'duckdb', first = 1, areaIds?: readonly number[]): { clauses: string[]; params: unknown[] } {
+export function filterClauses(
+  filters: LeadsFilters,
+  dialect: FilterDialect = 'duckdb',
+  first = 1,
+  areaIds?: readonly number[],
+): { clauses: string[]; params: unknown[] } {
   let areaDone = false;
   const clauses: string[] = [];
   const params: unknown[] = [];
@@ -429,7 +637,8 @@ export function filterClauses(filters: LeadsFilters, dialect: FilterDialect = 'd
         const vs = v as string[];
         if (vs.length === 0) break;
         const listColumn = f.kind === 'enum' && f.listColumn === true;
-        if (dialect === 'postgres') clauses.push(listColumn ? `${col} && ${p(vs)}::text[]` : `${col} = ANY(${p(vs)}::text[])`);
+        if (dialect === 'postgres')
+          clauses.push(listColumn ? `${col} && ${p(vs)}::text[]` : `${col} = ANY(${p(vs)}::text[])`);
         else if (!listColumn) clauses.push(`${col} IN (${vs.map(p).join(', ')})`);
         else if (vs.length === 1) clauses.push(`list_contains(${col}, ${p(vs[0])})`);
         else clauses.push(`(${vs.map((x) => `list_contains(${col}, ${p(x)})`).join(' OR ')})`);
@@ -442,7 +651,9 @@ export function filterClauses(filters: LeadsFilters, dialect: FilterDialect = 'd
         clauses.push(`${col} = ${p(v)}`);
         break;
       case 'date':
-        clauses.push(`${col} ${f.bound === 'from' ? '>=' : '<='} ${dialect === 'duckdb' ? `CAST(${p(v)} AS DATE)` : `${p(v)}::date`}`);
+        clauses.push(
+          `${col} ${f.bound === 'from' ? '>=' : '<='} ${dialect === 'duckdb' ? `CAST(${p(v)} AS DATE)` : `${p(v)}::date`}`,
+        );
         break;
       case 'key':
         clauses.push(`lower(${dialect === 'duckdb' ? 'trim' : 'btrim'}(${col})) = ${p(foldKey(v as string))}`);
@@ -466,7 +677,12 @@ export function filterClauses(filters: LeadsFilters, dialect: FilterDialect = 'd
  *
  * @example areaIdsCondition('t.id', [3, 9], 'duckdb', bind) // "t.id IN (SELECT CAST(unnest(string_split(?, ',')) AS BIGINT))", bound '3,9'
  */
-export function areaIdsCondition(idColumn: string, ids: readonly number[], dialect: FilterDialect, bind: (v: unknown) => string): string {
+export function areaIdsCondition(
+  idColumn: string,
+  ids: readonly number[],
+  dialect: FilterDialect,
+  bind: (v: unknown) => string,
+): string {
   if (ids.length === 0) return 'FALSE';
   if (dialect === 'postgres') return `${idColumn} = ANY(${bind([...ids])}::bigint[])`;
   return `${idColumn} IN (SELECT CAST(unnest(string_split(${bind(ids.join(','))}, ',')) AS BIGINT))`;

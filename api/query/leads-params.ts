@@ -10,7 +10,15 @@ import { parseSearchQuery } from '../../common/search-syntax.ts';
 import type { ApiConfig } from '../config.ts';
 import { invalidParams, type ParamError } from '../http/errors.ts';
 import { normalisedFilters, sortKeyValid, type LeadsFilters, type LeadsSort, type SortKey } from './leads-query.ts';
-import { datePairs, FILTERS, LEADS_SORT_NAMES, filtersOfKind, STATUS_GROUP_OF, type FilterFold, type GeometryFilter } from './lead-filters.ts';
+import {
+  datePairs,
+  FILTERS,
+  LEADS_SORT_NAMES,
+  filtersOfKind,
+  STATUS_GROUP_OF,
+  type FilterFold,
+  type GeometryFilter,
+} from './lead-filters.ts';
 import { foldPlace, foldText, REASONS } from './query-common.ts';
 import { parseQuery, querySchema, type ParsedQuery, type RawQuery, type ValueParser } from './parse-query.ts';
 import { GEOMETRY_REASONS, parseBBox, parseNear, parsePolygonText, type AreaFilters } from '../gis/geometry.ts';
@@ -108,17 +116,26 @@ const GEOMETRY_FILTERS: readonly GeometryFilter[] = filtersOfKind('geometry');
  * parser of a query that takes the lead filters passes them to `parseQuery`.
  */
 export const LEAD_FILTER_PARSERS: Readonly<Record<string, ValueParser>> = Object.fromEntries(
-  GEOMETRY_FILTERS.map((f) => [f.name, f.shape === 'circle' ? parseNear : f.shape === 'bbox' ? (text: string) => parseBBox(text) : parsePolygonText]),
+  GEOMETRY_FILTERS.map((f) => [
+    f.name,
+    f.shape === 'circle' ? parseNear : f.shape === 'bbox' ? (text: string) => parseBBox(text) : parsePolygonText,
+  ]),
 );
 
 /** A `geometry` filter's parsed value, `near` joined with its companion `radius_m` (default `RADIUS_M.default`). */
 function geometryValue(f: GeometryFilter, values: Record<string, unknown>): unknown {
   const c = f.companion;
-  return c ? { ...(values[f.name] as object), [c.name]: (values[c.name] as number | undefined) ?? c.default } : values[f.name];
+  return c
+    ? { ...(values[f.name] as object), [c.name]: (values[c.name] as number | undefined) ?? c.default }
+    : values[f.name];
 }
 
 /** A companion given without its filter (`radius_m` without `near`): an error naming the companion. */
-function companionErrors(q: Pick<ParsedQuery, 'values' | 'bad'>, fs: readonly GeometryFilter[], errors: ParamError[]): void {
+function companionErrors(
+  q: Pick<ParsedQuery, 'values' | 'bad'>,
+  fs: readonly GeometryFilter[],
+  errors: ParamError[],
+): void {
   for (const f of fs) {
     const c = f.companion;
     if (c && q.values[c.name] !== undefined && q.values[f.name] === undefined && !q.bad.has(f.name)) {
@@ -134,7 +151,11 @@ function companionErrors(q: Pick<ParsedQuery, 'values' | 'bad'>, fs: readonly Ge
  * `polygon` (api/query/feeds-query.ts): the same values and the same errors as on `/v1/leads`.
  * Pass `LEAD_FILTER_PARSERS` to `parseQuery` for them.
  */
-export function areaFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, fs: readonly GeometryFilter[], errors: ParamError[]): AreaFilters {
+export function areaFiltersOf(
+  q: Pick<ParsedQuery, 'values' | 'bad'>,
+  fs: readonly GeometryFilter[],
+  errors: ParamError[],
+): AreaFilters {
   const out: Record<string, unknown> = {};
   for (const f of fs) if (q.values[f.name] !== undefined) out[f.name] = geometryValue(f, q.values);
   companionErrors(q, fs, errors);
@@ -148,7 +169,11 @@ export function areaFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, fs: readon
  * holding lifecycle stages rewritten as `readiness` (`statusAsStages`), `near` joined with its
  * `radius_m` (default `RADIUS_M.default`; `radius_m` alone is an error). Errors are added to `errors`.
  */
-export function leadFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, places: PlaceNames, errors: ParamError[]): LeadsFilters {
+export function leadFiltersOf(
+  q: Pick<ParsedQuery, 'values' | 'bad'>,
+  places: PlaceNames,
+  errors: ParamError[],
+): LeadsFilters {
   const filters: Record<string, unknown> = {};
   const s = q.values as Record<string, any>;
   for (const f of FILTERS) {
@@ -170,8 +195,7 @@ export function leadFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, places: Pl
         errors.push({ name: k, reason: parsed.error });
         q.bad.add(k);
       } else filters[k] = s[k];
-    }
-    else if (f.kind !== 'multi') filters[k] = s[k];
+    } else if (f.kind !== 'multi') filters[k] = s[k];
     else {
       const map = places.values.get(k) ?? new Map<string, string>();
       const names: string[] = [];
@@ -191,7 +215,8 @@ export function leadFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, places: Pl
   for (const [from, to] of datePairs()) {
     const a = filters[from.name] as string | undefined;
     const b = filters[to.name] as string | undefined;
-    if (a !== undefined && b !== undefined && a > b) errors.push({ name: to.name, reason: REASONS.notBefore(from.name) });
+    if (a !== undefined && b !== undefined && a > b)
+      errors.push({ name: to.name, reason: REASONS.notBefore(from.name) });
   }
   if (filters['status']) statusAsStages(filters as LeadsFilters);
   return filters as LeadsFilters;
@@ -199,7 +224,9 @@ export function leadFiltersOf(q: Pick<ParsedQuery, 'values' | 'bad'>, places: Pl
 
 /** The sorts a request may ask for: `relevance` needs `q`, `distance` needs `near`. */
 function sortsAllowed(s: Record<string, unknown>): string[] {
-  return LEADS_SORT_NAMES.filter((x) => (x !== 'relevance' || s.q !== undefined) && (x !== 'distance' || s.near !== undefined));
+  return LEADS_SORT_NAMES.filter(
+    (x) => (x !== 'relevance' || s.q !== undefined) && (x !== 'distance' || s.near !== undefined),
+  );
 }
 
 /**
@@ -244,9 +271,16 @@ export function parseLeadsQuery(
   if (v.cursor !== undefined) {
     hash = leadsFiltersHash(filters, sort);
     const c = decodeCursor(v.cursor, hash, config); // throws 400 on cursor
-    if (!sortKeyValid(sort, c.key)) throw invalidParams([{ name: 'cursor', reason: REASONS.badCursor('pass next_cursor unchanged') }]);
+    if (!sortKeyValid(sort, c.key))
+      throw invalidParams([{ name: 'cursor', reason: REASONS.badCursor('pass next_cursor unchanged') }]);
     if (sort === 'relevance' && c.release !== releaseId) {
-      throw invalidParams([{ name: 'cursor', reason: 'relevance cursors expire with the release they were made on (scores change); start again without cursor' }]);
+      throw invalidParams([
+        {
+          name: 'cursor',
+          reason:
+            'relevance cursors expire with the release they were made on (scores change); start again without cursor',
+        },
+      ]);
     }
     paging = { mode: 'cursor', pageSize, after: c.key, cursorRelease: c.release };
   } else {
@@ -257,7 +291,8 @@ export function parseLeadsQuery(
 }
 
 /** The hash of the leads filters and sort that cursors carry. */
-const leadsFiltersHash = (filters: LeadsFilters, sort: LeadsSort): string => filtersHash('leads', normalisedFilters(filters), sort);
+const leadsFiltersHash = (filters: LeadsFilters, sort: LeadsSort): string =>
+  filtersHash('leads', normalisedFilters(filters), sort);
 
 /**
  * A parsed `GET /leads` query whose filters hash is taken on first read (a class, not an object

@@ -205,7 +205,10 @@ function pageQuery(src: LeadsSource, req: LeadsPageRequest, columns: string): Sq
 export function leadsCountQuery(src: LeadsSource, filters: LeadsFilters, areaIds?: readonly number[]): SqlQuery {
   const from = leadsFrom(src, filters.q);
   const where = leadsWhere(filters, areaIds);
-  return { sql: `SELECT count(*) AS total FROM ${from.sql} WHERE ${where.sql}`, params: [...from.params, ...where.params] };
+  return {
+    sql: `SELECT count(*) AS total FROM ${from.sql} WHERE ${where.sql}`,
+    params: [...from.params, ...where.params],
+  };
 }
 
 /**
@@ -226,10 +229,16 @@ export function searchAvgdlQuery(termsParquetPath: string): SqlQuery {
 }
 
 /** The source tables of a release. */
-export function leadsSource(release: { tables: Pick<ReleaseTables, 'leads' | 'search_terms' | 'search_postings'> }, avgdl: number | null): LeadsSource {
+export function leadsSource(
+  release: { tables: Pick<ReleaseTables, 'leads' | 'search_terms' | 'search_postings'> },
+  avgdl: number | null,
+): LeadsSource {
   return {
     leads: release.tables.leads,
-    search: avgdl === null ? null : { termsTable: release.tables.search_terms, postingsTable: release.tables.search_postings, avgdl },
+    search:
+      avgdl === null
+        ? null
+        : { termsTable: release.tables.search_terms, postingsTable: release.tables.search_postings, avgdl },
   };
 }
 

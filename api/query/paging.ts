@@ -95,9 +95,17 @@ function hmacKey(secret: string): Buffer {
 }
 
 /** The 128-bit tag of a cursor's payload (base64url). */
-const tag = (payload: string, secret: string): string => createHmac('sha256', hmacKey(secret)).update(payload).digest().subarray(0, 16).toString('base64url');
+const tag = (payload: string, secret: string): string =>
+  createHmac('sha256', hmacKey(secret)).update(payload).digest().subarray(0, 16).toString('base64url');
 
-const notOurs = (): ApiError => invalidParams([{ name: 'cursor', reason: 'not a valid cursor of this API (it was changed, or made by another server); pass next_cursor unchanged, or start again without cursor' }]);
+const notOurs = (): ApiError =>
+  invalidParams([
+    {
+      name: 'cursor',
+      reason:
+        'not a valid cursor of this API (it was changed, or made by another server); pass next_cursor unchanged, or start again without cursor',
+    },
+  ]);
 
 /**
  * Encode the cursor that continues after the row with sort key `key`: `<payload>.<tag>`, the
@@ -130,9 +138,16 @@ export function decodeCursor(cursor: string, hash: string, secrets: CursorSecret
     throw notOurs();
   }
   const o = p as { k?: unknown; r?: unknown; f?: unknown };
-  if (!o || typeof o !== 'object' || !Array.isArray(o.k) || typeof o.r !== 'string' || typeof o.f !== 'string') throw notOurs();
+  if (!o || typeof o !== 'object' || !Array.isArray(o.k) || typeof o.r !== 'string' || typeof o.f !== 'string')
+    throw notOurs();
   if (o.f !== hash) {
-    throw invalidParams([{ name: 'cursor', reason: 'the cursor was made for other filters or another sort; repeat the filters of the request that returned it' }]);
+    throw invalidParams([
+      {
+        name: 'cursor',
+        reason:
+          'the cursor was made for other filters or another sort; repeat the filters of the request that returned it',
+      },
+    ]);
   }
   return { key: o.k, release: o.r };
 }

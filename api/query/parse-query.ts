@@ -99,7 +99,12 @@ export function noQuerySchema(): Json {
  *
  * @example schemaVariant(querySchema('gis-feed-query.schema.json'), 'leads', (name) => name !== 'min_mw')
  */
-export function schemaVariant(schema: Json, variant: string, keep: (name: string, prop: Json) => boolean, change: (props: Json) => void = () => {}): Json {
+export function schemaVariant(
+  schema: Json,
+  variant: string,
+  keep: (name: string, prop: Json) => boolean,
+  change: (props: Json) => void = () => {},
+): Json {
   const s = structuredClone(schema);
   s.$id = String(s.$id).replace(/\.schema\.json$/, `-${variant}.schema.json`);
   s.properties = Object.fromEntries(Object.entries(s.properties as Json).filter(([k, v]) => keep(k, v as Json)));
@@ -161,7 +166,13 @@ export interface ParsedQuery {
 }
 
 function isParamError(v: unknown): v is ParamError {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as ParamError).reason === 'string' && typeof (v as ParamError).name === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    typeof (v as ParamError).reason === 'string' &&
+    typeof (v as ParamError).name === 'string'
+  );
 }
 
 /** The types a schema node declares. */
@@ -191,8 +202,12 @@ export function enumFolder(prop: Json): ((text: string) => string) | undefined {
   let f = folders.get(prop);
   if (f === undefined) {
     const p = derefProp(prop);
-    const node = typesOf(p).includes('array') && p.items && typeof p.items === 'object' ? derefProp(p.items as Json) : p;
-    const codes = Array.isArray(node.enum) && node.enum.every((v: unknown) => typeof v === 'string') ? (node.enum as string[]) : undefined;
+    const node =
+      typesOf(p).includes('array') && p.items && typeof p.items === 'object' ? derefProp(p.items as Json) : p;
+    const codes =
+      Array.isArray(node.enum) && node.enum.every((v: unknown) => typeof v === 'string')
+        ? (node.enum as string[])
+        : undefined;
     if (codes) {
       const byFolded = new Map(codes.map((c) => [c.toLowerCase(), c] as const));
       f = (text: string) => byFolded.get(text.trim().toLowerCase()) ?? text;
@@ -211,11 +226,17 @@ const RANK: Readonly<Record<string, number>> = { required: 0, type: 1, format: 2
  */
 export function paramErrorOf(e: ErrorObject, schema: Json): ParamError {
   const p = e.params as Record<string, any>;
-  const name = e.instancePath.split('/')[1] || (p.missingProperty as string | undefined) || (p.additionalProperty as string | undefined) || '';
+  const name =
+    e.instancePath.split('/')[1] ||
+    (p.missingProperty as string | undefined) ||
+    (p.additionalProperty as string | undefined) ||
+    '';
   const node = (e.parentSchema ?? {}) as Json;
   const prop = derefProp((schema.properties?.[name] ?? {}) as Json);
-  const bounded = typesOf(prop).includes('integer') && typeof prop.minimum === 'number' && typeof prop.maximum === 'number';
-  const err = (reason: string, allowed?: readonly (string | number)[]): ParamError => (allowed ? { name, reason, allowed: [...allowed] } : { name, reason });
+  const bounded =
+    typesOf(prop).includes('integer') && typeof prop.minimum === 'number' && typeof prop.maximum === 'number';
+  const err = (reason: string, allowed?: readonly (string | number)[]): ParamError =>
+    allowed ? { name, reason, allowed: [...allowed] } : { name, reason };
   switch (e.keyword) {
     case 'additionalProperties':
       return err(REASONS.unknownParameter);
@@ -244,7 +265,9 @@ export function paramErrorOf(e: ErrorObject, schema: Json): ParamError {
     case 'format':
       return err(p.format === 'date' ? REASONS.notADate : `must be a ${p.format as string}`);
     case 'pattern':
-      return err(typeof node['x-pattern-reason'] === 'string' ? node['x-pattern-reason'] : REASONS.pattern(p.pattern as string));
+      return err(
+        typeof node['x-pattern-reason'] === 'string' ? node['x-pattern-reason'] : REASONS.pattern(p.pattern as string),
+      );
     case 'minItems':
       return err(p.limit === 1 ? REASONS.empty : REASONS.tooFew(p.limit as number));
     case 'maxItems':
@@ -275,12 +298,19 @@ export function parseQuery(schema: Json, raw: RawQuery, opts: ParseQueryOptions 
     if (value === undefined) continue;
     const prop = Object.hasOwn(props, name) ? derefProp(props[name]!) : undefined;
     if (!prop) {
-      errors.push(opts.listAllowed ? { name, reason: REASONS.unknownParameter, allowed: Object.keys(props) } : { name, reason: REASONS.unknownParameter });
+      errors.push(
+        opts.listAllowed
+          ? { name, reason: REASONS.unknownParameter, allowed: Object.keys(props) }
+          : { name, reason: REASONS.unknownParameter },
+      );
       continue;
     }
     const values = Array.isArray(value) ? value : [value];
     if (typesOf(prop).includes('array')) {
-      const items = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+      const items = values
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
       const map = opts.mapItems && Object.hasOwn(opts.mapItems, name) ? opts.mapItems[name] : undefined;
       const fold = enumFolder(props[name]!);
       const mapped = map ? items.map(map) : items;

@@ -8,7 +8,9 @@ import addFormatsModule from 'ajv-formats';
 import { foldSearchText } from '../../common/search-text.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object at type level.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 let ajv: Ajv2020 | null = null;
 
@@ -88,7 +90,8 @@ export const REASONS = {
   /** The top of a numeric range below its bottom. */
   notBelow: (bottom: string): string => `must be greater than or equal to ${bottom}`,
   /** Release-valued names (authorities, counties, …) that match none the release knows. */
-  unknownValues: (name: string, values: readonly string[]): string => `unknown ${name} ${values.map((v) => JSON.stringify(v)).join(', ')}`,
+  unknownValues: (name: string, values: readonly string[]): string =>
+    `unknown ${name} ${values.map((v) => JSON.stringify(v)).join(', ')}`,
   /** A cursor that decodes but does not fit the request. */
   badCursor: (how: string): string => `not a valid cursor; ${how}`,
 } as const;

@@ -17,7 +17,12 @@ export const USAGE_QUERY_SCHEMA = querySchema('account-usage-query.schema.json')
 const day =
   (name: string) =>
   (text: string): string | ParamError =>
-    isDay(text) ? text : { name, reason: `must be a calendar date YYYY-MM-DD (1970 or later), got ${JSON.stringify(text.slice(0, 40))}` };
+    isDay(text)
+      ? text
+      : {
+          name,
+          reason: `must be a calendar date YYYY-MM-DD (1970 or later), got ${JSON.stringify(text.slice(0, 40))}`,
+        };
 
 /** This endpoint's order of parameter errors: unknown parameters (in query order), then `to`, then `from`. */
 const ERROR_ORDER: Readonly<Record<string, number>> = { to: 1, from: 2 };
@@ -34,7 +39,8 @@ export function parseUsageQuery(query: RawQuery, today: string): { from: string;
   const to = (q.values['to'] as string | undefined) ?? today;
   const from = (q.values['from'] as string | undefined) ?? daysBefore(to, DEFAULT_USAGE_DAYS - 1);
   if (from > to) errors.push({ name: 'from', reason: `must not be after to (${to})` });
-  else if ((Date.parse(to) - Date.parse(from)) / 86_400_000 + 1 > MAX_USAGE_DAYS) errors.push({ name: 'from', reason: `the range may cover at most ${MAX_USAGE_DAYS} days` });
+  else if ((Date.parse(to) - Date.parse(from)) / 86_400_000 + 1 > MAX_USAGE_DAYS)
+    errors.push({ name: 'from', reason: `the range may cover at most ${MAX_USAGE_DAYS} days` });
   if (errors.length) throw invalidParams(errors);
   return { from, to };
 }

@@ -4,7 +4,14 @@
  * docs/releases.md) that match its saved filter, in id order; and the highest lead id of a
  * release (where the watermark moves to). The filter clauses are those of `GET /v1/leads`.
  */
-import { LEAD_COLUMNS, leadsFrom, leadsWhere, type LeadsFilters, type LeadsSource, type SqlQuery } from './leads-query.ts';
+import {
+  LEAD_COLUMNS,
+  leadsFrom,
+  leadsWhere,
+  type LeadsFilters,
+  type LeadsSource,
+  type SqlQuery,
+} from './leads-query.ts';
 
 /**
  * Leads with `id > afterId` matching `filters`, every lead column, ordered by id (`areaIds`: the
@@ -13,7 +20,12 @@ import { LEAD_COLUMNS, leadsFrom, leadsWhere, type LeadsFilters, type LeadsSourc
  * @example newLeadsQuery(src, { county: ['Cork'] }, 1200)
  *   // SELECT l.id, … FROM … AS l WHERE l.id > ? AND l.county IN (?) ORDER BY l.id   params [1200, 'Cork']
  */
-export function newLeadsQuery(src: LeadsSource, filters: LeadsFilters, afterId: number, areaIds?: readonly number[]): SqlQuery {
+export function newLeadsQuery(
+  src: LeadsSource,
+  filters: LeadsFilters,
+  afterId: number,
+  areaIds?: readonly number[],
+): SqlQuery {
   const from = leadsFrom(src, filters.q);
   const where = leadsWhere(filters, areaIds);
   return {

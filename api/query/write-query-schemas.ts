@@ -16,7 +16,8 @@ import { eventsQueryJsonSchema } from './events-query.ts';
 export function generatedQuerySchemas(): Record<string, string> {
   const text = (schema: unknown): string => `${JSON.stringify(schema, null, 2)}\n`;
   return {
-    'schemas/leads-query.schema.json': text(leadsQueryJsonSchema()), 'schemas/export-query.schema.json': text(exportQueryJsonSchema()),
+    'schemas/leads-query.schema.json': text(leadsQueryJsonSchema()),
+    'schemas/export-query.schema.json': text(exportQueryJsonSchema()),
     'schemas/events-query.schema.json': text(eventsQueryJsonSchema()),
   };
 }

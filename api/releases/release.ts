@@ -146,7 +146,9 @@ export async function openReleaseManager(
       for (const t of IN_MEMORY) {
         const file = join(dir, `${t}.parquet`);
         if (!existsSync(file)) continue;
-        await db.run(`CREATE OR REPLACE TABLE ${schema}.${sqlIdent(t)} AS SELECT * FROM read_parquet(${sqlString(file)})`);
+        await db.run(
+          `CREATE OR REPLACE TABLE ${schema}.${sqlIdent(t)} AS SELECT * FROM read_parquet(${sqlString(file)})`,
+        );
         tables[t] = `${schema}.${sqlIdent(t)}`;
       }
       // Compression happens at checkpoint; until then the tables are held uncompressed.
@@ -155,7 +157,8 @@ export async function openReleaseManager(
       await db.run(`DETACH DATABASE IF EXISTS ${schema}`).catch(() => {});
       throw e;
     }
-    for (const t of [...FROM_PARQUET, ...IN_MEMORY]) tables[t] ??= `read_parquet(${sqlString(join(dir, `${t}.parquet`))})`;
+    for (const t of [...FROM_PARQUET, ...IN_MEMORY])
+      tables[t] ??= `read_parquet(${sqlString(join(dir, `${t}.parquet`))})`;
     return { release: { id, dir, manifest, tables, path: (rel: string) => join(dir, rel), leads }, indexBuildMs };
   };
 
@@ -170,7 +173,9 @@ export async function openReleaseManager(
   const dropIfUnused = async (id: string): Promise<void> => {
     if (current?.id === id || (holds.get(id) ?? 0) > 0 || !retired.has(id)) return;
     retired.delete(id);
-    await db.run(`DETACH DATABASE IF EXISTS ${sqlIdent(schemaName(id))}`).catch((e) => log(`dropping release ${id}: ${e}`));
+    await db
+      .run(`DETACH DATABASE IF EXISTS ${sqlIdent(schemaName(id))}`)
+      .catch((e) => log(`dropping release ${id}: ${e}`));
     log(`release ${id} unloaded`);
   };
 
@@ -190,7 +195,14 @@ export async function openReleaseManager(
         const at = now();
         const retryAt = at + Math.min(retryMaxMs, retryFirstMs * 2 ** (attempts - 1));
         const reason = refusalReason(e, link.dir, dataDir);
-        refused = { release: link.id, reason, failed_at: new Date(at).toISOString(), attempts, next_attempt_at: new Date(retryAt).toISOString(), retryAt };
+        refused = {
+          release: link.id,
+          reason,
+          failed_at: new Date(at).toISOString(),
+          attempts,
+          next_attempt_at: new Date(retryAt).toISOString(),
+          retryAt,
+        };
         log(
           `release ${link.id} refused (attempt ${attempts}; still serving ${current?.id ?? 'no release'}; next attempt at ${refused.next_attempt_at}): ${reason}`,
         );
@@ -254,7 +266,13 @@ export async function openReleaseManager(
 /** The reason a release failed to load, without the server's folder names. */
 function refusalReason(e: unknown, dir: string, dataDir: string): string {
   const text = e instanceof ReleaseRefusedError ? e.reason : e instanceof Error ? e.message : String(e);
-  return text.split(dir).join('<release>').split(dataDir).join('<data>').replace(/\s*\n\s*/g, ' | ').slice(0, 1000);
+  return text
+    .split(dir)
+    .join('<release>')
+    .split(dataDir)
+    .join('<data>')
+    .replace(/\s*\n\s*/g, ' | ')
+    .slice(0, 1000);
 }
 
 function schemaName(id: string): string {

@@ -12,8 +12,20 @@
  */
 export const IN_MEMORY = ['infrastructure'] as const;
 export const FROM_PARQUET = [
-  'leads', 'lead_neighbours', 'suppliers', 'companies', 'search_terms', 'search_postings', 'filings', 'sales', 'changes', 'events',
-  'price_index', 'yields', 'emerging_zones', 'material_costs',
+  'leads',
+  'lead_neighbours',
+  'suppliers',
+  'companies',
+  'search_terms',
+  'search_postings',
+  'filings',
+  'sales',
+  'changes',
+  'events',
+  'price_index',
+  'yields',
+  'emerging_zones',
+  'material_costs',
 ] as const;
 export type TableName = (typeof IN_MEMORY)[number] | (typeof FROM_PARQUET)[number];
 /** Every table of a release. */

@@ -59,7 +59,10 @@ function isJsonObject(text: string): boolean {
  * SHA-256 (hex) of a file read once as a stream and, for `json`, where its content stops being
  * JSON (`lines`: the first line that is not a JSON object, by number; `whole`: the file).
  */
-async function hashAndParse(path: string, json: 'lines' | 'whole' | null): Promise<{ sha256: string; badJson: string | null }> {
+async function hashAndParse(
+  path: string,
+  json: 'lines' | 'whole' | null,
+): Promise<{ sha256: string; badJson: string | null }> {
   const h = createHash('sha256');
   let badJson: string | null = null;
   let line = 0;
@@ -116,7 +119,11 @@ async function listedFiles(dir: string): Promise<Map<string, ListedFile>> {
   const out = new Map<string, ListedFile>();
   for (const [rel, f] of Object.entries(files as Record<string, unknown>)) {
     const x = f as Partial<ListedFile> | null;
-    const safe = rel !== '' && !rel.startsWith('/') && !rel.includes('\\') && !rel.split('/').some((s) => s === '..' || s === '.' || s === '');
+    const safe =
+      rel !== '' &&
+      !rel.startsWith('/') &&
+      !rel.includes('\\') &&
+      !rel.split('/').some((s) => s === '..' || s === '.' || s === '');
     if (!safe) throw new ReleaseRefusedError(`manifest.json lists a file outside the release: ${JSON.stringify(rel)}`);
     if (typeof x?.bytes !== 'number' || typeof x.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(x.sha256)) {
       throw new ReleaseRefusedError(`manifest.json: the entry of ${rel} has no valid bytes and sha256`);
@@ -154,10 +161,12 @@ export async function verifyReleaseFiles(dir: string): Promise<{ files: number; 
     }
     const got = await hashAndParse(path, jsonKindOf(rel));
     if (got.sha256 !== want.sha256) problems.push(`${rel} does not match its SHA-256 in the manifest`);
-    else if (got.badJson !== null) problems.push(`${rel} is not valid JSON (${got.badJson}) although it matches the manifest`);
+    else if (got.badJson !== null)
+      problems.push(`${rel} is not valid JSON (${got.badJson}) although it matches the manifest`);
     bytes += size;
   }
-  for (const rel of (await releaseFiles(dir)).sort()) if (!listed.has(rel)) problems.push(`${rel} is not listed in the manifest`);
+  for (const rel of (await releaseFiles(dir)).sort())
+    if (!listed.has(rel)) problems.push(`${rel} is not listed in the manifest`);
   if (problems.length > 0) {
     const named = problems.slice(0, NAMED_MAX).join('; ');
     const more = problems.length > NAMED_MAX ? ` and ${problems.length - NAMED_MAX} more` : '';

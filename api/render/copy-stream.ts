@@ -57,7 +57,10 @@ export interface CopyStreamOptions {
 export function copyStream(db: ApiDb, opts: CopyStreamOptions): Readable {
   const { path } = opts.file;
   // USE_TMP_FILE false: DuckDB writes into the file we created (keeping its 0600), never beside it
-  const job = db.startAlone(`COPY (${opts.sql}) TO ${sqlString(path)} (${opts.options}, USE_TMP_FILE false)`, opts.params);
+  const job = db.startAlone(
+    `COPY (${opts.sql}) TO ${sqlString(path)} (${opts.options}, USE_TMP_FILE false)`,
+    opts.params,
+  );
   let settled = false;
   let failure: unknown = null;
   const finished = job.done.then(

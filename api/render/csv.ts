@@ -9,13 +9,33 @@
 import type { Readable } from 'node:stream';
 import type { ApiDb } from '../duckdb/db.ts';
 import type { TempFile } from '../exports/temp-space.ts';
-import { csvColumnsSql, csvForceQuote, csvHeader, exportRowsQuery, type ExportRowsRequest } from '../query/export-query.ts';
+import {
+  csvColumnsSql,
+  csvForceQuote,
+  csvHeader,
+  exportRowsQuery,
+  type ExportRowsRequest,
+} from '../query/export-query.ts';
 import type { LeadsSource } from '../query/leads-query.ts';
 import { copyStream } from './copy-stream.ts';
 
 /** Stream the filtered leads as CSV. */
-export function csvStream(db: ApiDb, src: LeadsSource, req: ExportRowsRequest, masked: ReadonlySet<string>, file: TempFile): Readable {
+export function csvStream(
+  db: ApiDb,
+  src: LeadsSource,
+  req: ExportRowsRequest,
+  masked: ReadonlySet<string>,
+  file: TempFile,
+): Readable {
   const q = exportRowsQuery(src, { ...req, ordered: false }, csvColumnsSql(masked));
-  const quote = csvForceQuote().map((c) => `"${c}"`).join(', ');
-  return copyStream(db, { sql: q.sql, params: q.params, options: `FORMAT CSV, HEADER false, NEW_LINE '\r\n', FORCE_QUOTE (${quote})`, head: csvHeader() + '\r\n', file });
+  const quote = csvForceQuote()
+    .map((c) => `"${c}"`)
+    .join(', ');
+  return copyStream(db, {
+    sql: q.sql,
+    params: q.params,
+    options: `FORMAT CSV, HEADER false, NEW_LINE '\r\n', FORCE_QUOTE (${quote})`,
+    head: csvHeader() + '\r\n',
+    file,
+  });
 }

@@ -10,7 +10,10 @@ import type { ResponseMeta } from '../access/masking.ts';
 export const GEOJSON_TYPE = 'application/geo+json';
 
 /** The FeatureCollection, as bytes: `features` is the comma-separated feature JSON of the page. */
-export function featureCollection(features: Buffer, opts: { numberReturned: number; numberMatched: number; links: Link[]; timeStamp: string; meta?: ResponseMeta }): Buffer {
+export function featureCollection(
+  features: Buffer,
+  opts: { numberReturned: number; numberMatched: number; links: Link[]; timeStamp: string; meta?: ResponseMeta },
+): Buffer {
   const head = {
     type: 'FeatureCollection',
     numberMatched: opts.numberMatched,

@@ -12,7 +12,13 @@ import type { LeadsSource } from '../query/leads-query.ts';
 import { copyStream } from './copy-stream.ts';
 
 /** Stream the filtered leads as JSON Lines. */
-export function jsonlStream(db: ApiDb, src: LeadsSource, req: ExportRowsRequest, masked: ReadonlySet<string>, file: TempFile): Readable {
+export function jsonlStream(
+  db: ApiDb,
+  src: LeadsSource,
+  req: ExportRowsRequest,
+  masked: ReadonlySet<string>,
+  file: TempFile,
+): Readable {
   const q = exportRowsQuery(src, { ...req, ordered: false }, exportColumnsSql(masked));
   return copyStream(db, { sql: q.sql, params: q.params, options: 'FORMAT JSON', file });
 }

@@ -31,11 +31,17 @@ export async function parquetStream(
   const q = exportRowsQuery(src, { ...req, ordered: false }, exportColumnsSql(masked));
   const { path } = file;
   try {
-    const kv = metadata && Object.keys(metadata).length > 0
-      ? `, KV_METADATA {${Object.entries(metadata).map(([k, v]) => `${sqlIdent(k)}: ${sqlString(v)}`).join(', ')}}`
-      : '';
+    const kv =
+      metadata && Object.keys(metadata).length > 0
+        ? `, KV_METADATA {${Object.entries(metadata)
+            .map(([k, v]) => `${sqlIdent(k)}: ${sqlString(v)}`)
+            .join(', ')}}`
+        : '';
     // USE_TMP_FILE false: DuckDB writes into the file we created (keeping its 0600), never beside it
-    await db.runAlone(`COPY (${q.sql}) TO ${sqlString(path)} (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE 100000, USE_TMP_FILE false${kv})`, q.params);
+    await db.runAlone(
+      `COPY (${q.sql}) TO ${sqlString(path)} (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE 100000, USE_TMP_FILE false${kv})`,
+      q.params,
+    );
     const { size } = await stat(path);
     if (size > file.limitBytes) throw exportTooLarge('parquet', size, file.limitBytes); // written whole before the answer: refused, not cut
     const body = createReadStream(path);

@@ -23,7 +23,8 @@ const H = 380;
 const M = { top: 48, right: 24, bottom: 44, left: 56 };
 const COLOURS = ['#1f4e79', '#c55a11'];
 
-const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const esc = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const fmt = (x: number): string => (Math.round(x * 10) / 10).toString();
 
 /** Days since 1970 of an ISO date (for the x axis). */
@@ -44,17 +45,27 @@ export function priceIndexSvg(series: readonly ChartSeries[], caption: string): 
   const pts = series.flatMap((s) => s.points);
   const title = `Repeat-sale house price index: ${series.map((s) => s.area).join(' and ') || 'no data'}`;
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="t d" font-family="system-ui, sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="t d" font-family="system-ui, sans-serif" font-size="12">`,
+  );
   out.push(`<title id="t">${esc(title)}</title>`);
-  const last = series.map((s) => (s.points.length ? `${s.area} ${fmt(s.points.at(-1)!.index_value)} in ${s.points.at(-1)!.quarter}` : `${s.area}: no data`));
-  out.push(`<desc id="d">${esc(`${caption}. Latest: ${last.join('; ') || 'none'}. Shaded bands are 95% confidence intervals.`)}</desc>`);
+  const last = series.map((s) =>
+    s.points.length
+      ? `${s.area} ${fmt(s.points.at(-1)!.index_value)} in ${s.points.at(-1)!.quarter}`
+      : `${s.area}: no data`,
+  );
+  out.push(
+    `<desc id="d">${esc(`${caption}. Latest: ${last.join('; ') || 'none'}. Shaded bands are 95% confidence intervals.`)}</desc>`,
+  );
   out.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
   out.push(`<text x="${M.left}" y="20" font-size="15" font-weight="600" fill="#222">${esc(title)}</text>`);
   out.push(`<text x="${M.left}" y="36" fill="#555">${esc(caption)}</text>`);
   const pw = W - M.left - M.right;
   const ph = H - M.top - M.bottom;
   if (pts.length === 0) {
-    out.push(`<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#777">No index points in this range</text></svg>`);
+    out.push(
+      `<text x="${W / 2}" y="${H / 2}" text-anchor="middle" fill="#777">No index points in this range</text></svg>`,
+    );
     return out.join('\n');
   }
   const x0 = Math.min(...pts.map((p) => day(p.period_start)));
@@ -84,29 +95,39 @@ export function priceIndexSvg(series: readonly ChartSeries[], caption: string): 
   }
   out.push(`</g>`);
   out.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${M.top + ph}" y2="${M.top + ph}" stroke="#888"/>`);
-  out.push(`<text x="${M.left - 40}" y="${M.top + ph / 2}" transform="rotate(-90 ${M.left - 40} ${M.top + ph / 2})" text-anchor="middle" fill="#555">Index (base = 100)</text>`);
+  out.push(
+    `<text x="${M.left - 40}" y="${M.top + ph / 2}" transform="rotate(-90 ${M.left - 40} ${M.top + ph / 2})" text-anchor="middle" fill="#555">Index (base = 100)</text>`,
+  );
   // bands, then lines, then low-sample markers
   series.forEach((s, i) => {
     if (!s.points.length) return;
     const c = COLOURS[i % COLOURS.length]!;
     const upper = s.points.map((p) => `${fmt(X(p.period_start))},${fmt(Y(p.ci_high))}`);
     const lower = s.points.map((p) => `${fmt(X(p.period_start))},${fmt(Y(p.ci_low))}`).reverse();
-    out.push(`<polygon class="band" points="${[...upper, ...lower].join(' ')}" fill="${c}" fill-opacity="0.15" stroke="none"/>`);
+    out.push(
+      `<polygon class="band" points="${[...upper, ...lower].join(' ')}" fill="${c}" fill-opacity="0.15" stroke="none"/>`,
+    );
   });
   series.forEach((s, i) => {
     if (!s.points.length) return;
     const c = COLOURS[i % COLOURS.length]!;
     const d = s.points.map((p, k) => `${k ? 'L' : 'M'}${fmt(X(p.period_start))},${fmt(Y(p.index_value))}`).join(' ');
-    out.push(`<path class="series" data-area="${esc(s.area)}" data-points="${s.points.length}" d="${d}" fill="none" stroke="${c}" stroke-width="2"/>`);
+    out.push(
+      `<path class="series" data-area="${esc(s.area)}" data-points="${s.points.length}" d="${d}" fill="none" stroke="${c}" stroke-width="2"/>`,
+    );
     for (const p of s.points.filter((q) => q.low_sample)) {
-      out.push(`<circle cx="${fmt(X(p.period_start))}" cy="${fmt(Y(p.index_value))}" r="2.5" fill="#fff" stroke="${c}"><title>${esc(`${s.area} ${p.quarter}: few pairs`)}</title></circle>`);
+      out.push(
+        `<circle cx="${fmt(X(p.period_start))}" cy="${fmt(Y(p.index_value))}" r="2.5" fill="#fff" stroke="${c}"><title>${esc(`${s.area} ${p.quarter}: few pairs`)}</title></circle>`,
+      );
     }
   });
   // legend
   series.forEach((s, i) => {
     const lx = W - M.right - 190;
     const ly = M.top + 12 + i * 18;
-    out.push(`<line x1="${lx}" x2="${lx + 22}" y1="${ly - 4}" y2="${ly - 4}" stroke="${COLOURS[i % COLOURS.length]}" stroke-width="3"/>`);
+    out.push(
+      `<line x1="${lx}" x2="${lx + 22}" y1="${ly - 4}" y2="${ly - 4}" stroke="${COLOURS[i % COLOURS.length]}" stroke-width="3"/>`,
+    );
     out.push(`<text x="${lx + 28}" y="${ly}" fill="#222">${esc(s.area)}</text>`);
   });
   out.push('</svg>');

@@ -60,7 +60,12 @@ ${markdown(doc.action)}
 
 /** The index of every problem type (at /v1/problems). */
 export function problemsIndexPage(docs: readonly ProblemDoc[]): string {
-  const rows = docs.map((d) => `  <tr><td>${d.status}</td><td><a href="problems/${esc(d.code)}"><code>${esc(d.code)}</code></a></td><td>${esc(d.title)}</td></tr>`).join('\n');
+  const rows = docs
+    .map(
+      (d) =>
+        `  <tr><td>${d.status}</td><td><a href="problems/${esc(d.code)}"><code>${esc(d.code)}</code></a></td><td>${esc(d.title)}</td></tr>`,
+    )
+    .join('\n');
   return page(
     'Problem types — Irish Construction Leads API',
     'docs/assets/reference.css',

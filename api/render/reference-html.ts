@@ -21,7 +21,10 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 /** Escape text for HTML content and (double-quoted) attribute values. */
 export function escapeHtml(s: unknown): string {
-  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return String(s).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 const esc = escapeHtml;
 
@@ -35,7 +38,9 @@ const anchor = (prefix: string, name: string): string => `${prefix}-${name.repla
 function inline(escaped: string): string {
   return escaped
     .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
-    .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (m, text: string, url: string) => (/^(https?:\/\/|[^:]*$)/.test(url) ? `<a href="${url}">${text}</a>` : m))
+    .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (m, text: string, url: string) =>
+      /^(https?:\/\/|[^:]*$)/.test(url) ? `<a href="${url}">${text}</a>` : m,
+    )
     .replace(/(^|\s)(https?:\/\/[^\s<]+?)(?=[.,;:)]?(\s|$))/g, '$1<a href="$2">$2</a>');
 }
 
@@ -104,13 +109,17 @@ class Renderer {
     if (!s || typeof s !== 'object') return '<span class="type">any</span>';
     if (typeof s.$ref === 'string') return this.refLink(s.$ref, depth);
     const out: string[] = [];
-    if (Array.isArray(s.oneOf)) out.push(s.oneOf.map((x: Json) => this.type(x, depth + 1)).join(' <span class="or">or</span> '));
-    if (Array.isArray(s.anyOf)) out.push(s.anyOf.map((x: Json) => this.type(x, depth + 1)).join(' <span class="or">or</span> '));
-    if (Array.isArray(s.allOf)) out.push(s.allOf.map((x: Json) => this.type(x, depth + 1)).join(' <span class="or">and</span> '));
+    if (Array.isArray(s.oneOf))
+      out.push(s.oneOf.map((x: Json) => this.type(x, depth + 1)).join(' <span class="or">or</span> '));
+    if (Array.isArray(s.anyOf))
+      out.push(s.anyOf.map((x: Json) => this.type(x, depth + 1)).join(' <span class="or">or</span> '));
+    if (Array.isArray(s.allOf))
+      out.push(s.allOf.map((x: Json) => this.type(x, depth + 1)).join(' <span class="or">and</span> '));
     const types = Array.isArray(s.type) ? s.type : s.type !== undefined ? [s.type] : [];
     const typed = types.map((t: string) => {
       if (t === 'array') return `array of ${s.items ? this.type(s.items, depth + 1) : 'any'}`;
-      if (t === 'object' && !s.properties && s.additionalProperties && typeof s.additionalProperties === 'object') return `object of ${this.type(s.additionalProperties, depth + 1)}`;
+      if (t === 'object' && !s.properties && s.additionalProperties && typeof s.additionalProperties === 'object')
+        return `object of ${this.type(s.additionalProperties, depth + 1)}`;
       return `<span class="type">${esc(t)}</span>`;
     });
     if (typed.length) out.push(typed.join(' <span class="or">or</span> '));
@@ -118,7 +127,8 @@ class Renderer {
     if (!out.length && !('const' in s) && !s.enum) out.push('<span class="type">any</span>');
     const notes: string[] = [];
     if ('const' in s) notes.push(`always <code>${esc(JSON.stringify(s.const))}</code>`);
-    if (Array.isArray(s.enum)) notes.push(`one of ${s.enum.map((v: unknown) => `<code>${esc(JSON.stringify(v))}</code>`).join(', ')}`);
+    if (Array.isArray(s.enum))
+      notes.push(`one of ${s.enum.map((v: unknown) => `<code>${esc(JSON.stringify(v))}</code>`).join(', ')}`);
     if (s.minimum !== undefined) notes.push(`≥ ${esc(s.minimum)}`);
     if (s.exclusiveMinimum !== undefined) notes.push(`&gt; ${esc(s.exclusiveMinimum)}`);
     if (s.maximum !== undefined) notes.push(`≤ ${esc(s.maximum)}`);
@@ -131,7 +141,13 @@ class Renderer {
     if (s.uniqueItems) notes.push('unique items');
     if (s.pattern !== undefined) notes.push(`pattern <code>${esc(s.pattern)}</code>`);
     if (s.default !== undefined) notes.push(`default <code>${esc(JSON.stringify(s.default))}</code>`);
-    if (Array.isArray(s.examples) && s.examples.length) notes.push(`e.g. ${s.examples.slice(0, 3).map((v: unknown) => `<code>${esc(JSON.stringify(v))}</code>`).join(', ')}`);
+    if (Array.isArray(s.examples) && s.examples.length)
+      notes.push(
+        `e.g. ${s.examples
+          .slice(0, 3)
+          .map((v: unknown) => `<code>${esc(JSON.stringify(v))}</code>`)
+          .join(', ')}`,
+      );
     if (s['x-enriched'] === true) notes.push('<span class="badge">enriched</span>');
     if (s.deprecated === true) notes.push('<span class="badge deprecated">deprecated</span>');
     return out.join(' ') + (notes.length ? ` <span class="notes">— ${notes.join('; ')}</span>` : '');
@@ -166,7 +182,10 @@ class Renderer {
     return reqs
       .map((r) =>
         Object.entries<string[]>(r)
-          .map(([scheme, scopes]) => `<a href="#${anchor('auth', scheme)}">${esc(scheme)}</a>${scopes.length ? ` (scopes ${scopes.map((x) => `<code>${esc(x)}</code>`).join(', ')})` : ''}`)
+          .map(
+            ([scheme, scopes]) =>
+              `<a href="#${anchor('auth', scheme)}">${esc(scheme)}</a>${scopes.length ? ` (scopes ${scopes.map((x) => `<code>${esc(x)}</code>`).join(', ')})` : ''}`,
+          )
           .join(' and '),
       )
       .join(' <span class="or">or</span> ');
@@ -186,7 +205,10 @@ class Renderer {
   content(content: Json | undefined): string {
     if (!content) return '<span class="none">no body</span>';
     return Object.entries<Json>(content)
-      .map(([type, media]) => `<div class="media"><code class="media-type">${esc(type)}</code>: ${this.type(media?.schema)}${media?.schema && !media.schema.$ref ? this.properties(media.schema, 1) : ''}</div>`)
+      .map(
+        ([type, media]) =>
+          `<div class="media"><code class="media-type">${esc(type)}</code>: ${this.type(media?.schema)}${media?.schema && !media.schema.$ref ? this.properties(media.schema, 1) : ''}</div>`,
+      )
       .join('');
   }
 
@@ -198,17 +220,25 @@ class Renderer {
 
   /** A response header: a link to the list of response headers, or inline with its description. */
   header(name: string, h: Json): string {
-    if (typeof h.$ref === 'string') return `<a href="#${anchor('header', h.$ref.split('/').pop()!)}"><code>${esc(name)}</code></a>`;
+    if (typeof h.$ref === 'string')
+      return `<a href="#${anchor('header', h.$ref.split('/').pop()!)}"><code>${esc(name)}</code></a>`;
     const value = h.schema && 'const' in h.schema ? `: <code>${esc(h.schema.const)}</code>` : '';
-    const about = h.description ? ` <span class="notes">(${markdown(String(h.description).replace(/\.\s*$/, '')).replace(/^<p>|<\/p>$/g, '')})</span>` : '';
+    const about = h.description
+      ? ` <span class="notes">(${markdown(String(h.description).replace(/\.\s*$/, '')).replace(/^<p>|<\/p>$/g, '')})</span>`
+      : '';
     return `<code>${esc(name)}</code>${value}${about}`;
   }
 
   /** The responses as a table; headers every response carries are listed once, above it. */
   responses(op: Json): string {
-    const responses = Object.entries<Json>(op.responses ?? {}).map(([status, r]) => [status, r.$ref ? (this.resolve(r.$ref) ?? r) : r] as const);
+    const responses = Object.entries<Json>(op.responses ?? {}).map(
+      ([status, r]) => [status, r.$ref ? (this.resolve(r.$ref) ?? r) : r] as const,
+    );
     const key = (name: string, h: Json): string => `${name} ${JSON.stringify(h)}`;
-    const common = responses.length > 1 ? new Map(Object.entries<Json>(responses[0]![1].headers ?? {}).map(([n, h]) => [key(n, h), [n, h] as const])) : new Map<string, readonly [string, Json]>();
+    const common =
+      responses.length > 1
+        ? new Map(Object.entries<Json>(responses[0]![1].headers ?? {}).map(([n, h]) => [key(n, h), [n, h] as const]))
+        : new Map<string, readonly [string, Json]>();
     for (const [, r] of responses.slice(1)) {
       const here = new Set(Object.entries<Json>(r.headers ?? {}).map(([n, h]) => key(n, h)));
       for (const k of [...common.keys()]) if (!here.has(k)) common.delete(k);
@@ -223,7 +253,9 @@ class Renderer {
         `<td>${headers}</td><td>${this.content(r.content)}</td></tr>`
       );
     });
-    const every = common.size ? `<p class="every">Every response carries ${[...common.values()].map(([n, h]) => this.header(n, h)).join(', ')}.</p>` : '';
+    const every = common.size
+      ? `<p class="every">Every response carries ${[...common.values()].map(([n, h]) => this.header(n, h)).join(', ')}.</p>`
+      : '';
     return `<h4>Responses</h4>${every}<table class="responses"><thead><tr><th scope="col">Status</th><th scope="col">Description</th><th scope="col">Headers</th><th scope="col">Body</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
   }
 
@@ -264,11 +296,15 @@ class Renderer {
       }
     }
     const described = new Map<string, string>((this.doc.tags ?? []).map((t: Json) => [t.name, t.description ?? '']));
-    return [...groups].filter(([, ops]) => ops.length).map(([tag, ops]) => ({ tag, description: described.get(tag) ?? '', ops }));
+    return [...groups]
+      .filter(([, ops]) => ops.length)
+      .map(([tag, ops]) => ({ tag, description: described.get(tag) ?? '', ops }));
   }
 
   webhooks(): { name: string; method: string; op: Json }[] {
-    return Object.entries<Json>(this.doc.webhooks ?? {}).flatMap(([name, item]) => METHODS.filter((m) => item[m]).map((method) => ({ name, method, op: item[method] })));
+    return Object.entries<Json>(this.doc.webhooks ?? {}).flatMap(([name, item]) =>
+      METHODS.filter((m) => item[m]).map((method) => ({ name, method, op: item[method] })),
+    );
   }
 
   serviceTerms(): string {
@@ -282,26 +318,38 @@ class Renderer {
       '<section id="service-terms"><h2>Service terms</h2><dl class="facts">' +
       `<dt>Availability target</dt><dd>${esc(t.availability_target_percent)}%${t.availability_period ? ` per ${esc(t.availability_period)}` : ''}</dd>` +
       `<dt>Deprecation notice</dt><dd>at least ${esc(t.deprecation_notice_days)} days between an operation's deprecation and its sunset</dd>` +
-      (Array.isArray(t.deprecation_signals) ? `<dt>How a deprecation is announced</dt><dd><ul>${t.deprecation_signals.map((x: string) => `<li>${markdown(x).replace(/^<p>|<\/p>$/g, '')}</li>`).join('')}</ul></dd>` : '') +
+      (Array.isArray(t.deprecation_signals)
+        ? `<dt>How a deprecation is announced</dt><dd><ul>${t.deprecation_signals.map((x: string) => `<li>${markdown(x).replace(/^<p>|<\/p>$/g, '')}</li>`).join('')}</ul></dd>`
+        : '') +
       `</dl><h3>Deprecated operations</h3>${list}</section>`
     );
   }
 
   overview(): string {
     const info: Json = this.doc.info ?? {};
-    const servers = (this.doc.servers ?? []).map((s: Json) => `<li><code>${esc(s.url)}</code>${s.description ? ` — ${esc(s.description)}` : ''}</li>`).join('');
+    const servers = (this.doc.servers ?? [])
+      .map((s: Json) => `<li><code>${esc(s.url)}</code>${s.description ? ` — ${esc(s.description)}` : ''}</li>`)
+      .join('');
     const schemes = Object.entries<Json>(this.doc.components?.securitySchemes ?? {})
-      .map(([name, s]) => `<dt id="${anchor('auth', name)}"><code>${esc(name)}</code></dt><dd>${esc(s.type)}${s.scheme ? ` ${esc(s.scheme)}` : ''}${s.in ? ` in ${esc(s.in)} <code>${esc(s.name)}</code>` : ''}${markdown(s.description)}</dd>`)
+      .map(
+        ([name, s]) =>
+          `<dt id="${anchor('auth', name)}"><code>${esc(name)}</code></dt><dd>${esc(s.type)}${s.scheme ? ` ${esc(s.scheme)}` : ''}${s.in ? ` in ${esc(s.in)} <code>${esc(s.name)}</code>` : ''}${markdown(s.description)}</dd>`,
+      )
       .join('');
     const headers = Object.entries<Json>(this.doc.components?.headers ?? {})
-      .map(([name, h]) => `<dt id="${anchor('header', name)}"><code>${esc(name)}</code></dt><dd>${this.type(h.schema)}${markdown(h.description)}</dd>`)
+      .map(
+        ([name, h]) =>
+          `<dt id="${anchor('header', name)}"><code>${esc(name)}</code></dt><dd>${this.type(h.schema)}${markdown(h.description)}</dd>`,
+      )
       .join('');
     return (
       `<section id="overview"><h2>Overview</h2>${markdown(info.description)}` +
       (servers ? `<h3>Servers</h3><ul>${servers}</ul><p>Paths below include the server's path.</p>` : '') +
       (schemes ? `<h3>Authentication</h3><dl class="schemes">${schemes}</dl>` : '') +
       `</section>${this.serviceTerms()}` +
-      (headers ? `<section id="headers"><h2>Response headers</h2><dl class="header-list">${headers}</dl></section>` : '')
+      (headers
+        ? `<section id="headers"><h2>Response headers</h2><dl class="header-list">${headers}</dl></section>`
+        : '')
     );
   }
 
@@ -321,7 +369,10 @@ class Renderer {
       .map(
         (g) =>
           `<li><a href="#${anchor('tag', g.tag)}">${esc(g.tag)}</a><ul>${g.ops
-            .map((o) => `<li><a href="#${o.op.operationId ? anchor('op', o.op.operationId) : anchor('op', `${o.method}-${o.path}`)}"><span class="method method-${esc(o.method)}">${esc(o.method.toUpperCase())}</span> ${esc(this.pathBase(o.op) + o.path)}</a></li>`)
+            .map(
+              (o) =>
+                `<li><a href="#${o.op.operationId ? anchor('op', o.op.operationId) : anchor('op', `${o.method}-${o.path}`)}"><span class="method method-${esc(o.method)}">${esc(o.method.toUpperCase())}</span> ${esc(this.pathBase(o.op) + o.path)}</a></li>`,
+            )
             .join('')}</ul></li>`,
       )
       .join('');
@@ -333,7 +384,10 @@ class Renderer {
     const info: Json = this.doc.info ?? {};
     const title = `${info.title ?? 'API'} ${info.version ?? ''}`.trim();
     const sections = this.groups()
-      .map((g) => `<section id="${anchor('tag', g.tag)}"><h2>${esc(g.tag)}</h2>${markdown(g.description)}${g.ops.map((o) => this.operation(o.method, o.path, o.op, false)).join('\n')}</section>`)
+      .map(
+        (g) =>
+          `<section id="${anchor('tag', g.tag)}"><h2>${esc(g.tag)}</h2>${markdown(g.description)}${g.ops.map((o) => this.operation(o.method, o.path, o.op, false)).join('\n')}</section>`,
+      )
       .join('\n');
     const hooks = this.webhooks();
     const webhooks = hooks.length

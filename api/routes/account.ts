@@ -19,16 +19,23 @@ import type { UsageCounts } from '../state/store-interface.ts';
 import { parseUsageQuery } from '../query/usage-query.ts';
 
 const zero = (): UsageCounts => ({ requests: 0, errors: 0, rows: 0 });
-const add = (a: UsageCounts, b: UsageCounts): void => void ((a.requests += b.requests), (a.errors += b.errors), (a.rows += b.rows));
+const add = (a: UsageCounts, b: UsageCounts): void =>
+  void ((a.requests += b.requests), (a.errors += b.errors), (a.rows += b.rows));
 
-export function accountRouter(config: ApiConfig, deps: Pick<AppDeps, 'store' | 'clock'> & { ledger: Pick<UsageLedger, 'flush'> }): Router<AppState> {
+export function accountRouter(
+  config: ApiConfig,
+  deps: Pick<AppDeps, 'store' | 'clock'> & { ledger: Pick<UsageLedger, 'flush'> },
+): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/account/usage', async (ctx: AppContext) => {
     const today = utcDay(deps.clock().getTime());
     const { from, to } = parseUsageQuery(ctx.query, today);
     const { key } = ctx.state;
     await deps.ledger.flush();
-    const [account, usage] = await Promise.all([deps.store.getAccountById(key.account_id), deps.store.accountUsage(key.account_id, from, to)]);
+    const [account, usage] = await Promise.all([
+      deps.store.getAccountById(key.account_id),
+      deps.store.accountUsage(key.account_id, from, to),
+    ]);
     const detailFrom = daysBefore(today, config.usageDetailDays - 1);
     const totals = zero();
     const keys = usage.keys.map((k) => {
@@ -55,7 +62,9 @@ export function accountRouter(config: ApiConfig, deps: Pick<AppDeps, 'store' | '
           routes:
             d.day < detailFrom
               ? null
-              : usage.routes.filter((r) => r.key_id === k.id && r.day === d.day).map((r) => ({ route: r.route, requests: r.requests, errors: r.errors, rows: r.rows })),
+              : usage.routes
+                  .filter((r) => r.key_id === k.id && r.day === d.day)
+                  .map((r) => ({ route: r.route, requests: r.requests, errors: r.errors, rows: r.rows })),
         })),
       };
     });

@@ -30,7 +30,15 @@ interface SourceFetched extends SourceRead {
 /** The manifest's `authority_freshness` (pipeline/release/manifest.ts). */
 export interface AuthorityFreshness {
   sources: Record<(typeof SOURCES)[number], SourceFetched>;
-  authorities: Record<string, { county: string | null; by_status: Record<string, number>; bbox: [number, number, number, number] | null; sources: Record<(typeof SOURCES)[number], SourceRead> }>;
+  authorities: Record<
+    string,
+    {
+      county: string | null;
+      by_status: Record<string, number>;
+      bbox: [number, number, number, number] | null;
+      sources: Record<(typeof SOURCES)[number], SourceRead>;
+    }
+  >;
 }
 
 /** The manifest's authority freshness, or null for a release built without it. */
@@ -44,7 +52,10 @@ export function authoritiesList(m: ReleaseManifest, f: AuthorityFreshness) {
     .sort((a, b) => a.localeCompare(b, 'en-IE'))
     .map((name) => {
       const a = f.authorities[name]!;
-      const byStatus = Object.fromEntries(STATUSES.map((s) => [s, a.by_status[s] ?? 0])) as Record<(typeof STATUSES)[number], number>;
+      const byStatus = Object.fromEntries(STATUSES.map((s) => [s, a.by_status[s] ?? 0])) as Record<
+        (typeof STATUSES)[number],
+        number
+      >;
       return {
         authority: name,
         county: a.county,
@@ -55,7 +66,16 @@ export function authoritiesList(m: ReleaseManifest, f: AuthorityFreshness) {
         sources: Object.fromEntries(
           SOURCES.map((s) => {
             const national = f.sources[s];
-            return [s, { origin: national.origin, read_at: national.fetched_at, checked_at: national.checked_at, records: a.sources[s].records, newest_date: a.sources[s].newest_date }];
+            return [
+              s,
+              {
+                origin: national.origin,
+                read_at: national.fetched_at,
+                checked_at: national.checked_at,
+                records: a.sources[s].records,
+                newest_date: a.sources[s].newest_date,
+              },
+            ];
           }),
         ),
       };
@@ -70,7 +90,13 @@ export function authoritiesRouter(_config: ApiConfig): Router<AppState> {
     if (errors.length > 0) throw invalidParams(errors);
     const { release, key } = ctx.state;
     const f = authorityFreshnessOf(release.manifest);
-    if (!f) throw new ApiError(503, 'authorities_unavailable', `release ${release.id} was built before per-authority freshness was recorded; it comes with the next refresh`, { expose: true, headers: { 'Retry-After': '3600' } });
+    if (!f)
+      throw new ApiError(
+        503,
+        'authorities_unavailable',
+        `release ${release.id} was built before per-authority freshness was recorded; it comes with the next refresh`,
+        { expose: true, headers: { 'Retry-After': '3600' } },
+      );
     ctx.body = {
       release: { id: release.id, built_at: release.manifest.built_at },
       authorities: authoritiesList(release.manifest, f),

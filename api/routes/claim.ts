@@ -31,10 +31,18 @@ const BODY_LIMIT = 4096;
 /** Problems of a refused claim. */
 const REFUSALS: Record<ClaimRefusal, [number, ProblemCode, string]> = {
   unknown_link: [404, 'claim_link_unknown', 'this claim link is not known: check that you copied all of it'],
-  link_used: [410, 'claim_link_used', 'this claim link has already been used; each link creates one key. Ask your account manager for a new link'],
+  link_used: [
+    410,
+    'claim_link_used',
+    'this claim link has already been used; each link creates one key. Ask your account manager for a new link',
+  ],
   link_expired: [410, 'claim_link_expired', 'this claim link has expired; ask your account manager for a new one'],
   licence_expired: [410, 'licence_expired', 'the organisation licence of this link has ended'],
-  seats_full: [409, 'seats_exhausted', 'every seat of this licence holds an active key; revoke one or ask for more seats'],
+  seats_full: [
+    409,
+    'seats_exhausted',
+    'every seat of this licence holds an active key; revoke one or ask for more seats',
+  ],
   duplicate_key: [409, 'duplicate_key', 'a key with this hash already exists; generate a new key'],
 };
 
@@ -45,9 +53,11 @@ const refused = (r: ClaimRefusal): ApiError => {
 
 /** Refuse what a browser would only send cross-site; take JSON only. */
 function checkSameOrigin(ctx: AppContext, config: ApiConfig): void {
-  if (!ctx.is('application/json')) throw new ApiError(415, 'unsupported_media_type', 'send the request body as application/json');
+  if (!ctx.is('application/json'))
+    throw new ApiError(415, 'unsupported_media_type', 'send the request body as application/json');
   const site = ctx.get('Sec-Fetch-Site');
-  if (site && site !== 'same-origin' && site !== 'none') throw new ApiError(403, 'cross_origin_request', 'claim requests must come from the claim page itself');
+  if (site && site !== 'same-origin' && site !== 'none')
+    throw new ApiError(403, 'cross_origin_request', 'claim requests must come from the claim page itself');
   const origin = ctx.get('Origin');
   // (not ctx.origin: in Koa 3 that may echo the Origin header itself)
   const own = `${ctx.protocol}://${ctx.host}`;
@@ -57,20 +67,26 @@ function checkSameOrigin(ctx: AppContext, config: ApiConfig): void {
 }
 
 async function readJson(ctx: AppContext): Promise<Record<string, unknown>> {
-  const text = await readBodyText(ctx.req, BODY_LIMIT, () => new ApiError(413, 'body_too_large', `the body may be at most ${BODY_LIMIT} bytes`));
+  const text = await readBodyText(
+    ctx.req,
+    BODY_LIMIT,
+    () => new ApiError(413, 'body_too_large', `the body may be at most ${BODY_LIMIT} bytes`),
+  );
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch {
     throw new ApiError(400, 'invalid_body', 'the body is not valid JSON');
   }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ApiError(400, 'invalid_body', 'the body must be a JSON object');
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw new ApiError(400, 'invalid_body', 'the body must be a JSON object');
   return v as Record<string, unknown>;
 }
 
 function takeToken(body: Record<string, unknown>, errors: ParamError[]): string {
   const t = body['token'];
-  if (typeof t !== 'string' || !TOKEN_PATTERN.test(t)) errors.push({ name: 'token', reason: 'must be the 43-character token after # in the claim link' });
+  if (typeof t !== 'string' || !TOKEN_PATTERN.test(t))
+    errors.push({ name: 'token', reason: 'must be the 43-character token after # in the claim link' });
   return typeof t === 'string' ? t : '';
 }
 
@@ -79,7 +95,10 @@ export function claimRouter(config: ApiConfig, deps: Pick<AppDeps, 'store' | 'cl
 
   router.get('/claim', (ctx) => {
     const nonce = randomBytes(16).toString('base64');
-    ctx.set('Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`);
+    ctx.set(
+      'Content-Security-Policy',
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    );
     ctx.set('X-Frame-Options', 'DENY');
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
@@ -121,22 +140,39 @@ export function claimRouter(config: ApiConfig, deps: Pick<AppDeps, 'store' | 'cl
     const keyHash = body['key_hash'];
     const display = body['display_prefix'];
     const name = body['name'] ?? null;
-    if (typeof keyHash !== 'string' || !/^[0-9a-f]{64}$/.test(keyHash)) errors.push({ name: 'key_hash', reason: 'must be the SHA-256 of the key, 64 lowercase hex characters' });
+    if (typeof keyHash !== 'string' || !/^[0-9a-f]{64}$/.test(keyHash))
+      errors.push({ name: 'key_hash', reason: 'must be the SHA-256 of the key, 64 lowercase hex characters' });
     if (typeof display !== 'string' || !/^lk_(ef|cu)_[A-Za-z0-9_-]{4}$/.test(display)) {
-      errors.push({ name: 'display_prefix', reason: 'must be the key prefix plus its first 4 characters, e.g. lk_ef_Ab3d' });
+      errors.push({
+        name: 'display_prefix',
+        reason: 'must be the key prefix plus its first 4 characters, e.g. lk_ef_Ab3d',
+      });
     }
-    if (name !== null && (typeof name !== 'string' || name.length > 100)) errors.push({ name: 'name', reason: 'must be a string of at most 100 characters' });
-    for (const k of Object.keys(body)) if (!['token', 'key_hash', 'display_prefix', 'name'].includes(k)) errors.push({ name: k, reason: 'unknown field' });
+    if (name !== null && (typeof name !== 'string' || name.length > 100))
+      errors.push({ name: 'name', reason: 'must be a string of at most 100 characters' });
+    for (const k of Object.keys(body))
+      if (!['token', 'key_hash', 'display_prefix', 'name'].includes(k))
+        errors.push({ name: k, reason: 'unknown field' });
     if (errors.length) throw invalidParams(errors);
     // the prefix must be the licence's scope: look the link up first (the claim re-checks atomically)
     const link = await deps.store.getClaimLink(hashToken(token));
     if (!link) throw refused('unknown_link');
     const lic = (await deps.store.getLicence(link.licence_id))!;
     if (!isLicensedScope(lic.scope) || !(display as string).startsWith(KEY_PREFIX[lic.scope])) {
-      throw invalidParams([{ name: 'display_prefix', reason: `this licence issues ${lic.scope} keys, which start with ${KEY_PREFIX[lic.scope]}` }]);
+      throw invalidParams([
+        {
+          name: 'display_prefix',
+          reason: `this licence issues ${lic.scope} keys, which start with ${KEY_PREFIX[lic.scope]}`,
+        },
+      ]);
     }
     const id = 'key_' + randomBytes(8).toString('hex');
-    const r = await deps.store.claimLink(hashToken(token), { id, name: (name as string | null)?.trim() || null, display_prefix: display as string, hash: keyHash as string });
+    const r = await deps.store.claimLink(hashToken(token), {
+      id,
+      name: (name as string | null)?.trim() || null,
+      display_prefix: display as string,
+      hash: keyHash as string,
+    });
     if ('refused' in r) throw refused(r.refused);
     ctx.status = 201;
     ctx.body = {

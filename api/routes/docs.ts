@@ -47,7 +47,8 @@ const INIT_JS = `window.addEventListener('load', function () {
 const REFERENCE_CSS = new URL('../render/reference.css', import.meta.url);
 
 /** /v1/reference runs no script and loads only its style sheet and icon from this server. */
-export const REFERENCE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const REFERENCE_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -74,14 +75,18 @@ export function swaggerUiDir(): string {
 }
 
 /** The reference router: the OpenAPI document, its two renderings and their assets; `deps.deprecations` as in createApp. */
-export function docsRouter(config: Pick<ApiConfig, 'publicBaseUrl'>, deps: { deprecations?: DeprecationTable } = {}): Router<AppState> {
+export function docsRouter(
+  config: Pick<ApiConfig, 'publicBaseUrl'>,
+  deps: { deprecations?: DeprecationTable } = {},
+): Router<AppState> {
   const router = new Router<AppState>();
   let built: Record<string, unknown> | null = null;
   let doc: string | null = null;
   let reference: string | null = null;
   let referenceGz: Buffer | null = null;
   const cache = new Map<string, Buffer>();
-  const openapi = (): Record<string, unknown> => (built ??= buildOpenApi(config, deps.deprecations ? { deprecations: deps.deprecations } : {}));
+  const openapi = (): Record<string, unknown> =>
+    (built ??= buildOpenApi(config, deps.deprecations ? { deprecations: deps.deprecations } : {}));
   router.get('/openapi.json', (ctx) => {
     doc ??= JSON.stringify(openapi());
     ctx.type = 'application/json; charset=utf-8';

@@ -21,14 +21,25 @@ import { areaIds } from '../gis/geometry-ids.ts';
 import { maskChanges, maskedFor, responseMeta, type FieldChange } from '../access/masking.ts';
 import { parseLeadId } from '../query/leads-params.ts';
 import { releaseSourcesCache } from '../releases/release-lookups.ts';
-import { afterReleaseQuery, cursorExpired, eventsExtentQuery, eventsPageQuery, leadEventsQuery, parseEventsQuery, type EventRow } from '../query/events-query.ts';
+import {
+  afterReleaseQuery,
+  cursorExpired,
+  eventsExtentQuery,
+  eventsPageQuery,
+  leadEventsQuery,
+  parseEventsQuery,
+  type EventRow,
+} from '../query/events-query.ts';
 import { encodeCursor } from '../query/paging.ts';
 import { pageHref, setPageLinks } from '../render/link-header.ts';
 import type { Scope } from '../access/scopes.ts';
 
 /** An event row as served to `scope`: `changes` parsed and masked. */
 export function servedEvent(row: EventRow, scope: Scope): Record<string, unknown> {
-  return { ...row, changes: maskChanges('lead', JSON.parse(row.changes) as Record<string, FieldChange>, scope).changes };
+  return {
+    ...row,
+    changes: maskChanges('lead', JSON.parse(row.changes) as Record<string, FieldChange>, scope).changes,
+  };
 }
 
 /** One stage of a lead's timeline (`GET /leads/{id}/history`). */
@@ -46,15 +57,20 @@ interface Stage {
  * the stage it had when first seen (from `lead.created`, or the `before` of its first stage
  * change, or its current stage), then one per `lead.stage_changed`, then `removed`.
  */
-export function stagesOf(events: readonly Record<string, any>[], current: { lead_readiness: string; status: string; first_seen: string } | null): Stage[] {
+export function stagesOf(
+  events: readonly Record<string, any>[],
+  current: { lead_readiness: string; status: string; first_seen: string } | null,
+): Stage[] {
   const stages: Stage[] = [];
   const first = events[0];
   const firstStage = events.find((e) => e.type === 'lead.stage_changed');
   if (!first || first.type !== 'lead.created') {
     const before = firstStage?.changes;
     stages.push({
-      lead_readiness: before ? before.lead_readiness?.before ?? current?.lead_readiness ?? null : current?.lead_readiness ?? null,
-      status: before ? before.status?.before ?? current?.status ?? null : current?.status ?? null,
+      lead_readiness: before
+        ? (before.lead_readiness?.before ?? current?.lead_readiness ?? null)
+        : (current?.lead_readiness ?? null),
+      status: before ? (before.status?.before ?? current?.status ?? null) : (current?.status ?? null),
       occurred_at: null,
       observed_at: current?.first_seen ?? null,
       release_id: null,
@@ -74,7 +90,14 @@ export function stagesOf(events: readonly Record<string, any>[], current: { lead
         event_id: e.id,
       });
     } else if (e.type === 'lead.removed') {
-      stages.push({ lead_readiness: null, status: null, occurred_at: null, observed_at: e.observed_at, release_id: e.release_id, event_id: e.id });
+      stages.push({
+        lead_readiness: null,
+        status: null,
+        occurred_at: null,
+        observed_at: e.observed_at,
+        release_id: e.release_id,
+        event_id: e.id,
+      });
     }
   }
   return stages;
@@ -83,7 +106,11 @@ export function stagesOf(events: readonly Record<string, any>[], current: { lead
 /** The release's event log table, or 503 `events_unavailable` for a release built before the log existed. */
 function eventsTable(release: Release): string {
   if (!existsSync(release.path('events.parquet'))) {
-    throw new ApiError(503, 'events_unavailable', `release ${release.id} was built before the event log existed; the next refresh starts it`);
+    throw new ApiError(
+      503,
+      'events_unavailable',
+      `release ${release.id} was built before the event log existed; the next refresh starts it`,
+    );
   }
   return release.tables.events;
 }
@@ -99,7 +126,11 @@ export function eventsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Rout
     const req = parseEventsQuery(ctx.query, config, src.places);
     const events = eventsTable(release);
     const ext = eventsExtentQuery(events);
-    const [extent] = await deps.db.all<{ first_id: number | null; last_id: number | null; first_release: string | null }>(ext.sql, ext.params);
+    const [extent] = await deps.db.all<{
+      first_id: number | null;
+      last_id: number | null;
+      first_release: string | null;
+    }>(ext.sql, ext.params);
     const firstId = Number(extent?.first_id ?? 0);
     const lastId = Number(extent?.last_id ?? 0);
     let afterId: number;
@@ -108,11 +139,15 @@ export function eventsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Rout
       const q = afterReleaseQuery(events, req.start.afterRelease);
       afterId = Number((await deps.db.all<{ after_id: number }>(q.sql, q.params))[0]?.after_id ?? 0);
       if (firstId > 1 && extent?.first_release && req.start.afterRelease < extent.first_release) {
-        throw cursorExpired(`the events after release ${req.start.afterRelease} are older than the log keeps (it starts with release ${extent.first_release}): make a full export and start again from its release`);
+        throw cursorExpired(
+          `the events after release ${req.start.afterRelease} are older than the log keeps (it starts with release ${extent.first_release}): make a full export and start again from its release`,
+        );
       }
     } else afterId = Math.max(0, firstId - 1);
     if (firstId > 0 && afterId + 1 < firstId) {
-      throw cursorExpired(`the events after this cursor are older than the log keeps (it starts at event ${firstId}): make a full export and start again from its release`);
+      throw cursorExpired(
+        `the events after this cursor are older than the log keeps (it starts at event ${firstId}): make a full export and start again from its release`,
+      );
     }
     const ids = await areaIds(deps.db, src.leads.leads, req.filters);
     const q = eventsPageQuery(events, src.leads, req, afterId, req.pageSize + 1, ids);
@@ -137,9 +172,12 @@ export function eventsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Rout
     const id = parseLeadId(ctx.params['id'] ?? '', ctx.query);
     const q = leadEventsQuery(eventsTable(release), id);
     const rows = await deps.db.all<EventRow>(q.sql, q.params);
-    const leadRows = await deps.db.all<{ lead_key: string; lead_readiness: string; status: string; first_seen: string }>(
-      `SELECT lead_key, lead_readiness, status, first_seen FROM ${release.tables.leads} WHERE id = ?`, [id],
-    );
+    const leadRows = await deps.db.all<{
+      lead_key: string;
+      lead_readiness: string;
+      status: string;
+      first_seen: string;
+    }>(`SELECT lead_key, lead_readiness, status, first_seen FROM ${release.tables.leads} WHERE id = ?`, [id]);
     const lead = leadRows[0] ?? null;
     if (!lead && rows.length === 0) throw notFound(`lead ${id}`);
     const events = rows.map((r) => servedEvent(r, key.scope));

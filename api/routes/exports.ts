@@ -34,7 +34,14 @@ import { attribution, maskedFor, responseMeta } from '../access/masking.ts';
 import { releaseSourcesCache } from '../releases/release-lookups.ts';
 import { encodeCursor } from '../query/paging.ts';
 import { pageHref, setPageLinks } from '../render/link-header.ts';
-import { EXPORT_FORMATS, exportHash, exportRowsQuery, jsonLineSql, parseExportQuery, type ExportFormat } from '../query/export-query.ts';
+import {
+  EXPORT_FORMATS,
+  exportHash,
+  exportRowsQuery,
+  jsonLineSql,
+  parseExportQuery,
+  type ExportFormat,
+} from '../query/export-query.ts';
 import { csvStream } from '../render/csv.ts';
 import { jsonlStream } from '../render/jsonl.ts';
 import { maybeGzip } from '../render/lines.ts';
@@ -43,13 +50,21 @@ import { ExportTempSpace } from '../exports/temp-space.ts';
 import { areaIds } from '../gis/geometry-ids.ts';
 
 /** The exports router (paths relative to the /v1 mount). */
-export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'exportTemp' | 'log' | 'metrics'>): Router<AppState> {
+export function exportsRouter(
+  config: ApiConfig,
+  deps: Pick<AppDeps, 'db' | 'exportTemp' | 'log' | 'metrics'>,
+): Router<AppState> {
   const router = new Router<AppState>();
   const sourcesFor = releaseSourcesCache(deps.db);
   // the server prepares it at start (leftovers removed); an app built without one makes it on first use
   let temp = deps.exportTemp ?? null;
   const tempSpace = (): ExportTempSpace =>
-    (temp ??= new ExportTempSpace({ root: config.exportTempDir, maxBytes: config.exportTempMaxMb * 1e6, waitMs: config.exportTempWaitMs, log: deps.log }));
+    (temp ??= new ExportTempSpace({
+      root: config.exportTempDir,
+      maxBytes: config.exportTempMaxMb * 1e6,
+      waitMs: config.exportTempWaitMs,
+      log: deps.log,
+    }));
 
   router.get('/export/applications', async (ctx: AppContext) => {
     const { release: pinned, key } = ctx.state;
@@ -60,7 +75,12 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'exp
     const ids = await areaIds(deps.db, src.leads.leads, req.filters); // geometry filters: tested by api/gis/geometry.ts, ids into the SQL
     const q = exportRowsQuery(
       src.leads,
-      { filters: req.filters, afterId: req.cursor?.afterId ?? null, limit: req.limit + 1, ...(ids ? { areaIds: ids } : {}) },
+      {
+        filters: req.filters,
+        afterId: req.cursor?.afterId ?? null,
+        limit: req.limit + 1,
+        ...(ids ? { areaIds: ids } : {}),
+      },
       `${jsonLineSql(new Set(masked.map((m) => m.field)))} AS j`,
     );
     const rows = await deps.db.all<{ j: string }>(q.sql, q.params);
@@ -122,12 +142,22 @@ export function exportsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'exp
     const ids = await areaIds(deps.db, src.leads.leads, req.filters);
     const rowsReq = { filters: req.filters, afterId: null, limit: null, ...(ids ? { areaIds: ids } : {}) };
     if (format === 'parquet') {
-      const { body, bytes } = await parquetStream(deps.db, src.leads, rowsReq, maskedSet, file, attribution(key.scope)?.metadata ?? null);
+      const { body, bytes } = await parquetStream(
+        deps.db,
+        src.leads,
+        rowsReq,
+        maskedSet,
+        file,
+        attribution(key.scope)?.metadata ?? null,
+      );
       ctx.body = body;
       ctx.length = bytes;
       return;
     }
-    const stream = format === 'csv' ? csvStream(deps.db, src.leads, rowsReq, maskedSet, file) : jsonlStream(deps.db, src.leads, rowsReq, maskedSet, file);
+    const stream =
+      format === 'csv'
+        ? csvStream(deps.db, src.leads, rowsReq, maskedSet, file)
+        : jsonlStream(deps.db, src.leads, rowsReq, maskedSet, file);
     ctx.body = maybeGzip(ctx, stream);
     ctx.type = type; // setting a stream body may reset the type
   }

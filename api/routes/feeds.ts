@@ -22,7 +22,10 @@ import { parseGisQuery, parseGisTokenQuery, type GisLayer } from '../query/feeds
 import type { Release } from '../releases/release.ts';
 
 /** The feeds router (paths relative to the /v1 mount). `tokenKey`: the AES key of GIS tokens. */
-export function feedsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'> & { tokenKey: Buffer; layers?: (r: Release) => ReleaseLayers }): Router<AppState> {
+export function feedsRouter(
+  config: ApiConfig,
+  deps: Pick<AppDeps, 'db' | 'clock'> & { tokenKey: Buffer; layers?: (r: Release) => ReleaseLayers },
+): Router<AppState> {
   const router = new Router<AppState>();
   const layersFor = deps.layers ?? releaseLayersCache();
 
@@ -32,7 +35,13 @@ export function feedsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock
     const req = parseGisQuery(ctx.query, layer, 'feed', config, release.leads.places());
     const page = await featurePage(deps.db, release, layersFor(release), req, key.scope);
     await ctx.state.budget.charge(page.numberReturned);
-    sendFeaturePage(ctx, page, { layer, path: `/v1/feeds/${layer}.geojson`, hash: req.hash, now: deps.clock(), cursors: config });
+    sendFeaturePage(ctx, page, {
+      layer,
+      path: `/v1/feeds/${layer}.geojson`,
+      hash: req.hash,
+      now: deps.clock(),
+      cursors: config,
+    });
   };
   router.get('/feeds/leads.geojson', feed('leads'));
   router.get('/feeds/infrastructure.geojson', feed('infrastructure'));
@@ -49,7 +58,8 @@ export function feedsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock
       expires_at: new Date(expires * 1000).toISOString(),
       expires_in: ttl,
       key_id: ctx.state.key.id,
-      usage: 'add access_token=<token> to /v1/feeds/… or /v1/ogc URLs instead of the Authorization header; every link in the responses carries it on',
+      usage:
+        'add access_token=<token> to /v1/feeds/… or /v1/ogc URLs instead of the Authorization header; every link in the responses carries it on',
     };
   });
 

@@ -113,7 +113,10 @@ export function healthRouter(config: Pick<ApiConfig, 'metricsToken'>, deps: Heal
       checks['release'] = 'no release is loaded';
     }
     const store = await probe();
-    if ((store !== null) !== storeWasDown) deps.log(store !== null ? `readyz: not ready, the state store ${store}` : 'readyz: the state store answers again');
+    if ((store !== null) !== storeWasDown)
+      deps.log(
+        store !== null ? `readyz: not ready, the state store ${store}` : 'readyz: the state store answers again',
+      );
     storeWasDown = store !== null;
     checks['state_store'] = store === null ? 'ok' : 'not answering';
     const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
@@ -148,6 +151,11 @@ export function operationalMethods(): Middleware {
       ctx.status = 204;
       return;
     }
-    throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: GET, HEAD, OPTIONS`, { headers: { Allow: 'GET, HEAD, OPTIONS' } });
+    throw new ApiError(
+      405,
+      'method_not_allowed',
+      `${ctx.method} is not allowed on ${ctx.path}; allowed: GET, HEAD, OPTIONS`,
+      { headers: { Allow: 'GET, HEAD, OPTIONS' } },
+    );
   };
 }

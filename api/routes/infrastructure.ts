@@ -43,7 +43,12 @@ export function infrastructureRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'
   return router;
 }
 
-async function listProjects(ctx: AppContext, config: ApiConfig, deps: Pick<AppDeps, 'db'>, renewables: boolean): Promise<void> {
+async function listProjects(
+  ctx: AppContext,
+  config: ApiConfig,
+  deps: Pick<AppDeps, 'db'>,
+  renewables: boolean,
+): Promise<void> {
   const req = parseInfrastructureQuery(ctx.query, {
     renewables,
     pageSizeDefault: config.pageSizeDefault,
@@ -52,16 +57,24 @@ async function listProjects(ctx: AppContext, config: ApiConfig, deps: Pick<AppDe
   });
   const { release, key } = ctx.state;
   const table = release.tables.infrastructure;
-  const hash = filtersHash(renewables ? 'infrastructure/renewables' : 'infrastructure', normalisedInfraFilters(req.filters), req.sort);
+  const hash = filtersHash(
+    renewables ? 'infrastructure/renewables' : 'infrastructure',
+    normalisedInfraFilters(req.filters),
+    req.sort,
+  );
   let after: unknown[] | null = null;
   if (req.cursor) {
     after = decodeCursor(req.cursor, hash, config).key;
-    if (!infraSortKeyValid(req.sort, after)) throw invalidParams([{ name: 'cursor', reason: 'not a valid cursor; pass next_cursor unchanged' }]);
+    if (!infraSortKeyValid(req.sort, after))
+      throw invalidParams([{ name: 'cursor', reason: 'not a valid cursor; pass next_cursor unchanged' }]);
   }
   const offset = req.page ? (req.page - 1) * req.pageSize : 0;
   const count = infraCountQuery(table, req.filters);
   const page = infraPageQuery(table, { filters: req.filters, sort: req.sort, pageSize: req.pageSize, offset, after });
-  const [totals, rows] = await Promise.all([deps.db.all<{ total: number }>(count.sql, count.params), deps.db.all(page.sql, page.params)]);
+  const [totals, rows] = await Promise.all([
+    deps.db.all<{ total: number }>(count.sql, count.params),
+    deps.db.all(page.sql, page.params),
+  ]);
   const more = rows.length > req.pageSize;
   const served = more ? rows.slice(0, req.pageSize) : rows;
   const masked = served.map((r) => maskRecord('infrastructure-project', r, key.scope));
@@ -75,6 +88,10 @@ async function listProjects(ctx: AppContext, config: ApiConfig, deps: Pick<AppDe
     page_size: req.pageSize,
     next_cursor: nextCursor,
     results: masked.map((m) => m.record),
-    _meta: responseMeta(release.id, key.scope, masked.length ? unionMasked(masked.map((m) => m.masked)) : maskedFor('infrastructure-project', key.scope)),
+    _meta: responseMeta(
+      release.id,
+      key.scope,
+      masked.length ? unionMasked(masked.map((m) => m.masked)) : maskedFor('infrastructure-project', key.scope),
+    ),
   };
 }

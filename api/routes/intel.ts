@@ -13,7 +13,14 @@ import type { AppContext, AppState } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
 import { responseMeta } from '../access/masking.ts';
 import { CAPABILITIES, scopesWith } from '../access/scopes.ts';
-import { INTEL_SECTIONS, intelPageQuery, parseIntelQuery, priceIndexSeriesQuery, SECTION_TABLE, type IntelSection } from '../query/intel-query.ts';
+import {
+  INTEL_SECTIONS,
+  intelPageQuery,
+  parseIntelQuery,
+  priceIndexSeriesQuery,
+  SECTION_TABLE,
+  type IntelSection,
+} from '../query/intel-query.ts';
 import { priceIndexSvg, type ChartPoint, type ChartSeries } from '../render/price-index-svg.ts';
 import { pageHref, setPageLinks } from '../render/link-header.ts';
 import { encodeCursor } from '../query/paging.ts';
@@ -31,7 +38,11 @@ function requireEnriched(ctx: AppContext): void {
   const scope = ctx.state.key.scope;
   if (CAPABILITIES[scope].enriched) return;
   const may = scopesWith('enriched');
-  throw new ApiError(403, 'insufficient_scope', `scope ${scope} cannot read market intelligence (needs ${may.slice(0, -1).join(', ')} or ${may.at(-1)})`);
+  throw new ApiError(
+    403,
+    'insufficient_scope',
+    `scope ${scope} cannot read market intelligence (needs ${may.slice(0, -1).join(', ')} or ${may.at(-1)})`,
+  );
 }
 
 /** The release's table of a section, or a 503 when the release was built before the analytics existed. */
@@ -39,7 +50,11 @@ function sectionTable(ctx: AppContext, section: IntelSection): string {
   const { release } = ctx.state;
   const name = SECTION_TABLE[section];
   if (!existsSync(release.path(`${name}.parquet`))) {
-    throw new ApiError(503, 'analytics_unavailable', `release ${release.id} has no ${section} table (built before the analytics stage); the next refresh adds it`);
+    throw new ApiError(
+      503,
+      'analytics_unavailable',
+      `release ${release.id} has no ${section} table (built before the analytics stage); the next refresh adds it`,
+    );
   }
   return release.tables[name];
 }
@@ -48,7 +63,13 @@ async function analytics(ctx: AppContext, config: ApiConfig, deps: Pick<AppDeps,
   requireEnriched(ctx);
   if (Object.keys(ctx.query).length === 0) return summary(ctx, deps);
   const { release } = ctx.state;
-  const req = parseIntelQuery(ctx.query, { pageSizeDefault: config.pageSizeDefault, pageSizeMax: config.pageSizeMax, pageMax: config.pageMax, cursorSecrets: config, releaseId: release.id });
+  const req = parseIntelQuery(ctx.query, {
+    pageSizeDefault: config.pageSizeDefault,
+    pageSizeMax: config.pageSizeMax,
+    pageMax: config.pageMax,
+    cursorSecrets: config,
+    releaseId: release.id,
+  });
   const q = intelPageQuery(sectionTable(ctx, req.section), req);
   const rows = await deps.db.all(q.sql, q.params);
   const results = rows.map(({ _total: _t, ...r }) => r);
@@ -83,20 +104,36 @@ async function summary(ctx: AppContext, deps: Pick<AppDeps, 'db'>): Promise<void
     let total: number | null = null;
     if (available) {
       // the total the section's first page reports (its default filters: Ireland, the latest period…)
-      const q = intelPageQuery(release.tables[name], parseIntelQuery({ section, page_size: '1' }, { pageSizeDefault: 1, pageSizeMax: 1, pageMax: 1 }));
+      const q = intelPageQuery(
+        release.tables[name],
+        parseIntelQuery({ section, page_size: '1' }, { pageSizeDefault: 1, pageSizeMax: 1, pageMax: 1 }),
+      );
       const rows = await deps.db.all(q.sql, q.params);
       total = Number(rows[0]?._total ?? 0);
     }
-    sections.push({ section, available, total, href: `${ctx.protocol}://${ctx.host}/v1/intel/analytics?section=${section}` });
+    sections.push({
+      section,
+      available,
+      total,
+      href: `${ctx.protocol}://${ctx.host}/v1/intel/analytics?section=${section}`,
+    });
   }
   ctx.body = { sections, _meta: responseMeta(release.id, ctx.state.key.scope, []) };
 }
 
 async function chart(ctx: AppContext, config: ApiConfig, deps: Pick<AppDeps, 'db'>): Promise<void> {
   requireEnriched(ctx);
-  const req = parseIntelQuery(ctx.query, { pageSizeDefault: config.pageSizeDefault, pageSizeMax: config.pageSizeMax, pageMax: config.pageMax, svg: true });
+  const req = parseIntelQuery(ctx.query, {
+    pageSizeDefault: config.pageSizeDefault,
+    pageSizeMax: config.pageSizeMax,
+    pageMax: config.pageMax,
+    svg: true,
+  });
   const q = priceIndexSeriesQuery(sectionTable(ctx, 'price_index'), req);
-  const rows = (await deps.db.all(q.sql, q.params)) as unknown as (ChartPoint & { area: string; base_quarter: string })[];
+  const rows = (await deps.db.all(q.sql, q.params)) as unknown as (ChartPoint & {
+    area: string;
+    base_quarter: string;
+  })[];
   const series: ChartSeries[] = [];
   for (const area of ['Ireland', ...req.counties.slice(0, 1)]) {
     series.push({ area, points: rows.filter((r) => r.area === area) });

@@ -43,10 +43,15 @@ export function searchBodyAsQuery(body: Record<string, unknown>): RawQuery {
     if (v === null || v === undefined) continue;
     if (typeof v === 'string') out[k] = v;
     else if (typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
-    else if (Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean')) out[k] = v.join(',');
+    else if (
+      Array.isArray(v) &&
+      v.every((x) => typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean')
+    )
+      out[k] = v.join(',');
     else if (k === 'near' && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).sort().join() === 'lat,lon') {
       const { lat, lon } = v as { lat: unknown; lon: unknown };
-      out[k] = `${typeof lat === 'number' ? lat : JSON.stringify(lat)},${typeof lon === 'number' ? lon : JSON.stringify(lon)}`;
+      out[k] =
+        `${typeof lat === 'number' ? lat : JSON.stringify(lat)},${typeof lon === 'number' ? lon : JSON.stringify(lon)}`;
     } else out[k] = JSON.stringify(v);
   }
   return out;
@@ -62,7 +67,9 @@ export const SEARCH_BODY_CACHE = { entries: 64, maxChars: 32_768 } as const;
  * string `parsePolygonText` remembers its geometry by. A body that is not a JSON object throws
  * (400) and is not remembered; nor is a longer body.
  */
-export const searchQueryOf: (text: string) => Readonly<RawQuery> = rememberTexts(SEARCH_BODY_CACHE, (text) => Object.freeze(searchBodyAsQuery(parseJsonObject(text))));
+export const searchQueryOf: (text: string) => Readonly<RawQuery> = rememberTexts(SEARCH_BODY_CACHE, (text) =>
+  Object.freeze(searchBodyAsQuery(parseJsonObject(text))),
+);
 
 /** The leads router (paths relative to the /v1 mount). */
 export function leadsRouter(config: ApiConfig): Router<AppState> {
@@ -94,7 +101,11 @@ export function leadsRouter(config: ApiConfig): Router<AppState> {
   // A read: nothing changes, safe to retry. The next page is the same body with `cursor` set to
   // the answer's `next_cursor` (no Link header: a link is a GET, and the area may not fit a URL).
   router.post('/leads/search', async (ctx: AppContext) => {
-    await answer(ctx, searchQueryOf(await readJsonText(ctx.req, ctx.get('Content-Type'), SEARCH_BODY_BYTES_MAX)), false);
+    await answer(
+      ctx,
+      searchQueryOf(await readJsonText(ctx.req, ctx.get('Content-Type'), SEARCH_BODY_BYTES_MAX)),
+      false,
+    );
   });
 
   router.get('/leads/:id', async (ctx: AppContext) => {

@@ -22,7 +22,8 @@ import { responseMeta } from '../access/masking.ts';
 import type { Release } from '../releases/release.ts';
 import { authorityFreshnessOf } from './authorities.ts';
 
-const schemaEnum = (field: string): string[] => (LEAD_SCHEMA.properties[field]?.enum ?? []).filter((v): v is string => typeof v === 'string');
+const schemaEnum = (field: string): string[] =>
+  (LEAD_SCHEMA.properties[field]?.enum ?? []).filter((v): v is string => typeof v === 'string');
 
 export interface Freshness {
   authority: string;
@@ -44,14 +45,19 @@ export interface MetaEnums {
 }
 
 /** Pure builders: the release-dependent queries of /v1/meta (no parameters needed). */
-export function metaQueries(leads: string): Record<'freshness' | 'verticals' | 'useClasses' | 'counties', { sql: string; params: unknown[] }> {
+export function metaQueries(
+  leads: string,
+): Record<'freshness' | 'verticals' | 'useClasses' | 'counties', { sql: string; params: unknown[] }> {
   return {
     freshness: {
       sql: `SELECT planning_authority AS authority, any_value(county) AS county, count(*)::BIGINT AS leads, max(received_date) AS latest_received
             FROM ${leads} GROUP BY planning_authority ORDER BY planning_authority`,
       params: [],
     },
-    verticals: { sql: `SELECT DISTINCT v AS value FROM (SELECT unnest(verticals) AS v FROM ${leads}) ORDER BY value`, params: [] },
+    verticals: {
+      sql: `SELECT DISTINCT v AS value FROM (SELECT unnest(verticals) AS v FROM ${leads}) ORDER BY value`,
+      params: [],
+    },
     useClasses: { sql: `SELECT DISTINCT use_class AS value FROM ${leads} ORDER BY value`, params: [] },
     counties: { sql: `SELECT DISTINCT county AS value FROM ${leads} ORDER BY value`, params: [] },
   };
@@ -65,7 +71,8 @@ interface MetaData {
 /** Read the release-dependent parts once per release. */
 async function loadMetaData(db: ApiDb, release: Release): Promise<MetaData> {
   const q = metaQueries(release.tables.leads);
-  const values = (rows: { value: string | null }[]): string[] => rows.map((r) => r.value).filter((v): v is string => v !== null);
+  const values = (rows: { value: string | null }[]): string[] =>
+    rows.map((r) => r.value).filter((v): v is string => v !== null);
   const [freshness, verticals, useClasses, counties] = await Promise.all([
     db.all<Freshness & Record<string, unknown>>(q.freshness.sql, q.freshness.params),
     db.all<{ value: string | null }>(q.verticals.sql, q.verticals.params),
@@ -73,7 +80,12 @@ async function loadMetaData(db: ApiDb, release: Release): Promise<MetaData> {
     db.all<{ value: string | null }>(q.counties.sql, q.counties.params),
   ]);
   return {
-    freshness: freshness.map((f) => ({ authority: f.authority, county: f.county, leads: Number(f.leads), latest_received: f.latest_received ?? null })),
+    freshness: freshness.map((f) => ({
+      authority: f.authority,
+      county: f.county,
+      leads: Number(f.leads),
+      latest_received: f.latest_received ?? null,
+    })),
     enums: {
       vertical: values(verticals),
       explicit_vertical: values(verticals),

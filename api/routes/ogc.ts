@@ -44,17 +44,22 @@ export const CONFORMANCE = [
 const COLLECTIONS: Record<GisLayer, { title: string; description: string }> = {
   leads: {
     title: 'Construction leads',
-    description: 'Planning applications and commencement notices with coordinates: every lead field as properties, `link` to the public record page. The items take every filter of `/v1/leads` (see the queryables).',
+    description:
+      'Planning applications and commencement notices with coordinates: every lead field as properties, `link` to the public record page. The items take every filter of `/v1/leads` (see the queryables).',
   },
   infrastructure: {
     title: 'Strategic infrastructure and energy projects',
-    description: 'Data centres, wind, solar, battery storage and grid projects with coordinates, with applicant and connection voltage where published.',
+    description:
+      'Data centres, wind, solar, battery storage and grid projects with coordinates, with applicant and connection voltage where published.',
   },
 };
 const isLayer = (id: string): id is GisLayer => id === 'leads' || id === 'infrastructure';
 
 /** The OGC router (paths relative to the /v1 mount). */
-export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'> & { layers?: (r: Release) => ReleaseLayers }): Router<AppState> {
+export function ogcRouter(
+  config: ApiConfig,
+  deps: Pick<AppDeps, 'db' | 'clock'> & { layers?: (r: Release) => ReleaseLayers },
+): Router<AppState> {
   const router = new Router<AppState>();
   const layersFor = deps.layers ?? releaseLayersCache();
   const extents = new Map<string, Promise<Record<GisLayer, [string | null, string | null]>>>();
@@ -67,7 +72,9 @@ export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'>
         const out = {} as Record<GisLayer, [string | null, string | null]>;
         for (const layer of ['leads', 'infrastructure'] as const) {
           const col = DATETIME_COLUMN[layer];
-          const [r] = await deps.db.all<{ lo: string | null; hi: string | null }>(`SELECT min(${col}) AS lo, max(${col}) AS hi FROM ${release.tables[layer]}`);
+          const [r] = await deps.db.all<{ lo: string | null; hi: string | null }>(
+            `SELECT min(${col}) AS lo, max(${col}) AS hi FROM ${release.tables[layer]}`,
+          );
           out[layer] = [r?.lo ?? null, r?.hi ?? null];
         }
         return out;
@@ -103,12 +110,30 @@ export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'>
       storageCrs: CRS84,
       extent: {
         spatial: { bbox: [prerendered?.bbox ?? [-10.7, 51.3, -5.4, 55.5]], crs: CRS84 },
-        temporal: { interval: [[lo ? `${lo}T00:00:00Z` : null, hi ? `${hi}T23:59:59Z` : null]], trs: 'http://www.opengis.net/def/uom/ISO-8601/0/Gregorian' },
+        temporal: {
+          interval: [[lo ? `${lo}T00:00:00Z` : null, hi ? `${hi}T23:59:59Z` : null]],
+          trs: 'http://www.opengis.net/def/uom/ISO-8601/0/Gregorian',
+        },
       },
       links: [
-        { href: gisHref(ctx, base), rel: ctx.path === base ? 'self' : 'collection', type: 'application/json', title: COLLECTIONS[layer].title },
-        { href: gisHref(ctx, `${base}/items`), rel: 'items', type: GEOJSON_TYPE, title: `${COLLECTIONS[layer].title} (GeoJSON)` },
-        { href: gisHref(ctx, `${base}/queryables`), rel: QUERYABLES_REL, type: QUERYABLES_TYPE, title: `${COLLECTIONS[layer].title}: the attribute filters of its items` },
+        {
+          href: gisHref(ctx, base),
+          rel: ctx.path === base ? 'self' : 'collection',
+          type: 'application/json',
+          title: COLLECTIONS[layer].title,
+        },
+        {
+          href: gisHref(ctx, `${base}/items`),
+          rel: 'items',
+          type: GEOJSON_TYPE,
+          title: `${COLLECTIONS[layer].title} (GeoJSON)`,
+        },
+        {
+          href: gisHref(ctx, `${base}/queryables`),
+          rel: QUERYABLES_REL,
+          type: QUERYABLES_TYPE,
+          title: `${COLLECTIONS[layer].title}: the attribute filters of its items`,
+        },
       ],
     };
   };
@@ -118,12 +143,28 @@ export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'>
     metaParams(ctx);
     ctx.body = {
       title: 'Irish Construction Leads — OGC API Features',
-      description: 'Construction leads and infrastructure projects of the current weekly release as OGC API Features (Part 1: Core, GeoJSON).',
+      description:
+        'Construction leads and infrastructure projects of the current weekly release as OGC API Features (Part 1: Core, GeoJSON).',
       links: [
         { href: gisHref(ctx, '/v1/ogc'), rel: 'self', type: 'application/json', title: 'this document' },
-        { href: `${ctx.protocol}://${ctx.host}/v1/openapi.json`, rel: 'service-desc', type: 'application/vnd.oai.openapi+json;version=3.1', title: 'the API definition' },
-        { href: `${ctx.protocol}://${ctx.host}/v1/docs`, rel: 'service-doc', type: 'text/html', title: 'the API documentation' },
-        { href: gisHref(ctx, '/v1/ogc/conformance'), rel: 'conformance', type: 'application/json', title: 'conformance classes' },
+        {
+          href: `${ctx.protocol}://${ctx.host}/v1/openapi.json`,
+          rel: 'service-desc',
+          type: 'application/vnd.oai.openapi+json;version=3.1',
+          title: 'the API definition',
+        },
+        {
+          href: `${ctx.protocol}://${ctx.host}/v1/docs`,
+          rel: 'service-doc',
+          type: 'text/html',
+          title: 'the API documentation',
+        },
+        {
+          href: gisHref(ctx, '/v1/ogc/conformance'),
+          rel: 'conformance',
+          type: 'application/json',
+          title: 'conformance classes',
+        },
         { href: gisHref(ctx, '/v1/ogc/collections'), rel: 'data', type: 'application/json', title: 'collections' },
       ],
     };
@@ -139,7 +180,9 @@ export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'>
     guard(ctx);
     metaParams(ctx);
     ctx.body = {
-      links: [{ href: gisHref(ctx, '/v1/ogc/collections'), rel: 'self', type: 'application/json', title: 'collections' }],
+      links: [
+        { href: gisHref(ctx, '/v1/ogc/collections'), rel: 'self', type: 'application/json', title: 'collections' },
+      ],
       collections: [await collection(ctx, 'leads'), await collection(ctx, 'infrastructure')],
     };
   });
@@ -169,7 +212,14 @@ export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'>
       now: deps.clock(),
       cursors: config,
       selfTitle: 'this page',
-      extraLinks: [{ href: gisHref(ctx, `/v1/ogc/collections/${layer}`), rel: 'collection', type: 'application/json', title: COLLECTIONS[layer].title }],
+      extraLinks: [
+        {
+          href: gisHref(ctx, `/v1/ogc/collections/${layer}`),
+          rel: 'collection',
+          type: 'application/json',
+          title: COLLECTIONS[layer].title,
+        },
+      ],
     });
   });
 
@@ -197,8 +247,18 @@ export function ogcRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'clock'>
     ctx.set('Content-Crs', contentCrs(crs.crs));
     ctx.type = GEOJSON_TYPE;
     ctx.body = featureWithLinks(text, [
-      { href: gisHref(ctx, `/v1/ogc/collections/${layer}/items/${fid}`), rel: 'self', type: GEOJSON_TYPE, title: 'this feature' },
-      { href: gisHref(ctx, `/v1/ogc/collections/${layer}`), rel: 'collection', type: 'application/json', title: COLLECTIONS[layer].title },
+      {
+        href: gisHref(ctx, `/v1/ogc/collections/${layer}/items/${fid}`),
+        rel: 'self',
+        type: GEOJSON_TYPE,
+        title: 'this feature',
+      },
+      {
+        href: gisHref(ctx, `/v1/ogc/collections/${layer}`),
+        rel: 'collection',
+        type: 'application/json',
+        title: COLLECTIONS[layer].title,
+      },
     ]);
   });
 

@@ -35,7 +35,10 @@ function noParams(ctx: AppContext): void {
 }
 
 /** The tiles router (paths relative to the /v1 mount). */
-export function tilesRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db'> & { tiles?: (r: Release) => ReleaseTiles }): Router<AppState> {
+export function tilesRouter(
+  _config: ApiConfig,
+  deps: Pick<AppDeps, 'db'> & { tiles?: (r: Release) => ReleaseTiles },
+): Router<AppState> {
   const router = new Router<AppState>();
   const tilesFor = deps.tiles ?? releaseTiles(deps.db);
 
@@ -59,10 +62,15 @@ export function tilesRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db'> & { ti
     }) as [number, number, number];
     if (!validTile(z, x, y)) {
       const errors = [];
-      if (!(Number.isInteger(z) && z >= 0 && z <= TILE_MAX_ZOOM)) errors.push({ name: 'z', reason: `must be an integer zoom from 0 to ${TILE_MAX_ZOOM}` });
+      if (!(Number.isInteger(z) && z >= 0 && z <= TILE_MAX_ZOOM))
+        errors.push({ name: 'z', reason: `must be an integer zoom from 0 to ${TILE_MAX_ZOOM}` });
       else {
-        for (const [name, v] of [['x', x], ['y', y]] as const) {
-          if (!(Number.isInteger(v) && v >= 0 && v < 2 ** z)) errors.push({ name, reason: `must be an integer from 0 to ${2 ** z - 1} at zoom ${z}` });
+        for (const [name, v] of [
+          ['x', x],
+          ['y', y],
+        ] as const) {
+          if (!(Number.isInteger(v) && v >= 0 && v < 2 ** z))
+            errors.push({ name, reason: `must be an integer from 0 to ${2 ** z - 1} at zoom ${z}` });
         }
       }
       throw invalidParams(errors);

@@ -16,7 +16,12 @@ import type { AppDeps } from '../http/app-deps.ts';
 import type { ApiConfig } from '../config.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { ApiError, invalidParams } from '../http/errors.ts';
-import { answerIdempotently, idempotencyKeyOf, requestFingerprint, type IdempotentAnswer } from '../middleware/idempotency-key.ts';
+import {
+  answerIdempotently,
+  idempotencyKeyOf,
+  requestFingerprint,
+  type IdempotentAnswer,
+} from '../middleware/idempotency-key.ts';
 import { publicUrl } from '../render/public-url.ts';
 import { noQuerySchema, parseQuery } from '../query/parse-query.ts';
 import { CAPABILITIES } from '../access/scopes.ts';
@@ -48,14 +53,26 @@ function noQuery(ctx: AppContext): void {
 }
 
 /** The webhooks router (paths relative to the /v1 mount). */
-export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 'releases' | 'store' | 'clock' | 'log' | 'resolveHost'>): Router<AppState> {
+export function webhooksRouter(
+  config: ApiConfig,
+  deps: Pick<AppDeps, 'db' | 'releases' | 'store' | 'clock' | 'log' | 'resolveHost'>,
+): Router<AppState> {
   const router = new Router<AppState>();
   let service: ReturnType<typeof webhookService> | null = null;
   const svc = (): ReturnType<typeof webhookService> => {
     if (!service) {
       const leads = serverLeadReader(deps.db, deps.releases);
       const resolveHost = deps.resolveHost ? { resolveHost: deps.resolveHost } : {};
-      const dispatcher = createDispatcher({ store: deps.store.webhooks, accounts: deps.store, leads, config, clock: deps.clock, log: deps.log, owner: `api-${process.pid}`, ...resolveHost });
+      const dispatcher = createDispatcher({
+        store: deps.store.webhooks,
+        accounts: deps.store,
+        leads,
+        config,
+        clock: deps.clock,
+        log: deps.log,
+        owner: `api-${process.pid}`,
+        ...resolveHost,
+      });
       service = webhookService({ store: deps.store, leads, dispatcher, config, clock: deps.clock, ...resolveHost });
     }
     return service;
@@ -87,7 +104,14 @@ export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 're
     const { account_id: accountId, scope } = ctx.state.key;
     const create = async (): Promise<IdempotentAnswer> => {
       onlyMembers(body, ['url', 'filter', 'types', 'description']);
-      const { webhook, secret } = await svc().create({ accountId, scope, url: body['url'], filter: body['filter'] ?? '', types: body['types'], description: body['description'] });
+      const { webhook, secret } = await svc().create({
+        accountId,
+        scope,
+        url: body['url'],
+        filter: body['filter'] ?? '',
+        types: body['types'],
+        description: body['description'],
+      });
       return { status: 201, body: { ...webhook, secret }, location: publicUrl(ctx, config, `/webhooks/${webhook.id}`) };
     };
     if (idempotencyKey === null) {
@@ -98,7 +122,11 @@ export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 're
       return;
     }
     const fingerprint = requestFingerprint('POST', '/v1/webhooks', scope, body);
-    await answerIdempotently(ctx, { store: deps.store.idempotency, now: deps.clock, accountId, key: idempotencyKey, fingerprint }, create);
+    await answerIdempotently(
+      ctx,
+      { store: deps.store.idempotency, now: deps.clock, accountId, key: idempotencyKey, fingerprint },
+      create,
+    );
   });
 
   router.get('/webhooks/:id', async (ctx: AppContext) => {
@@ -110,7 +138,8 @@ export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 're
     noQuery(ctx);
     const body = await jsonBody(ctx);
     onlyMembers(body, [...PATCHABLE]);
-    if (Object.keys(body).length === 0) throw new ApiError(400, 'invalid_body', `the body must name at least one of ${PATCHABLE.join(', ')}`);
+    if (Object.keys(body).length === 0)
+      throw new ApiError(400, 'invalid_body', `the body must name at least one of ${PATCHABLE.join(', ')}`);
     ctx.body = await svc().update(id(ctx), who(ctx), body);
   });
 
@@ -120,7 +149,10 @@ export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 're
     ctx.status = 204;
   });
 
-  for (const [action, status] of [['disable', 'disabled'], ['enable', 'active']] as const) {
+  for (const [action, status] of [
+    ['disable', 'disabled'],
+    ['enable', 'active'],
+  ] as const) {
     router.post(`/webhooks/:id/${action}`, async (ctx: AppContext) => {
       noQuery(ctx);
       onlyMembers(await jsonBody(ctx), []);
@@ -133,10 +165,17 @@ export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 're
     const body = await jsonBody(ctx);
     onlyMembers(body, ['overlap_seconds']);
     const overlap = body['overlap_seconds'];
-    if (overlap !== undefined && (!Number.isInteger(overlap) || (overlap as number) < 0 || (overlap as number) > 30 * 86_400)) {
+    if (
+      overlap !== undefined &&
+      (!Number.isInteger(overlap) || (overlap as number) < 0 || (overlap as number) > 30 * 86_400)
+    ) {
       throw invalidParams([{ name: 'overlap_seconds', reason: 'must be an integer between 0 and 2592000 (30 days)' }]);
     }
-    const { webhook, secret } = await svc().rotateSecret(id(ctx), who(ctx), overlap === undefined ? undefined : (overlap as number) * 1000);
+    const { webhook, secret } = await svc().rotateSecret(
+      id(ctx),
+      who(ctx),
+      overlap === undefined ? undefined : (overlap as number) * 1000,
+    );
     ctx.body = { ...webhook, secret };
   });
 
@@ -157,7 +196,10 @@ export function webhooksRouter(config: ApiConfig, deps: Pick<AppDeps, 'db' | 're
     const body = await jsonBody(ctx);
     onlyMembers(body, ['delivery_ids']);
     const ids = body['delivery_ids'];
-    if (ids !== undefined && (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000 || !ids.every((x) => typeof x === 'string'))) {
+    if (
+      ids !== undefined &&
+      (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000 || !ids.every((x) => typeof x === 'string'))
+    ) {
       throw invalidParams([{ name: 'delivery_ids', reason: 'must be a non-empty array of at most 1000 delivery ids' }]);
     }
     ctx.body = { replayed: await svc().replay(id(ctx), who(ctx), ids as string[] | undefined) };

@@ -44,7 +44,15 @@ import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { ApiConfig } from '../config.ts';
 import { lineLog, type Logger } from '../observability/log.ts';
-import { aggregateMetrics, ApiMetrics, ClusterMetrics, cumulativeMetrics, mergeSnapshots, type MetricsSnapshot, type Scrape } from '../observability/metrics.ts';
+import {
+  aggregateMetrics,
+  ApiMetrics,
+  ClusterMetrics,
+  cumulativeMetrics,
+  mergeSnapshots,
+  type MetricsSnapshot,
+  type Scrape,
+} from '../observability/metrics.ts';
 import { listenMetrics, originOf } from '../observability/metrics-listener.ts';
 import { checkPortFree } from './port-check.ts';
 import type { RunningServer, ServerDeps } from './running-server.ts';
@@ -137,9 +145,21 @@ function howItEnded(code: number | null, signal: string | null): string {
 export async function startCluster(config: ApiConfig, deps: ClusterDeps): Promise<RunningCluster> {
   const { log } = deps;
   const metrics = new ClusterMetrics();
-  const sharedEnv = { CURSOR_SECRET: config.cursorSecret, GIS_TOKEN_SECRET: config.gisTokenSecret || randomBytes(32).toString('hex') };
+  const sharedEnv = {
+    CURSOR_SECRET: config.cursorSecret,
+    GIS_TOKEN_SECRET: config.gisTokenSecret || randomBytes(32).toString('hex'),
+  };
   const slots: Slot[] = Array.from({ length: config.apiWorkers }, (_, index) => ({
-    index, worker: null, ready: false, url: null, release: null, bornAt: 0, startFailures: 0, backoffMs: 0, timer: null, last: null,
+    index,
+    worker: null,
+    ready: false,
+    url: null,
+    release: null,
+    bornAt: 0,
+    startFailures: 0,
+    backoffMs: 0,
+    timer: null,
+    last: null,
   }));
   let phase: 'starting' | 'running' | 'stopping' = 'starting';
   let url: string | null = null;
@@ -163,7 +183,16 @@ export async function startCluster(config: ApiConfig, deps: ClusterDeps): Promis
   const snapshotOf = (slot: Slot, w: Worker): Promise<MetricsSnapshot | null> =>
     new Promise((resolve, reject) => {
       const id = nextId++;
-      const timer = setTimeout(() => done(null, new Error(`worker ${slot.index} (pid ${w.process.pid}) did not send its metrics within ${SNAPSHOT_WAIT_MS / 1000} s`)), SNAPSHOT_WAIT_MS);
+      const timer = setTimeout(
+        () =>
+          done(
+            null,
+            new Error(
+              `worker ${slot.index} (pid ${w.process.pid}) did not send its metrics within ${SNAPSHOT_WAIT_MS / 1000} s`,
+            ),
+          ),
+        SNAPSHOT_WAIT_MS,
+      );
       const done = (s: MetricsSnapshot | null, e?: Error): void => {
         if (!asked.delete(id)) return;
         clearTimeout(timer);
@@ -186,10 +215,12 @@ export async function startCluster(config: ApiConfig, deps: ClusterDeps): Promis
     if (retired.length < 2 || merging) return;
     merging = true;
     const n = retired.length;
-    mergeSnapshots(retired.slice(0, n)).then(
-      (merged) => (retired = [merged, ...retired.slice(n)]),
-      (e: Error) => log(`metrics of dead workers could not be merged: ${e.message}`),
-    ).finally(() => (merging = false));
+    mergeSnapshots(retired.slice(0, n))
+      .then(
+        (merged) => (retired = [merged, ...retired.slice(n)]),
+        (e: Error) => log(`metrics of dead workers could not be merged: ${e.message}`),
+      )
+      .finally(() => (merging = false));
   };
 
   const fork = (slot: Slot): void => {
@@ -213,7 +244,10 @@ export async function startCluster(config: ApiConfig, deps: ClusterDeps): Promis
       slot.startFailures = 0;
       metrics.workers.set(readyCount());
       log(`worker ${slot.index} (pid ${w.process.pid}) listening`);
-      if (phase === 'running' && m.url !== url) log(`worker ${slot.index} listens on ${m.url}, not on ${url} (PORT=0 and every worker had died): restart the server`);
+      if (phase === 'running' && m.url !== url)
+        log(
+          `worker ${slot.index} listens on ${m.url}, not on ${url} (PORT=0 and every worker had died): restart the server`,
+        );
       if (phase === 'starting' && slots.every((s) => s.ready)) started.resolve();
     } else if (m.t === 'leads:snapshot') {
       const a = asked.get(m.id);
@@ -245,19 +279,25 @@ export async function startCluster(config: ApiConfig, deps: ClusterDeps): Promis
     }
     if (phase === 'starting') {
       log(`${how} before it listened: stopping the others`);
-      close().catch(() => {}).finally(() => started.reject(new Error(`${how} before it listened (its log says why)`)));
+      close()
+        .catch(() => {})
+        .finally(() => started.reject(new Error(`${how} before it listened (its log says why)`)));
       return;
     }
     metrics.restarts.inc();
     if (!wasReady && ++slot.startFailures >= START_FAILURES_MAX) {
       const reason = `${how} before it listened, ${slot.startFailures} times in a row: giving up, stopping the other workers`;
       log(reason);
-      close().catch(() => {}).finally(() => deps.onGiveUp(reason));
+      close()
+        .catch(() => {})
+        .finally(() => deps.onGiveUp(reason));
       return;
     }
     const young = !wasReady || Date.now() - slot.bornAt < YOUNG_MS;
     slot.backoffMs = young && slot.backoffMs > 0 ? Math.min(BACKOFF_MAX_MS, slot.backoffMs * 2) : BACKOFF_FIRST_MS;
-    log(`${how}${wasReady ? '' : ` before it listened (${slot.startFailures} of ${START_FAILURES_MAX} in a row)`}; a new worker ${slot.index} starts in ${slot.backoffMs / 1000} s`);
+    log(
+      `${how}${wasReady ? '' : ` before it listened (${slot.startFailures} of ${START_FAILURES_MAX} in a row)`}; a new worker ${slot.index} starts in ${slot.backoffMs / 1000} s`,
+    );
     slot.timer = setTimeout(() => fork(slot), slot.backoffMs);
   };
 
@@ -269,16 +309,20 @@ export async function startCluster(config: ApiConfig, deps: ClusterDeps): Promis
         if (s.timer) clearTimeout(s.timer);
         s.timer = null;
       }
-      const force = setTimeout(() => {
-        for (const s of slots) {
-          if (!s.worker) continue;
-          log(`worker ${s.index} (pid ${s.worker.process.pid}) did not stop in time: killing it`);
-          s.worker.process.kill('SIGKILL');
-        }
-      }, (deps.shutdownGraceMs ?? 10_000) + STOP_EXTRA_MS);
+      const force = setTimeout(
+        () => {
+          for (const s of slots) {
+            if (!s.worker) continue;
+            log(`worker ${s.index} (pid ${s.worker.process.pid}) did not stop in time: killing it`);
+            s.worker.process.kill('SIGKILL');
+          }
+        },
+        (deps.shutdownGraceMs ?? 10_000) + STOP_EXTRA_MS,
+      );
       stopped = () => {
         clearTimeout(force);
-        const done = (): void => (stopFailures.length ? reject(new Error(`${stopFailures.join('; ')} while stopping`)) : resolve());
+        const done = (): void =>
+          stopFailures.length ? reject(new Error(`${stopFailures.join('; ')} while stopping`)) : resolve();
         if (!metricsServer) return done();
         metricsServer.close(() => done());
         metricsServer.closeAllConnections();
@@ -294,7 +338,8 @@ export async function startCluster(config: ApiConfig, deps: ClusterDeps): Promis
 
   // the ports first: a port taken fails the start before any worker is forked (and builds its indexes)
   await checkPortFree('PORT', config.port, config.host);
-  const metricsServer: http.Server | null = config.metricsPort === null ? null : await listenMetrics(scrape, config.metricsPort, config.metricsHost);
+  const metricsServer: http.Server | null =
+    config.metricsPort === null ? null : await listenMetrics(scrape, config.metricsPort, config.metricsHost);
   const metricsUrl = metricsServer ? originOf(metricsServer, config.metricsHost, false) : null;
   for (const s of slots) fork(s);
   await listening;
@@ -370,13 +415,14 @@ export async function runClusterWorker(config: ApiConfig, deps: ClusterWorkerDep
     if (!listening && primaryGone) return deps.exit(1);
     // a start that fails is reported (and exits 1) by the caller
     started?.then(
-      (s) => s.close().then(
-        () => deps.exit(0),
-        (e: Error) => {
-          log(`shutdown failed: ${e.message}`);
-          deps.exit(1);
-        },
-      ),
+      (s) =>
+        s.close().then(
+          () => deps.exit(0),
+          (e: Error) => {
+            log(`shutdown failed: ${e.message}`);
+            deps.exit(1);
+          },
+        ),
       () => {},
     );
   };

@@ -13,7 +13,9 @@ export class PortUnavailableError extends Error {
     readonly host: string,
     readonly code: string,
   ) {
-    super(`${variable}=${port} cannot be listened on at ${host}: ${code === 'EADDRINUSE' ? 'another process is listening on it' : code}`);
+    super(
+      `${variable}=${port} cannot be listened on at ${host}: ${code === 'EADDRINUSE' ? 'another process is listening on it' : code}`,
+    );
     this.name = 'PortUnavailableError';
   }
 }
@@ -26,7 +28,9 @@ export async function checkPortFree(variable: string, port: number, host: string
   if (port === 0) return;
   const probe = net.createServer();
   await new Promise<void>((resolve, reject) => {
-    probe.once('error', (e: NodeJS.ErrnoException) => reject(new PortUnavailableError(variable, port, host, e.code ?? e.message)));
+    probe.once('error', (e: NodeJS.ErrnoException) =>
+      reject(new PortUnavailableError(variable, port, host, e.code ?? e.message)),
+    );
     probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
   });
 }

@@ -51,4 +51,3 @@ export interface ServerDeps {
   /** The server's metrics; a new `ApiMetrics` when absent (a cluster worker's scrapes the whole cluster: api/startup/cluster.ts). */
   metrics?: ApiMetrics;
 }
-

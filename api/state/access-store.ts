@@ -11,7 +11,18 @@
 import { sql, type Kysely } from 'kysely';
 import type { Scope } from '../access/scopes.ts';
 import { rows, template, type Backend, type Row } from './backend.ts';
-import { withExpiry, type Account, type AccountUsage, type ApiKey, type ClaimLink, type ClaimRefusal, type Licence, type StateStore, type UsageCounts, type UsageDelta } from './store-interface.ts';
+import {
+  withExpiry,
+  type Account,
+  type AccountUsage,
+  type ApiKey,
+  type ClaimLink,
+  type ClaimRefusal,
+  type Licence,
+  type StateStore,
+  type UsageCounts,
+  type UsageDelta,
+} from './store-interface.ts';
 import type { Tables } from './tables.ts';
 
 /**
@@ -26,7 +37,19 @@ export const keysQuery = (db: Kysely<Tables>) =>
     .selectFrom('api_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
     .leftJoin('licences as lk', 'lk.id', 'k.licence_id')
-    .select(['k.id', 'k.account_id', 'a.name as account_name', 'k.scope', 'k.name', 'k.display_prefix', 'k.status', 'k.created_at', 'k.revoked_at', 'k.licence_id', 'lk.expires_at as expires_at']);
+    .select([
+      'k.id',
+      'k.account_id',
+      'a.name as account_name',
+      'k.scope',
+      'k.name',
+      'k.display_prefix',
+      'k.status',
+      'k.created_at',
+      'k.revoked_at',
+      'k.licence_id',
+      'lk.expires_at as expires_at',
+    ]);
 
 type AccessMethods = Pick<
   StateStore,
@@ -74,7 +97,9 @@ function accessQueries(b: Backend) {
   const usage = <T extends 'usage_daily' | 'usage_routes'>(table: T) =>
     db.selectFrom(`${table} as u` as 'usage_routes as u').innerJoin('api_keys as k', 'k.id', 'u.key_id');
   return {
-    accountById: template((id: number) => db.selectFrom('accounts').select(['id', 'name', 'plan', 'created_at']).where('id', '=', id)),
+    accountById: template((id: number) =>
+      db.selectFrom('accounts').select(['id', 'name', 'plan', 'created_at']).where('id', '=', id),
+    ),
     lockAccount: template((id: number) => d.lockRows(db.selectFrom('accounts').select('id').where('id', '=', id))),
     countSelfServe: template((accountId: number) =>
       db
@@ -85,15 +110,37 @@ function accessQueries(b: Backend) {
         .where('status', '=', 'active'),
     ),
     insertKey: template(
-      (id: string, accountId: number, scope: Scope, name: string | null, prefix: string, hash: string, at: string, licenceId: string | null, expiresAt: string | null) =>
+      (
+        id: string,
+        accountId: number,
+        scope: Scope,
+        name: string | null,
+        prefix: string,
+        hash: string,
+        at: string,
+        licenceId: string | null,
+        expiresAt: string | null,
+      ) =>
         db.insertInto('api_keys').values({
-          id, account_id: accountId, scope, name, display_prefix: prefix, key_hash: hash, status: 'active', created_at: at, licence_id: licenceId, expires_at: expiresAt,
+          id,
+          account_id: accountId,
+          scope,
+          name,
+          display_prefix: prefix,
+          key_hash: hash,
+          status: 'active',
+          created_at: at,
+          licence_id: licenceId,
+          expires_at: expiresAt,
         }),
     ),
     keyById: template((id: string) => keysQuery(db).where('k.id', '=', id)),
     keyHashExists: template((hash: string) => db.selectFrom('api_keys').select('id').where('key_hash', '=', hash)),
-    insertLicence: template((id: string, accountId: number, scope: Scope, seats: number, expiresAt: string, at: string) =>
-      db.insertInto('licences').values({ id, account_id: accountId, scope, seats, expires_at: expiresAt, created_at: at }),
+    insertLicence: template(
+      (id: string, accountId: number, scope: Scope, seats: number, expiresAt: string, at: string) =>
+        db
+          .insertInto('licences')
+          .values({ id, account_id: accountId, scope, seats, expires_at: expiresAt, created_at: at }),
     ),
     licenceById: template((at: string, id: string) => licences(at).where('l.id', '=', id)),
     lockLicence: template((id: string) => d.lockRows(db.selectFrom('licences').select('id').where('id', '=', id))),
@@ -102,25 +149,45 @@ function accessQueries(b: Backend) {
       licences(at).where('l.account_id', '=', accountId).orderBy('l.created_at').orderBy(d.bytewise('l.id')),
     ),
     insertLink: template((hash: string, licenceId: string, expiresAt: string, at: string) =>
-      db.insertInto('claim_links').values({ token_hash: hash, licence_id: licenceId, expires_at: expiresAt, created_at: at }).returning(LINK_COLUMNS),
+      db
+        .insertInto('claim_links')
+        .values({ token_hash: hash, licence_id: licenceId, expires_at: expiresAt, created_at: at })
+        .returning(LINK_COLUMNS),
     ),
-    linkByHash: template((hash: string) => db.selectFrom('claim_links').select(LINK_COLUMNS).where('token_hash', '=', hash)),
-    lockLink: template((hash: string) => d.lockRows(db.selectFrom('claim_links').select(LINK_COLUMNS).where('token_hash', '=', hash))),
+    linkByHash: template((hash: string) =>
+      db.selectFrom('claim_links').select(LINK_COLUMNS).where('token_hash', '=', hash),
+    ),
+    lockLink: template((hash: string) =>
+      d.lockRows(db.selectFrom('claim_links').select(LINK_COLUMNS).where('token_hash', '=', hash)),
+    ),
     useLink: template((at: string, keyId: string, hash: string) =>
-      db.updateTable('claim_links').set({ used_at: at, key_id: keyId }).where('token_hash', '=', hash).where('used_at', 'is', null),
+      db
+        .updateTable('claim_links')
+        .set({ used_at: at, key_id: keyId })
+        .where('token_hash', '=', hash)
+        .where('used_at', 'is', null),
     ),
     /** Count the request; the day's rows come back with it (a subquery of RETURNING: one statement). */
     hit: template((keyId: string, windowStart: number, day: string) =>
       db
         .insertInto('rate_counters')
         .values({ key_id: keyId, window_start: windowStart, count: 1 })
-        .onConflict((oc) => oc.columns(['key_id', 'window_start']).doUpdateSet({ count: (eb) => eb('rate_counters.count', '+', 1) }))
+        .onConflict((oc) =>
+          oc.columns(['key_id', 'window_start']).doUpdateSet({ count: (eb) => eb('rate_counters.count', '+', 1) }),
+        )
         .returning((eb) => [
           'count',
-          eb.selectFrom('budget_counters').select('budget_counters.rows').where('budget_counters.key_id', '=', keyId).where('budget_counters.day', '=', day).as('rows'),
+          eb
+            .selectFrom('budget_counters')
+            .select('budget_counters.rows')
+            .where('budget_counters.key_id', '=', keyId)
+            .where('budget_counters.day', '=', day)
+            .as('rows'),
         ]),
     ),
-    rowsUsed: template((keyId: string, day: string) => db.selectFrom('budget_counters').select('rows').where('key_id', '=', keyId).where('day', '=', day)),
+    rowsUsed: template((keyId: string, day: string) =>
+      db.selectFrom('budget_counters').select('rows').where('key_id', '=', keyId).where('day', '=', day),
+    ),
     /** Charge unless the day would pass the limit: on refusal the upsert updates (and returns) nothing. */
     charge: template((keyId: string, day: string, n: number, limit: number) =>
       db
@@ -158,7 +225,9 @@ function accessQueries(b: Backend) {
           })),
         )
         .compile(),
-    accountKeys: template((accountId: number) => keysQuery(db).where('k.account_id', '=', accountId).orderBy('k.created_at').orderBy(d.bytewise('k.id'))),
+    accountKeys: template((accountId: number) =>
+      keysQuery(db).where('k.account_id', '=', accountId).orderBy('k.created_at').orderBy(d.bytewise('k.id')),
+    ),
     usageDays: template((accountId: number, from: string, to: string) =>
       usage('usage_daily')
         .select(['u.key_id', 'u.day', ...COUNT_COLUMNS.map((c) => `u.${c}` as const)])
@@ -185,18 +254,23 @@ function accessQueries(b: Backend) {
 }
 
 /** Sum deltas per key (as `keyOf` groups them), in key order: replicas flushing at once lock rows in the same order (no deadlock). */
-function sumBy<T extends UsageCounts>(deltas: readonly UsageDelta[], keyOf: (d: UsageDelta) => string, pick: (d: UsageDelta) => T): T[] {
+function sumBy<T extends UsageCounts>(
+  deltas: readonly UsageDelta[],
+  keyOf: (d: UsageDelta) => string,
+  pick: (d: UsageDelta) => T,
+): T[] {
   const by = new Map<string, T>();
   for (const x of deltas) {
     const k = keyOf(x);
     const s = by.get(k);
-    if (s) (s.requests += x.requests), (s.errors += x.errors), (s.rows += x.rows);
+    if (s) ((s.requests += x.requests), (s.errors += x.errors), (s.rows += x.rows));
     else by.set(k, pick(x));
   }
   return [...by.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
 }
 
-const chunks = <T>(xs: T[], n: number): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
+const chunks = <T>(xs: T[], n: number): T[][] =>
+  Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
 
 export function access(b: Backend, now: () => Date): AccessMethods {
   const q = accessQueries(b);
@@ -228,16 +302,26 @@ export function access(b: Backend, now: () => Date): AccessMethods {
       return r ? toLicence(r) : null;
     },
     async listLicences(accountId) {
-      return (await read(accountId === undefined ? q.licencesAll(iso()) : q.licencesByAccount(iso(), accountId))).map(toLicence);
+      return (await read(accountId === undefined ? q.licencesAll(iso()) : q.licencesByAccount(iso(), accountId))).map(
+        toLicence,
+      );
     },
     async createClaimLink(l) {
-      return (await b.run('plain', () => rows(q.insertLink(l.token_hash, l.licence_id, new Date(l.expires_at).toISOString(), iso()))))[0] as ClaimLink;
+      return (
+        await b.run('plain', () =>
+          rows(q.insertLink(l.token_hash, l.licence_id, new Date(l.expires_at).toISOString(), iso())),
+        )
+      )[0] as ClaimLink;
     },
     async getClaimLink(tokenHash) {
       return ((await read(q.linkByHash(tokenHash)))[0] as ClaimLink | undefined) ?? null;
     },
     claimLink(tokenHash, k) {
-      return b.run('atomic', function* (): Generator<ReturnType<typeof q.keyById>, { key: ApiKey } | { refused: ClaimRefusal }, Row[]> {
+      return b.run('atomic', function* (): Generator<
+        ReturnType<typeof q.keyById>,
+        { key: ApiKey } | { refused: ClaimRefusal },
+        Row[]
+      > {
         const t = iso();
         const at = Date.parse(t);
         const [link] = (yield q.lockLink(tokenHash)) as ClaimLink[];
@@ -267,8 +351,16 @@ export function access(b: Backend, now: () => Date): AccessMethods {
     },
     async addUsage(deltas) {
       if (!deltas.length) return;
-      const days = sumBy(deltas, (x) => `${x.key_id}\0${x.day}`, (x) => ({ key_id: x.key_id, day: x.day, requests: x.requests, errors: x.errors, rows: x.rows }));
-      const routes = sumBy(deltas, (x) => `${x.key_id}\0${x.day}\0${x.route}`, (x) => ({ ...x }));
+      const days = sumBy(
+        deltas,
+        (x) => `${x.key_id}\0${x.day}`,
+        (x) => ({ key_id: x.key_id, day: x.day, requests: x.requests, errors: x.errors, rows: x.rows }),
+      );
+      const routes = sumBy(
+        deltas,
+        (x) => `${x.key_id}\0${x.day}\0${x.route}`,
+        (x) => ({ ...x }),
+      );
       await b.run('atomic', function* () {
         for (const c of chunks(days, USAGE_CHUNK)) yield q.usageDaily(c);
         for (const c of chunks(routes, USAGE_CHUNK)) yield q.usageRoutes(c);
@@ -283,7 +375,12 @@ export function access(b: Backend, now: () => Date): AccessMethods {
       return {
         keys: (keys as ApiKey[]).map(live),
         days: days.map((r) => ({ key_id: r['key_id'] as string, day: r['day'] as string, ...counts(r) })),
-        routes: routes.map((r) => ({ key_id: r['key_id'] as string, day: r['day'] as string, route: r['route'] as string, ...counts(r) })),
+        routes: routes.map((r) => ({
+          key_id: r['key_id'] as string,
+          day: r['day'] as string,
+          route: r['route'] as string,
+          ...counts(r),
+        })),
       };
     },
     async prune(p) {

@@ -8,7 +8,15 @@ import { sql } from 'kysely';
 import type { Plan } from '../access/scopes.ts';
 import { access, keysQuery } from './access-store.ts';
 import { rows, template, type Backend } from './backend.ts';
-import { withExpiry, type Account, type ApiKey, type Licence, type NewKey, type StateStore, type StoredKey } from './store-interface.ts';
+import {
+  withExpiry,
+  type Account,
+  type ApiKey,
+  type Licence,
+  type NewKey,
+  type StateStore,
+  type StoredKey,
+} from './store-interface.ts';
 import { webhookStore } from './webhook-store.ts';
 import { appStore } from './app-store.ts';
 import { idempotencyStore } from './idempotency.ts';
@@ -22,16 +30,44 @@ function accountQueries(b: Backend) {
     insertAccount: template((name: string, plan: Plan, at: string) =>
       db.insertInto('accounts').values({ name, plan, created_at: at }).returning(ACCOUNT_COLUMNS),
     ),
-    accountByName: template((name: string) => db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('name', '=', name)),
-    setPlan: template((plan: Plan, id: number) => db.updateTable('accounts').set({ plan }).where('id', '=', id).returning(ACCOUNT_COLUMNS)),
-    insertKey: template((id: string, accountId: number, scope: NewKey['scope'], name: string | null, prefix: string, hash: string, at: string) =>
-      db.insertInto('api_keys').values({ id, account_id: accountId, scope, name, display_prefix: prefix, key_hash: hash, status: 'active', created_at: at }),
+    accountByName: template((name: string) =>
+      db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('name', '=', name),
+    ),
+    setPlan: template((plan: Plan, id: number) =>
+      db.updateTable('accounts').set({ plan }).where('id', '=', id).returning(ACCOUNT_COLUMNS),
+    ),
+    insertKey: template(
+      (
+        id: string,
+        accountId: number,
+        scope: NewKey['scope'],
+        name: string | null,
+        prefix: string,
+        hash: string,
+        at: string,
+      ) =>
+        db.insertInto('api_keys').values({
+          id,
+          account_id: accountId,
+          scope,
+          name,
+          display_prefix: prefix,
+          key_hash: hash,
+          status: 'active',
+          created_at: at,
+        }),
     ),
     keyById: template((id: string) => keysQuery(db).where('k.id', '=', id)),
-    keyByHash: template((hash: string) => keysQuery(db).select(['k.key_hash', 'a.plan as account_plan']).where('k.key_hash', '=', hash)),
+    keyByHash: template((hash: string) =>
+      keysQuery(db).select(['k.key_hash', 'a.plan as account_plan']).where('k.key_hash', '=', hash),
+    ),
     listAll: keysQuery(db).orderBy('k.created_at').orderBy(dialect.bytewise('k.id')).compile(),
-    listByAccount: template((accountId: number) => keysQuery(db).where('k.account_id', '=', accountId).orderBy('k.created_at').orderBy(dialect.bytewise('k.id'))),
-    setLicenceEnd: template((expiresAt: string, id: string) => db.updateTable('licences').set({ expires_at: expiresAt }).where('id', '=', id)),
+    listByAccount: template((accountId: number) =>
+      keysQuery(db).where('k.account_id', '=', accountId).orderBy('k.created_at').orderBy(dialect.bytewise('k.id')),
+    ),
+    setLicenceEnd: template((expiresAt: string, id: string) =>
+      db.updateTable('licences').set({ expires_at: expiresAt }).where('id', '=', id),
+    ),
     probeRead: db.selectFrom('accounts').select('id').where('id', '=', 0).compile(),
     probeWrite: db
       .updateTable('rate_counters')
@@ -39,7 +75,11 @@ function accountQueries(b: Backend) {
       .where(sql<boolean>`1 = 0`)
       .compile(),
     revoke: template((at: string, id: string) =>
-      db.updateTable('api_keys').set({ status: 'revoked', revoked_at: at }).where('id', '=', id).where('status', '<>', 'revoked'),
+      db
+        .updateTable('api_keys')
+        .set({ status: 'revoked', revoked_at: at })
+        .where('id', '=', id)
+        .where('status', '<>', 'revoked'),
     ),
   };
 }
@@ -57,7 +97,8 @@ export function createStateStore(b: Backend, now: () => Date): StateStore {
     await b.keyChangeSent(token);
     return r;
   };
-  const one = async <T>(query: ReturnType<typeof q.keyById>): Promise<T | null> => ((await b.run('plain', () => rows(query)))[0] as T | undefined) ?? null;
+  const one = async <T>(query: ReturnType<typeof q.keyById>): Promise<T | null> =>
+    ((await b.run('plain', () => rows(query)))[0] as T | undefined) ?? null;
 
   const acc = access(b, now);
   return {
@@ -116,7 +157,7 @@ export function createStateStore(b: Backend, now: () => Date): StateStore {
     },
     keyChangeStamp(): number {
       const s = b.changeStamp();
-      if (!(s === seen)) (seen = s), stamp++; // (NaN, a closed file, never equals: no caching)
+      if (!(s === seen)) ((seen = s), stamp++); // (NaN, a closed file, never equals: no caching)
       return stamp;
     },
     close: () => b.close(),

@@ -19,7 +19,6 @@ import type { Plan } from '../access/scopes.ts';
 import { rows, template, type Backend, type Row } from './backend.ts';
 import type { ChallengePurpose, CredentialKind } from './tables.ts';
 
-
 /** An invitation as read by the hash of its token, with its account. */
 export interface Invitation {
   account_id: number;
@@ -101,7 +100,11 @@ export interface AppStore {
    * marked used, the account's credentials are REPLACED by `credential` (a lost or stolen one
    * stops working), every session of the account ends and `session` starts.
    */
-  acceptInvitation(tokenHash: string, credential: NewCredential, session: Omit<NewSession, 'account_id'>): Promise<{ account_id: number } | { refused: InvitationRefusal }>;
+  acceptInvitation(
+    tokenHash: string,
+    credential: NewCredential,
+    session: Omit<NewSession, 'account_id'>,
+  ): Promise<{ account_id: number } | { refused: InvitationRefusal }>;
   /** The account's password credential (its scrypt hash), or null. */
   passwordCredential(accountId: number): Promise<{ id: string; password_hash: string } | null>;
   /** A passkey by its WebAuthn credential id (base64url), or null. */
@@ -120,7 +123,12 @@ export interface AppStore {
   /** End every session of the account; returns how many ended. */
   endAccountSessions(accountId: number): Promise<number>;
   /** Keep a WebAuthn challenge until `expires_at` (`register` ones belong to an invitation). */
-  createChallenge(c: { challenge: string; purpose: ChallengePurpose; invitation_hash: string | null; expires_at: string }): Promise<void>;
+  createChallenge(c: {
+    challenge: string;
+    purpose: ChallengePurpose;
+    invitation_hash: string | null;
+    expires_at: string;
+  }): Promise<void>;
   /** Take a challenge (single use: it is deleted); true when it existed for this purpose and invitation and had not expired. */
   takeChallenge(challenge: string, purpose: ChallengePurpose, invitationHash: string | null): Promise<boolean>;
   /** Failed sign-ins counted under each key in the windows starting at `windowStarts` (epoch s): `counts[key][i]`. */
@@ -135,8 +143,24 @@ export interface AppStore {
   pruneApp(p: { sessionsBefore: string; windowBefore: number }): Promise<void>;
 }
 
-const INVITATION_COLUMNS = ['i.account_id', 'a.name as account_name', 'i.created_at', 'i.expires_at', 'i.used_at', 'i.revoked_at'] as const;
-const SESSION_COLUMNS = ['s.public_id', 's.account_id', 'a.name as account_name', 'a.plan as account_plan', 's.method', 's.created_at', 's.last_seen_at', 's.expires_at'] as const;
+const INVITATION_COLUMNS = [
+  'i.account_id',
+  'a.name as account_name',
+  'i.created_at',
+  'i.expires_at',
+  'i.used_at',
+  'i.revoked_at',
+] as const;
+const SESSION_COLUMNS = [
+  's.public_id',
+  's.account_id',
+  'a.name as account_name',
+  'a.plan as account_plan',
+  's.method',
+  's.created_at',
+  's.last_seen_at',
+  's.expires_at',
+] as const;
 const ACTIVITY_COLUMNS = ['id', 'account_id', 'at', 'event', 'session_id', 'address', 'details_json'] as const;
 
 /** Most activity entries one call returns. */
@@ -144,67 +168,177 @@ export const ACTIVITY_PAGE_MAX = 500;
 
 function appQueries(b: Backend) {
   const { db, dialect: d } = b;
-  const invitation = () => db.selectFrom('app_invitations as i').innerJoin('accounts as a', 'a.id', 'i.account_id').select(INVITATION_COLUMNS);
+  const invitation = () =>
+    db.selectFrom('app_invitations as i').innerJoin('accounts as a', 'a.id', 'i.account_id').select(INVITATION_COLUMNS);
   return {
     revokeOpen: template((at: string, accountId: number) =>
-      db.updateTable('app_invitations').set({ revoked_at: at }).where('account_id', '=', accountId).where('used_at', 'is', null).where('revoked_at', 'is', null),
+      db
+        .updateTable('app_invitations')
+        .set({ revoked_at: at })
+        .where('account_id', '=', accountId)
+        .where('used_at', 'is', null)
+        .where('revoked_at', 'is', null),
     ),
     lockAccount: template((id: number) => d.lockRows(db.selectFrom('accounts').select('id').where('id', '=', id))),
     insertInvitation: template((hash: string, accountId: number, at: string, expiresAt: string) =>
-      db.insertInto('app_invitations').values({ token_hash: hash, account_id: accountId, created_at: at, expires_at: expiresAt }),
+      db
+        .insertInto('app_invitations')
+        .values({ token_hash: hash, account_id: accountId, created_at: at, expires_at: expiresAt }),
     ),
     invitation: template((hash: string) => invitation().where('i.token_hash', '=', hash)),
-    lockInvitation: template((hash: string) => d.lockRows(db.selectFrom('app_invitations').select(['account_id', 'expires_at', 'used_at', 'revoked_at']).where('token_hash', '=', hash))),
-    useInvitation: template((at: string, hash: string) => db.updateTable('app_invitations').set({ used_at: at }).where('token_hash', '=', hash)),
-    deleteCredentials: template((accountId: number) => db.deleteFrom('app_credentials').where('account_id', '=', accountId)),
-    insertPassword: template((id: string, accountId: number, hash: string, at: string) =>
-      db.insertInto('app_credentials').values({ id, account_id: accountId, kind: 'password', password_hash: hash, counter: 0, created_at: at }),
+    lockInvitation: template((hash: string) =>
+      d.lockRows(
+        db
+          .selectFrom('app_invitations')
+          .select(['account_id', 'expires_at', 'used_at', 'revoked_at'])
+          .where('token_hash', '=', hash),
+      ),
     ),
-    insertPasskey: template((id: string, accountId: number, passkeyId: string, publicKey: string, counter: number, transports: string, at: string) =>
-      db.insertInto('app_credentials').values({ id, account_id: accountId, kind: 'passkey', passkey_id: passkeyId, public_key: publicKey, counter, transports, created_at: at }),
+    useInvitation: template((at: string, hash: string) =>
+      db.updateTable('app_invitations').set({ used_at: at }).where('token_hash', '=', hash),
+    ),
+    deleteCredentials: template((accountId: number) =>
+      db.deleteFrom('app_credentials').where('account_id', '=', accountId),
+    ),
+    insertPassword: template((id: string, accountId: number, hash: string, at: string) =>
+      db
+        .insertInto('app_credentials')
+        .values({ id, account_id: accountId, kind: 'password', password_hash: hash, counter: 0, created_at: at }),
+    ),
+    insertPasskey: template(
+      (
+        id: string,
+        accountId: number,
+        passkeyId: string,
+        publicKey: string,
+        counter: number,
+        transports: string,
+        at: string,
+      ) =>
+        db.insertInto('app_credentials').values({
+          id,
+          account_id: accountId,
+          kind: 'passkey',
+          passkey_id: passkeyId,
+          public_key: publicKey,
+          counter,
+          transports,
+          created_at: at,
+        }),
     ),
     password: template((accountId: number) =>
-      db.selectFrom('app_credentials').select(['id', 'password_hash']).where('account_id', '=', accountId).where('kind', '=', 'password'),
+      db
+        .selectFrom('app_credentials')
+        .select(['id', 'password_hash'])
+        .where('account_id', '=', accountId)
+        .where('kind', '=', 'password'),
     ),
     passkey: template((passkeyId: string) =>
-      db.selectFrom('app_credentials').select(['id', 'account_id', 'passkey_id', 'public_key', 'counter', 'transports']).where('passkey_id', '=', passkeyId),
+      db
+        .selectFrom('app_credentials')
+        .select(['id', 'account_id', 'passkey_id', 'public_key', 'counter', 'transports'])
+        .where('passkey_id', '=', passkeyId),
     ),
-    used: template((at: string, id: string) => db.updateTable('app_credentials').set({ last_used_at: at }).where('id', '=', id)),
-    usedPasskey: template((at: string, counter: number, id: string) => db.updateTable('app_credentials').set({ last_used_at: at, counter }).where('id', '=', id)),
-    kinds: template((accountId: number) => db.selectFrom('app_credentials').select('kind').distinct().where('account_id', '=', accountId).orderBy('kind')),
-    insertSession: template((idHash: string, publicId: string, accountId: number, method: string, at: string, expiresAt: string) =>
-      db.insertInto('app_sessions').values({ id_hash: idHash, public_id: publicId, account_id: accountId, method: method as 'password', created_at: at, last_seen_at: at, expires_at: expiresAt }),
+    used: template((at: string, id: string) =>
+      db.updateTable('app_credentials').set({ last_used_at: at }).where('id', '=', id),
     ),
-    session: template((idHash: string) => db.selectFrom('app_sessions as s').innerJoin('accounts as a', 'a.id', 's.account_id').select(SESSION_COLUMNS).where('s.id_hash', '=', idHash)),
-    touch: template((at: string, idHash: string) => db.updateTable('app_sessions').set({ last_seen_at: at }).where('id_hash', '=', idHash)),
-    endSession: template((idHash: string) => db.deleteFrom('app_sessions').where('id_hash', '=', idHash).returning('public_id')),
-    endAccountSessions: template((accountId: number) => db.deleteFrom('app_sessions').where('account_id', '=', accountId).returning('public_id')),
+    usedPasskey: template((at: string, counter: number, id: string) =>
+      db.updateTable('app_credentials').set({ last_used_at: at, counter }).where('id', '=', id),
+    ),
+    kinds: template((accountId: number) =>
+      db.selectFrom('app_credentials').select('kind').distinct().where('account_id', '=', accountId).orderBy('kind'),
+    ),
+    insertSession: template(
+      (idHash: string, publicId: string, accountId: number, method: string, at: string, expiresAt: string) =>
+        db.insertInto('app_sessions').values({
+          id_hash: idHash,
+          public_id: publicId,
+          account_id: accountId,
+          method: method as 'password',
+          created_at: at,
+          last_seen_at: at,
+          expires_at: expiresAt,
+        }),
+    ),
+    session: template((idHash: string) =>
+      db
+        .selectFrom('app_sessions as s')
+        .innerJoin('accounts as a', 'a.id', 's.account_id')
+        .select(SESSION_COLUMNS)
+        .where('s.id_hash', '=', idHash),
+    ),
+    touch: template((at: string, idHash: string) =>
+      db.updateTable('app_sessions').set({ last_seen_at: at }).where('id_hash', '=', idHash),
+    ),
+    endSession: template((idHash: string) =>
+      db.deleteFrom('app_sessions').where('id_hash', '=', idHash).returning('public_id'),
+    ),
+    endAccountSessions: template((accountId: number) =>
+      db.deleteFrom('app_sessions').where('account_id', '=', accountId).returning('public_id'),
+    ),
     insertChallenge: template((challenge: string, purpose: string, invitationHash: string | null, expiresAt: string) =>
-      db.insertInto('app_challenges').values({ challenge, purpose: purpose as 'register', invitation_hash: invitationHash, expires_at: expiresAt }),
+      db
+        .insertInto('app_challenges')
+        .values({ challenge, purpose: purpose as 'register', invitation_hash: invitationHash, expires_at: expiresAt }),
     ),
     takeRegister: template((challenge: string, invitationHash: string) =>
-      db.deleteFrom('app_challenges').where('challenge', '=', challenge).where('purpose', '=', 'register').where('invitation_hash', '=', invitationHash).returning('expires_at'),
+      db
+        .deleteFrom('app_challenges')
+        .where('challenge', '=', challenge)
+        .where('purpose', '=', 'register')
+        .where('invitation_hash', '=', invitationHash)
+        .returning('expires_at'),
     ),
     takeAuthenticate: template((challenge: string) =>
-      db.deleteFrom('app_challenges').where('challenge', '=', challenge).where('purpose', '=', 'authenticate').where('invitation_hash', 'is', null).returning('expires_at'),
+      db
+        .deleteFrom('app_challenges')
+        .where('challenge', '=', challenge)
+        .where('purpose', '=', 'authenticate')
+        .where('invitation_hash', 'is', null)
+        .returning('expires_at'),
     ),
     failures: (keys: readonly string[], windows: readonly number[]) =>
-      db.selectFrom('app_signin_failures').select(['key', 'window_start', 'count']).where('key', 'in', [...keys]).where('window_start', 'in', [...windows]).compile(),
+      db
+        .selectFrom('app_signin_failures')
+        .select(['key', 'window_start', 'count'])
+        .where('key', 'in', [...keys])
+        .where('window_start', 'in', [...windows])
+        .compile(),
     addFailure: template((key: string, windowStart: number) =>
       db
         .insertInto('app_signin_failures')
         .values({ key, window_start: windowStart, count: 1 })
-        .onConflict((oc) => oc.columns(['key', 'window_start']).doUpdateSet({ count: (eb) => eb('app_signin_failures.count', '+', 1) })),
+        .onConflict((oc) =>
+          oc.columns(['key', 'window_start']).doUpdateSet({ count: (eb) => eb('app_signin_failures.count', '+', 1) }),
+        ),
     ),
-    insertActivity: template((accountId: number, at: string, event: string, sessionId: string | null, address: string | null, details: string) =>
-      db.insertInto('app_activity').values({ account_id: accountId, at, event, session_id: sessionId, address, details_json: details }),
+    insertActivity: template(
+      (
+        accountId: number,
+        at: string,
+        event: string,
+        sessionId: string | null,
+        address: string | null,
+        details: string,
+      ) =>
+        db
+          .insertInto('app_activity')
+          .values({ account_id: accountId, at, event, session_id: sessionId, address, details_json: details }),
     ),
     activity: template((accountId: number, beforeId: number, limit: number) =>
-      db.selectFrom('app_activity').select(ACTIVITY_COLUMNS).where('account_id', '=', accountId).where('id', '<', beforeId).orderBy('id', 'desc').limit(limit),
+      db
+        .selectFrom('app_activity')
+        .select(ACTIVITY_COLUMNS)
+        .where('account_id', '=', accountId)
+        .where('id', '<', beforeId)
+        .orderBy('id', 'desc')
+        .limit(limit),
     ),
     pruneSessions: template((before: string) => db.deleteFrom('app_sessions').where('expires_at', '<', before)),
     pruneChallenges: template((before: string) => db.deleteFrom('app_challenges').where('expires_at', '<', before)),
-    pruneFailures: template((before: number) => db.deleteFrom('app_signin_failures').where('window_start', '<', before)),
+    pruneFailures: template((before: number) =>
+      db.deleteFrom('app_signin_failures').where('window_start', '<', before),
+    ),
   };
 }
 
@@ -238,7 +372,11 @@ export function appStore(b: Backend, now: () => Date): AppStore {
       return ((await read(q.invitation(tokenHash)))[0] as Invitation | undefined) ?? null;
     },
     acceptInvitation(tokenHash, credential, session) {
-      return b.run('atomic', function* (): Generator<ReturnType<typeof q.invitation>, { account_id: number } | { refused: InvitationRefusal }, Row[]> {
+      return b.run('atomic', function* (): Generator<
+        ReturnType<typeof q.invitation>,
+        { account_id: number } | { refused: InvitationRefusal },
+        Row[]
+      > {
         const at = iso();
         const [inv] = yield q.lockInvitation(tokenHash);
         if (!inv) return { refused: 'unknown' };
@@ -248,10 +386,27 @@ export function appStore(b: Backend, now: () => Date): AppStore {
         const accountId = Number(inv['account_id']);
         yield q.useInvitation(at, tokenHash);
         yield q.deleteCredentials(accountId);
-        if (credential.kind === 'password') yield q.insertPassword(credential.id, accountId, credential.password_hash, at);
-        else yield q.insertPasskey(credential.id, accountId, credential.passkey_id, credential.public_key, credential.counter, credential.transports.join(','), at);
+        if (credential.kind === 'password')
+          yield q.insertPassword(credential.id, accountId, credential.password_hash, at);
+        else
+          yield q.insertPasskey(
+            credential.id,
+            accountId,
+            credential.passkey_id,
+            credential.public_key,
+            credential.counter,
+            credential.transports.join(','),
+            at,
+          );
         yield q.endAccountSessions(accountId);
-        yield q.insertSession(session.id_hash, session.public_id, accountId, session.method, at, new Date(session.expires_at).toISOString());
+        yield q.insertSession(
+          session.id_hash,
+          session.public_id,
+          accountId,
+          session.method,
+          at,
+          new Date(session.expires_at).toISOString(),
+        );
         return { account_id: accountId };
       });
     },
@@ -278,7 +433,11 @@ export function appStore(b: Backend, now: () => Date): AppStore {
       return (await read(q.kinds(accountId))).map((r) => r['kind'] as CredentialKind);
     },
     async createSession(s) {
-      await b.run('plain', () => rows(q.insertSession(s.id_hash, s.public_id, s.account_id, s.method, iso(), new Date(s.expires_at).toISOString())));
+      await b.run('plain', () =>
+        rows(
+          q.insertSession(s.id_hash, s.public_id, s.account_id, s.method, iso(), new Date(s.expires_at).toISOString()),
+        ),
+      );
     },
     async getSession(idHash) {
       const [r] = await read(q.session(idHash));
@@ -294,11 +453,15 @@ export function appStore(b: Backend, now: () => Date): AppStore {
       return (await b.run('plain', () => rows(q.endAccountSessions(accountId)))).length;
     },
     async createChallenge(c) {
-      await b.run('plain', () => rows(q.insertChallenge(c.challenge, c.purpose, c.invitation_hash, new Date(c.expires_at).toISOString())));
+      await b.run('plain', () =>
+        rows(q.insertChallenge(c.challenge, c.purpose, c.invitation_hash, new Date(c.expires_at).toISOString())),
+      );
     },
     async takeChallenge(challenge, purpose, invitationHash) {
       if (purpose === 'register' && invitationHash === null) return false;
-      const [r] = await b.run('plain', () => rows(purpose === 'register' ? q.takeRegister(challenge, invitationHash!) : q.takeAuthenticate(challenge)));
+      const [r] = await b.run('plain', () =>
+        rows(purpose === 'register' ? q.takeRegister(challenge, invitationHash!) : q.takeAuthenticate(challenge)),
+      );
       return r !== undefined && Date.parse(r['expires_at']) > now().getTime();
     },
     async signinFailures(keys, windowStarts) {
@@ -318,7 +481,9 @@ export function appStore(b: Backend, now: () => Date): AppStore {
       });
     },
     async recordActivity(e) {
-      await b.run('plain', () => rows(q.insertActivity(e.account_id, iso(), e.event, e.session_id, e.address, JSON.stringify(e.details))));
+      await b.run('plain', () =>
+        rows(q.insertActivity(e.account_id, iso(), e.event, e.session_id, e.address, JSON.stringify(e.details))),
+      );
     },
     async listActivity(accountId, opts = {}) {
       const limit = Math.max(1, Math.min(opts.limit ?? 50, ACTIVITY_PAGE_MAX));

@@ -20,7 +20,15 @@
  * other statement of the process can interleave, and no await sits inside the write lock) and
  * asynchronously inside a pg transaction on PostgreSQL.
  */
-import type { ColumnDefinitionBuilder, Compilable, CompiledQuery, CreateTableBuilder, Expression, Kysely, SelectQueryBuilder } from 'kysely';
+import type {
+  ColumnDefinitionBuilder,
+  Compilable,
+  CompiledQuery,
+  CreateTableBuilder,
+  Expression,
+  Kysely,
+  SelectQueryBuilder,
+} from 'kysely';
 import type { Tables } from './tables.ts';
 
 /** A result row as the driver returns it (instants as ISO strings, integers as numbers). */
@@ -124,6 +132,10 @@ export function template<A extends unknown[]>(build: (...args: A) => Compilable)
   const placeholders = Array.from({ length: build.length }, (_, i) => new Arg(i)) as unknown as A;
   const compiled = build(...placeholders).compile();
   const slots = compiled.parameters.map((p) => (p instanceof Arg ? p.index : -1));
-  if (new Set(slots.filter((s) => s >= 0)).size !== build.length) throw new Error(`template: every argument must be a bound value in ${compiled.sql}`);
-  return (...args: A): CompiledQuery => ({ ...compiled, parameters: slots.map((s, i) => (s < 0 ? compiled.parameters[i] : args[s])) });
+  if (new Set(slots.filter((s) => s >= 0)).size !== build.length)
+    throw new Error(`template: every argument must be a bound value in ${compiled.sql}`);
+  return (...args: A): CompiledQuery => ({
+    ...compiled,
+    parameters: slots.map((s, i) => (s < 0 ? compiled.parameters[i] : args[s])),
+  });
 }

@@ -12,7 +12,8 @@ import { StoreUnavailableError } from '../http/errors.ts';
 import type { StateStore } from './store-interface.ts';
 
 /** SQLite primary result codes (better-sqlite3 `SqliteError.code`, extended codes included) that mean "unavailable". */
-const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|READONLY|FULL|IOERR|CANTOPEN|CORRUPT|NOTADB|PROTOCOL|NOMEM|NOLFS|PERM)(_|$)/;
+const SQLITE_UNAVAILABLE =
+  /^SQLITE_(BUSY|LOCKED|READONLY|FULL|IOERR|CANTOPEN|CORRUPT|NOTADB|PROTOCOL|NOMEM|NOLFS|PERM)(_|$)/;
 
 /**
  * PostgreSQL SQLSTATE classes / codes that mean "unavailable": 08 connection exception,
@@ -24,8 +25,18 @@ const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|READONLY|FULL|IOERR|CANTOPEN|CO
 const PG_UNAVAILABLE = /^(08...|53...|57P0[1-5]|58...|25006|55P03|57014)$/;
 
 /** Node / pg client errors of a lost or refused connection. */
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-const PG_CONNECTION_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end)/;
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+const PG_CONNECTION_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end)/;
 
 /** Whether `e`, thrown by a state-store call, means the store cannot read or write right now. */
 export function storeUnavailable(e: unknown): boolean {
@@ -58,7 +69,8 @@ function wrap<T extends object>(target: T): T {
             } catch (e) {
               throw storeUnavailable(e) ? new StoreUnavailableError(e) : e;
             }
-            if (r instanceof Promise) return r.catch((e: unknown) => Promise.reject(storeUnavailable(e) ? new StoreUnavailableError(e) : e));
+            if (r instanceof Promise)
+              return r.catch((e: unknown) => Promise.reject(storeUnavailable(e) ? new StoreUnavailableError(e) : e));
             return r;
           };
           cache.set(prop, w);

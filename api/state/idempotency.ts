@@ -36,7 +36,14 @@ export interface IdempotencyStore {
    * Claim `key` of `accountId` for a request with `fingerprint` at `now`, to be remembered until
    * `now + ttlMs`. A claim still running after `staleMs` (its process died) is taken over.
    */
-  claim(o: { accountId: number; key: string; fingerprint: string; now: Date; ttlMs: number; staleMs: number }): Promise<IdempotencyClaim>;
+  claim(o: {
+    accountId: number;
+    key: string;
+    fingerprint: string;
+    now: Date;
+    ttlMs: number;
+    staleMs: number;
+  }): Promise<IdempotencyClaim>;
   /** Remember the answer of a claimed key's request. */
   complete(accountId: number, key: string, response: StoredResponse): Promise<void>;
   /** Forget a claimed key whose request failed (a retry with it runs again). */
@@ -48,7 +55,12 @@ function idempotencyQueries(b: Backend) {
   return {
     prune: template((now: string) => db.deleteFrom('idempotency_keys').where('expires_at', '<=', now)),
     dropStale: template((accountId: number, key: string, before: string) =>
-      db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('idem_key', '=', key).where('status_code', 'is', null).where('started_at', '<=', before),
+      db
+        .deleteFrom('idempotency_keys')
+        .where('account_id', '=', accountId)
+        .where('idem_key', '=', key)
+        .where('status_code', 'is', null)
+        .where('started_at', '<=', before),
     ),
     insert: template((accountId: number, key: string, fingerprint: string, at: string, expiresAt: string) =>
       db
@@ -59,13 +71,27 @@ function idempotencyQueries(b: Backend) {
     ),
     get: template((accountId: number, key: string) =>
       d.lockRows(
-        db.selectFrom('idempotency_keys').select(['fingerprint', 'status_code', 'response_body', 'location']).where('account_id', '=', accountId).where('idem_key', '=', key),
+        db
+          .selectFrom('idempotency_keys')
+          .select(['fingerprint', 'status_code', 'response_body', 'location'])
+          .where('account_id', '=', accountId)
+          .where('idem_key', '=', key),
       ),
     ),
     complete: template((status: number, body: string, location: string | null, accountId: number, key: string) =>
-      db.updateTable('idempotency_keys').set({ status_code: status, response_body: body, location }).where('account_id', '=', accountId).where('idem_key', '=', key),
+      db
+        .updateTable('idempotency_keys')
+        .set({ status_code: status, response_body: body, location })
+        .where('account_id', '=', accountId)
+        .where('idem_key', '=', key),
     ),
-    release: template((accountId: number, key: string) => db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('idem_key', '=', key).where('status_code', 'is', null)),
+    release: template((accountId: number, key: string) =>
+      db
+        .deleteFrom('idempotency_keys')
+        .where('account_id', '=', accountId)
+        .where('idem_key', '=', key)
+        .where('status_code', 'is', null),
+    ),
   };
 }
 
@@ -78,13 +104,22 @@ export function idempotencyStore(b: Backend): IdempotencyStore {
         const now = o.now.toISOString();
         yield q.prune(now);
         yield q.dropStale(o.accountId, o.key, new Date(o.now.getTime() - o.staleMs).toISOString());
-        const inserted = yield q.insert(o.accountId, o.key, o.fingerprint, now, new Date(o.now.getTime() + o.ttlMs).toISOString());
+        const inserted = yield q.insert(
+          o.accountId,
+          o.key,
+          o.fingerprint,
+          now,
+          new Date(o.now.getTime() + o.ttlMs).toISOString(),
+        );
         if (inserted.length === 1) return { state: 'claimed' };
         const [r] = yield q.get(o.accountId, o.key);
         if (!r) return { state: 'in_progress' }; // gone between the two statements: another request released it just now
         if (r['fingerprint'] !== o.fingerprint) return { state: 'mismatch' };
         if (r['status_code'] === null || r['status_code'] === undefined) return { state: 'in_progress' };
-        return { state: 'done', response: { status: Number(r['status_code']), body: r['response_body'], location: r['location'] } };
+        return {
+          state: 'done',
+          response: { status: Number(r['status_code']), body: r['response_body'], location: r['location'] },
+        };
       });
     },
     async complete(accountId, key, response) {

@@ -12,7 +12,8 @@ import type { Dialect, Op } from './backend.ts';
 import type { Tables } from './tables.ts';
 
 /** `column IN ('a', 'b', …)` for a CHECK constraint. */
-const oneOf = (column: string, values: readonly string[]) => sql`${sql.ref(column)} in (${sql.join(values.map((v) => sql.lit(v)))})`;
+const oneOf = (column: string, values: readonly string[]) =>
+  sql`${sql.ref(column)} in (${sql.join(values.map((v) => sql.lit(v)))})`;
 
 export interface Migration {
   version: number;
@@ -38,7 +39,12 @@ export const MIGRATIONS: readonly Migration[] = [
         .addColumn('name', 'text')
         .addColumn('display_prefix', 'text', (c) => c.notNull())
         .addColumn('key_hash', 'text', (c) => c.notNull().unique())
-        .addColumn('status', 'text', (c) => c.notNull().defaultTo('active').check(oneOf('status', ['active', 'revoked', 'expired'])))
+        .addColumn('status', 'text', (c) =>
+          c
+            .notNull()
+            .defaultTo('active')
+            .check(oneOf('status', ['active', 'revoked', 'expired'])),
+        )
         .addColumn('created_at', d.instantType, (c) => c.notNull())
         .addColumn('revoked_at', d.instantType),
       s.createIndex('api_keys_account').on('api_keys').column('account_id'),
@@ -133,7 +139,12 @@ export const MIGRATIONS: readonly Migration[] = [
         .addColumn('filter', 'text', (c) => c.notNull())
         .addColumn('filters_json', 'text', (c) => c.notNull())
         .addColumn('description', 'text')
-        .addColumn('status', 'text', (c) => c.notNull().defaultTo('active').check(oneOf('status', ['active', 'disabled'])))
+        .addColumn('status', 'text', (c) =>
+          c
+            .notNull()
+            .defaultTo('active')
+            .check(oneOf('status', ['active', 'disabled'])),
+        )
         .addColumn('disabled_reason', 'text')
         .addColumn('secret', 'text', (c) => c.notNull())
         .addColumn('previous_secret', 'text')
@@ -144,14 +155,17 @@ export const MIGRATIONS: readonly Migration[] = [
         .addColumn('created_at', d.instantType, (c) => c.notNull())
         .addColumn('updated_at', d.instantType, (c) => c.notNull()),
       s.createIndex('webhooks_account').on('webhooks').column('account_id'),
-      d.insertionOrder.addColumn(s.createTable('webhook_deliveries'))
+      d.insertionOrder
+        .addColumn(s.createTable('webhook_deliveries'))
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('webhook_id', 'text', (c) => c.notNull().references('webhooks.id'))
         .addColumn('type', 'text', (c) => c.notNull())
         .addColumn('created_at', d.instantType, (c) => c.notNull())
         .addColumn('body', 'text', (c) => c.notNull())
         .addColumn('lead_count', 'integer', (c) => c.notNull())
-        .addColumn('status', 'text', (c) => c.notNull().check(oneOf('status', ['pending', 'delivering', 'delivered', 'dead'])))
+        .addColumn('status', 'text', (c) =>
+          c.notNull().check(oneOf('status', ['pending', 'delivering', 'delivered', 'dead'])),
+        )
         .addColumn('attempts_total', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('retry_base', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('next_attempt_at', d.instantType)
@@ -173,13 +187,18 @@ export const MIGRATIONS: readonly Migration[] = [
         .addColumn('status_code', 'integer')
         .addColumn('latency_ms', 'integer')
         .addColumn('error', 'text')
-        .addColumn('outcome', 'text', (c) => c.notNull().check(oneOf('outcome', ['sending', 'delivered', 'retry', 'dead', 'abandoned'])))
+        .addColumn('outcome', 'text', (c) =>
+          c.notNull().check(oneOf('outcome', ['sending', 'delivered', 'retry', 'dead', 'abandoned'])),
+        )
         .addPrimaryKeyConstraint('webhook_attempts_pkey', ['delivery_id', 'attempt_no']),
     ],
   },
   {
     version: 21, // webhooks held while the account has no key that may receive them (api/webhooks/send-access.ts)
-    up: (s, d) => [s.alterTable('webhooks').addColumn('suspended_at', d.instantType), s.alterTable('webhooks').addColumn('suspended_reason', 'text')],
+    up: (s, d) => [
+      s.alterTable('webhooks').addColumn('suspended_at', d.instantType),
+      s.alterTable('webhooks').addColumn('suspended_reason', 'text'),
+    ],
   },
   {
     version: 22, // webhook event types (api/webhooks/events.ts) and the event-log watermark they advance
@@ -281,7 +300,9 @@ export function* migrate(db: Kysely<Tables>, d: Dialect, appliedAt: string): Op<
     .addColumn('version', 'integer', (c) => c.primaryKey())
     .addColumn('applied_at', d.instantType, (c) => c.notNull())
     .compile();
-  const applied = new Set((yield db.selectFrom('schema_migrations').select('version').compile()).map((r) => Number(r['version'])));
+  const applied = new Set(
+    (yield db.selectFrom('schema_migrations').select('version').compile()).map((r) => Number(r['version'])),
+  );
   for (const m of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
     if (applied.has(m.version)) continue;
     for (const step of m.up(db.schema, d)) yield step.compile();

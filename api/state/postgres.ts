@@ -76,7 +76,8 @@ export function parsePostgresUrl(databaseUrl: string): { connectionString: strin
     throw new ApiConfigError(`DATABASE_URL is not a valid postgres:// URL: ${redact(databaseUrl)}`);
   }
   const schema = url.searchParams.get('schema') ?? 'public';
-  if (!SCHEMA_NAME.test(schema)) throw new ApiConfigError(`DATABASE_URL ?schema= must be a plain identifier (letters, digits, _), got ${schema}`);
+  if (!SCHEMA_NAME.test(schema))
+    throw new ApiConfigError(`DATABASE_URL ?schema= must be a plain identifier (letters, digits, _), got ${schema}`);
   url.searchParams.delete('schema');
   return { connectionString: url.toString(), schema };
 }
@@ -91,7 +92,10 @@ export function postgresDialect(schema: string, db: Kysely<Tables>): Dialect {
     bigintType: 'bigint',
     autoId: (c) => c.generatedAlwaysAsIdentity().primaryKey(),
     keyedTable: (t) => t,
-    insertionOrder: { addColumn: (t) => t.addColumn('seq', 'bigint', (c) => c.generatedAlwaysAsIdentity().unique()) as typeof t, ref: 'd.seq' },
+    insertionOrder: {
+      addColumn: (t) => t.addColumn('seq', 'bigint', (c) => c.generatedAlwaysAsIdentity().unique()) as typeof t,
+      ref: 'd.seq',
+    },
     bytewise: (ref) => sql`${sql.ref(ref)} collate "C"`,
     lockRows: (q, o = {}) => {
       const locked = q.forUpdate(o.of as never);
@@ -151,9 +155,14 @@ export function createPostgresStore(databaseUrl: string, opts: PostgresStoreOpti
   const hot = pool(' -c synchronous_commit=off');
   const dialect = postgresDialect(schema, db);
 
-  const on = (k: Kysely<Tables>) => async (q: CompiledQuery): Promise<Row[]> => (await k.executeQuery<Row>(q)).rows;
+  const on =
+    (k: Kysely<Tables>) =>
+    async (q: CompiledQuery): Promise<Row[]> =>
+      (await k.executeQuery<Row>(q)).rows;
   const exec = <T>(mode: Mode, op: Op<T>): Promise<T> =>
-    mode === 'atomic' ? db.transaction().execute((trx) => driveAsync(op, on(trx))) : driveAsync(op, on(mode === 'counter' ? hot : db));
+    mode === 'atomic'
+      ? db.transaction().execute((trx) => driveAsync(op, on(trx)))
+      : driveAsync(op, on(mode === 'counter' ? hot : db));
 
   const ready = exec('atomic', migrate(db, dialect, now().toISOString()));
   ready.catch(() => {}); // reported by whoever awaits it (openPostgresStore or the first query)
@@ -187,7 +196,10 @@ export function createPostgresStore(databaseUrl: string, opts: PostgresStoreOpti
  *
  * @example const store = await openPostgresStore('postgres://root@127.0.0.1:5432/test?schema=leads');
  */
-export async function openPostgresStore(databaseUrl: string, opts: PostgresStoreOptions = {}): Promise<PostgresStateStore> {
+export async function openPostgresStore(
+  databaseUrl: string,
+  opts: PostgresStoreOptions = {},
+): Promise<PostgresStateStore> {
   const store = createPostgresStore(databaseUrl, opts);
   try {
     await store.ready;

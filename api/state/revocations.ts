@@ -60,7 +60,11 @@ export interface PgKeyListener {
  * Listen for key changes of `schema` on its own connection, reconnecting after `retryMs` when it
  * drops. While it is not connected, `stamp()` returns a new value on every call.
  */
-export function pgKeyListener(connectionString: string, schema: string, opts: { retryMs?: number; onError?: (e: Error) => void } = {}): PgKeyListener {
+export function pgKeyListener(
+  connectionString: string,
+  schema: string,
+  opts: { retryMs?: number; onError?: (e: Error) => void } = {},
+): PgKeyListener {
   const channel = keyChangeChannel(schema);
   const retryMs = opts.retryMs ?? 1000;
   let epoch = 0;

@@ -46,7 +46,8 @@ const RETRY_FIRST_MS = 5;
 const RETRY_MAX_MS = 100;
 
 /** Whether `e` is SQLite's "the lock is held" (SQLITE_BUSY or SQLITE_LOCKED, extended codes included). */
-const isBusy = (e: unknown): boolean => /^SQLITE_(BUSY|LOCKED)(_|$)/.test(String((e as { code?: unknown } | null)?.code));
+const isBusy = (e: unknown): boolean =>
+  /^SQLITE_(BUSY|LOCKED)(_|$)/.test(String((e as { code?: unknown } | null)?.code));
 
 /**
  * Run `attempt` (synchronous) until it does not fail with a held lock, pausing on a timer between
@@ -135,7 +136,7 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): St
     return [];
   };
   const immediate = file.transaction(<T>(op: Op<T>): T => driveSync(op, exec)).immediate;
-  const runSync = <T>(mode: Mode, op: Op<T>): T => (mode === 'plain' ? driveSync(op, exec) : immediate(op) as T);
+  const runSync = <T>(mode: Mode, op: Op<T>): T => (mode === 'plain' ? driveSync(op, exec) : (immediate(op) as T));
 
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: file }) }); // compiles only; `exec` runs
   try {

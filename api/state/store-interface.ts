@@ -19,7 +19,6 @@ export interface Account {
   created_at: string;
 }
 
-
 export interface ApiKey {
   id: string; // public key id, e.g. "key_3f9a…" (safe to log and show)
   account_id: number;
@@ -77,7 +76,8 @@ export interface ClaimLink {
 }
 
 /** Why a claim was refused (nothing is written then). */
-export type ClaimRefusal = 'unknown_link' | 'link_used' | 'link_expired' | 'licence_expired' | 'seats_full' | 'duplicate_key';
+export type ClaimRefusal =
+  'unknown_link' | 'link_used' | 'link_expired' | 'licence_expired' | 'seats_full' | 'duplicate_key';
 
 /** One request's worth of counts for the usage ledger (added to the key's day and route). */
 export interface UsageDelta {
@@ -141,7 +141,13 @@ export interface StateStore {
    * (checked and inserted atomically); 'limit' when refused.
    */
   insertSelfServeKey(k: NewKey, maxActive: number): Promise<ApiKey | 'limit'>;
-  createLicence(l: { id: string; account_id: number; scope: Scope; seats: number; expires_at: string }): Promise<Licence>;
+  createLicence(l: {
+    id: string;
+    account_id: number;
+    scope: Scope;
+    seats: number;
+    expires_at: string;
+  }): Promise<Licence>;
   getLicence(id: string): Promise<Licence | null>;
   /**
    * Move a licence's end (extend or shorten it); its keys follow at once — a key's `expires_at`
@@ -159,7 +165,10 @@ export interface StateStore {
    * free seat; then the key (scope and account of the licence, expiring with it) is inserted and
    * the link marked used. On refusal nothing is written.
    */
-  claimLink(tokenHash: string, k: Omit<NewKey, 'account_id' | 'scope'>): Promise<{ key: ApiKey } | { refused: ClaimRefusal }>;
+  claimLink(
+    tokenHash: string,
+    k: Omit<NewKey, 'account_id' | 'scope'>,
+  ): Promise<{ key: ApiKey } | { refused: ClaimRefusal }>;
   /**
    * Count one request of `keyId` in the hourly window starting at `windowStart` (epoch s) and
    * return the window's count including it, with the rows already charged on `day` — one atomic
@@ -200,4 +209,6 @@ export interface StateStore {
 export const withExpiry =
   (now: () => Date) =>
   <K extends ApiKey | undefined>(k: K): K =>
-    k && k.status === 'active' && k.expires_at !== null && Date.parse(k.expires_at) <= now().getTime() ? { ...k, status: 'expired' } : k;
+    k && k.status === 'active' && k.expires_at !== null && Date.parse(k.expires_at) <= now().getTime()
+      ? { ...k, status: 'expired' }
+      : k;

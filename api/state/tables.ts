@@ -33,7 +33,14 @@ export interface Tables {
     expires_at: Instant | null;
   };
   licences: { id: string; account_id: number; scope: Scope; seats: number; expires_at: Instant; created_at: Instant };
-  claim_links: { token_hash: string; licence_id: string; expires_at: Instant; created_at: Instant; used_at: Instant | null; key_id: string | null };
+  claim_links: {
+    token_hash: string;
+    licence_id: string;
+    expires_at: Instant;
+    created_at: Instant;
+    used_at: Instant | null;
+    key_id: string | null;
+  };
   rate_counters: { key_id: string; window_start: number; count: number };
   budget_counters: { key_id: string; day: string; rows: number };
   usage_daily: { key_id: string; day: string; requests: number; errors: number; rows: number };
@@ -103,7 +110,14 @@ export interface Tables {
     location: string | null;
   };
   // — the account area (api/state/app-store.ts, migrations 30–39) —
-  app_invitations: { token_hash: string; account_id: number; created_at: Instant; expires_at: Instant; used_at: Instant | null; revoked_at: Instant | null };
+  app_invitations: {
+    token_hash: string;
+    account_id: number;
+    created_at: Instant;
+    expires_at: Instant;
+    used_at: Instant | null;
+    revoked_at: Instant | null;
+  };
   app_credentials: {
     id: string;
     account_id: number;
@@ -116,8 +130,24 @@ export interface Tables {
     created_at: Instant;
     last_used_at: Instant | null;
   };
-  app_sessions: { id_hash: string; public_id: string; account_id: number; method: CredentialKind; created_at: Instant; last_seen_at: Instant; expires_at: Instant };
+  app_sessions: {
+    id_hash: string;
+    public_id: string;
+    account_id: number;
+    method: CredentialKind;
+    created_at: Instant;
+    last_seen_at: Instant;
+    expires_at: Instant;
+  };
   app_challenges: { challenge: string; purpose: ChallengePurpose; invitation_hash: string | null; expires_at: Instant };
   app_signin_failures: { key: string; window_start: number; count: number };
-  app_activity: { id: Generated<number>; account_id: number; at: Instant; event: string; session_id: string | null; address: string | null; details_json: string };
+  app_activity: {
+    id: Generated<number>;
+    account_id: number;
+    at: Instant;
+    event: string;
+    session_id: string | null;
+    address: string | null;
+    details_json: string;
+  };
 }

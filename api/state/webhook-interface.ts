@@ -157,9 +157,7 @@ export interface Attempt {
 
 /** What an attempt came to. */
 export type DeliveryOutcome =
-  | { status: 'delivered' }
-  | { status: 'pending'; next_attempt_at: Date }
-  | { status: 'dead'; reason: string };
+  { status: 'delivered' } | { status: 'pending'; next_attempt_at: Date } | { status: 'dead'; reason: string };
 
 export interface WebhookStore {
   createWebhook(w: NewWebhook): Promise<Webhook>;
@@ -196,7 +194,13 @@ export interface WebhookStore {
    * whatever its webhook's state, if it is due or pending), lease them to `owner` until `leaseUntil`, count
    * the attempt and log it as `sending`.
    */
-  claimDue(opts: { now: Date; limit: number; leaseUntil: Date; owner: string; deliveryId?: string }): Promise<ClaimedDelivery[]>;
+  claimDue(opts: {
+    now: Date;
+    limit: number;
+    leaseUntil: Date;
+    owner: string;
+    deliveryId?: string;
+  }): Promise<ClaimedDelivery[]>;
   /**
    * Give back a claimed delivery that was not sent: pending again with its due time, the claim's
    * attempt removed from the count and the attempt log. False when `owner` lost the lease.
@@ -217,7 +221,10 @@ export interface WebhookStore {
    * previous page: created_at and insertion order, the list's own order), each with its position,
    * so that new deliveries never shift a walk.
    */
-  pageDeliveries(webhookId: string, opts: { status?: DeliveryStatus; limit: number; after?: DeliveryPosition }): Promise<{ deliveries: Delivery[]; positions: DeliveryPosition[] }>;
+  pageDeliveries(
+    webhookId: string,
+    opts: { status?: DeliveryStatus; limit: number; after?: DeliveryPosition },
+  ): Promise<{ deliveries: Delivery[]; positions: DeliveryPosition[] }>;
   listAttempts(deliveryId: string): Promise<Attempt[]>;
   /**
    * Put dead deliveries of a webhook back in the queue, due at `now`, with a fresh retry budget:

@@ -8,23 +8,73 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { rows, template, type Backend, type Row } from './backend.ts';
 import type { Tables } from './tables.ts';
-import type { Attempt, ClaimedDelivery, Delivery, DeliveryPosition, DeliveryStatus, NewDelivery, Webhook, WebhookPatch, WebhookSecrets, WebhookStore } from './webhook-interface.ts';
+import type {
+  Attempt,
+  ClaimedDelivery,
+  Delivery,
+  DeliveryPosition,
+  DeliveryStatus,
+  NewDelivery,
+  Webhook,
+  WebhookPatch,
+  WebhookSecrets,
+  WebhookStore,
+} from './webhook-interface.ts';
 
 /** Deliveries per multi-row insert (7 parameters each). */
 const DELIVERY_CHUNK = 500;
 
 const WEBHOOK_COLUMNS = [
-  'w.id', 'w.account_id', 'a.name as account_name', 'w.scope', 'w.url', 'w.filter', 'w.filters_json', 'w.description', 'w.status',
-  'w.disabled_reason', 'w.watermark_lead_id', 'w.watermark_release', 'w.secret_rotated_at', 'w.previous_secret_expires_at', 'w.suspended_at',
-  'w.suspended_reason', 'w.types', 'w.watermark_event_id', 'w.created_at', 'w.updated_at',
+  'w.id',
+  'w.account_id',
+  'a.name as account_name',
+  'w.scope',
+  'w.url',
+  'w.filter',
+  'w.filters_json',
+  'w.description',
+  'w.status',
+  'w.disabled_reason',
+  'w.watermark_lead_id',
+  'w.watermark_release',
+  'w.secret_rotated_at',
+  'w.previous_secret_expires_at',
+  'w.suspended_at',
+  'w.suspended_reason',
+  'w.types',
+  'w.watermark_event_id',
+  'w.created_at',
+  'w.updated_at',
 ] as const;
 /** Delivery columns; the query joins its webhook as `w` (a pending delivery of a suspended webhook reads as `suspended`). */
 const DELIVERY_COLUMNS = [
-  'd.id', 'd.webhook_id', 'd.type', 'd.created_at', 'd.lead_count', 'd.status', 'd.attempts_total', 'd.retry_base', 'd.next_attempt_at',
-  'd.last_attempt_at', 'd.last_status_code', 'd.last_error', 'd.last_latency_ms', 'd.delivered_at', 'd.dead_reason',
-  'w.suspended_at as webhook_suspended_at', 'w.suspended_reason as webhook_suspended_reason',
+  'd.id',
+  'd.webhook_id',
+  'd.type',
+  'd.created_at',
+  'd.lead_count',
+  'd.status',
+  'd.attempts_total',
+  'd.retry_base',
+  'd.next_attempt_at',
+  'd.last_attempt_at',
+  'd.last_status_code',
+  'd.last_error',
+  'd.last_latency_ms',
+  'd.delivered_at',
+  'd.dead_reason',
+  'w.suspended_at as webhook_suspended_at',
+  'w.suspended_reason as webhook_suspended_reason',
 ] as const;
-const CLAIM_COLUMNS = ['d.body', 'w.url', 'w.secret', 'w.previous_secret', 'w.previous_secret_expires_at', 'w.account_id', 'w.scope'] as const;
+const CLAIM_COLUMNS = [
+  'd.body',
+  'w.url',
+  'w.secret',
+  'w.previous_secret',
+  'w.previous_secret_expires_at',
+  'w.account_id',
+  'w.scope',
+] as const;
 
 type DeliveryEb = ExpressionBuilder<Tables & { d: Tables['webhook_deliveries']; w: Tables['webhooks'] }, 'd' | 'w'>;
 /** Conditions for a delivery status filter (`pending` and `suspended` split the stored `pending`). */
@@ -95,7 +145,11 @@ function toClaimed(d: Row): ClaimedDelivery {
     body: d['body'],
     url: d['url'],
     attempt_no: Number(d['attempts_total']),
-    secrets: { current: d['secret'], previous: d['previous_secret'], previous_expires_at: d['previous_secret_expires_at'] },
+    secrets: {
+      current: d['secret'],
+      previous: d['previous_secret'],
+      previous_expires_at: d['previous_secret_expires_at'],
+    },
   };
 }
 
@@ -109,23 +163,60 @@ const toAttempt = (r: Row): Attempt => ({
   outcome: r['outcome'],
 });
 
-const chunks = <T>(xs: readonly T[], n: number): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
+const chunks = <T>(xs: readonly T[], n: number): T[][] =>
+  Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
 
 /** The webhook queries, compiled once for the backend's dialect (those whose shape varies are built per call). */
 function webhookQueries(b: Backend) {
   const { db, dialect: d } = b;
-  const webhooks = () => db.selectFrom('webhooks as w').innerJoin('accounts as a', 'a.id', 'w.account_id').select(WEBHOOK_COLUMNS);
-  const deliveries = () => db.selectFrom('webhook_deliveries as d').innerJoin('webhooks as w', 'w.id', 'd.webhook_id').select(DELIVERY_COLUMNS);
+  const webhooks = () =>
+    db.selectFrom('webhooks as w').innerJoin('accounts as a', 'a.id', 'w.account_id').select(WEBHOOK_COLUMNS);
+  const deliveries = () =>
+    db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+      .select(DELIVERY_COLUMNS);
   const seq = sql.ref(d.insertionOrder.ref);
   /** Due: pending and due, or delivering with a lapsed lease. */
   const due = (eb: DeliveryEb, at: string) =>
-    eb.or([eb.and([eb('d.status', '=', 'pending'), eb('d.next_attempt_at', '<=', at)]), eb.and([eb('d.status', '=', 'delivering'), eb('d.lease_until', '<=', at)])]);
+    eb.or([
+      eb.and([eb('d.status', '=', 'pending'), eb('d.next_attempt_at', '<=', at)]),
+      eb.and([eb('d.status', '=', 'delivering'), eb('d.lease_until', '<=', at)]),
+    ]);
   return {
-    insert: template((id: string, accountId: number, scope: Webhook['scope'], url: string, filter: string, filtersJson: string, description: string | null, secret: string, watermark: number, release: string | null, types: string, eventWatermark: number, at: string) =>
-      db.insertInto('webhooks').values({
-        id, account_id: accountId, scope, url, filter, filters_json: filtersJson, description, status: 'active', secret,
-        watermark_lead_id: watermark, watermark_release: release, types, watermark_event_id: eventWatermark, created_at: at, updated_at: at,
-      }),
+    insert: template(
+      (
+        id: string,
+        accountId: number,
+        scope: Webhook['scope'],
+        url: string,
+        filter: string,
+        filtersJson: string,
+        description: string | null,
+        secret: string,
+        watermark: number,
+        release: string | null,
+        types: string,
+        eventWatermark: number,
+        at: string,
+      ) =>
+        db.insertInto('webhooks').values({
+          id,
+          account_id: accountId,
+          scope,
+          url,
+          filter,
+          filters_json: filtersJson,
+          description,
+          status: 'active',
+          secret,
+          watermark_lead_id: watermark,
+          watermark_release: release,
+          types,
+          watermark_event_id: eventWatermark,
+          created_at: at,
+          updated_at: at,
+        }),
     ),
     byId: template((id: string) => webhooks().where('w.id', '=', id)),
     list: (f: { accountId?: number; status?: Webhook['status']; suspended?: boolean }) =>
@@ -136,12 +227,20 @@ function webhookQueries(b: Backend) {
         .orderBy('w.created_at')
         .orderBy(d.bytewise('w.id'))
         .compile(),
-    secrets: template((id: string) => db.selectFrom('webhooks').select(['secret', 'previous_secret', 'previous_secret_expires_at']).where('id', '=', id)),
+    secrets: template((id: string) =>
+      db
+        .selectFrom('webhooks')
+        .select(['secret', 'previous_secret', 'previous_secret_expires_at'])
+        .where('id', '=', id),
+    ),
     setStatus: template((status: Webhook['status'], reason: string | null, at: string, id: string) =>
       db.updateTable('webhooks').set({ status, disabled_reason: reason, updated_at: at }).where('id', '=', id),
     ),
     suspend: template((at: string, reason: string, id: string) =>
-      db.updateTable('webhooks').set((eb) => ({ suspended_at: eb.fn.coalesce('suspended_at', eb.val(at)), suspended_reason: reason })).where('id', '=', id),
+      db
+        .updateTable('webhooks')
+        .set((eb) => ({ suspended_at: eb.fn.coalesce('suspended_at', eb.val(at)), suspended_reason: reason }))
+        .where('id', '=', id),
     ),
     /** The members of `p` that are given, and `updated_at` (the shape varies: built per call). */
     update: (id: string, p: WebhookPatch, at: string) =>
@@ -149,24 +248,36 @@ function webhookQueries(b: Backend) {
         .updateTable('webhooks')
         .set({
           ...(p.url !== undefined ? { url: p.url } : {}),
-          ...(p.filter !== undefined ? { filter: p.filter.filter, filters_json: JSON.stringify(p.filter.filters) } : {}),
+          ...(p.filter !== undefined
+            ? { filter: p.filter.filter, filters_json: JSON.stringify(p.filter.filters) }
+            : {}),
           ...(p.types !== undefined ? { types: p.types.join(',') } : {}),
           ...(p.description !== undefined ? { description: p.description } : {}),
           updated_at: at,
         })
         .where('id', '=', id)
         .compile(),
-    resume: template((id: string) => db.updateTable('webhooks').set({ suspended_at: null, suspended_reason: null }).where('id', '=', id)),
+    resume: template((id: string) =>
+      db.updateTable('webhooks').set({ suspended_at: null, suspended_reason: null }).where('id', '=', id),
+    ),
     lockWebhook: template((id: string) => d.lockRows(db.selectFrom('webhooks').select('id').where('id', '=', id))),
     deleteAttempts: template((id: string) =>
-      db.deleteFrom('webhook_attempts').where('delivery_id', 'in', db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', id)),
+      db
+        .deleteFrom('webhook_attempts')
+        .where('delivery_id', 'in', db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', id)),
     ),
     deleteDeliveries: template((id: string) => db.deleteFrom('webhook_deliveries').where('webhook_id', '=', id)),
     deleteWebhook: template((id: string) => db.deleteFrom('webhooks').where('id', '=', id)),
     rotate: template((previousExpiresAt: string, secret: string, at: string, id: string) =>
       db
         .updateTable('webhooks')
-        .set((eb) => ({ previous_secret: eb.ref('secret'), previous_secret_expires_at: previousExpiresAt, secret, secret_rotated_at: at, updated_at: at }))
+        .set((eb) => ({
+          previous_secret: eb.ref('secret'),
+          previous_secret_expires_at: previousExpiresAt,
+          secret,
+          secret_rotated_at: at,
+          updated_at: at,
+        }))
         .where('id', '=', id),
     ),
     advance: template((to: number, release: string | null, at: string, id: string, from: number) =>
@@ -178,19 +289,31 @@ function webhookQueries(b: Backend) {
         .returning('id'),
     ),
     /** `advance` for both watermarks (lead ids and event ids), each compare-and-set. */
-    advanceBoth: template((to: number, release: string | null, eventTo: number, at: string, id: string, from: number, eventFrom: number) =>
-      db
-        .updateTable('webhooks')
-        .set({ watermark_lead_id: to, watermark_release: release, watermark_event_id: eventTo, updated_at: at })
-        .where('id', '=', id)
-        .where('watermark_lead_id', '=', from)
-        .where('watermark_event_id', '=', eventFrom)
-        .returning('id'),
+    advanceBoth: template(
+      (to: number, release: string | null, eventTo: number, at: string, id: string, from: number, eventFrom: number) =>
+        db
+          .updateTable('webhooks')
+          .set({ watermark_lead_id: to, watermark_release: release, watermark_event_id: eventTo, updated_at: at })
+          .where('id', '=', id)
+          .where('watermark_lead_id', '=', from)
+          .where('watermark_event_id', '=', eventFrom)
+          .returning('id'),
     ),
     insertDeliveries: (webhookId: string, at: string, ds: readonly NewDelivery[]) =>
       db
         .insertInto('webhook_deliveries')
-        .values(ds.map((x) => ({ id: x.id, webhook_id: webhookId, type: x.type, created_at: x.created_at, body: x.body, lead_count: x.lead_count, status: 'pending' as const, next_attempt_at: at })))
+        .values(
+          ds.map((x) => ({
+            id: x.id,
+            webhook_id: webhookId,
+            type: x.type,
+            created_at: x.created_at,
+            body: x.body,
+            lead_count: x.lead_count,
+            status: 'pending' as const,
+            next_attempt_at: at,
+          })),
+        )
         .compile(),
     /** Due deliveries of active, unsuspended webhooks, oldest due first, locked for this claim. */
     pickDue: template((at: string, limit: number) =>
@@ -220,11 +343,22 @@ function webhookQueries(b: Backend) {
       ),
     ),
     abandon: (ids: string[]) =>
-      db.updateTable('webhook_attempts').set({ outcome: 'abandoned' }).where('delivery_id', 'in', ids).where('outcome', '=', 'sending').compile(),
+      db
+        .updateTable('webhook_attempts')
+        .set({ outcome: 'abandoned' })
+        .where('delivery_id', 'in', ids)
+        .where('outcome', '=', 'sending')
+        .compile(),
     lease: (owner: string, until: string, at: string, ids: string[]) =>
       db
         .updateTable('webhook_deliveries')
-        .set((eb) => ({ status: 'delivering', lease_owner: owner, lease_until: until, attempts_total: eb('attempts_total', '+', 1), last_attempt_at: at }))
+        .set((eb) => ({
+          status: 'delivering',
+          lease_owner: owner,
+          lease_until: until,
+          attempts_total: eb('attempts_total', '+', 1),
+          last_attempt_at: at,
+        }))
         .where('id', 'in', ids)
         .compile(),
     logSending: (at: string, ids: string[]) =>
@@ -232,30 +366,63 @@ function webhookQueries(b: Backend) {
         .insertInto('webhook_attempts')
         .columns(['delivery_id', 'attempt_no', 'started_at', 'outcome'])
         .expression((eb) =>
-          eb.selectFrom('webhook_deliveries').select((e) => ['id', 'attempts_total', e.val(at).as('started_at'), e.val('sending').as('outcome')]).where('id', 'in', ids),
+          eb
+            .selectFrom('webhook_deliveries')
+            .select((e) => ['id', 'attempts_total', e.val(at).as('started_at'), e.val('sending').as('outcome')])
+            .where('id', 'in', ids),
         )
         .compile(),
     claimed: (ids: string[]) =>
       deliveries().select(CLAIM_COLUMNS).where('d.id', 'in', ids).orderBy('d.next_attempt_at').orderBy(seq).compile(),
-    finishAttempt: template((statusCode: number | null, latencyMs: number | null, error: string | null, outcome: string, id: string, attemptNo: number) =>
-      db
-        .updateTable('webhook_attempts')
-        .set((eb) => ({
-          status_code: statusCode,
-          latency_ms: latencyMs,
-          error,
-          outcome: eb.case().when('outcome', '=', 'sending').then(sql<Attempt['outcome']>`${outcome}`).else(eb.ref('outcome')).end(),
-        }))
-        .where('delivery_id', '=', id)
-        .where('attempt_no', '=', attemptNo),
+    finishAttempt: template(
+      (
+        statusCode: number | null,
+        latencyMs: number | null,
+        error: string | null,
+        outcome: string,
+        id: string,
+        attemptNo: number,
+      ) =>
+        db
+          .updateTable('webhook_attempts')
+          .set((eb) => ({
+            status_code: statusCode,
+            latency_ms: latencyMs,
+            error,
+            outcome: eb
+              .case()
+              .when('outcome', '=', 'sending')
+              .then(sql<Attempt['outcome']>`${outcome}`)
+              .else(eb.ref('outcome'))
+              .end(),
+          }))
+          .where('delivery_id', '=', id)
+          .where('attempt_no', '=', attemptNo),
     ),
     finishDelivery: template(
-      (status: 'pending' | 'delivered' | 'dead', next: string | null, deliveredAt: string | null, deadReason: string | null, code: number | null, error: string | null, latency: number | null, id: string, owner: string) =>
+      (
+        status: 'pending' | 'delivered' | 'dead',
+        next: string | null,
+        deliveredAt: string | null,
+        deadReason: string | null,
+        code: number | null,
+        error: string | null,
+        latency: number | null,
+        id: string,
+        owner: string,
+      ) =>
         db
           .updateTable('webhook_deliveries')
           .set({
-            status, next_attempt_at: next, delivered_at: deliveredAt, dead_reason: deadReason, last_status_code: code, last_error: error,
-            last_latency_ms: latency, lease_owner: null, lease_until: null,
+            status,
+            next_attempt_at: next,
+            delivered_at: deliveredAt,
+            dead_reason: deadReason,
+            last_status_code: code,
+            last_error: error,
+            last_latency_ms: latency,
+            lease_owner: null,
+            lease_until: null,
           })
           .where('id', '=', id)
           .where('lease_owner', '=', owner)
@@ -263,10 +430,21 @@ function webhookQueries(b: Backend) {
           .returning('id'),
     ),
     held: template((id: string, owner: string) =>
-      d.lockRows(db.selectFrom('webhook_deliveries').select('id').where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'delivering')),
+      d.lockRows(
+        db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('id', '=', id)
+          .where('lease_owner', '=', owner)
+          .where('status', '=', 'delivering'),
+      ),
     ),
     dropSending: template((id: string, attemptNo: number) =>
-      db.deleteFrom('webhook_attempts').where('delivery_id', '=', id).where('attempt_no', '=', attemptNo).where('outcome', '=', 'sending'),
+      db
+        .deleteFrom('webhook_attempts')
+        .where('delivery_id', '=', id)
+        .where('attempt_no', '=', attemptNo)
+        .where('outcome', '=', 'sending'),
     ),
     unlease: template((id: string) =>
       db
@@ -276,7 +454,10 @@ function webhookQueries(b: Backend) {
           lease_owner: null,
           lease_until: null,
           attempts_total: eb('attempts_total', '-', 1),
-          last_attempt_at: eb.selectFrom('webhook_attempts').select((e) => e.fn.max('started_at').as('m')).where('delivery_id', '=', id),
+          last_attempt_at: eb
+            .selectFrom('webhook_attempts')
+            .select((e) => e.fn.max('started_at').as('m'))
+            .where('delivery_id', '=', id),
         }))
         .where('id', '=', id),
     ),
@@ -289,21 +470,40 @@ function webhookQueries(b: Backend) {
         .orderBy(seq, 'desc')
         .limit(limit)
         .compile(),
-    pageDeliveries: (webhookId: string, status: DeliveryStatus | undefined, limit: number, after: DeliveryPosition | undefined) =>
+    pageDeliveries: (
+      webhookId: string,
+      status: DeliveryStatus | undefined,
+      limit: number,
+      after: DeliveryPosition | undefined,
+    ) =>
       deliveries()
         .select(sql<number>`${seq}`.as('_seq'))
         .where('d.webhook_id', '=', webhookId)
         .$if(status !== undefined, (qb) => qb.where((eb) => DELIVERY_STATUS[status!](eb as DeliveryEb)))
         .$if(after !== undefined, (qb) =>
-          qb.where((eb) => eb.or([eb('d.created_at', '<', after![0]), eb.and([eb('d.created_at', '=', after![0]), sql<boolean>`${seq} < ${after![1]}`])])),
+          qb.where((eb) =>
+            eb.or([
+              eb('d.created_at', '<', after![0]),
+              eb.and([eb('d.created_at', '=', after![0]), sql<boolean>`${seq} < ${after![1]}`]),
+            ]),
+          ),
         )
         .orderBy('d.created_at', 'desc')
         .orderBy(seq, 'desc')
         .limit(limit)
         .compile(),
-    attempts: template((id: string) => db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('attempt_no')),
+    attempts: template((id: string) =>
+      db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('attempt_no'),
+    ),
     dead: template((webhookId: string) =>
-      d.lockRows(db.selectFrom('webhook_deliveries as d').select('d.id').where('d.webhook_id', '=', webhookId).where('d.status', '=', 'dead').orderBy(seq)),
+      d.lockRows(
+        db
+          .selectFrom('webhook_deliveries as d')
+          .select('d.id')
+          .where('d.webhook_id', '=', webhookId)
+          .where('d.status', '=', 'dead')
+          .orderBy(seq),
+      ),
     ),
     /** Undelivered deliveries of active webhooks, by whether their webhook is suspended (monitoring). */
     queueStats: template(() =>
@@ -322,7 +522,12 @@ function webhookQueries(b: Backend) {
     replay: (at: string, ids: string[]) =>
       db
         .updateTable('webhook_deliveries')
-        .set((eb) => ({ status: 'pending', next_attempt_at: at, retry_base: eb.ref('attempts_total'), dead_reason: null }))
+        .set((eb) => ({
+          status: 'pending',
+          next_attempt_at: at,
+          retry_base: eb.ref('attempts_total'),
+          dead_reason: null,
+        }))
         .where('id', 'in', ids)
         .where('status', '=', 'dead')
         .compile(),
@@ -341,7 +546,25 @@ export function webhookStore(b: Backend, now: () => Date): WebhookStore {
   return {
     async createWebhook(w) {
       const t = iso();
-      await b.run('plain', () => rows(q.insert(w.id, w.account_id, w.scope, w.url, w.filter, JSON.stringify(w.filters), w.description, w.secret, w.watermark_lead_id, w.watermark_release, (w.types ?? ['lead.new']).join(','), w.watermark_event_id ?? 0, t)));
+      await b.run('plain', () =>
+        rows(
+          q.insert(
+            w.id,
+            w.account_id,
+            w.scope,
+            w.url,
+            w.filter,
+            JSON.stringify(w.filters),
+            w.description,
+            w.secret,
+            w.watermark_lead_id,
+            w.watermark_release,
+            (w.types ?? ['lead.new']).join(','),
+            w.watermark_event_id ?? 0,
+            t,
+          ),
+        ),
+      );
       return (await get(w.id))!;
     },
     getWebhook: get,
@@ -376,12 +599,18 @@ export function webhookStore(b: Backend, now: () => Date): WebhookStore {
     },
     async getSecrets(id): Promise<WebhookSecrets | null> {
       const [r] = await b.run('plain', () => rows(q.secrets(id)));
-      return r ? { current: r['secret'], previous: r['previous_secret'], previous_expires_at: r['previous_secret_expires_at'] } : null;
+      return r
+        ? { current: r['secret'], previous: r['previous_secret'], previous_expires_at: r['previous_secret_expires_at'] }
+        : null;
     },
     enqueue(webhookId, deliveries, wm) {
       return b.run('atomic', function* () {
         const t = iso();
-        const moved = wm && (wm.events ? q.advanceBoth(wm.to, wm.release, wm.events.to, t, webhookId, wm.from, wm.events.from) : q.advance(wm.to, wm.release, t, webhookId, wm.from));
+        const moved =
+          wm &&
+          (wm.events
+            ? q.advanceBoth(wm.to, wm.release, wm.events.to, t, webhookId, wm.from, wm.events.from)
+            : q.advance(wm.to, wm.release, t, webhookId, wm.from));
         if (moved && (yield moved).length !== 1) return false;
         for (const c of chunks(deliveries, DELIVERY_CHUNK)) yield q.insertDeliveries(webhookId, t, c);
         return true;
@@ -417,7 +646,11 @@ export function webhookStore(b: Backend, now: () => Date): WebhookStore {
           o.status === 'pending' ? o.next_attempt_at.toISOString() : null,
           o.status === 'delivered' ? iso() : null,
           o.status === 'dead' ? o.reason : null,
-          a.status_code, a.error, a.latency_ms, id, owner,
+          a.status_code,
+          a.error,
+          a.latency_ms,
+          id,
+          owner,
         );
         return r.length === 1;
       });
@@ -431,7 +664,10 @@ export function webhookStore(b: Backend, now: () => Date): WebhookStore {
     },
     async pageDeliveries(webhookId, o) {
       const found = await b.run('plain', () => rows(q.pageDeliveries(webhookId, o.status, o.limit, o.after)));
-      return { deliveries: found.map(toDelivery), positions: found.map((r) => [String(r['created_at']), Number(r['_seq'])] as const) };
+      return {
+        deliveries: found.map(toDelivery),
+        positions: found.map((r) => [String(r['created_at']), Number(r['_seq'])] as const),
+      };
     },
     async listAttempts(deliveryId) {
       return (await b.run('plain', () => rows(q.attempts(deliveryId)))).map(toAttempt);
@@ -440,13 +676,15 @@ export function webhookStore(b: Backend, now: () => Date): WebhookStore {
       const out = { queued: 0, held: 0, oldestQueuedAt: null as string | null };
       for (const r of await b.run('plain', () => rows(q.queueStats()))) {
         if (Number(r['held']) === 1) out.held = Number(r['n']);
-        else (out.queued = Number(r['n'])), (out.oldestQueuedAt = r['oldest'] ?? null);
+        else ((out.queued = Number(r['n'])), (out.oldestQueuedAt = r['oldest'] ?? null));
       }
       return out;
     },
     replayDead(webhookId, t, ids) {
       return b.run('atomic', function* () {
-        const dead = (yield q.dead(webhookId)).map((r) => r['id'] as string).filter((id) => ids === undefined || ids.includes(id));
+        const dead = (yield q.dead(webhookId))
+          .map((r) => r['id'] as string)
+          .filter((id) => ids === undefined || ids.includes(id));
         if (dead.length) yield q.replay(t.toISOString(), dead);
         return dead;
       });

@@ -34,18 +34,44 @@ export const CREATE_LOOKUP_TIMEOUT_MS = 3000;
 
 const BLOCKED4 = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED4.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  BLOCKED4.addSubnet(net, prefix, 'ipv4');
 const BLOCKED6 = new BlockList();
 for (const [net, prefix] of [
   // ::/96 holds ::, ::1 and the IPv4-compatible forms; ::ffff:0:0/96 the IPv4-translated forms;
   // 64:ff9b:1::/48 local NAT64; 2001::/32 Teredo; 2001:2::/48 benchmarking; 2001:10::/28 ORCHID;
   // 3fff::/20 documentation; 5f00::/16 SRv6; fec0::/10 deprecated site-local
-  ['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2001:2::', 48], ['2001:10::', 28],
-  ['2001:db8::', 32], ['3fff::', 20], ['5f00::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) BLOCKED6.addSubnet(net, prefix, 'ipv6');
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 32],
+  ['2001:2::', 48],
+  ['2001:10::', 28],
+  ['2001:db8::', 32],
+  ['3fff::', 20],
+  ['5f00::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const)
+  BLOCKED6.addSubnet(net, prefix, 'ipv6');
 
 /** Whether a canonical address is public. */
 function publicIp(ip: Ip): boolean {
@@ -79,7 +105,11 @@ export function describeAddress(ip: string): string {
  * literal in any spelling becomes its canonical address.
  */
 export function normaliseHost(host: string): string {
-  const h = host.trim().replace(/^\[|\]$/g, '').toLowerCase().replace(/\.+$/, '');
+  const h = host
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.+$/, '');
   return canonicalIp(h, true)?.address ?? h;
 }
 
@@ -100,7 +130,8 @@ const refusedReason = (what: string): string =>
  * to is checked by `checkDestination` (creation) and `guardedLookup` (delivery).
  */
 export function checkDestinationUrl(raw: unknown, allowHosts: readonly string[]): ParamError[] {
-  if (typeof raw !== 'string' || raw.trim() === '') return [{ name: 'url', reason: 'is required: the https:// URL to deliver to' }];
+  if (typeof raw !== 'string' || raw.trim() === '')
+    return [{ name: 'url', reason: 'is required: the https:// URL to deliver to' }];
   if (raw.length > 2048) return [{ name: 'url', reason: 'must be at most 2048 characters' }];
   let u: URL;
   try {
@@ -112,14 +143,20 @@ export function checkDestinationUrl(raw: unknown, allowHosts: readonly string[])
   if (host === '') return [{ name: 'url', reason: 'has no host' }];
   const allowed = allowListed(host, allowHosts);
   if (u.protocol !== 'https:' && !(u.protocol === 'http:' && allowed)) {
-    return [{ name: 'url', reason: `must use https (http only for hosts in WEBHOOK_ALLOW_HOSTS), got ${u.protocol.replace(':', '')}` }];
+    return [
+      {
+        name: 'url',
+        reason: `must use https (http only for hosts in WEBHOOK_ALLOW_HOSTS), got ${u.protocol.replace(':', '')}`,
+      },
+    ];
   }
   if (u.username || u.password) return [{ name: 'url', reason: 'must not carry credentials (user:password@)' }];
   if (u.hash) return [{ name: 'url', reason: 'must not have a #fragment' }];
   if (allowed) return [];
   if (isLocalName(host)) return [{ name: 'url', reason: refusedReason(host) }];
   const ip = canonicalIp(host, true);
-  if (ip && !publicIp(ip)) return [{ name: 'url', reason: refusedReason(describeAddress(u.hostname.replace(/^\[|\]$/g, ''))) }];
+  if (ip && !publicIp(ip))
+    return [{ name: 'url', reason: refusedReason(describeAddress(u.hostname.replace(/^\[|\]$/g, ''))) }];
   return [];
 }
 
@@ -129,7 +166,11 @@ export function checkDestinationUrl(raw: unknown, allowHosts: readonly string[])
  * a name that does not resolve (yet), or not within CREATE_LOOKUP_TIMEOUT_MS, is accepted (its
  * deliveries are checked at connect time).
  */
-export async function checkDestination(raw: unknown, allowHosts: readonly string[], resolve: HostResolver = systemResolver): Promise<ParamError[]> {
+export async function checkDestination(
+  raw: unknown,
+  allowHosts: readonly string[],
+  resolve: HostResolver = systemResolver,
+): Promise<ParamError[]> {
   const errors = checkDestinationUrl(raw, allowHosts);
   if (errors.length) return errors;
   const host = normaliseHost(new URL(raw as string).hostname);
@@ -162,11 +203,15 @@ export function guardedLookup(allowHosts: readonly string[], resolve: HostResolv
     resolve(host).then(
       (found) => {
         const hostAllowed = allowListed(host, allowHosts);
-        const bad = found.find((a) => !isPublicAddress(a.address) && !hostAllowed && !allowListed(a.address, allowHosts));
+        const bad = found.find(
+          (a) => !isPublicAddress(a.address) && !hostAllowed && !allowListed(a.address, allowHosts),
+        );
         const list = found.map((a) => canonicalIp(a.address) ?? { address: a.address, family: a.family as 4 | 6 });
         if (bad) {
           return callback(
-            new DestinationRefusedError(`${hostname} resolves to ${describeAddress(bad.address)}, a private or loopback address; refused at connect time (add the host to WEBHOOK_ALLOW_HOSTS to allow it)`),
+            new DestinationRefusedError(
+              `${hostname} resolves to ${describeAddress(bad.address)}, a private or loopback address; refused at connect time (add the host to WEBHOOK_ALLOW_HOSTS to allow it)`,
+            ),
             '',
             0,
           );
@@ -174,9 +219,14 @@ export function guardedLookup(allowHosts: readonly string[], resolve: HostResolv
         const family = (options as { family?: number }).family;
         const usable = family === 4 || family === 6 ? list.filter((a) => a.family === family) : list;
         if (usable.length === 0) {
-          return callback(Object.assign(new Error(`${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' }), '', 0);
+          return callback(
+            Object.assign(new Error(`${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' }),
+            '',
+            0,
+          );
         }
-        if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof usable) => void)(null, usable);
+        if ((options as { all?: boolean }).all)
+          return (callback as unknown as (e: null, a: typeof usable) => void)(null, usable);
         callback(null, usable[0]!.address, usable[0]!.family);
       },
       (err: NodeJS.ErrnoException) => callback(err, '', 0),

@@ -39,7 +39,12 @@ import { signatureHeaders } from './signing.ts';
 
 export type WebhookConfig = Pick<
   ApiConfig,
-  'webhookBatchMax' | 'webhookTimeoutMs' | 'webhookMaxAttempts' | 'webhookConcurrency' | 'webhookAllowHosts' | 'webhookRotationOverlapMs'
+  | 'webhookBatchMax'
+  | 'webhookTimeoutMs'
+  | 'webhookMaxAttempts'
+  | 'webhookConcurrency'
+  | 'webhookAllowHosts'
+  | 'webhookRotationOverlapMs'
 >;
 
 export interface DispatcherDeps {
@@ -105,7 +110,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const accessOf = accessReader(deps.accounts);
 
   /** Suspend a webhook for `why` (logged when it was not suspended yet, or for another reason). */
-  const suspend = async (w: Pick<Webhook, 'id' | 'suspended_at' | 'suspended_reason'>, why: string, summary: DeliverSummary): Promise<void> => {
+  const suspend = async (
+    w: Pick<Webhook, 'id' | 'suspended_at' | 'suspended_reason'>,
+    why: string,
+    summary: DeliverSummary,
+  ): Promise<void> => {
     if (w.suspended_at !== null && w.suspended_reason === why) return;
     await store.setSuspension(w.id, why, clock());
     if (w.suspended_at === null) {
@@ -143,33 +152,65 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     if (access.scope === null) {
       const w = await store.getWebhook(d.webhook_id);
       if (w) await suspend(w, access.detail, summary);
-      if (!(await store.releaseClaim(d.id, owner, d.attempt_no))) log(`webhook delivery ${d.id}: lease lost before the claim was given back`);
+      if (!(await store.releaseClaim(d.id, owner, d.attempt_no)))
+        log(`webhook delivery ${d.id}: lease lost before the claim was given back`);
       summary.held++;
       return;
     }
     const body = eventBodyFor(d.body, access.scope);
     const secrets = [d.secrets.current];
-    if (d.secrets.previous && d.secrets.previous_expires_at && Date.parse(d.secrets.previous_expires_at) > now.getTime()) secrets.push(d.secrets.previous);
-    const headers = { ...signatureHeaders({ id: d.id, timestamp: Math.floor(now.getTime() / 1000), body, secrets }), 'X-Service-Event': d.type };
-    const r = await postDelivery(d.url, headers, body, { timeoutMs: config.webhookTimeoutMs, allowHosts: config.webhookAllowHosts, agents, ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}) });
+    if (
+      d.secrets.previous &&
+      d.secrets.previous_expires_at &&
+      Date.parse(d.secrets.previous_expires_at) > now.getTime()
+    )
+      secrets.push(d.secrets.previous);
+    const headers = {
+      ...signatureHeaders({ id: d.id, timestamp: Math.floor(now.getTime() / 1000), body, secrets }),
+      'X-Service-Event': d.type,
+    };
+    const r = await postDelivery(d.url, headers, body, {
+      timeoutMs: config.webhookTimeoutMs,
+      allowHosts: config.webhookAllowHosts,
+      agents,
+      ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+    });
     const outcome = attemptOutcome(
       { statusCode: r.statusCode, retryAfter: r.retryAfter, error: r.error },
       { attempts: d.attempts, maxAttempts: config.webhookMaxAttempts, now: clock(), random: deps.random },
     );
-    const recorded = await store.finishAttempt(d.id, owner, { attempt_no: d.attempt_no, status_code: r.statusCode, latency_ms: r.latencyMs, error: r.error }, outcome);
+    const recorded = await store.finishAttempt(
+      d.id,
+      owner,
+      { attempt_no: d.attempt_no, status_code: r.statusCode, latency_ms: r.latencyMs, error: r.error },
+      outcome,
+    );
     summary.attempted++;
     if (outcome.status === 'delivered') summary.delivered++;
     else if (outcome.status === 'dead') summary.dead++;
     else summary.retrying++;
-    if (!recorded) log(`webhook delivery ${d.id}: lease lost before the outcome was recorded (another dispatcher took it over)`);
+    if (!recorded)
+      log(`webhook delivery ${d.id}: lease lost before the outcome was recorded (another dispatcher took it over)`);
     if (r.statusCode === 410) {
-      await store.setWebhookStatus(d.webhook_id, 'disabled', `the destination answered 410 Gone at ${clock().toISOString()}`);
+      await store.setWebhookStatus(
+        d.webhook_id,
+        'disabled',
+        `the destination answered 410 Gone at ${clock().toISOString()}`,
+      );
       log(`webhook ${d.webhook_id} disabled: its destination answered 410 Gone`);
     }
   };
 
   const claimAndSend = async (deliveryId?: string): Promise<DeliverSummary> => {
-    const summary: DeliverSummary = { attempted: 0, delivered: 0, retrying: 0, dead: 0, held: 0, suspended: 0, resumed: 0 };
+    const summary: DeliverSummary = {
+      attempted: 0,
+      delivered: 0,
+      retrying: 0,
+      dead: 0,
+      held: 0,
+      suspended: 0,
+      resumed: 0,
+    };
     for (;;) {
       if (!deliveryId) await syncAccess(summary);
       const now = clock();
@@ -211,14 +252,33 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
           }
           let logged: LogEvent[] = [];
           if (changeTypes.length > 0 && snap.events && eventTo > w.watermark_event_id) {
-            const q = eventsPageQuery(snap.events, snap.source, { types: changeTypes, filters }, w.watermark_event_id, eventTo - w.watermark_event_id, ids);
+            const q = eventsPageQuery(
+              snap.events,
+              snap.source,
+              { types: changeTypes, filters },
+              w.watermark_event_id,
+              eventTo - w.watermark_event_id,
+              ids,
+            );
             logged = await deps.leads.all<LogEvent & Record<string, unknown>>(q.sql, q.params);
           }
           // queued even while the webhook is suspended (held until it resumes); masked when sent
           const createdAt = clock();
           const events = [
-            ...leadNewEvents({ webhookId: w.id, releaseId: snap.releaseId, leads, batchMax: config.webhookBatchMax, createdAt }),
-            ...changeEvents({ webhookId: w.id, releaseId: snap.releaseId, events: logged, batchMax: config.webhookBatchMax, createdAt }),
+            ...leadNewEvents({
+              webhookId: w.id,
+              releaseId: snap.releaseId,
+              leads,
+              batchMax: config.webhookBatchMax,
+              createdAt,
+            }),
+            ...changeEvents({
+              webhookId: w.id,
+              releaseId: snap.releaseId,
+              events: logged,
+              batchMax: config.webhookBatchMax,
+              createdAt,
+            }),
           ];
           const ok = await store.enqueue(w.id, events, {
             from: w.watermark_lead_id,
@@ -252,7 +312,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
  * Run the dispatcher on a timer inside the server: `plan()` every `intervalMs` (first at start)
  * and `deliverDue()` every `pollMs`; runs never overlap. `stop()` waits for a running step.
  */
-export function startWebhookScheduler(d: Dispatcher, o: { intervalMs: number; pollMs: number; log: (line: string) => void }): { stop(): Promise<void> } {
+export function startWebhookScheduler(
+  d: Dispatcher,
+  o: { intervalMs: number; pollMs: number; log: (line: string) => void },
+): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
   const step = (what: string, fn: () => Promise<unknown>): void => {
@@ -261,17 +324,19 @@ export function startWebhookScheduler(d: Dispatcher, o: { intervalMs: number; po
       try {
         const r = await fn();
         const s = r as Partial<PlanSummary & DeliverSummary>;
-        if ((s.events ?? 0) > 0 || (s.attempted ?? 0) > 0 || (s.held ?? 0) > 0) o.log(`webhooks ${what}: ${JSON.stringify(r)}`);
+        if ((s.events ?? 0) > 0 || (s.attempted ?? 0) > 0 || (s.held ?? 0) > 0)
+          o.log(`webhooks ${what}: ${JSON.stringify(r)}`);
       } catch (e) {
         o.log(`webhooks ${what} failed: ${(e as Error).message}`);
       }
     });
   };
-  const plan = (): void => step('plan', async () => {
-    const p = await d.plan();
-    await d.deliverDue();
-    return p;
-  });
+  const plan = (): void =>
+    step('plan', async () => {
+      const p = await d.plan();
+      await d.deliverDue();
+      return p;
+    });
   plan();
   const t1 = setInterval(plan, o.intervalMs);
   const t2 = setInterval(() => step('deliver', () => d.deliverDue()), o.pollMs);

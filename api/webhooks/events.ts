@@ -74,7 +74,15 @@ export function leadNewEvents(o: {
   for (let i = 0; i < count; i++) {
     const part = o.leads.slice(i * o.batchMax, (i + 1) * o.batchMax);
     const id = (o.newId ?? newEventId)();
-    const body = JSON.stringify({ id, type: LEAD_NEW, created_at: created, webhook_id: o.webhookId, release: o.releaseId, batch: { index: i + 1, count }, leads: part });
+    const body = JSON.stringify({
+      id,
+      type: LEAD_NEW,
+      created_at: created,
+      webhook_id: o.webhookId,
+      release: o.releaseId,
+      batch: { index: i + 1, count },
+      leads: part,
+    });
     out.push({ id, type: LEAD_NEW, created_at: created, body, lead_count: part.length });
   }
   return out;
@@ -101,12 +109,22 @@ export function changeEvents(o: {
   const created = o.createdAt.toISOString();
   const out: NewDelivery[] = [];
   for (const type of CHANGE_TYPES) {
-    const of = o.events.filter((e) => e.type === type).map((e) => ({ ...e, id: Number(e.id), lead_id: Number(e.lead_id), changes: JSON.parse(e.changes) as unknown }));
+    const of = o.events
+      .filter((e) => e.type === type)
+      .map((e) => ({ ...e, id: Number(e.id), lead_id: Number(e.lead_id), changes: JSON.parse(e.changes) as unknown }));
     const count = Math.ceil(of.length / o.batchMax);
     for (let i = 0; i < count; i++) {
       const part = of.slice(i * o.batchMax, (i + 1) * o.batchMax);
       const id = (o.newId ?? newEventId)();
-      const body = JSON.stringify({ id, type, created_at: created, webhook_id: o.webhookId, release: o.releaseId, batch: { index: i + 1, count }, events: part });
+      const body = JSON.stringify({
+        id,
+        type,
+        created_at: created,
+        webhook_id: o.webhookId,
+        release: o.releaseId,
+        batch: { index: i + 1, count },
+        events: part,
+      });
       out.push({ id, type, created_at: created, body, lead_count: part.length });
     }
   }
@@ -117,7 +135,15 @@ export function changeEvents(o: {
 export function testEvent(o: { webhookId: string; releaseId: string | null; createdAt: Date }): NewDelivery {
   const id = newEventId();
   const created = o.createdAt.toISOString();
-  const body = JSON.stringify({ id, type: WEBHOOK_TEST, created_at: created, webhook_id: o.webhookId, release: o.releaseId, batch: { index: 1, count: 1 }, leads: [] });
+  const body = JSON.stringify({
+    id,
+    type: WEBHOOK_TEST,
+    created_at: created,
+    webhook_id: o.webhookId,
+    release: o.releaseId,
+    batch: { index: 1, count: 1 },
+    leads: [],
+  });
   return { id, type: WEBHOOK_TEST, created_at: created, body, lead_count: 0 };
 }
 

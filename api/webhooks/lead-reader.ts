@@ -43,8 +43,12 @@ async function snapshotOf(db: ApiDb, release: Pick<ReleaseTables, 'id' | 'tables
     eq ? db.all<{ max_id: number }>(eq.sql, eq.params) : Promise.resolve([]),
   ]);
   return {
-    releaseId: release.id, source: sources.leads, places: sources.places, maxLeadId: Number(max[0]?.max_id ?? 0),
-    events, maxEventId: Number(maxEvent[0]?.max_id ?? 0),
+    releaseId: release.id,
+    source: sources.leads,
+    places: sources.places,
+    maxLeadId: Number(max[0]?.max_id ?? 0),
+    events,
+    maxEventId: Number(maxEvent[0]?.max_id ?? 0),
   };
 }
 

@@ -54,9 +54,13 @@ export interface AttemptResult {
  * What an attempt leads to: delivered (2xx), dead (410, or the last allowed attempt failed) or
  * pending until the scheduled retry. `attempts` counts this attempt.
  */
-export function attemptOutcome(r: AttemptResult, o: { attempts: number; maxAttempts: number; now: Date; random?: () => number }): DeliveryOutcome {
+export function attemptOutcome(
+  r: AttemptResult,
+  o: { attempts: number; maxAttempts: number; now: Date; random?: () => number },
+): DeliveryOutcome {
   if (r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300) return { status: 'delivered' };
-  if (r.statusCode === 410) return { status: 'dead', reason: 'gone: the destination answered 410 Gone; the webhook was disabled' };
+  if (r.statusCode === 410)
+    return { status: 'dead', reason: 'gone: the destination answered 410 Gone; the webhook was disabled' };
   const what = r.statusCode !== null ? `HTTP ${r.statusCode}` : (r.error ?? 'no answer');
   if (o.attempts >= o.maxAttempts) return { status: 'dead', reason: `failed ${o.attempts} attempts; last: ${what}` };
   const delay = Math.max(retryDelayMs(o.attempts, o.random), parseRetryAfter(r.retryAfter, o.now) ?? 0);

@@ -33,7 +33,8 @@ export function filterString(f: LeadsFilters): string {
   for (const d of FILTERS) {
     const v = n[d.name];
     if (v === undefined) continue;
-    for (const [name, text] of filterQueryPairs(d, v)) parts.push(`${name}=${encodeURIComponent(text).replace(/%2C/g, ',')}`);
+    for (const [name, text] of filterQueryPairs(d, v))
+      parts.push(`${name}=${encodeURIComponent(text).replace(/%2C/g, ',')}`);
   }
   return parts.join('&');
 }
@@ -47,8 +48,14 @@ export function filterString(f: LeadsFilters): string {
 export function parseSavedFilter(filter: string, places: PlaceNames): { filters: LeadsFilters; filter: string } {
   const raw = rawQueryOf(filter);
   const paging = Object.keys(raw).filter((k) => NOT_FILTERS.includes(k));
-  if (paging.length > 0) throw invalidParams(paging.map((name) => ({ name, reason: 'paging and sorting are not part of a saved filter' })));
-  const { filters } = parseLeadsQuery(raw, { pageSizeDefault: 1, pageSizeMax: 1, pageMax: 1, cursorSecret: '', cursorSecretsPrevious: [] }, places, ''); // (no cursor is valid here)
+  if (paging.length > 0)
+    throw invalidParams(paging.map((name) => ({ name, reason: 'paging and sorting are not part of a saved filter' })));
+  const { filters } = parseLeadsQuery(
+    raw,
+    { pageSizeDefault: 1, pageSizeMax: 1, pageMax: 1, cursorSecret: '', cursorSecretsPrevious: [] },
+    places,
+    '',
+  ); // (no cursor is valid here)
   const normal = normalisedFilters(filters);
   return { filters: normal, filter: filterString(normal) };
 }

@@ -19,11 +19,11 @@ import type { Account, ApiKey, StateStore } from '../state/store-interface.ts';
 export const NO_ACTIVE_KEY = 'no_active_key';
 
 export type WebhookAccess =
-  | { scope: Scope; reason: null; detail: null }
-  | { scope: null; reason: typeof NO_ACTIVE_KEY; detail: string };
+  { scope: Scope; reason: null; detail: null } | { scope: null; reason: typeof NO_ACTIVE_KEY; detail: string };
 
 const rank = (s: Scope): number => SCOPES.indexOf(s);
-const list = (xs: string[]): string => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs.at(-1)}` : (xs[0] ?? ''));
+const list = (xs: string[]): string =>
+  xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs.at(-1)}` : (xs[0] ?? '');
 
 /** Why one key of a webhook scope grants nothing at `now`, or null when it grants its scope. */
 export function keyRefusal(k: ApiKey, account: Pick<Account, 'plan'>, now: Date): string | null {
@@ -32,7 +32,8 @@ export function keyRefusal(k: ApiKey, account: Pick<Account, 'plan'>, now: Date)
     return `${k.id} (${k.scope}) expired${k.licence_id ? ` with licence ${k.licence_id}` : ''} at ${k.expires_at}`;
   }
   if (k.status !== 'active') return `${k.id} (${k.scope}) is ${k.status}`;
-  if (!planAllowsScope(account.plan, k.scope)) return `${k.id} (${k.scope}) needs the ${SCOPE_PLAN[k.scope]} plan and the account is on ${account.plan}`;
+  if (!planAllowsScope(account.plan, k.scope))
+    return `${k.id} (${k.scope}) needs the ${SCOPE_PLAN[k.scope]} plan and the account is on ${account.plan}`;
   return null;
 }
 
@@ -43,7 +44,12 @@ export function keyRefusal(k: ApiKey, account: Pick<Account, 'plan'>, now: Date)
  * @example webhookAccess('ent_api', { plan: 'pro' }, keys, now)
  *   // { scope: null, reason: 'no_active_key', detail: 'the account holds no active ent_api, ent_feed or custom key …' }
  */
-export function webhookAccess(webhookScope: Scope, account: Pick<Account, 'plan'> | null, keys: readonly ApiKey[], now: Date): WebhookAccess {
+export function webhookAccess(
+  webhookScope: Scope,
+  account: Pick<Account, 'plan'> | null,
+  keys: readonly ApiKey[],
+  now: Date,
+): WebhookAccess {
   const capable = keys.filter((k) => CAPABILITIES[k.scope].webhooks);
   const usable = account ? capable.filter((k) => keyRefusal(k, account, now) === null) : [];
   if (usable.length > 0) {

@@ -8,7 +8,15 @@
 import http from 'node:http';
 import https from 'node:https';
 import { canonicalIp } from '../http/ip-address.ts';
-import { allowListed, describeAddress, guardedLookup, isPublicAddress, normaliseHost, systemResolver, type HostResolver } from './destination.ts';
+import {
+  allowListed,
+  describeAddress,
+  guardedLookup,
+  isPublicAddress,
+  normaliseHost,
+  systemResolver,
+  type HostResolver,
+} from './destination.ts';
 
 export interface SendResult {
   statusCode: number | null;
@@ -30,11 +38,19 @@ const RESPONSE_BYTES_MAX = 64 * 1024;
 
 /** Keep-alive agents for a dispatcher sending to many destinations. */
 export function sendAgents(maxSockets = 16): { http: http.Agent; https: https.Agent } {
-  return { http: new http.Agent({ keepAlive: true, maxSockets }), https: new https.Agent({ keepAlive: true, maxSockets }) };
+  return {
+    http: new http.Agent({ keepAlive: true, maxSockets }),
+    https: new https.Agent({ keepAlive: true, maxSockets }),
+  };
 }
 
 /** POST `body` to `url` with `headers`; resolves with the status (or the error) and the latency. */
-export function postDelivery(url: string, headers: Record<string, string>, body: string, o: SendOptions): Promise<SendResult> {
+export function postDelivery(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  o: SendOptions,
+): Promise<SendResult> {
   const started = performance.now();
   const done = (statusCode: number | null, retryAfter: string | null, error: string | null): SendResult => ({
     statusCode,
@@ -52,7 +68,13 @@ export function postDelivery(url: string, headers: Record<string, string>, body:
   const host = normaliseHost(raw);
   // Literal addresses never go through `lookup`: check them here, in every spelling.
   if (canonicalIp(host, true) && !isPublicAddress(host) && !allowListed(host, o.allowHosts)) {
-    return Promise.resolve(done(null, null, `destination ${describeAddress(raw)} is a private or loopback address; add it to WEBHOOK_ALLOW_HOSTS to allow it`));
+    return Promise.resolve(
+      done(
+        null,
+        null,
+        `destination ${describeAddress(raw)} is a private or loopback address; add it to WEBHOOK_ALLOW_HOSTS to allow it`,
+      ),
+    );
   }
   const mod = u.protocol === 'https:' ? https : http;
   const payload = Buffer.from(body, 'utf8');
@@ -68,7 +90,12 @@ export function postDelivery(url: string, headers: Record<string, string>, body:
       u,
       {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'Content-Length': String(payload.length), 'User-Agent': 'leads-webhooks/1', ...headers },
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': String(payload.length),
+          'User-Agent': 'leads-webhooks/1',
+          ...headers,
+        },
         lookup: guardedLookup(o.allowHosts, o.resolveHost ?? systemResolver),
         agent: o.agents ? (u.protocol === 'https:' ? o.agents.https : o.agents.http) : undefined,
       },
@@ -88,7 +115,9 @@ export function postDelivery(url: string, headers: Record<string, string>, body:
     const timer = setTimeout(() => {
       req.destroy(new Error(`timed out after ${o.timeoutMs} ms`));
     }, o.timeoutMs);
-    req.on('error', (e: Error & { code?: string }) => finish(done(null, null, e.message || e.code || 'connection error')));
+    req.on('error', (e: Error & { code?: string }) =>
+      finish(done(null, null, e.message || e.code || 'connection error')),
+    );
     req.end(payload);
   });
 }

@@ -10,7 +10,13 @@ import { parseQuery, querySchema, type RawQuery } from '../query/parse-query.ts'
 import { REASONS } from '../query/query-common.ts';
 import { CAPABILITIES, scopesWith, SCOPES, type Scope } from '../access/scopes.ts';
 import type { StateStore } from '../state/store-interface.ts';
-import { type Delivery, type DeliveryPosition, type DeliveryStatus, type Webhook, type WebhookPatch } from '../state/webhook-interface.ts';
+import {
+  type Delivery,
+  type DeliveryPosition,
+  type DeliveryStatus,
+  type Webhook,
+  type WebhookPatch,
+} from '../state/webhook-interface.ts';
 import { decodeCursor, encodeCursor, filtersHash, type CursorSecrets } from '../query/paging.ts';
 import { accessReader, NO_ACTIVE_KEY, type WebhookAccess } from './send-access.ts';
 import { checkDestination, systemResolver, type HostResolver } from './destination.ts';
@@ -30,7 +36,9 @@ export const DELIVERIES_QUERY_SCHEMA = querySchema('webhook-deliveries-query.sch
 function deliveriesLimit(text: string): number | ParamError {
   const { minimum, maximum } = DELIVERIES_QUERY_SCHEMA.properties.limit as { minimum: number; maximum: number };
   const n = Number(text);
-  return Number.isInteger(n) && n >= minimum && n <= maximum ? n : { name: 'limit', reason: `must be an integer between ${minimum} and ${maximum}` };
+  return Number.isInteger(n) && n >= minimum && n <= maximum
+    ? n
+    : { name: 'limit', reason: `must be an integer between ${minimum} and ${maximum}` };
 }
 
 /** A webhook as shown to its owner (never its secret). */
@@ -98,8 +106,14 @@ export function publicWebhook(w: Webhook, a: WebhookAccess): PublicWebhook {
  */
 export function parseWebhookTypes(v: unknown): { types: WebhookEventType[] } | ParamError {
   if (v === undefined || v === null) return { types: [...DEFAULT_WEBHOOK_TYPES] };
-  const list = typeof v === 'string' ? v.split(',').map((t) => t.trim()) : Array.isArray(v) && v.every((t) => typeof t === 'string') ? (v as string[]) : null;
-  const bad = list === null || list.length === 0 || list.some((t) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(t));
+  const list =
+    typeof v === 'string'
+      ? v.split(',').map((t) => t.trim())
+      : Array.isArray(v) && v.every((t) => typeof t === 'string')
+        ? (v as string[])
+        : null;
+  const bad =
+    list === null || list.length === 0 || list.some((t) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(t));
   if (bad) return { name: 'types', reason: `must be a non-empty list of ${WEBHOOK_EVENT_TYPES.join(', ')}` };
   return { types: WEBHOOK_EVENT_TYPES.filter((t) => list.includes(t)) };
 }
@@ -107,7 +121,11 @@ export function parseWebhookTypes(v: unknown): { types: WebhookEventType[] } | P
 /** The 403 for a scope without the webhooks capability, naming the scopes that have it. */
 export function webhooksForbidden(scope: Scope): ApiError {
   const may = scopesWith('webhooks');
-  return new ApiError(403, 'insufficient_scope', `webhooks need scope ${may.slice(0, -1).join(', ')} or ${may.at(-1)}; this key's scope is ${scope}`);
+  return new ApiError(
+    403,
+    'insufficient_scope',
+    `webhooks need scope ${may.slice(0, -1).join(', ')} or ${may.at(-1)}; this key's scope is ${scope}`,
+  );
 }
 
 export interface WebhookServiceDeps {
@@ -149,13 +167,25 @@ export function webhookService(deps: WebhookServiceDeps) {
    * given, or always with `urlRequired`): every bad one named in one 400. The event types to
    * store (the default when `types` is absent).
    */
-  const checkMembers = async (o: { url?: unknown; filter?: unknown; types?: unknown; description?: unknown; status?: unknown }, urlRequired = true): Promise<WebhookEventType[]> => {
-    const errors: ParamError[] = urlRequired || o.url !== undefined ? [...(await checkDestination(o.url, deps.config.webhookAllowHosts, deps.resolveHost ?? systemResolver))] : [];
-    if (o.status !== undefined && o.status !== 'active' && o.status !== 'disabled') errors.push({ name: 'status', reason: 'must be active or disabled', allowed: ['active', 'disabled'] });
+  const checkMembers = async (
+    o: { url?: unknown; filter?: unknown; types?: unknown; description?: unknown; status?: unknown },
+    urlRequired = true,
+  ): Promise<WebhookEventType[]> => {
+    const errors: ParamError[] =
+      urlRequired || o.url !== undefined
+        ? [...(await checkDestination(o.url, deps.config.webhookAllowHosts, deps.resolveHost ?? systemResolver))]
+        : [];
+    if (o.status !== undefined && o.status !== 'active' && o.status !== 'disabled')
+      errors.push({ name: 'status', reason: 'must be active or disabled', allowed: ['active', 'disabled'] });
     const types = parseWebhookTypes(o.types);
     if ('reason' in types) errors.push(types);
-    if (o.filter !== undefined && typeof o.filter !== 'string') errors.push({ name: 'filter', reason: 'must be a query string such as vertical=solar&county=Cork' });
-    if (o.description !== undefined && o.description !== null && (typeof o.description !== 'string' || o.description.length > 200)) {
+    if (o.filter !== undefined && typeof o.filter !== 'string')
+      errors.push({ name: 'filter', reason: 'must be a query string such as vertical=solar&county=Cork' });
+    if (
+      o.description !== undefined &&
+      o.description !== null &&
+      (typeof o.description !== 'string' || o.description.length > 200)
+    ) {
       errors.push({ name: 'description', reason: 'must be a string of at most 200 characters' });
     }
     if (errors.length) throw invalidParams(errors);
@@ -164,7 +194,12 @@ export function webhookService(deps: WebhookServiceDeps) {
   /** The current release's snapshot (saved filters are checked against its places); 503 before the first release. */
   const currentSnapshot = async () => {
     const snap = await deps.leads.snapshot();
-    if (!snap) throw new ApiError(503, 'no_release', 'no release is published yet: saved filters are checked against the current release');
+    if (!snap)
+      throw new ApiError(
+        503,
+        'no_release',
+        'no release is published yet: saved filters are checked against the current release',
+      );
     return snap;
   };
 
@@ -182,7 +217,14 @@ export function webhookService(deps: WebhookServiceDeps) {
      * current release's highest lead id and event id, so only leads first seen, and changes
      * observed, after creation are sent.
      */
-    async create(o: { accountId: number; scope: Scope; url: unknown; filter: unknown; description?: unknown; types?: unknown }): Promise<{ webhook: PublicWebhook; secret: string }> {
+    async create(o: {
+      accountId: number;
+      scope: Scope;
+      url: unknown;
+      filter: unknown;
+      description?: unknown;
+      types?: unknown;
+    }): Promise<{ webhook: PublicWebhook; secret: string }> {
       if (!CAPABILITIES[o.scope].webhooks) throw webhooksForbidden(o.scope);
       const types = await checkMembers({ url: o.url, filter: o.filter, types: o.types, description: o.description });
       const snap = await currentSnapshot();
@@ -217,7 +259,11 @@ export function webhookService(deps: WebhookServiceDeps) {
      * secret and queued deliveries stay too, so a new filter or type applies to leads and events
      * that arrive from now on.
      */
-    async update(id: string, who: Owner, o: { url?: unknown; filter?: unknown; types?: unknown; description?: unknown; status?: unknown }): Promise<PublicWebhook> {
+    async update(
+      id: string,
+      who: Owner,
+      o: { url?: unknown; filter?: unknown; types?: unknown; description?: unknown; status?: unknown },
+    ): Promise<PublicWebhook> {
       const w = await owned(id, who);
       const types = await checkMembers(o, false);
       const patch: WebhookPatch = {};
@@ -230,7 +276,11 @@ export function webhookService(deps: WebhookServiceDeps) {
       }
       if (Object.keys(patch).length) await wh.updateWebhook(id, patch);
       if (o.status !== undefined && o.status !== w.status) {
-        await wh.setWebhookStatus(id, o.status as 'active' | 'disabled', o.status === 'disabled' ? `disabled by its owner at ${clock().toISOString()}` : null);
+        await wh.setWebhookStatus(
+          id,
+          o.status as 'active' | 'disabled',
+          o.status === 'disabled' ? `disabled by its owner at ${clock().toISOString()}` : null,
+        );
       }
       return one((await wh.getWebhook(id))!);
     },
@@ -241,10 +291,20 @@ export function webhookService(deps: WebhookServiceDeps) {
     },
     async setStatus(id: string, who: Owner, status: 'active' | 'disabled'): Promise<PublicWebhook> {
       await owned(id, who);
-      return one((await wh.setWebhookStatus(id, status, status === 'disabled' ? `disabled by its owner at ${clock().toISOString()}` : null))!);
+      return one(
+        (await wh.setWebhookStatus(
+          id,
+          status,
+          status === 'disabled' ? `disabled by its owner at ${clock().toISOString()}` : null,
+        ))!,
+      );
     },
     /** New secret (returned once); the old one keeps signing for `overlapMs` (default WEBHOOK_ROTATION_OVERLAP_MS). */
-    async rotateSecret(id: string, who: Owner, overlapMs: number = deps.config.webhookRotationOverlapMs): Promise<{ webhook: PublicWebhook; secret: string }> {
+    async rotateSecret(
+      id: string,
+      who: Owner,
+      overlapMs: number = deps.config.webhookRotationOverlapMs,
+    ): Promise<{ webhook: PublicWebhook; secret: string }> {
       await owned(id, who);
       const secret = generateSecret();
       const w = await wh.rotateSecret(id, secret, new Date(clock().getTime() + overlapMs));
@@ -274,21 +334,34 @@ export function webhookService(deps: WebhookServiceDeps) {
      * `next_cursor`, signed with `secrets`; null: no cursor accepted or made): `next_cursor` is
      * null on the last page. New deliveries (at the top) never shift a walk.
      */
-    async deliveriesPage(id: string, who: Owner, raw: RawQuery, secrets: CursorSecrets | null): Promise<{ results: Delivery[]; next_cursor: string | null }> {
+    async deliveriesPage(
+      id: string,
+      who: Owner,
+      raw: RawQuery,
+      secrets: CursorSecrets | null,
+    ): Promise<{ results: Delivery[]; next_cursor: string | null }> {
       const q = parseQuery(DELIVERIES_QUERY_SCHEMA, raw, { parsers: { limit: deliveriesLimit } });
       const unknown = q.errors.filter((e) => e.reason === REASONS.unknownParameter);
       if (unknown.length) throw invalidParams(unknown);
-      const repeated = Object.keys(DELIVERIES_QUERY_SCHEMA.properties).map((name) => q.errors.find((e) => e.name === name && e.reason === REASONS.repeated)).find((e) => e !== undefined);
+      const repeated = Object.keys(DELIVERIES_QUERY_SCHEMA.properties)
+        .map((name) => q.errors.find((e) => e.name === name && e.reason === REASONS.repeated))
+        .find((e) => e !== undefined);
       if (repeated) throw invalidParams([repeated]);
       await owned(id, who);
       if (q.errors.length) throw invalidParams(q.errors);
       const status = q.values['status'] as DeliveryStatus | undefined;
-      const limit = (q.values['limit'] as number | undefined) ?? (DELIVERIES_QUERY_SCHEMA.properties.limit.default as number);
+      const limit =
+        (q.values['limit'] as number | undefined) ?? (DELIVERIES_QUERY_SCHEMA.properties.limit.default as number);
       const hash = filtersHash(`deliveries ${id}`, { status: status ?? null }, '');
       const cursor = q.values['cursor'] as string | undefined;
       if (cursor !== undefined && !secrets) throw invalidParams([{ name: 'cursor', reason: REASONS.unknownParameter }]);
-      const after = cursor !== undefined ? (decodeCursor(cursor, hash, secrets!).key as unknown as DeliveryPosition) : undefined;
-      const page = await wh.pageDeliveries(id, { ...(status !== undefined ? { status } : {}), limit: limit + 1, ...(after ? { after } : {}) });
+      const after =
+        cursor !== undefined ? (decodeCursor(cursor, hash, secrets!).key as unknown as DeliveryPosition) : undefined;
+      const page = await wh.pageDeliveries(id, {
+        ...(status !== undefined ? { status } : {}),
+        limit: limit + 1,
+        ...(after ? { after } : {}),
+      });
       const more = page.deliveries.length > limit;
       const results = more ? page.deliveries.slice(0, limit) : page.deliveries;
       if (!more || !secrets) return { results, next_cursor: null };
@@ -301,8 +374,13 @@ export function webhookService(deps: WebhookServiceDeps) {
         const errors: ParamError[] = [];
         for (const d of deliveryIds) {
           const got = await wh.getDelivery(d);
-          if (!got || got.webhook_id !== id) errors.push({ name: 'delivery_ids', reason: `no delivery ${d} of webhook ${id}` });
-          else if (got.status !== 'dead') errors.push({ name: 'delivery_ids', reason: `delivery ${d} is ${got.status}, not dead; only dead letters are replayed` });
+          if (!got || got.webhook_id !== id)
+            errors.push({ name: 'delivery_ids', reason: `no delivery ${d} of webhook ${id}` });
+          else if (got.status !== 'dead')
+            errors.push({
+              name: 'delivery_ids',
+              reason: `delivery ${d} is ${got.status}, not dead; only dead letters are replayed`,
+            });
         }
         if (errors.length) throw invalidParams(errors);
       }

@@ -49,7 +49,12 @@ export function standardSignature(secret: string, id: string, timestamp: number,
  *
  * @example signatureHeaders({ id: 'evt_1', timestamp: 1767225600, body: '{}', secrets: [secret] })
  */
-export function signatureHeaders(o: { id: string; timestamp: number; body: string; secrets: string[] }): Record<string, string> {
+export function signatureHeaders(o: {
+  id: string;
+  timestamp: number;
+  body: string;
+  secrets: string[];
+}): Record<string, string> {
   return {
     'X-Service-Signature': o.secrets.map((s) => serviceSignature(s, o.body)).join(', '),
     'X-Service-Timestamp': String(o.timestamp),

@@ -27,7 +27,9 @@ interface Event {
 }
 
 async function get<T>(path: string, params: Record<string, string | number>): Promise<T> {
-  const query = [new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString(), FILTER].filter(Boolean).join('&');
+  const query = [new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString(), FILTER]
+    .filter(Boolean)
+    .join('&');
   const res = await fetch(`${BASE}/v1${path}?${query}`, { headers: { Authorization: `Bearer ${KEY}` } });
   const body = (await res.json()) as T & { code?: string; detail?: string };
   if (!res.ok) throw new Error(`${res.status} ${body.code}: ${body.detail}`);
@@ -35,20 +37,29 @@ async function get<T>(path: string, params: Record<string, string | number>): Pr
 }
 
 const db = new Database(process.env['LEADS_DB'] ?? 'leads.sqlite');
-db.exec('CREATE TABLE IF NOT EXISTS leads (id INTEGER PRIMARY KEY, county TEXT, lead_readiness TEXT, last_changed TEXT, data TEXT NOT NULL)');
+db.exec(
+  'CREATE TABLE IF NOT EXISTS leads (id INTEGER PRIMARY KEY, county TEXT, lead_readiness TEXT, last_changed TEXT, data TEXT NOT NULL)',
+);
 db.exec('CREATE TABLE IF NOT EXISTS sync_state (name TEXT PRIMARY KEY, value TEXT NOT NULL)');
-const state = (name: string): string | undefined => (db.prepare('SELECT value FROM sync_state WHERE name = ?').get(name) as { value: string } | undefined)?.value;
+const state = (name: string): string | undefined =>
+  (db.prepare('SELECT value FROM sync_state WHERE name = ?').get(name) as { value: string } | undefined)?.value;
 const setState = db.prepare('INSERT OR REPLACE INTO sync_state VALUES (?, ?)');
 const sortedJson = (o: Record<string, unknown>): string => JSON.stringify(o, Object.keys(o).sort());
-const putStmt = db.prepare('INSERT OR REPLACE INTO leads (id, county, lead_readiness, last_changed, data) VALUES (?, ?, ?, ?, ?)');
-const put = (l: Lead): void => void putStmt.run(l.id, l['county'] ?? null, l['lead_readiness'] ?? null, l['last_changed'] ?? null, sortedJson(l));
+const putStmt = db.prepare(
+  'INSERT OR REPLACE INTO leads (id, county, lead_readiness, last_changed, data) VALUES (?, ?, ?, ?, ?)',
+);
+const put = (l: Lead): void =>
+  void putStmt.run(l.id, l['county'] ?? null, l['lead_readiness'] ?? null, l['last_changed'] ?? null, sortedJson(l));
 
 async function fullExport(): Promise<void> {
   let params: Record<string, string | number> = { limit: 1000 };
   let release: string | undefined;
   let rows = 0;
   for (;;) {
-    const page = await get<{ results: Lead[]; next_cursor: string | null; _meta: { release: string } }>('/export/applications', params);
+    const page = await get<{ results: Lead[]; next_cursor: string | null; _meta: { release: string } }>(
+      '/export/applications',
+      params,
+    );
     release ??= page._meta.release;
     db.transaction(() => page.results.forEach(put))();
     rows += page.results.length;
@@ -61,7 +72,10 @@ async function fullExport(): Promise<void> {
 
 async function applyEvents(): Promise<void> {
   const cursor = state('cursor');
-  let params: Record<string, string | number> = { page_size: 1000, ...(cursor ? { after: cursor } : { after_release: state('release')! }) };
+  let params: Record<string, string | number> = {
+    page_size: 1000,
+    ...(cursor ? { after: cursor } : { after_release: state('release')! }),
+  };
   const counts: Record<string, number> = {};
   const read = db.prepare('SELECT data FROM leads WHERE id = ?');
   const del = db.prepare('DELETE FROM leads WHERE id = ?');

@@ -14,16 +14,35 @@ import { confusionTable, prf, type Prf } from './score.ts';
 
 /** The generator's class → the use class a lead of it must have (classes without one are not scored). */
 const USE_CLASS_OF: Partial<Record<UseClassKey, string>> = {
-  extension: 'residential_extension', one_off: 'house', housing: 'residential_multi', apartments: 'residential_multi',
-  lrd: 'residential_multi', data_centre: 'data_centre', agricultural: 'agricultural', hotel: 'hospitality', school: 'education',
-  healthcare: 'healthcare', community: 'community', change_of_use: 'change_of_use', telecom: 'telecoms',
+  extension: 'residential_extension',
+  one_off: 'house',
+  housing: 'residential_multi',
+  apartments: 'residential_multi',
+  lrd: 'residential_multi',
+  data_centre: 'data_centre',
+  agricultural: 'agricultural',
+  hotel: 'hospitality',
+  school: 'education',
+  healthcare: 'healthcare',
+  community: 'community',
+  change_of_use: 'change_of_use',
+  telecom: 'telecoms',
 };
 
 /** The generator's trade templates → the vertical a lead of it must publish (when it has work to sell). */
 const TRADE_OF: Partial<Record<UseClassKey, string>> = {
-  solar: 'solar', roofing: 'roofing', landscaping: 'landscaping', windows: 'windows_doors', heat_pump: 'heat_pumps',
-  insulation: 'insulation', ev_charger: 'ev_charging', shopfront: 'signage_shopfronts', signage: 'signage_shopfronts',
-  telecom: 'telecoms', data_centre: 'data_centre_fitout', agricultural: 'agricultural_buildings',
+  solar: 'solar',
+  roofing: 'roofing',
+  landscaping: 'landscaping',
+  windows: 'windows_doors',
+  heat_pump: 'heat_pumps',
+  insulation: 'insulation',
+  ev_charger: 'ev_charging',
+  shopfront: 'signage_shopfronts',
+  signage: 'signage_shopfronts',
+  telecom: 'telecoms',
+  data_centre: 'data_centre_fitout',
+  agricultural: 'agricultural_buildings',
 };
 
 export interface GeneratedReport {
@@ -40,20 +59,40 @@ export interface GeneratedReport {
 /** Score `n` generated developments (seed-deterministic). */
 export function scoreGenerated(n: number, seed = 1): GeneratedReport {
   const rep: GeneratedReport = {
-    rows: n, useClassScored: 0, useClassRight: 0, useClassConfusion: {}, trade: {}, demolition: prf(0, 0, 0), worksKindRight: 0, noVerticals: 0,
+    rows: n,
+    useClassScored: 0,
+    useClassRight: 0,
+    useClassConfusion: {},
+    trade: {},
+    demolition: prf(0, 0, 0),
+    worksKindRight: 0,
+    noVerticals: 0,
   };
-  let dtp = 0, dfp = 0, dfn = 0;
+  let dtp = 0,
+    dfp = 0,
+    dfn = 0;
   for (let i = 0; i < n; i++) {
     const r = recordRng(seed, 'eval-classification', i);
     const cls = USE_CLASSES.draw(r);
     // as the generator writes them: half in Dublin City's register style (prefix codes, cut
     // texts), half in a county's, retention / duration / outline kinds included
     const [authority, town] = i % 2 === 0 ? ['Dublin City', 'Dublin 8'] : ['Meath', 'Navan'];
-    const drawn = describeDevelopment(cls, { r, town, place: placeName(r), estate: estateName(r), street: streetName(r), authority });
+    const drawn = describeDevelopment(cls, {
+      r,
+      town,
+      place: placeName(r),
+      estate: estateName(r),
+      street: streetName(r),
+      authority,
+    });
     const dev = phraseDevelopment(drawn, { r, authority, year: 2026 });
     const c = classifyApplication({
-      description: dev.description, application_type: dev.appType, land_use_code: dev.landUse, num_units: dev.units,
-      one_off_house: dev.oneOff, floor_area_m2: dev.floorM2,
+      description: dev.description,
+      application_type: dev.appType,
+      land_use_code: dev.landUse,
+      num_units: dev.units,
+      one_off_house: dev.oneOff,
+      floor_area_m2: dev.floorM2,
     });
     const want = USE_CLASS_OF[cls];
     if (want !== undefined) {
@@ -92,7 +131,10 @@ export function formatGenerated(r: GeneratedReport): string {
     '',
     'trade templates: the trade published (recall)',
   ];
-  for (const [v, t] of Object.entries(r.trade).sort()) out.push(`  ${v.padEnd(22)} ${String(t.published).padStart(5)}/${String(t.rows).padEnd(5)} ${pct(t.published, t.rows)}`);
+  for (const [v, t] of Object.entries(r.trade).sort())
+    out.push(
+      `  ${v.padEnd(22)} ${String(t.published).padStart(5)}/${String(t.rows).padEnd(5)} ${pct(t.published, t.rows)}`,
+    );
   out.push('', 'use class confusion (generator class (expected) × classifier):', confusionTable(r.useClassConfusion));
   return out.join('\n');
 }

@@ -27,7 +27,10 @@ export function readRealDescriptions(path = REAL_CSV): Map<string, string> | nul
 }
 
 export function readLabels(path = LABELS): GoldLabel[] {
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as GoldLabel);
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as GoldLabel);
 }
 
 /** The classifier on each labelled row, as `leads classify` sees it (description and reference). */
@@ -46,10 +49,20 @@ function main(): void {
     console.log(`real set skipped: ${REAL_CSV} is absent (the shared real data is not part of the repository)\n`);
   } else {
     const labels = readLabels();
-    console.log(formatReport('real Dublin City descriptions, development set (dublin-labels.jsonl)', scoreClassification(labels, predictReal(labels, text))));
+    console.log(
+      formatReport(
+        'real Dublin City descriptions, development set (dublin-labels.jsonl)',
+        scoreClassification(labels, predictReal(labels, text)),
+      ),
+    );
     console.log('');
     const validation = readLabels(VALIDATION_LABELS);
-    console.log(formatReport('real Dublin City descriptions, validation set (dublin-validation-labels.jsonl)', scoreClassification(validation, predictReal(validation, text))));
+    console.log(
+      formatReport(
+        'real Dublin City descriptions, validation set (dublin-validation-labels.jsonl)',
+        scoreClassification(validation, predictReal(validation, text)),
+      ),
+    );
     console.log('');
   }
   console.log(formatGenerated(scoreGenerated(Number(values.generated))));

@@ -91,7 +91,9 @@ export function scoreClassification(gold: readonly GoldLabel[], pred: readonly P
       else if (want.has(code)) c.fn++;
     }
     const wantEx = new Set(g.explicit);
-    for (const v of p.explicit_verticals) if (wantEx.has(v)) ex.tp++; else ex.fp++;
+    for (const v of p.explicit_verticals)
+      if (wantEx.has(v)) ex.tp++;
+      else ex.fp++;
     for (const v of wantEx) if (!p.explicit_verticals.includes(v)) ex.fn++;
     if (p.use_class === g.use_class) useClassStrict++;
     if (p.use_class === g.use_class || (g.use_class_alt ?? []).includes(p.use_class)) useClassRight++;
@@ -104,11 +106,15 @@ export function scoreClassification(gold: readonly GoldLabel[], pred: readonly P
     }
   });
   const perVertical: Record<string, Prf> = {};
-  let tp = 0, fp = 0, fn = 0;
+  let tp = 0,
+    fp = 0,
+    fn = 0;
   const macro = { precision: 0, recall: 0, f1: 0, verticals: 0 };
   for (const [code, c] of counts) {
     perVertical[code] = prf(c.tp, c.fp, c.fn);
-    tp += c.tp; fp += c.fp; fn += c.fn;
+    tp += c.tp;
+    fp += c.fp;
+    fn += c.fn;
     if (c.tp + c.fp + c.fn > 0) {
       macro.verticals++;
       macro.precision += perVertical[code]!.precision;
@@ -122,8 +128,17 @@ export function scoreClassification(gold: readonly GoldLabel[], pred: readonly P
     macro.f1 /= macro.verticals;
   }
   return {
-    rows: gold.length, perVertical, micro: prf(tp, fp, fn), macro, explicit: prf(ex.tp, ex.fp, ex.fn),
-    useClassRight, useClassStrict, useClassConfusion, worksKindRight, worksKindConfusion, noWork,
+    rows: gold.length,
+    perVertical,
+    micro: prf(tp, fp, fn),
+    macro,
+    explicit: prf(ex.tp, ex.fp, ex.fn),
+    useClassRight,
+    useClassStrict,
+    useClassConfusion,
+    worksKindRight,
+    worksKindConfusion,
+    noWork,
   };
 }
 
@@ -131,21 +146,39 @@ const f2 = (x: number): string => x.toFixed(2);
 const pct = (n: number, of: number): string => (of === 0 ? '-' : `${((100 * n) / of).toFixed(1)}%`);
 
 /** A confusion table as text: rows are the labels, columns the predictions, only non-empty ones. */
-export function confusionTable(m: Record<string, Record<string, number>>, abbrev: (s: string) => string = (s) => s): string {
+export function confusionTable(
+  m: Record<string, Record<string, number>>,
+  abbrev: (s: string) => string = (s) => s,
+): string {
   const rows = Object.keys(m).sort();
   const cols = [...new Set(Object.values(m).flatMap((r) => Object.keys(r)))].sort();
   const w = Math.max(8, ...rows.map((r) => r.length)) + 1;
   const cw = cols.map((c) => Math.max(4, abbrev(c).length) + 1);
   const lines = [`${'label \\ got'.padEnd(w)}${cols.map((c, j) => abbrev(c).padStart(cw[j]!)).join('')}`];
-  for (const r of rows) lines.push(`${r.padEnd(w)}${cols.map((c, j) => String(m[r]![c] ?? '.').padStart(cw[j]!)).join('')}`);
+  for (const r of rows)
+    lines.push(`${r.padEnd(w)}${cols.map((c, j) => String(m[r]![c] ?? '.').padStart(cw[j]!)).join('')}`);
   return lines.join('\n');
 }
 
 const ABBREV: Record<string, string> = {
-  residential_extension: 'res_ext', residential_multi: 'res_multi', change_of_use: 'ch_use', warehouse_logistics: 'wareh',
-  extension_of_duration: 'ext_dur', declaration: 'decl', amendment: 'amend', retention: 'retain', new_works: 'new',
-  hospitality: 'hosp', healthcare: 'health', education: 'educ', community: 'commun', commercial: 'comm', industrial: 'indus',
-  data_centre: 'dc', mixed_use: 'mixed', agricultural: 'agri',
+  residential_extension: 'res_ext',
+  residential_multi: 'res_multi',
+  change_of_use: 'ch_use',
+  warehouse_logistics: 'wareh',
+  extension_of_duration: 'ext_dur',
+  declaration: 'decl',
+  amendment: 'amend',
+  retention: 'retain',
+  new_works: 'new',
+  hospitality: 'hosp',
+  healthcare: 'health',
+  education: 'educ',
+  community: 'commun',
+  commercial: 'comm',
+  industrial: 'indus',
+  data_centre: 'dc',
+  mixed_use: 'mixed',
+  agricultural: 'agri',
 };
 
 /** The report as the plain-text tables `make eval` prints. */
@@ -154,7 +187,9 @@ export function formatReport(title: string, r: Report): string {
   for (const v of VERTICALS) {
     const s = r.perVertical[v.code]!;
     if (s.tp + s.fp + s.fn === 0) continue;
-    out.push(`${v.code.padEnd(24)}${String(s.tp + s.fn).padStart(8)}  ${f2(s.precision)}  ${f2(s.recall)}  ${f2(s.f1)}`);
+    out.push(
+      `${v.code.padEnd(24)}${String(s.tp + s.fn).padStart(8)}  ${f2(s.precision)}  ${f2(s.recall)}  ${f2(s.f1)}`,
+    );
   }
   out.push(
     `${'micro'.padEnd(24)}${String(r.micro.tp + r.micro.fn).padStart(8)}  ${f2(r.micro.precision)}  ${f2(r.micro.recall)}  ${f2(r.micro.f1)}`,

@@ -11,7 +11,13 @@ import { getJson, FetchError, RetryableError, type HttpClient } from './http.ts'
 import type { ArcgisSpec } from './sources.ts';
 
 /** The query URL of one page (pure). */
-export function arcgisQueryUrl(layerUrl: string, spec: Pick<ArcgisSpec, 'orderBy' | 'outSr'>, where: string, offset: number, count: number): string {
+export function arcgisQueryUrl(
+  layerUrl: string,
+  spec: Pick<ArcgisSpec, 'orderBy' | 'outSr'>,
+  where: string,
+  offset: number,
+  count: number,
+): string {
   const u = new URL(layerUrl); // a query string of the layer URL (e.g. a token) is kept
   u.pathname = u.pathname.replace(/\/+$/, '') + '/query';
   const params: [string, string][] = [
@@ -42,8 +48,14 @@ interface Page {
 
 /** Check a page: an ArcGIS `error` body or a page without `features` is an error (retryable when the server says 429 / 5xx, or the body is malformed). */
 export function checkPage(doc: unknown): Page {
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new RetryableError('malformed page: not a JSON object');
-  const d = doc as { error?: { code?: unknown; message?: unknown }; features?: unknown; exceededTransferLimit?: unknown; spatialReference?: unknown };
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw new RetryableError('malformed page: not a JSON object');
+  const d = doc as {
+    error?: { code?: unknown; message?: unknown };
+    features?: unknown;
+    exceededTransferLimit?: unknown;
+    spatialReference?: unknown;
+  };
   if (d.error) {
     const code = typeof d.error.code === 'number' ? d.error.code : 0;
     const msg = `ArcGIS error ${code}: ${typeof d.error.message === 'string' ? d.error.message : 'no message'}`;
@@ -51,7 +63,11 @@ export function checkPage(doc: unknown): Page {
     throw new Error(msg); // withRetries turns it into a FetchError naming the URL
   }
   if (!Array.isArray(d.features)) throw new RetryableError('malformed page: no features array');
-  return { features: d.features, exceededTransferLimit: d.exceededTransferLimit === true, spatialReference: d.spatialReference ?? null };
+  return {
+    features: d.features,
+    exceededTransferLimit: d.exceededTransferLimit === true,
+    spatialReference: d.spatialReference ?? null,
+  };
 }
 
 export interface LayerResult {
@@ -70,7 +86,12 @@ const MAX_PAGES = 100_000;
  * features received (the server may cap a page below `pageSize`). A page that claims more while
  * holding no features is an error.
  */
-export async function fetchArcgisLayer(client: HttpClient, layerUrl: string, spec: ArcgisSpec, where: string): Promise<LayerResult> {
+export async function fetchArcgisLayer(
+  client: HttpClient,
+  layerUrl: string,
+  spec: ArcgisSpec,
+  where: string,
+): Promise<LayerResult> {
   const features: unknown[] = [];
   let spatialReference: unknown = null;
   let attempts = 0;
@@ -81,7 +102,8 @@ export async function fetchArcgisLayer(client: HttpClient, layerUrl: string, spe
     spatialReference ??= page.spatialReference;
     for (const f of page.features) features.push(f);
     if (!page.exceededTransferLimit) return { features, spatialReference, pages, attempts };
-    if (page.features.length === 0) throw new FetchError(`malformed page from ${url}: exceededTransferLimit with no features`, url, a);
+    if (page.features.length === 0)
+      throw new FetchError(`malformed page from ${url}: exceededTransferLimit with no features`, url, a);
     offset += page.features.length;
     client.deps.log(`  ${features.length.toLocaleString('en-IE')} features so far`);
   }
@@ -92,7 +114,14 @@ export async function fetchArcgisLayer(client: HttpClient, layerUrl: string, spe
 export function featureKey(feature: unknown, keyFields: readonly string[]): string | null {
   const attrs = (feature as { attributes?: Record<string, unknown> } | null)?.attributes;
   if (typeof attrs !== 'object' || attrs === null) return null;
-  return keyFields.map((k) => String(attrs[k] ?? '').trim().replace(/\s+/g, ' ').toUpperCase()).join('\u0000');
+  return keyFields
+    .map((k) =>
+      String(attrs[k] ?? '')
+        .trim()
+        .replace(/\s+/g, ' ')
+        .toUpperCase(),
+    )
+    .join('\u0000');
 }
 
 /**
@@ -101,7 +130,11 @@ export function featureKey(feature: unknown, keyFields: readonly string[]): stri
  * in order. Features of the window are kept as published, duplicates included (the adapter
  * accounts them).
  */
-export function mergeFeatures(stored: readonly unknown[], fresh: readonly unknown[], keyFields: readonly string[]): unknown[] {
+export function mergeFeatures(
+  stored: readonly unknown[],
+  fresh: readonly unknown[],
+  keyFields: readonly string[],
+): unknown[] {
   const byKey = new Map<string, unknown[]>();
   const keyless: unknown[] = [];
   for (const f of fresh) {

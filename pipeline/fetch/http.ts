@@ -56,7 +56,11 @@ export class RetryableError extends Error {
  * Delay before the attempt after attempt `n` (1-based): exponential, capped, with "equal jitter":
  * half the step fixed, half random, so many clients do not retry in step.
  */
-export function backoffMs(n: number, policy: Pick<ClientPolicy, 'baseDelayMs' | 'maxDelayMs'>, random: () => number): number {
+export function backoffMs(
+  n: number,
+  policy: Pick<ClientPolicy, 'baseDelayMs' | 'maxDelayMs'>,
+  random: () => number,
+): number {
   const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (n - 1));
   return Math.round(step / 2 + random() * (step / 2));
 }
@@ -75,7 +79,11 @@ export function parseRetryAfter(value: string | null, now: Date): number | null 
  * or the jittered backoff; any other error ends at once. Throws `FetchError` naming the URL and
  * the attempts made.
  */
-export async function withRetries<T>(client: HttpClient, url: string, attempt: (n: number) => Promise<T>): Promise<{ value: T; attempts: number }> {
+export async function withRetries<T>(
+  client: HttpClient,
+  url: string,
+  attempt: (n: number) => Promise<T>,
+): Promise<{ value: T; attempts: number }> {
   const { policy, deps } = client;
   for (let n = 1; ; n++) {
     try {
@@ -179,8 +187,14 @@ async function get(client: HttpClient, url: string, headers: Record<string, stri
       reject(new FetchError(`unsupported URL scheme ${u.protocol} (${url})`, url, 1));
       return;
     }
-    const req = send(u, { method: 'GET', headers: { 'user-agent': client.userAgent, 'accept-encoding': 'identity', ...headers } }, resolve);
-    req.setTimeout(client.policy.timeoutMs, () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
+    const req = send(
+      u,
+      { method: 'GET', headers: { 'user-agent': client.userAgent, 'accept-encoding': 'identity', ...headers } },
+      resolve,
+    );
+    req.setTimeout(client.policy.timeoutMs, () =>
+      req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })),
+    );
     req.on('error', (e) => reject(new RetryableError(`connection failed: ${describe(e)}`)));
     req.end();
   });
@@ -197,7 +211,10 @@ async function get(client: HttpClient, url: string, headers: Record<string, stri
 function checkStatus(res: Reply, client: HttpClient): void {
   if (res.status === 429 || res.status >= 500) {
     res.discard();
-    throw new RetryableError(`HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`, parseRetryAfter(res.header('retry-after'), client.deps.now()));
+    throw new RetryableError(
+      `HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`,
+      parseRetryAfter(res.header('retry-after'), client.deps.now()),
+    );
   }
 }
 
@@ -212,7 +229,11 @@ function describe(e: unknown): string {
  * asking again, any other error to stop); 429, 5xx, dropped connections and malformed JSON are
  * retried with the same budget.
  */
-export async function getJson<T>(client: HttpClient, url: string, check: (doc: unknown) => T): Promise<{ value: T; attempts: number }> {
+export async function getJson<T>(
+  client: HttpClient,
+  url: string,
+  check: (doc: unknown) => T,
+): Promise<{ value: T; attempts: number }> {
   return withRetries(client, url, async () => {
     const res = await get(client, url, { accept: 'application/json' });
     checkStatus(res, client);
@@ -262,10 +283,16 @@ export interface DownloadResult {
  * advertised `Accept-Ranges: bytes` and a validator, else restarted. Throws `FetchError` when it
  * gives up; `dest` is then unchanged and the part file removed.
  */
-export async function downloadFile(client: HttpClient, url: string, dest: string, previous: Validators | null): Promise<DownloadResult> {
+export async function downloadFile(
+  client: HttpClient,
+  url: string,
+  dest: string,
+  previous: Validators | null,
+): Promise<DownloadResult> {
   const part = `${dest}.part`;
   await rm(part, { force: true });
-  const conditional = previous !== null && (previous.etag !== null || previous.lastModified !== null) && (await exists(dest));
+  const conditional =
+    previous !== null && (previous.etag !== null || previous.lastModified !== null) && (await exists(dest));
   let have = 0;
   /** The `If-Range` value for resuming the part file; null when it cannot be resumed. */
   let resumeWith: string | null = null;
@@ -337,7 +364,9 @@ export async function downloadFile(client: HttpClient, url: string, dest: string
           have += chunk.length;
         });
       } catch (e) {
-        dropped = new RetryableError(`connection dropped after ${have} bytes${expected !== null ? ` of ${expected}` : ''}: ${describe(e)}`);
+        dropped = new RetryableError(
+          `connection dropped after ${have} bytes${expected !== null ? ` of ${expected}` : ''}: ${describe(e)}`,
+        );
       } finally {
         closeSync(fd);
       }
@@ -353,7 +382,15 @@ export async function downloadFile(client: HttpClient, url: string, dest: string
       return false;
     });
     if (notModified) {
-      return { status: 'not_modified', attempts, resumed: false, etag: previous!.etag, lastModified: previous!.lastModified, bytes: null, sha256: null };
+      return {
+        status: 'not_modified',
+        attempts,
+        resumed: false,
+        etag: previous!.etag,
+        lastModified: previous!.lastModified,
+        bytes: null,
+        sha256: null,
+      };
     }
     const sha256 = await sha256File(part);
     const bytes = (await stat(part)).size;

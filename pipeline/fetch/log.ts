@@ -59,7 +59,8 @@ export function readFetchLog(rawDir: string): FetchLog | null {
   const path = join(rawDir, FETCH_LOG_FILE);
   if (!existsSync(path)) return null;
   const doc = JSON.parse(readFileSync(path, 'utf8')) as FetchLog;
-  if (!['fetched', 'generated', 'mixed'].includes(doc.origin)) throw new Error(`${FETCH_LOG_FILE}: unknown origin ${String(doc.origin)}`);
+  if (!['fetched', 'generated', 'mixed'].includes(doc.origin))
+    throw new Error(`${FETCH_LOG_FILE}: unknown origin ${String(doc.origin)}`);
   return doc;
 }
 

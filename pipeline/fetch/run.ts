@@ -68,7 +68,12 @@ export async function runFetch(opts: FetchOptions, deps: FetchDeps): Promise<Fet
 }
 
 /** One target: its new log entry. */
-async function fetchTarget(client: HttpClient, t: FetchTarget, opts: FetchOptions, prev: FetchLogEntry | null): Promise<FetchLogEntry> {
+async function fetchTarget(
+  client: HttpClient,
+  t: FetchTarget,
+  opts: FetchOptions,
+  prev: FetchLogEntry | null,
+): Promise<FetchLogEntry> {
   const checkedAt = client.deps.now().toISOString();
   const dest = join(opts.rawDir, t.source, t.file);
   const inPlace = prev !== null && existsSync(dest);
@@ -84,7 +89,9 @@ async function fetchTarget(client: HttpClient, t: FetchTarget, opts: FetchOption
     last_modified: inPlace ? prev.last_modified : null,
     bytes: inPlace ? prev.bytes : null,
     sha256: inPlace ? prev.sha256 : null,
-    ...(t.protocol === 'arcgis-featureserver' ? { records: inPlace ? (prev.records ?? null) : null, window: inPlace ? (prev.window ?? null) : null } : {}),
+    ...(t.protocol === 'arcgis-featureserver'
+      ? { records: inPlace ? (prev.records ?? null) : null, window: inPlace ? (prev.window ?? null) : null }
+      : {}),
     error: null,
   };
   if (t.url === null) {
@@ -97,13 +104,28 @@ async function fetchTarget(client: HttpClient, t: FetchTarget, opts: FetchOption
     if (t.protocol === 'arcgis-featureserver') {
       return { ...base, ...(await fetchArcgisTarget(client, t, dest, inPlace && !opts.full ? prev : null, checkedAt)) };
     }
-    const r = await downloadFile(client, t.url, dest, inPlace ? { etag: prev.etag, lastModified: prev.last_modified } : null);
+    const r = await downloadFile(
+      client,
+      t.url,
+      dest,
+      inPlace ? { etag: prev.etag, lastModified: prev.last_modified } : null,
+    );
     if (r.status === 'not_modified') {
       client.deps.log(`  not modified (304): keeping the copy of ${prev?.fetched_at ?? 'before'}`);
       return { ...base, status: 'not_modified' };
     }
-    client.deps.log(`  ${r.bytes!.toLocaleString('en-IE')} bytes${r.resumed ? ' (resumed)' : ''}, sha256 ${r.sha256!.slice(0, 12)}…`);
-    return { ...base, status: 'fetched', fetched_at: checkedAt, etag: r.etag, last_modified: r.lastModified, bytes: r.bytes, sha256: r.sha256 };
+    client.deps.log(
+      `  ${r.bytes!.toLocaleString('en-IE')} bytes${r.resumed ? ' (resumed)' : ''}, sha256 ${r.sha256!.slice(0, 12)}…`,
+    );
+    return {
+      ...base,
+      status: 'fetched',
+      fetched_at: checkedAt,
+      etag: r.etag,
+      last_modified: r.lastModified,
+      bytes: r.bytes,
+      sha256: r.sha256,
+    };
   } catch (e) {
     const error = `${t.source}: ${publicMessage(e, opts.rawDir)}`;
     client.deps.log(`  FAILED ${error} (the previous copy is kept)`);
@@ -114,7 +136,10 @@ async function fetchTarget(client: HttpClient, t: FetchTarget, opts: FetchOption
 /** An error message fit for the published log: URLs made public, the raw folder's path hidden. */
 function publicMessage(e: unknown, rawDir: string): string {
   const msg = e instanceof Error ? e.message : String(e);
-  return msg.replace(/https?:\/\/[^\s)]+/g, (u) => publicUrl(u)).split(rawDir).join('<raw>');
+  return msg
+    .replace(/https?:\/\/[^\s)]+/g, (u) => publicUrl(u))
+    .split(rawDir)
+    .join('<raw>');
 }
 
 /** ArcGIS: the whole layer, or (with a previous fetch) the incremental window merged into the stored document. */
@@ -137,7 +162,9 @@ async function fetchArcgisTarget(
   const features = stored ? mergeFeatures(stored.features, layer.features, spec.keyFields) : layer.features;
   const spatialReference = layer.spatialReference ?? stored?.spatialReference ?? { wkid: spec.outSr };
   const { bytes, sha256 } = await writeLayer(dest, spatialReference, features);
-  client.deps.log(`  ${layer.features.length.toLocaleString('en-IE')} features in ${layer.pages} pages → ${features.length.toLocaleString('en-IE')} stored, ${bytes.toLocaleString('en-IE')} bytes`);
+  client.deps.log(
+    `  ${layer.features.length.toLocaleString('en-IE')} features in ${layer.pages} pages → ${features.length.toLocaleString('en-IE')} stored, ${bytes.toLocaleString('en-IE')} bytes`,
+  );
   return {
     status: 'fetched',
     fetched_at: checkedAt,
@@ -153,15 +180,24 @@ async function fetchArcgisTarget(
 /** The stored ArcGIS document, or null when it is missing or unreadable (then the whole layer is fetched). */
 async function readStoredLayer(path: string): Promise<{ features: unknown[]; spatialReference: unknown } | null> {
   try {
-    const doc = JSON.parse((await readFile(path, 'utf8')).replace(/^\uFEFF/, '')) as { features?: unknown; spatialReference?: unknown };
-    return Array.isArray(doc.features) ? { features: doc.features, spatialReference: doc.spatialReference ?? null } : null;
+    const doc = JSON.parse((await readFile(path, 'utf8')).replace(/^\uFEFF/, '')) as {
+      features?: unknown;
+      spatialReference?: unknown;
+    };
+    return Array.isArray(doc.features)
+      ? { features: doc.features, spatialReference: doc.spatialReference ?? null }
+      : null;
   } catch {
     return null;
   }
 }
 
 /** Write `{ spatialReference, features }` feature by feature to a part file, then move it into place. */
-async function writeLayer(dest: string, spatialReference: unknown, features: readonly unknown[]): Promise<{ bytes: number; sha256: string }> {
+async function writeLayer(
+  dest: string,
+  spatialReference: unknown,
+  features: readonly unknown[],
+): Promise<{ bytes: number; sha256: string }> {
   const part = `${dest}.part`;
   const out = createWriteStream(part);
   const h = createHash('sha256');

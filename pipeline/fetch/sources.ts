@@ -105,13 +105,17 @@ export function parseSourcesFile(doc: unknown): SourcesFile {
 function parseDownload(doc: unknown, at: string): DownloadSpec {
   const d = obj(doc, at);
   const source = str(d.source, `${at}.source`);
-  if (!(SOURCE_NAMES as readonly string[]).includes(source)) throw new SourcesFileError(`${at}.source must be one of ${SOURCE_NAMES.join(', ')}, got ${source}`);
+  if (!(SOURCE_NAMES as readonly string[]).includes(source))
+    throw new SourcesFileError(`${at}.source must be one of ${SOURCE_NAMES.join(', ')}, got ${source}`);
   const protocol = str(d.protocol, `${at}.protocol`) as Protocol;
-  if (!PROTOCOLS.includes(protocol)) throw new SourcesFileError(`${at}.protocol must be one of ${PROTOCOLS.join(', ')}, got ${protocol}`);
+  if (!PROTOCOLS.includes(protocol))
+    throw new SourcesFileError(`${at}.protocol must be one of ${PROTOCOLS.join(', ')}, got ${protocol}`);
   const file = str(d.file, `${at}.file`);
-  if (!/^[A-Za-z0-9._{}-]+\.(csv|json)$/.test(file)) throw new SourcesFileError(`${at}.file must be a plain .csv or .json file name, got ${file}`);
+  if (!/^[A-Za-z0-9._{}-]+\.(csv|json)$/.test(file))
+    throw new SourcesFileError(`${at}.file must be a plain .csv or .json file name, got ${file}`);
   const urlEnv = str(d.url_env, `${at}.url_env`);
-  if (!/^FETCH_URL_[A-Z0-9_]+$/.test(urlEnv)) throw new SourcesFileError(`${at}.url_env must look like FETCH_URL_NAME, got ${urlEnv}`);
+  if (!/^FETCH_URL_[A-Z0-9_]+$/.test(urlEnv))
+    throw new SourcesFileError(`${at}.url_env must look like FETCH_URL_NAME, got ${urlEnv}`);
   const spec: DownloadSpec = {
     source: source as SourceName,
     file,
@@ -128,7 +132,9 @@ function parseDownload(doc: unknown, at: string): DownloadSpec {
   }
   if (protocol === 'arcgis-featureserver') {
     const a = obj(d.arcgis, `${at}.arcgis`);
-    const keyFields = Array.isArray(a.key_fields) ? a.key_fields.map((k, i) => str(k, `${at}.arcgis.key_fields[${i}]`)) : [];
+    const keyFields = Array.isArray(a.key_fields)
+      ? a.key_fields.map((k, i) => str(k, `${at}.arcgis.key_fields[${i}]`))
+      : [];
     if (keyFields.length === 0) throw new SourcesFileError(`${at}.arcgis.key_fields must list at least one field`);
     let incremental: ArcgisSpec['incremental'] = null;
     if (a.incremental !== undefined && a.incremental !== null) {
@@ -162,7 +168,8 @@ export function resolveTargets(
 ): FetchTarget[] {
   const known = new Set(file.downloads.map((d) => d.source));
   for (const s of only) {
-    if (!known.has(s as SourceName)) throw new SourcesFileError(`unknown source '${s}' (sources with downloads: ${[...known].join(', ')})`);
+    if (!known.has(s as SourceName))
+      throw new SourcesFileError(`unknown source '${s}' (sources with downloads: ${[...known].join(', ')})`);
   }
   const out: FetchTarget[] = [];
   for (const d of file.downloads) {
@@ -188,7 +195,8 @@ export function resolveTargets(
   return out;
 }
 
-const range = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+const range = (from: number, to: number): number[] =>
+  Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
 
 function obj(v: unknown, at: string): Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new SourcesFileError(`${at} must be an object`);
@@ -201,6 +209,7 @@ function str(v: unknown, at: string): string {
 }
 
 function int(v: unknown, at: string, min: number, max: number): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new SourcesFileError(`${at} must be a whole number between ${min} and ${max}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+    throw new SourcesFileError(`${at} must be a whole number between ${min} and ${max}`);
   return v;
 }

@@ -7,17 +7,63 @@
 import { foldText } from '../reference/authorities.ts';
 
 /** Word → the one spelling the key uses (both spellings of a pair map to the same token). */
-const SPELLING: ReadonlyMap<string, string> = new Map(Object.entries({
-  road: 'rd', street: 'st', saint: 'st', avenue: 'ave', av: 'ave', drive: 'dr', court: 'ct', terrace: 'tce',
-  square: 'sq', place: 'pl', crescent: 'cres', gardens: 'gdns', grove: 'gr', lane: 'ln', park: 'pk',
-  apartment: 'apt', flat: 'apt', house: 'hse', upper: 'upr', lower: 'lwr', mount: 'mt', number: 'no',
-  cottages: 'cotts', heights: 'hts', close: 'cl',
-}));
+const SPELLING: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    road: 'rd',
+    street: 'st',
+    saint: 'st',
+    avenue: 'ave',
+    av: 'ave',
+    drive: 'dr',
+    court: 'ct',
+    terrace: 'tce',
+    square: 'sq',
+    place: 'pl',
+    crescent: 'cres',
+    gardens: 'gdns',
+    grove: 'gr',
+    lane: 'ln',
+    park: 'pk',
+    apartment: 'apt',
+    flat: 'apt',
+    house: 'hse',
+    upper: 'upr',
+    lower: 'lwr',
+    mount: 'mt',
+    number: 'no',
+    cottages: 'cotts',
+    heights: 'hts',
+    close: 'cl',
+  }),
+);
 
 const COUNTIES = new Set([
-  'carlow', 'cavan', 'clare', 'cork', 'donegal', 'dublin', 'galway', 'kerry', 'kildare', 'kilkenny', 'laois', 'leitrim',
-  'limerick', 'longford', 'louth', 'mayo', 'meath', 'monaghan', 'offaly', 'roscommon', 'sligo', 'tipperary', 'waterford',
-  'westmeath', 'wexford', 'wicklow',
+  'carlow',
+  'cavan',
+  'clare',
+  'cork',
+  'donegal',
+  'dublin',
+  'galway',
+  'kerry',
+  'kildare',
+  'kilkenny',
+  'laois',
+  'leitrim',
+  'limerick',
+  'longford',
+  'louth',
+  'mayo',
+  'meath',
+  'monaghan',
+  'offaly',
+  'roscommon',
+  'sligo',
+  'tipperary',
+  'waterford',
+  'westmeath',
+  'wexford',
+  'wicklow',
 ]);
 
 /**

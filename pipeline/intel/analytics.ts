@@ -55,9 +55,11 @@ export interface AnalyticsSummary {
 /** `8040` → `2010Q1`. */
 export const quarterLabel = (q: number): string => `${Math.floor(q / 4)}Q${(q % 4) + 1}`;
 /** `8040` → `2010-01-01`. */
-export const quarterStart = (q: number): string => `${Math.floor(q / 4)}-${String((q % 4) * 3 + 1).padStart(2, '0')}-01`;
+export const quarterStart = (q: number): string =>
+  `${Math.floor(q / 4)}-${String((q % 4) * 3 + 1).padStart(2, '0')}-01`;
 /** `2010-05-17` → 8041. */
-export const quarterNumber = (iso: string): number => Number(iso.slice(0, 4)) * 4 + Math.floor((Number(iso.slice(5, 7)) - 1) / 3);
+export const quarterNumber = (iso: string): number =>
+  Number(iso.slice(0, 4)) * 4 + Math.floor((Number(iso.slice(5, 7)) - 1) / 3);
 
 const round = (x: number, d: number): number => Math.round(x * 10 ** d) / 10 ** d;
 
@@ -68,16 +70,21 @@ export async function runAnalytics(db: Db, input: AnalyticsInput): Promise<Analy
   const [funnel] = await db.all<Record<string, number>>(salesFunnelSql('intel_sales'));
   await db.run(pairsSql('intel_sales'));
   const outcomes = await db.all<{ outcome: string; pairs: number; homes: number }>(pairCountsSql());
-  const cells = await db.all<{ county: string | null; a: number; b: number; n: number; sy: number; syy: number }>(pairCellsSql());
+  const cells = await db.all<{ county: string | null; a: number; b: number; n: number; sy: number; syy: number }>(
+    pairCellsSql(),
+  );
   await db.run('DROP TABLE intel_pairs');
 
   const index = priceIndexRows(cells);
-  const typical = await db.all<{ county: string | null; dwelling: string | null; q: number; price: number; n: number }>(typicalPriceSql('intel_sales'));
+  const typical = await db.all<{ county: string | null; dwelling: string | null; q: number; price: number; n: number }>(
+    typicalPriceSql('intel_sales'),
+  );
   await db.run('DROP TABLE intel_sales');
   const yields = yieldRows(typical, input.rents);
-  const zones = input.leadsParquet && existsSync(input.leadsParquet)
-    ? emergingZoneRows(await db.all(zoneCountsSql(input.leadsParquet), [input.asOf]), index, input.asOf)
-    : [];
+  const zones =
+    input.leadsParquet && existsSync(input.leadsParquet)
+      ? emergingZoneRows(await db.all(zoneCountsSql(input.leadsParquet), [input.asOf]), index, input.asOf)
+      : [];
   const materials = materialCostRows(input.materials);
 
   const tables = {
@@ -107,17 +114,27 @@ export async function runAnalytics(db: Db, input: AnalyticsInput): Promise<Analy
   };
 }
 
-async function write(db: Db, input: AnalyticsInput, name: string, kind: Parameters<Validators['validate']>[0], orderBy: string, rows: Record<string, unknown>[]): Promise<number> {
+async function write(
+  db: Db,
+  input: AnalyticsInput,
+  name: string,
+  kind: Parameters<Validators['validate']>[0],
+  orderBy: string,
+  rows: Record<string, unknown>[],
+): Promise<number> {
   for (const [i, r] of rows.entries()) {
     const problems = input.validators.validate(kind, r);
-    if (problems.length) throw new Error(`analytics table ${name} row ${i} failed schema validation: ${problems.join('; ')}`);
+    if (problems.length)
+      throw new Error(`analytics table ${name} row ${i} failed schema validation: ${problems.join('; ')}`);
   }
   const spec: TableSpec = { name, columns: columnsFromSchema(kind), orderBy, rowGroupRows: 100_000 };
   return writeTable(db, input.buildDir, spec, rows);
 }
 
 /** The index rows of every area with pairs: the national series first, then each county. */
-export function priceIndexRows(cells: readonly { county: string | null; a: number; b: number; n: number; sy: number; syy: number }[]): Record<string, unknown>[] {
+export function priceIndexRows(
+  cells: readonly { county: string | null; a: number; b: number; n: number; sy: number; syy: number }[],
+): Record<string, unknown>[] {
   const byArea = new Map<string, PairCell[]>();
   for (const c of cells) {
     const area = c.county ?? NATIONAL;
@@ -203,7 +220,8 @@ export function yieldRows(
       gross_yield_pct: round(((monthly * 12) / t.price) * 100, 2),
     });
   }
-  const key = (r: Record<string, unknown>): string => `${r.area === NATIONAL ? '0' : '1'}${String(r.area)}|${String(r.property_type)}|${String(r.quarter)}`;
+  const key = (r: Record<string, unknown>): string =>
+    `${r.area === NATIONAL ? '0' : '1'}${String(r.area)}|${String(r.property_type)}|${String(r.quarter)}`;
   return out.sort((a, b) => (key(a) < key(b) ? -1 : 1));
 }
 
@@ -231,7 +249,8 @@ export function emergingZoneRows(
   const lastComplete = quarterNumber(asOf) - 1; // the quarter before the as-of date's is complete
   const level = new Map<string, number>();
   for (const p of index) level.set(`${p.area}|${p.quarter}`, p.index_value as number);
-  const growth = (cur: number, prev: number): number | null => (prev > 0 ? round(((cur - prev) / prev) * 100, 2) : null);
+  const growth = (cur: number, prev: number): number | null =>
+    prev > 0 ? round(((cur - prev) / prev) * 100, 2) : null;
   const rows = counts
     .filter((c) => typeof c.county === 'string')
     .map((c) => {

@@ -28,7 +28,8 @@ export const INTEL_SALE_COLUMNS: readonly [string, string][] = [
 export function intelSaleLine(row: SaleRow): string {
   const a = addressFacts(row.address);
   return `${row.date_of_sale}\t${row.county}\t${row.eircode_routing_key ?? ''}\t${row.eircode_hash ?? ''}\t${a.key}\t${a.dwelling}\t${row.price_cents}\t${
-    row.not_full_market_price ? 'false' : 'true'}\t${row.is_new_dwelling || row.vat_exclusive ? 'false' : 'true'}`;
+    row.not_full_market_price ? 'false' : 'true'
+  }\t${row.is_new_dwelling || row.vat_exclusive ? 'false' : 'true'}`;
 }
 
 export interface IntelSalesSink {

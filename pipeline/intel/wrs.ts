@@ -63,7 +63,9 @@ export interface WrsOptions {
  */
 export function repeatSalesIndex(input: readonly PairCell[], opts: WrsOptions = {}): WrsResult | null {
   const minShare = opts.minVarianceShare ?? 0.1;
-  const all = input.filter((c) => c.n > 0 && c.a !== c.b).map((c) => (c.a < c.b ? c : { a: c.b, b: c.a, n: c.n, sy: -c.sy, syy: c.syy }));
+  const all = input
+    .filter((c) => c.n > 0 && c.a !== c.b)
+    .map((c) => (c.a < c.b ? c : { a: c.b, b: c.a, n: c.n, sy: -c.sy, syy: c.syy }));
   if (all.length === 0) return null;
 
   // connected groups of periods (union-find); keep the group with the most pairs
@@ -133,7 +135,14 @@ export function repeatSalesIndex(input: readonly PairCell[], opts: WrsOptions = 
   };
 
   if (k === 0) {
-    return { base, points: [{ period: base, log_index: 0, std_error: 0, pairs: pairsAt.get(base) ?? 0 }], variance: { a: 0, b: 0 }, sigma2: 0, pairs: nTotal, disconnected };
+    return {
+      base,
+      points: [{ period: base, log_index: 0, std_error: 0, pairs: pairsAt.get(base) ?? 0 }],
+      variance: { a: 0, b: 0 },
+      sigma2: 0,
+      pairs: nTotal,
+      disconnected,
+    };
   }
 
   // stage 1: OLS

@@ -151,10 +151,7 @@ export class CsvParser {
  * Read a CSV file as batches of records. Blank lines are skipped. The first record is the
  * header. Memory stays at one chunk plus one batch whatever the file size.
  */
-export async function* readCsvBatches(
-  path: string,
-  encoding: CsvEncoding = 'utf-8',
-): AsyncGenerator<CsvRecord[]> {
+export async function* readCsvBatches(path: string, encoding: CsvEncoding = 'utf-8'): AsyncGenerator<CsvRecord[]> {
   const decoder = new TextDecoder(encoding);
   const parser = new CsvParser();
   const stream = createReadStream(path, { highWaterMark: 1 << 20 });

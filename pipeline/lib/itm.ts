@@ -26,8 +26,10 @@ export function wgs84ToItm(lon: number, lat: number): { easting: number; northin
 /** True when the point lies within the island of Ireland's bounding box. */
 export function inIreland(lon: number, lat: number): boolean {
   return (
-    lon >= IRELAND_BOUNDS.minLon && lon <= IRELAND_BOUNDS.maxLon &&
-    lat >= IRELAND_BOUNDS.minLat && lat <= IRELAND_BOUNDS.maxLat
+    lon >= IRELAND_BOUNDS.minLon &&
+    lon <= IRELAND_BOUNDS.maxLon &&
+    lat >= IRELAND_BOUNDS.minLat &&
+    lat <= IRELAND_BOUNDS.maxLat
   );
 }
 

@@ -215,7 +215,11 @@ export function buildCompanyIndex(companies: CompanyRow[]): CompanyIndex {
     return fuzzy(base);
   };
 
-  const asMatch = (c: CompanyRow): CompanyMatch => ({ company_number: c.company_number, company_name: c.company_name, confidence: 1 });
+  const asMatch = (c: CompanyRow): CompanyMatch => ({
+    company_number: c.company_number,
+    company_name: c.company_name,
+    confidence: 1,
+  });
   return {
     registered(name: string): CompanyMatch | null {
       const c = byKey.get(companyNameKey(name));

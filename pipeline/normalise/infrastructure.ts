@@ -67,9 +67,7 @@ function pickName(fragments: InfraFragment[]): string {
     s.rank = Math.min(s.rank, ORDER_NAME_TIE.indexOf(f.kind));
     stats.set(f.name, s);
   }
-  return [...stats].sort(
-    ([a, x], [b, y]) => y.n - x.n || x.rank - y.rank || (a < b ? -1 : a > b ? 1 : 0),
-  )[0]![0];
+  return [...stats].sort(([a, x], [b, y]) => y.n - x.n || x.rank - y.rank || (a < b ? -1 : a > b ? 1 : 0))[0]![0];
 }
 
 function roundNumber(s: string): number {
@@ -86,7 +84,13 @@ function dataDate(fragments: InfraFragment[]): IsoDate | null {
   return max;
 }
 
-function mergeOne(key: string, vertical: InfraVertical, fragments: InfraFragment[], companies: CompanyIndex, asOf: IsoDate | null): InfraDraft {
+function mergeOne(
+  key: string,
+  vertical: InfraVertical,
+  fragments: InfraFragment[],
+  companies: CompanyIndex,
+  asOf: IsoDate | null,
+): InfraDraft {
   const byKind = new Map<Kind, InfraFragment[]>();
   for (const f of fragments) {
     const list = byKind.get(f.kind);
@@ -102,9 +106,8 @@ function mergeOne(key: string, vertical: InfraVertical, fragments: InfraFragment
   );
   if (auctions.length) byKind.set('auction', auctions);
   // The primary consenting case is the latest lodged (then the latest line).
-  const primary = [...abp].sort(
-    (a, b) => (b.lodged_date ?? '').localeCompare(a.lodged_date ?? '') || byFileLine(b, a),
-  )[0] ?? null;
+  const primary =
+    [...abp].sort((a, b) => (b.lodged_date ?? '').localeCompare(a.lodged_date ?? '') || byFileLine(b, a))[0] ?? null;
 
   // Capacity: grid rows of one project are its connected phases and add up.
   let capacity: number | null = null;
@@ -119,12 +122,16 @@ function mergeOne(key: string, vertical: InfraVertical, fragments: InfraFragment
   }
 
   // The first applicant with evidence that it is an organisation (name-evidence.ts); none: null.
-  const applicant = first(byKind, ORDER_APPLICANT, (f) => (nameEvidence(f.applicant, companies) ? f.applicant : null))?.value ?? null;
+  const applicant =
+    first(byKind, ORDER_APPLICANT, (f) => (nameEvidence(f.applicant, companies) ? f.applicant : null))?.value ?? null;
   const applicantEvidence = nameEvidence(applicant, companies);
   const location = first(byKind, ORDER_LOCATION, (f) => (f.lat !== null && f.lon !== null ? [f.lat, f.lon] : null));
   const authority = first(byKind, ORDER_LOCATION, (f) => f.authority)?.value ?? null;
   const county = first(byKind, ORDER_LOCATION, (f) => f.county)?.value ?? null;
-  const connectionDates = grid.map((f) => f.connection_date).filter((d): d is string => d !== null).sort();
+  const connectionDates = grid
+    .map((f) => f.connection_date)
+    .filter((d): d is string => d !== null)
+    .sort();
   const dcRef = dcs.find((f) => f.case_id !== null) ?? null;
 
   const outcomes = abp.map((f) => decisionOutcome(f.decision));
@@ -132,7 +139,10 @@ function mergeOne(key: string, vertical: InfraVertical, fragments: InfraFragment
   let status: InfraDraft['status'] = 'proposed';
   if (connectionDates.some((d) => asOf === null || d <= asOf) || dcStatus.includes('operational')) {
     status = 'operational';
-  } else if (outcomes.includes('grant') || dcStatus.some((s) => s === 'planning granted' || s === 'under construction')) {
+  } else if (
+    outcomes.includes('grant') ||
+    dcStatus.some((s) => s === 'planning granted' || s === 'under construction')
+  ) {
     status = 'consented';
   } else if (outcomes.includes('undecided') || dcStatus.includes('in planning')) {
     status = 'in_planning';
@@ -174,7 +184,8 @@ function mergeOne(key: string, vertical: InfraVertical, fragments: InfraFragment
     auction_round: auctions[0]?.auction_round ?? null,
     auction_winner: auctions.length > 0,
     eu_fast_lane:
-      FAST_LANE_VERTICALS.includes(vertical) && abp.some((f) => f.lodged_date !== null && f.lodged_date >= FAST_LANE_FROM),
+      FAST_LANE_VERTICALS.includes(vertical) &&
+      abp.some((f) => f.lodged_date !== null && f.lodged_date >= FAST_LANE_FROM),
     regulator_connection_rule: dcs.some((f) => f.cru_connection_policy === true),
     sources: [...byKind.keys()].sort(),
     description: primary?.description ?? null,
@@ -191,11 +202,7 @@ function mergeOne(key: string, vertical: InfraVertical, fragments: InfraFragment
  * When omitted it is the latest lodging or decision date among the fragments (dates that can
  * only lie in the past); with none, every listed connection counts as made.
  */
-export function mergeInfrastructure(
-  fragments: InfraFragment[],
-  companies: CompanyIndex,
-  asOf?: IsoDate,
-): InfraDraft[] {
+export function mergeInfrastructure(fragments: InfraFragment[], companies: CompanyIndex, asOf?: IsoDate): InfraDraft[] {
   const today = asOf ?? dataDate(fragments);
   const groups = new Map<string, { vertical: InfraVertical; list: InfraFragment[] }>();
   for (const f of fragments) {

@@ -170,12 +170,22 @@ function toLead(
   const county = f ? f.county : 'Unknown';
   const c = classifyApplication(p);
   const useClass = c.use_class;
-  const value = estimateValue({ useClass, floorAreaM2: p.floor_area_m2, units: p.num_units, county, description: p.description });
+  const value = estimateValue({
+    useClass,
+    floorAreaM2: p.floor_area_m2,
+    units: p.num_units,
+    county,
+    description: p.description,
+  });
   const readiness = deriveReadiness(p, notices, asOf);
   // A name is published only with evidence that it is an organisation's (name-evidence.ts).
   const applicantEvidence = p.applicant_person ? null : evidence(p.applicant_name);
   const applicantOrg = applicantEvidence ? p.applicant_name : null;
-  const applicantType = applicantOrg ? 'organisation' : p.applicant_person || p.applicant_name !== null ? 'individual' : 'unknown';
+  const applicantType = applicantOrg
+    ? 'organisation'
+    : p.applicant_person || p.applicant_name !== null
+      ? 'individual'
+      : 'unknown';
   const applicant = match(applicantOrg);
 
   // Merge phases.
@@ -188,13 +198,16 @@ function toLead(
   for (const n of notices) {
     if (
       first === null ||
-      (n.commencement_date !== null && (first.commencement_date === null || n.commencement_date < first.commencement_date)) ||
+      (n.commencement_date !== null &&
+        (first.commencement_date === null || n.commencement_date < first.commencement_date)) ||
       (n.commencement_date === first.commencement_date && n.cn_number < first.cn_number)
     ) {
       first = n;
     }
-    if (n.commencement_date && (commencement === null || n.commencement_date < commencement)) commencement = n.commencement_date;
-    if (n.proposed_end_date && (proposedEnd === null || n.proposed_end_date > proposedEnd)) proposedEnd = n.proposed_end_date;
+    if (n.commencement_date && (commencement === null || n.commencement_date < commencement))
+      commencement = n.commencement_date;
+    if (n.proposed_end_date && (proposedEnd === null || n.proposed_end_date > proposedEnd))
+      proposedEnd = n.proposed_end_date;
     if (n.ccc_date && (completion === null || n.ccc_date > completion)) completion = n.ccc_date;
     if (n.ccc_units_completed !== null) unitsCompleted = (unitsCompleted ?? 0) + n.ccc_units_completed;
     if (n.builder_name) {
@@ -237,7 +250,12 @@ function toLead(
     vertical_evidence: c.vertical_evidence,
     use_class: useClass,
     works_kind: c.works_kind,
-    scale: classifyScale({ units: p.num_units, floorAreaM2: p.floor_area_m2, siteAreaHa: p.site_area_ha, estValue: value.est_value }),
+    scale: classifyScale({
+      units: p.num_units,
+      floorAreaM2: p.floor_area_m2,
+      siteAreaHa: p.site_area_ha,
+      estValue: value.est_value,
+    }),
     num_units: p.num_units,
     floor_area_m2: p.floor_area_m2,
     site_area_ha: p.site_area_ha,

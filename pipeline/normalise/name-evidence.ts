@@ -25,7 +25,6 @@ import { foldText, resolveAuthority } from '../reference/authorities.ts';
 import { baseOf, companyNameKey, LEGAL_SUFFIXES, type CompanyIndex } from './company-match.ts';
 import type { NameEvidence } from '../types.ts';
 
-
 /** The published name fields and the field that carries each one's evidence. */
 export const EVIDENCED_NAME_FIELDS = {
   lead: [
@@ -81,7 +80,11 @@ export function isPublicBody(name: string): boolean {
  * @example nameEvidence('Murphy Roofing', register, '123456') // 'company_register' when 123456 is Murphy Roofing Limited
  * @example nameEvidence('Rory Power', register) // null
  */
-export function nameEvidence(name: string | null, register: CompanyIndex, declaredNumber: string | null = null): NameEvidence | null {
+export function nameEvidence(
+  name: string | null,
+  register: CompanyIndex,
+  declaredNumber: string | null = null,
+): NameEvidence | null {
   if (name === null || name.trim() === '') return null;
   if (register.registered(name)) return 'company_register';
   if (declaredNumber && declaredMatches(name, register, declaredNumber)) return 'company_register';
@@ -109,7 +112,9 @@ export function evidenceHolds(
 ): boolean {
   switch (evidence) {
     case 'company_register':
-      return register.registered(name) !== null || (companyNumber !== null && declaredMatches(name, register, companyNumber));
+      return (
+        register.registered(name) !== null || (companyNumber !== null && declaredMatches(name, register, companyNumber))
+      );
     case 'legal_form':
       return hasLegalForm(name);
     case 'public_body':

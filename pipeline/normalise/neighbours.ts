@@ -47,7 +47,8 @@ export function nearestNeighbours(
   maxMeters = 5000,
 ): Neighbour[] {
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
-  if (!(maxMeters > 0) || !Number.isFinite(maxMeters)) throw new RangeError(`maxMeters must be a positive number, got ${maxMeters}`);
+  if (!(maxMeters > 0) || !Number.isFinite(maxMeters))
+    throw new RangeError(`maxMeters must be a positive number, got ${maxMeters}`);
 
   const usable = points
     .filter((p): p is { id: number; lat: number; lon: number } => isCoordinate(p.lat, 90) && isCoordinate(p.lon, 180))
@@ -204,7 +205,15 @@ export function nearestNeighbours(
 
 /** The 3×3 block of cells around a location, its own cell first. */
 const BLOCK: readonly (readonly [number, number])[] = [
-  [0, 0], [0, -1], [0, 1], [-1, 0], [1, 0], [-1, -1], [-1, 1], [1, -1], [1, 1],
+  [0, 0],
+  [0, -1],
+  [0, 1],
+  [-1, 0],
+  [1, 0],
+  [-1, -1],
+  [-1, 1],
+  [1, -1],
+  [1, 1],
 ];
 
 /** First index in the ascending `xs` whose value is >= `x`. */

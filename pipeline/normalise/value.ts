@@ -7,7 +7,14 @@
  * `REGIONAL_FACTOR`) and the per-quantity ones below.
  */
 import type { Lead } from '../types.ts';
-import { ENERGY_VALUE_PER_MW, RATE_PER_M2, REGIONAL_FACTOR, TYPICAL_JOB_VALUE, TYPICAL_VALUE, UNIT_COST } from './classify.ts';
+import {
+  ENERGY_VALUE_PER_MW,
+  RATE_PER_M2,
+  REGIONAL_FACTOR,
+  TYPICAL_JOB_VALUE,
+  TYPICAL_VALUE,
+  UNIT_COST,
+} from './classify.ts';
 
 /** A job valued by a quantity its description states: value = fixed + quantity × per unit (EUR, 2026, no regional factor). */
 export interface QuantityJob {
@@ -21,11 +28,13 @@ export interface QuantityJob {
   fixed: number;
 }
 
-const num = (re: RegExp) => (d: string): number | null => {
-  const m = re.exec(d);
-  const v = m ? Number(m[1]!.replace(/,/g, '')) : NaN;
-  return Number.isFinite(v) && v > 0 ? v : null;
-};
+const num =
+  (re: RegExp) =>
+  (d: string): number | null => {
+    const m = re.exec(d);
+    const v = m ? Number(m[1]!.replace(/,/g, '')) : NaN;
+    return Number.isFinite(v) && v > 0 ? v : null;
+  };
 const KW = num(/\b(\d+(?:\.\d+)?)\s?kwp?\b/i);
 const MW = num(/\b(\d+(?:\.\d+)?)\s?mwp?\b/i);
 const PANELS = num(/\b(\d{1,5})\s?no\.?\s(?:of\s)?(?:solar\s)?(?:pv\s|photovoltaic\s)?panels\b/i);
@@ -48,14 +57,73 @@ function solarKw(d: string): number | null {
  * then the energy rate per MW (€1,000/kW); the other rates are installed costs of 2026.
  */
 export const QUANTITY_JOBS: readonly QuantityJob[] = [
-  { job: 'solar_domestic', pattern: /solar|photovoltaic|\bpv\b/i, quantity: (d) => { const k = solarKw(d); return k !== null && k <= 20 ? k : null; }, unit: 'kW', perUnit: 1_500, fixed: 1_500 },
-  { job: 'solar', pattern: /solar|photovoltaic|\bpv\b/i, quantity: solarKw, unit: 'kW', perUnit: ENERGY_VALUE_PER_MW / 1000, fixed: 10_000 },
-  { job: 'heat_pump', pattern: /heat pump|air[- ]to[- ]water|air source/i, quantity: KW, unit: 'kW', perUnit: 1_200, fixed: 4_000 },
-  { job: 'ev_charging', pattern: /charging|electric vehicle|\bev\b/i, quantity: num(/\b(\d{1,3})\s?no\.?\s(?:\w+\s){0,2}(?:charging|charge|charger)/i), unit: 'point', perUnit: 6_000, fixed: 5_000 },
-  { job: 'windows_doors', pattern: /windows/i, quantity: num(/\b(\d{1,3})\s?no\.?\s(?:[\w-]+\s){0,3}windows\b/i), unit: 'window', perUnit: 1_100, fixed: 1_000 },
-  { job: 'shopfront', pattern: /shop ?front/i, quantity: num(/\b(\d{1,2}(?:\.\d+)?)\s?m (?:wide|frontage|long)\b/i), unit: 'metre of frontage', perUnit: 4_000, fixed: 6_000 },
-  { job: 'telecom_mast', pattern: /monopole|lattice tower|\bmasts?\b|telecommunications? (?:support )?structure/i, quantity: num(/\b(\d{1,2}(?:\.\d+)?)\s?m\b/i), unit: 'metre of height', perUnit: 2_500, fixed: 20_000 },
-  { job: 'signage', pattern: /\bsigns?\b|signage/i, quantity: num(/\b(\d{1,2})\s?no\.?\s(?:[\w-]+\s){0,5}signs?\b/i), unit: 'sign', perUnit: 3_000, fixed: 1_000 },
+  {
+    job: 'solar_domestic',
+    pattern: /solar|photovoltaic|\bpv\b/i,
+    quantity: (d) => {
+      const k = solarKw(d);
+      return k !== null && k <= 20 ? k : null;
+    },
+    unit: 'kW',
+    perUnit: 1_500,
+    fixed: 1_500,
+  },
+  {
+    job: 'solar',
+    pattern: /solar|photovoltaic|\bpv\b/i,
+    quantity: solarKw,
+    unit: 'kW',
+    perUnit: ENERGY_VALUE_PER_MW / 1000,
+    fixed: 10_000,
+  },
+  {
+    job: 'heat_pump',
+    pattern: /heat pump|air[- ]to[- ]water|air source/i,
+    quantity: KW,
+    unit: 'kW',
+    perUnit: 1_200,
+    fixed: 4_000,
+  },
+  {
+    job: 'ev_charging',
+    pattern: /charging|electric vehicle|\bev\b/i,
+    quantity: num(/\b(\d{1,3})\s?no\.?\s(?:\w+\s){0,2}(?:charging|charge|charger)/i),
+    unit: 'point',
+    perUnit: 6_000,
+    fixed: 5_000,
+  },
+  {
+    job: 'windows_doors',
+    pattern: /windows/i,
+    quantity: num(/\b(\d{1,3})\s?no\.?\s(?:[\w-]+\s){0,3}windows\b/i),
+    unit: 'window',
+    perUnit: 1_100,
+    fixed: 1_000,
+  },
+  {
+    job: 'shopfront',
+    pattern: /shop ?front/i,
+    quantity: num(/\b(\d{1,2}(?:\.\d+)?)\s?m (?:wide|frontage|long)\b/i),
+    unit: 'metre of frontage',
+    perUnit: 4_000,
+    fixed: 6_000,
+  },
+  {
+    job: 'telecom_mast',
+    pattern: /monopole|lattice tower|\bmasts?\b|telecommunications? (?:support )?structure/i,
+    quantity: num(/\b(\d{1,2}(?:\.\d+)?)\s?m\b/i),
+    unit: 'metre of height',
+    perUnit: 2_500,
+    fixed: 20_000,
+  },
+  {
+    job: 'signage',
+    pattern: /\bsigns?\b|signage/i,
+    quantity: num(/\b(\d{1,2})\s?no\.?\s(?:[\w-]+\s){0,5}signs?\b/i),
+    unit: 'sign',
+    perUnit: 3_000,
+    fixed: 1_000,
+  },
 ];
 
 const NEW_BUILD = /extension|construct|erect|demoli|new (?:dwelling|house|building)|change of use/i;
@@ -99,13 +167,20 @@ export function estimateValue(i: {
     const mw = MW(i.description) ?? (solar === null ? null : solar / 1000);
     if (mw !== null) return { est_value: roundK(mw * ENERGY_VALUE_PER_MW), est_value_basis: 'quantity' };
   }
-  if (i.useClass !== 'energy' && i.useClass !== 'data_centre' && i.useClass !== 'residential_multi' && i.useClass !== 'mixed_use' && !NEW_BUILD.test(i.description)) {
+  if (
+    i.useClass !== 'energy' &&
+    i.useClass !== 'data_centre' &&
+    i.useClass !== 'residential_multi' &&
+    i.useClass !== 'mixed_use' &&
+    !NEW_BUILD.test(i.description)
+  ) {
     for (const j of QUANTITY_JOBS) {
       if (!j.pattern.test(i.description)) continue;
       const q = j.quantity(i.description);
       if (q !== null) return { est_value: roundK(j.fixed + q * j.perUnit), est_value_basis: 'quantity' };
     }
-    for (const j of TYPICAL_JOB_VALUE) if (j.pattern.test(i.description)) return { est_value: j.value, est_value_basis: 'typical' };
+    for (const j of TYPICAL_JOB_VALUE)
+      if (j.pattern.test(i.description)) return { est_value: j.value, est_value_basis: 'typical' };
   }
   return { est_value: TYPICAL_VALUE[i.useClass] ?? TYPICAL_VALUE.other!, est_value_basis: 'typical' };
 }

@@ -50,11 +50,61 @@ export const AUTHORITIES: readonly Authority[] = [
   A('Cavan', 'Cavan', 'Cavan County Council', 1.9, 53.99, -7.36, 22, ['H12', 'H14', 'H16']),
   A('Clare', 'Clare', 'Clare County Council', 3.0, 52.86, -8.98, 28, ['V95', 'V14', 'V15']),
   A('Cork City', 'Cork', 'Cork City Council', 3.0, 51.897, -8.47, 5, ['T12', 'T23']),
-  A('Cork County', 'Cork', 'Cork County Council', 9.0, 51.98, -8.75, 40, ['P14', 'P17', 'P24', 'P25', 'P31', 'P32', 'P36', 'P43', 'P47', 'P51', 'P56', 'P61', 'P67', 'P72', 'P75', 'P81', 'P85', 'T34', 'T45', 'T56']),
+  A('Cork County', 'Cork', 'Cork County Council', 9.0, 51.98, -8.75, 40, [
+    'P14',
+    'P17',
+    'P24',
+    'P25',
+    'P31',
+    'P32',
+    'P36',
+    'P43',
+    'P47',
+    'P51',
+    'P56',
+    'P61',
+    'P67',
+    'P72',
+    'P75',
+    'P81',
+    'P85',
+    'T34',
+    'T45',
+    'T56',
+  ]),
   A('Donegal', 'Donegal', 'Donegal County Council', 4.5, 54.92, -7.95, 35, ['F92', 'F93', 'F94']),
-  A('Dublin City', 'Dublin', 'Dublin City Council', 7.0, 53.35, -6.26, 4.5, ['D01', 'D02', 'D03', 'D04', 'D05', 'D06', 'D07', 'D08', 'D09', 'D11', 'D12', 'D13', 'D15', 'D17']),
-  A('Dún Laoghaire-Rathdown', 'Dublin', 'Dun Laoghaire Rathdown County Council', 4.0, 53.27, -6.17, 5, ['A94', 'A96', 'D14', 'D16', 'D18']),
-  A('Fingal', 'Dublin', 'Fingal County Council', 6.0, 53.47, -6.22, 10, ['K32', 'K34', 'K36', 'K45', 'K56', 'K67', 'D15']),
+  A('Dublin City', 'Dublin', 'Dublin City Council', 7.0, 53.35, -6.26, 4.5, [
+    'D01',
+    'D02',
+    'D03',
+    'D04',
+    'D05',
+    'D06',
+    'D07',
+    'D08',
+    'D09',
+    'D11',
+    'D12',
+    'D13',
+    'D15',
+    'D17',
+  ]),
+  A('Dún Laoghaire-Rathdown', 'Dublin', 'Dun Laoghaire Rathdown County Council', 4.0, 53.27, -6.17, 5, [
+    'A94',
+    'A96',
+    'D14',
+    'D16',
+    'D18',
+  ]),
+  A('Fingal', 'Dublin', 'Fingal County Council', 6.0, 53.47, -6.22, 10, [
+    'K32',
+    'K34',
+    'K36',
+    'K45',
+    'K56',
+    'K67',
+    'D15',
+  ]),
   A('South Dublin', 'Dublin', 'South Dublin County Council', 5.0, 53.29, -6.39, 6, ['D6W', 'D12', 'D22', 'D24', 'K78']),
   A('Galway City', 'Galway', 'Galway City Council', 1.5, 53.275, -9.05, 3.5, ['H91']),
   A('Galway County', 'Galway', 'Galway County Council', 5.0, 53.35, -8.7, 32, ['H53', 'H54', 'H62', 'H65']),
@@ -72,7 +122,15 @@ export const AUTHORITIES: readonly Authority[] = [
   A('Offaly', 'Offaly', 'Offaly County Council', 1.7, 53.2, -7.6, 18, ['R35', 'R42']),
   A('Roscommon', 'Roscommon', 'Roscommon County Council', 1.6, 53.75, -8.25, 22, ['F42', 'F45']),
   A('Sligo', 'Sligo', 'Sligo County Council', 1.4, 54.2, -8.55, 16, ['F91', 'F56']),
-  A('Tipperary', 'Tipperary', 'Tipperary County Council', 4.0, 52.6, -7.9, 32, ['E21', 'E25', 'E32', 'E34', 'E41', 'E45', 'E53']),
+  A('Tipperary', 'Tipperary', 'Tipperary County Council', 4.0, 52.6, -7.9, 32, [
+    'E21',
+    'E25',
+    'E32',
+    'E34',
+    'E41',
+    'E45',
+    'E53',
+  ]),
   A('Waterford', 'Waterford', 'Waterford City and County Council', 2.8, 52.2, -7.6, 22, ['X91', 'X35', 'X42']),
   A('Westmeath', 'Westmeath', 'Westmeath County Council', 2.0, 53.53, -7.4, 18, ['N91', 'N37']),
   A('Wexford', 'Wexford', 'Wexford County Council', 4.0, 52.45, -6.55, 22, ['Y35', 'Y25', 'Y21', 'Y34']),
@@ -87,7 +145,9 @@ export const COUNTIES: readonly string[] = [...new Set(AUTHORITIES.map((a) => a.
  * Used for every case- and accent-insensitive comparison of names.
  */
 export function foldText(s: string): string {
-  return foldSearchText(s).replace(/[^a-z0-9]+/g, ' ').trim();
+  return foldSearchText(s)
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 }
 
 const byFolded = new Map<string, Authority>();
@@ -117,7 +177,10 @@ for (const [old, now] of [
   ['Cork Co Co', 'Cork County'],
   ['Dublin Corporation', 'Dublin City'],
 ] as const) {
-  byFolded.set(foldText(old), AUTHORITIES.find((a) => a.name === now)!);
+  byFolded.set(
+    foldText(old),
+    AUTHORITIES.find((a) => a.name === now)!,
+  );
 }
 
 /** Map any spelling of a planning authority to its canonical record, or null when unknown. */

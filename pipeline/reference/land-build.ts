@@ -15,7 +15,10 @@ import { pathToFileURL } from 'node:url';
 import { LAND_GRID, authorityOfBoundary } from './land.ts';
 
 type Ring = number[][];
-interface Feature { properties: { name: string }; geometry: { type: string; coordinates: unknown } }
+interface Feature {
+  properties: { name: string };
+  geometry: { type: string; coordinates: unknown };
+}
 
 function polygonsOf(f: Feature): Ring[][] {
   return f.geometry.type === 'MultiPolygon' ? (f.geometry.coordinates as Ring[][]) : [f.geometry.coordinates as Ring[]];
@@ -59,7 +62,12 @@ export function buildLand(geojson: { features: Feature[] }): Record<string, numb
         const [x1, y1] = ring[i]!;
         const n = Math.max(1, Math.ceil(Math.max(Math.abs(x1! - x0!) / dLon, Math.abs(y1! - y0!) / dLat) * 4));
         for (let k = 0; k < n; k++) {
-          mark(x0! + ((x1! - x0!) * k) / n, y0! + ((y1! - y0!) * k) / n, x0! + ((x1! - x0!) * (k + 1)) / n, y0! + ((y1! - y0!) * (k + 1)) / n);
+          mark(
+            x0! + ((x1! - x0!) * k) / n,
+            y0! + ((y1! - y0!) * k) / n,
+            x0! + ((x1! - x0!) * (k + 1)) / n,
+            y0! + ((y1! - y0!) * (k + 1)) / n,
+          );
         }
       }
     }
@@ -68,7 +76,9 @@ export function buildLand(geojson: { features: Feature[] }): Record<string, numb
   for (const [a, list] of [...rings].sort(([x], [y]) => (x < y ? -1 : 1))) {
     const runs: number[][] = [];
     let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
-    for (const ring of list) for (const [x, y] of ring) [x0, y0, x1, y1] = [Math.min(x0, x!), Math.min(y0, y!), Math.max(x1, x!), Math.max(y1, y!)];
+    for (const ring of list)
+      for (const [x, y] of ring)
+        [x0, y0, x1, y1] = [Math.min(x0, x!), Math.min(y0, y!), Math.max(x1, x!), Math.max(y1, y!)];
     for (let r = 0; r < rows; r++) {
       const row: number[] = [];
       let start = -1;

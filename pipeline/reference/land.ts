@@ -47,7 +47,13 @@ export function authorityLand(): Land {
     authorities: Record<string, number[][]>;
   };
   const g = file.grid;
-  if (g.lat0 !== LAND_GRID.lat0 || g.lon0 !== LAND_GRID.lon0 || g.dLat !== LAND_GRID.dLat || g.dLon !== LAND_GRID.dLon || g.cols !== LAND_GRID.cols) {
+  if (
+    g.lat0 !== LAND_GRID.lat0 ||
+    g.lon0 !== LAND_GRID.lon0 ||
+    g.dLat !== LAND_GRID.dLat ||
+    g.dLon !== LAND_GRID.dLon ||
+    g.cols !== LAND_GRID.cols
+  ) {
     throw new Error('authority-land.json was built on another grid: rebuild it with land-build.ts');
   }
   const owner = new Uint8Array(LAND_GRID.rows * LAND_GRID.cols);
@@ -56,7 +62,8 @@ export function authorityLand(): Land {
   names.forEach((name, i) => {
     const ids: number[] = [];
     for (const [row, ...runs] of file.authorities[name]!) {
-      for (let k = 0; k < runs.length; k += 2) for (let c = runs[k]!; c < runs[k]! + runs[k + 1]!; c++) ids.push(row! * LAND_GRID.cols + c);
+      for (let k = 0; k < runs.length; k += 2)
+        for (let c = runs[k]!; c < runs[k]! + runs[k + 1]!; c++) ids.push(row! * LAND_GRID.cols + c);
     }
     for (const id of ids) owner[id] = i + 1;
     cells.set(name, Uint32Array.from(ids));
@@ -82,7 +89,10 @@ export function cellOf(lat: number, lon: number): number {
 
 /** South-west corner of a cell. */
 export function cellCorner(id: number): { lat: number; lon: number } {
-  return { lat: LAND_GRID.lat0 + Math.floor(id / LAND_GRID.cols) * LAND_GRID.dLat, lon: LAND_GRID.lon0 + (id % LAND_GRID.cols) * LAND_GRID.dLon };
+  return {
+    lat: LAND_GRID.lat0 + Math.floor(id / LAND_GRID.cols) * LAND_GRID.dLat,
+    lon: LAND_GRID.lon0 + (id % LAND_GRID.cols) * LAND_GRID.dLon,
+  };
 }
 
 /** True when (lat, lon) is in one of the authority's land cells. */

@@ -38,7 +38,9 @@ async function walkAll(dir: string): Promise<string[]> {
 export async function parquetRowCounts(db: Db, releaseDir: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const f of (await readdir(releaseDir)).filter((f) => f.endsWith('.parquet')).sort()) {
-    const [r] = await db.all<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM read_parquet(${sqlString(join(releaseDir, f))})`);
+    const [r] = await db.all<{ n: number }>(
+      `SELECT count(*)::BIGINT AS n FROM read_parquet(${sqlString(join(releaseDir, f))})`,
+    );
     out[f] = r!.n;
   }
   return out;

@@ -80,14 +80,18 @@ export function changedLeadsSql(previousLeads: string, leads: string): string {
   );
 }
 
-const same = (a: unknown, b: unknown): boolean => (a === b ? true : JSON.stringify(a ?? null) === JSON.stringify(b ?? null));
+const same = (a: unknown, b: unknown): boolean =>
+  a === b ? true : JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /**
  * The event of one lead that differs (before and/or after present), without its id. `fields` is
  * the lead schema's field order, the order of `changes`.
  */
 export function leadEvent(
-  before: LeadRow | null, after: LeadRow | null, fields: readonly string[], release: { id: string; asOf: string },
+  before: LeadRow | null,
+  after: LeadRow | null,
+  fields: readonly string[],
+  release: { id: string; asOf: string },
 ): Omit<LeadEvent, 'id'> {
   const lead = (after ?? before)!;
   const changes: Record<string, FieldChange> = {};
@@ -97,11 +101,21 @@ export function leadEvent(
     if (before && after && same(b, a)) continue;
     changes[f] = { before: b, after: a };
   }
-  const base = { lead_id: lead.id, lead_key: lead.lead_key, release_id: release.id, observed_at: release.asOf, reason: null, changes };
-  if (!before) return { ...base, type: 'lead.created', occurred_at: (after!['received_date'] as string | null) ?? null };
+  const base = {
+    lead_id: lead.id,
+    lead_key: lead.lead_key,
+    release_id: release.id,
+    observed_at: release.asOf,
+    reason: null,
+    changes,
+  };
+  if (!before)
+    return { ...base, type: 'lead.created', occurred_at: (after!['received_date'] as string | null) ?? null };
   if (!after) return { ...base, type: 'lead.removed', occurred_at: null, reason: 'gone_from_source' };
   if (STAGE_FIELDS.some((f) => f in changes)) {
-    const dates = (STAGE_DATE_FIELDS[after['lead_readiness'] as string] ?? []).map((f) => after[f] as string | null).filter((d) => d);
+    const dates = (STAGE_DATE_FIELDS[after['lead_readiness'] as string] ?? [])
+      .map((f) => after[f] as string | null)
+      .filter((d) => d);
     return { ...base, type: 'lead.stage_changed', occurred_at: dates[0] ?? null };
   }
   return { ...base, type: 'lead.updated', occurred_at: null };
@@ -126,7 +140,13 @@ export function retentionStart(asOf: string, weeks = EVENT_RETENTION_WEEKS): str
  * COPY the carried-forward log (previous events observed on or after `keepFrom`, when there is
  * a previous log) and this release's staged events into `events.parquet`, ordered by id.
  */
-export function writeEventsSql(spec: TableSpec, stagedNdjson: string, previousEvents: string | null, keepFrom: string, out: string): string {
+export function writeEventsSql(
+  spec: TableSpec,
+  stagedNdjson: string,
+  previousEvents: string | null,
+  keepFrom: string,
+  out: string,
+): string {
   const cols = spec.columns.map(([n, t]) => `${sqlString(n)}: ${sqlString(t)}`).join(', ');
   const list = spec.columns.map(([n]) => `"${n}"`).join(', ');
   const fresh = `SELECT ${list} FROM read_json(${sqlString(stagedNdjson)}, format = 'newline_delimited', columns = {${cols}}, maximum_object_size = 16777216)`;
@@ -149,24 +169,44 @@ export interface EventsWritten {
  * Write `<dir>/events.parquet` from the previous release's folder (or none) and the freshly
  * written `<dir>/leads.parquet`.
  */
-export async function writeEvents(db: Db, dir: string, previousDir: string | null, release: { id: string; asOf: string }): Promise<EventsWritten> {
+export async function writeEvents(
+  db: Db,
+  dir: string,
+  previousDir: string | null,
+  release: { id: string; asOf: string },
+): Promise<EventsWritten> {
   const spec = eventsSpec();
   const fields = columnsFromSchema('lead').map(([n]) => n);
   const prevLeads = previousDir ? join(previousDir, 'leads.parquet') : null;
-  const prevEvents = previousDir && existsSync(join(previousDir, 'events.parquet')) ? join(previousDir, 'events.parquet') : null;
+  const prevEvents =
+    previousDir && existsSync(join(previousDir, 'events.parquet')) ? join(previousDir, 'events.parquet') : null;
   let drafts: Omit<LeadEvent, 'id'>[] = [];
   if (prevLeads && existsSync(prevLeads)) {
-    const rows = await db.all<{ before: LeadRow | null; after: LeadRow | null }>(changedLeadsSql(prevLeads, join(dir, 'leads.parquet')));
+    const rows = await db.all<{ before: LeadRow | null; after: LeadRow | null }>(
+      changedLeadsSql(prevLeads, join(dir, 'leads.parquet')),
+    );
     drafts = rows.map((r) => leadEvent(r.before, r.after, fields, release));
   }
-  const lastId = prevEvents ? Number((await db.all<{ m: number | null }>(`SELECT max(id) AS m FROM read_parquet(${sqlString(prevEvents)})`))[0]?.m ?? 0) : 0;
+  const lastId = prevEvents
+    ? Number(
+        (await db.all<{ m: number | null }>(`SELECT max(id) AS m FROM read_parquet(${sqlString(prevEvents)})`))[0]?.m ??
+          0,
+      )
+    : 0;
   const events = numberEvents(drafts, lastId + 1);
   const sink = openTableSink(dir, spec.name);
   for (const e of events) sink.write(e);
   sink.close();
   await db.run(writeEventsSql(spec, sink.path, prevEvents, retentionStart(release.asOf), join(dir, 'events.parquet')));
   await rm(sink.path, { force: true });
-  const rows = Number((await db.all<{ n: number }>(`SELECT count(*) AS n FROM read_parquet(${sqlString(join(dir, 'events.parquet'))})`))[0]!.n);
-  const counts = Object.fromEntries(EVENT_TYPES.map((t) => [t, events.filter((e) => e.type === t).length])) as Record<EventType, number>;
+  const rows = Number(
+    (
+      await db.all<{ n: number }>(`SELECT count(*) AS n FROM read_parquet(${sqlString(join(dir, 'events.parquet'))})`)
+    )[0]!.n,
+  );
+  const counts = Object.fromEntries(EVENT_TYPES.map((t) => [t, events.filter((e) => e.type === t).length])) as Record<
+    EventType,
+    number
+  >;
   return { rows, counts, events };
 }

@@ -42,7 +42,11 @@ export function checkGates(
     }
     const rejectRatio = c.lines > 0 ? c.rejects / c.lines : 0;
     if (rejectRatio > limits.maxRejectRatio) {
-      const top = Object.entries(c.reasons).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([r, n]) => `${r} ${int(n)}`).join(', ');
+      const top = Object.entries(c.reasons)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 3)
+        .map(([r, n]) => `${r} ${int(n)}`)
+        .join(', ');
       messages.push(
         `source '${source}' rejected ${pct(rejectRatio)} of its lines (${int(c.rejects)} of ${int(c.lines)}; limit ${pct(limits.maxRejectRatio)}; ${top})`,
       );
@@ -59,7 +63,8 @@ export function checkGates(
   }
   if (previous) {
     for (const source of Object.keys(previous)) {
-      if (!(source in current)) messages.push(`source '${source}' is missing from this build (it had ${int(previous[source]!.rows)} rows)`);
+      if (!(source in current))
+        messages.push(`source '${source}' is missing from this build (it had ${int(previous[source]!.rows)} rows)`);
     }
   }
   return { passed: messages.length === 0, messages };

@@ -75,7 +75,8 @@ export async function writeGeoJson(db: Db, releaseDir: string): Promise<GeoJsonI
     `SELECT DISTINCT planning_authority AS authority FROM read_parquet(${sqlString(leadsParquet)}) t
      WHERE ${hasCoordinates('t')} ORDER BY 1`,
   );
-  if (authorities.some((a) => a.authority === null)) throw new Error('leads with coordinates but no planning authority: the GeoJSON layers are stored per authority');
+  if (authorities.some((a) => a.authority === null))
+    throw new Error('leads with coordinates but no planning authority: the GeoJSON layers are stored per authority');
   const parts: GeoJsonLayer[] = [];
   for (const [slug, names] of groupBySlug(authorities.map((a) => a.authority!))) {
     const layer = { name: `leads/${slug}`, file: `geojson/leads/${slug}.ndjson`, authority: names[0]! };
@@ -85,7 +86,15 @@ export async function writeGeoJson(db: Db, releaseDir: string): Promise<GeoJsonI
 
   const infraSource = `(SELECT ${featureColumns('t')}
      FROM read_parquet(${sqlString(infraParquet)}) t WHERE ${hasCoordinates('t')})`;
-  layers.push(await writeLayer(db, releaseDir, { name: 'infrastructure', file: 'geojson/infrastructure.ndjson' }, infraSource, null));
+  layers.push(
+    await writeLayer(
+      db,
+      releaseDir,
+      { name: 'infrastructure', file: 'geojson/infrastructure.ndjson' },
+      infraSource,
+      null,
+    ),
+  );
 
   const [skipped] = await db.all<{ leads: number; infrastructure: number }>(
     `SELECT (SELECT count(*) FROM read_parquet(${sqlString(leadsParquet)}) t WHERE NOT (${hasCoordinates('t')})) AS leads,
@@ -102,9 +111,15 @@ export async function writeGeoJson(db: Db, releaseDir: string): Promise<GeoJsonI
 /** The layer made of `parts`: their features, bytes and bbox added up. */
 function nationalLayer(name: string, parts: readonly GeoJsonLayer[]): GeoJsonLayer {
   const boxes = parts.map((p) => p.bbox).filter((b): b is NonNullable<GeoJsonLayer['bbox']> => b !== null);
-  const bbox: GeoJsonLayer['bbox'] = boxes.length === 0 ? null : [
-    Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])), Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3])),
-  ];
+  const bbox: GeoJsonLayer['bbox'] =
+    boxes.length === 0
+      ? null
+      : [
+          Math.min(...boxes.map((b) => b[0])),
+          Math.min(...boxes.map((b) => b[1])),
+          Math.max(...boxes.map((b) => b[2])),
+          Math.max(...boxes.map((b) => b[3])),
+        ];
   return {
     name,
     parts: parts.map((p) => p.name),
@@ -155,7 +170,14 @@ async function writeLayer(
   const features = Number(s!.n);
   const bbox: GeoJsonLayer['bbox'] = features === 0 ? null : [s!.w!, s!.s!, s!.e!, s!.nn!];
   const bytes = (await stat(path)).size;
-  return { name: layer.name, file: layer.file, features, bytes, bbox, ...(layer.authority ? { authority: layer.authority } : {}) };
+  return {
+    name: layer.name,
+    file: layer.file,
+    features,
+    bytes,
+    bbox,
+    ...(layer.authority ? { authority: layer.authority } : {}),
+  };
 }
 
 /** Group authority names by file slug (the reference slug, or the folded name for an unknown one). */

@@ -31,7 +31,8 @@ export function countByAuthority(leads: Iterable<Pick<Lead, 'planning_authority'
   const authorities: AuthorityCounts = {};
   for (const a of AUTHORITIES) authorities[a.name] = { leads: 0, latest_received: null };
   for (const l of leads) {
-    const a = authorities[l.planning_authority] ?? (authorities[l.planning_authority] = { leads: 0, latest_received: null });
+    const a =
+      authorities[l.planning_authority] ?? (authorities[l.planning_authority] = { leads: 0, latest_received: null });
     a.leads++;
     if (!a.latest_received || l.received_date > a.latest_received) a.latest_received = l.received_date;
   }
@@ -54,9 +55,13 @@ export interface SourceRead {
 export type AuthoritySourceReads = Record<string, Record<AuthoritySource, SourceRead>>;
 
 /** Count each authority's rows per source and their newest application date. Unknown authorities are left out. */
-export function authoritySourceReads(planning: Iterable<Pick<PlanningRow, 'authority' | 'received_date'>>, commencements: Iterable<Pick<CommencementRow, 'authority' | 'submitted_date' | 'commencement_date'>>): AuthoritySourceReads {
+export function authoritySourceReads(
+  planning: Iterable<Pick<PlanningRow, 'authority' | 'received_date'>>,
+  commencements: Iterable<Pick<CommencementRow, 'authority' | 'submitted_date' | 'commencement_date'>>,
+): AuthoritySourceReads {
   const out: AuthoritySourceReads = {};
-  for (const a of AUTHORITIES) out[a.name] = { planning: { records: 0, newest_date: null }, commencements: { records: 0, newest_date: null } };
+  for (const a of AUTHORITIES)
+    out[a.name] = { planning: { records: 0, newest_date: null }, commencements: { records: 0, newest_date: null } };
   const add = (name: string | undefined, source: AuthoritySource, date: string | null): void => {
     const r = name ? out[name]?.[source] : undefined;
     if (!r) return;
@@ -64,15 +69,21 @@ export function authoritySourceReads(planning: Iterable<Pick<PlanningRow, 'autho
     if (date && (!r.newest_date || date > r.newest_date)) r.newest_date = date;
   };
   for (const p of planning) add(resolveAuthority(p.authority)?.name, 'planning', p.received_date);
-  for (const c of commencements) add(resolveAuthority(c.authority)?.name, 'commencements', c.submitted_date ?? c.commencement_date);
+  for (const c of commencements)
+    add(resolveAuthority(c.authority)?.name, 'commencements', c.submitted_date ?? c.commencement_date);
   return out;
 }
 
 /** Leads of one authority by status, and the bounding box of those with coordinates. */
-export type AuthorityLeads = Record<string, { by_status: Record<string, number>; bbox: [number, number, number, number] | null }>;
+export type AuthorityLeads = Record<
+  string,
+  { by_status: Record<string, number>; bbox: [number, number, number, number] | null }
+>;
 
 /** Leads by status and their bounding box, per authority (every known authority present). */
-export function authorityLeads(leads: Iterable<Pick<Lead, 'planning_authority' | 'status' | 'lat' | 'lon'>>): AuthorityLeads {
+export function authorityLeads(
+  leads: Iterable<Pick<Lead, 'planning_authority' | 'status' | 'lat' | 'lon'>>,
+): AuthorityLeads {
   const out: AuthorityLeads = {};
   for (const a of AUTHORITIES) out[a.name] = { by_status: {}, bbox: null };
   for (const l of leads) {
@@ -82,7 +93,9 @@ export function authorityLeads(leads: Iterable<Pick<Lead, 'planning_authority' |
     const lon = Math.round(l.lon * 1e6) / 1e6;
     const lat = Math.round(l.lat * 1e6) / 1e6;
     const b = a.bbox;
-    a.bbox = b ? [Math.min(b[0], lon), Math.min(b[1], lat), Math.max(b[2], lon), Math.max(b[3], lat)] : [lon, lat, lon, lat];
+    a.bbox = b
+      ? [Math.min(b[0], lon), Math.min(b[1], lat), Math.max(b[2], lon), Math.max(b[3], lat)]
+      : [lon, lat, lon, lat];
   }
   return out;
 }
@@ -101,7 +114,8 @@ export function authorityFreshness(reads: AuthoritySourceReads, leads: Authority
   const fetched = {} as Record<AuthoritySource, SourceFetched>;
   for (const s of AUTHORITY_SOURCES) {
     const files = Object.values(log?.downloads ?? {}).filter((d) => d.source === s && d.fetched_at !== null);
-    const max = (xs: (string | null)[]): string | null => xs.reduce<string | null>((m, x) => (x && (!m || x > m) ? x : m), null);
+    const max = (xs: (string | null)[]): string | null =>
+      xs.reduce<string | null>((m, x) => (x && (!m || x > m) ? x : m), null);
     fetched[s] = {
       origin: files.length > 0 ? 'fetched' : log && log.origin !== 'fetched' ? 'generated' : 'unknown',
       fetched_at: max(files.map((f) => f.fetched_at)),
@@ -122,7 +136,10 @@ export function authorityFreshness(reads: AuthoritySourceReads, leads: Authority
     return { records, newest_date: newest };
   };
   return {
-    sources: Object.fromEntries(AUTHORITY_SOURCES.map((s) => [s, { ...fetched[s], ...sum((r) => r[s]) }])) as Record<AuthoritySource, SourceFetched & SourceRead>,
+    sources: Object.fromEntries(AUTHORITY_SOURCES.map((s) => [s, { ...fetched[s], ...sum((r) => r[s]) }])) as Record<
+      AuthoritySource,
+      SourceFetched & SourceRead
+    >,
     authorities: Object.fromEntries(
       names.map((n) => [
         n,
@@ -130,7 +147,9 @@ export function authorityFreshness(reads: AuthoritySourceReads, leads: Authority
           county: AUTHORITIES.find((a) => a.name === n)?.county ?? null,
           by_status: leads[n]?.by_status ?? {},
           bbox: leads[n]?.bbox ?? null,
-          sources: Object.fromEntries(AUTHORITY_SOURCES.map((s) => [s, reads[n]?.[s] ?? { records: 0, newest_date: null }])) as Record<AuthoritySource, SourceRead>,
+          sources: Object.fromEntries(
+            AUTHORITY_SOURCES.map((s) => [s, reads[n]?.[s] ?? { records: 0, newest_date: null }]),
+          ) as Record<AuthoritySource, SourceRead>,
         },
       ]),
     ),

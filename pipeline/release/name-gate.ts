@@ -46,10 +46,14 @@ export function checkPublishedNames(
   const counts: PublishedNameCounts = {};
   const messages: string[] = [];
   let failures = 0;
-  for (const [table, fields] of [['leads', EVIDENCED_NAME_FIELDS.lead], ['infrastructure', EVIDENCED_NAME_FIELDS.infrastructure]] as const) {
+  for (const [table, fields] of [
+    ['leads', EVIDENCED_NAME_FIELDS.lead],
+    ['infrastructure', EVIDENCED_NAME_FIELDS.infrastructure],
+  ] as const) {
     const perField: Record<string, Record<NameEvidence, number>> = {};
     const bad: Record<string, { n: number; ids: (number | string)[] }> = {};
-    for (const [field] of fields) perField[field] = Object.fromEntries(NAME_EVIDENCE.map((e) => [e, 0])) as Record<NameEvidence, number>;
+    for (const [field] of fields)
+      perField[field] = Object.fromEntries(NAME_EVIDENCE.map((e) => [e, 0])) as Record<NameEvidence, number>;
     for (const r of tables[table]) {
       for (const [field, evidenceField] of fields) {
         const name = r[field];
@@ -61,7 +65,8 @@ export function checkPublishedNames(
         } else {
           const b = (bad[field] ??= { n: 0, ids: [] });
           b.n++;
-          if (b.ids.length < MAX_EXAMPLES) b.ids.push(r.id ?? (r['lead_key'] as string) ?? (r['project_key'] as string) ?? '?');
+          if (b.ids.length < MAX_EXAMPLES)
+            b.ids.push(r.id ?? (r['lead_key'] as string) ?? (r['project_key'] as string) ?? '?');
         }
       }
     }

@@ -74,7 +74,9 @@ export async function pruneReleases(dataDir: string, weeks: number, now: Date): 
     if (name.startsWith('.') || name === current) continue;
     let builtAt: number;
     try {
-      builtAt = Date.parse((JSON.parse(await readFile(join(root, name, 'manifest.json'), 'utf8')) as { built_at: string }).built_at);
+      builtAt = Date.parse(
+        (JSON.parse(await readFile(join(root, name, 'manifest.json'), 'utf8')) as { built_at: string }).built_at,
+      );
     } catch {
       continue; // not a release folder we understand: leave it alone
     }

@@ -18,7 +18,15 @@ export interface RawFiles {
 
 /** Every raw file (`.csv`, `.json`) under `rawDir/<source>/`, by source folder, sorted for determinism. */
 export async function listRawFiles(rawDir: string): Promise<RawFiles> {
-  const by: RawFiles['by'] = { planning: [], commencements: [], ppr: [], companies: [], infrastructure: [], rents: [], materials: [] };
+  const by: RawFiles['by'] = {
+    planning: [],
+    commencements: [],
+    ppr: [],
+    companies: [],
+    infrastructure: [],
+    rents: [],
+    materials: [],
+  };
   for (const source of Object.keys(by) as (keyof RawFiles['by'])[]) {
     const dir = join(rawDir, source);
     if (!existsSync(dir)) continue;

@@ -63,7 +63,11 @@ function canonicalJson(v: unknown): string {
     let flat = true;
     for (const k of keys) {
       const x = o[k];
-      if (x !== null && typeof x === 'object' && (!Array.isArray(x) || x.some((e) => e !== null && typeof e === 'object'))) {
+      if (
+        x !== null &&
+        typeof x === 'object' &&
+        (!Array.isArray(x) || x.some((e) => e !== null && typeof e === 'object'))
+      ) {
         flat = false;
         break;
       }
@@ -149,7 +153,14 @@ export function trackChanges<T extends Record<string, unknown>>(
     entries.push(entry);
     // Completed in place rather than copied: a build holds 200,000 leads and a copy of each
     // doubled the refresh's memory. The hash above was taken before these fields were added.
-    records.push(Object.assign(d, { id: entry.id, first_seen: entry.first_seen, last_changed: entry.last_changed, content_hash: hash }));
+    records.push(
+      Object.assign(d, {
+        id: entry.id,
+        first_seen: entry.first_seen,
+        last_changed: entry.last_changed,
+        content_hash: hash,
+      }),
+    );
   }
   for (const old of prev.values()) {
     if (seen.has(old.key)) continue;

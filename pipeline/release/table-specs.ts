@@ -15,7 +15,11 @@ interface TableLayout {
 
 /** Schema and row order of every table the stages write from rows (the analytics and search tables write their own). */
 export const TABLE_LAYOUTS = {
-  sales: { schema: 'property-sale', orderBy: 'county, eircode_routing_key, date_of_sale DESC, sale_id', rowGroupRows: 50_000 },
+  sales: {
+    schema: 'property-sale',
+    orderBy: 'county, eircode_routing_key, date_of_sale DESC, sale_id',
+    rowGroupRows: 50_000,
+  },
   leads: { schema: 'lead', orderBy: 'received_date DESC, id DESC' },
   infrastructure: { schema: 'infrastructure-project', orderBy: 'id' },
   companies: { schema: 'company', orderBy: 'company_number' },
@@ -32,7 +36,12 @@ const DEFAULT_ROW_GROUP_ROWS = 100_000;
 /** The spec of one table (reads its schema file); `rowGroupRows` overrides the layout's. */
 export function tableSpec(name: TableName, rowGroupRows?: number): TableSpec {
   const layout: TableLayout = TABLE_LAYOUTS[name];
-  return { name, columns: columnsFromSchema(layout.schema), orderBy: layout.orderBy, rowGroupRows: rowGroupRows ?? layout.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS };
+  return {
+    name,
+    columns: columnsFromSchema(layout.schema),
+    orderBy: layout.orderBy,
+    rowGroupRows: rowGroupRows ?? layout.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS,
+  };
 }
 
 /** Identity and change tracking of every lead and project ever published (pipeline/release/registry.ts). */

@@ -36,7 +36,10 @@ export function duckdbType(s: JsonSchema): string {
 
 /** Ordered column name → DuckDB type, read from `schemas/<name>.schema.json`. */
 export function columnsFromSchema(schemaName: string, schemaDir: URL | string = SCHEMA_DIR): [string, string][] {
-  const path = typeof schemaDir === 'string' ? join(schemaDir, `${schemaName}.schema.json`) : new URL(`${schemaName}.schema.json`, schemaDir);
+  const path =
+    typeof schemaDir === 'string'
+      ? join(schemaDir, `${schemaName}.schema.json`)
+      : new URL(`${schemaName}.schema.json`, schemaDir);
   const schema = JSON.parse(readFileSync(path, 'utf8')) as JsonSchema;
   if (!schema.properties) throw new Error(`schema ${schemaName} has no properties`);
   return Object.entries(schema.properties).map(([name, s]) => [name, duckdbType(s)]);
@@ -92,7 +95,10 @@ export function openNdjsonSink(path: string): NdjsonSink {
 }
 
 /** A file of one line per row (`toLine` must not return a newline), written in ~1 MB batches. */
-export function openLineSink<T>(path: string, toLine: (row: T) => string): { readonly path: string; write(row: T): void; close(): number } {
+export function openLineSink<T>(
+  path: string,
+  toLine: (row: T) => string,
+): { readonly path: string; write(row: T): void; close(): number } {
   const fd = openSync(path, 'w');
   let buf: string[] = [];
   let size = 0;

@@ -8,15 +8,7 @@ import { parseDate } from '../lib/dates.ts';
 import { inIreland } from '../lib/itm.ts';
 import { resolveAuthority, resolveCounty } from '../reference/authorities.ts';
 import type { AdapterResult, CommencementRow, Reject } from '../types.ts';
-import {
-  clean,
-  parseFlag,
-  parseInteger,
-  parseNumber,
-  reject,
-  routingKey,
-  scanCsv,
-} from './common.ts';
+import { clean, parseFlag, parseInteger, parseNumber, reject, routingKey, scanCsv } from './common.ts';
 import { COMMENCEMENT_COLUMNS } from './formats.ts';
 import { cleanApplicationNumber } from './planning.ts';
 
@@ -49,7 +41,11 @@ type IntegerField = (typeof INTEGERS)[number][1];
  * Turn one raw commencement record (column → text) into a `CommencementRow`, or a reject naming
  * the offending column. An unknown `LocalAuthority` or county gives null, not a reject.
  */
-export function normaliseCommencement(rec: Record<string, string>, file: string, line: number): CommencementRow | Reject {
+export function normaliseCommencement(
+  rec: Record<string, string>,
+  file: string,
+  line: number,
+): CommencementRow | Reject {
   const key = clean(rec.CN_Number)?.toUpperCase() ?? null;
   const bad = (reason: Reject['reason'], detail: string): Reject => reject(SOURCE, file, line, reason, detail, key);
   if (key === null) return bad('missing_field', 'CN_Number');
@@ -134,14 +130,19 @@ export async function readCommencements(files: string[]): Promise<AdapterResult<
         return;
       }
       const old = rows[i]!;
-      rejects.push(
-        reject(SOURCE, rowFiles[i]!, old.line, 'duplicate', `superseded by ${file}:${line}`, old.cn_number),
-      );
+      rejects.push(reject(SOURCE, rowFiles[i]!, old.line, 'duplicate', `superseded by ${file}:${line}`, old.cn_number));
       rows[i] = row;
       rowFiles[i] = file;
     };
     const layout = { kind: 'notice', columns: COMMENCEMENT_COLUMNS, required: COMMENCEMENT_REQUIRED_COLUMNS } as const;
-    const scanned = await scanCsv(file, SOURCE, [layout], (_k, rec, line) => onRecord(rec, line), (r) => void rejects.push(r), COMMENCEMENT_PERSONAL_COLUMNS);
+    const scanned = await scanCsv(
+      file,
+      SOURCE,
+      [layout],
+      (_k, rec, line) => onRecord(rec, line),
+      (r) => void rejects.push(r),
+      COMMENCEMENT_PERSONAL_COLUMNS,
+    );
     lines += scanned.lines;
   }
   return { rows, rejects, lines };

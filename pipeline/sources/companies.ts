@@ -32,11 +32,7 @@ function isReject(x: object): x is Reject {
 }
 
 /** Parse `company_num`: a required whole number ≥ 1, returned as its canonical decimal text. */
-function companyNumber(
-  rec: Record<string, string>,
-  file: string,
-  line: number,
-): string | Reject {
+function companyNumber(rec: Record<string, string>, file: string, line: number): string | Reject {
   const raw = clean(rec.company_num);
   const n = parseInteger(raw);
   if (n === null) return reject('companies', file, line, 'missing_field', 'company_num');
@@ -73,7 +69,9 @@ function naceCode(raw: string | undefined): string | null {
 /** County of a registered office: the last address lines that name one (`Co. Cork`, `Dublin 4`). */
 function addressCounty(lines: string[]): string | null {
   for (let i = lines.length - 1; i >= Math.max(0, lines.length - 2); i--) {
-    const parts = lines[i]!.split(',').map((p) => p.trim()).reverse();
+    const parts = lines[i]!.split(',')
+      .map((p) => p.trim())
+      .reverse();
     for (const p of parts) {
       const c = resolveCounty(p) ?? resolveCounty(p.replace(/\s+\d+\s*w?$/i, ''));
       if (c) return c;

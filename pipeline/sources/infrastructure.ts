@@ -189,7 +189,12 @@ function isReject(x: unknown): x is Reject {
   return typeof x === 'object' && x !== null && 'reason' in x;
 }
 
-function finish(f: InfraFragment, name: string, vertical: InfraVertical | null, ...techTexts: (string | null)[]): InfraFragment {
+function finish(
+  f: InfraFragment,
+  name: string,
+  vertical: InfraVertical | null,
+  ...techTexts: (string | null)[]
+): InfraFragment {
   f.name = name;
   f.vertical = vertical;
   f.technology = inferTechnology(vertical, ...techTexts);
@@ -214,7 +219,10 @@ export const CONSENTING_CASE_URL = 'https://www.pleanala.ie/en-ie/case/';
 export function consentingCaseUrl(ref: string | null, bare = false): string | null {
   if (ref === null) return null;
   const t = ref.trim().toUpperCase();
-  const m = /^(?:ABP|ACP)-?(\d{5,7})(?:-\d{2})?$/.exec(t) ?? /^PL\s?\d{2}[A-Z]?\s?\.\s?(\d{5,7})$/.exec(t) ?? (bare ? /^(\d{5,7})$/.exec(t) : null);
+  const m =
+    /^(?:ABP|ACP)-?(\d{5,7})(?:-\d{2})?$/.exec(t) ??
+    /^PL\s?\d{2}[A-Z]?\s?\.\s?(\d{5,7})$/.exec(t) ??
+    (bare ? /^(\d{5,7})$/.exec(t) : null);
   return m ? `${CONSENTING_CASE_URL}${m[1]}` : null;
 }
 
@@ -306,7 +314,11 @@ export function normaliseGridConnection(
   f.lon = xy.lon;
   f.county = ni ? null : (resolveCounty(rec.County) ?? resolveCounty(rec.Region));
   const fileName = foldText(file.split(/[\\/]/).pop() ?? '');
-  const fromFile: InfraVertical | null = /\bwind\b/.test(fileName) ? 'wind' : /\bsolar\b/.test(fileName) ? 'solar' : null;
+  const fromFile: InfraVertical | null = /\bwind\b/.test(fileName)
+    ? 'wind'
+    : /\bsolar\b/.test(fileName)
+      ? 'solar'
+      : null;
   const tech = clean(rec.Technology);
   const vertical = verticalOfTechnology(tech) ?? fromFile ?? inferVertical(name);
   return finish(f, name, vertical, name);
@@ -339,7 +351,8 @@ export function normaliseDataCentre(rec: Record<string, string>, file: string, l
   f.connection_voltage_kv = kv;
   f.status = clean(rec.Status);
   f.lodged_date = lodged;
-  f.cru_connection_policy = clean(rec['CRU Connection Policy']) === null ? null : parseFlag(rec['CRU Connection Policy']);
+  f.cru_connection_policy =
+    clean(rec['CRU Connection Policy']) === null ? null : parseFlag(rec['CRU Connection Policy']);
   return finish(f, name, 'data_centre', name);
 }
 
@@ -394,7 +407,14 @@ export async function readInfrastructure(files: string[]): Promise<AdapterResult
         } else {
           const old = rows[prev]!;
           rejects.push(
-            reject('infrastructure', old.file, old.line, 'duplicate', keptDetail(file, line), old.case_id ?? old.project_key),
+            reject(
+              'infrastructure',
+              old.file,
+              old.line,
+              'duplicate',
+              keptDetail(file, line),
+              old.case_id ?? old.project_key,
+            ),
           );
           rows[prev] = r;
         }

@@ -12,7 +12,20 @@ import { clean, parseNumber, reject, scanCsv } from './common.ts';
 import { MATERIAL_COLUMNS, MATERIAL_REQUIRED } from './formats.ts';
 
 const SOURCE = 'materials' as const;
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 /**
  * `202301` (PxStat's TLIST(M1) code), `2023M01`, `2023 January` or `2023-01` →
@@ -41,7 +54,11 @@ function isIndexStatistic(label: string | null, unit: string | null): boolean {
 }
 
 /** Turn one WPM28 record into a `MaterialRow`, `'skip'`, or a reject naming the column. */
-export function normaliseMaterial(rec: Record<string, string>, file: string, line: number): MaterialRow | Reject | 'skip' {
+export function normaliseMaterial(
+  rec: Record<string, string>,
+  file: string,
+  line: number,
+): MaterialRow | Reject | 'skip' {
   const bad = (reason: Reject['reason'], detail: string): Reject => reject(SOURCE, file, line, reason, detail, null);
   const unit = clean(rec.UNIT);
   if (!isIndexStatistic(clean(rec['Statistic Label']), unit)) return 'skip';
@@ -71,16 +88,25 @@ export async function readMaterials(files: string[]): Promise<AdapterResult<Mate
   for (const file of files) {
     const seen = new Map<string, number>();
     lines += (
-      await scanCsv(file, SOURCE, layouts, (_k, rec, line) => {
-        const r = normaliseMaterial(rec, file, line);
-        if (r === 'skip') return void skipped++;
-        if ('reason' in r) return void rejects.push(r);
-        const key = `${r.month}|${r.material}`;
-        const first = seen.get(key);
-        if (first !== undefined) return void rejects.push(reject(SOURCE, file, line, 'duplicate', `same month and material as line ${first}`, key));
-        seen.set(key, line);
-        rows.push(r);
-      }, (r) => void rejects.push(r))
+      await scanCsv(
+        file,
+        SOURCE,
+        layouts,
+        (_k, rec, line) => {
+          const r = normaliseMaterial(rec, file, line);
+          if (r === 'skip') return void skipped++;
+          if ('reason' in r) return void rejects.push(r);
+          const key = `${r.month}|${r.material}`;
+          const first = seen.get(key);
+          if (first !== undefined)
+            return void rejects.push(
+              reject(SOURCE, file, line, 'duplicate', `same month and material as line ${first}`, key),
+            );
+          seen.set(key, line);
+          rows.push(r);
+        },
+        (r) => void rejects.push(r),
+      )
     ).lines;
   }
   return { rows, rejects, lines: lines - skipped, skipped };

@@ -10,15 +10,7 @@ import { parseDate } from '../lib/dates.ts';
 import { inIreland, itmToWgs84, wgs84ToItm } from '../lib/itm.ts';
 import { resolveAuthority } from '../reference/authorities.ts';
 import type { AdapterResult, PlanningRow, Reject } from '../types.ts';
-import {
-  clean,
-  parseFlag,
-  parseInteger,
-  parseNumber,
-  reject,
-  routingKey,
-  scanCsv,
-} from './common.ts';
+import { clean, parseFlag, parseInteger, parseNumber, reject, routingKey, scanCsv } from './common.ts';
 import { PLANNING_COLUMNS } from './formats.ts';
 
 const SOURCE = 'planning' as const;
@@ -193,7 +185,8 @@ export async function readPlanning(files: string[]): Promise<AdapterResult<Plann
   const out = new PlanningCollector();
   let lines = 0;
   for (const file of files) {
-    const onRecord = (rec: Record<string, string>, line: number): void => out.add(normalisePlanning(rec, file, line), file);
+    const onRecord = (rec: Record<string, string>, line: number): void =>
+      out.add(normalisePlanning(rec, file, line), file);
     const onReject = (r: Reject): void => void out.rejects.push(r);
     if (file.toLowerCase().endsWith('.json')) {
       lines += await scanArcgisJson(file, onRecord, onReject);

@@ -61,7 +61,9 @@ export function isNewDwelling(description: string | null): boolean {
  */
 export function homeKey(address: string, eircode: string | null): string {
   const code = (eircode ?? '').toUpperCase().replace(/\s+/g, '');
-  return createHash('sha256').update(`${foldText(address)}|${code}`).digest('hex');
+  return createHash('sha256')
+    .update(`${foldText(address)}|${code}`)
+    .digest('hex');
 }
 
 /**
@@ -163,7 +165,15 @@ export async function readPpr(files: string[], sink?: (row: SaleRow) => void): P
       if ('reason' in row) rejects.push(row);
       else keep(row);
     };
-    lines += (await scanCsv(file, SOURCE, layouts, (_k, rec, line) => onRecord(rec, line), (r) => void rejects.push(r))).lines;
+    lines += (
+      await scanCsv(
+        file,
+        SOURCE,
+        layouts,
+        (_k, rec, line) => onRecord(rec, line),
+        (r) => void rejects.push(r),
+      )
+    ).lines;
   }
   return { rows, rejects, lines };
 }

@@ -97,16 +97,23 @@ export async function readRents(files: string[]): Promise<AdapterResult<RentRow>
   for (const file of files) {
     const seen = new Map<string, number>();
     lines += (
-      await scanCsv(file, SOURCE, layouts, (_k, rec, line) => {
-        const r = normaliseRent(rec, file, line);
-        if (r === 'skip') return void suppressed++;
-        if ('reason' in r) return void rejects.push(r);
-        const key = `${r.quarter}|${r.location}|${r.property_type}|${r.bedrooms}`;
-        const first = seen.get(key);
-        if (first !== undefined) return void rejects.push(reject(SOURCE, file, line, 'duplicate', `same cell as line ${first}`, key));
-        seen.set(key, line);
-        rows.push(r);
-      }, (r) => void rejects.push(r))
+      await scanCsv(
+        file,
+        SOURCE,
+        layouts,
+        (_k, rec, line) => {
+          const r = normaliseRent(rec, file, line);
+          if (r === 'skip') return void suppressed++;
+          if ('reason' in r) return void rejects.push(r);
+          const key = `${r.quarter}|${r.location}|${r.property_type}|${r.bedrooms}`;
+          const first = seen.get(key);
+          if (first !== undefined)
+            return void rejects.push(reject(SOURCE, file, line, 'duplicate', `same cell as line ${first}`, key));
+          seen.set(key, line);
+          rows.push(r);
+        },
+        (r) => void rejects.push(r),
+      )
     ).lines;
   }
   return { rows, rejects, lines: lines - suppressed, suppressed };

@@ -26,7 +26,11 @@ export interface Build {
 }
 
 /** `2026-11-09T06:00:00.000Z` → `20261109T060000Z`. */
-export const releaseIdAt = (now: Date): string => now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+export const releaseIdAt = (now: Date): string =>
+  now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 
 /** Create the build folder; no DuckDB instance is open until `fresh()`. */
 export async function startBuild(config: PipelineConfig, now: Date): Promise<Build> {

@@ -21,7 +21,15 @@ import type { SearchDoc, SearchIndexStats } from '../release/search-index.ts';
 import type { NdjsonSink, TableSpec } from '../release/tables.ts';
 import { countReasons } from '../sources/common.ts';
 import type {
-  AdapterResult, CommencementRow, CompanyRow, FilingRow, InfraFragment, MaterialRow, PlanningRow, Reject, RentRow,
+  AdapterResult,
+  CommencementRow,
+  CompanyRow,
+  FilingRow,
+  InfraFragment,
+  MaterialRow,
+  PlanningRow,
+  Reject,
+  RentRow,
 } from '../types.ts';
 import type { RecordKind, Validators } from '../validate.ts';
 import type { Build } from './build.ts';
@@ -151,7 +159,11 @@ export interface BuildContext {
 }
 
 /** A fresh context for one refresh. */
-export function createContext(config: PipelineConfig, deps: PipelineDeps, previous: PreviousRelease | null): BuildContext {
+export function createContext(
+  config: PipelineConfig,
+  deps: PipelineDeps,
+  previous: PreviousRelease | null,
+): BuildContext {
   return { config, deps, previous, sources: {}, rejects: [], invalid: {}, counts: {}, stages: {}, made: {} };
 }
 

@@ -13,7 +13,10 @@ export const eventsStage: Stage = {
   name: 'events',
   async run(ctx) {
     const build = need(ctx, 'build');
-    const written = await writeEvents(build.db(), build.dir, ctx.previous?.dir ?? null, { id: build.releaseId, asOf: need(ctx, 'asOf') });
+    const written = await writeEvents(build.db(), build.dir, ctx.previous?.dir ?? null, {
+      id: build.releaseId,
+      asOf: need(ctx, 'asOf'),
+    });
     ctx.counts['events'] = written.rows;
     ctx.made.events = written.counts;
     noteInvalid(ctx, 'event', validateAll(need(ctx, 'validators'), 'event', written.events, 5));
@@ -21,7 +24,10 @@ export const eventsStage: Stage = {
   },
   end(ctx) {
     const bad = ctx.invalid['event'];
-    if (bad) throw new Error(`events failed schema validation — nothing was published: ${bad.invalid} invalid (${bad.samples.join('; ')})`);
+    if (bad)
+      throw new Error(
+        `events failed schema validation — nothing was published: ${bad.invalid} invalid (${bad.samples.join('; ')})`,
+      );
     return null;
   },
 };

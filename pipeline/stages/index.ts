@@ -22,7 +22,12 @@ import { need } from './context.ts';
 import { builtSummary, manifestStage } from './manifest.ts';
 import { normaliseStage } from './normalise.ts';
 import {
-  readCommencementsStage, readCompaniesStage, readInfrastructureStage, readMaterialsStage, readPlanningStage, readRentsStage,
+  readCommencementsStage,
+  readCompaniesStage,
+  readInfrastructureStage,
+  readMaterialsStage,
+  readPlanningStage,
+  readRentsStage,
 } from './read-sources.ts';
 import type { Stage } from './runner.ts';
 import { readPprStage, writeSalesStage } from './sales.ts';
@@ -36,7 +41,8 @@ const fingerprintStage: Stage = {
   name: 'fingerprint',
   async run(ctx) {
     const files = await listRawFiles(ctx.config.rawDir);
-    if (files.all.length === 0) throw new Error(`no raw files under ${ctx.config.rawDir} (run 'leads generate' or pass --raw DIR)`);
+    if (files.all.length === 0)
+      throw new Error(`no raw files under ${ctx.config.rawDir} (run 'leads generate' or pass --raw DIR)`);
     ctx.made.files = files;
     ctx.made.fingerprint = await inputFingerprint(ctx.config.rawDir, files.all);
     return files.all.length;

@@ -43,7 +43,11 @@ export const manifestStage: Stage = {
       force: ctx.config.force,
       fingerprint: need(ctx, 'fingerprint'),
       freshness: freshnessOf(ctx.config.rawDir),
-      authorityFreshness: authorityFreshness(need(ctx, 'authorityReads'), need(ctx, 'authorityLeads'), readFetchLog(ctx.config.rawDir)),
+      authorityFreshness: authorityFreshness(
+        need(ctx, 'authorityReads'),
+        need(ctx, 'authorityLeads'),
+        readFetchLog(ctx.config.rawDir),
+      ),
     });
     const problems = need(ctx, 'validators').validate('release-manifest', m);
     if (problems.length) throw new Error(`manifest failed schema validation: ${problems.join('; ')}`);
@@ -72,7 +76,9 @@ function freshnessOf(rawDir: string) {
 }
 
 /** The summary fields of a release that was built: as-of date, changes, table counts, sources, size on disk. */
-export function builtSummary(ctx: BuildContext): Pick<StageOutcome, 'asOf' | 'changes' | 'counts' | 'sources' | 'releaseBytes'> {
+export function builtSummary(
+  ctx: BuildContext,
+): Pick<StageOutcome, 'asOf' | 'changes' | 'counts' | 'sources' | 'releaseBytes'> {
   const tracked = need(ctx, 'tracked');
   return {
     releaseBytes: need(ctx, 'releaseBytes'),

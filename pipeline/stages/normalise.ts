@@ -15,7 +15,8 @@ export const normaliseStage: Stage = {
   async run(ctx) {
     const planning = need(ctx, 'planning');
     const commencements = need(ctx, 'commencements');
-    const asOf = (ctx.made.asOf = latestDate(planning.rows.map((r) => r.etl_date)) ?? need(ctx, 'build').now.toISOString().slice(0, 10));
+    const asOf = (ctx.made.asOf =
+      latestDate(planning.rows.map((r) => r.etl_date)) ?? need(ctx, 'build').now.toISOString().slice(0, 10));
     const index = buildCompanyIndex(need(ctx, 'companies').companies.rows);
     const built = buildLeads(planning.rows, commencements.rows, index, asOf);
     const infraDrafts = mergeInfrastructure(need(ctx, 'infrastructure').rows, index, asOf);

@@ -57,11 +57,20 @@ export function startMemoryMeter(): MemoryMeter {
 }
 
 /** `[ 2/18] read:ppr   3,959 rows   0.3 s   11,637 rows/s   177 MB RSS` (numbers in en-IE). */
-export function progressLine(position: number, total: number, name: string, t: StageTiming, ms: number, rssBytes: number): string {
+export function progressLine(
+  position: number,
+  total: number,
+  name: string,
+  t: StageTiming,
+  ms: number,
+  rssBytes: number,
+): string {
   return (
     `[${String(position).padStart(2)}/${total}] ${name.padEnd(20)} ${t.rows.toLocaleString('en-IE').padStart(10)} rows ` +
     `${(ms / 1000).toFixed(1).padStart(6)} s ${t.rows_per_s.toLocaleString('en-IE').padStart(10)} rows/s ` +
-    `${Math.round(rssBytes / 1048576).toLocaleString('en-IE').padStart(6)} MB RSS`
+    `${Math.round(rssBytes / 1048576)
+      .toLocaleString('en-IE')
+      .padStart(6)} MB RSS`
   );
 }
 
@@ -69,7 +78,11 @@ export function progressLine(position: number, total: number, name: string, t: S
  * Run `stages` in order over `ctx` and return the outcome named by the first stage that ends the
  * refresh. A stage that throws ends it with that error. Timings go to `ctx.stages`.
  */
-export async function runStages(stages: readonly Stage[], ctx: BuildContext, meter: MemoryMeter): Promise<StageOutcome> {
+export async function runStages(
+  stages: readonly Stage[],
+  ctx: BuildContext,
+  meter: MemoryMeter,
+): Promise<StageOutcome> {
   for (const [i, stage] of stages.entries()) {
     await ctx.deps.onStage?.(stage.name);
     meter.stage = stage.name;
@@ -80,7 +93,8 @@ export async function runStages(stages: readonly Stage[], ctx: BuildContext, met
     const timing = { ms: Math.round(ms), rows, rows_per_s: ms > 0 ? Math.round((rows / ms) * 1000) : rows };
     ctx.stages[stage.name] = timing;
     meter.sample();
-    if (ctx.config.progress) ctx.deps.log(progressLine(i + 1, stages.length, stage.name, timing, ms, process.memoryUsage().rss));
+    if (ctx.config.progress)
+      ctx.deps.log(progressLine(i + 1, stages.length, stage.name, timing, ms, process.memoryUsage().rss));
     const outcome = stage.end?.(ctx) ?? null;
     if (outcome) return outcome;
   }

@@ -13,20 +13,27 @@ import { need } from './context.ts';
 import type { Stage } from './runner.ts';
 
 const byKey = <T extends { lead_key?: string; project_key?: string }>(a: T, b: T): number =>
-  ((a.lead_key ?? a.project_key)! < (b.lead_key ?? b.project_key)! ? -1 : 1);
+  (a.lead_key ?? a.project_key)! < (b.lead_key ?? b.project_key)! ? -1 : 1;
 
 export const trackStage: Stage = {
   name: 'track',
   async run(ctx) {
     const previous = ctx.previous;
-    const prevRegistry: RegistryEntry[] = previous && existsSync(join(previous.dir, 'registry.parquet'))
-      ? await readParquet<RegistryEntry>(need(ctx, 'build').db(), join(previous.dir, 'registry.parquet'))
-      : [];
+    const prevRegistry: RegistryEntry[] =
+      previous && existsSync(join(previous.dir, 'registry.parquet'))
+        ? await readParquet<RegistryEntry>(need(ctx, 'build').db(), join(previous.dir, 'registry.parquet'))
+        : [];
     const normalised = need(ctx, 'normalised');
     const asOf = need(ctx, 'asOf');
     const suppliers = buildSuppliers(need(ctx, 'companies').companies.rows, normalised.leads);
     const leads = trackChanges('leads', normalised.leads.sort(byKey), (d) => d.lead_key, prevRegistry, asOf);
-    const infra = trackChanges('infrastructure', [...normalised.infraDrafts].sort(byKey), (d) => d.project_key, prevRegistry, asOf);
+    const infra = trackChanges(
+      'infrastructure',
+      [...normalised.infraDrafts].sort(byKey),
+      (d) => d.project_key,
+      prevRegistry,
+      asOf,
+    );
     const neighbours = nearestNeighbours(leads.records.map((l) => ({ id: l.id, lat: l.lat, lon: l.lon })));
     ctx.made.tracked = { leads, infra, neighbours, suppliers };
     return leads.records.length + infra.records.length;

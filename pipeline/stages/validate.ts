@@ -35,7 +35,10 @@ export const validateStage: Stage = {
       check('lead-neighbour', tracked.neighbours) +
       check('change', published.changes) +
       check('reject', ctx.rejects);
-    ctx.made.names = checkPublishedNames({ leads: tracked.leads.records, infrastructure: tracked.infra.records }, need(ctx, 'normalised').index);
+    ctx.made.names = checkPublishedNames(
+      { leads: tracked.leads.records, infrastructure: tracked.infra.records },
+      need(ctx, 'normalised').index,
+    );
     return checked;
   },
   end(ctx) {
@@ -50,7 +53,9 @@ export const validateStage: Stage = {
       };
     }
     if (Object.keys(ctx.invalid).length > 0) {
-      const detail = Object.entries(ctx.invalid).map(([k, v]) => `${k}: ${v.invalid} invalid (${v.samples.join('; ')})`).join('\n  ');
+      const detail = Object.entries(ctx.invalid)
+        .map(([k, v]) => `${k}: ${v.invalid} invalid (${v.samples.join('; ')})`)
+        .join('\n  ');
       throw new Error(`published rows failed schema validation — nothing was published:\n  ${detail}`);
     }
     return null;

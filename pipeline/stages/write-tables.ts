@@ -20,7 +20,12 @@ export const writeTablesStage: Stage = {
     const tracked = need(ctx, 'tracked');
     const published = need(ctx, 'published');
     const counts = ctx.counts;
-    counts['leads'] = await writeTable(db, dir, tableSpec('leads', ctx.config.leadsRowGroupRows), tracked.leads.records);
+    counts['leads'] = await writeTable(
+      db,
+      dir,
+      tableSpec('leads', ctx.config.leadsRowGroupRows),
+      tracked.leads.records,
+    );
     counts['infrastructure'] = await writeTable(db, dir, tableSpec('infrastructure'), tracked.infra.records);
     counts['companies'] = await writeTable(db, dir, tableSpec('companies'), published.companies);
     counts['filings'] = await writeTable(db, dir, tableSpec('filings'), published.filings);
@@ -32,11 +37,23 @@ export const writeTablesStage: Stage = {
     const rows = Object.values(counts).reduce((a, b) => a + b, 0) - (counts['sales'] ?? 0);
 
     // Written: drop the big in-memory copies before the search and GeoJSON stages.
-    for (const a of [tracked.neighbours, published.registry, published.changes, published.companies, published.filings, tracked.suppliers, ctx.rejects]) a.length = 0;
+    for (const a of [
+      tracked.neighbours,
+      published.registry,
+      published.changes,
+      published.companies,
+      published.filings,
+      tracked.suppliers,
+      ctx.rejects,
+    ])
+      a.length = 0;
     const leads = tracked.leads.records;
     ctx.made.authorities = countByAuthority(leads);
     ctx.made.authorityLeads = authorityLeads(leads);
-    ctx.made.searchDocs = leads.map((l) => ({ id: l.id, text: `${l.description} ${l.address ?? ''} ${l.planning_authority} ${l.application_number}` }));
+    ctx.made.searchDocs = leads.map((l) => ({
+      id: l.id,
+      text: `${l.description} ${l.address ?? ''} ${l.planning_authority} ${l.application_number}`,
+    }));
     leads.length = 0; // written; the later stages read the Parquet files
     need(ctx, 'normalised').leads.length = 0; // the same objects (completed in place by trackChanges)
     return rows;

@@ -11,7 +11,16 @@ import { BUILDER_NACE, type CompanyRegistry, nameVariant, pickCompany } from './
 import { type DateStyle, fmtDate } from './output.ts';
 import type { PlanningApp } from './planning.ts';
 import { type Rng, cumulative, recordRng } from './rng.ts';
-import { BUSINESS_WORD_SURNAMES, SOLE_TRADES, eircode, personName, placeName, spacedEircode, streetName, townOf } from './vocab.ts';
+import {
+  BUSINESS_WORD_SURNAMES,
+  SOLE_TRADES,
+  eircode,
+  personName,
+  placeName,
+  spacedEircode,
+  streetName,
+  townOf,
+} from './vocab.ts';
 import type { NameTruth } from './truth.ts';
 
 /** Share of granted applications that get a commencement notice (eventually). */
@@ -147,7 +156,13 @@ function finish(n: NoticeBase, f: string[], badKey: number): string[] {
  * The notice lines of one planning application as of `asOf` (none when it was not granted, is
  * not commenced, or its notices are still in the future).
  */
-export function noticeLines(app: PlanningApp, seed: number, companies: CompanyRegistry, asOf: number, truth?: NameTruth): string[] {
+export function noticeLines(
+  app: PlanningApp,
+  seed: number,
+  companies: CompanyRegistry,
+  asOf: number,
+  truth?: NameTruth,
+): string[] {
   if (app.grant === null || app.bad >= 0) return [];
   // works already carried out are not commenced
   if (app.dev.kind === 'retention') return [];
@@ -167,7 +182,15 @@ export function noticeLines(app: PlanningApp, seed: number, companies: CompanyRe
   if (optOut) {
     builder = app.personName ?? fullName(r0);
     builderPerson = builder;
-  } else if (r0.chance(dev.oneOff ? 0.6 : ['extension', 'roofing', 'windows', 'heat_pump', 'insulation', 'landscaping', 'agricultural'].includes(cls) ? 0.75 : 0.95)) {
+  } else if (
+    r0.chance(
+      dev.oneOff
+        ? 0.6
+        : ['extension', 'roofing', 'windows', 'heat_pump', 'insulation', 'landscaping', 'agricultural'].includes(cls)
+          ? 0.75
+          : 0.95,
+    )
+  ) {
     const c = pickCompany(companies, r0, TRADE_NACE[cls] ?? BUILDER_NACE.slice(0, 2));
     builder = nameVariant(r0, c.name);
     if (r0.chance(0.7)) builderNum = String(c.num);
@@ -203,7 +226,10 @@ export function noticeLines(app: PlanningApp, seed: number, companies: CompanyRe
       projectName: dev.oneOff
         ? `New dwelling at ${app.address.split(',')[0]!.trim()}`
         : phases > 1
-          ? `${app.address.replace(/^Lands at /, '').split(',')[0]!.trim()} Phase ${k + 1}`
+          ? `${app.address
+              .replace(/^Lands at /, '')
+              .split(',')[0]!
+              .trim()} Phase ${k + 1}`
           : `${dev.cnSubGroup} - ${app.address.split(',')[0]!.trim()}`,
       description: app.description.trim(),
       projectType: dev.cnProjectType,
@@ -228,7 +254,8 @@ export function noticeLines(app: PlanningApp, seed: number, companies: CompanyRe
       owner,
       authorityName: app.authority.councilName,
       cccDay: r.chance(0.42) ? commencement + r.int(150, units !== null && units > 20 ? 900 : 600) : null,
-      cccType: units !== null && units > 1 ? 'Multiple Buildings/Units' : dev.oneOff ? 'Single Dwelling' : 'Single Building',
+      cccType:
+        units !== null && units > 1 ? 'Multiple Buildings/Units' : dev.oneOff ? 'Single Dwelling' : 'Single Building',
     };
     if (n.lat === null) n.lon = null;
     out.push(...finish(n, noticeFields(n, asOf), app.slot * 8 + k));
@@ -237,7 +264,15 @@ export function noticeLines(app: PlanningApp, seed: number, companies: CompanyRe
 }
 
 const AUTH_CUM = cumulative(AUTHORITIES.map((a) => a.weight));
-const EXEMPT_PERMISSIONS = ['Exempt', 'EXEMPT', 'N/A', 'Exempted Development', 'Section 5 Declaration', 'n/a', 'Not Applicable'];
+const EXEMPT_PERMISSIONS = [
+  'Exempt',
+  'EXEMPT',
+  'N/A',
+  'Exempted Development',
+  'Section 5 Declaration',
+  'n/a',
+  'Not Applicable',
+];
 const EXEMPT_WORKS = [
   'Internal fit-out of existing retail unit',
   'Internal alterations to existing office floor',
@@ -252,7 +287,14 @@ const EXEMPT_WORKS = [
  * The line(s) of the j-th notice that names no planning application (exempt works), visible once
  * `submitted` has passed.
  */
-export function exemptNoticeLines(seed: number, j: number, submitted: number, companies: CompanyRegistry, asOf: number, truth?: NameTruth): string[] {
+export function exemptNoticeLines(
+  seed: number,
+  j: number,
+  submitted: number,
+  companies: CompanyRegistry,
+  asOf: number,
+  truth?: NameTruth,
+): string[] {
   if (submitted > asOf) return [];
   const r = recordRng(seed, 'cn-exempt', j);
   const a = AUTHORITIES[r.weighted(AUTH_CUM)]!;

@@ -10,7 +10,17 @@ import { csvLine } from '../lib/csv.ts';
 import { CRO_COMPANY_COLUMNS, CRO_FILING_COLUMNS } from '../sources/formats.ts';
 import { FileSink, dayToIso, isoToDay, type FileStats } from './output.ts';
 import { Rng, Table, cumulative, evenlySpread, recordRng } from './rng.ts';
-import { FORENAMES, PLACE_PREFIXES, SURNAMES, TOWNS, eircode, joinPlace, placeName, streetName, townOf } from './vocab.ts';
+import {
+  FORENAMES,
+  PLACE_PREFIXES,
+  SURNAMES,
+  TOWNS,
+  eircode,
+  joinPlace,
+  placeName,
+  streetName,
+  townOf,
+} from './vocab.ts';
 
 /** One generated company (static facts; week-dependent fields are derived when writing). */
 export interface Company {
@@ -38,19 +48,55 @@ export interface CompanyRegistry {
 export const COMPANIES_DEFAULT = 12_000;
 
 const NACE = new Table<string>([
-  ['4120', 20], ['4211', 3], ['4311', 1.5], ['4312', 4], ['4321', 10], ['4322', 9], ['4329', 3],
-  ['4332', 5], ['4333', 3], ['4391', 5], ['4399', 5], ['8130', 5], ['7111', 6], ['6810', 9],
-  ['3511', 3.5], ['6311', 1.5], ['5510', 1.5], ['7112', 2.5], ['4110', 2], ['4673', 1],
+  ['4120', 20],
+  ['4211', 3],
+  ['4311', 1.5],
+  ['4312', 4],
+  ['4321', 10],
+  ['4322', 9],
+  ['4329', 3],
+  ['4332', 5],
+  ['4333', 3],
+  ['4391', 5],
+  ['4399', 5],
+  ['8130', 5],
+  ['7111', 6],
+  ['6810', 9],
+  ['3511', 3.5],
+  ['6311', 1.5],
+  ['5510', 1.5],
+  ['7112', 2.5],
+  ['4110', 2],
+  ['4673', 1],
 ]);
 
 /** Construction-trade NACE codes (main contractors and subcontractors). */
-export const BUILDER_NACE = ['4120', '4110', '4211', '4312', '4321', '4322', '4329', '4332', '4333', '4391', '4399', '4311'];
+export const BUILDER_NACE = [
+  '4120',
+  '4110',
+  '4211',
+  '4312',
+  '4321',
+  '4322',
+  '4329',
+  '4332',
+  '4333',
+  '4391',
+  '4399',
+  '4311',
+];
 
 const STATUS = new Table<Company['status']>([
-  ['Normal', 80], ['Dissolved', 12], ['Strike Off Listed', 5], ['Liquidation', 3],
+  ['Normal', 80],
+  ['Dissolved', 12],
+  ['Strike Off Listed', 5],
+  ['Liquidation', 3],
 ]);
 const STATUS_CODE: Record<Company['status'], string> = {
-  Normal: '1', Liquidation: '4', 'Strike Off Listed': '7', Dissolved: '10',
+  Normal: '1',
+  Liquidation: '4',
+  'Strike Off Listed': '7',
+  Dissolved: '10',
 };
 
 const TYPES = new Table<[string, string, string]>([
@@ -63,19 +109,68 @@ const TYPES = new Table<[string, string, string]>([
   [['7', 'Designated Activity Company', 'Designated Activity Company'], 2],
 ]);
 
-const ADJ = ['Atlantic', 'Greenfield', 'Emerald', 'Celtic', 'Western', 'Midland', 'Northern', 'Southern', 'Eastern',
-  'Summit', 'Keystone', 'Harbour', 'Shannon', 'Liffey', 'Boyne', 'Corrib', 'Premier', 'Apex', 'Oakwood', 'Silverline',
-  'Clearwater', 'Bluestone', 'Redrock', 'Granite', 'Evergreen', 'Brightwater', 'Highfield', 'Riverside'];
+const ADJ = [
+  'Atlantic',
+  'Greenfield',
+  'Emerald',
+  'Celtic',
+  'Western',
+  'Midland',
+  'Northern',
+  'Southern',
+  'Eastern',
+  'Summit',
+  'Keystone',
+  'Harbour',
+  'Shannon',
+  'Liffey',
+  'Boyne',
+  'Corrib',
+  'Premier',
+  'Apex',
+  'Oakwood',
+  'Silverline',
+  'Clearwater',
+  'Bluestone',
+  'Redrock',
+  'Granite',
+  'Evergreen',
+  'Brightwater',
+  'Highfield',
+  'Riverside',
+];
 
 /** Name stems per NACE; `S` = surname, `P` = place, `A` = adjective. */
 const NAME_PATTERNS: Record<string, readonly string[]> = {
-  '4120': ['S Construction', 'S Builders', 'S & Sons Building Contractors', 'P Homes', 'S Building Contractors', 'A Construction', 'S Brothers Construction', 'P Building Services'],
+  '4120': [
+    'S Construction',
+    'S Builders',
+    'S & Sons Building Contractors',
+    'P Homes',
+    'S Building Contractors',
+    'A Construction',
+    'S Brothers Construction',
+    'P Building Services',
+  ],
   '4110': ['P Developments', 'A Homes', 'S Developments', 'P Residential Developments'],
   '4211': ['S Civil Engineering', 'P Road Surfacing', 'A Civil Contractors', 'S Groundworks & Civils'],
   '4311': ['S Demolition', 'A Demolition & Dismantling', 'P Site Clearance'],
   '4312': ['S Plant Hire & Groundworks', 'P Excavations', 'S Site Development', 'A Earthworks'],
-  '4321': ['S Electrical Contractors', 'P Electrical Services', 'A Solar Ireland', 'S Electrical', 'A EV Charging Solutions', 'P Solar Installations'],
-  '4322': ['S Plumbing & Heating', 'P Heat Pumps', 'A Heating Solutions', 'S Mechanical Services', 'A Renewable Heating'],
+  '4321': [
+    'S Electrical Contractors',
+    'P Electrical Services',
+    'A Solar Ireland',
+    'S Electrical',
+    'A EV Charging Solutions',
+    'P Solar Installations',
+  ],
+  '4322': [
+    'S Plumbing & Heating',
+    'P Heat Pumps',
+    'A Heating Solutions',
+    'S Mechanical Services',
+    'A Renewable Heating',
+  ],
   '4329': ['S Insulation', 'P External Wall Insulation', 'A Insulation Services', 'A Energy Upgrades'],
   '4332': ['S Windows & Doors', 'P Joinery', 'A Glazing Systems', 'S Carpentry & Joinery'],
   '4333': ['S Flooring', 'P Tiling & Flooring', 'A Floor Solutions'],
@@ -84,9 +179,29 @@ const NAME_PATTERNS: Record<string, readonly string[]> = {
   '8130': ['S Landscaping', 'P Garden Design', 'A Landscapes', 'S Paving & Landscaping'],
   '7111': ['S Architects', 'S S Architects', 'P Design Partnership', 'A Architecture'],
   '7112': ['S Consulting Engineers', 'A Engineering Consultants', 'P Engineering'],
-  '6810': ['P Property Developments', 'S Developments', 'A Property Holdings', 'P Estates', 'A Real Estate Investments'],
-  '3511': ['P Wind Farm', 'A Solar', 'A Renewables', 'P Energy Storage', 'P Solar Farm', 'A Wind Energy', 'A Power Ireland'],
-  '6311': ['A Data Centres Ireland', 'A Hosting Ireland', 'A Cloud Services Ireland', 'P Data Campus', 'A Digital Infrastructure Ireland'],
+  '6810': [
+    'P Property Developments',
+    'S Developments',
+    'A Property Holdings',
+    'P Estates',
+    'A Real Estate Investments',
+  ],
+  '3511': [
+    'P Wind Farm',
+    'A Solar',
+    'A Renewables',
+    'P Energy Storage',
+    'P Solar Farm',
+    'A Wind Energy',
+    'A Power Ireland',
+  ],
+  '6311': [
+    'A Data Centres Ireland',
+    'A Hosting Ireland',
+    'A Cloud Services Ireland',
+    'P Data Campus',
+    'A Digital Infrastructure Ireland',
+  ],
   '5510': ['P Hotel', 'P House Hotel', 'A Hospitality', 'P Lodge & Spa'],
   '4673': ['S Builders Providers', 'P Timber & Hardware', 'A Building Supplies'],
 };
@@ -105,7 +220,9 @@ function buildName(r: Rng, nace: string, suffix: string, used: Set<string>): str
   const patterns = NAME_PATTERNS[nace]!;
   for (let attempt = 0; attempt < 12; attempt++) {
     const pat = r.pick(patterns);
-    let stem = pat.replace(/\bA\b/g, () => r.pick(ADJ)).replace(/\bP\b/g, () => (r.chance(0.6) ? placeName(r) : r.pick(Object.values(TOWNS).flat())));
+    let stem = pat
+      .replace(/\bA\b/g, () => r.pick(ADJ))
+      .replace(/\bP\b/g, () => (r.chance(0.6) ? placeName(r) : r.pick(Object.values(TOWNS).flat())));
     stem = stem.replace(/\bS\b/g, () => r.pick(SURNAMES));
     if (attempt >= 6) stem = `${stem} ${r.pick(['(Ireland)', 'Services', 'Group', `(${r.pick(Object.keys(TOWNS))})`])}`;
     if (attempt === 11) stem = `${stem} ${r.int(2, 99)}`;
@@ -147,8 +264,14 @@ export function buildCompanies(seed: number, scale: number): CompanyRegistry {
     // the name rule, drawn from a stream of its own
     const hard = recordRng(seed, 'company-forename', i);
     const trades = FORENAME_TRADES[nace];
-    const forenamed = trades && hard.chance(0.08) ? `${hard.pick(FORENAMES)} ${hard.pick(SURNAMES)} ${hard.pick(trades)} ${suffix}` : null;
-    const name = forenamed && !used.has(forenamed.toLowerCase()) ? (used.add(forenamed.toLowerCase()), forenamed) : buildName(r, nace, suffix, used);
+    const forenamed =
+      trades && hard.chance(0.08)
+        ? `${hard.pick(FORENAMES)} ${hard.pick(SURNAMES)} ${hard.pick(trades)} ${suffix}`
+        : null;
+    const name =
+      forenamed && !used.has(forenamed.toLowerCase())
+        ? (used.add(forenamed.toLowerCase()), forenamed)
+        : buildName(r, nace, suffix, used);
     // registration skewed recent: sqrt spreads more companies into later years
     const t = Math.sqrt((i + r.next()) / n);
     const regDay = Math.round(REG_FIRST + t * (REG_LAST - REG_FIRST));
@@ -157,9 +280,14 @@ export function buildCompanies(seed: number, scale: number): CompanyRegistry {
     const statusDay = status === 'Normal' ? regDay : r.int(Math.min(regDay + 400, REG_LAST), REG_LAST);
     const authority = AUTHORITIES[r.weighted(AUTH_CUM)]!;
     const town = townOf(r, authority);
-    const line1 = r.chance(0.4) ? `Unit ${r.int(1, 40)}` : r.chance(0.5) ? `${r.int(1, 120)} ${streetName(r)}` : `${placeName(r)} House`;
+    const line1 = r.chance(0.4)
+      ? `Unit ${r.int(1, 40)}`
+      : r.chance(0.5)
+        ? `${r.int(1, 120)} ${streetName(r)}`
+        : `${placeName(r)} House`;
     const line2 = r.chance(0.5) ? `${placeName(r)} Business Park` : streetName(r);
-    const co = authority.county === 'Dublin' ? (r.chance(0.5) ? 'Dublin' : `Dublin ${r.int(1, 24)}`) : `Co. ${authority.county}`;
+    const co =
+      authority.county === 'Dublin' ? (r.chance(0.5) ? 'Dublin' : `Dublin ${r.int(1, 24)}`) : `Co. ${authority.county}`;
     const c: Company = {
       index: i,
       num,
@@ -231,7 +359,12 @@ function companyFilings(seed: number, c: Company): Filing[] {
   const out: Filing[] = [];
   const endDay = c.status === 'Normal' ? Number.MAX_SAFE_INTEGER : c.statusDay;
   if (c.regDay >= isoToDay('2016-01-01')) {
-    out.push({ type: 'A1', desc: 'Incorporation of a Company', received: c.regDay - r.int(3, 20), effective: c.regDay });
+    out.push({
+      type: 'A1',
+      desc: 'Incorporation of a Company',
+      received: c.regDay - r.int(3, 20),
+      effective: c.regDay,
+    });
   }
   // annual returns each year on the anniversary (ARD), for the last few years and the next ones
   const ardOffset = ((c.regDay % 365) + 365) % 365;
@@ -248,9 +381,15 @@ function companyFilings(seed: number, c: Company): Filing[] {
     if (d >= endDay) continue;
     out.push({ type, desc, received: d + r.int(0, 14), effective: d });
   }
-  if (c.status === 'Liquidation') out.push({ type: 'E1', desc: OTHER_FILINGS[5]![1], received: c.statusDay + 3, effective: c.statusDay });
+  if (c.status === 'Liquidation')
+    out.push({ type: 'E1', desc: OTHER_FILINGS[5]![1], received: c.statusDay + 3, effective: c.statusDay });
   if (c.status === 'Strike Off Listed' || c.status === 'Dissolved') {
-    out.push({ type: 'H15', desc: 'Notice of Intention to Strike Off', received: c.statusDay - 90, effective: c.statusDay - 90 });
+    out.push({
+      type: 'H15',
+      desc: 'Notice of Intention to Strike Off',
+      received: c.statusDay - 90,
+      effective: c.statusDay - 90,
+    });
   }
   return out;
 }
@@ -263,7 +402,9 @@ export function writeCompanies(reg: CompanyRegistry, seed: number, asOfDay: numb
   fil.header(csvLine(CRO_FILING_COLUMNS));
   for (const c of reg.companies) {
     if (c.regDay > asOfDay) continue;
-    const filings = companyFilings(seed, c).filter((f) => f.received <= asOfDay).sort((a, b) => a.received - b.received);
+    const filings = companyFilings(seed, c)
+      .filter((f) => f.received <= asOfDay)
+      .sort((a, b) => a.received - b.received);
     const r = recordRng(seed, 'company-row', c.index);
     let lastAr: number | null = null;
     for (const f of filings) if (f.type === 'B1' || f.type === 'B1C') lastAr = f.effective;
@@ -306,13 +447,26 @@ export function writeCompanies(reg: CompanyRegistry, seed: number, asOfDay: numb
       comp.row(csvLine(bad));
     }
     filings.forEach((f, k) => {
-      fil.row(csvLine([String(c.num), `${c.num}${String(k).padStart(3, '0')}`, f.type, f.desc, dayToIso(f.received), dayToIso(f.effective)]));
+      fil.row(
+        csvLine([
+          String(c.num),
+          `${c.num}${String(k).padStart(3, '0')}`,
+          f.type,
+          f.desc,
+          dayToIso(f.received),
+          dayToIso(f.effective),
+        ]),
+      );
     });
     if (evenlySpread(c.index, 0.005, 97) && filings.length > 0) {
       const f = filings[0]!;
-      fil.row(csvLine(r.chance(0.5)
-        ? ['', `${c.num}999`, f.type, f.desc, dayToIso(f.received), dayToIso(f.effective)]
-        : [String(c.num), `${c.num}998`, f.type, f.desc, '31/31/2024', dayToIso(f.effective)]));
+      fil.row(
+        csvLine(
+          r.chance(0.5)
+            ? ['', `${c.num}999`, f.type, f.desc, dayToIso(f.received), dayToIso(f.effective)]
+            : [String(c.num), `${c.num}998`, f.type, f.desc, '31/31/2024', dayToIso(f.effective)],
+        ),
+      );
     }
   }
   return [comp.close(), fil.close()];

@@ -9,10 +9,30 @@ import type { Rng } from './rng.ts';
 import { Table } from './rng.ts';
 
 export type UseClassKey =
-  | 'extension' | 'one_off' | 'housing' | 'apartments' | 'lrd' | 'commercial' | 'industrial'
-  | 'data_centre' | 'agricultural' | 'hotel' | 'school' | 'healthcare' | 'community' | 'change_of_use'
-  | 'solar' | 'roofing' | 'landscaping' | 'windows' | 'heat_pump' | 'insulation' | 'ev_charger'
-  | 'shopfront' | 'signage' | 'telecom';
+  | 'extension'
+  | 'one_off'
+  | 'housing'
+  | 'apartments'
+  | 'lrd'
+  | 'commercial'
+  | 'industrial'
+  | 'data_centre'
+  | 'agricultural'
+  | 'hotel'
+  | 'school'
+  | 'healthcare'
+  | 'community'
+  | 'change_of_use'
+  | 'solar'
+  | 'roofing'
+  | 'landscaping'
+  | 'windows'
+  | 'heat_pump'
+  | 'insulation'
+  | 'ev_charger'
+  | 'shopfront'
+  | 'signage'
+  | 'telecom';
 
 /** What a description template produces besides the text. */
 export interface Development {
@@ -50,11 +70,30 @@ export type WorksKind = 'new_works' | 'retention' | 'extension_of_duration' | 'a
 
 /** Share of applications by use class at default settings (sums to 100). */
 export const USE_CLASSES = new Table<UseClassKey>([
-  ['extension', 40.13], ['one_off', 13], ['housing', 4.3], ['apartments', 1.6], ['lrd', 0.35],
-  ['commercial', 4.5], ['industrial', 2.5], ['data_centre', 0.12], ['agricultural', 5.5], ['hotel', 0.4],
-  ['school', 0.6], ['healthcare', 0.5], ['community', 0.7], ['change_of_use', 2.8], ['solar', 4.2],
-  ['roofing', 3.2], ['landscaping', 4.5], ['windows', 2.4], ['heat_pump', 1.6], ['insulation', 1.8],
-  ['ev_charger', 0.8], ['shopfront', 1.6], ['signage', 2.0], ['telecom', 0.9],
+  ['extension', 40.13],
+  ['one_off', 13],
+  ['housing', 4.3],
+  ['apartments', 1.6],
+  ['lrd', 0.35],
+  ['commercial', 4.5],
+  ['industrial', 2.5],
+  ['data_centre', 0.12],
+  ['agricultural', 5.5],
+  ['hotel', 0.4],
+  ['school', 0.6],
+  ['healthcare', 0.5],
+  ['community', 0.7],
+  ['change_of_use', 2.8],
+  ['solar', 4.2],
+  ['roofing', 3.2],
+  ['landscaping', 4.5],
+  ['windows', 2.4],
+  ['heat_pump', 1.6],
+  ['insulation', 1.8],
+  ['ev_charger', 0.8],
+  ['shopfront', 1.6],
+  ['signage', 2.0],
+  ['telecom', 0.9],
 ]);
 
 interface Ctx {
@@ -100,7 +139,13 @@ const roundHa = (x: number): number => Math.round(x * 10000) / 10000;
 
 function extension(c: Ctx): Development {
   const r = c.r;
-  const storey = pick(r, ['single storey', 'two storey', 'part single storey, part two storey', 'single-storey', 'first floor']);
+  const storey = pick(r, [
+    'single storey',
+    'two storey',
+    'part single storey, part two storey',
+    'single-storey',
+    'first floor',
+  ]);
   const where = pick(r, ['rear', 'side', 'front', 'rear and side']);
   const floor = round1(r.float(12, 95));
   const x = r.next();
@@ -108,9 +153,14 @@ function extension(c: Ctx): Development {
   let appType = 'PERMISSION';
   if (x < 0.42) {
     d = `Permission for ${storey} extension to the ${where} of existing dwelling${pick(r, [
-      ', together with internal alterations', ' and associated site works', ' including new rooflights',
-      ', attic conversion with dormer window to rear', ' and all associated site works', ' with kitchen/dining area',
-      ', widening of vehicular entrance', '',
+      ', together with internal alterations',
+      ' and associated site works',
+      ' including new rooflights',
+      ', attic conversion with dormer window to rear',
+      ' and all associated site works',
+      ' with kitchen/dining area',
+      ', widening of vehicular entrance',
+      '',
     ])}${opt(r, 0.4, ' and all ancillary site works')}`;
   } else if (x < 0.48) {
     d = `Permission to demolish existing ${pick(r, ['conservatory', 'single storey rear extension', 'garage', 'lean-to structure', 'outbuilding'])} and construct a ${storey} extension to ${where} with ${pick(r, ['kitchen/dining room', 'family room', 'bedroom and en-suite', 'utility and WC', 'sunroom'])}, ${pick(r, ['internal modifications', 'elevational changes', 'new rooflights'])} and associated site works`;
@@ -131,10 +181,19 @@ function oneOff(c: Ctx): Development {
   const x = r.next();
   let d: string;
   let appType = 'PERMISSION';
-  const style = pick(r, ['single storey', 'dormer style', 'two storey', 'storey and a half', 'split-level', 'part single, part two storey']);
+  const style = pick(r, [
+    'single storey',
+    'dormer style',
+    'two storey',
+    'storey and a half',
+    'split-level',
+    'part single, part two storey',
+  ]);
   const wwt = pick(r, [
-    'proprietary wastewater treatment system and percolation area', 'connection to public sewer',
-    'wastewater treatment system and polishing filter', 'packaged wastewater treatment plant and soil polishing filter',
+    'proprietary wastewater treatment system and percolation area',
+    'connection to public sewer',
+    'wastewater treatment system and polishing filter',
+    'packaged wastewater treatment plant and soil polishing filter',
   ]);
   if (URBAN.has(c.authority)) {
     d = `Permission for ${pick(r, [
@@ -155,8 +214,15 @@ function oneOff(c: Ctx): Development {
   }
   const floor = round1(URBAN.has(c.authority) ? r.float(85, 190) : r.float(130, 330));
   return base('one_off', d, {
-    appType, floorM2: floor, siteHa: roundHa(r.float(0.2, 1.4)), units: 1, oneOff: true, orgShare: 0.03,
-    orgNace: ['4120'], cnActivity: 'New Build', cnSubGroup: 'Single Dwelling',
+    appType,
+    floorM2: floor,
+    siteHa: roundHa(r.float(0.2, 1.4)),
+    units: 1,
+    oneOff: true,
+    orgShare: 0.03,
+    orgNace: ['4120'],
+    cnActivity: 'New Build',
+    cnSubGroup: 'Single Dwelling',
   });
 }
 
@@ -167,8 +233,13 @@ function housing(c: Ctx): Development {
   const b = n - a;
   const d = `Permission for a residential development of ${n} no. dwellings at ${c.estate} comprising ${a} no. ${pick(r, ['3', '4', '3 and 4'])}-bed semi-detached houses${b > 0 ? `, ${b} no. ${pick(r, ['2', '3'])}-bed terraced houses` : ''}, new vehicular access from ${c.street}, public open space, landscaping, boundary treatments, SuDS drainage and all associated site development works`;
   return base('housing', d, {
-    units: n, floorM2: round1(n * r.float(95, 130)), siteHa: roundHa(n * r.float(0.025, 0.05)), orgShare: 0.88,
-    orgNace: ['6810', '4110', '4120'], cnActivity: 'New Build', cnSubGroup: 'Multiple Dwellings',
+    units: n,
+    floorM2: round1(n * r.float(95, 130)),
+    siteHa: roundHa(n * r.float(0.025, 0.05)),
+    orgShare: 0.88,
+    orgNace: ['6810', '4110', '4120'],
+    cnActivity: 'New Build',
+    cnSubGroup: 'Multiple Dwellings',
   });
 }
 
@@ -180,8 +251,14 @@ function apartments(c: Ctx): Development {
   const two = n - one - three;
   const d = `Permission for the construction of a ${r.int(3, 7)}-storey apartment building comprising ${n} no. apartments (${one} no. 1-bed, ${two} no. 2-bed, ${three} no. 3-bed) with ground floor ${pick(r, ['retail unit', 'creche', 'residential amenity space', 'café'])}, ${pick(r, ['basement car parking', 'surface car parking', 'undercroft parking'])}, bicycle storage, bin stores, landscaping and all associated site works`;
   return base('apartments', d, {
-    units: n, floorM2: round1(n * r.float(65, 90)), siteHa: roundHa(n * r.float(0.006, 0.015)), orgShare: 0.92,
-    orgNace: ['6810', '4110', '4120'], cnActivity: 'New Build', cnSubGroup: 'Apartments', landUse: 'RES',
+    units: n,
+    floorM2: round1(n * r.float(65, 90)),
+    siteHa: roundHa(n * r.float(0.006, 0.015)),
+    orgShare: 0.92,
+    orgNace: ['6810', '4110', '4120'],
+    cnActivity: 'New Build',
+    cnSubGroup: 'Apartments',
+    landUse: 'RES',
   });
 }
 
@@ -194,9 +271,14 @@ function lrd(c: Ctx): Development {
   const lo = r.int(3, 5);
   const d = `Large-scale Residential Development (LRD) at ${c.estate}, ${c.town}: construction of ${n} no. residential units${houses > 0 ? ` (comprising ${houses} no. houses and ${apts} no. apartments in ${blocks} no. blocks ranging from ${lo} to ${lo + r.int(1, 6)} storeys)` : ` in ${blocks} no. apartment blocks ranging from ${lo} to ${lo + r.int(1, 8)} storeys`}, creche, residential amenity facilities, ${r.int(n / 2, n)} no. car parking spaces, ${n * 2} no. bicycle spaces, public open space and all associated site and infrastructural works`;
   return base('lrd', d, {
-    appType: 'LARGE-SCALE RESIDENTIAL DEVELOPMENT', units: n, floorM2: round1(n * r.float(75, 100)),
-    siteHa: roundHa(n * r.float(0.004, 0.02)), orgShare: 1, orgNace: ['6810', '4110'],
-    cnActivity: 'New Build', cnSubGroup: 'Multiple Dwellings',
+    appType: 'LARGE-SCALE RESIDENTIAL DEVELOPMENT',
+    units: n,
+    floorM2: round1(n * r.float(75, 100)),
+    siteHa: roundHa(n * r.float(0.004, 0.02)),
+    orgShare: 1,
+    orgNace: ['6810', '4110'],
+    cnActivity: 'New Build',
+    cnSubGroup: 'Multiple Dwellings',
   });
 }
 
@@ -205,27 +287,52 @@ function commercial(c: Ctx): Development {
   const floor = round1(r.chance(0.8) ? r.float(150, 2500) : r.float(2500, 25000));
   const x = r.next();
   let d: string;
-  if (x < 0.3) d = `Permission for construction of a ${r.int(2, 8)}-storey office building (${Math.round(floor)} sq.m gross floor area) with ${r.int(10, 200)} no. car parking spaces, bicycle parking, landscaping and associated site works`;
-  else if (x < 0.5) d = `Permission for a discount foodstore (${Math.round(floor)} sq.m gross floor area, ${Math.round(floor * 0.65)} sq.m net retail area) including off-licence sales area, signage, ${r.int(60, 160)} no. car parking spaces and all associated site works`;
-  else if (x < 0.62) d = `Permission for a petrol filling station with convenience shop (${Math.round(floor)} sq.m), deli, canopy, forecourt, underground fuel tanks and associated site works`;
-  else if (x < 0.8) d = `Permission for alterations and extension to existing ${pick(r, ['retail unit', 'supermarket', 'shopping centre', 'office building', 'car showroom'])} (${Math.round(floor)} sq.m) including new entrance and associated works`;
-  else d = `Permission for a ${pick(r, ['mixed-use development', 'neighbourhood centre'])} comprising ${r.int(2, 8)} no. retail/commercial units, ${r.int(2, 20)} no. apartments at upper floors, car parking and associated site works`;
+  if (x < 0.3)
+    d = `Permission for construction of a ${r.int(2, 8)}-storey office building (${Math.round(floor)} sq.m gross floor area) with ${r.int(10, 200)} no. car parking spaces, bicycle parking, landscaping and associated site works`;
+  else if (x < 0.5)
+    d = `Permission for a discount foodstore (${Math.round(floor)} sq.m gross floor area, ${Math.round(floor * 0.65)} sq.m net retail area) including off-licence sales area, signage, ${r.int(60, 160)} no. car parking spaces and all associated site works`;
+  else if (x < 0.62)
+    d = `Permission for a petrol filling station with convenience shop (${Math.round(floor)} sq.m), deli, canopy, forecourt, underground fuel tanks and associated site works`;
+  else if (x < 0.8)
+    d = `Permission for alterations and extension to existing ${pick(r, ['retail unit', 'supermarket', 'shopping centre', 'office building', 'car showroom'])} (${Math.round(floor)} sq.m) including new entrance and associated works`;
+  else
+    d = `Permission for a ${pick(r, ['mixed-use development', 'neighbourhood centre'])} comprising ${r.int(2, 8)} no. retail/commercial units, ${r.int(2, 20)} no. apartments at upper floors, car parking and associated site works`;
   const mixed = /apartments/.test(d);
   return base('commercial', d, {
-    landUse: mixed ? 'MIX' : 'COM', floorM2: floor, siteHa: roundHa(floor / r.float(3000, 9000)), orgShare: 0.85,
-    orgNace: ['6810', '4110', '4120', '4673'], units: mixed ? Number(/(\d+) no\. apartments/.exec(d)![1]) : null,
-    cnProjectType: mixed ? 'Mixed Use' : 'Non-Residential', cnActivity: x < 0.62 ? 'New Build' : 'Extension', cnSubGroup: 'Commercial',
+    landUse: mixed ? 'MIX' : 'COM',
+    floorM2: floor,
+    siteHa: roundHa(floor / r.float(3000, 9000)),
+    orgShare: 0.85,
+    orgNace: ['6810', '4110', '4120', '4673'],
+    units: mixed ? Number(/(\d+) no\. apartments/.exec(d)![1]) : null,
+    cnProjectType: mixed ? 'Mixed Use' : 'Non-Residential',
+    cnActivity: x < 0.62 ? 'New Build' : 'Extension',
+    cnSubGroup: 'Commercial',
   });
 }
 
 function industrial(c: Ctx): Development {
   const r = c.r;
   const floor = round1(r.chance(0.75) ? r.float(300, 6000) : r.float(6000, 60000));
-  const kind = pick(r, ['logistics warehouse', 'light industrial unit', 'manufacturing facility', 'distribution centre', 'warehouse and ancillary office', 'cold storage facility', 'enterprise units']);
+  const kind = pick(r, [
+    'logistics warehouse',
+    'light industrial unit',
+    'manufacturing facility',
+    'distribution centre',
+    'warehouse and ancillary office',
+    'cold storage facility',
+    'enterprise units',
+  ]);
   const d = `Permission for construction of a ${kind} (${Math.round(floor)} sq.m) with ancillary offices, ${r.int(2, 40)} no. HGV loading docks, yard, ${r.int(20, 300)} no. car parking spaces, ${pick(r, ['roof-mounted solar PV panels', 'sprinkler tank and pump house', 'ESB substation', 'boundary fencing'])} and all associated site works${opt(r, 0.15, ` at ${c.place} Business Park`)}`;
   return base('industrial', d, {
-    landUse: 'IND', floorM2: floor, siteHa: roundHa(floor / r.float(3000, 6000)), orgShare: 0.95,
-    orgNace: ['6810', '4120', '4110', '4673'], cnProjectType: 'Non-Residential', cnActivity: 'New Build', cnSubGroup: 'Industrial',
+    landUse: 'IND',
+    floorM2: floor,
+    siteHa: roundHa(floor / r.float(3000, 6000)),
+    orgShare: 0.95,
+    orgNace: ['6810', '4120', '4110', '4673'],
+    cnProjectType: 'Non-Residential',
+    cnActivity: 'New Build',
+    cnSubGroup: 'Industrial',
   });
 }
 
@@ -236,19 +343,40 @@ function dataCentre(c: Ctx): Development {
   const mw = round1(k * r.float(12, 40));
   const d = `Permission for a 10-year planning permission for the construction of a data centre ${k > 1 ? 'campus ' : ''}comprising ${k} no. ${pick(r, ['two-storey', 'three-storey'])} data centre building${k > 1 ? 's' : ''} (total ${Math.round(floor)} sq.m) with a total IT load of ${mw} MW, ${pick(r, ['110kV substation', 'gas-fired generation plant', '38kV substation', 'on-site energy centre'])}, ${r.int(8, 60)} no. backup diesel generators with flues, water storage tanks, security hut and all associated site works`;
   return base('data_centre', d, {
-    landUse: 'IND', floorM2: floor, siteHa: roundHa(r.float(4, 40)), orgShare: 1, orgNace: ['6311'],
-    cnProjectType: 'Non-Residential', cnActivity: 'New Build', cnSubGroup: 'Data Centre',
+    landUse: 'IND',
+    floorM2: floor,
+    siteHa: roundHa(r.float(4, 40)),
+    orgShare: 1,
+    orgNace: ['6311'],
+    cnProjectType: 'Non-Residential',
+    cnActivity: 'New Build',
+    cnSubGroup: 'Data Centre',
   });
 }
 
 function agricultural(c: Ctx): Development {
   const r = c.r;
-  const kind = pick(r, ['slatted cattle shed', 'loose bedded straw shed', 'general purpose agricultural store', 'calf shed', 'dairy parlour and collecting yard', 'machinery shed', 'sheep handling shed', 'silage pit']);
+  const kind = pick(r, [
+    'slatted cattle shed',
+    'loose bedded straw shed',
+    'general purpose agricultural store',
+    'calf shed',
+    'dairy parlour and collecting yard',
+    'machinery shed',
+    'sheep handling shed',
+    'silage pit',
+  ]);
   const floor = round1(r.float(120, 1400));
   const d = `Permission for construction of a ${kind}${opt(r, 0.5, ' with underground slurry storage tank')}${opt(r, 0.3, ', soiled water tank')} and all associated site works on existing farm${opt(r, 0.2, ` at ${c.place}`)}`;
   return base('agricultural', d, {
-    landUse: 'AGR', floorM2: floor, siteHa: roundHa(r.float(0.1, 2)), orgShare: 0.04, orgNace: ['6810'],
-    cnProjectType: 'Non-Residential', cnActivity: 'New Build', cnSubGroup: 'Agricultural',
+    landUse: 'AGR',
+    floorM2: floor,
+    siteHa: roundHa(r.float(0.1, 2)),
+    orgShare: 0.04,
+    orgNace: ['6810'],
+    cnProjectType: 'Non-Residential',
+    cnActivity: 'New Build',
+    cnSubGroup: 'Agricultural',
   });
 }
 
@@ -259,8 +387,14 @@ function hotel(c: Ctx): Development {
     ? `Permission for a ${r.int(3, 7)}-storey ${beds}-bedroom hotel with bar, restaurant, function room, ${pick(r, ['leisure centre', 'spa', 'conference facilities'])}, car parking and associated site works`
     : `Permission for extension to existing ${c.place} Hotel comprising ${r.int(10, 60)} no. additional bedrooms, extended function room and associated site works`;
   return base('hotel', d, {
-    landUse: 'COM', floorM2: round1(beds * r.float(40, 70)), siteHa: roundHa(r.float(0.3, 4)), orgShare: 1, orgNace: ['5510', '6810'],
-    cnProjectType: 'Non-Residential', cnActivity: /extension/.test(d) ? 'Extension' : 'New Build', cnSubGroup: 'Hotel',
+    landUse: 'COM',
+    floorM2: round1(beds * r.float(40, 70)),
+    siteHa: roundHa(r.float(0.3, 4)),
+    orgShare: 1,
+    orgNace: ['5510', '6810'],
+    cnProjectType: 'Non-Residential',
+    cnActivity: /extension/.test(d) ? 'Extension' : 'New Build',
+    cnSubGroup: 'Hotel',
   });
 }
 
@@ -271,9 +405,17 @@ function school(c: Ctx): Development {
     ? `Permission for a new ${r.int(8, 32)}-classroom ${level} school with ${pick(r, ['general purpose hall', 'PE hall', 'special education needs base'])}, ball courts, car and bicycle parking and all associated site works`
     : `Permission for ${r.int(2, 8)} no. additional classrooms, ${pick(r, ['special education needs unit', 'new staff room', 'extended PE hall'])} and associated site works at existing school`;
   return base('school', d, {
-    landUse: 'EDU', floorM2: round1(r.float(300, 9000)), siteHa: roundHa(r.float(0.5, 6)), orgShare: 1, orgNace: [],
-    publicBody: r.chance(0.5) ? 'The Minister for Education' : `Board of Management of Scoil ${pick(r, ['Mhuire', 'Bhríde', 'Naomh Pádraig', 'Eoin', 'Chiaráin'])}`,
-    cnProjectType: 'Non-Residential', cnActivity: /additional/.test(d) ? 'Extension' : 'New Build', cnSubGroup: 'Education',
+    landUse: 'EDU',
+    floorM2: round1(r.float(300, 9000)),
+    siteHa: roundHa(r.float(0.5, 6)),
+    orgShare: 1,
+    orgNace: [],
+    publicBody: r.chance(0.5)
+      ? 'The Minister for Education'
+      : `Board of Management of Scoil ${pick(r, ['Mhuire', 'Bhríde', 'Naomh Pádraig', 'Eoin', 'Chiaráin'])}`,
+    cnProjectType: 'Non-Residential',
+    cnActivity: /additional/.test(d) ? 'Extension' : 'New Build',
+    cnSubGroup: 'Education',
   });
 }
 
@@ -286,9 +428,15 @@ function healthcare(c: Ctx): Development {
     `Permission for change of use of ground floor to medical centre and pharmacy with associated signage`,
   ]);
   return base('healthcare', d, {
-    landUse: 'HLT', floorM2: round1(r.float(250, 6000)), siteHa: roundHa(r.float(0.2, 3)), orgShare: 0.95, orgNace: ['6810', '4110'],
+    landUse: 'HLT',
+    floorM2: round1(r.float(250, 6000)),
+    siteHa: roundHa(r.float(0.2, 3)),
+    orgShare: 0.95,
+    orgNace: ['6810', '4110'],
     publicBody: r.chance(0.3) ? 'Health Service Executive' : null,
-    cnProjectType: 'Non-Residential', cnActivity: 'New Build', cnSubGroup: 'Healthcare',
+    cnProjectType: 'Non-Residential',
+    cnActivity: 'New Build',
+    cnSubGroup: 'Healthcare',
   });
 }
 
@@ -302,8 +450,15 @@ function community(c: Ctx): Development {
     `Permission for a public playground, skate park and associated landscaping`,
   ]);
   return base('community', d, {
-    landUse: 'CMY', floorM2: round1(r.float(80, 1500)), siteHa: roundHa(r.float(0.1, 3)), orgShare: 1, orgNace: [],
-    publicBody: club, cnProjectType: 'Non-Residential', cnActivity: 'New Build', cnSubGroup: 'Community',
+    landUse: 'CMY',
+    floorM2: round1(r.float(80, 1500)),
+    siteHa: roundHa(r.float(0.1, 3)),
+    orgShare: 1,
+    orgNace: [],
+    publicBody: club,
+    cnProjectType: 'Non-Residential',
+    cnActivity: 'New Build',
+    cnSubGroup: 'Community',
   });
 }
 
@@ -312,12 +467,23 @@ function changeOfUse(c: Ctx): Development {
   const from = pick(r, ['retail', 'office', 'bank', 'public house', 'commercial', 'storage']);
   const toRes = r.chance(0.5);
   const n = toRes ? r.int(1, 12) : null;
-  const to = toRes ? `residential use (${n} no. apartment${n === 1 ? '' : 's'})` : pick(r, ['café', 'medical practice', 'creche', 'office', 'gym', 'restaurant and takeaway'].filter((t) => t !== from));
+  const to = toRes
+    ? `residential use (${n} no. apartment${n === 1 ? '' : 's'})`
+    : pick(
+        r,
+        ['café', 'medical practice', 'creche', 'office', 'gym', 'restaurant and takeaway'].filter((t) => t !== from),
+      );
   const d = `Permission for change of use of ${pick(r, ['ground floor', 'first and second floors', 'existing building', 'vacant premises'])} from ${from} to ${to}, ${pick(r, ['internal alterations', 'new shopfront', 'elevational changes', 'new rear access'])} and associated works${opt(r, 0.2, ` at ${r.int(1, 80)} ${c.street}`)}`;
   return base('change_of_use', d, {
-    landUse: toRes ? 'RES' : 'COM', units: n, floorM2: round1(r.float(50, 900)), siteHa: roundHa(r.float(0.01, 0.2)),
-    orgShare: 0.55, orgNace: ['6810', '4110'], cnProjectType: toRes ? 'Residential' : 'Non-Residential',
-    cnActivity: 'Material Change of Use', cnSubGroup: toRes ? 'Apartments' : 'Commercial',
+    landUse: toRes ? 'RES' : 'COM',
+    units: n,
+    floorM2: round1(r.float(50, 900)),
+    siteHa: roundHa(r.float(0.01, 0.2)),
+    orgShare: 0.55,
+    orgNace: ['6810', '4110'],
+    cnProjectType: toRes ? 'Residential' : 'Non-Residential',
+    cnActivity: 'Material Change of Use',
+    cnSubGroup: toRes ? 'Apartments' : 'Commercial',
   });
 }
 
@@ -342,11 +508,17 @@ function trade(cls: UseClassKey, c: Ctx): Development {
         const m2 = r.chance(0.75) ? Math.round(Math.exp(r.float(Math.log(150), Math.log(8000)))) : null;
         const kwp = m2 === null ? Math.round(r.float(30, 990)) : Math.round(m2 * r.float(0.18, 0.22));
         d = `Permission for a roof-mounted solar PV array (${m2 !== null && r.chance(0.6) ? `approx. ${m2} sq.m` : `${kwp} kWp`}) on existing ${pick(r, ['warehouse', 'factory', 'agricultural shed', 'school building', 'retail unit'])} with associated inverters and cabling`;
-        orgShare = 0.7; orgNace = ['6810', '3511', '4120']; landUse = 'COM'; projectType = 'Non-Residential';
+        orgShare = 0.7;
+        orgNace = ['6810', '3511', '4120'];
+        landUse = 'COM';
+        projectType = 'Non-Residential';
       } else {
         const n = Math.round(Math.exp(r.float(Math.log(50), Math.log(4000))));
         d = `Permission for a ground-mounted solar PV array of ${n} no. panels${opt(r, 0.4, ` (${round1((n * 0.45) / 1000)} MWp)`)} on ${pick(r, ['farm', 'lands'])} with inverter station and security fencing`;
-        orgShare = 0.3; orgNace = ['3511']; landUse = 'UTL'; projectType = 'Non-Residential';
+        orgShare = 0.3;
+        orgNace = ['3511'];
+        landUse = 'UTL';
+        projectType = 'Non-Residential';
       }
       break;
     }
@@ -382,23 +554,42 @@ function trade(cls: UseClassKey, c: Ctx): Development {
       break;
     case 'ev_charger':
       d = `Permission for installation of ${r.int(2, 24)} no. EV charging points with ${pick(r, ['ESB kiosk', 'associated substation', 'canopy and signage'])} at existing ${pick(r, ['car park', 'service station', 'hotel car park', 'retail park'])}`;
-      orgShare = 0.9; orgNace = ['4321', '6810', '3511']; landUse = 'UTL'; projectType = 'Non-Residential';
+      orgShare = 0.9;
+      orgNace = ['4321', '6810', '3511'];
+      landUse = 'UTL';
+      projectType = 'Non-Residential';
       break;
     case 'shopfront':
       d = `Permission for ${pick(r, ['new shopfront', 'alterations to existing shopfront', 'replacement shopfront and signage'])}${opt(r, 0.5, ` (${(r.int(35, 140) / 10).toFixed(1)}m ${r.chance(0.5) ? 'frontage' : 'wide'})`)} at ${r.int(1, 120)} ${c.street}${opt(r, 0.3, ', a protected structure')}`;
-      orgShare = 0.6; orgNace = ['6810', '4673']; landUse = 'COM'; projectType = 'Non-Residential';
+      orgShare = 0.6;
+      orgNace = ['6810', '4673'];
+      landUse = 'COM';
+      projectType = 'Non-Residential';
       break;
     case 'signage':
       d = `Permission for ${opt(r, 0.6, `${r.int(2, 6)} no. `)}${pick(r, ['illuminated', 'non-illuminated', 'internally illuminated', 'externally lit'])} ${pick(r, ['fascia sign', 'projecting sign', 'totem sign', 'fascia and projecting signs', 'digital advertising display'])} ${pick(r, ['to front elevation', 'at entrance', 'on gable wall'])}`;
-      orgShare = 0.75; orgNace = ['6810', '5510', '4673']; landUse = 'COM'; projectType = 'Non-Residential';
+      orgShare = 0.75;
+      orgNace = ['6810', '5510', '4673'];
+      landUse = 'COM';
+      projectType = 'Non-Residential';
       break;
     default: // telecom
       d = `Permission for a ${r.chance(0.3) ? (r.int(150, 360) / 10).toFixed(1) : r.int(15, 36)}m ${pick(r, ['monopole', 'lattice tower', 'multi-user monopole'])} telecommunications support structure with antennae, dishes, ground-based equipment cabinets and security fencing`;
-      orgShare = 1; orgNace = ['4321', '4399']; landUse = 'UTL'; projectType = 'Non-Residential'; activity = 'New Build';
+      orgShare = 1;
+      orgNace = ['4321', '4399'];
+      landUse = 'UTL';
+      projectType = 'Non-Residential';
+      activity = 'New Build';
   }
   return base(cls, d, {
-    landUse, floorM2: floor, siteHa: roundHa(r.float(0.01, 0.3)), orgShare, orgNace,
-    cnProjectType: projectType, cnActivity: activity, cnSubGroup: projectType === 'Residential' ? 'Alteration' : 'Other',
+    landUse,
+    floorM2: floor,
+    siteHa: roundHa(r.float(0.01, 0.3)),
+    orgShare,
+    orgNace,
+    cnProjectType: projectType,
+    cnActivity: activity,
+    cnSubGroup: projectType === 'Residential' ? 'Alteration' : 'Other',
   });
 }
 
@@ -406,26 +597,73 @@ function trade(cls: UseClassKey, c: Ctx): Development {
 export function describeDevelopment(cls: UseClassKey, c: Ctx): Development {
   let dev: Development;
   switch (cls) {
-    case 'extension': dev = extension(c); break;
-    case 'one_off': dev = oneOff(c); break;
-    case 'housing': dev = housing(c); break;
-    case 'apartments': dev = apartments(c); break;
-    case 'lrd': dev = lrd(c); break;
-    case 'commercial': dev = commercial(c); break;
-    case 'industrial': dev = industrial(c); break;
-    case 'data_centre': dev = dataCentre(c); break;
-    case 'agricultural': dev = agricultural(c); break;
-    case 'hotel': dev = hotel(c); break;
-    case 'school': dev = school(c); break;
-    case 'healthcare': dev = healthcare(c); break;
-    case 'community': dev = community(c); break;
-    case 'change_of_use': dev = changeOfUse(c); break;
-    default: dev = trade(cls, c);
+    case 'extension':
+      dev = extension(c);
+      break;
+    case 'one_off':
+      dev = oneOff(c);
+      break;
+    case 'housing':
+      dev = housing(c);
+      break;
+    case 'apartments':
+      dev = apartments(c);
+      break;
+    case 'lrd':
+      dev = lrd(c);
+      break;
+    case 'commercial':
+      dev = commercial(c);
+      break;
+    case 'industrial':
+      dev = industrial(c);
+      break;
+    case 'data_centre':
+      dev = dataCentre(c);
+      break;
+    case 'agricultural':
+      dev = agricultural(c);
+      break;
+    case 'hotel':
+      dev = hotel(c);
+      break;
+    case 'school':
+      dev = school(c);
+      break;
+    case 'healthcare':
+      dev = healthcare(c);
+      break;
+    case 'community':
+      dev = community(c);
+      break;
+    case 'change_of_use':
+      dev = changeOfUse(c);
+      break;
+    default:
+      dev = trade(cls, c);
   }
   // demolition of something existing, prefixed to the works (about 6 % of all descriptions)
-  const demolishable = ['housing', 'apartments', 'commercial', 'industrial', 'hotel', 'school', 'healthcare', 'community', 'lrd', 'agricultural'];
+  const demolishable = [
+    'housing',
+    'apartments',
+    'commercial',
+    'industrial',
+    'hotel',
+    'school',
+    'healthcare',
+    'community',
+    'lrd',
+    'agricultural',
+  ];
   if (!dev.demolition && demolishable.includes(cls) && c.r.chance(0.14)) {
-    const what = c.r.pick(['outbuildings', 'dwelling house', 'agricultural sheds', 'commercial building', 'single storey structures', 'warehouse']);
+    const what = c.r.pick([
+      'outbuildings',
+      'dwelling house',
+      'agricultural sheds',
+      'commercial building',
+      'single storey structures',
+      'warehouse',
+    ]);
     dev.description = `Demolition of existing ${what} and ${dev.description.replace(/^Permission for (the )?/, '').replace(/^Large-scale/, 'large-scale')}`;
     dev.demolition = true;
   }

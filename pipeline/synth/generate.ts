@@ -17,7 +17,14 @@ import { buildCompanies, writeCompanies } from './companies.ts';
 import { buildProjects, writeInfrastructure } from './infrastructure.ts';
 import { FileSink, type FileStats, dayToIso, isoToDay } from './output.ts';
 import {
-  NumberAllocator, PLANNING_BAD_SHARE, PLANNING_DEFAULT, PLANNING_WEEKLY, buildApp, lastEvent, planningLines, receivedSampler,
+  NumberAllocator,
+  PLANNING_BAD_SHARE,
+  PLANNING_DEFAULT,
+  PLANNING_WEEKLY,
+  buildApp,
+  lastEvent,
+  planningLines,
+  receivedSampler,
   type PlanningApp,
 } from './planning.ts';
 import { writePpr } from './ppr.ts';
@@ -64,19 +71,33 @@ export function snapshotDate(week: number): string {
 
 function validate(opts: GenerateOptions): void {
   if (!opts.outDir) throw new TypeError('outDir is required');
-  if (!Number.isFinite(opts.scale) || opts.scale <= 0 || opts.scale > 100) throw new RangeError(`scale must be in (0, 100], got ${opts.scale}`);
-  if (!Number.isInteger(opts.seed) || opts.seed < 0 || opts.seed > 0xffffffff) throw new RangeError(`seed must be an integer in [0, 2^32), got ${opts.seed}`);
+  if (!Number.isFinite(opts.scale) || opts.scale <= 0 || opts.scale > 100)
+    throw new RangeError(`scale must be in (0, 100], got ${opts.scale}`);
+  if (!Number.isInteger(opts.seed) || opts.seed < 0 || opts.seed > 0xffffffff)
+    throw new RangeError(`seed must be an integer in [0, 2^32), got ${opts.seed}`);
   snapshotDate(opts.week);
 }
 
 /** Write planning applications and commencement notices (one pass: notices follow their applications). */
 function writePlanningAndNotices(
-  seed: number, scale: number, week: number, asOf: number, outDir: string, companies: ReturnType<typeof buildCompanies>,
+  seed: number,
+  scale: number,
+  week: number,
+  asOf: number,
+  outDir: string,
+  companies: ReturnType<typeof buildCompanies>,
   truth: NameTruth | undefined,
 ): FileStats[] {
   const s1 = isoToDay(WEEK1_SNAPSHOT);
-  const planning = new FileSink(`${outDir}/planning/planning-applications.csv`, { encoding: 'utf-8', bom: true, eol: '\r\n' });
-  const notices = new FileSink(`${outDir}/commencements/bcms-commencement-notices.csv`, { encoding: 'utf-8', eol: '\n' });
+  const planning = new FileSink(`${outDir}/planning/planning-applications.csv`, {
+    encoding: 'utf-8',
+    bom: true,
+    eol: '\r\n',
+  });
+  const notices = new FileSink(`${outDir}/commencements/bcms-commencement-notices.csv`, {
+    encoding: 'utf-8',
+    eol: '\n',
+  });
   planning.header(csvLine(PLANNING_COLUMNS));
   notices.header(csvLine(COMMENCEMENT_COLUMNS));
   const ctx = { seed, companies, numbers: new NumberAllocator(), truth };
@@ -97,7 +118,8 @@ function writePlanningAndNotices(
     const app = revisedApp(built, revision, asOf);
     if (app === null) continue; // taken down by its authority (revisions.ts)
     const lines = planningLines(app, asOf);
-    for (let i = 0; i < lines.length; i++) planning.row(i === lines.length - 1 ? reviseEtl(lines[i]!, app, revision, asOf) : lines[i]!);
+    for (let i = 0; i < lines.length; i++)
+      planning.row(i === lines.length - 1 ? reviseEtl(lines[i]!, app, revision, asOf) : lines[i]!);
     for (const line of noticeLines(app, seed, companies, asOf, truth)) notices.row(line);
   }
   const exemptStart = isoToDay('2020-03-01');
@@ -106,9 +128,10 @@ function writePlanningAndNotices(
   const newExempt = Math.floor(exemptPerWeek * (week - 1) + 1e-9);
   for (let j = 0; j < baseExempt + newExempt; j++) {
     const rr = recordRng(seed, 'cn-exempt-day', j);
-    const submitted = j < baseExempt
-      ? rr.int(exemptStart, s1 - 1)
-      : s1 + 7 * (Math.floor((j - baseExempt) / exemptPerWeek) + 1) - rr.int(1, 7);
+    const submitted =
+      j < baseExempt
+        ? rr.int(exemptStart, s1 - 1)
+        : s1 + 7 * (Math.floor((j - baseExempt) / exemptPerWeek) + 1) - rr.int(1, 7);
     for (const line of exemptNoticeLines(seed, j, submitted, companies, asOf, truth)) notices.row(line);
   }
   return [planning.close(), notices.close()];

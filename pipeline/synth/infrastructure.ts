@@ -17,7 +17,13 @@ import { PLACE_PREFIXES, PLACE_SUFFIXES, joinPlace, placeName, pointNear } from 
 export type Vertical = 'wind' | 'solar' | 'battery' | 'grid' | 'data_centre';
 
 /** Default-scale number of projects per vertical (1,543 in all). */
-export const INFRA_DEFAULT: Record<Vertical, number> = { wind: 521, solar: 481, battery: 251, grid: 130, data_centre: 160 };
+export const INFRA_DEFAULT: Record<Vertical, number> = {
+  wind: 521,
+  solar: 481,
+  battery: 251,
+  grid: 130,
+  data_centre: 160,
+};
 /** New projects per week at default scale. */
 export const INFRA_WEEKLY = 3;
 
@@ -25,8 +31,11 @@ const VERTICALS: readonly Vertical[] = ['wind', 'solar', 'battery', 'grid', 'dat
 const RENEWABLE_CUTOFF = isoToDay('2025-01-01');
 
 const AUCTIONS: readonly [string, number][] = [
-  ['RESS 1', isoToDay('2020-09-10')], ['RESS 2', isoToDay('2022-09-08')], ['RESS 3', isoToDay('2023-09-14')],
-  ['RESS 4', isoToDay('2024-09-12')], ['RESS 5', isoToDay('2025-09-11')],
+  ['RESS 1', isoToDay('2020-09-10')],
+  ['RESS 2', isoToDay('2022-09-08')],
+  ['RESS 3', isoToDay('2023-09-14')],
+  ['RESS 4', isoToDay('2024-09-12')],
+  ['RESS 5', isoToDay('2025-09-11')],
 ];
 
 /** One project with its whole timeline (day numbers; null = never). */
@@ -65,13 +74,38 @@ function authorityWeights(v: Vertical): number[] {
       case 'grid':
         return dublin ? a.weight * 0.6 : a.weight;
       default:
-        return ['Fingal', 'South Dublin', 'Dublin City'].includes(a.name) ? 30 : ['Meath', 'Kildare'].includes(a.name) ? 8 : ['Cork County', 'Clare', 'Galway County', 'Offaly', 'Louth'].includes(a.name) ? 2 : 0.1;
+        return ['Fingal', 'South Dublin', 'Dublin City'].includes(a.name)
+          ? 30
+          : ['Meath', 'Kildare'].includes(a.name)
+            ? 8
+            : ['Cork County', 'Clare', 'Galway County', 'Offaly', 'Louth'].includes(a.name)
+              ? 2
+              : 0.1;
     }
   });
 }
-const AUTH_CUM: Record<Vertical, number[]> = Object.fromEntries(VERTICALS.map((v) => [v, cumulative(authorityWeights(v))])) as Record<Vertical, number[]>;
+const AUTH_CUM: Record<Vertical, number[]> = Object.fromEntries(
+  VERTICALS.map((v) => [v, cumulative(authorityWeights(v))]),
+) as Record<Vertical, number[]>;
 
-const DC_WORDS = ['Atlantic', 'Liffey', 'Emerald', 'Celtic', 'Boyne', 'Shannon', 'Northern', 'Harbour', 'Midland', 'Corrib', 'Granite', 'Summit', 'Keystone', 'Apex', 'Clearwater', 'Silverline'];
+const DC_WORDS = [
+  'Atlantic',
+  'Liffey',
+  'Emerald',
+  'Celtic',
+  'Boyne',
+  'Shannon',
+  'Northern',
+  'Harbour',
+  'Midland',
+  'Corrib',
+  'Granite',
+  'Summit',
+  'Keystone',
+  'Apex',
+  'Clearwater',
+  'Silverline',
+];
 const DC_KINDS = ['Hub', 'Campus', 'Park', 'Gateway', 'Point', 'Cloud', 'Digital', 'Central'];
 
 /** The name pool of a vertical: a seeded shuffle of place names (or data-centre names). */
@@ -96,18 +130,37 @@ const SUFFIX: Record<Vertical, (r: Rng) => string> = {
   wind: (r) => (r.chance(0.1) ? 'Wind Energy Development' : 'Wind Farm'),
   solar: (r) => (r.chance(0.15) ? 'Solar PV Farm' : 'Solar Farm'),
   battery: (r) => (r.chance(0.3) ? 'Battery Energy Storage System' : 'Battery Storage'),
-  grid: (r) => r.pick(['Substation', 'Substation', '110 kV Substation', '220 kV Substation', 'Grid Connection', '400 kV Line Uprate']),
+  grid: (r) =>
+    r.pick([
+      'Substation',
+      'Substation',
+      '110 kV Substation',
+      '220 kV Substation',
+      'Grid Connection',
+      '400 kV Line Uprate',
+    ]),
   data_centre: () => 'Data Centre',
 };
 
 function projectName(pool: string[], v: Vertical, i: number, r: Rng): string {
   const base = pool[i % pool.length]!;
   const round = Math.floor(i / pool.length);
-  const ext = round === 0 ? '' : ` ${['II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X', 'XI', 'XII'][round - 1] ?? String(round + 1)}`;
+  const ext =
+    round === 0
+      ? ''
+      : ` ${['II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X', 'XI', 'XII'][round - 1] ?? String(round + 1)}`;
   return `${base}${ext} ${SUFFIX[v](r)}`;
 }
 
-function buildProject(seed: number, reg: CompanyRegistry, pool: string[], v: Vertical, i: number, snapshot1: number, lodgedOverride: number | null): Project {
+function buildProject(
+  seed: number,
+  reg: CompanyRegistry,
+  pool: string[],
+  v: Vertical,
+  i: number,
+  snapshot1: number,
+  lodgedOverride: number | null,
+): Project {
   const r = recordRng(seed, `infra-${v}`, i);
   const name = projectName(pool, v, i, r);
   const a = AUTHORITIES[r.weighted(AUTH_CUM[v])]!;
@@ -131,12 +184,21 @@ function buildProject(seed: number, reg: CompanyRegistry, pool: string[], v: Ver
     default:
       capacityMw = Math.round(r.float(15, 300));
   }
-  const developer = v === 'grid'
-    ? (r.chance(0.5) ? pickCompany(reg, r, ['3511']).name : r.pick(['EirGrid plc', 'ESB Networks DAC']))
-    : pickCompany(reg, r, v === 'data_centre' ? ['6311'] : ['3511']).name;
+  const developer =
+    v === 'grid'
+      ? r.chance(0.5)
+        ? pickCompany(reg, r, ['3511']).name
+        : r.pick(['EirGrid plc', 'ESB Networks DAC'])
+      : pickCompany(reg, r, v === 'data_centre' ? ['6311'] : ['3511']).name;
 
   const opShare = { wind: 0.74, solar: 0.5, battery: 0.55, grid: 0.8, data_centre: 0.55 }[v];
-  const firstConn = { wind: '1997-01-01', solar: '2019-06-01', battery: '2020-01-01', grid: '2001-01-01', data_centre: '2008-01-01' }[v];
+  const firstConn = {
+    wind: '1997-01-01',
+    solar: '2019-06-01',
+    battery: '2020-01-01',
+    grid: '2001-01-01',
+    data_centre: '2008-01-01',
+  }[v];
   let lodged: number;
   let decision: number | null;
   let granted: boolean;
@@ -159,22 +221,53 @@ function buildProject(seed: number, reg: CompanyRegistry, pool: string[], v: Ver
   const renewable = v === 'wind' || v === 'solar' || v === 'battery';
   // every project shows up somewhere: not yet connected ones through their consenting case
   const notConnected = v !== 'data_centre' && (connected === null || connected > snapshot1);
-  const hasCase = notConnected || (renewable && lodged >= RENEWABLE_CUTOFF) || r.chance(v === 'grid' ? 0.4 : v === 'data_centre' ? 0.3 : 0.19);
+  const hasCase =
+    notConnected ||
+    (renewable && lodged >= RENEWABLE_CUTOFF) ||
+    r.chance(v === 'grid' ? 0.4 : v === 'data_centre' ? 0.3 : 0.19);
   let auction: [string, number] | null = null;
   if ((v === 'wind' || v === 'solar') && granted && decision !== null && r.chance(0.64)) {
     const eligible = AUCTIONS.filter(([, d]) => d > decision! + 60 && (connected === null || d < connected));
     if (eligible.length > 0) auction = r.pick(eligible);
   }
-  const voltages = v === 'grid' ? [110, 220, 400, 220] : v === 'solar' ? [38, 110, 38] : v === 'data_centre' ? [110, 220, 110] : [38, 110, 220, 110];
+  const voltages =
+    v === 'grid'
+      ? [110, 220, 400, 220]
+      : v === 'solar'
+        ? [38, 110, 38]
+        : v === 'data_centre'
+          ? [110, 220, 110]
+          : [38, 110, 220, 110];
   return {
-    vertical: v, index: i, name, authority: a, lat, lon, capacityMw, turbines, developer, lodged, decision, granted,
-    connected, hasCase, caseNo: 200_000 + VERTICALS.indexOf(v) * 1 + i * 5 * 7 + (i % 7), auction,
-    voltageKv: r.pick(voltages), rowSeed: r.u32(),
+    vertical: v,
+    index: i,
+    name,
+    authority: a,
+    lat,
+    lon,
+    capacityMw,
+    turbines,
+    developer,
+    lodged,
+    decision,
+    granted,
+    connected,
+    hasCase,
+    caseNo: 200_000 + VERTICALS.indexOf(v) * 1 + i * 5 * 7 + (i % 7),
+    auction,
+    voltageKv: r.pick(voltages),
+    rowSeed: r.u32(),
   };
 }
 
 /** All projects visible or planned by `asOf` (base projects plus those added week by week). */
-export function buildProjects(seed: number, scale: number, snapshot1: number, asOf: number, reg: CompanyRegistry): Project[] {
+export function buildProjects(
+  seed: number,
+  scale: number,
+  snapshot1: number,
+  asOf: number,
+  reg: CompanyRegistry,
+): Project[] {
   const out: Project[] = [];
   const base = new Map<Vertical, number>();
   for (const v of VERTICALS) {
@@ -199,7 +292,13 @@ export function buildProjects(seed: number, scale: number, snapshot1: number, as
   return out;
 }
 
-const TECH: Record<Vertical, string> = { wind: 'Wind', solar: 'Solar', battery: 'Battery', grid: 'Grid', data_centre: 'Data Centre' };
+const TECH: Record<Vertical, string> = {
+  wind: 'Wind',
+  solar: 'Solar',
+  battery: 'Battery',
+  grid: 'Grid',
+  data_centre: 'Data Centre',
+};
 const fmt = (d: number | null): string => (d === null ? '' : dayToIso(d));
 
 function description(p: Project): string {
@@ -221,14 +320,20 @@ function description(p: Project): string {
 
 function caseId(p: Project): string {
   const yy = dayToIso(p.lodged).slice(2, 4);
-  if (p.lodged < isoToDay('2018-01-01')) return `PL${String(p.authority.councilName.length % 30 + 1).padStart(2, '0')}.${p.caseNo}`;
+  if (p.lodged < isoToDay('2018-01-01'))
+    return `PL${String((p.authority.councilName.length % 30) + 1).padStart(2, '0')}.${p.caseNo}`;
   return `ABP-${p.caseNo}-${yy}`;
 }
 
 function caseCategory(p: Project): string {
   if (p.vertical === 'grid') return 'Section 182A Electricity Transmission';
-  if (p.vertical === 'data_centre') return p.capacityMw > 150 ? 'Strategic Infrastructure Development' : 'Normal Planning Appeal';
-  if ((p.vertical === 'wind' && (p.turbines > 25 || p.capacityMw > 50)) || p.capacityMw > 80 || p.lodged >= RENEWABLE_CUTOFF) {
+  if (p.vertical === 'data_centre')
+    return p.capacityMw > 150 ? 'Strategic Infrastructure Development' : 'Normal Planning Appeal';
+  if (
+    (p.vertical === 'wind' && (p.turbines > 25 || p.capacityMw > 50)) ||
+    p.capacityMw > 80 ||
+    p.lodged >= RENEWABLE_CUTOFF
+  ) {
     return 'Strategic Infrastructure Development';
   }
   return 'Normal Planning Appeal';
@@ -307,9 +412,14 @@ export function writeInfrastructure(projects: Project[], asOf: number, outDir: s
     }
     if (p.vertical === 'data_centre' && p.lodged <= asOf) {
       const granted = p.granted && p.decision !== null && p.decision <= asOf;
-      const status = p.connected !== null && p.connected <= asOf
-        ? 'Operational'
-        : granted && p.decision! + 200 <= asOf ? 'Under construction' : granted ? 'Planning granted' : 'In planning';
+      const status =
+        p.connected !== null && p.connected <= asOf
+          ? 'Operational'
+          : granted && p.decision! + 200 <= asOf
+            ? 'Under construction'
+            : granted
+              ? 'Planning granted'
+              : 'In planning';
       const yy = dayToIso(p.lodged).slice(2, 4);
       dc.push([
         nameAsWritten(r, p.name),
@@ -328,10 +438,47 @@ export function writeInfrastructure(projects: Project[], asOf: number, outDir: s
     }
   }
   const files: [string, readonly string[], string[][], (row: string[], k: number) => string[]][] = [
-    ['abp-cases.csv', ABP_CASE_COLUMNS, abp, (row, k) => { const g = [...row]; g[3] = k % 2 ? '2021-02-30' : 'TBC'; return g; }],
-    ['ress-auction-results.csv', AUCTION_COLUMNS, auction, (row) => { const g = [...row]; g[2] = ''; return g; }],
-    ['grid-connections.csv', GRID_CONNECTION_COLUMNS, grid, (row, k) => { const g = [...row]; if (k % 2) g[2] = '2019-13-01'; else g[5] = 'n/a'; return g; }],
-    ['data-centres.csv', DATA_CENTRE_COLUMNS, dc, (row) => { const g = [...row]; g[7] = 'tbc'; return g; }],
+    [
+      'abp-cases.csv',
+      ABP_CASE_COLUMNS,
+      abp,
+      (row, k) => {
+        const g = [...row];
+        g[3] = k % 2 ? '2021-02-30' : 'TBC';
+        return g;
+      },
+    ],
+    [
+      'ress-auction-results.csv',
+      AUCTION_COLUMNS,
+      auction,
+      (row) => {
+        const g = [...row];
+        g[2] = '';
+        return g;
+      },
+    ],
+    [
+      'grid-connections.csv',
+      GRID_CONNECTION_COLUMNS,
+      grid,
+      (row, k) => {
+        const g = [...row];
+        if (k % 2) g[2] = '2019-13-01';
+        else g[5] = 'n/a';
+        return g;
+      },
+    ],
+    [
+      'data-centres.csv',
+      DATA_CENTRE_COLUMNS,
+      dc,
+      (row) => {
+        const g = [...row];
+        g[7] = 'tbc';
+        return g;
+      },
+    ],
   ];
   return files.map(([file, header, rows, damage]) => {
     const sink = new FileSink(`${outDir}/infrastructure/${file}`, { encoding: 'utf-8', eol: '\n' });

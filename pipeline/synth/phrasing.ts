@@ -27,15 +27,54 @@ export function phrasingOf(authority: string): Phrasing {
 
 /** Share of applications of a use class that are for the retention of works already carried out (besides the extension templates' own). */
 const RETENTION_SHARE: Partial<Record<UseClassKey, number>> = {
-  signage: 0.35, telecom: 0.3, shopfront: 0.2, landscaping: 0.22, agricultural: 0.18, change_of_use: 0.12,
-  windows: 0.12, heat_pump: 0.1, solar: 0.05, commercial: 0.06, industrial: 0.05, community: 0.08, one_off: 0.03,
-  roofing: 0.12, ev_charger: 0.05, insulation: 0.05,
+  signage: 0.35,
+  telecom: 0.3,
+  shopfront: 0.2,
+  landscaping: 0.22,
+  agricultural: 0.18,
+  change_of_use: 0.12,
+  windows: 0.12,
+  heat_pump: 0.1,
+  solar: 0.05,
+  commercial: 0.06,
+  industrial: 0.05,
+  community: 0.08,
+  one_off: 0.03,
+  roofing: 0.12,
+  ev_charger: 0.05,
+  insulation: 0.05,
 };
 /** Classes whose permissions get their duration extended or are amended (works of some size). */
-const LASTING: ReadonlySet<UseClassKey> = new Set(['one_off', 'housing', 'apartments', 'lrd', 'commercial', 'industrial', 'hotel', 'extension', 'school', 'healthcare', 'data_centre', 'agricultural']);
+const LASTING: ReadonlySet<UseClassKey> = new Set([
+  'one_off',
+  'housing',
+  'apartments',
+  'lrd',
+  'commercial',
+  'industrial',
+  'hotel',
+  'extension',
+  'school',
+  'healthcare',
+  'data_centre',
+  'agricultural',
+]);
 
 /** Small works a householder or a shop asks to have declared exempt (section 5). */
-const DECLARABLE: ReadonlySet<UseClassKey> = new Set(['extension', 'landscaping', 'signage', 'solar', 'windows', 'change_of_use', 'heat_pump', 'ev_charger', 'insulation', 'roofing', 'shopfront', 'telecom']);
+const DECLARABLE: ReadonlySet<UseClassKey> = new Set([
+  'extension',
+  'landscaping',
+  'signage',
+  'solar',
+  'windows',
+  'change_of_use',
+  'heat_pump',
+  'ev_charger',
+  'insulation',
+  'roofing',
+  'shopfront',
+  'telecom',
+]);
 
 const SEPARATORS = [' - ', ': ', '-', ' ', ':', ' : '];
 
@@ -58,13 +97,19 @@ function nounPhrase(w: string): string {
 
 /** "construction of a slatted shed …" → "slatted shed …" (what is retained). */
 function retainedWorks(w: string): string {
-  return nounPhrase(w).replace(/^(?:construction|erection|installation|provision) of (?:an? )?/i, '').replace(/^(?:an? |new )/, '');
+  return nounPhrase(w)
+    .replace(/^(?:construction|erection|installation|provision) of (?:an? )?/i, '')
+    .replace(/^(?:an? |new )/, '');
 }
 
 /** A reference to an earlier permission of the same council. */
 function earlierRef(r: Rng, received: number): string {
   const yy = String((received - r.int(3, 6)) % 100).padStart(2, '0');
-  return r.pick([`Reg. Ref. ${r.int(1000, 6999)}/${yy}`, `Reg. Ref. ${yy}/${r.int(100, 999)}`, `planning ref. ${yy}${r.int(100, 9999)}`]);
+  return r.pick([
+    `Reg. Ref. ${r.int(1000, 6999)}/${yy}`,
+    `Reg. Ref. ${yy}/${r.int(100, 999)}`,
+    `planning ref. ${yy}${r.int(100, 9999)}`,
+  ]);
 }
 
 /** Words that say what kind of application it is: never misspelt, so the kind stays readable. */
@@ -80,7 +125,11 @@ export function misspell(r: Rng, s: string): string {
   const m = r.pick(words);
   const w = m[0];
   const i = r.int(1, w.length - 2);
-  const bad = r.pick([w.slice(0, i) + w.slice(i + 1), w.slice(0, i) + w[i] + w.slice(i), w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2)]);
+  const bad = r.pick([
+    w.slice(0, i) + w.slice(i + 1),
+    w.slice(0, i) + w[i] + w.slice(i),
+    w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2),
+  ]);
   return s.slice(0, m.index) + bad + s.slice(m.index! + w.length);
 }
 
@@ -121,9 +170,11 @@ export function phraseDevelopment(dev: Development, c: { r: Rng; authority: stri
     let w = cap(works);
     if (r.chance(0.5)) w = w.replace(/ and /g, ' & ');
     const pre: string[] = [];
-    if (protectedStructure) pre.push(r.chance(0.96) ? 'PROTECTED STRUCTURE' : r.pick(['PROTECTED STRUTURE', 'PRO STRUCT']));
+    if (protectedStructure)
+      pre.push(r.chance(0.96) ? 'PROTECTED STRUCTURE' : r.pick(['PROTECTED STRUTURE', 'PRO STRUCT']));
     if (kind === 'retention') pre.push('RETENTION');
-    if (kind === 'extension_of_duration') pre.push(r.pick(['EXTENSION OF DURATION', 'EXTENSION OF DURATION', 'EXT OF DURATION']));
+    if (kind === 'extension_of_duration')
+      pre.push(r.pick(['EXTENSION OF DURATION', 'EXTENSION OF DURATION', 'EXT OF DURATION']));
     if (kind === 'declaration') pre.push('EXPP');
     if (shec) pre.push('SHEC');
     if (appType === 'PERMISSION AND RETENTION') pre.push('Permission/Retention');
@@ -134,10 +185,16 @@ export function phraseDevelopment(dev: Development, c: { r: Rng; authority: stri
     if (r.chance(0.03)) d = low(d);
   } else {
     // "Permission to replace …" has no noun to "consist of": it keeps its own wording
-    const lead = (s: string): string => (style === 'consist' && !/^Permission to /.test(dev.description) ? `The development will consist of ${low(s)}` : dev.description);
+    const lead = (s: string): string =>
+      style === 'consist' && !/^Permission to /.test(dev.description)
+        ? `The development will consist of ${low(s)}`
+        : dev.description;
     switch (kind) {
       case 'retention':
-        d = dev.appType === 'RETENTION' && style === 'permission' ? dev.description : `${r.pick(['Retention of', 'Retention permission for', 'Permission for retention of'])} ${r.chance(0.4) && !/^(?:\d|existing|replacement|alterations|widening|removal|demolition|site works)/i.test(works) ? 'existing ' : ''}${low(works)}`;
+        d =
+          dev.appType === 'RETENTION' && style === 'permission'
+            ? dev.description
+            : `${r.pick(['Retention of', 'Retention permission for', 'Permission for retention of'])} ${r.chance(0.4) && !/^(?:\d|existing|replacement|alterations|widening|removal|demolition|site works)/i.test(works) ? 'existing ' : ''}${low(works)}`;
         break;
       case 'extension_of_duration':
         d = `Extension of duration of permission ${earlierRef(r, c.year)} for ${low(nounPhrase(works))}`;
@@ -151,7 +208,8 @@ export function phraseDevelopment(dev: Development, c: { r: Rng; authority: stri
       default:
         d = style === 'consist' && appType === 'PERMISSION' ? lead(works) : dev.description;
     }
-    if (protectedStructure) d += r.pick([', a Protected Structure', ' at this Protected Structure', ' (Protected Structure)']);
+    if (protectedStructure)
+      d += r.pick([', a Protected Structure', ' at this Protected Structure', ' (Protected Structure)']);
   }
   // the clerk's noise: a misspelt word, a text cut short (most of Dublin City's, as listed)
   if (r.chance(0.03)) d = misspell(r, d);

@@ -16,8 +16,19 @@ import { phraseDevelopment } from './phrasing.ts';
 import { type DateStyle, dayToIso, fmtDate, isoToDay } from './output.ts';
 import { type Rng, Table, cumulative, evenlySpread, recordRng } from './rng.ts';
 import {
-  BUSINESS_WORD_SURNAMES, PUBLIC_APPLICANTS, SOLE_TRADES,
-  eircode, estateName, misplaced, personName, placeName, pointNear, spacedEircode, strayWhitespace, streetName, townOf,
+  BUSINESS_WORD_SURNAMES,
+  PUBLIC_APPLICANTS,
+  SOLE_TRADES,
+  eircode,
+  estateName,
+  misplaced,
+  personName,
+  placeName,
+  pointNear,
+  spacedEircode,
+  strayWhitespace,
+  streetName,
+  townOf,
 } from './vocab.ts';
 import type { NameTruth } from './truth.ts';
 
@@ -79,7 +90,15 @@ const AUTH_CUM = cumulative(AUTHORITIES.map((a) => a.weight));
 const START = isoToDay('2020-01-01');
 
 /** Relative daily intensity of applications by received year (more recent years heavier). */
-const YEAR_INTENSITY: Record<number, number> = { 2020: 0.86, 2021: 1.0, 2022: 0.97, 2023: 0.96, 2024: 1.02, 2025: 1.1, 2026: 1.16 };
+const YEAR_INTENSITY: Record<number, number> = {
+  2020: 0.86,
+  2021: 1.0,
+  2022: 0.97,
+  2023: 0.96,
+  2024: 1.02,
+  2025: 1.1,
+  2026: 1.16,
+};
 
 /** Draw a received day in [START, end) following the yearly intensities. */
 export function receivedSampler(endDay: number): (r: Rng) => number {
@@ -126,7 +145,8 @@ export function numberStyle(a: Authority, index: number): NumberStyle {
 }
 
 const EPLANNING: Record<string, string> = {
-  'Dublin City': 'https://webapps.dublincity.ie/PublicAccess_Live/SearchResult/RunThirdPartySearch?FileSystemId=PL&FOLDER1_REF=',
+  'Dublin City':
+    'https://webapps.dublincity.ie/PublicAccess_Live/SearchResult/RunThirdPartySearch?FileSystemId=PL&FOLDER1_REF=',
   'Dún Laoghaire-Rathdown': 'https://planning.dlrcoco.ie/swiftlg/apas/run/WPHAPPDETAIL.DisplayUrl?theApnID=',
   Fingal: 'https://planning.fingal.ie/swiftlg/apas/run/WPHAPPDETAIL.DisplayUrl?theApnID=',
   'South Dublin': 'https://www.sdublincoco.ie/Planning/Details?regref=',
@@ -141,7 +161,13 @@ export function applicationUrl(a: Authority, appNumber: string): string {
   return `https://www.eplanning.ie/${code}CC/AppFileRefDetails/${appNumber}/0`;
 }
 
-const OUTCOMES = new Table<Outcome>([['grant', 80], ['refuse', 10], ['withdrawn', 4], ['invalid', 2], ['split', 4]]);
+const OUTCOMES = new Table<Outcome>([
+  ['grant', 80],
+  ['refuse', 10],
+  ['withdrawn', 4],
+  ['invalid', 2],
+  ['split', 4],
+]);
 
 /** Five calendar years later (29 February → 1 March). */
 export function plusYears(day: number, years: number): number {
@@ -179,14 +205,21 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
   const authorityIndex = slot < AUTHORITIES.length ? slot : r.weighted(AUTH_CUM);
   const a = AUTHORITIES[authorityIndex]!;
   const year = +dayToIso(received).slice(0, 4);
-  const appNumber = numberStyle(a, authorityIndex)(String(year % 100).padStart(2, '0'), ctx.numbers.take(authorityIndex, year));
+  const appNumber = numberStyle(a, authorityIndex)(
+    String(year % 100).padStart(2, '0'),
+    ctx.numbers.take(authorityIndex, year),
+  );
 
   const town = townOf(r, a);
   const place = placeName(r);
   const street = streetName(r);
   const estate = estateName(r);
   const cls = USE_CLASSES.draw(r);
-  const dev = phraseDevelopment(describeDevelopment(cls, { r, town, place, estate, street, authority: a.name }), { r, authority: a.name, year });
+  const dev = phraseDevelopment(describeDevelopment(cls, { r, town, place, estate, street, authority: a.name }), {
+    r,
+    authority: a.name,
+    year,
+  });
 
   const rural = dev.oneOff || cls === 'agricultural' || (cls === 'solar' && /ground-mounted/.test(dev.description));
   const county = a.county === 'Dublin' ? 'Co. Dublin' : `Co. ${a.county}`;
@@ -245,7 +278,13 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
     const home = dev.oneOff ? `${r.int(1, 90)} ${estateName(r)}, ${townOf(r, a)}, ${county}` : address;
     applicantAddress = r.chance(0.9) ? home : '';
   }
-  ctx.truth?.application({ planning_authority: a.name, application_number: appNumber, generator_class: dev.cls, works_kind: dev.kind, application_type: dev.appType });
+  ctx.truth?.application({
+    planning_authority: a.name,
+    application_number: appNumber,
+    generator_class: dev.cls,
+    works_kind: dev.kind,
+    application_type: dev.appType,
+  });
   if (person !== null) ctx.truth?.individual(person);
   else if (orgName !== null) ctx.truth?.organisation(orgName, 'applicant');
 
@@ -343,13 +382,19 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
 
 /** Misspell one word, as a clerk might before a correction. */
 function typo(s: string): string {
-  return s.replace(/\b(extension|dwelling|permission|construction|associated|development)\b/i, (w) => w.slice(0, 3) + w.slice(4));
+  return s.replace(
+    /\b(extension|dwelling|permission|construction|associated|development)\b/i,
+    (w) => w.slice(0, 3) + w.slice(4),
+  );
 }
 
 function decisionText(app: PlanningApp): string {
   const retention = /^RETENTION|RETENTION$/.test(app.dev.appType) || /^Retention/.test(app.dev.description);
   const both = app.dev.appType === 'PERMISSION AND RETENTION';
-  if (app.dev.kind === 'declaration' && (app.outcome === 'grant' || app.outcome === 'refuse' || app.outcome === 'split')) {
+  if (
+    app.dev.kind === 'declaration' &&
+    (app.outcome === 'grant' || app.outcome === 'refuse' || app.outcome === 'split')
+  ) {
     return app.outcome === 'grant' ? 'DECLARED EXEMPT' : 'DECLARED NOT EXEMPT';
   }
   switch (app.outcome) {
@@ -374,7 +419,16 @@ function decisionText(app: PlanningApp): string {
 /** The latest event of the application on or before `asOf` (the export's ETL_DATE). */
 export function lastEvent(app: PlanningApp, asOf: number): number {
   let m = app.received;
-  for (const d of [app.fiRequest, app.fiReceived, app.decision, app.withdrawn, app.grant, app.appealSubmitted, app.appealDecided, app.correction]) {
+  for (const d of [
+    app.fiRequest,
+    app.fiReceived,
+    app.decision,
+    app.withdrawn,
+    app.grant,
+    app.appealSubmitted,
+    app.appealDecided,
+    app.correction,
+  ]) {
     if (d !== null && d <= asOf && d > m) m = d;
   }
   return m;
@@ -457,7 +511,12 @@ export function planningFields(app: PlanningApp, asOf: number): string[] {
   ];
 }
 
-const UNKNOWN_AUTHORITIES = ['Dublin Docklands Development Authority', 'Shannon Development', 'Unknown Council', 'Cork Harbour Commissioners'];
+const UNKNOWN_AUTHORITIES = [
+  'Dublin Docklands Development Authority',
+  'Shannon Development',
+  'Unknown Council',
+  'Cork Harbour Commissioners',
+];
 
 /**
  * The CSV lines of one slot as of `asOf`: usually one, two for a duplicated application (the

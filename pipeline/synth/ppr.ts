@@ -22,15 +22,44 @@ const LAST = isoToDay('2030-12-31');
 
 /** Relative sales volume by year (register totals, extrapolated after 2026). */
 const YEAR_VOLUME: Record<number, number> = {
-  2010: 17, 2011: 15, 2012: 23, 2013: 26, 2014: 38, 2015: 44, 2016: 47, 2017: 50, 2018: 51, 2019: 50,
-  2020: 43, 2021: 51, 2022: 50, 2023: 49, 2024: 46, 2025: 47, 2026: 47, 2027: 47, 2028: 47, 2029: 47, 2030: 47,
+  2010: 17,
+  2011: 15,
+  2012: 23,
+  2013: 26,
+  2014: 38,
+  2015: 44,
+  2016: 47,
+  2017: 50,
+  2018: 51,
+  2019: 50,
+  2020: 43,
+  2021: 51,
+  2022: 50,
+  2023: 49,
+  2024: 46,
+  2025: 47,
+  2026: 47,
+  2027: 47,
+  2028: 47,
+  2029: 47,
+  2030: 47,
 };
 
 /** National price index (2010-01 = 100) at knots, linearly interpolated. */
 const INDEX_KNOTS: readonly [string, number][] = [
-  ['2010-01-01', 100], ['2011-06-01', 82], ['2013-03-01', 65], ['2015-01-01', 75], ['2016-06-01', 85],
-  ['2018-06-01', 100], ['2020-03-01', 107], ['2021-01-01', 109], ['2022-06-01', 130], ['2023-06-01', 134],
-  ['2024-12-01', 145], ['2026-06-01', 151], ['2030-12-31', 170],
+  ['2010-01-01', 100],
+  ['2011-06-01', 82],
+  ['2013-03-01', 65],
+  ['2015-01-01', 75],
+  ['2016-06-01', 85],
+  ['2018-06-01', 100],
+  ['2020-03-01', 107],
+  ['2021-01-01', 109],
+  ['2022-06-01', 130],
+  ['2023-06-01', 134],
+  ['2024-12-01', 145],
+  ['2026-06-01', 151],
+  ['2030-12-31', 170],
 ];
 const KNOT_DAYS = INDEX_KNOTS.map(([d]) => isoToDay(d));
 
@@ -48,10 +77,32 @@ export function priceIndex(day: number): number {
 
 /** County price multipliers (Dublin highest). */
 export const COUNTY_PRICE: Record<string, number> = {
-  Dublin: 1.95, Wicklow: 1.5, Kildare: 1.35, Meath: 1.2, Cork: 1.1, Galway: 1.05, Louth: 0.95, Wexford: 0.85,
-  Kilkenny: 0.9, Limerick: 0.9, Waterford: 0.85, Clare: 0.8, Kerry: 0.8, Carlow: 0.8, Laois: 0.78, Westmeath: 0.78,
-  Offaly: 0.7, Tipperary: 0.72, Sligo: 0.7, Mayo: 0.65, Donegal: 0.62, Cavan: 0.62, Monaghan: 0.65,
-  Roscommon: 0.58, Longford: 0.55, Leitrim: 0.52,
+  Dublin: 1.95,
+  Wicklow: 1.5,
+  Kildare: 1.35,
+  Meath: 1.2,
+  Cork: 1.1,
+  Galway: 1.05,
+  Louth: 0.95,
+  Wexford: 0.85,
+  Kilkenny: 0.9,
+  Limerick: 0.9,
+  Waterford: 0.85,
+  Clare: 0.8,
+  Kerry: 0.8,
+  Carlow: 0.8,
+  Laois: 0.78,
+  Westmeath: 0.78,
+  Offaly: 0.7,
+  Tipperary: 0.72,
+  Sligo: 0.7,
+  Mayo: 0.65,
+  Donegal: 0.62,
+  Cavan: 0.62,
+  Monaghan: 0.65,
+  Roscommon: 0.58,
+  Longford: 0.55,
+  Leitrim: 0.52,
 };
 
 const AUTH_CUM = cumulative(AUTHORITIES.map((a) => (a.county === 'Dublin' ? a.weight * 1.25 : a.weight)));
@@ -148,7 +199,8 @@ function saleLine(seed: number, h: number, k: number, day: number, home: Home): 
   let price = 2_150 * priceIndex(day) * home.value * (isNew ? 1.08 : 1) * Math.exp(r.normal() * 0.06);
   if (nfmp) price *= r.float(0.4, 0.9);
   let cents: number;
-  if (isNew && r.chance(0.7)) cents = Math.round((price / 1.135) * 100); // VAT-exclusive figure, odd cents
+  if (isNew && r.chance(0.7))
+    cents = Math.round((price / 1.135) * 100); // VAT-exclusive figure, odd cents
   else {
     // round to €5,000 or €1,000: one unit for both steps (two separate draws scaled half the prices by 5 or 1/5)
     const unit = r.chance(0.5) ? 5000 : 1000;
@@ -158,8 +210,12 @@ function saleLine(seed: number, h: number, k: number, day: number, home: Home): 
   cents = Math.max(cents, 1_000_000);
   const irish = r.chance(0.0008);
   const description = isNew
-    ? irish ? 'Teach/Árasán Cónaithe Nua' : 'New Dwelling house /Apartment'
-    : irish ? 'Teach/Árasán Cónaithe Atháimhe' : 'Second-Hand Dwelling house /Apartment';
+    ? irish
+      ? 'Teach/Árasán Cónaithe Nua'
+      : 'New Dwelling house /Apartment'
+    : irish
+      ? 'Teach/Árasán Cónaithe Atháimhe'
+      : 'Second-Hand Dwelling house /Apartment';
   const size = isNew && r.chance(year < 2020 ? 0.8 : 0.4) ? home.sizeDesc : '';
   let date = fmtDmy(day);
   let priceText = fmtEuro(cents);
@@ -222,4 +278,3 @@ export function writePpr(seed: number, scale: number, asOf: number, outDir: stri
   }
   return [...sinks.values()].map((s) => s.close());
 }
-

@@ -16,8 +16,17 @@ import { recordRng } from './rng.ts';
 
 /** Rent index (2010-01 = 100) at knots, linearly interpolated. */
 const RENT_KNOTS: readonly [string, number][] = [
-  ['2010-01-01', 100], ['2012-06-01', 95], ['2014-01-01', 102], ['2016-01-01', 120], ['2018-06-01', 140],
-  ['2020-03-01', 150], ['2021-01-01', 150], ['2022-06-01', 165], ['2024-12-01', 182], ['2026-06-01', 190], ['2030-12-31', 215],
+  ['2010-01-01', 100],
+  ['2012-06-01', 95],
+  ['2014-01-01', 102],
+  ['2016-01-01', 120],
+  ['2018-06-01', 140],
+  ['2020-03-01', 150],
+  ['2021-01-01', 150],
+  ['2022-06-01', 165],
+  ['2024-12-01', 182],
+  ['2026-06-01', 190],
+  ['2030-12-31', 215],
 ];
 const RENT_DAYS = RENT_KNOTS.map(([d]) => isoToDay(d));
 
@@ -44,7 +53,11 @@ export const RENT_PROPERTY_TYPES: readonly [string, DwellingClass, number][] = [
   ['Other flats', 'apartment', 0.88],
 ];
 const BEDROOMS: readonly [string, string, number][] = [
-  ['-', 'All bedrooms', 1], ['1', 'One bed', 0.72], ['2', 'Two bed', 0.88], ['3', 'Three bed', 1], ['4', 'Four plus bed', 1.22],
+  ['-', 'All bedrooms', 1],
+  ['1', 'One bed', 0.72],
+  ['2', 'Two bed', 0.88],
+  ['3', 'Three bed', 1],
+  ['4', 'Four plus bed', 1.22],
 ];
 /** Price of each dwelling class relative to the county's typical home (ppr.ts: apartments 0.72, rural houses 0.9). */
 const PRICE_FACTOR: Record<DwellingClass, number> = { all: 0.95, house: 0.98, apartment: 0.72 };
@@ -86,7 +99,8 @@ export function writeRents(seed: number, asOf: number, outDir: string): FileStat
     let done = false;
     for (let qu = 1; qu <= 4; qu++) {
       const start = isoToDay(`${y}-${String((qu - 1) * 3 + 1).padStart(2, '0')}-01`);
-      const end = qu === 4 ? isoToDay(`${y + 1}-01-01`) - 1 : isoToDay(`${y}-${String(qu * 3 + 1).padStart(2, '0')}-01`) - 1;
+      const end =
+        qu === 4 ? isoToDay(`${y + 1}-01-01`) - 1 : isoToDay(`${y}-${String(qu * 3 + 1).padStart(2, '0')}-01`) - 1;
       if (end >= asOf) {
         done = true;
         break;
@@ -98,20 +112,35 @@ export function writeRents(seed: number, asOf: number, outDir: string): FileStat
             const r = recordRng(seed, 'rent-cell', n++);
             const small = county !== null && (COUNTY_PRICE[county] ?? 0.8) < 0.75;
             // PxStat leaves a cell empty when too few tenancies were registered
-            const suppressed = r.chance(small && (dwelling === 'apartment' || bedCode === '4') ? 0.4 : 0.01) && location !== 'Ireland';
+            const suppressed =
+              r.chance(small && (dwelling === 'apartment' || bedCode === '4') ? 0.4 : 0.01) && location !== 'Ireland';
             let value = '';
             if (!suppressed) {
-              const base = county === null
-                ? national(dwelling, mid)
-                : rentLevel(county, dwelling, mid) * (location === county ? 1 : 1.25);
+              const base =
+                county === null
+                  ? national(dwelling, mid)
+                  : rentLevel(county, dwelling, mid) * (location === county ? 1 : 1.25);
               const rent = base * (typeFactor / RENT_FACTOR[dwelling]) * bedFactor * Math.exp(r.normal() * 0.03);
               value = rent.toFixed(2);
               if (r.chance(0.0004)) value = 'n/a'; // a damaged cell: the adapter rejects it
             }
             const tlist = r.chance(0.0002) ? `${y}5` : `${y}${qu}`;
-            sink.row([q('RIQ02'), q('RTB Average Monthly Rent Report'), q(tlist), q(`${y}Q${qu}`), q(bedCode), q(bedName),
-              q(String(RENT_PROPERTY_TYPES.findIndex((t) => t[0] === typeName) + 1).padStart(2, '0')), q(typeName),
-              q(locCode), q(location), q('Euro'), q(value)].join(','));
+            sink.row(
+              [
+                q('RIQ02'),
+                q('RTB Average Monthly Rent Report'),
+                q(tlist),
+                q(`${y}Q${qu}`),
+                q(bedCode),
+                q(bedName),
+                q(String(RENT_PROPERTY_TYPES.findIndex((t) => t[0] === typeName) + 1).padStart(2, '0')),
+                q(typeName),
+                q(locCode),
+                q(location),
+                q('Euro'),
+                q(value),
+              ].join(','),
+            );
           }
         }
       }
@@ -131,4 +160,3 @@ function national(dwelling: DwellingClass, day: number): number {
   }
   return s / w;
 }
-

@@ -40,7 +40,11 @@ export function revisionOf(seed: number, app: PlanningApp, week1: number): Revis
   const soon = week1 + r.int(1, 27);
   const after = (d: number | null, t: number): boolean => d === null || d > t;
   if (u < TAKE_DOWN_SHARE && app.grant === null && app.bad < 0 && day > app.received) return { kind: 'take_down', day };
-  if (u < WITHDRAW_SHARE && [app.decision, app.withdrawn, app.fiRequest].every((d) => after(d, soon)) && soon > app.received) {
+  if (
+    u < WITHDRAW_SHARE &&
+    [app.decision, app.withdrawn, app.fiRequest].every((d) => after(d, soon)) &&
+    soon > app.received
+  ) {
     return { kind: 'withdraw', day: soon };
   }
   if (u > 1 - AMEND_SHARE && app.dev.floorM2 !== null && day > app.received) return { kind: 'amend', day };
@@ -59,8 +63,17 @@ export function revisedApp(app: PlanningApp, rev: Revision | null, asOf: number)
       return null;
     case 'withdraw':
       return {
-        ...app, outcome: 'withdrawn', withdrawn: rev.day, decision: null, grant: null,
-        appealRef: null, appealSubmitted: null, appealDecided: null, appealDecision: null, fiRequest: null, fiReceived: null,
+        ...app,
+        outcome: 'withdrawn',
+        withdrawn: rev.day,
+        decision: null,
+        grant: null,
+        appealRef: null,
+        appealSubmitted: null,
+        appealDecided: null,
+        appealDecision: null,
+        fiRequest: null,
+        fiReceived: null,
       };
     case 'amend':
       return { ...app, dev: { ...app.dev, floorM2: Math.round(app.dev.floorM2! * 1.25) } };

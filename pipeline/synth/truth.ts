@@ -73,7 +73,17 @@ export class NameTruth {
       organisations: [...this.organisations].sort(),
       applicant_organisations: [...this.applicants].sort(),
       builder_organisations: [...this.builders].sort(),
-      applications: [...this.applications].sort((x, y) => (x.planning_authority < y.planning_authority ? -1 : x.planning_authority > y.planning_authority ? 1 : x.application_number < y.application_number ? -1 : x.application_number > y.application_number ? 1 : 0)),
+      applications: [...this.applications].sort((x, y) =>
+        x.planning_authority < y.planning_authority
+          ? -1
+          : x.planning_authority > y.planning_authority
+            ? 1
+            : x.application_number < y.application_number
+              ? -1
+              : x.application_number > y.application_number
+                ? 1
+                : 0,
+      ),
     };
   }
 

@@ -77,7 +77,8 @@ async function pageServer(apiOrigin: string, key: string): Promise<{ server: Ser
   return { server, origin: `http://localhost:${typeof a === 'object' && a ? a.port : 0}` };
 }
 
-const closeServer = (s: Server | undefined): Promise<void> => new Promise((resolve) => (s ? s.close(() => resolve()) : resolve()));
+const closeServer = (s: Server | undefined): Promise<void> =>
+  new Promise((resolve) => (s ? s.close(() => resolve()) : resolve()));
 
 let browser: Browser;
 
@@ -89,7 +90,17 @@ if (chromiumMissing('cors.browser.test.ts', test)) {
       executablePath: CHROMIUM,
       headless: true,
       timeout: 60_000,
-      args: ['--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--use-angle=swiftshader',
+        '--enable-unsafe-swiftshader',
+        '--ignore-gpu-blocklist',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   test.after(async () => {

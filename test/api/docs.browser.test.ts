@@ -15,7 +15,6 @@ import { buildOpenApi } from '../../api/openapi/document.ts';
 import { startTestApi, type TestApi } from '../helpers/api.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
-
 if (chromiumMissing('docs.browser.test.ts', test)) {
   // skipped, with the message printed
 } else {
@@ -43,18 +42,28 @@ if (chromiumMissing('docs.browser.test.ts', test)) {
     const doc = buildOpenApi(api.config);
     // paths, and the events of the OpenAPI 3.1 `webhooks` member (Swagger UI lists them too)
     const documented = [...Object.keys(doc.paths), ...Object.keys(doc.webhooks ?? {})].sort();
-    const listed = (await page.$$eval('.opblock-summary-path', (els) => els.map((e) => e.getAttribute('data-path') ?? e.textContent ?? ''))).map((p) =>
-      p.replace(/\u200b/g, '').trim(),
-    );
+    const listed = (
+      await page.$$eval('.opblock-summary-path', (els) =>
+        els.map((e) => e.getAttribute('data-path') ?? e.textContent ?? ''),
+      )
+    ).map((p) => p.replace(/\u200b/g, '').trim());
     assert.equal([...new Set(listed)].sort(), documented, 'every endpoint listed on the page');
     assert.match(await page.title(), /Leads API/);
-    assert.is(await page.$('.errors-wrapper, .version-pragma__message'), null, 'the renderer reports no error or warning about the document');
-    assert.match(await page.textContent('body') ?? '', /Irish Construction Leads API/);
+    assert.is(
+      await page.$('.errors-wrapper, .version-pragma__message'),
+      null,
+      'the renderer reports no error or warning about the document',
+    );
+    assert.match((await page.textContent('body')) ?? '', /Irish Construction Leads API/);
     const shot = join(tempDir('leads-docs-shot-'), 'docs.png');
     await page.screenshot({ path: shot, fullPage: true });
     assert.ok(statSync(shot).size > 10_000, `screenshot written (${shot})`);
     assert.equal(failed, [], 'no request failed');
-    assert.equal(requests.filter((u) => !u.startsWith(api.baseUrl) && !u.startsWith('data:')), [], 'no request leaves the server (no CDN)');
+    assert.equal(
+      requests.filter((u) => !u.startsWith(api.baseUrl) && !u.startsWith('data:')),
+      [],
+      'no request leaves the server (no CDN)',
+    );
     await page.close();
   });
 

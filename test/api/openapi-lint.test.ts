@@ -31,16 +31,30 @@ function justified(): Record<string, number> {
 
 test('the served document: 0 errors, and only the warnings redocly.yaml justifies, as many as it says', async () => {
   const res = await api.request('/v1/openapi.json');
-  assert.equal(res.body.servers.map((s: { url: string }) => s.url), [PUBLIC], 'the public base URL is the server');
+  assert.equal(
+    res.body.servers.map((s: { url: string }) => s.url),
+    [PUBLIC],
+    'the public base URL is the server',
+  );
   const file = join(tempDir('redocly-'), 'openapi.json');
   writeFileSync(file, res.text);
-  const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules', '.bin', 'redocly'), ['lint', file, '--format=json', `--config=${join(ROOT, 'redocly.yaml')}`], {
-    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-    maxBuffer: 64 << 20,
-  });
-  const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; severity: string; message: string }[] };
+  const { stdout } = await promisify(execFile)(
+    join(ROOT, 'node_modules', '.bin', 'redocly'),
+    ['lint', file, '--format=json', `--config=${join(ROOT, 'redocly.yaml')}`],
+    {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      maxBuffer: 64 << 20,
+    },
+  );
+  const report = JSON.parse(stdout) as {
+    totals: { errors: number; warnings: number };
+    problems: { ruleId: string; severity: string; message: string }[];
+  };
   const errors = report.problems.filter((p) => p.severity === 'error');
-  assert.equal(errors.map((p) => `${p.ruleId}: ${p.message}`), []);
+  assert.equal(
+    errors.map((p) => `${p.ruleId}: ${p.message}`),
+    [],
+  );
   const counts: Record<string, number> = {};
   for (const p of report.problems) counts[p.ruleId] = (counts[p.ruleId] ?? 0) + 1;
   assert.equal(counts, justified());

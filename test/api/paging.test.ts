@@ -30,7 +30,12 @@ function nextLink(res: TestResponse): string | null {
 type Rows = (res: TestResponse) => unknown[];
 
 /** Walk by `next_cursor` (appended as `cursor`); the ids seen and the pages taken. */
-async function walkByCursor(first: string, rows: Rows, id: (r: any) => unknown, done: (res: TestResponse) => boolean = (r) => r.body.next_cursor === null): Promise<unknown[]> {
+async function walkByCursor(
+  first: string,
+  rows: Rows,
+  id: (r: any) => unknown,
+  done: (res: TestResponse) => boolean = (r) => r.body.next_cursor === null,
+): Promise<unknown[]> {
   const ids: unknown[] = [];
   let url = first;
   for (let i = 0; i < 500; i++) {
@@ -52,7 +57,11 @@ async function walkByCursor(first: string, rows: Rows, id: (r: any) => unknown, 
 }
 
 /** Walk by `Link: rel="next"` alone. */
-async function walkByLink(first: string, rows: Rows, id: (r: any) => unknown): Promise<{ ids: unknown[]; pages: number }> {
+async function walkByLink(
+  first: string,
+  rows: Rows,
+  id: (r: any) => unknown,
+): Promise<{ ids: unknown[]; pages: number }> {
   const ids: unknown[] = [];
   let url: string | null = first;
   let pages = 0;
@@ -67,12 +76,21 @@ async function walkByLink(first: string, rows: Rows, id: (r: any) => unknown): P
 }
 
 /** Both walks yield every row once, `total` of them, in more than one page. */
-async function checkList(first: string, total: number, rows: Rows, id: (r: any) => unknown, done?: (res: TestResponse) => boolean): Promise<void> {
+async function checkList(
+  first: string,
+  total: number,
+  rows: Rows,
+  id: (r: any) => unknown,
+  done?: (res: TestResponse) => boolean,
+): Promise<void> {
   assert.ok(total > 0, `${first}: rows to walk`);
   const byCursor = await walkByCursor(first, rows, id, done);
   const byLink = await walkByLink(first, rows, id);
   assert.ok(byLink.pages > 2, `${first}: several pages (${byLink.pages})`);
-  for (const [how, ids] of [['next_cursor', byCursor], ['Link', byLink.ids]] as const) {
+  for (const [how, ids] of [
+    ['next_cursor', byCursor],
+    ['Link', byLink.ids],
+  ] as const) {
     assert.is(new Set(ids).size, ids.length, `${first} by ${how}: no row twice`);
     assert.is(ids.length, total, `${first} by ${how}: every row`);
   }
@@ -121,30 +139,53 @@ async function walkEvents(): Promise<void> {
   await checkList('/v1/events?page_size=10', total, results, byId, (r) => r.body.has_more === false);
   // `after`, the older spelling, is the same parameter
   const first = await api.request('/v1/events?page_size=10', { key: KEY() });
-  const a = await api.request(`/v1/events?page_size=10&after=${encodeURIComponent(first.body.next_cursor)}`, { key: KEY() });
-  const c = await api.request(`/v1/events?page_size=10&cursor=${encodeURIComponent(first.body.next_cursor)}`, { key: KEY() });
+  const a = await api.request(`/v1/events?page_size=10&after=${encodeURIComponent(first.body.next_cursor)}`, {
+    key: KEY(),
+  });
+  const c = await api.request(`/v1/events?page_size=10&cursor=${encodeURIComponent(first.body.next_cursor)}`, {
+    key: KEY(),
+  });
   assert.equal(a.body.results.map(byId), c.body.results.map(byId));
-  const both = await api.request(`/v1/events?after=${encodeURIComponent(first.body.next_cursor)}&cursor=${encodeURIComponent(first.body.next_cursor)}`, { key: KEY() });
+  const both = await api.request(
+    `/v1/events?after=${encodeURIComponent(first.body.next_cursor)}&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+    { key: KEY() },
+  );
   assert.is(both.status, 400);
 }
 
 test('market intelligence: page + next_page still, and now next_cursor + Link', async () => {
-  const first = await api.request('/v1/intel/analytics?section=price_index&county=Cork,Dublin&page_size=1', { key: KEY() });
+  const first = await api.request('/v1/intel/analytics?section=price_index&county=Cork,Dublin&page_size=1', {
+    key: KEY(),
+  });
   assert.is(first.status, 200, first.text.slice(0, 300));
   const total = first.body.total as number;
   const key = (r: Record<string, unknown>): string => JSON.stringify(r);
   await checkList('/v1/intel/analytics?section=price_index&county=Cork,Dublin&page_size=7', total, results, key);
-  const p2 = await api.request('/v1/intel/analytics?section=price_index&county=Cork,Dublin&page_size=7&page=2', { key: KEY() });
+  const p2 = await api.request('/v1/intel/analytics?section=price_index&county=Cork,Dublin&page_size=7&page=2', {
+    key: KEY(),
+  });
   assert.is(p2.body.next_page, 3, 'next_page kept');
-  const byCursor = await api.request(`/v1/intel/analytics?section=price_index&county=Cork,Dublin&page_size=7&cursor=${encodeURIComponent(first.body.next_cursor)}`, { key: KEY() });
+  const byCursor = await api.request(
+    `/v1/intel/analytics?section=price_index&county=Cork,Dublin&page_size=7&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+    { key: KEY() },
+  );
   assert.is(byCursor.body.page, null);
-  assert.equal(byCursor.body.results[0], (await api.request('/v1/intel/analytics?section=price_index&county=Cork,Dublin&page_size=1&page=2', { key: KEY() })).body.results[0]);
+  assert.equal(
+    byCursor.body.results[0],
+    (await api.request('/v1/intel/analytics?section=price_index&county=Cork,Dublin&page_size=1&page=2', { key: KEY() }))
+      .body.results[0],
+  );
 });
 
 test('webhook deliveries: limit + next_cursor + Link; the webhooks list is one page', async () => {
-  const hook = await api.request('/v1/webhooks', { key: KEY(), method: 'POST', body: { url: 'http://127.0.0.1:9/hook' } });
+  const hook = await api.request('/v1/webhooks', {
+    key: KEY(),
+    method: 'POST',
+    body: { url: 'http://127.0.0.1:9/hook' },
+  });
   assert.is(hook.status, 201, hook.text.slice(0, 300));
-  for (let i = 0; i < 7; i++) assert.is((await api.request(`/v1/webhooks/${hook.body.id}/test`, { key: KEY(), method: 'POST' })).status, 200);
+  for (let i = 0; i < 7; i++)
+    assert.is((await api.request(`/v1/webhooks/${hook.body.id}/test`, { key: KEY(), method: 'POST' })).status, 200);
   const all = await api.request(`/v1/webhooks/${hook.body.id}/deliveries`, { key: KEY() });
   assert.is(all.body.results.length, 7);
   assert.is(all.body.next_cursor, null);
@@ -154,13 +195,21 @@ test('webhook deliveries: limit + next_cursor + Link; the webhooks list is one p
   assert.is(nextLink(list), null);
 });
 
-test('the GIS feeds and OGC items: cursor + Link (and the body\'s OGC next link)', async () => {
+test("the GIS feeds and OGC items: cursor + Link (and the body's OGC next link)", async () => {
   const feed = await api.request('/v1/feeds/leads.geojson?authority=Cork%20County&page_size=1', { key: KEY() });
-  const walk = await walkByLink('/v1/feeds/leads.geojson?authority=Cork%20County&page_size=20', (r) => r.body.features, (f) => f.id);
+  const walk = await walkByLink(
+    '/v1/feeds/leads.geojson?authority=Cork%20County&page_size=20',
+    (r) => r.body.features,
+    (f) => f.id,
+  );
   assert.ok(walk.pages > 2);
   assert.is(new Set(walk.ids).size, feed.body.numberMatched);
   const items = await api.request('/v1/ogc/collections/infrastructure/items?limit=1', { key: KEY() });
-  const ogc = await walkByLink('/v1/ogc/collections/infrastructure/items?limit=3', (r) => r.body.features, (f) => f.id);
+  const ogc = await walkByLink(
+    '/v1/ogc/collections/infrastructure/items?limit=3',
+    (r) => r.body.features,
+    (f) => f.id,
+  );
   assert.is(new Set(ogc.ids).size, items.body.numberMatched);
 });
 

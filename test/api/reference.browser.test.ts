@@ -46,7 +46,11 @@ if (chromiumMissing('reference.browser.test.ts', test)) {
 
     const doc = (await api.request('/v1/openapi.json', { key: null })).body;
     const documented = Object.entries<any>(doc.paths)
-      .flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}: ${op.summary}`))
+      .flatMap(([path, item]) =>
+        Object.entries<any>(item).map(
+          ([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}: ${op.summary}`,
+        ),
+      )
       .sort();
     // what a reader sees: the heading and summary of each operation's article, as rendered text
     // (evaluated in the page, as a string: this project's TypeScript has no DOM library)
@@ -65,16 +69,29 @@ if (chromiumMissing('reference.browser.test.ts', test)) {
       const [method, path] = s.key.split(' ');
       // an operation at the origin (/healthz, /readyz, /metrics) has a server of its own: no /v1
       const base = doc.paths[path!][method!.toLowerCase()].servers ? '' : '/v1';
-      assert.is(s.heading.replace(/\s+/g, ' ').trim(), `${method} ${base}${path}`, `${s.key}: heading shows method and path`);
+      assert.is(
+        s.heading.replace(/\s+/g, ' ').trim(),
+        `${method} ${base}${path}`,
+        `${s.key}: heading shows method and path`,
+      );
     }
-    const events = await page.$$eval('article.operation[data-webhook]', (els) => els.map((e) => e.getAttribute('data-webhook')));
+    const events = await page.$$eval('article.operation[data-webhook]', (els) =>
+      els.map((e) => e.getAttribute('data-webhook')),
+    );
     assert.equal(events, Object.keys(doc.webhooks), 'every webhook event');
 
     // the style sheet applied (a GET badge is blue, the layout has its contents column), with no CSP report
-    assert.is(await page.evaluate(`getComputedStyle(document.querySelector('article .method-get')).backgroundColor`), 'rgb(9, 105, 218)');
+    assert.is(
+      await page.evaluate(`getComputedStyle(document.querySelector('article .method-get')).backgroundColor`),
+      'rgb(9, 105, 218)',
+    );
     assert.is(await page.evaluate(`getComputedStyle(document.body).display`), 'grid');
     assert.is(await page.locator('script').count(), 0, 'no script element');
-    assert.equal(console.filter((l) => /Content Security Policy|Refused/i.test(l)), [], 'no CSP violation');
+    assert.equal(
+      console.filter((l) => /Content Security Policy|Refused/i.test(l)),
+      [],
+      'no CSP violation',
+    );
 
     const text = (await page.textContent('#service-terms')) ?? '';
     assert.match(text, /99\.5%/);
@@ -82,13 +99,22 @@ if (chromiumMissing('reference.browser.test.ts', test)) {
     // an in-page link works without a script
     await page.click('nav a[href="#op-getMeta"]');
     assert.match(page.url(), /#op-getMeta$/);
-    assert.ok(await page.evaluate(`(() => { const r = document.getElementById('op-getMeta').getBoundingClientRect(); return r.top >= -1 && r.top < innerHeight; })()`), 'the operation is scrolled into view');
+    assert.ok(
+      await page.evaluate(
+        `(() => { const r = document.getElementById('op-getMeta').getBoundingClientRect(); return r.top >= -1 && r.top < innerHeight; })()`,
+      ),
+      'the operation is scrolled into view',
+    );
 
     const shot = join(tempDir('leads-reference-shot-'), 'reference.png');
     await page.screenshot({ path: shot, fullPage: false });
     assert.ok(statSync(shot).size > 10_000, `screenshot written (${shot})`);
     assert.equal(failed, [], 'no request failed');
-    assert.equal(requests.filter((u) => !u.startsWith(api.baseUrl)), [], 'no request leaves the server (no CDN)');
+    assert.equal(
+      requests.filter((u) => !u.startsWith(api.baseUrl)),
+      [],
+      'no request leaves the server (no CDN)',
+    );
     await page.close();
   });
 

@@ -22,7 +22,10 @@ test.after(async () => {
 });
 
 /** A raw GET (fetch would ask for and undo the compression itself). */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     http
       .get(url, { headers }, (res) => {
@@ -42,7 +45,13 @@ function articles(html: string): { attrs: Record<string, string>; inner: string 
   }));
 }
 
-const unescape = (s: string): string => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const unescape = (s: string): string =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 
 test('GET /v1/reference: public HTML, no script, strict CSP, every operation of the served document', async () => {
   const res = await api.request('/v1/reference', { key: null });
@@ -54,7 +63,11 @@ test('GET /v1/reference: public HTML, no script, strict CSP, every operation of 
   assert.is(res.headers.get('x-content-type-options'), 'nosniff');
   assert.ok(res.headers.get('x-request-id'));
   const html = res.text;
-  assert.not.match(html, /<script|<style|\sstyle=|\son[a-z]+=|javascript:/i, 'no script, inline style or event handler');
+  assert.not.match(
+    html,
+    /<script|<style|\sstyle=|\son[a-z]+=|javascript:/i,
+    'no script, inline style or event handler',
+  );
   assert.not.match(html, /https?:\/\/(?!localhost\/v1)[^\s"<]*\.(js|css)\b/, 'no CDN');
   assert.match(html, /<link rel="stylesheet" href="docs\/assets\/reference\.css">/);
   assert.match(html, /href="openapi\.json"/);
@@ -62,10 +75,15 @@ test('GET /v1/reference: public HTML, no script, strict CSP, every operation of 
 
   const doc = (await api.request('/v1/openapi.json', { key: null })).body;
   const found = articles(html);
-  const operations = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => ({ path, method, op })));
+  const operations = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item).map(([method, op]) => ({ path, method, op })),
+  );
   assert.ok(operations.length >= 30, `${operations.length} operations`);
   assert.equal(
-    found.filter((a) => a.attrs['data-path'] !== undefined).map((a) => `${a.attrs['data-method']} ${unescape(a.attrs['data-path']!)} ${a.attrs['data-operation-id']}`).sort(),
+    found
+      .filter((a) => a.attrs['data-path'] !== undefined)
+      .map((a) => `${a.attrs['data-method']} ${unescape(a.attrs['data-path']!)} ${a.attrs['data-operation-id']}`)
+      .sort(),
     operations.map((o) => `${o.method.toUpperCase()} ${o.path} ${o.op.operationId}`).sort(),
     'one article per operation, with its method, path and operationId',
   );
@@ -73,16 +91,29 @@ test('GET /v1/reference: public HTML, no script, strict CSP, every operation of 
     const a = found.find((x) => x.attrs['data-operation-id'] === op.operationId)!;
     const where = `${method.toUpperCase()} ${path}`;
     // an operation at the origin (/healthz, /readyz, /metrics) names its own server: no /v1
-    assert.ok(a.inner.includes(`<code class="path">${escapeHtml((op.servers ? '' : '/v1') + path)}</code>`), `${where}: its path, with its server's path`);
+    assert.ok(
+      a.inner.includes(`<code class="path">${escapeHtml((op.servers ? '' : '/v1') + path)}</code>`),
+      `${where}: its path, with its server's path`,
+    );
     assert.ok(a.inner.includes(escapeHtml(op.summary)), `${where}: summary`);
-    for (const p of op.parameters ?? []) assert.ok(a.inner.includes(`<code>${escapeHtml(p.name)}</code>`), `${where}: parameter ${p.name}`);
-    for (const status of Object.keys(op.responses)) assert.ok(a.inner.includes(`id="response-${op.operationId}-${status}"`), `${where}: response ${status}`);
+    for (const p of op.parameters ?? [])
+      assert.ok(a.inner.includes(`<code>${escapeHtml(p.name)}</code>`), `${where}: parameter ${p.name}`);
+    for (const status of Object.keys(op.responses))
+      assert.ok(a.inner.includes(`id="response-${op.operationId}-${status}"`), `${where}: response ${status}`);
     const scheme = Object.keys(op.security?.[0] ?? { bearer: [] })[0];
-    assert.ok(a.inner.includes(op.security?.length === 0 ? 'None: public, no key needed.' : `<a href="#auth-${scheme}">${scheme}</a>`), `${where}: authentication`);
+    assert.ok(
+      a.inner.includes(
+        op.security?.length === 0 ? 'None: public, no key needed.' : `<a href="#auth-${scheme}">${scheme}</a>`,
+      ),
+      `${where}: authentication`,
+    );
   }
   // enumerations and defaults of the parameters are spelled out
   const leads = found.find((a) => a.attrs['data-operation-id'] === 'getLeads')!.inner;
-  assert.match(leads, /<code>readiness<\/code>[\s\S]*?one of <code>&quot;application&quot;<\/code>, [^<]*<code>&quot;further_information&quot;<\/code>/);
+  assert.match(
+    leads,
+    /<code>readiness<\/code>[\s\S]*?one of <code>&quot;application&quot;<\/code>, [^<]*<code>&quot;further_information&quot;<\/code>/,
+  );
   assert.match(leads, /<code>page<\/code>[\s\S]*?≥ 1; e\.g\. <code>2<\/code>/);
   const infra = found.find((a) => a.attrs['data-operation-id'] === 'getInfrastructure')!.inner;
   assert.match(infra, /<code>sort<\/code>[\s\S]*?default <code>&quot;id&quot;<\/code>/);
@@ -91,8 +122,10 @@ test('GET /v1/reference: public HTML, no script, strict CSP, every operation of 
     Object.keys(doc.webhooks),
     'every webhook event',
   );
-  for (const name of Object.keys(doc.components.schemas)) assert.ok(html.includes(`id="schema-${name}"`), `schema ${name}`);
-  for (const name of Object.keys(doc.components.headers)) assert.ok(html.includes(`id="header-${name}"`), `header ${name}`);
+  for (const name of Object.keys(doc.components.schemas))
+    assert.ok(html.includes(`id="schema-${name}"`), `schema ${name}`);
+  for (const name of Object.keys(doc.components.headers))
+    assert.ok(html.includes(`id="header-${name}"`), `header ${name}`);
   // every internal link lands on an id of the page
   const ids = new Set([...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]));
   const dangling = [...new Set([...html.matchAll(/href="#([^"]+)"/g)].map((m) => m[1]!))].filter((id) => !ids.has(id));
@@ -127,7 +160,11 @@ test('nothing in the document can inject markup: every string is escaped, links 
   const evil = '<script>alert(1)</script><img src=x onerror="alert(2)">';
   const doc = {
     openapi: '3.1.0',
-    info: { title: `T ${evil}`, version: '1"><b>', description: `Intro ${evil} [ok](https://example.ie/a?b=1&c=2) [bad](javascript:alert(3)) \`<code>\` **bold**` },
+    info: {
+      title: `T ${evil}`,
+      version: '1"><b>',
+      description: `Intro ${evil} [ok](https://example.ie/a?b=1&c=2) [bad](javascript:alert(3)) \`<code>\` **bold**`,
+    },
     servers: [{ url: 'https://api.example.ie/v1' }],
     tags: [{ name: `Tag ${evil}`, description: evil }],
     paths: {
@@ -137,12 +174,33 @@ test('nothing in the document can inject markup: every string is escaped, links 
           tags: [`Tag ${evil}`],
           summary: evil,
           description: `Desc ${evil}`,
-          parameters: [{ name: `p${evil}`, in: 'query', description: evil, schema: { type: 'string', enum: [evil], default: evil, pattern: evil } }],
-          responses: { '200': { description: evil, headers: { [`X-${evil}`]: { description: evil, schema: { type: 'string' } } }, content: { 'text/html': { schema: { $ref: '#/components/schemas/Thing' } } } } },
+          parameters: [
+            {
+              name: `p${evil}`,
+              in: 'query',
+              description: evil,
+              schema: { type: 'string', enum: [evil], default: evil, pattern: evil },
+            },
+          ],
+          responses: {
+            '200': {
+              description: evil,
+              headers: { [`X-${evil}`]: { description: evil, schema: { type: 'string' } } },
+              content: { 'text/html': { schema: { $ref: '#/components/schemas/Thing' } } },
+            },
+          },
         },
       },
     },
-    components: { schemas: { Thing: { type: 'object', description: evil, properties: { [evil]: { type: 'string', description: evil, const: evil } } } } },
+    components: {
+      schemas: {
+        Thing: {
+          type: 'object',
+          description: evil,
+          properties: { [evil]: { type: 'string', description: evil, const: evil } },
+        },
+      },
+    },
   };
   const html = renderReference(doc);
   assert.not.match(html, /<script|<img|<b>|\son[a-z]+="|href="javascript:/i);

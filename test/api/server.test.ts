@@ -22,7 +22,13 @@ test('a new release published while requests are in flight: none fails, later re
   const api = await startTestApi({ config: { duckdbConnections: 4, releasePollMs: 60_000 } });
   try {
     const before = api.release();
-    const paths = ['/v1/meta', '/v1/leads?page_size=5', '/v1/leads?sort=value_desc&page_size=3', '/v1/infrastructure', '/v1/leads?q=house'];
+    const paths = [
+      '/v1/meta',
+      '/v1/leads?page_size=5',
+      '/v1/leads?sort=value_desc&page_size=3',
+      '/v1/infrastructure',
+      '/v1/leads?q=house',
+    ];
     const results: { status: number; release: string | undefined; path: string }[] = [];
     let swapped = false;
     const fire = async (n: number): Promise<void> => {
@@ -34,7 +40,10 @@ test('a new release published while requests are in flight: none fails, later re
     // ~50 requests in flight; the release is switched and loaded while they run
     const inFlight = Array.from({ length: 50 }, (_, i) => fire(i));
     const swap = (async () => {
-      await waitUntil('a first answer from the old release', () => results.length > 0, { attempts: 6000, intervalMs: 5 }); // the others still in flight
+      await waitUntil('a first answer from the old release', () => results.length > 0, {
+        attempts: 6000,
+        intervalMs: 5,
+      }); // the others still in flight
       publishCopyOfRelease(api.dataDir, '20261116T060000Z');
       swapped = await api.checkRelease();
     })();
@@ -49,9 +58,17 @@ test('a new release published while requests are in flight: none fails, later re
     const failed = results.filter((r) => r.status !== 200);
     assert.equal(failed, [], 'no request failed during the switch');
     assert.ok(results.length >= 55);
-    for (const r of results) assert.ok(r.release === before || r.release === '20261116T060000Z', `${r.path}: ${r.release}`);
-    assert.ok(results.some((r) => r.release === before), 'some answered from the old release');
-    assert.equal(results.slice(-5).map((r) => r.release), Array(5).fill('20261116T060000Z'), 'requests after the switch get the new one');
+    for (const r of results)
+      assert.ok(r.release === before || r.release === '20261116T060000Z', `${r.path}: ${r.release}`);
+    assert.ok(
+      results.some((r) => r.release === before),
+      'some answered from the old release',
+    );
+    assert.equal(
+      results.slice(-5).map((r) => r.release),
+      Array(5).fill('20261116T060000Z'),
+      'requests after the switch get the new one',
+    );
     assert.is(api.release(), '20261116T060000Z');
     const after = await Promise.all(paths.map((p) => api.request(p)));
     for (const r of after) {
@@ -94,7 +111,25 @@ test('HTTPS with HSTS when a certificate and key are configured', async () => {
   const dir = tempDir('leads-tls-');
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-days', '1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      '/CN=localhost',
+      '-days',
+      '1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
   const api = await startTestApi({ config: { tlsCertFile: cert, tlsKeyFile: key } });
   try {
     assert.match(api.baseUrl, /^https:\/\/127\.0\.0\.1:\d+$/);
@@ -162,17 +197,29 @@ test('node api/server.ts: prints the URL and how to get a key, serves, stops cle
   try {
     const child = spawn('node', ['--import', 'tsx', 'api/server.ts'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, DATA_DIR: api.dataDir, DATABASE_URL: api.config.databaseUrl, PORT: '0', HOST: '127.0.0.1', DUCKDB_CONNECTIONS: '1', DUCKDB_THREADS: '1' },
+      env: {
+        ...process.env,
+        DATA_DIR: api.dataDir,
+        DATABASE_URL: api.config.databaseUrl,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DUCKDB_CONNECTIONS: '1',
+        DUCKDB_THREADS: '1',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     const deadline = Date.now() + 30_000;
-    while (!/npx leads keys create/.test(stderr) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+    while (!/npx leads keys create/.test(stderr) && Date.now() < deadline && child.exitCode === null)
+      await new Promise((r) => setTimeout(r, 50));
     const url = /listening on (http:\/\/\S+)\/v1/.exec(stderr)?.[1];
     assert.ok(url, stderr);
-    assert.match(stderr, 'npx leads accounts create --name you --plan premium && npx leads keys create --account you --scope ent_api --json');
+    assert.match(
+      stderr,
+      'npx leads accounts create --name you --plan premium && npx leads keys create --account you --scope ent_api --json',
+    );
     const res = await fetch(`${url}/v1/meta`, { headers: { Authorization: `Bearer ${api.keys.commonwealth}` } });
     assert.is(res.status, 200);
     assert.is(((await res.json()) as any)._meta.scope, 'commonwealth');
@@ -189,14 +236,35 @@ test('docs/api.md documents every configuration key with its environment variabl
   const doc = readFileSync(join(REPO_ROOT, 'docs/api.md'), 'utf8');
   const rows = doc.split('\n').filter((l) => l.startsWith('|'));
   for (const [key, d] of Object.entries(API_DEFAULTS)) {
-    assert.ok(rows.some((r) => r.includes(`\`${d.env}\``) && r.includes(`\`${key}\``)), `docs/api.md has a table row for ${key} (${d.env})`);
+    assert.ok(
+      rows.some((r) => r.includes(`\`${d.env}\``) && r.includes(`\`${key}\``)),
+      `docs/api.md has a table row for ${key} (${d.env})`,
+    );
   }
 });
 
 test('an unreachable PostgreSQL state store stops the start with the error', async () => {
   const dataDir = tempDir('leads-nopg-');
-  const config = loadApiConfig({}, { dataDir, port: 0, host: '127.0.0.1', duckdbConnections: 1, duckdbThreads: 1, databaseUrl: 'postgres://127.0.0.1:1/test' });
-  await rejects(() => startServer(config, { log: () => {} }), (e: unknown) => /ECONNREFUSED/.test(String((e as Error)?.message ?? e) + String((e as { code?: string })?.code ?? '') + String((e as { errors?: unknown[] })?.errors?.map((x) => (x as Error).message) ?? '')));
+  const config = loadApiConfig(
+    {},
+    {
+      dataDir,
+      port: 0,
+      host: '127.0.0.1',
+      duckdbConnections: 1,
+      duckdbThreads: 1,
+      databaseUrl: 'postgres://127.0.0.1:1/test',
+    },
+  );
+  await rejects(
+    () => startServer(config, { log: () => {} }),
+    (e: unknown) =>
+      /ECONNREFUSED/.test(
+        String((e as Error)?.message ?? e) +
+          String((e as { code?: string })?.code ?? '') +
+          String((e as { errors?: unknown[] })?.errors?.map((x) => (x as Error).message) ?? ''),
+      ),
+  );
 });
 
 test.run();

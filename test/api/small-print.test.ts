@@ -31,7 +31,11 @@ test('1. usage: a date that is not a calendar day is a 400 naming the parameter,
   ] as const) {
     const res = await api.request(`/v1/account/usage?${q}`);
     assertProblem(res, 400, 'invalid_parameter');
-    assert.equal(res.body.errors.map((e: { name: string }) => e.name), [name], q);
+    assert.equal(
+      res.body.errors.map((e: { name: string }) => e.name),
+      [name],
+      q,
+    );
     assert.match(res.body.detail, new RegExp(`^${name}: must be a calendar date YYYY-MM-DD`), q);
   }
   assert.is((await api.request('/v1/account/usage?from=2026-02-28&to=2026-03-01')).status, 200);
@@ -67,7 +71,10 @@ test('8. every 401 carries the failed-key allowance of the client address (also 
   const missing = await api.request('/v1/leads', { key: null });
   assertProblem(missing, 401, 'missing_key');
   assert.is(missing.headers.get('x-ratelimit-limit'), String(api.config.authFailLimit));
-  assert.is(missing.headers.get('ratelimit-policy'), `"failed-key-attempts";q=${api.config.authFailLimit};w=${api.config.authFailWindowS}`);
+  assert.is(
+    missing.headers.get('ratelimit-policy'),
+    `"failed-key-attempts";q=${api.config.authFailLimit};w=${api.config.authFailWindowS}`,
+  );
   assert.ok(Number(missing.headers.get('x-ratelimit-reset')) > NOW.getTime() / 1000);
   assert.is(missing.headers.get('x-budget-limit'), null, 'no key, no row budget');
   const remaining = Number(missing.headers.get('x-ratelimit-remaining'));
@@ -107,7 +114,9 @@ test('10. status takes every lifecycle stage as well as the groups; min_value ta
   assert.is(decimal.status, 200);
   assert.ok(decimal.body.total >= whole.body.total);
   // the SQL path (exports, DuckDB) takes the decimal too, with the same answer
-  const exported = await api.request('/v1/export/applications?min_value=249999.5&limit=10000', { key: api.keys.ent_feed });
+  const exported = await api.request('/v1/export/applications?min_value=249999.5&limit=10000', {
+    key: api.keys.ent_feed,
+  });
   assert.is(exported.status, 200);
   assert.is(exported.body.count, decimal.body.total);
   const negative = await api.request('/v1/leads?min_value=-5', { key: api.keys.ent_feed });
@@ -120,7 +129,10 @@ test('10. status takes every lifecycle stage as well as the groups; min_value ta
 test('10. /intel/analytics without section answers a summary linking every section', async () => {
   const res = await api.request('/v1/intel/analytics', { key: api.keys.ent_feed });
   assert.is(res.status, 200);
-  assert.equal(res.body.sections.map((s: { section: string }) => s.section), ['price_index', 'yields', 'emerging_zones', 'material_costs']);
+  assert.equal(
+    res.body.sections.map((s: { section: string }) => s.section),
+    ['price_index', 'yields', 'emerging_zones', 'material_costs'],
+  );
   for (const s of res.body.sections) {
     const page = await api.request(new URL(s.href).pathname + new URL(s.href).search, { key: api.keys.ent_feed });
     assert.is(page.status, 200, s.href);
@@ -147,10 +159,18 @@ test('13. every paged response carries Link rel="next" with the URL the body giv
   // leads: page numbers and cursors
   const p1 = await api.request('/v1/leads?county=Cork&page_size=2&page=1', { key });
   const next = nextOf(p1)!;
-  assert.ok(next.includes(`cursor=${encodeURIComponent(p1.body.next_cursor)}`) && !next.includes('page=1') && next.includes('county=Cork'), next);
+  assert.ok(
+    next.includes(`cursor=${encodeURIComponent(p1.body.next_cursor)}`) &&
+      !next.includes('page=1') &&
+      next.includes('county=Cork'),
+    next,
+  );
   const p2 = await api.request(next, { key });
   const p2b = await api.request(`/v1/leads?county=Cork&page_size=2&page=2`, { key });
-  assert.equal(p2.body.results.map((l: { id: number }) => l.id), p2b.body.results.map((l: { id: number }) => l.id));
+  assert.equal(
+    p2.body.results.map((l: { id: number }) => l.id),
+    p2b.body.results.map((l: { id: number }) => l.id),
+  );
   // the last page has none
   const last = await api.request('/v1/leads?page_size=100&county=Cork', { key });
   if (last.body.next_cursor === null) assert.is(last.headers.get('link'), null);
@@ -187,16 +207,29 @@ const forge = (cursor: string, edit: (p: { k: unknown[]; r: string; f: string })
 test('issue 13 3.4: a forged export cursor naming another release, or a tampered leads cursor, is a 400 problem', async () => {
   const key = api.keys.ent_feed;
   const exp = await api.request('/v1/export/applications?limit=2', { key });
-  const other = await api.request(`/v1/export/applications?limit=2&cursor=${encodeURIComponent(forge(exp.body.next_cursor, (p) => (p.r = '../../etc')))}`, { key });
+  const other = await api.request(
+    `/v1/export/applications?limit=2&cursor=${encodeURIComponent(forge(exp.body.next_cursor, (p) => (p.r = '../../etc')))}`,
+    { key },
+  );
   assertProblem(other, 400, 'invalid_parameter');
   assert.match(other.body.detail, /^cursor: not a valid cursor of this API/);
-  const renamed = await api.request(`/v1/export/applications?limit=2&cursor=${encodeURIComponent(forge(exp.body.next_cursor, (p) => (p.r = '20250101T000000Z')))}`, { key });
+  const renamed = await api.request(
+    `/v1/export/applications?limit=2&cursor=${encodeURIComponent(forge(exp.body.next_cursor, (p) => (p.r = '20250101T000000Z')))}`,
+    { key },
+  );
   assertProblem(renamed, 400, 'invalid_parameter');
   const leads = await api.request('/v1/leads?page_size=2', { key });
   const moved = forge(leads.body.next_cursor, (p) => (p.k = ['2099-01-01', 1]));
-  assertProblem(await api.request(`/v1/leads?page_size=2&cursor=${encodeURIComponent(moved)}`, { key }), 400, 'invalid_parameter');
+  assertProblem(
+    await api.request(`/v1/leads?page_size=2&cursor=${encodeURIComponent(moved)}`, { key }),
+    400,
+    'invalid_parameter',
+  );
   // the genuine cursor still works
-  assert.is((await api.request(`/v1/leads?page_size=2&cursor=${encodeURIComponent(leads.body.next_cursor)}`, { key })).status, 200);
+  assert.is(
+    (await api.request(`/v1/leads?page_size=2&cursor=${encodeURIComponent(leads.body.next_cursor)}`, { key })).status,
+    200,
+  );
 });
 
 test('issue 13 3.4: after a rotation a cursor signed with the previous secret still works; without it, a 400 (GIS tokens rotate alike)', async () => {
@@ -207,14 +240,17 @@ test('issue 13 3.4: after a rotation a cursor signed with the previous secret st
   let feedCursor: string;
   let token: string;
   try {
-    cursor = (await before.request('/v1/leads?page_size=2&county=Cork', { key: before.keys.ent_feed })).body.next_cursor;
+    cursor = (await before.request('/v1/leads?page_size=2&county=Cork', { key: before.keys.ent_feed })).body
+      .next_cursor;
     const feed = (await before.request('/v1/feeds/leads.geojson?page_size=2', { key: before.keys.ent_feed })).body;
     feedCursor = new URL(feed.links.find((l: { rel: string }) => l.rel === 'next').href).searchParams.get('cursor')!;
     token = (await before.request('/v1/feeds/token', { key: before.keys.ent_feed })).body.access_token;
   } finally {
     await before.close();
   }
-  const rotated = await startTestApi({ config: { cursorSecret: B, cursorSecretsPrevious: [A], gisTokenSecret: B, gisTokenSecretsPrevious: [A] } });
+  const rotated = await startTestApi({
+    config: { cursorSecret: B, cursorSecretsPrevious: [A], gisTokenSecret: B, gisTokenSecretsPrevious: [A] },
+  });
   const dropped = await startTestApi({ config: { cursorSecret: B, gisTokenSecret: B } });
   try {
     const q = `/v1/leads?page_size=2&county=Cork&cursor=${encodeURIComponent(cursor)}`;
@@ -228,8 +264,16 @@ test('issue 13 3.4: after a rotation a cursor signed with the previous secret st
     const f = `/v1/feeds/leads.geojson?page_size=2&cursor=${encodeURIComponent(feedCursor)}`;
     assert.is((await rotated.request(f, { key: rotated.keys.ent_feed })).status, 200);
     assertProblem(await dropped.request(f, { key: dropped.keys.ent_feed }), 400, 'invalid_parameter');
-    assertProblem(await rotated.request(`/v1/feeds/leads.geojson?access_token=${token}`, { key: null }), 401, 'unknown_key');
-    assertProblem(await dropped.request(`/v1/feeds/leads.geojson?access_token=${token}`, { key: null }), 401, 'invalid_token');
+    assertProblem(
+      await rotated.request(`/v1/feeds/leads.geojson?access_token=${token}`, { key: null }),
+      401,
+      'unknown_key',
+    );
+    assertProblem(
+      await dropped.request(`/v1/feeds/leads.geojson?access_token=${token}`, { key: null }),
+      401,
+      'invalid_token',
+    );
   } finally {
     await rotated.close();
     await dropped.close();

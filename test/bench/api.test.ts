@@ -6,7 +6,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { cpuMs, cursorPaths, generateFilterQueries, generateSearchQueries, interleave, prng, sameAnswers, treeCpuMs, type ReleaseValues } from '../../bench/api.ts';
+import {
+  cpuMs,
+  cursorPaths,
+  generateFilterQueries,
+  generateSearchQueries,
+  interleave,
+  prng,
+  sameAnswers,
+  treeCpuMs,
+  type ReleaseValues,
+} from '../../bench/api.ts';
 import { parseBaselineList, type EnumValues } from '../../bench/baseline-pg.ts';
 import { foldSearchText } from '../../common/search-text.ts';
 
@@ -21,7 +31,10 @@ const V: ReleaseValues = {
   words: ['kitchen', 'extension', 'dormer', 'shed', 'solar', 'apartments'],
 };
 const enums = Object.fromEntries(
-  (['vertical', 'authority', 'county', 'readiness', 'status', 'use_class', 'scale'] as const).map((k) => [k, new Map(V[k].map((x) => [foldSearchText(x), x]))]),
+  (['vertical', 'authority', 'county', 'readiness', 'status', 'use_class', 'scale'] as const).map((k) => [
+    k,
+    new Map(V[k].map((x) => [foldSearchText(x), x])),
+  ]),
 ) as EnumValues;
 
 test('prng is deterministic per seed', () => {
@@ -71,7 +84,8 @@ test('sameAnswers counts equal answers position by position', () => {
 test('treeCpuMs counts the CPU of a live child (the API workers under their primary), cpuMs only its own', async () => {
   // a child that burns 600 ms of its own CPU (not of wall time: a loaded box gives it less), says
   // so on stdout, then waits to be killed
-  const burn = 'const e = () => process.cpuUsage().user / 1e3; while (e() < 600); console.log("done"); setInterval(() => {}, 1000);';
+  const burn =
+    'const e = () => process.cpuUsage().user / 1e3; while (e() < 600); console.log("done"); setInterval(() => {}, 1000);';
   const child = spawn(process.execPath, ['-e', burn], { stdio: ['ignore', 'pipe', 'ignore'] });
   try {
     await new Promise((r) => child.stdout!.once('data', r));

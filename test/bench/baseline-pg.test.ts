@@ -13,7 +13,16 @@ import {
   type EnumValues,
 } from '../../bench/baseline-pg.ts';
 
-const fold = (xs: string[]): Map<string, string> => new Map(xs.map((x) => [x.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase(), x]));
+const fold = (xs: string[]): Map<string, string> =>
+  new Map(
+    xs.map((x) => [
+      x
+        .normalize('NFD')
+        .replace(/[\u0300-\u036f]/g, '')
+        .toLowerCase(),
+      x,
+    ]),
+  );
 const values: EnumValues = {
   authority: fold(['Dún Laoghaire-Rathdown', 'Cork County']),
   county: fold(['Dublin', 'Cork']),
@@ -51,13 +60,21 @@ test('bad parameters are rejected naming the parameter', () => {
     ['cursor=%7B%7D', 'cursor'],
   ];
   for (const [qs, param] of cases) {
-    assert.throws(() => parse(qs), (e: unknown) => e instanceof BaselineParamError && e.param === param, qs);
+    assert.throws(
+      () => parse(qs),
+      (e: unknown) => e instanceof BaselineParamError && e.param === param,
+      qs,
+    );
   }
 });
 
 test('filters become bound parameters, in order, with the page last', () => {
   const cases: [string, string, unknown[]][] = [
-    ['', `SELECT l.id, l.received_date, l.county FROM ${BASELINE_SCHEMA}.leads l ORDER BY l.received_date DESC, l.id DESC LIMIT $1 OFFSET $2`, [25, 0]],
+    [
+      '',
+      `SELECT l.id, l.received_date, l.county FROM ${BASELINE_SCHEMA}.leads l ORDER BY l.received_date DESC, l.id DESC LIMIT $1 OFFSET $2`,
+      [25, 0],
+    ],
     [
       'vertical=solar&county=Cork&min_value=100&demolition=1&page=3&page_size=10&sort=value_desc',
       `SELECT l.id, l.received_date, l.county FROM ${BASELINE_SCHEMA}.leads l WHERE l.verticals && $1::text[] AND l.county = ANY($2::text[]) AND l.est_value >= $3 AND l.demolition = $4 ORDER BY l.est_value DESC NULLS LAST, l.id DESC LIMIT $5 OFFSET $6`,
@@ -78,7 +95,10 @@ test('filters become bound parameters, in order, with the page last', () => {
 
 test('the count query has the same WHERE and no paging', () => {
   const q = baselineListQuery(parse('county=Cork&min_units=2&page=2'), COLS);
-  assert.is(q.count.sql, `SELECT count(*)::int AS n FROM ${BASELINE_SCHEMA}.leads l WHERE l.county = ANY($1::text[]) AND l.num_units >= $2`);
+  assert.is(
+    q.count.sql,
+    `SELECT count(*)::int AS n FROM ${BASELINE_SCHEMA}.leads l WHERE l.county = ANY($1::text[]) AND l.num_units >= $2`,
+  );
   assert.equal(q.count.params, [['Cork'], 2]);
 });
 
@@ -90,7 +110,10 @@ test('a cursor continues after its row, and only for the same filters', () => {
   const q = baselineListQuery(next, COLS);
   assert.ok(q.page.sql.includes('(l.received_date, l.id) < ($2::date, $3)'));
   assert.equal(q.page.params, [['Cork'], '2025-03-01', 42, 50, 0]);
-  assert.throws(() => parse(`county=Dublin&cursor=${cursor}`), (e: unknown) => e instanceof BaselineParamError && e.param === 'cursor');
+  assert.throws(
+    () => parse(`county=Dublin&cursor=${cursor}`),
+    (e: unknown) => e instanceof BaselineParamError && e.param === 'cursor',
+  );
 });
 
 test.run();

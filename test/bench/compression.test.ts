@@ -10,7 +10,13 @@ import { tinyDataDir } from '../helpers/api.ts';
 import { REPO_ROOT } from '../helpers/tmp.ts';
 
 test('the compression section measures bytes and server CPU for identity, gzip and br', async () => {
-  const rows = await compressionBench({ root: REPO_ROOT, dataDir: await tinyDataDir(), requests: 3, rounds: 1, log: () => {} });
+  const rows = await compressionBench({
+    root: REPO_ROOT,
+    dataDir: await tinyDataDir(),
+    requests: 3,
+    rounds: 1,
+    log: () => {},
+  });
   assert.is(rows.length, 2 * 3 * 3, 'two pages × three encodings × bytes, CPU, latency');
   for (const page of ['100-lead page', '1,000-feature GeoJSON page']) {
     const identity = rows.find((r) => r.metric === `compression: ${page}, identity, bytes`)!;

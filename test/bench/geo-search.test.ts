@@ -7,18 +7,41 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
 import { kinks } from '@turf/kinks';
-import { countyOutline, geoWorkload, NEARBY_RADII_M, OUTLINE_VERTICES, POLYGON_COUNTIES, type LeadPoint } from '../../bench/geo-search.ts';
+import {
+  countyOutline,
+  geoWorkload,
+  NEARBY_RADII_M,
+  OUTLINE_VERTICES,
+  POLYGON_COUNTIES,
+  type LeadPoint,
+} from '../../bench/geo-search.ts';
 import { geoSearchOf, postgisNearbyQuery, postgisPolygonQuery } from '../../bench/postgis.ts';
 import { prng } from '../../bench/api.ts';
 
 /** `n` points scattered around (lat, lon) within ±spread degrees, seeded. */
-function scatter(n: number, lat: number, lon: number, spread: number, seed: number, county = 'X', firstId = 1): LeadPoint[] {
+function scatter(
+  n: number,
+  lat: number,
+  lon: number,
+  spread: number,
+  seed: number,
+  county = 'X',
+  firstId = 1,
+): LeadPoint[] {
   const r = prng(seed);
-  return Array.from({ length: n }, (_, i) => ({ id: firstId + i, lat: +(lat + (r() - 0.5) * 2 * spread).toFixed(6), lon: +(lon + (r() - 0.5) * 2 * spread).toFixed(6), county }));
+  return Array.from({ length: n }, (_, i) => ({
+    id: firstId + i,
+    lat: +(lat + (r() - 0.5) * 2 * spread).toFixed(6),
+    lon: +(lon + (r() - 0.5) * 2 * spread).toFixed(6),
+    county,
+  }));
 }
 
 test('the county outline is a closed, simple polygon of OUTLINE_VERTICES vertices holding every lead of the county', () => {
-  const arc = Array.from({ length: 40 }, (_, i) => ({ lat: +(53 + Math.sin((i / 39) * (Math.PI / 3))).toFixed(6), lon: +(-8 + Math.cos((i / 39) * (Math.PI / 3))).toFixed(6) }));
+  const arc = Array.from({ length: 40 }, (_, i) => ({
+    lat: +(53 + Math.sin((i / 39) * (Math.PI / 3))).toFixed(6),
+    lon: +(-8 + Math.cos((i / 39) * (Math.PI / 3))).toFixed(6),
+  }));
   const cases: [string, { lat: number; lon: number }[]][] = [
     ['3,000 scattered', scatter(3_000, 53.0, -8.0, 0.4, 1)],
     ['400 scattered', scatter(400, 52.2, -9.5, 0.3, 2)],
@@ -42,11 +65,16 @@ test('the county outline is a closed, simple polygon of OUTLINE_VERTICES vertice
 
 test('the workload is seeded: the same centres and polygons for the same release, nearby at each radius, polygons by POST', () => {
   const counties = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I'];
-  const pts = counties.flatMap((c, i) => scatter(200 + 50 * i, 52 + (i % 3), -9 + Math.floor(i / 3), 0.2, 10 + i, c, 1 + i * 1_000));
+  const pts = counties.flatMap((c, i) =>
+    scatter(200 + 50 * i, 52 + (i % 3), -9 + Math.floor(i / 3), 0.2, 10 + i, c, 1 + i * 1_000),
+  );
   const a = geoWorkload(pts);
   const b = geoWorkload(pts);
   assert.equal(a, b);
-  assert.equal(a.scenarios.map((s) => s.name), [...NEARBY_RADII_M.map((r) => `nearby ${r / 1000} km`), 'polygon (county)']);
+  assert.equal(
+    a.scenarios.map((s) => s.name),
+    [...NEARBY_RADII_M.map((r) => `nearby ${r / 1000} km`), 'polygon (county)'],
+  );
   for (const [i, r] of NEARBY_RADII_M.entries()) {
     const s = a.scenarios[i]!;
     assert.ok(s.requests.length > 0 && s.checked.length > 0);
@@ -54,7 +82,10 @@ test('the workload is seeded: the same centres and polygons for the same release
   }
   // the polygons: the counties ranked around the median lead count, each a POST with a GeoJSON polygon
   assert.is(a.counties.length, POLYGON_COUNTIES);
-  assert.equal(a.counties.map((c) => c.county), ['H', 'G', 'F', 'E', 'D', 'C']);
+  assert.equal(
+    a.counties.map((c) => c.county),
+    ['H', 'G', 'F', 'E', 'D', 'C'],
+  );
   const poly = a.scenarios[2]!;
   assert.equal(poly.checked, poly.requests);
   for (const q of poly.requests) {
@@ -62,20 +93,33 @@ test('the workload is seeded: the same centres and polygons for the same release
     assert.is(q.suffix, '/search');
     assert.is((JSON.parse(q.body!) as { polygon: { type: string } }).polygon.type, 'Polygon');
   }
-  assert.is.not(geoWorkload(pts, 18).scenarios[0]!.requests[0]!.suffix + geoWorkload(pts, 18).scenarios[0]!.requests[1]!.suffix, a.scenarios[0]!.requests[0]!.suffix + a.scenarios[0]!.requests[1]!.suffix);
+  assert.is.not(
+    geoWorkload(pts, 18).scenarios[0]!.requests[0]!.suffix + geoWorkload(pts, 18).scenarios[0]!.requests[1]!.suffix,
+    a.scenarios[0]!.requests[0]!.suffix + a.scenarios[0]!.requests[1]!.suffix,
+  );
 });
 
 test('the PostGIS peer reads near (lat first) with radius_m, or polygon as text or object, like the API', () => {
   assert.equal(geoSearchOf({ near: '53.35,-6.26', radius_m: '10000' }), { near: [53.35, -6.26], radiusM: 10_000 });
   assert.equal(geoSearchOf({ near: '53.35,-6.26' }), { near: [53.35, -6.26], radiusM: 1_000 });
-  const polygon = { type: 'Polygon', coordinates: [[[-6, 53], [-6.1, 53], [-6.1, 53.1], [-6, 53]]] };
+  const polygon = {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [-6, 53],
+        [-6.1, 53],
+        [-6.1, 53.1],
+        [-6, 53],
+      ],
+    ],
+  };
   assert.equal(geoSearchOf({ polygon }), { polygon: JSON.stringify(polygon) });
   assert.equal(geoSearchOf({ polygon: JSON.stringify(polygon) }), { polygon: JSON.stringify(polygon) });
   assert.is(geoSearchOf({ near: 'Dublin' }), null);
   assert.is(geoSearchOf({}), null);
 });
 
-test('the peer asks PostGIS the API\'s questions: great circle ≤ radius on the sphere, boundary-inclusive intersection, default order, 25 rows with the total', () => {
+test("the peer asks PostGIS the API's questions: great circle ≤ radius on the sphere, boundary-inclusive intersection, default order, 25 rows with the total", () => {
   const near = postgisNearbyQuery(['id', 'county']);
   assert.match(near, /ST_DWithin\(g\.geog, ST_SetSRID\(ST_MakePoint\(\$2, \$1\), 4326\)::geography, \$3, false\)/);
   const area = postgisPolygonQuery(['id', 'county']);

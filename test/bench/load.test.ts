@@ -21,11 +21,14 @@ async function recordingServer(): Promise<{ url: string; seen: string[]; close: 
     return s;
   };
   const server = createServer((req, res) => {
-    void body(req).then((b) => {
-      seen.push(`${req.method} ${req.url}${b ? ` ${b}` : ''}`);
-      res.statusCode = req.url === '/fail' ? 500 : 200;
-      res.end('{}');
-    }, () => {}); // a request the generator gave up on when it stopped
+    void body(req).then(
+      (b) => {
+        seen.push(`${req.method} ${req.url}${b ? ` ${b}` : ''}`);
+        res.statusCode = req.url === '/fail' ? 500 : 200;
+        res.end('{}');
+      },
+      () => {},
+    ); // a request the generator gave up on when it stopped
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
@@ -41,7 +44,10 @@ test('runLoad drives the list round-robin, bodies included, and counts non-2xx',
       { method: 'POST' as const, path: '/b', body: '{"x":1}' },
       { method: 'GET' as const, path: '/fail' },
     ];
-    const r = await runLoad({ url: s.url, connections: 3, amount: 30, headers: { 'content-type': 'application/json' }, requests }, () => measuring++);
+    const r = await runLoad(
+      { url: s.url, connections: 3, amount: 30, headers: { 'content-type': 'application/json' }, requests },
+      () => measuring++,
+    );
     assert.is(measuring, 1);
     assert.is(r.total, 30);
     assert.is(s.seen.length, 30);
@@ -58,7 +64,7 @@ test('runLoad drives the list round-robin, bodies included, and counts non-2xx',
   }
 });
 
-test('runLoad warms up on the list\'s last requests and does not count them', async () => {
+test("runLoad warms up on the list's last requests and does not count them", async () => {
   const s = await recordingServer();
   try {
     const requests = Array.from({ length: 50 }, (_, i) => ({ method: 'GET' as const, path: `/p${i}` }));
@@ -84,8 +90,16 @@ async function rejection(p: Promise<unknown>): Promise<string> {
 }
 
 test('runLoad rejects with the reason when there is nothing to drive or the generator fails', async () => {
-  assert.match(await rejection(runLoad({ url: 'http://127.0.0.1:1', connections: 1, amount: 1, headers: {}, requests: [] })), /no requests/);
-  assert.match(await rejection(runLoad({ url: 'not a url', connections: 1, amount: 1, headers: {}, requests: [{ method: 'GET', path: '/' }] })), /the load generator exited with [1-9]/);
+  assert.match(
+    await rejection(runLoad({ url: 'http://127.0.0.1:1', connections: 1, amount: 1, headers: {}, requests: [] })),
+    /no requests/,
+  );
+  assert.match(
+    await rejection(
+      runLoad({ url: 'not a url', connections: 1, amount: 1, headers: {}, requests: [{ method: 'GET', path: '/' }] }),
+    ),
+    /the load generator exited with [1-9]/,
+  );
 });
 
 test('settle waits while other processes keep the cores busy', async () => {

@@ -32,7 +32,11 @@ test('the list: 200 requests, unique names, every documented operation, several 
   assert.is(REQUESTS.length, 200);
   assert.is(new Set(REQUESTS.map((r) => r.name)).size, 200, 'names are unique');
   const doc = buildOpenApi({ publicBaseUrl: 'http://localhost/v1' }) as Record<string, any>; // what /v1/openapi.json serves
-  const covered = new Set(REQUESTS.map((r) => documentedOperation(doc, r.method ?? 'GET', r.path.replace(/\{\w+\}/g, 'x'))).filter((o) => o).map((o) => `${o!.method} ${o!.template}`));
+  const covered = new Set(
+    REQUESTS.map((r) => documentedOperation(doc, r.method ?? 'GET', r.path.replace(/\{\w+\}/g, 'x')))
+      .filter((o) => o)
+      .map((o) => `${o!.method} ${o!.template}`),
+  );
   const missing: string[] = [];
   for (const [template, item] of Object.entries<Record<string, unknown>>(doc.paths)) {
     // operations at the origin (/healthz, /readyz, /metrics: their own `servers`) are operators' probes, not /v1 answers to snapshot
@@ -42,13 +46,20 @@ test('the list: 200 requests, unique names, every documented operation, several 
     }
   }
   assert.equal(missing, [], 'operations without a request');
-  assert.equal(new Set(REQUESTS.map((r) => r.as)), new Set(['commonwealth', 'ent_api', 'ent_feed', 'custom', 'none', 'unknown_key']));
+  assert.equal(
+    new Set(REQUESTS.map((r) => r.as)),
+    new Set(['commonwealth', 'ent_api', 'ent_feed', 'custom', 'none', 'unknown_key']),
+  );
   const statuses = new Set(first.entries.map((e) => e.status));
   for (const s of [200, 304, 400, 401, 403, 404]) assert.ok(statuses.has(s), `a ${s} answer`);
   // every id, cursor and link the list follows was in the earlier answer it is taken from
-  assert.equal(first.entries.filter((e) => e.unfilled).map((e) => `${e.name}: ${e.unfilled}`), []);
+  assert.equal(
+    first.entries.filter((e) => e.unfilled).map((e) => `${e.name}: ${e.unfilled}`),
+    [],
+  );
   // names say which answers are errors: the others succeed
-  for (const e of first.entries) assert.is(e.status >= 400, /\b(400|401|403|404)\b/.test(e.name), `${e.name}: ${e.status}`);
+  for (const e of first.entries)
+    assert.is(e.status >= 400, /\b(400|401|403|404)\b/.test(e.name), `${e.name}: ${e.status}`);
 });
 
 test('record then compare on the same release: no difference', async () => {
@@ -61,9 +72,18 @@ test('a changed release: the differences are reported', async () => {
   const changed = await takeSnapshot(dataDir, REQUESTS.slice(0, 20));
   const diffs = compareSnapshots(first, changed);
   assert.ok(diffs.includes(`release: recorded ${first.release}, now 20261110T060000Z`), diffs.join('\n'));
-  assert.ok(diffs.some((d) => /#0 meta .*header etag/.test(d)), 'the ETag of /v1/meta');
-  assert.ok(diffs.some((d) => /#0 meta .*body .*first at \/.*20261110T060000Z/.test(d)), 'the body of /v1/meta, with where it differs');
-  assert.ok(diffs.some((d) => /#20 .*only in the recorded snapshot/.test(d)), 'requests missing from the new run');
+  assert.ok(
+    diffs.some((d) => /#0 meta .*header etag/.test(d)),
+    'the ETag of /v1/meta',
+  );
+  assert.ok(
+    diffs.some((d) => /#0 meta .*body .*first at \/.*20261110T060000Z/.test(d)),
+    'the body of /v1/meta, with where it differs',
+  );
+  assert.ok(
+    diffs.some((d) => /#20 .*only in the recorded snapshot/.test(d)),
+    'requests missing from the new run',
+  );
 });
 
 test.run();

@@ -46,36 +46,61 @@ test.after(async () => {
 /** Run a shell block in `dir` with the key in LEADS_API_KEY and the server for the docs' host. */
 function sh(code: string, env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile('bash', ['-euo', 'pipefail', '-c', code.replaceAll(HOST, api.baseUrl)], { cwd: dir, env: { ...process.env, ...env }, maxBuffer: 1 << 26 }, (e, stdout, stderr) =>
-      resolve({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, out: `${stdout}\n${stderr}` }),
+    execFile(
+      'bash',
+      ['-euo', 'pipefail', '-c', code.replaceAll(HOST, api.baseUrl)],
+      { cwd: dir, env: { ...process.env, ...env }, maxBuffer: 1 << 26 },
+      (e, stdout, stderr) =>
+        resolve({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, out: `${stdout}\n${stderr}` }),
     );
   });
 }
 
-testIf(test, HAVE_GDAL ? null : 'ogr2ogr (Debian gdal-bin) is not installed')('GDAL guide: ogrinfo with PAGE_SIZE and the header finds every feature; ogr2ogr of the extent writes a GeoPackage', async () => {
-  const items = async (q: string) => (await api.request(`/v1/ogc/collections/leads/items?limit=1${q}`, { key: api.keys.ent_feed })).body.numberMatched as number;
-  const all = await items('');
-  const cork = await items('&bbox=-8.9,51.6,-8.0,52.2');
-  assert.ok(cork > 0 && cork < all, `the extent holds some leads (${cork} of ${all})`);
-  const started = Date.now();
-  const r = await sh(block('gdal'), { LEADS_API_KEY: api.keys.ent_feed });
-  assert.is(r.code, 0, r.out.slice(0, 3000));
-  assert.match(r.out, new RegExp(`Feature Count: ${all}\\b`));
-  const gpkg = await sh('ogrinfo -ro -so leads-cork.gpkg leads');
-  assert.match(gpkg.out, new RegExp(`Feature Count: ${cork}\\b`), gpkg.out);
-  console.log(`  GDAL guide block: ${Date.now() - started} ms for ${all} + ${cork} features`);
-});
+testIf(test, HAVE_GDAL ? null : 'ogr2ogr (Debian gdal-bin) is not installed')(
+  'GDAL guide: ogrinfo with PAGE_SIZE and the header finds every feature; ogr2ogr of the extent writes a GeoPackage',
+  async () => {
+    const items = async (q: string) =>
+      (await api.request(`/v1/ogc/collections/leads/items?limit=1${q}`, { key: api.keys.ent_feed })).body
+        .numberMatched as number;
+    const all = await items('');
+    const cork = await items('&bbox=-8.9,51.6,-8.0,52.2');
+    assert.ok(cork > 0 && cork < all, `the extent holds some leads (${cork} of ${all})`);
+    const started = Date.now();
+    const r = await sh(block('gdal'), { LEADS_API_KEY: api.keys.ent_feed });
+    assert.is(r.code, 0, r.out.slice(0, 3000));
+    assert.match(r.out, new RegExp(`Feature Count: ${all}\\b`));
+    const gpkg = await sh('ogrinfo -ro -so leads-cork.gpkg leads');
+    assert.match(gpkg.out, new RegExp(`Feature Count: ${cork}\\b`), gpkg.out);
+    console.log(`  GDAL guide block: ${Date.now() - started} ms for ${all} + ${cork} features`);
+  },
+);
 
 test('DuckDB guide: every statement runs on the exports as written; CSV dates are read as DATE', async () => {
   const db = await openApiDb({ connections: 1, threads: 1, memoryLimit: '256MB' });
   try {
-    const statements = block('duckdb').trim().split(/;\s*\n?/).filter(Boolean).map((s) => s.replace(/'(applications\.\w+)'/g, (_, f: string) => `'${join(dir, f)}'`));
+    const statements = block('duckdb')
+      .trim()
+      .split(/;\s*\n?/)
+      .filter(Boolean)
+      .map((s) => s.replace(/'(applications\.\w+)'/g, (_, f: string) => `'${join(dir, f)}'`));
     assert.is(statements.length, 3);
-    const [byCounty, byReadiness, solar] = [await db.all(statements[0]!), await db.all(statements[1]!), await db.all(statements[2]!)];
-    assert.is(byCounty.reduce((s, r) => s + Number(r['leads']), 0), total);
-    assert.is(byReadiness.reduce((s, r) => s + Number(r['leads']), 0), total);
+    const [byCounty, byReadiness, solar] = [
+      await db.all(statements[0]!),
+      await db.all(statements[1]!),
+      await db.all(statements[2]!),
+    ];
+    assert.is(
+      byCounty.reduce((s, r) => s + Number(r['leads']), 0),
+      total,
+    );
+    assert.is(
+      byReadiness.reduce((s, r) => s + Number(r['leads']), 0),
+      total,
+    );
     assert.ok(solar.length > 0 && solar.every((r) => JSON.stringify(r['verticals']).includes('solar')));
-    const types = await db.all(`DESCRIBE SELECT received_date, est_value FROM read_csv('${join(dir, 'applications.csv')}')`);
+    const types = await db.all(
+      `DESCRIBE SELECT received_date, est_value FROM read_csv('${join(dir, 'applications.csv')}')`,
+    );
     assert.is(types[0]!['column_type'], 'DATE');
     assert.match(String(types[1]!['column_type']), /^(BIGINT|DOUBLE|INTEGER)$/, 'values as numbers');
   } finally {
@@ -83,29 +108,44 @@ test('DuckDB guide: every statement runs on the exports as written; CSV dates ar
   }
 });
 
-testIf(test, HAVE_PANDAS ? null : 'pandas with pyarrow is not installed for python3 (no Python package index here)')('pandas guide: the block reads the three exports', async () => {
-  const r = await sh(`python3 - <<'EOF'\n${block('pandas')}EOF`);
-  assert.is(r.code, 0, r.out);
-  assert.match(r.out, new RegExp(`^${total} ${total} ${total} datetime64`, 'm'));
-});
+testIf(test, HAVE_PANDAS ? null : 'pandas with pyarrow is not installed for python3 (no Python package index here)')(
+  'pandas guide: the block reads the three exports',
+  async () => {
+    const r = await sh(`python3 - <<'EOF'\n${block('pandas')}EOF`);
+    assert.is(r.code, 0, r.out);
+    assert.match(r.out, new RegExp(`^${total} ${total} ${total} datetime64`, 'm'));
+  },
+);
 
 test('QGIS guide: the view-extent request (bbox) with an access_token returns only the extent; EPSG:2157 is offered and answered', async () => {
-  const token = (await api.request('/v1/feeds/token?ttl=604800', { key: api.keys.ent_feed })).body.access_token as string;
+  const token = (await api.request('/v1/feeds/token?ttl=604800', { key: api.keys.ent_feed })).body
+    .access_token as string;
   const get = (q: string) => fetch(`${api.baseUrl}/v1/ogc/collections/leads/items?access_token=${token}&${q}`);
   const whole = (await (await get('limit=1')).json()) as { numberMatched: number };
-  const view = (await (await get('limit=1000&bbox=-8.9,51.6,-8.0,52.2')).json()) as { numberMatched: number; features: unknown[] };
+  const view = (await (await get('limit=1000&bbox=-8.9,51.6,-8.0,52.2')).json()) as {
+    numberMatched: number;
+    features: unknown[];
+  };
   assert.ok(view.numberMatched < whole.numberMatched && view.features.length === view.numberMatched);
-  const collection = (await (await fetch(`${api.baseUrl}/v1/ogc/collections/leads?access_token=${token}`)).json()) as { crs: string[] };
+  const collection = (await (await fetch(`${api.baseUrl}/v1/ogc/collections/leads?access_token=${token}`)).json()) as {
+    crs: string[];
+  };
   assert.ok(collection.crs.includes(EPSG_2157));
   const itm = await get(`limit=1&crs=${encodeURIComponent(EPSG_2157)}`);
   assert.is(itm.headers.get('content-crs'), `<${EPSG_2157}>`);
 });
 
 test('MapLibre guide: the TileJSON fetched with a token writes it into the tiles template; a tile from it needs no header', async () => {
-  const token = (await api.request('/v1/feeds/token?ttl=86400', { key: api.keys.ent_feed })).body.access_token as string;
-  const tilejson = (await (await fetch(`${api.baseUrl}/v1/tiles/leads.json?access_token=${token}`)).json()) as { tiles: string[] };
+  const token = (await api.request('/v1/feeds/token?ttl=86400', { key: api.keys.ent_feed })).body
+    .access_token as string;
+  const tilejson = (await (await fetch(`${api.baseUrl}/v1/tiles/leads.json?access_token=${token}`)).json()) as {
+    tiles: string[];
+  };
   assert.match(tilejson.tiles[0]!, new RegExp(`access_token=${token}`));
-  const url = tilejson.tiles[0]!.replace(/^https?:\/\/[^/]+/, api.baseUrl).replace('{z}', '6').replace('{x}', '30').replace('{y}', '20');
+  const url = tilejson.tiles[0]!.replace(/^https?:\/\/[^/]+/, api.baseUrl)
+    .replace('{z}', '6')
+    .replace('{x}', '30')
+    .replace('{y}', '20');
   const tile = await fetch(url);
   assert.is(tile.status, 200, url);
   assert.is(tile.headers.get('content-type'), 'application/vnd.mapbox-vector-tile');

@@ -27,12 +27,17 @@ const requests = (): Json[] => collection.item.flatMap((f: Json) => f.item.map((
 
 test('one request per operation, in folders by tag; the key is the collection variable apiKey', () => {
   const ops: string[] = [];
-  for (const item of Object.values<Json>(doc.paths)) for (const m of ['get', 'post', 'put', 'patch', 'delete']) if (item[m]) ops.push(`${m.toUpperCase()} ${item[m].operationId}`);
+  for (const item of Object.values<Json>(doc.paths))
+    for (const m of ['get', 'post', 'put', 'patch', 'delete'])
+      if (item[m]) ops.push(`${m.toUpperCase()} ${item[m].operationId}`);
   const listed = requests().map((r) => `${r.method} ${/OpenAPI: `([^`]+)`/.exec(r.description)![1]}`);
   assert.equal(listed.sort(), ops.sort());
   assert.is(collection.info.schema, 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json');
   assert.equal(collection.auth, { type: 'bearer', bearer: [{ key: 'token', value: '{{apiKey}}', type: 'string' }] });
-  assert.equal(collection.variable.map((v: Json) => v.key), ['baseUrl', 'origin', 'apiKey']);
+  assert.equal(
+    collection.variable.map((v: Json) => v.key),
+    ['baseUrl', 'origin', 'apiKey'],
+  );
   assert.is(collection.variable[0].value, doc.servers[0].url);
   assert.not.ok(JSON.stringify(collection).includes('lk_'), 'no key in the collection');
 });
@@ -40,9 +45,13 @@ test('one request per operation, in folders by tag; the key is the collection va
 /** A request as Postman sends it with these variable values. */
 function resolve(r: Json, vars: Record<string, string>): { url: string; headers: Record<string, string> } {
   const sub = (s: string) => s.replace(/\{\{(\w+)\}\}/g, (_, k: string) => vars[k] ?? '');
-  const pathVars: Record<string, string> = Object.fromEntries(r.url.variable.map((v: Json) => [v.key, vars[`:${v.key}`] ?? v.value]));
+  const pathVars: Record<string, string> = Object.fromEntries(
+    r.url.variable.map((v: Json) => [v.key, vars[`:${v.key}`] ?? v.value]),
+  );
   const path = r.url.path.map((s: string) => s.replace(/:(\w+)/g, (_, k: string) => pathVars[k] ?? '')).join('/');
-  const q = r.url.query.filter((p: Json) => !p.disabled).map((p: Json) => `${encodeURIComponent(p.key)}=${encodeURIComponent(sub(p.value))}`);
+  const q = r.url.query
+    .filter((p: Json) => !p.disabled)
+    .map((p: Json) => `${encodeURIComponent(p.key)}=${encodeURIComponent(sub(p.value))}`);
   const headers: Record<string, string> = {};
   if (r.auth?.type !== 'noauth') headers['Authorization'] = `Bearer ${sub('{{apiKey}}')}`;
   for (const h of r.header) if (!h.disabled) headers[h.key] = sub(h.value);
@@ -63,7 +72,10 @@ test('every GET of the collection, sent as Postman sends it, gets a status the d
     if (res.status === 200) ok++;
   }
   assert.ok(ok >= 20, `${ok} GETs answered 200 (20 on the tiny release: the others need a body, a token or a real id)`);
-  const search = resolve(requests().find((r) => r.url.path.join('/') === 'leads' && r.method === 'GET')!, vars);
+  const search = resolve(
+    requests().find((r) => r.url.path.join('/') === 'leads' && r.method === 'GET')!,
+    vars,
+  );
   const page = (await (await fetch(search.url, { headers: search.headers })).json()) as { total: number };
   assert.is(page.total, (await api.request('/v1/leads')).body.total);
 });

@@ -38,9 +38,13 @@ test.after(async () => {
   await api?.close();
 });
 
-test('the SDK\'s types are generated from the served OpenAPI document (the file on disk is current)', async () => {
+test("the SDK's types are generated from the served OpenAPI document (the file on disk is current)", async () => {
   const served = (await api.request('/v1/openapi.json')).body;
-  assert.is(readFileSync(GENERATED_FILE, 'utf8'), await typesOf(served), 'run `make typecheck` (scripts/generate-types.ts) to regenerate');
+  assert.is(
+    readFileSync(GENERATED_FILE, 'utf8'),
+    await typesOf(served),
+    'run `make typecheck` (scripts/generate-types.ts) to regenerate',
+  );
 });
 
 test('paginate: every lead of a filter, page by page to the end, equals the total; then the detail of one', async () => {
@@ -57,7 +61,8 @@ test('paginate: every lead of a filter, page by page to the end, equals the tota
   assert.is(new Set(ids).size, total, 'no lead twice');
   assert.is(pages, Math.ceil(total / 40));
   const items: number[] = [];
-  for await (const lead of client.paginate('/leads', { query: { page_size: 100, county: ['Cork', 'Dublin'] } })) items.push(lead.id);
+  for await (const lead of client.paginate('/leads', { query: { page_size: 100, county: ['Cork', 'Dublin'] } }))
+    items.push(lead.id);
   assert.equal(items, ids);
   const detail = await client.get('/leads/{id}', { path: { id: ids[0]! } });
   assert.is(detail.data.id, ids[0]);
@@ -85,7 +90,10 @@ test('budget headers on every answer, and a quote (its own media type) that char
   const page = await cw.get('/leads', { query: { page_size: 10 } });
   assert.equal(page.limits.budget, { limit: 1000, remaining: 990, reset: page.limits.budget!.reset, cost: null });
   assert.is(cw.lastLimits?.rateLimit?.remaining, 598);
-  assert.ok(page.data.results.every((l) => l.applicant_org === null && l.main_contractor === null), 'a commonwealth key sees no enriched value');
+  assert.ok(
+    page.data.results.every((l) => l.applicant_org === null && l.main_contractor === null),
+    'a commonwealth key sees no enriched value',
+  );
 });
 
 test('problems: a bad parameter throws LeadsProblem with its code, detail, errors and request id', async () => {
@@ -108,7 +116,10 @@ test('exportToFile streams the CSV and JSON Lines of a filter to a file', async 
   assert.match(csv.filename ?? '', /^applications-.*\.csv$/);
   assert.is(lines.length - 1 >= total, true, 'a header and at least one line per lead');
   await client.exportToFile('jsonl', join(dir, 'cork.jsonl'), { query: { county: ['Cork'] } });
-  const records = readFileSync(join(dir, 'cork.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { county: string });
+  const records = readFileSync(join(dir, 'cork.jsonl'), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { county: string });
   assert.is(records.length, total);
   assert.ok(records.every((r) => r.county === 'Cork'));
 });
@@ -117,7 +128,11 @@ test('a 429 is retried after its Retry-After, across the real reset of the hourl
   const key = await freshKey(api, 'commonwealth');
   await spendHourlyLimit(api, key, clock, 1500);
   const waits: number[] = [];
-  const sdk = new LeadsClient({ apiKey: key, baseUrl: `${api.baseUrl}/v1`, sleep: (ms) => (waits.push(ms), new Promise((r) => setTimeout(r, ms))) });
+  const sdk = new LeadsClient({
+    apiKey: key,
+    baseUrl: `${api.baseUrl}/v1`,
+    sleep: (ms) => (waits.push(ms), new Promise((r) => setTimeout(r, ms))),
+  });
   const res = await sdk.get('/meta');
   assert.is(res.status, 200);
   assert.is(waits.length, 1, 'one retry');
@@ -127,12 +142,18 @@ test('a 429 is retried after its Retry-After, across the real reset of the hourl
   await spendHourlyLimit(api, key, clock, 600_000);
   const impatient = new LeadsClient({ apiKey: key, baseUrl: `${api.baseUrl}/v1`, maxRetryWaitMs: 5000 });
   const e = await rejection(impatient.get('/meta'));
-  assert.ok(e instanceof LeadsProblem && e.code === 'rate_limited' && e.status === 429 && (e.retryAfterS ?? 0) >= 590, String(e));
+  assert.ok(
+    e instanceof LeadsProblem && e.code === 'rate_limited' && e.status === 429 && (e.retryAfterS ?? 0) >= 590,
+    String(e),
+  );
   clock.runFrom(Date.now());
 });
 
 test('verifyWebhook: a real signed delivery verifies; a tampered body, another secret or a stale one do not', async () => {
-  const made = await api.request('/v1/webhooks', { method: 'POST', body: { url: rx.url('/sdk'), filter: 'county=Cork' } });
+  const made = await api.request('/v1/webhooks', {
+    method: 'POST',
+    body: { url: rx.url('/sdk'), filter: 'county=Cork' },
+  });
   assert.is(made.status, 201, made.text);
   const sent = await api.request(`/v1/webhooks/${made.body.id}/test`, { method: 'POST' });
   assert.is(sent.status, 200, sent.text);
@@ -141,9 +162,14 @@ test('verifyWebhook: a real signed delivery verifies; a tampered body, another s
   const secret = made.body.secret as string;
   const nowS = Number(delivery!.headers['webhook-timestamp']);
   assert.ok(verifyWebhook(secret, delivery!.body, delivery!.headers, { nowS }));
-  assert.ok(verifyWebhook(secret, delivery!.body, new Headers(delivery!.headers as Record<string, string>), { nowS }), 'fetch Headers too');
+  assert.ok(
+    verifyWebhook(secret, delivery!.body, new Headers(delivery!.headers as Record<string, string>), { nowS }),
+    'fetch Headers too',
+  );
   assert.not.ok(verifyWebhook(secret, Buffer.concat([delivery!.body, Buffer.from(' ')]), delivery!.headers, { nowS }));
-  assert.not.ok(verifyWebhook('whsec_' + Buffer.alloc(32, 1).toString('base64'), delivery!.body, delivery!.headers, { nowS }));
+  assert.not.ok(
+    verifyWebhook('whsec_' + Buffer.alloc(32, 1).toString('base64'), delivery!.body, delivery!.headers, { nowS }),
+  );
   assert.not.ok(verifyWebhook(secret, delivery!.body, delivery!.headers, { nowS: nowS + 301 }));
 });
 

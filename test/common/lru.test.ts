@@ -8,17 +8,28 @@ import { lastAnswer, Lru, rememberTexts } from '../../common/lru.ts';
 
 test('keeps the most recently used entries; get makes an entry the most recent', () => {
   const lru = new Lru<string, number>(3);
-  for (const [k, v] of [['a', 1], ['b', 2], ['c', 3]] as const) lru.set(k, v);
+  for (const [k, v] of [
+    ['a', 1],
+    ['b', 2],
+    ['c', 3],
+  ] as const)
+    lru.set(k, v);
   assert.is(lru.get('a'), 1); // a is now the most recent: b is the least
   lru.set('d', 4);
   assert.is(lru.size, 3);
   assert.is(lru.get('b'), undefined);
-  assert.equal(['a', 'c', 'd'].map((k) => lru.get(k)), [1, 3, 4]);
+  assert.equal(
+    ['a', 'c', 'd'].map((k) => lru.get(k)),
+    [1, 3, 4],
+  );
   lru.set('c', 30); // a new value for a kept key makes it the most recent, without growing
   lru.set('e', 5);
   assert.is(lru.size, 3);
   assert.not.ok(lru.has('a'));
-  assert.equal(['c', 'd', 'e'].map((k) => lru.get(k)), [30, 4, 5]);
+  assert.equal(
+    ['c', 'd', 'e'].map((k) => lru.get(k)),
+    [30, 4, 5],
+  );
 });
 
 test('null is a value (an empty tile): kept, refreshed and told apart from absent', () => {

@@ -21,8 +21,13 @@ async function killedRefresh(data: string): Promise<void> {
     writeFileSync(${JSON.stringify(join(data, 'releases', '.build-20261116T060000Z', 'leads.parquet'))}, 'partial');
     console.log('building');
     setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('building') && resolve()));
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve) =>
+    child.stdout!.on('data', (d: Buffer) => d.toString().includes('building') && resolve()),
+  );
   child.kill('SIGKILL');
   await new Promise((r) => child.once('exit', r));
 }

@@ -22,24 +22,37 @@ test('a field added to the lead schema reaches the record type, the page result 
   const entries = Object.entries(saved);
   const at = entries.findIndex(([k]) => k === 'works_kind') + 1;
   // the schema object is shared: add a field for this test only, in the middle
-  LEAD_SCHEMA.properties = Object.fromEntries([...entries.slice(0, at), ['roof_area_m2', { type: ['number', 'null'], description: 'Roof area.' }], ...entries.slice(at)]);
+  LEAD_SCHEMA.properties = Object.fromEntries([
+    ...entries.slice(0, at),
+    ['roof_area_m2', { type: ['number', 'null'], description: 'Roof area.' }],
+    ...entries.slice(at),
+  ]);
   try {
-    assert.match(leadRecordTs(), /works_kind: [^\n]+;\n {2}\/\*\* Roof area\. \*\/\n {2}roof_area_m2: number \| null;\n/);
+    assert.match(
+      leadRecordTs(),
+      /works_kind: [^\n]+;\n {2}\/\*\* Roof area\. \*\/\n {2}roof_area_m2: number \| null;\n/,
+    );
     const page = leadsPageSchema(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas/leads-page.schema.json'), 'utf8')));
     const keys = Object.keys(page.$defs.result.properties);
     assert.is(keys[keys.indexOf('works_kind') + 1], 'roof_area_m2');
     assert.equal(page.$defs.result.properties.roof_area_m2, { $ref: 'lead.schema.json#/properties/roof_area_m2' });
     assert.ok(page.$defs.result.required.includes('roof_area_m2'));
-    assert.is(keys.at(-1), 'distance_m', 'the page\'s own field stays, after the lead\'s');
-    const detail = leadDetailSchema(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas/lead-detail.schema.json'), 'utf8')));
+    assert.is(keys.at(-1), 'distance_m', "the page's own field stays, after the lead's");
+    const detail = leadDetailSchema(
+      JSON.parse(readFileSync(join(REPO_ROOT, 'schemas/lead-detail.schema.json'), 'utf8')),
+    );
     assert.ok('roof_area_m2' in detail.properties && detail.required.includes('roof_area_m2'));
-    assert.equal(detail.properties.main_contractor, JSON.parse(readFileSync(join(REPO_ROOT, 'schemas/lead-detail.schema.json'), 'utf8')).properties.main_contractor, 'an override stays');
+    assert.equal(
+      detail.properties.main_contractor,
+      JSON.parse(readFileSync(join(REPO_ROOT, 'schemas/lead-detail.schema.json'), 'utf8')).properties.main_contractor,
+      'an override stays',
+    );
   } finally {
     LEAD_SCHEMA.properties = saved;
   }
 });
 
-test('the API\'s lead columns are the schema\'s properties, in order', () => {
+test("the API's lead columns are the schema's properties, in order", () => {
   const schema = JSON.parse(readFileSync(join(REPO_ROOT, 'schemas/lead.schema.json'), 'utf8'));
   assert.equal([...LEAD_COLUMNS], Object.keys(schema.properties));
 });

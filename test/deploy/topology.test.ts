@@ -30,9 +30,20 @@ import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 import { twoReleases } from '../helpers/two-releases.ts';
 import { waitUntil } from '../helpers/wait.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
-import { freePort, localSite, mainConf, startNginx, startReplica, which, writeIn, type Replica } from '../helpers/topology.ts';
+import {
+  freePort,
+  localSite,
+  mainConf,
+  startNginx,
+  startReplica,
+  which,
+  writeIn,
+  type Replica,
+} from '../helpers/topology.ts';
 
-const PG_BASE = process.env['TEST_DATABASE_URL'] ?? `postgres://${encodeURIComponent(process.env['PGUSER'] ?? userInfo().username)}@127.0.0.1:5432/test`;
+const PG_BASE =
+  process.env['TEST_DATABASE_URL'] ??
+  `postgres://${encodeURIComponent(process.env['PGUSER'] ?? userInfo().username)}@127.0.0.1:5432/test`;
 const SCHEMA = `leads_deploy_${randomBytes(4).toString('hex')}`;
 const DATABASE_URL = `${PG_BASE}${PG_BASE.includes('?') ? '&' : '?'}schema=${SCHEMA}`;
 const NGINX = which('nginx');
@@ -73,7 +84,10 @@ function startLoad(base: string, key: string) {
     inFlight.set(sent.n, path);
     let body: any = null;
     try {
-      const res = await fetch(base + path, { headers: { Authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(base + path, {
+        headers: { Authorization: `Bearer ${key}` },
+        signal: AbortSignal.timeout(30_000),
+      });
       sent.status = res.status;
       body = await res.json();
       sent.release = body?._meta?.release ?? null;
@@ -103,7 +117,10 @@ function startLoad(base: string, key: string) {
       while (!stopped) {
         const w = { releases: [] as string[], ids: [] as number[] };
         leadsWalks.push(w);
-        await walk('/v1/leads?page_size=40', (r, body) => ((w.releases = r), w.ids.push(...body.results.map((l: { id: number }) => l.id))));
+        await walk(
+          '/v1/leads?page_size=40',
+          (r, body) => ((w.releases = r), w.ids.push(...body.results.map((l: { id: number }) => l.id))),
+        );
       }
     },
     async () => {
@@ -130,7 +147,10 @@ function startLoad(base: string, key: string) {
     /** Resolves once `count` more requests have completed. */
     async more(count: number): Promise<void> {
       const target = done.length + count;
-      await waitUntil(`${count} more load requests completed`, () => done.length >= target, { attempts: 1500, intervalMs: 20 });
+      await waitUntil(`${count} more load requests completed`, () => done.length >= target, {
+        attempts: 1500,
+        intervalMs: 20,
+      });
     },
     async stop(): Promise<void> {
       stopped = true;
@@ -140,7 +160,11 @@ function startLoad(base: string, key: string) {
 }
 
 /** GET `path` through nginx with `key`; status, body and the rate-limit reset header. */
-async function keyed(base: string, path: string, key: string): Promise<{ status: number; body: any; reset: string | null }> {
+async function keyed(
+  base: string,
+  path: string,
+  key: string,
+): Promise<{ status: number; body: any; reset: string | null }> {
   const res = await fetch(base + path, { headers: { Authorization: `Bearer ${key}` } });
   return { status: res.status, body: await res.json(), reset: res.headers.get('x-ratelimit-reset') };
 }
@@ -149,7 +173,11 @@ if (!NGINX) skipFile(test, 'deploy/topology.test.ts', 'nginx (Debian nginx) is n
 else {
   const pgSkip = await pgReason();
   if (pgSkip) skipFile(test, 'deploy/topology.test.ts', pgSkip);
-  else test('two replicas behind nginx: release switch, SIGTERM, SIGKILL, exact limits, one delivery per webhook event', topology);
+  else
+    test(
+      'two replicas behind nginx: release switch, SIGTERM, SIGKILL, exact limits, one delivery per webhook event',
+      topology,
+    );
 }
 
 async function topology(): Promise<void> {
@@ -164,7 +192,14 @@ async function topology(): Promise<void> {
     const makeKey = async (account: string, scope: Scope): Promise<{ id: string; raw: string; accountId: number }> => {
       const a = (await s.getAccountByName(account)) ?? (await s.createAccount(account, 'premium'));
       const k = generateKey(scope);
-      await s.insertKey({ id: k.id, account_id: a.id, scope, name: `${account} ${scope}`, display_prefix: k.displayPrefix, hash: k.hash });
+      await s.insertKey({
+        id: k.id,
+        account_id: a.id,
+        scope,
+        name: `${account} ${scope}`,
+        display_prefix: k.displayPrefix,
+        hash: k.hash,
+      });
       return { id: k.id, raw: k.raw, accountId: a.id };
     };
     const load = await makeKey('load', 'custom');
@@ -195,7 +230,11 @@ async function topology(): Promise<void> {
     const start = async (i: number, port: number): Promise<Replica> => {
       const r = await startReplica(env(port));
       replicas[i] = r;
-      await waitUntil(`replica ${i} is ready`, async () => (await fetch(`${r.origin}/readyz`).catch(() => null))?.status === 200, { attempts: 300, intervalMs: 50 });
+      await waitUntil(
+        `replica ${i} is ready`,
+        async () => (await fetch(`${r.origin}/readyz`).catch(() => null))?.status === 200,
+        { attempts: 300, intervalMs: 50 },
+      );
       return r;
     };
     stoppers.push(async () => Promise.all(replicas.map((r) => r?.stop('SIGTERM'))));
@@ -203,11 +242,20 @@ async function topology(): Promise<void> {
     const [portA, portB] = [replicas[0]!.port, replicas[1]!.port];
 
     const accessLog = join(dir, 'access.log');
-    const site = writeIn(dir, 'site.conf', localSite(readFileSync(join(REPO_ROOT, 'deploy/nginx.conf'), 'utf8'), { port: nginxPort, replicaPorts: [portA, portB], accessLog }));
+    const site = writeIn(
+      dir,
+      'site.conf',
+      localSite(readFileSync(join(REPO_ROOT, 'deploy/nginx.conf'), 'utf8'), {
+        port: nginxPort,
+        replicaPorts: [portA, portB],
+        accessLog,
+      }),
+    );
     const nginx = await startNginx(NGINX!, dir, writeIn(dir, 'nginx.conf', mainConf(dir, site)), nginxPort, accessLog);
     stoppers.push(() => nginx.stop());
     const base = `http://127.0.0.1:${nginxPort}`;
-    const releaseOf = async (r: Replica): Promise<string> => (await keyed(r.origin, '/v1/meta', load.raw)).body.release.id;
+    const releaseOf = async (r: Replica): Promise<string> =>
+      (await keyed(r.origin, '/v1/meta', load.raw)).body.release.id;
 
     // the webhook, created through nginx before the new release (its watermark: release 1's last lead)
     const created = await fetch(`${base}/v1/webhooks`, {
@@ -224,7 +272,11 @@ async function topology(): Promise<void> {
 
     // 1. publish release 2: both replicas switch, seen directly on each
     rel.switchTo(rel.second);
-    for (const r of replicas) await waitUntil(`replica on ${r.port} serves ${rel.second}`, async () => (await releaseOf(r)) === rel.second, { attempts: 600, intervalMs: 50 });
+    for (const r of replicas)
+      await waitUntil(`replica on ${r.port} serves ${rel.second}`, async () => (await releaseOf(r)) === rel.second, {
+        attempts: 600,
+        intervalMs: 50,
+      });
     await loadRun.more(40);
     const failedBefore = (upTo: number): Sent[] => loadRun.done.filter((x) => x.n <= upTo && !loadRun.ok(x));
     assert.equal(failedBefore(Infinity), [], 'no request failed during the release switch');
@@ -236,7 +288,11 @@ async function topology(): Promise<void> {
     const logAtRestart = readFileSync(accessLog, 'utf8').length;
     await start(0, portA);
     // nginx takes A back after fail_timeout: wait until it answers through nginx again before killing B
-    await waitUntil('nginx sends requests to the restarted replica A', () => readFileSync(accessLog, 'utf8').slice(logAtRestart).includes(`upstream="127.0.0.1:${portA}" ustatus="200"`), { attempts: 400, intervalMs: 50 });
+    await waitUntil(
+      'nginx sends requests to the restarted replica A',
+      () => readFileSync(accessLog, 'utf8').slice(logAtRestart).includes(`upstream="127.0.0.1:${portA}" ustatus="200"`),
+      { attempts: 400, intervalMs: 50 },
+    );
     assert.equal(failedBefore(Infinity), [], 'no request failed while replica A restarted (SIGTERM)');
 
     // 3. SIGKILL replica B: only requests in flight at the kill may fail
@@ -248,7 +304,11 @@ async function topology(): Promise<void> {
     await start(1, portB);
     await loadRun.more(30);
     const failedAfterKill = loadRun.done.filter((x) => x.n > lastBeforeKill && !loadRun.ok(x));
-    for (const f of failedAfterKill) assert.ok(inFlightAtKill.has(f.n), `request ${f.n} ${f.path} failed (${f.status ?? f.error}) but was not in flight at the kill`);
+    for (const f of failedAfterKill)
+      assert.ok(
+        inFlightAtKill.has(f.n),
+        `request ${f.n} ${f.path} failed (${f.status ?? f.error}) but was not in flight at the kill`,
+      );
 
     // 4a. hourly limit, through nginx across both replicas: in the window where refusals start,
     // exactly the limit succeeded (grouped by X-RateLimit-Reset, so a run crossing the hour spends the next window too)
@@ -281,32 +341,50 @@ async function topology(): Promise<void> {
     assert.is(utcDay(Date.now()), day, 'the budget run stayed inside one UTC day (rerun after 00:00)');
     const served = pages.filter((p) => p.status === 200);
     const rowsServed = served.reduce((t, p) => t + p.body.results.length, 0);
-    assert.ok(served.every((p) => p.body.results.length === 40), 'the release has more than 40 leads');
+    assert.ok(
+      served.every((p) => p.body.results.length === 40),
+      'the release has more than 40 leads',
+    );
     assert.is(rowsServed, budget, 'exactly the daily budget is served');
-    assert.ok(pages.filter((p) => p.status !== 200).every((p) => p.status === 429 && p.body.code === 'budget_exhausted'));
+    assert.ok(
+      pages.filter((p) => p.status !== 200).every((p) => p.status === 429 && p.body.code === 'budget_exhausted'),
+    );
     const q = new pg.Client({ connectionString: PG_BASE });
     await q.connect();
     stoppers.push(() => q.end());
-    const counter = await q.query(`select rows from ${pg.escapeIdentifier(SCHEMA)}.budget_counters where key_id = $1 and day = $2`, [bk.id, day]);
+    const counter = await q.query(
+      `select rows from ${pg.escapeIdentifier(SCHEMA)}.budget_counters where key_id = $1 and day = $2`,
+      [bk.id, day],
+    );
     assert.is(Number(counter.rows[0]?.rows), budget, 'the budget counter holds the rows served');
-    await waitUntil('the ledger holds the 30 budget requests', async () => {
-      const u = await s.accountUsage(bk.accountId, day, day);
-      return u.days.reduce((t, d) => t + d.requests, 0) === 30;
-    }, { attempts: 100, intervalMs: 100 });
+    await waitUntil(
+      'the ledger holds the 30 budget requests',
+      async () => {
+        const u = await s.accountUsage(bk.accountId, day, day);
+        return u.days.reduce((t, d) => t + d.requests, 0) === 30;
+      },
+      { attempts: 100, intervalMs: 100 },
+    );
     const ledger = (await s.accountUsage(bk.accountId, day, day)).days.reduce((t, d) => t + d.rows, 0);
     assert.is(ledger, rowsServed, 'rows in the ledger = rows charged');
 
     // 5. webhook deliveries: every one delivered, each sent once, the refused one once more
-    await waitUntil('every delivery of the webhook is delivered (the refused one retried after ~30 s)', async () => {
-      const ds = await s.webhooks.listDeliveries(webhookId, { limit: 1000 });
-      return ds.length > 0 && ds.every((d) => d.status === 'delivered');
-    }, { attempts: 500, intervalMs: 100 });
+    await waitUntil(
+      'every delivery of the webhook is delivered (the refused one retried after ~30 s)',
+      async () => {
+        const ds = await s.webhooks.listDeliveries(webhookId, { limit: 1000 });
+        return ds.length > 0 && ds.every((d) => d.status === 'delivered');
+      },
+      { attempts: 500, intervalMs: 100 },
+    );
     const deliveries = await s.webhooks.listDeliveries(webhookId, { limit: 1000 });
     const received = rx.requests('/hook');
     const perId = new Map<string, number>();
-    for (const r of received) perId.set(String(r.headers['webhook-id']), (perId.get(String(r.headers['webhook-id'])) ?? 0) + 1);
+    for (const r of received)
+      perId.set(String(r.headers['webhook-id']), (perId.get(String(r.headers['webhook-id'])) ?? 0) + 1);
     const refusedId = String(received[0]!.headers['webhook-id']);
-    for (const d of deliveries) assert.is(perId.get(d.id), d.id === refusedId ? 2 : 1, `delivery ${d.id} received ${perId.get(d.id)} times`);
+    for (const d of deliveries)
+      assert.is(perId.get(d.id), d.id === refusedId ? 2 : 1, `delivery ${d.id} received ${perId.get(d.id)} times`);
     assert.is(perId.size, deliveries.length, 'nothing else was received');
     const leadIds = new Map<number, string>();
     for (const r of received) {
@@ -321,10 +399,13 @@ async function topology(): Promise<void> {
     // walks: an export walk is one release; a leads walk never serves a lead twice (its cursor carries on across a switch, docs/api.md "Paging")
     const mixed = loadRun.exportWalks.filter((w) => new Set(w.releases).size > 1);
     assert.equal(mixed, [], 'no export cursor walk mixes releases');
-    for (const w of loadRun.leadsWalks) assert.is(new Set(w.ids).size, w.ids.length, 'a leads walk serves each lead once');
+    for (const w of loadRun.leadsWalks)
+      assert.is(new Set(w.ids).size, w.ids.length, 'a leads walk serves each lead once');
     const crossed = loadRun.leadsWalks.filter((w) => new Set(w.releases).size > 1).length;
 
-    const log = readFileSync(accessLog, 'utf8').split('\n').filter((l) => l !== '');
+    const log = readFileSync(accessLog, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
     const retried = log.filter((l) => /upstream="[^"]*, [^"]*"/.test(l)).length;
     const failed = loadRun.done.filter((x) => !loadRun.ok(x)).length;
     assert.equal(failedBefore(lastBeforeKill).length, 0);
@@ -335,11 +416,14 @@ async function topology(): Promise<void> {
         ` walks: leads ${loadRun.leadsWalks.length} (${crossed} carried across the switch), export ${loadRun.exportWalks.length} (0 mixed)`,
     );
   } finally {
-    for (const stop of stoppers.reverse()) await stop().catch((e: Error) => console.error(`topology cleanup: ${e.message}`));
+    for (const stop of stoppers.reverse())
+      await stop().catch((e: Error) => console.error(`topology cleanup: ${e.message}`));
     await store?.close();
     const admin = new pg.Client({ connectionString: PG_BASE });
     await admin.connect();
-    await admin.query(`drop schema if exists ${pg.escapeIdentifier(SCHEMA)} cascade`).catch((e: Error) => console.error(`drop schema: ${e.message}`));
+    await admin
+      .query(`drop schema if exists ${pg.escapeIdentifier(SCHEMA)} cascade`)
+      .catch((e: Error) => console.error(`drop schema: ${e.message}`));
     await admin.end();
   }
 }

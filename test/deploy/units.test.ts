@@ -36,20 +36,43 @@ function unitCopies(edit: (name: string, text: string) => string = (_n, t) => t)
 function verify(dir: string): { status: number | null; output: string } {
   const units = ['leads-api@8081.service', 'leads-refresh.service', 'leads-refresh.timer'].map((u) => join(dir, u));
   // --man=no: no man-page lookups for Documentation= (not installed in CI images)
-  const r = spawnSync(SYSTEMD_ANALYZE!, ['verify', '--man=no', ...units], { encoding: 'utf8', env: { ...process.env, SYSTEMD_LOG_COLOR: '0' } });
+  const r = spawnSync(SYSTEMD_ANALYZE!, ['verify', '--man=no', ...units], {
+    encoding: 'utf8',
+    env: { ...process.env, SYSTEMD_LOG_COLOR: '0' },
+  });
   return { status: r.status, output: `${r.stdout}${r.stderr}`.trim() };
 }
 
 test('deploy/ holds the units, the nginx site and the environment example docs/deploy.md describes', () => {
-  for (const f of ['leads-api@.service', 'leads-refresh.service', 'leads-refresh.timer', 'nginx.conf', 'leads.env.example']) {
+  for (const f of [
+    'leads-api@.service',
+    'leads-refresh.service',
+    'leads-refresh.timer',
+    'nginx.conf',
+    'leads.env.example',
+  ]) {
     assert.ok(existsSync(join(DEPLOY, f)), `deploy/${f} is missing`);
   }
   const api = readFileSync(join(DEPLOY, 'leads-api@.service'), 'utf8');
-  assert.ok(api.includes(`\nExecStart=${UNIT_NODE} --import tsx api/server.ts\n`), 'the replica runs on the pinned runtime');
+  assert.ok(
+    api.includes(`\nExecStart=${UNIT_NODE} --import tsx api/server.ts\n`),
+    'the replica runs on the pinned runtime',
+  );
   assert.match(api, /^Environment=PORT=%i$/m, 'the instance name is the port');
-  assert.ok(existsSync(join(REPO_ROOT, 'api/server.ts')) && existsSync(join(REPO_ROOT, 'bin/leads.js')), 'the units start files of this repository');
+  assert.ok(
+    existsSync(join(REPO_ROOT, 'api/server.ts')) && existsSync(join(REPO_ROOT, 'bin/leads.js')),
+    'the units start files of this repository',
+  );
   const env = readFileSync(join(DEPLOY, 'leads.env.example'), 'utf8');
-  for (const v of ['DATA_DIR', 'DATABASE_URL', 'TRUST_PROXY', 'TRUSTED_PROXIES', 'CURSOR_SECRET', 'GIS_TOKEN_SECRET', 'WEBHOOK_INTERVAL_MS']) {
+  for (const v of [
+    'DATA_DIR',
+    'DATABASE_URL',
+    'TRUST_PROXY',
+    'TRUSTED_PROXIES',
+    'CURSOR_SECRET',
+    'GIS_TOKEN_SECRET',
+    'WEBHOOK_INTERVAL_MS',
+  ]) {
     assert.match(env, new RegExp(`^#?${v}=`, 'm'), `${v} in deploy/leads.env.example`);
   }
   assert.match(env, /^DATABASE_URL=postgres:\/\//m, 'replicas share PostgreSQL, not a SQLite file');
@@ -62,7 +85,11 @@ withSystemd('systemd-analyze verify passes the units without a warning', () => {
 });
 
 withSystemd('the check can fail: a misspelt key and a missing binary are reported', () => {
-  const r = verify(unitCopies((name, t) => (name === 'leads-refresh.service' ? t.replace('Nice=10', 'Nicety=10').replace('/bin/sh', '/nonexistent/sh') : t)));
+  const r = verify(
+    unitCopies((name, t) =>
+      name === 'leads-refresh.service' ? t.replace('Nice=10', 'Nicety=10').replace('/bin/sh', '/nonexistent/sh') : t,
+    ),
+  );
   assert.match(r.output, /Unknown key 'Nicety'/);
   assert.match(r.output, /\/nonexistent\/sh is not executable/);
   assert.is.not(r.status, 0);
@@ -70,7 +97,11 @@ withSystemd('the check can fail: a misspelt key and a missing binary are reporte
 
 withNginx('nginx -t accepts deploy/nginx.conf (ports and log path made local)', () => {
   const dir = tempDir('leads-nginx-t-');
-  const site = localSite(readFileSync(join(DEPLOY, 'nginx.conf'), 'utf8'), { port: 18080, replicaPorts: [18081, 18082], accessLog: join(dir, 'access.log') });
+  const site = localSite(readFileSync(join(DEPLOY, 'nginx.conf'), 'utf8'), {
+    port: 18080,
+    replicaPorts: [18081, 18082],
+    accessLog: join(dir, 'access.log'),
+  });
   writeFileSync(join(dir, 'site.conf'), site);
   writeFileSync(join(dir, 'nginx.conf'), mainConf(dir, join(dir, 'site.conf')));
   assert.is(nginxConfigError(NGINX!, dir, join(dir, 'nginx.conf')), null);

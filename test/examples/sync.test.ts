@@ -31,12 +31,17 @@ test.after(async () => {
 
 const EXAMPLES = {
   python: (env: NodeJS.ProcessEnv) => run('python3', [join(ROOT, 'examples/sync/sync.py')], { env }),
-  typescript: (env: NodeJS.ProcessEnv) => run(process.execPath, ['--import', 'tsx', join(ROOT, 'examples/sync/sync.ts')], { env, cwd: ROOT }),
+  typescript: (env: NodeJS.ProcessEnv) =>
+    run(process.execPath, ['--import', 'tsx', join(ROOT, 'examples/sync/sync.ts')], { env, cwd: ROOT }),
 };
 
 test('sync.py and sync.ts keep a SQLite mirror exact: week 1 export + events through week 4 = week 4 export', async () => {
   const env = (name: string): NodeJS.ProcessEnv => ({
-    ...process.env, LEADS_API_URL: api.baseUrl, LEADS_API_KEY: api.keys.ent_api, LEADS_DB: join(dir, `${name}.sqlite`), LEADS_FILTER: 'county=Cork,Dublin',
+    ...process.env,
+    LEADS_API_URL: api.baseUrl,
+    LEADS_API_KEY: api.keys.ent_api,
+    LEADS_DB: join(dir, `${name}.sqlite`),
+    LEADS_FILTER: 'county=Cork,Dublin',
   });
   const out: Record<string, string[]> = { python: [], typescript: [] };
   for (const id of w.ids) {
@@ -57,11 +62,18 @@ test('sync.py and sync.ts keep a SQLite mirror exact: week 1 export + events thr
   }
   for (const name of Object.keys(EXAMPLES)) {
     assert.match(out[name]![0]!, /^full export: \d+ leads of release /, `${name}: ${out[name]![0]}`);
-    assert.ok(out[name]!.slice(1).every((l) => l.startsWith('events applied: ')), out[name]!.join(' | '));
+    assert.ok(
+      out[name]!.slice(1).every((l) => l.startsWith('events applied: ')),
+      out[name]!.join(' | '),
+    );
     const db = new Database(join(dir, `${name}.sqlite`), { readonly: true });
     const rows = db.prepare('SELECT id, data FROM leads ORDER BY id').all() as { id: number; data: string }[];
     db.close();
-    assert.equal(rows.map((r) => r.id), [...want.keys()].sort((a, b) => a - b), `${name}: the same leads`);
+    assert.equal(
+      rows.map((r) => r.id),
+      [...want.keys()].sort((a, b) => a - b),
+      `${name}: the same leads`,
+    );
     for (const r of rows) assert.equal(JSON.parse(r.data), want.get(r.id), `${name}: lead ${r.id}`);
   }
 });

@@ -47,7 +47,10 @@ export interface TestApi {
   /**
    * Send a request. `key`: undefined → the ent_api key; null → no Authorization header; a string → that key.
    */
-  request(path: string, opts?: { key?: string | null; method?: string; headers?: Record<string, string>; body?: unknown }): Promise<TestResponse>;
+  request(
+    path: string,
+    opts?: { key?: string | null; method?: string; headers?: Record<string, string>; body?: unknown },
+  ): Promise<TestResponse>;
   close(): Promise<void>;
   // — extras beyond the shared contract —
   /** The config the server runs with. */
@@ -124,13 +127,21 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   const keys = {} as Record<Scope, string>;
   for (const scope of SCOPES) {
     const k = generateKey(scope);
-    await server.store.insertKey({ id: k.id, account_id: account.id, scope, name: `test ${scope}`, display_prefix: k.displayPrefix, hash: k.hash });
+    await server.store.insertKey({
+      id: k.id,
+      account_id: account.id,
+      scope,
+      name: `test ${scope}`,
+      display_prefix: k.displayPrefix,
+      hash: k.hash,
+    });
     keys[scope] = k.raw;
   }
   const baseUrl = server.url;
   const docKey = `${config.publicBaseUrl} ${JSON.stringify(opts.deprecations ?? null)}`;
   let doc = docs.get(docKey);
-  if (!doc) docs.set(docKey, (doc = buildOpenApi(config, opts.deprecations ? { deprecations: opts.deprecations } : {})));
+  if (!doc)
+    docs.set(docKey, (doc = buildOpenApi(config, opts.deprecations ? { deprecations: opts.deprecations } : {})));
   return {
     baseUrl,
     keys,
@@ -148,7 +159,11 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       // body: a string is sent as is, anything else as JSON
       if (o.body !== undefined && typeof o.body !== 'string') headers['Content-Type'] ??= 'application/json';
       const payload = o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
-      const res = await fetch(baseUrl + path, { method: o.method ?? 'GET', headers, ...(payload !== undefined ? { body: payload } : {}) });
+      const res = await fetch(baseUrl + path, {
+        method: o.method ?? 'GET',
+        headers,
+        ...(payload !== undefined ? { body: payload } : {}),
+      });
       const text = await res.text();
       const type = res.headers.get('content-type') ?? '';
       // JSON media types (application/json, problem+json, geo+json) — not JSON Lines (x-ndjson).
@@ -157,7 +172,10 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       const op = documentedOperation(doc, o.method ?? 'GET', path);
       if (op) {
         const errors = validateResponse(doc, op.method, op.template, res.status, body, type.split(';')[0]!.trim());
-        if (errors.length) throw new Error(`${op.method.toUpperCase()} ${path} → ${res.status} breaks the OpenAPI document:\n  ${errors.join('\n  ')}`);
+        if (errors.length)
+          throw new Error(
+            `${op.method.toUpperCase()} ${path} → ${res.status} breaks the OpenAPI document:\n  ${errors.join('\n  ')}`,
+          );
       }
       return { status: res.status, headers: res.headers, body, text };
     },
@@ -171,7 +189,11 @@ const docs = new Map<string, Record<string, any>>();
  * The OpenAPI operation (`/v1`-relative path template and method) a request path falls under,
  * or null for paths and methods the document does not describe (unknown paths, 405 probes).
  */
-export function documentedOperation(doc: Record<string, any>, method: string, path: string): { template: string; method: string } | null {
+export function documentedOperation(
+  doc: Record<string, any>,
+  method: string,
+  path: string,
+): { template: string; method: string } | null {
   const bare = path.split('?')[0]!;
   if (!bare.startsWith('/v1/')) return null;
   const rel = bare.slice(3);
@@ -204,14 +226,22 @@ export function publishCopyOfRelease(dataDir: string, id: string): void {
  * Assert an RFC 9457 problem response: the status, `application/problem+json`, `code`, `type`
  * URL, `title`, and a `request_id` equal to the `X-Request-Id` header.
  */
-export function assertProblem(res: { status: number; headers: Headers; body: any }, status: number, code: string): void {
+export function assertProblem(
+  res: { status: number; headers: Headers; body: any },
+  status: number,
+  code: string,
+): void {
   const where = `problem ${status} ${code}; got ${res.status} ${JSON.stringify(res.body)}`;
   assert.is(res.status, status, where);
   assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/, `content type of ${where}`);
   assert.ok(res.body && typeof res.body === 'object', `problem body of ${where}`);
   assert.is(res.body.status, status, `body.status of ${where}`);
   assert.is(res.body.code, code, `body.code of ${where}`);
-  assert.match(res.body.type, new RegExp(`^(https?://[^/]+(/[^/]+)*)?/v1/problems/${code}$`), `body.type of ${where}: the code's page (/v1/problems/{code})`);
+  assert.match(
+    res.body.type,
+    new RegExp(`^(https?://[^/]+(/[^/]+)*)?/v1/problems/${code}$`),
+    `body.type of ${where}: the code's page (/v1/problems/{code})`,
+  );
   assert.type(res.body.title, 'string');
   assert.type(res.body.detail, 'string');
   const rid = res.headers.get('x-request-id');

@@ -53,7 +53,13 @@ export async function startAppHarness(opts: TestApiOptions = {}): Promise<AppHar
   const api = await startTestApi(opts);
   const clock = opts.clock ?? (() => new Date());
   const recordActivity: RecordActivity = (ctx, event, details = {}) =>
-    api.store.app.recordActivity({ account_id: ctx.state.app.account.id, event, session_id: ctx.state.app.id, address: ctx.ip, details });
+    api.store.app.recordActivity({
+      account_id: ctx.state.app.account.id,
+      event,
+      session_id: ctx.state.app.id,
+      address: ctx.ip,
+      details,
+    });
   const app = new Koa<AppAreaState>();
   app.use(async (ctx, next) => {
     const id = Number(ctx.get('X-Test-Account'));
@@ -91,7 +97,11 @@ export async function startAppHarness(opts: TestApiOptions = {}): Promise<AppHar
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const send = async (as: Account, path: string, init: RequestInit = {}): Promise<HarnessResponse> => {
-    const res = await fetch(url + path, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), 'X-Test-Account': String(as.id) } });
+    const res = await fetch(url + path, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), 'X-Test-Account': String(as.id) },
+    });
     return { status: res.status, headers: res.headers, text: await res.text() };
   };
   return {
@@ -103,7 +113,11 @@ export async function startAppHarness(opts: TestApiOptions = {}): Promise<AppHar
       const body = new URLSearchParams();
       body.set('_csrf', 'fixture-csrf');
       for (const [k, v] of Object.entries(form)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
-      return send(as, path, { method: 'POST', body: body.toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+      return send(as, path, {
+        method: 'POST',
+        body: body.toString(),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
     },
     async close() {
       await new Promise<void>((r) => server.close(() => r()));

@@ -35,7 +35,14 @@ let accounts = 0;
 export async function freshKey(api: TestApi, scope: Scope): Promise<string> {
   const a = await api.store.createAccount(`clients${++accounts}`, 'premium');
   const k = generateKey(scope);
-  await api.store.insertKey({ id: k.id, account_id: a.id, scope, name: null, display_prefix: k.displayPrefix, hash: k.hash });
+  await api.store.insertKey({
+    id: k.id,
+    account_id: a.id,
+    scope,
+    name: null,
+    display_prefix: k.displayPrefix,
+    hash: k.hash,
+  });
   return k.raw;
 }
 
@@ -44,14 +51,23 @@ export async function freshKey(api: TestApi, scope: Scope): Promise<string> {
  * then let the clock run on from `beforeResetMs` before that window ends: the key's next request
  * is a 429 `rate_limited` whose `Retry-After` ends after the reset, and a retry then succeeds.
  */
-export async function spendHourlyLimit(api: TestApi, key: string, clock: MovableClock, beforeResetMs: number): Promise<void> {
+export async function spendHourlyLimit(
+  api: TestApi,
+  key: string,
+  clock: MovableClock,
+  beforeResetMs: number,
+): Promise<void> {
   const { reset } = hourWindow(clock.now().getTime());
   clock.freeze(reset * 1000 - 60_000);
   const first = await fetch(`${api.baseUrl}/v1/meta`, { headers: { Authorization: `Bearer ${key}` } });
   await first.arrayBuffer();
   const left = Number(first.headers.get('x-ratelimit-remaining'));
   for (let sent = 0; sent < left; sent += 100) {
-    await Promise.all(Array.from({ length: Math.min(100, left - sent) }, () => fetch(`${api.baseUrl}/v1/meta`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.arrayBuffer())));
+    await Promise.all(
+      Array.from({ length: Math.min(100, left - sent) }, () =>
+        fetch(`${api.baseUrl}/v1/meta`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.arrayBuffer()),
+      ),
+    );
   }
   clock.runFrom(reset * 1000 - beforeResetMs);
 }

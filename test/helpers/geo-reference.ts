@@ -11,7 +11,12 @@ import { EARTH_RADIUS_M, EDGE_TOLERANCE_M, type AreaGeometry } from '../../api/g
 const HAVERSINE_SQL = `2 * ${EARTH_RADIUS_M} * asin(least(1, sqrt(pow(sin(radians(CAST(lat AS DOUBLE) - ?) / 2), 2) + cos(radians(?)) * cos(radians(CAST(lat AS DOUBLE))) * pow(sin(radians(CAST(lon AS DOUBLE) - ?) / 2), 2))))`;
 
 /** Ids (ascending) of `table`'s rows within `radius_m` of (lat, lon), edge inclusive to `EDGE_TOLERANCE_M`; `where`: further SQL conditions. */
-export async function referenceNear(db: Pick<ApiDb, 'all'>, table: string, near: { lat: number; lon: number; radius_m: number }, where = 'TRUE'): Promise<number[]> {
+export async function referenceNear(
+  db: Pick<ApiDb, 'all'>,
+  table: string,
+  near: { lat: number; lon: number; radius_m: number },
+  where = 'TRUE',
+): Promise<number[]> {
   const rows = await db.all<{ id: number }>(
     `SELECT CAST(id AS BIGINT) AS id FROM ${table} WHERE lat IS NOT NULL AND lon IS NOT NULL AND (${where}) AND ${HAVERSINE_SQL} <= ? ORDER BY id`,
     [near.lat, near.lat, near.lon, near.radius_m + EDGE_TOLERANCE_M],
@@ -20,7 +25,12 @@ export async function referenceNear(db: Pick<ApiDb, 'all'>, table: string, near:
 }
 
 /** Ids (ascending) of `table`'s rows inside `g` by turf (boundary inside); `where`: further SQL conditions. */
-export async function referencePolygon(db: Pick<ApiDb, 'all'>, table: string, g: AreaGeometry, where = 'TRUE'): Promise<number[]> {
+export async function referencePolygon(
+  db: Pick<ApiDb, 'all'>,
+  table: string,
+  g: AreaGeometry,
+  where = 'TRUE',
+): Promise<number[]> {
   const rows = await db.all<{ id: number; lat: number; lon: number }>(
     `SELECT CAST(id AS BIGINT) AS id, CAST(lat AS DOUBLE) AS lat, CAST(lon AS DOUBLE) AS lon FROM ${table} WHERE lat IS NOT NULL AND lon IS NOT NULL AND (${where}) ORDER BY id`,
   );
@@ -32,9 +42,32 @@ export async function referencePolygon(db: Pick<ApiDb, 'all'>, table: string, g:
  * around (lon, lat), optionally with a square hole of half-width `hole` whose south-west corner is
  * exactly on (holeLon, holeLat) — a point on a hole's ring counts as inside.
  */
-export function squareWithHole(lon: number, lat: number, h: number, hole?: { lon: number; lat: number; size: number }): AreaGeometry {
-  const outer = [[lon - h, lat - h], [lon + h, lat - h], [lon + h, lat + h], [lon - h, lat + h], [lon - h, lat - h]];
+export function squareWithHole(
+  lon: number,
+  lat: number,
+  h: number,
+  hole?: { lon: number; lat: number; size: number },
+): AreaGeometry {
+  const outer = [
+    [lon - h, lat - h],
+    [lon + h, lat - h],
+    [lon + h, lat + h],
+    [lon - h, lat + h],
+    [lon - h, lat - h],
+  ];
   if (!hole) return { type: 'Polygon', coordinates: [outer] };
   const { lon: x, lat: y, size: s } = hole;
-  return { type: 'Polygon', coordinates: [outer, [[x, y], [x, y + s], [x + s, y + s], [x + s, y], [x, y]]] };
+  return {
+    type: 'Polygon',
+    coordinates: [
+      outer,
+      [
+        [x, y],
+        [x, y + s],
+        [x + s, y + s],
+        [x + s, y],
+        [x, y],
+      ],
+    ],
+  };
 }

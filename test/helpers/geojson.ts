@@ -20,13 +20,20 @@ export function featureErrors(f: unknown): string[] {
   const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
   if (!isObj(f)) return ['not an object'];
   if (f['type'] !== 'Feature') errs.push('type is not Feature');
-  if ('id' in f && typeof f['id'] !== 'number' && typeof f['id'] !== 'string') errs.push('id is neither a number nor a string');
-  if (!('properties' in f) || !(f['properties'] === null || isObj(f['properties']))) errs.push('properties is not an object or null');
+  if ('id' in f && typeof f['id'] !== 'number' && typeof f['id'] !== 'string')
+    errs.push('id is neither a number nor a string');
+  if (!('properties' in f) || !(f['properties'] === null || isObj(f['properties'])))
+    errs.push('properties is not an object or null');
   const g = f['geometry'];
   if (!isObj(g)) return [...errs, 'geometry is not an object'];
   if (g['type'] !== 'Point') errs.push(`geometry type ${String(g['type'])}`);
   const c = g['coordinates'];
-  if (!Array.isArray(c) || c.length < 2 || c.length > 3 || c.some((x) => typeof x !== 'number' || !Number.isFinite(x))) {
+  if (
+    !Array.isArray(c) ||
+    c.length < 2 ||
+    c.length > 3 ||
+    c.some((x) => typeof x !== 'number' || !Number.isFinite(x))
+  ) {
     errs.push(`coordinates ${JSON.stringify(c)} are not a position`);
   } else {
     if (c[0] < -180 || c[0] > 180) errs.push(`longitude ${c[0]} out of range`);

@@ -35,18 +35,36 @@ export async function diffLeads(previousLeads: string, leads: string): Promise<D
         FROM kinds k LEFT JOIN o ON o.id = k.lead_id LEFT JOIN n ON n.id = k.lead_id
         WHERE k.type IN ('lead.created', 'lead.removed') OR o.${q} IS DISTINCT FROM n.${q}`;
     });
-    const rows = await db.all<{ lead_id: number; type: string; field: string; before: string | null; after: string | null }>(
-      `${per.join(' UNION ALL ')} ORDER BY lead_id, field`,
-    );
-    return rows.map((r) => ({ ...r, before: r.before === null ? null : JSON.parse(r.before), after: r.after === null ? null : JSON.parse(r.after) }));
+    const rows = await db.all<{
+      lead_id: number;
+      type: string;
+      field: string;
+      before: string | null;
+      after: string | null;
+    }>(`${per.join(' UNION ALL ')} ORDER BY lead_id, field`);
+    return rows.map((r) => ({
+      ...r,
+      before: r.before === null ? null : JSON.parse(r.before),
+      after: r.after === null ? null : JSON.parse(r.after),
+    }));
   } finally {
     db.close();
   }
 }
 
 /** Events flattened to the diff's rows (one per changed field), in the same order. */
-export function flattenEvents(events: { lead_id: number; type: string; changes: Record<string, { before: unknown; after: unknown }> }[]): DiffRow[] {
+export function flattenEvents(
+  events: { lead_id: number; type: string; changes: Record<string, { before: unknown; after: unknown }> }[],
+): DiffRow[] {
   return events
-    .flatMap((e) => Object.entries(e.changes).map(([field, c]) => ({ lead_id: e.lead_id, type: e.type, field, before: c.before, after: c.after })))
+    .flatMap((e) =>
+      Object.entries(e.changes).map(([field, c]) => ({
+        lead_id: e.lead_id,
+        type: e.type,
+        field,
+        before: c.before,
+        after: c.after,
+      })),
+    )
     .sort((a, b) => a.lead_id - b.lead_id || (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
 }

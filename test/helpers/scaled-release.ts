@@ -27,7 +27,8 @@ function codeFingerprint(): string {
     for (const e of readdirSync(dir).sort()) {
       const p = join(dir, e);
       if (statSync(p).isDirectory()) walk(p);
-      else if (/\.(ts|json)$/.test(e) && !e.endsWith('-query.schema.json')) h.update(relative(REPO_ROOT, p)).update('\0').update(readFileSync(p)).update('\0');
+      else if (/\.(ts|json)$/.test(e) && !e.endsWith('-query.schema.json'))
+        h.update(relative(REPO_ROOT, p)).update('\0').update(readFileSync(p)).update('\0');
     }
   };
   for (const d of ['pipeline', 'common', 'schemas']) walk(join(REPO_ROOT, d));
@@ -61,16 +62,24 @@ export function scaledRelease(scale: 'tiny' | 'small' | 'default', seed = 7): Pr
       // Releases of this scale and seed built from older code are of no further use.
       const tmp = join(REPO_ROOT, '.tmp');
       for (const d of existsSync(tmp) ? readdirSync(tmp) : []) {
-        if (d.startsWith(`release-${scale}-${seed}-`) && d !== `release-${key}` && !d.includes('.building-')) rmSync(join(tmp, d), { recursive: true, force: true });
+        if (d.startsWith(`release-${scale}-${seed}-`) && d !== `release-${key}` && !d.includes('.building-'))
+          rmSync(join(tmp, d), { recursive: true, force: true });
       }
       const work = `${root}.building-${process.pid}`;
       rmSync(work, { recursive: true, force: true });
       mkdirSync(work, { recursive: true });
       const raw = join(work, 'raw');
-      await generateRaw({ outDir: raw, scale: SCALES[scale], seed, week: 1, truthFile: join(work, 'truth', 'names.json') });
+      await generateRaw({
+        outDir: raw,
+        scale: SCALES[scale],
+        seed,
+        week: 1,
+        truthFile: join(work, 'truth', 'names.json'),
+      });
       const config = loadPipelineConfig({}, { dataDir: work, rawDir: raw, progress: false });
       const s = await runPipeline(config, { now: () => BUILD_TIME, log: () => {} });
-      if (s.status !== 'published' || !s.releaseId) throw new Error(`the ${scale} release was not published: ${s.message}`);
+      if (s.status !== 'published' || !s.releaseId)
+        throw new Error(`the ${scale} release was not published: ${s.message}`);
       // the tiny release keeps its raw files beside it (a few MB; the privacy test reads them)
       if (scale !== 'tiny') rmSync(raw, { recursive: true, force: true });
       mkdirSync(join(work, 'done'));

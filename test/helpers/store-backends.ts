@@ -22,10 +22,13 @@ export interface StoreBackend {
 }
 
 /** The tests' PostgreSQL server: `TEST_DATABASE_URL`, default `postgres://<PGUSER or OS user>@127.0.0.1:5432/test`. */
-export const TEST_PG_URL = process.env['TEST_DATABASE_URL'] ?? `postgres://${encodeURIComponent(process.env['PGUSER'] ?? userInfo().username)}@127.0.0.1:5432/test`;
+export const TEST_PG_URL =
+  process.env['TEST_DATABASE_URL'] ??
+  `postgres://${encodeURIComponent(process.env['PGUSER'] ?? userInfo().username)}@127.0.0.1:5432/test`;
 
 /** The server's URL for one schema. */
-export const pgSchemaUrl = (schema: string): string => `${TEST_PG_URL}${TEST_PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+export const pgSchemaUrl = (schema: string): string =>
+  `${TEST_PG_URL}${TEST_PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
 
 /** SQLite: a new file per store. */
 export function sqliteBackend(): StoreBackend {
@@ -54,7 +57,10 @@ export function postgresBackend(prefix: string): StoreBackend {
     async cleanup() {
       const admin = new pg.Pool({ connectionString: TEST_PG_URL, max: 1 });
       try {
-        const { rows } = await admin.query<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)', [`${run}_`]);
+        const { rows } = await admin.query<{ nspname: string }>(
+          'SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)',
+          [`${run}_`],
+        );
         for (const { nspname } of rows) await admin.query(`DROP SCHEMA ${pg.escapeIdentifier(nspname)} CASCADE`);
       } catch (e) {
         console.error(`${prefix} schemas cleanup: ${(e as Error).message}`);

@@ -57,10 +57,19 @@ const LISTENING = /leads API listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/;
  * the port it listens on (PORT=0 picks one); rejects with the log's tail if it exits first.
  * `onLine` sees every line of its stderr (the tail keeps the last 200).
  */
-export async function startReplica(env: Record<string, string>, opts: { onLine?: (line: string) => void } = {}): Promise<Replica> {
+export async function startReplica(
+  env: Record<string, string>,
+  opts: { onLine?: (line: string) => void } = {},
+): Promise<Replica> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', TZ: 'UTC', HOST: '127.0.0.1', ...env },
+    env: {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      HOME: process.env['HOME'] ?? '/tmp',
+      TZ: 'UTC',
+      HOST: '127.0.0.1',
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const lines: string[] = [];
@@ -81,7 +90,8 @@ export async function startReplica(env: Record<string, string>, opts: { onLine?:
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const tail = (): string => lines.slice(-30).join('\n');
   const first = await Promise.race([port, exited.then((e) => e)]);
-  if (typeof first !== 'number') throw new Error(`replica exited before listening (${JSON.stringify(first)}):\n${tail()}`);
+  if (typeof first !== 'number')
+    throw new Error(`replica exited before listening (${JSON.stringify(first)}):\n${tail()}`);
   return {
     port: first,
     pid: child.pid!,
@@ -106,10 +116,14 @@ export interface Nginx {
  * `replicaPorts`, it listens on 127.0.0.1:`port`, and its access log goes to `accessLog`.
  * Everything else (retries, keep-alive, headers) is the example's own text.
  */
-export function localSite(example: string, o: { port: number; replicaPorts: readonly number[]; accessLog: string }): string {
+export function localSite(
+  example: string,
+  o: { port: number; replicaPorts: readonly number[]; accessLog: string },
+): string {
   const servers = /^(\s*)server 127\.0\.0\.1:\d+( [^;]*)?;\n/gm;
   const found = [...example.matchAll(servers)];
-  if (found.length < 2) throw new Error('deploy/nginx.conf: expected an upstream with two `server 127.0.0.1:PORT …;` lines');
+  if (found.length < 2)
+    throw new Error('deploy/nginx.conf: expected an upstream with two `server 127.0.0.1:PORT …;` lines');
   let i = 0;
   const site = example
     .replace(servers, (_m, indent: string, params: string | undefined) =>
@@ -117,7 +131,8 @@ export function localSite(example: string, o: { port: number; replicaPorts: read
     )
     .replace(/^(\s*)listen 80;/m, `$1listen 127.0.0.1:${o.port};`)
     .replace(/access_log \/var\/log\/nginx\/leads-access\.log/, `access_log ${o.accessLog}`);
-  if (!site.includes(`listen 127.0.0.1:${o.port};`) || !site.includes(o.accessLog)) throw new Error('deploy/nginx.conf: `listen 80;` or its access_log line changed; update localSite');
+  if (!site.includes(`listen 127.0.0.1:${o.port};`) || !site.includes(o.accessLog))
+    throw new Error('deploy/nginx.conf: `listen 80;` or its access_log line changed; update localSite');
   return site;
 }
 
@@ -151,7 +166,13 @@ export function nginxConfigError(nginx: string, dir: string, conf: string): stri
 }
 
 /** Start nginx in the foreground on `conf` (see `mainConf`); resolves once `port` accepts connections. */
-export async function startNginx(nginx: string, dir: string, conf: string, port: number, accessLog: string): Promise<Nginx> {
+export async function startNginx(
+  nginx: string,
+  dir: string,
+  conf: string,
+  port: number,
+  accessLog: string,
+): Promise<Nginx> {
   const err = nginxConfigError(nginx, dir, conf);
   if (err) throw new Error(`nginx -t refused the config: ${err}`);
   const child = spawn(nginx, ['-p', dir, '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });

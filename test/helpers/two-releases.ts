@@ -16,6 +16,11 @@ export interface TwoReleases {
 let built: Promise<TwoReleases> | null = null;
 
 export function twoReleases(seed = 7): Promise<TwoReleases> {
-  built ??= buildWeeks('leads-two-releases-', seed, 2).then(({ dataDir, ids, switchTo }) => ({ dataDir, first: ids[0]!, second: ids[1]!, switchTo }));
+  built ??= buildWeeks('leads-two-releases-', seed, 2).then(({ dataDir, ids, switchTo }) => ({
+    dataDir,
+    first: ids[0]!,
+    second: ids[1]!,
+    switchTo,
+  }));
   return built;
 }

@@ -7,7 +7,11 @@
  * @example
  *   await waitUntil('the ledger rows hold 131 requests', () => requestsInStore() === 131);
  */
-export async function waitUntil(what: string, condition: () => boolean | Promise<boolean>, opts: { attempts?: number; intervalMs?: number } = {}): Promise<void> {
+export async function waitUntil(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  opts: { attempts?: number; intervalMs?: number } = {},
+): Promise<void> {
   const attempts = opts.attempts ?? 200;
   const intervalMs = opts.intervalMs ?? 25;
   for (let i = 0; i < attempts; i++) {

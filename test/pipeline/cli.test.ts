@@ -14,22 +14,36 @@ import { STAGES } from '../../pipeline/stages/index.ts';
 import { classifyApplication } from '../../pipeline/normalise/classify.ts';
 
 const leads = (args: string[], env: Record<string, string> = {}, input?: string) =>
-  spawnSync(process.execPath, [join(REPO_ROOT, 'bin/leads.js'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8', input });
+  spawnSync(process.execPath, [join(REPO_ROOT, 'bin/leads.js'), ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    input,
+  });
 
-test('classify: one JSON object per input line, the refresh\'s own classification, no name in the output', () => {
+test("classify: one JSON object per input line, the refresh's own classification, no name in the output", () => {
   const lines = [
     'Single storey extension to rear with 2 no. velux rooflights',
     'RETENTION - 1.875m high boundary wall to front',
     'I, Mary Glass, intend to apply for permission for a dormer window to the rear',
-    JSON.stringify({ description: 'Construction of a new dwelling house', application_number: '24/100', application_type: 'OUTLINE PERMISSION', num_units: 1 }),
+    JSON.stringify({
+      description: 'Construction of a new dwelling house',
+      application_number: '24/100',
+      application_type: 'OUTLINE PERMISSION',
+      num_units: 1,
+    }),
     JSON.stringify({ DevelopmentDescription: 'Single storey extension to rear', ApplicationType: 'RETENTION' }),
     '',
   ];
   const r = leads(['classify'], {}, lines.join('\n') + '\n');
   assert.is(r.status, 0, r.stderr);
-  const got = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const got = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.is(got.length, lines.length);
-  for (const g of got) for (const k of ['use_class', 'works_kind', 'verticals', 'explicit_verticals', 'vertical_evidence', 'demolition']) assert.ok(k in g, k);
+  for (const g of got)
+    for (const k of ['use_class', 'works_kind', 'verticals', 'explicit_verticals', 'vertical_evidence', 'demolition'])
+      assert.ok(k in g, k);
   assert.equal(got[0], { ...classifyApplication({ description: lines[0]! }) });
   assert.is(got[1]!['works_kind'], 'retention');
   assert.equal(got[1]!['verticals'], []);
@@ -44,7 +58,10 @@ test('classify: one JSON object per input line, the refresh\'s own classificatio
 test('classify: a line that is not a JSON object is an error line and exit 1', () => {
   const r = leads(['classify'], {}, '{nope\nSingle storey extension\n');
   assert.is(r.status, 1);
-  const got = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const got = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.ok('error' in got[0]!);
   assert.is(got[1]!['use_class'], 'residential_extension');
   assert.match(r.stderr, /1 line\(s\) could not be read/);
@@ -55,18 +72,41 @@ test('generate into one folder, refresh --raw from it into another DATA_DIR', ()
   const data = tempDir('leads-cli-data-');
   const g = leads(['generate', '--scale', 'tiny', '--seed', '3', '--out', raw, '--json']);
   assert.is(g.status, 0, g.stderr);
-  assert.equal(readdirSync(raw).sort(), ['commencements', 'companies', 'fetch-log.json', 'infrastructure', 'materials', 'planning', 'ppr', 'rents']);
-  assert.is(JSON.parse(readFileSync(join(raw, 'fetch-log.json'), 'utf8')).origin, 'generated', 'generate says the files are generated');
+  assert.equal(readdirSync(raw).sort(), [
+    'commencements',
+    'companies',
+    'fetch-log.json',
+    'infrastructure',
+    'materials',
+    'planning',
+    'ppr',
+    'rents',
+  ]);
+  assert.is(
+    JSON.parse(readFileSync(join(raw, 'fetch-log.json'), 'utf8')).origin,
+    'generated',
+    'generate says the files are generated',
+  );
   const r = leads(['refresh', '--raw', raw, '--json', '--quiet'], { DATA_DIR: data });
   assert.is(r.status, 0, r.stderr);
   const summary = JSON.parse(r.stdout) as RefreshSummary;
   assert.is(summary.status, 'published');
   // what a scheduler alerts on (docs/operations.md): every stage's time and rows, the row counts, the gates
-  assert.equal(Object.keys(summary.stages), STAGES.map((s) => s.name), 'a timing per stage, in order');
+  assert.equal(
+    Object.keys(summary.stages),
+    STAGES.map((s) => s.name),
+    'a timing per stage, in order',
+  );
   for (const [name, t] of Object.entries(summary.stages)) {
-    assert.ok(Number.isFinite(t.ms) && t.ms >= 0 && Number.isInteger(t.rows) && t.rows >= 0 && Number.isFinite(t.rows_per_s), `stage ${name}: ${JSON.stringify(t)}`);
+    assert.ok(
+      Number.isFinite(t.ms) && t.ms >= 0 && Number.isInteger(t.rows) && t.rows >= 0 && Number.isFinite(t.rows_per_s),
+      `stage ${name}: ${JSON.stringify(t)}`,
+    );
   }
-  assert.ok(summary.counts['leads']! > 0 && Object.values(summary.counts).every((n) => Number.isInteger(n)), JSON.stringify(summary.counts));
+  assert.ok(
+    summary.counts['leads']! > 0 && Object.values(summary.counts).every((n) => Number.isInteger(n)),
+    JSON.stringify(summary.counts),
+  );
   assert.ok(summary.wallMs > 0 && summary.gates.passed === true, JSON.stringify(summary.gates));
   assert.ok(existsSync(join(data, 'releases', summary.releaseId!, 'manifest.json')));
   assert.not.ok(existsSync(join(data, 'raw')), '--raw read from the given folder, nothing generated under DATA_DIR');

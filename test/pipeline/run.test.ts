@@ -27,7 +27,12 @@ const config = (over: Partial<PipelineConfig> = {}): PipelineConfig =>
 
 type Manifest = {
   release_id: string;
-  counts: { tables: Record<string, number>; records_total: number; authorities: Record<string, { leads: number }>; sources: Record<string, { lines: number; rows: number; rejects: number }> };
+  counts: {
+    tables: Record<string, number>;
+    records_total: number;
+    authorities: Record<string, { leads: number }>;
+    sources: Record<string, { lines: number; rows: number; rejects: number }>;
+  };
   changes: { leads: Record<string, number>; infrastructure: Record<string, number> };
   files: Record<string, { sha256: string; bytes: number }>;
   stages: Record<string, { ms: number; rows: number }>;
@@ -51,21 +56,52 @@ test('week 1: publishes a complete, valid release', async () => {
   const s = await runPipeline(config(), deps);
   assert.is(s.status, 'published', s.message);
   const m = manifestOf();
-  for (const t of ['leads', 'infrastructure', 'companies', 'filings', 'sales', 'suppliers', 'lead_neighbours', 'registry']) {
+  for (const t of [
+    'leads',
+    'infrastructure',
+    'companies',
+    'filings',
+    'sales',
+    'suppliers',
+    'lead_neighbours',
+    'registry',
+  ]) {
     assert.ok(m.counts.tables[t]! > 0, `table ${t} has rows`);
   }
-  assert.is(m.counts.records_total, m.counts.tables['leads']! + m.counts.tables['infrastructure']! + m.counts.tables['companies']!);
+  assert.is(
+    m.counts.records_total,
+    m.counts.tables['leads']! + m.counts.tables['infrastructure']! + m.counts.tables['companies']!,
+  );
   for (const a of AUTHORITIES) assert.ok(m.counts.authorities[a.name]!.leads > 0, `authority ${a.name} has leads`);
-  assert.equal(Object.keys(m.counts.sources).sort(), ['commencements', 'companies', 'filings', 'infrastructure', 'materials', 'planning', 'ppr', 'rents']);
-  for (const [src, c] of Object.entries(m.counts.sources)) assert.is(c.rows + c.rejects, c.lines, `${src}: rows + rejects = lines`);
+  assert.equal(Object.keys(m.counts.sources).sort(), [
+    'commencements',
+    'companies',
+    'filings',
+    'infrastructure',
+    'materials',
+    'planning',
+    'ppr',
+    'rents',
+  ]);
+  for (const [src, c] of Object.entries(m.counts.sources))
+    assert.is(c.rows + c.rejects, c.lines, `${src}: rows + rejects = lines`);
   assert.is(m.changes.leads['new'], m.counts.tables['leads']);
   // files on disk match the manifest's checksums and Parquet row counts match the table counts
   const dir = currentRelease(data)!.dir;
   for (const [rel, f] of Object.entries(m.files)) {
-    assert.is(createHash('sha256').update(readFileSync(join(dir, rel))).digest('hex'), f.sha256, `checksum of ${rel}`);
+    assert.is(
+      createHash('sha256')
+        .update(readFileSync(join(dir, rel)))
+        .digest('hex'),
+      f.sha256,
+      `checksum of ${rel}`,
+    );
   }
   // the summary reports the release's size on disk: its files and manifest.json
-  const onDisk = Object.keys(m.files).reduce((n, rel) => n + statSync(join(dir, rel)).size, statSync(join(dir, 'manifest.json')).size);
+  const onDisk = Object.keys(m.files).reduce(
+    (n, rel) => n + statSync(join(dir, rel)).size,
+    statSync(join(dir, 'manifest.json')).size,
+  );
   assert.is(s.releaseBytes, onDisk);
   const db = await openDb();
   try {
@@ -98,7 +134,10 @@ test('privacy: no release file holds an applicant, owner or builder personal nam
   }
   assert.ok(names.size > 20, 'fixture has individual applicants');
   const dir = currentRelease(data)!.dir;
-  const text = ['rejects.jsonl', 'geojson/leads.ndjson'].filter((f) => existsSync(join(dir, f))).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+  const text = ['rejects.jsonl', 'geojson/leads.ndjson']
+    .filter((f) => existsSync(join(dir, f)))
+    .map((f) => readFileSync(join(dir, f), 'utf8'))
+    .join('\n');
   for (const n of names) assert.not.ok(text.includes(n), `personal name ${n} leaked`);
 });
 
@@ -109,7 +148,10 @@ test('same input again: nothing to publish; --force rebuilds with 0 new, 0 updat
   mkdirSync(join(data, 'releases', '.build-20261109T065000Z')); // a refresh killed mid-build left it (issue 31)
   const again = await runPipeline(config(), deps);
   assert.is(again.status, 'unchanged');
-  assert.not.ok(existsSync(join(data, 'releases', '.build-20261109T065000Z')), 'an unchanged refresh removes a killed build too');
+  assert.not.ok(
+    existsSync(join(data, 'releases', '.build-20261109T065000Z')),
+    'an unchanged refresh removes a killed build too',
+  );
   assert.is(again.releaseBytes, null, 'nothing built, no size');
   assert.is(currentRelease(data)!.id, id1);
   const forced = await runPipeline(config({ force: true }), deps);
@@ -160,7 +202,10 @@ test('a quality gate failure blocks the publish and names the source and numbers
   clock = new Date('2026-11-16T08:00:00Z');
   const s = await runPipeline(config(), deps);
   assert.is(s.status, 'blocked');
-  assert.match(s.message, /source 'ppr' shrank \d+\.\d% against the last release \([\d,]+ rows now, [\d,]+ before; limit 20\.0%\)/);
+  assert.match(
+    s.message,
+    /source 'ppr' shrank \d+\.\d% against the last release \([\d,]+ rows now, [\d,]+ before; limit 20\.0%\)/,
+  );
   assert.is(currentRelease(data)!.id, id, 'current release unchanged');
   // the CLI exits non-zero with the same message
   const r = await runCli(['refresh', '--quiet'], { DATA_DIR: data, RAW_DIR: raw });
@@ -191,11 +236,19 @@ test('a refresh killed mid-way leaves the previous release current and readable;
   assert.is(child.signalCode, 'SIGKILL', `refresh was killed mid-way (stderr: ${err.slice(-300)})`);
   assert.is(currentRelease(data)!.id, before.id, 'current unchanged');
   for (const [rel, f] of Object.entries(m.files)) {
-    assert.is(createHash('sha256').update(readFileSync(join(before.dir, rel))).digest('hex'), f.sha256, `${rel} intact`);
+    assert.is(
+      createHash('sha256')
+        .update(readFileSync(join(before.dir, rel)))
+        .digest('hex'),
+      f.sha256,
+      `${rel} intact`,
+    );
   }
   const db = await openDb();
   try {
-    const [r] = await db.all<{ n: number }>(`SELECT count(*)::BIGINT AS n FROM read_parquet('${join(data, 'current', 'leads.parquet')}')`);
+    const [r] = await db.all<{ n: number }>(
+      `SELECT count(*)::BIGINT AS n FROM read_parquet('${join(data, 'current', 'leads.parquet')}')`,
+    );
     assert.is(r!.n, m.counts.tables['leads']);
   } finally {
     db.close();
@@ -204,7 +257,11 @@ test('a refresh killed mid-way leaves the previous release current and readable;
   clock = new Date('2026-11-16T09:00:00Z');
   const s = await runPipeline(config({ force: true }), deps);
   assert.is(s.status, 'published', 'next refresh takes over the stale lock');
-  assert.equal(readdirSync(join(data, 'releases')).filter((f) => f.startsWith('.build-')), [], 'stale build folder removed');
+  assert.equal(
+    readdirSync(join(data, 'releases')).filter((f) => f.startsWith('.build-')),
+    [],
+    'stale build folder removed',
+  );
 });
 
 test('progress lines and onStage follow the stage table: every stage once, in table order; unchanged input stops after fingerprint', async () => {
@@ -213,7 +270,11 @@ test('progress lines and onStage follow the stage table: every stage once, in ta
   const watch = () => {
     const lines: string[] = [];
     const started: string[] = [];
-    return { lines, started, deps: { now: () => clock, log: (l: string) => lines.push(l), onStage: (s: string) => void started.push(s) } };
+    return {
+      lines,
+      started,
+      deps: { now: () => clock, log: (l: string) => lines.push(l), onStage: (s: string) => void started.push(s) },
+    };
   };
   const progressOf = (lines: string[]) => lines.map((l) => /^\[ ?(\d+)\/(\d+)\] (\S+) /.exec(l)?.slice(1));
   clock = new Date('2026-11-16T10:00:00Z');
@@ -221,16 +282,26 @@ test('progress lines and onStage follow the stage table: every stage once, in ta
   const s = await runPipeline(config({ force: true, progress: true }), forced.deps);
   assert.is(s.status, 'published', s.message);
   assert.equal(forced.started, names);
-  assert.equal(progressOf(forced.lines), names.map((n, i) => [String(i + 1), String(names.length), n]));
+  assert.equal(
+    progressOf(forced.lines),
+    names.map((n, i) => [String(i + 1), String(names.length), n]),
+  );
   assert.equal(Object.keys(s.stages), names, 'the summary times every stage of the table, in order');
-  assert.equal(Object.keys(manifestOf().stages), names.slice(0, names.indexOf('manifest')), 'the manifest times the stages before it');
+  assert.equal(
+    Object.keys(manifestOf().stages),
+    names.slice(0, names.indexOf('manifest')),
+    'the manifest times the stages before it',
+  );
   const again = watch();
   assert.is((await runPipeline(config({ progress: true }), again.deps)).status, 'unchanged');
   assert.equal(again.started, ['fingerprint']);
   assert.equal(progressOf(again.lines), [['1', String(names.length), 'fingerprint']]);
 });
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const c = spawn(process.execPath, [join(REPO_ROOT, 'bin/leads.js'), ...args], { env: { ...process.env, ...env } });
     let stdout = '';

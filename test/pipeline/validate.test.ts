@@ -176,24 +176,68 @@ const supplier = {
 const leadDetail = {
   ...lead,
   project: {
-    description: lead.description, use_class: lead.use_class, works_kind: lead.works_kind, verticals: lead.verticals,
-    explicit_verticals: lead.explicit_verticals, vertical_evidence: lead.vertical_evidence, scale: lead.scale,
-    num_units: lead.num_units, floor_area_m2: lead.floor_area_m2, site_area_ha: lead.site_area_ha,
-    demolition: lead.demolition, est_value: lead.est_value, est_value_basis: lead.est_value_basis,
-    application_type: lead.application_type, lead_readiness: lead.lead_readiness, status: lead.status,
-    received_date: lead.received_date, decision: lead.decision, decision_date: lead.decision_date,
-    grant_date: lead.grant_date, expiry_date: lead.expiry_date, commencement_date: lead.commencement_date,
-    proposed_end_date: lead.proposed_end_date, completion_date: lead.completion_date, public_url: lead.public_url,
+    description: lead.description,
+    use_class: lead.use_class,
+    works_kind: lead.works_kind,
+    verticals: lead.verticals,
+    explicit_verticals: lead.explicit_verticals,
+    vertical_evidence: lead.vertical_evidence,
+    scale: lead.scale,
+    num_units: lead.num_units,
+    floor_area_m2: lead.floor_area_m2,
+    site_area_ha: lead.site_area_ha,
+    demolition: lead.demolition,
+    est_value: lead.est_value,
+    est_value_basis: lead.est_value_basis,
+    application_type: lead.application_type,
+    lead_readiness: lead.lead_readiness,
+    status: lead.status,
+    received_date: lead.received_date,
+    decision: lead.decision,
+    decision_date: lead.decision_date,
+    grant_date: lead.grant_date,
+    expiry_date: lead.expiry_date,
+    commencement_date: lead.commencement_date,
+    proposed_end_date: lead.proposed_end_date,
+    completion_date: lead.completion_date,
+    public_url: lead.public_url,
   },
   zoning_and_appeals: {
-    land_use_code: 'A', land_use_description: 'Residential', further_info_requested: true,
-    decision: 'granted', decision_date: '2024-06-20', appeal_ref: null, appeal_status: null,
-    appeal_decision: null, appeal_decision_date: null,
+    land_use_code: 'A',
+    land_use_description: 'Residential',
+    further_info_requested: true,
+    decision: 'granted',
+    decision_date: '2024-06-20',
+    appeal_ref: null,
+    appeal_status: null,
+    appeal_decision: null,
+    appeal_decision_date: null,
   },
   area_comparables: {
-    eircode_routing_key: 'D14', county: 'Dublin', window_months: 12, sales_count: 1, median_price_eur: 458150.07,
-    recent_sales: [{ date_of_sale: '2023-02-14', address: sale.address, price_eur: 458150.07, is_new_dwelling: false, description: null }],
-    nearby_leads: [{ id: 43, description: 'Extension', distance_m: 120.5, use_class: 'residential', lead_readiness: 'granted', est_value: 80000 }],
+    eircode_routing_key: 'D14',
+    county: 'Dublin',
+    window_months: 12,
+    sales_count: 1,
+    median_price_eur: 458150.07,
+    recent_sales: [
+      {
+        date_of_sale: '2023-02-14',
+        address: sale.address,
+        price_eur: 458150.07,
+        is_new_dwelling: false,
+        description: null,
+      },
+    ],
+    nearby_leads: [
+      {
+        id: 43,
+        description: 'Extension',
+        distance_m: 120.5,
+        use_class: 'residential',
+        lead_readiness: 'granted',
+        est_value: 80000,
+      },
+    ],
   },
   suppliers: [supplier],
   main_contractor: { name: 'Acme Construction Ltd', company_number: '123456', company },
@@ -208,10 +252,22 @@ const manifest = {
   as_of: '2025-06-01',
   previous_release: '2025-05-26',
   counts: {
-    tables: { leads: 10, infrastructure: 2, companies: 5, filings: 9, sales: 100, suppliers: 3, lead_neighbours: 40, authorities: 31 },
+    tables: {
+      leads: 10,
+      infrastructure: 2,
+      companies: 5,
+      filings: 9,
+      sales: 100,
+      suppliers: 3,
+      lead_neighbours: 40,
+      authorities: 31,
+    },
     records_total: 17,
     sources: { planning: { lines: 12, rows: 10, rejects: 2, reasons: { invalid_date: 1, duplicate: 1 } } },
-    authorities: { 'Dublin City': { leads: 4, latest_received: '2025-05-30' }, Leitrim: { leads: 0, latest_received: null } },
+    authorities: {
+      'Dublin City': { leads: 4, latest_received: '2025-05-30' },
+      Leitrim: { leads: 0, latest_received: null },
+    },
     linked_commencement_notices: 3,
     unlinked_commencement_notices: 1,
   },
@@ -220,8 +276,16 @@ const manifest = {
     infrastructure: { new: 0, updated: 0, removed: 0, unchanged: 2 },
   },
   search_index: { docs: 10, terms: 120, postings: 300, avgdl: 14.2 },
-  geojson: { layers: [{ name: 'leads', features: 9 }, { name: 'leads/0', features: 9, bytes: 2048 }] },
-  files: { 'leads.parquet': { bytes: 1024, sha256: 'c'.repeat(64), rows: 10 }, 'manifest.md': { bytes: 10, sha256: 'd'.repeat(64), rows: null } },
+  geojson: {
+    layers: [
+      { name: 'leads', features: 9 },
+      { name: 'leads/0', features: 9, bytes: 2048 },
+    ],
+  },
+  files: {
+    'leads.parquet': { bytes: 1024, sha256: 'c'.repeat(64), rows: 10 },
+    'manifest.md': { bytes: 10, sha256: 'd'.repeat(64), rows: null },
+  },
   stages: { ingest: { ms: 1200, rows: 10, rows_per_s: 8.3 } },
   gates: { passed: true, forced: false, messages: [] },
   input_fingerprint: 'e'.repeat(64),
@@ -249,24 +313,68 @@ const VALID: Record<RecordKind, Record<string, unknown>> = {
   'lead-neighbour': { lead_id: 42, neighbour_id: 43, distance_m: 120.5, rank: 1 },
   change: { table: 'leads', id: 42, key: lead.lead_key, change: 'updated' },
   event: {
-    id: 7, type: 'lead.stage_changed', lead_id: 42, lead_key: lead.lead_key, release_id: '20261116T060000Z', observed_at: '2026-11-16',
-    occurred_at: '2026-11-12', reason: null, changes: { lead_readiness: { before: 'granted', after: 'commencing' } },
+    id: 7,
+    type: 'lead.stage_changed',
+    lead_id: 42,
+    lead_key: lead.lead_key,
+    release_id: '20261116T060000Z',
+    observed_at: '2026-11-16',
+    occurred_at: '2026-11-12',
+    reason: null,
+    changes: { lead_readiness: { before: 'granted', after: 'commencing' } },
   },
   reject: { ...reject },
   'price-index-point': {
-    area: 'Cork', county: 'Cork', quarter: '2024Q3', period_start: '2024-07-01', index_value: 142.7, std_error: 1.2,
-    ci_low: 140.4, ci_high: 145.1, pairs: 812, low_sample: false, base_quarter: '2010Q1',
+    area: 'Cork',
+    county: 'Cork',
+    quarter: '2024Q3',
+    period_start: '2024-07-01',
+    index_value: 142.7,
+    std_error: 1.2,
+    ci_low: 140.4,
+    ci_high: 145.1,
+    pairs: 812,
+    low_sample: false,
+    base_quarter: '2010Q1',
   },
   'rental-yield': {
-    area: 'Ireland', county: null, property_type: 'apartment', quarter: '2024Q3', period_start: '2024-07-01', monthly_rent_eur: 1650.5,
-    rent_cells: 1, typical_price_eur: 285000, sales: 4210, gross_yield_pct: 6.95,
+    area: 'Ireland',
+    county: null,
+    property_type: 'apartment',
+    quarter: '2024Q3',
+    period_start: '2024-07-01',
+    monthly_rent_eur: 1650.5,
+    rent_cells: 1,
+    typical_price_eur: 285000,
+    sales: 4210,
+    gross_yield_pct: 6.95,
   },
   'emerging-zone': {
-    rank: 1, area: 'Meath', county: 'Meath', score: 1.42, applications_12m: 4100, applications_prev_12m: 3800, applications_growth_pct: 7.89,
-    applications_z: 1.1, commencements_12m: 900, commencements_prev_12m: 700, commencements_growth_pct: 28.57, commencements_z: 2.0,
-    price_change_pct: 6.1, price_quarter: '2026Q3', price_z: 1.16, as_of: '2026-11-09',
+    rank: 1,
+    area: 'Meath',
+    county: 'Meath',
+    score: 1.42,
+    applications_12m: 4100,
+    applications_prev_12m: 3800,
+    applications_growth_pct: 7.89,
+    applications_z: 1.1,
+    commencements_12m: 900,
+    commencements_prev_12m: 700,
+    commencements_growth_pct: 28.57,
+    commencements_z: 2.0,
+    price_change_pct: 6.1,
+    price_quarter: '2026Q3',
+    price_z: 1.16,
+    as_of: '2026-11-09',
   },
-  'material-cost': { material: 'Structural steel', month: '2026-10', period_start: '2026-10-01', index_value: 151.2, yoy_pct: 2.3, latest: true },
+  'material-cost': {
+    material: 'Structural steel',
+    month: '2026-10',
+    period_start: '2026-10-01',
+    index_value: 151.2,
+    yoy_pct: 2.3,
+    latest: true,
+  },
   'release-manifest': manifest,
   problem,
 };
@@ -282,7 +390,16 @@ test('nullable fields accept null and enriched fields may be blanked to null', (
   const blankDetail: Record<string, unknown> = { ...leadDetail };
   for (const f of enrichedFields('lead-detail')) blankDetail[f] = null;
   assert.equal(v.validate('lead-detail', blankDetail), []);
-  assert.equal(v.validate('infrastructure-project', { ...infra, applicant: null, applicant_company_number: null, connection_voltage_kv: null, capacity_mw: null }), []);
+  assert.equal(
+    v.validate('infrastructure-project', {
+      ...infra,
+      applicant: null,
+      applicant_company_number: null,
+      connection_voltage_kv: null,
+      capacity_mw: null,
+    }),
+    [],
+  );
 });
 
 type Mutation = [name: string, field: string, mutate: (row: Record<string, unknown>) => void];
@@ -293,48 +410,141 @@ const extra: Mutation = ['extra property', 'phone', (r) => void (r.phone = '087 
 /** Per kind: missing required field, wrong enum (or pattern), extra property, wrong date format. */
 const MUTATIONS: Record<RecordKind, Mutation[]> = {
   lead: [
-    drop('county'), set('wrong enum', 'lead_readiness', 'soon'), extra, set('bad date', 'received_date', '05/03/2024'),
-    set('impossible date', 'grant_date', '2024-02-30'), set('lat outside Ireland', 'lat', 48.85), set('id zero', 'id', 0),
-    set('bad vertical', 'verticals', ['Solar']), set('bad hash', 'content_hash', 'XYZ'), set('unknown authority', 'planning_authority', 'Atlantis'),
-    set('decision text', 'decision', 'GRANT PERMISSION'), set('fractional est_value', 'est_value', 10.5),
+    drop('county'),
+    set('wrong enum', 'lead_readiness', 'soon'),
+    extra,
+    set('bad date', 'received_date', '05/03/2024'),
+    set('impossible date', 'grant_date', '2024-02-30'),
+    set('lat outside Ireland', 'lat', 48.85),
+    set('id zero', 'id', 0),
+    set('bad vertical', 'verticals', ['Solar']),
+    set('bad hash', 'content_hash', 'XYZ'),
+    set('unknown authority', 'planning_authority', 'Atlantis'),
+    set('decision text', 'decision', 'GRANT PERMISSION'),
+    set('fractional est_value', 'est_value', 10.5),
     set('full eircode', 'eircode_routing_key', 'D14 X2Y3'),
   ],
   'lead-detail': [
-    drop('project'), set('wrong enum', 'lead_readiness', 'soon'), extra, set('bad date', 'first_seen', '2024-13-01'),
+    drop('project'),
+    set('wrong enum', 'lead_readiness', 'soon'),
+    extra,
+    set('bad date', 'first_seen', '2024-13-01'),
     set('main_contractor as a name', 'main_contractor', 'Acme Construction Ltd'),
     ['section missing a field', 'project', (r) => void delete (r.project as Record<string, unknown>).scale],
-    ['extra property in a section', 'zoning_and_appeals', (r) => void ((r.zoning_and_appeals as Record<string, unknown>).owner_phone = 'x')],
-    ['bad nested sale date', 'area_comparables', (r) => void ((r.area_comparables as { recent_sales: Record<string, unknown>[] }).recent_sales[0]!.date_of_sale = '14/02/2023')],
+    [
+      'extra property in a section',
+      'zoning_and_appeals',
+      (r) => void ((r.zoning_and_appeals as Record<string, unknown>).owner_phone = 'x'),
+    ],
+    [
+      'bad nested sale date',
+      'area_comparables',
+      (r) =>
+        void ((r.area_comparables as { recent_sales: Record<string, unknown>[] }).recent_sales[0]!.date_of_sale =
+          '14/02/2023'),
+    ],
   ],
   'infrastructure-project': [
-    drop('vertical'), set('wrong enum', 'vertical', 'nuclear'), extra, set('bad date', 'lodged_date', '2025-2-3'),
-    set('voltage too high', 'connection_voltage_kv', 765), set('negative capacity', 'capacity_mw', -1),
+    drop('vertical'),
+    set('wrong enum', 'vertical', 'nuclear'),
+    extra,
+    set('bad date', 'lodged_date', '2025-2-3'),
+    set('voltage too high', 'connection_voltage_kv', 765),
+    set('negative capacity', 'capacity_mw', -1),
     set('wrong consenting route', 'consenting_route', 'fast'),
     set('unknown source kind', 'sources', ['twitter']),
   ],
-  company: [drop('company_name'), set('bad routing key', 'eircode_routing_key', 'B12'), extra, set('bad date', 'reg_date', '1998/04/01')],
-  filing: [drop('filing_type'), set('bad company number', 'company_number', 'IE123'), extra, set('bad date', 'filing_date', 'yesterday')],
+  company: [
+    drop('company_name'),
+    set('bad routing key', 'eircode_routing_key', 'B12'),
+    extra,
+    set('bad date', 'reg_date', '1998/04/01'),
+  ],
+  filing: [
+    drop('filing_type'),
+    set('bad company number', 'company_number', 'IE123'),
+    extra,
+    set('bad date', 'filing_date', 'yesterday'),
+  ],
   'property-sale': [
-    drop('home_key'), set('wrong county', 'county', 'Antrim'), extra, set('bad date', 'date_of_sale', '14/02/2023'),
-    set('price with fraction of a cent', 'price_eur', 100.001), set('short sale id', 'sale_id', 'abc'),
+    drop('home_key'),
+    set('wrong county', 'county', 'Antrim'),
+    extra,
+    set('bad date', 'date_of_sale', '14/02/2023'),
+    set('price with fraction of a cent', 'price_eur', 100.001),
+    set('short sale id', 'sale_id', 'abc'),
     set('price as text', 'price_eur', '€458,150.00'),
   ],
-  supplier: [drop('vertical'), set('bad vertical', 'vertical', 'Roofing Works'), extra, set('negative count', 'projects_as_builder', -1)],
+  supplier: [
+    drop('vertical'),
+    set('bad vertical', 'vertical', 'Roofing Works'),
+    extra,
+    set('negative count', 'projects_as_builder', -1),
+  ],
   'lead-neighbour': [drop('rank'), set('rank zero', 'rank', 0), extra, set('negative distance', 'distance_m', -3)],
   change: [drop('key'), set('wrong enum', 'change', 'deleted'), extra, set('wrong table', 'table', 'sales')],
-  event: [drop('changes'), set('wrong type', 'type', 'lead.deleted'), extra, set('change without after', 'changes', { status: { before: 'planning' } })],
+  event: [
+    drop('changes'),
+    set('wrong type', 'type', 'lead.deleted'),
+    extra,
+    set('change without after', 'changes', { status: { before: 'planning' } }),
+  ],
   reject: [drop('reason'), set('wrong enum', 'reason', 'bad_row'), extra, set('unknown source', 'source', 'twitter')],
-  'price-index-point': [drop('pairs'), set('bad quarter', 'quarter', '2024-Q3'), extra, set('bad date', 'period_start', '2024/07/01'), set('unknown area', 'area', 'Antrim')],
-  'rental-yield': [drop('sales'), set('wrong class', 'property_type', 'bungalow'), extra, set('too few sales', 'sales', 3)],
-  'emerging-zone': [drop('score'), set('rank zero', 'rank', 0), extra, set('bad as_of', 'as_of', 'today'), set('national area', 'area', 'Ireland')],
-  'material-cost': [drop('yoy_pct'), set('bad month', 'month', '2026-13'), extra, set('negative index', 'index_value', -1)],
+  'price-index-point': [
+    drop('pairs'),
+    set('bad quarter', 'quarter', '2024-Q3'),
+    extra,
+    set('bad date', 'period_start', '2024/07/01'),
+    set('unknown area', 'area', 'Antrim'),
+  ],
+  'rental-yield': [
+    drop('sales'),
+    set('wrong class', 'property_type', 'bungalow'),
+    extra,
+    set('too few sales', 'sales', 3),
+  ],
+  'emerging-zone': [
+    drop('score'),
+    set('rank zero', 'rank', 0),
+    extra,
+    set('bad as_of', 'as_of', 'today'),
+    set('national area', 'area', 'Ireland'),
+  ],
+  'material-cost': [
+    drop('yoy_pct'),
+    set('bad month', 'month', '2026-13'),
+    extra,
+    set('negative index', 'index_value', -1),
+  ],
   'release-manifest': [
-    drop('gates'), set('wrong version', 'schema_version', '2.0.0'), extra, set('bad as_of', 'as_of', '2025-06-01T00:00:00Z'),
+    drop('gates'),
+    set('wrong version', 'schema_version', '2.0.0'),
+    extra,
+    set('bad as_of', 'as_of', '2025-06-01T00:00:00Z'),
     set('bad built_at', 'built_at', '2025-06-02'),
-    ['missing table count', 'counts', (r) => void delete ((r.counts as { tables: Record<string, unknown> }).tables.leads)],
-    ['unknown reject reason', 'counts', (r) => void ((r.counts as { sources: { planning: { reasons: Record<string, number> } } }).sources.planning.reasons.oops = 1)],
-    ['search index missing a count', 'search_index', (r) => void delete (r.search_index as Record<string, unknown>).terms],
-    ['bad sha256', 'files', (r) => void ((r.files as Record<string, { sha256: string }>)['leads.parquet']!.sha256 = 'zz')],
+    [
+      'missing table count',
+      'counts',
+      (r) => void delete (r.counts as { tables: Record<string, unknown> }).tables.leads,
+    ],
+    [
+      'unknown reject reason',
+      'counts',
+      (r) =>
+        void ((
+          r.counts as { sources: { planning: { reasons: Record<string, number> } } }
+        ).sources.planning.reasons.oops = 1),
+    ],
+    [
+      'search index missing a count',
+      'search_index',
+      (r) => void delete (r.search_index as Record<string, unknown>).terms,
+    ],
+    [
+      'bad sha256',
+      'files',
+      (r) => void ((r.files as Record<string, { sha256: string }>)['leads.parquet']!.sha256 = 'zz'),
+    ],
   ],
   problem: [drop('code'), set('bad code', 'code', 'Not-Found'), extra, set('bad status', 'status', 99)],
 };
@@ -359,7 +569,8 @@ test('messages never echo the row values', () => {
 
 test('non-objects are rejected', () => {
   for (const kind of RECORD_KINDS) {
-    for (const value of [null, 'x', 3, []]) assert.ok(v.validate(kind, value).length > 0, `${kind} ${JSON.stringify(value)}`);
+    for (const value of [null, 'x', 3, []])
+      assert.ok(v.validate(kind, value).length > 0, `${kind} ${JSON.stringify(value)}`);
   }
 });
 
@@ -398,9 +609,34 @@ test('schemas accept exactly the fields of the TypeScript types', () => {
 
 test('enrichedFields lists the enriched properties of each kind', () => {
   const cases: [RecordKind, string[]][] = [
-    ['lead', ['applicant_company_number', 'applicant_match_confidence', 'applicant_org', 'applicant_org_evidence', 'main_contractor', 'main_contractor_company_number', 'main_contractor_evidence']],
+    [
+      'lead',
+      [
+        'applicant_company_number',
+        'applicant_match_confidence',
+        'applicant_org',
+        'applicant_org_evidence',
+        'main_contractor',
+        'main_contractor_company_number',
+        'main_contractor_evidence',
+      ],
+    ],
     ['infrastructure-project', ['applicant', 'applicant_company_number', 'applicant_evidence']],
-    ['lead-detail', ['applicant_company_number', 'applicant_match_confidence', 'applicant_org', 'applicant_org_evidence', 'company_filings', 'main_contractor', 'main_contractor_company_number', 'main_contractor_evidence', 'registered_company', 'suppliers']],
+    [
+      'lead-detail',
+      [
+        'applicant_company_number',
+        'applicant_match_confidence',
+        'applicant_org',
+        'applicant_org_evidence',
+        'company_filings',
+        'main_contractor',
+        'main_contractor_company_number',
+        'main_contractor_evidence',
+        'registered_company',
+        'suppliers',
+      ],
+    ],
     ['property-sale', []],
     ['company', []],
   ];
@@ -410,7 +646,11 @@ test('enrichedFields lists the enriched properties of each kind', () => {
 test('bulk validation of many property sales: every valid row passes, a bad one in the middle is counted', () => {
   // (Its speed is measured by `make bench`'s refresh section, stage read:ppr, never here.)
   const n = 50_000;
-  const rows: Record<string, unknown>[] = Array.from({ length: n }, (_, k) => ({ ...sale, price_eur: 100_000 + k * 0.37, sale_id: k.toString(16).padStart(16, '0') }));
+  const rows: Record<string, unknown>[] = Array.from({ length: n }, (_, k) => ({
+    ...sale,
+    price_eur: 100_000 + k * 0.37,
+    sale_id: k.toString(16).padStart(16, '0'),
+  }));
   assert.is(validateAll(v, 'property-sale', rows).invalid, 0);
   rows[n / 2] = { ...sale, price_eur: 'free' };
   assert.is(validateAll(v, 'property-sale', rows).invalid, 1);

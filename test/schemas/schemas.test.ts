@@ -21,7 +21,9 @@ import type {
 
 type Json = Record<string, any>;
 
-const FILES = readdirSync(DEFAULT_SCHEMA_DIR).filter((f) => f.endsWith('.json')).sort();
+const FILES = readdirSync(DEFAULT_SCHEMA_DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const SCHEMAS = new Map<string, Json>(
   FILES.map((f) => [f, JSON.parse(readFileSync(join(DEFAULT_SCHEMA_DIR, f), 'utf8')) as Json]),
 );
@@ -62,12 +64,25 @@ function resolveRef(ref: string, from: string): Json | undefined {
 const API_ONLY = /-(query|page|meta|history)\.schema\.json$/;
 
 test('there is exactly one schema file per record kind (plus the API-only parameter and envelope schemas)', () => {
-  assert.equal(FILES.filter((f) => !API_ONLY.test(f)), sorted(RECORD_KINDS.map((k) => `${k}.schema.json`)));
+  assert.equal(
+    FILES.filter((f) => !API_ONLY.test(f)),
+    sorted(RECORD_KINDS.map((k) => `${k}.schema.json`)),
+  );
 });
 
 /** The only top-level properties that may be absent (all others are required; absent = null). */
 const OPTIONAL: Partial<Record<string, string[]>> = {
-  problem: ['detail', 'instance', 'request_id', 'errors', 'rows_requested', 'rows_remaining', 'resets_at', 'budget_limit', 'narrow'],
+  problem: [
+    'detail',
+    'instance',
+    'request_id',
+    'errors',
+    'rows_requested',
+    'rows_remaining',
+    'resets_at',
+    'budget_limit',
+    'narrow',
+  ],
   'release-manifest': ['search_index', 'geojson', 'analytics', 'sources_freshness', 'authority_freshness'],
 };
 
@@ -81,7 +96,11 @@ test('every schema is a 2020-12 record with $id, title, description and a closed
     assert.is(s.type, 'object', kind);
     assert.is(s.additionalProperties, false, kind);
     const optional = OPTIONAL[kind] ?? [];
-    assert.equal(sorted(s.required), sorted(Object.keys(s.properties).filter((p) => !optional.includes(p))), `${kind}: every field required (absent = null)`);
+    assert.equal(
+      sorted(s.required),
+      sorted(Object.keys(s.properties).filter((p) => !optional.includes(p))),
+      `${kind}: every field required (absent = null)`,
+    );
   }
 });
 
@@ -103,27 +122,46 @@ test('every $ref resolves', () => {
   }
 });
 
-test('x-status-of (the status group of each lifecycle stage, for the status filter) is the pipeline\'s STATUS_OF', () => {
+test("x-status-of (the status group of each lifecycle stage, for the status filter) is the pipeline's STATUS_OF", () => {
   const status = schema('leads-query').properties.status;
   assert.equal(status['x-status-of'], STATUS_OF);
   const lead = schema('lead').properties;
   assert.equal(Object.keys(STATUS_OF).sort(), [...lead.lead_readiness.enum].sort());
   assert.equal([...new Set(Object.values(STATUS_OF))].sort(), [...lead.status.enum].sort());
-  assert.equal([...status.items.enum].sort(), [...lead.status.enum, ...lead.lead_readiness.enum].sort(), 'the status filter takes every group and every stage');
+  assert.equal(
+    [...status.items.enum].sort(),
+    [...lead.status.enum, ...lead.lead_readiness.enum].sort(),
+    'the status filter takes every group and every stage',
+  );
 });
 
 test('schemas use only OpenAPI 3.1 friendly keywords and the 2020-12 nullable style', () => {
-  const banned = ['nullable', '$dynamicRef', '$dynamicAnchor', '$recursiveRef', 'definitions', 'dependencies', 'x-nullable'];
+  const banned = [
+    'nullable',
+    '$dynamicRef',
+    '$dynamicAnchor',
+    '$recursiveRef',
+    'definitions',
+    'dependencies',
+    'x-nullable',
+  ];
   for (const [file, s] of SCHEMAS) {
     for (const [path, node] of walk(s, file)) {
       for (const key of Object.keys(node)) {
         if (path.endsWith('/properties') || path.endsWith('/$defs')) continue;
         assert.not.ok(banned.includes(key), `${path}: ${key}`);
         if (key.startsWith('x-')) {
-          assert.ok(key === 'x-enriched' || key === 'x-status-of' || key === 'x-pattern-reason', `${path}: unknown extension ${key}`);
+          assert.ok(
+            key === 'x-enriched' || key === 'x-status-of' || key === 'x-pattern-reason',
+            `${path}: unknown extension ${key}`,
+          );
           if (key === 'x-enriched') assert.is(node[key], true, `${path}: x-enriched must be true`);
           // the query parser's wording of a value not matching `pattern` (api/query/parse-query.ts)
-          if (key === 'x-pattern-reason') assert.ok(typeof node[key] === 'string' && typeof node.pattern === 'string', `${path}: x-pattern-reason needs a pattern beside it`);
+          if (key === 'x-pattern-reason')
+            assert.ok(
+              typeof node[key] === 'string' && typeof node.pattern === 'string',
+              `${path}: x-pattern-reason needs a pattern beside it`,
+            );
         }
       }
       if (Array.isArray(node.type)) {
@@ -143,8 +181,16 @@ test('no schema has a property whose name suggests personal data', () => {
 
 // Exhaustive records: tsc fails when a union gains or loses a member, the test when the schema does.
 const READINESS: Record<Readiness, 0> = {
-  application: 0, further_information: 0, appealed: 0, granted: 0, commencing: 0,
-  under_construction: 0, completed: 0, refused: 0, withdrawn: 0, expired: 0,
+  application: 0,
+  further_information: 0,
+  appealed: 0,
+  granted: 0,
+  commencing: 0,
+  under_construction: 0,
+  completed: 0,
+  refused: 0,
+  withdrawn: 0,
+  expired: 0,
 };
 const STATUS: Record<LeadStatus, 0> = { planning: 0, approved: 0, active: 0, closed: 0 };
 const SCALE: Record<Scale, 0> = { minor: 0, medium: 0, large: 0, major: 0 };
@@ -152,12 +198,31 @@ const APPLICANT: Record<ApplicantType, 0> = { individual: 0, organisation: 0, un
 const BASIS: Record<Lead['est_value_basis'], 0> = { floor_area: 0, units: 0, quantity: 0, typical: 0 };
 const DECISION: Record<NonNullable<Lead['decision']>, 0> = { granted: 0, refused: 0, split: 0, invalid: 0 };
 const VERTICAL: Record<InfraVertical, 0> = { data_centre: 0, wind: 0, solar: 0, battery_storage: 0, grid: 0 };
-const INFRA_STATUS: Record<InfraProject['status'], 0> = { proposed: 0, in_planning: 0, consented: 0, refused: 0, operational: 0 };
-const ROUTE: Record<InfraProject['consenting_route'], 0> = { strategic_infrastructure: 0, local_authority: 0, appeal: 0, unknown: 0 };
+const INFRA_STATUS: Record<InfraProject['status'], 0> = {
+  proposed: 0,
+  in_planning: 0,
+  consented: 0,
+  refused: 0,
+  operational: 0,
+};
+const ROUTE: Record<InfraProject['consenting_route'], 0> = {
+  strategic_infrastructure: 0,
+  local_authority: 0,
+  appeal: 0,
+  unknown: 0,
+};
 const FRAGMENT: Record<InfraFragment['kind'], 0> = { abp_case: 0, auction: 0, grid_connection: 0, data_centre: 0 };
 const REASON: Record<RejectReason, 0> = {
-  malformed_row: 0, missing_field: 0, invalid_date: 0, invalid_number: 0, unknown_authority: 0,
-  unknown_county: 0, invalid_coordinates: 0, duplicate: 0, unknown_header: 0, unknown_category: 0,
+  malformed_row: 0,
+  missing_field: 0,
+  invalid_date: 0,
+  invalid_number: 0,
+  unknown_authority: 0,
+  unknown_county: 0,
+  invalid_coordinates: 0,
+  duplicate: 0,
+  unknown_header: 0,
+  unknown_category: 0,
 };
 
 test('enums match the TypeScript unions and the reference lists', () => {
@@ -181,8 +246,16 @@ test('enums match the TypeScript unions and the reference lists', () => {
     ['infra.sources', infra.sources.items.enum, Object.keys(FRAGMENT)],
     ['reject.reason', schema('reject').properties.reason.enum, Object.keys(REASON)],
     ['reject.source', schema('reject').properties.source.enum, [...SOURCE_NAMES]],
-    ['manifest reasons', schema('release-manifest').$defs.source_counts.properties.reasons.propertyNames.enum, Object.keys(REASON)],
-    ['manifest authorities', schema('release-manifest').properties.counts.properties.authorities.propertyNames.enum, authorities],
+    [
+      'manifest reasons',
+      schema('release-manifest').$defs.source_counts.properties.reasons.propertyNames.enum,
+      Object.keys(REASON),
+    ],
+    [
+      'manifest authorities',
+      schema('release-manifest').properties.counts.properties.authorities.propertyNames.enum,
+      authorities,
+    ],
   ];
   for (const [name, actual, expected] of cases) assert.equal(sorted(actual), sorted(expected), name);
 });
@@ -199,7 +272,8 @@ test('a leads page result = every lead property (by $ref) plus distance_m (optio
   const result = schema('leads-page').$defs.result;
   const lead = schema('lead');
   assert.equal(Object.keys(result.properties), [...Object.keys(lead.properties), 'distance_m']);
-  for (const f of Object.keys(lead.properties)) assert.is(result.properties[f].$ref, `lead.schema.json#/properties/${f}`, f);
+  for (const f of Object.keys(lead.properties))
+    assert.is(result.properties[f].$ref, `lead.schema.json#/properties/${f}`, f);
   assert.equal(result.required, lead.required);
   assert.is(result.additionalProperties, false);
 });
@@ -207,13 +281,29 @@ test('a leads page result = every lead property (by $ref) plus distance_m (optio
 test('lead detail = every lead property (by $ref) plus the sections, each section in $defs', () => {
   const detail = schema('lead-detail');
   const leadProps = Object.keys(schema('lead').properties);
-  const sections = ['project', 'zoning_and_appeals', 'area_comparables', 'suppliers', 'main_contractor', 'registered_company', 'company_filings'];
+  const sections = [
+    'project',
+    'zoning_and_appeals',
+    'area_comparables',
+    'suppliers',
+    'main_contractor',
+    'registered_company',
+    'company_filings',
+  ];
   assert.equal(sorted(Object.keys(detail.properties)), sorted(new Set([...leadProps, ...sections])));
   for (const f of leadProps) {
     if (f === 'main_contractor') continue; // the section object replaces the flat name in the detail
     assert.is(detail.properties[f].$ref, `lead.schema.json#/properties/${f}`, f);
   }
-  for (const d of ['project', 'zoning_and_appeals', 'area_comparables', 'main_contractor', 'registered_company', 'recent_sale', 'nearby_lead']) {
+  for (const d of [
+    'project',
+    'zoning_and_appeals',
+    'area_comparables',
+    'main_contractor',
+    'registered_company',
+    'recent_sale',
+    'nearby_lead',
+  ]) {
     assert.is(detail.$defs[d]?.type, 'object', d);
     assert.is(detail.$defs[d].additionalProperties, false, d);
   }

@@ -32,14 +32,17 @@
     fail(new Error('the link is incomplete; open the whole link you were sent'), true);
     return;
   }
-  post('/app/invite/lookup', {}).then((inv) => {
-    $('invite-account').textContent = inv.account;
-    $('invite-username').value = inv.account;
-    $('invite-expires').textContent = new Date(inv.expires_at).toUTCString();
-    $('invite-status').textContent = 'Invitation for ' + inv.account + ': choose how you will sign in.';
-    if (wa && wa.browserSupportsWebAuthn()) $('invite-passkey-section').hidden = false;
-    $('invitation').hidden = false;
-  }, (e) => fail(e, true));
+  post('/app/invite/lookup', {}).then(
+    (inv) => {
+      $('invite-account').textContent = inv.account;
+      $('invite-username').value = inv.account;
+      $('invite-expires').textContent = new Date(inv.expires_at).toUTCString();
+      $('invite-status').textContent = 'Invitation for ' + inv.account + ': choose how you will sign in.';
+      if (wa && wa.browserSupportsWebAuthn()) $('invite-passkey-section').hidden = false;
+      $('invitation').hidden = false;
+    },
+    (e) => fail(e, true),
+  );
   const finished = (done) => {
     $('invite-status').textContent = 'Done: you are signed in.';
     location.assign(done.redirect);

@@ -20,22 +20,25 @@ export function activityPage(_config: unknown, deps: ActivityPageDeps): Router<A
   const router = new Router<AppAreaState>({ prefix: APP_BASE });
   router.get('/activity', async (ctx) => {
     const before = /^\d{1,15}$/.test(String(ctx.query['before'] ?? '')) ? Number(ctx.query['before']) : undefined;
-    const entries = await deps.store.app.listActivity(ctx.state.app.account.id, { limit: ACTIVITY_PAGE_SIZE + 1, ...(before !== undefined ? { beforeId: before } : {}) });
+    const entries = await deps.store.app.listActivity(ctx.state.app.account.id, {
+      limit: ACTIVITY_PAGE_SIZE + 1,
+      ...(before !== undefined ? { beforeId: before } : {}),
+    });
     const shown = entries.slice(0, ACTIVITY_PAGE_SIZE);
     const more = entries.length > ACTIVITY_PAGE_SIZE;
     deps.renderPage(ctx, {
       section: 'activity',
       title: 'Account activity',
       body: html`${
-  shown.length
-    ? html`<div class="table-wrap"><table><caption>Sign-ins, keys and webhooks, newest first</caption><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Details</th><th scope="col">From</th></tr></thead><tbody>${shown.map(
-        (e) =>
-          html`<tr><td>${when(e.at)}</td><td>${e.event.replace(/_/g, ' ')}</td><td>${Object.entries(e.details)
-            .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${v ?? '—'}`)
-            .join(', ')}</td><td>${e.address ?? (e.session_id ? 'this app' : 'operator')}</td></tr>`,
-      )}</tbody></table></div>`
-    : html`<p>No activity yet.</p>`
-}
+        shown.length
+          ? html`<div class="table-wrap"><table><caption>Sign-ins, keys and webhooks, newest first</caption><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Details</th><th scope="col">From</th></tr></thead><tbody>${shown.map(
+              (e) =>
+                html`<tr><td>${when(e.at)}</td><td>${e.event.replace(/_/g, ' ')}</td><td>${Object.entries(e.details)
+                  .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${v ?? '—'}`)
+                  .join(', ')}</td><td>${e.address ?? (e.session_id ? 'this app' : 'operator')}</td></tr>`,
+            )}</tbody></table></div>`
+          : html`<p>No activity yet.</p>`
+      }
 ${more ? html`<nav aria-label="Older activity"><a href="${APP_BASE}/activity?before=${shown.at(-1)!.id}">Older entries</a></nav>` : ''}`,
     });
   });

@@ -19,10 +19,16 @@ export const APP_BASE = '/app';
 export const formBody = (ctx: AppAreaContext): Promise<URLSearchParams> => readForm(ctx);
 
 /** The hidden CSRF field every state-changing form carries (the session layer checks it). */
-export const csrfField = (ctx: AppAreaContext): SafeHtml => html`<input type="hidden" name="_csrf" value="${ctx.state.app.csrfToken}">`;
+export const csrfField = (ctx: AppAreaContext): SafeHtml =>
+  html`<input type="hidden" name="_csrf" value="${ctx.state.app.csrfToken}">`;
 
 /** A one-button form posting to `action` (revoke, delete, test…), with the CSRF field. */
-export function actionButton(ctx: AppAreaContext, action: string, label: string, opts: { danger?: boolean; describedBy?: string } = {}): SafeHtml {
+export function actionButton(
+  ctx: AppAreaContext,
+  action: string,
+  label: string,
+  opts: { danger?: boolean; describedBy?: string } = {},
+): SafeHtml {
   return html`<form method="post" action="${action}" class="inline">${csrfField(ctx)}<button type="submit"${opts.danger ? html` class="danger"` : ''}${
     opts.describedBy ? html` aria-describedby="${opts.describedBy}"` : ''
   }>${label}</button></form>`;
@@ -39,7 +45,13 @@ export function notFoundPage(ctx: AppAreaContext, render: RenderPage, section: A
 }
 
 /** Render `page`, or the 404 page when `work` throws a 404 `ApiError`; other exposed `ApiError`s become a message on `page`. */
-export async function orNotFound(ctx: AppAreaContext, render: RenderPage, section: AppSection, what: string, work: () => Promise<AppPage | null>): Promise<void> {
+export async function orNotFound(
+  ctx: AppAreaContext,
+  render: RenderPage,
+  section: AppSection,
+  what: string,
+  work: () => Promise<AppPage | null>,
+): Promise<void> {
   try {
     const page = await work();
     if (page) render(ctx, page);
@@ -53,9 +65,11 @@ export async function orNotFound(ctx: AppAreaContext, render: RenderPage, sectio
 export const message = (text: string | null, kind: 'error' | 'notice' = 'error'): SafeHtml =>
   text ? html`<p class="${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>` : html``;
 
-export const fmt = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toLocaleString('en-IE'));
+export const fmt = (n: number | null | undefined): string =>
+  n === null || n === undefined ? '—' : n.toLocaleString('en-IE');
 /** An instant as `YYYY-MM-DD HH:MM UTC`. */
-export const when = (iso: string | null | undefined): string => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '—');
+export const when = (iso: string | null | undefined): string =>
+  iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '—';
 
 /** Pin the current release for this request (answers 503 `no_release` when none is loaded). */
 export function pinRelease(ctx: AppAreaContext, releases: Pick<ReleaseManager, 'acquire'>) {
@@ -63,7 +77,9 @@ export function pinRelease(ctx: AppAreaContext, releases: Pick<ReleaseManager, '
   try {
     pin = releases.acquire();
   } catch {
-    throw new ApiError(503, 'no_release', 'no data release is loaded yet; try again later', { headers: { 'Retry-After': '30' } });
+    throw new ApiError(503, 'no_release', 'no data release is loaded yet; try again later', {
+      headers: { 'Retry-After': '30' },
+    });
   }
   ctx.res.once('finish', pin.done);
   ctx.res.once('close', pin.done);
@@ -76,15 +92,32 @@ export function pinRelease(ctx: AppAreaContext, releases: Pick<ReleaseManager, '
 /** The values a filter's field offers: the table's (enum) or the release's (multi). */
 function choices(f: LeadFilter, places: PlaceNames): string[] {
   if (f.kind === 'enum') return [...f.values];
-  if (f.kind === 'multi') return [...new Set(places.values.get(f.name)?.values() ?? [])].sort((a, b) => a.localeCompare(b));
+  if (f.kind === 'multi')
+    return [...new Set(places.values.get(f.name)?.values() ?? [])].sort((a, b) => a.localeCompare(b));
   return [];
 }
 
 const labelOf = (f: LeadFilter): string => {
-  const named: Record<string, string> = { q: 'Search', min_value: 'Minimum value (€)', min_units: 'Minimum units', has_contact: 'Has contact details', received_from: 'Received from', received_to: 'Received to', use_class: 'Use class', application_type: 'Application type', works_kind: 'Kind of works', explicit_vertical: 'Trade named in the text', application_number: 'Council reference', near: 'Near (latitude,longitude)', bbox: 'Box (minLon,minLat,maxLon,maxLat)', polygon: 'Area (GeoJSON polygon)' };
+  const named: Record<string, string> = {
+    q: 'Search',
+    min_value: 'Minimum value (€)',
+    min_units: 'Minimum units',
+    has_contact: 'Has contact details',
+    received_from: 'Received from',
+    received_to: 'Received to',
+    use_class: 'Use class',
+    application_type: 'Application type',
+    works_kind: 'Kind of works',
+    explicit_vertical: 'Trade named in the text',
+    application_number: 'Council reference',
+    near: 'Near (latitude,longitude)',
+    bbox: 'Box (minLon,minLat,maxLon,maxLat)',
+    polygon: 'Area (GeoJSON polygon)',
+  };
   return named[f.name] ?? f.name.charAt(0).toUpperCase() + f.name.slice(1).replace(/_/g, ' ');
 };
-const optionLabel = (f: LeadFilter, v: string): string => (f.name === 'status' && !(v in STATUS_GROUP_OF) ? `${v} (group)` : v).replace(/_/g, ' ');
+const optionLabel = (f: LeadFilter, v: string): string =>
+  (f.name === 'status' && !(v in STATUS_GROUP_OF) ? `${v} (group)` : v).replace(/_/g, ' ');
 
 /** The filters given in a query or form, by name: lists as arrays (repeated fields and commas both split). */
 export function givenFilters(q: URLSearchParams): Map<string, string[]> {
@@ -169,7 +202,12 @@ export function filterFields(given: Map<string, string[]>, places: PlaceNames, i
  * A bar chart of `values` by `labels`, as an accessible SVG (`role="img"` with a title; the same
  * numbers are in the table next to it).
  */
-export function barChart(title: string, labels: string[], values: number[], opts: { width?: number; height?: number } = {}): SafeHtml {
+export function barChart(
+  title: string,
+  labels: string[],
+  values: number[],
+  opts: { width?: number; height?: number } = {},
+): SafeHtml {
   const w = opts.width ?? 640;
   const h = opts.height ?? 180;
   const max = Math.max(1, ...values);
@@ -184,4 +222,9 @@ export function barChart(title: string, labels: string[], values: number[], opts
   return html`<svg class="chart" viewBox="0 0 ${w} ${h}" role="img" aria-labelledby="${idOf(title)}" preserveAspectRatio="none"><title id="${idOf(title)}">${title}</title><line x1="30" y1="${h - 20}" x2="${w - 10}" y2="${h - 20}" class="axis"/><text x="2" y="14" class="tick">${fmt(max)}</text><text x="30" y="${h - 4}" class="tick">${first}</text><text x="${w - 10}" y="${h - 4}" class="tick" text-anchor="end">${last}</text>${bars}</svg>`;
 }
 
-const idOf = (s: string): string => 'c-' + s.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40);
+const idOf = (s: string): string =>
+  'c-' +
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 40);

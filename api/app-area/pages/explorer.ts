@@ -41,7 +41,17 @@ import { CAPABILITIES } from '../../access/scopes.ts';
 import type { Release } from '../../releases/release.ts';
 import { existsSync } from 'node:fs';
 import { html } from '../html.ts';
-import { APP_BASE, filterFields, filterQueryString, filterRawQuery, fmt, givenFilters, message, notFoundPage, pinRelease } from './common.ts';
+import {
+  APP_BASE,
+  filterFields,
+  filterQueryString,
+  filterRawQuery,
+  fmt,
+  givenFilters,
+  message,
+  notFoundPage,
+  pinRelease,
+} from './common.ts';
 import { problemText } from './webhooks.ts';
 
 export interface ExplorerPageDeps {
@@ -76,13 +86,22 @@ export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<
   const sourcesFor = releaseSourcesCache(deps.db);
   let temp = deps.exportTemp ?? null;
   const tempSpace = (): ExportTempSpace =>
-    (temp ??= new ExportTempSpace({ root: config.exportTempDir, maxBytes: config.exportTempMaxMb * 1e6, waitMs: config.exportTempWaitMs, log: deps.log }));
+    (temp ??= new ExportTempSpace({
+      root: config.exportTempDir,
+      maxBytes: config.exportTempMaxMb * 1e6,
+      waitMs: config.exportTempWaitMs,
+      log: deps.log,
+    }));
 
   /**
    * Run `work` as the account's app: it charges rows to the app's ledger entry against the plan
    * scope's daily budget; the request is counted in the usage ledger whatever its outcome.
    */
-  async function asApp(ctx: AppAreaContext, route: string, work: (scope: Scope, charge: (rows: number) => Promise<Budget>) => Promise<void>): Promise<void> {
+  async function asApp(
+    ctx: AppAreaContext,
+    route: string,
+    work: (scope: Scope, charge: (rows: number) => Promise<Budget>) => Promise<void>,
+  ): Promise<void> {
     const { account } = ctx.state.app;
     const scope = appScope(account.plan);
     const keyId = await ensureAppKey(deps.store, account.id);
@@ -124,9 +143,17 @@ export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<
       let found: { total: number; results: Lead[] } | null = null;
       let budget: Budget | null = null;
       try {
-        const req = parseLeadsQuery({ ...filterRawQuery(given), page: String(pageNo), page_size: String(EXPLORER_PAGE_SIZE) }, config, places, release.id);
+        const req = parseLeadsQuery(
+          { ...filterRawQuery(given), page: String(pageNo), page_size: String(EXPLORER_PAGE_SIZE) },
+          config,
+          places,
+          release.id,
+        );
         const offset = req.paging.mode === 'page' ? req.paging.offset : 0;
-        const page = release.leads.page({ filters: req.filters, sort: req.sort, pageSize: EXPLORER_PAGE_SIZE, offset, after: null }, maskingFor(scope));
+        const page = release.leads.page(
+          { filters: req.filters, sort: req.sort, pageSize: EXPLORER_PAGE_SIZE, offset, after: null },
+          maskingFor(scope),
+        );
         budget = await charge(page.count);
         const body = page.json({ page: pageNo, next_cursor: null });
         try {
@@ -190,7 +217,10 @@ ${leadsMap(found.results)}
       deps.renderPage(ctx, {
         section: 'explorer',
         title: leadTitle(r),
-        body: leadPageBody(r, await seenStages(deps.db, release, id, r, scope), { enriched: CAPABILITIES[scope].enriched, map: leadsMap([r]) }),
+        body: leadPageBody(r, await seenStages(deps.db, release, id, r, scope), {
+          enriched: CAPABILITIES[scope].enriched,
+          map: leadsMap([r]),
+        }),
       });
     });
   });
@@ -256,7 +286,8 @@ function cell(column: string, v: unknown): string {
   if (v === null || v === undefined) return '';
   if (column === 'verticals' && Array.isArray(v)) return v.map((x) => labelOf('verticals', String(x))).join(', ');
   if (Array.isArray(v)) return v.map(String).join(', ');
-  if (column === 'lead_readiness' || column === 'status' || column === 'use_class' || column === 'works_kind') return labelOf(column, String(v));
+  if (column === 'lead_readiness' || column === 'status' || column === 'use_class' || column === 'works_kind')
+    return labelOf(column, String(v));
   if (typeof v === 'number') return column === 'id' || column.endsWith('_year') ? String(v) : fmt(v);
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   const s = String(v);
@@ -287,7 +318,13 @@ export function leadsMap(leads: Lead[]): SafeHtml {
  * The stages the weekly releases saw for a lead (its event log, as `GET /v1/leads/{id}/history`
  * reads it); none for a release built before the log existed.
  */
-async function seenStages(db: ApiDb, release: Release, id: number, r: Record<string, any>, scope: Scope): Promise<SeenStage[]> {
+async function seenStages(
+  db: ApiDb,
+  release: Release,
+  id: number,
+  r: Record<string, any>,
+  scope: Scope,
+): Promise<SeenStage[]> {
   if (!existsSync(release.path('events.parquet'))) return [];
   const q = leadEventsQuery(release.tables.events, id);
   const events = (await db.all<EventRow>(q.sql, q.params)).map((e) => servedEvent(e, scope));

@@ -64,5 +64,9 @@ export function appPages(config: ApiConfig, deps: AppPagesDeps): Router<AppAreaS
 export const PAGE_FACTORIES: readonly AppPageFactory[] = APP_SECTIONS.map(
   (s) =>
     (tools: AppTools): Router<AppAreaState> =>
-      FACTORIES[s](tools.config, { ...tools.deps, renderPage: withPageStyles(tools.renderPage), recordActivity: tools.recordActivity }),
+      FACTORIES[s](tools.config, {
+        ...tools.deps,
+        renderPage: withPageStyles(tools.renderPage),
+        recordActivity: tools.recordActivity,
+      }),
 );

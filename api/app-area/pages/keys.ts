@@ -31,7 +31,10 @@ export function keysPage(_config: unknown, deps: KeysPageDeps): Router<AppAreaSt
   const router = new Router<AppAreaState>({ prefix: APP_BASE });
   const svc = accountService(deps);
 
-  async function show(ctx: AppAreaContext, o: { created?: { id: string; raw: string; scope: Scope }; error?: string; notice?: string; status?: number } = {}): Promise<void> {
+  async function show(
+    ctx: AppAreaContext,
+    o: { created?: { id: string; raw: string; scope: Scope }; error?: string; notice?: string; status?: number } = {},
+  ): Promise<void> {
     const { account } = ctx.state.app;
     const [keys, allowance] = await Promise.all([svc.listKeys(account.id), svc.keyAllowance(account.id)]);
     const offers = svc.offeredScopes(account.plan);
@@ -71,7 +74,10 @@ ${
     const { account } = ctx.state.app;
     const form = await formBody(ctx);
     try {
-      const { key, raw } = await svc.createKey(account.id, account.plan, { scope: form.get('scope'), label: form.get('label') });
+      const { key, raw } = await svc.createKey(account.id, account.plan, {
+        scope: form.get('scope'),
+        label: form.get('label'),
+      });
       await deps.recordActivity(ctx, 'key_created', { key_id: key.id, scope: key.scope });
       ctx.set('Cache-Control', 'no-store'); // the raw key is in this page, once
       await show(ctx, { created: { id: key.id, raw, scope: key.scope }, status: 201 });
@@ -93,7 +99,11 @@ ${
       throw e;
     }
     if (!r.already) await deps.recordActivity(ctx, 'key_revoked', { key_id: r.key.id, scope: r.key.scope });
-    await show(ctx, { notice: r.already ? `Key ${r.key.display_prefix}… was already revoked.` : `Key ${r.key.display_prefix}… is revoked: the API refuses it from the next request.` });
+    await show(ctx, {
+      notice: r.already
+        ? `Key ${r.key.display_prefix}… was already revoked.`
+        : `Key ${r.key.display_prefix}… is revoked: the API refuses it from the next request.`,
+    });
   });
 
   return router;

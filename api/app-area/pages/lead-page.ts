@@ -32,7 +32,8 @@ export function leadTitle(r: Rec): string {
 const euro = (n: unknown): string => (typeof n === 'number' ? `€${fmt(n)}` : '—');
 const text = (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : String(v));
 const yesNo = (v: unknown): string => (v === true ? 'Yes' : v === false ? 'No' : '—');
-const list = (field: 'verticals', v: unknown): string => (Array.isArray(v) && v.length > 0 ? v.map((x) => labelOf(field, String(x))).join(', ') : 'None');
+const list = (field: 'verticals', v: unknown): string =>
+  Array.isArray(v) && v.length > 0 ? v.map((x) => labelOf(field, String(x))).join(', ') : 'None';
 
 /** A `<dl>` of facts, rows with no value left out. */
 function facts(rows: [string, string | SafeHtml][]): SafeHtml {
@@ -52,11 +53,17 @@ function sourceTimeline(r: Rec, p: Rec): [string, string][] {
     ['Completion', p['completion_date']],
     ['Permission expires', p['expiry_date']],
   ];
-  return steps.filter(([, d]) => typeof d === 'string' && d !== '').map(([k, d]) => [k, d === 'yes' ? 'Yes' : String(d)]);
+  return steps
+    .filter(([, d]) => typeof d === 'string' && d !== '')
+    .map(([k, d]) => [k, d === 'yes' ? 'Yes' : String(d)]);
 }
 
 /** A table of records with chosen columns; `id` columns become links to the lead. */
-function table(caption: string, rows: Rec[], cols: [string, string, (v: unknown, row: Rec) => string | SafeHtml][]): SafeHtml {
+function table(
+  caption: string,
+  rows: Rec[],
+  cols: [string, string, (v: unknown, row: Rec) => string | SafeHtml][],
+): SafeHtml {
   if (rows.length === 0) return html`<p>None.</p>`;
   return html`<div class="table-wrap" role="region" tabindex="0" aria-label="${caption}"><table><caption>${caption}</caption><thead><tr>${cols.map(([, h]) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${rows.map(
     (row) => html`<tr>${cols.map(([c, , f]) => html`<td>${f(row[c], row)}</td>`)}</tr>`,
@@ -64,15 +71,25 @@ function table(caption: string, rows: Rec[], cols: [string, string, (v: unknown,
 }
 
 /** The body of a lead's page (the layout adds the `<h1>` from `leadTitle`). */
-export function leadPageBody(r: Rec, stages: readonly SeenStage[], opts: { enriched: boolean; map: SafeHtml }): SafeHtml {
+export function leadPageBody(
+  r: Rec,
+  stages: readonly SeenStage[],
+  opts: { enriched: boolean; map: SafeHtml },
+): SafeHtml {
   const p: Rec = r['project'] ?? r;
   const za: Rec = r['zoning_and_appeals'] ?? {};
   const area: Rec = r['area_comparables'] ?? {};
-  const contractor: Rec | null = r['main_contractor'] && typeof r['main_contractor'] === 'object' ? r['main_contractor'] : null;
+  const contractor: Rec | null =
+    r['main_contractor'] && typeof r['main_contractor'] === 'object' ? r['main_contractor'] : null;
   const company: Rec | null = r['registered_company'] ?? null;
   const council = typeof p['public_url'] === 'string' ? p['public_url'] : (r['public_url'] as string | null);
   const hidden = 'Not in your plan';
-  const applicant = opts.enriched ? text(r['applicant_org'] ?? (r['applicant_type'] === 'individual' ? 'A private individual (name not published)' : null)) : hidden;
+  const applicant = opts.enriched
+    ? text(
+        r['applicant_org'] ??
+          (r['applicant_type'] === 'individual' ? 'A private individual (name not published)' : null),
+      )
+    : hidden;
   const timeline = sourceTimeline(r, p);
   const seen = stages.filter((s) => s.lead_readiness !== null);
   return html`<p><a href="${APP_BASE}/explorer">Back to the explorer</a>${council ? html` · <a href="${council}" rel="noopener noreferrer external">The application on the council's website</a>` : ''}</p>
@@ -86,7 +103,10 @@ export function leadPageBody(r: Rec, stages: readonly SeenStage[], opts: { enric
     ['Stage', p['lead_readiness'] ? labelOf('lead_readiness', String(p['lead_readiness'])) : '—'],
     ['Status', p['status'] ? labelOf('status', String(p['status'])) : '—'],
     ['Trades', list('verticals', p['verticals'])],
-    ['Estimated value', html`${euro(p['est_value'])}${p['est_value_basis'] ? html` <small>(from ${String(p['est_value_basis']).replace(/_/g, ' ')})</small>` : ''}`],
+    [
+      'Estimated value',
+      html`${euro(p['est_value'])}${p['est_value_basis'] ? html` <small>(from ${String(p['est_value_basis']).replace(/_/g, ' ')})</small>` : ''}`,
+    ],
     ['Kind of development', p['use_class'] ? labelOf('use_class', String(p['use_class'])) : '—'],
     ['Kind of works', p['works_kind'] ? labelOf('works_kind', String(p['works_kind'])) : '—'],
     ['Scale', p['scale'] ? labelOf('scale', String(p['scale'])) : '—'],
@@ -99,7 +119,8 @@ export function leadPageBody(r: Rec, stages: readonly SeenStage[], opts: { enric
 ${
   seen.length > 0
     ? html`<h3>Stages seen by the weekly releases</h3><ol class="timeline">${seen.map(
-        (s) => html`<li>${labelOf('lead_readiness', s.lead_readiness!)}${s.occurred_at ? html` — at the source ${s.occurred_at}` : ''}${s.observed_at ? html` (seen ${s.observed_at.slice(0, 10)})` : ''}</li>`,
+        (s) =>
+          html`<li>${labelOf('lead_readiness', s.lead_readiness!)}${s.occurred_at ? html` — at the source ${s.occurred_at}` : ''}${s.observed_at ? html` (seen ${s.observed_at.slice(0, 10)})` : ''}</li>`,
       )}</ol>`
     : ''
 }</section>
@@ -126,38 +147,58 @@ ${
     ['Further information requested', yesNo(za['further_info_requested'])],
     ['Appeal', text(za['appeal_ref'])],
     ['Appeal status', text(za['appeal_status'])],
-    ['Appeal decision', za['appeal_decision'] ? `${String(za['appeal_decision'])}${za['appeal_decision_date'] ? ` (${String(za['appeal_decision_date'])})` : ''}` : '—'],
+    [
+      'Appeal decision',
+      za['appeal_decision']
+        ? `${String(za['appeal_decision'])}${za['appeal_decision_date'] ? ` (${String(za['appeal_decision_date'])})` : ''}`
+        : '—',
+    ],
   ])}</section>
 <section aria-labelledby="lead-area"><h2 id="lead-area">The area</h2>${facts([
-    ['Property sales', `${fmt(area['sales_count'] as number | null)} in ${text(area['eircode_routing_key'] ?? area['county'])} over ${fmt(area['window_months'] as number | null)} months`],
+    [
+      'Property sales',
+      `${fmt(area['sales_count'] as number | null)} in ${text(area['eircode_routing_key'] ?? area['county'])} over ${fmt(area['window_months'] as number | null)} months`,
+    ],
     ['Median sale price', euro(area['median_price_eur'])],
   ])}
 ${table('Nearby leads', (area['nearby_leads'] as Rec[] | undefined) ?? [], [
-    ['description', 'Lead', (v, row) => html`<a href="${APP_BASE}/explorer/${String(row['id'])}">${text(v).slice(0, 120)}</a>`],
-    ['distance_m', 'Distance', (v) => (typeof v === 'number' ? `${fmt(Math.round(v))} m` : '—')],
-    ['lead_readiness', 'Stage', (v) => (v ? labelOf('lead_readiness', String(v)) : '—')],
-    ['est_value', 'Estimated value', (v) => euro(v)],
-  ])}
+  [
+    'description',
+    'Lead',
+    (v, row) => html`<a href="${APP_BASE}/explorer/${String(row['id'])}">${text(v).slice(0, 120)}</a>`,
+  ],
+  ['distance_m', 'Distance', (v) => (typeof v === 'number' ? `${fmt(Math.round(v))} m` : '—')],
+  ['lead_readiness', 'Stage', (v) => (v ? labelOf('lead_readiness', String(v)) : '—')],
+  ['est_value', 'Estimated value', (v) => euro(v)],
+])}
 ${table('Recent sales', (area['recent_sales'] as Rec[] | undefined) ?? [], [
-    ['date_of_sale', 'Date', (v) => text(v)],
-    ['address', 'Address', (v) => text(v)],
-    ['price_eur', 'Price', (v) => euro(v)],
-    ['is_new_dwelling', 'New dwelling', (v) => yesNo(v)],
-  ])}</section>
+  ['date_of_sale', 'Date', (v) => text(v)],
+  ['address', 'Address', (v) => text(v)],
+  ['price_eur', 'Price', (v) => euro(v)],
+  ['is_new_dwelling', 'New dwelling', (v) => yesNo(v)],
+])}</section>
 ${
   opts.enriched
-    ? html`<section aria-labelledby="lead-suppliers"><h2 id="lead-suppliers">Suppliers near the site</h2>${table('Suppliers', (r['suppliers'] as Rec[] | null) ?? [], [
-        ['company_name', 'Supplier', (v) => text(v)],
-        ['company_number', 'Company number', (v) => text(v)],
-        ['vertical', 'Trade', (v) => (v ? labelOf('verticals', String(v)) : '—')],
-        ['county', 'County', (v) => text(v)],
-        ['projects_as_builder', 'Projects as builder', (v) => fmt(v as number | null)],
-      ])}</section>
-<section aria-labelledby="lead-filings"><h2 id="lead-filings">Company filings</h2>${table('Company filings', (r['company_filings'] as Rec[] | null) ?? [], [
-        ['filing_date', 'Date', (v) => text(v)],
-        ['filing_type', 'Type', (v) => text(v)],
-        ['description', 'Filing', (v) => text(v)],
-      ])}</section>`
+    ? html`<section aria-labelledby="lead-suppliers"><h2 id="lead-suppliers">Suppliers near the site</h2>${table(
+        'Suppliers',
+        (r['suppliers'] as Rec[] | null) ?? [],
+        [
+          ['company_name', 'Supplier', (v) => text(v)],
+          ['company_number', 'Company number', (v) => text(v)],
+          ['vertical', 'Trade', (v) => (v ? labelOf('verticals', String(v)) : '—')],
+          ['county', 'County', (v) => text(v)],
+          ['projects_as_builder', 'Projects as builder', (v) => fmt(v as number | null)],
+        ],
+      )}</section>
+<section aria-labelledby="lead-filings"><h2 id="lead-filings">Company filings</h2>${table(
+        'Company filings',
+        (r['company_filings'] as Rec[] | null) ?? [],
+        [
+          ['filing_date', 'Date', (v) => text(v)],
+          ['filing_type', 'Type', (v) => text(v)],
+          ['description', 'Filing', (v) => text(v)],
+        ],
+      )}</section>`
     : html`<p>Suppliers, the registered company and its filings come with a plan that includes applicant details.</p>`
 }`;
 }

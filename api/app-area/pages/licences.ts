@@ -31,12 +31,16 @@ ${
   ls.length === 0
     ? html`<p>This account holds no organisation licence.</p>`
     : ls.map(
-        ({ licence: l, keys }) => html`<section aria-labelledby="lic-${l.id}"><h2 id="lic-${l.id}">Licence <code>${l.id}</code> (${l.scope})</h2>
+        ({
+          licence: l,
+          keys,
+        }) => html`<section aria-labelledby="lic-${l.id}"><h2 id="lic-${l.id}">Licence <code>${l.id}</code> (${l.scope})</h2>
 <dl class="facts"><dt>Seats used</dt><dd>${l.seats_used} of ${l.seats}</dd><dt>Ends</dt><dd>${when(l.expires_at)}${Date.parse(l.expires_at) <= now ? ' (ended)' : ''}</dd><dt>Recorded</dt><dd>${when(l.created_at)}</dd></dl>
 ${
   keys.length
     ? html`<div class="table-wrap"><table><caption>Keys claimed under licence ${l.id}</caption><thead><tr><th scope="col">Label</th><th scope="col">Prefix</th><th scope="col">Claimed</th><th scope="col">Status</th></tr></thead><tbody>${keys.map(
-        (k) => html`<tr><td>${k.name ?? '(no label)'}</td><td><code>${k.display_prefix}…</code></td><td>${when(k.created_at)}</td><td>${k.status}</td></tr>`,
+        (k) =>
+          html`<tr><td>${k.name ?? '(no label)'}</td><td><code>${k.display_prefix}…</code></td><td>${when(k.created_at)}</td><td>${k.status}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p>No key claimed yet.</p>`
 }</section>`,

@@ -29,7 +29,17 @@ export interface UsagePageDeps {
 }
 
 /** The CSV columns of /app/usage.csv: one row per key, day and route (days outside the detail window: route `(all)`). */
-export const USAGE_CSV_COLUMNS = ['key_id', 'key_name', 'scope', 'status', 'date', 'route', 'requests', 'errors', 'rows'] as const;
+export const USAGE_CSV_COLUMNS = [
+  'key_id',
+  'key_name',
+  'scope',
+  'status',
+  'date',
+  'route',
+  'requests',
+  'errors',
+  'rows',
+] as const;
 
 /** A CSV cell (RFC 4180 quoting; a leading = + - @ is neutralised against spreadsheet formulas). */
 export function csvCell(v: unknown): string {
@@ -50,7 +60,9 @@ export function usagePage(config: Pick<ApiConfig, 'usageDetailDays'>, deps: Usag
     const u = await svc.usage(ctx.state.app.account.id, range.from, range.to);
     // the app's entry stands against the limits of the scope it acts with (the plan's)
     const scope = appScope(ctx.state.app.account.plan);
-    const keys = u.keys.map((k) => (k.app ? { ...k, hourlyLimit: requestsPerHour(scope), dailyRows: dailyRows(scope) } : k));
+    const keys = u.keys.map((k) =>
+      k.app ? { ...k, hourlyLimit: requestsPerHour(scope), dailyRows: dailyRows(scope) } : k,
+    );
     return { ...u, keys };
   };
 
@@ -66,11 +78,13 @@ export function usagePage(config: Pick<ApiConfig, 'usageDetailDays'>, deps: Usag
     }
     const days: string[] = [];
     for (let d = u.from; d <= u.to; d = daysBefore(d, -1)) days.push(d);
-    const perDay = (field: 'requests' | 'rows'): number[] => days.map((d) => u.keys.reduce((n, k) => n + (k.days.find((x) => x.day === d)?.[field] ?? 0), 0));
+    const perDay = (field: 'requests' | 'rows'): number[] =>
+      days.map((d) => u.keys.reduce((n, k) => n + (k.days.find((x) => x.day === d)?.[field] ?? 0), 0));
     const routes = new Map<string, number>();
     for (const k of u.keys) for (const r of k.routes) routes.set(r.route, (routes.get(r.route) ?? 0) + r.requests);
     const routeList = [...routes].sort((a, b) => b[1] - a[1]);
-    const label = (k: (typeof u.keys)[number]): string => (k.app ? 'Lead explorer (app)' : (k.key.name ?? `${k.key.display_prefix}…`));
+    const label = (k: (typeof u.keys)[number]): string =>
+      k.app ? 'Lead explorer (app)' : (k.key.name ?? `${k.key.display_prefix}…`);
     const detailFrom = daysBefore(u.today, config.usageDetailDays - 1);
     deps.renderPage(ctx, {
       section: 'usage',
@@ -81,26 +95,43 @@ export function usagePage(config: Pick<ApiConfig, 'usageDetailDays'>, deps: Usag
 <section aria-labelledby="u-charts"><h2 id="u-charts">Requests and rows per day</h2>
 ${barChart(`Requests per day, ${u.from} to ${u.to}`, days, perDay('requests'))}
 ${barChart(`Rows returned per day, ${u.from} to ${u.to}`, days, perDay('rows'))}
-${routeList.length ? barChart('Requests per route', routeList.map((r) => r[0]), routeList.map((r) => r[1]), { height: 140 }) : ''}
+${
+  routeList.length
+    ? barChart(
+        'Requests per route',
+        routeList.map((r) => r[0]),
+        routeList.map((r) => r[1]),
+        { height: 140 },
+      )
+    : ''
+}
 </section>
 <section aria-labelledby="u-limits"><h2 id="u-limits">Keys against their limits (today, ${u.today})</h2>
 <div class="table-wrap"><table><caption>Each key's use today against its hourly request limit and daily row budget</caption><thead><tr><th scope="col">Key</th><th scope="col">Scope</th><th scope="col">Status</th><th scope="col">Requests today</th><th scope="col">Hourly limit</th><th scope="col">Rows today</th><th scope="col">Daily row budget</th><th scope="col">Requests in period</th><th scope="col">Errors</th><th scope="col">Rows in period</th></tr></thead><tbody>${u.keys.map(
         (k) =>
           html`<tr><th scope="row">${label(k)}</th><td>${k.app ? appScope(ctx.state.app.account.plan) : k.key.scope}</td><td>${k.app ? 'app' : k.key.status}</td><td>${fmt(k.today.requests)}</td><td>${fmt(k.hourlyLimit)} / hour</td><td>${fmt(k.today.rows)}${
-            k.dailyRows ? html` <meter min="0" max="${k.dailyRows}" value="${Math.min(k.today.rows, k.dailyRows)}" aria-label="${label(k)}: rows used today of the budget">${Math.round((100 * k.today.rows) / k.dailyRows)}%</meter>` : ''
+            k.dailyRows
+              ? html` <meter min="0" max="${k.dailyRows}" value="${Math.min(k.today.rows, k.dailyRows)}" aria-label="${label(k)}: rows used today of the budget">${Math.round((100 * k.today.rows) / k.dailyRows)}%</meter>`
+              : ''
           }</td><td>${k.dailyRows === null ? 'uncapped' : fmt(k.dailyRows)}</td><td>${fmt(k.totals.requests)}</td><td>${fmt(k.totals.errors)}</td><td>${fmt(k.totals.rows)}</td></tr>`,
       )}</tbody></table></div>
 </section>
 <section aria-labelledby="u-ledger"><h2 id="u-ledger">Ledger per key, day and route</h2>
 ${
   u.keys.some((k) => k.days.length)
-    ? html`<div class="table-wrap"><table><caption>Usage ledger ${u.from} to ${u.to} (per-route detail is kept ${config.usageDetailDays} days, from ${detailFrom})</caption><thead><tr><th scope="col">Date</th><th scope="col">Key</th><th scope="col">Route</th><th scope="col">Requests</th><th scope="col">Errors</th><th scope="col">Rows</th></tr></thead><tbody>${u.keys.flatMap((k) =>
-        k.days.flatMap((d) => {
-          const rs = k.routes.filter((r) => r.day === d.day);
-          return rs.length
-            ? rs.map((r) => html`<tr><td>${d.day}</td><td>${label(k)}</td><td><code>${r.route}</code></td><td>${fmt(r.requests)}</td><td>${fmt(r.errors)}</td><td>${fmt(r.rows)}</td></tr>`)
-            : [html`<tr><td>${d.day}</td><td>${label(k)}</td><td>(all routes)</td><td>${fmt(d.requests)}</td><td>${fmt(d.errors)}</td><td>${fmt(d.rows)}</td></tr>`];
-        }),
+    ? html`<div class="table-wrap"><table><caption>Usage ledger ${u.from} to ${u.to} (per-route detail is kept ${config.usageDetailDays} days, from ${detailFrom})</caption><thead><tr><th scope="col">Date</th><th scope="col">Key</th><th scope="col">Route</th><th scope="col">Requests</th><th scope="col">Errors</th><th scope="col">Rows</th></tr></thead><tbody>${u.keys.flatMap(
+        (k) =>
+          k.days.flatMap((d) => {
+            const rs = k.routes.filter((r) => r.day === d.day);
+            return rs.length
+              ? rs.map(
+                  (r) =>
+                    html`<tr><td>${d.day}</td><td>${label(k)}</td><td><code>${r.route}</code></td><td>${fmt(r.requests)}</td><td>${fmt(r.errors)}</td><td>${fmt(r.rows)}</td></tr>`,
+                )
+              : [
+                  html`<tr><td>${d.day}</td><td>${label(k)}</td><td>(all routes)</td><td>${fmt(d.requests)}</td><td>${fmt(d.errors)}</td><td>${fmt(d.rows)}</td></tr>`,
+                ];
+          }),
       )}</tbody></table></div>`
     : html`<p>No requests in this period.</p>`
 }
@@ -114,8 +145,15 @@ ${
     for (const k of u.keys) {
       for (const d of k.days) {
         const rs = k.routes.filter((r) => r.day === d.day);
-        const base = [k.key.id, k.app ? 'Lead explorer (app)' : k.key.name, k.app ? 'app' : k.key.scope, k.app ? 'app' : k.key.status, d.day];
-        if (rs.length) for (const r of rs) lines.push([...base, r.route, r.requests, r.errors, r.rows].map(csvCell).join(','));
+        const base = [
+          k.key.id,
+          k.app ? 'Lead explorer (app)' : k.key.name,
+          k.app ? 'app' : k.key.scope,
+          k.app ? 'app' : k.key.status,
+          d.day,
+        ];
+        if (rs.length)
+          for (const r of rs) lines.push([...base, r.route, r.requests, r.errors, r.rows].map(csvCell).join(','));
         else lines.push([...base, '(all)', d.requests, d.errors, d.rows].map(csvCell).join(','));
       }
     }

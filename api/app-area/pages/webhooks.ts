@@ -23,7 +23,18 @@ import { bestWebhookScope, webhookService, type PublicWebhook } from '../../webh
 import { appScope } from '../account-service.ts';
 import type { AppAccount, AppAreaContext, AppAreaState, RecordActivity, RenderPage } from '../contract.ts';
 import { html } from '../html.ts';
-import { actionButton, APP_BASE, csrfField, filterFields, filterQueryString, formBody, givenFilters, message, notFoundPage, when } from './common.ts';
+import {
+  actionButton,
+  APP_BASE,
+  csrfField,
+  filterFields,
+  filterQueryString,
+  formBody,
+  givenFilters,
+  message,
+  notFoundPage,
+  when,
+} from './common.ts';
 
 export interface WebhooksPageDeps {
   store: StateStore;
@@ -41,7 +52,11 @@ export interface WebhooksPageDeps {
  * theirs now, else the plan's own scope when it has webhooks (premium → ent_api: the webhook then
  * waits, suspended, until the account holds such a key); null when the account may not have webhooks.
  */
-export async function webhookScopeFor(store: Pick<StateStore, 'listKeys'>, account: AppAccount, now: Date): Promise<Scope | null> {
+export async function webhookScopeFor(
+  store: Pick<StateStore, 'listKeys'>,
+  account: AppAccount,
+  now: Date,
+): Promise<Scope | null> {
   const keys = await store.listKeys(account.id);
   const usable = keys.filter((k) => keyRefusal(k, account, now) === null).map((k) => k.scope);
   const best = bestWebhookScope(usable);
@@ -57,7 +72,16 @@ export function webhooksPage(config: ApiConfig, deps: WebhooksPageDeps): Router<
     if (!service) {
       const leads = serverLeadReader(deps.db, deps.releases);
       const resolveHost = deps.resolveHost ? { resolveHost: deps.resolveHost } : {};
-      const dispatcher = createDispatcher({ store: deps.store.webhooks, accounts: deps.store, leads, config, clock: deps.clock, log: deps.log, owner: `app-${process.pid}`, ...resolveHost });
+      const dispatcher = createDispatcher({
+        store: deps.store.webhooks,
+        accounts: deps.store,
+        leads,
+        config,
+        clock: deps.clock,
+        log: deps.log,
+        owner: `app-${process.pid}`,
+        ...resolveHost,
+      });
       service = webhookService({ store: deps.store, leads, dispatcher, config, clock: deps.clock, ...resolveHost });
     }
     return service;
@@ -66,9 +90,15 @@ export function webhooksPage(config: ApiConfig, deps: WebhooksPageDeps): Router<
   const id = (ctx: AppAreaContext): string => ctx.params['id'] ?? '';
 
   /** The list page with the create form. */
-  async function list(ctx: AppAreaContext, o: { error?: string; status?: number; form?: URLSearchParams } = {}): Promise<void> {
+  async function list(
+    ctx: AppAreaContext,
+    o: { error?: string; status?: number; form?: URLSearchParams } = {},
+  ): Promise<void> {
     const { account } = ctx.state.app;
-    const [hooks, scope] = await Promise.all([svc().list(who(ctx)), webhookScopeFor(deps.store, account, deps.clock())]);
+    const [hooks, scope] = await Promise.all([
+      svc().list(who(ctx)),
+      webhookScopeFor(deps.store, account, deps.clock()),
+    ]);
     const places = deps.releases.current().leads.places();
     const given = o.form ? givenFilters(o.form) : new Map<string, string[]>();
     const capable = scopesWith('webhooks');
@@ -102,7 +132,10 @@ ${
   }
 
   /** One webhook: details, actions, delivery log (and a secret shown once). */
-  async function detail(ctx: AppAreaContext, o: { secret?: string; notice?: string; error?: string; status?: number; delivery?: Delivery | null } = {}): Promise<void> {
+  async function detail(
+    ctx: AppAreaContext,
+    o: { secret?: string; notice?: string; error?: string; status?: number; delivery?: Delivery | null } = {},
+  ): Promise<void> {
     let w: PublicWebhook;
     let deliveries: Delivery[];
     try {
@@ -130,9 +163,13 @@ ${
         w.access.detail ? html`<dt>Why held</dt><dd>${w.access.detail}</dd>` : ''
       }<dt>Secret rotated</dt><dd>${when(w.secret_rotated_at)}${w.previous_secret_expires_at ? html` (previous secret signs too until ${when(w.previous_secret_expires_at)})` : ''}</dd><dt>Created</dt><dd>${when(w.created_at)}</dd></dl>
 <div class="actions">${actionButton(ctx, `${base}/test`, 'Send a test delivery', { describedBy: 'wh-name' })}${
-        w.status === 'active' ? actionButton(ctx, `${base}/disable`, 'Disable', { describedBy: 'wh-name' }) : actionButton(ctx, `${base}/enable`, 'Enable', { describedBy: 'wh-name' })
+        w.status === 'active'
+          ? actionButton(ctx, `${base}/disable`, 'Disable', { describedBy: 'wh-name' })
+          : actionButton(ctx, `${base}/enable`, 'Enable', { describedBy: 'wh-name' })
       }${actionButton(ctx, `${base}/rotate-secret`, 'Rotate the secret', { describedBy: 'wh-name' })}${
-        deliveries.some((d) => d.status === 'dead') ? actionButton(ctx, `${base}/replay`, 'Replay dead deliveries', { describedBy: 'wh-name' }) : ''
+        deliveries.some((d) => d.status === 'dead')
+          ? actionButton(ctx, `${base}/replay`, 'Replay dead deliveries', { describedBy: 'wh-name' })
+          : ''
       }${actionButton(ctx, `${base}/delete`, 'Delete', { danger: true, describedBy: 'wh-name' })}</div>
 ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttempts(o.delivery.id)) : ''}
 <section aria-labelledby="wh-log"><h2 id="wh-log">Delivery log</h2>${
@@ -157,11 +194,21 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
     if (!scope) return list(ctx, { error: `Webhooks are not included in the ${account.plan} plan.`, status: 403 });
     try {
       const description = (form.get('description') ?? '').trim();
-      const { webhook, secret } = await svc().create({ accountId: account.id, scope, url: form.get('url') ?? '', filter: filterQueryString(givenFilters(form)), description: description === '' ? null : description });
+      const { webhook, secret } = await svc().create({
+        accountId: account.id,
+        scope,
+        url: form.get('url') ?? '',
+        filter: filterQueryString(givenFilters(form)),
+        description: description === '' ? null : description,
+      });
       await deps.recordActivity(ctx, 'webhook_created', { webhook_id: webhook.id });
       ctx.status = 201;
       ctx.params['id'] = webhook.id;
-      await detail(ctx, { secret, status: 201, notice: 'Webhook created. Send a test delivery to check your endpoint.' });
+      await detail(ctx, {
+        secret,
+        status: 201,
+        notice: 'Webhook created. Send a test delivery to check your endpoint.',
+      });
     } catch (e) {
       if (!(e instanceof ApiError) || !e.expose) throw e;
       await list(ctx, { error: problemText(e), status: e.status, form });
@@ -174,12 +221,16 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
     const d = await deps.store.webhooks.getDelivery(ctx.params['delivery'] ?? '');
     const w = await deps.store.webhooks.getWebhook(id(ctx));
     // the delivery must belong to this webhook, and the webhook to this account
-    if (!d || !w || d.webhook_id !== w.id || w.account_id !== ctx.state.app.account.id) return notFoundPage(ctx, deps.renderPage, 'webhooks', 'delivery');
+    if (!d || !w || d.webhook_id !== w.id || w.account_id !== ctx.state.app.account.id)
+      return notFoundPage(ctx, deps.renderPage, 'webhooks', 'delivery');
     await detail(ctx, { delivery: d });
   });
 
   /** A state-changing action on one webhook: 404 page when it is not this account's. */
-  const act = (path: string, run: (ctx: AppAreaContext) => Promise<{ notice?: string; secret?: string; gone?: boolean }>) =>
+  const act = (
+    path: string,
+    run: (ctx: AppAreaContext) => Promise<{ notice?: string; secret?: string; gone?: boolean }>,
+  ) =>
     router.post(`/webhooks/:id/${path}`, async (ctx) => {
       await formBody(ctx);
       let r;
@@ -204,17 +255,25 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
           : `not delivered yet (${d.last_status_code ?? d.last_error ?? d.status}); it is retried`;
     return { notice: `Test delivery ${d.id}: ${outcome}.` };
   });
-  for (const [path, status] of [['disable', 'disabled'], ['enable', 'active']] as const) {
+  for (const [path, status] of [
+    ['disable', 'disabled'],
+    ['enable', 'active'],
+  ] as const) {
     act(path, async (ctx) => {
       const w = await svc().setStatus(id(ctx), who(ctx), status);
       await deps.recordActivity(ctx, 'webhook_changed', { webhook_id: w.id, status });
-      return { notice: status === 'disabled' ? 'Webhook disabled: nothing is sent until you enable it.' : 'Webhook enabled.' };
+      return {
+        notice: status === 'disabled' ? 'Webhook disabled: nothing is sent until you enable it.' : 'Webhook enabled.',
+      };
     });
   }
   act('rotate-secret', async (ctx) => {
     const { webhook, secret } = await svc().rotateSecret(id(ctx), who(ctx));
     await deps.recordActivity(ctx, 'webhook_secret_rotated', { webhook_id: webhook.id });
-    return { secret, notice: `New secret made; the previous one keeps signing until ${when(webhook.previous_secret_expires_at)} so you can switch over.` };
+    return {
+      secret,
+      notice: `New secret made; the previous one keeps signing until ${when(webhook.previous_secret_expires_at)} so you can switch over.`,
+    };
   });
   act('replay', async (ctx) => {
     const ids = await svc().replay(id(ctx), who(ctx));
@@ -245,7 +304,8 @@ function deliveryAttempts(d: Delivery, attempts: Awaited<ReturnType<StateStore['
   return html`<section aria-labelledby="wh-attempts"><h2 id="wh-attempts">Delivery <code>${d.id}</code></h2><p>${d.type}, ${d.lead_count} leads, ${d.status}.</p>${
     attempts.length
       ? html`<div class="table-wrap"><table><caption>Attempts of this delivery</caption><thead><tr><th scope="col">#</th><th scope="col">Started</th><th scope="col">Answer</th><th scope="col">Time</th><th scope="col">Outcome</th></tr></thead><tbody>${attempts.map(
-          (a) => html`<tr><td>${a.attempt_no}</td><td>${when(a.started_at)}</td><td>${a.status_code ?? a.error ?? '—'}</td><td>${a.latency_ms === null ? '—' : `${a.latency_ms} ms`}</td><td>${a.outcome}</td></tr>`,
+          (a) =>
+            html`<tr><td>${a.attempt_no}</td><td>${when(a.started_at)}</td><td>${a.status_code ?? a.error ?? '—'}</td><td>${a.latency_ms === null ? '—' : `${a.latency_ms} ms`}</td><td>${a.outcome}</td></tr>`,
         )}</tbody></table></div>`
       : html`<p>No attempt yet.</p>`
   }</section>`;

@@ -17,7 +17,8 @@ const NOT_FOR_TOOLS = new Set(['dry_run', 'If-None-Match']);
 /** A zod type for one OpenAPI parameter schema (arrays: the values of a comma-separated list). */
 function zodOf(schema: Json): z.ZodType {
   if (schema.type === 'array') return z.array(zodOf(schema.items ?? { type: 'string' }) as z.ZodType<string | number>);
-  if (Array.isArray(schema.enum) && schema.enum.every((v: unknown) => typeof v === 'string')) return z.enum(schema.enum as [string, ...string[]]);
+  if (Array.isArray(schema.enum) && schema.enum.every((v: unknown) => typeof v === 'string'))
+    return z.enum(schema.enum as [string, ...string[]]);
   if (schema.type === 'integer') return z.number().int();
   if (schema.type === 'number') return z.number();
   if (schema.type === 'boolean') return z.boolean();
@@ -38,12 +39,19 @@ export function inputShape(doc: Json, path: string, omit: readonly string[] = []
 const hasGet = (doc: Json, path: string): boolean => Boolean(doc.paths?.[path]?.get);
 
 /** A tool's answer: the API's JSON as text, or the problem (status, code, detail) as an error. */
-async function answer(call: () => Promise<{ data: unknown }>): Promise<{ content: { type: 'text'; text: string }[]; isError?: boolean }> {
+async function answer(
+  call: () => Promise<{ data: unknown }>,
+): Promise<{ content: { type: 'text'; text: string }[]; isError?: boolean }> {
   try {
     return { content: [{ type: 'text', text: JSON.stringify((await call()).data) }] };
   } catch (e) {
     if (!(e instanceof LeadsProblem)) throw e;
-    return { isError: true, content: [{ type: 'text', text: JSON.stringify({ status: e.status, code: e.code, detail: e.detail, errors: e.errors }) }] };
+    return {
+      isError: true,
+      content: [
+        { type: 'text', text: JSON.stringify({ status: e.status, code: e.code, detail: e.detail, errors: e.errors }) },
+      ],
+    };
   }
 }
 
@@ -67,13 +75,50 @@ interface ToolDef {
 
 /** The tools, in the order tools/list shows them; each is offered when the server has its operation. */
 export const TOOLS: readonly ToolDef[] = [
-  { name: 'search_leads', path: '/leads', title: 'Search construction leads', description: 'Search and filter Irish construction leads (planning applications and commencement notices). Filters combine with AND; several values of one filter mean OR. Answers one page: total, results, next_cursor (pass it as cursor with the same filters for the next page).' },
-  { name: 'get_lead', path: '/leads/{id}', title: 'Read one lead', description: 'One lead with its detail sections (filings, company, neighbours), by its numeric id.' },
-  { name: 'lead_history', path: '/leads/{id}/history', title: 'History of a lead', description: 'What changed on one lead, release by release.' },
-  { name: 'changes_since', path: '/events', title: 'What changed since', description: 'The feed of changes (new and changed leads) since a point in time or a cursor.' },
-  { name: 'list_authorities', path: '/authorities', title: 'Planning authorities', description: 'The planning authorities covered, with the freshness of each one\'s data.' },
-  { name: 'search_infrastructure', path: '/infrastructure', title: 'Search infrastructure projects', description: 'Energy and infrastructure projects (renewables, grid, data centres) with their filters.' },
-  { name: 'market_intelligence', path: '/intel/analytics', title: 'Market intelligence', description: 'Market analyses by section: price_index (repeat-sale house price index), yields (gross rental yields), emerging_zones (counties ranked by momentum), material_costs (building-material price indices). Enriched scopes only.' },
+  {
+    name: 'search_leads',
+    path: '/leads',
+    title: 'Search construction leads',
+    description:
+      'Search and filter Irish construction leads (planning applications and commencement notices). Filters combine with AND; several values of one filter mean OR. Answers one page: total, results, next_cursor (pass it as cursor with the same filters for the next page).',
+  },
+  {
+    name: 'get_lead',
+    path: '/leads/{id}',
+    title: 'Read one lead',
+    description: 'One lead with its detail sections (filings, company, neighbours), by its numeric id.',
+  },
+  {
+    name: 'lead_history',
+    path: '/leads/{id}/history',
+    title: 'History of a lead',
+    description: 'What changed on one lead, release by release.',
+  },
+  {
+    name: 'changes_since',
+    path: '/events',
+    title: 'What changed since',
+    description: 'The feed of changes (new and changed leads) since a point in time or a cursor.',
+  },
+  {
+    name: 'list_authorities',
+    path: '/authorities',
+    title: 'Planning authorities',
+    description: "The planning authorities covered, with the freshness of each one's data.",
+  },
+  {
+    name: 'search_infrastructure',
+    path: '/infrastructure',
+    title: 'Search infrastructure projects',
+    description: 'Energy and infrastructure projects (renewables, grid, data centres) with their filters.',
+  },
+  {
+    name: 'market_intelligence',
+    path: '/intel/analytics',
+    title: 'Market intelligence',
+    description:
+      'Market analyses by section: price_index (repeat-sale house price index), yields (gross rental yields), emerging_zones (counties ranked by momentum), material_costs (building-material price indices). Enriched scopes only.',
+  },
 ];
 
 /**
@@ -86,7 +131,12 @@ export function createLeadsMcpServer(client: LeadsClient, doc: Json, version = '
     if (!hasGet(doc, t.path)) continue;
     server.registerTool(
       t.name,
-      { title: t.title, description: t.description, inputSchema: inputShape(doc, t.path), annotations: { readOnlyHint: true, openWorldHint: true } },
+      {
+        title: t.title,
+        description: t.description,
+        inputSchema: inputShape(doc, t.path),
+        annotations: { readOnlyHint: true, openWorldHint: true },
+      },
       (args: Json) => answer(() => client.getAny(...split(t.path, args))),
     );
   }

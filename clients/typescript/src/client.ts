@@ -35,7 +35,9 @@ export interface ClientOptions {
 /** Query values as the API reads them: lists comma-separated (OR within a filter), booleans `true` / `false`. */
 export type QueryValue = string | number | boolean | readonly (string | number)[] | null | undefined;
 type Query = Record<string, QueryValue>;
-type RequestOpts<P extends GetPath> = { query?: QueryOf<P> } & (PathParamsOf<P> extends never ? { path?: never } : { path: PathParamsOf<P> });
+type RequestOpts<P extends GetPath> = { query?: QueryOf<P> } & (PathParamsOf<P> extends never
+  ? { path?: never }
+  : { path: PathParamsOf<P> });
 
 /** A decoded answer and the limits it reported. */
 export interface Answer<T> {
@@ -120,8 +122,14 @@ export class LeadsClient {
   }
 
   /** `GET path` (a path of the OpenAPI document, typed), its JSON body and limits. */
-  async get<P extends GetPath>(path: P, ...[opts]: PathParamsOf<P> extends never ? [RequestOpts<P>?] : [RequestOpts<P>]): Promise<Answer<JsonOf<P>>> {
-    return this.getAny<JsonOf<P>>(fillPath(path, (opts as { path?: Record<string, unknown> } | undefined)?.path), (opts?.query ?? {}) as Query);
+  async get<P extends GetPath>(
+    path: P,
+    ...[opts]: PathParamsOf<P> extends never ? [RequestOpts<P>?] : [RequestOpts<P>]
+  ): Promise<Answer<JsonOf<P>>> {
+    return this.getAny<JsonOf<P>>(
+      fillPath(path, (opts as { path?: Record<string, unknown> } | undefined)?.path),
+      (opts?.query ?? {}) as Query,
+    );
   }
 
   /** `GET` of any path, untyped: for operations newer than this SDK's generated types. */
@@ -131,7 +139,10 @@ export class LeadsClient {
   }
 
   /** What `GET path` would cost against the daily row budget (`dry_run=1`): charges nothing. */
-  async quote<P extends GetPath>(path: P, ...[opts]: PathParamsOf<P> extends never ? [RequestOpts<P>?] : [RequestOpts<P>]): Promise<Answer<BudgetQuote>> {
+  async quote<P extends GetPath>(
+    path: P,
+    ...[opts]: PathParamsOf<P> extends never ? [RequestOpts<P>?] : [RequestOpts<P>]
+  ): Promise<Answer<BudgetQuote>> {
     const p = fillPath(path, (opts as { path?: Record<string, unknown> } | undefined)?.path);
     return this.getAny<BudgetQuote>(p, { ...((opts?.query ?? {}) as Query), dry_run: 1 });
   }
@@ -152,7 +163,10 @@ export class LeadsClient {
    * as `cursor` with the same query (and no `page`); a body saying `has_more: false` is the last
    * (the events feed keeps a `next_cursor` at its end, to resume from next time).
    */
-  async *pagesAny<T = { results: unknown[]; next_cursor: string | null }>(path: string, query: Query = {}): AsyncGenerator<Answer<T>> {
+  async *pagesAny<T = { results: unknown[]; next_cursor: string | null }>(
+    path: string,
+    query: Query = {},
+  ): AsyncGenerator<Answer<T>> {
     let q: Query = query;
     for (;;) {
       const page = await this.getAny<T>(path, q);
@@ -172,7 +186,11 @@ export class LeadsClient {
    * Stream `/export/applications.<format>` (the whole filtered set) to `file` without holding it in
    * memory. Resolves with the bytes written, the file name the server proposed and the limits.
    */
-  async exportToFile(format: ExportFormat, file: string, opts: { query?: QueryOf<'/export/applications.csv'> } = {}): Promise<{ bytes: number; filename: string | null; limits: Limits }> {
+  async exportToFile(
+    format: ExportFormat,
+    file: string,
+    opts: { query?: QueryOf<'/export/applications.csv'> } = {},
+  ): Promise<{ bytes: number; filename: string | null; limits: Limits }> {
     const res = await this.send(`/export/applications.${format}${queryString((opts.query ?? {}) as Query)}`);
     if (!res.body) throw new Error('export answered without a body');
     const out = createWriteStream(file);

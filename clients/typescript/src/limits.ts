@@ -18,8 +18,23 @@ export function limitsOf(h: Headers): Limits {
   const reset = num(h.get('x-budget-reset'));
   return {
     requestId: h.get('x-request-id'),
-    rateLimit: rl === null ? null : { limit: rl, remaining: num(h.get('x-ratelimit-remaining')) ?? 0, reset: num(h.get('x-ratelimit-reset')) ?? 0 },
-    budget: reset === null ? null : { limit: num(h.get('x-budget-limit')), remaining: num(h.get('x-budget-remaining')), reset, cost: num(h.get('x-budget-cost')) },
+    rateLimit:
+      rl === null
+        ? null
+        : {
+            limit: rl,
+            remaining: num(h.get('x-ratelimit-remaining')) ?? 0,
+            reset: num(h.get('x-ratelimit-reset')) ?? 0,
+          },
+    budget:
+      reset === null
+        ? null
+        : {
+            limit: num(h.get('x-budget-limit')),
+            remaining: num(h.get('x-budget-remaining')),
+            reset,
+            cost: num(h.get('x-budget-cost')),
+          },
   };
 }
 

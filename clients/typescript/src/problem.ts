@@ -21,7 +21,11 @@ export class LeadsProblem extends Error {
   readonly requestId: string | null;
   readonly errors: NonNullable<ProblemBody['errors']>;
   readonly retryAfterS: number | null;
-  constructor(readonly problem: ProblemBody, readonly limits: Limits, retryAfterS: number | null) {
+  constructor(
+    readonly problem: ProblemBody,
+    readonly limits: Limits,
+    retryAfterS: number | null,
+  ) {
     super(`${problem.status} ${problem.code}: ${problem.detail ?? problem.title}`);
     this.name = 'LeadsProblem';
     this.status = problem.status;
@@ -41,7 +45,13 @@ export async function problemOf(res: Response, limits: Limits, retryAfterS: numb
     body = JSON.parse(text) as ProblemBody;
     if (typeof body?.code !== 'string') throw new Error('not a problem');
   } catch {
-    body = { type: 'about:blank', title: res.statusText || `HTTP ${res.status}`, status: res.status, code: `http_${res.status}`, detail: text.slice(0, 500) } as ProblemBody;
+    body = {
+      type: 'about:blank',
+      title: res.statusText || `HTTP ${res.status}`,
+      status: res.status,
+      code: `http_${res.status}`,
+      detail: text.slice(0, 500),
+    } as ProblemBody;
   }
   return new LeadsProblem(body, limits, retryAfterS);
 }

@@ -31,11 +31,18 @@ const header = (h: Headers | Record<string, string | string[] | undefined>, name
  * @example
  *   if (!verifyWebhook(process.env.WEBHOOK_SECRET!, rawBody, req.headers)) return res.writeHead(400).end();
  */
-export function verifyWebhook(secret: string, rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, opts: VerifyOptions = {}): boolean {
+export function verifyWebhook(
+  secret: string,
+  rawBody: string | Uint8Array,
+  headers: Headers | Record<string, string | string[] | undefined>,
+  opts: VerifyOptions = {},
+): boolean {
   const id = header(headers, 'webhook-id');
   const ts = header(headers, 'webhook-timestamp');
   const now = opts.nowS ?? Math.floor(Date.now() / 1000);
   if (!id || !/^\d+$/.test(ts) || Math.abs(now - Number(ts)) > (opts.toleranceS ?? 300)) return false;
   const expected = 'v1,' + createHmac('sha256', keyOf(secret)).update(`${id}.${ts}.`).update(rawBody).digest('base64');
-  return header(headers, 'webhook-signature').split(' ').some((s) => same(s, expected));
+  return header(headers, 'webhook-signature')
+    .split(' ')
+    .some((s) => same(s, expected));
 }

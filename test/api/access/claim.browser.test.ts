@@ -15,13 +15,14 @@ import { issueClaimLink, licenceEnd } from '../../../api/access/licences.ts';
 import { KEY_PATTERN } from '../../../api/access/keys.ts';
 import { startTestApi, type TestApi } from '../../helpers/api.ts';
 
-
 /** Every row of every table of the SQLite state file, as one string. */
 function dumpTables(dataDir: string): string {
   const db = new Database(join(dataDir, 'state.sqlite'), { readonly: true });
   try {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
-    return JSON.stringify(Object.fromEntries(tables.map((t) => [t.name, db.prepare(`SELECT * FROM "${t.name}"`).all()])));
+    return JSON.stringify(
+      Object.fromEntries(tables.map((t) => [t.name, db.prepare(`SELECT * FROM "${t.name}"`).all()])),
+    );
   } finally {
     db.close();
   }
@@ -43,7 +44,13 @@ if (chromiumMissing('claim.browser.test.ts', test)) {
 
   test('claim page: key made in the browser, shown once, only its hash sent; single use; seats', async () => {
     const org = await api.store.createAccount('harbour-gis', 'basic');
-    const lic = await api.store.createLicence({ id: 'lic_browser', account_id: org.id, scope: 'ent_feed', seats: 1, expires_at: licenceEnd('2099-12-31')! });
+    const lic = await api.store.createLicence({
+      id: 'lic_browser',
+      account_id: org.id,
+      scope: 'ent_feed',
+      seats: 1,
+      expires_at: licenceEnd('2099-12-31')!,
+    });
     const { url } = await issueClaimLink(api.store, lic, api.baseUrl + '/v1', { now: new Date() });
     const token = url.split('#')[1]!;
     const sent: { url: string; headers: Record<string, string>; body: string | null }[] = [];
@@ -55,7 +62,7 @@ if (chromiumMissing('claim.browser.test.ts', test)) {
     await page.goto(url);
     await page.waitForSelector('#licence:not([hidden])', { timeout: 20_000 });
     assert.not.match(page.url(), token, 'the token left the address bar');
-    assert.match(await page.textContent('#org') ?? '', 'harbour-gis');
+    assert.match((await page.textContent('#org')) ?? '', 'harbour-gis');
     assert.is(await page.textContent('#scope'), 'ent_feed');
     await page.fill('#name', 'gis server');
     await page.click('#create');
@@ -70,10 +77,16 @@ if (chromiumMissing('claim.browser.test.ts', test)) {
     assert.is(meta.status, 200);
     assert.is(meta.body._meta.scope, 'ent_feed');
     const stored = (await api.store.listKeys(org.id))[0]!;
-    assert.equal([stored.id, stored.name, stored.licence_id, stored.expires_at], [id, 'gis server', 'lic_browser', '2100-01-01T00:00:00.000Z']);
+    assert.equal(
+      [stored.id, stored.name, stored.licence_id, stored.expires_at],
+      [id, 'gis server', 'lic_browser', '2100-01-01T00:00:00.000Z'],
+    );
     // the raw key went nowhere: no request (URL, headers, body), no log line, no table row
     assert.ok(sent.length >= 3, `requests recorded: ${sent.map((s) => s.url).join(' ')}`);
-    assert.ok(sent.some((s) => s.body?.includes('key_hash')), 'the claim call was recorded');
+    assert.ok(
+      sent.some((s) => s.body?.includes('key_hash')),
+      'the claim call was recorded',
+    );
     for (const s of sent) {
       assert.not.ok(JSON.stringify(s).includes(key), `raw key sent in ${s.url}`);
       assert.not.ok(s.url.includes(token), `token in a request URL: ${s.url}`);
@@ -87,7 +100,11 @@ if (chromiumMissing('claim.browser.test.ts', test)) {
     // replay: the same link again is refused on the page
     const again = await ctx.newPage();
     await again.goto(url);
-    await again.waitForFunction(() => /cannot be used/.test((globalThis as any).document.getElementById('status')?.textContent ?? ''), null, { timeout: 20_000 });
+    await again.waitForFunction(
+      () => /cannot be used/.test((globalThis as any).document.getElementById('status')?.textContent ?? ''),
+      null,
+      { timeout: 20_000 },
+    );
     assert.match((await again.textContent('#status'))!, /already been used/);
     // a second link for a licence whose one seat is taken
     const second = await issueClaimLink(api.store, lic, api.baseUrl + '/v1', { now: new Date() });
@@ -95,7 +112,11 @@ if (chromiumMissing('claim.browser.test.ts', test)) {
     await full.goto(second.url);
     await full.waitForSelector('#licence:not([hidden])', { timeout: 20_000 });
     await full.click('#create');
-    await full.waitForFunction(() => /cannot be used/.test((globalThis as any).document.getElementById('status')?.textContent ?? ''), null, { timeout: 20_000 });
+    await full.waitForFunction(
+      () => /cannot be used/.test((globalThis as any).document.getElementById('status')?.textContent ?? ''),
+      null,
+      { timeout: 20_000 },
+    );
     assert.match((await full.textContent('#status'))!, /every seat/);
     assert.is((await api.store.listKeys(org.id)).length, 1);
     // the page is not framable and runs only its own nonce'd script

@@ -18,7 +18,20 @@ test.after(async () => {
 });
 
 /** Headers that differ from one request to the next whatever the method. */
-const VOLATILE = new Set(['date', 'x-request-id', 'x-ratelimit-remaining', 'ratelimit', 'x-budget-remaining', 'x-budget-cost', 'transfer-encoding', 'connection', 'keep-alive', 'content-length', 'content-encoding', 'vary']);
+const VOLATILE = new Set([
+  'date',
+  'x-request-id',
+  'x-ratelimit-remaining',
+  'ratelimit',
+  'x-budget-remaining',
+  'x-budget-cost',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'content-encoding',
+  'vary',
+]);
 
 /** A concrete request path for each GET path template of the OpenAPI document. */
 async function samples(): Promise<Record<string, string>> {
@@ -26,7 +39,11 @@ async function samples(): Promise<Record<string, string>> {
   const lead = (await api.request('/v1/leads?page_size=1', { key })).body.results[0].id;
   const project = (await api.request('/v1/infrastructure?page_size=1', { key })).body.results[0].id;
   const feature = (await api.request('/v1/ogc/collections/leads/items?limit=1', { key })).body.features[0].id;
-  const hook = await api.request('/v1/webhooks', { key, method: 'POST', body: { url: 'http://127.0.0.1:9/h', filter: 'vertical=solar' } });
+  const hook = await api.request('/v1/webhooks', {
+    key,
+    method: 'POST',
+    body: { url: 'http://127.0.0.1:9/h', filter: 'vertical=solar' },
+  });
   assert.is(hook.status, 201, hook.text.slice(0, 200));
   const asset = /docs\/assets\/([A-Za-z0-9._-]+\.css)/.exec((await api.request('/v1/docs')).text)![1];
   return {
@@ -76,12 +93,16 @@ async function samples(): Promise<Record<string, string>> {
 
 /** The headers that must agree (a CSP nonce is fresh per response). */
 const headersOf = (h: Headers): Record<string, string> =>
-  Object.fromEntries([...h].filter(([k]) => !VOLATILE.has(k)).map(([k, v]) => [k, v.replace(/'nonce-[^']+'/g, "'nonce-…'")]));
+  Object.fromEntries(
+    [...h].filter(([k]) => !VOLATILE.has(k)).map(([k, v]) => [k, v.replace(/'nonce-[^']+'/g, "'nonce-…'")]),
+  );
 
-test('HEAD of every GET operation of the OpenAPI document: the GET\'s status and headers, no body', async () => {
+test("HEAD of every GET operation of the OpenAPI document: the GET's status and headers, no body", async () => {
   const paths = await samples();
   const doc = buildOpenApi(api.config);
-  const gets = Object.entries(doc.paths as Record<string, Record<string, unknown>>).filter(([, ops]) => 'get' in ops).map(([p]) => p);
+  const gets = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+    .filter(([, ops]) => 'get' in ops)
+    .map(([p]) => p);
   const missing = gets.filter((p) => !(p in paths));
   assert.equal(missing, [], 'every GET operation has a sample here');
   for (const template of gets) {
@@ -100,26 +121,34 @@ test('HEAD of every GET operation of the OpenAPI document: the GET\'s status and
     assert.equal(h, g, `${path}: headers`);
     const length = get.headers.get('content-length');
     // their bodies count the requests before them; a Parquet file's size is known once written, and HEAD writes none
-    const changing = ['/account/usage', '/metrics', '/readyz', '/healthz', '/export/applications.parquet'].includes(template);
-    if (length !== null && !changing && get.headers.get('content-encoding') === null) assert.is(head.headers.get('content-length'), length, `${path}: Content-Length`);
+    const changing = ['/account/usage', '/metrics', '/readyz', '/healthz', '/export/applications.parquet'].includes(
+      template,
+    );
+    if (length !== null && !changing && get.headers.get('content-encoding') === null)
+      assert.is(head.headers.get('content-length'), length, `${path}: Content-Length`);
   }
 });
 
 test('HEAD charges no rows, says what the GET would charge, and answers 304 to a matching If-None-Match', async () => {
   const key = api.keys.commonwealth;
-  const remaining = async (): Promise<string | null> => (await api.request('/v1/meta', { key })).headers.get('x-budget-remaining');
+  const remaining = async (): Promise<string | null> =>
+    (await api.request('/v1/meta', { key })).headers.get('x-budget-remaining');
   const before = await remaining();
   const head = await api.request('/v1/leads?page_size=40', { key, method: 'HEAD' });
   assert.is(head.status, 200);
-  assert.match(head.headers.get('content-type')!, /^application\/json/, 'the data\'s type, not a quote');
-  assert.ok(head.headers.get('etag'), 'the GET\'s ETag');
+  assert.match(head.headers.get('content-type')!, /^application\/json/, "the data's type, not a quote");
+  assert.ok(head.headers.get('etag'), "the GET's ETag");
   assert.match(head.headers.get('link') ?? '', /rel="next"/);
   assert.is(head.headers.get('x-budget-cost'), '40');
   assert.is(await remaining(), before, 'nothing charged');
   const get = await api.request('/v1/leads?page_size=40', { key });
   assert.is(get.headers.get('etag'), head.headers.get('etag'));
   assert.is(Number(head.headers.get('content-length')), Buffer.byteLength(get.text));
-  const again = await api.request('/v1/leads?page_size=40', { key, method: 'HEAD', headers: { 'If-None-Match': get.headers.get('etag')! } });
+  const again = await api.request('/v1/leads?page_size=40', {
+    key,
+    method: 'HEAD',
+    headers: { 'If-None-Match': get.headers.get('etag')! },
+  });
   assert.is(again.status, 304);
   // the quote is still there, as dry_run=1 (also on HEAD: its headers)
   const dry = await api.request('/v1/leads?page_size=40&dry_run=1', { key });

@@ -30,14 +30,25 @@ test.before(async () => {
   const store = openSqliteStore(join(dataDir, 'state.sqlite'));
   const a = await store.createAccount('durable', 'premium');
   const k = generateKey('ent_api');
-  await store.insertKey({ id: k.id, account_id: a.id, scope: 'ent_api', name: null, display_prefix: k.displayPrefix, hash: k.hash });
+  await store.insertKey({
+    id: k.id,
+    account_id: a.id,
+    scope: 'ent_api',
+    name: null,
+    display_prefix: k.displayPrefix,
+    hash: k.hash,
+  });
   await store.close();
   key = { id: k.id, raw: k.raw };
 });
 
 /** Start `node api/server.ts` on the data folder; resolves with its origin once it listens. */
 function serve(): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], { cwd: REPO_ROOT, env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', DUCKDB_CONNECTIONS: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', DUCKDB_CONNECTIONS: '1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {
     let err = '';
@@ -54,13 +65,21 @@ function serve(): Promise<{ child: ChildProcess; url: string; exited: Promise<nu
 function requestsInStore(): number {
   const db = new Database(join(dataDir, 'state.sqlite'), { readonly: true, fileMustExist: true });
   try {
-    return (db.prepare('SELECT coalesce(sum(requests), 0) AS n FROM usage_daily WHERE key_id = ?').get(key.id) as { n: number }).n;
+    return (
+      db.prepare('SELECT coalesce(sum(requests), 0) AS n FROM usage_daily WHERE key_id = ?').get(key.id) as {
+        n: number;
+      }
+    ).n;
   } finally {
     db.close();
   }
 }
 
-const get = (url: string, path: string) => fetch(url + path, { headers: { Authorization: `Bearer ${key.raw}` } }).then(async (r) => ({ status: r.status, body: (await r.json().catch(() => null)) as any }));
+const get = (url: string, path: string) =>
+  fetch(url + path, { headers: { Authorization: `Bearer ${key.raw}` } }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json().catch(() => null)) as any,
+  }));
 
 test('SIGTERM: every request made is in the ledger after a restart (per route, errors, rows)', async () => {
   const s = await serve();
@@ -96,7 +115,11 @@ test('SIGTERM: every request made is in the ledger after a restart (per route, e
     // SIGKILL: what was flushed (every second) survives
     for (let i = 0; i < 10; i++) await get(again.url, '/v1/meta');
     // the ledger's timer writes them within a second: read the state file until its rows hold them
-    await waitUntil('the usage ledger rows hold the 131 requests made so far', () => requestsInStore() === 120 + 1 + 10, { attempts: 120, intervalMs: 50 });
+    await waitUntil(
+      'the usage ledger rows hold the 131 requests made so far',
+      () => requestsInStore() === 120 + 1 + 10,
+      { attempts: 120, intervalMs: 50 },
+    );
     again.child.kill('SIGKILL');
     await again.exited;
   } finally {
@@ -105,7 +128,11 @@ test('SIGTERM: every request made is in the ledger after a restart (per route, e
   const third = await serve();
   try {
     const u = await get(third.url, '/v1/account/usage');
-    assert.is(u.body.totals.requests, 120 + 1 + 10, 'the usage call and the 10 requests before the SIGKILL were flushed');
+    assert.is(
+      u.body.totals.requests,
+      120 + 1 + 10,
+      'the usage call and the 10 requests before the SIGKILL were flushed',
+    );
   } finally {
     third.child.kill('SIGTERM');
     await third.exited;

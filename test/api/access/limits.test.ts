@@ -18,9 +18,26 @@ const resetOf = (ms: number): number => {
 test('utcDay and budgetReset: the day and the next 00:00 UTC of every instant, whatever was asked before', () => {
   const midnight = Date.UTC(2026, 10, 26);
   const instants = [
-    midnight - 1, midnight, midnight + 1, midnight - 1, midnight + DAY - 1, midnight + DAY, midnight - 7 * DAY, midnight,
-    Date.UTC(2028, 1, 29, 12), Date.UTC(2028, 2, 1), Date.UTC(2026, 11, 31, 23, 59, 59, 999), Date.UTC(2027, 0, 1),
-    0, -1, 1, -DAY, -DAY - 1, 8.64e15, 8.64e15 - 1, -8.64e15,
+    midnight - 1,
+    midnight,
+    midnight + 1,
+    midnight - 1,
+    midnight + DAY - 1,
+    midnight + DAY,
+    midnight - 7 * DAY,
+    midnight,
+    Date.UTC(2028, 1, 29, 12),
+    Date.UTC(2028, 2, 1),
+    Date.UTC(2026, 11, 31, 23, 59, 59, 999),
+    Date.UTC(2027, 0, 1),
+    0,
+    -1,
+    1,
+    -DAY,
+    -DAY - 1,
+    8.64e15,
+    8.64e15 - 1,
+    -8.64e15,
   ];
   for (let i = 0; i < 2000; i++) instants.push(midnight + Math.round((i - 1000) * 0.37 * DAY));
   for (const ms of instants) {

@@ -20,7 +20,9 @@ import type { RunningServer } from '../../../api/startup/running-server.ts';
 import { tinyRelease } from '../../helpers/api.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
-const BASE_URL = process.env['TEST_DATABASE_URL'] ?? `postgres://${encodeURIComponent(process.env['PGUSER'] ?? userInfo().username)}@127.0.0.1:5432/test`;
+const BASE_URL =
+  process.env['TEST_DATABASE_URL'] ??
+  `postgres://${encodeURIComponent(process.env['PGUSER'] ?? userInfo().username)}@127.0.0.1:5432/test`;
 const SCHEMA = `leads_test_replicas_${randomBytes(4).toString('hex')}`;
 const T0 = Date.parse('2026-11-20T10:30:00Z');
 let t = T0;
@@ -34,9 +36,25 @@ test.before(async () => {
   mkdirSync(join(dataDir, 'releases'));
   symlinkSync(rel.dir, join(dataDir, 'releases', rel.id));
   symlinkSync(`releases/${rel.id}`, join(dataDir, 'current'));
-  const config = loadApiConfig({}, { dataDir, port: 0, host: '127.0.0.1', databaseUrl: `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}schema=${SCHEMA}`, keyCacheMs: 0, duckdbConnections: 1 });
+  const config = loadApiConfig(
+    {},
+    {
+      dataDir,
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl: `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}schema=${SCHEMA}`,
+      keyCacheMs: 0,
+      duckdbConnections: 1,
+    },
+  );
   // started together: they migrate the new schema once between them
-  replicas.push(...(await Promise.all([0, 1].map(() => startServer(config, { log: (l) => void logs.push(l), clock: () => new Date(t), shutdownGraceMs: 2000 })))));
+  replicas.push(
+    ...(await Promise.all(
+      [0, 1].map(() =>
+        startServer(config, { log: (l) => void logs.push(l), clock: () => new Date(t), shutdownGraceMs: 2000 }),
+      ),
+    )),
+  );
 });
 test.after(async () => {
   await Promise.all(replicas.map((r) => r.close()));
@@ -49,12 +67,23 @@ test.after(async () => {
 async function key(scope: 'commonwealth' | 'ent_api', account: string): Promise<{ id: string; raw: string }> {
   const a = await replicas[0]!.store.createAccount(account, 'premium');
   const k = generateKey(scope);
-  await replicas[1]!.store.insertKey({ id: k.id, account_id: a.id, scope, name: null, display_prefix: k.displayPrefix, hash: k.hash });
+  await replicas[1]!.store.insertKey({
+    id: k.id,
+    account_id: a.id,
+    scope,
+    name: null,
+    display_prefix: k.displayPrefix,
+    hash: k.hash,
+  });
   return { id: k.id, raw: k.raw };
 }
 
 const get = (i: number, path: string, raw: string) =>
-  fetch(replicas[i % 2]!.url + path, { headers: { Authorization: `Bearer ${raw}` } }).then(async (r) => ({ status: r.status, headers: r.headers, body: (await r.json()) as any }));
+  fetch(replicas[i % 2]!.url + path, { headers: { Authorization: `Bearer ${raw}` } }).then(async (r) => ({
+    status: r.status,
+    headers: r.headers,
+    body: (await r.json()) as any,
+  }));
 
 test('hourly limit across two replicas: alternate requests, exactly 600 pass, the 601st (either replica) is 429', async () => {
   t = T0;
@@ -69,7 +98,11 @@ test('hourly limit across two replicas: alternate requests, exactly 600 pass, th
   assert.is(limited.length, 40);
   for (const r of limited) assert.is(r.body.code, 'rate_limited');
   const remaining = burst.filter((r) => r.status === 200).map((r) => Number(r.headers.get('x-ratelimit-remaining')));
-  assert.equal(remaining.sort((a, b) => a - b), Array.from({ length: 300 }, (_, i) => i), 'every passing request saw its own count');
+  assert.equal(
+    remaining.sort((a, b) => a - b),
+    Array.from({ length: 300 }, (_, i) => i),
+    'every passing request saw its own count',
+  );
   for (const i of [0, 1]) assert.is((await get(i, '/v1/meta', k.raw)).status, 429, `replica ${i} refuses too`);
 });
 
@@ -77,7 +110,8 @@ test('daily budget across two replicas: alternate list pages stop at exactly 1,0
   t = T0;
   const k = await key('commonwealth', 'budget');
   const statuses: number[] = [];
-  for (let i = 0; i < 12; i++) statuses.push((await get(i, `/v1/leads?page_size=90&page=${(i % 3) + 1}`, k.raw)).status);
+  for (let i = 0; i < 12; i++)
+    statuses.push((await get(i, `/v1/leads?page_size=90&page=${(i % 3) + 1}`, k.raw)).status);
   assert.equal(statuses, [...Array(11).fill(200), 429], '11 × 90 = 990 rows, the 12th page would pass 1,000');
   const last = await get(1, '/v1/leads?page_size=11', k.raw);
   assert.is(last.status, 429);
@@ -90,7 +124,9 @@ test('daily budget across two replicas: alternate list pages stop at exactly 1,0
   assert.ok(burst.every((r) => r.status === 429 && r.body.code === 'budget_exhausted'));
   // a fresh key, concurrent pages on both replicas: never more than the budget
   const k2 = await key('commonwealth', 'budget2');
-  const race = await Promise.all(Array.from({ length: 24 }, (_, i) => get(i, `/v1/leads?page_size=50&page=${(i % 4) + 1}`, k2.raw)));
+  const race = await Promise.all(
+    Array.from({ length: 24 }, (_, i) => get(i, `/v1/leads?page_size=50&page=${(i % 4) + 1}`, k2.raw)),
+  );
   assert.is(race.filter((r) => r.status === 200).length, 20);
 });
 
@@ -101,13 +137,10 @@ test('the usage ledger adds up both replicas', async () => {
   await Promise.all(replicas.map((r) => r.ledger.flush()));
   const u = await get(0, '/v1/account/usage?from=2026-11-20&to=2026-11-20', k.raw);
   assert.equal(u.body.totals, { requests: 51, errors: 0, rows: 22 });
-  assert.equal(
-    u.body.keys[0].days[0].routes,
-    [
-      { route: 'GET /v1/leads', requests: 11, errors: 0, rows: 22 },
-      { route: 'GET /v1/meta', requests: 40, errors: 0, rows: 0 },
-    ],
-  );
+  assert.equal(u.body.keys[0].days[0].routes, [
+    { route: 'GET /v1/leads', requests: 11, errors: 0, rows: 22 },
+    { route: 'GET /v1/meta', requests: 40, errors: 0, rows: 0 },
+  ]);
 });
 
 test.run();

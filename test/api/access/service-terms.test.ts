@@ -17,7 +17,13 @@ import { createApp } from '../../../api/app.ts';
 import { loadApiConfig } from '../../../api/config.ts';
 import { buildOpenApi, endpoints } from '../../../api/openapi/document.ts';
 import { deprecationMiddleware } from '../../../api/middleware/deprecation.ts';
-import { DEPRECATIONS, SERVICE_TERMS, checkDeprecations, deprecationHeaders, type DeprecationTable } from '../../../api/access/service-terms.ts';
+import {
+  DEPRECATIONS,
+  SERVICE_TERMS,
+  checkDeprecations,
+  deprecationHeaders,
+  type DeprecationTable,
+} from '../../../api/access/service-terms.ts';
 import { startTestApi, assertProblem, type TestApi } from '../../helpers/api.ts';
 import { REPO_ROOT } from '../../helpers/tmp.ts';
 
@@ -32,31 +38,62 @@ const HEADERS = {
 };
 const OPERATIONS = endpoints().map((e) => `${e.method.toUpperCase()} ${e.path}`);
 
-test('the terms are the spec\'s: 99.5% availability, 90 days\' deprecation notice', () => {
+test("the terms are the spec's: 99.5% availability, 90 days' deprecation notice", () => {
   assert.is(SERVICE_TERMS.availabilityTargetPercent, 99.5);
   assert.is(SERVICE_TERMS.deprecationNoticeDays, 90);
 });
 
 test('a deprecation must give at least 90 days, name an operation, and link to an http(s) note', () => {
-  const d = (deprecated_at: string, sunset: string, link = 'https://docs.example.ie/x'): DeprecationTable => ({ 'GET /meta': { deprecated_at, sunset, link } });
+  const d = (deprecated_at: string, sunset: string, link = 'https://docs.example.ie/x'): DeprecationTable => ({
+    'GET /meta': { deprecated_at, sunset, link },
+  });
   checkDeprecations(d('2027-02-01', '2027-05-02'), OPERATIONS); // exactly 90 days
   checkDeprecations(d('2027-02-01T12:00:00Z', '2027-05-02T12:00:00+00:00'), OPERATIONS);
-  assert.throws(() => checkDeprecations(d('2027-02-01', '2027-05-01'), OPERATIONS), /89 days after the deprecation; the service terms promise at least 90/);
+  assert.throws(
+    () => checkDeprecations(d('2027-02-01', '2027-05-01'), OPERATIONS),
+    /89 days after the deprecation; the service terms promise at least 90/,
+  );
   assert.throws(() => checkDeprecations(d('2027-02-01T12:00:00Z', '2027-05-02T11:59:59Z'), OPERATIONS), /at least 90/);
   assert.throws(() => checkDeprecations(d('2027-05-02', '2027-02-01'), OPERATIONS), /at least 90/);
-  assert.throws(() => checkDeprecations(d('1 Feb 2027', '2027-06-01'), OPERATIONS), /deprecated_at "1 Feb 2027" is not an ISO 8601 date/);
-  assert.throws(() => checkDeprecations(d('2027-02-01', '2027-02-30T00:00'), OPERATIONS), /sunset .* is not an ISO 8601 date/);
-  assert.throws(() => checkDeprecations(d('2027-02-01', '2027-06-01', 'javascript:alert(1)'), OPERATIONS), /must be an absolute http\(s\) URL/);
-  assert.throws(() => checkDeprecations(d('2027-02-01', '2027-06-01', '/docs/x'), OPERATIONS), /must be an absolute http\(s\) URL/);
-  assert.throws(() => checkDeprecations(d('2027-02-01', '2027-06-01', 'https://x.ie/a>; rel="next"'), OPERATIONS), /must be an absolute http\(s\) URL/);
-  assert.throws(() => checkDeprecations({ 'GET /nope': FIXTURE['GET /meta']! }, OPERATIONS), /GET \/nope: no such operation/);
+  assert.throws(
+    () => checkDeprecations(d('1 Feb 2027', '2027-06-01'), OPERATIONS),
+    /deprecated_at "1 Feb 2027" is not an ISO 8601 date/,
+  );
+  assert.throws(
+    () => checkDeprecations(d('2027-02-01', '2027-02-30T00:00'), OPERATIONS),
+    /sunset .* is not an ISO 8601 date/,
+  );
+  assert.throws(
+    () => checkDeprecations(d('2027-02-01', '2027-06-01', 'javascript:alert(1)'), OPERATIONS),
+    /must be an absolute http\(s\) URL/,
+  );
+  assert.throws(
+    () => checkDeprecations(d('2027-02-01', '2027-06-01', '/docs/x'), OPERATIONS),
+    /must be an absolute http\(s\) URL/,
+  );
+  assert.throws(
+    () => checkDeprecations(d('2027-02-01', '2027-06-01', 'https://x.ie/a>; rel="next"'), OPERATIONS),
+    /must be an absolute http\(s\) URL/,
+  );
+  assert.throws(
+    () => checkDeprecations({ 'GET /nope': FIXTURE['GET /meta']! }, OPERATIONS),
+    /GET \/nope: no such operation/,
+  );
   assert.throws(() => checkDeprecations({ '/meta': FIXTURE['GET /meta']! }, OPERATIONS), /no such operation/);
   checkDeprecations(DEPRECATIONS, OPERATIONS);
 });
 
 test('one declaration, two consumers: the headers and the OpenAPI flag come from the same entry', async () => {
-  assert.equal(deprecationHeaders(FIXTURE['GET /meta']!), { Deprecation: HEADERS.deprecation, Sunset: HEADERS.sunset, Link: HEADERS.link });
-  assert.match(HEADERS.sunset, /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/, 'IMF-fixdate');
+  assert.equal(deprecationHeaders(FIXTURE['GET /meta']!), {
+    Deprecation: HEADERS.deprecation,
+    Sunset: HEADERS.sunset,
+    Link: HEADERS.link,
+  });
+  assert.match(
+    HEADERS.sunset,
+    /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+    'IMF-fixdate',
+  );
   const doc = buildOpenApi({ publicBaseUrl: 'https://api.example.ie/v1' }, { deprecations: FIXTURE });
   const op = doc.paths['/meta'].get;
   assert.is(op.deprecated, true);
@@ -66,15 +103,32 @@ test('one declaration, two consumers: the headers and the OpenAPI flag come from
     assert.is(res.headers.Sunset.schema.const, HEADERS.sunset, `${status}: Sunset documented`);
     assert.ok(res.headers.Link, `${status}: Link documented`);
   }
-  const others = Object.entries<any>(doc.paths).flatMap(([p, item]) => Object.entries<any>(item).filter(([, o]) => o.deprecated).map(([m]) => `${m} ${p}`));
+  const others = Object.entries<any>(doc.paths).flatMap(([p, item]) =>
+    Object.entries<any>(item)
+      .filter(([, o]) => o.deprecated)
+      .map(([m]) => `${m} ${p}`),
+  );
   assert.equal(others, ['get /meta']);
   const result = await validate(structuredClone(doc) as never);
   assert.ok(result.valid, result.valid ? '' : compileErrors(result));
   // a table that breaks the terms stops the app before it serves anything
   const config = loadApiConfig({}, { publicBaseUrl: 'https://api.example.ie/v1' });
-  const deps = { db: null as never, releases: null as never, store: null as never, clock: () => new Date(), log: () => {} };
-  assert.throws(() => createApp(config, { ...deps, deprecations: { 'GET /meta': { ...FIXTURE['GET /meta']!, sunset: '2027-03-01' } } }), /promise at least 90/);
-  assert.throws(() => buildOpenApi(config, { deprecations: { 'POST /meta': FIXTURE['GET /meta']! } }), /no such operation/);
+  const deps = {
+    db: null as never,
+    releases: null as never,
+    store: null as never,
+    clock: () => new Date(),
+    log: () => {},
+  };
+  assert.throws(
+    () =>
+      createApp(config, { ...deps, deprecations: { 'GET /meta': { ...FIXTURE['GET /meta']!, sunset: '2027-03-01' } } }),
+    /promise at least 90/,
+  );
+  assert.throws(
+    () => buildOpenApi(config, { deprecations: { 'POST /meta': FIXTURE['GET /meta']! } }),
+    /no such operation/,
+  );
 });
 
 test('a route that sets its own Link keeps it, and the deprecation link is added to it', async () => {
@@ -107,7 +161,9 @@ test.after(async () => {
 });
 
 /** The deprecation headers of a response; `link` is the deprecation relation alone (paged answers also carry rel="next"). */
-const carries = (res: { headers: Headers }): { deprecation: string | null; sunset: string | null; link: string | null } => ({
+const carries = (res: {
+  headers: Headers;
+}): { deprecation: string | null; sunset: string | null; link: string | null } => ({
   deprecation: res.headers.get('deprecation'),
   sunset: res.headers.get('sunset'),
   link: (res.headers.get('link') ?? '').split(/,\s*(?=<)/).find((l) => /rel="deprecation"/.test(l)) ?? null,
@@ -133,7 +189,11 @@ test('over HTTP: every response of the deprecated fixture operation carries Depr
     const other = await fixture.request(path, { key: path === '/v1/openapi.json' ? null : undefined });
     assert.equal(carries(other), { deprecation: null, sunset: null, link: null }, path);
   }
-  assert.equal(carries(await fixture.request('/v1/meta', { method: 'POST' })), { deprecation: null, sunset: null, link: null }, 'POST /v1/meta is no operation');
+  assert.equal(
+    carries(await fixture.request('/v1/meta', { method: 'POST' })),
+    { deprecation: null, sunset: null, link: null },
+    'POST /v1/meta is no operation',
+  );
 
   const doc = (await fixture.request('/v1/openapi.json', { key: null })).body;
   assert.is(doc.paths['/meta'].get.deprecated, true);
@@ -141,12 +201,25 @@ test('over HTTP: every response of the deprecated fixture operation carries Depr
   assert.is(doc.paths['/leads'].get.deprecated, undefined);
   const reference = (await fixture.request('/v1/reference', { key: null })).text;
   assert.match(reference, /<article class="operation deprecated" id="op-getMeta"/);
-  assert.match(reference, /<h3>Deprecated operations<\/h3><ul><li><a href="#op-getMeta">GET \/v1\/meta<\/a>: sunset 2027-05-03<\/li><\/ul>/);
+  assert.match(
+    reference,
+    /<h3>Deprecated operations<\/h3><ul><li><a href="#op-getMeta">GET \/v1\/meta<\/a>: sunset 2027-05-03<\/li><\/ul>/,
+  );
 });
 
-test('with the project\'s table (none deprecated), no response carries the headers and no operation is deprecated', async () => {
+test("with the project's table (none deprecated), no response carries the headers and no operation is deprecated", async () => {
   assert.equal(DEPRECATIONS, {});
-  const paths = ['/v1/meta', '/v1/leads', '/v1/leads/1', '/v1/infrastructure', '/v1/account/usage', '/v1/openapi.json', '/v1/docs', '/v1/reference', '/v1/nope'];
+  const paths = [
+    '/v1/meta',
+    '/v1/leads',
+    '/v1/leads/1',
+    '/v1/infrastructure',
+    '/v1/account/usage',
+    '/v1/openapi.json',
+    '/v1/docs',
+    '/v1/reference',
+    '/v1/nope',
+  ];
   for (const path of paths) {
     for (const key of [undefined, null]) {
       const res = await plain.request(path, { key });
@@ -175,7 +248,17 @@ test('the terms are published: OpenAPI info, the read-only reference and docs/ap
   const md = readFileSync(join(REPO_ROOT, 'docs/api.md'), 'utf8');
   const section = /^## Service terms and deprecation\n([\s\S]*?)(?=^## )/m.exec(md)?.[1] ?? '';
   assert.ok(section, 'docs/api.md has a "Service terms and deprecation" section');
-  for (const s of ['99.5%', '90 days', '`Deprecation: @', '`Sunset: ', 'rel="deprecation"', 'RFC 9745', 'RFC 8594', 'api/access/service-terms.ts', '/v1/reference']) {
+  for (const s of [
+    '99.5%',
+    '90 days',
+    '`Deprecation: @',
+    '`Sunset: ',
+    'rel="deprecation"',
+    'RFC 9745',
+    'RFC 8594',
+    'api/access/service-terms.ts',
+    '/v1/reference',
+  ]) {
     assert.ok(section.includes(s), `the section says ${s}`);
   }
   assert.match(md, /GET \/v1\/reference/);

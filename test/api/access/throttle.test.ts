@@ -11,7 +11,12 @@ import { ApiError } from '../../../api/http/errors.ts';
 import { unauthorized } from '../../../api/middleware/auth.ts';
 
 test('counts per address (IPv6 by its /64), addresses alternating; a blocked address is answered 429, the others 401', async () => {
-  const mw = failedAuthThrottle({ limit: 2, windowS: 60, now: () => Date.parse('2026-11-28T10:00:00Z'), isPublic: () => false });
+  const mw = failedAuthThrottle({
+    limit: 2,
+    windowS: 60,
+    now: () => Date.parse('2026-11-28T10:00:00Z'),
+    isPublic: () => false,
+  });
   /** One request from `ip` whose key the auth middleware refuses: the code of the problem it ends with. */
   const refused = async (ip: string): Promise<string> => {
     const ctx = { path: '/v1/meta', ip, get: () => 'Bearer lk_ea_' + 'x'.repeat(43) };
@@ -29,8 +34,28 @@ test('counts per address (IPv6 by its /64), addresses alternating; a blocked add
   const b2 = '2001:db8:1:2:ffff::9'; // the same /64 as b
   const c = '2001:db8:1:3::5'; // another /64
   assert.equal(
-    [await refused(a), await refused(b), await refused(a), await refused(c), await refused(b2), await refused(a), await refused(b), await refused(c), await refused(c)],
-    ['unknown_key', 'unknown_key', 'unknown_key', 'unknown_key', 'unknown_key', 'too_many_failed_attempts', 'too_many_failed_attempts', 'unknown_key', 'too_many_failed_attempts'],
+    [
+      await refused(a),
+      await refused(b),
+      await refused(a),
+      await refused(c),
+      await refused(b2),
+      await refused(a),
+      await refused(b),
+      await refused(c),
+      await refused(c),
+    ],
+    [
+      'unknown_key',
+      'unknown_key',
+      'unknown_key',
+      'unknown_key',
+      'unknown_key',
+      'too_many_failed_attempts',
+      'too_many_failed_attempts',
+      'unknown_key',
+      'too_many_failed_attempts',
+    ],
   );
   assert.is(await refused('203.0.113.1'), 'unknown_key', 'a new address starts at zero');
 });

@@ -43,7 +43,14 @@ export class AppAgent {
 
   async request(
     path: string,
-    o: { method?: string; form?: Record<string, string>; json?: unknown; headers?: Record<string, string>; origin?: string | null; site?: string | null } = {},
+    o: {
+      method?: string;
+      form?: Record<string, string>;
+      json?: unknown;
+      headers?: Record<string, string>;
+      origin?: string | null;
+      site?: string | null;
+    } = {},
   ): Promise<AgentResponse> {
     const method = o.method ?? (o.form || o.json !== undefined ? 'POST' : 'GET');
     const headers: Record<string, string> = {};
@@ -61,11 +68,21 @@ export class AppAgent {
       headers['Accept'] = 'application/json';
       body = JSON.stringify(o.json);
     }
-    const res = await fetch(this.base + path, { method, headers: { ...headers, ...o.headers }, redirect: 'manual', ...(body !== undefined ? { body } : {}) });
+    const res = await fetch(this.base + path, {
+      method,
+      headers: { ...headers, ...o.headers },
+      redirect: 'manual',
+      ...(body !== undefined ? { body } : {}),
+    });
     this.remember(res);
     const text = await res.text();
     const type = res.headers.get('content-type') ?? '';
-    return { status: res.status, headers: res.headers, text, body: /json/.test(type) && text ? JSON.parse(text) : null };
+    return {
+      status: res.status,
+      headers: res.headers,
+      text,
+      body: /json/.test(type) && text ? JSON.parse(text) : null,
+    };
   }
 
   get(path: string): Promise<AgentResponse> {
@@ -80,7 +97,10 @@ export class AppAgent {
   async acceptWithPassword(url: string, password: string): Promise<AgentResponse> {
     const token = url.split('#')[1]!;
     const page = await this.get('/app/invite');
-    return this.post('/app/invite/password', { json: { token, password }, headers: { 'X-CSRF-Token': csrfOf(page.text) } });
+    return this.post('/app/invite/password', {
+      json: { token, password },
+      headers: { 'X-CSRF-Token': csrfOf(page.text) },
+    });
   }
 
   /** Sign in with a password through the sign-in form. */

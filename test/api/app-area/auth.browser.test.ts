@@ -73,8 +73,12 @@ if (chromiumMissing('auth.browser.test.ts', test)) {
   /** axe-core on the page: the serious and critical violations (none expected). */
   async function axe(page: Page): Promise<string[]> {
     await page.evaluate(AXE); // evaluated by the debugger protocol: the page's CSP still applies to the page itself
-    const r = (await page.evaluate(() => (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] }))) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    const r = (await page.evaluate(() =>
+      (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] }),
+    )) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   }
 
   /** Accessibility, 375 px and a screenshot of the page as it is now. */
@@ -109,7 +113,14 @@ if (chromiumMissing('auth.browser.test.ts', test)) {
     const cdp = await ctx.newCDPSession(page);
     await cdp.send('WebAuthn.enable');
     const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
     const sent: string[] = [];
     page.on('request', (r) => void sent.push(r.url()));
@@ -124,11 +135,19 @@ if (chromiumMissing('auth.browser.test.ts', test)) {
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     assert.is(credentials.length, 1);
     assert.ok(credentials[0]!.isResidentCredential, 'a discoverable passkey');
-    assert.ok(await api.store.app.passkeyCredential(credentials[0]!.credentialId.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')), 'stored by its credential id');
+    assert.ok(
+      await api.store.app.passkeyCredential(
+        credentials[0]!.credentialId.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''),
+      ),
+      'stored by its credential id',
+    );
     // Chromium kept the session cookie with every flag (Secure accepted on http://localhost)
     const cookie = await sessionCookie(ctx);
     assert.ok(cookie, 'session cookie stored');
-    assert.equal([cookie!.httpOnly, cookie!.secure, cookie!.sameSite, cookie!.path, cookie!.domain], [true, true, 'Strict', '/', 'localhost']);
+    assert.equal(
+      [cookie!.httpOnly, cookie!.secure, cookie!.sameSite, cookie!.path, cookie!.domain],
+      [true, true, 'Strict', '/', 'localhost'],
+    );
     assert.is(await page.evaluate(() => (globalThis as any).document.cookie), '', 'no cookie is readable by scripts');
     await inspect(page, 'layout');
     await signOut(page);
@@ -139,9 +158,21 @@ if (chromiumMissing('auth.browser.test.ts', test)) {
     await page.waitForURL(`${base}/app/keys`, { timeout: 20_000 });
     assert.is(await page.textContent('#account-name'), 'atlantic-civil');
     const log = (await api.store.app.listActivity(account.id)).map((e) => `${e.event}:${e.details['method'] ?? ''}`);
-    assert.equal(log, ['signed_in:passkey', 'signed_out:', 'signed_in:passkey', 'credential_set:passkey', 'invitation_issued:']);
-    assert.not.ok(sent.some((u) => u.includes(token)), 'the token was in no request URL');
-    assert.ok(sent.every((u) => u.startsWith(base)), `every request went to the server itself (no CDN): ${sent.filter((u) => !u.startsWith(base)).join(' ')}`);
+    assert.equal(log, [
+      'signed_in:passkey',
+      'signed_out:',
+      'signed_in:passkey',
+      'credential_set:passkey',
+      'invitation_issued:',
+    ]);
+    assert.not.ok(
+      sent.some((u) => u.includes(token)),
+      'the token was in no request URL',
+    );
+    assert.ok(
+      sent.every((u) => u.startsWith(base)),
+      `every request went to the server itself (no CDN): ${sent.filter((u) => !u.startsWith(base)).join(' ')}`,
+    );
     assert.equal(problems, []);
     await ctx.close();
   });
@@ -179,7 +210,10 @@ if (chromiumMissing('auth.browser.test.ts', test)) {
     await page.waitForURL(`${base}/app/keys`, { timeout: 20_000 });
     // keyboard only: the skip link is the first stop and moves focus to the main content
     await page.keyboard.press('Tab');
-    assert.is(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent), 'Skip to main content');
+    assert.is(
+      await page.evaluate(() => (globalThis as any).document.activeElement?.textContent),
+      'Skip to main content',
+    );
     await page.keyboard.press('Enter');
     assert.is(await page.evaluate(() => (globalThis as any).location.hash), '#main');
     // the used invitation, opened again

@@ -31,7 +31,11 @@ test.before(async () => {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), data: Buffer.concat(chunks).toString('utf8') });
+        mails.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          data: Buffer.concat(chunks).toString('utf8'),
+        });
         done();
       });
     },
@@ -45,13 +49,27 @@ test.after(async () => {
   await api?.close();
 });
 
-function leads(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function leads(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       'node',
       [join(REPO_ROOT, 'bin/leads.js'), ...args],
-      { env: { ...process.env, DATA_DIR: api.dataDir, DATABASE_URL: '', PUBLIC_BASE_URL: api.baseUrl + '/v1', SMTP_URL: '', ...env }, cwd: REPO_ROOT },
-      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      {
+        env: {
+          ...process.env,
+          DATA_DIR: api.dataDir,
+          DATABASE_URL: '',
+          PUBLIC_BASE_URL: api.baseUrl + '/v1',
+          SMTP_URL: '',
+          ...env,
+        },
+        cwd: REPO_ROOT,
+      },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -62,11 +80,22 @@ test('accounts invite prints a one-time link; with SMTP_URL it is e-mailed too; 
   assert.is(plain.code, 0, plain.stderr);
   assert.match(plain.stdout.trim(), new RegExp(`^${api.baseUrl}/app/invite#[A-Za-z0-9_-]{43}$`));
   assert.match(plain.stderr, /valid once until/);
-  const noSmtp = await leads(['accounts', 'invite', '--account', 'kerry-builders', '--email', 'owner@kerry.example', '--json']);
+  const noSmtp = await leads([
+    'accounts',
+    'invite',
+    '--account',
+    'kerry-builders',
+    '--email',
+    'owner@kerry.example',
+    '--json',
+  ]);
   assert.is(noSmtp.code, 0);
   assert.is(JSON.parse(noSmtp.stdout).emailed, false);
   assert.match(noSmtp.stderr, /SMTP_URL is not set: the invitation was NOT e-mailed/);
-  const sent = await leads(['accounts', 'invite', '--account', 'kerry-builders', '--email', 'owner@kerry.example', '--json'], { SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, SMTP_FROM: 'invites@leads.example' });
+  const sent = await leads(
+    ['accounts', 'invite', '--account', 'kerry-builders', '--email', 'owner@kerry.example', '--json'],
+    { SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, SMTP_FROM: 'invites@leads.example' },
+  );
   assert.is(sent.code, 0, sent.stderr);
   const out = JSON.parse(sent.stdout) as { account: string; url: string; expires_at: string; emailed: boolean };
   assert.equal([out.account, out.emailed], ['kerry-builders', true]);
@@ -90,7 +119,10 @@ test('accounts invite prints a one-time link; with SMTP_URL it is e-mailed too; 
   }
   const a = (await api.store.getAccountByName('kerry-builders'))!;
   const issued = (await api.store.app.listActivity(a.id)).filter((e) => e.event === 'invitation_issued');
-  assert.equal(issued.map((e) => e.details['emailed']), [1, 0, 0]);
+  assert.equal(
+    issued.map((e) => e.details['emailed']),
+    [1, 0, 0],
+  );
 });
 
 test('accounts invite: unknown account, missing --account, bad --email', async () => {

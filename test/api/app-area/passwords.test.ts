@@ -2,7 +2,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { scryptSync } from 'node:crypto';
-import { hashPassword, passwordRefusal, PASSWORD_MIN_LENGTH, SCRYPT, verifyPassword } from '../../../api/app-area/passwords.ts';
+import {
+  hashPassword,
+  passwordRefusal,
+  PASSWORD_MIN_LENGTH,
+  SCRYPT,
+  verifyPassword,
+} from '../../../api/app-area/passwords.ts';
 
 test('hashes carry their parameters and a fresh salt; they verify the password and nothing else', async () => {
   const h1 = await hashPassword('correct horse battery staple');
@@ -13,7 +19,12 @@ test('hashes carry their parameters and a fresh salt; they verify the password a
   assert.is(Buffer.from(salt!, 'base64url').length, 16);
   assert.is.not(h1, h2, 'a salt per password');
   // an independent derivation with the stored parameters gives the stored key
-  const expected = scryptSync('correct horse battery staple', Buffer.from(salt!, 'base64url'), 32, { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 });
+  const expected = scryptSync('correct horse battery staple', Buffer.from(salt!, 'base64url'), 32, {
+    N: 2 ** 17,
+    r: 8,
+    p: 1,
+    maxmem: 256 * 1024 * 1024,
+  });
   assert.is(expected.toString('base64url'), key);
   assert.ok(await verifyPassword('correct horse battery staple', h1));
   assert.not.ok(await verifyPassword('correct horse battery stapler', h1));
@@ -21,7 +32,9 @@ test('hashes carry their parameters and a fresh salt; they verify the password a
   assert.not.ok(await verifyPassword('correct horse battery staple', 'plain text'));
   // hashes made with other (e.g. older, cheaper) parameters still verify
   const cheap = scryptSync('old password!', Buffer.from('salt'), 32, { N: 1024, r: 8, p: 1 }).toString('base64url');
-  assert.ok(await verifyPassword('old password!', `scrypt$10$8$1$${Buffer.from('salt').toString('base64url')}$${cheap}`));
+  assert.ok(
+    await verifyPassword('old password!', `scrypt$10$8$1$${Buffer.from('salt').toString('base64url')}$${cheap}`),
+  );
 });
 
 test('new passwords: at least 12 characters (counted as characters, not bytes), at most 1024', () => {

@@ -54,7 +54,9 @@ function dumpTables(): string {
   const db = new Database(join(api.dataDir, 'state.sqlite'), { readonly: true });
   try {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
-    return JSON.stringify(Object.fromEntries(tables.map((x) => [x.name, db.prepare(`SELECT * FROM "${x.name}"`).all()])));
+    return JSON.stringify(
+      Object.fromEntries(tables.map((x) => [x.name, db.prepare(`SELECT * FROM "${x.name}"`).all()])),
+    );
   } finally {
     db.close();
   }
@@ -73,7 +75,8 @@ test('every /app response carries the strict CSP, no framing, no-store and same-
     assert.is(res.headers.get('referrer-policy'), 'same-origin', path);
     assert.is(res.headers.get('cache-control'), path.startsWith('/app/assets/') ? 'no-cache' : 'no-store', path);
     if (res.headers.get('content-type')?.startsWith('text/html') && res.status === 200) {
-      for (const tag of res.text.match(/<(script|link)\b[^>]*>/g) ?? []) assert.match(tag, `nonce="${nonce}"`, `${path}: ${tag}`);
+      for (const tag of res.text.match(/<(script|link)\b[^>]*>/g) ?? [])
+        assert.match(tag, `nonce="${nonce}"`, `${path}: ${tag}`);
     }
   }
   // a fresh nonce per response
@@ -99,9 +102,15 @@ test('an invitation sets a password and signs in: cookie flags, the layout, noth
   const csrf = csrfOf(page.text);
   const lookup = await agent.post('/app/invite/lookup', { json: { token }, headers: { 'X-CSRF-Token': csrf } });
   assert.equal(lookup.body, { account: 'harbour-build', expires_at: inv.expires_at });
-  const short = await agent.post('/app/invite/password', { json: { token, password: 'too short' }, headers: { 'X-CSRF-Token': csrf } });
+  const short = await agent.post('/app/invite/password', {
+    json: { token, password: 'too short' },
+    headers: { 'X-CSRF-Token': csrf },
+  });
   assertProblem(short as never, 400, 'invalid_parameter');
-  const set = await agent.post('/app/invite/password', { json: { token, password: PASSWORD }, headers: { 'X-CSRF-Token': csrf } });
+  const set = await agent.post('/app/invite/password', {
+    json: { token, password: PASSWORD },
+    headers: { 'X-CSRF-Token': csrf },
+  });
   assert.is(set.status, 200, set.text);
   assert.equal(set.body, { redirect: '/app' });
   const cookie = agent.setCookies.find((c) => c.startsWith('__Host-leads_app='))!;
@@ -127,7 +136,11 @@ test('an invitation sets a password and signs in: cookie flags, the layout, noth
   assert.match(stored, /scrypt\$17\$8\$1\$/);
   assert.not.ok(api.logs.join('\n').includes(token) || api.logs.join('\n').includes(PASSWORD), 'a secret was logged');
   const events = (await api.store.app.listActivity(account.id)).map((e) => [e.event, e.details['method'] ?? null]);
-  assert.equal(events, [['signed_in', 'password'], ['credential_set', 'password'], ['invitation_issued', null]]);
+  assert.equal(events, [
+    ['signed_in', 'password'],
+    ['credential_set', 'password'],
+    ['invitation_issued', null],
+  ]);
 });
 
 test('password sign-in: wrong password and unknown account get the same answer; right one starts a session at `next`', async () => {
@@ -148,9 +161,15 @@ test('password sign-in: wrong password and unknown account get the same answer; 
   const elsewhere = await new AppAgent(api.baseUrl).signIn(account.name, PASSWORD, 'https://evil.example/');
   assert.is(elsewhere.headers.get('location'), '/app');
   const failed = (await api.store.app.listActivity(account.id)).filter((e) => e.event === 'sign_in_failed');
-  assert.equal(failed.map((e) => e.details), [{ method: 'password', reason: 'wrong_password' }]);
+  assert.equal(
+    failed.map((e) => e.details),
+    [{ method: 'password', reason: 'wrong_password' }],
+  );
   assert.is(failed[0]!.address, '127.0.0.1');
-  assert.not.ok(JSON.stringify(await api.store.app.listActivity(account.id)).includes('not the password'), 'no password in the log');
+  assert.not.ok(
+    JSON.stringify(await api.store.app.listActivity(account.id)).includes('not the password'),
+    'no password in the log',
+  );
 });
 
 test('CSRF: a form post without the token, with a stale one, from another origin or site is refused', async () => {
@@ -161,9 +180,21 @@ test('CSRF: a form post without the token, with a stale one, from another origin
   assert.match(noToken.headers.get('content-type') ?? '', /^text\/html/, 'a form post gets an HTML page');
   assert.match(noToken.text, 'form token is missing or out of date');
   assert.is((await agent.post('/app/sign-out', { form: { _csrf: token.slice(0, -2) + 'xx' } })).status, 403);
-  assert.is((await agent.post('/app/sign-out', { form: { _csrf: token }, origin: 'https://evil.example' })).status, 403, 'foreign Origin');
-  assert.is((await agent.post('/app/sign-out', { form: { _csrf: token }, site: 'cross-site' })).status, 403, 'Sec-Fetch-Site cross-site');
-  assert.is((await agent.post('/app/sign-out', { form: { _csrf: token }, site: 'same-site' })).status, 403, 'Sec-Fetch-Site same-site');
+  assert.is(
+    (await agent.post('/app/sign-out', { form: { _csrf: token }, origin: 'https://evil.example' })).status,
+    403,
+    'foreign Origin',
+  );
+  assert.is(
+    (await agent.post('/app/sign-out', { form: { _csrf: token }, site: 'cross-site' })).status,
+    403,
+    'Sec-Fetch-Site cross-site',
+  );
+  assert.is(
+    (await agent.post('/app/sign-out', { form: { _csrf: token }, site: 'same-site' })).status,
+    403,
+    'Sec-Fetch-Site same-site',
+  );
   // a script's request (JSON) gets the problem
   assertProblem((await agent.post('/app/sign-out', { json: {} })) as never, 403, 'csrf_refused');
   // another session's token does not work either
@@ -171,7 +202,8 @@ test('CSRF: a form post without the token, with a stale one, from another origin
   const otherToken = csrfOf((await other.agent.get('/app/keys')).text);
   assert.is((await agent.post('/app/sign-out', { form: { _csrf: otherToken } })).status, 403);
   // every PUT, PATCH and DELETE too
-  for (const method of ['PUT', 'PATCH', 'DELETE']) assert.is((await agent.request('/app/keys', { method })).status, 403, method);
+  for (const method of ['PUT', 'PATCH', 'DELETE'])
+    assert.is((await agent.request('/app/keys', { method })).status, 403, method);
   // the session survived all of it
   assert.is((await agent.get('/app/keys')).status, 200, 'still signed in (the keys page)');
   // sign-in itself needs the pre-session token
@@ -187,7 +219,10 @@ test('sign-out ends the session on the server: the old cookie no longer works', 
   const cookie = agent.cookies.get('__Host-leads_app')!;
   const out = await agent.post('/app/sign-out', { form: { _csrf: csrfOf((await agent.get('/app/keys')).text) } });
   assert.is(out.headers.get('location'), '/app/sign-in?signed_out=1');
-  assert.ok(agent.setCookies.some((c) => /^__Host-leads_app=; .*Max-Age=0$/.test(c)), 'cookie cleared');
+  assert.ok(
+    agent.setCookies.some((c) => /^__Host-leads_app=; .*Max-Age=0$/.test(c)),
+    'cookie cleared',
+  );
   assert.not.ok(agent.cookies.has('__Host-leads_app'));
   const replay = new AppAgent(api.baseUrl);
   replay.cookies.set('__Host-leads_app', cookie);
@@ -221,7 +256,8 @@ test('invitations: unknown, malformed, expired, replaced and used links are refu
   const first = await issueInvitation(api.store, api.config, account, { now: clock() });
   const agent = new AppAgent(api.baseUrl);
   const csrf = csrfOf((await agent.get('/app/invite')).text);
-  const lookup = (token: string) => agent.post('/app/invite/lookup', { json: { token }, headers: { 'X-CSRF-Token': csrf } });
+  const lookup = (token: string) =>
+    agent.post('/app/invite/lookup', { json: { token }, headers: { 'X-CSRF-Token': csrf } });
   assertProblem((await lookup('A'.repeat(43))) as never, 404, 'invitation_unknown');
   assertProblem((await lookup('short')) as never, 400, 'invalid_parameter');
   advance(72 * 3_600_000);
@@ -260,7 +296,11 @@ test('unknown pages: a 404 page inside the layout; errors of scripts are problem
   assert.match(res.text, 'id="account-name"');
   assert.not.match(res.text, 'aria-current');
   const csrf = csrfOf(res.text);
-  assertProblem((await agent.post('/app/invite/lookup', { json: { token: 'x' }, headers: { 'X-CSRF-Token': csrf } })) as never, 400, 'invalid_parameter');
+  assertProblem(
+    (await agent.post('/app/invite/lookup', { json: { token: 'x' }, headers: { 'X-CSRF-Token': csrf } })) as never,
+    400,
+    'invalid_parameter',
+  );
   // a POST without a session (e.g. after expiry) → 401
   const anon = new AppAgent(api.baseUrl);
   const pre = csrfOf((await anon.get('/app/sign-in')).text);
@@ -276,7 +316,13 @@ test('assets: the stylesheet, page scripts and the WebAuthn browser bundle from 
   assert.match(wa.text, 'SimpleWebAuthnBrowser');
   const etag = css.headers.get('etag')!;
   assert.is((await agent.request('/app/assets/app.css', { headers: { 'If-None-Match': etag } })).status, 304);
-  for (const p of ['/app/assets/..%2fsession.ts', '/app/assets/%2e%2e/router.ts', '/app/assets/..%2F..%2Fconfig.ts', '/app/assets/', '/app/assets/missing.js']) {
+  for (const p of [
+    '/app/assets/..%2fsession.ts',
+    '/app/assets/%2e%2e/router.ts',
+    '/app/assets/..%2F..%2Fconfig.ts',
+    '/app/assets/',
+    '/app/assets/missing.js',
+  ]) {
     const r = await agent.get(p);
     assert.is.not(r.status, 200, p);
     assert.not.match(r.text, 'import ', p);
@@ -288,7 +334,11 @@ test('pages mounted through appArea: rendered in the layout with aria-current, b
     new Router<AppAreaState>()
       .get('/app/activity', async (ctx) => {
         const entries = await tools.deps.store.app.listActivity(ctx.state.app.account.id);
-        tools.renderPage(ctx, { section: 'activity', title: 'Activity', body: html`<ul>${entries.map((e) => html`<li>${e.event} ${JSON.stringify(e.details)}</li>`)}</ul>` });
+        tools.renderPage(ctx, {
+          section: 'activity',
+          title: 'Activity',
+          body: html`<ul>${entries.map((e) => html`<li>${e.event} ${JSON.stringify(e.details)}</li>`)}</ul>`,
+        });
       })
       .post('/app/activity/note', async (ctx) => {
         const form = await readForm(ctx);
@@ -300,7 +350,11 @@ test('pages mounted through appArea: rendered in the layout with aria-current, b
   const app = new Koa();
   app.use(problemMiddleware(() => {}));
   app.use(requestIdMiddleware());
-  app.use(appArea(api.config, { db: s.db, releases: s.releases, store: s.store, clock, log: () => {}, ledger: s.ledger }, [page]));
+  app.use(
+    appArea(api.config, { db: s.db, releases: s.releases, store: s.store, clock, log: () => {}, ledger: s.ledger }, [
+      page,
+    ]),
+  );
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   try {
@@ -323,7 +377,10 @@ test('pages mounted through appArea: rendered in the layout with aria-current, b
     assert.not.match(after.text, label);
     assert.match(after.text, '&lt;script&gt;alert(1)&lt;/script&gt;');
     const [note] = await api.store.app.listActivity(account.id, { limit: 1 });
-    assert.equal([note!.event, note!.details, note!.address, note!.session_id?.startsWith('ses_')], ['note_added', { label }, '127.0.0.1', true]);
+    assert.equal(
+      [note!.event, note!.details, note!.address, note!.session_id?.startsWith('ses_')],
+      ['note_added', { label }, '127.0.0.1', true],
+    );
     // without a session the page is not reached
     assert.is((await new AppAgent(base).get('/app/activity')).status, 303);
   } finally {

@@ -23,9 +23,14 @@ test.after(async () => {
 
 function leads(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('node', [join(REPO_ROOT, 'bin/leads.js'), ...args], { env: { ...process.env, DATA_DIR: api.dataDir, DATABASE_URL: '' }, cwd: REPO_ROOT }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      'node',
+      [join(REPO_ROOT, 'bin/leads.js'), ...args],
+      { env: { ...process.env, DATA_DIR: api.dataDir, DATABASE_URL: '' }, cwd: REPO_ROOT },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -43,7 +48,11 @@ test('accounts create --json', async () => {
 const SELF_SERVE = SCOPES.filter((s) => s === 'commonwealth' || s === 'ent_api');
 
 test('keys create --json for each self-serve scope prints {id, key, scope, account}; each key works over HTTP', async () => {
-  const results = await Promise.all(SELF_SERVE.map((scope) => leads('keys', 'create', '--account', 'acme', '--scope', scope, '--name', `cli ${scope}`, '--json')));
+  const results = await Promise.all(
+    SELF_SERVE.map((scope) =>
+      leads('keys', 'create', '--account', 'acme', '--scope', scope, '--name', `cli ${scope}`, '--json'),
+    ),
+  );
   for (const [i, r] of results.entries()) {
     const scope = SELF_SERVE[i]!;
     assert.is(r.code, 0, r.stderr);
@@ -64,12 +73,19 @@ test('keys list never shows a key or a hash', async () => {
   const [text, one] = await Promise.all([leads('keys', 'list'), leads('keys', 'list', '--account', 'acme', '--json')]);
   for (const r of [text, one]) {
     assert.is(r.code, 0, r.stderr);
-    for (const k of [...Object.values(created).map((c) => c.key), ...Object.values(api.keys)]) assert.not.ok(r.stdout.includes(k), 'raw key listed');
+    for (const k of [...Object.values(created).map((c) => c.key), ...Object.values(api.keys)])
+      assert.not.ok(r.stdout.includes(k), 'raw key listed');
     assert.not.match(r.stdout, /[0-9a-f]{64}/, 'hash listed');
   }
-  for (const id of (await api.store.listKeys()).map((k) => k.id)) assert.match(text.stdout, id, 'every key of every account listed');
+  for (const id of (await api.store.listKeys()).map((k) => k.id))
+    assert.match(text.stdout, id, 'every key of every account listed');
   const mine = JSON.parse(one.stdout) as { id: string; account: string; prefix: string; status: string }[];
-  assert.equal(mine.map((k) => k.id).sort(), Object.values(created).map((c) => c.id).sort());
+  assert.equal(
+    mine.map((k) => k.id).sort(),
+    Object.values(created)
+      .map((c) => c.id)
+      .sort(),
+  );
   for (const k of mine) assert.is(k.status, 'active');
   for (const c of Object.values(created)) assert.match(text.stdout, c.id);
 });
@@ -82,9 +98,16 @@ test('keys revoke → the key gets 401 revoked_key over HTTP', async () => {
   assert.match(r.stdout, 'revoked');
   // no clock moved: the key cache (KEY_CACHE_MS 300 ms) learned of the revocation from another process at once
   assertProblem(await api.request('/v1/meta', { key: k.key }), 401, 'revoked_key');
-  const listed = JSON.parse((await leads('keys', 'list', '--account', 'acme', '--json')).stdout) as { id: string; status: string }[];
+  const listed = JSON.parse((await leads('keys', 'list', '--account', 'acme', '--json')).stdout) as {
+    id: string;
+    status: string;
+  }[];
   assert.is(listed.find((x) => x.id === k.id)?.status, 'revoked');
-  assert.is((await api.request('/v1/meta', { key: created['commonwealth']!.key })).status, 200, 'other keys unaffected');
+  assert.is(
+    (await api.request('/v1/meta', { key: created['commonwealth']!.key })).status,
+    200,
+    'other keys unaffected',
+  );
 });
 
 test('errors: usage → exit 2, failures → exit 1, with a message', async () => {
@@ -92,7 +115,11 @@ test('errors: usage → exit 2, failures → exit 1, with a message', async () =
     [['accounts', 'create', '--name', 'x', '--plan', 'gold'], 2, /--plan must be one of basic, pro, premium/],
     [['accounts', 'create', '--name', 'acme', '--plan', 'basic'], 1, /already exists/],
     [['keys', 'create', '--account', 'nobody', '--scope', 'ent_api'], 1, /no account named 'nobody'/],
-    [['keys', 'create', '--account', 'acme', '--scope', 'admin'], 2, /--scope must be one of commonwealth, ent_api, ent_feed, custom/],
+    [
+      ['keys', 'create', '--account', 'acme', '--scope', 'admin'],
+      2,
+      /--scope must be one of commonwealth, ent_api, ent_feed, custom/,
+    ],
     [['keys', 'revoke', 'key_nope'], 1, /no key with id 'key_nope'/],
     [['keys', 'rotate'], 2, /unknown command 'keys rotate'/],
   ];

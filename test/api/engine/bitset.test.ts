@@ -1,7 +1,18 @@
 /** Bitsets over row positions: set algebra and counts, including the partial last word. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { andInto, count, emptySet, fullSet, hasBit, orInto, popcount32, ScratchSets, selectBits, setBit } from '../../../api/engine/bitset.ts';
+import {
+  andInto,
+  count,
+  emptySet,
+  fullSet,
+  hasBit,
+  orInto,
+  popcount32,
+  ScratchSets,
+  selectBits,
+  setBit,
+} from '../../../api/engine/bitset.ts';
 import { seededRandom } from '../../helpers/random.ts';
 
 test('fullSet holds exactly rows 0…n-1, across a partial last word', () => {
@@ -39,7 +50,10 @@ test('set, and, or, popcount', () => {
   assert.is(count(or), 6);
   const and = a.slice();
   andInto(and, b);
-  assert.equal([...Array(70).keys()].filter((i) => hasBit(and, i)), [5, 32]);
+  assert.equal(
+    [...Array(70).keys()].filter((i) => hasBit(and, i)),
+    [5, 32],
+  );
   assert.is(popcount32(0xffffffff), 32);
   assert.is(popcount32(0x80000001), 2);
 });
@@ -56,9 +70,20 @@ test('selectBits: the set bits in order from a start, after a skip, both ways (a
         const skip = Math.floor(rnd() * 10);
         const want = Math.floor(rnd() * 12);
         const fwd = bits.filter((b) => b >= from).slice(skip, skip + want);
-        const bwd = bits.filter((b) => b < from).reverse().slice(skip, skip + want);
-        assert.equal(selectBits(s, from, skip, want, true), fwd, `n=${n} from=${from} skip=${skip} want=${want} forward`);
-        assert.equal(selectBits(s, from, skip, want, false), bwd, `n=${n} from=${from} skip=${skip} want=${want} backward`);
+        const bwd = bits
+          .filter((b) => b < from)
+          .reverse()
+          .slice(skip, skip + want);
+        assert.equal(
+          selectBits(s, from, skip, want, true),
+          fwd,
+          `n=${n} from=${from} skip=${skip} want=${want} forward`,
+        );
+        assert.equal(
+          selectBits(s, from, skip, want, false),
+          bwd,
+          `n=${n} from=${from} skip=${skip} want=${want} backward`,
+        );
       }
     }
   }

@@ -7,7 +7,14 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import { DetailIndex, keyedJson, keyedValue, windowStartDay } from '../../../api/engine/detail-index.ts';
-import { companyQuery, filingsQuery, nearbyLeadsQuery, recentSalesQuery, salesSummaryQuery, suppliersQuery } from '../../../api/query/lead-detail-query.ts';
+import {
+  companyQuery,
+  filingsQuery,
+  nearbyLeadsQuery,
+  recentSalesQuery,
+  salesSummaryQuery,
+  suppliersQuery,
+} from '../../../api/query/lead-detail-query.ts';
 import type { Release } from '../../../api/releases/release.ts';
 import { tinyRelease } from '../../helpers/api.ts';
 
@@ -20,7 +27,18 @@ test.before(async () => {
   db = await openApiDb({ connections: 1, threads: 1, memoryLimit: '256MB' });
   const pq = (f: string): string => `read_parquet(${sqlString(join(dir, `${f}.parquet`))})`;
   t = Object.fromEntries(
-    ['leads', 'lead_neighbours', 'suppliers', 'companies', 'filings', 'sales', 'changes', 'infrastructure', 'search_terms', 'search_postings'].map((n) => [n, pq(n)]),
+    [
+      'leads',
+      'lead_neighbours',
+      'suppliers',
+      'companies',
+      'filings',
+      'sales',
+      'changes',
+      'infrastructure',
+      'search_terms',
+      'search_postings',
+    ].map((n) => [n, pq(n)]),
   ) as Release['tables'];
   dx = await DetailIndex.load(db, t, join(dir, 'sales.parquet'));
 });
@@ -36,18 +54,42 @@ test('windowStartDay: 24 months back, clamped to the month end as DuckDB does', 
 });
 
 test('a third of the leads: area comparables, nearby leads, suppliers, companies and filings equal the SQL', async () => {
-  const leads = await db.all<{ id: number; county: string; eircode_routing_key: string | null; received_date: string; verticals: string[] | null; applicant_company_number: string | null; main_contractor_company_number: string | null }>(
+  const leads = await db.all<{
+    id: number;
+    county: string;
+    eircode_routing_key: string | null;
+    received_date: string;
+    verticals: string[] | null;
+    applicant_company_number: string | null;
+    main_contractor_company_number: string | null;
+  }>(
     `SELECT id, county, eircode_routing_key, received_date, verticals, applicant_company_number, main_contractor_company_number FROM ${t.leads} WHERE id % 3 = 0`,
   );
   const q = (x: { sql: string; params: unknown[] }): Promise<Record<string, unknown>[]> => db.all(x.sql, x.params);
-  const stats = { withSales: 0, withMedian: 0, withNearby: 0, withSuppliers: 0, withCompany: 0, withFilings: 0, noRoutingKey: 0 };
+  const stats = {
+    withSales: 0,
+    withMedian: 0,
+    withNearby: 0,
+    withSuppliers: 0,
+    withCompany: 0,
+    withFilings: 0,
+    noRoutingKey: 0,
+  };
   for (const lead of leads) {
     const [summary] = await q(salesSummaryQuery(t, lead));
     const got = dx.salesSummary(lead);
-    assert.equal(got, { sales_count: Number(summary!['sales_count']), median_price_eur: summary!['median_price_eur'] ?? null }, `lead ${lead.id} summary`);
+    assert.equal(
+      got,
+      { sales_count: Number(summary!['sales_count']), median_price_eur: summary!['median_price_eur'] ?? null },
+      `lead ${lead.id} summary`,
+    );
     assert.equal(dx.recentSales(lead), await q(recentSalesQuery(t, lead)), `lead ${lead.id} recent sales`);
     const nearby = (await q(nearbyLeadsQuery(t, lead.id))).map((r) => [r['id'], r['distance_m']]);
-    assert.equal(dx.nearby(lead.id).map((n) => [n.neighbour_id, n.distance_m]), nearby, `lead ${lead.id} nearby`);
+    assert.equal(
+      dx.nearby(lead.id).map((n) => [n.neighbour_id, n.distance_m]),
+      nearby,
+      `lead ${lead.id} nearby`,
+    );
     const suppliers = await q(suppliersQuery(t, lead.county, lead.verticals ?? []));
     assert.equal(dx.suppliers(lead.county, lead.verticals ?? []), suppliers, `lead ${lead.id} suppliers`);
     for (const no of [lead.applicant_company_number, lead.main_contractor_company_number]) {
@@ -72,7 +114,13 @@ test('a third of the leads: area comparables, nearby leads, suppliers, companies
 });
 
 test('keyedJson: values by key as JSON text off the heap; each read is a fresh copy; unknown keys are undefined', () => {
-  const j = keyedJson(new Map<string, unknown>([['b', [{ x: 'Dún €' }]], ['a', { n: 1.5, d: null }], ['c', []]]));
+  const j = keyedJson(
+    new Map<string, unknown>([
+      ['b', [{ x: 'Dún €' }]],
+      ['a', { n: 1.5, d: null }],
+      ['c', []],
+    ]),
+  );
   assert.equal(j.keys, ['a', 'b', 'c']);
   assert.equal(keyedValue(j, 'a'), { n: 1.5, d: null });
   const b = keyedValue(j, 'b') as { x: string }[];

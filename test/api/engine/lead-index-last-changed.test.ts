@@ -9,7 +9,14 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import { LeadIndex } from '../../../api/engine/lead-index.ts';
-import { leadsCountQuery, leadsPageIdsQuery, SORT_VALUE_COLUMN, type LeadsFilters, type LeadsPageRequest, type LeadsSource } from '../../../api/query/leads-query.ts';
+import {
+  leadsCountQuery,
+  leadsPageIdsQuery,
+  SORT_VALUE_COLUMN,
+  type LeadsFilters,
+  type LeadsPageRequest,
+  type LeadsSource,
+} from '../../../api/query/leads-query.ts';
 import { weeklyReleases } from '../../helpers/weekly-releases.ts';
 
 let db: ApiDb;
@@ -33,30 +40,51 @@ async function assertSame(req: LeadsPageRequest, label: string): Promise<number>
   const [{ total }] = (await db.all<{ total: number }>(c.sql, c.params)) as [{ total: number }];
   const got = ix.page(req);
   assert.is(got.total, Number(total), `${label}: total`);
-  assert.is(got.rows.map((r) => `${r.id}:${r.sortValue}`).join(' '), rows.map((r) => `${r['id']}:${String(r[SORT_VALUE_COLUMN])}`).join(' '), `${label}: page`);
+  assert.is(
+    got.rows.map((r) => `${r.id}:${r.sortValue}`).join(' '),
+    rows.map((r) => `${r['id']}:${String(r[SORT_VALUE_COLUMN])}`).join(' '),
+    `${label}: page`,
+  );
   return Number(total);
 }
 
 test('week 4 has leads last changed in several weeks (the sort is not a tie on one date)', async () => {
-  const rows = await db.all<{ d: string; n: number }>(`SELECT CAST(last_changed AS VARCHAR) AS d, count(*) AS n FROM ${src.leads} GROUP BY 1 ORDER BY 1`);
+  const rows = await db.all<{ d: string; n: number }>(
+    `SELECT CAST(last_changed AS VARCHAR) AS d, count(*) AS n FROM ${src.leads} GROUP BY 1 ORDER BY 1`,
+  );
   assert.ok(rows.length >= 3, `last_changed dates: ${JSON.stringify(rows)}`);
 });
 
 test('every depth, with and without filters (walk and rank-bitset paths): same as SQL', async () => {
-  const [{ county } = { county: '' }] = await db.all<{ county: string }>(`SELECT county FROM ${src.leads} GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`);
-  const [{ d } = { d: '' }] = await db.all<{ d: string }>(`SELECT CAST(max(last_changed) AS VARCHAR) AS d FROM ${src.leads}`);
-  const filterSets: LeadsFilters[] = [{}, { county: [county] }, { changed_since: d }, { county: [county], min_value: 500_000 }];
+  const [{ county } = { county: '' }] = await db.all<{ county: string }>(
+    `SELECT county FROM ${src.leads} GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`,
+  );
+  const [{ d } = { d: '' }] = await db.all<{ d: string }>(
+    `SELECT CAST(max(last_changed) AS VARCHAR) AS d FROM ${src.leads}`,
+  );
+  const filterSets: LeadsFilters[] = [
+    {},
+    { county: [county] },
+    { changed_since: d },
+    { county: [county], min_value: 500_000 },
+  ];
   for (const filters of filterSets) {
     for (const sort of SORTS) {
-      const total = await assertSame({ filters, sort, limit: 9, offset: 0, after: null }, `${JSON.stringify(filters)} ${sort}`);
+      const total = await assertSame(
+        { filters, sort, limit: 9, offset: 0, after: null },
+        `${JSON.stringify(filters)} ${sort}`,
+      );
       for (const offset of [Math.floor(total / 2), Math.max(0, total - 4), total + 2]) {
-        await assertSame({ filters, sort, limit: 9, offset, after: null }, `${JSON.stringify(filters)} ${sort} +${offset}`);
+        await assertSame(
+          { filters, sort, limit: 9, offset, after: null },
+          `${JSON.stringify(filters)} ${sort} +${offset}`,
+        );
       }
     }
   }
 });
 
-test('keyset cursors: every page after a cursor is SQL\'s, and a whole walk visits each lead once in order', async () => {
+test("keyset cursors: every page after a cursor is SQL's, and a whole walk visits each lead once in order", async () => {
   for (const sort of SORTS) {
     for (const filters of [{}, { min_value: 250_000 }] as LeadsFilters[]) {
       const seen: string[] = [];

@@ -36,8 +36,14 @@ test.before(async () => {
   const pq = (f: string): string => `read_parquet(${sqlString(join(dir, f))})`;
   const aq = searchAvgdlQuery(join(dir, 'search_terms.parquet'));
   const avgdl = (await db.all<{ avgdl: number }>(aq.sql, aq.params))[0]!.avgdl;
-  src = { leads: pq('leads.parquet'), search: { termsTable: pq('search_terms.parquet'), postingsTable: pq('search_postings.parquet'), avgdl } };
-  ix = await LeadIndex.load(db, { leads: src.leads, search: { terms: src.search!.termsTable, postings: src.search!.postingsTable, avgdl } });
+  src = {
+    leads: pq('leads.parquet'),
+    search: { termsTable: pq('search_terms.parquet'), postingsTable: pq('search_postings.parquet'), avgdl },
+  };
+  ix = await LeadIndex.load(db, {
+    leads: src.leads,
+    search: { terms: src.search!.termsTable, postings: src.search!.postingsTable, avgdl },
+  });
 });
 
 test.after(() => db.close());
@@ -63,19 +69,32 @@ async function assertSame(req: LeadsPageRequest, label: string, index: LeadIndex
 /** Values present in the release for each list filter of the table (`enum` / `multi`) and each `key` filter, to build filters that match something. */
 async function values(): Promise<Record<string, string[]>> {
   const distinct = async (expr: string): Promise<string[]> =>
-    (await db.all<{ v: string }>(`SELECT DISTINCT v FROM (SELECT ${expr} AS v FROM ${src.leads}) WHERE v IS NOT NULL ORDER BY v`)).map((r) => r.v);
+    (
+      await db.all<{ v: string }>(
+        `SELECT DISTINCT v FROM (SELECT ${expr} AS v FROM ${src.leads}) WHERE v IS NOT NULL ORDER BY v`,
+      )
+    ).map((r) => r.v);
   const out: Record<string, string[]> = {};
   for (const f of FILTERS) {
-    if (f.kind === 'enum' || f.kind === 'multi' || f.kind === 'key') out[f.name] = await distinct(f.kind === 'enum' && f.listColumn ? `unnest(${f.column})` : f.column);
+    if (f.kind === 'enum' || f.kind === 'multi' || f.kind === 'key')
+      out[f.name] = await distinct(f.kind === 'enum' && f.listColumn ? `unnest(${f.column})` : f.column);
   }
-  out['_points'] = (await db.all<{ p: string }>(`SELECT CAST(lat AS DOUBLE) || ',' || CAST(lon AS DOUBLE) AS p FROM ${src.leads} WHERE lat IS NOT NULL ORDER BY id`)).map((r) => r.p);
+  out['_points'] = (
+    await db.all<{ p: string }>(
+      `SELECT CAST(lat AS DOUBLE) || ',' || CAST(lon AS DOUBLE) AS p FROM ${src.leads} WHERE lat IS NOT NULL ORDER BY id`,
+    )
+  ).map((r) => r.p);
   return out;
 }
 
 /** The sorted distinct non-null values of a `range` / `date` filter's column (dates as YYYY-MM-DD). */
 async function scalars(f: LeadFilter): Promise<(string | number)[]> {
   const expr = f.kind === 'date' ? `strftime(${f.column}, '%Y-%m-%d')` : `CAST(${f.column} AS DOUBLE)`;
-  return (await db.all<{ v: string | number }>(`SELECT DISTINCT ${expr} AS v FROM ${src.leads} WHERE ${f.column} IS NOT NULL ORDER BY v`)).map((r) => r.v);
+  return (
+    await db.all<{ v: string | number }>(
+      `SELECT DISTINCT ${expr} AS v FROM ${src.leads} WHERE ${f.column} IS NOT NULL ORDER BY v`,
+    )
+  ).map((r) => r.v);
 }
 
 /**
@@ -83,7 +102,13 @@ async function scalars(f: LeadFilter): Promise<(string | number)[]> {
  * 1–2 values present in the release, ranges and dates a bound between the column's extremes
  * (sometimes beyond), flags a boolean, `q` a word of the descriptions.
  */
-function randomValue(f: LeadFilter, rnd: () => number, v: Record<string, string[]>, s: Record<string, (string | number)[]>, words: string[]): unknown {
+function randomValue(
+  f: LeadFilter,
+  rnd: () => number,
+  v: Record<string, string[]>,
+  s: Record<string, (string | number)[]>,
+  words: string[],
+): unknown {
   const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   switch (f.kind) {
     case 'text':
@@ -108,9 +133,20 @@ function randomValue(f: LeadFilter, rnd: () => number, v: Record<string, string[
       // an area around a lead of the release, from a street to a county
       const [lat, lon] = pick(v['_points']!).split(',').map(Number) as [number, number];
       const d = 0.01 + rnd() * 0.6;
-      if (f.shape === 'circle') return { lat: lat + (rnd() - 0.5) * d, lon, radius_m: Math.round(500 + rnd() * 49_500) };
+      if (f.shape === 'circle')
+        return { lat: lat + (rnd() - 0.5) * d, lon, radius_m: Math.round(500 + rnd() * 49_500) };
       if (f.shape === 'bbox') return [lon - d * rnd(), lat - d * rnd(), lon + d * rnd(), lat + d * rnd()];
-      return { type: 'Polygon', coordinates: [[[lon - d, lat - d], [lon + d, lat - d * rnd()], [lon + d * rnd(), lat + d], [lon - d, lat - d]]] };
+      return {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [lon - d, lat - d],
+            [lon + d, lat - d * rnd()],
+            [lon + d * rnd(), lat + d],
+            [lon - d, lat - d],
+          ],
+        ],
+      };
     }
   }
 }
@@ -129,7 +165,10 @@ test('each filter alone, every value, newest and value sorts: same page and tota
     if (kind !== 'enum' && kind !== 'multi') continue; // key filters: below, with the random queries
     for (const value of list) {
       for (const sort of ['newest', 'value_asc'] as const) {
-        const total = await assertSame({ filters: { [name]: [value] } as LeadsFilters, sort, limit: 11, offset: 0, after: null }, `${name}=${value} ${sort}`);
+        const total = await assertSame(
+          { filters: { [name]: [value] } as LeadsFilters, sort, limit: 11, offset: 0, after: null },
+          `${name}=${value} ${sort}`,
+        );
         if (total > 0 && total < ix.size) nonTrivial++;
       }
     }
@@ -148,7 +187,10 @@ test('each filter alone, every value, newest and value sorts: same page and tota
   }
   for (const f of alone) {
     for (const sort of LEADS_SORTS.filter((s) => s !== 'relevance')) {
-      const total = await assertSame({ filters: f, sort, limit: 26, offset: 0, after: null }, `${JSON.stringify(f)} ${sort}`);
+      const total = await assertSame(
+        { filters: f, sort, limit: 26, offset: 0, after: null },
+        `${JSON.stringify(f)} ${sort}`,
+      );
       if (total > 0 && total < ix.size) nonTrivial++;
     }
   }
@@ -175,10 +217,13 @@ test('combined filters, OR lists, every sort, offsets and keyset cursors: same a
   const s: Record<string, (string | number)[]> = {};
   for (const f of FILTERS) if (f.kind === 'range' || f.kind === 'date') s[f.name] = await scalars(f);
   const words = (
-    await db.all<{ w: string }>(`SELECT DISTINCT lower(w) AS w FROM (SELECT unnest(regexp_extract_all(description, '[A-Za-z]{5,}')) AS w FROM ${src.leads}) ORDER BY w LIMIT 40`)
+    await db.all<{ w: string }>(
+      `SELECT DISTINCT lower(w) AS w FROM (SELECT unnest(regexp_extract_all(description, '[A-Za-z]{5,}')) AS w FROM ${src.leads}) ORDER BY w LIMIT 40`,
+    )
   ).map((r) => r.w);
   // every filter of the table takes part: each is in ~1 query of 4, so every pair meets often
-  const OTHER_SHARE = 3.5 / FILTERS.filter((d) => d.kind !== 'text' && d.kind !== 'key' && d.kind !== 'geometry').length;
+  const OTHER_SHARE =
+    3.5 / FILTERS.filter((d) => d.kind !== 'text' && d.kind !== 'key' && d.kind !== 'geometry').length;
   const used = new Map<string, number>();
   let matched = 0;
   const pairs = new Set<string>();
@@ -196,15 +241,36 @@ test('combined filters, OR lists, every sort, offsets and keyset cursors: same a
     for (const a of names) for (const b of names) if (a < b) pairs.add(`${a}+${b}`);
     const sort = pick(LEADS_SORTS.filter((s) => s !== 'relevance'));
     const offset = rnd() < 0.5 ? 0 : Math.floor(rnd() * 60);
-    const total = await assertSame({ filters: f as LeadsFilters, sort, limit: 1 + Math.floor(rnd() * 30), offset, after: null }, `random ${i} ${JSON.stringify(f)} ${sort} +${offset}`);
+    const total = await assertSame(
+      { filters: f as LeadsFilters, sort, limit: 1 + Math.floor(rnd() * 30), offset, after: null },
+      `random ${i} ${JSON.stringify(f)} ${sort} +${offset}`,
+    );
     if (total > 0) matched++;
     // a cursor taken from the SQL page continues identically
     const ids = await areaIds(db, src.leads, f);
-    const p = leadsPageIdsQuery(src, { filters: f, sort, limit: 5, offset: 0, after: null, ...(ids ? { areaIds: ids } : {}) });
+    const p = leadsPageIdsQuery(src, {
+      filters: f,
+      sort,
+      limit: 5,
+      offset: 0,
+      after: null,
+      ...(ids ? { areaIds: ids } : {}),
+    });
     const last = (await db.all(p.sql, p.params)).at(-1);
-    if (last) await assertSame({ filters: f as LeadsFilters, sort, limit: 9, offset: 0, after: [last[SORT_VALUE_COLUMN] as string, last['id'] as number] }, `cursor ${i} ${sort}`);
+    if (last)
+      await assertSame(
+        {
+          filters: f as LeadsFilters,
+          sort,
+          limit: 9,
+          offset: 0,
+          after: [last[SORT_VALUE_COLUMN] as string, last['id'] as number],
+        },
+        `cursor ${i} ${sort}`,
+      );
   }
-  for (const d of FILTERS) assert.ok((used.get(d.name) ?? 0) > 20, `${d.name} is generated (${used.get(d.name) ?? 0} queries)`);
+  for (const d of FILTERS)
+    assert.ok((used.get(d.name) ?? 0) > 20, `${d.name} is generated (${used.get(d.name) ?? 0} queries)`);
   const n = FILTERS.length;
   assert.is(pairs.size, (n * (n - 1)) / 2, 'every pair of filters is combined at least once');
   assert.ok(matched > 100, `random queries matching some lead: ${matched} of 400`);
@@ -212,7 +278,9 @@ test('combined filters, OR lists, every sort, offsets and keyset cursors: same a
 
 test('q: relevance and other sorts, with filters, pages and cursors; no index term → nothing', async () => {
   const words = (
-    await db.all<{ w: string }>(`SELECT DISTINCT lower(w) AS w FROM (SELECT unnest(regexp_extract_all(description, '[A-Za-z]{5,}')) AS w FROM ${src.leads}) ORDER BY w LIMIT 60`)
+    await db.all<{ w: string }>(
+      `SELECT DISTINCT lower(w) AS w FROM (SELECT unnest(regexp_extract_all(description, '[A-Za-z]{5,}')) AS w FROM ${src.leads}) ORDER BY w LIMIT 60`,
+    )
   ).map((r) => r.w);
   assert.ok(words.length >= 20);
   let matched = 0;
@@ -224,7 +292,11 @@ test('q: relevance and other sorts, with filters, pages and cursors; no index te
       if (total > 0) matched++;
       const p = leadsPageIdsQuery(src, { filters, sort, limit: 3, offset: 0, after: null });
       const last = (await db.all(p.sql, p.params)).at(-1);
-      if (last) await assertSame({ filters, sort, limit: 6, offset: 0, after: [last[SORT_VALUE_COLUMN] as number, last['id'] as number] }, `q=${q} ${sort} cursor`);
+      if (last)
+        await assertSame(
+          { filters, sort, limit: 6, offset: 0, after: [last[SORT_VALUE_COLUMN] as number, last['id'] as number] },
+          `q=${q} ${sort} cursor`,
+        );
     }
   }
   assert.ok(matched > 30, `queries with hits: ${matched}`);
@@ -235,7 +307,14 @@ test('q: relevance and other sorts, with filters, pages and cursors; no index te
 test('q with the impact walk and MaxScore (as on large matched sets): same pages as SQL and as scoring every lead', async () => {
   // exhaustiveMax 0: every relevance page uses the strategies the default release uses for
   // matched sets above 4,096 leads (one term: impact order; several: MaxScore)
-  const walk = await LeadIndex.load(db, { leads: src.leads, search: { terms: src.search!.termsTable, postings: src.search!.postingsTable, avgdl: src.search!.avgdl } }, { exhaustiveMax: 0 });
+  const walk = await LeadIndex.load(
+    db,
+    {
+      leads: src.leads,
+      search: { terms: src.search!.termsTable, postings: src.search!.postingsTable, avgdl: src.search!.avgdl },
+    },
+    { exhaustiveMax: 0 },
+  );
   const frequent = (
     await db.all<{ w: string }>(
       `SELECT lower(w) AS w, count(*) AS n FROM (SELECT unnest(regexp_extract_all(description, '[A-Za-z]{4,}')) AS w FROM ${src.leads}) GROUP BY 1 ORDER BY n DESC, w LIMIT 80`,
@@ -259,7 +338,13 @@ test('q with the impact walk and MaxScore (as on large matched sets): same pages
     const filters: LeadsFilters = { q: words.join(' ') };
     if (rnd() < 0.3) filters.county = [pick(v.county!)];
     if (rnd() < 0.2) filters.status = [pick(v.status!)];
-    const req: LeadsPageRequest = { filters, sort: 'relevance', limit: 1 + Math.floor(rnd() * 30), offset: rnd() < 0.5 ? 0 : Math.floor(rnd() * 40), after: null };
+    const req: LeadsPageRequest = {
+      filters,
+      sort: 'relevance',
+      limit: 1 + Math.floor(rnd() * 30),
+      offset: rnd() < 0.5 ? 0 : Math.floor(rnd() * 40),
+      after: null,
+    };
     const a = walk.page(req);
     const b = ix.page(req);
     assert.is(a.total, b.total, `q=${filters.q}: total`);
@@ -269,7 +354,12 @@ test('q with the impact walk and MaxScore (as on large matched sets): same pages
       await assertSame(req, `walk q=${filters.q}`, walk);
       const p = leadsPageIdsQuery(src, { ...req, limit: 4, offset: 0 });
       const last = (await db.all(p.sql, p.params)).at(-1);
-      if (last) await assertSame({ ...req, offset: 0, after: [last[SORT_VALUE_COLUMN] as number, last['id'] as number] }, `walk q=${filters.q} cursor`, walk);
+      if (last)
+        await assertSame(
+          { ...req, offset: 0, after: [last[SORT_VALUE_COLUMN] as number, last['id'] as number] },
+          `walk q=${filters.q} cursor`,
+          walk,
+        );
     }
   }
   assert.is(compared, 400);
@@ -285,7 +375,9 @@ test('q with the impact walk and MaxScore (as on large matched sets): same pages
     if (rows.length < 37) break;
     after = [rows.at(-1)!.sortValue as number, rows.at(-1)!.id];
   }
-  const all = ix.page({ filters: { q }, sort: 'relevance', limit: total, offset: 0, after: null }).rows.map((r) => `${r.id}:${r.sortValue}`);
+  const all = ix
+    .page({ filters: { q }, sort: 'relevance', limit: total, offset: 0, after: null })
+    .rows.map((r) => `${r.id}:${r.sortValue}`);
   assert.equal(seen, all);
 });
 

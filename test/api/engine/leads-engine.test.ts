@@ -12,7 +12,15 @@ import { openApiDb, type ApiDb } from '../../../api/duckdb/db.ts';
 import { keptRelease } from '../../../api/releases/kept-release.ts';
 import { buildReleaseIndexes } from '../../../api/engine/release-indexes.ts';
 import { LeadsEngine, type JsonBody, type LeadsPageQuery } from '../../../api/engine/leads-engine.ts';
-import { maskedFor, maskingFor, maskRecord, projectSchemas, type JsonSchema, type Masking, type SchemaSet } from '../../../api/access/masking.ts';
+import {
+  maskedFor,
+  maskingFor,
+  maskRecord,
+  projectSchemas,
+  type JsonSchema,
+  type Masking,
+  type SchemaSet,
+} from '../../../api/access/masking.ts';
 import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
 import { loadReleaseSources } from '../../../api/releases/release-lookups.ts';
 import { SCOPES } from '../../../api/access/scopes.ts';
@@ -39,7 +47,8 @@ const text = (body: JsonBody): string => {
   body.done();
   return s;
 };
-const pageText = (q: LeadsPageQuery, m: Masking): string => text(engine.page(q, m).json({ page: 1, next_cursor: null }));
+const pageText = (q: LeadsPageQuery, m: Masking): string =>
+  text(engine.page(q, m).json({ page: 1, next_cursor: null }));
 const detailText = (id: number, m: Masking): string | null => {
   const d = engine.detail(id, m);
   return d ? text(d.json()) : null;
@@ -63,7 +72,12 @@ test('places and the search statistics are those DuckDB reads from the Parquet f
 });
 
 test('count is the total of a page; unknown ids have no detail', () => {
-  for (const filters of [{}, { county: ['Cork', 'Dublin'] }, { q: 'extension rear' }, { min_value: 250_000, status: ['granted'] }]) {
+  for (const filters of [
+    {},
+    { county: ['Cork', 'Dublin'] },
+    { q: 'extension rear' },
+    { min_value: 250_000, status: ['granted'] },
+  ]) {
     const total = engine.page({ ...FIRST_PAGE, filters }, maskingFor('ent_api')).total;
     assert.is(engine.count(filters), total, JSON.stringify(filters));
   }
@@ -78,7 +92,10 @@ test('a list page is the records of maskRecord, byte for byte, for every scope (
   // a schema set where an enriched field sits inside a column (verticals' items): the byte writer
   // cannot mask that, so the engine masks each row as a record — and must give the same bytes
   const nested = cloneSet(projectSchemas());
-  (nested.get('lead.schema.json')!.properties as Record<string, JsonSchema>)['verticals']!['items'] = { type: 'object', properties: { x: { 'x-enriched': true } } };
+  (nested.get('lead.schema.json')!.properties as Record<string, JsonSchema>)['verticals']!['items'] = {
+    type: 'object',
+    properties: { x: { 'x-enriched': true } },
+  };
   for (const scope of SCOPES) {
     const m = maskingFor(scope);
     const page = engine.page(FIRST_PAGE, m);
@@ -86,7 +103,10 @@ test('a list page is the records of maskRecord, byte for byte, for every scope (
     assert.is(body.results.length, 60);
     assert.equal(body._meta.masked, maskedFor('lead', scope));
     const want = body.results.map((r: Json) => JSON.stringify(maskRecord('lead', byId.get(r.id)!, scope).record));
-    assert.is(pageText(FIRST_PAGE, m), `{"total":${page.total},"page":1,"page_size":60,"next_cursor":null,"results":[${want.join(',')}],"_meta":${JSON.stringify(body._meta)}}`);
+    assert.is(
+      pageText(FIRST_PAGE, m),
+      `{"total":${page.total},"page":1,"page_size":60,"next_cursor":null,"results":[${want.join(',')}],"_meta":${JSON.stringify(body._meta)}}`,
+    );
     const fallback = JSON.parse(pageText(FIRST_PAGE, maskingFor(scope, nested)));
     assert.equal(fallback.results, body.results, `${scope}: fallback`);
   }
@@ -108,12 +128,13 @@ function nodeAt(set: SchemaSet, id: string): JsonSchema | undefined {
 }
 
 /** `file#/pointer` of a `$ref` written in `file`. */
-const refId = (ref: string, file: string): string => (ref.startsWith('#') ? `${file}${ref}` : ref.includes('#') ? ref : `${ref}#`);
+const refId = (ref: string, file: string): string =>
+  ref.startsWith('#') ? `${file}${ref}` : ref.includes('#') ? ref : `${ref}#`;
 
 /** The schema ids a node stands for: itself, then its `$ref` chain. */
 function chain(set: SchemaSet, id: string): string[] {
   const out = [id];
-  for (let node = nodeAt(set, id); typeof node?.['$ref'] === 'string' && out.length < 20; ) {
+  for (let node = nodeAt(set, id); typeof node?.['$ref'] === 'string' && out.length < 20;) {
     const next = refId(node['$ref'] as string, out.at(-1)!.split('#')[0]!);
     out.push(next);
     node = nodeAt(set, next);
@@ -136,7 +157,14 @@ function forms(set: SchemaSet, id: string): string[] {
  * Every path of `value` (described by the schema `id`) that holds the field `target` (a schema
  * id): a property whose schema is `target` or `$ref`s to it. Paths are lists of keys / indices.
  */
-function appearances(set: SchemaSet, target: string, value: unknown, id: string, path: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+function appearances(
+  set: SchemaSet,
+  target: string,
+  value: unknown,
+  id: string,
+  path: (string | number)[] = [],
+  out: (string | number)[][] = [],
+): (string | number)[][] {
   if (value === null || typeof value !== 'object') return out;
   const fs = forms(set, id);
   if (Array.isArray(value)) {
@@ -174,14 +202,25 @@ function nulledAt(v: Json, paths: (string | number)[][]): Json {
 }
 
 /** How `_meta.masked` names a path: dotted, with `[]` for the items of a list. */
-const fieldName = (p: (string | number)[]): string => p.map((k) => (typeof k === 'number' ? '[]' : `.${k}`)).join('').replace(/^\./, '').replace(/\.\[\]/g, '[]');
+const fieldName = (p: (string | number)[]): string =>
+  p
+    .map((k) => (typeof k === 'number' ? '[]' : `.${k}`))
+    .join('')
+    .replace(/^\./, '')
+    .replace(/\.\[\]/g, '[]');
 
 /** Every field of the lead, lead-detail (with its sections and list items) and lead-neighbour schemas. */
 function everyField(set: SchemaSet): string[] {
   const ids: string[] = [];
-  const props = (id: string) => Object.keys((nodeAt(set, id)?.['properties'] as object | undefined) ?? {}).map((k) => `${id}/properties/${k}`);
-  ids.push(...props('lead.schema.json#'), ...props('lead-detail.schema.json#'), ...props('lead-neighbour.schema.json#'));
-  for (const d of Object.keys(nodeAt(set, 'lead-detail.schema.json#/$defs') ?? {})) ids.push(...props(`lead-detail.schema.json#/$defs/${d}`));
+  const props = (id: string) =>
+    Object.keys((nodeAt(set, id)?.['properties'] as object | undefined) ?? {}).map((k) => `${id}/properties/${k}`);
+  ids.push(
+    ...props('lead.schema.json#'),
+    ...props('lead-detail.schema.json#'),
+    ...props('lead-neighbour.schema.json#'),
+  );
+  for (const d of Object.keys(nodeAt(set, 'lead-detail.schema.json#/$defs') ?? {}))
+    ids.push(...props(`lead-detail.schema.json#/$defs/${d}`));
   return ids;
 }
 
@@ -200,7 +239,9 @@ test('marking any field enriched masks it everywhere it appears, nested sections
     filings: (d.company_filings ?? []).length > 0,
   });
   const covered = new Set<string>();
-  const pageIds = JSON.parse(pageText({ ...FIRST_PAGE, pageSize: 1000 }, maskingFor('ent_api'))).results.map((r: Json) => r.id as number);
+  const pageIds = JSON.parse(pageText({ ...FIRST_PAGE, pageSize: 1000 }, maskingFor('ent_api'))).results.map(
+    (r: Json) => r.id as number,
+  );
   for (const id of pageIds) {
     const h = has(full(id));
     if (want.some((w) => h[w] && !covered.has(w))) {
@@ -213,7 +254,10 @@ test('marking any field enriched masks it everywhere it appears, nested sections
   const served = (set: SchemaSet, scope: 'commonwealth' | 'ent_api') => {
     const m = maskingFor(scope, set);
     // a page with `near`, so that its results carry `distance_m` too
-    return { page: pageText({ ...FIRST_PAGE, filters: { near: { lat: 53.35, lon: -6.26, radius_m: 50_000 } } }, m), details: ids.map((id) => detailText(id, m)!) };
+    return {
+      page: pageText({ ...FIRST_PAGE, filters: { near: { lat: 53.35, lon: -6.26, radius_m: 50_000 } } }, m),
+      details: ids.map((id) => detailText(id, m)!),
+    };
   };
   const base = { cw: served(real, 'commonwealth'), ea: served(real, 'ent_api') };
   const baseMasked = {
@@ -233,10 +277,22 @@ test('marking any field enriched masks it everywhere it appears, nested sections
     assert.is(ea.page, base.ea.page, `${field}: ent_api page unchanged`);
     assert.equal(ea.details, base.ea.details, `${field}: ent_api details unchanged`);
     // commonwealth: the field is null at every path where it appears, and nothing else changed
-    const check = (kind: 'page' | 'detail', got: string, cwBase: string, eaBase: string, root: string, meta: string[]) => {
+    const check = (
+      kind: 'page' | 'detail',
+      got: string,
+      cwBase: string,
+      eaBase: string,
+      root: string,
+      meta: string[],
+    ) => {
       const full = JSON.parse(eaBase);
       const { _meta, ...record } = full;
-      const paths: (string | number)[][] = kind === 'page' ? record.results.flatMap((r: Json, i: number) => appearances(real, field, r, root).map((p) => ['results', i, ...p])) : appearances(real, field, record, root);
+      const paths: (string | number)[][] =
+        kind === 'page'
+          ? record.results.flatMap((r: Json, i: number) =>
+              appearances(real, field, r, root).map((p) => ['results', i, ...p]),
+            )
+          : appearances(real, field, record, root);
       const body = JSON.parse(got);
       const before = JSON.parse(cwBase);
       for (const p of paths) assert.is(valueAt(body, p), null, `${field}: ${kind} ${p.join('.')} is null`);
@@ -245,19 +301,33 @@ test('marking any field enriched masks it everywhere it appears, nested sections
       assert.equal(gotRest, nulledAt(beforeRest, paths), `${field}: ${kind} otherwise unchanged`);
       // _meta.masked: the fields of before in their order, then each newly masked path once
       const listed = gotMeta.masked.map((m: Json) => m.field) as string[];
-      assert.equal(listed.filter((f) => meta.includes(f)), meta, `${field}: ${kind} keeps the masked fields and their order`);
+      assert.equal(
+        listed.filter((f) => meta.includes(f)),
+        meta,
+        `${field}: ${kind} keeps the masked fields and their order`,
+      );
       assert.is(new Set(listed).size, listed.length, `${field}: ${kind} lists each field once`);
       for (const p of paths.map((q) => (kind === 'page' ? q.slice(2) : q))) {
         // inside a section the scope sees as null, nothing more is named
-        const inMasked = p.some((_, j) => j > 0 && typeof p[j - 1] !== 'number' && meta.includes(fieldName(p.slice(0, j))));
-        if (!inMasked) assert.ok(listed.includes(fieldName(p)), `${field}: ${kind} lists ${fieldName(p)} (${listed.join(', ')})`);
+        const inMasked = p.some(
+          (_, j) => j > 0 && typeof p[j - 1] !== 'number' && meta.includes(fieldName(p.slice(0, j))),
+        );
+        if (!inMasked)
+          assert.ok(listed.includes(fieldName(p)), `${field}: ${kind} lists ${fieldName(p)} (${listed.join(', ')})`);
       }
       return paths;
     };
     const pagePaths = check('page', cw.page, base.cw.page, base.ea.page, 'lead.schema.json#', baseMasked.page);
     let detailPaths = 0;
     ids.forEach((id, i) => {
-      detailPaths += check('detail', cw.details[i]!, base.cw.details[i]!, base.ea.details[i]!, 'lead-detail.schema.json#', baseMasked.detail).length;
+      detailPaths += check(
+        'detail',
+        cw.details[i]!,
+        base.cw.details[i]!,
+        base.ea.details[i]!,
+        'lead-detail.schema.json#',
+        baseMasked.detail,
+      ).length;
     });
     if (field.startsWith('lead-neighbour.schema.json')) {
       // the neighbour table's schema describes no served field (nearby_leads items are lead-detail's `nearby_lead`)
@@ -285,7 +355,8 @@ test('anchors: a lead field marked enriched is null in the list, the detail, its
     for (const n of d.area_comparables.nearby_leads) assert.is(n.est_value, null);
     if (d.area_comparables.nearby_leads.length > 0) withNeighbours++;
     const listed = d._meta.masked.map((m: Json) => m.field);
-    for (const f of ['est_value', 'project.est_value', 'area_comparables.nearby_leads[].est_value']) assert.ok(listed.includes(f), f);
+    for (const f of ['est_value', 'project.est_value', 'area_comparables.nearby_leads[].est_value'])
+      assert.ok(listed.includes(f), f);
     // unmarked, the same lead serves the values
     const plain = JSON.parse(detailText(r.id, maskingFor('commonwealth'))!);
     assert.is(plain.project.est_value, plain.est_value);

@@ -24,7 +24,10 @@ test('every kind of value round-trips; arrays are aligned views of one buffer', 
     big,
     view: new Uint32Array([9, 8, 7, 6, 5]).subarray(1, 4), // only the view's bytes travel
     buf: Buffer.from('Dún Laoghaire – €'),
-    maps: new Map<string, Packable>([['a', new Int8Array([-1])], ['b', new Map([['c', 'd']])]]),
+    maps: new Map<string, Packable>([
+      ['a', new Int8Array([-1])],
+      ['b', new Map([['c', 'd']])],
+    ]),
     list: [1, 'two', null, true, { nested: new Float32Array([1.5]) }],
     empty: new Int32Array(0),
   };

@@ -16,8 +16,16 @@ function check(values: number[], rand: () => number, ranges: number): void {
     const b = Math.floor(rand() * (n + 1));
     const [from, to] = a <= b ? [a, b] : [b, a];
     const sorted = values.slice(from, to).sort((x, y) => x - y);
-    for (let k = 0; k < sorted.length; k++) assert.is(rq.kth(from, to, k), sorted[k], `kth(${from}, ${to}, ${k}) of ${n}`);
-    for (const v of [0, 1, sorted[0] ?? 0, (sorted[sorted.length >> 1] ?? 0) + 1, sorted[sorted.length - 1] ?? 0, 2 ** 31 - 1]) {
+    for (let k = 0; k < sorted.length; k++)
+      assert.is(rq.kth(from, to, k), sorted[k], `kth(${from}, ${to}, ${k}) of ${n}`);
+    for (const v of [
+      0,
+      1,
+      sorted[0] ?? 0,
+      (sorted[sorted.length >> 1] ?? 0) + 1,
+      sorted[sorted.length - 1] ?? 0,
+      2 ** 31 - 1,
+    ]) {
       assert.is(rq.countBelow(from, to, v), sorted.filter((x) => x < v).length, `countBelow(${from}, ${to}, ${v})`);
     }
   }
@@ -35,7 +43,11 @@ test('kth and countBelow equal a sort of the range, for every k', () => {
 
 test('runs of equal values and a constant sequence', () => {
   const rand = seededRandom(7);
-  check(Array.from({ length: 300 }, (_, i) => Math.floor(i / 50)), rand, 50);
+  check(
+    Array.from({ length: 300 }, (_, i) => Math.floor(i / 50)),
+    rand,
+    50,
+  );
   check(new Array(97).fill(5), rand, 20);
   check(new Array(40).fill(0), rand, 20);
 });

@@ -43,7 +43,12 @@ class RowStoreBuilderAll {
     const doubled: Record<string, unknown>[] = [...rows, ...rows].map((r, i) => ({ ...r, extra: `v${i % 300}` }));
     const distinct = columns.map((c) => new Set(doubled.map((r) => JSON.stringify(r[c]))).size);
     const b = new RowStoreBuilder(columns, doubled.length, distinct);
-    doubled.forEach((r, i) => b.add(i, columns.map((c) => r[c])));
+    doubled.forEach((r, i) =>
+      b.add(
+        i,
+        columns.map((c) => r[c]),
+      ),
+    );
     this.store = b.finish();
   }
 }
@@ -59,10 +64,22 @@ test('every lead round-trips in every encoding: same values and column order as 
       assert.equal(Object.keys(got!), [...LEAD_COLUMNS], name);
     }
   }
-  assert.ok(stores.default.bytes < stores.raw.bytes, `dictionaries pay: ${stores.default.bytes} < ${stores.raw.bytes} bytes`);
-  assert.ok(expected.some((r) => Array.isArray(r['verticals']) && (r['verticals'] as unknown[]).length > 0), 'lists are covered');
-  assert.ok(expected.some((r) => typeof r['received_date'] === 'string'), 'dates are covered');
-  assert.ok(expected.some((r) => Buffer.byteLength(JSON.stringify(r['description'])) >= 128), 'raw texts of 128 bytes or more (2-byte lengths) are covered');
+  assert.ok(
+    stores.default.bytes < stores.raw.bytes,
+    `dictionaries pay: ${stores.default.bytes} < ${stores.raw.bytes} bytes`,
+  );
+  assert.ok(
+    expected.some((r) => Array.isArray(r['verticals']) && (r['verticals'] as unknown[]).length > 0),
+    'lists are covered',
+  );
+  assert.ok(
+    expected.some((r) => typeof r['received_date'] === 'string'),
+    'dates are covered',
+  );
+  assert.ok(
+    expected.some((r) => Buffer.byteLength(JSON.stringify(r['description'])) >= 128),
+    'raw texts of 128 bytes or more (2-byte lengths) are covered',
+  );
 });
 
 test('1- and 2-byte dictionary codes round-trip', () => {
@@ -88,7 +105,10 @@ test('the bytes written are JSON.stringify of the masked record, for every scope
       }
     }
   }
-  assert.ok(columnMask('lead', LEAD_COLUMNS, maskingFor('commonwealth')).nulled!.includes(1), 'commonwealth has masked columns');
+  assert.ok(
+    columnMask('lead', LEAD_COLUMNS, maskingFor('commonwealth')).nulled!.includes(1),
+    'commonwealth has masked columns',
+  );
   assert.is(columnMask('lead', LEAD_COLUMNS, maskingFor('ent_api')).nulled, null);
 });
 
@@ -96,17 +116,26 @@ test('values of every length copy exactly: short spans and long ones (LONG_SPAN)
   // JSON texts of 1 byte (a digit) to LONG_SPAN + 40 bytes, multi-byte characters included
   const chars = 'abcdefghijklmnopqrstuvwxyz0123456789ÉéÁáÓó"\\/€';
   const values: unknown[] = [null, 0, 7, 42, 'x'];
-  for (let len = 0; len <= LONG_SPAN + 40; len++) values.push(Array.from({ length: len }, (_, i) => chars[(i * 7 + len) % chars.length]).join(''));
+  for (let len = 0; len <= LONG_SPAN + 40; len++)
+    values.push(Array.from({ length: len }, (_, i) => chars[(i * 7 + len) % chars.length]).join(''));
   const lengths = values.map((v) => Buffer.byteLength(JSON.stringify(v)));
   assert.ok(Math.min(...lengths) === 1 && Math.max(...lengths) > LONG_SPAN + 8, 'both sides of the threshold');
   const build = (dictionaryMax: number | undefined, copies: number): RowStore => {
     const rows = values.length * copies;
-    const b = new RowStoreBuilder(['id', 'x'], rows, [rows, values.length], dictionaryMax === undefined ? {} : { dictionaryMax });
+    const b = new RowStoreBuilder(
+      ['id', 'x'],
+      rows,
+      [rows, values.length],
+      dictionaryMax === undefined ? {} : { dictionaryMax },
+    );
     for (let r = 0; r < rows; r++) b.add(r + 1, [r + 1, values[r % values.length]]);
     return b.finish();
   };
   // raw: no dictionaries; dictionary: each value on three rows, so `x` pays as one
-  for (const [name, store] of [['raw', build(0, 1)], ['dictionary', build(undefined, 3)]] as const) {
+  for (const [name, store] of [
+    ['raw', build(0, 1)],
+    ['dictionary', build(undefined, 3)],
+  ] as const) {
     const out = new ByteWriter(16);
     let expected = '';
     for (let slot = 0; slot < store.size; slot++) {
@@ -127,7 +156,10 @@ test('distinct lists the values of a column, in every encoding', () => {
   for (const [name, store] of Object.entries(stores)) {
     for (const c of ['county', 'planning_authority', 'id', 'verticals', 'applicant_org']) {
       const want = [...new Set(expected.map((r) => JSON.stringify(r[c] ?? null)))].sort();
-      const got = store.distinct(c).map((v) => JSON.stringify(v)).sort();
+      const got = store
+        .distinct(c)
+        .map((v) => JSON.stringify(v))
+        .sort();
       assert.equal(got, want, `${name}: ${c}`);
     }
   }

@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import { LeadIndex } from '../../../api/engine/lead-index.ts';
 import { loadRowStore, rowSearchText } from '../../../api/engine/row-store.ts';
-import { leadsCountQuery, leadsPageIdsQuery, searchAvgdlQuery, SORT_VALUE_COLUMN, type LeadsFilters, type LeadsPageRequest, type LeadsSource } from '../../../api/query/leads-query.ts';
+import {
+  leadsCountQuery,
+  leadsPageIdsQuery,
+  searchAvgdlQuery,
+  SORT_VALUE_COLUMN,
+  type LeadsFilters,
+  type LeadsPageRequest,
+  type LeadsSource,
+} from '../../../api/query/leads-query.ts';
 import { parseSearchQuery, phrasePattern, type SearchItem } from '../../../common/search-syntax.ts';
 import { foldSearchText, STOPWORDS } from '../../../common/search-text.ts';
 import { searchQuery, SearchSyntaxError } from '../../../common/search-query.ts';
@@ -28,7 +36,10 @@ test.before(async () => {
   const pq = (f: string): string => `read_parquet(${sqlString(join(dir, f))})`;
   const aq = searchAvgdlQuery(join(dir, 'search_terms.parquet'));
   const avgdl = (await db.all<{ avgdl: number }>(aq.sql, aq.params))[0]!.avgdl;
-  src = { leads: pq('leads.parquet'), search: { termsTable: pq('search_terms.parquet'), postingsTable: pq('search_postings.parquet'), avgdl } };
+  src = {
+    leads: pq('leads.parquet'),
+    search: { termsTable: pq('search_terms.parquet'), postingsTable: pq('search_postings.parquet'), avgdl },
+  };
   text = rowSearchText(await loadRowStore(db, src.leads));
   const search = { terms: src.search!.termsTable, postings: src.search!.postingsTable, avgdl };
   ix = await LeadIndex.load(db, { leads: src.leads, search }, { text });
@@ -37,7 +48,12 @@ test.before(async () => {
 
 test.after(() => db.close());
 
-const shape = (it: SearchItem): string => (it.kind === 'prefix' ? `${it.prefixes.join('|')}*` : it.kind === 'phrase' ? `"${it.words.join(' ')}"→${it.terms.join('+')}` : it.terms.join('+'));
+const shape = (it: SearchItem): string =>
+  it.kind === 'prefix'
+    ? `${it.prefixes.join('|')}*`
+    : it.kind === 'phrase'
+      ? `"${it.words.join(' ')}"→${it.terms.join('+')}`
+      : it.terms.join('+');
 
 test('the parser: AND of groups, OR binding tighter, phrases, prefixes; stopword-only words ignored', () => {
   const cases: [string, string[][]][] = [
@@ -59,9 +75,17 @@ test('the parser: AND of groups, OR binding tighter, phrases, prefixes; stopword
   for (const [q, want] of cases) {
     const p = parseSearchQuery(q);
     assert.is(p.error, undefined, q);
-    assert.equal(p.ast!.groups.map((g) => g.map(shape)), want, q);
+    assert.equal(
+      p.ast!.groups.map((g) => g.map(shape)),
+      want,
+      q,
+    );
   }
-  assert.equal(parseSearchQuery('garage kitch', { lastWordPrefix: true }).ast!.groups.map((g) => g.map(shape)), [['garag'], ['kitch*']], 'search as you type');
+  assert.equal(
+    parseSearchQuery('garage kitch', { lastWordPrefix: true }).ast!.groups.map((g) => g.map(shape)),
+    [['garag'], ['kitch*']],
+    'search as you type',
+  );
   assert.is(phrasePattern(['heat', 'pump']), '(^|[^a-z0-9])heat[^a-z0-9]+pump([^a-z0-9]|$)');
 });
 
@@ -83,7 +107,11 @@ test('the parser refuses malformed q with a reason, and the SQL builder with it'
   for (const [q, reason] of bad) {
     const p = parseSearchQuery(q);
     assert.match(p.error ?? '', reason, q);
-    assert.throws(() => searchQuery(q, { termsPath: '/t', postingsPath: '/p', limit: 5 }), (e: unknown) => e instanceof SearchSyntaxError, q);
+    assert.throws(
+      () => searchQuery(q, { termsPath: '/t', postingsPath: '/p', limit: 5 }),
+      (e: unknown) => e instanceof SearchSyntaxError,
+      q,
+    );
   }
 });
 
@@ -93,12 +121,19 @@ async function reference(req: LeadsPageRequest): Promise<{ rows: string; total: 
   const rows = await db.all(p.sql, p.params);
   const c = leadsCountQuery(src, req.filters);
   const [{ total }] = (await db.all<{ total: number }>(c.sql, c.params)) as [{ total: number }];
-  return { rows: rows.map((r) => `${r['id']}:${r[SORT_VALUE_COLUMN]}`).join(' '), total: Number(total), ids: rows.map((r) => Number(r['id'])) };
+  return {
+    rows: rows.map((r) => `${r['id']}:${r[SORT_VALUE_COLUMN]}`).join(' '),
+    total: Number(total),
+    ids: rows.map((r) => Number(r['id'])),
+  };
 }
 
 async function assertSame(req: LeadsPageRequest, label: string): Promise<number> {
   const want = await reference(req);
-  for (const [name, index] of [['index', ix], ['walk', walk]] as const) {
+  for (const [name, index] of [
+    ['index', ix],
+    ['walk', walk],
+  ] as const) {
     const got = index.page(req);
     assert.is(got.total, want.total, `${label} (${name}): total`);
     assert.is(got.rows.map((r) => `${r.id}:${r.sortValue}`).join(' '), want.rows, `${label} (${name}): page`);
@@ -108,7 +143,9 @@ async function assertSame(req: LeadsPageRequest, label: string): Promise<number>
 
 /** Every lead `q` matches, by the SQL (ids). */
 async function allIds(q: string): Promise<number[]> {
-  return (await reference({ filters: { q }, sort: 'relevance', limit: 100_000, offset: 0, after: null })).ids.sort((a, b) => a - b);
+  return (await reference({ filters: { q }, sort: 'relevance', limit: 100_000, offset: 0, after: null })).ids.sort(
+    (a, b) => a - b,
+  );
 }
 
 /** Phrases of 2–3 words taken from the leads' text (some with a stopword inside), and words. */
@@ -117,10 +154,13 @@ async function samples(): Promise<{ phrases: string[]; words: string[] }> {
   const phrases = new Set<string>();
   const words = new Set<string>();
   for (const { id } of rows) {
-    const ws = foldSearchText(text(id)).split(/[^a-z0-9]+/).filter((w) => w.length > 0);
+    const ws = foldSearchText(text(id))
+      .split(/[^a-z0-9]+/)
+      .filter((w) => w.length > 0);
     for (let i = 0; i + 2 < ws.length && phrases.size < 40; i += 5) {
       const [a, b, c] = [ws[i]!, ws[i + 1]!, ws[i + 2]!];
-      if (a.length > 3 && !STOPWORDS.has(a) && c.length > 3 && !STOPWORDS.has(c)) phrases.add(STOPWORDS.has(b) ? `${a} ${b} ${c}` : `${a} ${b}`);
+      if (a.length > 3 && !STOPWORDS.has(a) && c.length > 3 && !STOPWORDS.has(c))
+        phrases.add(STOPWORDS.has(b) ? `${a} ${b} ${c}` : `${a} ${b}`);
       if (/^[a-z]{5,}$/.test(a) && !STOPWORDS.has(a)) words.add(a);
     }
   }
@@ -133,7 +173,14 @@ test('index = SQL for AND, phrase, prefix and OR queries: every sort, filters, o
   const queries: string[] = [];
   for (let i = 0; i < 20; i++) {
     const [a, b, c] = [words[i]!, words[(i * 7 + 3) % words.length]!, words[(i * 3 + 1) % words.length]!];
-    queries.push(`${a} ${b}`, `"${phrases[i]}"`, `${a.slice(0, 3 + (i % 3))}*`, `${a} OR ${b}`, `"${phrases[i]}" OR ${c} ${b.slice(0, 4)}*`, `${a} OR "${phrases[(i + 5) % phrases.length]}"`);
+    queries.push(
+      `${a} ${b}`,
+      `"${phrases[i]}"`,
+      `${a.slice(0, 3 + (i % 3))}*`,
+      `${a} OR ${b}`,
+      `"${phrases[i]}" OR ${c} ${b.slice(0, 4)}*`,
+      `${a} OR "${phrases[(i + 5) % phrases.length]}"`,
+    );
   }
   let hits = 0;
   for (const [i, q] of queries.entries()) {
@@ -143,37 +190,62 @@ test('index = SQL for AND, phrase, prefix and OR queries: every sort, filters, o
       if (total > 0) hits++;
       const p = leadsPageIdsQuery(src, { filters, sort, limit: 3, offset: 0, after: null });
       const last = (await db.all(p.sql, p.params)).at(-1);
-      if (last) await assertSame({ filters, sort, limit: 5, offset: 0, after: [last[SORT_VALUE_COLUMN] as number, last['id'] as number] }, `q=${q} ${sort} cursor`);
+      if (last)
+        await assertSame(
+          { filters, sort, limit: 5, offset: 0, after: [last[SORT_VALUE_COLUMN] as number, last['id'] as number] },
+          `q=${q} ${sort} cursor`,
+        );
     }
   }
   assert.ok(hits > queries.length, `queries with hits: ${hits} of ${queries.length * 3}`);
 });
 
-test('meaning on the leads\' text: AND narrows, OR widens, a phrase\'s leads hold it, a prefix finds what the word finds', async () => {
+test("meaning on the leads' text: AND narrows, OR widens, a phrase's leads hold it, a prefix finds what the word finds", async () => {
   const { phrases, words } = await samples();
   const folded = (id: number): string => ` ${foldSearchText(text(id)).replace(/[^a-z0-9]+/g, ' ')} `;
   let checked = 0;
   for (let i = 0; i < 12; i++) {
     const [a, b] = [words[i]!, words[(i * 5 + 2) % words.length]!];
-    const [both, onlyA, onlyB, either] = await Promise.all([allIds(`${a} ${b}`), allIds(a), allIds(b), allIds(`${a} OR ${b}`)]);
-    assert.equal(both, onlyA.filter((id) => onlyB.includes(id)), `${a} ${b} = ${a} ∩ ${b}`);
-    assert.equal(either, [...new Set([...onlyA, ...onlyB])].sort((x, y) => x - y), `${a} OR ${b} = ${a} ∪ ${b}`);
+    const [both, onlyA, onlyB, either] = await Promise.all([
+      allIds(`${a} ${b}`),
+      allIds(a),
+      allIds(b),
+      allIds(`${a} OR ${b}`),
+    ]);
+    assert.equal(
+      both,
+      onlyA.filter((id) => onlyB.includes(id)),
+      `${a} ${b} = ${a} ∩ ${b}`,
+    );
+    assert.equal(
+      either,
+      [...new Set([...onlyA, ...onlyB])].sort((x, y) => x - y),
+      `${a} OR ${b} = ${a} ∪ ${b}`,
+    );
     const phrase = phrases[i]!;
     const inPhrase = await allIds(`"${phrase}"`);
     const anded = await allIds(phrase);
     assert.ok(inPhrase.length > 0, `"${phrase}" (taken from a lead) finds it`);
     for (const id of inPhrase) assert.ok(folded(id).includes(` ${phrase} `), `lead ${id} holds "${phrase}"`);
     const missed = anded.filter((id) => !inPhrase.includes(id));
-    for (const id of missed) assert.not.ok(folded(id).includes(` ${phrase} `), `lead ${id} holds "${phrase}" but was not found`);
+    for (const id of missed)
+      assert.not.ok(folded(id).includes(` ${phrase} `), `lead ${id} holds "${phrase}" but was not found`);
     checked += inPhrase.length + missed.length;
     const prefixed = await allIds(`${a.slice(0, 4)}*`);
-    assert.ok(onlyA.every((id) => prefixed.includes(id)), `${a.slice(0, 4)}* finds every lead ${a} finds`);
+    assert.ok(
+      onlyA.every((id) => prefixed.includes(id)),
+      `${a.slice(0, 4)}* finds every lead ${a} finds`,
+    );
     assert.ok(prefixed.length >= onlyA.length);
   }
   assert.ok(checked > 20, `${checked} leads checked against their text`);
   assert.equal(await allIds('zzqxv'), [], 'an unknown word: nothing');
   assert.equal(await allIds(`${words[0]} zzqxv`), [], 'every word is required');
-  assert.equal(await allIds(`${words[0]} OR zzqxv`), await allIds(words[0]!), 'an unknown alternative is no alternative');
+  assert.equal(
+    await allIds(`${words[0]} OR zzqxv`),
+    await allIds(words[0]!),
+    'an unknown alternative is no alternative',
+  );
   assert.equal(await allIds('zzq*'), [], 'a prefix no term starts with');
 });
 

@@ -54,7 +54,10 @@ test('leftovers: folders of dead processes of this host and stray files go; live
   }
   writeFileSync(join(root, 'stray.jsonl'), 'data');
   const removed = removeLeftovers(root, 'self');
-  assert.ok([dead, samePid, 'stray.jsonl'].every((r) => removed.includes(r)), removed.join(', '));
+  assert.ok(
+    [dead, samePid, 'stray.jsonl'].every((r) => removed.includes(r)),
+    removed.join(', '),
+  );
   assert.equal(readdirSync(root).sort(), [live, other].sort());
 });
 
@@ -70,7 +73,10 @@ test('the bound: reservations and growth count; past it exports wait in order, t
   const refused = await pending;
   assert.is(t.waitingExports(), 0);
   assert.instance(refused, ApiError);
-  assert.equal([(refused as ApiError).status, (refused as ApiError).code, (refused as ApiError).headers['Retry-After']], [503, 'export_busy', '30']);
+  assert.equal(
+    [(refused as ApiError).status, (refused as ApiError).code, (refused as ApiError).headers['Retry-After']],
+    [503, 'export_busy', '30'],
+  );
   // two waiting: admitted in order when the space frees
   const order: string[] = [];
   const slow = new ExportTempSpace({ root: tempDir('export-temp-'), maxBytes: 3.5 * per, waitMs: 5_000 });

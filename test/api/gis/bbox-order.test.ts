@@ -47,11 +47,24 @@ test('every endpoint that takes bbox answers 400 naming it', async () => {
     `/v1/ogc/collections/infrastructure/items?bbox=-6.10,53.25,0,-6.40,53.42,10`,
   ]) {
     refused(await api.request(path, { key }), path);
-    const ok = await api.request(path.replace(SWAPPED, DUBLIN).replace('-6.10,53.25,0,-6.40,53.42,10', '-6.40,53.25,0,-6.10,53.42,10'), { key });
+    const ok = await api.request(
+      path.replace(SWAPPED, DUBLIN).replace('-6.10,53.25,0,-6.40,53.42,10', '-6.40,53.25,0,-6.10,53.42,10'),
+      { key },
+    );
     assert.is(ok.status, 200, `${path} the right way round: ${ok.text.slice(0, 200)}`);
   }
-  refused(await api.request('/v1/leads/search', { key, method: 'POST', body: { bbox: [-6.1, 53.25, -6.4, 53.42] } }), 'POST /v1/leads/search');
-  refused(await api.request('/v1/webhooks', { key, method: 'POST', body: { url: 'http://127.0.0.1:9/h', filter: `bbox=${SWAPPED}` } }), 'a saved filter');
+  refused(
+    await api.request('/v1/leads/search', { key, method: 'POST', body: { bbox: [-6.1, 53.25, -6.4, 53.42] } }),
+    'POST /v1/leads/search',
+  );
+  refused(
+    await api.request('/v1/webhooks', {
+      key,
+      method: 'POST',
+      body: { url: 'http://127.0.0.1:9/h', filter: `bbox=${SWAPPED}` },
+    }),
+    'a saved filter',
+  );
 });
 
 test.run();

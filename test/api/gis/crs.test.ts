@@ -20,7 +20,7 @@ test.after(async () => {
 const get = (path: string) => api.request(path, { key: api.keys.ent_feed });
 type F = { id: number; geometry: { coordinates: [number, number] }; properties: Record<string, unknown> };
 
-test('items and one feature in EPSG:2157: the pipeline\'s ITM of the CRS84 coordinates within 1 m, properties unchanged', async () => {
+test("items and one feature in EPSG:2157: the pipeline's ITM of the CRS84 coordinates within 1 m, properties unchanged", async () => {
   const wgs = await get('/v1/ogc/collections/leads/items?limit=500');
   const itm = await get(`/v1/ogc/collections/leads/items?limit=500&crs=${encodeURIComponent(EPSG_2157)}`);
   assert.is(itm.status, 200);
@@ -34,7 +34,10 @@ test('items and one feature in EPSG:2157: the pipeline\'s ITM of the CRS84 coord
     assert.is(b[i]!.id, a[i]!.id);
     const ref = wgs84ToItm(...a[i]!.geometry.coordinates);
     const [e, n] = b[i]!.geometry.coordinates;
-    assert.ok(Math.hypot(e - ref.easting, n - ref.northing) < 1, `feature ${a[i]!.id}: ${e},${n} vs ${ref.easting},${ref.northing}`);
+    assert.ok(
+      Math.hypot(e - ref.easting, n - ref.northing) < 1,
+      `feature ${a[i]!.id}: ${e},${n} vs ${ref.easting},${ref.northing}`,
+    );
     assert.equal(b[i]!.properties, a[i]!.properties);
   }
   const next = (itm.body.links as { rel: string; href: string }[]).find((l) => l.rel === 'next');
@@ -48,7 +51,9 @@ test('items and one feature in EPSG:2157: the pipeline\'s ITM of the CRS84 coord
 test('bbox-crs EPSG:2157: every feature inside the ITM box is answered, none outside its CRS84 envelope', async () => {
   const all = (await get('/v1/ogc/collections/leads/items?limit=10000')).body.features as F[];
   const box = [680000, 700000, 740000, 760000]; // around Dublin, metres
-  const res = await get(`/v1/ogc/collections/leads/items?limit=10000&bbox=${box.join(',')}&bbox-crs=${encodeURIComponent(EPSG_2157)}`);
+  const res = await get(
+    `/v1/ogc/collections/leads/items?limit=10000&bbox=${box.join(',')}&bbox-crs=${encodeURIComponent(EPSG_2157)}`,
+  );
   assert.is(res.status, 200);
   const got = new Set((res.body.features as F[]).map((f) => f.id));
   const inside = all.filter((f) => {
@@ -71,10 +76,22 @@ test('collections list the CRSs; conformance has Part 2; bad values are 400', as
   assert.equal(c.body.crs, [CRS84, EPSG_2157]);
   assert.equal(SUPPORTED_CRS, [CRS84, EPSG_2157]);
   assert.is(c.body.storageCrs, CRS84);
-  assert.ok((await get('/v1/ogc/conformance')).body.conformsTo.includes('http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs'));
+  assert.ok(
+    (await get('/v1/ogc/conformance')).body.conformsTo.includes(
+      'http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs',
+    ),
+  );
   assertProblem(await get('/v1/ogc/collections/leads/items?crs=EPSG:4326'), 400, 'invalid_parameter');
-  assertProblem(await get(`/v1/ogc/collections/leads/items?bbox=1,2,3&bbox-crs=${encodeURIComponent(EPSG_2157)}`), 400, 'invalid_parameter');
-  assertProblem(await get(`/v1/ogc/collections/leads/items/1?bbox-crs=${encodeURIComponent(EPSG_2157)}`), 400, 'unknown_parameter');
+  assertProblem(
+    await get(`/v1/ogc/collections/leads/items?bbox=1,2,3&bbox-crs=${encodeURIComponent(EPSG_2157)}`),
+    400,
+    'invalid_parameter',
+  );
+  assertProblem(
+    await get(`/v1/ogc/collections/leads/items/1?bbox-crs=${encodeURIComponent(EPSG_2157)}`),
+    400,
+    'unknown_parameter',
+  );
   // a client that adds crs to every request (GDAL 3.6) gets the metadata unchanged; a bad value is still a 400
   assert.equal((await get(`/v1/ogc/collections/leads?crs=${encodeURIComponent(EPSG_2157)}`)).body.crs, c.body.crs);
   assert.is((await get(`/v1/ogc?crs=${encodeURIComponent(EPSG_2157)}`)).status, 200);
@@ -82,12 +99,16 @@ test('collections list the CRSs; conformance has Part 2; bad values are 400', as
 });
 
 test('lineInCrs rewrites only the geometry', () => {
-  const line = '{"type":"Feature","id":3,"geometry":{"type":"Point","coordinates":[-6.26,53.35]},"properties":{"lon":-6.26,"lat":53.35}}';
+  const line =
+    '{"type":"Feature","id":3,"geometry":{"type":"Point","coordinates":[-6.26,53.35]},"properties":{"lon":-6.26,"lat":53.35}}';
   assert.is(lineInCrs(line, CRS84), line);
   const out = JSON.parse(lineInCrs(line, EPSG_2157));
   assert.equal(out.properties, { lon: -6.26, lat: 53.35 });
   const ref = wgs84ToItm(-6.26, 53.35);
-  assert.ok(Math.abs(out.geometry.coordinates[0] - ref.easting) < 0.1 && Math.abs(out.geometry.coordinates[1] - ref.northing) < 0.1);
+  assert.ok(
+    Math.abs(out.geometry.coordinates[0] - ref.easting) < 0.1 &&
+      Math.abs(out.geometry.coordinates[1] - ref.northing) < 0.1,
+  );
 });
 
 test.run();

@@ -35,7 +35,11 @@ async function features(layer: 'leads' | 'infrastructure'): Promise<{ id: number
   return out;
 }
 
-const notTheApi = (link: string): boolean => !link.includes('leads.example.ie') && !link.includes('/v1/') && !link.startsWith(api.baseUrl) && !link.startsWith('http://localhost');
+const notTheApi = (link: string): boolean =>
+  !link.includes('leads.example.ie') &&
+  !link.includes('/v1/') &&
+  !link.startsWith(api.baseUrl) &&
+  !link.startsWith('http://localhost');
 
 for (const layer of ['infrastructure', 'leads'] as const) {
   test(`${layer} layer: every link is the record's public page or null, never a URL of the API`, async () => {
@@ -60,7 +64,10 @@ for (const layer of ['infrastructure', 'leads'] as const) {
     }
     if (layer === 'infrastructure') {
       // both occur: cases link to the consenting body's page, projects without one have no link
-      assert.ok((kinds.get('public www.pleanala.ie') ?? 0) > 0 && (kinds.get('none') ?? 0) > 0, JSON.stringify([...kinds]));
+      assert.ok(
+        (kinds.get('public www.pleanala.ie') ?? 0) > 0 && (kinds.get('none') ?? 0) > 0,
+        JSON.stringify([...kinds]),
+      );
     }
   });
 }
@@ -71,8 +78,12 @@ test('a project without a public page is read on the API by its feature id; OGC 
   const res = await api.request(`/v1/infrastructure/${without.id}`, { key: api.keys.ent_api });
   assert.is(res.status, 200);
   assert.is(res.body.id, without.id);
-  const items = (await api.request('/v1/ogc/collections/infrastructure/items?limit=10000', { key: api.keys.ent_feed })).body.features as typeof infra;
-  assert.equal(items.map((f) => [f.id, f.properties['link']]), infra.map((f) => [f.id, f.properties['link']]));
+  const items = (await api.request('/v1/ogc/collections/infrastructure/items?limit=10000', { key: api.keys.ent_feed }))
+    .body.features as typeof infra;
+  assert.equal(
+    items.map((f) => [f.id, f.properties['link']]),
+    infra.map((f) => [f.id, f.properties['link']]),
+  );
   const one = await api.request(`/v1/ogc/collections/infrastructure/items/${without.id}`, { key: api.keys.ent_feed });
   assert.is(one.body.properties.link, null);
 });

@@ -21,7 +21,12 @@ let now: Release;
 let before: Release;
 
 const fakeRelease = (id: string, dir: string): Release =>
-  ({ id, dir, path: (rel: string) => join(dir, rel), tables: { leads: `read_parquet(${sqlString(join(dir, 'leads.parquet'))})` } }) as unknown as Release;
+  ({
+    id,
+    dir,
+    path: (rel: string) => join(dir, rel),
+    tables: { leads: `read_parquet(${sqlString(join(dir, 'leads.parquet'))})` },
+  }) as unknown as Release;
 
 test.before(async () => {
   const rel = await tinyRelease();
@@ -33,18 +38,33 @@ test.before(async () => {
   symlinkSync(join(rel.dir, 'leads.parquet'), join(old, 'leads.parquet'));
   symlinkSync(join(rel.dir, 'geojson', 'leads'), join(old, 'geojson', 'leads'));
   const lines = readdirSync(join(rel.dir, 'geojson', 'leads'))
-    .flatMap((f) => readFileSync(join(rel.dir, 'geojson', 'leads', f), 'utf8').split('\n').filter(Boolean))
+    .flatMap((f) =>
+      readFileSync(join(rel.dir, 'geojson', 'leads', f), 'utf8')
+        .split('\n')
+        .filter(Boolean),
+    )
     .sort((a, b) => Number(/"id":(\d+)/.exec(a)![1]) - Number(/"id":(\d+)/.exec(b)![1]));
   writeFileSync(join(old, 'geojson', 'leads.ndjson'), lines.join('\n') + '\n');
-  const index = JSON.parse(readFileSync(join(rel.dir, 'geojson', 'index.json'), 'utf8')) as { layers: Record<string, unknown>[] };
-  assert.ok(index.layers.some((l) => l['name'] === 'leads' && Array.isArray(l['parts']) && !('file' in l)), 'the release stores the national layer as parts');
+  const index = JSON.parse(readFileSync(join(rel.dir, 'geojson', 'index.json'), 'utf8')) as {
+    layers: Record<string, unknown>[];
+  };
+  assert.ok(
+    index.layers.some((l) => l['name'] === 'leads' && Array.isArray(l['parts']) && !('file' in l)),
+    'the release stores the national layer as parts',
+  );
   for (const l of index.layers) if (l['name'] === 'leads') (delete l['parts'], (l['file'] = 'geojson/leads.ndjson'));
   writeFileSync(join(old, 'geojson', 'index.json'), JSON.stringify(index));
   before = fakeRelease('before', old);
 });
 test.after(() => db?.close());
 
-const req = (filters: GisRequest['filters'], limit: number, afterId: number | null = null): GisRequest => ({ layer: 'leads', filters, limit, afterId, hash: 'h' });
+const req = (filters: GisRequest['filters'], limit: number, afterId: number | null = null): GisRequest => ({
+  layer: 'leads',
+  filters,
+  limit,
+  afterId,
+  hash: 'h',
+});
 
 /** Every page of a request, followed to the end. */
 async function pages(release: Release, filters: GisRequest['filters'], limit: number): Promise<string[]> {

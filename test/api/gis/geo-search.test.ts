@@ -14,7 +14,13 @@ import { join } from 'node:path';
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import { LeadIndex } from '../../../api/engine/lead-index.ts';
-import { EARTH_RADIUS_M, EDGE_TOLERANCE_M, parsePolygon, type AreaGeometry, type BBox } from '../../../api/gis/geometry.ts';
+import {
+  EARTH_RADIUS_M,
+  EDGE_TOLERANCE_M,
+  parsePolygon,
+  type AreaGeometry,
+  type BBox,
+} from '../../../api/gis/geometry.ts';
 import type { LeadsFilters } from '../../../api/query/leads-query.ts';
 import { scaledRelease } from '../../helpers/scaled-release.ts';
 import { seededRandom } from '../../helpers/random.ts';
@@ -78,7 +84,14 @@ const DEG = 180 / Math.PI;
  * A star-shaped ring around (cx, cy): `k` vertices at increasing angles and random radii, closed;
  * `at` puts one vertex exactly on a given point (its angle and distance from the centre).
  */
-function starRing(rnd: () => number, cx: number, cy: number, size: number, k: number, at?: { lon: number; lat: number }): number[][] {
+function starRing(
+  rnd: () => number,
+  cx: number,
+  cy: number,
+  size: number,
+  k: number,
+  at?: { lon: number; lat: number },
+): number[][] {
   const angles = Array.from({ length: k }, () => rnd() * 2 * Math.PI).sort((a, b) => a - b);
   const ring = angles.map((a) => {
     const r = size * (0.4 + 0.6 * rnd());
@@ -90,7 +103,9 @@ function starRing(rnd: () => number, cx: number, cy: number, size: number, k: nu
     let i = angles.findIndex((x) => norm(x) > norm(a));
     if (i < 0) i = angles.length;
     ring.splice(i, 0, [at.lon, at.lat]);
-    ring.sort((p, q) => norm(Math.atan2(p[1]! - cy, (p[0]! - cx) / 1.6)) - norm(Math.atan2(q[1]! - cy, (q[0]! - cx) / 1.6)));
+    ring.sort(
+      (p, q) => norm(Math.atan2(p[1]! - cy, (p[0]! - cx) / 1.6)) - norm(Math.atan2(q[1]! - cy, (q[0]! - cx) / 1.6)),
+    );
   }
   ring.push([...ring[0]!]);
   return ring;
@@ -111,7 +126,9 @@ test('200 random areas on the default release: the index equals the reference (0
       mismatches++;
       const g = new Set(got);
       const w = new Set(want);
-      console.log(`  ${label}: index ${got.length}, reference ${want.length}; only index ${got.filter((x) => !w.has(x)).slice(0, 5)}, only reference ${want.filter((x) => !g.has(x)).slice(0, 5)}`);
+      console.log(
+        `  ${label}: index ${got.length}, reference ${want.length}; only index ${got.filter((x) => !w.has(x)).slice(0, 5)}, only reference ${want.filter((x) => !g.has(x)).slice(0, 5)}`,
+      );
     }
     for (const id of mustHold) assert.ok(got.includes(id), `${label}: lead ${id} on the edge is inside`);
     if (mustHold.length > 0) onEdge++;
@@ -133,14 +150,16 @@ test('200 random areas on the default release: the index equals the reference (0
       must.push(p.id);
     } else if (rnd() < 0.6) {
       const p = pick(pts);
-      (lat = p.lat + (rnd() - 0.5) * 0.02), (lon = p.lon + (rnd() - 0.5) * 0.02);
-    } else (lat = 51.5 + rnd() * 3.8), (lon = -10.3 + rnd() * 4.3);
+      ((lat = p.lat + (rnd() - 0.5) * 0.02), (lon = p.lon + (rnd() - 0.5) * 0.02));
+    } else ((lat = 51.5 + rnd() * 3.8), (lon = -10.3 + rnd() * 4.3));
     const filters: LeadsFilters = { near: { lat, lon, radius_m: radius } };
     check(`near ${lat},${lon} r=${radius}`, indexIds(filters), await sqlNear(lat, lon, radius), must);
     if (i % 5 === 0) {
       // 1 cm beyond the radius is outside
       const p = pts.find((x) => x.id === must[0])!;
-      const out = indexIds({ near: { lat: p.lat + ((radius + 0.01) / EARTH_RADIUS_M) * DEG, lon: p.lon, radius_m: radius } });
+      const out = indexIds({
+        near: { lat: p.lat + ((radius + 0.01) / EARTH_RADIUS_M) * DEG, lon: p.lon, radius_m: radius },
+      });
       assert.not.ok(out.includes(p.id), `lead ${p.id} 1 cm beyond the radius is outside`);
     }
   }
@@ -170,7 +189,12 @@ test('200 random areas on the default release: the index equals the reference (0
   for (let i = 0; i < 60; i++) {
     const c = pick(pts);
     const size = i % 6 === 0 ? 0.3 + rnd() * 0.6 : 0.005 + rnd() * 0.08;
-    const near = pts.filter((x) => Math.abs(x.lon - c.lon) < size * 0.5 && Math.abs(x.lat - c.lat) < size * 0.3 && (x.lon !== c.lon || x.lat !== c.lat));
+    const near = pts.filter(
+      (x) =>
+        Math.abs(x.lon - c.lon) < size * 0.5 &&
+        Math.abs(x.lat - c.lat) < size * 0.3 &&
+        (x.lon !== c.lon || x.lat !== c.lat),
+    );
     const vertexLead = i % 3 === 0 && near.length > 0 ? pick(near) : undefined;
     const outer = starRing(rnd, c.lon + 1e-4, c.lat + 1e-4, size, 5 + Math.floor(rnd() * 20), vertexLead);
     const rings = [outer];
@@ -178,7 +202,13 @@ test('200 random areas on the default release: the index equals the reference (0
     if (i % 4 === 1) {
       // a hole: a small square around the centre lead, one corner exactly on it
       const h = size * 0.1;
-      rings.push([[c.lon, c.lat], [c.lon, c.lat + h], [c.lon + h, c.lat + h], [c.lon + h, c.lat], [c.lon, c.lat]]);
+      rings.push([
+        [c.lon, c.lat],
+        [c.lon, c.lat + h],
+        [c.lon + h, c.lat + h],
+        [c.lon + h, c.lat],
+        [c.lon, c.lat],
+      ]);
       must.push(c.id);
       withHoles++;
     }
@@ -200,11 +230,20 @@ test('200 random areas on the default release: the index equals the reference (0
 
   // an area combined with another filter, and two areas together, as the index ANDs them
   const p = pick(pts);
-  const both: LeadsFilters = { near: { lat: p.lat, lon: p.lon, radius_m: 20_000 }, bbox: [p.lon - 0.1, p.lat - 0.1, p.lon + 0.3, p.lat + 0.05] };
+  const both: LeadsFilters = {
+    near: { lat: p.lat, lon: p.lon, radius_m: 20_000 },
+    bbox: [p.lon - 0.1, p.lat - 0.1, p.lon + 0.3, p.lat + 0.05],
+  };
   const a = new Set(await sqlNear(p.lat, p.lon, 20_000));
-  check('near and bbox', indexIds(both), (await sqlBbox(both.bbox!)).filter((id) => a.has(id)));
+  check(
+    'near and bbox',
+    indexIds(both),
+    (await sqlBbox(both.bbox!)).filter((id) => a.has(id)),
+  );
 
-  console.log(`  ${pts.length} leads; areas holding leads ${nonEmpty}, crossing authorities ${crossing}, with holes ${withHoles}, multi ${multi}, edge leads ${onEdge}`);
+  console.log(
+    `  ${pts.length} leads; areas holding leads ${nonEmpty}, crossing authorities ${crossing}, with holes ${withHoles}, multi ${multi}, edge leads ${onEdge}`,
+  );
   assert.is(mismatches, 0, 'areas whose index answer differs from the reference');
   assert.ok(nonEmpty > 150, `areas holding leads: ${nonEmpty}`);
   assert.ok(crossing >= 20, `areas crossing authority boundaries: ${crossing}`);
@@ -237,7 +276,9 @@ test('sort=distance: pages by offset and by cursor equal SQL ordered by (distanc
       after = [rows.at(-1)!.sortValue as number, rows.at(-1)!.id];
     }
     assert.equal(got, want, `near ${p.lat},${p.lon} r=${radius}: every lead once, by distance`);
-    const mid = ix.page({ filters, sort: 'distance', limit: 5, offset: 10, after: null }).rows.map((r) => `${r.id}:${r.sortValue}`);
+    const mid = ix
+      .page({ filters, sort: 'distance', limit: 5, offset: 10, after: null })
+      .rows.map((r) => `${r.id}:${r.sortValue}`);
     assert.equal(mid, want.slice(10, 15), 'offset page');
   }
 });

@@ -39,13 +39,27 @@ import {
 } from '../../../api/gis/geometry.ts';
 import { seededRandom } from '../../helpers/random.ts';
 
-const square = (x: number, y: number, d: number): number[][] => [[x, y], [x + d, y], [x + d, y + d], [x, y + d], [x, y]];
+const square = (x: number, y: number, d: number): number[][] => [
+  [x, y],
+  [x + d, y],
+  [x + d, y + d],
+  [x, y + d],
+  [x, y],
+];
 const reason = (v: unknown): string => (v as { reason: string }).reason;
 /**
  * `k` positions at even angles around (cx, cy), each at `r · (least + spread · rnd())` (longitude
  * stretched 1.6×, as Ireland's degrees are): a star-shaped ring, not closed.
  */
-const starRing = (rnd: () => number, cx: number, cy: number, r: number, k: number, least: number, spread: number): number[][] =>
+const starRing = (
+  rnd: () => number,
+  cx: number,
+  cy: number,
+  r: number,
+  k: number,
+  least: number,
+  spread: number,
+): number[][] =>
   Array.from({ length: k }, (_, i) => {
     const a = (2 * Math.PI * i) / k;
     const d = r * (least + spread * rnd());
@@ -71,20 +85,88 @@ test('parsePolygon: every fault named, in the documented order', () => {
     [{ type: 'Point', coordinates: [-6.3, 53.3] }, /Polygon or MultiPolygon/],
     [{ type: 'Feature', geometry: ok }, /Polygon or MultiPolygon/],
     [{ type: 'Polygon', coordinates: [[[-6.3, '53.3']]] }, /positions \(numbers\)/],
-    [{ type: 'Polygon', coordinates: [[[-6.3, 53.3], [-6.2, 53.3], [-6.3, 53.3]]] }, /outer ring has fewer than 4 positions/],
-    [{ type: 'Polygon', coordinates: [[[-6.3, 53.3], [-6.2, 53.3], [-6.2, 53.4], [-6.3, 53.4]]] }, /outer ring is not closed/],
-    [{ type: 'Polygon', coordinates: [square(-6.3, 53.3, 0.1), [[-6.28, 53.32], [-6.27, 53.32], [-6.27, 53.33], [-6.28, 53.32], [-6.0, 53.0]]] }, /hole 1 is not closed/],
-    [{ type: 'Polygon', coordinates: [square(53.3, -6.3, 0.05)] }, /position 1 of the outer ring looks like \[latitude, longitude\]/],
+    [
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [-6.3, 53.3],
+            [-6.2, 53.3],
+            [-6.3, 53.3],
+          ],
+        ],
+      },
+      /outer ring has fewer than 4 positions/,
+    ],
+    [
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [-6.3, 53.3],
+            [-6.2, 53.3],
+            [-6.2, 53.4],
+            [-6.3, 53.4],
+          ],
+        ],
+      },
+      /outer ring is not closed/,
+    ],
+    [
+      {
+        type: 'Polygon',
+        coordinates: [
+          square(-6.3, 53.3, 0.1),
+          [
+            [-6.28, 53.32],
+            [-6.27, 53.32],
+            [-6.27, 53.33],
+            [-6.28, 53.32],
+            [-6.0, 53.0],
+          ],
+        ],
+      },
+      /hole 1 is not closed/,
+    ],
+    [
+      { type: 'Polygon', coordinates: [square(53.3, -6.3, 0.05)] },
+      /position 1 of the outer ring looks like \[latitude, longitude\]/,
+    ],
     [{ type: 'Polygon', coordinates: [square(-6.3, 93.3, 0.05)] }, /outside -180…180 longitude \/ -90…90 latitude/],
     [{ type: 'Polygon', coordinates: [square(2.3, 48.8, 0.05)] }, /entirely outside Ireland/],
-    [{ type: 'Polygon', coordinates: [[[-6.3, 53.3], [-6.2, 53.4], [-6.2, 53.3], [-6.3, 53.4], [-6.3, 53.3]]] }, /self-intersecting/],
-    [{ type: 'MultiPolygon', coordinates: [[square(-6.3, 53.3, 0.1)], [square(-6.25, 53.35, 0.1)]] }, /self-intersecting/],
+    [
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [-6.3, 53.3],
+            [-6.2, 53.4],
+            [-6.2, 53.3],
+            [-6.3, 53.4],
+            [-6.3, 53.3],
+          ],
+        ],
+      },
+      /self-intersecting/,
+    ],
+    [
+      { type: 'MultiPolygon', coordinates: [[square(-6.3, 53.3, 0.1)], [square(-6.25, 53.35, 0.1)]] },
+      /self-intersecting/,
+    ],
     [{ type: 'Polygon', coordinates: [square(-6.3, 53.3, 0.1), square(-6.3, 53.3, 0.05)] }, /self-intersecting/], // a hole touching its outer ring
   ];
-  for (const [input, want] of cases) assert.match(reason(parsePolygon(typeof input === 'string' ? input : JSON.stringify(input))), want, JSON.stringify(input).slice(0, 80));
+  for (const [input, want] of cases)
+    assert.match(
+      reason(parsePolygon(typeof input === 'string' ? input : JSON.stringify(input))),
+      want,
+      JSON.stringify(input).slice(0, 80),
+    );
   // more than POLYGON_VERTICES_MAX positions
   const n = POLYGON_VERTICES_MAX + 1;
-  const ring = Array.from({ length: n - 1 }, (_, i) => [-7 + 0.5 * Math.cos((2 * Math.PI * i) / (n - 1)), 53 + 0.3 * Math.sin((2 * Math.PI * i) / (n - 1))]);
+  const ring = Array.from({ length: n - 1 }, (_, i) => [
+    -7 + 0.5 * Math.cos((2 * Math.PI * i) / (n - 1)),
+    53 + 0.3 * Math.sin((2 * Math.PI * i) / (n - 1)),
+  ]);
   ring.push([...ring[0]!]);
   assert.match(reason(parsePolygon({ type: 'Polygon', coordinates: [ring] })), /has 10001 positions; at most 10000/);
   // exactly the maximum is accepted (and checked for crossings by the sweep, quickly)
@@ -136,7 +218,8 @@ test('edges: radius inclusive to 1 mm; bbox and polygon edges, vertices and hole
 });
 
 test('orientation is exact: one ulp off a line is off it, where the plain float formula says on it', () => {
-  const naive = (ax: number, ay: number, bx: number, by: number, px: number, py: number): number => Math.sign((ax - px) * (by - py) - (ay - py) * (bx - px));
+  const naive = (ax: number, ay: number, bx: number, by: number, px: number, py: number): number =>
+    Math.sign((ax - px) * (by - py) - (ay - py) * (bx - px));
   // points on the line y = x·k through real-looking coordinates, and one ulp beside them
   const a = [-6.3, 53.3] as const;
   const b = [-6.2, 53.4] as const;
@@ -155,7 +238,8 @@ test('orientation is exact: one ulp off a line is off it, where the plain float 
     };
     assert.is(orientation(a[0], a[1], b[0], b[1], x, y), exact(y), `t=${t}`);
     assert.is(orientation(a[0], a[1], b[0], b[1], x, up), exact(up), `t=${t}, one ulp up`);
-    if (naive(a[0], a[1], b[0], b[1], x, up) !== exact(up) || naive(a[0], a[1], b[0], b[1], x, y) !== exact(y)) floatWrong++;
+    if (naive(a[0], a[1], b[0], b[1], x, up) !== exact(up) || naive(a[0], a[1], b[0], b[1], x, y) !== exact(y))
+      floatWrong++;
   }
   // Shewchuk's grid: p = (0.5 + i·2⁻⁵³, 0.5 + j·2⁻⁵³) against the line (12, 12)–(24, 24), where the
   // float formula errs often
@@ -172,7 +256,17 @@ test('orientation is exact: one ulp off a line is off it, where the plain float 
   }
   assert.ok(floatWrong > 100, `the cases reach where a plain float formula errs (${floatWrong} times)`);
   // exactly representable points on a diagonal edge: inside; the next double beside: by the side
-  const tri: AreaGeometry = { type: 'Polygon', coordinates: [[[-6.5, 53], [-6.25, 53.25], [-6.5, 53.25], [-6.5, 53]]] };
+  const tri: AreaGeometry = {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [-6.5, 53],
+        [-6.25, 53.25],
+        [-6.5, 53.25],
+        [-6.5, 53],
+      ],
+    ],
+  };
   assert.ok(inPolygon(tri, 53.125, -6.375), 'on the diagonal edge');
   assert.not.ok(inPolygon(tri, 53.125, -6.375 + 2 ** -50), 'one ulp east of it: outside');
   assert.ok(inPolygon(tri, 53.125, -6.375 - 2 ** -50), 'one ulp west of it: inside');
@@ -199,16 +293,19 @@ test('inPolygon equals turf booleanPointInPolygon (the reference) on 60,000 poin
     const polys: number[][][][] = [[star(cx, cy, r, 3 + Math.floor(rnd() * 30))]];
     if (i % 3 === 0) polys[0]!.push(square(cx - r * 0.1, cy - r * 0.1, r * 0.15)); // a hole (may poke out: even–odd for both)
     if (i % 4 === 0) polys.push([star(cx + 2 * r, cy, r * 0.5, 6)]);
-    const g: AreaGeometry = polys.length === 1 ? { type: 'Polygon', coordinates: polys[0]! } : { type: 'MultiPolygon', coordinates: polys };
+    const g: AreaGeometry =
+      polys.length === 1 ? { type: 'Polygon', coordinates: polys[0]! } : { type: 'MultiPolygon', coordinates: polys };
     const vertices = polys.flat(2);
     for (let j = 0; j < 200; j++) {
       let x: number;
       let y: number;
       const kind = j % 4;
       const [vx, vy] = vertices[Math.floor(rnd() * vertices.length)] as [number, number];
-      if (kind === 0) (x = vx), (y = vy), onRing++; // a vertex
-      else if (kind === 1) (x = vx + (rnd() - 0.5) * 1e-9), (y = vy + (rnd() - 0.5) * 1e-9); // a hair from one
-      else (x = cx + (rnd() - 0.5) * 3 * r), (y = cy + (rnd() - 0.5) * 3 * r);
+      if (kind === 0)
+        ((x = vx), (y = vy), onRing++); // a vertex
+      else if (kind === 1)
+        ((x = vx + (rnd() - 0.5) * 1e-9), (y = vy + (rnd() - 0.5) * 1e-9)); // a hair from one
+      else ((x = cx + (rnd() - 0.5) * 3 * r), (y = cy + (rnd() - 0.5) * 3 * r));
       const want = booleanPointInPolygon([x, y], g);
       if (inPolygon(g, y, x) !== want) mismatches++;
       if (want) inside++;
@@ -278,18 +375,47 @@ test("an edge cell's centre decides as the exact test, also where the segment to
       });
       return [...ring, [...ring[0]!]];
     };
-    const strip = (y: number): number[][] => [[-8, y], [-7, y], [-7, y + 1 / 64], [-8, y + 1 / 64], [-8, y]];
+    const strip = (y: number): number[][] => [
+      [-8, y],
+      [-7, y],
+      [-7, y + 1 / 64],
+      [-8, y + 1 / 64],
+      [-8, y],
+    ];
     // a MultiPolygon: two strips spanning the envelope [-8, -7] × [52, 53], and two stars, the
     // second inside the first's hole-free body half the time (nested polygons: parity per polygon)
     const g: AreaGeometry = multi
-      ? { type: 'MultiPolygon', coordinates: [[strip(52)], [strip(53 - 1 / 64)], [star(0.35, 0.5, 0.3, 20)], [star(t % 2 ? 0.35 : 0.75, 0.5, 0.12, 20)]] }
-      : { type: 'Polygon', coordinates: [[[-8, 52], [-7, 52], [-7, 53], [-8, 53], [-8, 52]], star(0.5, 0.5, 0.45, 5 + (t % 6))] };
-    const positions = (multi ? (g.coordinates as number[][][][]).flat(2) : (g.coordinates as number[][][]).flat(1)).length;
+      ? {
+          type: 'MultiPolygon',
+          coordinates: [
+            [strip(52)],
+            [strip(53 - 1 / 64)],
+            [star(0.35, 0.5, 0.3, 20)],
+            [star(t % 2 ? 0.35 : 0.75, 0.5, 0.12, 20)],
+          ],
+        }
+      : {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [-8, 52],
+              [-7, 52],
+              [-7, 53],
+              [-8, 53],
+              [-8, 52],
+            ],
+            star(0.5, 0.5, 0.45, 5 + (t % 6)),
+          ],
+        };
+    const positions = (multi ? (g.coordinates as number[][][][]).flat(2) : (g.coordinates as number[][][]).flat(1))
+      .length;
     assert.is(gridSize(positions), size, `${positions} positions`);
     const points: [number, number][] = [];
     for (let j = 0; j <= 256; j++) for (let i = 0; i <= 256; i++) points.push([-8 + i / 256, 52 + j / 256]);
     const centre = (v: number, lo: number): number => lo + (Math.floor((v - lo) * size) + 0.5) / size;
-    for (const [vx, vy] of (multi ? (g.coordinates as number[][][][]).flat(2) : (g.coordinates as number[][][]).flat(1)) as [number, number][]) {
+    for (const [vx, vy] of (multi
+      ? (g.coordinates as number[][][][]).flat(2)
+      : (g.coordinates as number[][][]).flat(1)) as [number, number][]) {
       const [cx, cy] = [centre(vx, -8), centre(vy, 52)];
       for (const t of [1.25, 1.5, 2, 3]) points.push([cx + t * (vx - cx), cy + t * (vy - cy)]);
     }
@@ -317,7 +443,13 @@ test("the index's latitude bands answer as every edge would: MultiPolygons with 
     // a second polygon of horizontal and vertical edges only, beside the first, with a hole
     const box = square(cx + 2 * r, cy - r / 2, r);
     const hole = square(cx + 2.25 * r, cy - r / 4, r / 2).reverse();
-    const g: AreaGeometry = { type: 'MultiPolygon', coordinates: [[[...ring, [...ring[0]!]], square(cx - r / 8, cy - r / 8, r / 8)], [box, hole]] };
+    const g: AreaGeometry = {
+      type: 'MultiPolygon',
+      coordinates: [
+        [[...ring, [...ring[0]!]], square(cx - r / 8, cy - r / 8, r / 8)],
+        [box, hole],
+      ],
+    };
     const ys = g.coordinates.flat(2).map((p) => p[1]!);
     const [s, n] = [Math.min(...ys), Math.max(...ys)];
     const xs = g.coordinates.flat(2).map((p) => p[0]!);
@@ -325,7 +457,8 @@ test("the index's latitude bands answer as every edge would: MultiPolygons with 
     // latitudes: every vertex's, and the lines between the index's rows and between its bands
     const lats = new Set(ys);
     const rows = gridSize(ys.length);
-    for (const lines of [rows, rows * BANDS_PER_ROW]) for (let j = 0; j <= lines; j++) lats.add(s + j * ((n - s) / lines));
+    for (const lines of [rows, rows * BANDS_PER_ROW])
+      for (let j = 0; j <= lines; j++) lats.add(s + j * ((n - s) / lines));
     const lons = [...new Set(xs)].filter((_, i) => i % 9 === 0);
     for (let i = 0; i <= 24; i++) lons.push(w + ((e - w) * i) / 24);
     for (const lat of lats) {
@@ -348,7 +481,8 @@ test('circleTest answers as inCircle (haversine) on 400,000 points within a hair
     const p1 = lat * rad;
     const a = d / R;
     const p2 = Math.asin(Math.sin(p1) * Math.cos(a) + Math.cos(p1) * Math.sin(a) * Math.cos(b));
-    const l2 = lon * rad + Math.atan2(Math.sin(b) * Math.sin(a) * Math.cos(p1), Math.cos(a) - Math.sin(p1) * Math.sin(p2));
+    const l2 =
+      lon * rad + Math.atan2(Math.sin(b) * Math.sin(a) * Math.cos(p1), Math.cos(a) - Math.sin(p1) * Math.sin(p2));
     return [p2 / rad, l2 / rad];
   };
   let mismatches = 0;
@@ -364,8 +498,19 @@ test('circleTest answers as inCircle (haversine) on 400,000 points within a hair
     for (let j = 0; j < 200; j++) {
       // around the edge: within 3 margins of it, a hair (1 mm) either side, and anywhere in the envelope
       const kind = j % 4;
-      const d = kind === 0 ? radius_m * (1 + (rnd() - 0.5) * 6 * m) : kind === 1 ? radius_m + (rnd() - 0.5) * 0.004 : radius_m * 1.5 * rnd();
-      const [y, x] = kind === 3 ? [lat + (rnd() - 0.5) * 2.2 * (radius_m / R / rad), lon + (rnd() - 0.5) * 2.2 * (radius_m / R / rad) / Math.cos(lat * rad)] : destination(lat, lon, d, rnd() * 2 * Math.PI);
+      const d =
+        kind === 0
+          ? radius_m * (1 + (rnd() - 0.5) * 6 * m)
+          : kind === 1
+            ? radius_m + (rnd() - 0.5) * 0.004
+            : radius_m * 1.5 * rnd();
+      const [y, x] =
+        kind === 3
+          ? [
+              lat + (rnd() - 0.5) * 2.2 * (radius_m / R / rad),
+              lon + ((rnd() - 0.5) * 2.2 * (radius_m / R / rad)) / Math.cos(lat * rad),
+            ]
+          : destination(lat, lon, d, rnd() * 2 * Math.PI);
       const want = inCircle(c, y, x);
       if (test(y, x) !== want) mismatches++;
       if (want) inside++;
@@ -376,7 +521,8 @@ test('circleTest answers as inCircle (haversine) on 400,000 points within a hair
 });
 
 test('parsePolygonText remembers the last texts parsed (the same geometry object, so the same index), forgets the least recent, never a long text', () => {
-  const text = (i: number): string => JSON.stringify({ type: 'Polygon', coordinates: [square(-6.3 + i * 1e-4, 53.3, 0.05)] });
+  const text = (i: number): string =>
+    JSON.stringify({ type: 'Polygon', coordinates: [square(-6.3 + i * 1e-4, 53.3, 0.05)] });
   const first = parsePolygonText(text(0));
   assert.equal(first, parsePolygon(text(0)));
   assert.ok(parsePolygonText(text(0)) === first, 'the same text: the same object');
@@ -389,7 +535,10 @@ test('parsePolygonText remembers the last texts parsed (the same geometry object
   assert.ok(parsePolygonText(text(1)) === one, 'parsed again, then remembered');
   const bad = parsePolygonText('{"type":');
   assert.ok(parsePolygonText('{"type":') === bad, 'a mistake is remembered too');
-  const ring = Array.from({ length: 2_000 }, (_, i) => [-6.3 + 0.05 * Math.cos((2 * Math.PI * i) / 2_000), 53.3 + 0.05 * Math.sin((2 * Math.PI * i) / 2_000)]);
+  const ring = Array.from({ length: 2_000 }, (_, i) => [
+    -6.3 + 0.05 * Math.cos((2 * Math.PI * i) / 2_000),
+    53.3 + 0.05 * Math.sin((2 * Math.PI * i) / 2_000),
+  ]);
   const long = JSON.stringify({ type: 'Polygon', coordinates: [[...ring, ring[0]]] });
   assert.ok(long.length > POLYGON_CACHE.maxChars);
   assert.ok(parsePolygonText(long) !== parsePolygonText(long), 'a long text is parsed every time');
@@ -405,7 +554,10 @@ test('areaRegion decides a rectangle as areaTest decides its points: INSIDE only
     const r = 0.02 + rnd() * 0.3;
     const k = 8 + Math.floor(rnd() * 60);
     const ring = starRing(rnd, cx, cy, r, k, 0.4, 0.6);
-    const polygon: AreaGeometry = { type: 'Polygon', coordinates: [[...ring, [...ring[0]!]], square(cx - r / 10, cy - r / 10, r / 10)] };
+    const polygon: AreaGeometry = {
+      type: 'Polygon',
+      coordinates: [[...ring, [...ring[0]!]], square(cx - r / 10, cy - r / 10, r / 10)],
+    };
     const near = { lat: cy + (rnd() - 0.5) * r, lon: cx + (rnd() - 0.5) * r, radius_m: 500 + rnd() * 30_000 };
     const bbox: [number, number, number, number] = [cx - r * rnd(), cy - r * rnd(), cx + r * rnd(), cy + r * rnd()];
     const areas = [{ polygon }, { near }, { bbox }, { polygon, near }, { bbox, near }][t % 5]!;
@@ -457,7 +609,13 @@ test('areaRangeTest holds over a run of points exactly the points areaTest holds
     const other = starRing(rnd, cx + 3 * r, cy, r / 2, 12, 0.5, 0.5);
     const polygon: AreaGeometry =
       t % 4 === 3
-        ? { type: 'MultiPolygon', coordinates: [[[...ring, [...ring[0]!]], square(cx - r / 10, cy - r / 10, r / 10)], [[...other, [...other[0]!]]]] }
+        ? {
+            type: 'MultiPolygon',
+            coordinates: [
+              [[...ring, [...ring[0]!]], square(cx - r / 10, cy - r / 10, r / 10)],
+              [[...other, [...other[0]!]]],
+            ],
+          }
         : { type: 'Polygon', coordinates: [[...ring, [...ring[0]!]], square(cx - r / 10, cy - r / 10, r / 10)] };
     const near = { lat: cy, lon: cx, radius_m: 500 + rnd() * 30_000 };
     const bbox: [number, number, number, number] = [cx - r * rnd(), cy - r * rnd(), cx + r * rnd(), cy + r * rnd()];
@@ -467,14 +625,19 @@ test('areaRangeTest holds over a run of points exactly the points areaTest holds
     const xy = new Float64Array(2 * n);
     for (let i = 0; i < n; i++) {
       const v = ring[Math.floor(rnd() * ring.length)]!;
-      const [x, y] = i % 50 === 7 ? [NaN, NaN] : i % 9 === 0 ? [v[0]!, v[1]!] : [cx + (rnd() - 0.5) * 4.5 * r, cy + (rnd() - 0.5) * 3 * r];
+      const [x, y] =
+        i % 50 === 7
+          ? [NaN, NaN]
+          : i % 9 === 0
+            ? [v[0]!, v[1]!]
+            : [cx + (rnd() - 0.5) * 4.5 * r, cy + (rnd() - 0.5) * 3 * r];
       xy[2 * i] = x;
       xy[2 * i + 1] = y;
     }
     const one = areaTest(areas);
     const run = areaRangeTest(areas);
     const hits = new Int32Array(n);
-    for (let from = 0; from < n; ) {
+    for (let from = 0; from < n;) {
       const to = Math.min(n - 1, from + Math.floor(rnd() * 70)); // runs of 1 to 70 points, as a leaf's
       const want: number[] = [];
       for (let i = from; i <= to; i++) if (one(xy, i)) want.push(i);

@@ -4,7 +4,15 @@ import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildLayerIndex, inBBox, mergeLayerIndexes, positionAfter, positionOf, readFeatures, readFeaturesJoined } from '../../../api/gis/layer-index.ts';
+import {
+  buildLayerIndex,
+  inBBox,
+  mergeLayerIndexes,
+  positionAfter,
+  positionOf,
+  readFeatures,
+  readFeaturesJoined,
+} from '../../../api/gis/layer-index.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
 const dir = tempDir('leads-layer-index-');
@@ -12,7 +20,12 @@ const line = (id: number, lon: number, lat: number, extra = ''): string =>
   `{"type":"Feature","id":${id},"geometry":{"type":"Point","coordinates":[${lon},${lat}]},"properties":{"id":${id},"name":"é ${extra}"}}`;
 
 test('indexes every line and reads any of them back, runs in one read', async () => {
-  const lines = [line(2, -6.1, 53.3), line(5, -8.5, 51.9, 'x'.repeat(5000)), line(9, -9.05, 53.27), line(12, -6.2, 53.35)];
+  const lines = [
+    line(2, -6.1, 53.3),
+    line(5, -8.5, 51.9, 'x'.repeat(5000)),
+    line(9, -9.05, 53.27),
+    line(12, -6.2, 53.35),
+  ];
   const file = join(dir, 'a.ndjson');
   writeFileSync(file, lines.join('\n') + '\n');
   const ix = await buildLayerIndex(file);
@@ -35,7 +48,10 @@ test('a layer made of several files: merged by id, lines read back in id order',
   const b = [line(2, -8.5, 51.9, 'b'.repeat(3000)), line(3, -8.4, 51.8), line(7, -8.3, 51.7)];
   writeFileSync(join(dir, 'pa.ndjson'), a.join('\n') + '\n');
   writeFileSync(join(dir, 'pb.ndjson'), b.join('\n') + '\n');
-  const ix = mergeLayerIndexes([await buildLayerIndex(join(dir, 'pa.ndjson')), await buildLayerIndex(join(dir, 'pb.ndjson'))]);
+  const ix = mergeLayerIndexes([
+    await buildLayerIndex(join(dir, 'pa.ndjson')),
+    await buildLayerIndex(join(dir, 'pb.ndjson')),
+  ]);
   const byId = [a[0], b[0], b[1], a[1], a[2], b[2], a[3]];
   assert.equal([...ix.ids], [1, 2, 3, 4, 5, 7, 9]);
   assert.equal([...ix.fileOf], [0, 1, 1, 0, 0, 1, 0]);

@@ -73,10 +73,13 @@ if (chromiumMissing('maplibre.browser.test.ts', test)) {
       const f = files[url];
       if (f) return void res.writeHead(200, { 'Content-Type': f[1] }).end(readFileSync(join(DIST, f[0])));
       if (!url.startsWith('/v1/')) return void res.writeHead(404).end();
-      const up = httpRequest({ host: target.hostname, port: target.port, path: url, method: req.method, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
+      const up = httpRequest(
+        { host: target.hostname, port: target.port, path: url, method: req.method, headers: req.headers },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        },
+      );
       up.on('error', () => res.writeHead(502).end());
       req.pipe(up);
     });
@@ -87,7 +90,17 @@ if (chromiumMissing('maplibre.browser.test.ts', test)) {
       executablePath: CHROMIUM,
       headless: true,
       timeout: 60_000,
-      args: ['--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--use-angle=swiftshader',
+        '--enable-unsafe-swiftshader',
+        '--ignore-gpu-blocklist',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   test.after(async () => {
@@ -117,7 +130,10 @@ if (chromiumMissing('maplibre.browser.test.ts', test)) {
     assert.ok(rendered.records > 0);
     const tiles = apiRequests.filter((r) => r.url.includes('.mvt'));
     assert.ok(tiles.length > 0, 'tiles were requested');
-    assert.ok(apiRequests.some((r) => r.url.endsWith('/v1/tiles/leads.json')), 'the TileJSON was read');
+    assert.ok(
+      apiRequests.some((r) => r.url.endsWith('/v1/tiles/leads.json')),
+      'the TileJSON was read',
+    );
     for (const r of apiRequests) {
       assert.is(r.auth, `Bearer ${api.keys.ent_feed}`, `the key as a header on ${r.url}`);
       assert.not.ok(r.url.includes('access_token'), r.url);

@@ -55,14 +55,28 @@ test('a URL over the 16 KiB limit: 414 uri_too_long naming the limit', async () 
 });
 
 test('headers over the limit: 431 headers_too_large', async () => {
-  const res = await rawRequest(`GET /v1/leads HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(MAX_HEADER_BYTES + 10)}\r\n\r\n`);
+  const res = await rawRequest(
+    `GET /v1/leads HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(MAX_HEADER_BYTES + 10)}\r\n\r\n`,
+  );
   assertParserProblem(res, 431, 'headers_too_large');
 });
 
 test('a raw space or a control character in the URL: 400 malformed_request', async () => {
-  assertParserProblem(await rawRequest('GET /v1/leads?q=roof extension HTTP/1.1\r\nHost: x\r\n\r\n'), 400, 'malformed_request');
-  assertParserProblem(await rawRequest('GET /v1/leads?q=roof\x01 HTTP/1.1\r\nHost: x\r\n\r\n'), 400, 'malformed_request');
-  assertParserProblem(await rawRequest('GET /v1/leads HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n'), 400, 'malformed_request');
+  assertParserProblem(
+    await rawRequest('GET /v1/leads?q=roof extension HTTP/1.1\r\nHost: x\r\n\r\n'),
+    400,
+    'malformed_request',
+  );
+  assertParserProblem(
+    await rawRequest('GET /v1/leads?q=roof\x01 HTTP/1.1\r\nHost: x\r\n\r\n'),
+    400,
+    'malformed_request',
+  );
+  assertParserProblem(
+    await rawRequest('GET /v1/leads HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n'),
+    400,
+    'malformed_request',
+  );
 });
 
 test('an unknown method: 501 method_not_implemented', async () => {
@@ -75,7 +89,12 @@ test('the server keeps answering afterwards', async () => {
 
 test('a parser error with more bytes behind it: the answer arrives whole, no connection reset (lingering close, issue 31)', async () => {
   // the bytes after the bad request are still unread when the server answers; closing then would reset the connection
-  const res = await rawRequest(Buffer.concat([Buffer.from('GET /v1/leads HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n'), Buffer.alloc(512 * 1024, 'x')]));
+  const res = await rawRequest(
+    Buffer.concat([
+      Buffer.from('GET /v1/leads HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n'),
+      Buffer.alloc(512 * 1024, 'x'),
+    ]),
+  );
   assertParserProblem(res, 400, 'malformed_request');
 });
 
@@ -84,11 +103,19 @@ test('a body over the limit: 413 with Connection: close (the connection is not r
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const send = (body: string | null): Promise<{ status: number; connection: string | undefined; text: string }> =>
     new Promise((resolve, reject) => {
-      const req = request(`${api.baseUrl}/v1/leads/search`, { method: body === null ? 'GET' : 'POST', agent, headers: { Authorization: `Bearer ${api.keys.ent_api}`, 'Content-Type': 'application/json' } }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, text }));
-      });
+      const req = request(
+        `${api.baseUrl}/v1/leads/search`,
+        {
+          method: body === null ? 'GET' : 'POST',
+          agent,
+          headers: { Authorization: `Bearer ${api.keys.ent_api}`, 'Content-Type': 'application/json' },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, text }));
+        },
+      );
       req.on('error', reject);
       req.end(body ?? undefined);
     });

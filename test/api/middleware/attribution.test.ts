@@ -58,23 +58,38 @@ test('commonwealth: every format carries the licence link and the attribution; t
   assert.equal(csv.text.split('\r\n')[0]!.split(','), [...LEAD_COLUMNS], 'the first line is still the header');
   const csvFile = join(tmp, 'cw.csv');
   writeFileSync(csvFile, csv.text);
-  const [c] = await db.all<{ n: number; ids: number }>(`SELECT count(*)::INT AS n, count(DISTINCT id)::INT AS ids FROM read_csv(${sqlString(csvFile)}, header = true, all_varchar = true)`);
+  const [c] = await db.all<{ n: number; ids: number }>(
+    `SELECT count(*)::INT AS n, count(DISTINCT id)::INT AS ids FROM read_csv(${sqlString(csvFile)}, header = true, all_varchar = true)`,
+  );
   assert.equal(c, { n: rows, ids: rows }, 'DuckDB reads exactly the rows announced');
 
   const jsonl = await api.request(`/v1/export/applications.jsonl?${Q}`, { key });
   assert.is(jsonl.status, 200);
   assert.equal(carried(jsonl.headers), [LINK, ATTRIBUTION]);
-  const lines = jsonl.text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = jsonl.text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.is(lines.length, rows);
-  assert.ok(lines.every((l) => typeof l['id'] === 'number' && Object.keys(l).length === LEAD_COLUMNS.length), 'every line a lead, nothing else');
+  assert.ok(
+    lines.every((l) => typeof l['id'] === 'number' && Object.keys(l).length === LEAD_COLUMNS.length),
+    'every line a lead, nothing else',
+  );
 
-  const parquet = await fetch(`${api.baseUrl}/v1/export/applications.parquet?${Q}`, { headers: { Authorization: `Bearer ${key}` } });
+  const parquet = await fetch(`${api.baseUrl}/v1/export/applications.parquet?${Q}`, {
+    headers: { Authorization: `Bearer ${key}` },
+  });
   assert.is(parquet.status, 200);
   assert.equal(carried(parquet.headers), [LINK, ATTRIBUTION]);
   const pqFile = join(tmp, 'cw.parquet');
   writeFileSync(pqFile, Buffer.from(await parquet.arrayBuffer()));
-  const kv = await db.all<{ k: string; v: string }>(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata(${sqlString(pqFile)}) ORDER BY k`);
-  assert.equal(kv, [{ k: 'attribution', v: ATTRIBUTION }, { k: 'license', v: LICENCE_URL }]);
+  const kv = await db.all<{ k: string; v: string }>(
+    `SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata(${sqlString(pqFile)}) ORDER BY k`,
+  );
+  assert.equal(kv, [
+    { k: 'attribution', v: ATTRIBUTION },
+    { k: 'license', v: LICENCE_URL },
+  ]);
   const [p] = await db.all<{ n: number }>(`SELECT count(*)::INT AS n FROM read_parquet(${sqlString(pqFile)})`);
   assert.is(p!.n, rows);
 
@@ -85,17 +100,26 @@ test('commonwealth: every format carries the licence link and the attribution; t
 test('other scopes: no licence link, no attribution header, no Parquet attribution metadata', async () => {
   for (const scope of ['ent_api', 'ent_feed', 'custom'] as const) {
     const key = api.keys[scope];
-    for (const path of [`/v1/leads?${Q}&page_size=5`, `/v1/export/applications.csv?${Q}`, `/v1/export/applications.jsonl?${Q}`]) {
+    for (const path of [
+      `/v1/leads?${Q}&page_size=5`,
+      `/v1/export/applications.csv?${Q}`,
+      `/v1/export/applications.jsonl?${Q}`,
+    ]) {
       const res = await api.request(path, { key });
       assert.is(res.status, 200, `${scope} ${path}`);
       assert.equal(carried(res.headers), [null, null], `${scope} ${path}`);
     }
   }
-  const parquet = await fetch(`${api.baseUrl}/v1/export/applications.parquet?${Q}`, { headers: { Authorization: `Bearer ${api.keys.ent_api}` } });
+  const parquet = await fetch(`${api.baseUrl}/v1/export/applications.parquet?${Q}`, {
+    headers: { Authorization: `Bearer ${api.keys.ent_api}` },
+  });
   const file = join(tmp, 'ea.parquet');
   writeFileSync(file, Buffer.from(await parquet.arrayBuffer()));
   const kv = await db.all<{ k: string }>(`SELECT decode(key) AS k FROM parquet_kv_metadata(${sqlString(file)})`);
-  assert.not.ok(kv.some((r) => r.k === 'attribution' || r.k === 'license'), JSON.stringify(kv));
+  assert.not.ok(
+    kv.some((r) => r.k === 'attribution' || r.k === 'license'),
+    JSON.stringify(kv),
+  );
 });
 
 test.run();

@@ -23,7 +23,14 @@ test.after(async () => {
 test('401 table: missing, malformed, unknown, revoked', async () => {
   const account = (await api.store.getAccountByName('test'))!;
   const revoked = generateKey('ent_api');
-  await api.store.insertKey({ id: revoked.id, account_id: account.id, scope: 'ent_api', name: null, display_prefix: revoked.displayPrefix, hash: revoked.hash });
+  await api.store.insertKey({
+    id: revoked.id,
+    account_id: account.id,
+    scope: 'ent_api',
+    name: null,
+    display_prefix: revoked.displayPrefix,
+    hash: revoked.hash,
+  });
   await api.store.revokeKey(revoked.id);
   const cases: [Record<string, string>, string][] = [
     [{}, 'missing_key'],
@@ -87,8 +94,19 @@ async function authApp(keys: Map<string, StoredKey>, cacheMs: number, clock: { t
 test('lookups are cached for cacheMs while nothing changes; an entry expires after cacheMs', async () => {
   const k = generateKey('custom');
   const stored: StoredKey = {
-    id: k.id, account_id: 1, account_name: 'a', scope: 'custom', name: null, display_prefix: k.displayPrefix,
-    status: 'active', created_at: 'now', revoked_at: null, licence_id: null, expires_at: null, key_hash: k.hash, account_plan: 'basic',
+    id: k.id,
+    account_id: 1,
+    account_name: 'a',
+    scope: 'custom',
+    name: null,
+    display_prefix: k.displayPrefix,
+    status: 'active',
+    created_at: 'now',
+    revoked_at: null,
+    licence_id: null,
+    expires_at: null,
+    key_hash: k.hash,
+    account_plan: 'basic',
   };
   const clock = { t: 1000 };
   const app = await authApp(new Map([[k.hash, stored]]), 5000, clock);
@@ -119,8 +137,19 @@ test('lookups are cached for cacheMs while nothing changes; an entry expires aft
 test('a moved change stamp (a revocation anywhere) drops the cache: the very next request is refused', async () => {
   const k = generateKey('ent_api');
   const stored: StoredKey = {
-    id: k.id, account_id: 1, account_name: 'a', scope: 'ent_api', name: null, display_prefix: k.displayPrefix,
-    status: 'active', created_at: 'now', revoked_at: null, licence_id: null, expires_at: null, key_hash: k.hash, account_plan: 'premium',
+    id: k.id,
+    account_id: 1,
+    account_name: 'a',
+    scope: 'ent_api',
+    name: null,
+    display_prefix: k.displayPrefix,
+    status: 'active',
+    created_at: 'now',
+    revoked_at: null,
+    licence_id: null,
+    expires_at: null,
+    key_hash: k.hash,
+    account_plan: 'premium',
   };
   const changes = { stamp: 7 };
   const app = await authApp(new Map([[k.hash, stored]]), 60_000, { t: 1000 }, changes);

@@ -36,9 +36,20 @@ function raw(path: string, headers: Record<string, string>, method = 'GET'): Pro
   });
 }
 
-const keyed = (key: string, encoding: string): Record<string, string> => ({ Authorization: `Bearer ${key}`, 'Accept-Encoding': encoding });
-const vary = (r: Raw): string[] => String(r.headers['vary'] ?? '').split(',').map((s) => s.trim().toLowerCase());
-const decode = (r: Raw): Buffer => (r.headers['content-encoding'] === 'br' ? brotliDecompressSync(r.body) : r.headers['content-encoding'] === 'gzip' ? gunzipSync(r.body) : r.body);
+const keyed = (key: string, encoding: string): Record<string, string> => ({
+  Authorization: `Bearer ${key}`,
+  'Accept-Encoding': encoding,
+});
+const vary = (r: Raw): string[] =>
+  String(r.headers['vary'] ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase());
+const decode = (r: Raw): Buffer =>
+  r.headers['content-encoding'] === 'br'
+    ? brotliDecompressSync(r.body)
+    : r.headers['content-encoding'] === 'gzip'
+      ? gunzipSync(r.body)
+      : r.body;
 
 test.before(async () => {
   api = await startTestApi({ clock: () => NOW });
@@ -68,10 +79,26 @@ test('Accept-Encoding is negotiated by q-value; brotli wins a tie; identity and 
     ['x'.repeat(3000), null],
   ];
   for (const [header, want] of cases) assert.is(chooseEncoding(header), want, String(header));
-  for (const t of ['application/json; charset=utf-8', 'application/geo+json', 'application/problem+json', 'text/csv; charset=utf-8', 'application/x-ndjson', 'application/vnd.mapbox-vector-tile', 'text/html']) {
+  for (const t of [
+    'application/json; charset=utf-8',
+    'application/geo+json',
+    'application/problem+json',
+    'text/csv; charset=utf-8',
+    'application/x-ndjson',
+    'application/vnd.mapbox-vector-tile',
+    'text/html',
+  ]) {
     assert.ok(compressible(t), t);
   }
-  for (const t of ['application/vnd.apache.parquet', 'image/png', 'application/zip', 'application/gzip', 'text/event-stream', '']) assert.not.ok(compressible(t), t);
+  for (const t of [
+    'application/vnd.apache.parquet',
+    'image/png',
+    'application/zip',
+    'application/gzip',
+    'text/event-stream',
+    '',
+  ])
+    assert.not.ok(compressible(t), t);
 });
 
 test('a page of 100 leads: gzip and br decode to exactly the identity bytes, with Vary and one ETag', async () => {
@@ -95,7 +122,10 @@ test('a page of 100 leads: gzip and br decode to exactly the identity bytes, wit
     assert.match(String(enc.headers['etag']), /^W\//);
   }
   // the tag of a compressed answer revalidates any encoding: 304 (with Vary), no body
-  const again = await raw(path, { ...keyed(api.keys.ent_feed, 'identity'), 'If-None-Match': String(plain.headers['etag']) });
+  const again = await raw(path, {
+    ...keyed(api.keys.ent_feed, 'identity'),
+    'If-None-Match': String(plain.headers['etag']),
+  });
   assert.is(again.status, 304);
   assert.is(again.body.length, 0);
   assert.ok(vary(again).includes('accept-encoding'));
@@ -134,7 +164,10 @@ test('not compressed: under COMPRESS_MIN_BYTES, identity / q=0, HEAD, problems, 
   const head = await raw('/v1/leads?page_size=100', keyed(api.keys.ent_feed, 'br, gzip'), 'HEAD');
   assert.is(head.headers['content-encoding'], undefined, 'HEAD is never compressed');
   assert.is(head.body.length, 0);
-  const problem = await raw(`/v1/leads?page_size=100&${'x'.repeat(40)}=1&${'y'.repeat(40)}=2&${'z'.repeat(40)}=3`, keyed(api.keys.ent_feed, 'br, gzip'));
+  const problem = await raw(
+    `/v1/leads?page_size=100&${'x'.repeat(40)}=1&${'y'.repeat(40)}=2&${'z'.repeat(40)}=3`,
+    keyed(api.keys.ent_feed, 'br, gzip'),
+  );
   assert.is(problem.status, 400);
   assert.is(problem.headers['content-encoding'], undefined, 'problems are sent as they are');
   assert.is(JSON.parse(problem.body.toString()).code, 'unknown_parameter');
@@ -166,7 +199,11 @@ test('COMPRESS_MIN_BYTES: default 1024, `off`, bounds checked', () => {
   assert.is(loadApiConfig({}).compressMinBytes, 1024);
   assert.is(loadApiConfig({ COMPRESS_MIN_BYTES: '0' }).compressMinBytes, 0);
   assert.is(loadApiConfig({ COMPRESS_MIN_BYTES: 'off' }).compressMinBytes, null);
-  for (const bad of ['-1', 'many', '1.5']) assert.throws(() => loadApiConfig({ COMPRESS_MIN_BYTES: bad }), (e: unknown) => e instanceof ApiConfigError && /COMPRESS_MIN_BYTES/.test((e as Error).message));
+  for (const bad of ['-1', 'many', '1.5'])
+    assert.throws(
+      () => loadApiConfig({ COMPRESS_MIN_BYTES: bad }),
+      (e: unknown) => e instanceof ApiConfigError && /COMPRESS_MIN_BYTES/.test((e as Error).message),
+    );
 });
 
 test.run();

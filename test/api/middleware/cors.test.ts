@@ -15,9 +15,17 @@ const PAGE = 'https://maps.example.org';
 
 /** A browser's preflight for a keyed GET. */
 const preflight = (api: TestApi, path: string, origin = PAGE, headers = 'authorization') =>
-  api.request(path, { key: null, method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': headers } });
+  api.request(path, {
+    key: null,
+    method: 'OPTIONS',
+    headers: { Origin: origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': headers },
+  });
 
-const list = (h: string | null): string[] => (h ?? '').split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
+const list = (h: string | null): string[] =>
+  (h ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '');
 
 let api: TestApi;
 
@@ -32,9 +40,11 @@ test('a preflight without a key is 204 with the allowed origin, methods, headers
     assert.is(res.status, 204, path);
     assert.is(res.text, '');
     assert.is(res.headers.get('access-control-allow-origin'), '*', path);
-    for (const m of ['get', 'head', 'post', 'put', 'patch', 'delete']) assert.ok(list(res.headers.get('access-control-allow-methods')).includes(m), `${m} on ${path}`);
+    for (const m of ['get', 'head', 'post', 'put', 'patch', 'delete'])
+      assert.ok(list(res.headers.get('access-control-allow-methods')).includes(m), `${m} on ${path}`);
     const allowed = list(res.headers.get('access-control-allow-headers'));
-    for (const h of ['authorization', 'content-type', 'idempotency-key', 'if-none-match']) assert.ok(allowed.includes(h), `${h} allowed on ${path}`);
+    for (const h of ['authorization', 'content-type', 'idempotency-key', 'if-none-match'])
+      assert.ok(allowed.includes(h), `${h} allowed on ${path}`);
     assert.is(res.headers.get('access-control-max-age'), String(CORS_MAX_AGE_S));
     assert.is(res.headers.get('access-control-allow-credentials'), null);
     assert.is(res.headers.get('www-authenticate'), null, 'no key asked for');
@@ -51,14 +61,33 @@ test('a keyed GET carries the allowed origin and exposes ETag, Link, rate-limit 
   assert.is(res.status, 200);
   assert.is(res.headers.get('access-control-allow-origin'), '*');
   assert.is(res.headers.get('access-control-allow-credentials'), null);
-  assert.is(res.headers.get('vary')?.toLowerCase().includes('origin') ?? false, false, 'with * nothing varies by origin');
+  assert.is(
+    res.headers.get('vary')?.toLowerCase().includes('origin') ?? false,
+    false,
+    'with * nothing varies by origin',
+  );
   const exposed = list(res.headers.get('access-control-expose-headers'));
-  for (const h of ['etag', 'link', 'x-request-id', 'x-ratelimit-remaining', 'ratelimit', 'x-budget-remaining', 'retry-after', 'deprecation', 'sunset']) {
+  for (const h of [
+    'etag',
+    'link',
+    'x-request-id',
+    'x-ratelimit-remaining',
+    'ratelimit',
+    'x-budget-remaining',
+    'retry-after',
+    'deprecation',
+    'sunset',
+  ]) {
     assert.ok(exposed.includes(h), `${h} exposed`);
   }
   // every header the API sends that a script could want is exposed (Cache-Control is safelisted)
   for (const name of res.headers.keys()) {
-    if (/^(access-control-|cache-control|content-(type|length)$|date|connection|keep-alive|vary|x-content-type-options|referrer-policy|transfer-encoding|content-encoding)/.test(name)) continue;
+    if (
+      /^(access-control-|cache-control|content-(type|length)$|date|connection|keep-alive|vary|x-content-type-options|referrer-policy|transfer-encoding|content-encoding)/.test(
+        name,
+      )
+    )
+      continue;
     assert.ok(exposed.includes(name), `${name} (sent on /v1/leads) is exposed`);
   }
   // also without an Origin (a browser cache may hand this answer to a cross-origin fetch)
@@ -68,7 +97,15 @@ test('a keyed GET carries the allowed origin and exposes ETag, Link, rate-limit 
 test('every response header of the OpenAPI document is exposed', () => {
   const doc = buildOpenApi(api.config) as { components: { headers: Record<string, unknown> } };
   const exposed = CORS_EXPOSE_HEADERS.map((h) => h.toLowerCase());
-  const safelisted = ['cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma'];
+  const safelisted = [
+    'cache-control',
+    'content-language',
+    'content-length',
+    'content-type',
+    'expires',
+    'last-modified',
+    'pragma',
+  ];
   for (const name of Object.keys(doc.components.headers)) {
     if (safelisted.includes(name.toLowerCase())) continue;
     assert.ok(exposed.includes(name.toLowerCase()), `${name} is in CORS_EXPOSE_HEADERS`);
@@ -134,11 +171,25 @@ test('CORS_ALLOW_ORIGINS is parsed and checked at start', () => {
   assert.equal(corsOrigins(undefined), ['*']);
   assert.equal(corsOrigins(' * '), ['*']);
   assert.equal(corsOrigins('none'), []);
-  assert.equal(corsOrigins('https://Maps.Example.org:443, http://localhost:3000/'), ['https://maps.example.org', 'http://localhost:3000']);
+  assert.equal(corsOrigins('https://Maps.Example.org:443, http://localhost:3000/'), [
+    'https://maps.example.org',
+    'http://localhost:3000',
+  ]);
   assert.equal(loadApiConfig({ CORS_ALLOW_ORIGINS: 'https://a.example' }).corsAllowOrigins, ['https://a.example']);
   assert.equal(loadApiConfig({}).corsAllowOrigins, ['*']);
-  for (const bad of ['https://a.example/path', 'ftp://a.example', 'a.example', '*, https://a.example', 'https://user@a.example', ',']) {
-    assert.throws(() => corsOrigins(bad), (e: unknown) => e instanceof ApiConfigError && /CORS_ALLOW_ORIGINS/.test((e as Error).message), bad);
+  for (const bad of [
+    'https://a.example/path',
+    'ftp://a.example',
+    'a.example',
+    '*, https://a.example',
+    'https://user@a.example',
+    ',',
+  ]) {
+    assert.throws(
+      () => corsOrigins(bad),
+      (e: unknown) => e instanceof ApiConfigError && /CORS_ALLOW_ORIGINS/.test((e as Error).message),
+      bad,
+    );
   }
 });
 

@@ -32,7 +32,13 @@ test('OPTIONS answers 204 with Allow; HEAD works where GET does', async () => {
 });
 
 test('unknown paths are 404 problems, whatever the method', async () => {
-  for (const [method, path] of [['GET', '/v1/nope'], ['POST', '/v1/nope'], ['GET', '/'], ['GET', '/meta'], ['GET', '/v2/meta']]) {
+  for (const [method, path] of [
+    ['GET', '/v1/nope'],
+    ['POST', '/v1/nope'],
+    ['GET', '/'],
+    ['GET', '/meta'],
+    ['GET', '/v2/meta'],
+  ]) {
     assertProblem(await api.request(path!, { method }), 404, 'not_found');
   }
 });

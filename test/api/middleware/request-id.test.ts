@@ -24,7 +24,7 @@ test('generated when absent, unique per request, on success and on errors', asyn
   assertProblem(await api.request('/v1/meta?x=1'), 400, 'unknown_parameter');
 });
 
-test("a well-formed client id is echoed (also in problems); anything else is replaced", async () => {
+test('a well-formed client id is echoed (also in problems); anything else is replaced', async () => {
   const ok = await api.request('/v1/meta', { headers: { 'X-Request-Id': 'client-42.a_b' } });
   assert.is(ok.headers.get('x-request-id'), 'client-42.a_b');
   const err = await api.request('/v1/meta', { key: null, headers: { 'X-Request-Id': 'client-43' } });

@@ -22,9 +22,24 @@ test('plain HTTP: no HSTS, and X-Forwarded-Proto is ignored without TRUST_PROXY'
 test('TRUST_PROXY: HSTS when the proxy says https, not when it says http', async () => {
   const api = await startTestApi({ config: { trustProxy: true } });
   try {
-    assert.is((await api.request('/v1/meta', { headers: { 'X-Forwarded-Proto': 'https' } })).headers.get('strict-transport-security'), HSTS);
-    assert.is((await api.request('/v1/meta', { key: null, headers: { 'X-Forwarded-Proto': 'https' } })).headers.get('strict-transport-security'), HSTS);
-    assert.is((await api.request('/v1/meta', { headers: { 'X-Forwarded-Proto': 'http' } })).headers.get('strict-transport-security'), null);
+    assert.is(
+      (await api.request('/v1/meta', { headers: { 'X-Forwarded-Proto': 'https' } })).headers.get(
+        'strict-transport-security',
+      ),
+      HSTS,
+    );
+    assert.is(
+      (await api.request('/v1/meta', { key: null, headers: { 'X-Forwarded-Proto': 'https' } })).headers.get(
+        'strict-transport-security',
+      ),
+      HSTS,
+    );
+    assert.is(
+      (await api.request('/v1/meta', { headers: { 'X-Forwarded-Proto': 'http' } })).headers.get(
+        'strict-transport-security',
+      ),
+      null,
+    );
     assert.is((await api.request('/v1/meta')).headers.get('strict-transport-security'), null);
   } finally {
     await api.close();

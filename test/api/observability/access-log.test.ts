@@ -61,8 +61,26 @@ test('one JSON line per request: request id, method, route template, status, dur
   assert.is(res.status, 200);
   const e = await entryOf(res);
   assert.equal(
-    { level: e.level, method: e.method, route: e.route, status: e.status, key_id: e.key_id, account_id: e.account_id, rows: e.rows, bytes: e.bytes },
-    { level: 'info', method: 'GET', route: 'GET /v1/leads', status: 200, key_id: entApi.id, account_id: entApi.account_id, rows: res.body.results.length, bytes: Buffer.byteLength(res.text) },
+    {
+      level: e.level,
+      method: e.method,
+      route: e.route,
+      status: e.status,
+      key_id: e.key_id,
+      account_id: e.account_id,
+      rows: e.rows,
+      bytes: e.bytes,
+    },
+    {
+      level: 'info',
+      method: 'GET',
+      route: 'GET /v1/leads',
+      status: 200,
+      key_id: entApi.id,
+      account_id: entApi.account_id,
+      rows: res.body.results.length,
+      bytes: Buffer.byteLength(res.text),
+    },
   );
   assert.match(e.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   assert.type(e.duration_ms, 'number');
@@ -70,20 +88,30 @@ test('one JSON line per request: request id, method, route template, status, dur
   assert.not.ok('problem' in e);
   const gz = await api.request('/v1/leads?page_size=50', { headers: { 'Accept-Encoding': 'gzip' } });
   const logged = (await entryOf(gz)).bytes!;
-  assert.ok(logged > 0 && logged * 3 < Buffer.byteLength(gz.text), `a gzipped answer logs its ${logged} encoded bytes, not ${Buffer.byteLength(gz.text)}`);
+  assert.ok(
+    logged > 0 && logged * 3 < Buffer.byteLength(gz.text),
+    `a gzipped answer logs its ${logged} encoded bytes, not ${Buffer.byteLength(gz.text)}`,
+  );
 
   const detail = await api.request(`/v1/leads/${res.body.results[0].id}`);
-  assert.equal([(await entryOf(detail)).route, (await entryOf(detail)).rows], ['GET /v1/leads/{id}', 1], 'the template, not the id');
+  assert.equal(
+    [(await entryOf(detail)).route, (await entryOf(detail)).rows],
+    ['GET /v1/leads/{id}', 1],
+    'the template, not the id',
+  );
 
   const bad = await api.request('/v1/meta', { key: null });
   const b = await entryOf(bad);
-  assert.equal({ status: b.status, key_id: b.key_id, account_id: b.account_id, rows: b.rows, problem: b.problem }, { status: 401, key_id: null, account_id: null, rows: 0, problem: 'missing_key' });
+  assert.equal(
+    { status: b.status, key_id: b.key_id, account_id: b.account_id, rows: b.rows, problem: b.problem },
+    { status: 401, key_id: null, account_id: null, rows: 0, problem: 'missing_key' },
+  );
 
   const health = await entryOf(await api.request('/healthz', { key: null }));
   assert.equal([health.route, health.status], ['GET /healthz', 200]);
 });
 
-test('redaction: no key, GIS token, webhook secret, cursor or person\'s name reaches the log', async () => {
+test("redaction: no key, GIS token, webhook secret, cursor or person's name reaches the log", async () => {
   const truth = JSON.parse(readFileSync((await tinyRelease()).truthFile, 'utf8')) as NameTruthFile;
   const person = truth.individuals[0]!;
   const unknownKey = 'lk_ea_' + 'Z'.repeat(43);
@@ -102,10 +130,15 @@ test('redaction: no key, GIS token, webhook secret, cursor or person\'s name rea
   const minted = await call('/v1/feeds/token?ttl=3600', { key: api.keys.ent_feed });
   const token: string = minted.body.access_token;
   assert.match(token, /^gt_/);
-  const gis = await call(`/v1/ogc/collections/leads/items?limit=2&access_token=${encodeURIComponent(token)}`, { key: null });
+  const gis = await call(`/v1/ogc/collections/leads/items?limit=2&access_token=${encodeURIComponent(token)}`, {
+    key: null,
+  });
   assert.is(gis.status, 200);
   // a webhook: its secret is answered once
-  const created = await call('/v1/webhooks', { method: 'POST', body: { url: 'http://127.0.0.1:9/hook', filter: 'county=Cork' } });
+  const created = await call('/v1/webhooks', {
+    method: 'POST',
+    body: { url: 'http://127.0.0.1:9/hook', filter: 'county=Cork' },
+  });
   assert.is(created.status, 201, created.text);
   const secret: string = created.body.secret;
   assert.match(secret, /^whsec_/);
@@ -128,10 +161,17 @@ test('redaction: no key, GIS token, webhook secret, cursor or person\'s name rea
     ['GIS access_token', token],
     ...secrets.map((s, i): [string, string] => [`webhook secret ${i}`, s]),
     ['cursor', cursor],
-    ['a person\'s name', person],
+    ["a person's name", person],
   ];
   const g = await entryOf(gis);
-  assert.equal([g.route, g.key_id], ['GET /v1/ogc/collections/{collectionId}/items', (await api.store.listKeys()).find((k) => k.scope === 'ent_feed')!.id], 'the GIS request: its template, the key behind the token');
+  assert.equal(
+    [g.route, g.key_id],
+    [
+      'GET /v1/ogc/collections/{collectionId}/items',
+      (await api.store.listKeys()).find((k) => k.scope === 'ent_feed')!.id,
+    ],
+    'the GIS request: its template, the key behind the token',
+  );
   const log = api.logs.join('\n');
   for (const [what, value] of secretValues) {
     assert.ok(value.length >= 8, `${what} is a real value`);
@@ -145,11 +185,17 @@ test('redaction: no key, GIS token, webhook secret, cursor or person\'s name rea
 test('the logger blanks secret-named fields whatever logs them, and honours LOG_LEVEL', () => {
   const lines: string[] = [];
   const logger = createLogger('info', (l) => lines.push(l));
-  logger.info({ authorization: 'Bearer lk_ea_x', webhook: { secret: 'whsec_x', id: 'wh_1' }, access_token: 'gt_x' }, 'oops');
+  logger.info(
+    { authorization: 'Bearer lk_ea_x', webhook: { secret: 'whsec_x', id: 'wh_1' }, access_token: 'gt_x' },
+    'oops',
+  );
   logger.debug('not at info');
   assert.is(lines.length, 1);
   const e = JSON.parse(lines[0]!);
-  assert.equal([e.authorization, e.webhook.secret, e.webhook.id, e.access_token, e.msg, e.level], ['[redacted]', '[redacted]', 'wh_1', '[redacted]', 'oops', 'info']);
+  assert.equal(
+    [e.authorization, e.webhook.secret, e.webhook.id, e.access_token, e.msg, e.level],
+    ['[redacted]', '[redacted]', 'wh_1', '[redacted]', 'oops', 'info'],
+  );
   const quiet: string[] = [];
   createLogger('warn', (l) => quiet.push(l)).info('dropped');
   assert.is(quiet.length, 0);

@@ -32,7 +32,11 @@ async function get(origin: string, path: string, method = 'GET'): Promise<TestRe
   const body = /json/.test(res.headers.get('content-type') ?? '') && text !== '' ? JSON.parse(text) : null;
   if (method === 'GET') {
     const doc = buildOpenApi(api.config);
-    assert.equal(validateResponse(doc, 'get', path, res.status, body), [], `${path} ${res.status} matches the OpenAPI document`);
+    assert.equal(
+      validateResponse(doc, 'get', path, res.status, body),
+      [],
+      `${path} ${res.status} matches the OpenAPI document`,
+    );
   }
   return { status: res.status, headers: res.headers, body, text };
 }
@@ -60,7 +64,18 @@ test('GET /readyz: 200 naming the release while it is loaded and the store answe
 test('GET /readyz: 503 not_ready without a release (while /healthz stays 200)', async () => {
   const dataDir = tempDir('leads-obs-norelease-');
   mkdirSync(join(dataDir, 'releases'));
-  const config = loadApiConfig({}, { dataDir, port: 0, host: '127.0.0.1', duckdbConnections: 1, duckdbThreads: 1, releasePollMs: 3_600_000, webhookIntervalMs: 0 });
+  const config = loadApiConfig(
+    {},
+    {
+      dataDir,
+      port: 0,
+      host: '127.0.0.1',
+      duckdbConnections: 1,
+      duckdbThreads: 1,
+      releasePollMs: 3_600_000,
+      webhookIntervalMs: 0,
+    },
+  );
   const s = await startServer(config, { log: () => {} });
   try {
     const res = await get(s.url, '/readyz');
@@ -84,7 +99,10 @@ test('GET /readyz: 503 not_ready when the state store stops answering', async ()
     const res = await get(broken.baseUrl, '/readyz');
     assertProblem(res, 503, 'not_ready');
     assert.is(res.body.detail, 'not ready: state_store: not answering');
-    assert.ok(broken.logs.some((l) => l.startsWith('readyz: not ready, the state store failed:')), broken.logs.join('\n'));
+    assert.ok(
+      broken.logs.some((l) => l.startsWith('readyz: not ready, the state store failed:')),
+      broken.logs.join('\n'),
+    );
     assert.is((await get(broken.baseUrl, '/healthz')).status, 200, 'alive all the same');
   } finally {
     await broken.close();

@@ -29,12 +29,14 @@ const T = Date.parse('2026-11-20T10:00:00Z');
 let api: TestApi;
 
 test.before(async () => {
-  api = await startTestApi({ clock: () => new Date(T), config: { metricsToken: TOKEN, metricsPort: 0, authFailLimit: 2, webhookAllowHosts: ['127.0.0.1'] } });
+  api = await startTestApi({
+    clock: () => new Date(T),
+    config: { metricsToken: TOKEN, metricsPort: 0, authFailLimit: 2, webhookAllowHosts: ['127.0.0.1'] },
+  });
 });
 test.after(async () => {
   await api?.close();
 });
-
 
 /** A scrape through the main port with the token. */
 async function scrape(): Promise<string> {
@@ -48,7 +50,9 @@ async function scrape(): Promise<string> {
  * written together): wait for the log lines of these request ids before scraping.
  */
 async function counted(...ids: (string | null)[]): Promise<void> {
-  await waitUntil(`the requests ${ids.join(', ')} are logged`, () => ids.every((id) => api.logs.some((l) => l.includes(`"request_id":"${id}"`))));
+  await waitUntil(`the requests ${ids.join(', ')} are logged`, () =>
+    ids.every((id) => api.logs.some((l) => l.includes(`"request_id":"${id}"`))),
+  );
 }
 
 const delta = (before: string, after: string, name: string, labels: Record<string, string>): number =>
@@ -75,13 +79,25 @@ test('a scrape after requests shows the request counters, latency histograms and
   assert.ok(delta(before, after, 'leads_api_http_request_duration_seconds_sum', leads) > 0);
   assert.is(delta(before, after, 'leads_api_http_request_duration_seconds_bucket', { ...leads, le: '+Inf' }), 3);
   assert.is(delta(before, after, 'leads_api_rows_served_total', { route: 'GET /v1/leads' }), 6, '3 pages of 2');
-  assert.is(delta(before, after, 'leads_api_http_requests_total', { route: 'GET /v1/leads/{id}', status_class: '4xx' }), 1);
-  assert.is(delta(before, after, 'leads_api_http_requests_total', { route: 'other', status_class: '4xx' }), 1, 'an unknown path is `other`, never its raw path');
+  assert.is(
+    delta(before, after, 'leads_api_http_requests_total', { route: 'GET /v1/leads/{id}', status_class: '4xx' }),
+    1,
+  );
+  assert.is(
+    delta(before, after, 'leads_api_http_requests_total', { route: 'other', status_class: '4xx' }),
+    1,
+    'an unknown path is `other`, never its raw path',
+  );
   assert.not.match(after, /\{[^}]*(nowhere|999999999)[^}]*\}/, 'no raw path in a label'); // in the labels (a sample's value may hold those digits)
   // the scrape itself is counted under its own route
   assert.ok((sample(after, 'leads_api_http_requests_total', { route: 'GET /metrics', status_class: '2xx' }) ?? 0) >= 1);
   // every store operation is timed: each keyed request counted its hourly window
-  assert.ok(delta(before, after, 'leads_api_state_store_operation_duration_seconds_count', { operation: 'hitRateLimit', outcome: 'ok' }) >= 5);
+  assert.ok(
+    delta(before, after, 'leads_api_state_store_operation_duration_seconds_count', {
+      operation: 'hitRateLimit',
+      outcome: 'ok',
+    }) >= 5,
+  );
   // the default process metrics are there, with the prefix
   assert.ok(sample(after, 'leads_api_process_cpu_user_seconds_total') !== undefined);
 });
@@ -92,7 +108,10 @@ test('429s are counted by reason', async () => {
   const guesses = ['lk_ea_' + 'A'.repeat(43), 'lk_ea_' + 'B'.repeat(43), 'lk_ea_' + 'C'.repeat(43)];
   const answers = [];
   for (const g of guesses) answers.push(await api.request('/v1/meta', { key: g }));
-  assert.equal(answers.map((r) => r.status), [401, 401, 429]);
+  assert.equal(
+    answers.map((r) => r.status),
+    [401, 401, 429],
+  );
   // a commonwealth key asking for more rows than are left today (a file larger than the whole
   // budget is a 403 budget_too_small, not counted here): 600 rows spent, then a 500-row file
   const head = await api.request('/v1/export/applications.csv', { method: 'HEAD', key: api.keys.commonwealth });
@@ -102,13 +121,26 @@ test('429s are counted by reason', async () => {
   assert.is(spent.status, 200, spent.text.slice(0, 200));
   const refused = await api.request('/v1/export/applications?limit=500', { key: api.keys.commonwealth });
   assertProblem(refused, 429, 'budget_exhausted');
-  await counted(...answers.map((r) => r.headers.get('x-request-id')), head.headers.get('x-request-id'), spent.headers.get('x-request-id'), refused.headers.get('x-request-id'));
+  await counted(
+    ...answers.map((r) => r.headers.get('x-request-id')),
+    head.headers.get('x-request-id'),
+    spent.headers.get('x-request-id'),
+    refused.headers.get('x-request-id'),
+  );
   const after = await scrape();
   assert.is(delta(before, after, 'leads_api_http_429_total', { reason: 'too_many_failed_attempts' }), 1);
   assert.is(delta(before, after, 'leads_api_http_429_total', { reason: 'budget_exhausted' }), 1);
   assert.is(delta(before, after, 'leads_api_http_requests_total', { route: 'GET /v1/meta', status_class: '4xx' }), 3);
-  assert.is(delta(before, after, 'leads_api_rows_served_total', { route: 'GET /v1/export/applications.csv' }), 0, 'a quote serves nothing');
-  assert.is(delta(before, after, 'leads_api_rows_served_total', { route: 'GET /v1/export/applications' }), 600, 'the refused page serves nothing');
+  assert.is(
+    delta(before, after, 'leads_api_rows_served_total', { route: 'GET /v1/export/applications.csv' }),
+    0,
+    'a quote serves nothing',
+  );
+  assert.is(
+    delta(before, after, 'leads_api_rows_served_total', { route: 'GET /v1/export/applications' }),
+    600,
+    'the refused page serves nothing',
+  );
 });
 
 test('a file export runs, is counted with its rows, and exports_running is back to 0', async () => {
@@ -119,19 +151,35 @@ test('a file export runs, is counted with its rows, and exports_running is back 
   assert.ok(rows > 0);
   await counted(res.headers.get('x-request-id'));
   const after = await scrape();
-  assert.is(delta(before, after, 'leads_api_http_requests_total', { route: 'GET /v1/export/applications.jsonl', status_class: '2xx' }), 1);
+  assert.is(
+    delta(before, after, 'leads_api_http_requests_total', {
+      route: 'GET /v1/export/applications.jsonl',
+      status_class: '2xx',
+    }),
+    1,
+  );
   assert.is(delta(before, after, 'leads_api_rows_served_total', { route: 'GET /v1/export/applications.jsonl' }), rows);
   assert.is(sample(after, 'leads_api_exports_running'), 0);
 });
 
 test('release age and index build time, the webhook queue and the usage ledger backlog are reported at scrape time', async () => {
-  const created = await api.request('/v1/webhooks', { method: 'POST', body: { url: 'http://127.0.0.1:9/hook', filter: 'county=Cork' } });
+  const created = await api.request('/v1/webhooks', {
+    method: 'POST',
+    body: { url: 'http://127.0.0.1:9/hook', filter: 'county=Cork' },
+  });
   assert.is(created.status, 201, created.text);
   const queuedAt = new Date(T - 90_000).toISOString();
-  assert.ok(await api.store.webhooks.enqueue(created.body.id, [{ id: 'evt_' + '0'.repeat(24), type: 'lead.new', created_at: queuedAt, body: '{}', lead_count: 0 }]));
+  assert.ok(
+    await api.store.webhooks.enqueue(created.body.id, [
+      { id: 'evt_' + '0'.repeat(24), type: 'lead.new', created_at: queuedAt, body: '{}', lead_count: 0 },
+    ]),
+  );
   const text = await scrape();
   const release = api.server.releases.current();
-  assert.is(sample(text, 'leads_api_release_age_seconds', { release: release.id }), (T - Date.parse(release.manifest.built_at)) / 1000);
+  assert.is(
+    sample(text, 'leads_api_release_age_seconds', { release: release.id }),
+    (T - Date.parse(release.manifest.built_at)) / 1000,
+  );
   assert.ok((sample(text, 'leads_api_release_index_build_seconds') ?? 0) > 0, 'the index build took some time');
   assert.is(sample(text, 'leads_api_webhook_queue_depth', { state: 'queued' }), 1);
   assert.is(sample(text, 'leads_api_webhook_queue_depth', { state: 'held' }), 0);
@@ -145,12 +193,20 @@ test('the usage ledger flush lag grows while the store cannot be written and is 
   const store = openStateStore(`file:${join(dir, 'state.sqlite')}`, { busyTimeoutMs: 0 });
   const account = await store.createAccount('acme', 'premium');
   const key = generateKey('ent_api');
-  await store.insertKey({ id: key.id, account_id: account.id, scope: 'ent_api', name: null, display_prefix: key.displayPrefix, hash: key.hash });
+  await store.insertKey({
+    id: key.id,
+    account_id: account.id,
+    scope: 'ent_api',
+    name: null,
+    display_prefix: key.displayPrefix,
+    hash: key.hash,
+  });
   let t = T;
   const ledger = new UsageLedger(store, { flushMs: 3_600_000, now: () => t });
   const metrics = new ApiMetrics();
   metrics.observe({ now: () => t, ledger: () => ({ pendingRequests: ledger.pendingRequests, lagMs: ledger.lagMs }) });
-  const lag = async (): Promise<number | undefined> => sample((await metrics.scrape()).body, 'leads_api_usage_ledger_flush_lag_seconds');
+  const lag = async (): Promise<number | undefined> =>
+    sample((await metrics.scrape()).body, 'leads_api_usage_ledger_flush_lag_seconds');
   const lock = new Database(join(dir, 'state.sqlite'));
   try {
     assert.is(await lag(), 0, 'nothing pending');
@@ -174,7 +230,11 @@ test('the usage ledger flush lag grows while the store cannot be written and is 
 });
 
 test('/metrics on the main port needs the METRICS_TOKEN (401 otherwise); the METRICS_PORT listener on 127.0.0.1 needs none', async () => {
-  const refused: Record<string, string>[] = [{}, { Authorization: 'Bearer wrong-token-of-the-same-kind-0123456789abcde' }, { Authorization: TOKEN }];
+  const refused: Record<string, string>[] = [
+    {},
+    { Authorization: 'Bearer wrong-token-of-the-same-kind-0123456789abcde' },
+    { Authorization: TOKEN },
+  ];
   for (const headers of refused) {
     const res = await fetch(`${api.baseUrl}/metrics`, { headers });
     assertProblem({ status: res.status, headers: res.headers, body: await res.json() }, 401, 'invalid_metrics_token');
@@ -195,28 +255,50 @@ test('/metrics on the main port needs the METRICS_TOKEN (401 otherwise); the MET
 test('without METRICS_TOKEN the main port has no /metrics (404)', async () => {
   const config = loadApiConfig({}, { publicBaseUrl: 'http://localhost/v1' });
   assert.is(config.metricsToken, '');
-  const app = createApp(config, { db: null as never, releases: null as never, store: { app: null } as never, clock: () => new Date(T), log: () => {} });
+  const app = createApp(config, {
+    db: null as never,
+    releases: null as never,
+    store: { app: null } as never,
+    clock: () => new Date(T),
+    log: () => {},
+  });
   const server = http.createServer(app.callback()).listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   try {
-    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`, {
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
     assertProblem({ status: res.status, headers: res.headers, body: await res.json() }, 404, 'not_found');
   } finally {
     await new Promise((r) => server.close(r));
   }
 });
 
-test('several processes\' metrics in one scrape (API_WORKERS): counters and histograms summed, a release age or a ledger lag not', async () => {
+test("several processes' metrics in one scrape (API_WORKERS): counters and histograms summed, a release age or a ledger lag not", async () => {
   const now = Date.parse('2026-11-20T10:00:00Z');
   const workers = [new ApiMetrics(), new ApiMetrics()];
   for (const [i, m] of workers.entries()) {
-    m.observe({ release: () => ({ id: 'r1', builtAt: '2026-11-20T09:00:00Z' }), ledger: () => ({ pendingRequests: 2, lagMs: 1000 * (i + 1) }), now: () => now });
+    m.observe({
+      release: () => ({ id: 'r1', builtAt: '2026-11-20T09:00:00Z' }),
+      ledger: () => ({ pendingRequests: 2, lagMs: 1000 * (i + 1) }),
+      now: () => now,
+    });
     for (let n = 0; n <= i; n++) m.request('GET /v1/meta', 200, 0.003, 1, null);
   }
   const { body } = await aggregateMetrics(await Promise.all(workers.map((m) => m.registry.getMetricsAsJSON())));
   assert.is(sample(body, 'leads_api_http_requests_total', { route: 'GET /v1/meta', status_class: '2xx' }), 3);
-  assert.is(sample(body, 'leads_api_http_request_duration_seconds_count', { route: 'GET /v1/meta', status_class: '2xx' }), 3);
-  assert.is(sample(body, 'leads_api_http_request_duration_seconds_bucket', { route: 'GET /v1/meta', status_class: '2xx', le: '0.005' }), 3);
+  assert.is(
+    sample(body, 'leads_api_http_request_duration_seconds_count', { route: 'GET /v1/meta', status_class: '2xx' }),
+    3,
+  );
+  assert.is(
+    sample(body, 'leads_api_http_request_duration_seconds_bucket', {
+      route: 'GET /v1/meta',
+      status_class: '2xx',
+      le: '0.005',
+    }),
+    3,
+  );
   assert.is(sample(body, 'leads_api_rows_served_total', { route: 'GET /v1/meta' }), 3);
   assert.is(sample(body, 'leads_api_release_age_seconds', { release: 'r1' }), 3600, 'the age, not twice it');
   assert.is(sample(body, 'leads_api_usage_ledger_pending_requests'), 4, 'pending requests add up');
@@ -233,7 +315,9 @@ test('several processes\' metrics in one scrape (API_WORKERS): counters and hist
 });
 
 test('a metrics object with a scrape source answers from it (a cluster worker asks its primary)', async () => {
-  const m = new ApiMetrics({ scrape: async () => ({ body: 'from the primary\n', contentType: 'text/plain; version=0.0.4; charset=utf-8' }) });
+  const m = new ApiMetrics({
+    scrape: async () => ({ body: 'from the primary\n', contentType: 'text/plain; version=0.0.4; charset=utf-8' }),
+  });
   m.request('GET /v1/meta', 200, 0.001, 0, null);
   assert.is((await m.scrape()).body, 'from the primary\n');
 });
@@ -241,7 +325,10 @@ test('a metrics object with a scrape source answers from it (a cluster worker as
 test('METRICS_TOKEN shorter than 32 characters, a bad METRICS_PORT or LOG_LEVEL stop the start', () => {
   assert.throws(() => loadApiConfig({ METRICS_TOKEN: 'short' }), /METRICS_TOKEN must be at least 32 characters/);
   assert.throws(() => loadApiConfig({ METRICS_PORT: '70000' }), /METRICS_PORT must be an integer between 0 and 65535/);
-  assert.throws(() => loadApiConfig({ LOG_LEVEL: 'loud' }), /LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent/);
+  assert.throws(
+    () => loadApiConfig({ LOG_LEVEL: 'loud' }),
+    /LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent/,
+  );
   const c = loadApiConfig({ METRICS_PORT: '9464', LOG_LEVEL: 'warn' });
   assert.equal([c.metricsPort, c.metricsHost, c.logLevel], [9464, '127.0.0.1', 'warn']);
   assert.is(loadApiConfig({}).metricsPort, null, 'no metrics listener unless asked for');

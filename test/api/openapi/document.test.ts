@@ -41,26 +41,56 @@ test('passes an OpenAPI 3.1 validator', async () => {
 });
 
 test('components are the record schemas of schemas/, refs rewritten into the document', () => {
-  const files = readdirSync(`${REPO_ROOT}schemas`).filter((f) => f.endsWith('.schema.json') && !f.endsWith('-query.schema.json'));
+  const files = readdirSync(`${REPO_ROOT}schemas`).filter(
+    (f) => f.endsWith('.schema.json') && !f.endsWith('-query.schema.json'),
+  );
   for (const f of files) assert.ok(doc.components.schemas[componentName(f)], `component for ${f}`);
   const text = JSON.stringify(doc);
   assert.not.match(text, /"\$ref":"(?!#\/components\/)/, 'every $ref points into the document');
   assert.not.match(text, /schemas\.leads\.ie\/v1\/[a-z-]+\.schema\.json/, 'no $id left in the components');
   assert.is(doc.components.schemas.InfrastructureProject.properties.applicant['x-enriched'], true);
-  assert.equal(rewriteRefs({ $ref: 'lead.schema.json#/properties/id' }, 'lead-detail.schema.json'), { $ref: '#/components/schemas/Lead/properties/id' });
-  assert.equal(rewriteRefs({ $ref: '#/$defs/project' }, 'lead-detail.schema.json'), { $ref: '#/components/schemas/LeadDetail/$defs/project' });
+  assert.equal(rewriteRefs({ $ref: 'lead.schema.json#/properties/id' }, 'lead-detail.schema.json'), {
+    $ref: '#/components/schemas/Lead/properties/id',
+  });
+  assert.equal(rewriteRefs({ $ref: '#/$defs/project' }, 'lead-detail.schema.json'), {
+    $ref: '#/components/schemas/LeadDetail/$defs/project',
+  });
 });
 
 test('parameters come from the query schemas, with enums; problems and headers on every operation', () => {
   const params = (path: string) => new Map<string, any>(doc.paths[path].get.parameters.map((p: any) => [p.name, p]));
   const infra = params('/infrastructure');
-  for (const name of ['vertical', 'technology', 'county', 'authority', 'min_mw', 'max_mw', 'consenting_route', 'fast_lane', 'auction_round', 'auction_winner', 'status', 'since', 'updated_since', 'sort', 'page', 'page_size', 'cursor']) {
+  for (const name of [
+    'vertical',
+    'technology',
+    'county',
+    'authority',
+    'min_mw',
+    'max_mw',
+    'consenting_route',
+    'fast_lane',
+    'auction_round',
+    'auction_winner',
+    'status',
+    'since',
+    'updated_since',
+    'sort',
+    'page',
+    'page_size',
+    'cursor',
+  ]) {
     assert.ok(infra.has(name), `/infrastructure documents ${name}`);
   }
   assert.equal(infra.get('vertical').style, 'form');
   assert.equal(infra.get('vertical').explode, false);
-  assert.equal(infra.get('vertical').schema.items, { $ref: '#/components/schemas/InfrastructureProject/properties/vertical' });
-  assert.equal(params('/infrastructure/renewables').get('vertical').schema.items.enum, ['wind', 'solar', 'battery_storage']);
+  assert.equal(infra.get('vertical').schema.items, {
+    $ref: '#/components/schemas/InfrastructureProject/properties/vertical',
+  });
+  assert.equal(params('/infrastructure/renewables').get('vertical').schema.items.enum, [
+    'wind',
+    'solar',
+    'battery_storage',
+  ]);
   assert.ok(params('/leads').has('q'));
   assert.ok(params('/leads/{id}').has('id'));
   for (const [path, item] of Object.entries<any>(doc.paths)) {
@@ -68,7 +98,11 @@ test('parameters come from the query schemas, with enums; problems and headers o
       const ok = op.responses['200'] ?? op.responses['201'] ?? op.responses['204'];
       assert.ok(ok.headers['X-Request-Id'], `${method} ${path}: X-Request-Id on success`);
       for (const s of ['405', '500', '503']) {
-        assert.equal(op.responses[s].content['application/problem+json'].schema, { $ref: '#/components/schemas/Problem' }, `${method} ${path} ${s}`);
+        assert.equal(
+          op.responses[s].content['application/problem+json'].schema,
+          { $ref: '#/components/schemas/Problem' },
+          `${method} ${path} ${s}`,
+        );
       }
       if (op.security) continue; // public reference paths
       assert.ok(op.responses['401'].headers['WWW-Authenticate'], `${method} ${path}: WWW-Authenticate on 401`);
@@ -79,7 +113,11 @@ test('parameters come from the query schemas, with enums; problems and headers o
       assert.ok(op.responses['304'], `${path}: 304`);
     }
   }
-  assert.equal(doc.components.securitySchemes.bearer, { ...doc.components.securitySchemes.bearer, type: 'http', scheme: 'bearer' });
+  assert.equal(doc.components.securitySchemes.bearer, {
+    ...doc.components.securitySchemes.bearer,
+    type: 'http',
+    scheme: 'bearer',
+  });
 });
 
 test('every parsed query is documented by the schema its parser uses: the same parameters in the same order, the same types and bounds', () => {
@@ -90,30 +128,58 @@ test('every parsed query is documented by the schema its parser uses: the same p
     ['/intel/analytics', intelQuerySchema()],
     ['/intel/analytics/price-index.svg', intelQuerySchema(true)],
     ['/export/applications', exportQuerySchema('page')],
-    ...(['csv', 'jsonl', 'parquet'] as const).map((ext): [string, Record<string, any>] => [`/export/applications.${ext}`, exportQuerySchema('file')]),
+    ...(['csv', 'jsonl', 'parquet'] as const).map((ext): [string, Record<string, any>] => [
+      `/export/applications.${ext}`,
+      exportQuerySchema('file'),
+    ]),
     ['/feeds/leads.geojson', gisQuerySchema('feed', 'leads')],
     ['/feeds/infrastructure.geojson', gisQuerySchema('feed', 'infrastructure')],
     ['/ogc/collections/{collectionId}/items', gisQuerySchema('ogc')],
     ['/feeds/token', gisOtherQuerySchema('token')],
-    ...['/ogc', '/ogc/conformance', '/ogc/collections', '/ogc/collections/{collectionId}', '/ogc/collections/{collectionId}/items/{featureId}'].map((p): [string, Record<string, any>] => [p, gisOtherQuerySchema('ogc-meta')]),
+    ...[
+      '/ogc',
+      '/ogc/conformance',
+      '/ogc/collections',
+      '/ogc/collections/{collectionId}',
+      '/ogc/collections/{collectionId}/items/{featureId}',
+    ].map((p): [string, Record<string, any>] => [p, gisOtherQuerySchema('ogc-meta')]),
     ['/account/usage', USAGE_QUERY_SCHEMA],
     ['/webhooks/{id}/deliveries', DELIVERIES_QUERY_SCHEMA],
     // the endpoints that take no parameters (no-query.schema.json)
-    ...(['/meta', '/webhooks', '/webhooks/{id}'] as const).map((p): [string, Record<string, any>] => [p, noQuerySchema()]),
-    ...(['/webhooks', '/webhooks/{id}/disable', '/webhooks/{id}/enable', '/webhooks/{id}/rotate-secret', '/webhooks/{id}/test', '/webhooks/{id}/replay'] as const).map((p): [string, Record<string, any>, 'post'] => [p, noQuerySchema(), 'post']),
+    ...(['/meta', '/webhooks', '/webhooks/{id}'] as const).map((p): [string, Record<string, any>] => [
+      p,
+      noQuerySchema(),
+    ]),
+    ...(
+      [
+        '/webhooks',
+        '/webhooks/{id}/disable',
+        '/webhooks/{id}/enable',
+        '/webhooks/{id}/rotate-secret',
+        '/webhooks/{id}/test',
+        '/webhooks/{id}/replay',
+      ] as const
+    ).map((p): [string, Record<string, any>, 'post'] => [p, noQuerySchema(), 'post']),
     ['/webhooks/{id}', noQuerySchema(), 'patch'],
     ['/webhooks/{id}', noQuerySchema(), 'delete'],
   ];
   for (const [path, schema, method = 'get'] of parsed) {
-    const query = (doc.paths[path][method].parameters ?? []).filter((p: any) => p.in === 'query' && p.name !== 'dry_run');
-    assert.equal(query.map((p: any) => p.name), Object.keys(schema.properties), path);
+    const query = (doc.paths[path][method].parameters ?? []).filter(
+      (p: any) => p.in === 'query' && p.name !== 'dry_run',
+    );
+    assert.equal(
+      query.map((p: any) => p.name),
+      Object.keys(schema.properties),
+      path,
+    );
     for (const p of query) {
       const prop = schema.properties[p.name].$ref ? derefProp(schema.properties[p.name]) : schema.properties[p.name];
-      for (const k of ['type', 'minimum', 'maximum', 'minItems', 'maxLength', 'format', 'pattern', 'enum', 'default']) assert.equal(p.schema[k], prop[k], `${path} ${p.name} ${k}`);
+      for (const k of ['type', 'minimum', 'maximum', 'minItems', 'maxLength', 'format', 'pattern', 'enum', 'default'])
+        assert.equal(p.schema[k], prop[k], `${path} ${p.name} ${k}`);
       assert.is(p.style === 'form' && p.explode === false, prop.type === 'array', `${path} ${p.name}: comma list`);
     }
   }
-  assert.not.match(JSON.stringify(doc), /x-pattern-reason/, 'the parser\'s own annotations stay out of the document');
+  assert.not.match(JSON.stringify(doc), /x-pattern-reason/, "the parser's own annotations stay out of the document");
 });
 
 test('dry_run on every keyed operation is the parameter of the schema the access middleware parses', () => {
@@ -139,7 +205,10 @@ function appRoutes(app: Koa<any>): string[] {
     for (const layer of router.stack) {
       for (const m of layer.methods) {
         if (m === 'HEAD') continue;
-        const path = String(layer.path).replace(/^\/v1/, '').replace(/:([A-Za-z_]+)/g, '{$1}') || '/'; // GET /v1: the document's `/`
+        const path =
+          String(layer.path)
+            .replace(/^\/v1/, '')
+            .replace(/:([A-Za-z_]+)/g, '{$1}') || '/'; // GET /v1: the document's `/`
         out.add(`${m} ${path}`);
       }
     }
@@ -157,14 +226,25 @@ test.after(async () => {
 
 test('every route of the app is in the document and every documented operation is routed', () => {
   // (the account area reads `store.app` when the app is built: a store with no account-area state is enough here)
-  const app = createApp(api.config, { db: null as never, releases: null as never, store: { app: null } as never, clock: () => new Date(), log: () => {} });
+  const app = createApp(api.config, {
+    db: null as never,
+    releases: null as never,
+    store: { app: null } as never,
+    clock: () => new Date(),
+    log: () => {},
+  });
   const routed = appRoutes(app);
   assert.ok(routed.length >= 6, `found the routes (${routed.join(', ')})`);
   const documented = Object.entries<any>(doc.paths)
     .flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`))
     .sort();
   assert.equal(routed, documented);
-  assert.equal(documented, endpoints().map((e) => `${e.method.toUpperCase()} ${e.path}`).sort());
+  assert.equal(
+    documented,
+    endpoints()
+      .map((e) => `${e.method.toUpperCase()} ${e.path}`)
+      .sort(),
+  );
 });
 
 test('GET /v1/openapi.json serves the document without a key; other methods are 405', async () => {
@@ -182,10 +262,26 @@ test('GET /v1/openapi.json serves the document without a key; other methods are 
 
 test('validateResponse catches bodies that break the document', () => {
   assert.equal(validateResponse(doc, 'get', '/nowhere', 200, {}), ['GET /nowhere is not in the OpenAPI document']);
-  assert.equal(validateResponse(doc, 'get', '/infrastructure', 418, {}), ['status 418 is not documented for GET /infrastructure']);
-  const errs = validateResponse(doc, 'get', '/infrastructure', 200, { total: -1, page: 1, page_size: 25, next_cursor: null, results: [], _meta: { release: 'r', scope: 'ent_api', masked: [] }, extra: 1 });
-  assert.ok(errs.some((e) => e.includes('>= 0')), errs.join('; '));
-  assert.ok(errs.some((e) => e.includes("'extra'")), errs.join('; '));
+  assert.equal(validateResponse(doc, 'get', '/infrastructure', 418, {}), [
+    'status 418 is not documented for GET /infrastructure',
+  ]);
+  const errs = validateResponse(doc, 'get', '/infrastructure', 200, {
+    total: -1,
+    page: 1,
+    page_size: 25,
+    next_cursor: null,
+    results: [],
+    _meta: { release: 'r', scope: 'ent_api', masked: [] },
+    extra: 1,
+  });
+  assert.ok(
+    errs.some((e) => e.includes('>= 0')),
+    errs.join('; '),
+  );
+  assert.ok(
+    errs.some((e) => e.includes("'extra'")),
+    errs.join('; '),
+  );
   assert.equal(validateResponse(doc, 'get', '/infrastructure', 304, null), []);
 });
 

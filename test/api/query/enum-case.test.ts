@@ -20,12 +20,31 @@ test.after(async () => {
 
 test('the parser folds every string enum of the leads query to its code: lists and single values, through $refs', () => {
   const leads = querySchema('leads-query.schema.json');
-  const q = parseQuery(leads, { vertical: 'Solar, ROOFING', status: ' Commencing ', use_class: 'Data_Centre', scale: ['MAJOR', 'minor'], sort: ' Value_Desc ' });
+  const q = parseQuery(leads, {
+    vertical: 'Solar, ROOFING',
+    status: ' Commencing ',
+    use_class: 'Data_Centre',
+    scale: ['MAJOR', 'minor'],
+    sort: ' Value_Desc ',
+  });
   assert.equal(q.errors, []);
-  assert.equal(q.values, { vertical: ['solar', 'roofing'], status: ['commencing'], use_class: ['data_centre'], scale: ['major', 'minor'], sort: 'value_desc' });
+  assert.equal(q.values, {
+    vertical: ['solar', 'roofing'],
+    status: ['commencing'],
+    use_class: ['data_centre'],
+    scale: ['major', 'minor'],
+    sort: 'value_desc',
+  });
   const events = parseQuery(querySchema('events-query.schema.json'), { vertical: 'SOLAR', types: 'Lead.Created' });
-  assert.equal(events.values, { vertical: ['solar'], types: ['lead.created'] }, 'through $ref to leads-query and an own enum');
-  const infra = parseQuery(querySchema('infrastructure-query.schema.json'), { vertical: 'Wind', status: 'IN_PLANNING' });
+  assert.equal(
+    events.values,
+    { vertical: ['solar'], types: ['lead.created'] },
+    'through $ref to leads-query and an own enum',
+  );
+  const infra = parseQuery(querySchema('infrastructure-query.schema.json'), {
+    vertical: 'Wind',
+    status: 'IN_PLANNING',
+  });
   assert.equal(infra.errors, []);
   assert.equal(infra.values.vertical, ['wind'], 'items $ref to infrastructure-project');
   assert.equal(infra.values.status, ['in_planning']);
@@ -46,10 +65,18 @@ test('GET /v1/leads: vertical=Solar answers what vertical=solar does', async () 
   const lower = await api.request('/v1/leads?vertical=solar&status=active&page_size=100');
   assert.is(lower.status, 200);
   assert.ok(lower.body.total > 0, 'the tiny release has active solar leads');
-  for (const q of ['vertical=Solar&status=Active', 'vertical=SOLAR&status=%20active%20', 'vertical=%20sOlAr&status=ACTIVE']) {
+  for (const q of [
+    'vertical=Solar&status=Active',
+    'vertical=SOLAR&status=%20active%20',
+    'vertical=%20sOlAr&status=ACTIVE',
+  ]) {
     const res = await api.request(`/v1/leads?${q}&page_size=100`);
     assert.is(res.status, 200, q);
-    assert.equal(res.body.results.map((r: { id: string }) => r.id), lower.body.results.map((r: { id: string }) => r.id), q);
+    assert.equal(
+      res.body.results.map((r: { id: string }) => r.id),
+      lower.body.results.map((r: { id: string }) => r.id),
+      q,
+    );
   }
   const bad = await api.request('/v1/leads?vertical=Solarr');
   assertProblem(bad, 400, 'invalid_parameter');
@@ -68,7 +95,10 @@ test('other endpoints through the same parser: infrastructure, events, exports',
 });
 
 test('a saved filter stores the canonical code', async () => {
-  const res = await api.request('/v1/webhooks', { method: 'POST', body: { url: 'http://127.0.0.1:9/hook', filter: 'vertical=Solar,ROOFING&use_class=%20House&county=cork' } });
+  const res = await api.request('/v1/webhooks', {
+    method: 'POST',
+    body: { url: 'http://127.0.0.1:9/hook', filter: 'vertical=Solar,ROOFING&use_class=%20House&county=cork' },
+  });
   assert.is(res.status, 201, res.text.slice(0, 300));
   assert.is(res.body.filter, 'vertical=roofing,solar&county=Cork&use_class=house');
 });

@@ -26,7 +26,8 @@ import { decodeCursor, encodeCursor, filtersHash } from '../../../api/query/pagi
 import { tinyRelease } from '../../helpers/api.ts';
 
 const OPTS = { renewables: false, pageSizeDefault: 25, pageSizeMax: 100, pageMax: 100 };
-const parse = (q: Record<string, string | string[]>, renewables = false) => parseInfrastructureQuery(q, { ...OPTS, renewables });
+const parse = (q: Record<string, string | string[]>, renewables = false) =>
+  parseInfrastructureQuery(q, { ...OPTS, renewables });
 
 /** The 400 an invalid query throws, with its per-parameter errors. */
 function rejected(q: Record<string, string | string[]>, renewables = false): ApiError {
@@ -81,15 +82,33 @@ test('parse: renewables default to and accept only wind, solar, battery_storage'
   assert.equal(parse({ vertical: 'solar' }, true).filters.vertical, ['solar']);
   const e = rejected({ vertical: 'wind,grid' }, true);
   assert.is(e.code, 'invalid_parameter');
-  assert.equal(e.errors, [{ name: 'vertical', reason: 'not an allowed value', allowed: ['wind', 'solar', 'battery_storage'] }]);
+  assert.equal(e.errors, [
+    { name: 'vertical', reason: 'not an allowed value', allowed: ['wind', 'solar', 'battery_storage'] },
+  ]);
 });
 
 test('parse: every bad parameter is named, enums list their allowed values', () => {
-  const e = rejected({ vertical: 'nuclear', min_mw: '-1', fast_lane: 'yes', since: '2025-13-45', status: 'built', page_size: '500', technology: 'coal' });
+  const e = rejected({
+    vertical: 'nuclear',
+    min_mw: '-1',
+    fast_lane: 'yes',
+    since: '2025-13-45',
+    status: 'built',
+    page_size: '500',
+    technology: 'coal',
+  });
   assert.is(e.status, 400);
   assert.is(e.code, 'invalid_parameter');
   const by = new Map(e.errors!.map((x) => [x.name, x]));
-  assert.equal([...by.keys()].sort(), ['fast_lane', 'min_mw', 'page_size', 'since', 'status', 'technology', 'vertical']);
+  assert.equal([...by.keys()].sort(), [
+    'fast_lane',
+    'min_mw',
+    'page_size',
+    'since',
+    'status',
+    'technology',
+    'vertical',
+  ]);
   assert.equal(by.get('vertical')!.allowed, ['data_centre', 'wind', 'solar', 'battery_storage', 'grid']);
   assert.equal(by.get('status')!.allowed, ['proposed', 'in_planning', 'consented', 'refused', 'operational']);
   assert.ok(by.get('technology')!.allowed!.includes('onshore_wind'));
@@ -103,10 +122,19 @@ test('parse: unknown parameters, min > max, page beyond the maximum, page with c
   const u = rejected({ colour: 'red', vertical: 'wind' });
   assert.is(u.code, 'unknown_parameter');
   assert.is(u.errors![0]!.name, 'colour');
-  assert.equal(rejected({ min_mw: '50', max_mw: '10' }).errors!.map((x) => x.name), ['max_mw']);
+  assert.equal(
+    rejected({ min_mw: '50', max_mw: '10' }).errors!.map((x) => x.name),
+    ['max_mw'],
+  );
   assert.match(rejected({ page: '101' }).errors![0]!.reason, /cursor/);
-  assert.equal(rejected({ page: '2', cursor: 'x' }).errors!.map((x) => x.name), ['cursor']);
-  assert.equal(rejected({ sort: 'id', vertical: 'wind' as string, min_mw: ['1', '2'] }).errors!.map((x) => x.name), ['min_mw']);
+  assert.equal(
+    rejected({ page: '2', cursor: 'x' }).errors!.map((x) => x.name),
+    ['cursor'],
+  );
+  assert.equal(
+    rejected({ sort: 'id', vertical: 'wind' as string, min_mw: ['1', '2'] }).errors!.map((x) => x.name),
+    ['min_mw'],
+  );
 });
 
 test('where: one clause per filter, every value bound', () => {
@@ -119,7 +147,11 @@ test('where: one clause per filter, every value bound', () => {
     [{ min_mw: 5, max_mw: 50 }, 'WHERE capacity_mw >= ? AND capacity_mw <= ?', [5, 50]],
     [{ consenting_route: ['appeal'] }, 'WHERE consenting_route IN (?)', ['appeal']],
     [{ fast_lane: true }, 'WHERE eu_fast_lane = ?', [true]],
-    [{ auction_round: ['RESS 3', 'ress4'] }, "WHERE lower(replace(auction_round, ' ', '')) IN (?, ?)", ['ress3', 'ress4']],
+    [
+      { auction_round: ['RESS 3', 'ress4'] },
+      "WHERE lower(replace(auction_round, ' ', '')) IN (?, ?)",
+      ['ress3', 'ress4'],
+    ],
     [{ auction_winner: false }, 'WHERE auction_winner = ?', [false]],
     [{ status: ['consented'] }, 'WHERE status IN (?)', ['consented']],
     [{ since: '2025-01-01' }, 'WHERE first_seen >= CAST(? AS DATE)', ['2025-01-01']],
@@ -133,16 +165,25 @@ test('order, keyset and page queries', () => {
   assert.is(infraOrder('capacity_desc'), 'ORDER BY coalesce(capacity_mw, -1) DESC, id ASC');
   assert.is(infraOrder('newest'), 'ORDER BY first_seen DESC, id DESC');
   assert.equal(infraKeyset('id', [7]), { sql: 'id > ?', params: [7] });
-  assert.equal(infraKeyset('capacity_desc', [12.5, 7]), { sql: '(coalesce(capacity_mw, -1) < ? OR (coalesce(capacity_mw, -1) = ? AND id > ?))', params: [12.5, 12.5, 7] });
+  assert.equal(infraKeyset('capacity_desc', [12.5, 7]), {
+    sql: '(coalesce(capacity_mw, -1) < ? OR (coalesce(capacity_mw, -1) = ? AND id > ?))',
+    params: [12.5, 12.5, 7],
+  });
   assert.equal(infraKeyset('newest', ['2025-01-02', 7]).params, ['2025-01-02', '2025-01-02', 7]);
   assert.throws(() => infraKeyset('newest', [1]), /needs 2/);
   const p = infraPageQuery('t', { filters: { vertical: ['wind'] }, sort: 'id', pageSize: 10, offset: 20 });
-  assert.match(p.sql, /^SELECT "id", "project_key", .* FROM t WHERE vertical IN \(\?\) ORDER BY id ASC LIMIT \? OFFSET \?$/);
+  assert.match(
+    p.sql,
+    /^SELECT "id", "project_key", .* FROM t WHERE vertical IN \(\?\) ORDER BY id ASC LIMIT \? OFFSET \?$/,
+  );
   assert.equal(p.params, ['wind', 11, 20]);
   const k = infraPageQuery('t', { filters: {}, sort: 'id', pageSize: 10, after: [5] });
   assert.match(k.sql, /FROM t WHERE id > \? ORDER BY id ASC LIMIT \?$/);
   assert.equal(k.params, [5, 11]);
-  assert.equal(infraCountQuery('t', { fast_lane: false }), { sql: 'SELECT count(*)::BIGINT AS total FROM t WHERE eu_fast_lane = ?', params: [false] });
+  assert.equal(infraCountQuery('t', { fast_lane: false }), {
+    sql: 'SELECT count(*)::BIGINT AS total FROM t WHERE eu_fast_lane = ?',
+    params: [false],
+  });
   const one = infraByIdQuery('t', 42);
   assert.match(one.sql, /^SELECT "id", "project_key", .* FROM t WHERE id = \?$/);
   assert.equal(one.params, [42]);
@@ -156,13 +197,26 @@ test('cursor: round trip, other filters or sort rejected, garbage rejected', () 
   const h = filtersHash('infrastructure', { vertical: ['wind'] }, 'id');
   assert.is(filtersHash('infrastructure', { vertical: ['wind'], min_mw: undefined }, 'id'), h);
   assert.is.not(filtersHash('infrastructure', { vertical: ['wind'] }, 'newest'), h);
-  assert.equal(normalisedInfraFilters({ vertical: ['wind', 'solar', 'wind'], auction_round: ['RESS 3'], min_mw: 1 }), { vertical: ['solar', 'wind'], auction_round: ['ress3'], min_mw: 1 });
+  assert.equal(normalisedInfraFilters({ vertical: ['wind', 'solar', 'wind'], auction_round: ['RESS 3'], min_mw: 1 }), {
+    vertical: ['solar', 'wind'],
+    auction_round: ['ress3'],
+    min_mw: 1,
+  });
   const secrets = { cursorSecret: 'infrastructure-query-test-secret-0123456789', cursorSecretsPrevious: [] };
   const c = encodeCursor([42], 'R1', h, secrets);
   assert.equal(decodeCursor(c, h, secrets), { key: [42], release: 'R1' });
-  assert.throws(() => decodeCursor(c, filtersHash('infrastructure', {}, 'id'), secrets), (e: unknown) => e instanceof ApiError && e.errors![0]!.name === 'cursor');
-  assert.throws(() => decodeCursor('not a cursor!', h, secrets), (e: unknown) => e instanceof ApiError && e.code === 'invalid_parameter');
-  assert.throws(() => decodeCursor(Buffer.from('{"k":1}').toString('base64url'), h, secrets), (e: unknown) => e instanceof ApiError);
+  assert.throws(
+    () => decodeCursor(c, filtersHash('infrastructure', {}, 'id'), secrets),
+    (e: unknown) => e instanceof ApiError && e.errors![0]!.name === 'cursor',
+  );
+  assert.throws(
+    () => decodeCursor('not a cursor!', h, secrets),
+    (e: unknown) => e instanceof ApiError && e.code === 'invalid_parameter',
+  );
+  assert.throws(
+    () => decodeCursor(Buffer.from('{"k":1}').toString('base64url'), h, secrets),
+    (e: unknown) => e instanceof ApiError,
+  );
 });
 
 // ---- the same queries on real rows --------------------------------------------------------
@@ -191,7 +245,11 @@ function matches(r: Record<string, any>, f: InfraFilters): boolean {
     (f.max_mw === undefined || (r.capacity_mw !== null && r.capacity_mw <= f.max_mw)) &&
     inL(r.consenting_route, f.consenting_route) &&
     (f.fast_lane === undefined || r.eu_fast_lane === f.fast_lane) &&
-    (!f.auction_round || (r.auction_round !== null && f.auction_round.map((x) => x.toLowerCase().replace(/ /g, '')).includes(r.auction_round.toLowerCase().replace(/ /g, '')))) &&
+    (!f.auction_round ||
+      (r.auction_round !== null &&
+        f.auction_round
+          .map((x) => x.toLowerCase().replace(/ /g, ''))
+          .includes(r.auction_round.toLowerCase().replace(/ /g, '')))) &&
     (f.auction_winner === undefined || r.auction_winner === f.auction_winner) &&
     inL(r.status, f.status) &&
     (!f.since || r.first_seen >= f.since) &&

@@ -31,10 +31,34 @@ import { tinyRelease } from '../../helpers/api.ts';
 const CASES: [string, LeadsFilters, string, unknown[], string][] = [
   ['none', {}, 'TRUE', [], 'TRUE'],
   ['vertical', { vertical: ['solar'] }, 'list_contains(l.verticals, ?)', ['solar'], `'solar' = ANY(verticals)`],
-  ['vertical OR', { vertical: ['solar', 'roofing'] }, '(list_contains(l.verticals, ?) OR list_contains(l.verticals, ?))', ['solar', 'roofing'], `('solar' = ANY(verticals) OR 'roofing' = ANY(verticals))`],
-  ['authority', { authority: ['Dún Laoghaire-Rathdown'] }, 'l.planning_authority IN (?)', ['Dún Laoghaire-Rathdown'], `planning_authority = 'Dún Laoghaire-Rathdown'`],
-  ['county OR', { county: ['Cork', 'Dublin'] }, 'l.county IN (?, ?)', ['Cork', 'Dublin'], `county IN ('Cork', 'Dublin')`],
-  ['readiness', { readiness: ['commencing', 'granted'] }, 'l.lead_readiness IN (?, ?)', ['commencing', 'granted'], `lead_readiness IN ('commencing', 'granted')`],
+  [
+    'vertical OR',
+    { vertical: ['solar', 'roofing'] },
+    '(list_contains(l.verticals, ?) OR list_contains(l.verticals, ?))',
+    ['solar', 'roofing'],
+    `('solar' = ANY(verticals) OR 'roofing' = ANY(verticals))`,
+  ],
+  [
+    'authority',
+    { authority: ['Dún Laoghaire-Rathdown'] },
+    'l.planning_authority IN (?)',
+    ['Dún Laoghaire-Rathdown'],
+    `planning_authority = 'Dún Laoghaire-Rathdown'`,
+  ],
+  [
+    'county OR',
+    { county: ['Cork', 'Dublin'] },
+    'l.county IN (?, ?)',
+    ['Cork', 'Dublin'],
+    `county IN ('Cork', 'Dublin')`,
+  ],
+  [
+    'readiness',
+    { readiness: ['commencing', 'granted'] },
+    'l.lead_readiness IN (?, ?)',
+    ['commencing', 'granted'],
+    `lead_readiness IN ('commencing', 'granted')`,
+  ],
   ['status', { status: ['active'] }, 'l.status IN (?)', ['active'], `status = 'active'`],
   ['use_class', { use_class: ['house'] }, 'l.use_class IN (?)', ['house'], `use_class = 'house'`],
   ['scale', { scale: ['major', 'large'] }, 'l.scale IN (?, ?)', ['major', 'large'], `scale IN ('major', 'large')`],
@@ -42,9 +66,27 @@ const CASES: [string, LeadsFilters, string, unknown[], string][] = [
   ['min_units', { min_units: 2 }, 'l.num_units >= ?', [2], 'num_units >= 2'],
   ['has_contact', { has_contact: false }, 'l.has_contact = ?', [false], 'NOT has_contact'],
   ['demolition', { demolition: true }, 'l.demolition = ?', [true], 'demolition'],
-  ['application_type', { application_type: ['PERMISSION', 'RETENTION'] }, 'l.application_type IN (?, ?)', ['PERMISSION', 'RETENTION'], `application_type IN ('PERMISSION', 'RETENTION')`],
-  ['received_from', { received_from: '2025-06-01' }, 'l.received_date >= CAST(? AS DATE)', ['2025-06-01'], `received_date >= DATE '2025-06-01'`],
-  ['received_to', { received_to: '2025-06-01' }, 'l.received_date <= CAST(? AS DATE)', ['2025-06-01'], `received_date <= DATE '2025-06-01'`],
+  [
+    'application_type',
+    { application_type: ['PERMISSION', 'RETENTION'] },
+    'l.application_type IN (?, ?)',
+    ['PERMISSION', 'RETENTION'],
+    `application_type IN ('PERMISSION', 'RETENTION')`,
+  ],
+  [
+    'received_from',
+    { received_from: '2025-06-01' },
+    'l.received_date >= CAST(? AS DATE)',
+    ['2025-06-01'],
+    `received_date >= DATE '2025-06-01'`,
+  ],
+  [
+    'received_to',
+    { received_to: '2025-06-01' },
+    'l.received_date <= CAST(? AS DATE)',
+    ['2025-06-01'],
+    `received_date <= DATE '2025-06-01'`,
+  ],
   [
     'received range and type',
     { application_type: ['PERMISSION'], received_from: '2025-03-01', received_to: '2025-09-30' },
@@ -76,7 +118,10 @@ test('leadsOrder, leadsLimit, leadsCursorWhere', () => {
     sql: '(l.received_date, l.id) < (CAST(? AS DATE), CAST(? AS BIGINT))',
     params: ['2026-01-02', 7],
   });
-  assert.equal(leadsCursorWhere('value_asc', [10, 7]), { sql: '(l.est_value, l.id) > (CAST(? AS BIGINT), CAST(? AS BIGINT))', params: [10, 7] });
+  assert.equal(leadsCursorWhere('value_asc', [10, 7]), {
+    sql: '(l.est_value, l.id) > (CAST(? AS BIGINT), CAST(? AS BIGINT))',
+    params: [10, 7],
+  });
   assert.equal(leadsCursorWhere('relevance', [1.5, 7]), {
     sql: '(s.score < CAST(? AS DOUBLE) OR (s.score = CAST(? AS DOUBLE) AND l.id > CAST(? AS BIGINT)))',
     params: [1.5, 1.5, 7],
@@ -88,12 +133,21 @@ test('sortKeyValid and normalisedFilters', () => {
   assert.not.ok(sortKeyValid('newest', [5, 3]));
   assert.not.ok(sortKeyValid('value_desc', ['2026-01-01', 3]));
   assert.not.ok(sortKeyValid('relevance', [1.2, 'x']));
-  assert.equal(normalisedFilters({ county: ['Dublin', 'Cork', 'Dublin'], q: 'x' }), { county: ['Cork', 'Dublin'], q: 'x' });
+  assert.equal(normalisedFilters({ county: ['Dublin', 'Cork', 'Dublin'], q: 'x' }), {
+    county: ['Cork', 'Dublin'],
+    q: 'x',
+  });
 });
 
 test('page query binds every value and asks for no table by name', () => {
   const src: LeadsSource = { leads: 'LEADS', search: { termsTable: 'TERMS', postingsTable: 'POSTINGS', avgdl: 12.5 } };
-  const p = leadsPageQuery(src, { filters: { q: "roof o'brien", county: ['Cork'] }, sort: 'relevance', limit: 26, offset: 0, after: [2.5, 9] });
+  const p = leadsPageQuery(src, {
+    filters: { q: "roof o'brien", county: ['Cork'] },
+    sort: 'relevance',
+    limit: 26,
+    offset: 0,
+    after: [2.5, 9],
+  });
   assert.not.match(p.sql, /o'brien|Cork/);
   assert.match(p.sql, /FROM TERMS WHERE term IN \(\?, \?\)/);
   assert.match(p.sql, /FROM POSTINGS WHERE/);
@@ -134,7 +188,9 @@ test('counts equal an independent query for every filter alone and combined (and
   for (const [name, f, , , predicate] of CASES) {
     const c = leadsCountQuery(src, f);
     const [{ total }] = (await db.all<{ total: number }>(c.sql, c.params)) as [{ total: number }];
-    const [{ n }] = (await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${leadsFile} WHERE ${predicate}`)) as [{ n: number }];
+    const [{ n }] = (await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${leadsFile} WHERE ${predicate}`)) as [
+      { n: number },
+    ];
     assert.is(total, n, name);
     if (name !== 'none') assert.ok(total < all, `${name} filters something`);
     if (name !== 'combined') assert.ok(total > 0, `${name} matches something`);
@@ -191,7 +247,13 @@ test('q: a lead holding a rare term ranks first; q combines with filters; no ter
   const found = [...df.values()].find((e) => e.ids.size === 1 && e.word.length >= 5);
   const rare = found && { id: [...found.ids][0]!, word: found.word, county: found.county };
   assert.ok(rare, 'a word found in one lead only');
-  const p = leadsPageQuery(src, { filters: { q: `${rare!.word} OR dwelling` }, sort: 'relevance', limit: 5, offset: 0, after: null });
+  const p = leadsPageQuery(src, {
+    filters: { q: `${rare!.word} OR dwelling` },
+    sort: 'relevance',
+    limit: 5,
+    offset: 0,
+    after: null,
+  });
   const rows = await db.all(p.sql, p.params);
   assert.is(rows[0]!['id'], rare!.id);
   const c = leadsCountQuery(src, { q: rare!.word, county: [rare!.county] });
@@ -202,7 +264,13 @@ test('q: a lead holding a rare term ranks first; q combines with filters; no ter
   const none = leadsCountQuery(src, { q: 'the of and' });
   assert.equal(await db.all(none.sql, none.params), [{ total: 0 }]);
   // relevance order: scores non-increasing, ties by id ascending
-  const all = leadsPageQuery(src, { filters: { q: 'extension roof' }, sort: 'relevance', limit: 1000, offset: 0, after: null });
+  const all = leadsPageQuery(src, {
+    filters: { q: 'extension roof' },
+    sort: 'relevance',
+    limit: 1000,
+    offset: 0,
+    after: null,
+  });
   const ranked = await db.all(all.sql, all.params);
   assert.ok(ranked.length > 5);
   for (let i = 1; i < ranked.length; i++) {
@@ -228,7 +296,14 @@ test('leadsPageIdsQuery: the same ids, sort values and totals as leadsPageQuery,
     const b = await db.all(narrow.sql, narrow.params);
     assert.ok(a.length > 1, req.sort);
     assert.equal(Object.keys(b[0]!).sort(), ['id', SORT_VALUE_COLUMN, ...(req.filters.q ? [TOTAL_COLUMN] : [])].sort());
-    assert.equal(b, a.map((r) => ({ id: r['id'], [SORT_VALUE_COLUMN]: r[SORT_VALUE_COLUMN], ...(req.filters.q ? { [TOTAL_COLUMN]: r[TOTAL_COLUMN] } : {}) })));
+    assert.equal(
+      b,
+      a.map((r) => ({
+        id: r['id'],
+        [SORT_VALUE_COLUMN]: r[SORT_VALUE_COLUMN],
+        ...(req.filters.q ? { [TOTAL_COLUMN]: r[TOTAL_COLUMN] } : {}),
+      })),
+    );
   }
 });
 

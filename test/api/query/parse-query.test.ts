@@ -5,7 +5,14 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { derefProp, noQuerySchema, NUMBER_TEXT, parseQuery, querySchema, schemaVariant } from '../../../api/query/parse-query.ts';
+import {
+  derefProp,
+  noQuerySchema,
+  NUMBER_TEXT,
+  parseQuery,
+  querySchema,
+  schemaVariant,
+} from '../../../api/query/parse-query.ts';
 import { REASONS } from '../../../api/query/query-common.ts';
 
 const SCHEMA = {
@@ -33,9 +40,21 @@ const reason = (raw: Record<string, string | string[]>): string | undefined => p
 
 test('shaping: comma lists (repeats joined, items trimmed, empties dropped), numbers, booleans, text', () => {
   const q = parse({ tags: ['x, y', ''], n: '3', price: '-0.5', flag: 'TRUE', day: '2025-02-28', ref: 'major,minor' });
-  assert.equal(q.shaped, { kind: 'a', tags: ['x', 'y'], n: 3, price: -0.5, flag: true, day: '2025-02-28', ref: ['major', 'minor'] });
+  assert.equal(q.shaped, {
+    kind: 'a',
+    tags: ['x', 'y'],
+    n: 3,
+    price: -0.5,
+    flag: true,
+    day: '2025-02-28',
+    ref: ['major', 'minor'],
+  });
   assert.equal(q.errors, [{ name: 'price', reason: REASONS.notNegative }]);
-  assert.equal(q.values, { kind: 'a', tags: ['x', 'y'], n: 3, flag: true, day: '2025-02-28', ref: ['major', 'minor'] }, 'only the valid ones');
+  assert.equal(
+    q.values,
+    { kind: 'a', tags: ['x', 'y'], n: 3, flag: true, day: '2025-02-28', ref: ['major', 'minor'] },
+    'only the valid ones',
+  );
   for (const f of ['1', 'true', 'True']) assert.is(parse({ flag: f }).values.flag, true);
   for (const f of ['0', 'false', 'FALSE']) assert.is(parse({ flag: f }).values.flag, false);
 });
@@ -71,22 +90,34 @@ test('one wording per kind of mistake', () => {
   ];
   for (const [raw, want] of cases) assert.is(reason(raw), want, JSON.stringify(raw));
   assert.equal(parse({ tags: 'x,w' }).errors, [{ name: 'tags', reason: REASONS.notAllowed, allowed: ['x', 'y', 'z'] }]);
-  assert.equal(parse({ ref: 'huge' }).errors, [{ name: 'ref', reason: REASONS.notAllowed, allowed: ['minor', 'medium', 'large', 'major'] }], 'through a $ref');
+  assert.equal(
+    parse({ ref: 'huge' }).errors,
+    [{ name: 'ref', reason: REASONS.notAllowed, allowed: ['minor', 'medium', 'large', 'major'] }],
+    'through a $ref',
+  );
   assert.equal(parseQuery(SCHEMA, {}).errors, [{ name: 'kind', reason: REASONS.required, allowed: ['a', 'b'] }]);
 });
 
 test('unknown parameters: named, with the accepted ones when asked; one error per parameter, shaping errors first', () => {
   assert.equal(parse({ bogus: '1' }).errors, [{ name: 'bogus', reason: REASONS.unknownParameter }]);
-  for (const name of ['constructor', 'toString', '__proto__']) assert.equal(parse({ [name]: '1' }).errors, [{ name, reason: REASONS.unknownParameter }], name);
+  for (const name of ['constructor', 'toString', '__proto__'])
+    assert.equal(parse({ [name]: '1' }).errors, [{ name, reason: REASONS.unknownParameter }], name);
   assert.equal(parse({ bogus: '1' }, { listAllowed: true }).errors[0]!.allowed, Object.keys(SCHEMA.properties));
   const q = parse({ n: '0', bogus: ['1', '2'], code: ['A', 'B'], flag: 'x' });
-  assert.equal(q.errors.map((e) => e.name), ['bogus', 'code', 'n', 'flag']);
+  assert.equal(
+    q.errors.map((e) => e.name),
+    ['bogus', 'code', 'n', 'flag'],
+  );
   assert.equal([...q.bad].sort(), ['bogus', 'code', 'flag', 'n']);
 });
 
 test('typed post-parsers have the last word on their parameter; mapItems maps list items before validation', () => {
   const parsers = { code: (t: string) => (t === 'abc' ? { name: 'code', reason: 'no abc' } : t.toUpperCase()) };
-  assert.equal(parse({ code: 'xyz1' }, { parsers }).values.code, 'XYZ1', 'the schema pattern does not refuse what the parser reads');
+  assert.equal(
+    parse({ code: 'xyz1' }, { parsers }).values.code,
+    'XYZ1',
+    'the schema pattern does not refuse what the parser reads',
+  );
   assert.equal(parse({ code: 'abc' }, { parsers }).errors, [{ name: 'code', reason: 'no abc' }]);
   assert.equal(parse({ tags: 'X,Y' }, { mapItems: { tags: (s: string) => s.toLowerCase() } }).values.tags, ['x', 'y']);
 });

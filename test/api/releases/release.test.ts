@@ -10,7 +10,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
-import { appendFileSync, cpSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { ReleaseRefusedError } from '../../../api/releases/verify-release.ts';
 import { RETRY_FIRST_MS } from '../../../api/releases/release.ts';
@@ -48,7 +57,14 @@ async function answers(api: TestApi): Promise<string[]> {
     const res = await api.request(path, { key: api.keys[scope] });
     assert.is(res.status, 200, `${path}: ${res.text.slice(0, 300)}`);
     const b = res.body as Record<string, any>;
-    out.push(JSON.stringify([path, b._meta?.release ?? null, b.numberMatched ?? b.total ?? null, (b.results ?? b.features).map((x: { id: unknown }) => x.id)]));
+    out.push(
+      JSON.stringify([
+        path,
+        b._meta?.release ?? null,
+        b.numberMatched ?? b.total ?? null,
+        (b.results ?? b.features).map((x: { id: unknown }) => x.id),
+      ]),
+    );
   }
   return out;
 }
@@ -61,31 +77,62 @@ const flipByte = (path: string): void => {
   writeFileSync(path, b);
 };
 /** Break one line's JSON (a feature's closing brace becomes a comma, same size) and record the file in the manifest as the pipeline would: only the content check can tell (issue 31). */
-const notJsonButListed = (rel: string) => (path: string): void => {
-  const text = readFileSync(path, 'utf8');
-  const end = text.indexOf('\n', text.length >> 1);
-  writeFileSync(path, `${text.slice(0, end - 1)},${text.slice(end)}`);
-  recordInManifest(path.slice(0, -rel.length - 1), rel);
-};
+const notJsonButListed =
+  (rel: string) =>
+  (path: string): void => {
+    const text = readFileSync(path, 'utf8');
+    const end = text.indexOf('\n', text.length >> 1);
+    writeFileSync(path, `${text.slice(0, end - 1)},${text.slice(end)}`);
+    recordInManifest(path.slice(0, -rel.length - 1), rel);
+  };
 const PARQUET = [
-  'leads', 'infrastructure', 'companies', 'filings', 'suppliers', 'lead_neighbours', 'changes', 'registry', 'sales',
-  'search_terms', 'search_postings', 'price_index', 'yields', 'emerging_zones', 'material_costs',
+  'leads',
+  'infrastructure',
+  'companies',
+  'filings',
+  'suppliers',
+  'lead_neighbours',
+  'changes',
+  'registry',
+  'sales',
+  'search_terms',
+  'search_postings',
+  'price_index',
+  'yields',
+  'emerging_zones',
+  'material_costs',
 ];
 const DAMAGES: Damage[] = [
   ...PARQUET.map((t): Damage => [`${t}.parquet, one byte changed`, `${t}.parquet`, flipByte]),
-  ['an authority layer truncated mid-line', 'geojson/leads/dublin-city.ndjson', (p) => {
-    const text = readFileSync(p, 'utf8');
-    truncateSync(p, Buffer.byteLength(text.slice(0, text.indexOf('\n', text.length >> 1) - 20)));
-  }],
-  ['an authority layer truncated at a line break', 'geojson/leads/dublin-city.ndjson', (p) => {
-    const text = readFileSync(p, 'utf8');
-    truncateSync(p, Buffer.byteLength(text.slice(0, text.indexOf('\n', text.length >> 1) + 1)));
-  }],
+  [
+    'an authority layer truncated mid-line',
+    'geojson/leads/dublin-city.ndjson',
+    (p) => {
+      const text = readFileSync(p, 'utf8');
+      truncateSync(p, Buffer.byteLength(text.slice(0, text.indexOf('\n', text.length >> 1) - 20)));
+    },
+  ],
+  [
+    'an authority layer truncated at a line break',
+    'geojson/leads/dublin-city.ndjson',
+    (p) => {
+      const text = readFileSync(p, 'utf8');
+      truncateSync(p, Buffer.byteLength(text.slice(0, text.indexOf('\n', text.length >> 1) + 1)));
+    },
+  ],
   ['an authority layer, one byte changed', 'geojson/leads/cork-county.ndjson', flipByte],
   ['the infrastructure layer, one byte changed', 'geojson/infrastructure.ndjson', flipByte],
   ['the layer index, one byte changed', 'geojson/index.json', flipByte],
-  ['an authority layer whose line is not JSON, matching its manifest', 'geojson/leads/cork-county.ndjson', notJsonButListed('geojson/leads/cork-county.ndjson')],
-  ['the infrastructure layer whose line is not JSON, matching its manifest', 'geojson/infrastructure.ndjson', notJsonButListed('geojson/infrastructure.ndjson')],
+  [
+    'an authority layer whose line is not JSON, matching its manifest',
+    'geojson/leads/cork-county.ndjson',
+    notJsonButListed('geojson/leads/cork-county.ndjson'),
+  ],
+  [
+    'the infrastructure layer whose line is not JSON, matching its manifest',
+    'geojson/infrastructure.ndjson',
+    notJsonButListed('geojson/infrastructure.ndjson'),
+  ],
   ['rejects.jsonl, one line added', 'rejects.jsonl', (p) => appendFileSync(p, '{"source":"planning"}\n')],
   ['a listed file missing', 'lead_neighbours.parquet', (p) => rmSync(p)],
   ['a file the manifest does not list', 'geojson/roads.ndjson', (p) => writeFileSync(p, '{"type":"Feature"}\n')],
@@ -103,7 +150,11 @@ test('a release with any kind of file corrupted is refused; the current release 
       const id = `20261116T0600${String(k++).padStart(2, '0')}Z`;
       publishCopyOfRelease(api.dataDir, id); // a whole copy of the served release, then `current` → it
       damage(join(api.dataDir, 'releases', id, file));
-      await rejects(api.checkRelease(), (e: unknown) => e instanceof ReleaseRefusedError && e.reason.includes(file), label);
+      await rejects(
+        api.checkRelease(),
+        (e: unknown) => e instanceof ReleaseRefusedError && e.reason.includes(file),
+        label,
+      );
       assert.is(api.release(), before, label);
       assert.equal(await answers(api), baseline, `${label}: the same answers from the current release`);
       const meta = await api.request('/v1/meta');
@@ -114,7 +165,12 @@ test('a release with any kind of file corrupted is refused; the current release 
       assert.match(s.refused.reason, file, label);
       assert.not.match(s.refused.reason, api.dataDir, `${label}: no server paths in the reason`);
       assert.is(s.refused.attempts, 1, label);
-      assert.ok(api.logs.some((l) => l.startsWith(`release ${id} refused (attempt 1; still serving ${before}`) && l.includes(file)), `${label}: logged`);
+      assert.ok(
+        api.logs.some(
+          (l) => l.startsWith(`release ${id} refused (attempt 1; still serving ${before}`) && l.includes(file),
+        ),
+        `${label}: logged`,
+      );
       // `current` back on the served release: nothing is refused any more
       switchTo(api, before);
       assert.is(await api.checkRelease(), false);
@@ -190,13 +246,22 @@ test('a server started on a refused release runs, answers 503 no_release and log
   symlinkSync(`releases/${rel.id}`, join(dataDir, 'current'));
   rmSync(join(dir, 'search_terms.parquet'));
   const logs: string[] = [];
-  const config = loadApiConfig({}, { dataDir, port: 0, host: '127.0.0.1', duckdbConnections: 1, duckdbThreads: 1, releasePollMs: 3_600_000 });
+  const config = loadApiConfig(
+    {},
+    { dataDir, port: 0, host: '127.0.0.1', duckdbConnections: 1, duckdbThreads: 1, releasePollMs: 3_600_000 },
+  );
   const s = await startServer(config, { log: (l) => void logs.push(l), clock });
   try {
-    assert.equal(s.releases.status().refused?.reason, 'files do not match manifest.json: search_terms.parquet is missing');
+    assert.equal(
+      s.releases.status().refused?.reason,
+      'files do not match manifest.json: search_terms.parquet is missing',
+    );
     const res = await fetch(`${s.url}/v1/meta`);
     assertProblem({ status: res.status, headers: res.headers, body: await res.json() }, 503, 'no_release');
-    assert.ok(logs.some((l) => l.startsWith(`release ${rel.id} refused (attempt 1; still serving no release;`)), logs.join('\n'));
+    assert.ok(
+      logs.some((l) => l.startsWith(`release ${rel.id} refused (attempt 1; still serving no release;`)),
+      logs.join('\n'),
+    );
   } finally {
     await s.close();
   }

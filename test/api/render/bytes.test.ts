@@ -29,7 +29,7 @@ test('ByteWriter.dataView: over the current buffer (a pooled one with an offset 
   assert.is(w.dataView(), v, 'kept while the buffer is the same');
   v.setUint32(0, 0x41424344);
   w.len = 4;
-  assert.is(w.toString(), 'ABCD', 'at the buffer\'s own offset');
+  assert.is(w.toString(), 'ABCD', "at the buffer's own offset");
   w.ensure(100);
   const grown = w.dataView();
   assert.is.not(grown, v);

@@ -36,7 +36,15 @@ const until = async (ok: () => boolean, ms = 5000): Promise<void> => {
 test('the stream is the head and then exactly the file DuckDB writes; the temp file is removed', async () => {
   const temp = space();
   const dir = temp.dir;
-  const got = await buffer(copyStream(db, { sql: ROWS, params: [], options: 'FORMAT JSON', head: 'HEAD\n', file: await temp.acquire('jsonl', 0) }));
+  const got = await buffer(
+    copyStream(db, {
+      sql: ROWS,
+      params: [],
+      options: 'FORMAT JSON',
+      head: 'HEAD\n',
+      file: await temp.acquire('jsonl', 0),
+    }),
+  );
   const ref = join(tempDir('copy-ref-'), 'ref.jsonl');
   await db.run(`COPY (${ROWS}) TO ${sqlString(ref)} (FORMAT JSON)`);
   const expected = Buffer.concat([Buffer.from('HEAD\n'), readFileSync(ref)]);
@@ -48,7 +56,14 @@ test('the stream is the head and then exactly the file DuckDB writes; the temp f
 test('parameters are bound; a client that goes away interrupts the COPY and the file is deleted', async () => {
   const temp = space();
   const dir = temp.dir;
-  const small = await buffer(copyStream(db, { sql: 'SELECT ? AS a', params: ['x"y'], options: 'FORMAT CSV, HEADER false', file: await temp.acquire('csv', 0) }));
+  const small = await buffer(
+    copyStream(db, {
+      sql: 'SELECT ? AS a',
+      params: ['x"y'],
+      options: 'FORMAT CSV, HEADER false',
+      file: await temp.acquire('csv', 0),
+    }),
+  );
   assert.is(small.toString(), '"x""y"\n');
   const big = `SELECT i, repeat('x', 200) AS pad FROM range(20000000) r(i)`;
   const s = copyStream(db, { sql: big, params: [], options: 'FORMAT CSV', file: await temp.acquire('csv', 0) });
@@ -62,14 +77,23 @@ test('parameters are bound; a client that goes away interrupts the COPY and the 
   await until(() => db.aloneLoad().running === 0, 10_000);
   assert.equal(db.aloneLoad(), { running: 0, waiting: 0 });
   const next = db.runAlone(`COPY (SELECT 1 AS a) TO ${sqlString(join(dir, 'after.csv'))} (FORMAT CSV)`);
-  assert.equal(db.aloneLoad(), { running: 1, waiting: 0 }, 'the next long statement starts at once, queued behind nothing');
+  assert.equal(
+    db.aloneLoad(),
+    { running: 1, waiting: 0 },
+    'the next long statement starts at once, queued behind nothing',
+  );
   await next;
 });
 
 test('a failing COPY fails the stream (the connection is cut, never a short file that looks whole)', async () => {
   const temp = space();
   const dir = temp.dir;
-  const s = copyStream(db, { sql: `SELECT CAST('nope' AS INTEGER) AS n`, params: [], options: 'FORMAT CSV', file: await temp.acquire('csv', 0) });
+  const s = copyStream(db, {
+    sql: `SELECT CAST('nope' AS INTEGER) AS n`,
+    params: [],
+    options: 'FORMAT CSV',
+    file: await temp.acquire('csv', 0),
+  });
   let error: unknown = null;
   try {
     await buffer(s);
@@ -90,7 +114,9 @@ test('default slots for long statements: libuv pool minus 2, at most cores minus
 
 test('long statements take the slots in turn; a queued one can be cancelled', async () => {
   const dir = tempDir('copy-stream-');
-  const slow = db.startAlone(`COPY (SELECT i, repeat('x', 100) FROM range(3000000) r(i)) TO ${sqlString(join(dir, 'slow.csv'))} (FORMAT CSV)`);
+  const slow = db.startAlone(
+    `COPY (SELECT i, repeat('x', 100) FROM range(3000000) r(i)) TO ${sqlString(join(dir, 'slow.csv'))} (FORMAT CSV)`,
+  );
   const queued = db.startAlone(`COPY (SELECT 1 AS a) TO ${sqlString(join(dir, 'queued.csv'))} (FORMAT CSV)`);
   queued.cancel();
   let cancelled: unknown = null;
@@ -112,7 +138,8 @@ test('one export passing EXPORT_TEMP_MAX_MB is stopped: its COPY cancelled, the 
   const s = copyStream(db, { sql: big, params: [], options: 'FORMAT CSV', file: await temp.acquire('csv', 0) });
   let largest = 0;
   const sampler = setInterval(() => {
-    for (const f of exportFiles(dir)) largest = Math.max(largest, statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0);
+    for (const f of exportFiles(dir))
+      largest = Math.max(largest, statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0);
   }, 1);
   s.pause(); // a client that reads nothing: DuckDB writes ahead of it
   s.once('data', () => {});

@@ -39,9 +39,16 @@ test('every authority with its county, leads by status and bbox, equal to a coun
     for (const a of list) {
       assert.is(a.county, AUTHORITIES.find((x) => x.name === a.authority)!.county);
       for (const s of ['planning', 'approved', 'active', 'closed']) {
-        assert.is(a.leads_by_status[s], rows.find((r) => r.authority === a.authority && r.status === s)?.n ?? 0, `${a.authority} ${s}`);
+        assert.is(
+          a.leads_by_status[s],
+          rows.find((r) => r.authority === a.authority && r.status === s)?.n ?? 0,
+          `${a.authority} ${s}`,
+        );
       }
-      assert.is(a.leads, Object.values(a.leads_by_status as Record<string, number>).reduce((x, y) => x + y, 0));
+      assert.is(
+        a.leads,
+        Object.values(a.leads_by_status as Record<string, number>).reduce((x, y) => x + y, 0),
+      );
       const b = boxes.find((x) => x.authority === a.authority);
       assert.equal(a.bbox, b ? [b.w, b.s, b.e, b.n] : null, a.authority);
       for (const s of ['planning', 'commencements']) {
@@ -62,7 +69,11 @@ test('/v1/meta has the same freshness per source; parameters are refused; 503 fo
   assert.equal(Object.keys(meta.body.freshness_by_source), ['planning', 'commencements']);
   const list = (await api.request('/v1/authorities')).body.authorities as any[];
   for (const s of ['planning', 'commencements']) {
-    assert.is(meta.body.freshness_by_source[s].records, list.reduce((n, a) => n + a.sources[s].records, 0), s);
+    assert.is(
+      meta.body.freshness_by_source[s].records,
+      list.reduce((n, a) => n + a.sources[s].records, 0),
+      s,
+    );
   }
   assertProblem(await api.request('/v1/authorities?county=Cork'), 400, 'unknown_parameter');
   assertProblem(await api.request('/v1/authorities', { key: null }), 401, 'missing_key');

@@ -33,7 +33,9 @@ test("an export's temp file is 0600, in a 0700 folder of the server's own, and r
     assert.is(join(own, '..'), root, 'the process folder is inside EXPORT_TEMP_DIR');
     assert.match(own.slice(root.length + 1), new RegExp(`-${process.pid}-[0-9a-f]{8}$`));
     // hold every slot for long statements, so the export's COPY waits with its file created
-    const blockers = Array.from({ length: defaultAloneSlots() }, () => api.server.db.startAlone('SELECT count(*) FROM range(1000000000000)'));
+    const blockers = Array.from({ length: defaultAloneSlots() }, () =>
+      api.server.db.startAlone('SELECT count(*) FROM range(1000000000000)'),
+    );
     const res = api.request('/v1/export/applications.jsonl?county=Cork', { key: api.keys.custom });
     await until(() => readdirSync(own).length === 1, 30_000, 'the temp file');
     const [file] = readdirSync(own);
@@ -41,7 +43,15 @@ test("an export's temp file is 0600, in a 0700 folder of the server's own, and r
     assert.is(mode(join(own, file!)), '600', 'the file: owner only');
     assert.is(mode(own), '700', "the server's folder: owner only");
     assert.is(mode(root), '700', 'EXPORT_TEMP_DIR: owner only');
-    assert.not.ok(readdirSync(tmpdir()).some((f) => f.startsWith('leads-export-') && f.endsWith('.jsonl') && statSync(join(tmpdir(), f)).mtimeMs > Date.now() - 5000), 'nothing in the system temp folder');
+    assert.not.ok(
+      readdirSync(tmpdir()).some(
+        (f) =>
+          f.startsWith('leads-export-') &&
+          f.endsWith('.jsonl') &&
+          statSync(join(tmpdir(), f)).mtimeMs > Date.now() - 5000,
+      ),
+      'nothing in the system temp folder',
+    );
     for (const b of blockers) b.cancel();
     await Promise.allSettled(blockers.map((b) => b.done));
     const r = await res;
@@ -58,7 +68,8 @@ test('past EXPORT_TEMP_MAX_MB a new export waits, then gets 503 export_busy with
   const api = await startTestApi({ config: { exportTempMaxMb: 1, exportTempWaitMs: 300 } });
   try {
     const path = '/v1/export/applications.csv?county=Cork';
-    const budget = async (): Promise<string | null> => (await api.request('/v1/meta')).headers.get('x-budget-remaining');
+    const budget = async (): Promise<string | null> =>
+      (await api.request('/v1/meta')).headers.get('x-budget-remaining');
     const before = await budget();
     // a slow reader's file holding 0.9 MB of the 1 MB
     const held = await api.server.exportTemp.acquire('jsonl', 450);
@@ -97,8 +108,15 @@ test('an export expected to take more than EXPORT_TEMP_MAX_MB on its own gets 50
     const before = quote.headers.get('x-budget-remaining');
     const res = await api.request(path);
     assertProblem(res, 507, 'export_too_large');
-    assert.match(res.body.detail, /more than this server's bound of 1 MB for one export; narrow the filters, or use format=parquet/);
-    assert.is((await api.request(path, { method: 'HEAD' })).headers.get('x-budget-remaining'), before, 'nothing charged');
+    assert.match(
+      res.body.detail,
+      /more than this server's bound of 1 MB for one export; narrow the filters, or use format=parquet/,
+    );
+    assert.is(
+      (await api.request(path, { method: 'HEAD' })).headers.get('x-budget-remaining'),
+      before,
+      'nothing charged',
+    );
     assert.equal(readdirSync(api.server.exportTemp.dir), [], 'no temp file made');
   } finally {
     await api.close();
@@ -106,10 +124,22 @@ test('an export expected to take more than EXPORT_TEMP_MAX_MB on its own gets 50
 });
 
 /** Start `node api/server.ts` on `dataDir`; resolves with the child once it listens. */
-async function serve(dataDir: string, databaseUrl: string): Promise<{ child: ChildProcess; log: () => string; exited: Promise<number | null> }> {
+async function serve(
+  dataDir: string,
+  databaseUrl: string,
+): Promise<{ child: ChildProcess; log: () => string; exited: Promise<number | null> }> {
   const child = spawn('node', ['--import', 'tsx', 'api/server.ts'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', DUCKDB_CONNECTIONS: '1', DUCKDB_THREADS: '1', WEBHOOK_INTERVAL_MS: '0' },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DUCKDB_CONNECTIONS: '1',
+      DUCKDB_THREADS: '1',
+      WEBHOOK_INTERVAL_MS: '0',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -148,13 +178,19 @@ test('a server killed with SIGKILL mid-export leaves its temp files; the next st
     assert.not.ok(left.includes('stray.csv'));
     assert.ok(left.includes('other-host.example-4242-0123abcd'), "another host's folder is its own to clean");
     assert.ok(existsSync(api.server.exportTemp.dir), "a live server's folder is kept");
-    assert.ok(left.some((d) => d.startsWith(`${host}-${second.child.pid}-`)), 'the new server has its own folder');
+    assert.ok(
+      left.some((d) => d.startsWith(`${host}-${second.child.pid}-`)),
+      'the new server has its own folder',
+    );
     assert.not.ok(existsSync(legacy), "an earlier version's file in the system temp folder is removed");
     assert.match(second.log(), /export temp: removed \d+ leftovers/);
     assert.is(mode(root), '700');
     second.child.kill('SIGTERM');
     assert.is(await second.exited, 0, second.log());
-    assert.not.ok(readdirSync(root).some((d) => d.startsWith(`${host}-${second.child.pid}-`)), 'a clean stop removes its own folder');
+    assert.not.ok(
+      readdirSync(root).some((d) => d.startsWith(`${host}-${second.child.pid}-`)),
+      'a clean stop removes its own folder',
+    );
   } finally {
     await api.close();
   }

@@ -43,7 +43,10 @@ async function walk(query: string, key: string, limit: number): Promise<{ rows: 
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const res = await api.request(`/v1/export/applications?${query}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, { key });
+    const res = await api.request(
+      `/v1/export/applications?${query}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+      { key },
+    );
     assert.is(res.status, 200, res.text.slice(0, 300));
     assert.is(res.body.count, res.body.results.length);
     assert.ok(res.body.count <= limit);
@@ -72,13 +75,21 @@ test('cursor export walks the whole filtered set once, in id order, with the cou
     assert.ok(total > 0, q);
     const ids = rows.map((r) => r.id);
     assert.is(new Set(ids).size, ids.length, 'no duplicates');
-    assert.equal(ids, [...ids].sort((a, b) => a - b), 'id order');
+    assert.equal(
+      ids,
+      [...ids].sort((a, b) => a - b),
+      'id order',
+    );
     assert.is(pages, Math.max(1, Math.ceil(total / 37)));
   }
   // the records are the /v1/leads records
   const { rows } = await walk('county=Kerry', api.keys.ent_api, 1000);
   const list = (await api.request('/v1/leads?county=Kerry&page_size=100')).body.results as any[];
-  for (const r of list) assert.equal(rows.find((x) => x.id === r.id), r);
+  for (const r of list)
+    assert.equal(
+      rows.find((x) => x.id === r.id),
+      r,
+    );
 });
 
 test('export pages: limit bounds, unknown and bad parameters, cursors bound to their filters', async () => {
@@ -108,7 +119,14 @@ test('the received_date range and application_type filter exports as they filter
   assert.is(Number(csv.headers.get('x-export-rows')), n!.n);
   const { rows } = await walk(q, key, 10_000);
   assert.is(rows.length, n!.n);
-  assert.ok(rows.every((r: any) => ['PERMISSION', 'RETENTION'].includes(r.application_type) && r.received_date >= '2024-01-01' && r.received_date <= '2025-12-31'));
+  assert.ok(
+    rows.every(
+      (r: any) =>
+        ['PERMISSION', 'RETENTION'].includes(r.application_type) &&
+        r.received_date >= '2024-01-01' &&
+        r.received_date <= '2025-12-31',
+    ),
+  );
   assert.is((await api.request(`/v1/leads?${q}&page_size=1`, { key })).body.total, n!.n);
   const bad = await api.request('/v1/export/applications?received_from=2025-06-02&received_to=2025-06-01', { key });
   assertProblem(bad, 400, 'invalid_parameter');
@@ -132,13 +150,17 @@ test('CSV and JSON Lines stream the filtered set; DuckDB reads them back with th
     writeFileSync(file, csv.text);
     const expected = `SELECT ${asText(masked)} FROM ${leadsFile} WHERE county IN ('Cork', 'Galway') AND num_units >= 1`;
     const got = `SELECT * FROM read_csv(${sqlString(file)}, header = true, all_varchar = true)`;
-    const [n] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM read_csv(${sqlString(file)}, header = true, all_varchar = true)`);
+    const [n] = await db.all<{ n: number }>(
+      `SELECT count(*) AS n FROM read_csv(${sqlString(file)}, header = true, all_varchar = true)`,
+    );
     assert.is(n!.n, Number(csv.headers.get('x-export-rows')));
     assert.ok(n!.n > 10);
     assert.equal(await db.all(`(${expected}) EXCEPT ALL (${got})`), [], `${scope}: every expected row is in the CSV`);
     assert.equal(await db.all(`(${got}) EXCEPT ALL (${expected})`), [], `${scope}: the CSV has no other row`);
     if (scope === 'commonwealth') {
-      const [blank] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM (${got}) WHERE applicant_org IS NOT NULL OR main_contractor IS NOT NULL`);
+      const [blank] = await db.all<{ n: number }>(
+        `SELECT count(*) AS n FROM (${got}) WHERE applicant_org IS NOT NULL OR main_contractor IS NOT NULL`,
+      );
       assert.is(blank!.n, 0, 'enriched columns blank for commonwealth');
     } else {
       const [seen] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM (${got}) WHERE applicant_org IS NOT NULL`);
@@ -148,24 +170,41 @@ test('CSV and JSON Lines stream the filtered set; DuckDB reads them back with th
     const jsonl = await api.request(`/v1/export/applications.jsonl?${q}`, { key: api.keys[scope] });
     assert.is(jsonl.status, 200);
     assert.match(jsonl.headers.get('content-type')!, /^application\/x-ndjson/);
-    const lines = jsonl.text.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = jsonl.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const { rows } = await walk(q, api.keys[scope], 10_000);
     const byId = (a: any, b: any): number => a.id - b.id;
     assert.equal([...lines].sort(byId), rows, 'JSON Lines = the cursor export records');
-    const fileOrder = (await db.all<{ id: number }>(`SELECT id FROM ${leadsFile} WHERE county IN ('Cork', 'Galway') AND num_units >= 1`)).map((r) => r.id);
-    assert.equal(lines.map((l) => l.id), fileOrder, 'JSON Lines in the release order (newest first)');
-    const csvIds = csv.text.trimEnd().split('\r\n').slice(1).map((l) => Number(l.split(',')[0]));
+    const fileOrder = (
+      await db.all<{ id: number }>(`SELECT id FROM ${leadsFile} WHERE county IN ('Cork', 'Galway') AND num_units >= 1`)
+    ).map((r) => r.id);
+    assert.equal(
+      lines.map((l) => l.id),
+      fileOrder,
+      'JSON Lines in the release order (newest first)',
+    );
+    const csvIds = csv.text
+      .trimEnd()
+      .split('\r\n')
+      .slice(1)
+      .map((l) => Number(l.split(',')[0]));
     assert.equal(csvIds, fileOrder, 'CSV in the release order (newest first)');
     for (const l of lines) for (const f of masked) assert.is(l[f], null);
     const jfile = join(tmp, `${scope}.jsonl`);
     writeFileSync(jfile, jsonl.text);
-    const [j] = await db.all<{ n: number; ids: number }>(`SELECT count(*) AS n, count(DISTINCT id) AS ids FROM read_json(${sqlString(jfile)}, format = 'newline_delimited')`);
+    const [j] = await db.all<{ n: number; ids: number }>(
+      `SELECT count(*) AS n, count(DISTINCT id) AS ids FROM read_json(${sqlString(jfile)}, format = 'newline_delimited')`,
+    );
     assert.equal(j, { n: lines.length, ids: lines.length });
   }
 });
 
 test('Parquet export reads back in DuckDB with the same rows and column types', async () => {
-  const res = await fetch(`${api.baseUrl}/v1/export/applications.parquet?vertical=roofing`, { headers: { Authorization: `Bearer ${api.keys.commonwealth}` } });
+  const res = await fetch(`${api.baseUrl}/v1/export/applications.parquet?vertical=roofing`, {
+    headers: { Authorization: `Bearer ${api.keys.commonwealth}` },
+  });
   assert.is(res.status, 200);
   assert.is(res.headers.get('content-type'), 'application/vnd.apache.parquet');
   assert.match(res.headers.get('content-disposition')!, /filename="applications-\d{8}T\d{6}Z\.parquet"/);
@@ -185,13 +224,18 @@ test('Parquet export reads back in DuckDB with the same rows and column types', 
 });
 
 /** GET with Accept-Encoding: gzip over raw HTTP (fetch would decode it for us). */
-function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function rawGet(
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    http.get(api.baseUrl + path, { headers }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (d: Buffer) => parts.push(d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(parts) }));
-    }).on('error', reject);
+    http
+      .get(api.baseUrl + path, { headers }, (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (d: Buffer) => parts.push(d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(parts) }));
+      })
+      .on('error', reject);
   });
 }
 
@@ -211,7 +255,14 @@ test('gzip when the client accepts it, still streamed; the same bytes decoded', 
 async function freshKey(scope: Scope): Promise<string> {
   const account = await api.store.createAccount(`exports-${scope}-${Math.random().toString(36).slice(2)}`, 'premium');
   const k = generateKey(scope);
-  await api.store.insertKey({ id: k.id, account_id: account.id, scope, name: null, display_prefix: k.displayPrefix, hash: k.hash });
+  await api.store.insertKey({
+    id: k.id,
+    account_id: account.id,
+    scope,
+    name: null,
+    display_prefix: k.displayPrefix,
+    hash: k.hash,
+  });
   return k.raw;
 }
 
@@ -219,9 +270,12 @@ test('HEAD and dry_run=1 quote a file without charging; a file is charged whole,
   const key = await freshKey('commonwealth');
   const limit = dailyRows('commonwealth')!;
   const total = (await api.request('/v1/leads?page_size=1', { key: api.keys.ent_feed })).body.total as number;
-  const [{ n: cork } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${leadsFile} WHERE county = 'Cork'`);
+  const [{ n: cork } = { n: 0 }] = await db.all<{ n: number }>(
+    `SELECT count(*) AS n FROM ${leadsFile} WHERE county = 'Cork'`,
+  );
   assert.ok(total > limit && cork < limit / 2 && cork > 20, `the tiny release has ${total} leads, ${cork} in Cork`);
-  const remaining = async (): Promise<number> => (await api.request('/v1/export/applications.csv?county=Cork&dry_run=1', { key })).body.budget_remaining as number;
+  const remaining = async (): Promise<number> =>
+    (await api.request('/v1/export/applications.csv?county=Cork&dry_run=1', { key })).body.budget_remaining as number;
 
   const head = await api.request('/v1/export/applications.csv?county=Cork', { key, method: 'HEAD' });
   assert.is(head.status, 200);
@@ -239,7 +293,10 @@ test('HEAD and dry_run=1 quote a file without charging; a file is charged whole,
   assertProblem(whole, 403, 'budget_too_small');
   assert.is(whole.headers.get('retry-after'), null);
   assert.equal([whole.body.rows_requested, whole.body.budget_limit], [total, limit]);
-  assert.ok(['changed_since', '/v1/events', 'ent_feed'].every((w) => whole.body.narrow.join(' ').includes(w)), whole.body.narrow.join(' | '));
+  assert.ok(
+    ['changed_since', '/v1/events', 'ent_feed'].every((w) => whole.body.narrow.join(' ').includes(w)),
+    whole.body.narrow.join(' | '),
+  );
   assert.match(whole.body.detail, String(limit.toLocaleString('en-IE')));
   assert.not.match(whole.text, /lead_key/, 'no CSV byte was sent');
   assert.is(await remaining(), before, 'a refused file charges nothing');
@@ -256,7 +313,9 @@ test('HEAD and dry_run=1 quote a file without charging; a file is charged whole,
   const left = before - cork - 20;
   const spend = await api.request(`/v1/export/applications?limit=${left - 5}`, { key });
   assert.is(spend.status, 200);
-  const over = await api.request(`/v1/export/applications?county=Cork&limit=20&cursor=${page.body.next_cursor}`, { key });
+  const over = await api.request(`/v1/export/applications?county=Cork&limit=20&cursor=${page.body.next_cursor}`, {
+    key,
+  });
   assertProblem(over, 429, 'budget_exhausted');
   assert.is(await remaining(), 5);
 });
@@ -267,7 +326,9 @@ test('a release published mid-export changes neither a cursor export nor a strea
   const fileOrder = (await db.all<{ id: number }>(`SELECT id FROM ${leadsFile}`)).map((r) => r.id);
   const first = await api.request('/v1/export/applications?limit=100', { key: api.keys.ent_feed });
   // a streaming CSV started on the old release, read slowly
-  const stream = await fetch(`${api.baseUrl}/v1/export/applications.csv`, { headers: { Authorization: `Bearer ${api.keys.ent_feed}` } });
+  const stream = await fetch(`${api.baseUrl}/v1/export/applications.csv`, {
+    headers: { Authorization: `Bearer ${api.keys.ent_feed}` },
+  });
   const reader = stream.body!.getReader();
   const head = await reader.read();
 
@@ -276,7 +337,9 @@ test('a release published mid-export changes neither a cursor export nor a strea
   const dir = join(api.dataDir, 'releases', next);
   cpSync(join(api.dataDir, 'releases', before), dir, { recursive: true, dereference: true });
   const file = join(dir, 'leads.parquet');
-  await db.run(`COPY (SELECT * FROM read_parquet(${sqlString(file)}) WHERE id % 3 <> 0) TO ${sqlString(file + '.tmp')} (FORMAT PARQUET)`);
+  await db.run(
+    `COPY (SELECT * FROM read_parquet(${sqlString(file)}) WHERE id % 3 <> 0) TO ${sqlString(file + '.tmp')} (FORMAT PARQUET)`,
+  );
   renameSync(file + '.tmp', file);
   recordInManifest(dir, 'leads.parquet');
   symlinkSync(`releases/${next}`, join(api.dataDir, '.current-next'));
@@ -285,8 +348,14 @@ test('a release published mid-export changes neither a cursor export nor a strea
   assert.is(api.release(), next);
 
   let rest = Buffer.from(head.value ?? new Uint8Array());
-  for (let r = await reader.read(); !r.done; r = await reader.read()) rest = Buffer.concat([rest, Buffer.from(r.value)]);
-  const csvIds = rest.toString('utf8').trimEnd().split('\r\n').slice(1).map((l) => Number(l.split(',')[0]));
+  for (let r = await reader.read(); !r.done; r = await reader.read())
+    rest = Buffer.concat([rest, Buffer.from(r.value)]);
+  const csvIds = rest
+    .toString('utf8')
+    .trimEnd()
+    .split('\r\n')
+    .slice(1)
+    .map((l) => Number(l.split(',')[0]));
   assert.equal(csvIds, fileOrder, 'the streaming file is the old release, whole, in its order');
 
   const ids = first.body.results.map((r: any) => r.id);
@@ -304,7 +373,9 @@ test('a release published mid-export changes neither a cursor export nor a strea
 
   // the old release is removed by retention: its cursors expire
   unlinkSync(join(api.dataDir, 'releases', before));
-  const gone = await api.request(`/v1/export/applications?limit=100&cursor=${first.body.next_cursor}`, { key: api.keys.ent_feed });
+  const gone = await api.request(`/v1/export/applications?limit=100&cursor=${first.body.next_cursor}`, {
+    key: api.keys.ent_feed,
+  });
   assertProblem(gone, 410, 'cursor_expired');
   assert.match(gone.body.detail, new RegExp(`release ${before}.*no longer kept.*start the export again`));
   rmSync(join(api.dataDir, 'releases', next), { recursive: true, force: true });

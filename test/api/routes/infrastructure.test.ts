@@ -23,7 +23,9 @@ test.before(async () => {
   doc = buildOpenApi(api.config);
   const db = await openApiDb({ connections: 1, threads: 1, memoryLimit: '128MB' });
   try {
-    all = await db.all(`SELECT * FROM read_parquet(${sqlString(join((await tinyRelease()).dir, 'infrastructure.parquet'))}) ORDER BY id`);
+    all = await db.all(
+      `SELECT * FROM read_parquet(${sqlString(join((await tinyRelease()).dir, 'infrastructure.parquet'))}) ORDER BY id`,
+    );
   } finally {
     db.close();
   }
@@ -37,8 +39,14 @@ async function get(path: string, key?: string | null): Promise<TestResponse> {
   const res = await api.request(`/v1${path}`, key === undefined ? {} : { key });
   const template = path.startsWith('/infrastructure/renewables')
     ? '/infrastructure/renewables'
-    : /^\/infrastructure\/[^/?]+/.test(path) ? '/infrastructure/{id}' : '/infrastructure';
-  assert.equal(validateResponse(doc, 'get', template, res.status, res.body), [], `${path} → ${res.status} matches the OpenAPI document`);
+    : /^\/infrastructure\/[^/?]+/.test(path)
+      ? '/infrastructure/{id}'
+      : '/infrastructure';
+  assert.equal(
+    validateResponse(doc, 'get', template, res.status, res.body),
+    [],
+    `${path} → ${res.status} matches the OpenAPI document`,
+  );
   return res;
 }
 
@@ -56,7 +64,10 @@ test('lists every project by id with the page envelope and headers', async () =>
   assert.is(res.body.page, 1);
   assert.is(res.body.page_size, 25);
   assert.is(res.body.next_cursor, null);
-  assert.equal(ids(res), all.map((r) => r.id));
+  assert.equal(
+    ids(res),
+    all.map((r) => r.id),
+  );
   assert.equal(Object.keys(res.body.results[0]), Object.keys(doc.components.schemas.InfrastructureProject.properties));
 });
 
@@ -73,7 +84,10 @@ test('each filter alone and combined matches the release rows', async () => {
     [`authority=${encodeURIComponent(authority.toLowerCase())}`, f((r) => r.planning_authority === authority)],
     ['min_mw=50', f((r) => r.capacity_mw !== null && r.capacity_mw >= 50)],
     ['max_mw=50', f((r) => r.capacity_mw !== null && r.capacity_mw <= 50)],
-    ['consenting_route=appeal,strategic_infrastructure', f((r) => ['appeal', 'strategic_infrastructure'].includes(r.consenting_route))],
+    [
+      'consenting_route=appeal,strategic_infrastructure',
+      f((r) => ['appeal', 'strategic_infrastructure'].includes(r.consenting_route)),
+    ],
     ['fast_lane=false', f((r) => r.eu_fast_lane === false)],
     ['fast_lane=1', f((r) => r.eu_fast_lane === true)],
     [`auction_round=${encodeURIComponent(round.toLowerCase().replace(' ', ''))}`, f((r) => r.auction_round === round)],
@@ -82,7 +96,15 @@ test('each filter alone and combined matches the release rows', async () => {
     [`since=${some('first_seen')}`, f((r) => r.first_seen >= some('first_seen'))],
     ['since=2999-01-01', []],
     [`updated_since=${some('last_changed')}`, f((r) => r.last_changed >= some('last_changed'))],
-    ['vertical=wind,solar&min_mw=10&status=operational,consented', f((r) => ['wind', 'solar'].includes(r.vertical) && r.capacity_mw >= 10 && ['operational', 'consented'].includes(r.status))],
+    [
+      'vertical=wind,solar&min_mw=10&status=operational,consented',
+      f(
+        (r) =>
+          ['wind', 'solar'].includes(r.vertical) &&
+          r.capacity_mw >= 10 &&
+          ['operational', 'consented'].includes(r.status),
+      ),
+    ],
   ];
   let proper = 0;
   for (const [q, expected] of cases) {
@@ -100,10 +122,15 @@ test('renewables: only wind, solar and battery storage; another vertical is a 40
   const expected = all.filter((r) => ['wind', 'solar', 'battery_storage'].includes(r.vertical)).map((r) => r.id);
   assert.ok(expected.length > 0 && expected.length < all.length);
   assert.equal(ids(res), expected);
-  assert.equal(ids(await get('/infrastructure/renewables?vertical=solar')), all.filter((r) => r.vertical === 'solar').map((r) => r.id));
+  assert.equal(
+    ids(await get('/infrastructure/renewables?vertical=solar')),
+    all.filter((r) => r.vertical === 'solar').map((r) => r.id),
+  );
   const bad = await get('/infrastructure/renewables?vertical=grid');
   assertProblem(bad, 400, 'invalid_parameter');
-  assert.equal(bad.body.errors, [{ name: 'vertical', reason: 'not an allowed value', allowed: ['wind', 'solar', 'battery_storage'] }]);
+  assert.equal(bad.body.errors, [
+    { name: 'vertical', reason: 'not an allowed value', allowed: ['wind', 'solar', 'battery_storage'] },
+  ]);
 });
 
 test('page walk and cursor walk: same rows, no duplicates or gaps, for every sort', async () => {
@@ -126,19 +153,38 @@ test('page walk and cursor walk: same rows, no duplicates or gaps, for every sor
     assert.is(new Set(byCursor).size, all.length, `${sort}: every project once`);
     assert.equal(byCursor, byPage, `${sort}: cursor walk = page walk`);
   }
-  const capacities = (await get('/infrastructure?sort=capacity_desc&page_size=100')).body.results.map((r: any) => r.capacity_mw ?? -1);
-  assert.equal(capacities, [...capacities].sort((a: number, b: number) => b - a));
+  const capacities = (await get('/infrastructure?sort=capacity_desc&page_size=100')).body.results.map(
+    (r: any) => r.capacity_mw ?? -1,
+  );
+  assert.equal(
+    capacities,
+    [...capacities].sort((a: number, b: number) => b - a),
+  );
 });
 
 test('a cursor is bound to its filters and sort; garbage cursors are 400', async () => {
   const first = await get('/infrastructure?page_size=2&vertical=wind,solar');
   assert.ok(first.body.next_cursor);
   const c = first.body.next_cursor;
-  assert.is((await get(`/infrastructure?page_size=2&vertical=solar,wind&cursor=${c}`)).status, 200, 'same filter set in another order');
-  for (const q of [`vertical=wind&cursor=${c}`, `vertical=wind,solar&sort=newest&cursor=${c}`, 'cursor=bm9wZQ', 'cursor=%25%25', `vertical=wind,solar&page=2&cursor=${c}`]) {
+  assert.is(
+    (await get(`/infrastructure?page_size=2&vertical=solar,wind&cursor=${c}`)).status,
+    200,
+    'same filter set in another order',
+  );
+  for (const q of [
+    `vertical=wind&cursor=${c}`,
+    `vertical=wind,solar&sort=newest&cursor=${c}`,
+    'cursor=bm9wZQ',
+    'cursor=%25%25',
+    `vertical=wind,solar&page=2&cursor=${c}`,
+  ]) {
     const res = await get(`/infrastructure?page_size=2&${q}`);
     assertProblem(res, 400, 'invalid_parameter');
-    assert.equal(res.body.errors.map((e: { name: string }) => e.name), ['cursor'], q);
+    assert.equal(
+      res.body.errors.map((e: { name: string }) => e.name),
+      ['cursor'],
+      q,
+    );
   }
   // a renewables cursor does not continue an /infrastructure walk
   const r = await get('/infrastructure/renewables?page_size=2');
@@ -155,11 +201,17 @@ test('masking: same shape for every scope; applicant fields null for commonwealt
     assert.is(res.body._meta.release, api.release());
     if (scope === 'commonwealth') {
       assert.ok(res.body.results.every((r: any) => r.applicant === null && r.applicant_company_number === null));
-      assert.equal(res.body._meta.masked.map((m: { field: string }) => m.field), ['applicant', 'applicant_evidence', 'applicant_company_number']);
+      assert.equal(
+        res.body._meta.masked.map((m: { field: string }) => m.field),
+        ['applicant', 'applicant_evidence', 'applicant_company_number'],
+      );
       assert.match(res.body._meta.masked[0].reason, /ent_api/);
       assert.is(res.body._meta.attribution, ATTRIBUTION);
     } else {
-      assert.ok(res.body.results.some((r: any) => r.applicant !== null), `${scope} sees applicants`);
+      assert.ok(
+        res.body.results.some((r: any) => r.applicant !== null),
+        `${scope} sees applicants`,
+      );
       assert.equal(res.body._meta.masked, []);
       assert.is(res.body._meta.attribution, undefined);
     }
@@ -189,7 +241,10 @@ test('GET /infrastructure/{id}: the project with its case, as in the list, maske
   assert.is(cw.body.applicant_evidence, null);
   assert.is(cw.body.applicant_company_number, null);
   assert.is(cw.body.case_id, withCase.case_id, 'the case is not enriched');
-  assert.equal(cw.body._meta.masked.map((m: { field: string }) => m.field), ['applicant', 'applicant_evidence', 'applicant_company_number']);
+  assert.equal(
+    cw.body._meta.masked.map((m: { field: string }) => m.field),
+    ['applicant', 'applicant_evidence', 'applicant_company_number'],
+  );
   assert.is(cw.body._meta.attribution, ATTRIBUTION);
   // the renewables list is not taken for an id
   assert.is((await get('/infrastructure/renewables?page_size=1')).body.page_size, 1);
@@ -220,9 +275,17 @@ test('errors: unknown and invalid parameters, paging bounds, auth, method', asyn
   const unknown = await get('/infrastructure?colour=red');
   assertProblem(unknown, 400, 'unknown_parameter');
   assert.is(unknown.body.errors[0].name, 'colour');
-  const invalid = await get('/infrastructure?vertical=nuclear&min_mw=abc&fast_lane=maybe&since=yesterday&county=Atlantis');
+  const invalid = await get(
+    '/infrastructure?vertical=nuclear&min_mw=abc&fast_lane=maybe&since=yesterday&county=Atlantis',
+  );
   assertProblem(invalid, 400, 'invalid_parameter');
-  assert.equal(invalid.body.errors.map((e: { name: string }) => e.name).sort(), ['county', 'fast_lane', 'min_mw', 'since', 'vertical']);
+  assert.equal(invalid.body.errors.map((e: { name: string }) => e.name).sort(), [
+    'county',
+    'fast_lane',
+    'min_mw',
+    'since',
+    'vertical',
+  ]);
   assert.ok(invalid.body.errors.find((e: { name: string }) => e.name === 'vertical').allowed.includes('data_centre'));
   assertProblem(await get('/infrastructure?page=101'), 400, 'invalid_parameter');
   assertProblem(await get('/infrastructure?page_size=101'), 400, 'invalid_parameter');

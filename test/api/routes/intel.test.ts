@@ -19,7 +19,9 @@ test.before(async () => {
   const db = await openApiDb({ connections: 1, threads: 1, memoryLimit: '128MB' });
   try {
     for (const t of ['price_index', 'yields', 'emerging_zones', 'material_costs']) {
-      table[t] = await db.all(`SELECT * FROM read_parquet(${sqlString(join((await tinyRelease()).dir, `${t}.parquet`))})`);
+      table[t] = await db.all(
+        `SELECT * FROM read_parquet(${sqlString(join((await tinyRelease()).dir, `${t}.parquet`))})`,
+      );
     }
   } finally {
     db.close();
@@ -58,7 +60,11 @@ test('every section answers every enriched scope; commonwealth gets 403 insuffic
     assertProblem(cw, 403, 'insufficient_scope');
     assert.match(cw.body.detail, /commonwealth .*needs ent_api, ent_feed or custom/);
   }
-  assertProblem(await api.request('/v1/intel/analytics/price-index.svg', { key: api.keys.commonwealth }), 403, 'insufficient_scope');
+  assertProblem(
+    await api.request('/v1/intel/analytics/price-index.svg', { key: api.keys.commonwealth }),
+    403,
+    'insufficient_scope',
+  );
   assertProblem(await api.request('/v1/intel/analytics?section=yields', { key: null }), 401, 'missing_key');
 });
 
@@ -67,10 +73,15 @@ test('price_index: the national series by default, national + counties with coun
   const res = await getAll('?section=price_index');
   assert.is(res.total, national.length);
   assert.ok(res.results.every((r: any) => r.area === 'Ireland' && r.county === null));
-  assert.equal(res.results.map((r: any) => r.quarter), national.map((r) => r.quarter).sort());
+  assert.equal(
+    res.results.map((r: any) => r.quarter),
+    national.map((r) => r.quarter).sort(),
+  );
   assert.is(res.results[0].index_value, 100, 'the base quarter is 100');
 
-  const cork = table.price_index!.filter((r) => r.area === 'Cork' && r.period_start >= '2015-01-01' && r.period_start <= '2019-12-31');
+  const cork = table.price_index!.filter(
+    (r) => r.area === 'Cork' && r.period_start >= '2015-01-01' && r.period_start <= '2019-12-31',
+  );
   const nat = national.filter((r) => r.period_start >= '2015-01-01' && r.period_start <= '2019-12-31');
   const both = await getAll('?section=price_index&county=cork&from=2015&to=2019Q4');
   assert.is(both.total, cork.length + nat.length);
@@ -79,24 +90,38 @@ test('price_index: the national series by default, national + counties with coun
 });
 
 test('yields: latest quarter by default, county filter, every quarter of a range; yields = rent × 12 / price', async () => {
-  const latest = table.yields!.map((r) => r.period_start).sort().at(-1);
+  const latest = table
+    .yields!.map((r) => r.period_start)
+    .sort()
+    .at(-1);
   const res = await getAll('?section=yields');
   assert.is(res.total, table.yields!.filter((r) => r.period_start === latest).length);
   for (const r of res.results) {
     assert.is(r.period_start, latest);
-    assert.ok(Math.abs(r.gross_yield_pct - (r.monthly_rent_eur * 12 * 100) / r.typical_price_eur) < 0.01, `${r.area} ${r.property_type}`);
+    assert.ok(
+      Math.abs(r.gross_yield_pct - (r.monthly_rent_eur * 12 * 100) / r.typical_price_eur) < 0.01,
+      `${r.area} ${r.property_type}`,
+    );
     assert.ok(r.sales >= 10);
   }
   const dub = await getAll('?section=yields&county=Dublin&from=2020-01&to=2020-12');
   assert.ok(dub.total > 0);
-  assert.is(dub.total, table.yields!.filter((r) => r.county === 'Dublin' && r.period_start >= '2020-01-01' && r.period_start <= '2020-12-31').length);
+  assert.is(
+    dub.total,
+    table.yields!.filter(
+      (r) => r.county === 'Dublin' && r.period_start >= '2020-01-01' && r.period_start <= '2020-12-31',
+    ).length,
+  );
   assert.ok(dub.results.every((r: any) => r.county === 'Dublin' && r.quarter.startsWith('2020')));
 });
 
 test('emerging_zones: ranked with components; material_costs: latest month per material, or a range', async () => {
   const z = await api.request('/v1/intel/analytics?section=emerging_zones&page_size=100');
   assert.is(z.body.total, table.emerging_zones!.length);
-  assert.equal(z.body.results.map((r: any) => r.rank), z.body.results.map((_: unknown, i: number) => i + 1));
+  assert.equal(
+    z.body.results.map((r: any) => r.rank),
+    z.body.results.map((_: unknown, i: number) => i + 1),
+  );
   for (let i = 1; i < z.body.results.length; i++) assert.ok(z.body.results[i - 1].score >= z.body.results[i].score);
   const two = await api.request('/v1/intel/analytics?section=emerging_zones&county=Meath,Cork');
   assert.equal(two.body.results.map((r: any) => r.county).sort(), ['Cork', 'Meath']);
@@ -106,7 +131,9 @@ test('emerging_zones: ranked with components; material_costs: latest month per m
   assert.is(m.body.total, materials.size);
   assert.is(m.body.results[0].material, 'All materials');
   assert.ok(m.body.results.every((r: any) => r.latest));
-  const steel = table.material_costs!.filter((r) => r.material === 'Structural steel').sort((a, b) => (a.month < b.month ? -1 : 1));
+  const steel = table
+    .material_costs!.filter((r) => r.material === 'Structural steel')
+    .sort((a, b) => (a.month < b.month ? -1 : 1));
   const last = steel.at(-1)!;
   const yearAgo = steel.find((r) => r.month === `${Number(last.month.slice(0, 4)) - 1}${last.month.slice(4)}`)!;
   const served = m.body.results.find((r: any) => r.material === 'Structural steel');
@@ -133,7 +160,10 @@ test('bad requests: 400 problems naming each parameter', async () => {
   const bad = async (qs: string, code: string, name: string): Promise<void> => {
     const res = await api.request(`/v1/intel/analytics${qs}`);
     assertProblem(res, 400, code);
-    assert.ok(res.body.errors.some((e: any) => e.name === name), `${qs}: ${JSON.stringify(res.body.errors)}`);
+    assert.ok(
+      res.body.errors.some((e: any) => e.name === name),
+      `${qs}: ${JSON.stringify(res.body.errors)}`,
+    );
   };
   await bad('?county=Cork', 'invalid_parameter', 'section'); // (without any parameter: the summary, test/api/small-print.test.ts)
   await bad('?section=prices', 'invalid_parameter', 'section');
@@ -156,14 +186,19 @@ test('price-index.svg: an SVG document of the national and county series', async
   assert.is(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^image\/svg\+xml/);
   assert.match(res.text, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
-  const paths = [...res.text.matchAll(/<path class="series" data-area="([^"]+)" data-points="(\d+)"/g)].map((m) => [m[1], Number(m[2])]);
+  const paths = [...res.text.matchAll(/<path class="series" data-area="([^"]+)" data-points="(\d+)"/g)].map((m) => [
+    m[1],
+    Number(m[2]),
+  ]);
   assert.equal(paths, [
     ['Ireland', table.price_index!.filter((r) => r.area === 'Ireland').length],
     ['Galway', table.price_index!.filter((r) => r.area === 'Galway').length],
   ]);
   const etag = res.headers.get('etag');
   assert.ok(etag);
-  const again = await api.request('/v1/intel/analytics/price-index.svg?county=Galway', { headers: { 'If-None-Match': etag! } });
+  const again = await api.request('/v1/intel/analytics/price-index.svg?county=Galway', {
+    headers: { 'If-None-Match': etag! },
+  });
   assert.is(again.status, 304);
 });
 

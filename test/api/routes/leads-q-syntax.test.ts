@@ -36,7 +36,10 @@ async function frequentWords(n: number): Promise<string[]> {
   const rows = await db.all<{ w: string }>(
     `SELECT lower(w) AS w, count(*) AS c FROM (SELECT unnest(regexp_extract_all(description, '[A-Za-z]{5,}')) AS w FROM ${leadsFile}) GROUP BY 1 ORDER BY c DESC, w LIMIT 40`,
   );
-  return rows.map((r) => r.w).filter((w) => !STOPWORDS.has(w)).slice(0, n);
+  return rows
+    .map((r) => r.w)
+    .filter((w) => !STOPWORDS.has(w))
+    .slice(0, n);
 }
 
 test('all words are required: "a b" matches fewer leads than a alone; with OR, inclusion-exclusion holds', async () => {
@@ -50,8 +53,12 @@ test('all words are required: "a b" matches fewer leads than a alone; with OR, i
 });
 
 test('a quoted phrase: every lead found holds the words next to each other, in order', async () => {
-  const [row] = await db.all<{ description: string }>(`SELECT description FROM ${leadsFile} WHERE length(description) > 40 ORDER BY id LIMIT 1`);
-  const words = foldSearchText(row!.description).split(/[^a-z0-9]+/).filter((w) => w.length > 3 && !STOPWORDS.has(w));
+  const [row] = await db.all<{ description: string }>(
+    `SELECT description FROM ${leadsFile} WHERE length(description) > 40 ORDER BY id LIMIT 1`,
+  );
+  const words = foldSearchText(row!.description)
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 3 && !STOPWORDS.has(w));
   const phrase = `${words[0]} ${words[1]}`;
   const inText = foldSearchText(row!.description).replace(/[^a-z0-9]+/g, ' ');
   const quoted = inText.includes(` ${phrase} `) || inText.startsWith(`${phrase} `) ? phrase : words[0]!;
@@ -84,15 +91,25 @@ test('malformed q: 400 invalid_parameter naming q with the reason, on GET, POST 
   for (const [q, reason] of cases) {
     const res = await api.request(`/v1/leads?q=${encodeURIComponent(q)}`);
     assertProblem(res, 400, 'invalid_parameter');
-    assert.equal(res.body.errors.map((e: { name: string }) => e.name), ['q'], q);
+    assert.equal(
+      res.body.errors.map((e: { name: string }) => e.name),
+      ['q'],
+      q,
+    );
     assert.match(res.body.errors[0].reason, reason, q);
     const post = await api.request('/v1/leads/search', { method: 'POST', body: { q } });
     assertProblem(post, 400, 'invalid_parameter');
     assert.equal(post.body.errors, res.body.errors, `${q}: POST /v1/leads/search`);
   }
-  const hook = await api.request('/v1/webhooks', { method: 'POST', body: { url: 'https://127.0.0.1:9/q', filter: 'q=%22heat%20pump' } });
+  const hook = await api.request('/v1/webhooks', {
+    method: 'POST',
+    body: { url: 'https://127.0.0.1:9/q', filter: 'q=%22heat%20pump' },
+  });
   assertProblem(hook, 400, 'invalid_parameter');
-  assert.equal(hook.body.errors.map((e: { name: string }) => e.name), ['q']);
+  assert.equal(
+    hook.body.errors.map((e: { name: string }) => e.name),
+    ['q'],
+  );
 });
 
 test.run();

@@ -28,7 +28,9 @@ import { assertProblem, startTestApi, type TestApi, type TestResponse } from '..
 import { REPO_ROOT } from '../../helpers/tmp.ts';
 import { waitUntil } from '../../helpers/wait.ts';
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (a: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
+  a: Ajv2020,
+) => Ajv2020;
 const ajv = new Ajv2020({ allErrors: true, strict: false, multipleOfPrecision: 6 }); // price_eur: multipleOf 0.01
 addFormats(ajv);
 ajv.addKeyword({ keyword: 'x-enriched' });
@@ -75,7 +77,10 @@ test.after(async () => {
 test('list: every scope gets the same shape; commonwealth has enriched fields null, masked and attributed', async () => {
   const bodies: Record<string, any> = {};
   for (const scope of SCOPES) {
-    const res = await get('/v1/leads?use_class=house,residential_multi,office,commercial&page_size=100', api.keys[scope]);
+    const res = await get(
+      '/v1/leads?use_class=house,residential_multi,office,commercial&page_size=100',
+      api.keys[scope],
+    );
     validList(res);
     bodies[scope] = res.body;
     assert.is(res.body._meta.scope, scope);
@@ -84,13 +89,41 @@ test('list: every scope gets the same shape; commonwealth has enriched fields nu
   const cw = bodies['commonwealth'];
   const ea = bodies['ent_api'];
   assert.equal(Object.keys(cw).sort(), Object.keys(ea).sort());
-  assert.equal(cw.results.map((r: any) => r.id), ea.results.map((r: any) => r.id));
+  assert.equal(
+    cw.results.map((r: any) => r.id),
+    ea.results.map((r: any) => r.id),
+  );
   assert.equal(Object.keys(cw.results[0]), Object.keys(ea.results[0]));
-  for (const r of cw.results) for (const f of ['applicant_org', 'applicant_org_evidence', 'applicant_company_number', 'main_contractor', 'main_contractor_evidence']) assert.is(r[f], null, f);
-  assert.ok(ea.results.some((r: any) => r.applicant_org !== null), 'ent_api sees applicant organisations');
-  assert.ok(ea.results.every((r: any) => (r.applicant_org === null) === (r.applicant_org_evidence === null)), 'ent_api sees the evidence beside each name');
-  assert.equal(cw._meta.masked.map((m: any) => m.field).sort(), ['applicant_company_number', 'applicant_match_confidence', 'applicant_org', 'applicant_org_evidence', 'main_contractor', 'main_contractor_company_number', 'main_contractor_evidence']);
-  assert.match(cw._meta.masked[0].reason, /commonwealth does not include enriched data \(needs ent_api, ent_feed or custom\)/);
+  for (const r of cw.results)
+    for (const f of [
+      'applicant_org',
+      'applicant_org_evidence',
+      'applicant_company_number',
+      'main_contractor',
+      'main_contractor_evidence',
+    ])
+      assert.is(r[f], null, f);
+  assert.ok(
+    ea.results.some((r: any) => r.applicant_org !== null),
+    'ent_api sees applicant organisations',
+  );
+  assert.ok(
+    ea.results.every((r: any) => (r.applicant_org === null) === (r.applicant_org_evidence === null)),
+    'ent_api sees the evidence beside each name',
+  );
+  assert.equal(cw._meta.masked.map((m: any) => m.field).sort(), [
+    'applicant_company_number',
+    'applicant_match_confidence',
+    'applicant_org',
+    'applicant_org_evidence',
+    'main_contractor',
+    'main_contractor_company_number',
+    'main_contractor_evidence',
+  ]);
+  assert.match(
+    cw._meta.masked[0].reason,
+    /commonwealth does not include enriched data \(needs ent_api, ent_feed or custom\)/,
+  );
   assert.is(cw._meta.attribution, ATTRIBUTION);
   for (const s of ['ent_api', 'ent_feed', 'custom']) {
     assert.equal(bodies[s]._meta.masked, [], s);
@@ -114,17 +147,30 @@ test('list: filters alone and combined match an independent count', async () => 
     ['has_contact=1', 'has_contact'],
     ['demolition=1', 'demolition'],
     ['demolition=false', 'NOT demolition'],
-    ['county=Dublin&status=planning,approved&min_value=100000', `county = 'Dublin' AND status IN ('planning', 'approved') AND est_value >= 100000`],
-    ['vertical=electrical&demolition=0&has_contact=true&scale=minor', `'electrical' = ANY(verticals) AND NOT demolition AND has_contact AND scale = 'minor'`],
+    [
+      'county=Dublin&status=planning,approved&min_value=100000',
+      `county = 'Dublin' AND status IN ('planning', 'approved') AND est_value >= 100000`,
+    ],
+    [
+      'vertical=electrical&demolition=0&has_contact=true&scale=minor',
+      `'electrical' = ANY(verticals) AND NOT demolition AND has_contact AND scale = 'minor'`,
+    ],
     ['application_type=retention', `application_type = 'RETENTION'`],
     ['application_type=Permission,OUTLINE%20permission', `application_type IN ('PERMISSION', 'OUTLINE PERMISSION')`],
     ['received_from=2025-06-01', `received_date >= DATE '2025-06-01'`],
     ['received_to=2025-06-01', `received_date <= DATE '2025-06-01'`],
-    ['received_from=2025-05-01&received_to=2025-05-31', `received_date BETWEEN DATE '2025-05-01' AND DATE '2025-05-31'`],
-    ['received_from=2025-03-01&received_to=2025-09-30&application_type=permission&county=cork', `received_date BETWEEN DATE '2025-03-01' AND DATE '2025-09-30' AND application_type = 'PERMISSION' AND county = 'Cork'`],    ['works_kind=retention', `works_kind = 'retention' AND len(verticals) = 0`], // no work to sell: no verticals
+    [
+      'received_from=2025-05-01&received_to=2025-05-31',
+      `received_date BETWEEN DATE '2025-05-01' AND DATE '2025-05-31'`,
+    ],
+    [
+      'received_from=2025-03-01&received_to=2025-09-30&application_type=permission&county=cork',
+      `received_date BETWEEN DATE '2025-03-01' AND DATE '2025-09-30' AND application_type = 'PERMISSION' AND county = 'Cork'`,
+    ],
+    ['works_kind=retention', `works_kind = 'retention' AND len(verticals) = 0`], // no work to sell: no verticals
     ['works_kind=new_works,outline', `works_kind IN ('new_works', 'outline')`],
     ['explicit_vertical=roofing', `'roofing' = ANY(explicit_verticals) AND 'roofing' = ANY(verticals)`],
-    ['vertical=roofing&works_kind=retention', 'FALSE OR (works_kind = \'retention\' AND \'roofing\' = ANY(verticals))'],
+    ['vertical=roofing&works_kind=retention', "FALSE OR (works_kind = 'retention' AND 'roofing' = ANY(verticals))"],
   ];
   for (const [qs, where] of cases) {
     const res = await get(`/v1/leads?${qs}&page_size=5`);
@@ -159,7 +205,19 @@ test('list: errors name each parameter, list allowed values, reject unknown para
   res = await get('/v1/leads?county=Atlantis');
   assertProblem(res, 400, 'invalid_parameter');
   assert.ok(res.body.errors[0].allowed.includes('Cork'));
-  for (const qs of ['min_value=-1', 'min_value=abc', 'min_units=1.5', 'has_contact=maybe', 'demolition=2', 'page=0', 'page_size=0', 'page_size=101', 'sort=relevance', 'sort=random', 'q=']) {
+  for (const qs of [
+    'min_value=-1',
+    'min_value=abc',
+    'min_units=1.5',
+    'has_contact=maybe',
+    'demolition=2',
+    'page=0',
+    'page_size=0',
+    'page_size=101',
+    'sort=relevance',
+    'sort=random',
+    'q=',
+  ]) {
     res = await get(`/v1/leads?${qs}`);
     assertProblem(res, 400, 'invalid_parameter');
     assert.is(res.body.errors[0].name, qs.split('=')[0], qs);
@@ -180,7 +238,10 @@ test('list: errors name each parameter, list allowed values, reject unknown para
   assertProblem(res, 400, 'invalid_parameter');
   assert.is(res.body.errors[0].name, 'application_type');
   assert.is(res.body.errors[0].reason, 'unknown application_type "demolition notice"');
-  assert.ok(res.body.errors[0].allowed.includes('PERMISSION') && res.body.errors[0].allowed.includes('RETENTION'), 'the release\'s values are listed');
+  assert.ok(
+    res.body.errors[0].allowed.includes('PERMISSION') && res.body.errors[0].allowed.includes('RETENTION'),
+    "the release's values are listed",
+  );
   res = await get('/v1/leads?page=101');
   assertProblem(res, 400, 'invalid_parameter');
   assert.is(res.body.errors[0].name, 'page');
@@ -244,7 +305,10 @@ test('list: sort orders', async () => {
     const rs = res.body.results;
     for (let i = 1; i < rs.length; i++) {
       const [a, b] = [key(rs[i - 1]), key(rs[i])];
-      assert.ok(desc ? a > b || (a === b && rs[i - 1].id > rs[i].id) : a < b || (a === b && rs[i - 1].id < rs[i].id), `${sort} row ${i}`);
+      assert.ok(
+        desc ? a > b || (a === b && rs[i - 1].id > rs[i].id) : a < b || (a === b && rs[i - 1].id < rs[i].id),
+        `${sort} row ${i}`,
+      );
     }
   };
   await check('newest', (r) => r.received_date, true);
@@ -310,15 +374,28 @@ test('list: pages from reused buffers stay intact while slow clients have not re
     for (const s of slow) {
       const stuck = (): boolean => accepted.get(s.port)?.writableNeedDrain === true;
       for (let batch = 0; !stuck(); batch++) {
-        assert.ok(batch < 80, `the server still had no writes pending after ${s.sent} pages to a client that does not read`);
+        assert.ok(
+          batch < 80,
+          `the server still had no writes pending after ${s.sent} pages to a client that does not read`,
+        );
         s.send(big);
-        await waitUntil('the server has answered every page sent or is waiting for the client to read', () => stuck() || finished.get(s.port) === s.sent);
+        await waitUntil(
+          'the server has answered every page sent or is waiting for the client to read',
+          () => stuck() || finished.get(s.port) === s.sent,
+        );
       }
     }
   } finally {
     api.server.server.off('connection', onConnection).off('request', onRequest);
   }
-  const paths = ['', 'county=Cork', 'q=extension', 'status=approved&page=3', 'sort=oldest&page_size=90', 'vertical=solar,roofing&page_size=60'].map((q) => `/v1/leads?${q}`);
+  const paths = [
+    '',
+    'county=Cork',
+    'q=extension',
+    'status=approved&page=3',
+    'sort=oldest&page_size=90',
+    'vertical=solar,roofing&page_size=60',
+  ].map((q) => `/v1/leads?${q}`);
   const alone = new Map<string, string>();
   for (const p of paths) alone.set(p, (await get(p, key)).text);
   for (let round = 0; round < 4; round++) {
@@ -328,7 +405,8 @@ test('list: pages from reused buffers stay intact while slow clients have not re
   for (const s of slow) {
     const bodies = await s.bodies();
     assert.is(bodies.length, s.sent);
-    for (let i = 0; i < bodies.length; i++) assert.ok(bodies[i] === want[i % want.length], `a slow client reads its own pages (page ${i} of ${s.sent})`);
+    for (let i = 0; i < bodies.length; i++)
+      assert.ok(bodies[i] === want[i % want.length], `a slow client reads its own pages (page ${i} of ${s.sent})`);
   }
 });
 
@@ -346,7 +424,8 @@ test('detail: same keys for every scope, enriched sections null for commonwealth
   const cw = bodies['commonwealth'];
   const ea = bodies['ent_api'];
   assert.equal(Object.keys(cw), Object.keys(ea));
-  for (const f of ['suppliers', 'registered_company', 'company_filings', 'main_contractor', 'applicant_org']) assert.is(cw[f], null, f);
+  for (const f of ['suppliers', 'registered_company', 'company_filings', 'main_contractor', 'applicant_org'])
+    assert.is(cw[f], null, f);
   assert.ok(cw._meta.masked.some((m: any) => m.field === 'registered_company'));
   assert.is(cw._meta.attribution, ATTRIBUTION);
   assert.equal(cw.project, ea.project);
@@ -364,7 +443,9 @@ test('detail: same keys for every scope, enriched sections null for commonwealth
 
 test('detail: the body is exactly the reference (SQL builders, assembleLeadDetail, maskRecord), byte for byte, for every scope', async () => {
   const pq = (t: string): string => `read_parquet(${sqlString(join(api.dataDir, 'current', `${t}.parquet`))})`;
-  const t = Object.fromEntries(['leads', 'lead_neighbours', 'suppliers', 'companies', 'filings', 'sales'].map((n) => [n, pq(n)])) as unknown as Release['tables'];
+  const t = Object.fromEntries(
+    ['leads', 'lead_neighbours', 'suppliers', 'companies', 'filings', 'sales'].map((n) => [n, pq(n)]),
+  ) as unknown as Release['tables'];
   const q = (x: { sql: string; params: unknown[] }): Promise<Record<string, unknown>[]> => db.all(x.sql, x.params);
   // leads with a main contractor, an applicant company and neither
   const ids = (
@@ -377,10 +458,23 @@ test('detail: the body is exactly the reference (SQL builders, assembleLeadDetai
   assert.ok(ids.length >= 24);
   for (const id of ids) {
     const [lead] = await q(leadByIdQuery(t, id));
-    const l = lead as { county: string; eircode_routing_key: string | null; received_date: string; verticals: string[] | null; applicant_company_number: string | null; main_contractor_company_number: string | null };
+    const l = lead as {
+      county: string;
+      eircode_routing_key: string | null;
+      received_date: string;
+      verticals: string[] | null;
+      applicant_company_number: string | null;
+      main_contractor_company_number: string | null;
+    };
     const [summary] = await q(salesSummaryQuery(t, l));
-    const base = { lead: lead!, salesSummary: summary, recentSales: await q(recentSalesQuery(t, l)), nearby: await q(nearbyLeadsQuery(t, id)) };
-    const company = async (no: string | null): Promise<Record<string, unknown> | null> => (no ? ((await q(companyQuery(t, no)))[0] ?? null) : null);
+    const base = {
+      lead: lead!,
+      salesSummary: summary,
+      recentSales: await q(recentSalesQuery(t, l)),
+      nearby: await q(nearbyLeadsQuery(t, id)),
+    };
+    const company = async (no: string | null): Promise<Record<string, unknown> | null> =>
+      no ? ((await q(companyQuery(t, no)))[0] ?? null) : null;
     const enrichedRows = {
       suppliers: await q(suppliersQuery(t, l.county, l.verticals ?? [])),
       contractorCompany: await company(l.main_contractor_company_number),
@@ -392,7 +486,11 @@ test('detail: the body is exactly the reference (SQL builders, assembleLeadDetai
       assert.is(res.status, 200, res.text.slice(0, 300));
       const detail = assembleLeadDetail(CAPABILITIES[scope].enriched ? { ...base, ...enrichedRows } : base);
       const { record, masked } = maskRecord('lead-detail', detail, scope);
-      assert.is(res.text, JSON.stringify({ ...record, _meta: responseMeta(api.release(), scope, masked) }), `lead ${id} as ${scope}`);
+      assert.is(
+        res.text,
+        JSON.stringify({ ...record, _meta: responseMeta(api.release(), scope, masked) }),
+        `lead ${id} as ${scope}`,
+      );
     }
   }
 });
@@ -406,10 +504,17 @@ test('detail: area comparables and nearby leads', async () => {
   const a = res.body.area_comparables;
   assert.ok(a.nearby_leads.length > 0);
   const d = a.nearby_leads.map((x: any) => x.distance_m);
-  assert.equal(d, [...d].sort((x: number, y: number) => x - y));
+  assert.equal(
+    d,
+    [...d].sort((x: number, y: number) => x - y),
+  );
   assert.ok(a.recent_sales.length <= 5);
   assert.is(a.sales_count === 0, a.median_price_eur === null);
-  assert.is(res.body.zoning_and_appeals.land_use_code === null || typeof res.body.zoning_and_appeals.land_use_description === 'string', true);
+  assert.is(
+    res.body.zoning_and_appeals.land_use_code === null ||
+      typeof res.body.zoning_and_appeals.land_use_description === 'string',
+    true,
+  );
 });
 
 test('detail: 404 and 400 problems', async () => {
@@ -427,7 +532,10 @@ test('detail: 404 and 400 problems', async () => {
  * pending once the socket buffers are full); `bodies()` reads the responses to every GET sent,
  * in order, then closes the socket.
  */
-async function rawPipeline(baseUrl: string, key: string): Promise<{ port: number; readonly sent: number; send: (paths: string[]) => void; bodies: () => Promise<string[]> }> {
+async function rawPipeline(
+  baseUrl: string,
+  key: string,
+): Promise<{ port: number; readonly sent: number; send: (paths: string[]) => void; bodies: () => Promise<string[]> }> {
   const url = new URL(baseUrl);
   const socket = net.connect(Number(url.port), url.hostname);
   await new Promise((r) => socket.once('connect', r));
@@ -440,7 +548,9 @@ async function rawPipeline(baseUrl: string, key: string): Promise<{ port: number
     },
     send(paths) {
       sent += paths.length;
-      socket.write(paths.map((p) => `GET ${p} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\n\r\n`).join(''));
+      socket.write(
+        paths.map((p) => `GET ${p} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\n\r\n`).join(''),
+      );
     },
     bodies: () =>
       new Promise((resolve, reject) => {

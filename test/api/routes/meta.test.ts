@@ -31,9 +31,22 @@ test('release, counts and _meta come from the manifest; the body matches the Ope
   assert.is(res.status, 200);
   assert.match(res.headers.get('content-type')!, /^application\/json/);
   const b = res.body;
-  assert.equal(Object.keys(b).sort(), ['_meta', 'counts', 'enums', 'freshness', 'freshness_by_source', 'release', 'release_status']);
+  assert.equal(Object.keys(b).sort(), [
+    '_meta',
+    'counts',
+    'enums',
+    'freshness',
+    'freshness_by_source',
+    'release',
+    'release_status',
+  ]);
   assert.equal(b.release_status, { serving: b.release.id, refused: null });
-  assert.equal(b.release, { id: manifest.release_id, built_at: manifest.built_at, as_of: manifest.as_of, schema_version: manifest.schema_version });
+  assert.equal(b.release, {
+    id: manifest.release_id,
+    built_at: manifest.built_at,
+    as_of: manifest.as_of,
+    schema_version: manifest.schema_version,
+  });
   assert.is(b.release.id, api.release());
   assert.equal(b.counts, { tables: manifest.counts.tables, records_total: manifest.counts.records_total });
   assert.equal(b._meta, { release: api.release(), scope: 'ent_api', masked: [] });
@@ -64,7 +77,17 @@ test('freshness and data-dependent enums equal an independent query of leads.par
 
 test('fixed enums are the full lists of schemas/lead.schema.json', async () => {
   const e = (await api.request('/v1/meta')).body.enums;
-  assert.equal(Object.keys(e).sort(), ['authority', 'county', 'explicit_vertical', 'readiness', 'scale', 'status', 'use_class', 'vertical', 'works_kind']);
+  assert.equal(Object.keys(e).sort(), [
+    'authority',
+    'county',
+    'explicit_vertical',
+    'readiness',
+    'scale',
+    'status',
+    'use_class',
+    'vertical',
+    'works_kind',
+  ]);
   assert.equal(e.works_kind, leadSchema.properties.works_kind.enum);
   assert.equal(e.explicit_vertical, e.vertical);
   assert.equal(e.scale, leadSchema.properties.scale.enum);
@@ -73,7 +96,9 @@ test('fixed enums are the full lists of schemas/lead.schema.json', async () => {
 });
 
 test('same shape for every scope; attribution only for commonwealth', async () => {
-  const bodies = await Promise.all(SCOPES.map(async (scope) => [scope, (await api.request('/v1/meta', { key: api.keys[scope] })).body] as const));
+  const bodies = await Promise.all(
+    SCOPES.map(async (scope) => [scope, (await api.request('/v1/meta', { key: api.keys[scope] })).body] as const),
+  );
   const strip = (b: any) => ({ ...b, _meta: undefined });
   for (const [scope, b] of bodies) {
     assert.equal(strip(b), strip(bodies[0]![1]), scope);
@@ -90,13 +115,34 @@ test('sources_freshness: shown after freshness when the release manifest has it 
     updated_at: '2026-11-09T05:10:00.000Z',
     downloads: [
       {
-        source: 'planning', file: 'planning-applications.json', protocol: 'arcgis-featureserver', url: 'https://example.org/FeatureServer/0', status: 'fetched',
-        checked_at: '2026-11-09T05:00:00.000Z', fetched_at: '2026-11-09T05:00:00.000Z', etag: null, last_modified: null, bytes: 1234, sha256: 'ab'.repeat(32),
-        records: 10, window: { where: '1=1', incremental: false, until: '2026-11-09T05:00:00.000Z' }, error: null,
+        source: 'planning',
+        file: 'planning-applications.json',
+        protocol: 'arcgis-featureserver',
+        url: 'https://example.org/FeatureServer/0',
+        status: 'fetched',
+        checked_at: '2026-11-09T05:00:00.000Z',
+        fetched_at: '2026-11-09T05:00:00.000Z',
+        etag: null,
+        last_modified: null,
+        bytes: 1234,
+        sha256: 'ab'.repeat(32),
+        records: 10,
+        window: { where: '1=1', incremental: false, until: '2026-11-09T05:00:00.000Z' },
+        error: null,
       },
       {
-        source: 'rents', file: 'RIQ02.csv', protocol: 'pxstat', url: 'https://example.org/RIQ02/CSV', status: 'failed', checked_at: '2026-11-09T05:01:00.000Z',
-        fetched_at: null, etag: null, last_modified: null, bytes: null, sha256: null, error: 'rents: gave up on https://example.org/RIQ02/CSV after 5 attempts: HTTP 503',
+        source: 'rents',
+        file: 'RIQ02.csv',
+        protocol: 'pxstat',
+        url: 'https://example.org/RIQ02/CSV',
+        status: 'failed',
+        checked_at: '2026-11-09T05:01:00.000Z',
+        fetched_at: null,
+        etag: null,
+        last_modified: null,
+        bytes: null,
+        sha256: null,
+        error: 'rents: gave up on https://example.org/RIQ02/CSV after 5 attempts: HTTP 503',
       },
     ],
   };
@@ -104,15 +150,30 @@ test('sources_freshness: shown after freshness when the release manifest has it 
   try {
     publishCopyOfRelease(own.dataDir, '20261116T060000Z');
     const file = join(own.dataDir, 'releases', '20261116T060000Z', 'manifest.json');
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), sources_freshness: freshness }, null, 2));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), sources_freshness: freshness }, null, 2),
+    );
     assert.ok(await own.checkRelease());
     const b = (await own.request('/v1/meta')).body;
     assert.is(b.release.id, '20261116T060000Z');
-    assert.equal(Object.keys(b), ['release', 'counts', 'freshness', 'sources_freshness', 'freshness_by_source', 'enums', 'release_status', '_meta']);
+    assert.equal(Object.keys(b), [
+      'release',
+      'counts',
+      'freshness',
+      'sources_freshness',
+      'freshness_by_source',
+      'enums',
+      'release_status',
+      '_meta',
+    ]);
     assert.equal(b.sources_freshness, freshness);
     assert.equal(validateResponse(buildOpenApi(own.config), 'get', '/meta', 200, b), []);
     const broken = { ...b, sources_freshness: { ...freshness, origin: 'downloaded' } };
-    assert.ok(validateResponse(buildOpenApi(own.config), 'get', '/meta', 200, broken).length > 0, 'the OpenAPI document describes the member');
+    assert.ok(
+      validateResponse(buildOpenApi(own.config), 'get', '/meta', 200, broken).length > 0,
+      'the OpenAPI document describes the member',
+    );
   } finally {
     await own.close();
   }
@@ -121,8 +182,22 @@ test('sources_freshness: shown after freshness when the release manifest has it 
 test('unknown parameters → 400 unknown_parameter naming each', async () => {
   const res = await api.request('/v1/meta?foo=1&bar=2');
   assertProblem(res, 400, 'unknown_parameter');
-  assert.equal(res.body.errors, [{ name: 'foo', reason: 'unknown parameter' }, { name: 'bar', reason: 'unknown parameter' }], 'in query order (no-query.schema.json)');
-  assert.equal((await api.request('/v1/meta?b=1&a=2&b=3')).body.errors, [{ name: 'b', reason: 'unknown parameter' }, { name: 'a', reason: 'unknown parameter' }], 'each once, repeated or not');
+  assert.equal(
+    res.body.errors,
+    [
+      { name: 'foo', reason: 'unknown parameter' },
+      { name: 'bar', reason: 'unknown parameter' },
+    ],
+    'in query order (no-query.schema.json)',
+  );
+  assert.equal(
+    (await api.request('/v1/meta?b=1&a=2&b=3')).body.errors,
+    [
+      { name: 'b', reason: 'unknown parameter' },
+      { name: 'a', reason: 'unknown parameter' },
+    ],
+    'each once, repeated or not',
+  );
   assert.equal(validateResponse(buildOpenApi(api.config), 'get', '/meta', 400, res.body), []);
 });
 

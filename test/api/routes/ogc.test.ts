@@ -28,24 +28,31 @@ test.after(async () => {
   db.close();
   await api.close();
 });
-const feed = (path: string, headers?: Record<string, string>) => api.request(path, { key: api.keys.ent_feed, ...(headers ? { headers } : {}) });
+const feed = (path: string, headers?: Record<string, string>) =>
+  api.request(path, { key: api.keys.ent_feed, ...(headers ? { headers } : {}) });
 const rel = (links: any[], r: string): string | undefined => links.find((l) => l.rel === r)?.href;
 
 test('landing page, conformance and collections', async () => {
   const landing = await feed('/v1/ogc');
   assert.is(landing.status, 200);
-  for (const r of ['self', 'service-desc', 'service-doc', 'conformance', 'data']) assert.ok(rel(landing.body.links, r), `link ${r}`);
+  for (const r of ['self', 'service-desc', 'service-doc', 'conformance', 'data'])
+    assert.ok(rel(landing.body.links, r), `link ${r}`);
   assert.is(rel(landing.body.links, 'data'), `${api.baseUrl}/v1/ogc/collections`);
   const conf = await feed('/v1/ogc/conformance?f=json');
   assert.ok(conf.body.conformsTo.includes('http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core'));
   assert.ok(conf.body.conformsTo.includes('http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson'));
   const cols = await feed('/v1/ogc/collections');
-  assert.equal(cols.body.collections.map((c: any) => c.id), ['leads', 'infrastructure']);
+  assert.equal(
+    cols.body.collections.map((c: any) => c.id),
+    ['leads', 'infrastructure'],
+  );
   const [l] = cols.body.collections;
   assert.is(l.extent.spatial.bbox[0].length, 4);
   assert.is(rel(l.links, 'items'), `${api.baseUrl}/v1/ogc/collections/leads/items`);
   const [[lo, hi]] = l.extent.temporal.interval;
-  const [r] = await db.all<{ lo: string; hi: string }>(`SELECT min(received_date) AS lo, max(received_date) AS hi FROM ${leads}`);
+  const [r] = await db.all<{ lo: string; hi: string }>(
+    `SELECT min(received_date) AS lo, max(received_date) AS hi FROM ${leads}`,
+  );
   assert.equal([lo, hi], [`${r!.lo}T00:00:00Z`, `${r!.hi}T23:59:59Z`]);
   assert.is((await feed('/v1/ogc/collections/infrastructure')).body.id, 'infrastructure');
   assertProblem(await feed('/v1/ogc/collections/roads'), 404, 'not_found');
@@ -72,11 +79,16 @@ test('items: limit and next links walk the layer; bbox and datetime match indepe
 
   const q = '/v1/ogc/collections/leads/items?bbox=-9,51.5,-8,52.2&datetime=2024-01-01/..&limit=10000';
   const res = await feed(q);
-  const expected = (await db.all<{ id: number }>(
-    `SELECT id FROM ${leads} WHERE lat IS NOT NULL AND round(lon, 6) BETWEEN -9 AND -8 AND round(lat, 6) BETWEEN 51.5 AND 52.2 AND received_date >= DATE '2024-01-01' ORDER BY id`,
-  )).map((r) => r.id);
+  const expected = (
+    await db.all<{ id: number }>(
+      `SELECT id FROM ${leads} WHERE lat IS NOT NULL AND round(lon, 6) BETWEEN -9 AND -8 AND round(lat, 6) BETWEEN 51.5 AND 52.2 AND received_date >= DATE '2024-01-01' ORDER BY id`,
+    )
+  ).map((r) => r.id);
   assert.ok(expected.length > 0);
-  assert.equal(res.body.features.map((f: any) => f.id), expected);
+  assert.equal(
+    res.body.features.map((f: any) => f.id),
+    expected,
+  );
   assert.is(res.body.numberMatched, expected.length);
   const instant = await feed('/v1/ogc/collections/leads/items?datetime=2024-03-05T10:00:00Z');
   for (const f of instant.body.features) assert.is(f.properties.received_date, '2024-03-05');
@@ -84,13 +96,26 @@ test('items: limit and next links walk the layer; bbox and datetime match indepe
   assert.is(closed.status, 200);
   assert.ok(closed.body.features.length > 0);
   for (const f of closed.body.features) assert.ok(f.properties.received_date <= '2020-12-31');
-  for (const bad of ['datetime=2024-13-01', 'datetime=2025-01-01/2024-01-01', 'datetime=../..', 'limit=0', 'bbox=1,2,3', 'sort=id']) {
-    assertProblem(await feed(`/v1/ogc/collections/leads/items?${bad}`), 400, bad.startsWith('sort') ? 'unknown_parameter' : 'invalid_parameter');
+  for (const bad of [
+    'datetime=2024-13-01',
+    'datetime=2025-01-01/2024-01-01',
+    'datetime=../..',
+    'limit=0',
+    'bbox=1,2,3',
+    'sort=id',
+  ]) {
+    assertProblem(
+      await feed(`/v1/ogc/collections/leads/items?${bad}`),
+      400,
+      bad.startsWith('sort') ? 'unknown_parameter' : 'invalid_parameter',
+    );
   }
 });
 
 test('items: near + radius_m and polygon as on /v1/leads, always WGS 84 (with crs and bbox-crs EPSG:2157 too); the same 400s', async () => {
-  const [p] = await db.all<{ id: number; lat: number; lon: number }>(`SELECT id, lat, lon FROM ${leads} WHERE lat BETWEEN 53.3 AND 53.4 AND lon BETWEEN -6.35 AND -6.2 ORDER BY id LIMIT 1`);
+  const [p] = await db.all<{ id: number; lat: number; lon: number }>(
+    `SELECT id, lat, lon FROM ${leads} WHERE lat BETWEEN 53.3 AND 53.4 AND lon BETWEEN -6.35 AND -6.2 ORDER BY id LIMIT 1`,
+  );
   assert.ok(p, 'a Dublin lead');
   const near = { lat: p!.lat, lon: p!.lon, radius_m: 15_000 };
   const g = squareWithHole(p!.lon + 0.01, p!.lat + 0.01, 0.15, { lon: p!.lon, lat: p!.lat, size: 0.02 });
@@ -105,18 +130,29 @@ test('items: near + radius_m and polygon as on /v1/leads, always WGS 84 (with cr
     return res;
   };
   const nearQ = `near=${near.lat},${near.lon}&radius_m=${near.radius_m}`;
-  assert.equal((await items(nearQ)).body.features.map((f: any) => f.id), wantNear);
-  assert.equal((await items(`polygon=${polygon}`)).body.features.map((f: any) => f.id), wantPoly);
+  assert.equal(
+    (await items(nearQ)).body.features.map((f: any) => f.id),
+    wantNear,
+  );
+  assert.equal(
+    (await items(`polygon=${polygon}`)).body.features.map((f: any) => f.id),
+    wantPoly,
+  );
   // answered in ITM, the area still read as WGS 84
   const itm = await items(`${nearQ}&crs=${encodeURIComponent(EPSG_2157)}`);
-  assert.equal(itm.body.features.map((f: any) => f.id), wantNear);
+  assert.equal(
+    itm.body.features.map((f: any) => f.id),
+    wantNear,
+  );
   assert.is(itm.headers.get('content-crs'), `<${EPSG_2157}>`);
   const f0 = itm.body.features[0];
   assert.equal(f0.geometry.coordinates, toItm(f0.properties.lon, f0.properties.lat));
   // bbox in ITM (a box around the point), near and polygon in WGS 84
   const [e, n] = toItm(near.lon, near.lat);
   const itmBox = [e - 5000, n - 5000, e + 5000, n + 5000].join(',');
-  const boxed = await items(`${nearQ}&polygon=${polygon}&bbox=${itmBox}&bbox-crs=${encodeURIComponent(EPSG_2157)}&crs=${encodeURIComponent(EPSG_2157)}`);
+  const boxed = await items(
+    `${nearQ}&polygon=${polygon}&bbox=${itmBox}&bbox-crs=${encodeURIComponent(EPSG_2157)}&crs=${encodeURIComponent(EPSG_2157)}`,
+  );
   const inPoly = new Set(wantPoly);
   const ids = boxed.body.features.map((f: any) => f.id);
   assert.ok(ids.length > 0 && ids.includes(p!.id));
@@ -137,10 +173,19 @@ test('items: near + radius_m and polygon as on /v1/leads, always WGS 84 (with cr
     url = next ? next.slice(api.baseUrl.length) : null;
   }
   assert.equal(walked, wantNear);
-  for (const [q, name] of [['near=-6.26,53.35', 'near'], ['radius_m=100', 'radius_m'], ['near=53.35,-6.26&radius_m=0', 'radius_m'], ['polygon=%5B1,2%5D', 'polygon']]) {
+  for (const [q, name] of [
+    ['near=-6.26,53.35', 'near'],
+    ['radius_m=100', 'radius_m'],
+    ['near=53.35,-6.26&radius_m=0', 'radius_m'],
+    ['polygon=%5B1,2%5D', 'polygon'],
+  ]) {
     const res = await feed(`/v1/ogc/collections/infrastructure/items?${q}`);
     assertProblem(res, 400, 'invalid_parameter');
-    assert.equal(res.body.errors.map((x: any) => x.name), [name], q);
+    assert.equal(
+      res.body.errors.map((x: any) => x.name),
+      [name],
+      q,
+    );
     assert.equal(res.body.errors, (await feed(`/v1/leads?${q}`)).body.errors, `${q}: as /v1/leads`);
   }
 });
@@ -167,11 +212,13 @@ test('access_token: minted with the Bearer header, carried into every link, neve
   assert.not.ok(token.includes(api.keys.ent_feed.slice(6)), 'the key is not readable in the token');
   const page = await api.request(`/v1/ogc/collections/leads/items?limit=5&access_token=${token}`, { key: null });
   assert.is(page.status, 200);
-  for (const l of page.body.links) assert.ok(new URL(l.href).searchParams.get('access_token') === token, `${l.rel} link carries the token`);
+  for (const l of page.body.links)
+    assert.ok(new URL(l.href).searchParams.get('access_token') === token, `${l.rel} link carries the token`);
   const next = await api.request(rel(page.body.links, 'next')!.slice(api.baseUrl.length), { key: null });
   assert.is(next.status, 200);
   const landing = await api.request(`/v1/ogc?access_token=${token}`, { key: null });
-  for (const r of ['self', 'conformance', 'data']) assert.is(new URL(rel(landing.body.links, r)!).searchParams.get('access_token'), token);
+  for (const r of ['self', 'conformance', 'data'])
+    assert.is(new URL(rel(landing.body.links, r)!).searchParams.get('access_token'), token);
   const feedPage = await api.request(`/v1/feeds/leads.geojson?page_size=2&access_token=${token}`, { key: null });
   assert.is(new URL(rel(feedPage.body.links, 'next')!).searchParams.get('access_token'), token);
 
@@ -194,7 +241,14 @@ test('access_token: minted with the Bearer header, carried into every link, neve
   const k = await api.store.createAccount('gis', 'premium').then(async (acc) => {
     const { generateKey } = await import('../../../api/access/keys.ts');
     const g = generateKey('custom');
-    await api.store.insertKey({ id: g.id, account_id: acc.id, scope: 'custom', name: 'gis', display_prefix: g.displayPrefix, hash: g.hash });
+    await api.store.insertKey({
+      id: g.id,
+      account_id: acc.id,
+      scope: 'custom',
+      name: 'gis',
+      display_prefix: g.displayPrefix,
+      hash: g.hash,
+    });
     return g;
   });
   const t2 = (await api.request('/v1/feeds/token', { key: k.raw })).body.access_token;

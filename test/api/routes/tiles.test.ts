@@ -36,12 +36,18 @@ function tileOf(lon: number, lat: number, z: number): { x: number; y: number; px
   return { x, y, px: (fx - x) * TILE_EXTENT, py: (fy - y) * TILE_EXTENT };
 }
 
-async function getTile(path: string, key = api.keys.ent_feed): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
+async function getTile(
+  path: string,
+  key = api.keys.ent_feed,
+): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
   const res = await fetch(`${api.baseUrl}${path}`, { headers: { Authorization: `Bearer ${key}` } });
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
-function decode(bytes: Buffer, layer = 'leads'): { id: number | undefined; props: Record<string, any>; x: number; y: number }[] {
+function decode(
+  bytes: Buffer,
+  layer = 'leads',
+): { id: number | undefined; props: Record<string, any>; x: number; y: number }[] {
   const vt = new VectorTile(new Pbf(bytes));
   const l = vt.layers[layer]!;
   assert.ok(l, `layer ${layer} in the tile`);
@@ -73,7 +79,10 @@ test('a zoom-14 tile holds exactly the feed features inside it (and its buffer),
     return px >= -b && px <= TILE_EXTENT + b && py >= -b && py <= TILE_EXTENT + b;
   });
   assert.ok(expected.length >= 1);
-  assert.equal(got.map((g) => g.id).sort((p, q) => p! - q!), expected.map((f) => f.id).sort((p, q) => p - q));
+  assert.equal(
+    got.map((g) => g.id).sort((p, q) => p! - q!),
+    expected.map((f) => f.id).sort((p, q) => p - q),
+  );
   const fields = tileFields('leads').map((f) => f.name);
   for (const g of got) {
     const f = expected.find((e) => e.id === g.id)!;
@@ -84,15 +93,24 @@ test('a zoom-14 tile holds exactly the feed features inside it (and its buffer),
       if (want === null || want === '') assert.not.ok(k in g.props, `${k} absent when null`);
       else assert.is(g.props[k], want, `${g.id} ${k}`);
     }
-    for (const k of Object.keys(g.props)) assert.ok(['cluster', 'point_count', ...fields].includes(k), `unexpected field ${k}`);
+    for (const k of Object.keys(g.props))
+      assert.ok(['cluster', 'point_count', ...fields].includes(k), `unexpected field ${k}`);
     const t = tileOf(...f.geometry.coordinates, z);
-    assert.ok(Math.abs((t.x - x) * TILE_EXTENT + t.px - g.x) <= 1 && Math.abs((t.y - y) * TILE_EXTENT + t.py - g.y) <= 1, 'position');
+    assert.ok(
+      Math.abs((t.x - x) * TILE_EXTENT + t.px - g.x) <= 1 && Math.abs((t.y - y) * TILE_EXTENT + t.py - g.y) <= 1,
+      'position',
+    );
   }
 });
 
 test('low zooms are clustered and the clusters add up to every feature', async () => {
   const z = 5;
-  const tiles = new Set(feed.map((f) => { const t = tileOf(...f.geometry.coordinates, z); return `${t.x}/${t.y}`; }));
+  const tiles = new Set(
+    feed.map((f) => {
+      const t = tileOf(...f.geometry.coordinates, z);
+      return `${t.x}/${t.y}`;
+    }),
+  );
   let total = 0;
   let clusters = 0;
   for (const xy of tiles) {
@@ -130,17 +148,28 @@ test('tile fields are never enriched; every scope allowed gets the same bytes; o
 test('ETag / 304, 204 for an empty tile, 400 for bad z/x/y, 404 for an unknown layer', async () => {
   const { x, y } = tileOf(...feed[0]!.geometry.coordinates, 8);
   const first = await getTile(`/v1/tiles/leads/8/${x}/${y}.mvt`);
-  const again = await fetch(`${api.baseUrl}/v1/tiles/leads/8/${x}/${y}.mvt`, { headers: { Authorization: `Bearer ${api.keys.ent_feed}`, 'If-None-Match': first.headers.get('etag')! } });
+  const again = await fetch(`${api.baseUrl}/v1/tiles/leads/8/${x}/${y}.mvt`, {
+    headers: { Authorization: `Bearer ${api.keys.ent_feed}`, 'If-None-Match': first.headers.get('etag')! },
+  });
   assert.is(again.status, 304);
   const empty = await getTile('/v1/tiles/leads/6/0/0.mvt'); // the Arctic Pacific
   assert.is(empty.status, 204);
   assert.is(empty.bytes.length, 0);
-  for (const [path, name] of [['/v1/tiles/leads/17/0/0.mvt', 'z'], ['/v1/tiles/leads/3/8/0.mvt', 'x'], ['/v1/tiles/leads/3/0/-1.mvt', 'y'], ['/v1/tiles/leads/a/0/0.mvt', 'z']] as const) {
+  for (const [path, name] of [
+    ['/v1/tiles/leads/17/0/0.mvt', 'z'],
+    ['/v1/tiles/leads/3/8/0.mvt', 'x'],
+    ['/v1/tiles/leads/3/0/-1.mvt', 'y'],
+    ['/v1/tiles/leads/a/0/0.mvt', 'z'],
+  ] as const) {
     const res = await api.request(path, { key: api.keys.ent_feed });
     assertProblem(res, 400, 'invalid_parameter');
     assert.is(res.body.errors[0].name, name, path);
   }
-  assertProblem(await api.request('/v1/tiles/leads/3/0/0.mvt?foo=1', { key: api.keys.ent_feed }), 400, 'unknown_parameter');
+  assertProblem(
+    await api.request('/v1/tiles/leads/3/0/0.mvt?foo=1', { key: api.keys.ent_feed }),
+    400,
+    'unknown_parameter',
+  );
   assertProblem(await api.request('/v1/tiles/roads/3/0/0.mvt', { key: api.keys.ent_feed }), 404, 'not_found');
   assertProblem(await api.request('/v1/tiles/roads.json', { key: api.keys.ent_feed }), 404, 'not_found');
 });

@@ -39,14 +39,28 @@ const create = (url: string) => api.request('/v1/webhooks', { method: 'POST', bo
 test('POST /v1/webhooks refuses a loopback destination in every spelling, and a name resolving to one', async () => {
   const port = new URL(rx.url('/x')).port;
   const urls = [
-    'https://[::127.0.0.1]/', 'https://[::ffff:0:7f00:1]/', 'https://[::ffff:127.0.0.1]/', 'https://2130706433/', 'https://0177.0.0.1/',
-    'https://0x7f.0.0.1/', 'https://127.1/', 'https://127.0.0.1./', 'https://localhost./', 'https://[64:ff9b::7f00:1]/',
-    `https://127.0.0.1.nip.io:${port}/hook`, 'https://127.0.0.1.nip.io./hook', 'https://mapped.example/hook',
+    'https://[::127.0.0.1]/',
+    'https://[::ffff:0:7f00:1]/',
+    'https://[::ffff:127.0.0.1]/',
+    'https://2130706433/',
+    'https://0177.0.0.1/',
+    'https://0x7f.0.0.1/',
+    'https://127.1/',
+    'https://127.0.0.1./',
+    'https://localhost./',
+    'https://[64:ff9b::7f00:1]/',
+    `https://127.0.0.1.nip.io:${port}/hook`,
+    'https://127.0.0.1.nip.io./hook',
+    'https://mapped.example/hook',
   ];
   for (const url of urls) {
     const res = await create(url);
     assertProblem(res, 400, 'invalid_parameter');
-    assert.equal(res.body.errors.map((e: { name: string }) => e.name), ['url'], url);
+    assert.equal(
+      res.body.errors.map((e: { name: string }) => e.name),
+      ['url'],
+      url,
+    );
     assert.match(res.body.errors[0].reason, /private or loopback/, url);
   }
   const nip = await create('https://127.0.0.1.nip.io/hook');
@@ -64,7 +78,10 @@ test('a name rebound to 127.0.0.1 after creation is refused at connect time; the
   const sent = await api.request(`/v1/webhooks/${created.body.id}/test`, { method: 'POST' });
   assert.is(sent.status, 200, sent.text);
   assert.equal([sent.body.status, sent.body.last_status_code], ['pending', null]);
-  assert.match(sent.body.last_error, /rebind\.example resolves to 127\.0\.0\.1, a private or loopback address; refused at connect time/);
+  assert.match(
+    sent.body.last_error,
+    /rebind\.example resolves to 127\.0\.0\.1, a private or loopback address; refused at connect time/,
+  );
   const log = await api.request(`/v1/webhooks/${created.body.id}/deliveries`);
   assert.match(log.body.results[0].last_error, /refused at connect time/);
   assert.is(rx.requests('/hook').length, 0, 'nothing reached the receiver');
@@ -73,9 +90,24 @@ test('a name rebound to 127.0.0.1 after creation is refused at connect time; the
 test('webhooks stored before this check, with a loopback URL in another spelling, are refused when they send', async () => {
   const port = new URL(rx.url('/x')).port;
   const account = (await api.store.getAccountByName('test'))!.id;
-  for (const [i, url] of [`https://[::127.0.0.1]:${port}/old`, `https://[::ffff:0:7f00:1]:${port}/old`, `https://127.0.0.1.nip.io:${port}/old`].entries()) {
+  for (const [i, url] of [
+    `https://[::127.0.0.1]:${port}/old`,
+    `https://[::ffff:0:7f00:1]:${port}/old`,
+    `https://127.0.0.1.nip.io:${port}/old`,
+  ].entries()) {
     const id = `wh_00000000000000a${i}`;
-    await api.store.webhooks.createWebhook({ id, account_id: account, scope: 'ent_api', url, filter: '', filters: {}, description: null, secret: generateSecret(), watermark_lead_id: 0, watermark_release: null });
+    await api.store.webhooks.createWebhook({
+      id,
+      account_id: account,
+      scope: 'ent_api',
+      url,
+      filter: '',
+      filters: {},
+      description: null,
+      secret: generateSecret(),
+      watermark_lead_id: 0,
+      watermark_release: null,
+    });
     const sent = await api.request(`/v1/webhooks/${id}/test`, { method: 'POST' });
     assert.is(sent.status, 200, sent.text);
     assert.equal([sent.body.status, sent.body.last_status_code], ['pending', null], url);

@@ -54,7 +54,14 @@ for (const backend of [sqlite, postgres]) {
     api = await startTestApi({ config: { webhookAllowHosts: ['127.0.0.1'], ...backend.config() }, clock: () => now });
     const other = await api.store.createAccount('other', 'premium');
     const k = generateKey('ent_api');
-    await api.store.insertKey({ id: k.id, account_id: other.id, scope: 'ent_api', name: null, display_prefix: k.displayPrefix, hash: k.hash });
+    await api.store.insertKey({
+      id: k.id,
+      account_id: other.id,
+      scope: 'ent_api',
+      name: null,
+      display_prefix: k.displayPrefix,
+      hash: k.hash,
+    });
     otherKey = k.raw;
   });
   test.after(async () => {
@@ -62,16 +69,27 @@ for (const backend of [sqlite, postgres]) {
     await backend.cleanup();
   });
 
-  const send = (method: string, path: string, body?: unknown, o: { key?: string; headers?: Record<string, string> } = {}) =>
-    api.request(path, { method, ...(body !== undefined ? { body } : {}), ...(o.key ? { key: o.key } : {}), ...(o.headers ? { headers: o.headers } : {}) });
+  const send = (
+    method: string,
+    path: string,
+    body?: unknown,
+    o: { key?: string; headers?: Record<string, string> } = {},
+  ) =>
+    api.request(path, {
+      method,
+      ...(body !== undefined ? { body } : {}),
+      ...(o.key ? { key: o.key } : {}),
+      ...(o.headers ? { headers: o.headers } : {}),
+    });
   const create = async (body: Record<string, unknown> = { url: 'https://127.0.0.1:9/hook' }, key?: string) => {
     const res = await send('POST', '/v1/webhooks', body, key ? { key } : {});
     assert.is(res.status, 201, res.text);
     return res.body as { id: string; secret: string } & Record<string, unknown>;
   };
-  const ids = async (key?: string): Promise<string[]> => (await api.request('/v1/webhooks', key ? { key } : {})).body.results.map((w: { id: string }) => w.id);
+  const ids = async (key?: string): Promise<string[]> =>
+    (await api.request('/v1/webhooks', key ? { key } : {})).body.results.map((w: { id: string }) => w.id);
 
-  test('Location names the webhook under PUBLIC_BASE_URL, or the request\'s origin when it is unset', async () => {
+  test("Location names the webhook under PUBLIC_BASE_URL, or the request's origin when it is unset", async () => {
     const res = await send('POST', '/v1/webhooks', { url: 'https://127.0.0.1:9/located' });
     assert.is(res.status, 201, res.text);
     assert.is(res.headers.get('location'), `${backend.base(api)}/webhooks/${res.body.id}`);
@@ -80,14 +98,27 @@ for (const backend of [sqlite, postgres]) {
 
   test('PATCH changes the members given, checked as on creation; the others stay', async () => {
     const w = await create({ url: 'https://127.0.0.1:9/a', filter: 'county=cork', description: 'first' });
-    const res = await send('PATCH', `/v1/webhooks/${w.id}`, { filter: 'vertical=solar&county=galway', types: ['lead.new', 'lead.removed'] });
+    const res = await send('PATCH', `/v1/webhooks/${w.id}`, {
+      filter: 'vertical=solar&county=galway',
+      types: ['lead.new', 'lead.removed'],
+    });
     assert.is(res.status, 200, res.text);
-    assert.equal([res.body.filter, res.body.types, res.body.url, res.body.description], ['vertical=solar&county=Galway', ['lead.new', 'lead.removed'], 'https://127.0.0.1:9/a', 'first']);
+    assert.equal(
+      [res.body.filter, res.body.types, res.body.url, res.body.description],
+      ['vertical=solar&county=Galway', ['lead.new', 'lead.removed'], 'https://127.0.0.1:9/a', 'first'],
+    );
     assert.is(res.headers.get('cache-control'), 'no-store');
     assert.not.ok('secret' in res.body, 'never the secret');
-    const moved = await send('PATCH', `/v1/webhooks/${w.id}`, { url: 'https://127.0.0.1:9/b', description: null, status: 'disabled' });
+    const moved = await send('PATCH', `/v1/webhooks/${w.id}`, {
+      url: 'https://127.0.0.1:9/b',
+      description: null,
+      status: 'disabled',
+    });
     assert.is(moved.status, 200, moved.text);
-    assert.equal([moved.body.url, moved.body.description, moved.body.status, moved.body.filter], ['https://127.0.0.1:9/b', null, 'disabled', 'vertical=solar&county=Galway']);
+    assert.equal(
+      [moved.body.url, moved.body.description, moved.body.status, moved.body.filter],
+      ['https://127.0.0.1:9/b', null, 'disabled', 'vertical=solar&county=Galway'],
+    );
     assert.match(moved.body.disabled_reason, /disabled by its owner/);
     assert.equal((await api.request(`/v1/webhooks/${w.id}`)).body, moved.body, 'GET shows the change');
     const back = await send('PATCH', `/v1/webhooks/${w.id}`, { status: 'active' });
@@ -102,24 +133,46 @@ for (const backend of [sqlite, postgres]) {
     const badFilter = await send('PATCH', `/v1/webhooks/${w.id}`, { filter: query });
     assertProblem(badFilter, 400, leads.body.code);
     assert.equal(badFilter.body.errors, leads.body.errors, 'the same problems as /v1/leads');
-    const bad = await send('PATCH', `/v1/webhooks/${w.id}`, { url: 'https://10.1.2.3/hook', types: ['lead.created'], status: 'paused', description: 7 });
+    const bad = await send('PATCH', `/v1/webhooks/${w.id}`, {
+      url: 'https://10.1.2.3/hook',
+      types: ['lead.created'],
+      status: 'paused',
+      description: 7,
+    });
     assertProblem(bad, 400, 'invalid_parameter');
-    assert.equal(bad.body.errors.map((e: { name: string }) => e.name).sort(), ['description', 'status', 'types', 'url']);
+    assert.equal(bad.body.errors.map((e: { name: string }) => e.name).sort(), [
+      'description',
+      'status',
+      'types',
+      'url',
+    ]);
     assertProblem(await send('PATCH', `/v1/webhooks/${w.id}`, { colour: 'red' }), 400, 'unknown_parameter');
     assertProblem(await send('PATCH', `/v1/webhooks/${w.id}`, { secret: 'whsec_x' }), 400, 'unknown_parameter');
     assertProblem(await send('PATCH', `/v1/webhooks/${w.id}`, {}), 400, 'invalid_body');
     assertProblem(await send('PATCH', `/v1/webhooks/${w.id}?x=1`, { status: 'active' }), 400, 'unknown_parameter');
     const unchanged = await api.request(`/v1/webhooks/${w.id}`);
-    assert.equal([unchanged.body.url, unchanged.body.filter, unchanged.body.types, unchanged.body.status], [w['url'], '', ['lead.new'], 'active'], 'nothing was written');
+    assert.equal(
+      [unchanged.body.url, unchanged.body.filter, unchanged.body.types, unchanged.body.status],
+      [w['url'], '', ['lead.new'], 'active'],
+      'nothing was written',
+    );
   });
 
-  test('PATCH and DELETE are scoped to the key\'s account (another account\'s webhook is a 404) and need the webhooks capability', async () => {
+  test("PATCH and DELETE are scoped to the key's account (another account's webhook is a 404) and need the webhooks capability", async () => {
     const w = await create();
-    assertProblem(await send('PATCH', `/v1/webhooks/${w.id}`, { status: 'disabled' }, { key: otherKey }), 404, 'not_found');
+    assertProblem(
+      await send('PATCH', `/v1/webhooks/${w.id}`, { status: 'disabled' }, { key: otherKey }),
+      404,
+      'not_found',
+    );
     assertProblem(await send('DELETE', `/v1/webhooks/${w.id}`, undefined, { key: otherKey }), 404, 'not_found');
     const forbidden = await send('DELETE', `/v1/webhooks/${w.id}`, undefined, { key: api.keys.commonwealth });
     assertProblem(forbidden, 403, 'insufficient_scope');
-    assertProblem(await send('PATCH', `/v1/webhooks/${w.id}`, { status: 'disabled' }, { key: api.keys.commonwealth }), 403, 'insufficient_scope');
+    assertProblem(
+      await send('PATCH', `/v1/webhooks/${w.id}`, { status: 'disabled' }, { key: api.keys.commonwealth }),
+      403,
+      'insufficient_scope',
+    );
     assert.is((await api.request(`/v1/webhooks/${w.id}`)).body.status, 'active', 'untouched');
     assertProblem(await send('PATCH', '/v1/webhooks/wh_0000000000000000', { status: 'disabled' }), 404, 'not_found');
   });
@@ -163,13 +216,23 @@ for (const backend of [sqlite, postgres]) {
     const first = await send('POST', '/v1/webhooks', body, { headers: { 'Idempotency-Key': key } });
     assert.is(first.status, 201, first.text);
     assert.is(first.headers.get('idempotent-replayed'), null);
-    const again = await send('POST', '/v1/webhooks', { description: 'once', filter: 'county=cork', url: 'https://127.0.0.1:9/idem' }, { headers: { 'Idempotency-Key': key } });
+    const again = await send(
+      'POST',
+      '/v1/webhooks',
+      { description: 'once', filter: 'county=cork', url: 'https://127.0.0.1:9/idem' },
+      { headers: { 'Idempotency-Key': key } },
+    );
     assert.is(again.status, 201, again.text);
     assert.is(again.headers.get('idempotent-replayed'), 'true');
     assert.equal(again.body, first.body, 'the same webhook and secret');
     assert.is(again.headers.get('location'), first.headers.get('location'));
     assert.is((await ids()).length, before + 1, 'one webhook');
-    const reused = await send('POST', '/v1/webhooks', { ...body, description: 'twice' }, { headers: { 'Idempotency-Key': key } });
+    const reused = await send(
+      'POST',
+      '/v1/webhooks',
+      { ...body, description: 'twice' },
+      { headers: { 'Idempotency-Key': key } },
+    );
     assertProblem(reused, 422, 'idempotency_key_reused');
     assert.is((await ids()).length, before + 1);
     const theirs = await send('POST', '/v1/webhooks', body, { key: otherKey, headers: { 'Idempotency-Key': key } });
@@ -177,21 +240,42 @@ for (const backend of [sqlite, postgres]) {
     assert.is(theirs.headers.get('idempotent-replayed'), null, 'keys are per account');
     assert.is.not(theirs.body.id, first.body.id);
     // another scope of the same account with the same key and body is another request
-    const custom = await send('POST', '/v1/webhooks', body, { key: api.keys.custom, headers: { 'Idempotency-Key': key } });
+    const custom = await send('POST', '/v1/webhooks', body, {
+      key: api.keys.custom,
+      headers: { 'Idempotency-Key': key },
+    });
     assertProblem(custom, 422, 'idempotency_key_reused');
   });
 
   test('Idempotency-Key: a failed request is not remembered; malformed keys are 400 naming the header', async () => {
     const key = `retry-${backend.name}-2`;
-    const bad = await send('POST', '/v1/webhooks', { url: 'https://10.0.0.1/x' }, { headers: { 'Idempotency-Key': key } });
+    const bad = await send(
+      'POST',
+      '/v1/webhooks',
+      { url: 'https://10.0.0.1/x' },
+      { headers: { 'Idempotency-Key': key } },
+    );
     assertProblem(bad, 400, 'invalid_parameter');
-    const fixed = await send('POST', '/v1/webhooks', { url: 'https://127.0.0.1:9/fixed' }, { headers: { 'Idempotency-Key': key } });
+    const fixed = await send(
+      'POST',
+      '/v1/webhooks',
+      { url: 'https://127.0.0.1:9/fixed' },
+      { headers: { 'Idempotency-Key': key } },
+    );
     assert.is(fixed.status, 201, fixed.text);
     assert.is(fixed.headers.get('idempotent-replayed'), null);
     for (const v of ['x'.repeat(256), 'caf\u00e9', '   ']) {
-      const res = await send('POST', '/v1/webhooks', { url: 'https://127.0.0.1:9/m' }, { headers: { 'Idempotency-Key': v } });
+      const res = await send(
+        'POST',
+        '/v1/webhooks',
+        { url: 'https://127.0.0.1:9/m' },
+        { headers: { 'Idempotency-Key': v } },
+      );
       assertProblem(res, 400, 'invalid_parameter');
-      assert.equal(res.body.errors.map((e: { name: string }) => e.name), ['Idempotency-Key']);
+      assert.equal(
+        res.body.errors.map((e: { name: string }) => e.name),
+        ['Idempotency-Key'],
+      );
     }
   });
 
@@ -199,7 +283,9 @@ for (const backend of [sqlite, postgres]) {
     const key = `race-${backend.name}`;
     const before = (await ids()).length;
     const body = { url: 'https://127.0.0.1:9/race' };
-    const answers = await Promise.all(Array.from({ length: 8 }, () => send('POST', '/v1/webhooks', body, { headers: { 'Idempotency-Key': key } })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => send('POST', '/v1/webhooks', body, { headers: { 'Idempotency-Key': key } })),
+    );
     const created = answers.filter((r) => r.status === 201);
     assert.ok(created.length >= 1, answers.map((r) => r.status).join(' '));
     assert.is(new Set(created.map((r) => r.body.id)).size, 1, 'one webhook id in every 201');
@@ -207,7 +293,10 @@ for (const backend of [sqlite, postgres]) {
     for (const r of answers.filter((x) => x.status !== 201)) assertProblem(r, 409, 'idempotency_key_in_use');
     assert.is((await ids()).length, before + 1);
     const late = await send('POST', '/v1/webhooks', body, { headers: { 'Idempotency-Key': key } });
-    assert.equal([late.status, late.body.id, late.headers.get('idempotent-replayed')], [201, created[0]!.body.id, 'true']);
+    assert.equal(
+      [late.status, late.body.id, late.headers.get('idempotent-replayed')],
+      [201, created[0]!.body.id, 'true'],
+    );
   });
 
   test('Idempotency-Key: forgotten after 24 hours (the same key then creates anew)', async () => {
@@ -215,7 +304,11 @@ for (const backend of [sqlite, postgres]) {
     const body = { url: 'https://127.0.0.1:9/ttl' };
     const first = await send('POST', '/v1/webhooks', body, { headers: { 'Idempotency-Key': key } });
     now = new Date(now.getTime() + IDEMPOTENCY_TTL_MS - 1000);
-    assert.is((await send('POST', '/v1/webhooks', body, { headers: { 'Idempotency-Key': key } })).body.id, first.body.id, 'still remembered just before');
+    assert.is(
+      (await send('POST', '/v1/webhooks', body, { headers: { 'Idempotency-Key': key } })).body.id,
+      first.body.id,
+      'still remembered just before',
+    );
     now = new Date(now.getTime() + 2000);
     const later = await send('POST', '/v1/webhooks', body, { headers: { 'Idempotency-Key': key } });
     assert.is(later.status, 201, later.text);

@@ -23,7 +23,14 @@ async function heldPort(): Promise<{ port: number; close: () => Promise<void> }>
 test('checkPortFree: a held port is refused with its variable named; a free one and port 0 pass', async () => {
   const held = await heldPort();
   try {
-    await rejects(checkPortFree('METRICS_PORT', held.port, '127.0.0.1'), (e: unknown) => e instanceof PortUnavailableError && e.code === 'EADDRINUSE' && e.message === `METRICS_PORT=${held.port} cannot be listened on at 127.0.0.1: another process is listening on it`);
+    await rejects(
+      checkPortFree('METRICS_PORT', held.port, '127.0.0.1'),
+      (e: unknown) =>
+        e instanceof PortUnavailableError &&
+        e.code === 'EADDRINUSE' &&
+        e.message ===
+          `METRICS_PORT=${held.port} cannot be listened on at 127.0.0.1: another process is listening on it`,
+    );
   } finally {
     await held.close();
   }
@@ -38,15 +45,28 @@ for (const variable of ['PORT', 'METRICS_PORT'] as const) {
     const held = await heldPort();
     const logs: string[] = [];
     try {
-      const config = loadApiConfig({}, {
-        dataDir, host: '127.0.0.1', duckdbConnections: 1, duckdbThreads: 1, metricsHost: '127.0.0.1',
-        port: variable === 'PORT' ? held.port : 0,
-        metricsPort: variable === 'METRICS_PORT' ? held.port : null,
-      });
+      const config = loadApiConfig(
+        {},
+        {
+          dataDir,
+          host: '127.0.0.1',
+          duckdbConnections: 1,
+          duckdbThreads: 1,
+          metricsHost: '127.0.0.1',
+          port: variable === 'PORT' ? held.port : 0,
+          metricsPort: variable === 'METRICS_PORT' ? held.port : null,
+        },
+      );
       const t0 = performance.now();
-      await rejects(startServer(config, { log: (l) => void logs.push(l) }), (e: unknown) => e instanceof PortUnavailableError && e.variable === variable);
+      await rejects(
+        startServer(config, { log: (l) => void logs.push(l) }),
+        (e: unknown) => e instanceof PortUnavailableError && e.variable === variable,
+      );
       const ms = performance.now() - t0;
-      assert.not.ok(logs.some((l) => l.includes(id)), `nothing of the release was loaded: ${logs.join(' | ')}`);
+      assert.not.ok(
+        logs.some((l) => l.includes(id)),
+        `nothing of the release was loaded: ${logs.join(' | ')}`,
+      );
       console.log(`  ${variable} taken: refused after ${Math.round(ms)} ms`);
     } finally {
       await held.close();

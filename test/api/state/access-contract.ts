@@ -49,7 +49,13 @@ export function accessContract(test: Test, withStore: WithStore): void {
       assert.ok(again !== 'limit' && again.licence_id === null && again.expires_at === null);
       assert.is((await store.listKeys(a.id)).length, 11);
       // licensed keys count against seats, not the self-serve limit
-      const lic = await store.createLicence({ id: 'lic_a1', account_id: a.id, scope: 'ent_feed', seats: 1, expires_at: '2027-01-01T00:00:00.000Z' });
+      const lic = await store.createLicence({
+        id: 'lic_a1',
+        account_id: a.id,
+        scope: 'ent_feed',
+        seats: 1,
+        expires_at: '2027-01-01T00:00:00.000Z',
+      });
       const t = token();
       await store.createClaimLink({ token_hash: t.hash, licence_id: lic.id, expires_at: '2026-11-27T10:00:00.000Z' });
       assert.ok('key' in (await store.claimLink(t.hash, claimed('ent_feed'))));
@@ -63,18 +69,42 @@ export function accessContract(test: Test, withStore: WithStore): void {
     withStore(async (store) => {
       clock.set('2026-11-20T10:00:00.000Z');
       const org = await store.createAccount('org', 'basic');
-      const lic = await store.createLicence({ id: 'lic_1', account_id: org.id, scope: 'custom', seats: 2, expires_at: '2026-12-01T00:00:00Z' });
+      const lic = await store.createLicence({
+        id: 'lic_1',
+        account_id: org.id,
+        scope: 'custom',
+        seats: 2,
+        expires_at: '2026-12-01T00:00:00Z',
+      });
       assert.equal(lic, {
-        id: 'lic_1', account_id: org.id, account_name: 'org', scope: 'custom', seats: 2, expires_at: '2026-12-01T00:00:00.000Z',
-        created_at: '2026-11-20T10:00:00.000Z', seats_used: 0,
+        id: 'lic_1',
+        account_id: org.id,
+        account_name: 'org',
+        scope: 'custom',
+        seats: 2,
+        expires_at: '2026-12-01T00:00:00.000Z',
+        created_at: '2026-11-20T10:00:00.000Z',
+        seats_used: 0,
       });
       assert.equal(await store.getLicence('lic_1'), lic);
       assert.is(await store.getLicence('lic_x'), null);
-      const bad = await store.createLicence({ id: 'lic_bad', account_id: org.id, scope: 'ent_api', seats: 1, expires_at: '2026-12-01T00:00:00Z' }).catch((e: Error) => e);
+      const bad = await store
+        .createLicence({
+          id: 'lic_bad',
+          account_id: org.id,
+          scope: 'ent_api',
+          seats: 1,
+          expires_at: '2026-12-01T00:00:00Z',
+        })
+        .catch((e: Error) => e);
       assert.match(String(bad), /check/i, 'licences are for ent_feed and custom only');
       const links = [token(), token(), token(), token()];
       for (const [i, t] of links.entries()) {
-        const l = await store.createClaimLink({ token_hash: t.hash, licence_id: 'lic_1', expires_at: i === 3 ? '2026-11-20T11:00:00Z' : '2026-11-27T10:00:00Z' });
+        const l = await store.createClaimLink({
+          token_hash: t.hash,
+          licence_id: 'lic_1',
+          expires_at: i === 3 ? '2026-11-20T11:00:00Z' : '2026-11-27T10:00:00Z',
+        });
         assert.is(l.used_at, null);
       }
       assert.equal(await store.claimLink(token().hash, claimed('custom')), { refused: 'unknown_link' });
@@ -83,18 +113,39 @@ export function accessContract(test: Test, withStore: WithStore): void {
       assert.ok('key' in r1);
       if ('key' in r1) {
         assert.equal(r1.key, {
-          id: k1.id, account_id: org.id, account_name: 'org', scope: 'custom', name: 'org laptop', display_prefix: k1.display_prefix,
-          status: 'active', created_at: '2026-11-20T10:00:00.000Z', revoked_at: null, licence_id: 'lic_1', expires_at: '2026-12-01T00:00:00.000Z',
+          id: k1.id,
+          account_id: org.id,
+          account_name: 'org',
+          scope: 'custom',
+          name: 'org laptop',
+          display_prefix: k1.display_prefix,
+          status: 'active',
+          created_at: '2026-11-20T10:00:00.000Z',
+          revoked_at: null,
+          licence_id: 'lic_1',
+          expires_at: '2026-12-01T00:00:00.000Z',
         });
       }
       assert.equal((await store.getClaimLink(links[0]!.hash))?.key_id, k1.id);
-      assert.equal(await store.claimLink(links[0]!.hash, claimed('custom')), { refused: 'link_used' }, 'replay refused');
-      assert.equal(await store.claimLink(links[1]!.hash, { ...claimed('custom'), hash: k1.hash }), { refused: 'duplicate_key' });
+      assert.equal(
+        await store.claimLink(links[0]!.hash, claimed('custom')),
+        { refused: 'link_used' },
+        'replay refused',
+      );
+      assert.equal(await store.claimLink(links[1]!.hash, { ...claimed('custom'), hash: k1.hash }), {
+        refused: 'duplicate_key',
+      });
       assert.is((await store.getClaimLink(links[1]!.hash))?.used_at, null, 'a refused claim writes nothing');
       // two claims racing for the last seat: exactly one wins
-      const race = await Promise.all([store.claimLink(links[1]!.hash, claimed('custom')), store.claimLink(links[2]!.hash, claimed('custom'))]);
+      const race = await Promise.all([
+        store.claimLink(links[1]!.hash, claimed('custom')),
+        store.claimLink(links[2]!.hash, claimed('custom')),
+      ]);
       assert.equal(race.filter((r) => 'key' in r).length, 1);
-      assert.equal(race.find((r) => 'refused' in r), { refused: 'seats_full' });
+      assert.equal(
+        race.find((r) => 'refused' in r),
+        { refused: 'seats_full' },
+      );
       assert.is((await store.getLicence('lic_1'))?.seats_used, 2);
       // revoking a licensed key frees its seat
       const loser = race.findIndex((r) => 'refused' in r);
@@ -104,8 +155,14 @@ export function accessContract(test: Test, withStore: WithStore): void {
       assert.equal(await store.claimLink(links[3]!.hash, claimed('custom')), { refused: 'link_expired' });
       const k3 = claimed('custom');
       assert.ok('key' in (await store.claimLink(links[1 + loser]!.hash, k3)));
-      assert.equal((await store.listLicences(org.id)).map((l) => l.seats_used), [2]);
-      assert.equal((await store.listLicences()).map((l) => l.id), ['lic_1']);
+      assert.equal(
+        (await store.listLicences(org.id)).map((l) => l.seats_used),
+        [2],
+      );
+      assert.equal(
+        (await store.listLicences()).map((l) => l.id),
+        ['lic_1'],
+      );
       // the licence ends: its keys read as expired everywhere, seats are moot, new claims refused
       const late = token();
       await store.createClaimLink({ token_hash: late.hash, licence_id: 'lic_1', expires_at: '2026-12-08T00:00:00Z' });
@@ -120,7 +177,13 @@ export function accessContract(test: Test, withStore: WithStore): void {
     const clock = clockAt();
     return withStore(async (store) => {
       const org = await store.createAccount('org', 'basic');
-      await store.createLicence({ id: 'lic_m', account_id: org.id, scope: 'ent_feed', seats: 1, expires_at: '2026-12-01T00:00:00Z' });
+      await store.createLicence({
+        id: 'lic_m',
+        account_id: org.id,
+        scope: 'ent_feed',
+        seats: 1,
+        expires_at: '2026-12-01T00:00:00Z',
+      });
       const link = token();
       await store.createClaimLink({ token_hash: link.hash, licence_id: 'lic_m', expires_at: '2026-11-27T00:00:00Z' });
       const k = claimed('ent_feed');
@@ -150,11 +213,18 @@ export function accessContract(test: Test, withStore: WithStore): void {
       await store.insertKey(k);
       const w = 1_795_000_000 - (1_795_000_000 % 3600);
       const hits = await Promise.all(Array.from({ length: 40 }, () => store.hitRateLimit(k.id, w, '2026-11-20')));
-      assert.equal(hits.map((h) => h.count).sort((x, y) => x - y), Array.from({ length: 40 }, (_, i) => i + 1));
+      assert.equal(
+        hits.map((h) => h.count).sort((x, y) => x - y),
+        Array.from({ length: 40 }, (_, i) => i + 1),
+      );
       assert.equal((await store.hitRateLimit(k.id, w + 3600, '2026-11-20')).count, 1, 'a new window starts at 1');
       assert.equal((await store.hitRateLimit('key_other', w, '2026-11-20')).count, 1, 'per key');
       await store.chargeRows(k.id, '2026-11-20', 30, 100);
-      assert.equal(await store.hitRateLimit(k.id, w, '2026-11-20'), { count: 41, rowsUsed: 30 }, 'rows used today come back with the count');
+      assert.equal(
+        await store.hitRateLimit(k.id, w, '2026-11-20'),
+        { count: 41, rowsUsed: 30 },
+        'rows used today come back with the count',
+      );
       await store.prune({ detailBefore: '2000-01-01', windowBefore: w + 1, budgetBefore: '2000-01-01' });
       assert.is((await store.hitRateLimit(k.id, w, '2026-11-20')).count, 1, 'pruned windows start again');
     }));
@@ -166,8 +236,16 @@ export function accessContract(test: Test, withStore: WithStore): void {
       assert.equal(await store.chargeRows('key_a', day, 61, 100), { ok: false, used: 40 });
       assert.equal(await store.chargeRows('key_a', day, 60, 100), { ok: true, used: 100 });
       assert.equal(await store.chargeRows('key_a', day, 1, 100), { ok: false, used: 100 });
-      assert.equal(await store.chargeRows('key_b', day, 101, 100), { ok: false, used: 0 }, 'more than the whole budget: refused on a fresh day');
-      assert.equal(await store.chargeRows('key_a', '2026-11-21', 1, 100), { ok: true, used: 1 }, 'a new day starts at 0');
+      assert.equal(
+        await store.chargeRows('key_b', day, 101, 100),
+        { ok: false, used: 0 },
+        'more than the whole budget: refused on a fresh day',
+      );
+      assert.equal(
+        await store.chargeRows('key_a', '2026-11-21', 1, 100),
+        { ok: true, used: 1 },
+        'a new day starts at 0',
+      );
       const racing = await Promise.all(Array.from({ length: 15 }, () => store.chargeRows('key_c', day, 10, 100)));
       assert.is(racing.filter((r) => r.ok).length, 10);
       assert.equal((await store.chargeRows('key_c', day, 0, 100)).used, 100);
@@ -184,15 +262,35 @@ export function accessContract(test: Test, withStore: WithStore): void {
       const k3 = newKey(other.id);
       for (const k of [k1, k2, k3]) await store.insertKey(k);
       await store.revokeKey(k2.id);
-      const d = (key_id: string, day: string, route: string, requests: number, errors: number, rows: number) => ({ key_id, day, route, requests, errors, rows });
+      const d = (key_id: string, day: string, route: string, requests: number, errors: number, rows: number) => ({
+        key_id,
+        day,
+        route,
+        requests,
+        errors,
+        rows,
+      });
       // two replicas flushing at once, the same rows in both batches
       await Promise.all([
-        store.addUsage([d(k1.id, '2026-11-19', 'GET /v1/leads', 3, 1, 50), d(k1.id, '2026-11-19', 'GET /v1/leads/:id', 2, 0, 2), d(k2.id, '2026-11-20', 'GET /v1/meta', 1, 0, 0)]),
-        store.addUsage([d(k1.id, '2026-11-19', 'GET /v1/leads', 1, 0, 25), d(k3.id, '2026-11-19', 'GET /v1/leads', 9, 9, 9)]),
+        store.addUsage([
+          d(k1.id, '2026-11-19', 'GET /v1/leads', 3, 1, 50),
+          d(k1.id, '2026-11-19', 'GET /v1/leads/:id', 2, 0, 2),
+          d(k2.id, '2026-11-20', 'GET /v1/meta', 1, 0, 0),
+        ]),
+        store.addUsage([
+          d(k1.id, '2026-11-19', 'GET /v1/leads', 1, 0, 25),
+          d(k3.id, '2026-11-19', 'GET /v1/leads', 9, 9, 9),
+        ]),
       ]);
       await store.addUsage([]);
       const u = await store.accountUsage(a.id, '2026-11-01', '2026-11-30');
-      assert.equal(new Map(u.keys.map((k) => [k.id, k.status])), new Map([[k1.id, 'active'], [k2.id, 'revoked']]));
+      assert.equal(
+        new Map(u.keys.map((k) => [k.id, k.status])),
+        new Map([
+          [k1.id, 'active'],
+          [k2.id, 'revoked'],
+        ]),
+      );
       assert.equal(u.days, [
         { key_id: k1.id, day: '2026-11-19', requests: 6, errors: 1, rows: 77 },
         { key_id: k2.id, day: '2026-11-20', requests: 1, errors: 0, rows: 0 },
@@ -202,10 +300,18 @@ export function accessContract(test: Test, withStore: WithStore): void {
         { key_id: k1.id, day: '2026-11-19', route: 'GET /v1/leads/:id', requests: 2, errors: 0, rows: 2 },
         { key_id: k2.id, day: '2026-11-20', route: 'GET /v1/meta', requests: 1, errors: 0, rows: 0 },
       ]);
-      assert.equal((await store.accountUsage(a.id, '2026-11-20', '2026-11-20')).days.map((x) => x.key_id), [k2.id], 'from/to inclusive');
+      assert.equal(
+        (await store.accountUsage(a.id, '2026-11-20', '2026-11-20')).days.map((x) => x.key_id),
+        [k2.id],
+        'from/to inclusive',
+      );
       await store.prune({ detailBefore: '2026-11-20', windowBefore: 0, budgetBefore: '2000-01-01' });
       const after = await store.accountUsage(a.id, '2026-11-01', '2026-11-30');
       assert.equal(after.days, u.days, 'daily totals are kept forever');
-      assert.equal(after.routes.map((r) => r.day), ['2026-11-20'], 'route detail before the window is gone');
+      assert.equal(
+        after.routes.map((r) => r.day),
+        ['2026-11-20'],
+        'route detail before the window is gone',
+      );
     }));
 }

@@ -17,8 +17,20 @@ export type AppContractBackend = StoreBackend;
 
 const at = (s: number): string => new Date(T0 + s * 1000).toISOString();
 const password = (id: string): NewCredential => ({ id, kind: 'password', password_hash: `scrypt$17$8$1$salt$${id}` });
-const passkey = (id: string, passkeyId: string): NewCredential => ({ id, kind: 'passkey', passkey_id: passkeyId, public_key: 'pQECAyYgASFYIA', counter: 3, transports: ['usb', 'internal'] });
-const session = (n: number, expiresS = 3600) => ({ id_hash: `h${n}`.padEnd(64, '0'), public_id: `ses_${n}`, method: 'password' as const, expires_at: at(expiresS) });
+const passkey = (id: string, passkeyId: string): NewCredential => ({
+  id,
+  kind: 'passkey',
+  passkey_id: passkeyId,
+  public_key: 'pQECAyYgASFYIA',
+  counter: 3,
+  transports: ['usb', 'internal'],
+});
+const session = (n: number, expiresS = 3600) => ({
+  id_hash: `h${n}`.padEnd(64, '0'),
+  public_id: `ses_${n}`,
+  method: 'password' as const,
+  expires_at: at(expiresS),
+});
 
 export function appStoreContract(name: string, backend: AppContractBackend): void {
   const test = suite(`account area store contract: ${name}`);
@@ -40,7 +52,14 @@ export function appStoreContract(name: string, backend: AppContractBackend): voi
       const a = await s.createAccount('acme', 'pro');
       const b = await s.createAccount('beta', 'basic');
       const i1 = await s.app.createInvitation({ token_hash: 'inv1', account_id: a.id, expires_at: at(3600) });
-      assert.equal(i1, { account_id: a.id, account_name: 'acme', created_at: at(0), expires_at: at(3600), used_at: null, revoked_at: null });
+      assert.equal(i1, {
+        account_id: a.id,
+        account_name: 'acme',
+        created_at: at(0),
+        expires_at: at(3600),
+        used_at: null,
+        revoked_at: null,
+      });
       assert.equal(await s.app.getInvitation('inv1'), i1);
       assert.is(await s.app.getInvitation('nope'), null);
       clock.at(10);
@@ -66,7 +85,14 @@ export function appStoreContract(name: string, backend: AppContractBackend): voi
       const b = await s.createAccount('beta', 'pro');
       await s.app.createInvitation({ token_hash: 'inv1', account_id: a.id, expires_at: at(3600) });
       await s.app.acceptInvitation('inv1', passkey('cred_pk', 'AAAA'), { ...session(1), method: 'passkey' });
-      assert.equal(await s.app.passkeyCredential('AAAA'), { id: 'cred_pk', account_id: a.id, passkey_id: 'AAAA', public_key: 'pQECAyYgASFYIA', counter: 3, transports: ['usb', 'internal'] });
+      assert.equal(await s.app.passkeyCredential('AAAA'), {
+        id: 'cred_pk',
+        account_id: a.id,
+        passkey_id: 'AAAA',
+        public_key: 'pQECAyYgASFYIA',
+        counter: 3,
+        transports: ['usb', 'internal'],
+      });
       assert.equal(await s.app.credentialKinds(a.id), ['passkey']);
       await s.app.createSession({ ...session(2), account_id: a.id });
       await s.app.createSession({ ...session(9), account_id: b.id });
@@ -79,7 +105,11 @@ export function appStoreContract(name: string, backend: AppContractBackend): voi
       assert.is(await s.app.getSession(session(1).id_hash), null);
       assert.is(await s.app.getSession(session(2).id_hash), null);
       assert.is((await s.app.getSession(session(3).id_hash))?.account_id, a.id, 'the new session');
-      assert.is((await s.app.getSession(session(9).id_hash))?.account_name, 'beta', "another account's session is untouched");
+      assert.is(
+        (await s.app.getSession(session(9).id_hash))?.account_name,
+        'beta',
+        "another account's session is untouched",
+      );
     }));
 
   test('an invitation is accepted once even when two replicas accept it at the same moment', () =>
@@ -107,11 +137,26 @@ export function appStoreContract(name: string, backend: AppContractBackend): voi
       const a = await s.createAccount('acme', 'pro');
       await s.app.createSession({ ...session(1, 7200), account_id: a.id });
       const read = await s.app.getSession(session(1).id_hash);
-      assert.equal(read, { public_id: 'ses_1', account_id: a.id, account_name: 'acme', account_plan: 'pro', method: 'password', created_at: at(0), last_seen_at: at(0), expires_at: at(7200) });
+      assert.equal(read, {
+        public_id: 'ses_1',
+        account_id: a.id,
+        account_name: 'acme',
+        account_plan: 'pro',
+        method: 'password',
+        created_at: at(0),
+        last_seen_at: at(0),
+        expires_at: at(7200),
+      });
       await s.setAccountPlan(a.id, 'basic');
       clock.at(30);
       await s.app.touchSession(session(1).id_hash);
-      assert.equal([(await s.app.getSession(session(1).id_hash))?.account_plan, (await s.app.getSession(session(1).id_hash))?.last_seen_at], ['basic', at(30)]);
+      assert.equal(
+        [
+          (await s.app.getSession(session(1).id_hash))?.account_plan,
+          (await s.app.getSession(session(1).id_hash))?.last_seen_at,
+        ],
+        ['basic', at(30)],
+      );
       assert.is(await s.app.endSession(session(1).id_hash), true);
       assert.is(await s.app.endSession(session(1).id_hash), false);
       assert.is(await s.app.getSession(session(1).id_hash), null);
@@ -126,12 +171,30 @@ export function appStoreContract(name: string, backend: AppContractBackend): voi
     withStore(async (s) => {
       const sibling = await backend.openSibling(s, { now: clock.now });
       try {
-        await s.app.createChallenge({ challenge: 'c1', purpose: 'register', invitation_hash: 'inv1', expires_at: at(300) });
-        await s.app.createChallenge({ challenge: 'c2', purpose: 'authenticate', invitation_hash: null, expires_at: at(300) });
-        await s.app.createChallenge({ challenge: 'c3', purpose: 'authenticate', invitation_hash: null, expires_at: at(300) });
+        await s.app.createChallenge({
+          challenge: 'c1',
+          purpose: 'register',
+          invitation_hash: 'inv1',
+          expires_at: at(300),
+        });
+        await s.app.createChallenge({
+          challenge: 'c2',
+          purpose: 'authenticate',
+          invitation_hash: null,
+          expires_at: at(300),
+        });
+        await s.app.createChallenge({
+          challenge: 'c3',
+          purpose: 'authenticate',
+          invitation_hash: null,
+          expires_at: at(300),
+        });
         assert.is(await s.app.takeChallenge('c1', 'register', 'other'), false, 'another invitation');
         assert.is(await s.app.takeChallenge('c1', 'authenticate', null), false, 'another purpose');
-        const taken = await Promise.all([s.app.takeChallenge('c1', 'register', 'inv1'), sibling.app.takeChallenge('c1', 'register', 'inv1')]);
+        const taken = await Promise.all([
+          s.app.takeChallenge('c1', 'register', 'inv1'),
+          sibling.app.takeChallenge('c1', 'register', 'inv1'),
+        ]);
         assert.equal(taken.sort(), [false, true], 'taken once across replicas');
         assert.is(await s.app.takeChallenge('c2', 'authenticate', null), true);
         assert.is(await s.app.takeChallenge('c2', 'authenticate', null), false);
@@ -156,7 +219,11 @@ export function appStoreContract(name: string, backend: AppContractBackend): voi
     withStore(async (s) => {
       const sibling = await backend.openSibling(s, { now: clock.now });
       try {
-        await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? s : sibling).app.addSigninFailure(['account:1', 'addr:10.0.0.1'], 1000)));
+        await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            (i % 2 ? s : sibling).app.addSigninFailure(['account:1', 'addr:10.0.0.1'], 1000),
+          ),
+        );
         await s.app.addSigninFailure(['addr:10.0.0.1'], 1900);
         assert.equal(await sibling.app.signinFailures(['account:1', 'addr:10.0.0.1', 'account:2'], [1000, 1900]), {
           'account:1': [8, 0],
@@ -176,15 +243,47 @@ export function appStoreContract(name: string, backend: AppContractBackend): voi
       const b = await s.createAccount('beta', 'pro');
       for (let i = 0; i < 5; i++) {
         clock.at(i);
-        await s.app.recordActivity({ account_id: a.id, event: i % 2 ? 'signed_in' : 'key_created', session_id: 'ses_1', address: '192.0.2.1', details: { n: i, method: i % 2 ? 'password' : null } });
+        await s.app.recordActivity({
+          account_id: a.id,
+          event: i % 2 ? 'signed_in' : 'key_created',
+          session_id: 'ses_1',
+          address: '192.0.2.1',
+          details: { n: i, method: i % 2 ? 'password' : null },
+        });
       }
-      await s.app.recordActivity({ account_id: b.id, event: 'signed_in', session_id: null, address: null, details: {} });
+      await s.app.recordActivity({
+        account_id: b.id,
+        event: 'signed_in',
+        session_id: null,
+        address: null,
+        details: {},
+      });
       const all = await s.app.listActivity(a.id);
-      assert.equal(all.map((e) => e.details['n']), [4, 3, 2, 1, 0]);
-      assert.equal({ ...all[0]!, id: 0 }, { id: 0, account_id: a.id, at: at(4), event: 'key_created', session_id: 'ses_1', address: '192.0.2.1', details: { n: 4, method: null } });
+      assert.equal(
+        all.map((e) => e.details['n']),
+        [4, 3, 2, 1, 0],
+      );
+      assert.equal(
+        { ...all[0]!, id: 0 },
+        {
+          id: 0,
+          account_id: a.id,
+          at: at(4),
+          event: 'key_created',
+          session_id: 'ses_1',
+          address: '192.0.2.1',
+          details: { n: 4, method: null },
+        },
+      );
       const page = await s.app.listActivity(a.id, { limit: 2, beforeId: all[1]!.id });
-      assert.equal(page.map((e) => e.details['n']), [2, 1]);
-      assert.equal((await s.app.listActivity(b.id)).map((e) => e.event), ['signed_in']);
+      assert.equal(
+        page.map((e) => e.details['n']),
+        [2, 1],
+      );
+      assert.equal(
+        (await s.app.listActivity(b.id)).map((e) => e.event),
+        ['signed_in'],
+      );
     }));
 
   test.run();

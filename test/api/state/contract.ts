@@ -58,14 +58,25 @@ export function stateStoreContract(name: string, backend: ContractBackend): void
     withStore(async (store) => {
       const a = await store.createAccount('acme', 'premium');
       const k = generateKey('ent_api');
-      await store.insertKey({ id: k.id, account_id: a.id, scope: 'ent_api', name: null, display_prefix: k.displayPrefix, hash: k.hash });
+      await store.insertKey({
+        id: k.id,
+        account_id: a.id,
+        scope: 'ent_api',
+        name: null,
+        display_prefix: k.displayPrefix,
+        hash: k.hash,
+      });
       assert.is((await store.findKeyByHash(k.hash))?.account_plan, 'premium');
       const down = await store.setAccountPlan(a.id, 'pro');
       assert.equal(down, { ...a, plan: 'pro' });
       assert.equal(await store.getAccountByName('acme'), down);
       assert.equal(await store.getAccountById(a.id), down);
       const found = await store.findKeyByHash(k.hash);
-      assert.equal([found?.account_plan, found?.status, found?.scope], ['pro', 'active', 'ent_api'], 'the key itself is untouched');
+      assert.equal(
+        [found?.account_plan, found?.status, found?.scope],
+        ['pro', 'active', 'ent_api'],
+        'the key itself is untouched',
+      );
       assert.is((await store.setAccountPlan(a.id, 'premium'))?.plan, 'premium');
       assert.is((await store.findKeyByHash(k.hash))?.account_plan, 'premium');
       assert.is(await store.setAccountPlan(999, 'pro'), null);
@@ -79,20 +90,58 @@ export function stateStoreContract(name: string, backend: ContractBackend): void
       const b = await store.createAccount('beta', 'basic');
       const k1 = generateKey('ent_api');
       const k2 = generateKey('commonwealth');
-      const inserted = await store.insertKey({ id: k1.id, account_id: a.id, scope: 'ent_api', name: 'prod', display_prefix: k1.displayPrefix, hash: k1.hash });
-      assert.equal(inserted, {
-        id: k1.id, account_id: a.id, account_name: 'acme', scope: 'ent_api', name: 'prod', display_prefix: k1.displayPrefix,
-        status: 'active', created_at: CONTRACT_NOW, revoked_at: null, licence_id: null, expires_at: null,
+      const inserted = await store.insertKey({
+        id: k1.id,
+        account_id: a.id,
+        scope: 'ent_api',
+        name: 'prod',
+        display_prefix: k1.displayPrefix,
+        hash: k1.hash,
       });
-      await store.insertKey({ id: k2.id, account_id: b.id, scope: 'commonwealth', name: null, display_prefix: k2.displayPrefix, hash: k2.hash });
+      assert.equal(inserted, {
+        id: k1.id,
+        account_id: a.id,
+        account_name: 'acme',
+        scope: 'ent_api',
+        name: 'prod',
+        display_prefix: k1.displayPrefix,
+        status: 'active',
+        created_at: CONTRACT_NOW,
+        revoked_at: null,
+        licence_id: null,
+        expires_at: null,
+      });
+      await store.insertKey({
+        id: k2.id,
+        account_id: b.id,
+        scope: 'commonwealth',
+        name: null,
+        display_prefix: k2.displayPrefix,
+        hash: k2.hash,
+      });
       const found = await store.findKeyByHash(k1.hash);
-      assert.equal(found, { ...inserted, key_hash: k1.hash, account_plan: 'premium' }, 'with its account\'s current plan');
+      assert.equal(
+        found,
+        { ...inserted, key_hash: k1.hash, account_plan: 'premium' },
+        "with its account's current plan",
+      );
       assert.is(await store.findKeyByHash(generateKey('ent_api').hash), null);
       assert.equal((await store.listKeys()).map((k) => k.id).sort(), [k1.id, k2.id].sort());
-      assert.equal(await store.listKeys(b.id), [{
-        id: k2.id, account_id: b.id, account_name: 'beta', scope: 'commonwealth', name: null, display_prefix: k2.displayPrefix,
-        status: 'active', created_at: CONTRACT_NOW, revoked_at: null, licence_id: null, expires_at: null,
-      }]);
+      assert.equal(await store.listKeys(b.id), [
+        {
+          id: k2.id,
+          account_id: b.id,
+          account_name: 'beta',
+          scope: 'commonwealth',
+          name: null,
+          display_prefix: k2.displayPrefix,
+          status: 'active',
+          created_at: CONTRACT_NOW,
+          revoked_at: null,
+          licence_id: null,
+          expires_at: null,
+        },
+      ]);
       assert.equal(await store.listKeys(999), []);
       for (const k of await store.listKeys()) assert.not.ok('key_hash' in k, 'listKeys never returns hashes');
       // the raw key is never stored, only its hash
@@ -101,9 +150,42 @@ export function stateStoreContract(name: string, backend: ContractBackend): void
       assert.not.ok(dump.includes(k1.raw));
       assert.not.ok(dump.includes(k2.raw));
       // duplicate hash refused; unknown account refused; unknown scope refused
-      await rejects(() => store.insertKey({ id: 'key_x', account_id: a.id, scope: 'ent_api', name: null, display_prefix: 'x', hash: k1.hash }), /unique/i);
-      await rejects(() => store.insertKey({ id: 'key_y', account_id: 999, scope: 'ent_api', name: null, display_prefix: 'y', hash: 'ff' }), /foreign key/i);
-      await rejects(() => store.insertKey({ id: 'key_z', account_id: a.id, scope: 'gold' as never, name: null, display_prefix: 'z', hash: 'ee' }), /check/i);
+      await rejects(
+        () =>
+          store.insertKey({
+            id: 'key_x',
+            account_id: a.id,
+            scope: 'ent_api',
+            name: null,
+            display_prefix: 'x',
+            hash: k1.hash,
+          }),
+        /unique/i,
+      );
+      await rejects(
+        () =>
+          store.insertKey({
+            id: 'key_y',
+            account_id: 999,
+            scope: 'ent_api',
+            name: null,
+            display_prefix: 'y',
+            hash: 'ff',
+          }),
+        /foreign key/i,
+      );
+      await rejects(
+        () =>
+          store.insertKey({
+            id: 'key_z',
+            account_id: a.id,
+            scope: 'gold' as never,
+            name: null,
+            display_prefix: 'z',
+            hash: 'ee',
+          }),
+        /check/i,
+      );
       const revoked = await store.revokeKey(k1.id);
       assert.equal(revoked, { ...inserted, status: 'revoked', revoked_at: CONTRACT_NOW });
       assert.is((await store.findKeyByHash(k1.hash))?.status, 'revoked');
@@ -119,26 +201,53 @@ export function stateStoreContract(name: string, backend: ContractBackend): void
       const keys = Array.from({ length: 3 }, () => generateKey('commonwealth'));
       for (const [i, k] of keys.entries()) {
         clock.at(30 - i * 10);
-        await store.insertKey({ id: k.id, account_id: a.id, scope: 'commonwealth', name: null, display_prefix: k.displayPrefix, hash: k.hash });
+        await store.insertKey({
+          id: k.id,
+          account_id: a.id,
+          scope: 'commonwealth',
+          name: null,
+          display_prefix: k.displayPrefix,
+          hash: k.hash,
+        });
       }
       const listed = await store.listKeys(a.id);
-      assert.equal(listed.map((k) => k.id), [...keys].reverse().map((k) => k.id));
-      assert.equal(listed.map((k) => k.created_at), ['2026-11-20T10:00:10.000Z', '2026-11-20T10:00:20.000Z', '2026-11-20T10:00:30.000Z']);
+      assert.equal(
+        listed.map((k) => k.id),
+        [...keys].reverse().map((k) => k.id),
+      );
+      assert.equal(
+        listed.map((k) => k.created_at),
+        ['2026-11-20T10:00:10.000Z', '2026-11-20T10:00:20.000Z', '2026-11-20T10:00:30.000Z'],
+      );
       clock.at(60);
       const first = await store.revokeKey(keys[0]!.id);
       assert.is(first?.revoked_at, '2026-11-20T10:01:00.000Z');
       clock.at(120);
       assert.equal(await store.revokeKey(keys[0]!.id), first);
-      assert.equal((await store.listKeys(a.id)).map((k) => k.status), ['active', 'active', 'revoked']);
+      assert.equal(
+        (await store.listKeys(a.id)).map((k) => k.status),
+        ['active', 'active', 'revoked'],
+      );
     }, clock.now));
 
   test('concurrent calls: distinct accounts all created, one key per hash', () =>
     withStore(async (store) => {
-      const accounts = await Promise.all(Array.from({ length: 20 }, (_, i) => store.createAccount(`acct${i}`, 'basic')));
+      const accounts = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.createAccount(`acct${i}`, 'basic')),
+      );
       assert.is(new Set(accounts.map((a) => a.id)).size, 20);
       const k = generateKey('ent_api');
       const results = await Promise.allSettled(
-        accounts.slice(0, 8).map((a, i) => store.insertKey({ id: `key_race${i}`, account_id: a.id, scope: 'ent_api', name: null, display_prefix: k.displayPrefix, hash: k.hash })),
+        accounts.slice(0, 8).map((a, i) =>
+          store.insertKey({
+            id: `key_race${i}`,
+            account_id: a.id,
+            scope: 'ent_api',
+            name: null,
+            display_prefix: k.displayPrefix,
+            hash: k.hash,
+          }),
+        ),
       );
       assert.is(results.filter((r) => r.status === 'fulfilled').length, 1);
       assert.is((await store.listKeys()).length, 1);

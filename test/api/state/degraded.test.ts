@@ -54,7 +54,11 @@ test('store locked past the busy timeout: 503 service_degraded with Retry-After;
   const today = utcDay(Date.now());
   const usage = await api.store.accountUsage(account.id, today, today);
   const meta = usage.routes.find((r) => r.key_id === keyId && r.route === 'GET /v1/meta')!;
-  assert.equal({ requests: meta.requests, errors: meta.errors }, { requests: 5, errors: 3 }, 'every request counted, none lost, none twice');
+  assert.equal(
+    { requests: meta.requests, errors: meta.errors },
+    { requests: 5, errors: 3 },
+    'every request counted, none lost, none twice',
+  );
   // and the service answers again
   assert.is((await api.request('/v1/meta', { key })).status, 200);
 });
@@ -73,7 +77,9 @@ test('the classifier: real SQLite errors of an unwritable store are "unavailable
     assert.ok(storeUnavailable(err));
     let constraint: unknown;
     try {
-      rw.exec("INSERT INTO accounts (id, name, plan, created_at) SELECT id, name, plan, created_at FROM accounts LIMIT 1");
+      rw.exec(
+        'INSERT INTO accounts (id, name, plan, created_at) SELECT id, name, plan, created_at FROM accounts LIMIT 1',
+      );
     } catch (e) {
       constraint = e;
     }

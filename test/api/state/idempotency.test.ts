@@ -10,7 +10,10 @@ import { postgresBackend, sqliteBackend, type StoreBackend } from '../../helpers
 
 const HOUR = 3_600_000;
 
-for (const [name, backend] of [['sqlite', sqliteBackend()], ['postgres', postgresBackend('leads_idemtest')]] as [string, StoreBackend][]) {
+for (const [name, backend] of [
+  ['sqlite', sqliteBackend()],
+  ['postgres', postgresBackend('leads_idemtest')],
+] as [string, StoreBackend][]) {
   const test = suite(`idempotency keys on ${name}`);
   let a: StateStore;
   let b: StateStore;
@@ -18,7 +21,8 @@ for (const [name, backend] of [['sqlite', sqliteBackend()], ['postgres', postgre
   let other: number;
   const t0 = new Date('2026-11-20T10:00:00Z');
   const at = (ms: number) => new Date(t0.getTime() + ms);
-  const claim = (s: StateStore, key: string, fingerprint: string, now = t0, acc = account) => s.idempotency.claim({ accountId: acc, key, fingerprint, now, ttlMs: 24 * HOUR, staleMs: 60_000 });
+  const claim = (s: StateStore, key: string, fingerprint: string, now = t0, acc = account) =>
+    s.idempotency.claim({ accountId: acc, key, fingerprint, now, ttlMs: 24 * HOUR, staleMs: 60_000 });
 
   test.before(async () => {
     a = await backend.open({ now: () => t0 });
@@ -37,8 +41,15 @@ for (const [name, backend] of [['sqlite', sqliteBackend()], ['postgres', postgre
     assert.equal(await claim(b, 'k1', 'f1'), { state: 'in_progress' }, 'the other connection sees the claim');
     assert.equal(await claim(b, 'k1', 'f2'), { state: 'mismatch' });
     assert.equal(await claim(b, 'k1', 'f1', t0, other), { state: 'claimed' }, 'keys are per account');
-    await a.idempotency.complete(account, 'k1', { status: 201, body: '{"id":"wh_1"}', location: 'https://x/v1/webhooks/wh_1' });
-    assert.equal(await claim(b, 'k1', 'f1', at(HOUR)), { state: 'done', response: { status: 201, body: '{"id":"wh_1"}', location: 'https://x/v1/webhooks/wh_1' } });
+    await a.idempotency.complete(account, 'k1', {
+      status: 201,
+      body: '{"id":"wh_1"}',
+      location: 'https://x/v1/webhooks/wh_1',
+    });
+    assert.equal(await claim(b, 'k1', 'f1', at(HOUR)), {
+      state: 'done',
+      response: { status: 201, body: '{"id":"wh_1"}', location: 'https://x/v1/webhooks/wh_1' },
+    });
     assert.equal(await claim(b, 'k1', 'f2', at(HOUR)), { state: 'mismatch' });
   });
 
@@ -47,7 +58,11 @@ for (const [name, backend] of [['sqlite', sqliteBackend()], ['postgres', postgre
     await b.idempotency.release(account, 'k2');
     assert.equal(await claim(b, 'k2', 'f2'), { state: 'claimed' }, 'released: free for any request');
     assert.equal(await claim(a, 'k2', 'f2', at(59_000)), { state: 'in_progress' });
-    assert.equal(await claim(a, 'k2', 'f2', at(61_000)), { state: 'claimed' }, 'a claim unanswered past staleMs is taken over');
+    assert.equal(
+      await claim(a, 'k2', 'f2', at(61_000)),
+      { state: 'claimed' },
+      'a claim unanswered past staleMs is taken over',
+    );
     await a.idempotency.complete(account, 'k2', { status: 201, body: '{}', location: null });
     await b.idempotency.release(account, 'k2'); // a completed answer is never released
     assert.equal((await claim(b, 'k2', 'f2', at(2 * HOUR))).state, 'done');

@@ -23,7 +23,12 @@ import { pgSchemaUrl, TEST_PG_URL } from '../../helpers/store-backends.ts';
 import { testIf } from '../../helpers/skip.ts';
 
 const BUSY_MS = 1500;
-const withShell = testIf(test, spawnSync('sqlite3', ['-version']).status === 0 ? null : 'the sqlite3 command-line shell is not installed (apt-get install sqlite3)');
+const withShell = testIf(
+  test,
+  spawnSync('sqlite3', ['-version']).status === 0
+    ? null
+    : 'the sqlite3 command-line shell is not installed (apt-get install sqlite3)',
+);
 const CLIENTS = 10;
 
 /**
@@ -64,7 +69,8 @@ async function readyBecomes(origin: string, status: number, withinMs: number): P
     const res = await fetch(`${origin}/readyz`);
     await res.arrayBuffer();
     if (res.status === status) return performance.now() - t0;
-    if (performance.now() - t0 > withinMs) assert.unreachable(`/readyz still ${res.status} after ${withinMs} ms (wanted ${status})`);
+    if (performance.now() - t0 > withinMs)
+      assert.unreachable(`/readyz still ${res.status} after ${withinMs} ms (wanted ${status})`);
     await sleep(100);
   }
 }
@@ -76,7 +82,9 @@ async function metaUsage(api: TestApi, key: string): Promise<{ requests: number;
   assert.ok(key);
   const account = (await api.store.getAccountByName('test'))!;
   const today = utcDay(Date.now());
-  const r = (await api.store.accountUsage(account.id, today, today)).routes.find((x) => x.key_id === keyId && x.route === 'GET /v1/meta');
+  const r = (await api.store.accountUsage(account.id, today, today)).routes.find(
+    (x) => x.key_id === keyId && x.route === 'GET /v1/meta',
+  );
   return { requests: r?.requests ?? 0, errors: r?.errors ?? 0 };
 }
 
@@ -85,7 +93,11 @@ async function metaUsage(api: TestApi, key: string): Promise<{ requests: number;
  * rounds) each get 503 service_degraded within BUSY_MS + 1 s, /healthz stays < 100 ms, /readyz
  * turns 503; with it off, /readyz is 200 within 5 s, requests are served, the ledger has them all.
  */
-async function faultHolds(api: TestApi, on: () => Promise<void>, off: () => Promise<void>): Promise<Record<string, number>> {
+async function faultHolds(
+  api: TestApi,
+  on: () => Promise<void>,
+  off: () => Promise<void>,
+): Promise<Record<string, number>> {
   const key = api.keys.custom;
   assert.is((await api.request('/v1/meta', { key })).status, 200);
   const before = await metaUsage(api, key);
@@ -116,41 +128,58 @@ async function faultHolds(api: TestApi, on: () => Promise<void>, off: () => Prom
   }
   const readyAfterMs = await readyBecomes(api.baseUrl, 200, 5000);
   const h = await health.stop();
-  assert.ok(h.p95 < 100 && h.max < 500, `/healthz p95 ${Math.round(h.p95)} ms, slowest ${Math.round(h.max)} ms (${h.n} probes)`);
+  assert.ok(
+    h.p95 < 100 && h.max < 500,
+    `/healthz p95 ${Math.round(h.p95)} ms, slowest ${Math.round(h.max)} ms (${h.n} probes)`,
+  );
   assert.is((await api.request('/v1/meta', { key })).status, 200);
   const after = await metaUsage(api, key);
-  assert.equal({ requests: after.requests - before.requests, errors: after.errors - before.errors }, { requests: sent + 1, errors: sent }, 'every request counted, none lost');
-  return { slowest503Ms: Math.round(slowest), healthzP95Ms: Math.round(h.p95), healthzMaxMs: Math.round(h.max), healthzProbes: h.n, readyAfterMs: Math.round(readyAfterMs) };
+  assert.equal(
+    { requests: after.requests - before.requests, errors: after.errors - before.errors },
+    { requests: sent + 1, errors: sent },
+    'every request counted, none lost',
+  );
+  return {
+    slowest503Ms: Math.round(slowest),
+    healthzP95Ms: Math.round(h.p95),
+    healthzMaxMs: Math.round(h.max),
+    healthzProbes: h.n,
+    readyAfterMs: Math.round(readyAfterMs),
+  };
 }
 
-withShell('SQLite: the sqlite3 shell holds BEGIN EXCLUSIVE — 503 within the timeout, /healthz fast, /readyz 503 then 200', async () => {
-  const api = await startTestApi({ config: { stateBusyTimeoutMs: BUSY_MS } });
-  // started before the measurement: spawning a child from this (large) process stalls its event loop
-  const shell = spawn('sqlite3', [join(api.dataDir, 'state.sqlite')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const said = (word: string) => new Promise<void>((resolve) => shell.stdout!.on('data', (d: Buffer) => d.toString().includes(word) && resolve()));
-  const started = said('started');
-  shell.stdin!.write("SELECT 'started';\n");
-  await started;
-  try {
-    const figures = await faultHolds(
-      api,
-      async () => {
-        const locked = said('locked');
-        shell.stdin!.write("BEGIN EXCLUSIVE;\nSELECT 'locked';\n");
-        await locked;
-      },
-      async () => {
-        const unlocked = said('unlocked');
-        shell.stdin!.write("ROLLBACK;\nSELECT 'unlocked';\n");
-        await unlocked;
-      },
-    );
-    console.log(`  sqlite lock: ${JSON.stringify(figures)}`);
-  } finally {
-    shell.stdin!.end('.quit\n');
-    await api.close();
-  }
-});
+withShell(
+  'SQLite: the sqlite3 shell holds BEGIN EXCLUSIVE — 503 within the timeout, /healthz fast, /readyz 503 then 200',
+  async () => {
+    const api = await startTestApi({ config: { stateBusyTimeoutMs: BUSY_MS } });
+    // started before the measurement: spawning a child from this (large) process stalls its event loop
+    const shell = spawn('sqlite3', [join(api.dataDir, 'state.sqlite')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const said = (word: string) =>
+      new Promise<void>((resolve) => shell.stdout!.on('data', (d: Buffer) => d.toString().includes(word) && resolve()));
+    const started = said('started');
+    shell.stdin!.write("SELECT 'started';\n");
+    await started;
+    try {
+      const figures = await faultHolds(
+        api,
+        async () => {
+          const locked = said('locked');
+          shell.stdin!.write("BEGIN EXCLUSIVE;\nSELECT 'locked';\n");
+          await locked;
+        },
+        async () => {
+          const unlocked = said('unlocked');
+          shell.stdin!.write("ROLLBACK;\nSELECT 'unlocked';\n");
+          await unlocked;
+        },
+      );
+      console.log(`  sqlite lock: ${JSON.stringify(figures)}`);
+    } finally {
+      shell.stdin!.end('.quit\n');
+      await api.close();
+    }
+  },
+);
 
 test('PostgreSQL: another session holds LOCK TABLE rate_counters — 503 within the timeout, /healthz fast, /readyz 503 then 200', async () => {
   const schema = `locks_${randomBytes(4).toString('hex')}`;

@@ -16,7 +16,13 @@ import { ApiConfigError } from '../../../api/config.ts';
 import { generateKey } from '../../../api/access/keys.ts';
 import { openStateStore } from '../../../api/state/open.ts';
 import { MIGRATIONS } from '../../../api/state/migrations.ts';
-import { createPostgresStore, openPostgresStore, parsePostgresUrl, type PostgresStateStore, type PostgresStoreOptions } from '../../../api/state/postgres.ts';
+import {
+  createPostgresStore,
+  openPostgresStore,
+  parsePostgresUrl,
+  type PostgresStateStore,
+  type PostgresStoreOptions,
+} from '../../../api/state/postgres.ts';
 import { stateStoreContract } from './contract.ts';
 
 const BASE_URL = TEST_PG_URL;
@@ -54,7 +60,10 @@ async function adminQuery<R extends pg.QueryResultRow>(sql: string, params: unkn
 
 /** Drop every schema this run made (idempotent). */
 async function dropRunSchemas(): Promise<void> {
-  const rows = await adminQuery<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)', [`${RUN}_`]);
+  const rows = await adminQuery<{ nspname: string }>(
+    'SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)',
+    [`${RUN}_`],
+  );
   for (const { nspname } of rows) await adminQuery(`DROP SCHEMA ${pg.escapeIdentifier(nspname)} CASCADE`);
 }
 
@@ -65,7 +74,8 @@ const quietly = (fn: () => Promise<void>) => async (): Promise<void> => {
 
 stateStoreContract('postgres', {
   open: ({ now }) => open(freshSchema(), { now }),
-  rawKeyRows: (store) => adminQuery(`SELECT * FROM ${pg.escapeIdentifier((store as PostgresStateStore).schema)}.api_keys`),
+  rawKeyRows: (store) =>
+    adminQuery(`SELECT * FROM ${pg.escapeIdentifier((store as PostgresStateStore).schema)}.api_keys`),
   cleanup: quietly(dropRunSchemas),
 });
 
@@ -84,12 +94,18 @@ test('migrations: the one list (api/state/migrations.ts), recorded once, tables 
   await (await open(schema, { now })).close();
   await (await open(schema, { now })).close(); // reopening does not re-apply
   const versions = await adminQuery(`SELECT version, applied_at FROM ${schema}.schema_migrations ORDER BY version`);
-  assert.equal(versions, MIGRATIONS.map((m) => ({ version: m.version, applied_at: new Date('2026-11-20T10:00:00Z') })));
+  assert.equal(
+    versions,
+    MIGRATIONS.map((m) => ({ version: m.version, applied_at: new Date('2026-11-20T10:00:00Z') })),
+  );
   const tables = await adminQuery<{ table_schema: string; table_name: string }>(
     "SELECT table_schema, table_name FROM information_schema.tables WHERE table_name IN ('accounts', 'api_keys', 'schema_migrations') AND starts_with(table_schema, $1) ORDER BY table_name",
     [RUN],
   );
-  assert.equal(tables, ['accounts', 'api_keys', 'schema_migrations'].map((t) => ({ table_schema: schema, table_name: t })));
+  assert.equal(
+    tables,
+    ['accounts', 'api_keys', 'schema_migrations'].map((t) => ({ table_schema: schema, table_name: t })),
+  );
 });
 
 for (const existing of [false, true]) {
@@ -98,12 +114,24 @@ for (const existing of [false, true]) {
     if (existing) await adminQuery(`CREATE SCHEMA ${schema}`); // like public: only the tables race
     const stores = await Promise.all(Array.from({ length: 6 }, () => open(schema)));
     try {
-      const versions = await adminQuery<{ version: number }>(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`);
-      assert.equal(versions.map((v) => v.version), MIGRATIONS.map((m) => m.version));
+      const versions = await adminQuery<{ version: number }>(
+        `SELECT version FROM ${schema}.schema_migrations ORDER BY version`,
+      );
+      assert.equal(
+        versions.map((v) => v.version),
+        MIGRATIONS.map((m) => m.version),
+      );
       // and they share state: a key made through one replica is seen and revoked through the others
       const a = await stores[0]!.createAccount('acme', 'premium');
       const k = generateKey('ent_api');
-      await stores[1]!.insertKey({ id: k.id, account_id: a.id, scope: 'ent_api', name: null, display_prefix: k.displayPrefix, hash: k.hash });
+      await stores[1]!.insertKey({
+        id: k.id,
+        account_id: a.id,
+        scope: 'ent_api',
+        name: null,
+        display_prefix: k.displayPrefix,
+        hash: k.hash,
+      });
       assert.is((await stores[2]!.findKeyByHash(k.hash))?.account_name, 'acme');
       await stores[3]!.revokeKey(k.id);
       assert.is((await stores[4]!.findKeyByHash(k.hash))?.status, 'revoked');
@@ -125,9 +153,18 @@ test('openStateStore: postgres:// and postgresql:// open PostgreSQL; a bad schem
       await store.close();
     }
   }
-  assert.throws(() => openStateStore(`${BASE_URL}?schema=a;drop`), (e: unknown) => e instanceof ApiConfigError && /schema/.test((e as Error).message));
-  assert.equal(parsePostgresUrl('postgres://u@h:5432/d'), { connectionString: 'postgres://u@h:5432/d', schema: 'public' });
-  assert.equal(parsePostgresUrl('postgres://u@h/d?schema=s1&sslmode=disable'), { connectionString: 'postgres://u@h/d?sslmode=disable', schema: 's1' });
+  assert.throws(
+    () => openStateStore(`${BASE_URL}?schema=a;drop`),
+    (e: unknown) => e instanceof ApiConfigError && /schema/.test((e as Error).message),
+  );
+  assert.equal(parsePostgresUrl('postgres://u@h:5432/d'), {
+    connectionString: 'postgres://u@h:5432/d',
+    schema: 'public',
+  });
+  assert.equal(parsePostgresUrl('postgres://u@h/d?schema=s1&sslmode=disable'), {
+    connectionString: 'postgres://u@h/d?sslmode=disable',
+    schema: 's1',
+  });
 });
 
 test('an unreachable server: open rejects, and a store made without waiting rejects its first query', async () => {

@@ -26,12 +26,16 @@ import type { StateStore } from '../../../api/state/store-interface.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 import { waitUntil } from '../../helpers/wait.ts';
 
-const BASE_URL = process.env['TEST_DATABASE_URL'] ?? `postgres://${encodeURIComponent(process.env['PGUSER'] ?? userInfo().username)}@127.0.0.1:5432/test`;
+const BASE_URL =
+  process.env['TEST_DATABASE_URL'] ??
+  `postgres://${encodeURIComponent(process.env['PGUSER'] ?? userInfo().username)}@127.0.0.1:5432/test`;
 const SCHEMA = `leads_test_rev_${randomBytes(4).toString('hex')}`;
 const PG_URL = `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}schema=${SCHEMA}`;
 
 /** A server with only the auth middleware over `store`, caching keys for a minute. */
-async function server(store: StateStore): Promise<{ get(key: string): Promise<number>; lookups: () => number; close(): Promise<void> }> {
+async function server(
+  store: StateStore,
+): Promise<{ get(key: string): Promise<number>; lookups: () => number; close(): Promise<void> }> {
   let lookups = 0;
   const counting: Pick<StateStore, 'findKeyByHash' | 'keyChangeStamp'> = {
     findKeyByHash: (h) => (lookups++, store.findKeyByHash(h)),
@@ -63,7 +67,10 @@ async function delivered(served: StateStore, stamp: number): Promise<void> {
     return;
   }
   const t0 = performance.now();
-  await waitUntil('the notification to reach the serving replica', () => served.keyChangeStamp() !== stamp, { attempts: 50, intervalMs: 5 });
+  await waitUntil('the notification to reach the serving replica', () => served.keyChangeStamp() !== stamp, {
+    attempts: 50,
+    intervalMs: 5,
+  });
   assert.ok(performance.now() - t0 < 250);
 }
 
@@ -71,9 +78,23 @@ async function delivered(served: StateStore, stamp: number): Promise<void> {
 async function revokeElsewhere(served: StateStore, other: StateStore): Promise<void> {
   const account = await served.createAccount(`acme_${randomBytes(3).toString('hex')}`, 'premium');
   const k = generateKey('ent_api');
-  await served.insertKey({ id: k.id, account_id: account.id, scope: 'ent_api', name: null, display_prefix: k.displayPrefix, hash: k.hash });
+  await served.insertKey({
+    id: k.id,
+    account_id: account.id,
+    scope: 'ent_api',
+    name: null,
+    display_prefix: k.displayPrefix,
+    hash: k.hash,
+  });
   const keep = generateKey('commonwealth');
-  await served.insertKey({ id: keep.id, account_id: account.id, scope: 'commonwealth', name: null, display_prefix: keep.displayPrefix, hash: keep.hash });
+  await served.insertKey({
+    id: keep.id,
+    account_id: account.id,
+    scope: 'commonwealth',
+    name: null,
+    display_prefix: keep.displayPrefix,
+    hash: keep.hash,
+  });
   const api = await server(served);
   try {
     assert.is(await api.get(k.raw), 200);
@@ -89,7 +110,14 @@ async function revokeElsewhere(served: StateStore, other: StateStore): Promise<v
     assert.is(await api.get(keep.raw), 200, 'other keys keep working');
     // a downgrade through the other instance is seen at once too
     const e = generateKey('ent_api');
-    await served.insertKey({ id: e.id, account_id: account.id, scope: 'ent_api', name: null, display_prefix: e.displayPrefix, hash: e.hash });
+    await served.insertKey({
+      id: e.id,
+      account_id: account.id,
+      scope: 'ent_api',
+      name: null,
+      display_prefix: e.displayPrefix,
+      hash: e.hash,
+    });
     assert.is(await api.get(e.raw), 200);
     const before2 = served.keyChangeStamp();
     await other.setAccountPlan(account.id, 'pro');
@@ -120,7 +148,9 @@ test('SQLite: the stamp stays put while only this connection writes (counters do
   try {
     const s = a.keyChangeStamp();
     await a.hitRateLimit('key_x', 0, '2026-01-01');
-    await a.addUsage([{ key_id: 'key_x', day: '2026-01-01', route: 'GET /v1/leads', requests: 1, errors: 0, rows: 0 }]).catch(() => {}); // (no such key: a foreign key error is fine)
+    await a
+      .addUsage([{ key_id: 'key_x', day: '2026-01-01', route: 'GET /v1/leads', requests: 1, errors: 0, rows: 0 }])
+      .catch(() => {}); // (no such key: a foreign key error is fine)
     assert.is(a.keyChangeStamp(), s);
   } finally {
     await a.close();
@@ -142,12 +172,21 @@ test('PostgreSQL: a key revoked by another replica is refused on the next reques
 test('PostgreSQL: while the listener is down nothing is served from the cache; it reconnects', async () => {
   const account = await pa!.createAccount('dropped', 'premium');
   const k = generateKey('ent_api');
-  await pa!.insertKey({ id: k.id, account_id: account.id, scope: 'ent_api', name: null, display_prefix: k.displayPrefix, hash: k.hash });
+  await pa!.insertKey({
+    id: k.id,
+    account_id: account.id,
+    scope: 'ent_api',
+    name: null,
+    display_prefix: k.displayPrefix,
+    hash: k.hash,
+  });
   const api = await server(pa!);
   try {
     assert.is(await api.get(k.raw), 200);
     // cut the listening connections of the schema's channel
-    const cut = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where query = $1`, [`LISTEN ${keyChangeChannel(SCHEMA)}`]);
+    const cut = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where query = $1`, [
+      `LISTEN ${keyChangeChannel(SCHEMA)}`,
+    ]);
     assert.ok(cut.rowCount! >= 1, 'a listener was connected');
     await waitUntil('the listener to notice the drop', () => !pa!.listening(), { attempts: 200 });
     const before = api.lookups();

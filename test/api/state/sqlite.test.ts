@@ -42,9 +42,15 @@ test('migrations are recorded once, WAL mode, tables exist', async () => {
   const db = new Database(file, { readonly: true });
   try {
     const versions = db.prepare('SELECT version, applied_at FROM schema_migrations ORDER BY version').all();
-    assert.equal(versions, MIGRATIONS.map((m) => ({ version: m.version, applied_at: '2026-11-20T10:00:00.000Z' })));
+    assert.equal(
+      versions,
+      MIGRATIONS.map((m) => ({ version: m.version, applied_at: '2026-11-20T10:00:00.000Z' })),
+    );
     assert.is(db.pragma('journal_mode', { simple: true }), 'wal');
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => (r as { name: string }).name);
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .all()
+      .map((r) => (r as { name: string }).name);
     for (const t of ['accounts', 'api_keys', 'schema_migrations']) assert.ok(tables.includes(t), t);
   } finally {
     db.close();
@@ -58,7 +64,14 @@ test('a second process-like connection sees writes at once (WAL, shared file)', 
   try {
     const a = await cli.createAccount('acme', 'basic');
     const k = generateKey('custom');
-    await cli.insertKey({ id: k.id, account_id: a.id, scope: 'custom', name: null, display_prefix: k.displayPrefix, hash: k.hash });
+    await cli.insertKey({
+      id: k.id,
+      account_id: a.id,
+      scope: 'custom',
+      name: null,
+      display_prefix: k.displayPrefix,
+      hash: k.hash,
+    });
     assert.is((await server.findKeyByHash(k.hash))?.status, 'active');
     await cli.revokeKey(k.id);
     assert.is((await server.findKeyByHash(k.hash))?.status, 'revoked');
@@ -76,8 +89,14 @@ test('openStateStore: file: paths and URLs open SQLite; other schemes refused', 
     assert.ok(await s.getAccountByName('x'), url);
     await s.close();
   }
-  assert.throws(() => openStateStore('file:'), (e: unknown) => e instanceof ApiConfigError);
-  assert.throws(() => openStateStore('mysql://x'), (e: unknown) => e instanceof ApiConfigError);
+  assert.throws(
+    () => openStateStore('file:'),
+    (e: unknown) => e instanceof ApiConfigError,
+  );
+  assert.throws(
+    () => openStateStore('mysql://x'),
+    (e: unknown) => e instanceof ApiConfigError,
+  );
 });
 
 test.run();

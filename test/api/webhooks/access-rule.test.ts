@@ -9,16 +9,42 @@ import { webhookAccess } from '../../../api/webhooks/send-access.ts';
 const NOW = new Date('2026-11-20T10:00:00Z');
 let n = 0;
 const key = (scope: Scope, over: Partial<ApiKey> = {}): ApiKey => ({
-  id: `key_${String(++n).padStart(16, '0')}`, account_id: 1, account_name: 'acme', scope, name: null, display_prefix: 'lk_', status: 'active',
-  created_at: '2026-01-01T00:00:00.000Z', revoked_at: null, licence_id: null, expires_at: null, ...over,
+  id: `key_${String(++n).padStart(16, '0')}`,
+  account_id: 1,
+  account_name: 'acme',
+  scope,
+  name: null,
+  display_prefix: 'lk_',
+  status: 'active',
+  created_at: '2026-01-01T00:00:00.000Z',
+  revoked_at: null,
+  licence_id: null,
+  expires_at: null,
+  ...over,
 });
 const premium = { plan: 'premium' as const };
 
-test('the lower of the webhook\'s scope and the best key the account holds now', () => {
+test("the lower of the webhook's scope and the best key the account holds now", () => {
   assert.is(webhookAccess('ent_api', premium, [key('ent_api')], NOW).scope, 'ent_api');
-  assert.is(webhookAccess('ent_api', premium, [key('ent_api'), key('custom')], NOW).scope, 'ent_api', 'never more than it was created with');
-  assert.is(webhookAccess('custom', premium, [key('ent_api'), key('commonwealth')], NOW).scope, 'ent_api', 'less when less is left');
-  assert.is(webhookAccess('ent_feed', { plan: 'basic' }, [key('ent_feed', { licence_id: 'lic_1', expires_at: '2026-12-01T00:00:00.000Z' })], NOW).scope, 'ent_feed');
+  assert.is(
+    webhookAccess('ent_api', premium, [key('ent_api'), key('custom')], NOW).scope,
+    'ent_api',
+    'never more than it was created with',
+  );
+  assert.is(
+    webhookAccess('custom', premium, [key('ent_api'), key('commonwealth')], NOW).scope,
+    'ent_api',
+    'less when less is left',
+  );
+  assert.is(
+    webhookAccess(
+      'ent_feed',
+      { plan: 'basic' },
+      [key('ent_feed', { licence_id: 'lic_1', expires_at: '2026-12-01T00:00:00.000Z' })],
+      NOW,
+    ).scope,
+    'ent_feed',
+  );
 });
 
 test('no key that may receive webhooks: suspended, saying what happened to each key', () => {
@@ -28,7 +54,10 @@ test('no key that may receive webhooks: suspended, saying what happened to each 
   assert.equal([a.scope, a.reason], [null, 'no_active_key']);
   assert.match(a.detail!, /^the account holds no active ent_api, ent_feed or custom key/);
   assert.match(a.detail!, new RegExp(`${revoked.id} \\(ent_api\\) was revoked at 2026-11-19T09:00:00.000Z`));
-  assert.match(a.detail!, new RegExp(`${expired.id} \\(ent_feed\\) expired with licence lic_9 at 2026-11-20T00:00:00.000Z`));
+  assert.match(
+    a.detail!,
+    new RegExp(`${expired.id} \\(ent_feed\\) expired with licence lic_9 at 2026-11-20T00:00:00.000Z`),
+  );
   assert.not.match(a.detail!, /commonwealth\)/, 'commonwealth keys are not listed: they never count');
   assert.is(webhookAccess('ent_api', premium, [], NOW).scope, null);
   assert.is(webhookAccess('ent_api', null, [key('ent_api')], NOW).scope, null, 'no account, no access');
@@ -41,9 +70,14 @@ test('plan: ent_api keys count only on premium; licensed scopes on any plan', ()
     assert.is(a.scope, null, plan);
     assert.match(a.detail!, new RegExp(`${ent.id} \\(ent_api\\) needs the premium plan and the account is on ${plan}`));
     assert.not.ok(planAllowsScope(plan, 'ent_api'));
-    for (const s of ['commonwealth', 'ent_feed', 'custom'] as const) assert.ok(planAllowsScope(plan, s), `${s} on ${plan}`);
+    for (const s of ['commonwealth', 'ent_feed', 'custom'] as const)
+      assert.ok(planAllowsScope(plan, s), `${s} on ${plan}`);
   }
-  assert.is(webhookAccess('ent_api', { plan: 'pro' }, [ent, key('custom')], NOW).scope, 'ent_api', 'a custom licence still carries an ent_api webhook');
+  assert.is(
+    webhookAccess('ent_api', { plan: 'pro' }, [ent, key('custom')], NOW).scope,
+    'ent_api',
+    'a custom licence still carries an ent_api webhook',
+  );
 });
 
 test.run();

@@ -40,7 +40,10 @@ const clock = (): Date => new Date(now);
 async function publish(week: number, at: string, dataDir = root): Promise<string> {
   const rawDir = join(dataDir, 'raw');
   await generateRaw({ outDir: rawDir, scale: SCALES.tiny, seed: 7, week });
-  const s = await runPipeline(loadPipelineConfig({}, { dataDir, rawDir, progress: false }), { now: () => new Date(at), log: () => {} });
+  const s = await runPipeline(loadPipelineConfig({}, { dataDir, rawDir, progress: false }), {
+    now: () => new Date(at),
+    log: () => {},
+  });
   assert.is(s.status, 'published', s.message);
   return s.asOf!;
 }
@@ -51,16 +54,40 @@ const current = (): string => `read_parquet(${sqlString(join(root, 'current', 'l
 test.before(async () => {
   root = tempDir('leads-webhooks-geo-');
   await publish(1, WEEK1);
-  const config = loadApiConfig({}, { dataDir: root, databaseUrl: `file:${join(root, 'state.sqlite')}`, webhookAllowHosts: ['127.0.0.1'], webhookBatchMax: 50, webhookTimeoutMs: 2000 });
+  const config = loadApiConfig(
+    {},
+    {
+      dataDir: root,
+      databaseUrl: `file:${join(root, 'state.sqlite')}`,
+      webhookAllowHosts: ['127.0.0.1'],
+      webhookBatchMax: 50,
+      webhookTimeoutMs: 2000,
+    },
+  );
   store = openSqliteStore(join(root, 'state.sqlite'), { now: clock });
   rx = await startReceiver();
   leads = dataDirLeadReader(root);
   db = await openApiDb({ connections: 1, threads: 1, memoryLimit: '256MB' });
-  dispatcher = createDispatcher({ store: store.webhooks, accounts: store, leads, config, clock, random: () => 0, owner: 'test' });
+  dispatcher = createDispatcher({
+    store: store.webhooks,
+    accounts: store,
+    leads,
+    config,
+    clock,
+    random: () => 0,
+    owner: 'test',
+  });
   service = webhookService({ store, leads, dispatcher, config, clock });
   accountId = (await store.createAccount('geo', 'premium')).id;
   const k = generateKey('ent_api');
-  await store.insertKey({ id: k.id, account_id: accountId, scope: 'ent_api', name: null, display_prefix: k.displayPrefix, hash: k.hash });
+  await store.insertKey({
+    id: k.id,
+    account_id: accountId,
+    scope: 'ent_api',
+    name: null,
+    display_prefix: k.displayPrefix,
+    hash: k.hash,
+  });
 });
 
 test.after(async () => {
@@ -91,7 +118,13 @@ test('polygon (with a hole) and near saved filters: the week-2 refresh delivers 
   const polygon = {
     type: 'Polygon' as const,
     coordinates: [
-      [[w, so], [e, so], [e, no], [w, no], [w, so]],
+      [
+        [w, so],
+        [e, so],
+        [e, no],
+        [w, no],
+        [w, so],
+      ],
       squareWithHole(y.lon, y.lat, 0.004).coordinates[0] as number[][],
     ],
   };
@@ -107,7 +140,11 @@ test('polygon (with a hole) and near saved filters: the week-2 refresh delivers 
     const { webhook } = await service.create({ accountId, scope: 'ent_api', url: rx.url(`/${name}`), filter });
     hooks[name] = webhook.id;
   }
-  assert.match((await store.webhooks.getWebhook(hooks['polygon']!))!.filter, /^polygon=/, 'kept in the canonical string');
+  assert.match(
+    (await store.webhooks.getWebhook(hooks['polygon']!))!.filter,
+    /^polygon=/,
+    'kept in the canonical string',
+  );
 
   const asOf = await publish(2, WEEK2);
   assert.is(asOf, asOf2, 'the rehearsal was the same week');
@@ -122,9 +159,21 @@ test('polygon (with a hole) and near saved filters: the week-2 refresh delivers 
     near_same_use: await referenceNear(db, current(), near, `${fresh} AND use_class = '${x.use_class}'`),
     near_other_use: await referenceNear(db, current(), near, `${fresh} AND use_class = '${nearOther.use_class}'`),
   };
-  const outerOnly = await referencePolygon(db, current(), { type: 'Polygon', coordinates: [polygon.coordinates[0]!] }, fresh);
-  assert.equal(outerOnly, coming.map((l) => l.id), 'the outer ring holds every new lead with coordinates');
-  assert.ok(!want['polygon']!.includes(y.id) && want['polygon']!.length === coming.length - 1, 'the hole leaves one out');
+  const outerOnly = await referencePolygon(
+    db,
+    current(),
+    { type: 'Polygon', coordinates: [polygon.coordinates[0]!] },
+    fresh,
+  );
+  assert.equal(
+    outerOnly,
+    coming.map((l) => l.id),
+    'the outer ring holds every new lead with coordinates',
+  );
+  assert.ok(
+    !want['polygon']!.includes(y.id) && want['polygon']!.length === coming.length - 1,
+    'the hole leaves one out',
+  );
   assert.ok(want['near']!.includes(x.id) && want['near']!.length < coming.length, 'the circle holds some, not all');
   assert.ok(want['near_same_use']!.includes(x.id));
   for (const [name, ids] of Object.entries(want)) {

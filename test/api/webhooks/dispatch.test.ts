@@ -47,7 +47,10 @@ const ids: Record<string, string> = {};
 
 async function publish(week: number, at: string): Promise<{ asOf: string }> {
   await generateRaw({ outDir: raw, scale: SCALES.tiny, seed: 7, week });
-  const s = await runPipeline(loadPipelineConfig({}, { dataDir: root, rawDir: raw, progress: false }), { now: () => new Date(at), log: () => {} });
+  const s = await runPipeline(loadPipelineConfig({}, { dataDir: root, rawDir: raw, progress: false }), {
+    now: () => new Date(at),
+    log: () => {},
+  });
   assert.is(s.status, 'published', s.message);
   return { asOf: s.asOf! };
 }
@@ -56,7 +59,9 @@ async function publish(week: number, at: string): Promise<{ asOf: string }> {
 async function sql<T>(q: string): Promise<T[]> {
   const db = await openDb();
   try {
-    return await db.all<T & Record<string, unknown>>(q.replaceAll('LEADS', `read_parquet('${join(root, 'current', 'leads.parquet')}')`));
+    return await db.all<T & Record<string, unknown>>(
+      q.replaceAll('LEADS', `read_parquet('${join(root, 'current', 'leads.parquet')}')`),
+    );
   } finally {
     db.close();
   }
@@ -71,7 +76,9 @@ function assertSigned(r: Received, secret: string): void {
   } finally {
     Date.now = realNow;
   }
-  const hmac = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(r.body).digest('hex');
+  const hmac = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+    .update(r.body)
+    .digest('hex');
   const listed = String(r.headers['x-service-signature']).split(', ');
   assert.ok(listed.includes(`sha256=${hmac}`), `X-Service-Signature ${listed.join(', ')} holds sha256=${hmac}`);
   assert.is(r.headers['x-service-timestamp'], r.headers['webhook-timestamp']);
@@ -80,7 +87,15 @@ function assertSigned(r: Received, secret: string): void {
 
 const makeService = (over: Partial<ApiConfig> = {}): { d: Dispatcher; s: WebhookService } => {
   const c = { ...config, ...over };
-  const d = createDispatcher({ store: store.webhooks, accounts: store, leads, config: c, clock, random: () => 0, owner: 'test' });
+  const d = createDispatcher({
+    store: store.webhooks,
+    accounts: store,
+    leads,
+    config: c,
+    clock,
+    random: () => 0,
+    owner: 'test',
+  });
   return { d, s: webhookService({ store, leads, dispatcher: d, config: c, clock }) };
 };
 
@@ -95,14 +110,30 @@ test.before(async () => {
   root = tempDir('leads-webhooks-');
   raw = join(root, 'raw');
   await publish(1, '2026-11-09T06:00:00Z');
-  config = loadApiConfig({}, { dataDir: root, databaseUrl: `file:${join(root, 'state.sqlite')}`, webhookAllowHosts: ['127.0.0.1'], webhookBatchMax: 3, webhookTimeoutMs: 2000 });
+  config = loadApiConfig(
+    {},
+    {
+      dataDir: root,
+      databaseUrl: `file:${join(root, 'state.sqlite')}`,
+      webhookAllowHosts: ['127.0.0.1'],
+      webhookBatchMax: 3,
+      webhookTimeoutMs: 2000,
+    },
+  );
   store = openSqliteStore(join(root, 'state.sqlite'), { now: clock });
   rx = await startReceiver();
   leads = dataDirLeadReader(root);
   ({ d: dispatcher, s: service } = makeService());
   accountId = (await store.createAccount('acme', 'premium')).id;
   const k = generateKey('ent_api'); // webhooks send while the account holds a key that may receive them (access.test.ts)
-  await store.insertKey({ id: k.id, account_id: accountId, scope: 'ent_api', name: null, display_prefix: k.displayPrefix, hash: k.hash });
+  await store.insertKey({
+    id: k.id,
+    account_id: accountId,
+    scope: 'ent_api',
+    name: null,
+    display_prefix: k.displayPrefix,
+    hash: k.hash,
+  });
 });
 
 test.after(async () => {
@@ -113,16 +144,30 @@ test.after(async () => {
 });
 
 test('commonwealth cannot create a webhook; bad URLs and filters are refused with the leads problem details', async () => {
-  const refused = await service.create({ accountId, scope: 'commonwealth', url: rx.url('/x'), filter: '' }).catch((e: unknown) => e);
+  const refused = await service
+    .create({ accountId, scope: 'commonwealth', url: rx.url('/x'), filter: '' })
+    .catch((e: unknown) => e);
   assert.instance(refused, ApiError);
   assert.equal([(refused as ApiError).status, (refused as ApiError).code], [403, 'insufficient_scope']);
   assert.match((refused as ApiError).message, /ent_api/);
-  const bad = await service.create({ accountId, scope: 'ent_api', url: rx.url('/x'), filter: 'county=Atlantis&vertical=solar&page=2' }).catch((e: unknown) => e);
-  assert.equal([(bad as ApiError).status, (bad as ApiError).code, (bad as ApiError).errors?.map((e) => e.name)], [400, 'invalid_parameter', ['page']]);
-  const badCounty = await service.create({ accountId, scope: 'ent_api', url: rx.url('/x'), filter: 'county=Atlantis' }).catch((e: unknown) => e);
-  assert.equal((badCounty as ApiError).errors?.map((e) => e.name), ['county']);
+  const bad = await service
+    .create({ accountId, scope: 'ent_api', url: rx.url('/x'), filter: 'county=Atlantis&vertical=solar&page=2' })
+    .catch((e: unknown) => e);
+  assert.equal(
+    [(bad as ApiError).status, (bad as ApiError).code, (bad as ApiError).errors?.map((e) => e.name)],
+    [400, 'invalid_parameter', ['page']],
+  );
+  const badCounty = await service
+    .create({ accountId, scope: 'ent_api', url: rx.url('/x'), filter: 'county=Atlantis' })
+    .catch((e: unknown) => e);
+  assert.equal(
+    (badCounty as ApiError).errors?.map((e) => e.name),
+    ['county'],
+  );
   const { s: strict } = makeService({ webhookAllowHosts: [] });
-  const ssrf = await strict.create({ accountId, scope: 'ent_api', url: rx.url('/x'), filter: '' }).catch((e: unknown) => e);
+  const ssrf = await strict
+    .create({ accountId, scope: 'ent_api', url: rx.url('/x'), filter: '' })
+    .catch((e: unknown) => e);
   assert.equal([(ssrf as ApiError).status, (ssrf as ApiError).errors?.[0]?.name], [400, 'url']);
   assert.match((ssrf as ApiError).message, /http|private|loopback/);
   assert.equal(await store.webhooks.listWebhooks(), [], 'nothing was created');
@@ -135,7 +180,11 @@ test('the week-2 refresh produces the expected deliveries: only new matching lea
   await create('roofing', 'vertical=roofing');
   await create('kerry_demolition', 'county=Kerry&demolition=1');
   assert.is((await store.webhooks.getWebhook(ids['cork']!))?.filter, 'county=Cork');
-  assert.is((await store.webhooks.getWebhook(ids['all']!))?.watermark_lead_id, week1!.max_id, 'starts at the release it was created on');
+  assert.is(
+    (await store.webhooks.getWebhook(ids['all']!))?.watermark_lead_id,
+    week1!.max_id,
+    'starts at the release it was created on',
+  );
   // nothing new yet
   const before = await dispatcher.plan();
   assert.equal([before.events, before.leads], [0, 0]);
@@ -147,7 +196,11 @@ test('the week-2 refresh produces the expected deliveries: only new matching lea
   assert.is(sent.delivered, planned.events);
 
   const expected = async (where: string): Promise<number[]> =>
-    (await sql<{ id: number }>(`SELECT id::INT AS id FROM LEADS WHERE first_seen = DATE '${asOf}' AND ${where} ORDER BY id`)).map((r) => r.id);
+    (
+      await sql<{ id: number }>(
+        `SELECT id::INT AS id FROM LEADS WHERE first_seen = DATE '${asOf}' AND ${where} ORDER BY id`,
+      )
+    ).map((r) => r.id);
   const want: Record<string, number[]> = {
     all: await expected('TRUE'),
     cork: await expected(`county = 'Cork'`),
@@ -155,16 +208,26 @@ test('the week-2 refresh produces the expected deliveries: only new matching lea
     kerry_demolition: await expected(`county = 'Kerry' AND demolition`),
   };
   assert.ok(want['all']!.length >= 3, `week 2 has new leads (${want['all']!.length})`);
-  assert.ok(want['all']!.every((id) => id > week1!.max_id), 'new leads have ids above the week-1 watermark');
+  assert.ok(
+    want['all']!.every((id) => id > week1!.max_id),
+    'new leads have ids above the week-1 watermark',
+  );
   for (const [name, wantIds] of Object.entries(want)) {
     const got = rx.requests(`/${name}`);
     assert.is(got.length, Math.ceil(wantIds.length / 3), `${name}: one delivery per batch of 3`);
     const bodies = got.map((r) => JSON.parse(r.body.toString('utf8')));
-    assert.equal(bodies.flatMap((b) => b.leads.map((l: { id: number }) => l.id)).sort((a: number, b: number) => a - b), wantIds, `${name}: exactly the new matching leads`);
+    assert.equal(
+      bodies.flatMap((b) => b.leads.map((l: { id: number }) => l.id)).sort((a: number, b: number) => a - b),
+      wantIds,
+      `${name}: exactly the new matching leads`,
+    );
     for (const [i, r] of got.entries()) {
       assertSigned(r, secrets.get(ids[name]!)!);
       const b = bodies[i];
-      assert.equal([b.type, b.webhook_id, b.release, b.batch.count], ['lead.new', ids[name], (await leads.snapshot())!.releaseId, got.length]);
+      assert.equal(
+        [b.type, b.webhook_id, b.release, b.batch.count],
+        ['lead.new', ids[name], (await leads.snapshot())!.releaseId, got.length],
+      );
       assert.equal(b._meta, { release: b.release, scope: 'ent_api', masked: [] });
       for (const l of b.leads) {
         assert.is(l.first_seen, asOf);
@@ -183,7 +246,11 @@ test('the week-2 refresh produces the expected deliveries: only new matching lea
   await dispatcher.deliverDue();
   assert.equal([again.events, rx.requests().length], [0, total]);
   const log = await service.deliveries(ids['all']!, {});
-  assert.ok(log.every((d) => d.status === 'delivered' && d.attempts === 1 && d.last_status_code === 204 && d.last_latency_ms !== null));
+  assert.ok(
+    log.every(
+      (d) => d.status === 'delivered' && d.attempts === 1 && d.last_status_code === 204 && d.last_latency_ms !== null,
+    ),
+  );
 });
 
 test('event types: the week-3 refresh sends lead.stage_changed (granted → commencing), lead.updated and lead.removed as the event log has them, signed; a webhook without types still gets lead.new only', async () => {
@@ -191,20 +258,53 @@ test('event types: the week-3 refresh sends lead.stage_changed (granted → comm
   const account = (await store.createAccount('acme-sync', 'premium')).id;
   const key = async (): Promise<string> => {
     const k = generateKey('ent_api');
-    await store.insertKey({ id: k.id, account_id: account, scope: 'ent_api', name: null, display_prefix: k.displayPrefix, hash: k.hash });
+    await store.insertKey({
+      id: k.id,
+      account_id: account,
+      scope: 'ent_api',
+      name: null,
+      display_prefix: k.displayPrefix,
+      hash: k.hash,
+    });
     return k.id;
   };
   const first = await key();
-  const bad = await service.create({ accountId: account, scope: 'ent_api', url: rx.url('/x'), filter: '', types: ['lead.created'] }).catch((e: unknown) => e);
+  const bad = await service
+    .create({ accountId: account, scope: 'ent_api', url: rx.url('/x'), filter: '', types: ['lead.created'] })
+    .catch((e: unknown) => e);
   assert.equal([(bad as ApiError).status, (bad as ApiError).errors?.map((e) => e.name)], [400, ['types']]);
-  const stage = await service.create({ accountId: account, scope: 'ent_api', url: rx.url('/stage'), filter: '', types: ['lead.stage_changed'] });
-  const every = await service.create({ accountId: account, scope: 'ent_api', url: rx.url('/every'), filter: '', types: 'lead.removed,lead.new,lead.updated,lead.stage_changed' });
+  const stage = await service.create({
+    accountId: account,
+    scope: 'ent_api',
+    url: rx.url('/stage'),
+    filter: '',
+    types: ['lead.stage_changed'],
+  });
+  const every = await service.create({
+    accountId: account,
+    scope: 'ent_api',
+    url: rx.url('/every'),
+    filter: '',
+    types: 'lead.removed,lead.new,lead.updated,lead.stage_changed',
+  });
   assert.equal(stage.webhook.types, ['lead.stage_changed']);
-  assert.equal(every.webhook.types, ['lead.new', 'lead.updated', 'lead.stage_changed', 'lead.removed'], 'kept in one order');
-  assert.equal((await store.webhooks.getWebhook(ids['all']!))?.types, ['lead.new'], 'a webhook made without types receives lead.new');
+  assert.equal(
+    every.webhook.types,
+    ['lead.new', 'lead.updated', 'lead.stage_changed', 'lead.removed'],
+    'kept in one order',
+  );
+  assert.equal(
+    (await store.webhooks.getWebhook(ids['all']!))?.types,
+    ['lead.new'],
+    'a webhook made without types receives lead.new',
+  );
   const week2 = (await leads.snapshot())!;
   assert.ok(week2.maxEventId > 0, 'week 2 has an event log');
-  assert.is(stage.webhook.watermark.event_id, week2.maxEventId, 'starts after the events of the release it was created on');
+  assert.is(
+    stage.webhook.watermark.event_id,
+    week2.maxEventId,
+    'starts after the events of the release it was created on',
+  );
   const allBefore = rx.requests('/all').length;
 
   await publish(3, '2026-11-23T06:00:00Z');
@@ -214,7 +314,10 @@ test('event types: the week-3 refresh sends lead.stage_changed (granted → comm
   // access is decided at send time: with the account's only ent_api key revoked, nothing is sent
   await store.revokeKey(first);
   const held = await dispatcher.deliverDue();
-  assert.ok(held.suspended === 2 && rx.requests('/stage').length === 0 && rx.requests('/every').length === 0, 'held while the account holds no webhook key');
+  assert.ok(
+    held.suspended === 2 && rx.requests('/stage').length === 0 && rx.requests('/every').length === 0,
+    'held while the account holds no webhook key',
+  );
   await key();
   const sent = await dispatcher.deliverDue();
   assert.equal([sent.dead, sent.retrying, sent.resumed], [0, 0, 2]);
@@ -222,9 +325,15 @@ test('event types: the week-3 refresh sends lead.stage_changed (granted → comm
   // the week's changes, by an independent diff of the two releases' leads.parquet
   const prev = join(root, 'releases', week2.releaseId, 'leads.parquet');
   const diff = (where: string): Promise<{ id: number; before: string | null; after: string | null }[]> =>
-    sql(`SELECT coalesce(n.id, o.id)::INT AS id, o.lead_readiness AS before, n.lead_readiness AS after FROM read_parquet('${prev}') o FULL JOIN LEADS n ON o.id = n.id WHERE ${where} ORDER BY 1`);
-  const moved = await diff('o.id IS NOT NULL AND n.id IS NOT NULL AND (o.lead_readiness IS DISTINCT FROM n.lead_readiness OR o.status IS DISTINCT FROM n.status)');
-  const updated = await diff('o.id IS NOT NULL AND n.id IS NOT NULL AND o.content_hash <> n.content_hash AND o.lead_readiness IS NOT DISTINCT FROM n.lead_readiness AND o.status IS NOT DISTINCT FROM n.status');
+    sql(
+      `SELECT coalesce(n.id, o.id)::INT AS id, o.lead_readiness AS before, n.lead_readiness AS after FROM read_parquet('${prev}') o FULL JOIN LEADS n ON o.id = n.id WHERE ${where} ORDER BY 1`,
+    );
+  const moved = await diff(
+    'o.id IS NOT NULL AND n.id IS NOT NULL AND (o.lead_readiness IS DISTINCT FROM n.lead_readiness OR o.status IS DISTINCT FROM n.status)',
+  );
+  const updated = await diff(
+    'o.id IS NOT NULL AND n.id IS NOT NULL AND o.content_hash <> n.content_hash AND o.lead_readiness IS NOT DISTINCT FROM n.lead_readiness AND o.status IS NOT DISTINCT FROM n.status',
+  );
   const removed = await diff('n.id IS NULL');
   const commencing = moved.filter((m) => m.after === 'commencing' && m.before !== 'commencing');
   assert.ok(commencing.length > 0, `leads moved to commencing in week 3: ${commencing.length}`);
@@ -237,37 +346,93 @@ test('event types: the week-3 refresh sends lead.stage_changed (granted → comm
   }
   const bodies = got.map((r) => JSON.parse(r.body.toString('utf8')));
   const events = bodies.flatMap((b) => b.events);
-  assert.ok(bodies.every((b) => b.type === 'lead.stage_changed' && b.release === week3.releaseId && !('leads' in b) && b._meta.scope === 'ent_api'));
-  assert.ok(events.every((e) => e.type === 'lead.stage_changed' && e.release_id === week3.releaseId && e.id > week2.maxEventId));
-  assert.equal(events.map((e) => e.lead_id).sort((a: number, b: number) => a - b), moved.map((m) => m.id), 'exactly the leads whose stage moved');
+  assert.ok(
+    bodies.every(
+      (b) =>
+        b.type === 'lead.stage_changed' &&
+        b.release === week3.releaseId &&
+        !('leads' in b) &&
+        b._meta.scope === 'ent_api',
+    ),
+  );
+  assert.ok(
+    events.every((e) => e.type === 'lead.stage_changed' && e.release_id === week3.releaseId && e.id > week2.maxEventId),
+  );
+  assert.equal(
+    events.map((e) => e.lead_id).sort((a: number, b: number) => a - b),
+    moved.map((m) => m.id),
+    'exactly the leads whose stage moved',
+  );
   for (const m of commencing) {
     const e = events.find((x) => x.lead_id === m.id);
     assert.equal(e.changes.lead_readiness, { before: m.before, after: 'commencing' }, `lead ${m.id}`);
   }
 
   const everyBodies = rx.requests('/every').map((r) => JSON.parse(r.body.toString('utf8')));
-  const ofType = (t: string): number[] => everyBodies.filter((b) => b.type === t).flatMap((b) => (b.events ?? b.leads).map((x: { lead_id?: number; id: number }) => x.lead_id ?? x.id)).sort((a: number, b: number) => a - b);
-  assert.equal(ofType('lead.stage_changed'), moved.map((m) => m.id));
-  assert.equal(ofType('lead.updated'), updated.map((m) => m.id), 'lead.updated: content changed, stage did not');
-  assert.equal(ofType('lead.removed'), removed.map((m) => m.id), 'lead.removed: gone from the release');
-  assert.ok(ofType('lead.new').length > 0 && ofType('lead.new').every((id) => id > week2.maxLeadId), 'and the new leads');
+  const ofType = (t: string): number[] =>
+    everyBodies
+      .filter((b) => b.type === t)
+      .flatMap((b) => (b.events ?? b.leads).map((x: { lead_id?: number; id: number }) => x.lead_id ?? x.id))
+      .sort((a: number, b: number) => a - b);
+  assert.equal(
+    ofType('lead.stage_changed'),
+    moved.map((m) => m.id),
+  );
+  assert.equal(
+    ofType('lead.updated'),
+    updated.map((m) => m.id),
+    'lead.updated: content changed, stage did not',
+  );
+  assert.equal(
+    ofType('lead.removed'),
+    removed.map((m) => m.id),
+    'lead.removed: gone from the release',
+  );
+  assert.ok(
+    ofType('lead.new').length > 0 && ofType('lead.new').every((id) => id > week2.maxLeadId),
+    'and the new leads',
+  );
   // ent_api: enriched before / after carried as they are
   const enriched = enrichedFields('lead');
-  const carried = everyBodies.flatMap((b) => b.events ?? []).filter((e) => enriched.some((f) => e.changes[f] && (e.changes[f].before !== null || e.changes[f].after !== null)));
+  const carried = everyBodies
+    .flatMap((b) => b.events ?? [])
+    .filter((e) => enriched.some((f) => e.changes[f] && (e.changes[f].before !== null || e.changes[f].after !== null)));
   assert.ok(carried.length > 0, 'an ent_api payload carries enriched values');
 
-  const allNew = rx.requests('/all').slice(allBefore).map((r) => JSON.parse(r.body.toString('utf8')));
-  assert.ok(allNew.length > 0 && allNew.every((b) => b.type === 'lead.new' && Array.isArray(b.leads) && !('events' in b)), 'the webhook without types: lead.new only');
+  const allNew = rx
+    .requests('/all')
+    .slice(allBefore)
+    .map((r) => JSON.parse(r.body.toString('utf8')));
+  assert.ok(
+    allNew.length > 0 && allNew.every((b) => b.type === 'lead.new' && Array.isArray(b.leads) && !('events' in b)),
+    'the webhook without types: lead.new only',
+  );
   const again = await dispatcher.plan();
   assert.is(again.events, 0, 'nothing is planned twice');
 });
 
 test('change events are masked at send time by maskChanges: enriched before / after null for a scope without them, same shape', () => {
-  const changes = { applicant_org: { before: 'Acme Ltd', after: 'Acme Holdings Ltd' }, lead_readiness: { before: 'granted', after: 'commencing' } };
-  const row = { id: 9, type: 'lead.stage_changed', lead_id: 4, lead_key: 'k', release_id: 'r', observed_at: '2026-11-23', occurred_at: '2026-11-20', reason: null, changes: JSON.stringify(changes) };
+  const changes = {
+    applicant_org: { before: 'Acme Ltd', after: 'Acme Holdings Ltd' },
+    lead_readiness: { before: 'granted', after: 'commencing' },
+  };
+  const row = {
+    id: 9,
+    type: 'lead.stage_changed',
+    lead_id: 4,
+    lead_key: 'k',
+    release_id: 'r',
+    observed_at: '2026-11-23',
+    occurred_at: '2026-11-20',
+    reason: null,
+    changes: JSON.stringify(changes),
+  };
   const [queued] = changeEvents({ webhookId: 'wh_x', releaseId: 'r', events: [row], batchMax: 10, createdAt: clock() });
   const cw = JSON.parse(eventBodyFor(queued!.body, 'commonwealth'));
-  assert.equal(cw.events[0].changes, { applicant_org: { before: null, after: null }, lead_readiness: changes.lead_readiness });
+  assert.equal(cw.events[0].changes, {
+    applicant_org: { before: null, after: null },
+    lead_readiness: changes.lead_readiness,
+  });
   assert.ok(cw._meta.masked.some((m: { field: string }) => m.field === 'applicant_org'));
   const ea = JSON.parse(eventBodyFor(queued!.body, 'ent_api'));
   assert.equal(ea.events[0].changes, changes);
@@ -275,8 +440,20 @@ test('change events are masked at send time by maskChanges: enriched before / af
 });
 
 test('masking is applied at send time, for the scope of that moment (enriched fields null for a scope without them)', async () => {
-  const lead = { id: 1, county: 'Cork', applicant_org: 'Acme Ltd', applicant_company_number: '123', main_contractor: 'Build Co' };
-  const [queued] = leadNewEvents({ webhookId: 'wh_x', releaseId: 'r', leads: [lead], batchMax: 10, createdAt: clock() });
+  const lead = {
+    id: 1,
+    county: 'Cork',
+    applicant_org: 'Acme Ltd',
+    applicant_company_number: '123',
+    main_contractor: 'Build Co',
+  };
+  const [queued] = leadNewEvents({
+    webhookId: 'wh_x',
+    releaseId: 'r',
+    leads: [lead],
+    batchMax: 10,
+    createdAt: clock(),
+  });
   assert.not.ok('_meta' in JSON.parse(queued!.body), 'queued without _meta: it is decided when sent');
   const body = JSON.parse(eventBodyFor(queued!.body, 'commonwealth'));
   assert.is(body.leads[0].applicant_org, null);
@@ -287,7 +464,16 @@ test('masking is applied at send time, for the scope of that moment (enriched fi
   assert.is(JSON.parse(ea).leads[0].applicant_org, 'Acme Ltd');
   assert.equal(JSON.parse(ea)._meta, { release: 'r', scope: 'ent_api', masked: [] });
   assert.is(eventBodyFor(queued!.body, 'ent_api'), ea, 'deterministic: the same bytes for the same scope');
-  assert.equal(Object.keys(JSON.parse(ea)), ['id', 'type', 'created_at', 'webhook_id', 'release', 'batch', 'leads', '_meta']);
+  assert.equal(Object.keys(JSON.parse(ea)), [
+    'id',
+    'type',
+    'created_at',
+    'webhook_id',
+    'release',
+    'batch',
+    'leads',
+    '_meta',
+  ]);
   // an entry queued masked (older queues) is never unmasked, and its _meta is replaced
   const old = JSON.stringify({ ...JSON.parse(eventBodyFor(queued!.body, 'commonwealth')) });
   const again = JSON.parse(eventBodyFor(old, 'custom'));
@@ -311,10 +497,17 @@ test('failures follow the retry schedule (injected clock), then dead letters rep
     await dispatcher.deliverDue();
     d = (await store.webhooks.getDelivery(d.id))!;
   }
-  assert.equal(waits, [1, 2, 3, 4, 5, 6, 7].map((n) => retryDelayMs(n, () => 0) / 1000));
+  assert.equal(
+    waits,
+    [1, 2, 3, 4, 5, 6, 7].map((n) => retryDelayMs(n, () => 0) / 1000),
+  );
   assert.equal(waits, [30, 120, 480, 1920, 7680, 30720, 43200]);
   assert.equal([d.status, d.attempts, d.dead_reason], ['dead', 8, 'failed 8 attempts; last: HTTP 500']);
-  assert.equal((await service.deliveries(id, {}, { status: 'dead' })).map((x) => x.id), [first.id], 'in the dead-letter list');
+  assert.equal(
+    (await service.deliveries(id, {}, { status: 'dead' })).map((x) => x.id),
+    [first.id],
+    'in the dead-letter list',
+  );
   const sends = rx.requests('/flaky');
   assert.is(sends.length, 8);
   assert.is(new Set(sends.map((r) => r.headers['webhook-id'])).size, 1, 'every retry carries the same event id');
@@ -326,7 +519,10 @@ test('failures follow the retry schedule (injected clock), then dead letters rep
   const done = (await store.webhooks.getDelivery(first.id))!;
   assert.equal([done.status, done.attempts, done.last_status_code], ['delivered', 1, 200]);
   const last = rx.requests('/flaky').at(-1)!;
-  assert.equal([last.headers['webhook-id'], last.body.toString('hex')], [sends[0]!.headers['webhook-id'], sends[0]!.body.toString('hex')]);
+  assert.equal(
+    [last.headers['webhook-id'], last.body.toString('hex')],
+    [sends[0]!.headers['webhook-id'], sends[0]!.body.toString('hex')],
+  );
   assertSigned(last, secrets.get(id)!);
   assert.is((await store.webhooks.listAttempts(first.id)).length, 9, 'every attempt is in the attempt log');
 });
@@ -385,7 +581,13 @@ test('a dispatcher killed between sending and recording: the delivery is re-sent
     });
   });
   child = spawn(process.execPath, [join(REPO_ROOT, 'bin/leads.js'), 'webhooks', 'dispatch'], {
-    env: { ...process.env, DATA_DIR: root, DATABASE_URL: `file:${join(root, 'state.sqlite')}`, WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_TIMEOUT_MS: String(config.webhookTimeoutMs) },
+    env: {
+      ...process.env,
+      DATA_DIR: root,
+      DATABASE_URL: `file:${join(root, 'state.sqlite')}`,
+      WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+      WEBHOOK_TIMEOUT_MS: String(config.webhookTimeoutMs),
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -409,7 +611,10 @@ test('a dispatcher killed between sending and recording: the delivery is re-sent
   assertSigned(sends[1]!, secrets.get(id)!);
   const done = (await store.webhooks.getDelivery(ev.id))!;
   assert.equal([done.status, done.attempts], ['delivered', 2]);
-  assert.equal((await store.webhooks.listAttempts(ev.id)).map((a) => a.outcome), ['abandoned', 'delivered']);
+  assert.equal(
+    (await store.webhooks.listAttempts(ev.id)).map((a) => a.outcome),
+    ['abandoned', 'delivered'],
+  );
 });
 
 test('rotation: both secrets sign during the overlap, only the new one after', async () => {

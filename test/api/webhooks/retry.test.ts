@@ -6,8 +6,14 @@ import { attemptOutcome, parseRetryAfter, retryDelayMs } from '../../../api/webh
 const now = new Date('2026-11-20T10:00:00Z');
 
 test('schedule: 30 s × 4^(n−1), capped at 12 h, plus up to 25% jitter', () => {
-  assert.equal([1, 2, 3, 4, 5, 6, 7, 8].map((n) => retryDelayMs(n, () => 0) / 1000), [30, 120, 480, 1920, 7680, 30720, 43200, 43200]);
-  assert.is(retryDelayMs(1, () => 0.5), 33_750);
+  assert.equal(
+    [1, 2, 3, 4, 5, 6, 7, 8].map((n) => retryDelayMs(n, () => 0) / 1000),
+    [30, 120, 480, 1920, 7680, 30720, 43200, 43200],
+  );
+  assert.is(
+    retryDelayMs(1, () => 0.5),
+    33_750,
+  );
   assert.ok(retryDelayMs(3, () => 0.999999) <= 480_000 * 1.25);
   for (let i = 0; i < 100; i++) {
     const d = retryDelayMs(2);
@@ -28,11 +34,28 @@ test('outcomes: 2xx delivered, 410 dead, last attempt dead, else retry at max(sc
   const o = { attempts: 1, maxAttempts: 8, now, random: () => 0 };
   assert.equal(attemptOutcome({ statusCode: 202, retryAfter: null, error: null }, o), { status: 'delivered' });
   assert.is(attemptOutcome({ statusCode: 410, retryAfter: null, error: null }, o).status, 'dead');
-  assert.equal(attemptOutcome({ statusCode: 500, retryAfter: null, error: null }, o), { status: 'pending', next_attempt_at: new Date(now.getTime() + 30_000) });
-  assert.equal(attemptOutcome({ statusCode: 429, retryAfter: '600', error: null }, o), { status: 'pending', next_attempt_at: new Date(now.getTime() + 600_000) });
-  assert.equal(attemptOutcome({ statusCode: 503, retryAfter: '1', error: null }, o), { status: 'pending', next_attempt_at: new Date(now.getTime() + 30_000) }, 'never earlier than the schedule');
-  assert.equal(attemptOutcome({ statusCode: 301, retryAfter: null, error: null }, o).status, 'pending', 'redirects are failures');
-  assert.equal(attemptOutcome({ statusCode: null, retryAfter: null, error: 'timed out after 10000 ms' }, { ...o, attempts: 8 }), { status: 'dead', reason: 'failed 8 attempts; last: timed out after 10000 ms' });
+  assert.equal(attemptOutcome({ statusCode: 500, retryAfter: null, error: null }, o), {
+    status: 'pending',
+    next_attempt_at: new Date(now.getTime() + 30_000),
+  });
+  assert.equal(attemptOutcome({ statusCode: 429, retryAfter: '600', error: null }, o), {
+    status: 'pending',
+    next_attempt_at: new Date(now.getTime() + 600_000),
+  });
+  assert.equal(
+    attemptOutcome({ statusCode: 503, retryAfter: '1', error: null }, o),
+    { status: 'pending', next_attempt_at: new Date(now.getTime() + 30_000) },
+    'never earlier than the schedule',
+  );
+  assert.equal(
+    attemptOutcome({ statusCode: 301, retryAfter: null, error: null }, o).status,
+    'pending',
+    'redirects are failures',
+  );
+  assert.equal(
+    attemptOutcome({ statusCode: null, retryAfter: null, error: 'timed out after 10000 ms' }, { ...o, attempts: 8 }),
+    { status: 'dead', reason: 'failed 8 attempts; last: timed out after 10000 ms' },
+  );
 });
 
 test.run();

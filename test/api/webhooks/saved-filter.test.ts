@@ -21,7 +21,9 @@ test('every filter of the table: canonical order, canonical values, and the cano
     'received_to=2025-12-31&updated_since=2026-11-16&created_since=2026-11-09&demolition=0&application_type=retention,Permission%20and%20Retention&received_from=2025-01-01&has_contact=true' +
     '&min_units=3&min_value=1000.5&scale=major&use_class=house&status=active&readiness=commencing&county=cork&authority=dun%20laoghaire-rathdown' +
     '&vertical=solar,roofing&works_kind=retention,new_works&explicit_vertical=roofing&q=roof&polygon=' +
-    encodeURIComponent('{"type":"Polygon","coordinates":[[[-6.3,53.3],[-6.2,53.3],[-6.2,53.4],[-6.3,53.3]]],"bbox":[1,2,3,4]}') +
+    encodeURIComponent(
+      '{"type":"Polygon","coordinates":[[[-6.3,53.3],[-6.2,53.3],[-6.2,53.4],[-6.3,53.3]]],"bbox":[1,2,3,4]}',
+    ) +
     '&radius_m=250&bbox=-6.5,53.2,-6.0,53.5&near=53.35,-6.26&application_number=%2026%2F02170%20';
   const { filters, filter } = parseSavedFilter(given, places);
   assert.is(
@@ -46,7 +48,11 @@ test('bad dates and unknown application types are refused naming the parameter',
     ['received_from=2025-03-01&received_to=2025-02-28', 'received_to'],
     ['application_type=outline', 'application_type'],
   ] as const) {
-    assert.throws(() => parseSavedFilter(q, places), (e: unknown) => e instanceof ApiError && e.status === 400 && e.errors?.[0]?.name === name, q);
+    assert.throws(
+      () => parseSavedFilter(q, places),
+      (e: unknown) => e instanceof ApiError && e.status === 400 && e.errors?.[0]?.name === name,
+      q,
+    );
   }
 });
 

@@ -13,7 +13,10 @@ let rx: Receiver;
 let now = Date.parse('2026-11-20T10:00:00Z');
 
 test.before(async () => {
-  api = await startTestApi({ clock: () => new Date(now), config: { webhookAllowHosts: ['127.0.0.1'], webhookIntervalMs: 3_600_000, webhookPollMs: 100 } });
+  api = await startTestApi({
+    clock: () => new Date(now),
+    config: { webhookAllowHosts: ['127.0.0.1'], webhookIntervalMs: 3_600_000, webhookPollMs: 100 },
+  });
   rx = await startReceiver();
 });
 test.after(async () => {
@@ -29,7 +32,7 @@ const waitFor = async (what: string, ok: () => boolean, ms = 10_000): Promise<vo
   }
 };
 
-test('a delivery that comes due is sent by the server\'s own scheduler, same event id', async () => {
+test("a delivery that comes due is sent by the server's own scheduler, same event id", async () => {
   rx.script('/sched', (_r, n) => ({ status: n === 1 ? 500 : 204 }));
   const created = await api.request('/v1/webhooks', { method: 'POST', body: { url: rx.url('/sched') } });
   assert.is(created.status, 201, created.text);

@@ -11,7 +11,15 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import {
-  generateSecret, safeEqual, secretKey, SECRET_PATTERN, serviceSignature, signatureHeaders, standardSignature, verifyService, verifyStandard,
+  generateSecret,
+  safeEqual,
+  secretKey,
+  SECRET_PATTERN,
+  serviceSignature,
+  signatureHeaders,
+  standardSignature,
+  verifyService,
+  verifyStandard,
 } from '../../../api/webhooks/signing.ts';
 import { REPO_ROOT } from '../../helpers/tmp.ts';
 import { tempDir } from '../../helpers/tmp.ts';
@@ -24,7 +32,9 @@ interface Vector {
   headers: Record<string, string>;
   valid: boolean;
 }
-const file = JSON.parse(readFileSync(join(REPO_ROOT, 'docs/webhooks-test-vectors.json'), 'utf8')) as { vectors: Vector[] };
+const file = JSON.parse(readFileSync(join(REPO_ROOT, 'docs/webhooks-test-vectors.json'), 'utf8')) as {
+  vectors: Vector[];
+};
 const vectors = file.vectors;
 const doc = readFileSync(join(REPO_ROOT, 'docs/webhooks.md'), 'utf8');
 
@@ -37,7 +47,8 @@ function snippet(heading: string, lang: string): string {
   return m![1]!;
 }
 
-const lower = (h: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
+const lower = (h: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
 /** Whether X-Service-Signature (body only, no time) should verify for the vector. */
 const serviceValid = (v: Vector): boolean => v.valid || v.name === 'stale timestamp';
 
@@ -53,13 +64,35 @@ test('our signer reproduces the committed headers; our verifiers agree with ever
     if (v.name === 'tampered body') continue; // signed over the original body
     const secrets = v.headers['webhook-signature']!.split(' ').length === 2 ? null : [v.secret];
     if (secrets && v.valid) {
-      assert.equal(signatureHeaders({ id: v.headers['webhook-id']!, timestamp: Number(v.headers['webhook-timestamp']), body: v.body, secrets }), v.headers, v.name);
+      assert.equal(
+        signatureHeaders({
+          id: v.headers['webhook-id']!,
+          timestamp: Number(v.headers['webhook-timestamp']),
+          body: v.body,
+          secrets,
+        }),
+        v.headers,
+        v.name,
+      );
     }
   }
   for (const v of vectors) {
     const h = lower(v.headers);
-    assert.is(verifyStandard(v.secret, { id: h['webhook-id']!, timestamp: h['webhook-timestamp']!, signature: h['webhook-signature']! }, v.body, v.now), v.valid, v.name);
-    assert.is(verifyService(v.secret, h['x-service-signature']!, v.body), serviceValid(v), `X-Service-Signature: ${v.name}`);
+    assert.is(
+      verifyStandard(
+        v.secret,
+        { id: h['webhook-id']!, timestamp: h['webhook-timestamp']!, signature: h['webhook-signature']! },
+        v.body,
+        v.now,
+      ),
+      v.valid,
+      v.name,
+    );
+    assert.is(
+      verifyService(v.secret, h['x-service-signature']!, v.body),
+      serviceValid(v),
+      `X-Service-Signature: ${v.name}`,
+    );
   }
 });
 
@@ -80,7 +113,11 @@ test('the independent standardwebhooks package signs and verifies the vectors th
       })();
       assert.is(ok, v.valid, v.name);
       const ours = standardSignature(v.secret, h['webhook-id']!, Number(h['webhook-timestamp']), v.body);
-      assert.is(wh.sign(h['webhook-id']!, new Date(Number(h['webhook-timestamp']) * 1000), v.body), ours, `same signature: ${v.name}`);
+      assert.is(
+        wh.sign(h['webhook-id']!, new Date(Number(h['webhook-timestamp']) * 1000), v.body),
+        ours,
+        `same signature: ${v.name}`,
+      );
     }
   } finally {
     Date.now = realNow;
@@ -97,7 +134,11 @@ test('the Node snippet of docs/webhooks.md verifies the vectors', async () => {
   for (const v of vectors) {
     const h = lower(v.headers);
     assert.is(m.verifyWebhook(v.secret, Buffer.from(v.body), h, v.now), v.valid, v.name);
-    assert.is(m.verifyServiceSignature(v.secret, Buffer.from(v.body), h['x-service-signature']!), serviceValid(v), `service: ${v.name}`);
+    assert.is(
+      m.verifyServiceSignature(v.secret, Buffer.from(v.body), h['x-service-signature']!),
+      serviceValid(v),
+      `service: ${v.name}`,
+    );
   }
 });
 
@@ -114,9 +155,15 @@ for v in json.load(open(sys.argv[1]))["vectors"]:
     out.append([verify_webhook(v["secret"], b, h, now=v["now"]), verify_service_signature(v["secret"], b, h["x-service-signature"])])
 print(json.dumps(out))`;
   writeFileSync(join(dir, 'harness.py'), harness);
-  const r = spawnSync('python3', ['harness.py', join(REPO_ROOT, 'docs/webhooks-test-vectors.json')], { cwd: dir, encoding: 'utf8' });
+  const r = spawnSync('python3', ['harness.py', join(REPO_ROOT, 'docs/webhooks-test-vectors.json')], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   assert.is(r.status, 0, r.stderr);
-  assert.equal(JSON.parse(r.stdout), vectors.map((v) => [v.valid, serviceValid(v)]));
+  assert.equal(
+    JSON.parse(r.stdout),
+    vectors.map((v) => [v.valid, serviceValid(v)]),
+  );
 });
 
 test('the shell snippet of docs/webhooks.md verifies the vectors', () => {
@@ -129,7 +176,14 @@ test('the shell snippet of docs/webhooks.md verifies the vectors', () => {
     const h = lower(v.headers);
     const r = spawnSync('sh', [script, body], {
       encoding: 'utf8',
-      env: { PATH: process.env['PATH'], SECRET: v.secret, WEBHOOK_ID: h['webhook-id'], WEBHOOK_TIMESTAMP: h['webhook-timestamp'], WEBHOOK_SIGNATURE: h['webhook-signature'], NOW: String(v.now) },
+      env: {
+        PATH: process.env['PATH'],
+        SECRET: v.secret,
+        WEBHOOK_ID: h['webhook-id'],
+        WEBHOOK_TIMESTAMP: h['webhook-timestamp'],
+        WEBHOOK_SIGNATURE: h['webhook-signature'],
+        NOW: String(v.now),
+      },
     });
     assert.is(r.status === 0, v.valid, `${v.name}: exit ${r.status} ${r.stderr}`);
   }

@@ -6,15 +6,43 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
-import { confusionTable, formatReport, prf, scoreClassification, type GoldLabel, type Prediction } from '../../../pipeline/eval/score.ts';
-import { LABELS, predictReal, readLabels, readRealDescriptions, REAL_CSV, VALIDATION_LABELS } from '../../../pipeline/eval/run.ts';
+import {
+  confusionTable,
+  formatReport,
+  prf,
+  scoreClassification,
+  type GoldLabel,
+  type Prediction,
+} from '../../../pipeline/eval/score.ts';
+import {
+  LABELS,
+  predictReal,
+  readLabels,
+  readRealDescriptions,
+  REAL_CSV,
+  VALIDATION_LABELS,
+} from '../../../pipeline/eval/run.ts';
 import { formatGenerated, scoreGenerated } from '../../../pipeline/eval/generated.ts';
 import { USE_CLASSES, VERTICALS } from '../../../pipeline/normalise/classify.ts';
 import { WORKS_KINDS } from '../../../pipeline/types.ts';
 import { testIf } from '../../helpers/skip.ts';
 
-const gold = (o: Partial<GoldLabel>): GoldLabel => ({ app_ref: 'x', use_class: 'other', works_kind: 'new_works', explicit: [], implied: [], verticals: [], ...o });
-const pred = (o: Partial<Prediction>): Prediction => ({ use_class: 'other', works_kind: 'new_works', verticals: [], explicit_verticals: [], ...o });
+const gold = (o: Partial<GoldLabel>): GoldLabel => ({
+  app_ref: 'x',
+  use_class: 'other',
+  works_kind: 'new_works',
+  explicit: [],
+  implied: [],
+  verticals: [],
+  ...o,
+});
+const pred = (o: Partial<Prediction>): Prediction => ({
+  use_class: 'other',
+  works_kind: 'new_works',
+  verticals: [],
+  explicit_verticals: [],
+  ...o,
+});
 
 test('prf: precision, recall and F1 from counts, 0 when undefined', () => {
   assert.equal(prf(0, 0, 0), { tp: 0, fp: 0, fn: 0, precision: 0, recall: 0, f1: 0 });
@@ -31,7 +59,11 @@ test('scoreClassification: per vertical, micro, macro, use class with alternativ
     gold({ use_class: 'residential_extension', works_kind: 'retention' }),
   ];
   const p = [
-    pred({ use_class: 'residential_extension', verticals: ['groundworks', 'roofing', 'scaffolding'], explicit_verticals: ['roofing'] }),
+    pred({
+      use_class: 'residential_extension',
+      verticals: ['groundworks', 'roofing', 'scaffolding'],
+      explicit_verticals: ['roofing'],
+    }),
     pred({ use_class: 'hospitality', verticals: ['kitchens_interiors'] }),
     pred({ use_class: 'other', works_kind: 'new_works', verticals: ['groundworks'] }),
   ];
@@ -54,7 +86,10 @@ test('scoreClassification: per vertical, micro, macro, use class with alternativ
 });
 
 test('confusionTable: labels as rows, predictions as columns, dots for none', () => {
-  assert.is(confusionTable({ a: { a: 2, b: 1 }, b: { b: 3 } }), ['label \\ got    a    b', 'a            2    1', 'b            .    3'].join('\n'));
+  assert.is(
+    confusionTable({ a: { a: 2, b: 1 }, b: { b: 3 } }),
+    ['label \\ got    a    b', 'a            2    1', 'b            .    3'].join('\n'),
+  );
 });
 
 test('the labels follow the policy: known classes and kinds, published = explicit ∪ implied, none without work to sell', () => {
@@ -76,10 +111,16 @@ test('the labels follow the policy: known classes and kinds, published = explici
   assert.ok(readLabels(LABELS).length >= 400);
 });
 
-const withReal = testIf(test, existsSync(REAL_CSV) ? null : `${REAL_CSV} is absent (shared real data, not in the repository)`);
+const withReal = testIf(
+  test,
+  existsSync(REAL_CSV) ? null : `${REAL_CSV} is absent (shared real data, not in the repository)`,
+);
 withReal('real Dublin City rows: the figures of docs/data-quality.md hold (floors)', () => {
   const text = readRealDescriptions()!;
-  for (const [file, floor] of [[LABELS, 0.95], [VALIDATION_LABELS, 0.9]] as const) {
+  for (const [file, floor] of [
+    [LABELS, 0.95],
+    [VALIDATION_LABELS, 0.9],
+  ] as const) {
     const labels = readLabels(file);
     const r = scoreClassification(labels, predictReal(labels, text));
     assert.ok(r.micro.f1 >= floor, `${file}: micro F1 ${r.micro.f1.toFixed(3)} < ${floor}`);
@@ -88,12 +129,13 @@ withReal('real Dublin City rows: the figures of docs/data-quality.md hold (floor
   }
 });
 
-test('generated descriptions: the generator\'s truth is met (use class, trades, demolition)', () => {
+test("generated descriptions: the generator's truth is met (use class, trades, demolition)", () => {
   const r = scoreGenerated(600);
   assert.is(r.rows, 600);
   assert.ok(r.useClassRight / r.useClassScored >= 0.95, `use class ${r.useClassRight}/${r.useClassScored}`);
   assert.ok(r.demolition.f1 >= 0.95, `demolition F1 ${r.demolition.f1}`);
-  for (const [v, t] of Object.entries(r.trade)) if (v !== 'landscaping') assert.ok(t.published / t.rows >= 0.95, `${v} ${t.published}/${t.rows}`);
+  for (const [v, t] of Object.entries(r.trade))
+    if (v !== 'landscaping') assert.ok(t.published / t.rows >= 0.95, `${v} ${t.published}/${t.rows}`);
   assert.match(formatGenerated(r), /use class right: \d+\/\d+/);
 });
 

@@ -6,7 +6,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rejects } from 'node:assert/strict';
-import { arcgisQueryUrl, checkPage, featureKey, fetchArcgisLayer, mergeFeatures, windowWhere } from '../../../pipeline/fetch/arcgis.ts';
+import {
+  arcgisQueryUrl,
+  checkPage,
+  featureKey,
+  fetchArcgisLayer,
+  mergeFeatures,
+  windowWhere,
+} from '../../../pipeline/fetch/arcgis.ts';
 import { FetchError, RetryableError, type HttpClient } from '../../../pipeline/fetch/http.ts';
 import type { ArcgisSpec } from '../../../pipeline/fetch/sources.ts';
 import { fakeDeps, PublisherServer } from './publisher-server.ts';
@@ -21,7 +28,13 @@ const SPEC: ArcgisSpec = {
 const POLICY = { attempts: 3, baseDelayMs: 1000, maxDelayMs: 8000, maxRetryAfterMs: 60_000, timeoutMs: 30_000 };
 
 const feature = (id: number, number = `24/${id}`, etl = Date.UTC(2026, 10, 1)) => ({
-  attributes: { OBJECTID: id, PlanningAuthority: 'Cork County Council', ApplicationNumber: number, ReceivedDate: Date.UTC(2026, 0, id), ETL_DATE: etl },
+  attributes: {
+    OBJECTID: id,
+    PlanningAuthority: 'Cork County Council',
+    ApplicationNumber: number,
+    ReceivedDate: Date.UTC(2026, 0, id),
+    ETL_DATE: etl,
+  },
   geometry: { x: 560_000 + id, y: 570_000 + id },
 });
 
@@ -50,11 +63,17 @@ function layer(count: number, max: number): { path: string; url: string } {
 test('pages follow exceededTransferLimit in OBJECTID order; the offset moves by the features received when the server caps the page', async () => {
   const { path, url } = layer(8, 3); // asks 5 per page, the server gives 3
   const r = await fetchArcgisLayer(client().c, url, SPEC, '1=1');
-  assert.equal(r.features.map((f) => (f as ReturnType<typeof feature>).attributes.OBJECTID), [1, 2, 3, 4, 5, 6, 7, 8]);
+  assert.equal(
+    r.features.map((f) => (f as ReturnType<typeof feature>).attributes.OBJECTID),
+    [1, 2, 3, 4, 5, 6, 7, 8],
+  );
   assert.is(r.pages, 3);
   assert.equal(r.spatialReference, { wkid: 2157, latestWkid: 2157 });
   const reqs = server.to(`${path}/query`);
-  assert.equal(reqs.map((q) => q.query.get('resultOffset')), ['0', '3', '6']);
+  assert.equal(
+    reqs.map((q) => q.query.get('resultOffset')),
+    ['0', '3', '6'],
+  );
   for (const q of reqs) {
     assert.is(q.query.get('f'), 'json');
     assert.is(q.query.get('where'), '1=1');
@@ -67,16 +86,26 @@ test('pages follow exceededTransferLimit in OBJECTID order; the offset moves by 
 
 test('the incremental where-clause selects the window on the server', async () => {
   const { path, url } = layer(0, 10);
-  server.layers.get(path)!.features.push(feature(1, '24/1', Date.UTC(2026, 9, 1)), feature(2, '24/2', Date.UTC(2026, 10, 5)));
+  server.layers
+    .get(path)!
+    .features.push(feature(1, '24/1', Date.UTC(2026, 9, 1)), feature(2, '24/2', Date.UTC(2026, 10, 5)));
   const where = windowWhere(SPEC.incremental!.where, new Date(Date.UTC(2026, 10, 2, 6, 30)));
   assert.is(where, "ETL_DATE >= TIMESTAMP '2026-11-02 06:30:00'");
   const r = await fetchArcgisLayer(client().c, url, SPEC, where);
-  assert.equal(r.features.map((f) => (f as ReturnType<typeof feature>).attributes.ApplicationNumber), ['24/2']);
+  assert.equal(
+    r.features.map((f) => (f as ReturnType<typeof feature>).attributes.ApplicationNumber),
+    ['24/2'],
+  );
 });
 
 test('a malformed page (invalid JSON, or no features) is asked again; a 500 then success too', async () => {
   const { path, url } = layer(4, 2);
-  server.script(`${path}/query`, { body: '{"features": [ {"attributes": ' }, { status: 500 }, { body: '{"objectIdFieldName":"OBJECTID"}' });
+  server.script(
+    `${path}/query`,
+    { body: '{"features": [ {"attributes": ' },
+    { status: 500 },
+    { body: '{"objectIdFieldName":"OBJECTID"}' },
+  );
   const { c, sleeps } = client();
   const r = await fetchArcgisLayer({ ...c, policy: { ...POLICY, attempts: 4 } }, url, { ...SPEC, pageSize: 2 }, '1=1');
   assert.is(r.features.length, 4);
@@ -94,12 +123,15 @@ test('a connection dropped mid-page is retried', async () => {
 test('a page that stays malformed makes the layer fail, naming the URL', async () => {
   const { path, url } = layer(4, 2);
   server.script(`${path}/query`, { body: 'not json' }, { body: 'not json' }, { body: 'not json' });
-  await rejects(() => fetchArcgisLayer(client().c, url, SPEC, '1=1'), (e: unknown) => {
-    assert.instance(e, FetchError);
-    assert.match((e as Error).message, `gave up on ${url}/query?f=json`);
-    assert.match((e as Error).message, 'after 3 attempts: malformed JSON');
-    return true;
-  });
+  await rejects(
+    () => fetchArcgisLayer(client().c, url, SPEC, '1=1'),
+    (e: unknown) => {
+      assert.instance(e, FetchError);
+      assert.match((e as Error).message, `gave up on ${url}/query?f=json`);
+      assert.match((e as Error).message, 'after 3 attempts: malformed JSON');
+      return true;
+    },
+  );
 });
 
 test('an ArcGIS error body (400: a bad where-clause) stops at once', async () => {
@@ -116,8 +148,10 @@ test('exceededTransferLimit on an empty page is an error, not an endless loop', 
   await rejects(() => fetchArcgisLayer(client().c, url, SPEC, '1=1'), /exceededTransferLimit with no features/);
 });
 
-test('arcgisQueryUrl: the layer URL\'s own query (a token) is kept, the paging parameters added', () => {
-  const u = new URL(arcgisQueryUrl('https://example.org/arcgis/rest/services/P/FeatureServer/0/?token=abc', SPEC, '1=1', 2000, 1000));
+test("arcgisQueryUrl: the layer URL's own query (a token) is kept, the paging parameters added", () => {
+  const u = new URL(
+    arcgisQueryUrl('https://example.org/arcgis/rest/services/P/FeatureServer/0/?token=abc', SPEC, '1=1', 2000, 1000),
+  );
   assert.is(u.pathname, '/arcgis/rest/services/P/FeatureServer/0/query');
   assert.is(u.searchParams.get('token'), 'abc');
   assert.is(u.searchParams.get('resultOffset'), '2000');
@@ -126,10 +160,23 @@ test('arcgisQueryUrl: the layer URL\'s own query (a token) is kept, the paging p
 });
 
 test('checkPage: 429 / 5xx error bodies are retryable, other errors are not', () => {
-  assert.throws(() => checkPage({ error: { code: 503, message: 'busy' } }), (e: unknown) => e instanceof RetryableError);
-  assert.throws(() => checkPage({ error: { code: 400, message: 'bad' } }), (e: unknown) => !(e instanceof RetryableError) && /ArcGIS error 400: bad/.test((e as Error).message));
-  assert.throws(() => checkPage([]), (e: unknown) => e instanceof RetryableError);
-  assert.equal(checkPage({ features: [], spatialReference: { wkid: 2157 } }), { features: [], exceededTransferLimit: false, spatialReference: { wkid: 2157 } });
+  assert.throws(
+    () => checkPage({ error: { code: 503, message: 'busy' } }),
+    (e: unknown) => e instanceof RetryableError,
+  );
+  assert.throws(
+    () => checkPage({ error: { code: 400, message: 'bad' } }),
+    (e: unknown) => !(e instanceof RetryableError) && /ArcGIS error 400: bad/.test((e as Error).message),
+  );
+  assert.throws(
+    () => checkPage([]),
+    (e: unknown) => e instanceof RetryableError,
+  );
+  assert.equal(checkPage({ features: [], spatialReference: { wkid: 2157 } }), {
+    features: [],
+    exceededTransferLimit: false,
+    spatialReference: { wkid: 2157 },
+  });
 });
 
 test('mergeFeatures: a window record replaces the stored one in place (key trimmed, case-folded), new ones are appended, window duplicates kept', () => {
@@ -137,7 +184,10 @@ test('mergeFeatures: a window record replaces the stored one in place (key trimm
   const updated = feature(20, ' 24/2 ');
   const fresh = [updated, feature(4, '24/4'), feature(5, '24/4')];
   const merged = mergeFeatures(stored, fresh, SPEC.keyFields) as ReturnType<typeof feature>[];
-  assert.equal(merged.map((f) => f.attributes.OBJECTID), [1, 20, 3, 4, 5]);
+  assert.equal(
+    merged.map((f) => f.attributes.OBJECTID),
+    [1, 20, 3, 4, 5],
+  );
   assert.is(featureKey(feature(9, '24/x'), SPEC.keyFields), 'CORK COUNTY COUNCIL\u000024/X');
   assert.is(featureKey({ geometry: {} }, SPEC.keyFields), null);
   assert.equal(mergeFeatures(stored, [], SPEC.keyFields), stored);

@@ -37,7 +37,8 @@ function planningLayer(csvFile: string): ArcgisLayer {
       names.forEach((n, i) => {
         const v = r.fields[i]!;
         const iso = /Date$|^ETL_DATE$/.test(n) && v ? parseDate(v) : null;
-        attributes[n] = n === 'OBJECTID' ? Number(v) : typeof iso === 'string' ? Date.parse(iso + 'T00:00:00Z') : v === '' ? null : v;
+        attributes[n] =
+          n === 'OBJECTID' ? Number(v) : typeof iso === 'string' ? Date.parse(iso + 'T00:00:00Z') : v === '' ? null : v;
       });
       return { attributes };
     });
@@ -50,7 +51,8 @@ test.before(async () => {
   server = await new PublisherServer().start();
   server.layers.set(LAYER, planningLayer(join(generated, 'planning', 'planning-applications.csv')));
   const serveDir = (source: string, at: string): void => {
-    for (const f of readdirSync(join(generated, source))) server.files.set(`${at}/${f}`, { body: readFileSync(join(generated, source, f)) });
+    for (const f of readdirSync(join(generated, source)))
+      server.files.set(`${at}/${f}`, { body: readFileSync(join(generated, source, f)) });
   };
   serveDir('commencements', '/bcms');
   serveDir('ppr', '/ppr');
@@ -78,7 +80,11 @@ test('fetch from the local publisher, then refresh: a published release built fr
   const raw = join(root, 'raw');
   const f = fakeDeps(new Date('2026-11-09T05:00:00Z'));
   const s = await runFetch({ rawDir: raw, sources: [], full: false, env }, f.deps);
-  assert.equal(s.counts, { fetched: 2026 - 2010 + 1 + 7, not_modified: 0, failed: 0, skipped: 0 }, JSON.stringify(s.downloads.filter((d) => d.error)));
+  assert.equal(
+    s.counts,
+    { fetched: 2026 - 2010 + 1 + 7, not_modified: 0, failed: 0, skipped: 0 },
+    JSON.stringify(s.downloads.filter((d) => d.error)),
+  );
   const pages = server.to(`${LAYER}/query`).length;
   assert.ok(pages >= 3, `planning came in ${pages} pages`);
 
@@ -86,30 +92,49 @@ test('fetch from the local publisher, then refresh: a published release built fr
   const fromCsv = await readPlanning([join(generated, 'planning', 'planning-applications.csv')]);
   const fromJson = await readPlanning([join(raw, 'planning', 'planning-applications.json')]);
   assert.is(fromJson.rows.length, fromCsv.rows.length);
-  assert.equal(fromJson.rows.map((r) => r.application_number).sort(), fromCsv.rows.map((r) => r.application_number).sort());
+  assert.equal(
+    fromJson.rows.map((r) => r.application_number).sort(),
+    fromCsv.rows.map((r) => r.application_number).sort(),
+  );
   assert.equal(readFileSync(join(raw, 'ppr', 'PPR-2019.csv')), readFileSync(join(generated, 'ppr', 'PPR-2019.csv')));
 
   const config = loadPipelineConfig({}, { dataDir: root, rawDir: raw, progress: false });
   const r = await runPipeline(config, { now: () => new Date('2026-11-09T06:00:00Z'), log: () => {} });
   assert.is(r.status, 'published', r.message);
   assert.ok(r.counts.leads! > 100);
-  assert.equal({ lines: r.sources.planning!.lines, rows: r.sources.planning!.rows }, { lines: fromJson.lines, rows: fromJson.rows.length }, 'the release read the fetched planning document');
+  assert.equal(
+    { lines: r.sources.planning!.lines, rows: r.sources.planning!.rows },
+    { lines: fromJson.lines, rows: fromJson.rows.length },
+    'the release read the fetched planning document',
+  );
   const manifest = JSON.parse(readFileSync(join(root, 'releases', r.releaseId!, 'manifest.json'), 'utf8'));
   const fresh = manifest.sources_freshness;
   assert.is(fresh.origin, 'fetched');
-  assert.equal(fresh.downloads.map((d: any) => `${d.source}/${d.file}`), Object.keys(readFetchLog(raw)!.downloads).sort());
+  assert.equal(
+    fresh.downloads.map((d: any) => `${d.source}/${d.file}`),
+    Object.keys(readFetchLog(raw)!.downloads).sort(),
+  );
   const planning = fresh.downloads.find((d: any) => d.source === 'planning');
   assert.is(planning.url, server.base + LAYER);
   assert.is(planning.records, readFetchLog(raw)!.downloads['planning/planning-applications.json']!.records);
   assert.match(planning.sha256, /^[0-9a-f]{64}$/);
-  assert.ok(fresh.downloads.every((d: any) => d.status === 'fetched' && d.fetched_at === '2026-11-09T05:00:00.000Z' && d.bytes > 0));
+  assert.ok(
+    fresh.downloads.every(
+      (d: any) => d.status === 'fetched' && d.fetched_at === '2026-11-09T05:00:00.000Z' && d.bytes > 0,
+    ),
+  );
   assert.not.ok(JSON.stringify(fresh).includes(root), 'no local path in the manifest');
 });
 
 /** Run the CLI as a child process without blocking this process (the local server must keep answering). */
-function leads(args: string[], extraEnv: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function leads(
+  args: string[],
+  extraEnv: Record<string, string>,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/leads.js'), ...args], { env: { ...process.env, ...extraEnv } });
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/leads.js'), ...args], {
+      env: { ...process.env, ...extraEnv },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -130,8 +155,14 @@ test('leads fetch (CLI): --source, --json, exit 0; a failing source exits 1 and 
   assert.is(again.status, 0);
   assert.match(again.stderr, /0 fetched, 1 not modified/);
 
-  const broken = await leads(['fetch', '--raw', raw, '--source', 'companies'], { ...env, FETCH_URL_COMPANIES: `${server.base}/cro/missing.csv` });
-  assert.ok(readFetchLog(raw)!.downloads['companies/cro-filings.csv']!.status === 'fetched', 'the other companies file was still fetched');
+  const broken = await leads(['fetch', '--raw', raw, '--source', 'companies'], {
+    ...env,
+    FETCH_URL_COMPANIES: `${server.base}/cro/missing.csv`,
+  });
+  assert.ok(
+    readFetchLog(raw)!.downloads['companies/cro-filings.csv']!.status === 'fetched',
+    'the other companies file was still fetched',
+  );
   assert.is(broken.status, 1);
   assert.match(broken.stderr, `companies: HTTP 404 Not Found from ${server.base}/cro/missing.csv`);
 

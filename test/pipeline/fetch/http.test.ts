@@ -37,7 +37,11 @@ function client(): { c: HttpClient; sleeps: number[]; lines: string[] } {
 
 let n = 0;
 /** A fresh path with `file` served there, and a destination in a fresh folder. */
-function setup(file: Partial<Parameters<PublisherServer['files']['set']>[1]> = {}): { path: string; url: string; dest: string } {
+function setup(file: Partial<Parameters<PublisherServer['files']['set']>[1]> = {}): {
+  path: string;
+  url: string;
+  dest: string;
+} {
   const path = `/files/f${++n}.csv`;
   server.files.set(path, { body: BODY, ...file });
   return { path, url: server.base + path, dest: join(tempDir('leads-fetch-http-'), 'f.csv') };
@@ -153,12 +157,15 @@ test('a truncated body is never moved into place: resumed when possible, else th
   writeFileSync(dest, 'previous copy');
   server.script(path, ...Array.from({ length: POLICY.attempts }, () => ({ truncate: 1000 })));
   const { c, sleeps } = client();
-  await rejects(() => downloadFile(c, url, dest, null), (e: unknown) => {
-    assert.instance(e, FetchError);
-    assert.match((e as Error).message, `gave up on ${url} after 4 attempts`);
-    assert.match((e as Error).message, /truncated body: 1000 of \d+ bytes|connection dropped after 1000 bytes/);
-    return true;
-  });
+  await rejects(
+    () => downloadFile(c, url, dest, null),
+    (e: unknown) => {
+      assert.instance(e, FetchError);
+      assert.match((e as Error).message, `gave up on ${url} after 4 attempts`);
+      assert.match((e as Error).message, /truncated body: 1000 of \d+ bytes|connection dropped after 1000 bytes/);
+      return true;
+    },
+  );
   assert.is(sleeps.length, 3);
   assert.is(readFileSync(dest, 'utf8'), 'previous copy');
   assert.ok(noPartFiles(dest));
@@ -167,7 +174,10 @@ test('a truncated body is never moved into place: resumed when possible, else th
 test('404 and an HTML page are not retried; the error names the URL', async () => {
   const { c, sleeps } = client();
   const missing = server.base + '/files/none.csv';
-  await rejects(() => downloadFile(c, missing, join(tempDir(), 'x.csv'), null), (e: unknown) => e instanceof FetchError && e.message.includes(`HTTP 404 Not Found from ${missing}`));
+  await rejects(
+    () => downloadFile(c, missing, join(tempDir(), 'x.csv'), null),
+    (e: unknown) => e instanceof FetchError && e.message.includes(`HTTP 404 Not Found from ${missing}`),
+  );
   assert.is(server.to('/files/none.csv').length, 1);
   const { path, url, dest } = setup();
   server.script(path, { html: true });
@@ -187,16 +197,33 @@ test('a Retry-After beyond the limit gives up at once instead of waiting hours',
 test('a refused connection is retried, then reported with the URL', async () => {
   const { c, sleeps } = client();
   const dead = 'http://127.0.0.1:1/file.csv';
-  await rejects(() => downloadFile(c, dead, join(tempDir(), 'x.csv'), null), (e: unknown) => e instanceof FetchError && /gave up on http:\/\/127\.0\.0\.1:1\/file\.csv after 4 attempts: connection failed/.test(e.message));
+  await rejects(
+    () => downloadFile(c, dead, join(tempDir(), 'x.csv'), null),
+    (e: unknown) =>
+      e instanceof FetchError &&
+      /gave up on http:\/\/127\.0\.0\.1:1\/file\.csv after 4 attempts: connection failed/.test(e.message),
+  );
   assert.is(sleeps.length, 3);
 });
 
 test('backoffMs: exponential, capped, jitter between half and the whole step', () => {
   const p = { baseDelayMs: 1000, maxDelayMs: 5000 };
-  assert.is(backoffMs(1, p, () => 0), 500);
-  assert.is(backoffMs(1, p, () => 0.999999), 1000);
-  assert.is(backoffMs(3, p, () => 0), 2000);
-  assert.is(backoffMs(10, p, () => 0.999999), 5000);
+  assert.is(
+    backoffMs(1, p, () => 0),
+    500,
+  );
+  assert.is(
+    backoffMs(1, p, () => 0.999999),
+    1000,
+  );
+  assert.is(
+    backoffMs(3, p, () => 0),
+    2000,
+  );
+  assert.is(
+    backoffMs(10, p, () => 0.999999),
+    5000,
+  );
 });
 
 test('parseRetryAfter: seconds, HTTP dates (never negative), absent or unreadable → null', () => {

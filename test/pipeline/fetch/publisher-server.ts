@@ -32,11 +32,7 @@ export interface ArcgisLayer {
 }
 
 export type Step =
-  | { status: number; retryAfter?: string }
-  | { drop: number }
-  | { truncate: number }
-  | { body: string }
-  | { html: true };
+  { status: number; retryAfter?: string } | { drop: number } | { truncate: number } | { body: string } | { html: true };
 
 export interface Recorded {
   path: string;
@@ -107,7 +103,10 @@ export class PublisherServer {
   }
 
   private serveFile(file: ServedFile, req: IncomingMessage, res: ServerResponse, step: Step | undefined): void {
-    const etag = file.etag === false ? null : (file.etag ?? `"${createHash('sha256').update(file.body).digest('hex').slice(0, 16)}"`);
+    const etag =
+      file.etag === false
+        ? null
+        : (file.etag ?? `"${createHash('sha256').update(file.body).digest('hex').slice(0, 16)}"`);
     const ranges = file.ranges !== false;
     const headers: Record<string, string> = { 'content-type': file.contentType ?? 'text/csv; charset=utf-8' };
     if (etag) headers.etag = etag;
@@ -163,7 +162,10 @@ export class PublisherServer {
     else if (m) {
       const since = Date.parse(m[2]!.replace(' ', 'T') + 'Z');
       match = (a) => typeof a[m[1]!] === 'number' && (a[m[1]!] as number) >= since;
-    } else return json({ error: { code: 400, message: 'Unable to perform query. Please check your parameters.', details: [] } });
+    } else
+      return json({
+        error: { code: 400, message: 'Unable to perform query. Please check your parameters.', details: [] },
+      });
     const orderBy = (q.get('orderByFields') ?? '').split(' ')[0]!;
     const rows = layer.features.filter((f) => match(f.attributes));
     if (orderBy) rows.sort((a, b) => Number(a.attributes[orderBy]) - Number(b.attributes[orderBy]));

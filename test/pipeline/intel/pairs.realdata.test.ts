@@ -26,7 +26,10 @@ if (!existsSync(REAL)) {
   let pairs: Pair[];
 
   test.before(async () => {
-    const files = readdirSync(REAL).filter((f) => f.endsWith('.csv')).sort().map((f) => join(REAL, f));
+    const files = readdirSync(REAL)
+      .filter((f) => f.endsWith('.csv'))
+      .sort()
+      .map((f) => join(REAL, f));
     const sink = openIntelSalesSink(tempDir('leads-real-pairs-'));
     const read = await readPpr(files, (row) => sink.write(row));
     sink.close();
@@ -47,18 +50,27 @@ if (!existsSync(REAL)) {
     console.log(`  real PPR pairs: ${outcomes.map((o) => `${o.outcome} ${o.pairs} (${o.homes} homes)`).join(', ')}`);
     const used = outcomes.find((o) => o.outcome === 'used')!;
     assert.ok(used.pairs >= 20, 'real repeat sales are found');
-    assert.ok(outcomes.some((o) => o.outcome === 'same_quarter') && outcomes.some((o) => o.outcome === 'implausible'), 'both pair rules fire on real data');
+    assert.ok(
+      outcomes.some((o) => o.outcome === 'same_quarter') && outcomes.some((o) => o.outcome === 'implausible'),
+      'both pair rules fire on real data',
+    );
     const across = pairs.filter((p) => p.reason === null && p.d1 < '2018-01-01' && p.d2 > '2023-01-01');
     console.log(`  pairs from Dublin 2017 to February 2023: ${across.length}`);
     assert.ok(across.length >= 5, 'homes sold in 2017 and again in 2023 are paired across the two header generations');
   });
 
   test('old-header postal district and current-header Eircode: one home (25 Ash St, the Liberties, Dublin 8)', () => {
-    assert.equal(of('25 Ash St, The Liberties, Dublin 8').map((p) => [p.d1, p.d2, p.p1, p.p2, p.reason]), [['2017-01-12', '2023-02-21', 30000000, 47000000, null]]);
+    assert.equal(
+      of('25 Ash St, The Liberties, Dublin 8').map((p) => [p.d1, p.d2, p.p1, p.p2, p.reason]),
+      [['2017-01-12', '2023-02-21', 30000000, 47000000, null]],
+    );
   });
 
   test('a sale without a code pairs with the same address under an Eircode (83 St Patricks Crescent, Glenageary)', () => {
-    assert.equal(of('83 St Patricks Crescent, Monkstown Farm, Glenageary').map((p) => [p.d1, p.d2, p.reason]), [['2017-03-22', '2023-02-02', null]]);
+    assert.equal(
+      of('83 St Patricks Crescent, Monkstown Farm, Glenageary').map((p) => [p.d1, p.d2, p.reason]),
+      [['2017-03-22', '2023-02-02', null]],
+    );
   });
 
   test('the same address in two postal districts is two homes: no pair (Apartment 86 Block B, Smithfield: D07 / D15)', () => {
@@ -66,12 +78,21 @@ if (!existsSync(REAL)) {
   });
 
   test('same-day and same-quarter sales are flips, not index evidence (17 Serpentine Ave; 26 Manor Street)', () => {
-    assert.equal(of('17 Serpentine Ave, Ballsbridge, Dublin 4').map((p) => p.reason), ['same_quarter']);
-    assert.equal(of('26 Manor Street, Dublin 7').map((p) => p.reason), ['same_quarter']);
+    assert.equal(
+      of('17 Serpentine Ave, Ballsbridge, Dublin 4').map((p) => p.reason),
+      ['same_quarter'],
+    );
+    assert.equal(
+      of('26 Manor Street, Dublin 7').map((p) => p.reason),
+      ['same_quarter'],
+    );
   });
 
   test('a price that more than doubles within a year is implausible (57 Smyths Villas: €142,500 → €350,000 in 11 months)', () => {
-    assert.equal(of('57 Smyths Villas, York Rd, Dun Laoghaire').map((p) => [p.p1, p.p2, p.reason]), [[14250000, 35000000, 'implausible']]);
+    assert.equal(
+      of('57 Smyths Villas, York Rd, Dun Laoghaire').map((p) => [p.p1, p.p2, p.reason]),
+      [[14250000, 35000000, 'implausible']],
+    );
   });
 
   test('a not-full-market-price sale never enters a pair (4 Grantham Mews: €30,000 NFMP, then €310,000)', () => {
@@ -79,7 +100,10 @@ if (!existsSync(REAL)) {
   });
 
   test('an ordinary resale in another quarter is used (5 Elmwood Rd, Swords: €340,000 → €388,000)', () => {
-    assert.equal(of('5 Elmwood Rd, Swords, Dublin').map((p) => [p.d1, p.d2, p.reason]), [['2017-01-13', '2017-12-11', null]]);
+    assert.equal(
+      of('5 Elmwood Rd, Swords, Dublin').map((p) => [p.d1, p.d2, p.reason]),
+      [['2017-01-13', '2017-12-11', null]],
+    );
   });
 
   test.run();

@@ -8,23 +8,89 @@ import type { CsvRecord } from '../../../pipeline/lib/csv.ts';
 
 type Want = [number, string[], string?][]; // line, fields, malformed
 
-const simple = (recs: CsvRecord[]): Want => recs.map((r) => (r.malformed ? [r.line, r.fields, r.malformed] : [r.line, r.fields]));
+const simple = (recs: CsvRecord[]): Want =>
+  recs.map((r) => (r.malformed ? [r.line, r.fields, r.malformed] : [r.line, r.fields]));
 
 const CASES: [string, string, Want][] = [
-  ['plain LF', 'a,b\n1,2\n', [[1, ['a', 'b']], [2, ['1', '2']]]],
-  ['no final newline', 'a,b\n1,2', [[1, ['a', 'b']], [2, ['1', '2']]]],
-  ['CRLF', 'a,b\r\n1,2\r\n', [[1, ['a', 'b']], [2, ['1', '2']]]],
-  ['lone CR', 'a,b\r1,2', [[1, ['a', 'b']], [2, ['1', '2']]]],
-  ['BOM', '\uFEFFa,b\n1,2\n', [[1, ['a', 'b']], [2, ['1', '2']]]],
+  [
+    'plain LF',
+    'a,b\n1,2\n',
+    [
+      [1, ['a', 'b']],
+      [2, ['1', '2']],
+    ],
+  ],
+  [
+    'no final newline',
+    'a,b\n1,2',
+    [
+      [1, ['a', 'b']],
+      [2, ['1', '2']],
+    ],
+  ],
+  [
+    'CRLF',
+    'a,b\r\n1,2\r\n',
+    [
+      [1, ['a', 'b']],
+      [2, ['1', '2']],
+    ],
+  ],
+  [
+    'lone CR',
+    'a,b\r1,2',
+    [
+      [1, ['a', 'b']],
+      [2, ['1', '2']],
+    ],
+  ],
+  [
+    'BOM',
+    '\uFEFFa,b\n1,2\n',
+    [
+      [1, ['a', 'b']],
+      [2, ['1', '2']],
+    ],
+  ],
   ['quoted comma and escaped quote', '"x, y","say ""hi"""\n', [[1, ['x, y', 'say "hi"']]]],
   ['empty fields', ',a,,\n', [[1, ['', 'a', '', '']]]],
   ['empty quoted field', '"",x\n', [[1, ['', 'x']]]],
-  ['blank lines skipped, numbering kept', 'a\n\n\r\nb\n', [[1, ['a']], [4, ['b']]]],
-  ['quoted newline spans lines', 'h\n"one\ntwo",x\nnext\n', [[1, ['h']], [2, ['one\ntwo', 'x']], [4, ['next']]]],
-  ['quoted CRLF spans lines', 'h\r\n"one\r\ntwo"\r\nnext\r\n', [[1, ['h']], [2, ['one\r\ntwo']], [4, ['next']]]],
+  [
+    'blank lines skipped, numbering kept',
+    'a\n\n\r\nb\n',
+    [
+      [1, ['a']],
+      [4, ['b']],
+    ],
+  ],
+  [
+    'quoted newline spans lines',
+    'h\n"one\ntwo",x\nnext\n',
+    [
+      [1, ['h']],
+      [2, ['one\ntwo', 'x']],
+      [4, ['next']],
+    ],
+  ],
+  [
+    'quoted CRLF spans lines',
+    'h\r\n"one\r\ntwo"\r\nnext\r\n',
+    [
+      [1, ['h']],
+      [2, ['one\r\ntwo']],
+      [4, ['next']],
+    ],
+  ],
   ['quote inside unquoted field kept', 'a"b,c\n', [[1, ['a"b', 'c']]]],
   ['text after closing quote kept', '"abc"def,x\n', [[1, ['abcdef', 'x']]]],
-  ['unterminated quote', 'a\n"open,b\n', [[1, ['a']], [2, ['open,b\n'], 'unterminated quoted field']]],
+  [
+    'unterminated quote',
+    'a\n"open,b\n',
+    [
+      [1, ['a']],
+      [2, ['open,b\n'], 'unterminated quoted field'],
+    ],
+  ],
 ];
 
 test('parseCsv: records, fields and start lines', () => {
@@ -62,14 +128,26 @@ test('readCsvBatches: windows-1252 bytes 0x80-0x9F decode to their characters', 
   try {
     const file = join(dir, 'cp.csv');
     // "Price (€)" / "€1,5" and "O’Brien – Dún" in Windows-1252
-    writeFileSync(file, Buffer.concat([
-      Buffer.from('Price (', 'latin1'), Buffer.from([0x80]), Buffer.from(')\n"', 'latin1'), Buffer.from([0x80]),
-      Buffer.from('1,5","O', 'latin1'), Buffer.from([0x92]), Buffer.from('Brien ', 'latin1'), Buffer.from([0x96]),
-      Buffer.from(' D\xfan"\n', 'latin1'),
-    ]));
+    writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from('Price (', 'latin1'),
+        Buffer.from([0x80]),
+        Buffer.from(')\n"', 'latin1'),
+        Buffer.from([0x80]),
+        Buffer.from('1,5","O', 'latin1'),
+        Buffer.from([0x92]),
+        Buffer.from('Brien ', 'latin1'),
+        Buffer.from([0x96]),
+        Buffer.from(' D\xfan"\n', 'latin1'),
+      ]),
+    );
     const recs: CsvRecord[] = [];
     for await (const b of readCsvBatches(file, 'windows-1252')) recs.push(...b);
-    assert.equal(recs.map((r) => r.fields), [['Price (€)'], ['€1,5', 'O’Brien – Dún']]);
+    assert.equal(
+      recs.map((r) => r.fields),
+      [['Price (€)'], ['€1,5', 'O’Brien – Dún']],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -103,7 +181,14 @@ test('readCsvBatches: records and characters that straddle the 1 MiB read chunks
 
 test('csvField / csvLine: quote only when needed, and parse back', () => {
   const cases: [string | number | boolean | null | undefined, string][] = [
-    ['plain', 'plain'], ['a,b', '"a,b"'], ['say "x"', '"say ""x"""'], ['l1\nl2', '"l1\nl2"'], [null, ''], [undefined, ''], [12.5, '12.5'], [true, 'true'],
+    ['plain', 'plain'],
+    ['a,b', '"a,b"'],
+    ['say "x"', '"say ""x"""'],
+    ['l1\nl2', '"l1\nl2"'],
+    [null, ''],
+    [undefined, ''],
+    [12.5, '12.5'],
+    [true, 'true'],
   ];
   for (const [v, want] of cases) assert.is(csvField(v), want, String(v));
   assert.is(csvField('a', true), '"a"');

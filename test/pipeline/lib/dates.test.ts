@@ -35,8 +35,20 @@ test('parseDate: empty is null, present but invalid is undefined', () => {
   const empties: (string | null | undefined)[] = ['', '   ', null, undefined];
   for (const e of empties) assert.is(parseDate(e), null, String(e));
   const invalid = [
-    '31/02/2023', '29/02/2023', '2023-13-01', '2023-00-10', '00/01/2023', '1899-12-31', '2101-01-01',
-    '01 Foo 2023', 'Feb 2023', 'yesterday', '2023-02-01T25', '1234567890', '12345678901234', '01/02/23',
+    '31/02/2023',
+    '29/02/2023',
+    '2023-13-01',
+    '2023-00-10',
+    '00/01/2023',
+    '1899-12-31',
+    '2101-01-01',
+    '01 Foo 2023',
+    'Feb 2023',
+    'yesterday',
+    '2023-02-01T25',
+    '1234567890',
+    '12345678901234',
+    '01/02/23',
   ];
   for (const s of invalid) assert.is(parseDate(s), undefined, s);
 });

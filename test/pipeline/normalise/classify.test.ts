@@ -22,7 +22,15 @@ import {
 import { WORKS_KINDS } from '../../../pipeline/types.ts';
 import { LEAD_FILTERS } from '../../../api/query/lead-filters.ts';
 
-const row = (description: string, extra: Partial<{ land_use_code: string | null; num_units: number | null; one_off_house: boolean; floor_area_m2: number | null }> = {}) => ({
+const row = (
+  description: string,
+  extra: Partial<{
+    land_use_code: string | null;
+    num_units: number | null;
+    one_off_house: boolean;
+    floor_area_m2: number | null;
+  }> = {},
+) => ({
   description,
   land_use_code: null,
   num_units: null,
@@ -32,47 +40,127 @@ const row = (description: string, extra: Partial<{ land_use_code: string | null;
 });
 
 const USE_CLASS_CASES: [string, ReturnType<typeof row>, string][] = [
-  ['one-off house', row('Permission for construction of a two storey dwelling house, detached domestic garage, new entrance, proprietary wastewater treatment system and percolation area and all associated site works'), 'house'],
-  ['replacement dwelling', row('Demolition of existing derelict cottage and construction of replacement dwelling'), 'house'],
+  [
+    'one-off house',
+    row(
+      'Permission for construction of a two storey dwelling house, detached domestic garage, new entrance, proprietary wastewater treatment system and percolation area and all associated site works',
+    ),
+    'house',
+  ],
+  [
+    'replacement dwelling',
+    row('Demolition of existing derelict cottage and construction of replacement dwelling'),
+    'house',
+  ],
   ['one-off flag wins', row('Permission for development at site', { one_off_house: true }), 'house'],
   ['one unit, no works words', row('Permission for development at Ballyboy', { num_units: 1 }), 'house'],
-  ['extension', row('Permission for a single storey extension to the rear of existing dwelling and attic conversion with dormer window to rear'), 'residential_extension'],
-  ['first floor extension is not a new house', row('Construction of a first floor extension to dwelling'), 'residential_extension'],
+  [
+    'extension',
+    row(
+      'Permission for a single storey extension to the rear of existing dwelling and attic conversion with dormer window to rear',
+    ),
+    'residential_extension',
+  ],
+  [
+    'first floor extension is not a new house',
+    row('Construction of a first floor extension to dwelling'),
+    'residential_extension',
+  ],
   ['domestic garage', row('Erection of new domestic garage to the side of existing dwelling'), 'residential_extension'],
-  ['domestic solar', row('Installation of 24 no. solar PV panels on the south facing roof of existing dwelling'), 'residential_extension'],
-  ['LRD', row('Large-scale Residential Development (LRD) comprising 312 no. apartments in 4 blocks ranging from 5 to 9 storeys'), 'residential_multi'],
+  [
+    'domestic solar',
+    row('Installation of 24 no. solar PV panels on the south facing roof of existing dwelling'),
+    'residential_extension',
+  ],
+  [
+    'LRD',
+    row(
+      'Large-scale Residential Development (LRD) comprising 312 no. apartments in 4 blocks ranging from 5 to 9 storeys',
+    ),
+    'residential_multi',
+  ],
   ['two houses', row('Construction of 2 no. semi-detached houses'), 'residential_multi'],
   ['units count', row('Permission for development at Main Street', { num_units: 14 }), 'residential_multi'],
   ['mixed use', row('Mixed use development of ground floor retail units with 24 apartments over'), 'mixed_use'],
-  ['data centre beats offices', row('Construction of a data centre building comprising 4 data halls and ancillary offices'), 'data_centre'],
-  ['solar farm', row('10 year permission for a solar farm comprising solar PV panels on ground mounted frames and a 38kV substation'), 'energy'],
+  [
+    'data centre beats offices',
+    row('Construction of a data centre building comprising 4 data halls and ancillary offices'),
+    'data_centre',
+  ],
+  [
+    'solar farm',
+    row(
+      '10 year permission for a solar farm comprising solar PV panels on ground mounted frames and a 38kV substation',
+    ),
+    'energy',
+  ],
   ['battery storage', row('Battery energy storage system of 50 MW with associated compound'), 'energy'],
   ['wind farm', row('Wind farm of 9 wind turbines'), 'energy'],
-  ['telecoms', row('Telecommunications installation comprising a 24m multi-user monopole support structure carrying antennae'), 'telecoms'],
+  [
+    'telecoms',
+    row('Telecommunications installation comprising a 24m multi-user monopole support structure carrying antennae'),
+    'telecoms',
+  ],
   ['change of use', row('Change of use from retail unit to cafe'), 'change_of_use'],
   ['nursing home', row('Extension to existing nursing home comprising 40 bedrooms'), 'healthcare'],
   ['public house is hospitality', row('Construction of new public house'), 'hospitality'],
   ['hotel', row('Extension to hotel to provide 30 bedrooms'), 'hospitality'],
   ['school', row('Construction of a 3-storey primary school with 16 classrooms'), 'education'],
-  ['slatted shed', row('Permission to construct a slatted cattle shed with underground slurry storage tank'), 'agricultural'],
-  ['warehouse beats offices', row('Construction of warehouse / logistics unit with ancillary offices'), 'warehouse_logistics'],
+  [
+    'slatted shed',
+    row('Permission to construct a slatted cattle shed with underground slurry storage tank'),
+    'agricultural',
+  ],
+  [
+    'warehouse beats offices',
+    row('Construction of warehouse / logistics unit with ancillary offices'),
+    'warehouse_logistics',
+  ],
   ['industrial', row('Extension to existing manufacturing facility'), 'industrial'],
   ['office', row('Construction of a 6 storey office building'), 'office'],
   ['retail', row('Alterations to existing shopfront'), 'retail'],
   ['community', row('Provision of all-weather pitch and floodlighting at GAA grounds'), 'community'],
   ['commercial', row('Installation of 8 EV charging points in existing car park'), 'commercial'],
   ['land use fallback', row('Retention of works at site', { land_use_code: 'Agricultural' }), 'agricultural'],
-  ['what is demolished does not decide', row('Demolition of existing dwelling house and construction of a warehouse with ancillary offices'), 'warehouse_logistics'],
-  ['demolished sheds do not make a school agricultural', row('Demolition of existing agricultural sheds and a new 13-classroom school'), 'education'],
-  ['ESB substation in a scheme is not energy', row('Construction of a cold storage facility with ESB substation and all associated site works'), 'warehouse_logistics'],
+  [
+    'what is demolished does not decide',
+    row('Demolition of existing dwelling house and construction of a warehouse with ancillary offices'),
+    'warehouse_logistics',
+  ],
+  [
+    'demolished sheds do not make a school agricultural',
+    row('Demolition of existing agricultural sheds and a new 13-classroom school'),
+    'education',
+  ],
+  [
+    'ESB substation in a scheme is not energy',
+    row('Construction of a cold storage facility with ESB substation and all associated site works'),
+    'warehouse_logistics',
+  ],
   ['110kV substation is energy', row('Construction of a 110kV substation and underground grid connection'), 'energy'],
   ['straw shed on a farm', row('Construction of a loose bedded straw shed on existing farm'), 'agricultural'],
-  ['change of use to one apartment', row('Change of use of first floor from retail to residential use (1 no. apartment)', { num_units: 1 }), 'change_of_use'],
-  ['domestic works without a building noun', row('Permission for a dormer window extension to the rear roof'), 'residential_extension'],
+  [
+    'change of use to one apartment',
+    row('Change of use of first floor from retail to residential use (1 no. apartment)', { num_units: 1 }),
+    'change_of_use',
+  ],
+  [
+    'domestic works without a building noun',
+    row('Permission for a dormer window extension to the rear roof'),
+    'residential_extension',
+  ],
   ['shopping centre', row('Alterations and extension to existing shopping centre'), 'retail'],
   ['land use code RES, one unit', row('Works at site', { land_use_code: 'RES', num_units: 1 }), 'house'],
-  ['land use code RES', row('Site works to form new access road and hardstanding', { land_use_code: 'RES' }), 'residential_extension'],
-  ['land use code COM', row('Illuminated fascia and projecting signs on gable wall', { land_use_code: 'COM' }), 'commercial'],
+  [
+    'land use code RES',
+    row('Site works to form new access road and hardstanding', { land_use_code: 'RES' }),
+    'residential_extension',
+  ],
+  [
+    'land use code COM',
+    row('Illuminated fascia and projecting signs on gable wall', { land_use_code: 'COM' }),
+    'commercial',
+  ],
   ['land use code CMY', row('Works at site', { land_use_code: 'CMY' }), 'community'],
   ['land use code HLT', row('Works at site', { land_use_code: 'HLT' }), 'healthcare'],
   ['other', row('Retention of existing timber shed'), 'other'],
@@ -90,13 +178,18 @@ test('classifyUseClass only returns listed use classes, and every listed class i
   for (const u of USE_CLASSES) assert.ok(seen.has(u), `no case yields ${u}`);
 });
 
-const verticalsOf = (description: string, extra: Partial<ClassifyInput> = {}): string[] => classifyApplication({ description, ...extra }).verticals;
+const verticalsOf = (description: string, extra: Partial<ClassifyInput> = {}): string[] =>
+  classifyApplication({ description, ...extra }).verticals;
 
 const VERTICAL_CASES: [string, string[], string[]][] = [
   // description, must include, must exclude
   ['Installation of solar photovoltaic panels on roof of dwelling', ['solar'], ['landscaping', 'roofing']], // "on roof": where, not roofing
   ['Permission for 24 no. PV panels', ['solar'], []],
-  ['Attic conversion with dormer and velux rooflights', ['roofing', 'insulation', 'electrical'], ['solar', 'groundworks']],
+  [
+    'Attic conversion with dormer and velux rooflights',
+    ['roofing', 'insulation', 'electrical'],
+    ['solar', 'groundworks'],
+  ],
   ['New boundary wall, patio and landscaping to front garden', ['landscaping'], ['roofing']],
   ['Replacement of windows and front door', ['windows_doors'], []],
   ['Installation of an air to water heat pump', ['heat_pumps'], []],
@@ -107,8 +200,27 @@ const VERTICAL_CASES: [string, string[], string[]][] = [
   ['Illuminated signage and new shopfront', ['signage_shopfronts', 'glazing_facades'], []],
   ['Telecommunications mast with antennae', ['telecoms'], ['electrical']],
   ['Construction of slatted shed and silage pit', ['agricultural_buildings', 'concrete', 'steel_structures'], []],
-  ['Construction of a new data centre with 4 data halls', ['data_centre_fitout', 'electrical', 'hvac', 'security_fire', 'steel_structures', 'concrete'], []],
-  ['Apartment block of 8 storeys', ['scaffolding', 'roofing', 'windows_doors', 'electrical', 'plumbing_heating', 'insulation', 'kitchens_interiors', 'flooring', 'groundworks', 'security_fire'], ['heat_pumps']],
+  [
+    'Construction of a new data centre with 4 data halls',
+    ['data_centre_fitout', 'electrical', 'hvac', 'security_fire', 'steel_structures', 'concrete'],
+    [],
+  ],
+  [
+    'Apartment block of 8 storeys',
+    [
+      'scaffolding',
+      'roofing',
+      'windows_doors',
+      'electrical',
+      'plumbing_heating',
+      'insulation',
+      'kitchens_interiors',
+      'flooring',
+      'groundworks',
+      'security_fire',
+    ],
+    ['heat_pumps'],
+  ],
   ['New kitchen and timber flooring', ['kitchens_interiors', 'flooring'], []],
   ['Foundations and drainage works', ['groundworks'], []],
   ['Installation of sprinkler system and CCTV', ['security_fire'], []],
@@ -123,11 +235,19 @@ const VERTICAL_CASES: [string, string[], string[]][] = [
   ['Straw shed on existing farm', ['agricultural_buildings'], []],
   ['Uninsulated outbuilding', [], ['insulation']], // keywords match at word starts only
   // the kinds of build and what they imply (docs/data-quality.md)
-  ['Single storey extension to rear', ['groundworks', 'roofing', 'windows_doors', 'electrical', 'insulation'], ['scaffolding', 'flooring', 'kitchens_interiors']],
+  [
+    'Single storey extension to rear',
+    ['groundworks', 'roofing', 'windows_doors', 'electrical', 'insulation'],
+    ['scaffolding', 'flooring', 'kitchens_interiors'],
+  ],
   ['Construction of 2 storey extension to the rear of existing dwelling', ['groundworks', 'scaffolding'], []],
   ['Single storey extension to side and rear of two storey semi detached dwelling', ['groundworks'], ['scaffolding']],
   ['Construct first floor extension over existing extension to rear', ['roofing', 'scaffolding'], ['groundworks']],
-  ['SHEC - two storey, detached residential unit (two bedroom)', ['groundworks', 'plumbing_heating', 'kitchens_interiors', 'flooring', 'scaffolding'], ['heat_pumps']],
+  [
+    'SHEC - two storey, detached residential unit (two bedroom)',
+    ['groundworks', 'plumbing_heating', 'kitchens_interiors', 'flooring', 'scaffolding'],
+    ['heat_pumps'],
+  ],
   ['Change of use from retail to coffee shop/restaurant', ['kitchens_interiors', 'hvac'], ['plumbing_heating']],
   ['Change of use from restaurant to retail', ['kitchens_interiors'], ['hvac']],
   ['Permission for change of use from office to dental surgery', ['kitchens_interiors', 'plumbing_heating'], []],
@@ -137,12 +257,24 @@ const VERTICAL_CASES: [string, string[], string[]][] = [
   // false friends
   ['Single storey extension with lean-to roof to side', ['roofing'], ['steel_structures']],
   ['Provision of a new signage to the existing shop front', ['signage_shopfronts'], ['glazing_facades']],
-  ['2 no. signs on glazing panels of existing entrance door', ['signage_shopfronts'], ['windows_doors', 'glazing_facades']],
+  [
+    '2 no. signs on glazing panels of existing entrance door',
+    ['signage_shopfronts'],
+    ['windows_doors', 'glazing_facades'],
+  ],
   ['Change of use of existing basement to office', ['kitchens_interiors'], ['groundworks']],
   ['Conversion of attic to a store room with dormer', ['roofing'], ['signage_shopfronts']],
   ['Single storey extension to the rear at 4 Ashfield Gardens', ['groundworks'], ['landscaping']],
-  ['Demolish lean-to kitchen to rear & construct new extension to rear', ['demolition', 'groundworks'], ['kitchens_interiors']],
-  ['Partial demolition of front boundary wall & replace with vehicular access', ['groundworks', 'landscaping'], ['demolition']],
+  [
+    'Demolish lean-to kitchen to rear & construct new extension to rear',
+    ['demolition', 'groundworks'],
+    ['kitchens_interiors'],
+  ],
+  [
+    'Partial demolition of front boundary wall & replace with vehicular access',
+    ['groundworks', 'landscaping'],
+    ['demolition'],
+  ],
 ];
 
 for (const [description, include, exclude] of VERTICAL_CASES) {
@@ -150,7 +282,11 @@ for (const [description, include, exclude] of VERTICAL_CASES) {
     const v = verticalsOf(description);
     for (const code of include) assert.ok(v.includes(code), `${code} missing from ${v.join(',')}`);
     for (const code of exclude) assert.not.ok(v.includes(code), `${code} unexpected in ${v.join(',')}`);
-    assert.equal(v, VERTICALS.map((x) => x.code).filter((c) => v.includes(c)), 'in published order, no duplicates');
+    assert.equal(
+      v,
+      VERTICALS.map((x) => x.code).filter((c) => v.includes(c)),
+      'in published order, no duplicates',
+    );
   });
 }
 
@@ -164,7 +300,7 @@ test('classifyApplication: a description with no trade and no build has no verti
   assert.equal(verticalsOf('Erection of commemorative plaque at street level'), []);
 });
 
-test('classifyApplication: the explicit verticals are the published keyword regexes\' matches', () => {
+test("classifyApplication: the explicit verticals are the published keyword regexes' matches", () => {
   const samples = VERTICAL_CASES.map(([d]) => d).concat(USE_CLASS_CASES.map(([, r]) => r.description));
   for (const d of samples) {
     const c = classifyApplication({ description: d });
@@ -194,7 +330,11 @@ const WORKS_KIND_CASES: [string, Partial<ClassifyInput>, string][] = [
   ['Construction of a dwelling house', { application_type: 'OUTLINE PERMISSION' }, 'outline'],
   ['Single storey extension to rear', { application_type: 'RETENTION' }, 'retention'],
   ['Single storey extension to rear', { application_type: 'EXTENSION OF DURATION' }, 'extension_of_duration'],
-  ['Retention of extension and permission for new porch', { application_type: 'PERMISSION AND RETENTION' }, 'new_works'],
+  [
+    'Retention of extension and permission for new porch',
+    { application_type: 'PERMISSION AND RETENTION' },
+    'new_works',
+  ],
 ];
 for (const [description, extra, kind] of WORKS_KIND_CASES) {
   test(`classifyWorksKind: ${description} → ${kind}`, () => {
@@ -210,11 +350,16 @@ test('worksKindOfType: states a kind, or nothing for a plain permission', () => 
   assert.is(worksKindOfType('Extension of Duration'), 'extension_of_duration');
   assert.is(worksKindOfType('PERMISSION'), null);
   assert.is(worksKindOfType(null), null);
-  for (const k of [worksKindOfType('RETENTION'), 'new_works']) assert.ok((WORKS_KINDS as readonly string[]).includes(k!));
+  for (const k of [worksKindOfType('RETENTION'), 'new_works'])
+    assert.ok((WORKS_KINDS as readonly string[]).includes(k!));
 });
 
 test('classifyApplication: no work to sell (retention, amendment, declaration) publishes no verticals, whatever the text names', () => {
-  for (const d of ['RETENTION - Single storey sunroom with rooflights', 'EXPP: Construction of a single storey extension to the rear', 'Amendments to previously approved two storey extension']) {
+  for (const d of [
+    'RETENTION - Single storey sunroom with rooflights',
+    'EXPP: Construction of a single storey extension to the rear',
+    'Amendments to previously approved two storey extension',
+  ]) {
     const c = classifyApplication({ description: d });
     assert.ok(NO_WORK_KINDS.has(c.works_kind), d);
     assert.equal([c.verticals, c.explicit_verticals, c.vertical_evidence], [[], [], []], d);
@@ -233,7 +378,9 @@ test('classifyApplication: evidence per vertical — the matched trade words, or
   assert.equal(c.explicit_verticals, ['roofing']);
   for (const e of c.vertical_evidence) {
     if (e.includes('implied by')) continue;
-    for (const w of e.slice(e.indexOf(': ') + 2).split(', ')) for (const part of w.split(' … ')) assert.ok('single storey extension to rear with 2 no. velux rooflights'.includes(part), part);
+    for (const w of e.slice(e.indexOf(': ') + 2).split(', '))
+      for (const part of w.split(' … '))
+        assert.ok('single storey extension to rear with 2 no. velux rooflights'.includes(part), part);
   }
 });
 
@@ -246,7 +393,8 @@ test('classifyApplication: a person named in the description never reaches the o
   ]) {
     const c = classifyApplication({ description: d });
     const out = JSON.stringify(c).toLowerCase();
-    for (const name of ['mary', 'glass', 'john', 'ann ', 'roofe']) assert.not.ok(out.includes(name), `${name} in ${out}`);
+    for (const name of ['mary', 'glass', 'john', 'ann ', 'roofe'])
+      assert.not.ok(out.includes(name), `${name} in ${out}`);
     assert.not.ok(c.verticals.includes('glazing_facades'), d);
     assert.ok(c.verticals.length > 0, d);
   }
@@ -255,7 +403,11 @@ test('classifyApplication: a person named in the description never reaches the o
 test('the vertical filter and explicit_vertical filter accept exactly the VERTICALS codes', () => {
   for (const name of ['vertical', 'explicit_vertical']) {
     const f = LEAD_FILTERS.find((x) => x.name === name) as { values: readonly string[] };
-    assert.equal([...f.values], VERTICALS.map((v) => v.code), name);
+    assert.equal(
+      [...f.values],
+      VERTICALS.map((v) => v.code),
+      name,
+    );
   }
   const wk = LEAD_FILTERS.find((x) => x.name === 'works_kind') as { values: readonly string[] };
   assert.equal([...wk.values], [...WORKS_KINDS]);
@@ -279,8 +431,20 @@ test('vertical tables are consistent', () => {
     assert.ok(RATE_PER_M2[u] !== undefined, `rate for ${u}`);
     assert.ok(TYPICAL_VALUE[u] !== undefined, `typical value for ${u}`);
   }
-  const brief: Record<string, string> = { roofing: '4391', electrical: '4321', plumbing_heating: '4322', landscaping: '8130', windows_doors: '4332', groundworks: '4312', demolition: '4311', insulation: '4329', flooring: '4333', solar: '3511' };
-  for (const [code, nace] of Object.entries(brief)) assert.ok(VERTICALS.find((v) => v.code === code)!.nace.includes(nace), code);
+  const brief: Record<string, string> = {
+    roofing: '4391',
+    electrical: '4321',
+    plumbing_heating: '4322',
+    landscaping: '8130',
+    windows_doors: '4332',
+    groundworks: '4312',
+    demolition: '4311',
+    insulation: '4329',
+    flooring: '4333',
+    solar: '3511',
+  };
+  for (const [code, nace] of Object.entries(brief))
+    assert.ok(VERTICALS.find((v) => v.code === code)!.nace.includes(nace), code);
 });
 
 const DEMOLITION_CASES: [string, boolean][] = [
@@ -302,7 +466,15 @@ for (const [d, expected] of DEMOLITION_CASES) {
 
 test('estimateValue tables: brief rates and factors', () => {
   assert.equal(
-    [RATE_PER_M2.house, RATE_PER_M2.residential_multi, RATE_PER_M2.office, RATE_PER_M2.data_centre, RATE_PER_M2.warehouse_logistics, RATE_PER_M2.agricultural, RATE_PER_M2.residential_extension],
+    [
+      RATE_PER_M2.house,
+      RATE_PER_M2.residential_multi,
+      RATE_PER_M2.office,
+      RATE_PER_M2.data_centre,
+      RATE_PER_M2.warehouse_logistics,
+      RATE_PER_M2.agricultural,
+      RATE_PER_M2.residential_extension,
+    ],
     [2_400, 2_900, 3_200, 12_000, 1_100, 450, 2_200],
   );
   assert.equal([UNIT_COST.house, UNIT_COST.residential_multi], [320_000, 320_000]);

@@ -110,8 +110,32 @@ test('match: the choice among namesakes does not depend on input order', () => {
 });
 
 test('match: 12,000 companies × 60,000 lookups (the speed is measured by make bench, not here)', () => {
-  const words = ['north', 'south', 'atlantic', 'celtic', 'green', 'rock', 'oak', 'river', 'hill', 'bay', 'stone', 'glen'];
-  const trades = ['roofing', 'building', 'electrical', 'plumbing', 'solar', 'wind', 'civil', 'joinery', 'paving', 'plant hire'];
+  const words = [
+    'north',
+    'south',
+    'atlantic',
+    'celtic',
+    'green',
+    'rock',
+    'oak',
+    'river',
+    'hill',
+    'bay',
+    'stone',
+    'glen',
+  ];
+  const trades = [
+    'roofing',
+    'building',
+    'electrical',
+    'plumbing',
+    'solar',
+    'wind',
+    'civil',
+    'joinery',
+    'paving',
+    'plant hire',
+  ];
   const rows: CompanyRow[] = [];
   for (let i = 0; i < 12_000; i++) {
     const name = `${words[i % 12]} ${words[(i * 7) % 12]} ${trades[i % 10]} ${i} Limited`;
@@ -122,50 +146,57 @@ test('match: 12,000 companies × 60,000 lookups (the speed is measured by make b
   for (let j = 0; j < 60_000; j++) {
     const i = (j * 7919) % 12_000;
     const base = `${words[i % 12]} ${words[(i * 7) % 12]} ${trades[i % 10]} ${i}`;
-    const variant = j % 3 === 0 ? `${base} Ltd` : j % 3 === 1 ? `THE ${base.toUpperCase()} LIMITED` : `${base} Services Ltd`;
+    const variant =
+      j % 3 === 0 ? `${base} Ltd` : j % 3 === 1 ? `THE ${base.toUpperCase()} LIMITED` : `${base} Services Ltd`;
     if (idx.match(j % 5 === 0 ? `${variant} ${j}` : variant)) hits++;
   }
   assert.ok(hits > 30_000, `hits ${hits}`);
 });
 
 const croFile = join(realdata, 'cro_derived_sme_dissolution/test_positives_only.csv');
-testIf(test, existsSync(croFile) ? null : `${croFile} not found (real data folder missing)`)('real CRO names: self-match and variants match back', async () => {
-  const file = croFile;
-  const rows: CompanyRow[] = [];
-  let header: string[] | null = null;
-  for await (const batch of readCsvBatches(file)) {
-    for (const rec of batch) {
-      if (!header) header = rec.fields;
-      else rows.push(company(rec.fields[header.indexOf('company_num')]!, rec.fields[header.indexOf('company_name')]!.trim()));
+testIf(test, existsSync(croFile) ? null : `${croFile} not found (real data folder missing)`)(
+  'real CRO names: self-match and variants match back',
+  async () => {
+    const file = croFile;
+    const rows: CompanyRow[] = [];
+    let header: string[] | null = null;
+    for await (const batch of readCsvBatches(file)) {
+      for (const rec of batch) {
+        if (!header) header = rec.fields;
+        else
+          rows.push(
+            company(rec.fields[header.indexOf('company_num')]!, rec.fields[header.indexOf('company_name')]!.trim()),
+          );
+      }
     }
-  }
-  assert.is(rows.length, 3841);
-  const idx = buildCompanyIndex(rows);
-  const keyCount = new Map<string, number>();
-  for (const r of rows) keyCount.set(r.name_key, (keyCount.get(r.name_key) ?? 0) + 1);
-  let variantsTried = 0;
-  for (const r of rows) {
-    assert.ok(r.name_key.length > 0, r.company_name);
-    const self = idx.match(r.company_name)!;
-    assert.is(self.confidence, 1, r.company_name);
-    assert.is(companyNameKey(self.company_name), r.name_key);
-    if (keyCount.get(r.name_key) !== 1) continue;
-    const variants = [
-      r.company_name.replace(/\bLIMITED\b/, 'Ltd'),
-      r.company_name.toLowerCase(),
-      r.company_name.replace(/[.,'()&-]/g, ' '),
-      /^THE /.test(r.company_name) ? r.company_name.slice(4) : `THE ${r.company_name}`,
-    ];
-    for (const v of variants) {
-      if (/&/.test(r.company_name) && !/&/.test(v)) continue; // '&' removed changes the words
-      variantsTried++;
-      const m = idx.match(v);
-      assert.ok(m, `no match for variant ${v}`);
-      assert.is(m!.company_number, r.company_number, v);
-      assert.ok(m!.confidence >= 0.9, `${v}: ${m!.confidence}`);
+    assert.is(rows.length, 3841);
+    const idx = buildCompanyIndex(rows);
+    const keyCount = new Map<string, number>();
+    for (const r of rows) keyCount.set(r.name_key, (keyCount.get(r.name_key) ?? 0) + 1);
+    let variantsTried = 0;
+    for (const r of rows) {
+      assert.ok(r.name_key.length > 0, r.company_name);
+      const self = idx.match(r.company_name)!;
+      assert.is(self.confidence, 1, r.company_name);
+      assert.is(companyNameKey(self.company_name), r.name_key);
+      if (keyCount.get(r.name_key) !== 1) continue;
+      const variants = [
+        r.company_name.replace(/\bLIMITED\b/, 'Ltd'),
+        r.company_name.toLowerCase(),
+        r.company_name.replace(/[.,'()&-]/g, ' '),
+        /^THE /.test(r.company_name) ? r.company_name.slice(4) : `THE ${r.company_name}`,
+      ];
+      for (const v of variants) {
+        if (/&/.test(r.company_name) && !/&/.test(v)) continue; // '&' removed changes the words
+        variantsTried++;
+        const m = idx.match(v);
+        assert.ok(m, `no match for variant ${v}`);
+        assert.is(m!.company_number, r.company_number, v);
+        assert.ok(m!.confidence >= 0.9, `${v}: ${m!.confidence}`);
+      }
     }
-  }
-  assert.ok(variantsTried > 10_000, `variants tried ${variantsTried}`);
-});
+    assert.ok(variantsTried > 10_000, `variants tried ${variantsTried}`);
+  },
+);
 
 test.run();

@@ -1,15 +1,33 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildCompanyIndex } from '../../../pipeline/normalise/company-match.ts';
-import { evidenceHolds, foldName, hasLegalForm, isPublicBody, nameEvidence } from '../../../pipeline/normalise/name-evidence.ts';
+import {
+  evidenceHolds,
+  foldName,
+  hasLegalForm,
+  isPublicBody,
+  nameEvidence,
+} from '../../../pipeline/normalise/name-evidence.ts';
 import type { CompanyRow } from '../../../pipeline/types.ts';
 
 function company(number: string, name: string): CompanyRow {
   return {
-    company_number: number, company_name: name, name_key: '', status: 'Normal', status_code: '1',
-    company_type: 'LTD - Private Company Limited by Shares', reg_date: '2010-01-01', last_ar_date: null,
-    last_accounts_date: null, dissolved_date: null, status_date: null, address: null, county: 'Cork',
-    eircode_routing_key: null, nace_code: '4120', line: 2,
+    company_number: number,
+    company_name: name,
+    name_key: '',
+    status: 'Normal',
+    status_code: '1',
+    company_type: 'LTD - Private Company Limited by Shares',
+    reg_date: '2010-01-01',
+    last_ar_date: null,
+    last_accounts_date: null,
+    dissolved_date: null,
+    status_date: null,
+    address: null,
+    county: 'Cork',
+    eircode_routing_key: null,
+    nace_code: '4120',
+    line: 2,
   };
 }
 
@@ -75,9 +93,11 @@ const CASES: [string, string | null, ReturnType<typeof nameEvidence>][] = [
 for (const [name, declared, expected] of CASES) {
   test(`nameEvidence(${JSON.stringify(name)}${declared ? `, ${declared}` : ''}) → ${expected}`, () => {
     assert.is(nameEvidence(name, REGISTER, declared), expected);
-    if (expected !== null) assert.ok(evidenceHolds(name, expected, REGISTER, declared), 'the gate accepts what the rule found');
+    if (expected !== null)
+      assert.ok(evidenceHolds(name, expected, REGISTER, declared), 'the gate accepts what the rule found');
     for (const other of ['company_register', 'legal_form', 'public_body', null]) {
-      if (expected === null) assert.not.ok(evidenceHolds(name, other, REGISTER, declared), `the gate refuses ${other} for an individual`);
+      if (expected === null)
+        assert.not.ok(evidenceHolds(name, other, REGISTER, declared), `the gate refuses ${other} for an individual`);
     }
   });
 }

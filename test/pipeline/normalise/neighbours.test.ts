@@ -23,7 +23,14 @@ test('haversineMeters: known distances', () => {
 });
 
 test('nearest first, within the radius, at most k, rounded metres', () => {
-  const points = [north(1, 0), north(2, 100.4), north(3, 1000), north(4, 4999), north(5, 5001.2), { id: 6, lat: null, lon: null }];
+  const points = [
+    north(1, 0),
+    north(2, 100.4),
+    north(3, 1000),
+    north(4, 4999),
+    north(5, 5001.2),
+    { id: 6, lat: null, lon: null },
+  ];
   const got = nearestNeighbours(points, 3, 5000).filter((n) => n.lead_id === 1);
   assert.equal(got, [
     { lead_id: 1, neighbour_id: 2, distance_m: 100, rank: 1 },
@@ -31,24 +38,64 @@ test('nearest first, within the radius, at most k, rounded metres', () => {
     { lead_id: 1, neighbour_id: 4, distance_m: 4999, rank: 3 },
   ]);
   const all = nearestNeighbours(points);
-  assert.not.ok(all.some((n) => n.lead_id === 6 || n.neighbour_id === 6), 'no coordinates: skipped');
-  assert.not.ok(all.some((n) => n.lead_id === 1 && n.neighbour_id === 5), 'beyond maxMeters');
-  assert.not.ok(all.some((n) => n.lead_id === n.neighbour_id), 'never its own neighbour');
+  assert.not.ok(
+    all.some((n) => n.lead_id === 6 || n.neighbour_id === 6),
+    'no coordinates: skipped',
+  );
+  assert.not.ok(
+    all.some((n) => n.lead_id === 1 && n.neighbour_id === 5),
+    'beyond maxMeters',
+  );
+  assert.not.ok(
+    all.some((n) => n.lead_id === n.neighbour_id),
+    'never its own neighbour',
+  );
 });
 
 test('ties on the rounded distance go to the lower id, whatever the input order', () => {
-  const east = (id: number, m: number): P => ({ id, lat: LAT0, lon: LON0 + m / (111_195.08 * Math.cos(LAT0 * Math.PI / 180)) });
-  const west = (id: number, m: number): P => ({ id, lat: LAT0, lon: LON0 - m / (111_195.08 * Math.cos(LAT0 * Math.PI / 180)) });
-  const points = [east(9, 500), west(4, 500), { id: 1, lat: LAT0, lon: LON0 }, east(7, 500.2), { id: 3, lat: LAT0, lon: LON0 }];
+  const east = (id: number, m: number): P => ({
+    id,
+    lat: LAT0,
+    lon: LON0 + m / (111_195.08 * Math.cos((LAT0 * Math.PI) / 180)),
+  });
+  const west = (id: number, m: number): P => ({
+    id,
+    lat: LAT0,
+    lon: LON0 - m / (111_195.08 * Math.cos((LAT0 * Math.PI) / 180)),
+  });
+  const points = [
+    east(9, 500),
+    west(4, 500),
+    { id: 1, lat: LAT0, lon: LON0 },
+    east(7, 500.2),
+    { id: 3, lat: LAT0, lon: LON0 },
+  ];
   const a = nearestNeighbours(points, 3, 5000);
   const b = nearestNeighbours([...points].reverse(), 3, 5000);
   assert.equal(a, b);
-  assert.equal(a.filter((n) => n.lead_id === 1).map((n) => [n.neighbour_id, n.distance_m]), [[3, 0], [4, 500], [7, 500]]);
+  assert.equal(
+    a.filter((n) => n.lead_id === 1).map((n) => [n.neighbour_id, n.distance_m]),
+    [
+      [3, 0],
+      [4, 500],
+      [7, 500],
+    ],
+  );
 });
 
 test('output is ordered by lead_id then rank; empty input gives nothing', () => {
   const got = nearestNeighbours([north(5, 0), north(2, 10), north(9, 20)], 2, 100);
-  assert.equal(got.map((n) => [n.lead_id, n.rank]), [[2, 1], [2, 2], [5, 1], [5, 2], [9, 1], [9, 2]]);
+  assert.equal(
+    got.map((n) => [n.lead_id, n.rank]),
+    [
+      [2, 1],
+      [2, 2],
+      [5, 1],
+      [5, 2],
+      [9, 1],
+      [9, 2],
+    ],
+  );
   assert.equal(nearestNeighbours([]), []);
   assert.equal(nearestNeighbours([north(1, 0)]), []);
 });
@@ -90,8 +137,15 @@ test('matches brute force on clustered and sparse random points', () => {
     });
   }
   points.push({ id: 5000, lat: 53.345, lon: -6.265 }, { id: 5001, lat: 53.345, lon: -6.265 }); // same spot
-  const cases: [number, number][] = [[5, 5000], [1, 300], [3, 40_000], [8, 1234], [4, 250_000]];
-  for (const [k, max] of cases) assert.equal(nearestNeighbours(points, k, max), bruteForce(points, k, max), `k=${k} max=${max}`);
+  const cases: [number, number][] = [
+    [5, 5000],
+    [1, 300],
+    [3, 40_000],
+    [8, 1234],
+    [4, 250_000],
+  ];
+  for (const [k, max] of cases)
+    assert.equal(nearestNeighbours(points, k, max), bruteForce(points, k, max), `k=${k} max=${max}`);
 });
 
 test.run();

@@ -8,10 +8,23 @@ import { loadValidators } from '../../../pipeline/validate.ts';
 
 function company(number: string, name: string, o: Partial<CompanyRow> = {}): CompanyRow {
   return {
-    company_number: number, company_name: name, name_key: '', status: 'Normal', status_code: '1',
-    company_type: null, reg_date: '2010-01-01', last_ar_date: null, last_accounts_date: null,
-    dissolved_date: null, status_date: null, address: null, county: 'Cork', eircode_routing_key: null,
-    nace_code: '4391', line: 2, ...o,
+    company_number: number,
+    company_name: name,
+    name_key: '',
+    status: 'Normal',
+    status_code: '1',
+    company_type: null,
+    reg_date: '2010-01-01',
+    last_ar_date: null,
+    last_accounts_date: null,
+    dissolved_date: null,
+    status_date: null,
+    address: null,
+    county: 'Cork',
+    eircode_routing_key: null,
+    nace_code: '4391',
+    line: 2,
+    ...o,
   };
 }
 
@@ -37,10 +50,26 @@ for (const [name, c, kept] of FILTER_CASES) {
 
 test('buildSuppliers: one row per (company, vertical) a NACE code serves', () => {
   const rows = buildSuppliers([company('10', 'Spark Electrical Ltd', { nace_code: '4321' })], []);
-  const expected = VERTICALS.filter((v) => v.nace.includes('4321')).map((v) => v.code).sort();
-  assert.equal(rows.map((r) => r.vertical), expected);
+  const expected = VERTICALS.filter((v) => v.nace.includes('4321'))
+    .map((v) => v.code)
+    .sort();
+  assert.equal(
+    rows.map((r) => r.vertical),
+    expected,
+  );
   assert.ok(expected.includes('electrical') && expected.includes('solar'));
-  for (const r of rows) assert.equal({ ...r, vertical: '' }, { company_number: '10', company_name: 'Spark Electrical Ltd', vertical: '', county: 'Cork', nace_code: '4321', projects_as_builder: 0 });
+  for (const r of rows)
+    assert.equal(
+      { ...r, vertical: '' },
+      {
+        company_number: '10',
+        company_name: 'Spark Electrical Ltd',
+        vertical: '',
+        county: 'Cork',
+        nace_code: '4321',
+        projects_as_builder: 0,
+      },
+    );
 });
 
 test('buildSuppliers: projects_as_builder counts leads naming the company; sort order', () => {
@@ -53,7 +82,12 @@ test('buildSuppliers: projects_as_builder counts leads naming the company; sort 
     company('20', 'Zeta Roofing Ltd'), // repeated register row: counted once
   ];
   const leads = [lead('20'), lead('20'), lead('22'), lead(null), lead('999')];
-  const rows = buildSuppliers(companies, leads).map((r) => [r.county, r.vertical, r.company_name, r.projects_as_builder]);
+  const rows = buildSuppliers(companies, leads).map((r) => [
+    r.county,
+    r.vertical,
+    r.company_name,
+    r.projects_as_builder,
+  ]);
   assert.equal(rows, [
     ['Cork', 'landscaping', 'Cork Landscapes Ltd', 0],
     ['Cork', 'roofing', 'Zeta Roofing Ltd', 2],
@@ -65,7 +99,13 @@ test('buildSuppliers: projects_as_builder counts leads naming the company; sort 
 
 test('buildSuppliers: rows validate against schemas/supplier.schema.json', () => {
   const v = loadValidators();
-  const rows = buildSuppliers([company('30', 'Spark Electrical Ltd', { nace_code: '4321' }), company('31', 'Green Gardens Ltd', { nace_code: '8130', county: 'Co. Galway' })], [lead('30')]);
+  const rows = buildSuppliers(
+    [
+      company('30', 'Spark Electrical Ltd', { nace_code: '4321' }),
+      company('31', 'Green Gardens Ltd', { nace_code: '8130', county: 'Co. Galway' }),
+    ],
+    [lead('30')],
+  );
   assert.ok(rows.length > 0);
   for (const r of rows) assert.equal(v.validate('supplier', r), [], `${r.company_number}/${r.vertical}`);
 });

@@ -18,7 +18,11 @@ test('size and sha256 of every file, sub-folders included; manifest.json and dot
   writeFileSync(join(dir, '.duckdb-tmp', 'spill'), 'spill');
   const sums = await checksumFiles(dir);
   assert.equal(Object.keys(sums), [join('geojson', 'leads', 'clare.ndjson'), 'rejects.jsonl']);
-  assert.equal(sums['rejects.jsonl'], { bytes: 2, sha256: createHash('sha256').update('x\n').digest('hex'), rows: null });
+  assert.equal(sums['rejects.jsonl'], {
+    bytes: 2,
+    sha256: createHash('sha256').update('x\n').digest('hex'),
+    rows: null,
+  });
 });
 
 test.run();

@@ -20,7 +20,10 @@ test.before(async () => {
 });
 
 async function lines(file: string): Promise<Feature[]> {
-  return (await readFile(join(dir, file), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Feature);
+  return (await readFile(join(dir, file), 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Feature);
 }
 
 test('infrastructure: no link to the API; a case reference of the consenting body links to its public case page; no reference, no link', async () => {
@@ -46,8 +49,10 @@ test('infrastructure: no link to the API; a case reference of the consenting bod
   assert.ok(kinds.casePage > 0 && kinds.none > 0, JSON.stringify(kinds));
 });
 
-test('leads: every link is the authority\'s page of the application (public_url) or null, never the API', async () => {
-  const index = JSON.parse(await readFile(join(dir, 'geojson', 'index.json'), 'utf8')) as { layers: { file?: string }[] };
+test("leads: every link is the authority's page of the application (public_url) or null, never the API", async () => {
+  const index = JSON.parse(await readFile(join(dir, 'geojson', 'index.json'), 'utf8')) as {
+    layers: { file?: string }[];
+  };
   let n = 0;
   for (const layer of index.layers) {
     if (!layer.file?.startsWith('geojson/leads/')) continue;

@@ -7,8 +7,30 @@ import { join } from 'node:path';
 import { openDb, type Db } from '../../../pipeline/lib/duckdb.ts';
 import { writeGeoJson, type GeoJsonIndex } from '../../../pipeline/release/geojson.ts';
 
-const LEAD_COLUMNS = ['id', 'lead_key', 'planning_authority', 'lat', 'lon', 'description', 'received_date', 'verticals', 'est_value', 'has_contact', 'public_url'];
-const INFRA_COLUMNS = ['id', 'name', 'vertical', 'applicant', 'connection_voltage_kv', 'capacity_mw', 'lat', 'lon', 'public_url'];
+const LEAD_COLUMNS = [
+  'id',
+  'lead_key',
+  'planning_authority',
+  'lat',
+  'lon',
+  'description',
+  'received_date',
+  'verticals',
+  'est_value',
+  'has_contact',
+  'public_url',
+];
+const INFRA_COLUMNS = [
+  'id',
+  'name',
+  'vertical',
+  'applicant',
+  'connection_voltage_kv',
+  'capacity_mw',
+  'lat',
+  'lon',
+  'public_url',
+];
 
 let db: Db;
 let dir: string;
@@ -40,7 +62,12 @@ test.after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-type Feature = { type: string; id: number; geometry: { type: string; coordinates: number[] }; properties: Record<string, unknown> };
+type Feature = {
+  type: string;
+  id: number;
+  geometry: { type: string; coordinates: number[] };
+  properties: Record<string, unknown>;
+};
 
 /** Structural RFC 7946 check of one NDJSON line; returns the parsed Feature. */
 function assertFeature(line: string): Feature {
@@ -75,7 +102,10 @@ async function allLeadLines(): Promise<string[]> {
 
 test('leads layer: valid features, ordered by id, rows without coordinates skipped', async () => {
   const features = (await allLeadLines()).map(assertFeature);
-  assert.equal(features.map((f) => f.id), [2, 5, 7]);
+  assert.equal(
+    features.map((f) => f.id),
+    [2, 5, 7],
+  );
   const cork = features.find((f) => f.id === 7)!;
   assert.equal(cork.geometry.coordinates, [-8.470699, 51.897912], 'lon first, rounded to 6 decimals');
   assert.equal(Object.keys(cork.properties), [...LEAD_COLUMNS, 'link'], 'every column, in order, then link');
@@ -90,17 +120,29 @@ test('leads layer: valid features, ordered by id, rows without coordinates skipp
 });
 
 test('one file per authority, each in id order; the leads are stored once', async () => {
-  assert.equal((await readdir(join(dir, 'geojson', 'leads'))).sort(), ['cork-city.ndjson', 'dun-laoghaire-rathdown.ndjson']);
+  assert.equal((await readdir(join(dir, 'geojson', 'leads'))).sort(), [
+    'cork-city.ndjson',
+    'dun-laoghaire-rathdown.ndjson',
+  ]);
   assert.not.ok(existsSync(join(dir, 'geojson', 'leads.ndjson')), 'no national copy');
   const all = await allLeadLines();
   const cork = await readLines('geojson/leads/cork-city.ndjson');
-  assert.equal(cork, all.filter((l) => l.includes('"planning_authority":"Cork City"')));
-  assert.equal(cork.map((l) => assertFeature(l).id), [5, 7]);
+  assert.equal(
+    cork,
+    all.filter((l) => l.includes('"planning_authority":"Cork City"')),
+  );
+  assert.equal(
+    cork.map((l) => assertFeature(l).id),
+    [5, 7],
+  );
 });
 
 test('infrastructure layer carries applicant and connection voltage', async () => {
   const features = (await readLines('geojson/infrastructure.ndjson')).map(assertFeature);
-  assert.equal(features.map((f) => f.id), [1, 4]);
+  assert.equal(
+    features.map((f) => f.id),
+    [1, 4],
+  );
   assert.equal(Object.keys(features[0]!.properties), [...INFRA_COLUMNS, 'link']);
   assert.is(features[0]!.properties['applicant'], 'Kilcash Energy DAC');
   assert.is(features[0]!.properties['connection_voltage_kv'], 110);
@@ -116,9 +158,16 @@ test('index describes every layer and is written as index.json', async () => {
   const byName = new Map(index.layers.map((l) => [l.name, l]));
   assert.equal([...byName.keys()], ['leads', 'leads/cork-city', 'leads/dun-laoghaire-rathdown', 'infrastructure']);
   assert.equal(byName.get('leads')!.bbox, [-8.5, 51.897912, -6.1338, 53.2941]);
-  assert.equal(byName.get('leads')!.parts, ['leads/cork-city', 'leads/dun-laoghaire-rathdown'], 'the national layer is its authority layers');
+  assert.equal(
+    byName.get('leads')!.parts,
+    ['leads/cork-city', 'leads/dun-laoghaire-rathdown'],
+    'the national layer is its authority layers',
+  );
   assert.is(byName.get('leads')!.features, 3);
-  assert.is(byName.get('leads')!.bytes, byName.get('leads/cork-city')!.bytes + byName.get('leads/dun-laoghaire-rathdown')!.bytes);
+  assert.is(
+    byName.get('leads')!.bytes,
+    byName.get('leads/cork-city')!.bytes + byName.get('leads/dun-laoghaire-rathdown')!.bytes,
+  );
   assert.not.ok('file' in byName.get('leads')!);
   assert.equal(byName.get('leads/cork-city')!, {
     name: 'leads/cork-city',
@@ -130,17 +179,28 @@ test('index describes every layer and is written as index.json', async () => {
   });
   assert.is(byName.get('infrastructure')!.features, 2);
   assert.not.ok('authority' in byName.get('leads')!);
-  for (const layer of index.layers) if (layer.file) assert.is(layer.bytes, (await stat(join(dir, ...layer.file.split('/')))).size, layer.name);
+  for (const layer of index.layers)
+    if (layer.file) assert.is(layer.bytes, (await stat(join(dir, ...layer.file.split('/')))).size, layer.name);
   assert.not.ok(existsSync(join(dir, 'geojson', 'leads', 'stale.ndjson')), 'stale authority file removed');
 });
 
 test('a release with no coordinates writes empty layers with a null bbox', async () => {
   const empty = await mkdtemp(join(tmpdir(), 'geojson-empty-'));
   try {
-    await db.run(`COPY (SELECT 1 AS id, 'Carlow' AS planning_authority, CAST(NULL AS DOUBLE) AS lat, CAST(NULL AS DOUBLE) AS lon, CAST(NULL AS VARCHAR) AS public_url) TO '${join(empty, 'leads.parquet')}' (FORMAT PARQUET)`);
-    await db.run(`COPY (SELECT 1 AS id, CAST(NULL AS DOUBLE) AS lat, CAST(NULL AS DOUBLE) AS lon, CAST(NULL AS VARCHAR) AS public_url) TO '${join(empty, 'infrastructure.parquet')}' (FORMAT PARQUET)`);
+    await db.run(
+      `COPY (SELECT 1 AS id, 'Carlow' AS planning_authority, CAST(NULL AS DOUBLE) AS lat, CAST(NULL AS DOUBLE) AS lon, CAST(NULL AS VARCHAR) AS public_url) TO '${join(empty, 'leads.parquet')}' (FORMAT PARQUET)`,
+    );
+    await db.run(
+      `COPY (SELECT 1 AS id, CAST(NULL AS DOUBLE) AS lat, CAST(NULL AS DOUBLE) AS lon, CAST(NULL AS VARCHAR) AS public_url) TO '${join(empty, 'infrastructure.parquet')}' (FORMAT PARQUET)`,
+    );
     const idx = await writeGeoJson(db, empty);
-    assert.equal(idx.layers.map((l) => [l.name, l.features, l.bbox]), [['leads', 0, null], ['infrastructure', 0, null]]);
+    assert.equal(
+      idx.layers.map((l) => [l.name, l.features, l.bbox]),
+      [
+        ['leads', 0, null],
+        ['infrastructure', 0, null],
+      ],
+    );
     assert.equal(idx.skipped_without_coordinates, { leads: 1, infrastructure: 1 });
     assert.equal(idx.layers[0]!.parts, []);
     assert.equal(await readdir(join(empty, 'geojson', 'leads')), []);

@@ -51,7 +51,10 @@ test('refresh lock: second taker refused while the holder lives; a dead holder i
   const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10000)']);
   await new Promise((r) => child.once('spawn', r));
   writeFileSync(join(data, '.refresh.lock'), String(child.pid));
-  await rejects(() => acquireRefreshLock(data), (e: unknown) => e instanceof RefreshLockedError && /pid \d+/.test((e as Error).message));
+  await rejects(
+    () => acquireRefreshLock(data),
+    (e: unknown) => e instanceof RefreshLockedError && /pid \d+/.test((e as Error).message),
+  );
   child.kill('SIGKILL');
   await new Promise((r) => child.once('exit', r));
   const again = await acquireRefreshLock(data);
@@ -63,7 +66,11 @@ test('refresh lock: second taker refused while the holder lives; a dead holder i
 
 test('prune removes releases older than the window, never the current one', async () => {
   const data = tempDir();
-  for (const [id, at] of [['old', '2026-08-01T00:00:00Z'], ['mid', '2026-10-20T00:00:00Z'], ['cur', '2026-07-01T00:00:00Z']] as const) {
+  for (const [id, at] of [
+    ['old', '2026-08-01T00:00:00Z'],
+    ['mid', '2026-10-20T00:00:00Z'],
+    ['cur', '2026-07-01T00:00:00Z'],
+  ] as const) {
     const b = await createBuildDir(data, id);
     fakeBuild(b, at);
     await publishRelease(data, b, id);

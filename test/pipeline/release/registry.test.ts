@@ -23,19 +23,47 @@ test('contentHash: the flat fast path and the nested walk agree on the same cano
 });
 
 test('first build: every record new, ids 1..n in the order given', () => {
-  const t = trackChanges('leads', [{ lead_key: 'b', v: 1 }, { lead_key: 'a', v: 2 }], key, [], '2026-11-09');
-  assert.equal(t.records.map((r) => [r.lead_key, r.id, r.first_seen, r.last_changed]), [
-    ['b', 1, '2026-11-09', '2026-11-09'],
-    ['a', 2, '2026-11-09', '2026-11-09'],
-  ]);
+  const t = trackChanges(
+    'leads',
+    [
+      { lead_key: 'b', v: 1 },
+      { lead_key: 'a', v: 2 },
+    ],
+    key,
+    [],
+    '2026-11-09',
+  );
+  assert.equal(
+    t.records.map((r) => [r.lead_key, r.id, r.first_seen, r.last_changed]),
+    [
+      ['b', 1, '2026-11-09', '2026-11-09'],
+      ['a', 2, '2026-11-09', '2026-11-09'],
+    ],
+  );
   assert.equal(t.counts, { new: 2, updated: 0, removed: 0, unchanged: 0 });
-  assert.equal(t.changes.map((c) => c.change), ['new', 'new']);
+  assert.equal(
+    t.changes.map((c) => c.change),
+    ['new', 'new'],
+  );
 });
 
-const cases: { name: string; build: D[]; expect: { counts: object; ids: Record<string, number>; firstSeen: Record<string, string>; lastChanged: Record<string, string> } }[] = [
+const cases: {
+  name: string;
+  build: D[];
+  expect: {
+    counts: object;
+    ids: Record<string, number>;
+    firstSeen: Record<string, string>;
+    lastChanged: Record<string, string>;
+  };
+}[] = [
   {
     name: 'same input → same ids, nothing changed',
-    build: [{ lead_key: 'a', v: 1 }, { lead_key: 'b', v: 2 }, { lead_key: 'c', v: 3 }],
+    build: [
+      { lead_key: 'a', v: 1 },
+      { lead_key: 'b', v: 2 },
+      { lead_key: 'c', v: 3 },
+    ],
     expect: {
       counts: { new: 0, updated: 0, removed: 0, unchanged: 3 },
       ids: { a: 1, b: 2, c: 3 },
@@ -45,7 +73,11 @@ const cases: { name: string; build: D[]; expect: { counts: object; ids: Record<s
   },
   {
     name: 'one updated, one new, one removed',
-    build: [{ lead_key: 'a', v: 1 }, { lead_key: 'b', v: 20 }, { lead_key: 'd', v: 4 }],
+    build: [
+      { lead_key: 'a', v: 1 },
+      { lead_key: 'b', v: 20 },
+      { lead_key: 'd', v: 4 },
+    ],
     expect: {
       counts: { new: 1, updated: 1, removed: 1, unchanged: 1 },
       ids: { a: 1, b: 2, d: 4 },
@@ -57,7 +89,17 @@ const cases: { name: string; build: D[]; expect: { counts: object; ids: Record<s
 
 for (const c of cases) {
   test(`week 2: ${c.name}`, () => {
-    const w1 = trackChanges('leads', [{ lead_key: 'a', v: 1 }, { lead_key: 'b', v: 2 }, { lead_key: 'c', v: 3 }], key, [], '2026-11-09');
+    const w1 = trackChanges(
+      'leads',
+      [
+        { lead_key: 'a', v: 1 },
+        { lead_key: 'b', v: 2 },
+        { lead_key: 'c', v: 3 },
+      ],
+      key,
+      [],
+      '2026-11-09',
+    );
     const w2 = trackChanges('leads', c.build, key, w1.entries, '2026-11-16');
     assert.equal(w2.counts, c.expect.counts);
     for (const r of w2.records) {
@@ -69,12 +111,38 @@ for (const c of cases) {
 }
 
 test('ids are never reused: a removed key keeps its id, a new key gets max+1, a returning key its old id', () => {
-  const w1 = trackChanges('leads', [{ lead_key: 'a', v: 1 }, { lead_key: 'b', v: 2 }], key, [], '2026-11-09');
+  const w1 = trackChanges(
+    'leads',
+    [
+      { lead_key: 'a', v: 1 },
+      { lead_key: 'b', v: 2 },
+    ],
+    key,
+    [],
+    '2026-11-09',
+  );
   const w2 = trackChanges('leads', [{ lead_key: 'a', v: 1 }], key, w1.entries, '2026-11-16');
   const removed = w2.entries.find((e) => e.key === 'b') as RegistryEntry;
   assert.is(removed.removed_on, '2026-11-16');
-  const w3 = trackChanges('leads', [{ lead_key: 'a', v: 1 }, { lead_key: 'x', v: 9 }, { lead_key: 'b', v: 2 }], key, w2.entries, '2026-11-23');
-  assert.equal(w3.records.map((r) => [r.lead_key, r.id]), [['a', 1], ['x', 3], ['b', 2]]);
+  const w3 = trackChanges(
+    'leads',
+    [
+      { lead_key: 'a', v: 1 },
+      { lead_key: 'x', v: 9 },
+      { lead_key: 'b', v: 2 },
+    ],
+    key,
+    w2.entries,
+    '2026-11-23',
+  );
+  assert.equal(
+    w3.records.map((r) => [r.lead_key, r.id]),
+    [
+      ['a', 1],
+      ['x', 3],
+      ['b', 2],
+    ],
+  );
   assert.equal(w3.counts, { new: 1, updated: 1, removed: 0, unchanged: 1 });
   assert.is(w3.records.find((r) => r.lead_key === 'b')!.first_seen, '2026-11-09');
 });
@@ -84,7 +152,20 @@ test('kinds are tracked independently and duplicate keys in one build are refuse
   const infra = trackChanges('infrastructure', [{ lead_key: 'a', v: 1 }], key, leads.entries, '2026-11-09');
   assert.is(infra.records[0]!.id, 1);
   assert.is(infra.counts.new, 1);
-  assert.throws(() => trackChanges('leads', [{ lead_key: 'a', v: 1 }, { lead_key: 'a', v: 2 }], key, [], '2026-11-09'), /duplicate leads key in build: a/);
+  assert.throws(
+    () =>
+      trackChanges(
+        'leads',
+        [
+          { lead_key: 'a', v: 1 },
+          { lead_key: 'a', v: 2 },
+        ],
+        key,
+        [],
+        '2026-11-09',
+      ),
+    /duplicate leads key in build: a/,
+  );
 });
 
 test.run();

@@ -6,7 +6,12 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb, type Db } from '../../../pipeline/lib/duckdb.ts';
-import { POSTINGS_ROW_GROUP_SIZE, searchQuery, writeSearchIndex, type SearchDoc } from '../../../pipeline/release/search-index.ts';
+import {
+  POSTINGS_ROW_GROUP_SIZE,
+  searchQuery,
+  writeSearchIndex,
+  type SearchDoc,
+} from '../../../pipeline/release/search-index.ts';
 
 const CORPUS: SearchDoc[] = [
   { id: 1, text: 'roof extension house' }, // roof extens hous
@@ -31,7 +36,10 @@ test.after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function search(q: string, opts: { limit?: number; prefix?: boolean } = {}): Promise<{ lead_id: number; score: number }[]> {
+async function search(
+  q: string,
+  opts: { limit?: number; prefix?: boolean } = {},
+): Promise<{ lead_id: number; score: number }[]> {
   const { sql, params } = searchQuery(q, { ...paths, limit: opts.limit ?? 10, prefix: opts.prefix ?? false });
   return db.all<{ lead_id: number; score: number }>(sql, params as string[]);
 }
@@ -39,31 +47,50 @@ async function search(q: string, opts: { limit?: number; prefix?: boolean } = {}
 test('writeSearchIndex writes terms and postings and reports stats', async () => {
   const stats = await writeSearchIndex(db, CORPUS, dir);
   assert.equal(stats, { docs: 5, terms: 12, postings: 15, avgdl: 16 / 5 });
-  assert.equal((await readdir(dir)).sort(), ['search_postings.parquet', 'search_terms.parquet'], 'staging files removed');
+  assert.equal(
+    (await readdir(dir)).sort(),
+    ['search_postings.parquet', 'search_terms.parquet'],
+    'staging files removed',
+  );
 
   const terms = await db.all(`SELECT term, df, idf FROM read_parquet('${paths.termsPath}')`);
-  assert.equal(terms.map((t) => t['term']), [...terms.map((t) => t['term'] as string)].sort(), 'sorted by term');
+  assert.equal(
+    terms.map((t) => t['term']),
+    [...terms.map((t) => t['term'] as string)].sort(),
+    'sorted by term',
+  );
   const roof = terms.find((t) => t['term'] === 'roof')!;
   assert.is(roof['df'], 3);
   assert.ok(Math.abs((roof['idf'] as number) - Math.log(1 + (5 - 3 + 0.5) / (3 + 0.5))) < 1e-12);
 
   const postings = await db.all(`SELECT term, lead_id, tf, dl FROM read_parquet('${paths.postingsPath}')`);
   assert.is(postings.length, 15);
-  assert.equal(postings.filter((p) => p['term'] === 'roof'), [
-    { term: 'roof', lead_id: 1, tf: 1, dl: 3 },
-    { term: 'roof', lead_id: 2, tf: 2, dl: 4 },
-    { term: 'roof', lead_id: 3, tf: 1, dl: 3 },
-  ]);
+  assert.equal(
+    postings.filter((p) => p['term'] === 'roof'),
+    [
+      { term: 'roof', lead_id: 1, tf: 1, dl: 3 },
+      { term: 'roof', lead_id: 2, tf: 2, dl: 4 },
+      { term: 'roof', lead_id: 3, tf: 1, dl: 3 },
+    ],
+  );
   const keys = postings.map((p) => `${p['term']}\u0000${String(p['lead_id']).padStart(9, '0')}`);
   assert.equal(keys, [...keys].sort(), 'sorted by term, lead_id');
 
-  const meta = await db.all(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata('${paths.termsPath}') ORDER BY k`);
-  assert.equal(meta, [{ k: 'avgdl', v: String(16 / 5) }, { k: 'n_docs', v: '5' }]);
+  const meta = await db.all(
+    `SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata('${paths.termsPath}') ORDER BY k`,
+  );
+  assert.equal(meta, [
+    { k: 'avgdl', v: String(16 / 5) },
+    { k: 'n_docs', v: '5' },
+  ]);
 });
 
 test('a document with the term twice ranks above one with it once; ties by lead_id', async () => {
   const rows = await search('roof');
-  assert.equal(rows.map((r) => r.lead_id), [2, 1, 3]);
+  assert.equal(
+    rows.map((r) => r.lead_id),
+    [2, 1, 3],
+  );
   assert.ok(rows[0]!.score > rows[1]!.score);
   assert.is(rows[1]!.score, rows[2]!.score);
 });
@@ -105,7 +132,13 @@ test('prefix matches terms starting with the last query word', async () => {
   ];
   for (const [q, prefix, ids] of cases) {
     const rows = await search(q, { prefix });
-    const got = q === 'roof ext' ? rows.slice(0, 2).map((r) => r.lead_id).sort() : rows.map((r) => r.lead_id).sort();
+    const got =
+      q === 'roof ext'
+        ? rows
+            .slice(0, 2)
+            .map((r) => r.lead_id)
+            .sort()
+        : rows.map((r) => r.lead_id).sort();
     assert.equal(got, ids, `${q} prefix=${prefix}`);
   }
 });
@@ -130,18 +163,38 @@ test('limit caps the rows', async () => {
 test('searchQuery binds every query word and reads postings by term, never descriptions', () => {
   const cases: { q: string; prefix: boolean; params: unknown[]; has: string[] }[] = [
     // terms (qt), terms (hits), then per item of the query the terms it must hold (m0, m1, …)
-    { q: 'Roof extensions', prefix: false, params: ['roof', 'extens', 'roof', 'extens', 'roof', 'extens', 7], has: ['term IN (?, ?)', 'bool_or(hits.term = ?) AS m1'] },
+    {
+      q: 'Roof extensions',
+      prefix: false,
+      params: ['roof', 'extens', 'roof', 'extens', 'roof', 'extens', 7],
+      has: ['term IN (?, ?)', 'bool_or(hits.term = ?) AS m1'],
+    },
     { q: 'roof roofing', prefix: false, params: ['roof', 'roof', 'roof', 'roof', 7], has: ['term IN (?)'] },
     {
       q: 'solar hous',
       prefix: true,
       params: ['solar', 'hous', 'hout', 'hous', 'solar', 'hous', 'hout', 'hous', 'solar', 'hous', 7],
-      has: ['term IN (?)', 'starts_with(term, ?)', 'term >= ? AND term < ?', 'bool_or(starts_with(hits.term, ?)) AS m1'],
+      has: [
+        'term IN (?)',
+        'starts_with(term, ?)',
+        'term >= ? AND term < ?',
+        'bool_or(starts_with(hits.term, ?)) AS m1',
+      ],
     },
-    { q: "x'); DROP TABLE leads; --", prefix: false, params: ['drop', 'tabl', 'lead', 'drop', 'tabl', 'lead', 'drop', 'tabl', 'lead', 7], has: ['term IN (?, ?, ?)'] },
+    {
+      q: "x'); DROP TABLE leads; --",
+      prefix: false,
+      params: ['drop', 'tabl', 'lead', 'drop', 'tabl', 'lead', 'drop', 'tabl', 'lead', 7],
+      has: ['term IN (?, ?, ?)'],
+    },
   ];
   for (const c of cases) {
-    const { sql, params } = searchQuery(c.q, { postingsPath: '/r/search_postings.parquet', termsPath: '/r/search_terms.parquet', limit: 7, prefix: c.prefix });
+    const { sql, params } = searchQuery(c.q, {
+      postingsPath: '/r/search_postings.parquet',
+      termsPath: '/r/search_terms.parquet',
+      limit: 7,
+      prefix: c.prefix,
+    });
     assert.equal(params, c.params, c.q);
     for (const h of c.has) assert.ok(sql.includes(h), `${c.q}: ${h}`);
     assert.not.match(sql, /ILIKE|description/i);
@@ -167,7 +220,17 @@ test('an empty query gives a query with no rows', async () => {
 test('writeSearchIndex rejects repeated or non-integer ids and cleans up', async () => {
   const bad = await mkdtemp(join(tmpdir(), 'search-index-bad-'));
   try {
-    await rejects(writeSearchIndex(db, [{ id: 1, text: 'roof' }, { id: 1, text: 'wall' }], bad), /appears twice/);
+    await rejects(
+      writeSearchIndex(
+        db,
+        [
+          { id: 1, text: 'roof' },
+          { id: 1, text: 'wall' },
+        ],
+        bad,
+      ),
+      /appears twice/,
+    );
     await rejects(writeSearchIndex(db, [{ id: 1.5, text: 'roof' }], bad), /integer/);
     assert.equal(await readdir(bad), [], 'staging files removed');
   } finally {
@@ -180,7 +243,8 @@ test('postings are written in sorted row groups whose term ranges do not overlap
   try {
     const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
     const docs = function* (): Iterable<SearchDoc> {
-      for (let i = 1; i <= 50_000; i++) yield { id: i, text: `${words[i % 8]} ${words[(i * 3) % 8]} ${words[(i * 5) % 8]}` };
+      for (let i = 1; i <= 50_000; i++)
+        yield { id: i, text: `${words[i % 8]} ${words[(i * 3) % 8]} ${words[(i * 5) % 8]}` };
     };
     const stats = await writeSearchIndex(db, docs(), big);
     assert.ok(stats.postings > POSTINGS_ROW_GROUP_SIZE, `${stats.postings} postings`);
@@ -192,7 +256,9 @@ test('postings are written in sorted row groups whose term ranges do not overlap
     // DuckDB cuts row groups at whole 2,048-row vectors.
     assert.ok(Math.abs(groups[0]!.n - POSTINGS_ROW_GROUP_SIZE) <= 2048, `${groups[0]!.n} rows in the first group`);
     for (let i = 1; i < groups.length; i++) assert.ok(groups[i - 1]!.hi <= groups[i]!.lo, 'row groups in term order');
-    const codec = await db.all(`SELECT DISTINCT compression FROM parquet_metadata('${join(big, 'search_postings.parquet')}')`);
+    const codec = await db.all(
+      `SELECT DISTINCT compression FROM parquet_metadata('${join(big, 'search_postings.parquet')}')`,
+    );
     assert.equal(codec, [{ compression: 'ZSTD' }]);
   } finally {
     await rm(big, { recursive: true, force: true });

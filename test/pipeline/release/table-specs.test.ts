@@ -4,7 +4,13 @@ import * as assert from 'uvu/assert';
 import { REGISTRY_SPEC, TABLE_LAYOUTS, tableSpec, type TableName } from '../../../pipeline/release/table-specs.ts';
 import { columnsFromSchema } from '../../../pipeline/release/tables.ts';
 
-const sortColumns = (orderBy: string): string[] => orderBy.split(',').map((c) => c.trim().replace(/\s+(ASC|DESC)$/i, '').replace(/^"(.*)"$/, '$1'));
+const sortColumns = (orderBy: string): string[] =>
+  orderBy.split(',').map((c) =>
+    c
+      .trim()
+      .replace(/\s+(ASC|DESC)$/i, '')
+      .replace(/^"(.*)"$/, '$1'),
+  );
 
 for (const name of Object.keys(TABLE_LAYOUTS) as TableName[]) {
   test(`${name}: columns of schema ${TABLE_LAYOUTS[name].schema}, sorted by columns it has`, () => {
@@ -16,7 +22,7 @@ for (const name of Object.keys(TABLE_LAYOUTS) as TableName[]) {
   });
 }
 
-test('row groups: the layout\'s, 100,000 by default, or the override (leads: LEADS_ROW_GROUP_ROWS)', () => {
+test("row groups: the layout's, 100,000 by default, or the override (leads: LEADS_ROW_GROUP_ROWS)", () => {
   assert.is(tableSpec('sales').rowGroupRows, 50_000);
   assert.is(tableSpec('companies').rowGroupRows, 100_000);
   assert.is(tableSpec('leads', 20_000).rowGroupRows, 20_000);

@@ -22,7 +22,19 @@ for (const [schema, expected] of types) {
 }
 
 test('copyToParquetSql quotes paths and identifiers and keeps column order', () => {
-  const sql = copyToParquetSql({ name: 't', columns: [['id', 'BIGINT'], ['table', 'VARCHAR']], orderBy: 'id', rowGroupRows: 10 }, "/tmp/o'k.ndjson", '/tmp/t.parquet');
+  const sql = copyToParquetSql(
+    {
+      name: 't',
+      columns: [
+        ['id', 'BIGINT'],
+        ['table', 'VARCHAR'],
+      ],
+      orderBy: 'id',
+      rowGroupRows: 10,
+    },
+    "/tmp/o'k.ndjson",
+    '/tmp/t.parquet',
+  );
   assert.match(sql, /SELECT "id", "table" FROM read_json\('\/tmp\/o''k\.ndjson'/);
   assert.match(sql, /columns = \{'id': 'BIGINT', 'table': 'VARCHAR'\}/);
   assert.match(sql, /ORDER BY id\) TO '\/tmp\/t\.parquet' \(FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE 10\)/);
@@ -32,21 +44,36 @@ test('writeTable round-trips exact decimals, dates, lists, nulls and accents thr
   const dir = tempDir();
   const db = await openDb();
   try {
-    const n = await writeTable(db, dir, {
-      name: 'sales',
-      columns: [['id', 'BIGINT'], ['price_eur', 'DECIMAL(14,2)'], ['d', 'DATE'], ['tags', 'VARCHAR[]'], ['address', 'VARCHAR']],
-      orderBy: 'id DESC',
-    }, [
-      { id: 1, price_eur: 458150.0, d: '2023-02-01', tags: ['a'], address: 'Dún Laoghaire' },
-      { id: 2, price_eur: 1234567.89, d: null, tags: [], address: null },
-    ]);
+    const n = await writeTable(
+      db,
+      dir,
+      {
+        name: 'sales',
+        columns: [
+          ['id', 'BIGINT'],
+          ['price_eur', 'DECIMAL(14,2)'],
+          ['d', 'DATE'],
+          ['tags', 'VARCHAR[]'],
+          ['address', 'VARCHAR'],
+        ],
+        orderBy: 'id DESC',
+      },
+      [
+        { id: 1, price_eur: 458150.0, d: '2023-02-01', tags: ['a'], address: 'Dún Laoghaire' },
+        { id: 2, price_eur: 1234567.89, d: null, tags: [], address: null },
+      ],
+    );
     assert.is(n, 2);
-    const rows = await db.all(`SELECT id, price_eur::VARCHAR AS p, d, tags, address FROM read_parquet('${join(dir, 'sales.parquet')}')`);
+    const rows = await db.all(
+      `SELECT id, price_eur::VARCHAR AS p, d, tags, address FROM read_parquet('${join(dir, 'sales.parquet')}')`,
+    );
     assert.equal(rows, [
       { id: 2, p: '1234567.89', d: null, tags: [], address: null },
       { id: 1, p: '458150.00', d: '2023-02-01', tags: ['a'], address: 'Dún Laoghaire' },
     ]);
-    const [meta] = await db.all<{ c: string }>(`SELECT compression AS c FROM parquet_metadata('${join(dir, 'sales.parquet')}') LIMIT 1`);
+    const [meta] = await db.all<{ c: string }>(
+      `SELECT compression AS c FROM parquet_metadata('${join(dir, 'sales.parquet')}') LIMIT 1`,
+    );
     assert.is(meta!.c, 'ZSTD');
   } finally {
     db.close();

@@ -47,7 +47,11 @@ test('normaliseCommencement: the builder as named (published only with evidence,
     ['', '', null, null],
   ];
   for (const [name, num, wantName, wantNum] of cases) {
-    const row = normaliseCommencement(rec({ CN_Builder_Name: name, CN_Builder_Company_Number: num }), 'f', 2) as CommencementRow;
+    const row = normaliseCommencement(
+      rec({ CN_Builder_Name: name, CN_Builder_Company_Number: num }),
+      'f',
+      2,
+    ) as CommencementRow;
     assert.is(row.builder_name, wantName, name);
     assert.is(row.builder_company_number, wantNum, name);
   }
@@ -71,7 +75,10 @@ test('readCommencements: the fixture, row by row', async () => {
   const res = await readCommencements([CSV]);
   assert.is(res.lines, 10);
   assert.is(res.rows.length + res.rejects.length, res.lines);
-  assert.equal(res.rows.map((r) => r.line), [10, 3, 11]); // line 10 replaced line 2 in place
+  assert.equal(
+    res.rows.map((r) => r.line),
+    [10, 3, 11],
+  ); // line 10 replaced line 2 in place
 
   const [cn1, cn2, cn10] = res.rows as [CommencementRow, CommencementRow, CommencementRow];
   assert.is(cn1.cn_number, 'CN0001');
@@ -100,20 +107,27 @@ test('readCommencements: the fixture, row by row', async () => {
   assert.is(cn10.authority, 'Dún Laoghaire-Rathdown');
 
   const rejects = [...res.rejects].sort((a, b) => a.line - b.line);
-  assert.equal(rejects.map((r) => [r.line, r.reason, r.detail]), [
-    [2, 'duplicate', `superseded by ${CSV}:10`],
-    [4, 'missing_field', 'CN_Number'],
-    [5, 'invalid_date', 'CN_Commencement_Date'],
-    [6, 'invalid_number', 'CN_Units_for_phase'],
-    [7, 'invalid_coordinates', 'CN_LAT/CN_LNG'],
-    [8, 'invalid_coordinates', 'CN_LAT'],
-    [9, 'malformed_row', '4 fields, header has 34'],
-  ]);
+  assert.equal(
+    rejects.map((r) => [r.line, r.reason, r.detail]),
+    [
+      [2, 'duplicate', `superseded by ${CSV}:10`],
+      [4, 'missing_field', 'CN_Number'],
+      [5, 'invalid_date', 'CN_Commencement_Date'],
+      [6, 'invalid_number', 'CN_Units_for_phase'],
+      [7, 'invalid_coordinates', 'CN_LAT/CN_LNG'],
+      [8, 'invalid_coordinates', 'CN_LAT'],
+      [9, 'malformed_row', '4 fields, header has 34'],
+    ],
+  );
   assert.is(rejects[0]!.key, 'CN0001');
 });
 
 test('normaliseCommencement: WGS84 coordinates kept as is, Eircode reduced to its routing key', () => {
-  const row = normaliseCommencement(rec({ CN_LAT: '51.9', CN_LNG: '-8.47', CN_Eircode: 'P31 XY12' }), 'f', 2) as CommencementRow;
+  const row = normaliseCommencement(
+    rec({ CN_LAT: '51.9', CN_LNG: '-8.47', CN_Eircode: 'P31 XY12' }),
+    'f',
+    2,
+  ) as CommencementRow;
   assert.equal([row.lat, row.lon, row.eircode_routing_key], [51.9, -8.47, 'P31']);
   assert.not.ok(JSON.stringify(row).includes('XY12'));
 });
@@ -138,7 +152,10 @@ test('readCommencements: CRLF and BOM, and a file missing CN_Number', async () =
     const bad = join(dir, 'bad.csv');
     writeFileSync(bad, 'Number,Town\nCN1,Cork\n');
     const none = await readCommencements([bad]);
-    assert.equal([none.rows.length, none.lines, none.rejects.map((r) => [r.reason, r.line])], [0, 1, [['unknown_header', 1]]]);
+    assert.equal(
+      [none.rows.length, none.lines, none.rejects.map((r) => [r.reason, r.line])],
+      [0, 1, [['unknown_header', 1]]],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -18,17 +18,23 @@ test('readMaterials: the index statistic only; the 12-month change and empty cel
   assert.is(r.skipped, 2);
   assert.is(r.lines, 9 - 2);
   assert.is(r.rows.length + r.rejects.length, r.lines);
-  assert.equal(r.rows.map((x) => [x.material, x.month, x.index_value]), [
-    ['Structural steel', '2022-10', 162.4],
-    ['Structural steel', '2023-10', 150.1],
-    ['All materials', '2023-10', 141.9],
-  ]);
-  assert.equal(r.rejects.map((x) => [x.line, x.reason, x.detail]), [
-    [6, 'invalid_date', 'TLIST(M1)'],
-    [7, 'invalid_number', 'VALUE'],
-    [9, 'missing_field', 'Type of Material'],
-    [10, 'duplicate', 'same month and material as line 3'],
-  ]);
+  assert.equal(
+    r.rows.map((x) => [x.material, x.month, x.index_value]),
+    [
+      ['Structural steel', '2022-10', 162.4],
+      ['Structural steel', '2023-10', 150.1],
+      ['All materials', '2023-10', 141.9],
+    ],
+  );
+  assert.equal(
+    r.rejects.map((x) => [x.line, x.reason, x.detail]),
+    [
+      [6, 'invalid_date', 'TLIST(M1)'],
+      [7, 'invalid_number', 'VALUE'],
+      [9, 'missing_field', 'Type of Material'],
+      [10, 'duplicate', 'same month and material as line 3'],
+    ],
+  );
 });
 
 test.run();

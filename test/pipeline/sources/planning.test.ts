@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { arcgisFeatureRecord, cleanApplicationNumber, normalisePlanning, readPlanning } from '../../../pipeline/sources/planning.ts';
+import {
+  arcgisFeatureRecord,
+  cleanApplicationNumber,
+  normalisePlanning,
+  readPlanning,
+} from '../../../pipeline/sources/planning.ts';
 import { PLANNING_COLUMNS } from '../../../pipeline/sources/formats.ts';
 import type { PlanningRow, Reject } from '../../../pipeline/types.ts';
 
@@ -14,8 +19,19 @@ const JSON_FILE = join(FIXTURES, 'planning.json');
 
 /** Personal data written into the fixtures; none of it may survive the adapter. */
 const PERSONAL = [
-  'Seamus', 'Ottoway', 'Quillan', 'Padraig', 'Zumwalt', 'Lighthouse Lane', 'Orla', 'Brennock',
-  'Harbour View', 'Brid', 'Okonkwo', 'Rathfake Cottage', 'Docklands Business Park',
+  'Seamus',
+  'Ottoway',
+  'Quillan',
+  'Padraig',
+  'Zumwalt',
+  'Lighthouse Lane',
+  'Orla',
+  'Brennock',
+  'Harbour View',
+  'Brid',
+  'Okonkwo',
+  'Rathfake Cottage',
+  'Docklands Business Park',
 ];
 
 /** Copy a fixture to a temp dir with its text transformed (CRLF, BOM). */
@@ -32,7 +48,11 @@ const withBom = (b: Buffer): Buffer => Buffer.concat([Buffer.from([0xef, 0xbb, 0
 function rec(over: Record<string, string>): Record<string, string> {
   const r: Record<string, string> = {};
   for (const c of PLANNING_COLUMNS) r[c] = '';
-  Object.assign(r, { PlanningAuthority: 'Cork City Council', ApplicationNumber: '2341234', ReceivedDate: '2023-03-01' });
+  Object.assign(r, {
+    PlanningAuthority: 'Cork City Council',
+    ApplicationNumber: '2341234',
+    ReceivedDate: '2023-03-01',
+  });
   return Object.assign(r, over);
 }
 
@@ -76,7 +96,12 @@ test('normalisePlanning: one rejected column per case, detail names it', () => {
 
 test('normalisePlanning: a forename makes a person (name dropped); a name without one waits for evidence', () => {
   const cases: [Record<string, string>, boolean, string | null, boolean][] = [
-    [{ ApplicantForename: '', ApplicantSurname: 'Greenfield Developments Ltd' }, false, 'Greenfield Developments Ltd', false],
+    [
+      { ApplicantForename: '', ApplicantSurname: 'Greenfield Developments Ltd' },
+      false,
+      'Greenfield Developments Ltd',
+      false,
+    ],
     [{ ApplicantSurname: 'Cork  County Council', ApplicantAddress: 'City Hall' }, false, 'Cork County Council', true],
     [{ ApplicantForename: 'Aoife', ApplicantSurname: 'Dunphy' }, true, null, true],
     // a business word for a surname changes nothing: a forename is a person
@@ -91,15 +116,27 @@ test('normalisePlanning: a forename makes a person (name dropped); a name withou
     assert.is(row.applicant_name, name, JSON.stringify(over));
     assert.is(row.has_contact, contact, JSON.stringify(over));
   }
-  for (const [fore, sur] of [['Aoife', 'Dunphy'], ['Rory', 'Power']] as const) {
-    const row = JSON.stringify(normalisePlanning(rec({ ApplicantForename: fore, ApplicantSurname: sur, ApplicantAddress: 'Knockfake' }), 'f', 2));
+  for (const [fore, sur] of [
+    ['Aoife', 'Dunphy'],
+    ['Rory', 'Power'],
+  ] as const) {
+    const row = JSON.stringify(
+      normalisePlanning(rec({ ApplicantForename: fore, ApplicantSurname: sur, ApplicantAddress: 'Knockfake' }), 'f', 2),
+    );
     for (const s of [fore, sur, 'Knockfake']) assert.not.ok(row.includes(s), s);
   }
 });
 
 test('normalisePlanning: OneOffHouse flags and eircode routing key only', () => {
-  const cases: [string, boolean][] = [['Y', true], ['Yes', true], ['N', false], ['No', false], ['', false]];
-  for (const [v, want] of cases) assert.is((normalisePlanning(rec({ OneOffHouse: v }), 'f', 2) as PlanningRow).one_off_house, want, v);
+  const cases: [string, boolean][] = [
+    ['Y', true],
+    ['Yes', true],
+    ['N', false],
+    ['No', false],
+    ['', false],
+  ];
+  for (const [v, want] of cases)
+    assert.is((normalisePlanning(rec({ OneOffHouse: v }), 'f', 2) as PlanningRow).one_off_house, want, v);
   const row = normalisePlanning(rec({ DevelopmentPostcode: 't12 ab34' }), 'f', 2) as PlanningRow;
   assert.is(row.eircode_routing_key, 'T12');
   assert.not.ok(JSON.stringify(row).toUpperCase().includes('AB34'));
@@ -109,7 +146,10 @@ test('readPlanning: the CSV fixture, row by row', async () => {
   const res = await readPlanning([CSV]);
   assert.is(res.lines, 16);
   assert.is(res.rows.length + res.rejects.length, res.lines);
-  assert.equal(res.rows.map((r) => r.line), [2, 14, 4, 16, 18]);
+  assert.equal(
+    res.rows.map((r) => r.line),
+    [2, 14, 4, 16, 18],
+  );
 
   const rows = byLine(res.rows);
   const first = rows.get(2)!;
@@ -165,7 +205,10 @@ test('readPlanning: the CSV fixture, row by row', async () => {
     [15, 'invalid_number', 'NumResidentialUnits'],
   ];
   const rejects = [...res.rejects].sort((a, b) => a.line - b.line);
-  assert.equal(rejects.map((r) => [r.line, r.reason]), want.map(([l, r]) => [l, r]));
+  assert.equal(
+    rejects.map((r) => [r.line, r.reason]),
+    want.map(([l, r]) => [l, r]),
+  );
   for (const [line, , detail] of want) {
     if (detail !== null) assert.is(rejects.find((r) => r.line === line)!.detail, detail, `line ${line}`);
   }
@@ -194,7 +237,10 @@ test('readPlanning: CRLF line endings and a UTF-8 BOM give the same rows', async
   try {
     const res = await readPlanning([v.file]);
     assert.equal(res.rows, plain.rows);
-    assert.equal(res.rejects.map((r) => [r.line, r.reason, r.detail?.replace(v.file, CSV)]), plain.rejects.map((r) => [r.line, r.reason, r.detail]));
+    assert.equal(
+      res.rejects.map((r) => [r.line, r.reason, r.detail?.replace(v.file, CSV)]),
+      plain.rejects.map((r) => [r.line, r.reason, r.detail]),
+    );
   } finally {
     v.done();
   }
@@ -204,7 +250,10 @@ test('readPlanning: a file without the required columns is one unknown_header re
   const res = await readPlanning([join(FIXTURES, 'bad-header.csv')]);
   assert.equal(res.rows, []);
   assert.is(res.lines, 1);
-  assert.equal(res.rejects.map((r) => [r.reason, r.line]), [['unknown_header', 1]]);
+  assert.equal(
+    res.rejects.map((r) => [r.reason, r.line]),
+    [['unknown_header', 1]],
+  );
 });
 
 test('readPlanning: the ArcGIS JSON form with epoch-ms dates', async () => {
@@ -227,10 +276,13 @@ test('readPlanning: the ArcGIS JSON form with epoch-ms dates', async () => {
   assert.is(house.applicant_person, true);
   assert.is(house.one_off_house, true);
   assert.is(house.lat, null);
-  assert.equal(res.rejects.map((r) => [r.line, r.reason, r.detail]), [
-    [3, 'missing_field', 'ReceivedDate'],
-    [4, 'malformed_row', 'attributes'],
-  ]);
+  assert.equal(
+    res.rejects.map((r) => [r.line, r.reason, r.detail]),
+    [
+      [3, 'missing_field', 'ReceivedDate'],
+      [4, 'malformed_row', 'attributes'],
+    ],
+  );
 });
 
 test('readPlanning: unreadable JSON documents are single file rejects', async () => {
@@ -260,7 +312,10 @@ test('arcgisFeatureRecord: geometry by spatial reference, attributes as text', (
   assert.ok(near(wgs.ITMEasting, 715845.9) && near(wgs.ITMNorthing, 734720.3), JSON.stringify(wgs));
   const merc = arcgisFeatureRecord({ attributes: {}, geometry: { x: -696860.01, y: 7048002.69 } }, 102100)!;
   assert.ok(near(merc.ITMEasting, 715846) && near(merc.ITMNorthing, 734720), JSON.stringify(merc));
-  const own = arcgisFeatureRecord({ attributes: { ITMEasting: 600000, ITMNorthing: 700000 }, geometry: { x: 1, y: 2 } }, 2157)!;
+  const own = arcgisFeatureRecord(
+    { attributes: { ITMEasting: 600000, ITMNorthing: 700000 }, geometry: { x: 1, y: 2 } },
+    2157,
+  )!;
   assert.equal([own.ITMEasting, own.ITMNorthing], ['600000', '700000']);
   assert.is(arcgisFeatureRecord({ geometry: { x: 1, y: 2 } }, null), null);
   assert.is(arcgisFeatureRecord('nope', null), null);

@@ -29,9 +29,15 @@ const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 function rec(over: Record<string, string>): Record<string, string> {
   return Object.assign(
     {
-      'Date of Sale (dd/mm/yyyy)': '01/02/2023', Address: '1 Test Road', County: 'Cork', Eircode: '',
-      'Price (€)': '€100,000.00', 'Not Full Market Price': 'No', 'VAT Exclusive': 'No',
-      'Description of Property': 'Second-Hand Dwelling house /Apartment', 'Property Size Description': '',
+      'Date of Sale (dd/mm/yyyy)': '01/02/2023',
+      Address: '1 Test Road',
+      County: 'Cork',
+      Eircode: '',
+      'Price (€)': '€100,000.00',
+      'Not Full Market Price': 'No',
+      'VAT Exclusive': 'No',
+      'Description of Property': 'Second-Hand Dwelling house /Apartment',
+      'Property Size Description': '',
     },
     over,
   );
@@ -61,8 +67,15 @@ test('parseEuroCents: exact cents from the text', () => {
 
 test('postalDistrictRoutingKey: Dublin districts only', () => {
   const cases: [string, string | null][] = [
-    ['Dublin 3', 'D03'], ['Dublin 15', 'D15'], ['Dublin 6w', 'D6W'], ['DUBLIN 6W', 'D6W'],
-    ['Baile Átha Cliath 18', 'D18'], ['Dublin 19', null], ['Dublin 25', null], ['', null], ['Cork', null],
+    ['Dublin 3', 'D03'],
+    ['Dublin 15', 'D15'],
+    ['Dublin 6w', 'D6W'],
+    ['DUBLIN 6W', 'D6W'],
+    ['Baile Átha Cliath 18', 'D18'],
+    ['Dublin 19', null],
+    ['Dublin 25', null],
+    ['', null],
+    ['Cork', null],
   ];
   for (const [s, want] of cases) assert.is(postalDistrictRoutingKey(s), want, s);
 });
@@ -144,28 +157,34 @@ test('readPpr: current header, Windows-1252, row by row', async () => {
   assert.is.not(eircodeHash('H91AB13'), galway.eircode_hash);
   assert.is.not(kerry.eircode_hash, galway.eircode_hash);
 
-  assert.equal(res.rejects.map((r) => [r.line, r.reason, r.detail]), [
-    [5, 'duplicate', 'same as line 3'],
-    [6, 'invalid_date', 'Date of Sale (dd/mm/yyyy)'],
-    [7, 'invalid_number', 'Price (€)'],
-    [8, 'missing_field', 'Price (€)'],
-    [9, 'unknown_county', 'County'],
-    [10, 'missing_field', 'Address'],
-    [11, 'malformed_row', '3 fields, header has 9'],
-    [12, 'missing_field', 'Date of Sale (dd/mm/yyyy)'],
-  ]);
+  assert.equal(
+    res.rejects.map((r) => [r.line, r.reason, r.detail]),
+    [
+      [5, 'duplicate', 'same as line 3'],
+      [6, 'invalid_date', 'Date of Sale (dd/mm/yyyy)'],
+      [7, 'invalid_number', 'Price (€)'],
+      [8, 'missing_field', 'Price (€)'],
+      [9, 'unknown_county', 'County'],
+      [10, 'missing_field', 'Address'],
+      [11, 'malformed_row', '3 fields, header has 9'],
+      [12, 'missing_field', 'Date of Sale (dd/mm/yyyy)'],
+    ],
+  );
 });
 
 test('readPpr: older header with Postal Code', async () => {
   const res = await readPpr([OLD]);
   assert.is(res.lines, 4);
   assert.equal(res.rejects, []);
-  assert.equal(res.rows.map((r) => [r.address, r.county, r.eircode_routing_key, r.price_cents, r.is_new_dwelling]), [
-    ['1 Fake Terrace', 'Dublin', 'D6W', 24242400, false],
-    ['9 Sráid an Mhuilinn', 'Dublin', 'D18', 30000000, false],
-    ['3 Canal View', 'Dublin', null, 19999999, true],
-    ['5 Canal View', 'Dublin', null, 100, true],
-  ]);
+  assert.equal(
+    res.rows.map((r) => [r.address, r.county, r.eircode_routing_key, r.price_cents, r.is_new_dwelling]),
+    [
+      ['1 Fake Terrace', 'Dublin', 'D6W', 24242400, false],
+      ['9 Sráid an Mhuilinn', 'Dublin', 'D18', 30000000, false],
+      ['3 Canal View', 'Dublin', null, 19999999, true],
+      ['5 Canal View', 'Dublin', null, 100, true],
+    ],
+  );
   assert.is(res.rows[0]!.home_key, sha('1 fake terrace|'));
 });
 
@@ -188,7 +207,11 @@ test('readPpr: CRLF, and the same file re-encoded as UTF-8 with a BOM, give the 
     for (const file of [crlf, utf8]) {
       const res = await readPpr([file]);
       assert.equal(res.rows, plain.rows, file);
-      assert.equal(res.rejects.map((r) => [r.line, r.reason]), plain.rejects.map((r) => [r.line, r.reason]), file);
+      assert.equal(
+        res.rejects.map((r) => [r.line, r.reason]),
+        plain.rejects.map((r) => [r.line, r.reason]),
+        file,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -224,7 +247,11 @@ const REAL_FILES: [string, number, number][] = [
 ];
 
 if (!existsSync(REAL)) {
-  skipFile(test, 'ppr.test.ts real-data tests', `${REAL} does not exist (the real PPR samples are not on this machine)`);
+  skipFile(
+    test,
+    'ppr.test.ts real-data tests',
+    `${REAL} does not exist (the real PPR samples are not on this machine)`,
+  );
 } else {
   for (const [name, dataLines, dups] of REAL_FILES) {
     test(`real data ${name}: every line accounted for, price sum matches an independent count`, async () => {
@@ -232,10 +259,16 @@ if (!existsSync(REAL)) {
       const res = await readPpr([file]);
       assert.is(res.lines, dataLines);
       assert.is(res.rows.length + res.rejects.length, dataLines);
-      assert.equal(res.rejects.map((r) => r.reason), Array(dups).fill('duplicate'));
+      assert.equal(
+        res.rejects.map((r) => r.reason),
+        Array(dups).fill('duplicate'),
+      );
 
       // independent: plain line split + regex over the iconv-decoded text, exact lines deduplicated
-      const lines = decodeCp1252(file).split('\n').slice(1).filter((l) => l.trim() !== '');
+      const lines = decodeCp1252(file)
+        .split('\n')
+        .slice(1)
+        .filter((l) => l.trim() !== '');
       assert.is(lines.length, dataLines);
       const unique = [...new Set(lines)];
       let sum = 0n;
@@ -245,13 +278,17 @@ if (!existsSync(REAL)) {
         sum += BigInt(m[1]!.replace(/,/g, '') + m[2]!);
       }
       assert.is(res.rows.length, unique.length);
-      assert.is(res.rows.reduce((s, r) => s + BigInt(r.price_cents), 0n), sum);
+      assert.is(
+        res.rows.reduce((s, r) => s + BigInt(r.price_cents), 0n),
+        sum,
+      );
     });
   }
 
   test('real data: hand-picked rows, exact prices and accents intact', async () => {
     const res = await readPpr([join(REAL, 'PPR-2023-02.csv'), join(REAL, 'PPR-2017-Dublin.csv')]);
-    const at = (file: string, line: number): SaleRow => res.rows.find((r) => r.line === line && r.date_of_sale.startsWith(file))!;
+    const at = (file: string, line: number): SaleRow =>
+      res.rows.find((r) => r.line === line && r.date_of_sale.startsWith(file))!;
     const cases: [string, number, string, number, string | null, boolean][] = [
       ['2023', 2, '02 Harpur Park, Harpur Lane, Leixlip', 45815000, null, true],
       ['2023', 3, '1 DONCARRIG, BALLYCOMMON, NENAGH', 37922500, 'E45', false],
@@ -263,7 +300,11 @@ if (!existsSync(REAL)) {
     for (const [year, line, address, cents, key, isNew] of cases) {
       const row = at(year, line);
       assert.ok(row, `${year} line ${line}`);
-      assert.equal([row.address, row.price_cents, row.eircode_routing_key, row.is_new_dwelling], [address, cents, key, isNew], `${year} line ${line}`);
+      assert.equal(
+        [row.address, row.price_cents, row.eircode_routing_key, row.is_new_dwelling],
+        [address, cents, key, isNew],
+        `${year} line ${line}`,
+      );
     }
     assert.is(at('2017', 14573).description, 'Teach/Árasán Cónaithe Atháimhe');
   });

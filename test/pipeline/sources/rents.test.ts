@@ -27,20 +27,26 @@ test('readRents: rows, suppressed cells skipped, rejects naming the column', asy
   assert.is(r.suppressed, 2, 'empty and ".." values are suppressed cells, not errors');
   assert.is(r.lines, 11 - 2, 'lines with a value');
   assert.is(r.rows.length + r.rejects.length, r.lines);
-  assert.equal(r.rows.map((x) => [x.location, x.county, x.national, x.dwelling, x.all_bedrooms, x.rent_eur]), [
-    ['Ireland', null, true, 'all', true, 1468.25],
-    ['Dublin', 'Dublin', false, 'house', true, 2201.5],
-    ['Dublin 4', null, false, 'apartment', false, 2450],
-  ]);
+  assert.equal(
+    r.rows.map((x) => [x.location, x.county, x.national, x.dwelling, x.all_bedrooms, x.rent_eur]),
+    [
+      ['Ireland', null, true, 'all', true, 1468.25],
+      ['Dublin', 'Dublin', false, 'house', true, 2201.5],
+      ['Dublin 4', null, false, 'apartment', false, 2450],
+    ],
+  );
   assert.is(r.rows[0]!.quarter, '2023Q1');
-  assert.equal(r.rejects.map((x) => [x.line, x.reason, x.detail]), [
-    [7, 'invalid_date', 'TLIST(Q1)'],
-    [8, 'invalid_number', 'VALUE'],
-    [9, 'unknown_category', 'Property Type'],
-    [10, 'missing_field', 'Location'],
-    [11, 'duplicate', 'same cell as line 2'],
-    [12, 'malformed_row', '9 fields, header has 12'],
-  ]);
+  assert.equal(
+    r.rejects.map((x) => [x.line, x.reason, x.detail]),
+    [
+      [7, 'invalid_date', 'TLIST(Q1)'],
+      [8, 'invalid_number', 'VALUE'],
+      [9, 'unknown_category', 'Property Type'],
+      [10, 'missing_field', 'Location'],
+      [11, 'duplicate', 'same cell as line 2'],
+      [12, 'malformed_row', '9 fields, header has 12'],
+    ],
+  );
 });
 
 test('readRents: a file of another layout is one unknown_header reject', async () => {

@@ -17,7 +17,11 @@ function context(progress = true): { ctx: BuildContext; log: string[]; started: 
   const log: string[] = [];
   const started: string[] = [];
   const config = loadPipelineConfig({}, { dataDir: dir, rawDir: dir, progress });
-  const ctx = createContext(config, { now: () => new Date('2026-11-09T06:00:00Z'), log: (l) => log.push(l), onStage: (s) => void started.push(s) }, null);
+  const ctx = createContext(
+    config,
+    { now: () => new Date('2026-11-09T06:00:00Z'), log: (l) => log.push(l), onStage: (s) => void started.push(s) },
+    null,
+  );
   return { ctx, log, started };
 }
 
@@ -46,11 +50,14 @@ test('runs the table in order: onStage before each, one progress line per stage 
   assert.equal(outcome, { status: 'published', message: 'done' });
   assert.equal(ran, ['first', 'second:two', 'last']);
   assert.equal(started, ['first', 'second:two', 'last']);
-  assert.equal(log.map((l) => /^\[ ?(\d+)\/(\d+)\] (\S+) +([\d,]+) rows /.exec(l)?.slice(1)), [
-    ['1', '3', 'first', '3'],
-    ['2', '3', 'second:two', '1,234'],
-    ['3', '3', 'last', '1'],
-  ]);
+  assert.equal(
+    log.map((l) => /^\[ ?(\d+)\/(\d+)\] (\S+) +([\d,]+) rows /.exec(l)?.slice(1)),
+    [
+      ['1', '3', 'first', '3'],
+      ['2', '3', 'second:two', '1,234'],
+      ['3', '3', 'last', '1'],
+    ],
+  );
   assert.equal(Object.keys(ctx.stages), ['first', 'second:two', 'last']);
   assert.is(ctx.stages['second:two']!.rows, 1234);
 });
@@ -58,13 +65,17 @@ test('runs the table in order: onStage before each, one progress line per stage 
 test('onStage is awaited before the stage runs', async () => {
   const events: string[] = [];
   const { ctx } = context(false);
-  const hooked = createContext(ctx.config, {
-    ...ctx.deps,
-    onStage: async (s) => {
-      await Promise.resolve();
-      events.push(`hook ${s}`);
+  const hooked = createContext(
+    ctx.config,
+    {
+      ...ctx.deps,
+      onStage: async (s) => {
+        await Promise.resolve();
+        events.push(`hook ${s}`);
+      },
     },
-  }, null);
+    null,
+  );
   const stage = (name: string): Stage => ({ name, run: async () => (events.push(`run ${name}`), 0) });
   await run([stage('a'), { ...stage('b'), end: () => ({ status: 'published', message: '' }) }], hooked);
   assert.equal(events, ['hook a', 'run a', 'hook b', 'run b']);
@@ -73,7 +84,10 @@ test('onStage is awaited before the stage runs', async () => {
 test('a stage that names an outcome ends the refresh: later stages neither start nor print', async () => {
   const ran: string[] = [];
   const { ctx, log, started } = context();
-  const stop: Stage = { ...step('check', 1, ran), end: () => ({ status: 'unchanged', releaseId: 'r1', message: 'nothing to do' }) };
+  const stop: Stage = {
+    ...step('check', 1, ran),
+    end: () => ({ status: 'unchanged', releaseId: 'r1', message: 'nothing to do' }),
+  };
   const outcome = await run([step('a', 1, ran), stop, step('never', 1, ran)], ctx);
   assert.is(outcome.status, 'unchanged');
   assert.is(outcome.releaseId, 'r1');
@@ -92,9 +106,19 @@ test('progress off: no lines, timings still kept', async () => {
 
 test('a stage or its end that throws ends the refresh with that error', async () => {
   const ran: string[] = [];
-  const boom: Stage = { name: 'boom', run: async () => { throw new Error('unreadable file'); } };
+  const boom: Stage = {
+    name: 'boom',
+    run: async () => {
+      throw new Error('unreadable file');
+    },
+  };
   await rejects(() => run([boom, step('after', 1, ran)], context().ctx), /unreadable file/);
-  const invalid: Stage = { ...step('validate', 1, ran), end: () => { throw new Error('published rows failed schema validation'); } };
+  const invalid: Stage = {
+    ...step('validate', 1, ran),
+    end: () => {
+      throw new Error('published rows failed schema validation');
+    },
+  };
   await rejects(() => run([invalid, step('after', 1, ran)], context().ctx), /failed schema validation/);
   assert.equal(ran, ['validate']);
 });

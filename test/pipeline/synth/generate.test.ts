@@ -8,8 +8,16 @@ import { parseCsv } from '../../../pipeline/lib/csv.ts';
 import { parseDate } from '../../../pipeline/lib/dates.ts';
 import { AUTHORITIES, resolveAuthority } from '../../../pipeline/reference/authorities.ts';
 import {
-  ABP_CASE_COLUMNS, AUCTION_COLUMNS, COMMENCEMENT_COLUMNS, CRO_COMPANY_COLUMNS, CRO_FILING_COLUMNS,
-  DATA_CENTRE_COLUMNS, GRID_CONNECTION_COLUMNS, PLANNING_COLUMNS, PPR_COLUMNS_CURRENT, PPR_COLUMNS_OLD,
+  ABP_CASE_COLUMNS,
+  AUCTION_COLUMNS,
+  COMMENCEMENT_COLUMNS,
+  CRO_COMPANY_COLUMNS,
+  CRO_FILING_COLUMNS,
+  DATA_CENTRE_COLUMNS,
+  GRID_CONNECTION_COLUMNS,
+  PLANNING_COLUMNS,
+  PPR_COLUMNS_CURRENT,
+  PPR_COLUMNS_OLD,
 } from '../../../pipeline/sources/formats.ts';
 import { type GenerateSummary, SCALES, generateRaw, snapshotDate } from '../../../pipeline/synth/generate.ts';
 
@@ -29,7 +37,8 @@ async function run(name: string, seed: number, week: number): Promise<{ dir: str
 
 function listFiles(dir: string): string[] {
   const out: string[] = [];
-  for (const src of readdirSync(dir).sort()) for (const f of readdirSync(join(dir, src)).sort()) out.push(`${src}/${f}`);
+  for (const src of readdirSync(dir).sort())
+    for (const f of readdirSync(join(dir, src)).sort()) out.push(`${src}/${f}`);
   return out;
 }
 
@@ -60,7 +69,12 @@ function byKey(dir: string): Map<string, string> {
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 test('snapshotDate: week 1 is 2026-11-09, then weekly', () => {
-  const cases: [number, string][] = [[1, '2026-11-09'], [2, '2026-11-16'], [8, '2026-12-28'], [9, '2027-01-04']];
+  const cases: [number, string][] = [
+    [1, '2026-11-09'],
+    [2, '2026-11-16'],
+    [8, '2026-12-28'],
+    [9, '2027-01-04'],
+  ];
   for (const [week, date] of cases) assert.is(snapshotDate(week), date, `week ${week}`);
   for (const bad of [0, -1, 1.5, Number.NaN]) assert.throws(() => snapshotDate(bad), RangeError, `week ${bad}`);
 });
@@ -130,7 +144,10 @@ test('headers: every file has its exact column list', async () => {
     assert.equal(rows(dir, file, enc)[0], [...cols], file);
   }
   const years = readdirSync(join(dir, 'ppr')).sort();
-  assert.equal(years, Array.from({ length: 17 }, (_, i) => `PPR-${2010 + i}.csv`));
+  assert.equal(
+    years,
+    Array.from({ length: 17 }, (_, i) => `PPR-${2010 + i}.csv`),
+  );
 });
 
 test('planning: UTF-8 BOM, CRLF line ends, all 31 authorities, mixed date formats', async () => {
@@ -143,7 +160,8 @@ test('planning: UTF-8 BOM, CRLF line ends, all 31 authorities, mixed date format
   const authorities = new Set(data.map((r) => resolveAuthority(r[1])?.name).filter(Boolean));
   assert.is(authorities.size, AUTHORITIES.length);
   const styles = new Set(data.map((r) => r[20]!.replace(/\d/g, '9')));
-  for (const s of ['9999-99-99', '99/99/9999', '9999/99/99 99:99:99', '9999-99-99T99:99:99Z']) assert.ok(styles.has(s), s);
+  for (const s of ['9999-99-99', '99/99/9999', '9999/99/99 99:99:99', '9999-99-99T99:99:99Z'])
+    assert.ok(styles.has(s), s);
 });
 
 test('planning: bad and duplicate rows stay well under 1 %', async () => {
@@ -153,7 +171,12 @@ test('planning: bad and duplicate rows stay well under 1 %', async () => {
   const seen = new Set<string>();
   let dups = 0;
   for (const r of data) {
-    const ok = r.length === PLANNING_COLUMNS.length && r[2] && resolveAuthority(r[1]) && parseDate(r[20]) && !(Number(r[6]) > 1_000_000);
+    const ok =
+      r.length === PLANNING_COLUMNS.length &&
+      r[2] &&
+      resolveAuthority(r[1]) &&
+      parseDate(r[20]) &&
+      !(Number(r[6]) > 1_000_000);
     if (!ok) bad++;
     const k = `${r[1]}|${r[2]}`;
     if (seen.has(k)) dups++;
@@ -201,7 +224,9 @@ test('week 2: new applications added, untouched rows byte-identical, changed row
   // the other sources: week 1 files are not identical to week 2's, past PPR years are
   assert.is.not(hashDir(w1.dir), hashDir(w2.dir));
   assert.ok(readFileSync(join(w1.dir, 'ppr/PPR-2020.csv')).equals(readFileSync(join(w2.dir, 'ppr/PPR-2020.csv'))));
-  assert.ok(rows(w2.dir, 'ppr/PPR-2026.csv', 'windows-1252').length > rows(w1.dir, 'ppr/PPR-2026.csv', 'windows-1252').length);
+  assert.ok(
+    rows(w2.dir, 'ppr/PPR-2026.csv', 'windows-1252').length > rows(w1.dir, 'ppr/PPR-2026.csv', 'windows-1252').length,
+  );
 });
 
 test('ppr: Windows-1252 bytes (€ is 0x80, no UTF-8 sequences), LF endings, prices like €458,150.00', async () => {
@@ -221,7 +246,8 @@ test('ppr: Windows-1252 bytes (€ is 0x80, no UTF-8 sequences), LF endings, pri
 
 test('volumes: tiny counts ≈ 0.005 × the default volumes', async () => {
   const { summary } = await run('a', 42, 1);
-  const count = (prefix: string): number => summary.files.filter((f) => f.path.startsWith(prefix)).reduce((s, f) => s + f.rows, 0);
+  const count = (prefix: string): number =>
+    summary.files.filter((f) => f.path.startsWith(prefix)).reduce((s, f) => s + f.rows, 0);
   // [files, default volume, allowed relative error, allowed absolute error]
   const cases: [string, number, number, number][] = [
     ['planning/', 201_300 * 1.005, 0.03, 0],

@@ -31,7 +31,9 @@ async function generateAndRead(scale: number, week: number) {
   const snap1 = isoToDay(WEEK1_SNAPSHOT);
   const asOf = snap1 + 7 * (week - 1);
   writeInfrastructure(buildProjects(7, scale, snap1, asOf, registry), asOf, dir);
-  const files = readdirSync(join(dir, 'infrastructure')).sort().map((f) => join(dir, 'infrastructure', f));
+  const files = readdirSync(join(dir, 'infrastructure'))
+    .sort()
+    .map((f) => join(dir, 'infrastructure', f));
   const r = await readInfrastructure(files);
   return { lines: r.lines, rows: r.rows.length, rejects: r.rejects.length, reasons: countReasons(r.rejects) };
 }
@@ -42,7 +44,10 @@ for (const scale of [5, 100]) {
     const g1 = checkGates({ infrastructure: w1 }, null, limits);
     assert.ok(g1.passed, `week 1: ${g1.messages.join('; ')}`);
     // the generator plants 0.2% damaged rows per file; duplicates beyond them are collisions
-    assert.ok((w1.reasons['duplicate'] ?? 0) <= Math.ceil(w1.lines * 0.002), `week 1 duplicates: ${JSON.stringify(w1.reasons)} of ${w1.lines} lines`);
+    assert.ok(
+      (w1.reasons['duplicate'] ?? 0) <= Math.ceil(w1.lines * 0.002),
+      `week 1 duplicates: ${JSON.stringify(w1.reasons)} of ${w1.lines} lines`,
+    );
     const w2 = await generateAndRead(scale, 2);
     const g2 = checkGates({ infrastructure: w2 }, { infrastructure: w1 }, limits);
     assert.ok(g2.passed, `week 2: ${g2.messages.join('; ')}`);

@@ -1,7 +1,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseDate } from '../../../pipeline/lib/dates.ts';
-import { type DateStyle, dayToIso, encodeCp1252, fmtDate, fmtEuro, group3, isoToDay } from '../../../pipeline/synth/output.ts';
+import {
+  type DateStyle,
+  dayToIso,
+  encodeCp1252,
+  fmtDate,
+  fmtEuro,
+  group3,
+  isoToDay,
+} from '../../../pipeline/synth/output.ts';
 
 test('encodeCp1252: € is 0x80, Latin-1 letters keep their byte', () => {
   const cases: [string, number[]][] = [

@@ -44,7 +44,10 @@ test('the mix of kinds: retention ~10 %, outline ~2 %, extension of duration and
   const share = (k: string): number => apps.filter((a) => a.dev.kind === k).length / apps.length;
   assert.ok(share('retention') > 0.07 && share('retention') < 0.14, `retention ${share('retention')}`);
   assert.ok(share('outline') > 0.01 && share('outline') < 0.04, `outline ${share('outline')}`);
-  assert.ok(share('extension_of_duration') > 0.002 && share('extension_of_duration') < 0.02, `EoD ${share('extension_of_duration')}`);
+  assert.ok(
+    share('extension_of_duration') > 0.002 && share('extension_of_duration') < 0.02,
+    `EoD ${share('extension_of_duration')}`,
+  );
   assert.ok(share('amendment') > 0.002 && share('amendment') < 0.02, `amendment ${share('amendment')}`);
   assert.ok(apps.filter((a) => a.dev.kind === 'declaration').every((a) => a.authority.name === 'Dublin City'));
 });
@@ -52,7 +55,12 @@ test('the mix of kinds: retention ~10 %, outline ~2 %, extension of duration and
 test('Dublin City writes its register style: prefix codes, no "Permission for", most texts cut at 80 characters', () => {
   const dcc = apps.filter((a) => a.authority.name === 'Dublin City').map(text);
   assert.ok(dcc.length > 400, `${dcc.length} Dublin City applications`);
-  const coded = dcc.filter((d) => /^\s*(?:PROTECTED STRU|PRO STRUCT|RETENTION|EXPP|SHEC|EXTENSION OF DURATION|EXT OF DURATION|Permission\/Retention)/.test(d)).length / dcc.length;
+  const coded =
+    dcc.filter((d) =>
+      /^\s*(?:PROTECTED STRU|PRO STRUCT|RETENTION|EXPP|SHEC|EXTENSION OF DURATION|EXT OF DURATION|Permission\/Retention)/.test(
+        d,
+      ),
+    ).length / dcc.length;
   assert.ok(coded > 0.2 && coded < 0.45, `coded ${coded}`);
   assert.is(dcc.filter((d) => /^\s*Permission for/.test(d)).length, 0);
   const short = dcc.filter((d) => d.trim().length <= 80).length / dcc.length;
@@ -63,7 +71,9 @@ test('Dublin City writes its register style: prefix codes, no "Permission for", 
 
 test('phrasingOf: Dublin City is the register; other councils "permission" or "consist"', () => {
   assert.is(phrasingOf('Dublin City'), 'register');
-  const styles = new Set(['Cork County', 'Kerry', 'Mayo', 'Fingal', 'Meath', 'Clare', 'Wexford', 'Sligo'].map(phrasingOf));
+  const styles = new Set(
+    ['Cork County', 'Kerry', 'Mayo', 'Fingal', 'Meath', 'Clare', 'Wexford', 'Sligo'].map(phrasingOf),
+  );
   assert.equal([...styles].sort(), ['consist', 'permission']);
 });
 

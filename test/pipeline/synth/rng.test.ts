@@ -3,13 +3,25 @@ import * as assert from 'uvu/assert';
 import { Table, evenlySpread, hashString, recordRng } from '../../../pipeline/synth/rng.ts';
 
 const draw = (seed: number, stream: string, index: number, n = 8): number[] =>
-  Array.from({ length: n }, ((r) => () => r.u32())(recordRng(seed, stream, index)));
+  Array.from(
+    { length: n },
+    (
+      (r) => () =>
+        r.u32()
+    )(recordRng(seed, stream, index)),
+  );
 
 test('recordRng: same (seed, stream, index) → same sequence; any change → another', () => {
   const base = draw(1, 'planning', 7);
   assert.equal(draw(1, 'planning', 7), base);
-  const cases: [number, string, number][] = [[2, 'planning', 7], [1, 'ppr', 7], [1, 'planning', 8], [1, 'planning', 7 + 2 ** 32]];
-  for (const [seed, stream, index] of cases) assert.not.equal(draw(seed, stream, index), base, `${seed}/${stream}/${index}`);
+  const cases: [number, string, number][] = [
+    [2, 'planning', 7],
+    [1, 'ppr', 7],
+    [1, 'planning', 8],
+    [1, 'planning', 7 + 2 ** 32],
+  ];
+  for (const [seed, stream, index] of cases)
+    assert.not.equal(draw(seed, stream, index), base, `${seed}/${stream}/${index}`);
 });
 
 test('Rng helpers stay in range', () => {
@@ -23,7 +35,11 @@ test('Rng helpers stay in range', () => {
 });
 
 test('Table.draw follows the weights', () => {
-  const t = new Table<string>([['a', 1], ['b', 3], ['c', 0]]);
+  const t = new Table<string>([
+    ['a', 1],
+    ['b', 3],
+    ['c', 0],
+  ]);
   const r = recordRng(5, 'table', 0);
   const n = { a: 0, b: 0, c: 0 } as Record<string, number>;
   for (let i = 0; i < 4000; i++) n[t.draw(r)]!++;
@@ -32,7 +48,12 @@ test('Table.draw follows the weights', () => {
 });
 
 test('evenlySpread: exactly ⌊n·p⌋ hits in the first n indexes', () => {
-  const cases: [number, number][] = [[1000, 0.0025], [10_000, 0.001], [399, 0.0025], [777, 0.1]];
+  const cases: [number, number][] = [
+    [1000, 0.0025],
+    [10_000, 0.001],
+    [399, 0.0025],
+    [777, 0.1],
+  ];
   for (const [n, p] of cases) {
     let hits = 0;
     for (let i = 0; i < n; i++) if (evenlySpread(i, p)) hits++;

@@ -31,7 +31,10 @@ test('over a whole day: no link, and no promise that waiting helps', () => {
 });
 
 test('no cap: a link; nothing to download: no link', () => {
-  assert.match(raw(downloadOffer(50_000, { limit: null, remaining: null, reset }, '/x.csv')), /download>Download CSV<\/a> of these 50,000 leads \(your plan has no daily row limit\)/);
+  assert.match(
+    raw(downloadOffer(50_000, { limit: null, remaining: null, reset }, '/x.csv')),
+    /download>Download CSV<\/a> of these 50,000 leads \(your plan has no daily row limit\)/,
+  );
   assert.is(text(downloadOffer(0, { limit: 1000, remaining: 1000, reset }, '/x.csv')), 'No leads to download.');
 });
 

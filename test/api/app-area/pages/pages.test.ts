@@ -28,7 +28,10 @@ let basic: Account;
 const XSS = '<script>alert(1)</script>';
 
 test.before(async () => {
-  h = await startAppHarness({ config: { webhookAllowHosts: ['127.0.0.1'] }, resolveHost: async () => [{ address: '127.0.0.1', family: 4 }] });
+  h = await startAppHarness({
+    config: { webhookAllowHosts: ['127.0.0.1'] },
+    resolveHost: async () => [{ address: '127.0.0.1', family: 4 }],
+  });
   rx = await startReceiver();
   pro = await h.account('pro-co', 'pro');
   premium = await h.account('premium-co', 'premium');
@@ -40,7 +43,8 @@ test.after(async () => {
 });
 
 const rawKey = (page: string): string => /id="new-key" readonly value="(lk_[A-Za-z0-9_-]+)"/.exec(page)?.[1] ?? '';
-const keyIdOf = async (a: Account, raw: string): Promise<string> => (await h.api.store.listKeys(a.id)).find((k) => raw.startsWith(k.display_prefix) && k.status === 'active')!.id;
+const keyIdOf = async (a: Account, raw: string): Promise<string> =>
+  (await h.api.store.listKeys(a.id)).find((k) => raw.startsWith(k.display_prefix) && k.status === 'active')!.id;
 
 test('keys: a commonwealth key made in the app works on the API, shown once; revoked in the app → 401 at once', async () => {
   const made = await h.post(pro, '/app/keys', { scope: 'commonwealth', label: XSS });
@@ -83,7 +87,8 @@ test('keys: scopes follow the plan (ent_api only on premium; ent_feed/custom onl
 
 test(`keys: the ${MAX_SELF_SERVE_KEYS}-key limit is explained, not a silent failure`, async () => {
   const a = await h.account('many-keys', 'basic');
-  for (let i = 0; i < MAX_SELF_SERVE_KEYS; i++) assert.is((await h.post(a, '/app/keys', { scope: 'commonwealth', label: `k${i}` })).status, 201);
+  for (let i = 0; i < MAX_SELF_SERVE_KEYS; i++)
+    assert.is((await h.post(a, '/app/keys', { scope: 'commonwealth', label: `k${i}` })).status, 201);
   const page = await h.get(a, '/app/keys');
   assert.match(page.text, /id="key-limit"/);
   assert.not.ok(page.text.includes('action="/app/keys"'), 'no create form at the limit');
@@ -106,8 +111,10 @@ test('one account never reaches another account’s key, webhook or delivery: 40
   const tested = await h.post(premium, `/app/webhooks/${whId}/test`);
   const delivery = /evt_[A-Za-z0-9_-]+/.exec(tested.text)![0];
   assert.is((await h.get(premium, `/app/webhooks/${whId}/deliveries/${delivery}`)).status, 200);
-  for (const path of [`/app/webhooks/${whId}`, `/app/webhooks/${whId}/deliveries/${delivery}`]) assert.is((await h.get(basic, path)).status, 404, path);
-  for (const action of ['test', 'disable', 'enable', 'rotate-secret', 'replay', 'delete']) assert.is((await h.post(basic, `/app/webhooks/${whId}/${action}`)).status, 404, action);
+  for (const path of [`/app/webhooks/${whId}`, `/app/webhooks/${whId}/deliveries/${delivery}`])
+    assert.is((await h.get(basic, path)).status, 404, path);
+  for (const action of ['test', 'disable', 'enable', 'rotate-secret', 'replay', 'delete'])
+    assert.is((await h.post(basic, `/app/webhooks/${whId}/${action}`)).status, 404, action);
   // a delivery id under another webhook of the right account is a 404 too
   const other = await h.post(premium, '/app/webhooks', { url: rx.url('/iso2') });
   const otherId = /wh_[0-9a-f]{16}/.exec(other.text)![0];
@@ -117,22 +124,53 @@ test('one account never reaches another account’s key, webhook or delivery: 40
 
 test('webhooks: filter builder from the filter table, test delivery verified with standardwebhooks, rotate, disable, delete', async () => {
   const form = await h.get(premium, '/app/webhooks');
-  for (const name of ['q', 'vertical', 'authority', 'county', 'readiness', 'status', 'use_class', 'scale', 'application_type', 'min_value', 'min_units', 'has_contact', 'demolition', 'received_from', 'received_to']) {
+  for (const name of [
+    'q',
+    'vertical',
+    'authority',
+    'county',
+    'readiness',
+    'status',
+    'use_class',
+    'scale',
+    'application_type',
+    'min_value',
+    'min_units',
+    'has_contact',
+    'demolition',
+    'received_from',
+    'received_to',
+  ]) {
     assert.match(form.text, new RegExp(`<label for="wh-${name}">`), name);
   }
   const county = (await h.api.request('/v1/leads?page_size=1')).body.results[0].county as string;
   assert.match(form.text, new RegExp(`<option value="${county}">`), 'county values come from the release');
-  const made = await h.post(premium, '/app/webhooks', { url: rx.url('/hook'), description: XSS, county, vertical: ['solar', 'roofing'] });
+  const made = await h.post(premium, '/app/webhooks', {
+    url: rx.url('/hook'),
+    description: XSS,
+    county,
+    vertical: ['solar', 'roofing'],
+  });
   assert.is(made.status, 201);
-  assert.ok(made.text.includes('&lt;script&gt;alert(1)&lt;/script&gt;') && !made.text.includes(XSS), 'the description renders inert');
+  assert.ok(
+    made.text.includes('&lt;script&gt;alert(1)&lt;/script&gt;') && !made.text.includes(XSS),
+    'the description renders inert',
+  );
   const id = /wh_[0-9a-f]{16}/.exec(made.text)![0];
   const secret = /id="wh-secret" readonly value="(whsec_[^"]+)"/.exec(made.text)![1]!;
   const w = await h.api.store.webhooks.getWebhook(id);
-  assert.is(w?.filter.replace(/\+/g, ' '), `vertical=roofing,solar&county=${county}`, 'the canonical saved filter of the same /v1/leads query');
+  assert.is(
+    w?.filter.replace(/\+/g, ' '),
+    `vertical=roofing,solar&county=${county}`,
+    'the canonical saved filter of the same /v1/leads query',
+  );
   const tested = await h.post(premium, `/app/webhooks/${id}/test`);
   assert.match(tested.text, /delivered \(your endpoint answered 204\)/);
   const got = rx.requests('/hook')[0]!;
-  const verified = new StandardWebhook(secret).verify(got.body.toString('utf8'), got.headers as Record<string, string>) as { type: string };
+  const verified = new StandardWebhook(secret).verify(
+    got.body.toString('utf8'),
+    got.headers as Record<string, string>,
+  ) as { type: string };
   assert.is(verified.type, 'webhook.test');
   assert.match((await h.get(premium, `/app/webhooks/${id}`)).text, /webhook\.test/, 'in the delivery log');
   const rotated = await h.post(premium, `/app/webhooks/${id}/rotate-secret`);
@@ -144,7 +182,9 @@ test('webhooks: filter builder from the filter table, test delivery verified wit
   assert.is(gone.status, 200);
   assert.is(await h.api.store.webhooks.getWebhook(id), null);
   assert.is((await h.get(premium, `/app/webhooks/${id}`)).status, 404);
-  const events = (await h.api.store.app.listActivity(premium.id)).filter((e) => e.details['webhook_id'] === id).map((e) => e.event);
+  const events = (await h.api.store.app.listActivity(premium.id))
+    .filter((e) => e.details['webhook_id'] === id)
+    .map((e) => e.event);
   assert.equal(events.sort(), ['webhook_changed', 'webhook_created', 'webhook_deleted', 'webhook_secret_rotated']);
 });
 
@@ -170,9 +210,23 @@ test('explorer: the same total as GET /v1/leads; rows charged to the app ledger 
   assert.is((await h.get(pro, '/app/explorer/999999999')).status, 404);
   // the CSV is priced before the link: the unfiltered list offers it only when it fits what is left today
   const unfiltered = await h.get(pro, '/app/explorer');
-  const left = Number(/(\d[\d,]*) of your 1,000 rows left today|more than the (\d[\d,]*) rows left today/.exec(unfiltered.text)?.slice(1).find(Boolean)?.replace(/,/g, '') ?? NaN);
-  if (all.body.total > 1000) assert.match(unfiltered.text, /Download not available:<\/strong> these [\d,]+ leads are more than your plan's 1,000 rows a day/);
-  else assert.ok(unfiltered.text.includes('download>Download CSV</a>') === all.body.total <= left, `total ${all.body.total}, left ${left}`);
+  const left = Number(
+    /(\d[\d,]*) of your 1,000 rows left today|more than the (\d[\d,]*) rows left today/
+      .exec(unfiltered.text)
+      ?.slice(1)
+      .find(Boolean)
+      ?.replace(/,/g, '') ?? NaN,
+  );
+  if (all.body.total > 1000)
+    assert.match(
+      unfiltered.text,
+      /Download not available:<\/strong> these [\d,]+ leads are more than your plan's 1,000 rows a day/,
+    );
+  else
+    assert.ok(
+      unfiltered.text.includes('download>Download CSV</a>') === all.body.total <= left,
+      `total ${all.body.total}, left ${left}`,
+    );
   const bad = await h.get(pro, '/app/explorer?min_value=-3');
   assert.is(bad.status, 400);
   assert.match(bad.text, /min_value/);
@@ -190,17 +244,27 @@ test('explorer: the same total as GET /v1/leads; rows charged to the app ledger 
 
 test('lead page: the address and council reference as its title, a link to the council, facts in words, timeline, map point; applicant only on premium', async () => {
   // a located lead with an organisation as applicant and an address
-  const list = (await h.api.request('/v1/leads?page_size=100&sort=value_desc', { key: h.api.keys.ent_api })).body.results as any[];
-  const lead = list.find((l) => l.applicant_org && l.address && l.lat !== null && l.public_url && l.verticals.length > 0);
+  const list = (await h.api.request('/v1/leads?page_size=100&sort=value_desc', { key: h.api.keys.ent_api })).body
+    .results as any[];
+  const lead = list.find(
+    (l) => l.applicant_org && l.address && l.lat !== null && l.public_url && l.verticals.length > 0,
+  );
   assert.ok(lead, 'a lead with an organisation applicant, an address, a location and a council link');
-  const strip = (t: string): string => t.replace(/<[^>]+>/g, ' ').replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/\s+/g, ' ');
+  const strip = (t: string): string =>
+    t
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/&amp;/g, '&')
+      .replace(/&#39;/g, "'")
+      .replace(/&quot;/g, '"')
+      .replace(/\s+/g, ' ');
   const page = await h.get(premium, `/app/explorer/${lead.id}`);
   assert.is(page.status, 200);
   const h1 = /<h1>([^<]*)<\/h1>/.exec(page.text)?.[1] ?? '';
   assert.ok(strip(h1).includes(lead.application_number) && strip(h1).includes(lead.address), `title: ${h1}`);
   assert.ok(page.text.includes(`href="${lead.public_url.replace(/&/g, '&amp;')}"`), 'the council page is a link');
   const text = strip(page.text);
-  for (const v of [lead.planning_authority, lead.county, lead.address, lead.applicant_org]) assert.ok(text.includes(v), `shows ${v}`);
+  for (const v of [lead.planning_authority, lead.county, lead.address, lead.applicant_org])
+    assert.ok(text.includes(v), `shows ${v}`);
   assert.not.match(text, /\[object Object\]/);
   assert.not.match(text, new RegExp(`\\b${lead.lead_readiness}\\b`), 'the stage in words, not its code');
   assert.match(text, /Application received\s*:\s*\d{4}-\d{2}-\d{2}/);
@@ -220,14 +284,20 @@ test('explorer CSV: enriched columns present and blank on pro, filled on premium
     assert.match(res.headers.get('content-type') ?? '', /^text\/csv/);
     const file = join(dir, `${a.name}.csv`);
     writeFileSync(file, res.text);
-    const cols = (await h.api.server.db.all<{ column_name: string }>(`DESCRIBE SELECT * FROM read_csv(?, header = true, all_varchar = true)`, [file])).map((r) => r.column_name);
+    const cols = (
+      await h.api.server.db.all<{ column_name: string }>(
+        `DESCRIBE SELECT * FROM read_csv(?, header = true, all_varchar = true)`,
+        [file],
+      )
+    ).map((r) => r.column_name);
     const [r] = await h.api.server.db.all<{ n: number; named: number }>(
       `SELECT count(*)::INTEGER AS n, count(applicant_org)::INTEGER AS named FROM read_csv(?, header = true, all_varchar = true)`,
       [file],
     );
     return { ...r!, cols };
   };
-  const total = (await h.api.request(`/v1/leads?page_size=1&county=${encodeURIComponent(county)}`)).body.total as number;
+  const total = (await h.api.request(`/v1/leads?page_size=1&county=${encodeURIComponent(county)}`)).body
+    .total as number;
   const p = await read(pro);
   const q = await read(premium);
   assert.is(p.n, total);
@@ -253,13 +323,22 @@ test('usage: charts, the table against the limits and the CSV of the same rows (
   assert.is(csv.status, 200);
   const lines = csv.text.trim().split('\r\n');
   assert.is(lines[0], 'key_id,key_name,scope,status,date,route,requests,errors,rows');
-  assert.ok(lines.some((l) => /,usage,commonwealth,revoked,\d{4}-\d{2}-\d{2},GET \/v1\/leads,3,0,6$/.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => /,usage,commonwealth,revoked,\d{4}-\d{2}-\d{2},GET \/v1\/leads,3,0,6$/.test(l)),
+    lines.join('\n'),
+  );
   assert.is((await h.get(basic, '/app/usage?from=nope')).status, 200, 'a bad date falls back with a message');
 });
 
 test('licences and activity pages', async () => {
   const org = await h.account('org', 'basic');
-  await h.api.store.createLicence({ id: 'lic_test1', account_id: org.id, scope: 'ent_feed', seats: 3, expires_at: '2099-01-01T00:00:00.000Z' });
+  await h.api.store.createLicence({
+    id: 'lic_test1',
+    account_id: org.id,
+    scope: 'ent_feed',
+    seats: 3,
+    expires_at: '2099-01-01T00:00:00.000Z',
+  });
   const lic = await h.get(org, '/app/licences');
   assert.match(lic.text, /lic_test1/);
   assert.match(lic.text, /0 of 3/);

@@ -27,7 +27,8 @@ import { REPO_ROOT, tempDir } from '../../../helpers/tmp.ts';
 import { startReceiver, type Receiver } from '../../../helpers/webhook-receiver.ts';
 
 /** Where screenshots go: docs/images with APP_SCREENSHOTS=docs (to refresh the docs), else a temp folder. */
-const SHOTS = process.env['APP_SCREENSHOTS'] === 'docs' ? join(REPO_ROOT, 'docs', 'images') : tempDir('leads-app-shots-');
+const SHOTS =
+  process.env['APP_SCREENSHOTS'] === 'docs' ? join(REPO_ROOT, 'docs', 'images') : tempDir('leads-app-shots-');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** A free port, so PUBLIC_BASE_URL (the WebAuthn origin) can name the server's own origin. */
@@ -77,8 +78,15 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
   /** The page fits 375 px (no horizontal scrolling of the whole page), then back to the desktop width. */
   async function narrow(page: Page, what: string): Promise<void> {
     await page.setViewportSize({ width: 375, height: 800 });
-    const over = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
-    const wide = over > 1 ? await page.evaluate(`[...document.querySelectorAll('body *')].filter((e) => !e.closest('.table-wrap') && e.getBoundingClientRect().right > 376).slice(0, 5).map((e) => e.tagName + '.' + e.className + '#' + e.id + ' ' + getComputedStyle(e.parentElement).overflowX + ' ' + e.parentElement.className + ' ' + e.parentElement.getBoundingClientRect().width)`) : [];
+    const over = (await page.evaluate(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    )) as number;
+    const wide =
+      over > 1
+        ? await page.evaluate(
+            `[...document.querySelectorAll('body *')].filter((e) => !e.closest('.table-wrap') && e.getBoundingClientRect().right > 376).slice(0, 5).map((e) => e.tagName + '.' + e.className + '#' + e.id + ' ' + getComputedStyle(e.parentElement).overflowX + ' ' + e.parentElement.className + ' ' + e.parentElement.getBoundingClientRect().width)`,
+          )
+        : [];
     assert.ok(over <= 1, `${what} overflows 375 px by ${over} px: ${JSON.stringify(wide)}`);
     await page.setViewportSize({ width: 1100, height: 900 });
   }
@@ -116,7 +124,14 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
         const cdp = await context.newCDPSession(page);
         await cdp.send('WebAuthn.enable');
         await cdp.send('WebAuthn.addVirtualAuthenticator', {
-          options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+          options: {
+            protocol: 'ctap2',
+            transport: 'internal',
+            hasResidentKey: true,
+            hasUserVerification: true,
+            isUserVerified: true,
+            automaticPresenceSimulation: true,
+          },
         });
         await page.click('#create-passkey');
       } else {
@@ -165,9 +180,15 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
         await page.click('button:has-text("Send a test delivery")');
         await page.waitForSelector('text=delivered (your endpoint answered 204)');
         const got = rx.requests(`/${name}`)[0]!;
-        const ev = new StandardWebhook(secret).verify(got.body.toString('utf8'), got.headers as Record<string, string>) as { type: string };
+        const ev = new StandardWebhook(secret).verify(
+          got.body.toString('utf8'),
+          got.headers as Record<string, string>,
+        ) as { type: string };
         assert.is(ev.type, 'webhook.test');
-        assert.ok(((await page.textContent('main')) ?? '').includes('<script>alert(1)</script>'), 'the description shows as text');
+        assert.ok(
+          ((await page.textContent('main')) ?? '').includes('<script>alert(1)</script>'),
+          'the description shows as text',
+        );
         await check(page, 'webhooks');
       } else {
         await page.goto(`${origin}/app/webhooks`);
@@ -180,7 +201,8 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
       await page.click('form.explorer-form button[type=submit]');
       await page.waitForSelector('[data-total]');
       const shown = Number(await page.getAttribute('[data-total]', 'data-total'));
-      const viaApi = (await api.request(`/v1/leads?county=${encodeURIComponent(county)}&page_size=1`)).body.total as number;
+      const viaApi = (await api.request(`/v1/leads?county=${encodeURIComponent(county)}&page_size=1`)).body
+        .total as number;
       assert.is(shown, viaApi);
       await check(page, 'explorer');
 
@@ -210,7 +232,10 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
       // keyboard only: the skip link, then the navigation, reach every section
       await page.goto(`${origin}/app/keys`);
       await page.keyboard.press('Tab');
-      assert.is(await page.evaluate('document.activeElement && document.activeElement.textContent'), 'Skip to main content');
+      assert.is(
+        await page.evaluate('document.activeElement && document.activeElement.textContent'),
+        'Skip to main content',
+      );
       assert.equal(failed, [], 'no request failed or left the server');
     } finally {
       await context.close();
