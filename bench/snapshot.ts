@@ -238,7 +238,6 @@ export const REQUESTS: readonly SnapshotRequest[] = [
   { name: 'infra mw range', as: 'ent_api', path: `${I}?min_mw=10&max_mw=200&sort=capacity_desc` },
   { name: 'infra consenting route', as: 'custom', path: `${I}?consenting_route=strategic_infrastructure,appeal` },
   { name: 'infra fast lane', as: 'custom', path: `${I}?fast_lane=true` },
-  { name: 'infra auction', as: 'custom', path: `${I}?auction_round=${encodeURIComponent('ress 3')}&auction_winner=1` },
   { name: 'infra status', as: 'ent_feed', path: `${I}?status=consented,operational&page_size=10` },
   { name: 'infra since', as: 'ent_feed', path: `${I}?since=2026-01-01&page_size=10` },
   { name: 'infra updated_since', as: 'ent_feed', path: `${I}?updated_since=2026-06-01&page_size=10` },
@@ -276,15 +275,9 @@ export const REQUESTS: readonly SnapshotRequest[] = [
     path: '/v1/intel/analytics?section=material_costs&from=2025-01&to=2025-06',
   },
   { name: 'intel svg', as: 'ent_api', path: '/v1/intel/analytics/price-index.svg' },
-  {
-    name: 'intel svg county',
-    as: 'custom',
-    path: '/v1/intel/analytics/price-index.svg?county=Galway&from=2023&to=2025',
-  },
   { name: 'intel summary without section', as: 'ent_api', path: '/v1/intel/analytics' },
   { name: 'intel 400 bad section', as: 'ent_api', path: '/v1/intel/analytics?section=weather' },
   { name: 'intel 400 bad period', as: 'ent_api', path: '/v1/intel/analytics?section=yields&from=2025-13' },
-  { name: 'intel 400 bad county', as: 'ent_api', path: '/v1/intel/analytics?section=yields&county=Atlantis' },
   // exports
   {
     name: 'export json',
@@ -460,6 +453,10 @@ export const REQUESTS: readonly SnapshotRequest[] = [
     headers: { 'if-none-match': '{leads_etag}' },
   },
   { name: 'unknown route 404', as: 'custom', path: '/v1/nothing-here' },
+  // the index of links and the problem types (no key)
+  { name: 'api root', as: 'none', path: '/v1' },
+  { name: 'problem types', as: 'none', path: '/v1/problems', headers: { accept: 'application/json' } },
+  { name: 'problem type page', as: 'none', path: '/v1/problems/budget_exhausted' },
   { name: 'unversioned 404', as: 'none', path: '/leads' },
   { name: 'meta 401 unknown key', as: 'unknown_key', path: '/v1/meta' },
 ];

@@ -195,8 +195,8 @@ export function documentedOperation(
   path: string,
 ): { template: string; method: string } | null {
   const bare = path.split('?')[0]!;
-  if (!bare.startsWith('/v1/')) return null;
-  const rel = bare.slice(3);
+  if (bare !== '/v1' && !bare.startsWith('/v1/')) return null;
+  const rel = bare === '/v1' ? '/' : bare.slice(3); // `GET /v1` is the index of links, the document's `/`
   for (const template of Object.keys(doc.paths ?? {})) {
     const re = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`);
     if (re.test(rel) && doc.paths[template][method.toLowerCase()]) return { template, method: method.toLowerCase() };

@@ -79,6 +79,7 @@ async function samples(): Promise<Record<string, string>> {
     '/ogc/collections/{collectionId}': '/v1/ogc/collections/leads',
     '/ogc/collections/{collectionId}/items': '/v1/ogc/collections/leads/items?limit=2',
     '/ogc/collections/{collectionId}/items/{featureId}': `/v1/ogc/collections/leads/items/${feature}`,
+    '/ogc/collections/{collectionId}/queryables': '/v1/ogc/collections/leads/queryables',
     '/healthz': '/healthz',
     '/readyz': '/readyz',
     '/metrics': '/metrics',
