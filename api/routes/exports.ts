@@ -29,8 +29,9 @@ import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import type { AppContext, AppState } from '../http/context.ts';
-import { releaseForCursor } from '../releases/kept-release.ts';
-import { attribution, maskedFor, responseMeta } from '../access/masking.ts';
+import { releaseForCursor, type ReleaseTables } from '../releases/kept-release.ts';
+import { sendJsonBody } from '../render/json-body.ts';
+import { attribution, maskedFor, maskingFor, responseMeta } from '../access/masking.ts';
 import { releaseSourcesCache } from '../releases/release-lookups.ts';
 import { encodeCursor } from '../query/paging.ts';
 import { pageHref, setPageLinks } from '../render/link-header.ts';
@@ -69,18 +70,26 @@ export function exportsRouter(
   router.get('/export/applications', async (ctx: AppContext) => {
     const { release: pinned, key } = ctx.state;
     const req = parseExportQuery(ctx.query, 'page', config, (await sourcesFor(pinned)).places);
-    const release = req.cursor ? releaseForCursor(config.dataDir, pinned, req.cursor.release) : pinned;
+    const afterId = req.cursor?.afterId ?? null;
+    const cursorAt = (release: ReleaseTables, lastId: unknown): string =>
+      encodeCursor([lastId as number], release.id, exportHash(req.filters), config);
+    if (!req.cursor || req.cursor.release === pinned.id) {
+      // the serving release: its leads engine pages in id order (work in proportion to the page)
+      const page = pinned.leads.exportPage(req.filters, afterId, req.limit, maskingFor(key.scope));
+      await ctx.state.budget.charge(page.count);
+      const nextCursor = page.more && page.lastId !== null ? cursorAt(pinned, page.lastId) : null;
+      setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor }) });
+      sendJsonBody(ctx, page.json({ next_cursor: nextCursor }));
+      return;
+    }
+    // a cursor of a kept release (no engine loaded for it): DuckDB over its files, same semantics
+    const release = releaseForCursor(config.dataDir, pinned, req.cursor.release);
     const src = await sourcesFor(release);
     const masked = maskedFor('lead', key.scope);
     const ids = await areaIds(deps.db, src.leads.leads, req.filters); // geometry filters: tested by api/gis/geometry.ts, ids into the SQL
     const q = exportRowsQuery(
       src.leads,
-      {
-        filters: req.filters,
-        afterId: req.cursor?.afterId ?? null,
-        limit: req.limit + 1,
-        ...(ids ? { areaIds: ids } : {}),
-      },
+      { filters: req.filters, afterId, limit: req.limit + 1, ...(ids ? { areaIds: ids } : {}) },
       `${jsonLineSql(new Set(masked.map((m) => m.field)))} AS j`,
     );
     const rows = await deps.db.all<{ j: string }>(q.sql, q.params);
@@ -88,7 +97,7 @@ export function exportsRouter(
     const results = (more ? rows.slice(0, req.limit) : rows).map((r) => JSON.parse(r.j) as Record<string, unknown>);
     await ctx.state.budget.charge(results.length);
     const last = results.at(-1);
-    const nextCursor = more && last ? encodeCursor([last['id']], release.id, exportHash(req.filters), config) : null;
+    const nextCursor = more && last ? cursorAt(release, last['id']) : null;
     setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor }) });
     ctx.body = {
       results,
