@@ -6,7 +6,8 @@
  * create a webhook with a filter → the test delivery reaches a local receiver and verifies with
  * standardwebhooks → the explorer shows the same total as GET /v1/leads for the same filters →
  * the CSV downloaded from the app reads back in DuckDB with the enriched columns blank on `pro`
- * and filled on `premium`. axe-core runs on every page (no serious or critical violation), each
+ * and filled on `premium` → the search saved with a weekly alert (premium: turned into a webhook
+ * form with its filter) and its unsubscribe link followed without a session. axe-core runs on every page (no serious or critical violation), each
  * page is checked at 375 px for horizontal overflow, and screenshots are taken (to docs/images/app-*.png
  * with APP_SCREENSHOTS=docs).
  */
@@ -20,6 +21,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { issueInvitation } from '../../../../api/app-area/invitations.ts';
 import { APP_SECTIONS } from '../../../../api/app-area/contract.ts';
+import { unsubscribeUrl } from '../../../../api/alerts/sender.ts';
 import type { Plan } from '../../../../api/access/scopes.ts';
 import { startTestApi, type TestApi } from '../../../helpers/api.ts';
 import { chromiumMissing, launchChromium } from '../../../helpers/browser.ts';
@@ -218,7 +220,40 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
       if (plan === 'premium') assert.ok(r!.named > 0, 'applicant filled on premium');
       else assert.is(r!.named, 0, 'applicant blank on pro');
 
-      // 8. a lead's detail, licences and activity
+      // 7b. save the search with a weekly alert (the explorer's "Save this search" link), then its
+      // e-mail's unsubscribe link, which works without the session (public layout)
+      await page.goto(`${origin}/app/searches/new?query=${encodeURIComponent(`county=${county}`)}`);
+      await axe(page, 'save a search');
+      await narrow(page, 'save a search');
+      await page.fill('#ns-name', `${county} leads`);
+      await page.check('#ns-freq-weekly');
+      await page.fill('#ns-email', 'buyer@walk.example');
+      await page.click('form[action="/app/searches"] button[type=submit]');
+      await page.waitForURL(/\/app\/searches\?focus=ss_[0-9a-f]{24}&done=saved#search-ss_/);
+      assert.match((await page.textContent('main')) ?? '', /Weekly e-mail of new leads to buyer@walk\.example/);
+      await check(page, 'searches');
+      if (plan === 'premium') {
+        await page.click('a:has-text("Turn into a webhook")');
+        await page.waitForURL(/\/app\/webhooks\?/);
+        assert.equal(await page.$eval('#wh-county', (e) => [...(e as HTMLSelectElement).selectedOptions].map((o) => o.value)), [county]);
+      }
+      const [saved] = await api.store.searches.listSearches(account.id);
+      const unsubscribe = unsubscribeUrl(api.config.publicBaseUrl, saved!);
+      const anon = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+      try {
+        const p2 = await anon.newPage();
+        await p2.goto(unsubscribe);
+        await axe(p2, 'unsubscribe: confirm');
+        await narrow(p2, 'unsubscribe: confirm');
+        await p2.click('button:has-text("Stop the alert")');
+        await p2.waitForSelector('text=No more e-mails will be sent');
+        await axe(p2, 'unsubscribe: done');
+      } finally {
+        await anon.close();
+      }
+      assert.is((await api.store.searches.getSearch(saved!.id))!.frequency, 'none');
+
+
       await page.goto(`${origin}/app/explorer?county=${encodeURIComponent(county)}`);
       await page.click('tbody a');
       await page.waitForURL(/\/app\/explorer\/\d+$/);
