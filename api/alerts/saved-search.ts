@@ -92,7 +92,10 @@ const SORT_WORDS: Record<string, string> = {
 function valueWords(f: LeadFilter, v: string): string {
   if (f.name === 'vertical' || f.name === 'explicit_vertical') return labelOf('verticals', v);
   if (f.name === 'readiness') return labelOf('lead_readiness', v);
-  if (f.name === 'status') return v in { planning: 1, approved: 1, active: 1, closed: 1 } ? labelOf('status', v) : labelOf('lead_readiness', v);
+  if (f.name === 'status')
+    return v in { planning: 1, approved: 1, active: 1, closed: 1 }
+      ? labelOf('status', v)
+      : labelOf('lead_readiness', v);
   if (f.name === 'use_class' || f.name === 'works_kind' || f.name === 'scale') return labelOf(f.name, v);
   if (f.kind === 'flag') return v === 'true' ? 'yes' : 'no';
   return v;

@@ -173,8 +173,7 @@ export async function sendAlerts(deps: AlertSenderDeps): Promise<AlertSummary> {
     return summary;
   }
   summary.release = snap.releaseId;
-  if (!deps.transport && !config.smtpUrl)
-    throw new Error('SMTP_URL is not set: alert e-mails cannot be sent');
+  if (!deps.transport && !config.smtpUrl) throw new Error('SMTP_URL is not set: alert e-mails cannot be sent');
   const transport = deps.transport ?? (nodemailer.createTransport(config.smtpUrl) as unknown as MailTransport);
   const appBase = appBaseUrl(config.publicBaseUrl);
   try {
@@ -246,7 +245,9 @@ export async function sendAlerts(deps: AlertSenderDeps): Promise<AlertSummary> {
         await store.searches.moveAlertMark(s.id, to, from, s.last_sent_at);
         summary.failed++;
         // (the address is never logged, even inside the mail server's answer)
-        const why = String((e as Error).message).split(s.email).join('<address>');
+        const why = String((e as Error).message)
+          .split(s.email)
+          .join('<address>');
         log(`alert ${s.id}: sending failed, retried next run: ${why}`);
       }
     }

@@ -255,7 +255,10 @@ const commands: Record<string, Record<string, Command>> = {
     },
   },
   alerts: Object.fromEntries(
-    Object.entries(alertCommands).map(([name, fn]) => [name, (args: string[], store: () => StateStore) => fn(args, store, { out, err })]),
+    Object.entries(alertCommands).map(([name, fn]) => [
+      name,
+      (args: string[], store: () => StateStore) => fn(args, store, { out, err }),
+    ]),
   ),
   webhooks: Object.fromEntries(
     Object.entries(webhookCommands).map(([name, fn]) => [

@@ -131,7 +131,12 @@ export function searchesPage(config: ApiConfig, deps: SearchesPageDeps): Router<
       error = `This search cannot be saved: ${problemText(e)}`;
     }
     const status = parsed ? (o.status ?? 200) : 400;
-    const suggested = parsed ? describeSearch(parsed).map(([, v]) => v).join(', ').slice(0, 80) : '';
+    const suggested = parsed
+      ? describeSearch(parsed)
+          .map(([, v]) => v)
+          .join(', ')
+          .slice(0, 80)
+      : '';
     deps.renderPage(ctx, {
       section: 'searches',
       title: 'Save a search',
@@ -311,8 +316,7 @@ export function unsubscribeRouter(deps: { store: StateStore }): Router<AppAreaSt
     if (!s) return gone(ctx);
     const was = s.frequency;
     await deps.store.searches.unsubscribe(s.id);
-    if (was !== 'none')
-      await logActivity(deps.store.app, ctx, s.account_id, 'alert_unsubscribed', { search_id: s.id });
+    if (was !== 'none') await logActivity(deps.store.app, ctx, s.account_id, 'alert_unsubscribed', { search_id: s.id });
     renderPublicPage(ctx, {
       title: 'Alert stopped',
       body: html`<p role="status">No more e-mails will be sent for the saved search <strong>${s.name}</strong>. The search itself is kept.</p>`,

@@ -304,7 +304,8 @@ test('leads alerts send: the operators’ command (JSON summary; a bad --now is 
           },
           cwd: REPO_ROOT,
         },
-        (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        (err, stdout, stderr) =>
+          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       ),
     );
   const bad = await run('--now', 'yesterday');

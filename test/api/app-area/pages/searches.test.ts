@@ -86,13 +86,23 @@ test('POST saves and answers 303 to the list with the search focused; the alert 
   const snap = (await serverLeadReader(h.api.server.db, h.api.server.releases).snapshot())!;
   assert.equal(
     [s.account_id, s.query, s.frequency, s.email, s.watermark_lead_id, s.watermark_event_id],
-    [premium.id, `vertical=roofing&county=${encodeURIComponent(county)}`, 'weekly', 'buyer@premium.example', snap.maxLeadId, snap.maxEventId],
+    [
+      premium.id,
+      `vertical=roofing&county=${encodeURIComponent(county)}`,
+      'weekly',
+      'buyer@premium.example',
+      snap.maxLeadId,
+      snap.maxEventId,
+    ],
   );
 
   const list = await h.get(premium, loc.split('#')[0]!);
   assert.is(list.status, 200);
   assert.match(list.text, 'role="status">Search saved.');
-  assert.match(list.text, `id="search-${savedId}" class="saved-search" tabindex="-1" aria-labelledby="search-${savedId}-h" aria-current="true"`);
+  assert.match(
+    list.text,
+    `id="search-${savedId}" class="saved-search" tabindex="-1" aria-labelledby="search-${savedId}-h" aria-current="true"`,
+  );
   assert.match(list.text, '&lt;script&gt;alert(1)&lt;/script&gt; roofs', 'the name is text');
   assert.not.match(list.text, '<script>alert(1)');
   assert.match(list.text, 'Weekly e-mail of new leads to buyer@premium.example');
@@ -109,7 +119,10 @@ test('"Turn into a webhook" opens the webhook form with the search’s filters a
   assert.is(form.status, 200);
   assert.match(form.text, /<option value="roofing" selected>/);
   assert.match(form.text, new RegExp(`<option value="${county}" selected>`));
-  assert.match(form.text, 'id="wh-desc" name="description" maxlength="200" value="&lt;script&gt;alert(1)&lt;/script&gt; roofs"');
+  assert.match(
+    form.text,
+    'id="wh-desc" name="description" maxlength="200" value="&lt;script&gt;alert(1)&lt;/script&gt; roofs"',
+  );
 });
 
 test('rename and change the alert (303 back, focused); switching an alert on restarts it from the newest lead', async () => {
@@ -120,11 +133,26 @@ test('rename and change the alert (303 back, focused); switching an alert on res
   const off = await h.post(premium, `/app/searches/${savedId}/alert`, { frequency: 'none', email: '' });
   assert.is(off.status, 303);
   assert.equal(
-    [(await h.api.store.searches.getSearch(savedId))!.frequency, (await h.api.store.searches.getSearch(savedId))!.email],
+    [
+      (await h.api.store.searches.getSearch(savedId))!.frequency,
+      (await h.api.store.searches.getSearch(savedId))!.email,
+    ],
     ['none', null],
   );
-  await h.api.store.searches.moveAlertMark(savedId, { period: null, leadId: (await h.api.store.searches.getSearch(savedId))!.watermark_lead_id, eventId: (await h.api.store.searches.getSearch(savedId))!.watermark_event_id }, { period: '2026-W01', leadId: 1, eventId: 0 }, null);
-  const on = await h.post(premium, `/app/searches/${savedId}/alert`, { frequency: 'daily', email: 'sales@premium.example' });
+  await h.api.store.searches.moveAlertMark(
+    savedId,
+    {
+      period: null,
+      leadId: (await h.api.store.searches.getSearch(savedId))!.watermark_lead_id,
+      eventId: (await h.api.store.searches.getSearch(savedId))!.watermark_event_id,
+    },
+    { period: '2026-W01', leadId: 1, eventId: 0 },
+    null,
+  );
+  const on = await h.post(premium, `/app/searches/${savedId}/alert`, {
+    frequency: 'daily',
+    email: 'sales@premium.example',
+  });
   assert.is(on.status, 303);
   const s = (await h.api.store.searches.getSearch(savedId))!;
   const snap = (await serverLeadReader(h.api.server.db, h.api.server.releases).snapshot())!;

@@ -235,7 +235,10 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
       if (plan === 'premium') {
         await page.click('a:has-text("Turn into a webhook")');
         await page.waitForURL(/\/app\/webhooks\?/);
-        assert.equal(await page.$eval('#wh-county', (e) => [...(e as HTMLSelectElement).selectedOptions].map((o) => o.value)), [county]);
+        assert.equal(
+          await page.$eval('#wh-county', (e) => [...(e as HTMLSelectElement).selectedOptions].map((o) => o.value)),
+          [county],
+        );
       }
       const [saved] = await api.store.searches.listSearches(account.id);
       const unsubscribe = unsubscribeUrl(api.config.publicBaseUrl, saved!);
@@ -252,7 +255,6 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
         await anon.close();
       }
       assert.is((await api.store.searches.getSearch(saved!.id))!.frequency, 'none');
-
 
       await page.goto(`${origin}/app/explorer?county=${encodeURIComponent(county)}`);
       await page.click('tbody a');
