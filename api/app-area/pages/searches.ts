@@ -216,7 +216,7 @@ ${parsed ? inWords(parsed) : html`<p><code>${s.query}</code> (a value the curren
 <p>${FREQUENCY_WORDS[s.frequency]}${s.frequency !== 'none' && s.email ? html` to ${s.email}` : ''}${
         s.last_sent_at ? html`; last sent ${when(s.last_sent_at)}` : ''
       }. Saved ${when(s.created_at)}.</p>
-<p class="actions"><a href="${explorer}">Open in the explorer</a> <a href="${APP_BASE}/webhooks?${hook.toString()}#wh-new">Turn into a webhook</a></p>
+<p><a href="${explorer}">Open in the explorer</a> · <a href="${APP_BASE}/webhooks?${hook.toString()}#wh-new">Turn into a webhook</a></p>
 <details><summary>Rename or change the alert<span class="visually-hidden"> of ${s.name}</span></summary>
 <form method="post" action="${APP_BASE}/searches/${s.id}/rename">${csrfField(ctx)}<div class="field"><label for="${hid}-name">New name</label><input id="${hid}-name" name="name" required maxlength="${SEARCH_NAME_MAX}" value="${s.name}"></div><button type="submit">Rename</button></form>
 <form method="post" action="${APP_BASE}/searches/${s.id}/alert">${csrfField(ctx)}${alertFields(hid, s.frequency, s.email)}<button type="submit">Save alert</button></form>
