@@ -29,6 +29,7 @@ import type { StateStore } from '../../state/store-interface.ts';
 import { ALERT_FREQUENCIES, type AlertFrequency, type SavedSearch } from '../../state/search-store.ts';
 import { describeSearch, parseSearchQuery, type ParsedSearch } from '../../alerts/saved-search.ts';
 import { newUnsubscribeKey, tokenSearchId, tokenValid } from '../../alerts/unsubscribe-token.ts';
+import { alertAccess } from '../../alerts/alert-access.ts';
 import { serverLeadReader } from '../../webhooks/lead-reader.ts';
 import type { ApiDb } from '../../duckdb/db.ts';
 import type { AppAreaContext, AppAreaState, RecordActivity, RenderPage, SafeHtml } from '../contract.ts';
@@ -111,17 +112,26 @@ export function searchesPage(config: ApiConfig, deps: SearchesPageDeps): Router<
     const snap = await reader.snapshot();
     return { leadId: snap?.maxLeadId ?? 0, eventId: snap?.maxEventId ?? 0 };
   };
+  /** A note when alerts could not be sent now: they go out only while a key of the account grants access (as webhooks). */
+  const accessNote = async (ctx: AppAreaContext): Promise<SafeHtml> => {
+    const { account } = ctx.state.app;
+    const a = alertAccess(account, await deps.store.listKeys(account.id), deps.clock());
+    return a.scope
+      ? html``
+      : html`<p class="notice" role="note">Alert e-mails are sent only while the account holds an API key that works — as the API would read the leads with it. It holds none now (revoked, expired or not in the ${account.plan} plan), so no alert is sent until you <a href="${APP_BASE}/keys">create a key</a>.</p>`;
+  };
   const back = (ctx: AppAreaContext, id: string | null, done: string): void => {
     ctx.redirect(`${APP_BASE}/searches?${id ? `focus=${id}&` : ''}done=${done}${id ? `#search-${id}` : ''}`);
     ctx.status = 303;
   };
 
   /** The new-search form (also re-shown with an error). */
-  function newForm(
+  async function newForm(
     ctx: AppAreaContext,
     query: string,
     o: { error?: string; status?: number; form?: URLSearchParams } = {},
-  ): void {
+  ): Promise<void> {
+    const note = await accessNote(ctx);
     let parsed: ParsedSearch | null = null;
     let error = o.error ?? null;
     try {
@@ -141,7 +151,7 @@ export function searchesPage(config: ApiConfig, deps: SearchesPageDeps): Router<
       section: 'searches',
       title: 'Save a search',
       status,
-      body: html`${message(error)}
+      body: html`${message(error)}${parsed ? note : ''}
 ${
   parsed
     ? html`<section aria-labelledby="ns-what"><h2 id="ns-what">What the search finds</h2>${inWords(parsed)}<p><a href="${APP_BASE}/explorer${parsed.query ? `?${parsed.query}` : ''}">Back to these results in the explorer</a></p></section>
@@ -186,7 +196,7 @@ ${alertFields('ns', ((o.form?.get('frequency') as AlertFrequency) ?? 'weekly') a
       back(ctx, s.id, 'saved');
     } catch (e) {
       if (!(e instanceof ApiError) || !e.expose) throw e;
-      newForm(ctx, query, { error: problemText(e), status: e.status, form });
+      await newForm(ctx, query, { error: problemText(e), status: e.status, form });
     }
   });
 
@@ -224,10 +234,11 @@ ${parsed ? inWords(parsed) : html`<p><code>${s.query}</code> (a value the curren
 <div class="actions">${actionButton(ctx, `${APP_BASE}/searches/${s.id}/delete`, 'Delete', { danger: true, describedBy: `${hid}-h` })}</div>
 </section>`;
     };
+    const note = list.some((s) => s.frequency !== 'none') ? await accessNote(ctx) : html``;
     deps.renderPage(ctx, {
       section: 'searches',
       title: 'Saved searches',
-      body: html`${message(notice[done] ?? null, 'notice')}
+      body: html`${message(notice[done] ?? null, 'notice')}${note}
 <p>Save a search from the <a href="${APP_BASE}/explorer">lead explorer</a> ("Save this search") to come back to it, and choose a daily or weekly e-mail of the leads that are new since the last one.</p>
 ${list.length ? list.map(item) : html`<p>No saved searches yet.</p>`}`,
     });
