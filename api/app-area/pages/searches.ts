@@ -36,7 +36,7 @@ import type { AppAreaContext, AppAreaState, RecordActivity, RenderPage, SafeHtml
 import { html } from '../html.ts';
 import { renderPublicPage } from '../layout.ts';
 import { logActivity } from '../activity.ts';
-import { APP_BASE, actionButton, csrfField, formBody, message, notFoundPage, when } from './common.ts';
+import { APP_BASE, actionButton, csrfField, formBody, message, notFoundPage, pinRelease, when } from './common.ts';
 import { problemText } from './webhooks.ts';
 
 export interface SearchesPageDeps {
@@ -101,8 +101,11 @@ function alertFields(prefix: string, frequency: AlertFrequency, email: string | 
 export function searchesPage(config: ApiConfig, deps: SearchesPageDeps): Router<AppAreaState> {
   const router = new Router<AppAreaState>({ prefix: APP_BASE });
   const reader = serverLeadReader(deps.db, deps.releases);
-  const places = () => deps.releases.current().leads.places();
-  const parse = (query: string): ParsedSearch => parseSearchQuery(query, places(), config);
+  /** A query parser against the place names of the release this request pinned (503 `no_release` before the first). */
+  const parserFor = (ctx: AppAreaContext): ((query: string) => ParsedSearch) => {
+    const places = pinRelease(ctx, deps.releases).leads.places();
+    return (query) => parseSearchQuery(query, places, config);
+  };
   const own = async (ctx: AppAreaContext): Promise<SavedSearch | null> => {
     const s = await deps.store.searches.getSearch(ctx.params['id'] ?? '');
     return s && s.account_id === ctx.state.app.account.id ? s : null;
@@ -134,6 +137,7 @@ export function searchesPage(config: ApiConfig, deps: SearchesPageDeps): Router<
     const note = await accessNote(ctx);
     let parsed: ParsedSearch | null = null;
     let error = o.error ?? null;
+    const parse = parserFor(ctx);
     try {
       parsed = parse(query);
     } catch (e) {
@@ -171,7 +175,7 @@ ${alertFields('ns', ((o.form?.get('frequency') as AlertFrequency) ?? 'weekly') a
     const form = await formBody(ctx);
     const query = form.get('query') ?? '';
     try {
-      const parsed = parse(query);
+      const parsed = parserFor(ctx)(query);
       const name = nameOf(form.get('name'));
       const alert = alertOf(form);
       if ((await deps.store.searches.listSearches(account.id)).length >= SEARCHES_MAX)
@@ -202,6 +206,7 @@ ${alertFields('ns', ((o.form?.get('frequency') as AlertFrequency) ?? 'weekly') a
 
   router.get('/searches', async (ctx) => {
     const list = await deps.store.searches.listSearches(ctx.state.app.account.id);
+    const parse = parserFor(ctx);
     const focus = String(ctx.query['focus'] ?? '');
     const done = String(ctx.query['done'] ?? '');
     const notice: Record<string, string> = {
