@@ -55,14 +55,15 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !=
 const short = (s: string, n = 160): string => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 const plural = (n: number, one: string, many: string): string => `${n.toLocaleString('en-IE')} ${n === 1 ? one : many}`;
 
-/** The lines that describe one lead (title first). */
-function leadFacts(l: Lead): { title: string; lines: string[] } {
+/** The lines that describe one lead: its title, then where and its stage (or the change of stage), then the rest. */
+function leadFacts(l: Lead, change?: Pick<StageChange, 'before' | 'after'>): { title: string; lines: string[] } {
   const ref = str(l['application_number']) ?? `lead ${String(l['id'])}`;
   const place = [str(l['planning_authority']), str(l['county']) ? `Co. ${String(l['county'])}` : null]
     .filter(Boolean)
     .join(', ');
   const title = `${ref} — ${str(l['address']) ?? 'address not given'}`;
-  const lines = [`${place}. Stage: ${stage(l['lead_readiness'])}.`];
+  const stageText = change ? `${stage(change.before)} → ${stage(change.after)}` : stage(l['lead_readiness']);
+  const lines = [`${place}. Stage: ${stageText}.`];
   const d = str(l['description']);
   if (d) lines.push(short(d));
   const org = str(l['applicant_org']);
@@ -108,14 +109,8 @@ export function alertMail(c: AlertContent): AlertMail {
   if (c.changed.length) {
     text.push(`LEADS THAT CHANGED STAGE (${c.changedTotal.toLocaleString('en-IE')})`, '');
     for (const ch of c.changed) {
-      const f = leadFacts(ch.lead);
-      text.push(
-        f.title,
-        `  Stage: ${stage(ch.before)} → ${stage(ch.after)}`,
-        ...f.lines.slice(1).map((x) => `  ${x}`),
-        `  ${leadUrl(c, ch.lead)}`,
-        '',
-      );
+      const f = leadFacts(ch.lead, ch);
+      text.push(f.title, ...f.lines.map((x) => `  ${x}`), `  ${leadUrl(c, ch.lead)}`, '');
     }
     const m = more(c.changed.length, c.changedTotal);
     if (m) text.push(m, '');
@@ -128,10 +123,8 @@ export function alertMail(c: AlertContent): AlertMail {
   if (c.attribution) text.push('', c.attribution);
 
   const leadItem = (l: Lead, change?: StageChange): SafeHtml => {
-    const f = leadFacts(l);
-    return html`<li style="margin:0 0 16px"><a href="${leadUrl(c, l)}"><strong>${f.title}</strong></a>${
-      change ? html`<br>Stage: ${stage(change.before)} → <strong>${stage(change.after)}</strong>` : ''
-    }${(change ? f.lines.slice(1) : f.lines).map((x) => html`<br>${x}`)}</li>`;
+    const f = leadFacts(l, change);
+    return html`<li style="margin:0 0 16px"><a href="${leadUrl(c, l)}"><strong>${f.title}</strong></a>${f.lines.map((x) => html`<br>${x}`)}</li>`;
   };
   const moreHtml = (shown: number, total: number): SafeHtml | string =>
     total > shown
