@@ -288,6 +288,24 @@ test('the unsubscribe link works without signing in: GET confirms, POST (one-cli
   assert.not.match(JSON.stringify(log), '@buyers.example', 'the address is not logged');
 });
 
+test('two senders at once (a timer and an operator): exactly one e-mail', async () => {
+  // the commonwealth search as if week 2 had not been sent yet
+  const s = (await api.store.searches.getSearch(searches.get('cw')!.id))!;
+  assert.ok(
+    await api.store.searches.moveAlertMark(
+      s.id,
+      { period: s.last_period, leadId: s.watermark_lead_id, eventId: s.watermark_event_id },
+      { period: null, leadId: watermark.leadId, eventId: watermark.eventId },
+      null,
+    ),
+  );
+  const before = mailTo('cw').length;
+  const at = new Date(NEXT_WEEK.getTime() + 60_000);
+  const [a, b] = await Promise.all([send(at), send(at)]);
+  assert.is(a.sent + b.sent, 1, JSON.stringify([a, b]));
+  assert.is(mailTo('cw').length, before + 1);
+});
+
 test('leads alerts send: the operators’ command (JSON summary; a bad --now is a usage error)', async () => {
   const run = (...args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
