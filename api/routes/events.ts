@@ -20,6 +20,7 @@ import type { Release } from '../releases/release.ts';
 import { areaIds } from '../gis/geometry-ids.ts';
 import { maskChanges, maskedFor, responseMeta, type FieldChange } from '../access/masking.ts';
 import { parseLeadId } from '../query/leads-params.ts';
+import { charging, served } from '../access/budget.ts';
 import { releaseSourcesCache } from '../releases/release-lookups.ts';
 import {
   afterReleaseQuery,
@@ -120,78 +121,86 @@ export function eventsRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Rout
   const router = new Router<AppState>();
   const sourcesFor = releaseSourcesCache(deps.db);
 
-  router.get('/events', async (ctx: AppContext) => {
-    const { release, key } = ctx.state;
-    const src = await sourcesFor(release);
-    const req = parseEventsQuery(ctx.query, config, src.places);
-    const events = eventsTable(release);
-    const ext = eventsExtentQuery(events);
-    const [extent] = await deps.db.all<{
-      first_id: number | null;
-      last_id: number | null;
-      first_release: string | null;
-    }>(ext.sql, ext.params);
-    const firstId = Number(extent?.first_id ?? 0);
-    const lastId = Number(extent?.last_id ?? 0);
-    let afterId: number;
-    if (req.start && 'afterId' in req.start) afterId = req.start.afterId;
-    else if (req.start) {
-      const q = afterReleaseQuery(events, req.start.afterRelease);
-      afterId = Number((await deps.db.all<{ after_id: number }>(q.sql, q.params))[0]?.after_id ?? 0);
-      if (firstId > 1 && extent?.first_release && req.start.afterRelease < extent.first_release) {
+  router.get(
+    '/events',
+    charging(async (ctx: AppContext) => {
+      const { release, key } = ctx.state;
+      const src = await sourcesFor(release);
+      const req = parseEventsQuery(ctx.query, config, src.places);
+      const events = eventsTable(release);
+      const ext = eventsExtentQuery(events);
+      const [extent] = await deps.db.all<{
+        first_id: number | null;
+        last_id: number | null;
+        first_release: string | null;
+      }>(ext.sql, ext.params);
+      const firstId = Number(extent?.first_id ?? 0);
+      const lastId = Number(extent?.last_id ?? 0);
+      let afterId: number;
+      if (req.start && 'afterId' in req.start) afterId = req.start.afterId;
+      else if (req.start) {
+        const q = afterReleaseQuery(events, req.start.afterRelease);
+        afterId = Number((await deps.db.all<{ after_id: number }>(q.sql, q.params))[0]?.after_id ?? 0);
+        if (firstId > 1 && extent?.first_release && req.start.afterRelease < extent.first_release) {
+          throw cursorExpired(
+            `the events after release ${req.start.afterRelease} are older than the log keeps (it starts with release ${extent.first_release}): make a full export and start again from its release`,
+          );
+        }
+      } else afterId = Math.max(0, firstId - 1);
+      if (firstId > 0 && afterId + 1 < firstId) {
         throw cursorExpired(
-          `the events after release ${req.start.afterRelease} are older than the log keeps (it starts with release ${extent.first_release}): make a full export and start again from its release`,
+          `the events after this cursor are older than the log keeps (it starts at event ${firstId}): make a full export and start again from its release`,
         );
       }
-    } else afterId = Math.max(0, firstId - 1);
-    if (firstId > 0 && afterId + 1 < firstId) {
-      throw cursorExpired(
-        `the events after this cursor are older than the log keeps (it starts at event ${firstId}): make a full export and start again from its release`,
-      );
-    }
-    const ids = await areaIds(deps.db, src.leads.leads, req.filters);
-    const q = eventsPageQuery(events, src.leads, req, afterId, req.pageSize + 1, ids);
-    const rows = await deps.db.all<EventRow>(q.sql, q.params);
-    const more = rows.length > req.pageSize;
-    const served = more ? rows.slice(0, req.pageSize) : rows;
-    await ctx.state.budget.charge(served.length);
-    // a walk that reached the end resumes after the log's last event (the filters skipped the rest)
-    const reached = more ? Number(served.at(-1)!.id) : Math.max(afterId, lastId);
-    const nextCursor = encodeCursor([reached], release.id, req.hash, config);
-    if (more) setPageLinks(ctx, { next: pageHref(ctx, { cursor: nextCursor, after: null, after_release: null }) });
-    ctx.body = {
-      results: served.map((r) => servedEvent(r, key.scope)),
-      next_cursor: nextCursor,
-      has_more: more,
-      _meta: responseMeta(release.id, key.scope, maskedFor('lead', key.scope)),
-    };
-  });
+      const ids = await areaIds(deps.db, src.leads.leads, req.filters);
+      const q = eventsPageQuery(events, src.leads, req, afterId, req.pageSize + 1, ids);
+      const rows = await deps.db.all<EventRow>(q.sql, q.params);
+      const more = rows.length > req.pageSize;
+      const page = more ? rows.slice(0, req.pageSize) : rows;
+      return served(page.length, () => {
+        // a walk that reached the end resumes after the log's last event (the filters skipped the rest)
+        const reached = more ? Number(page.at(-1)!.id) : Math.max(afterId, lastId);
+        const nextCursor = encodeCursor([reached], release.id, req.hash, config);
+        if (more) setPageLinks(ctx, { next: pageHref(ctx, { cursor: nextCursor, after: null, after_release: null }) });
+        ctx.body = {
+          results: page.map((r) => servedEvent(r, key.scope)),
+          next_cursor: nextCursor,
+          has_more: more,
+          _meta: responseMeta(release.id, key.scope, maskedFor('lead', key.scope)),
+        };
+      });
+    }),
+  );
 
-  router.get('/leads/:id/history', async (ctx: AppContext) => {
-    const { release, key } = ctx.state;
-    const id = parseLeadId(ctx.params['id'] ?? '', ctx.query);
-    const q = leadEventsQuery(eventsTable(release), id);
-    const rows = await deps.db.all<EventRow>(q.sql, q.params);
-    const leadRows = await deps.db.all<{
-      lead_key: string;
-      lead_readiness: string;
-      status: string;
-      first_seen: string;
-    }>(`SELECT lead_key, lead_readiness, status, first_seen FROM ${release.tables.leads} WHERE id = ?`, [id]);
-    const lead = leadRows[0] ?? null;
-    if (!lead && rows.length === 0) throw notFound(`lead ${id}`);
-    const events = rows.map((r) => servedEvent(r, key.scope));
-    await ctx.state.budget.charge(Math.max(1, events.length));
-    ctx.body = {
-      lead_id: id,
-      lead_key: lead?.lead_key ?? rows[0]!.lead_key,
-      published: lead !== null,
-      first_seen: lead?.first_seen ?? null,
-      stages: stagesOf(events, lead),
-      events,
-      _meta: responseMeta(release.id, key.scope, maskedFor('lead', key.scope)),
-    };
-  });
+  router.get(
+    '/leads/:id/history',
+    charging(async (ctx: AppContext) => {
+      const { release, key } = ctx.state;
+      const id = parseLeadId(ctx.params['id'] ?? '', ctx.query);
+      const q = leadEventsQuery(eventsTable(release), id);
+      const rows = await deps.db.all<EventRow>(q.sql, q.params);
+      const leadRows = await deps.db.all<{
+        lead_key: string;
+        lead_readiness: string;
+        status: string;
+        first_seen: string;
+      }>(`SELECT lead_key, lead_readiness, status, first_seen FROM ${release.tables.leads} WHERE id = ?`, [id]);
+      const lead = leadRows[0] ?? null;
+      if (!lead && rows.length === 0) throw notFound(`lead ${id}`);
+      const events = rows.map((r) => servedEvent(r, key.scope));
+      return served(Math.max(1, events.length), () => {
+        ctx.body = {
+          lead_id: id,
+          lead_key: lead?.lead_key ?? rows[0]!.lead_key,
+          published: lead !== null,
+          first_seen: lead?.first_seen ?? null,
+          stages: stagesOf(events, lead),
+          events,
+          _meta: responseMeta(release.id, key.scope, maskedFor('lead', key.scope)),
+        };
+      });
+    }),
+  );
 
   return router;
 }

@@ -31,6 +31,7 @@ import type { AppDeps } from '../http/app-deps.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { releaseForCursor } from '../releases/kept-release.ts';
 import { attribution, maskedFor, responseMeta } from '../access/masking.ts';
+import { charging, served, type Served } from '../access/budget.ts';
 import { releaseSourcesCache } from '../releases/release-lookups.ts';
 import { encodeCursor } from '../query/paging.ts';
 import { pageHref, setPageLinks } from '../render/link-header.ts';
@@ -66,43 +67,55 @@ export function exportsRouter(
       log: deps.log,
     }));
 
-  router.get('/export/applications', async (ctx: AppContext) => {
-    const { release: pinned, key } = ctx.state;
-    const req = parseExportQuery(ctx.query, 'page', config, (await sourcesFor(pinned)).places);
-    const release = req.cursor ? releaseForCursor(config.dataDir, pinned, req.cursor.release) : pinned;
-    const src = await sourcesFor(release);
-    const masked = maskedFor('lead', key.scope);
-    const ids = await areaIds(deps.db, src.leads.leads, req.filters); // geometry filters: tested by api/gis/geometry.ts, ids into the SQL
-    const q = exportRowsQuery(
-      src.leads,
-      {
-        filters: req.filters,
-        afterId: req.cursor?.afterId ?? null,
-        limit: req.limit + 1,
-        ...(ids ? { areaIds: ids } : {}),
-      },
-      `${jsonLineSql(new Set(masked.map((m) => m.field)))} AS j`,
-    );
-    const rows = await deps.db.all<{ j: string }>(q.sql, q.params);
-    const more = rows.length > req.limit;
-    const results = (more ? rows.slice(0, req.limit) : rows).map((r) => JSON.parse(r.j) as Record<string, unknown>);
-    await ctx.state.budget.charge(results.length);
-    const last = results.at(-1);
-    const nextCursor = more && last ? encodeCursor([last['id']], release.id, exportHash(req.filters), config) : null;
-    setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor }) });
-    ctx.body = {
-      results,
-      next_cursor: nextCursor,
-      count: results.length,
-      _meta: responseMeta(release.id, key.scope, masked),
-    };
-  });
+  router.get(
+    '/export/applications',
+    charging(async (ctx: AppContext) => {
+      const { release: pinned, key } = ctx.state;
+      const req = parseExportQuery(ctx.query, 'page', config, (await sourcesFor(pinned)).places);
+      const release = req.cursor ? releaseForCursor(config.dataDir, pinned, req.cursor.release) : pinned;
+      const src = await sourcesFor(release);
+      const masked = maskedFor('lead', key.scope);
+      const ids = await areaIds(deps.db, src.leads.leads, req.filters); // geometry filters: tested by api/gis/geometry.ts, ids into the SQL
+      const q = exportRowsQuery(
+        src.leads,
+        {
+          filters: req.filters,
+          afterId: req.cursor?.afterId ?? null,
+          limit: req.limit + 1,
+          ...(ids ? { areaIds: ids } : {}),
+        },
+        `${jsonLineSql(new Set(masked.map((m) => m.field)))} AS j`,
+      );
+      const rows = await deps.db.all<{ j: string }>(q.sql, q.params);
+      const more = rows.length > req.limit;
+      const results = (more ? rows.slice(0, req.limit) : rows).map((r) => JSON.parse(r.j) as Record<string, unknown>);
+      return served(results.length, () => {
+        const last = results.at(-1);
+        const nextCursor =
+          more && last ? encodeCursor([last['id']], release.id, exportHash(req.filters), config) : null;
+        setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor }) });
+        ctx.body = {
+          results,
+          next_cursor: nextCursor,
+          count: results.length,
+          _meta: responseMeta(release.id, key.scope, masked),
+        };
+      });
+    }),
+  );
 
   for (const format of Object.keys(EXPORT_FORMATS) as ExportFormat[]) {
-    router.get(`/export/applications.${format}`, (ctx: AppContext) => exportFile(ctx, format));
+    router.get(
+      `/export/applications.${format}`,
+      charging((ctx: AppContext) => exportFile(ctx, format)),
+    );
   }
 
-  async function exportFile(ctx: AppContext, format: ExportFormat): Promise<void> {
+  /**
+   * One file export: counted, then (after the charge, `send`) written and streamed. The whole
+   * file is charged before any byte is sent.
+   */
+  async function exportFile(ctx: AppContext, format: ExportFormat): Promise<Served> {
     const { release, key, budget } = ctx.state;
     const src = await sourcesFor(release);
     const req = parseExportQuery(ctx.query, 'file', config, src.places);
@@ -117,49 +130,50 @@ export function exportsRouter(
     ctx.set('X-Budget-Remaining', remaining === null ? 'unlimited' : String(remaining));
     ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
     ctx.type = type;
-    // The whole file, before any byte is sent. For dry_run=1 the access model's budget answers
-    // the quote by throwing from charge() (never caught here); for HEAD its budget refuses as the
-    // GET's would and charges nothing: the GET's headers, no COPY, no temp space.
+    // The whole file is charged before any byte is sent. For dry_run=1 the access model's budget
+    // answers the quote by throwing from charge(); for HEAD its budget refuses as the GET's would
+    // and charges nothing: the GET's headers, no COPY, no temp space.
     if (budget.quoting || ctx.method === 'HEAD') {
-      await budget.charge(rows);
-      ctx.status = 200;
-      return;
+      return served(rows, () => {
+        ctx.status = 200;
+      });
     }
-    // temp space first (it may wait, or answer 503): a refused export is not charged
+    // temp space first (it may wait, or answer 503): a refused export is not charged, and a
+    // refused charge gives the temp space back
     const file = await tempSpace().acquire(format, rows);
-    try {
-      await budget.charge(rows);
-    } catch (e) {
-      file.release();
-      throw e;
-    }
-    // running from here until its response is sent or cut (the `exports_running` gauge)
-    const running = deps.metrics?.exportsRunning;
-    if (running) {
-      running.inc();
-      ctx.res.once('close', () => running.dec());
-    }
-    const ids = await areaIds(deps.db, src.leads.leads, req.filters);
-    const rowsReq = { filters: req.filters, afterId: null, limit: null, ...(ids ? { areaIds: ids } : {}) };
-    if (format === 'parquet') {
-      const { body, bytes } = await parquetStream(
-        deps.db,
-        src.leads,
-        rowsReq,
-        maskedSet,
-        file,
-        attribution(key.scope)?.metadata ?? null,
-      );
-      ctx.body = body;
-      ctx.length = bytes;
-      return;
-    }
-    const stream =
-      format === 'csv'
-        ? csvStream(deps.db, src.leads, rowsReq, maskedSet, file)
-        : jsonlStream(deps.db, src.leads, rowsReq, maskedSet, file);
-    ctx.body = maybeGzip(ctx, stream);
-    ctx.type = type; // setting a stream body may reset the type
+    return served(
+      rows,
+      async () => {
+        // running from here until its response is sent or cut (the `exports_running` gauge)
+        const running = deps.metrics?.exportsRunning;
+        if (running) {
+          running.inc();
+          ctx.res.once('close', () => running.dec());
+        }
+        const ids = await areaIds(deps.db, src.leads.leads, req.filters);
+        const rowsReq = { filters: req.filters, afterId: null, limit: null, ...(ids ? { areaIds: ids } : {}) };
+        if (format === 'parquet') {
+          const { body, bytes } = await parquetStream(
+            deps.db,
+            src.leads,
+            rowsReq,
+            maskedSet,
+            file,
+            attribution(key.scope)?.metadata ?? null,
+          );
+          ctx.body = body;
+          ctx.length = bytes;
+          return;
+        }
+        const stream =
+          format === 'csv'
+            ? csvStream(deps.db, src.leads, rowsReq, maskedSet, file)
+            : jsonlStream(deps.db, src.leads, rowsReq, maskedSet, file);
+        ctx.body = maybeGzip(ctx, stream);
+        ctx.type = type; // setting a stream body may reset the type
+      },
+      () => file.release(),
+    );
   }
 
   return router;

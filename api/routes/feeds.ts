@@ -15,6 +15,7 @@ import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { requireCapability } from '../access/capability.ts';
+import { charging, served } from '../access/budget.ts';
 import { featurePage, releaseLayersCache, type ReleaseLayers } from '../gis/features.ts';
 import { sendFeaturePage } from '../gis/respond.ts';
 import { mintGisToken } from '../gis/token.ts';
@@ -29,20 +30,22 @@ export function feedsRouter(
   const router = new Router<AppState>();
   const layersFor = deps.layers ?? releaseLayersCache();
 
-  const feed = (layer: GisLayer) => async (ctx: AppContext) => {
-    const { release, key } = ctx.state;
-    requireCapability(key.scope, 'geojsonFeeds');
-    const req = parseGisQuery(ctx.query, layer, 'feed', config, release.leads.places());
-    const page = await featurePage(deps.db, release, layersFor(release), req, key.scope);
-    await ctx.state.budget.charge(page.numberReturned);
-    sendFeaturePage(ctx, page, {
-      layer,
-      path: `/v1/feeds/${layer}.geojson`,
-      hash: req.hash,
-      now: deps.clock(),
-      cursors: config,
+  const feed = (layer: GisLayer) =>
+    charging(async (ctx: AppContext) => {
+      const { release, key } = ctx.state;
+      requireCapability(key.scope, 'geojsonFeeds');
+      const req = parseGisQuery(ctx.query, layer, 'feed', config, release.leads.places());
+      const page = await featurePage(deps.db, release, layersFor(release), req, key.scope);
+      return served(page.numberReturned, () =>
+        sendFeaturePage(ctx, page, {
+          layer,
+          path: `/v1/feeds/${layer}.geojson`,
+          hash: req.hash,
+          now: deps.clock(),
+          cursors: config,
+        }),
+      );
     });
-  };
   router.get('/feeds/leads.geojson', feed('leads'));
   router.get('/feeds/infrastructure.geojson', feed('infrastructure'));
 

@@ -12,6 +12,7 @@ import type { AppContext, AppState } from '../http/context.ts';
 import { invalidParams, notFound } from '../http/errors.ts';
 import { maskRecord, maskedFor, responseMeta, unionMasked } from '../access/masking.ts';
 import { parseLeadId } from '../query/leads-params.ts';
+import { charging, served, type Served } from '../access/budget.ts';
 import {
   infraByIdQuery,
   infraCountQuery,
@@ -27,19 +28,29 @@ import { pageHref, setPageLinks } from '../render/link-header.ts';
 /** The infrastructure router (paths relative to the /v1 mount). */
 export function infrastructureRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Router<AppState> {
   const router = new Router<AppState>();
-  router.get('/infrastructure', (ctx) => listProjects(ctx, config, deps, false));
-  router.get('/infrastructure/renewables', (ctx) => listProjects(ctx, config, deps, true));
+  router.get(
+    '/infrastructure',
+    charging((ctx: AppContext) => listProjects(ctx, config, deps, false)),
+  );
+  router.get(
+    '/infrastructure/renewables',
+    charging((ctx: AppContext) => listProjects(ctx, config, deps, true)),
+  );
   // after /renewables, which it would otherwise swallow
-  router.get('/infrastructure/:id', async (ctx: AppContext) => {
-    const { release, key } = ctx.state;
-    const id = parseLeadId(ctx.params['id'] ?? '', ctx.query); // the same rule: a positive integer, no parameters
-    const q = infraByIdQuery(release.tables.infrastructure, id);
-    const [row] = await deps.db.all<Record<string, unknown>>(q.sql, q.params);
-    if (!row) throw notFound(`infrastructure project ${id}`);
-    const { record, masked } = maskRecord('infrastructure-project', row, key.scope);
-    await ctx.state.budget.charge(1);
-    ctx.body = { ...record, _meta: responseMeta(release.id, key.scope, masked) };
-  });
+  router.get(
+    '/infrastructure/:id',
+    charging(async (ctx: AppContext) => {
+      const { release, key } = ctx.state;
+      const id = parseLeadId(ctx.params['id'] ?? '', ctx.query); // the same rule: a positive integer, no parameters
+      const q = infraByIdQuery(release.tables.infrastructure, id);
+      const [row] = await deps.db.all<Record<string, unknown>>(q.sql, q.params);
+      if (!row) throw notFound(`infrastructure project ${id}`);
+      const { record, masked } = maskRecord('infrastructure-project', row, key.scope);
+      return served(1, () => {
+        ctx.body = { ...record, _meta: responseMeta(release.id, key.scope, masked) };
+      });
+    }),
+  );
   return router;
 }
 
@@ -48,7 +59,7 @@ async function listProjects(
   config: ApiConfig,
   deps: Pick<AppDeps, 'db'>,
   renewables: boolean,
-): Promise<void> {
+): Promise<Served> {
   const req = parseInfrastructureQuery(ctx.query, {
     renewables,
     pageSizeDefault: config.pageSizeDefault,
@@ -70,28 +81,35 @@ async function listProjects(
   }
   const offset = req.page ? (req.page - 1) * req.pageSize : 0;
   const count = infraCountQuery(table, req.filters);
-  const page = infraPageQuery(table, { filters: req.filters, sort: req.sort, pageSize: req.pageSize, offset, after });
+  const pageQuery = infraPageQuery(table, {
+    filters: req.filters,
+    sort: req.sort,
+    pageSize: req.pageSize,
+    offset,
+    after,
+  });
   const [totals, rows] = await Promise.all([
     deps.db.all<{ total: number }>(count.sql, count.params),
-    deps.db.all(page.sql, page.params),
+    deps.db.all(pageQuery.sql, pageQuery.params),
   ]);
   const more = rows.length > req.pageSize;
-  const served = more ? rows.slice(0, req.pageSize) : rows;
-  const masked = served.map((r) => maskRecord('infrastructure-project', r, key.scope));
-  await ctx.state.budget.charge(served.length);
-  const last = served.at(-1);
-  const nextCursor = more && last ? encodeCursor(infraSortKey(req.sort, last), release.id, hash, config) : null;
-  setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor, page: null }) });
-  ctx.body = {
-    total: Number(totals[0]?.total ?? 0),
-    page: req.page,
-    page_size: req.pageSize,
-    next_cursor: nextCursor,
-    results: masked.map((m) => m.record),
-    _meta: responseMeta(
-      release.id,
-      key.scope,
-      masked.length ? unionMasked(masked.map((m) => m.masked)) : maskedFor('infrastructure-project', key.scope),
-    ),
-  };
+  const page = more ? rows.slice(0, req.pageSize) : rows;
+  const masked = page.map((r) => maskRecord('infrastructure-project', r, key.scope));
+  return served(page.length, () => {
+    const last = page.at(-1);
+    const nextCursor = more && last ? encodeCursor(infraSortKey(req.sort, last), release.id, hash, config) : null;
+    setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor, page: null }) });
+    ctx.body = {
+      total: Number(totals[0]?.total ?? 0),
+      page: req.page,
+      page_size: req.pageSize,
+      next_cursor: nextCursor,
+      results: masked.map((m) => m.record),
+      _meta: responseMeta(
+        release.id,
+        key.scope,
+        masked.length ? unionMasked(masked.map((m) => m.masked)) : maskedFor('infrastructure-project', key.scope),
+      ),
+    };
+  });
 }

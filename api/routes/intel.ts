@@ -12,6 +12,7 @@ import type { AppDeps } from '../http/app-deps.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
 import { responseMeta } from '../access/masking.ts';
+import { charging, served, type Served } from '../access/budget.ts';
 import { CAPABILITIES, scopesWith } from '../access/scopes.ts';
 import {
   INTEL_SECTIONS,
@@ -28,8 +29,14 @@ import { encodeCursor } from '../query/paging.ts';
 /** The market-intelligence router (paths relative to the /v1 mount). */
 export function intelRouter(config: ApiConfig, deps: Pick<AppDeps, 'db'>): Router<AppState> {
   const router = new Router<AppState>();
-  router.get('/intel/analytics', (ctx) => analytics(ctx, config, deps));
-  router.get('/intel/analytics/price-index.svg', (ctx) => chart(ctx, config, deps));
+  router.get(
+    '/intel/analytics',
+    charging((ctx: AppContext) => analytics(ctx, config, deps)),
+  );
+  router.get(
+    '/intel/analytics/price-index.svg',
+    charging((ctx: AppContext) => chart(ctx, config, deps)),
+  );
   return router;
 }
 
@@ -59,7 +66,7 @@ function sectionTable(ctx: AppContext, section: IntelSection): string {
   return release.tables[name];
 }
 
-async function analytics(ctx: AppContext, config: ApiConfig, deps: Pick<AppDeps, 'db'>): Promise<void> {
+async function analytics(ctx: AppContext, config: ApiConfig, deps: Pick<AppDeps, 'db'>): Promise<Served | void> {
   requireEnriched(ctx);
   if (Object.keys(ctx.query).length === 0) return summary(ctx, deps);
   const { release } = ctx.state;
@@ -74,20 +81,21 @@ async function analytics(ctx: AppContext, config: ApiConfig, deps: Pick<AppDeps,
   const rows = await deps.db.all(q.sql, q.params);
   const results = rows.map(({ _total: _t, ...r }) => r);
   const total = Number(rows[0]?._total ?? 0);
-  await ctx.state.budget.charge(results.length);
-  const end = req.offset! + results.length;
-  const nextCursor = end < total ? encodeCursor([end], release.id, req.hash!, config) : null;
-  setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor, page: null }) });
-  ctx.body = {
-    section: req.section,
-    total,
-    page: req.page,
-    page_size: req.pageSize,
-    next_page: req.page !== null && end < total ? req.page + 1 : null,
-    next_cursor: nextCursor,
-    results,
-    _meta: responseMeta(ctx.state.release.id, ctx.state.key.scope, []),
-  };
+  return served(results.length, () => {
+    const end = req.offset! + results.length;
+    const nextCursor = end < total ? encodeCursor([end], release.id, req.hash!, config) : null;
+    setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor, page: null }) });
+    ctx.body = {
+      section: req.section,
+      total,
+      page: req.page,
+      page_size: req.pageSize,
+      next_page: req.page !== null && end < total ? req.page + 1 : null,
+      next_cursor: nextCursor,
+      results,
+      _meta: responseMeta(ctx.state.release.id, ctx.state.key.scope, []),
+    };
+  });
 }
 
 /**
@@ -121,7 +129,7 @@ async function summary(ctx: AppContext, deps: Pick<AppDeps, 'db'>): Promise<void
   ctx.body = { sections, _meta: responseMeta(release.id, ctx.state.key.scope, []) };
 }
 
-async function chart(ctx: AppContext, config: ApiConfig, deps: Pick<AppDeps, 'db'>): Promise<void> {
+async function chart(ctx: AppContext, config: ApiConfig, deps: Pick<AppDeps, 'db'>): Promise<Served> {
   requireEnriched(ctx);
   const req = parseIntelQuery(ctx.query, {
     pageSizeDefault: config.pageSizeDefault,
@@ -138,8 +146,10 @@ async function chart(ctx: AppContext, config: ApiConfig, deps: Pick<AppDeps, 'db
   for (const area of ['Ireland', ...req.counties.slice(0, 1)]) {
     series.push({ area, points: rows.filter((r) => r.area === area) });
   }
-  await ctx.state.budget.charge(rows.length); // the points drawn are records served
-  const base = rows[0]?.base_quarter;
-  ctx.type = 'image/svg+xml';
-  ctx.body = priceIndexSvg(series, `Release ${ctx.state.release.id}${base ? `, base ${base} = 100` : ''}`);
+  // the points drawn are records served
+  return served(rows.length, () => {
+    const base = rows[0]?.base_quarter;
+    ctx.type = 'image/svg+xml';
+    ctx.body = priceIndexSvg(series, `Release ${ctx.state.release.id}${base ? `, base ${base} = 100` : ''}`);
+  });
 }

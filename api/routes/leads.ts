@@ -4,7 +4,7 @@
  * exactly as the GET) and `GET /v1/leads/{id}` (the lead with its company-360 sections). Parameters are validated by `api/query/leads-params.ts`; the
  * release's leads engine (`Release.leads`, api/engine/leads-engine.ts) answers both from its
  * in-memory indexes — no DuckDB query per request — masked for the key's scope inside
- * (api/access/masking.ts). The route parses, charges the budget, makes the cursor and links, and sends.
+ * (api/access/masking.ts). The route parses and counts; the records are charged (api/access/budget.ts, `charging`), then it makes the cursor and links, and sends.
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
@@ -12,6 +12,7 @@ import type { AppContext, AppState } from '../http/context.ts';
 import { notFound } from '../http/errors.ts';
 import type { JsonBody } from '../engine/leads-engine.ts';
 import { maskingFor } from '../access/masking.ts';
+import { charging, served, type Served } from '../access/budget.ts';
 import { parseLeadId, parseLeadsQuery, type RawQuery } from '../query/leads-params.ts';
 import { parseJsonObject, readJsonText } from '../http/request-body.ts';
 import { rememberTexts } from '../../common/lru.ts';
@@ -76,7 +77,7 @@ export function leadsRouter(config: ApiConfig): Router<AppState> {
   const router = new Router<AppState>();
 
   /** One page for a parsed-or-not query: the GET's query string, or the POST's body as one. */
-  const answer = async (ctx: AppContext, query: RawQuery, links: boolean): Promise<void> => {
+  const answer = (ctx: AppContext, query: RawQuery, links: boolean): Served => {
     const { release, key } = ctx.state;
     const req = parseLeadsQuery(query, config, release.leads.places(), release.id);
     const { paging } = req;
@@ -90,33 +91,40 @@ export function leadsRouter(config: ApiConfig): Router<AppState> {
       },
       maskingFor(key.scope),
     );
-    await ctx.state.budget.charge(page.count);
-    const nextCursor = page.next ? encodeCursor(page.next, release.id, req.hash, config) : null;
-    if (links) setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor, page: null }) });
-    send(ctx, page.json({ page: paging.mode === 'page' ? paging.page : null, next_cursor: nextCursor }));
+    return served(page.count, () => {
+      const nextCursor = page.next ? encodeCursor(page.next, release.id, req.hash, config) : null;
+      if (links) setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor, page: null }) });
+      send(ctx, page.json({ page: paging.mode === 'page' ? paging.page : null, next_cursor: nextCursor }));
+    });
   };
 
-  router.get('/leads', (ctx: AppContext) => answer(ctx, ctx.query, true));
+  router.get(
+    '/leads',
+    charging((ctx: AppContext) => answer(ctx, ctx.query, true)),
+  );
 
   // A read: nothing changes, safe to retry. The next page is the same body with `cursor` set to
   // the answer's `next_cursor` (no Link header: a link is a GET, and the area may not fit a URL).
-  router.post('/leads/search', async (ctx: AppContext) => {
-    await answer(
-      ctx,
-      searchQueryOf(await readJsonText(ctx.req, ctx.get('Content-Type'), SEARCH_BODY_BYTES_MAX)),
-      false,
-    );
-  });
+  router.post(
+    '/leads/search',
+    charging(async (ctx: AppContext) =>
+      answer(ctx, searchQueryOf(await readJsonText(ctx.req, ctx.get('Content-Type'), SEARCH_BODY_BYTES_MAX)), false),
+    ),
+  );
 
-  router.get('/leads/:id', async (ctx: AppContext) => {
-    const { release, key } = ctx.state;
-    const id = parseLeadId(ctx.params['id'] ?? '', ctx.query);
-    const detail = release.leads.detail(id, maskingFor(key.scope));
-    if (!detail) throw notFound(`lead ${id}`);
-    await ctx.state.budget.charge(1);
-    ctx.append('Link', `</v1/leads/${id}/history>; rel="history"`); // its timeline across releases (api/routes/events.ts)
-    send(ctx, detail.json());
-  });
+  router.get(
+    '/leads/:id',
+    charging((ctx: AppContext) => {
+      const { release, key } = ctx.state;
+      const id = parseLeadId(ctx.params['id'] ?? '', ctx.query);
+      const detail = release.leads.detail(id, maskingFor(key.scope));
+      if (!detail) throw notFound(`lead ${id}`);
+      return served(1, () => {
+        ctx.append('Link', `</v1/leads/${id}/history>; rel="history"`); // its timeline across releases (api/routes/events.ts)
+        send(ctx, detail.json());
+      });
+    }),
+  );
 
   return router;
 }

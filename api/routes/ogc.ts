@@ -24,6 +24,7 @@ import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { requireCapability } from '../access/capability.ts';
+import { charging, served } from '../access/budget.ts';
 import { notFound } from '../http/errors.ts';
 import { featureById, featurePage, releaseLayersCache, type ReleaseLayers } from '../gis/features.ts';
 import { gisHref } from '../gis/links.ts';
@@ -195,33 +196,37 @@ export function ogcRouter(
     ctx.body = await collection(ctx, id);
   });
 
-  router.get('/ogc/collections/:collectionId/items', async (ctx: AppContext) => {
-    guard(ctx);
-    const { release, key } = ctx.state;
-    const layer = ctx.params['collectionId'] ?? '';
-    if (!isLayer(layer)) throw notFound(`collection ${layer}`);
-    const { crs, rest } = parseCrsQuery(ctx.query, true);
-    const req = parseGisQuery(rest, layer, 'ogc', config, release.leads.places());
-    const page = await featurePage(deps.db, release, layersFor(release), req, key.scope, crs.crs);
-    ctx.set('Content-Crs', contentCrs(crs.crs));
-    await ctx.state.budget.charge(page.numberReturned);
-    sendFeaturePage(ctx, page, {
-      layer,
-      path: `/v1/ogc/collections/${layer}/items`,
-      hash: req.hash,
-      now: deps.clock(),
-      cursors: config,
-      selfTitle: 'this page',
-      extraLinks: [
-        {
-          href: gisHref(ctx, `/v1/ogc/collections/${layer}`),
-          rel: 'collection',
-          type: 'application/json',
-          title: COLLECTIONS[layer].title,
-        },
-      ],
-    });
-  });
+  router.get(
+    '/ogc/collections/:collectionId/items',
+    charging(async (ctx: AppContext) => {
+      guard(ctx);
+      const { release, key } = ctx.state;
+      const layer = ctx.params['collectionId'] ?? '';
+      if (!isLayer(layer)) throw notFound(`collection ${layer}`);
+      const { crs, rest } = parseCrsQuery(ctx.query, true);
+      const req = parseGisQuery(rest, layer, 'ogc', config, release.leads.places());
+      const page = await featurePage(deps.db, release, layersFor(release), req, key.scope, crs.crs);
+      ctx.set('Content-Crs', contentCrs(crs.crs));
+      return served(page.numberReturned, () =>
+        sendFeaturePage(ctx, page, {
+          layer,
+          path: `/v1/ogc/collections/${layer}/items`,
+          hash: req.hash,
+          now: deps.clock(),
+          cursors: config,
+          selfTitle: 'this page',
+          extraLinks: [
+            {
+              href: gisHref(ctx, `/v1/ogc/collections/${layer}`),
+              rel: 'collection',
+              type: 'application/json',
+              title: COLLECTIONS[layer].title,
+            },
+          ],
+        }),
+      );
+    }),
+  );
 
   router.get('/ogc/collections/:collectionId/queryables', async (ctx: AppContext) => {
     guard(ctx);
@@ -232,35 +237,39 @@ export function ogcRouter(
     ctx.body = queryables(layer, gisHref(ctx, `/v1/ogc/collections/${layer}/queryables`), COLLECTIONS[layer].title);
   });
 
-  router.get('/ogc/collections/:collectionId/items/:featureId', async (ctx: AppContext) => {
-    guard(ctx);
-    const { release, key } = ctx.state;
-    const layer = ctx.params['collectionId'] ?? '';
-    if (!isLayer(layer)) throw notFound(`collection ${layer}`);
-    const { crs, rest } = parseCrsQuery(ctx.query, false);
-    metaParams(ctx, rest);
-    const fid = ctx.params['featureId'] ?? '';
-    if (!/^[1-9][0-9]{0,14}$/.test(fid)) throw notFound(`feature ${fid} of ${layer}`);
-    const text = await featureById(layersFor(release), layer, Number(fid), key.scope, crs.crs);
-    if (!text) throw notFound(`feature ${fid} of ${layer}`);
-    await ctx.state.budget.charge(1);
-    ctx.set('Content-Crs', contentCrs(crs.crs));
-    ctx.type = GEOJSON_TYPE;
-    ctx.body = featureWithLinks(text, [
-      {
-        href: gisHref(ctx, `/v1/ogc/collections/${layer}/items/${fid}`),
-        rel: 'self',
-        type: GEOJSON_TYPE,
-        title: 'this feature',
-      },
-      {
-        href: gisHref(ctx, `/v1/ogc/collections/${layer}`),
-        rel: 'collection',
-        type: 'application/json',
-        title: COLLECTIONS[layer].title,
-      },
-    ]);
-  });
+  router.get(
+    '/ogc/collections/:collectionId/items/:featureId',
+    charging(async (ctx: AppContext) => {
+      guard(ctx);
+      const { release, key } = ctx.state;
+      const layer = ctx.params['collectionId'] ?? '';
+      if (!isLayer(layer)) throw notFound(`collection ${layer}`);
+      const { crs, rest } = parseCrsQuery(ctx.query, false);
+      metaParams(ctx, rest);
+      const fid = ctx.params['featureId'] ?? '';
+      if (!/^[1-9][0-9]{0,14}$/.test(fid)) throw notFound(`feature ${fid} of ${layer}`);
+      const text = await featureById(layersFor(release), layer, Number(fid), key.scope, crs.crs);
+      if (!text) throw notFound(`feature ${fid} of ${layer}`);
+      return served(1, () => {
+        ctx.set('Content-Crs', contentCrs(crs.crs));
+        ctx.type = GEOJSON_TYPE;
+        ctx.body = featureWithLinks(text, [
+          {
+            href: gisHref(ctx, `/v1/ogc/collections/${layer}/items/${fid}`),
+            rel: 'self',
+            type: GEOJSON_TYPE,
+            title: 'this feature',
+          },
+          {
+            href: gisHref(ctx, `/v1/ogc/collections/${layer}`),
+            rel: 'collection',
+            type: 'application/json',
+            title: COLLECTIONS[layer].title,
+          },
+        ]);
+      });
+    }),
+  );
 
   return router;
 }

@@ -18,6 +18,7 @@ import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { requireCapability } from '../access/capability.ts';
+import { charging, served } from '../access/budget.ts';
 import { invalidParams, notFound } from '../http/errors.ts';
 import { parseQuery, querySchema } from '../query/parse-query.ts';
 import { gisHref } from '../gis/links.ts';
@@ -52,39 +53,43 @@ export function tilesRouter(
     ctx.body = tileJson(layer, source, release.id, gisHref(ctx, `/v1/tiles/${layer}/{z}/{x}/{y}.mvt`));
   });
 
-  router.get('/tiles/:layer/:z/:x/:y.mvt', async (ctx: AppContext) => {
-    requireCapability(ctx.state.key.scope, 'geojsonFeeds');
-    const layer = ctx.params['layer'] ?? '';
-    if (!isLayer(layer)) throw notFound(`tile layer ${layer}`);
-    const [z, x, y] = (['z', 'x', 'y'] as const).map((k) => {
-      const s = ctx.params[k] ?? '';
-      return /^\d{1,9}$/.test(s) ? Number(s) : NaN;
-    }) as [number, number, number];
-    if (!validTile(z, x, y)) {
-      const errors = [];
-      if (!(Number.isInteger(z) && z >= 0 && z <= TILE_MAX_ZOOM))
-        errors.push({ name: 'z', reason: `must be an integer zoom from 0 to ${TILE_MAX_ZOOM}` });
-      else {
-        for (const [name, v] of [
-          ['x', x],
-          ['y', y],
-        ] as const) {
-          if (!(Number.isInteger(v) && v >= 0 && v < 2 ** z))
-            errors.push({ name, reason: `must be an integer from 0 to ${2 ** z - 1} at zoom ${z}` });
+  router.get(
+    '/tiles/:layer/:z/:x/:y.mvt',
+    charging(async (ctx: AppContext) => {
+      requireCapability(ctx.state.key.scope, 'geojsonFeeds');
+      const layer = ctx.params['layer'] ?? '';
+      if (!isLayer(layer)) throw notFound(`tile layer ${layer}`);
+      const [z, x, y] = (['z', 'x', 'y'] as const).map((k) => {
+        const s = ctx.params[k] ?? '';
+        return /^\d{1,9}$/.test(s) ? Number(s) : NaN;
+      }) as [number, number, number];
+      if (!validTile(z, x, y)) {
+        const errors = [];
+        if (!(Number.isInteger(z) && z >= 0 && z <= TILE_MAX_ZOOM))
+          errors.push({ name: 'z', reason: `must be an integer zoom from 0 to ${TILE_MAX_ZOOM}` });
+        else {
+          for (const [name, v] of [
+            ['x', x],
+            ['y', y],
+          ] as const) {
+            if (!(Number.isInteger(v) && v >= 0 && v < 2 ** z))
+              errors.push({ name, reason: `must be an integer from 0 to ${2 ** z - 1} at zoom ${z}` });
+          }
         }
+        throw invalidParams(errors);
       }
-      throw invalidParams(errors);
-    }
-    noParams(ctx);
-    const tile = await tilesFor(ctx.state.release).tile(layer, z, x, y);
-    await ctx.state.budget.charge(tile?.records ?? 0);
-    if (!tile) {
-      ctx.status = 204;
-      return;
-    }
-    ctx.type = MVT_TYPE;
-    ctx.body = tile.mvt;
-  });
+      noParams(ctx);
+      const tile = await tilesFor(ctx.state.release).tile(layer, z, x, y);
+      return served(tile?.records ?? 0, () => {
+        if (!tile) {
+          ctx.status = 204;
+          return;
+        }
+        ctx.type = MVT_TYPE;
+        ctx.body = tile.mvt;
+      });
+    }),
+  );
 
   return router;
 }

@@ -25,6 +25,7 @@ import {
 import { publicUrl } from '../render/public-url.ts';
 import { noQuerySchema, parseQuery } from '../query/parse-query.ts';
 import { CAPABILITIES } from '../access/scopes.ts';
+import { quoteChange } from '../access/budget.ts';
 import { createDispatcher } from '../webhooks/dispatcher.ts';
 import { serverLeadReader } from '../webhooks/lead-reader.ts';
 import { webhookService, webhooksForbidden, type Owner } from '../webhooks/service.ts';
@@ -83,9 +84,9 @@ export function webhooksRouter(
     const reading = ctx.method === 'GET' || ctx.method === 'HEAD';
     if (!reading && !CAPABILITIES[scope].webhooks) throw webhooksForbidden(scope);
     ctx.set('Cache-Control', 'no-store');
-    // dry_run=1 on a change is a quote (nothing is charged) and must not change anything: the
-    // quoting budget answers it here, before the route acts
-    if (!reading && ctx.state.budget.quoting) await ctx.state.budget.charge(0);
+    // dry_run=1 on a change is a quote (nothing is charged) and must not change anything: it is
+    // answered here, before the route acts
+    if (!reading) await quoteChange(ctx.state.budget);
     await next();
   };
   const id = (ctx: AppContext): string => ctx.params['id'] ?? '';
