@@ -181,7 +181,7 @@ export function budgetExhausted(b: {
  * no reset would let it through — not retryable, no `Retry-After`. Names the rows asked, the
  * budget, and how to ask for what fits (docs/api.md "Budgets", docs/sync.md).
  */
-export function budgetTooSmall(b: { rows: number; limit: number; scope: string }): ApiError {
+function budgetTooSmall(b: { rows: number; limit: number; scope: string }): ApiError {
   const narrow = [
     'filters that select fewer leads (county, authority, vertical, readiness, min_value, received_from …)',
     'changed_since=<date of your last copy> (or created_since) for only what changed since',

@@ -51,7 +51,7 @@ export const API_ROOT_LINKS: readonly { readonly name: string; readonly path: st
 ];
 
 /** The body of `GET /v1`: every link of `API_ROOT_LINKS` under the public base URL. */
-export function apiRoot(publicBaseUrl: string): Record<string, string> {
+function apiRoot(publicBaseUrl: string): Record<string, string> {
   const base = publicBaseUrl.replace(/\/+$/, '');
   return Object.fromEntries(API_ROOT_LINKS.map((l) => [l.name, base + l.path]));
 }

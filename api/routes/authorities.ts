@@ -49,7 +49,7 @@ export function authorityFreshnessOf(m: ReleaseManifest): AuthorityFreshness | n
 }
 
 /** The /v1/authorities list from a manifest (pure). */
-export function authoritiesList(m: ReleaseManifest, f: AuthorityFreshness) {
+function authoritiesList(m: ReleaseManifest, f: AuthorityFreshness) {
   return Object.keys(f.authorities)
     .sort((a, b) => a.localeCompare(b, 'en-IE'))
     .map((name) => {

@@ -68,7 +68,7 @@ const PAGE = `<!doctype html>
 `;
 
 /** Folder of the installed swagger-ui-dist package. */
-export function swaggerUiDir(): string {
+function swaggerUiDir(): string {
   return dirname(require.resolve('swagger-ui-dist/package.json'));
 }
 

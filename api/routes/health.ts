@@ -32,7 +32,7 @@ import type { ApiMetrics } from '../observability/metrics.ts';
 export const OPERATIONAL_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
 
 /** How long /readyz waits for the state store's write probe before it counts as not answering. */
-export const READY_STORE_TIMEOUT_MS = 1000;
+const READY_STORE_TIMEOUT_MS = 1000;
 /** How long a write probe's result is reused by /readyz (a load balancer probing every second costs one write a second at most). */
 export const READY_PROBE_CACHE_MS = 1000;
 
@@ -58,7 +58,7 @@ export interface HealthDeps {
 }
 
 /** Whether `Authorization` carries `Bearer <token>`, compared in constant time (digests of equal length). */
-export function bearerMatches(header: string, token: string): boolean {
+function bearerMatches(header: string, token: string): boolean {
   const m = /^Bearer +(\S+) *$/i.exec(header.trim());
   if (!m || token === '') return false;
   const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();

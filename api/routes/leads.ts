@@ -30,7 +30,7 @@ function send(ctx: AppContext, body: JsonBody): void {
 }
 
 /** Largest body of `POST /v1/leads/search` (a 10,000-position polygon is ~300 KB as JSON). */
-export const SEARCH_BODY_BYTES_MAX = 1_048_576;
+const SEARCH_BODY_BYTES_MAX = 1_048_576;
 
 /**
  * A `POST /v1/leads/search` body as the query `GET /v1/leads` would have: each member as its
@@ -41,7 +41,7 @@ export const SEARCH_BODY_BYTES_MAX = 1_048_576;
  * @example searchBodyAsQuery({ county: ['Cork', 'Kerry'], near: { lat: 53.35, lon: -6.26 }, radius_m: 500 })
  *   // { county: 'Cork,Kerry', near: '53.35,-6.26', radius_m: '500' }
  */
-export function searchBodyAsQuery(body: Record<string, unknown>): RawQuery {
+function searchBodyAsQuery(body: Record<string, unknown>): RawQuery {
   const out: RawQuery = {};
   for (const [k, v] of Object.entries(body)) {
     if (v === null || v === undefined) continue;

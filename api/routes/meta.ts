@@ -47,7 +47,7 @@ export interface MetaEnums {
 }
 
 /** Pure builders: the release-dependent queries of /v1/meta (no parameters needed). */
-export function metaQueries(
+function metaQueries(
   leads: string,
 ): Record<'freshness' | 'verticals' | 'useClasses' | 'counties', { sql: string; params: unknown[] }> {
   return {

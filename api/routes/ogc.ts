@@ -45,7 +45,7 @@ import type { Release } from '../releases/release.ts';
 import { featureWithLinks, GEOJSON_TYPE } from '../render/geojson.ts';
 
 export { CRS84 };
-export const CONFORMANCE = [
+const CONFORMANCE = [
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core',
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson',
   CONFORMANCE_CRS,

@@ -38,7 +38,7 @@ const BODY_BYTES_MAX = 16 * 1024;
 const PATCHABLE = ['url', 'filter', 'types', 'description', 'status'] as const;
 
 /** Read a JSON object body ({} when there is none); 413 / 415 / 400 problems otherwise (api/http/request-body.ts). */
-export async function jsonBody(ctx: AppContext): Promise<Record<string, unknown>> {
+async function jsonBody(ctx: AppContext): Promise<Record<string, unknown>> {
   return readJsonObject(ctx.req, ctx.get('Content-Type'), BODY_BYTES_MAX);
 }
 
