@@ -10,7 +10,6 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
 import http from 'node:http';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -19,9 +18,9 @@ import { workerConfig } from '../../../api/startup/cluster.ts';
 import { ApiConfigError, loadApiConfig } from '../../../api/config.ts';
 import { assertProblem, tinyDataDir } from '../../helpers/api.ts';
 import { startReplica, type Replica } from '../../helpers/topology.ts';
-import { REPO_ROOT } from '../../helpers/tmp.ts';
 import { waitUntil } from '../../helpers/wait.ts';
 import { sample } from '../../helpers/prometheus.ts';
+import { leads as runLeads } from '../../helpers/cli.ts';
 
 const TOKEN = 'metrics-token-for-the-cluster-test-0123456789';
 
@@ -35,16 +34,7 @@ let second: Promise<Replica>;
 const secondLines: Record<string, any>[] = [];
 
 function leads(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(REPO_ROOT, 'bin/leads.js'), ...args],
-      { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, cwd: REPO_ROOT },
-      (err, stdout, stderr) => {
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
+  return runLeads(args, { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' });
 }
 
 async function newKey(name: string): Promise<{ id: string; key: string }> {
