@@ -282,8 +282,10 @@ test('a SIGKILLed worker is logged and replaced; requests keep being answered, t
   const meanwhile = await burst(6, key.key);
   assert.equal(meanwhile.statuses, Array(6).fill(200), 'the other worker answers meanwhile');
   assert.equal([...meanwhile.pids], [before.get(0)!]);
+  // a worker's start builds the release's indexes in a child at low priority: on a loaded machine
+  // (the test runner's parallel files) that takes well over the 30 s this waited before
   await waitUntil('a new worker 1', () => (workerPids().get(1) ?? victim) !== victim, {
-    attempts: 600,
+    attempts: 2400,
     intervalMs: 50,
   });
   const replacement = workerPids().get(1)!;
