@@ -13,11 +13,12 @@ export PATH := $(NODE_HOME)/bin:$(PATH)
 export npm_config_nodedir := $(NODE_HOME)
 
 # 'setup' installs the pinned Node.js and the packages; the other targets need it first.
-.PHONY: setup refresh generate serve test test-deploy typecheck eval clients schemas fmt fmt-check bench clean help
+.PHONY: setup refresh generate serve test test-quick test-deploy typecheck eval clients schemas fmt fmt-check bench clean help
 
 help:
 	@echo "make serve    install, build the default dataset if there is none, serve the API"
 	@echo "make test     typecheck and run every test (no network, no prior build needed)"
+	@echo "make test-quick  the tests that need no browser, PostgreSQL or nginx (about a minute)"
 	@echo "make refresh  weekly refresh: generate raw data if data/raw is empty, build and publish a release"
 	@echo "              (FETCH=1: download from the publishers first with leads fetch)"
 	@echo "make eval     classification scored on hand-labelled real descriptions and on generated ones (seconds)"
@@ -80,26 +81,25 @@ fmt-check: setup
 typecheck: setup clients
 	npx tsc --noEmit
 
-# uvu prints its own totals; the last line restates them as "N passed, N failed" for CI.
+# test/runner/main.ts runs the test files in TEST_JOBS worker processes at once (default 3),
+# longest first, each file's output in one piece, then the duration, the 10 slowest files and a
+# last line "N passed, N failed, N skipped" (CI reads it); `tsc --noEmit` runs beside them.
 # test/deploy/ (real nginx, replicas and PostgreSQL, ~90 s) runs in `make test-deploy`, not here.
-# `make test FILE=test/api/routes/leads.test.ts` runs that one file, without the typecheck.
+# `make test FILE=test/api/routes/leads.test.ts` runs that file (or folder), without the typecheck.
+# `make test-quick`: every file that needs no browser (*.browser.test.ts), no PostgreSQL
+# (*.pg.test.ts) and no nginx (test/deploy/): the one-minute loop.
 ifdef FILE
-TEST_ARGS := $(dir $(FILE)) '^$(notdir $(FILE))$$'
+TEST_ARGS := $(FILE)
 TEST_DEPS := setup
 else
-TEST_ARGS := test '^(?!deploy/).*\.test\.ts$$'
-TEST_DEPS := setup typecheck
+TEST_ARGS := --typecheck
+TEST_DEPS := setup clients
 endif
 test: $(TEST_DEPS)
-	@mkdir -p .tmp
-	@set -o pipefail; start=$$(date +%s); node --import tsx node_modules/uvu/bin.js $(TEST_ARGS) 2>&1 | tee .tmp/test.log; rc=$$?; \
-	  clean=$$(sed 's/\x1b\[[0-9;]*m//g' .tmp/test.log); \
-	  total=$$(echo "$$clean" | awk '/Total:/ {print $$2}' | tail -1); \
-	  passed=$$(echo "$$clean" | awk '/Passed:/ {print $$2}' | tail -1); \
-	  skipped=$$(echo "$$clean" | awk '/Skipped:/ {print $$2}' | tail -1); \
-	  echo "make test: $$(( $$(date +%s) - start )) s"; \
-	  echo "$${passed:-0} passed, $$(( $${total:-0} - $${passed:-0} )) failed, $${skipped:-0} skipped"; \
-	  exit $$rc
+	@node --import tsx test/runner/main.ts $(TEST_ARGS)
+
+test-quick: setup
+	@node --import tsx test/runner/main.ts --quick --label 'make test-quick'
 
 # The deployment of docs/deploy.md: deploy/ units and nginx site checked, then the topology test.
 test-deploy: setup

@@ -16,8 +16,9 @@ import { defaultFetchDeps, runFetch } from './fetch/run.ts';
 import { generatedLog, writeFetchLog } from './fetch/log.ts';
 import { loadSourcesFile, SourcesFileError } from './fetch/sources.ts';
 import { classifyApplication, type ClassifyInput } from './normalise/classify.ts';
+import { processIo, type CliIo } from '../common/cli-io.ts';
 
-type Command = (args: string[]) => Promise<number>;
+type Command = (args: string[], io: CliIo) => Promise<number>;
 
 /** The help text (a function: it reads the sources file, and nothing runs on import). */
 const usage = (): string => `usage: leads <command> [options]
@@ -52,9 +53,6 @@ Fetch URLs: ${loadSourcesFile()
   .filter((v, i, a) => a.indexOf(v) === i)
   .join(', ')}
 `;
-
-const err = (s: string): void => void process.stderr.write(s.endsWith('\n') ? s : s + '\n');
-const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n');
 
 /** Planning fields a JSON line may carry: the pipeline's names, or the national export's. */
 const JSON_FIELDS: Record<keyof ClassifyInput, readonly string[]> = {
@@ -109,7 +107,7 @@ export function classifyLine(line: string): Record<string, unknown> {
 }
 
 const commands: Record<string, Command> = {
-  async classify(args) {
+  async classify(args, { out, err, env, stdin }) {
     parseArgs({ args, options: {} });
     let failed = 0;
     let buf = '';
@@ -118,7 +116,7 @@ const commands: Record<string, Command> = {
       if ('error' in r) failed++;
       out(JSON.stringify(r));
     };
-    for await (const chunk of process.stdin) {
+    for await (const chunk of stdin) {
       buf += String(chunk);
       let nl: number;
       while ((nl = buf.indexOf('\n')) >= 0) {
@@ -131,7 +129,7 @@ const commands: Record<string, Command> = {
     return failed > 0 ? 1 : 0;
   },
 
-  async fetch(args) {
+  async fetch(args, { out, err, env, stdin }) {
     const { values } = parseArgs({
       args,
       options: {
@@ -141,15 +139,12 @@ const commands: Record<string, Command> = {
         json: { type: 'boolean', default: false },
       },
     });
-    const config = loadPipelineConfig(process.env, values.raw ? { rawDir: resolve(values.raw) } : {});
+    const config = loadPipelineConfig(env, values.raw ? { rawDir: resolve(values.raw) } : {});
     const sources = values.source
       .flatMap((s) => s.split(','))
       .map((s) => s.trim())
       .filter(Boolean);
-    const summary = await runFetch(
-      { rawDir: config.rawDir, sources, full: values.full, env: process.env },
-      defaultFetchDeps(err),
-    );
+    const summary = await runFetch({ rawDir: config.rawDir, sources, full: values.full, env }, defaultFetchDeps(err));
     if (values.json) out(JSON.stringify(summary, null, 2));
     const c = summary.counts;
     err(
@@ -159,7 +154,7 @@ const commands: Record<string, Command> = {
     return c.failed > 0 ? 1 : 0;
   },
 
-  async refresh(args) {
+  async refresh(args, { out, err, env, stdin }) {
     const { values } = parseArgs({
       args,
       options: {
@@ -172,7 +167,7 @@ const commands: Record<string, Command> = {
         scale: { type: 'string', default: 'default' },
       },
     });
-    const config = loadPipelineConfig(process.env, {
+    const config = loadPipelineConfig(env, {
       ...(values.raw ? { rawDir: resolve(values.raw) } : {}),
       force: values.force,
       progress: !values.quiet,
@@ -192,7 +187,7 @@ const commands: Record<string, Command> = {
     return summary.status === 'blocked' ? 1 : 0;
   },
 
-  async generate(args) {
+  async generate(args, { out, err, env, stdin }) {
     const { values } = parseArgs({
       args,
       options: {
@@ -204,7 +199,7 @@ const commands: Record<string, Command> = {
         json: { type: 'boolean', default: false },
       },
     });
-    const config = loadPipelineConfig(process.env);
+    const config = loadPipelineConfig(env);
     const seed = Number(values.seed);
     const week = Number(values.week);
     if (!Number.isInteger(seed) || seed < 0)
@@ -228,7 +223,7 @@ const commands: Record<string, Command> = {
     return 0;
   },
 
-  async ingest(args) {
+  async ingest(args, { out, err, env, stdin }) {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
@@ -304,8 +299,9 @@ export function formatSummary(s: RefreshSummary): string {
 
 const fmt = (n: number, w: number): string => n.toLocaleString('en-IE').padStart(w);
 
-/** Run a `leads` command line; returns the exit code. */
-export async function main(argv: string[]): Promise<number> {
+/** Run a `leads` command line with `io` (the process's by default); returns the exit code. */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const { out, err } = io;
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     out(usage());
@@ -317,7 +313,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    return await cmd(rest);
+    return await cmd(rest, io);
   } catch (e) {
     if (
       e instanceof UsageError ||

@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadApiConfig } from '../config.ts';
+import type { CliIo } from '../../common/cli-io.ts';
 import { FailedError, UsageError } from './usage-errors.ts';
 import { generateKey } from '../access/keys.ts';
 import type { Scope } from '../access/scopes.ts';
@@ -25,7 +26,7 @@ import {
 } from '../access/licences.ts';
 import { isDay, utcDay } from '../access/limits.ts';
 
-type Command = (args: string[], store: () => StateStore) => Promise<number>;
+type Command = (args: string[], store: () => StateStore, io: CliIo) => Promise<number>;
 
 export const ACCESS_USAGE = `  licences create --org N --scope ${LICENSED_SCOPES.join('|')} --seats N --expires YYYY-MM-DD [--link-days D] [--json]
                          record an organisation licence (valid through --expires) and print a one-time claim link
@@ -39,9 +40,6 @@ export const ACCESS_USAGE = `  licences create --org N --scope ${LICENSED_SCOPES
   usage --account N [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json|--csv]
                          usage ledger per key and day (revoked and expired keys included)
 `;
-
-const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n');
-const err = (s: string): void => void process.stderr.write(s.endsWith('\n') ? s : s + '\n');
 
 /** Why `keys create` refuses this scope for this account (plan rules, licensed scopes), or null. */
 export async function keyCreationRefusal(_store: StateStore, account: Account, scope: Scope): Promise<string | null> {
@@ -71,6 +69,7 @@ const publicLicence = (l: Licence) => ({
 });
 
 async function printLink(
+  { out, err, env }: CliIo,
   l: Licence,
   store: StateStore,
   days: number,
@@ -83,7 +82,7 @@ async function printLink(
     throw new FailedError(
       `every seat of licence ${l.id} (${l.seats}) holds an active key; revoke one or record more seats`,
     );
-  const { url, link } = await issueClaimLink(store, l, loadApiConfig(process.env).publicBaseUrl, { now, days });
+  const { url, link } = await issueClaimLink(store, l, loadApiConfig(env).publicBaseUrl, { now, days });
   if (json) out(JSON.stringify({ ...publicLicence(l), ...extra, claim_link: url, link_expires_at: link.expires_at }));
   else {
     out(url);
@@ -95,7 +94,7 @@ async function printLink(
 
 export const accessCommands: Record<string, Record<string, Command>> = {
   licences: {
-    async create(args, store) {
+    async create(args, store, io) {
       const { values } = parseArgs({
         args,
         options: {
@@ -131,10 +130,10 @@ export const accessCommands: Record<string, Record<string, Command>> = {
         seats,
         expires_at: end,
       });
-      await printLink(l, s, days, values.json);
+      await printLink(io, l, s, days, values.json);
       return 0;
     },
-    async link(args, store) {
+    async link(args, store, io) {
       const { values, positionals } = parseArgs({
         args,
         allowPositionals: true,
@@ -145,10 +144,11 @@ export const accessCommands: Record<string, Record<string, Command>> = {
       const s = store();
       const l = await s.getLicence(positionals[0]!);
       if (!l) throw new FailedError(`no licence with id '${positionals[0]}'`);
-      await printLink(l, s, positiveInt('link-days', values['link-days'], CLAIM_LINK_DAYS), values.json);
+      await printLink(io, l, s, positiveInt('link-days', values['link-days'], CLAIM_LINK_DAYS), values.json);
       return 0;
     },
-    async list(args, store) {
+    async list(args, store, io) {
+      const { out } = io;
       const { values } = parseArgs({
         args,
         options: { org: { type: 'string' }, json: { type: 'boolean', default: false } },
@@ -168,7 +168,8 @@ export const accessCommands: Record<string, Record<string, Command>> = {
           out(`${l.id}  ${l.org}  ${l.scope}  seats ${l.seats_used}/${l.seats}  ends ${l.expires_at}`);
       return 0;
     },
-    async claim(args) {
+    async claim(args, _store, io) {
+      const { out, err } = io;
       const { values, positionals } = parseArgs({
         args,
         allowPositionals: true,
@@ -213,7 +214,8 @@ export const accessCommands: Record<string, Record<string, Command>> = {
     },
   },
   usage: {
-    async ''(args, store) {
+    async ''(args, store, io) {
+      const { out } = io;
       const { values } = parseArgs({
         args,
         options: {

@@ -9,6 +9,7 @@ import { sendAlerts } from '../alerts/sender.ts';
 import type { StateStore } from '../state/store-interface.ts';
 import { dataDirLeadReader } from '../webhooks/lead-reader.ts';
 import { UsageError } from './usage-errors.ts';
+import type { CliIo } from '../../common/cli-io.ts';
 
 export const ALERTS_USAGE = `Alert e-mails of saved searches (docs/app.md "Saved searches and alerts"):
   alerts send [--now ISO-8601] [--json]
@@ -18,8 +19,7 @@ export const ALERTS_USAGE = `Alert e-mails of saved searches (docs/app.md "Saved
                          plan downgraded) gets none. Running it again in a period sends nothing twice
 `;
 
-type Io = { out: (s: string) => void; err: (s: string) => void };
-type AlertCommand = (args: string[], store: () => StateStore, io: Io) => Promise<number>;
+type AlertCommand = (args: string[], store: () => StateStore, io: CliIo) => Promise<number>;
 
 export const alertCommands: Record<string, AlertCommand> = {
   async send(args, store, io) {
@@ -29,7 +29,7 @@ export const alertCommands: Record<string, AlertCommand> = {
     });
     const now = values.now === undefined ? new Date() : new Date(values.now);
     if (Number.isNaN(now.getTime())) throw new UsageError(`--now must be an ISO-8601 instant, got ${values.now}`);
-    const config = loadApiConfig(process.env);
+    const config = loadApiConfig(io.env);
     const leads = dataDirLeadReader(config.dataDir);
     try {
       const summary = await sendAlerts({ store: store(), leads, config, now, log: io.err });

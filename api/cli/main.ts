@@ -16,8 +16,9 @@ import { ApiError } from '../http/errors.ts';
 import { CliFailure, webhookCommands, WEBHOOKS_USAGE } from './webhook-commands.ts';
 import { issueInvitation } from '../app-area/invitations.ts';
 import { ALERTS_USAGE, alertCommands } from './alert-commands.ts';
+import { processIo, type CliIo } from '../../common/cli-io.ts';
 
-export type Command = (args: string[], store: () => StateStore) => Promise<number>;
+export type Command = (args: string[], store: () => StateStore, io: CliIo) => Promise<number>;
 
 export const USAGE = `API accounts and keys:
   accounts create --name N --plan ${PLANS.join('|')} [--json]
@@ -45,9 +46,6 @@ Environment: DATA_DIR, DATABASE_URL (default file:<DATA_DIR>/state.sqlite), PUBL
 
 export { UsageError, FailedError };
 
-const err = (s: string): void => void process.stderr.write(s.endsWith('\n') ? s : s + '\n');
-const out = (s: string): void => void process.stdout.write(s.endsWith('\n') ? s : s + '\n');
-
 const oneOf = <T extends string>(what: string, allowed: readonly T[], v: string | undefined): T => {
   if (v === undefined) throw new UsageError(`--${what} is required (${allowed.join(', ')})`);
   if (!(allowed as readonly string[]).includes(v))
@@ -74,7 +72,7 @@ const publicKey = (k: ApiKey) => ({
 const commands: Record<string, Record<string, Command>> = {
   ...accessCommands,
   accounts: {
-    async create(args, store) {
+    async create(args, store, { out, err, env }) {
       const { values } = parseArgs({
         args,
         options: { name: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean', default: false } },
@@ -91,7 +89,7 @@ const commands: Record<string, Record<string, Command>> = {
         );
       return 0;
     },
-    async 'set-plan'(args, store) {
+    async 'set-plan'(args, store, { out, err, env }) {
       const { values } = parseArgs({
         args,
         options: { name: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean', default: false } },
@@ -128,7 +126,7 @@ const commands: Record<string, Record<string, Command>> = {
       }
       return 0;
     },
-    async invite(args, store) {
+    async invite(args, store, { out, err, env }) {
       const { values } = parseArgs({
         args,
         options: { account: { type: 'string' }, email: { type: 'string' }, json: { type: 'boolean', default: false } },
@@ -137,7 +135,7 @@ const commands: Record<string, Record<string, Command>> = {
       const email = values.email?.trim() || null;
       if (email !== null && !/^[^\s@]+@[^\s@]+$/.test(email))
         throw new UsageError(`--email must be an e-mail address, got ${email}`);
-      const config = loadApiConfig(process.env);
+      const config = loadApiConfig(env);
       const s = store();
       const a = await s.getAccountByName(name);
       if (!a)
@@ -159,7 +157,7 @@ const commands: Record<string, Record<string, Command>> = {
     },
   },
   keys: {
-    async create(args, store) {
+    async create(args, store, { out, err, env }) {
       const { values } = parseArgs({
         args,
         options: {
@@ -201,7 +199,7 @@ const commands: Record<string, Record<string, Command>> = {
       }
       return 0;
     },
-    async list(args, store) {
+    async list(args, store, { out, err, env }) {
       const { values } = parseArgs({
         args,
         options: { account: { type: 'string' }, json: { type: 'boolean', default: false } },
@@ -232,7 +230,7 @@ const commands: Record<string, Record<string, Command>> = {
       }
       return 0;
     },
-    async revoke(args, store) {
+    async revoke(args, store, { out, err, env }) {
       const { values, positionals } = parseArgs({
         args,
         allowPositionals: true,
@@ -254,22 +252,18 @@ const commands: Record<string, Record<string, Command>> = {
       return 0;
     },
   },
-  alerts: Object.fromEntries(
-    Object.entries(alertCommands).map(([name, fn]) => [
-      name,
-      (args: string[], store: () => StateStore) => fn(args, store, { out, err }),
-    ]),
-  ),
+  alerts: alertCommands,
   webhooks: Object.fromEntries(
     Object.entries(webhookCommands).map(([name, fn]) => [
       name,
-      (args: string[], store: () => StateStore) => fn(args, store, { out, err }),
+      (args: string[], store: () => StateStore, io: CliIo) => fn(args, store, io),
     ]),
   ),
 };
 
-/** Run an `accounts …` or `keys …` command line; returns the exit code. */
-export async function main(argv: string[]): Promise<number> {
+/** Run an `accounts …` or `keys …` command line with `io` (the process's by default); returns the exit code. */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const { out, err } = io;
   const [group, sub, ...rest] = argv;
   if (!group || group === 'help' || group === '--help' || group === '-h') {
     out(USAGE);
@@ -285,9 +279,9 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   let store: StateStore | null = null;
-  const open = (): StateStore => (store ??= openStateStore(loadApiConfig(process.env).databaseUrl));
+  const open = (): StateStore => (store ??= openStateStore(loadApiConfig(io.env).databaseUrl));
   try {
-    return await cmd(rest, open);
+    return await cmd(rest, open, io);
   } catch (e) {
     const name = single ? `leads ${group}` : `leads ${group} ${sub}`;
     if (

@@ -4,7 +4,9 @@
  * points at (saved filters are checked against it; dispatch reads its leads). Failures are
  * `ApiError`s (api/cli/main.ts prints them: 400 → exit 2, others → exit 1) or `CliFailure`s.
  */
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import type { CliIo } from '../../common/cli-io.ts';
 import { loadApiConfig, type ApiConfig } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
 import { SCOPES, scopesWith, type Scope } from '../access/scopes.ts';
@@ -40,11 +42,10 @@ export const WEBHOOKS_USAGE = `Webhooks (docs/webhooks.md):
 /** A failed command (exit 1) with a message for the operator. */
 export class CliFailure extends Error {}
 
-type Out = { out: (s: string) => void; err: (s: string) => void };
-type WebhookCommand = (args: string[], store: () => StateStore, io: Out) => Promise<number>;
+type WebhookCommand = (args: string[], store: () => StateStore, io: CliIo) => Promise<number>;
 
-function context(store: () => StateStore) {
-  const config: ApiConfig = loadApiConfig(process.env);
+function context(store: () => StateStore, io: CliIo) {
+  const config: ApiConfig = loadApiConfig(io.env);
   const s = store();
   const leads = dataDirLeadReader(config.dataDir);
   const dispatcher = createDispatcher({
@@ -53,8 +54,8 @@ function context(store: () => StateStore) {
     leads,
     config,
     clock: () => new Date(),
-    log: (l) => void process.stderr.write(l + '\n'),
-    owner: `cli-${process.pid}`,
+    log: (l) => io.err(l),
+    owner: `cli-${process.pid}-${randomBytes(4).toString('hex')}`, // one per command, also when run in process
   });
   const service = webhookService({ store: s, leads, dispatcher, config, clock: () => new Date() });
   return {
@@ -110,9 +111,10 @@ const deliveryLine = (d: Delivery): string[] => [
 /** Run `fn` with the context, closing it afterwards. */
 const withContext = async (
   store: () => StateStore,
+  io: CliIo,
   fn: (c: ReturnType<typeof context>) => Promise<number>,
 ): Promise<number> => {
-  const c = context(store);
+  const c = context(store, io);
   try {
     return await fn(c);
   } finally {
@@ -138,7 +140,7 @@ export const webhookCommands: Record<string, WebhookCommand> = {
     if (!values.url) throw new ApiError(400, 'usage', '--url is required');
     if (values.scope !== undefined && !(SCOPES as readonly string[]).includes(values.scope))
       throw new ApiError(400, 'usage', `--scope must be one of ${SCOPES.join(', ')}, got ${values.scope}`);
-    return withContext(store, async (c) => {
+    return withContext(store, io, async (c) => {
       const account = await c.store.getAccountByName(values.account!);
       if (!account) throw new CliFailure(`no account named '${values.account}'`);
       // keys that grant their scope now: active, unexpired, of a scope the account's plan allows
@@ -185,7 +187,7 @@ export const webhookCommands: Record<string, WebhookCommand> = {
       args,
       options: { account: { type: 'string' }, json: { type: 'boolean', default: false } },
     });
-    return withContext(store, async (c) => {
+    return withContext(store, io, async (c) => {
       let accountId: number | undefined;
       if (values.account !== undefined) {
         const a = await c.store.getAccountByName(values.account);
@@ -215,7 +217,7 @@ export const webhookCommands: Record<string, WebhookCommand> = {
     const h = values['overlap-hours'];
     if (h !== undefined && !(/^\d+(\.\d+)?$/.test(h) && Number(h) <= 720))
       throw new ApiError(400, 'usage', `--overlap-hours must be a number of hours between 0 and 720, got ${h}`);
-    return withContext(store, async (c) => {
+    return withContext(store, io, async (c) => {
       const { webhook, secret } = await c.service.rotateSecret(
         id,
         {},
@@ -241,7 +243,7 @@ export const webhookCommands: Record<string, WebhookCommand> = {
       options: { json: { type: 'boolean', default: false } },
     });
     const id = one(positionals, 'webhook id');
-    return withContext(store, async (c) => {
+    return withContext(store, io, async (c) => {
       const d = await c.service.test(id, {});
       if (values.json) io.out(JSON.stringify(d));
       else if (d.status === 'suspended') io.out(`${d.id}: suspended, not sent (${d.suspended_reason})`);
@@ -259,7 +261,7 @@ export const webhookCommands: Record<string, WebhookCommand> = {
       options: { status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean', default: false } },
     });
     const id = one(positionals, 'webhook id');
-    return withContext(store, async (c) => {
+    return withContext(store, io, async (c) => {
       const list = await c.service.deliveries(id, {}, { status: values.status, limit: values.limit });
       if (values.json) io.out(JSON.stringify(list));
       else if (list.length === 0) io.out('no deliveries');
@@ -280,7 +282,7 @@ export const webhookCommands: Record<string, WebhookCommand> = {
     if (positionals.length < 1)
       throw new ApiError(400, 'usage', 'needs a webhook id, then optionally the delivery ids to replay');
     const [id, ...ids] = positionals as [string, ...string[]];
-    return withContext(store, async (c) => {
+    return withContext(store, io, async (c) => {
       const replayed = await c.service.replay(id, {}, ids.length ? ids : undefined);
       if (values.json) io.out(JSON.stringify({ replayed }));
       else
@@ -294,7 +296,7 @@ export const webhookCommands: Record<string, WebhookCommand> = {
   },
   async dispatch(args, store, io) {
     const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
-    return withContext(store, async (c) => {
+    return withContext(store, io, async (c) => {
       const planned = await c.dispatcher.plan();
       const sent = await c.dispatcher.deliverDue();
       if (values.json) io.out(JSON.stringify({ planned, sent }));
@@ -320,7 +322,7 @@ function statusCommand(status: 'active' | 'disabled'): WebhookCommand {
       options: { json: { type: 'boolean', default: false } },
     });
     const id = one(positionals, 'webhook id');
-    return withContext(store, async (c) => {
+    return withContext(store, io, async (c) => {
       const w = await c.service.setStatus(id, {}, status);
       io.out(values.json ? JSON.stringify(w) : `webhook ${id} is ${w.status}`);
       return 0;

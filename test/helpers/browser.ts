@@ -34,7 +34,28 @@ export function chromiumMissing(file: string, test: Test<any>): boolean {
   return true;
 }
 
+/**
+ * How long a page action or wait may take before it fails (Playwright's default is 30 s): the test
+ * runner runs browser files beside others on two cores (test/runner/main.ts), where a screenshot
+ * or Swagger UI's first render has taken over 30 s. A wait that is met returns at once.
+ */
+export const BROWSER_TIMEOUT_MS = 120_000;
+
 /** Launch headless Chromium (no network beyond what the page asks of the test server). */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 60_000 });
+export async function launchChromium(): Promise<Browser> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 60_000 });
+  // every context and page it opens waits up to BROWSER_TIMEOUT_MS unless a call says otherwise
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args) => {
+    const ctx = await newContext(...args);
+    ctx.setDefaultTimeout(BROWSER_TIMEOUT_MS);
+    return ctx;
+  };
+  const newPage = browser.newPage.bind(browser);
+  browser.newPage = async (...args) => {
+    const page = await newPage(...args);
+    page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
+    return page;
+  };
+  return browser;
 }

@@ -1,7 +1,8 @@
 /**
  * Two consecutive weekly releases built by the project's generator and pipeline in one data
  * folder (week 1, then week 2 on top of it, so the registry carries ids over), for tests of
- * what changes between refreshes: stable ids, `since` / `updated_since`. Built once per process.
+ * what changes between refreshes: stable ids, `since` / `updated_since`. Built once and cached under
+ * `.tmp/` like the weekly releases; each process gets its own copy.
  */
 import { buildWeeks } from './weekly-releases.ts';
 

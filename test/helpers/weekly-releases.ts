@@ -2,14 +2,20 @@
  * Four consecutive weekly releases (weeks 1–4, tiny scale) built by the project's generator and
  * pipeline in one data folder, each on top of the last (so ids, the registry and the event log
  * carry over), for the sync tests: the event log, `changed_since`, `/v1/events`, lead history,
- * the mirror. Built once per process; `switchTo` points `current` at one of them.
+ * the mirror. Built once and cached under `.tmp/` by the fingerprint of test/helpers/scaled-release.ts
+ * (and this file), however many test processes ask at once (test/helpers/build-once.ts); each
+ * process gets its own copy of the data folder (without the raw files), built on first use.
+ * `switchTo` points `current` at one of them.
  */
-import { renameSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { loadPipelineConfig } from '../../pipeline/config.ts';
 import { runPipeline } from '../../pipeline/run.ts';
 import { generateRaw, SCALES, snapshotDate } from '../../pipeline/synth/generate.ts';
-import { tempDir } from './tmp.ts';
+import { buildOnce } from './build-once.ts';
+import { codeFingerprint } from './scaled-release.ts';
+import { REPO_ROOT, tempDir } from './tmp.ts';
 
 export interface WeeklyReleases {
   dataDir: string;
@@ -32,12 +38,43 @@ export function weeklyReleases(seed = 7): Promise<WeeklyReleases> {
 }
 
 /**
- * Weeks 1..`weeks` (tiny scale) built in order into one fresh data folder, each on top of the
- * last; the generator's ground truth about names is kept for the last week only. Shared by
- * `weeklyReleases` and `twoReleases` (test/helpers/two-releases.ts).
+ * Weeks 1..`weeks` (tiny scale) built in order into one data folder, each on top of the last,
+ * cached under `.tmp/weeks-<seed>-<weeks>-<hash>`; the generator's ground truth about names is
+ * kept for the last week only. Resolves to a fresh copy of it (the caller may switch `current`
+ * and publish on top). Shared by `weeklyReleases` and `twoReleases` (test/helpers/two-releases.ts).
  */
 export async function buildWeeks(prefix: string, seed: number, weeks: number): Promise<WeeklyReleases> {
+  const hash = createHash('sha256')
+    .update(codeFingerprint())
+    .update(readFileSync(new URL(import.meta.url).pathname))
+    .digest('hex')
+    .slice(0, 12);
+  const cache = join(REPO_ROOT, '.tmp', `weeks-${seed}-${weeks}-${hash}`);
+  const tmp = join(REPO_ROOT, '.tmp');
+  if (!existsSync(join(cache, 'done')))
+    for (const d of existsSync(tmp) ? readdirSync(tmp) : [])
+      // built from older code: of no further use
+      if (d.startsWith(`weeks-${seed}-${weeks}-`) && !d.startsWith(basename(cache)) && !d.includes('.building-'))
+        rmSync(join(tmp, d), { recursive: true, force: true });
+  await buildOnce(cache, (work) => buildWeeksInto(work, seed, weeks).then(() => {}));
   const dataDir = tempDir(prefix);
+  cpSync(cache, dataDir, {
+    recursive: true,
+    verbatimSymlinks: true, // `current` stays relative
+    filter: (src) => !(dirname(src) === cache && /^(raw-week\d+|done|ids\.json)$/.test(basename(src))),
+  });
+  const { ids } = JSON.parse(readFileSync(join(cache, 'ids.json'), 'utf8')) as { ids: string[] };
+  const truthFile = join(dataDir, 'truth', 'names.json');
+  const switchTo = (id: string): void => {
+    const tmp = join(dataDir, `.current-${id}-${Date.now()}`);
+    symlinkSync(`releases/${id}`, tmp);
+    renameSync(tmp, join(dataDir, 'current'));
+  };
+  return { dataDir, ids, truthFile, dir: (id) => join(dataDir, 'releases', id), switchTo };
+}
+
+/** Build weeks 1..`weeks` into `dataDir` (raw files in `raw-week<n>/`), writing their ids to `ids.json`. */
+async function buildWeeksInto(dataDir: string, seed: number, weeks: number): Promise<string[]> {
   const ids: string[] = [];
   const truthFile = join(dataDir, 'truth', 'names.json');
   for (let week = 1; week <= weeks; week++) {
@@ -48,10 +85,6 @@ export async function buildWeeks(prefix: string, seed: number, weeks: number): P
     if (s.status !== 'published' || !s.releaseId) throw new Error(`week ${week} was not published: ${s.message}`);
     ids.push(s.releaseId);
   }
-  const switchTo = (id: string): void => {
-    const tmp = join(dataDir, `.current-${id}-${Date.now()}`);
-    symlinkSync(`releases/${id}`, tmp);
-    renameSync(tmp, join(dataDir, 'current'));
-  };
-  return { dataDir, ids, truthFile, dir: (id) => join(dataDir, 'releases', id), switchTo };
+  writeFileSync(join(dataDir, 'ids.json'), JSON.stringify({ ids }));
+  return ids;
 }

@@ -1,26 +1,25 @@
 /**
- * The data team's CLI end to end, as child processes: `leads generate` → `leads refresh --raw DIR
- * --json` into another DATA_DIR, the `--generate-if-empty` path, exit codes for bad usage, and
- * `leads ingest` on a generated file, and `leads classify` on descriptions.
+ * The data team's CLI end to end, run in process (test/helpers/cli.ts; the real binary's smoke
+ * test is in test/api/cli/main.test.ts): `leads generate` → `leads refresh --raw DIR --json` into
+ * another DATA_DIR, exit codes for bad usage, `leads ingest` on a generated file, and `leads
+ * classify` on descriptions read from standard input.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+import { tempDir } from '../helpers/tmp.ts';
+import { leads as runLeads } from '../helpers/cli.ts';
 import type { RefreshSummary } from '../../pipeline/run.ts';
 import { STAGES } from '../../pipeline/stages/index.ts';
 import { classifyApplication } from '../../pipeline/normalise/classify.ts';
 
-const leads = (args: string[], env: Record<string, string> = {}, input?: string) =>
-  spawnSync(process.execPath, [join(REPO_ROOT, 'bin/leads.js'), ...args], {
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-    input,
-  });
+const leads = async (args: string[], env: Record<string, string> = {}, input = '') => {
+  const r = await runLeads(args, { ...process.env, ...env }, input);
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr };
+};
 
-test("classify: one JSON object per input line, the refresh's own classification, no name in the output", () => {
+test("classify: one JSON object per input line, the refresh's own classification, no name in the output", async () => {
   const lines = [
     'Single storey extension to rear with 2 no. velux rooflights',
     'RETENTION - 1.875m high boundary wall to front',
@@ -34,7 +33,7 @@ test("classify: one JSON object per input line, the refresh's own classification
     JSON.stringify({ DevelopmentDescription: 'Single storey extension to rear', ApplicationType: 'RETENTION' }),
     '',
   ];
-  const r = leads(['classify'], {}, lines.join('\n') + '\n');
+  const r = await leads(['classify'], {}, lines.join('\n') + '\n');
   assert.is(r.status, 0, r.stderr);
   const got = r.stdout
     .trim()
@@ -55,8 +54,8 @@ test("classify: one JSON object per input line, the refresh's own classification
   assert.is(got[4]!['works_kind'], 'retention');
 });
 
-test('classify: a line that is not a JSON object is an error line and exit 1', () => {
-  const r = leads(['classify'], {}, '{nope\nSingle storey extension\n');
+test('classify: a line that is not a JSON object is an error line and exit 1', async () => {
+  const r = await leads(['classify'], {}, '{nope\nSingle storey extension\n');
   assert.is(r.status, 1);
   const got = r.stdout
     .trim()
@@ -67,10 +66,10 @@ test('classify: a line that is not a JSON object is an error line and exit 1', (
   assert.match(r.stderr, /1 line\(s\) could not be read/);
 });
 
-test('generate into one folder, refresh --raw from it into another DATA_DIR', () => {
+test('generate into one folder, refresh --raw from it into another DATA_DIR', async () => {
   const raw = tempDir('leads-cli-raw-');
   const data = tempDir('leads-cli-data-');
-  const g = leads(['generate', '--scale', 'tiny', '--seed', '3', '--out', raw, '--json']);
+  const g = await leads(['generate', '--scale', 'tiny', '--seed', '3', '--out', raw, '--json']);
   assert.is(g.status, 0, g.stderr);
   assert.equal(readdirSync(raw).sort(), [
     'commencements',
@@ -87,7 +86,7 @@ test('generate into one folder, refresh --raw from it into another DATA_DIR', ()
     'generated',
     'generate says the files are generated',
   );
-  const r = leads(['refresh', '--raw', raw, '--json', '--quiet'], { DATA_DIR: data });
+  const r = await leads(['refresh', '--raw', raw, '--json', '--quiet'], { DATA_DIR: data });
   assert.is(r.status, 0, r.stderr);
   const summary = JSON.parse(r.stdout) as RefreshSummary;
   assert.is(summary.status, 'published');
@@ -110,15 +109,15 @@ test('generate into one folder, refresh --raw from it into another DATA_DIR', ()
   assert.ok(summary.wallMs > 0 && summary.gates.passed === true, JSON.stringify(summary.gates));
   assert.ok(existsSync(join(data, 'releases', summary.releaseId!, 'manifest.json')));
   assert.not.ok(existsSync(join(data, 'raw')), '--raw read from the given folder, nothing generated under DATA_DIR');
-  const again = leads(['refresh', '--raw', raw, '--json', '--quiet'], { DATA_DIR: data });
+  const again = await leads(['refresh', '--raw', raw, '--json', '--quiet'], { DATA_DIR: data });
   assert.is(JSON.parse(again.stdout).status, 'unchanged');
 });
 
-test('ingest prints the dry-run report for a generated file', () => {
+test('ingest prints the dry-run report for a generated file', async () => {
   const raw = tempDir('leads-cli-ingest-');
-  assert.is(leads(['generate', '--scale', 'tiny', '--out', raw]).status, 0);
+  assert.is((await leads(['generate', '--scale', 'tiny', '--out', raw])).status, 0);
   const ppr = readdirSync(join(raw, 'ppr')).map((f) => join(raw, 'ppr', f));
-  const r = leads(['ingest', 'ppr', ...ppr, '--json']);
+  const r = await leads(['ingest', 'ppr', ...ppr, '--json']);
   assert.is(r.status, 0, r.stderr);
   const report = JSON.parse(r.stdout) as { source: string; rows: number; rejects: number; lines: number };
   assert.is(report.source, 'ppr');
@@ -134,8 +133,8 @@ const usage: [string[], RegExp][] = [
   [['generate', '--scale', 'huge'], /--scale must be tiny, small, default, stress or a positive number/],
 ];
 for (const [args, message] of usage) {
-  test(`usage error exits 2: leads ${args.join(' ')}`, () => {
-    const r = leads(args);
+  test(`usage error exits 2: leads ${args.join(' ')}`, async () => {
+    const r = await leads(args);
     assert.is(r.status, 2);
     assert.match(r.stderr, message);
   });

@@ -17,6 +17,7 @@ import { openDb } from '../../pipeline/lib/duckdb.ts';
 import { AUTHORITIES } from '../../pipeline/reference/authorities.ts';
 import { loadValidators } from '../../pipeline/validate.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+import { leads as runLeads } from '../helpers/cli.ts';
 
 const data = tempDir('leads-run-');
 const raw = join(data, 'raw');
@@ -302,14 +303,7 @@ function runCli(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const c = spawn(process.execPath, [join(REPO_ROOT, 'bin/leads.js'), ...args], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    c.stdout.on('data', (d) => (stdout += d));
-    c.stderr.on('data', (d) => (stderr += d));
-    c.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  return runLeads(args, { ...process.env, ...env });
 }
 
 test.run();

@@ -5,12 +5,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { issueClaimLink, licenceEnd, parseClaimLink, selfServeRefusal } from '../../../api/access/licences.ts';
 import { generateKey, KEY_PATTERN } from '../../../api/access/keys.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
-import { REPO_ROOT } from '../../helpers/tmp.ts';
+import { leads as runLeads } from '../../helpers/cli.ts';
 
 let t = Date.parse('2026-11-20T10:00:00Z');
 let api: TestApi;
@@ -33,18 +31,11 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
   }));
 
 function leads(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'node',
-      [join(REPO_ROOT, 'bin/leads.js'), ...args],
-      {
-        env: { ...process.env, DATA_DIR: api.dataDir, DATABASE_URL: '', PUBLIC_BASE_URL: api.baseUrl + '/v1' },
-        cwd: REPO_ROOT,
-      },
-      (err, stdout, stderr) => {
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
+  return runLeads(args, {
+    ...process.env,
+    DATA_DIR: api.dataDir,
+    DATABASE_URL: '',
+    PUBLIC_BASE_URL: api.baseUrl + '/v1',
   });
 }
 

@@ -14,7 +14,6 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,7 +27,7 @@ import type { SavedSearch } from '../../../api/state/search-store.ts';
 import { openDb } from '../../../pipeline/lib/duckdb.ts';
 import { startTestApi, type TestApi } from '../../helpers/api.ts';
 import { startSmtpSink, type SmtpSink, type SunkMessage } from '../../helpers/smtp-sink.ts';
-import { REPO_ROOT } from '../../helpers/tmp.ts';
+import { leads } from '../../helpers/cli.ts';
 import { twoReleases, type TwoReleases } from '../../helpers/two-releases.ts';
 
 const test = suite('alert e-mails of saved searches');
@@ -308,24 +307,13 @@ test('two senders at once (a timer and an operator): exactly one e-mail', async 
 
 test('leads alerts send: the operators’ command (JSON summary; a bad --now is a usage error)', async () => {
   const run = (...args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(
-        process.execPath,
-        [join(REPO_ROOT, 'bin/leads.js'), 'alerts', 'send', ...args],
-        {
-          env: {
-            ...process.env,
-            DATA_DIR: api.dataDir,
-            DATABASE_URL: `file:${join(api.dataDir, 'state.sqlite')}`,
-            PUBLIC_BASE_URL: 'http://localhost/v1',
-            SMTP_URL: sink.url,
-          },
-          cwd: REPO_ROOT,
-        },
-        (err, stdout, stderr) =>
-          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      ),
-    );
+    leads(['alerts', 'send', ...args], {
+      ...process.env,
+      DATA_DIR: api.dataDir,
+      DATABASE_URL: `file:${join(api.dataDir, 'state.sqlite')}`,
+      PUBLIC_BASE_URL: 'http://localhost/v1',
+      SMTP_URL: sink.url,
+    });
   const bad = await run('--now', 'yesterday');
   assert.is(bad.code, 2, bad.stderr);
   assert.match(bad.stderr, /--now must be an ISO-8601 instant/);

@@ -7,14 +7,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Database from 'better-sqlite3';
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
-import { REPO_ROOT } from '../../helpers/tmp.ts';
 import { startTestApi, type TestApi } from '../../helpers/api.ts';
 import { AppAgent } from './agent.ts';
+import { leads as runLeads } from '../../helpers/cli.ts';
 
 let api: TestApi;
 const mails: { from: string; to: string[]; data: string }[] = [];
@@ -53,24 +52,13 @@ function leads(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'node',
-      [join(REPO_ROOT, 'bin/leads.js'), ...args],
-      {
-        env: {
-          ...process.env,
-          DATA_DIR: api.dataDir,
-          DATABASE_URL: '',
-          PUBLIC_BASE_URL: api.baseUrl + '/v1',
-          SMTP_URL: '',
-          ...env,
-        },
-        cwd: REPO_ROOT,
-      },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
+  return runLeads(args, {
+    ...process.env,
+    DATA_DIR: api.dataDir,
+    DATABASE_URL: '',
+    PUBLIC_BASE_URL: api.baseUrl + '/v1',
+    SMTP_URL: '',
+    ...env,
   });
 }
 

@@ -1,8 +1,9 @@
 /**
- * `leads accounts …` / `leads keys …` through `node bin/leads.js` child processes against the
- * state file of a running test API: keys created by the CLI work over HTTP, lists never show a
- * key, and a revoked key is refused on the very next request (the server's key cache learns it
- * from SQLite's data_version, api/state/revocations.ts).
+ * `leads accounts …` / `leads keys …` against the state file of a running test API, run in
+ * process (test/helpers/cli.ts: the command's own store connection, its own env and output):
+ * keys created by the CLI work over HTTP, lists never show a key, and a revoked key is refused on
+ * the very next request (the server's key cache learns it from SQLite's data_version,
+ * api/state/revocations.ts). One smoke test runs the real `bin/leads.js` in a child process.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,6 +13,7 @@ import { KEY_PATTERN } from '../../../api/access/keys.ts';
 import { KEY_PREFIX, SCOPES } from '../../../api/access/scopes.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { REPO_ROOT } from '../../helpers/tmp.ts';
+import { leads as runLeads, type CliResult } from '../../helpers/cli.ts';
 
 let api: TestApi;
 test.before(async () => {
@@ -21,12 +23,18 @@ test.after(async () => {
   await api.close();
 });
 
-function leads(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+const env = (): Record<string, string | undefined> => ({ ...process.env, DATA_DIR: api.dataDir, DATABASE_URL: '' });
+
+/** The command line run in this process. */
+const leads = (...args: string[]): Promise<CliResult> => runLeads(args, env());
+
+/** The command line run by the real binary, in a child process (the smoke test). */
+function leadsBinary(...args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       'node',
       [join(REPO_ROOT, 'bin/leads.js'), ...args],
-      { env: { ...process.env, DATA_DIR: api.dataDir, DATABASE_URL: '' }, cwd: REPO_ROOT },
+      { env: env(), cwd: REPO_ROOT },
       (err, stdout, stderr) => {
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
       },
@@ -135,6 +143,22 @@ test('help lists the API commands next to the pipeline ones', async () => {
   const r = await leads('help');
   assert.is(r.code, 0);
   for (const c of ['refresh', 'accounts create', 'keys create', 'keys list', 'keys revoke']) assert.match(r.stdout, c);
+});
+
+test('smoke: the real bin/leads.js runs both command tables and reads the environment', async () => {
+  const help = await leadsBinary('help');
+  assert.is(help.code, 0, help.stderr);
+  for (const c of ['refresh', 'accounts create', 'keys revoke']) assert.match(help.stdout, c);
+  const r = await leadsBinary('keys', 'list', '--account', 'acme', '--json');
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(
+    (JSON.parse(r.stdout) as { id: string }[]).map((k) => k.id).sort(),
+    (await api.store.listKeys((await api.store.getAccountByName('acme'))!.id)).map((k) => k.id).sort(),
+    'the keys of the state file DATA_DIR names',
+  );
+  const bad = await leadsBinary('keys', 'rotate');
+  assert.is(bad.code, 2, 'the exit code of main() is the process exit code');
+  assert.match(bad.stderr, /unknown command 'keys rotate'/);
 });
 
 test.run();

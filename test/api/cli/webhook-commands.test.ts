@@ -1,28 +1,18 @@
-/** `leads webhooks …` end to end: the real CLI in a child process on a tiny release and a SQLite state file. */
+/** `leads webhooks …` end to end: the CLI's commands run in process (test/helpers/cli.ts) on a tiny release and a SQLite state file. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { tinyRelease } from '../../helpers/api.ts';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.ts';
-import { REPO_ROOT, tempDir } from '../../helpers/tmp.ts';
+import { tempDir } from '../../helpers/tmp.ts';
+import { leads as runLeads } from '../../helpers/cli.ts';
 
 let dataDir: string;
 let rx: Receiver;
 
 function leads(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'node',
-      [join(REPO_ROOT, 'bin/leads.js'), ...args],
-      {
-        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', WEBHOOK_ALLOW_HOSTS: '127.0.0.1' },
-        cwd: REPO_ROOT,
-      },
-      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+  return runLeads(args, { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
 }
 
 test.before(async () => {

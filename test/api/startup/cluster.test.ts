@@ -10,7 +10,6 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
 import http from 'node:http';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -19,9 +18,9 @@ import { workerConfig } from '../../../api/startup/cluster.ts';
 import { ApiConfigError, loadApiConfig } from '../../../api/config.ts';
 import { assertProblem, tinyDataDir } from '../../helpers/api.ts';
 import { startReplica, type Replica } from '../../helpers/topology.ts';
-import { REPO_ROOT } from '../../helpers/tmp.ts';
 import { waitUntil } from '../../helpers/wait.ts';
 import { sample } from '../../helpers/prometheus.ts';
+import { leads as runLeads } from '../../helpers/cli.ts';
 
 const TOKEN = 'metrics-token-for-the-cluster-test-0123456789';
 
@@ -35,16 +34,7 @@ let second: Promise<Replica>;
 const secondLines: Record<string, any>[] = [];
 
 function leads(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(REPO_ROOT, 'bin/leads.js'), ...args],
-      { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, cwd: REPO_ROOT },
-      (err, stdout, stderr) => {
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
+  return runLeads(args, { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' });
 }
 
 async function newKey(name: string): Promise<{ id: string; key: string }> {
@@ -292,8 +282,10 @@ test('a SIGKILLed worker is logged and replaced; requests keep being answered, t
   const meanwhile = await burst(6, key.key);
   assert.equal(meanwhile.statuses, Array(6).fill(200), 'the other worker answers meanwhile');
   assert.equal([...meanwhile.pids], [before.get(0)!]);
+  // a worker's start builds the release's indexes in a child at low priority: on a loaded machine
+  // (the test runner's parallel files) that takes well over the 30 s this waited before
   await waitUntil('a new worker 1', () => (workerPids().get(1) ?? victim) !== victim, {
-    attempts: 600,
+    attempts: 2400,
     intervalMs: 50,
   });
   const replacement = workerPids().get(1)!;

@@ -1,6 +1,6 @@
 /**
  * The account area's store contract (api/state/app-store.ts, `store.app`): what every backend
- * must do, as one uvu suite per backend (app-sqlite.test.ts, app-postgres.test.ts). Each backend
+ * must do, as one uvu suite per backend (app-sqlite.test.ts, app-postgres.pg.test.ts). Each backend
  * opens a fresh store, and a second store on the same data (another process / replica) for the
  * single-use and counting cases.
  */

@@ -1,6 +1,6 @@
 /**
  * The webhook store contract (api/state/webhook-interface.ts): what every backend must do, as one uvu
- * suite per backend (webhooks-sqlite.test.ts, webhooks-postgres.test.ts). Each backend opens a
+ * suite per backend (webhooks-sqlite.test.ts, webhooks-postgres.pg.test.ts). Each backend opens a
  * fresh store, and a second store on the same data (another process / replica) for the
  * concurrency cases.
  */

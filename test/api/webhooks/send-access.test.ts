@@ -10,7 +10,6 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,9 +19,9 @@ import { createDispatcher } from '../../../api/webhooks/dispatcher.ts';
 import { serverLeadReader } from '../../../api/webhooks/lead-reader.ts';
 import { openDb } from '../../../pipeline/lib/duckdb.ts';
 import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
-import { REPO_ROOT } from '../../helpers/tmp.ts';
 import { twoReleases, type TwoReleases } from '../../helpers/two-releases.ts';
 import { startReceiver, type Received, type Receiver } from '../../helpers/webhook-receiver.ts';
+import { leads as runLeads } from '../../helpers/cli.ts';
 
 const test = suite('webhooks act with the access that exists when they send');
 
@@ -55,23 +54,13 @@ async function serveWeek(week: 1 | 2): Promise<void> {
   assert.is(api.release(), id);
 }
 
-/** The real `leads` CLI on the server's data folder and state file (another process, real clock). */
+/** The `leads` CLI in process (test/helpers/cli.ts) on the server's data folder and state file (its own store connection, real clock). */
 function leads(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(REPO_ROOT, 'bin/leads.js'), ...args],
-      {
-        env: {
-          ...process.env,
-          DATA_DIR: api.dataDir,
-          DATABASE_URL: `file:${join(api.dataDir, 'state.sqlite')}`,
-          WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-        },
-        cwd: REPO_ROOT,
-      },
-      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
+  return runLeads(args, {
+    ...process.env,
+    DATA_DIR: api.dataDir,
+    DATABASE_URL: `file:${join(api.dataDir, 'state.sqlite')}`,
+    WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
   });
 }
 

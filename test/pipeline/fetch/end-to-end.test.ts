@@ -3,11 +3,10 @@
  * project's generator wrote (scale tiny): planning as an ArcGIS layer (paged), the others as
  * files and PxStat tables. The release is built from the fetched files and its manifest carries
  * the freshness; the ArcGIS form reads to the same planning rows as the generator's CSV. Also the
- * CLI wiring (`leads fetch` as a child process: exit codes, the log).
+ * CLI wiring (`leads fetch` run in process, test/helpers/cli.ts: exit codes, the log).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadPipelineConfig } from '../../../pipeline/config.ts';
@@ -18,8 +17,9 @@ import { parseCsv } from '../../../pipeline/lib/csv.ts';
 import { runPipeline } from '../../../pipeline/run.ts';
 import { readPlanning } from '../../../pipeline/sources/planning.ts';
 import { generateRaw, SCALES } from '../../../pipeline/synth/generate.ts';
-import { REPO_ROOT, tempDir } from '../../helpers/tmp.ts';
+import { tempDir } from '../../helpers/tmp.ts';
 import { fakeDeps, PublisherServer, type ArcgisLayer } from './publisher-server.ts';
+import { leads as runLeads } from '../../helpers/cli.ts';
 
 const LAYER = '/arcgis/rest/services/IrishPlanningApplications/FeatureServer/0';
 let server: PublisherServer;
@@ -126,21 +126,13 @@ test('fetch from the local publisher, then refresh: a published release built fr
   assert.not.ok(JSON.stringify(fresh).includes(root), 'no local path in the manifest');
 });
 
-/** Run the CLI as a child process without blocking this process (the local server must keep answering). */
-function leads(
+/** Run the CLI in process (its downloads are asynchronous: the local server keeps answering). */
+async function leads(
   args: string[],
   extraEnv: Record<string, string>,
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/leads.js'), ...args], {
-      env: { ...process.env, ...extraEnv },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
+  const r = await runLeads(args, { ...process.env, ...extraEnv });
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 
 test('leads fetch (CLI): --source, --json, exit 0; a failing source exits 1 and names the source and URL; an unknown source is a usage error', async () => {

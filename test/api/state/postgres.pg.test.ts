@@ -69,7 +69,7 @@ async function dropRunSchemas(): Promise<void> {
 
 /** For after-hooks: uvu aborts the whole run when a hook throws, so report and carry on. */
 const quietly = (fn: () => Promise<void>) => async (): Promise<void> => {
-  await fn().catch((e: unknown) => console.error(`postgres.test.ts cleanup: ${(e as Error).message}`));
+  await fn().catch((e: unknown) => console.error(`postgres.pg.test.ts cleanup: ${(e as Error).message}`));
 };
 
 stateStoreContract('postgres', {

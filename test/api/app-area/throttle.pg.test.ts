@@ -101,7 +101,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const admin = new pg.Pool({ connectionString: PG_BASE, max: 1 });
       await admin
         .query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(PG_SCHEMA)} CASCADE`)
-        .catch((e: Error) => console.error(`throttle.test.ts cleanup: ${e.message}`));
+        .catch((e: Error) => console.error(`throttle.pg.test.ts cleanup: ${e.message}`));
       await admin.end();
     }
   });
