@@ -34,10 +34,8 @@ export type BBox = [number, number, number, number];
 /**
  * A test of point `i` of a coordinate array — longitude at `xy[2i]`, latitude at `xy[2i + 1]`, the
  * layout of the k-d tree's own coordinates (api/engine/geo-index.ts). The per-point tests take a
- * position in an array, never the coordinates themselves: a double passed to a function V8 does
- * not inline is boxed, a heap allocation per call, and a county's search tests ~10,000 points
- * (~300 KB of garbage a request, and the young-generation collections it costs). `latLonTest`
- * gives the same test one (lat, lon) at a time.
+ * position in an array, never the coordinates themselves (why: docs/performance.md "Geometry").
+ * `latLonTest` gives the same test one (lat, lon) at a time.
  */
 export type PointTest = (xy: Float64Array, i: number) => boolean;
 
@@ -45,8 +43,7 @@ export type PointTest = (xy: Float64Array, i: number) => boolean;
  * A `PointTest` over a run of points: which of points `from`…`to` (inclusive) of `xy` hold, their
  * indexes written in order to `hits` (room for to − from + 1), how many returned. The k-d tree's
  * walk asks one per leaf (api/engine/geo-index.ts): the loop over the leaf's points runs inside the
- * test, where a polygon's cell lookup is a few operations on locals, not a call per point
- * (`areaRangeTest`).
+ * test (`areaRangeTest`).
  */
 export type RangeTest = (xy: Float64Array, from: number, to: number, hits: Int32Array) => number;
 

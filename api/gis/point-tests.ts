@@ -68,15 +68,14 @@ export function inCircle(c: NearArea, lat: number, lon: number): boolean {
  * points clearly inside or outside, and haversine (`inCircle`) the rest, so the answer is
  * `inCircle`'s. The flat distance is within a relative `circleMargin` of the great circle for
  * every point whose latitude is within the radius of the centre's (any other point is outside by
- * both); the points between (1 − margin) and (1 + margin) times the radius — ~1% of a 10 km
- * circle's candidates — get haversine. Circles near a pole or across the antimeridian get
- * haversine alone.
+ * both); the points between (1 − margin) and (1 + margin) times the radius get haversine.
+ * Circles near a pole or across the antimeridian get haversine alone.
  */
 export function circleTest(c: NearArea): PointTest {
   const flat = flatCircle(c);
   if (!flat) return (xy, i) => inCircle(c, xy[2 * i + 1]!, xy[2 * i]!);
   const { k, inner, outer } = flat;
-  const { lat: lat0, lon: lon0 } = c; // captured: a parsed centre's fields may be small integers or doubles (`PolygonIndex.grid`)
+  const { lat: lat0, lon: lon0 } = c; // the centre captured as locals (docs/performance.md "Geometry")
   return (xy, i) => {
     const lat = xy[2 * i + 1]!;
     const lon = xy[2 * i]!;
@@ -211,8 +210,8 @@ export function areaTest(f: AreaFilters): PointTest {
 
 /**
  * `areaTest` over a run of points (`RangeTest`), deciding each point exactly as `areaTest` does.
- * A polygon alone — a drawn territory's search, ~8,000 points a county — asks its index's test
- * (`indexHolds`) in the loop itself; every other combination asks `areaTest` point by point.
+ * A polygon alone — a drawn territory's search — asks its index's test (`indexHolds`) in the loop
+ * itself; every other combination asks `areaTest` point by point.
  */
 export function areaRangeTest(f: AreaFilters): RangeTest {
   const ix = f.polygon && !f.bbox && !f.near ? polygonIndexOf(f.polygon) : null;
@@ -224,7 +223,7 @@ export function areaRangeTest(f: AreaFilters): RangeTest {
       return h;
     };
   }
-  // the index's own test called directly, not through `areaTest`'s closure (~8% of a county's search)
+  // the index's own test called directly, not through `areaTest`'s closure
   return (xy, from, to, hits) => {
     let h = 0;
     for (let i = from; i <= to; i++) if (indexHolds(ix, xy, i)) hits[h++] = i;
@@ -235,7 +234,7 @@ export function areaRangeTest(f: AreaFilters): RangeTest {
 /**
  * For a search that walks a tree of rectangles (api/engine/geo-index.ts): how a rectangle
  * [x0, x1] × [y0, y1] (longitude, latitude; infinite bounds allowed), given as `r[at …]` = x0,
- * y0, x1, y1 (the walk's own stack, so no double is boxed per node: `PointTest`), lies against every area of
+ * y0, x1, y1 (the walk's own stack, as `PointTest` takes a position), lies against every area of
  * `f`, decided exactly as `areaTest` decides its points — `INSIDE` only when `areaTest` holds for
  * every point of the rectangle, `OUTSIDE` only when it holds for none, else `PARTLY` (always a safe
  * answer): a bbox by its edges, a circle by the flat distance of `circleTest` at the rectangle's
@@ -247,7 +246,7 @@ export function areaRegion(f: AreaFilters): (r: Float64Array, at: number) => Reg
   const { bbox, near, polygon } = f;
   const flat = near ? flatCircle(near) : null;
   const ix = polygon ? polygonIndexOf(polygon) : null;
-  // captured, not read from the objects per node (`PolygonIndex.grid`)
+  // the circle's numbers captured as locals, not read from the objects per node
   const [k, inner, outer] = flat ? [flat.k, flat.inner, flat.outer] : [1, 0, 0];
   const [lat0, lon0] = near ? [near.lat, near.lon] : [0, 0];
   return (rect, at) => {

@@ -63,19 +63,15 @@ const EDGE_MARGIN = 1e-7;
 interface PolygonIndex {
   /**
    * The envelope (degrees), at `W`, `S`, `E`, `N`, and the inverses of the cells' width and height
-   * and of the bands' height, at `ICW`, `ICH`, `IBH`: typed, not fields, because they are read for
-   * every point tested. A field's representation follows the values stored in it (an integral
-   * west edge is a small integer, the next polygon's a double), so the index objects' shapes
-   * multiply, and a load that has seen too many shapes boxes every double it reads — a heap
-   * allocation per point.
+   * and of the bands' height, at `ICW`, `ICH`, `IBH`, in a `Float64Array` rather than in fields
+   * (why: docs/performance.md "Geometry").
    */
   grid: Float64Array;
   size: number;
   /**
    * The cells' centres: column i's longitude at `centres[i]`, row j's latitude at
    * `centres[size + j]` (the west edge plus i + ½ cell widths, the south edge plus j + ½ cell
-   * heights), the one place they are computed — read, not recomputed from a cell's number (a
-   * division) for every point of an edge cell.
+   * heights), the one place they are computed: a point of an edge cell reads its cell's centre here.
    */
   centres: Float64Array;
   cells: Uint8Array;
@@ -98,8 +94,8 @@ interface PolygonIndex {
    * `allEdges`, 4 numbers each), and `centreSide[k]` is the side of that edge its centre lies on
    * (`orientation`); `centre[c]` holds `CENTRE_USABLE`, `CENTRE_IN` and `CENTRE_OTHERS_IN`.
    * Empty when the edge cells would hold more than `CELL_EDGES_PER_CELL_MAX` edges per cell of
-   * the grid in all, or more than 65,535 (`cellStart` is 16-bit: half the memory, and a point's
-   * lookup touches less of it), and then every edge cell's points go to their band.
+   * the grid in all, or more than 65,535 (`cellStart` is 16-bit), and then every edge cell's points
+   * go to their band.
    */
   cellStart: Uint16Array;
   cellEdges: Int32Array;
@@ -118,7 +114,7 @@ export const W = 0;
 export const S = 1;
 export const E = 2;
 export const N = 3;
-/** Where `PolygonIndex.grid` holds the inverses of the cells' width and height and of the bands' height: a cell is found by a multiplication (a division costs several times as much, for every point tested). */
+/** Where `PolygonIndex.grid` holds the inverses of the cells' width and height and of the bands' height: a cell is found by a multiplication by them. */
 const ICW = 4;
 const ICH = 5;
 const IBH = 6;
@@ -137,11 +133,11 @@ export function polygonIndexOf(g: AreaGeometry): PolygonIndex | null {
 export const BANDS_PER_ROW = 4;
 
 /**
- * Rows (and columns) of a polygon's grid for its number of positions: 240 for a 200-position
- * county outline (~1 ms to build, remembered with its text, `parsePolygonText`); a finer grid
- * leaves fewer candidates in edge cells (a county's search: ~240 µs at 16 cells per √position,
- * ~275 µs at 8), a coarser one builds faster. At most 255, so the summed-area tables' counts
- * (at most 255² cells) fit 16 bits.
+ * Rows (and columns) of a polygon's grid for its number of positions: 16 cells per √position
+ * (240 for a 200-position county outline; the index is remembered with its text,
+ * `parsePolygonText`), at least 16; a finer grid leaves fewer candidates in edge cells, a coarser
+ * one builds faster (docs/performance.md "Geometry"). At most 255, so the summed-area tables'
+ * counts (at most 255² cells) fit 16 bits.
  */
 export const gridSize = (vertices: number): number => Math.min(255, Math.max(16, 16 * Math.ceil(Math.sqrt(vertices))));
 
@@ -329,7 +325,6 @@ export function polygonRegion(ix: PolygonIndex, r: Float64Array, at: number): Re
   const i1 = colOf(grid, size, Math.min(x1, e)) + 1;
   const j0 = rowOf(grid, size, Math.max(y0, s));
   const j1 = rowOf(grid, size, Math.min(y1, n)) + 1;
-  // (no closure here: this runs for every node of a tree walk)
   const stride = size + 1;
   const a = j1 * stride + i1;
   const b = j0 * stride + i1;
