@@ -9,16 +9,9 @@
  * filters. Distances for `distance_m` and `sort=distance` come from the same module.
  */
 import KDBush from 'kdbush';
-import {
-  areaRangeTest,
-  areaRegion,
-  envelopes,
-  haversineM,
-  INSIDE,
-  OUTSIDE,
-  type AreaFilters,
-  type NearArea,
-} from '../gis/geometry.ts';
+import type { AreaFilters, NearArea } from '../gis/geometry.ts';
+import { INSIDE, OUTSIDE } from '../gis/polygon-index.ts';
+import { areaRangeTest, areaRegion, envelopes, haversineM } from '../gis/point-tests.ts';
 import { setBit, type Bitset } from './bitset.ts';
 
 /** What a `GeoIndex` is made of (moved between processes by api/engine/pack.ts). */

@@ -29,7 +29,8 @@
 import type { ApiDb } from '../duckdb/db.ts';
 import type { LeadsFilters, LeadsPageRequest, LeadsSort } from '../query/leads-query.ts';
 import { FILTERS, filtersOfKind } from '../query/lead-filters.ts';
-import { servedDistance, type AreaFilters } from '../gis/geometry.ts';
+import type { AreaFilters } from '../gis/geometry.ts';
+import { servedDistance } from '../gis/point-tests.ts';
 import { andInto, count, emptySet, hasBit, orInto, ScratchSets, selectBits, setBit, type Bitset } from './bitset.ts';
 import { GeoIndex, type GeoIndexParts } from './geo-index.ts';
 import { KeyIndex, type KeyIndexParts } from './key-index.ts';

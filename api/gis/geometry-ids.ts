@@ -8,7 +8,8 @@
  */
 import type { ApiDb } from '../duckdb/db.ts';
 import type { SqlQuery } from '../query/leads-query.ts';
-import { areaTest, envelopes, hasArea, latLonTest, type AreaFilters } from './geometry.ts';
+import { hasArea, type AreaFilters } from './geometry.ts';
+import { areaTest, envelopes, latLonTest } from './point-tests.ts';
 
 /**
  * The leads (id, lat, lon) inside the envelope of the areas of `f` — the candidates — or null

@@ -10,33 +10,37 @@ import kinks from '@turf/kinks';
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import {
   EARTH_RADIUS_M,
-  envelopes,
-  haversineM,
-  inBBox,
-  inCircle,
-  circleMargin,
-  circleTest,
-  areaRangeTest,
-  areaRegion,
-  areaTest,
-  latLonTest,
-  INSIDE,
-  OUTSIDE,
-  PARTLY,
-  inPolygon,
-  inPolygonExact,
-  orientation,
   parseNear,
-  BANDS_PER_ROW,
-  gridSize,
   parsePolygon,
   parsePolygonText,
   POLYGON_CACHE,
   POLYGON_VERTICES_MAX,
   selfIntersection,
-  servedDistance,
   type AreaGeometry,
 } from '../../../api/gis/geometry.ts';
+import {
+  BANDS_PER_ROW,
+  gridSize,
+  inPolygon,
+  inPolygonExact,
+  INSIDE,
+  orientation,
+  OUTSIDE,
+  PARTLY,
+} from '../../../api/gis/polygon-index.ts';
+import {
+  areaRangeTest,
+  areaRegion,
+  areaTest,
+  circleMargin,
+  circleTest,
+  envelopes,
+  haversineM,
+  inBBox,
+  inCircle,
+  latLonTest,
+  servedDistance,
+} from '../../../api/gis/point-tests.ts';
 import { seededRandom } from '../../helpers/random.ts';
 
 const square = (x: number, y: number, d: number): number[][] => [

@@ -10,7 +10,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
-import { haversineM, parsePolygonText, servedDistance } from '../../../api/gis/geometry.ts';
+import { parsePolygonText } from '../../../api/gis/geometry.ts';
+import { haversineM, servedDistance } from '../../../api/gis/point-tests.ts';
 import { SEARCH_BODY_CACHE, searchQueryOf } from '../../../api/routes/leads.ts';
 import { assertProblem, startTestApi, type TestApi, type TestResponse } from '../../helpers/api.ts';
 
