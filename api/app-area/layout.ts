@@ -25,6 +25,9 @@ export const SECTION_LABELS: Record<AppSection, string> = {
 
 const PRODUCT = 'Irish construction leads';
 
+/** On every page: moves focus to the result of an action (an element marked `data-focus-result`), if the page has one. */
+const FOCUS_SCRIPT = '/app/assets/focus-result.js';
+
 interface Frame {
   title: string;
   body: SafeHtml;
@@ -37,7 +40,9 @@ interface Frame {
 }
 
 function page(ctx: AppAreaContext, f: Frame): void {
-  const scripts = (f.scripts ?? []).map((src) => html`<script src="${src}" nonce="${f.nonce}" defer></script>`);
+  const scripts = [...(f.scripts ?? []), FOCUS_SCRIPT].map(
+    (src) => html`<script src="${src}" nonce="${f.nonce}" defer></script>`,
+  );
   ctx.status = f.status ?? 200;
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = html`<!doctype html>

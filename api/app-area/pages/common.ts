@@ -61,9 +61,14 @@ export async function orNotFound(
   }
 }
 
-/** An error or notice message (announced to screen readers). */
+/**
+ * An error or notice message (announced to screen readers). It is the result of what the person
+ * just did, so the page moves focus to it (`data-focus-result`, /app/assets/focus-result.js).
+ */
 export const message = (text: string | null, kind: 'error' | 'notice' = 'error'): SafeHtml =>
-  text ? html`<p class="${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>` : html``;
+  text
+    ? html`<p class="${kind}" role="${kind === 'error' ? 'alert' : 'status'}" tabindex="-1" data-focus-result>${text}</p>`
+    : html``;
 
 export const fmt = (n: number | null | undefined): string =>
   n === null || n === undefined ? '—' : n.toLocaleString('en-IE');
