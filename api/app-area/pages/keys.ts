@@ -148,7 +148,7 @@ ${
     }
     if (!r.already) await deps.recordActivity(ctx, 'key_revoked', { key_id: r.key.id, scope: r.key.scope });
     // Post/Redirect/Get: the list's URL, with what happened (a reload does not post again)
-    ctx.redirect(`${APP_BASE}/keys?${r.already ? 'already' : 'revoked'}=${encodeURIComponent(r.key.id)}#result`);
+    ctx.redirect(`${APP_BASE}/keys?${r.already ? 'already' : 'revoked'}=${encodeURIComponent(r.key.id)}`);
     ctx.status = 303;
   });
 
@@ -164,12 +164,13 @@ ${CAPABILITIES[c.scope].enriched ? '' : html`<p>Commonwealth responses carry the
 }
 
 function keyTable(ctx: AppAreaContext, keys: KeyRow[]) {
-  return html`<div class="table-wrap"><table><caption>Keys of this account</caption><thead><tr><th scope="col">Label</th><th scope="col">Prefix</th><th scope="col">Reads</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>${keys.map(
+  // on a small screen each key is a block of labelled lines (`table.stack`, `data-label`): nothing to scroll sideways
+  return html`<table class="stack"><caption>Keys of this account</caption><thead><tr><th scope="col">Label</th><th scope="col">Prefix</th><th scope="col">Reads</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>${keys.map(
     (k) =>
-      html`<tr><td id="label-${k.id}">${k.name ?? html`<span class="muted">(no label)</span>`}</td><td><code>${k.display_prefix}…</code></td><td>${scopeName(k.scope)}${
+      html`<tr><td data-label="Label" id="label-${k.id}">${k.name ?? html`<span class="muted">(no label)</span>`}</td><td data-label="Prefix"><code>${k.display_prefix}…</code></td><td data-label="Reads">${scopeName(k.scope)}${
         k.licence_id ? html` <small>(licence ${k.licence_id})</small>` : ''
-      }</td><td>${when(k.created_at)}</td><td>${k.last_used_day ?? 'never'}</td><td>${k.status}${k.revoked_at ? html` <small>${when(k.revoked_at)}</small>` : ''}${
+      }</td><td data-label="Created">${when(k.created_at)}</td><td data-label="Last used">${k.last_used_day ?? 'never'}</td><td data-label="Status">${k.status}${k.revoked_at ? html` <small>${when(k.revoked_at)}</small>` : ''}${
         k.expires_at ? html` <small>until ${when(k.expires_at)}</small>` : ''
-      }</td><td>${k.status === 'active' ? actionButton(ctx, `${APP_BASE}/keys/${k.id}/revoke`, `Revoke ${k.display_prefix}…`, { danger: true, describedBy: `label-${k.id}` }) : ''}</td></tr>`,
-  )}</tbody></table></div>`;
+      }</td><td data-label="">${k.status === 'active' ? actionButton(ctx, `${APP_BASE}/keys/${k.id}/revoke`, `Revoke ${k.display_prefix}…`, { danger: true, describedBy: `label-${k.id}` }) : ''}</td></tr>`,
+  )}</tbody></table>`;
 }
