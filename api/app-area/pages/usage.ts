@@ -107,7 +107,7 @@ ${
 }
 </section>
 <section aria-labelledby="u-limits"><h2 id="u-limits">Keys against their limits (today, ${u.today})</h2>
-<div class="table-wrap" role="region" tabindex="0" aria-label="Table (scrolls sideways on a small screen)"><table><caption>Each key's use today against its hourly request limit and daily row budget</caption><thead><tr><th scope="col">Key</th><th scope="col">Scope</th><th scope="col">Status</th><th scope="col">Requests today</th><th scope="col">Hourly limit</th><th scope="col">Rows today</th><th scope="col">Daily row budget</th><th scope="col">Requests in period</th><th scope="col">Errors</th><th scope="col">Rows in period</th></tr></thead><tbody>${u.keys.map(
+<div class="table-wrap" role="region" tabindex="0" aria-label="Keys against their limits table"><table><caption>Each key's use today against its hourly request limit and daily row budget</caption><thead><tr><th scope="col">Key</th><th scope="col">Scope</th><th scope="col">Status</th><th scope="col">Requests today</th><th scope="col">Hourly limit</th><th scope="col">Rows today</th><th scope="col">Daily row budget</th><th scope="col">Requests in period</th><th scope="col">Errors</th><th scope="col">Rows in period</th></tr></thead><tbody>${u.keys.map(
         (k) =>
           html`<tr><th scope="row">${label(k)}</th><td>${k.app ? appScope(ctx.state.app.account.plan) : k.key.scope}</td><td>${k.app ? 'app' : k.key.status}</td><td>${fmt(k.today.requests)}</td><td>${fmt(k.hourlyLimit)} / hour</td><td>${fmt(k.today.rows)}${
             k.dailyRows
@@ -119,7 +119,7 @@ ${
 <section aria-labelledby="u-ledger"><h2 id="u-ledger">Ledger per key, day and route</h2>
 ${
   u.keys.some((k) => k.days.length)
-    ? html`<div class="table-wrap" role="region" tabindex="0" aria-label="Table (scrolls sideways on a small screen)"><table><caption>Usage ledger ${u.from} to ${u.to} (per-route detail is kept ${config.usageDetailDays} days, from ${detailFrom})</caption><thead><tr><th scope="col">Date</th><th scope="col">Key</th><th scope="col">Route</th><th scope="col">Requests</th><th scope="col">Errors</th><th scope="col">Rows</th></tr></thead><tbody>${u.keys.flatMap(
+    ? html`<div class="table-wrap" role="region" tabindex="0" aria-label="Usage ledger table"><table><caption>Usage ledger ${u.from} to ${u.to} (per-route detail is kept ${config.usageDetailDays} days, from ${detailFrom})</caption><thead><tr><th scope="col">Date</th><th scope="col">Key</th><th scope="col">Route</th><th scope="col">Requests</th><th scope="col">Errors</th><th scope="col">Rows</th></tr></thead><tbody>${u.keys.flatMap(
         (k) =>
           k.days.flatMap((d) => {
             const rs = k.routes.filter((r) => r.day === d.day);

@@ -111,7 +111,7 @@ export function webhooksPage(config: ApiConfig, deps: WebhooksPageDeps): Router<
 <section aria-labelledby="wh-list"><h2 id="wh-list">Your webhooks</h2>
 ${
   hooks.length
-    ? html`<div class="table-wrap" role="region" tabindex="0" aria-label="Table (scrolls sideways on a small screen)"><table><caption>Webhooks of this account</caption><thead><tr><th scope="col">Description</th><th scope="col">URL</th><th scope="col">Filter</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead><tbody>${hooks.map(
+    ? html`<div class="table-wrap" role="region" tabindex="0" aria-label="Webhooks table"><table><caption>Webhooks of this account</caption><thead><tr><th scope="col">Description</th><th scope="col">URL</th><th scope="col">Filter</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead><tbody>${hooks.map(
         (w) =>
           html`<tr><td><a href="${APP_BASE}/webhooks/${w.id}">${w.description ?? w.id}</a></td><td><code>${w.url}</code></td><td><code>${w.filter || '(all leads)'}</code></td><td>${statusText(w)}</td><td>${when(w.created_at)}</td></tr>`,
       )}</tbody></table></div>`
@@ -174,7 +174,7 @@ ${
 ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttempts(o.delivery.id)) : ''}
 <section aria-labelledby="wh-log"><h2 id="wh-log">Delivery log</h2>${
         deliveries.length
-          ? html`<div class="table-wrap" role="region" tabindex="0" aria-label="Table (scrolls sideways on a small screen)"><table><caption>The last ${deliveries.length} deliveries, newest first</caption><thead><tr><th scope="col">Delivery</th><th scope="col">Type</th><th scope="col">Leads</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th></tr></thead><tbody>${deliveries.map(
+          ? html`<div class="table-wrap" role="region" tabindex="0" aria-label="Delivery log table"><table><caption>The last ${deliveries.length} deliveries, newest first</caption><thead><tr><th scope="col">Delivery</th><th scope="col">Type</th><th scope="col">Leads</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th></tr></thead><tbody>${deliveries.map(
               (d) =>
                 html`<tr><td><a href="${base}/deliveries/${d.id}"><code>${d.id}</code></a></td><td>${d.type}</td><td>${d.lead_count}</td><td>${d.status}${d.dead_reason ? html` <small>${withoutOperatorSettings(d.dead_reason)}</small>` : ''}</td><td>${d.attempts}</td><td>${
                   d.last_status_code ?? (d.last_error ? withoutOperatorSettings(d.last_error) : '—')
@@ -327,7 +327,7 @@ function statusText(w: PublicWebhook): string {
 function deliveryAttempts(d: Delivery, attempts: Awaited<ReturnType<StateStore['webhooks']['listAttempts']>>) {
   return html`<section aria-labelledby="wh-attempts"><h2 id="wh-attempts">Delivery <code>${d.id}</code></h2><p>${d.type}, ${d.lead_count} leads, ${d.status}.</p>${
     attempts.length
-      ? html`<div class="table-wrap" role="region" tabindex="0" aria-label="Table (scrolls sideways on a small screen)"><table><caption>Attempts of this delivery</caption><thead><tr><th scope="col">#</th><th scope="col">Started</th><th scope="col">Answer</th><th scope="col">Time</th><th scope="col">Outcome</th></tr></thead><tbody>${attempts.map(
+      ? html`<div class="table-wrap" role="region" tabindex="0" aria-label="Attempts table"><table><caption>Attempts of this delivery</caption><thead><tr><th scope="col">#</th><th scope="col">Started</th><th scope="col">Answer</th><th scope="col">Time</th><th scope="col">Outcome</th></tr></thead><tbody>${attempts.map(
           (a) =>
             html`<tr><td>${a.attempt_no}</td><td>${when(a.started_at)}</td><td>${a.status_code ?? (a.error ? withoutOperatorSettings(a.error) : '—')}</td><td>${a.latency_ms === null ? '—' : `${a.latency_ms} ms`}</td><td>${a.outcome}</td></tr>`,
         )}</tbody></table></div>`
