@@ -231,7 +231,9 @@ export function barChart(
   const xName = opts.x ?? '';
   const yName = opts.y ?? '';
   return html`<figure class="chart-figure" aria-labelledby="${id}-cap"><figcaption id="${id}-cap" class="chart-title">${title}</figcaption><svg class="chart" viewBox="0 0 ${w} ${h}" role="img" aria-labelledby="${id}"><title id="${id}">${title}${yName ? `: ${yName}` : ''}${xName ? ` by ${xName.toLowerCase()}` : ''}, highest ${fmt(max)}</title><line x1="${left}" y1="${h - bottom}" x2="${w - 10}" y2="${h - bottom}" class="axis"/><line x1="${left}" y1="10" x2="${left}" y2="${h - bottom}" class="axis"/><text x="${left - 4}" y="18" class="tick" text-anchor="end">${fmt(max)}</text><text x="${left - 4}" y="${h - bottom}" class="tick" text-anchor="end">0</text><text x="${left}" y="${h - bottom + 16}" class="tick">${first}</text><text x="${w - 10}" y="${h - bottom + 16}" class="tick" text-anchor="end">${last}</text>${
-    xName ? html`<text x="${(left + w - 10) / 2}" y="${h - 6}" class="axis-label" text-anchor="middle">${xName}</text>` : ''
+    xName
+      ? html`<text x="${(left + w - 10) / 2}" y="${h - 6}" class="axis-label" text-anchor="middle">${xName}</text>`
+      : ''
   }${
     yName
       ? html`<text x="14" y="${(h - bottom) / 2 + 5}" class="axis-label" text-anchor="middle" transform="rotate(-90 14 ${(h - bottom) / 2 + 5})">${yName}</text>`

@@ -185,7 +185,8 @@ export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<
 <form method="get" action="${APP_BASE}/explorer" class="ex-form" role="search" aria-label="Search and filter leads">
 <div class="field"><label for="ex-q">Search words</label><input type="search" id="ex-q" name="q" maxlength="200" value="${given.get('q')?.[0] ?? ''}" aria-describedby="ex-q-hint"><small id="ex-q-hint">Words in the description, address or council reference. "heat pump" in quotes finds those words together.</small></div>
 <div class="field"><label for="ex-sort">Sort by</label><select id="ex-sort" name="sort">${sorts.map(
-          ([s, words]) => html`<option value="${s === defaultSort(given) ? '' : s}"${(sort || defaultSort(given)) === s ? html` selected` : ''}>${words}</option>`,
+          ([s, words]) =>
+            html`<option value="${s === defaultSort(given) ? '' : s}"${(sort || defaultSort(given)) === s ? html` selected` : ''}>${words}</option>`,
         )}</select></div>
 <div class="ex-buttons"><button type="submit">Search</button> <a href="${APP_BASE}/explorer">Clear all</a></div>
 <h2 class="ex-filters-title">Filters${set ? html` <span class="badge">${set} set</span>` : ''}</h2>
@@ -275,7 +276,11 @@ ${explorerMap(found?.results ?? [], { caption: 'This page’s leads are the red 
         scripts: MAP_SCRIPTS,
         body: leadPageBody(r, await seenStages(deps.db, release, id, r, scope), {
           enriched: CAPABILITIES[scope].enriched,
-          map: explorerMap([r], { caption: 'Grey circles are the other leads nearby. Select one to open it.', zoom: 13 }),
+          map: explorerMap([r], {
+            caption:
+              'Grey circles are the other leads nearby (grouped where they are close together). Select one to open it.',
+            zoom: 11,
+          }),
         }),
       });
     });

@@ -59,7 +59,11 @@ const WORDS: Record<string, Words> = {
   min_units: { group: 'size', label: 'Homes at least', hint: 'Leads without a count of homes are left out.' },
   received_from: { group: 'dates', label: 'Received on or after' },
   received_to: { group: 'dates', label: 'Received on or before' },
-  changed_since: { group: 'dates', label: 'Changed on or after', hint: 'New leads and leads whose stage or details changed.' },
+  changed_since: {
+    group: 'dates',
+    label: 'Changed on or after',
+    hint: 'New leads and leads whose stage or details changed.',
+  },
   created_since: { group: 'dates', label: 'New on or after', hint: 'Leads first seen on or after this date.' },
   has_contact: { group: 'more', label: 'The council published contact details' },
   demolition: { group: 'more', label: 'Involves demolition' },

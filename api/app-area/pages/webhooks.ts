@@ -299,7 +299,10 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
 /** An error text of the webhook machinery without the operator's setting (delivery log, test results). */
 export const withoutOperatorSettings = (t: string): string =>
   t
-    .replace(/[;,]?\s*(only public destinations are allowed )?unless the operator lists the host in WEBHOOK_ALLOW_HOSTS/g, '; only addresses on the public internet are allowed')
+    .replace(
+      /[;,]?\s*(only public destinations are allowed )?unless the operator lists the host in WEBHOOK_ALLOW_HOSTS/g,
+      '; only addresses on the public internet are allowed',
+    )
     .replace(/\s*\((add the host to |http only for hosts in )?WEBHOOK_ALLOW_HOSTS[^)]*\)/g, '')
     .replace(/[;,]\s*add it to WEBHOOK_ALLOW_HOSTS to allow it/g, '')
     .replace(/WEBHOOK_ALLOW_HOSTS/g, 'our allow-list');
@@ -312,7 +315,9 @@ export function webhookProblemText(e: ApiError): string {
     if (/https/i.test(r.reason)) return 'The address — it must start with https:// (a secure connection).';
     return `The address — ${r.reason.replace(/\s*\([^)]*WEBHOOK_ALLOW_HOSTS[^)]*\)/g, '').replace(/WEBHOOK_ALLOW_HOSTS/g, 'our allow-list')}`;
   });
-  return reasons.length ? `Please check: ${reasons.join('; ')}.` : e.message.replace(/WEBHOOK_ALLOW_HOSTS/g, 'our allow-list');
+  return reasons.length
+    ? `Please check: ${reasons.join('; ')}.`
+    : e.message.replace(/WEBHOOK_ALLOW_HOSTS/g, 'our allow-list');
 }
 
 export function problemText(e: ApiError): string {

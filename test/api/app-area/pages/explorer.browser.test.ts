@@ -76,7 +76,10 @@ if (chromiumMissing('explorer.browser.test.ts', test)) {
         return { count: r('[data-total]'), first: r('.ex-list li:first-child'), second: r('.ex-list li:nth-child(2)'), map: r('#ex-map'), sort: r('#ex-sort') };
       })()`)) as Record<string, { top: number; bottom: number; left: number; right: number } | null>;
       for (const k of ['count', 'first', 'second', 'map', 'sort'])
-        assert.ok(seen[k] && seen[k]!.bottom <= 800 && seen[k]!.right <= 1280, `${k} in the first screen: ${JSON.stringify(seen[k])}`);
+        assert.ok(
+          seen[k] && seen[k]!.bottom <= 800 && seen[k]!.right <= 1280,
+          `${k} in the first screen: ${JSON.stringify(seen[k])}`,
+        );
       await page.screenshot({ path: join(SHOTS, 'app-explorer-first-screen.png') });
 
       // through the panel: a county by type-ahead, a trade and a stage by check box
@@ -174,7 +177,9 @@ if (chromiumMissing('explorer.browser.test.ts', test)) {
       // the lead page's map centres on the lead
       await page.waitForSelector('#ex-map[data-map="idle"]', { timeout: 60_000 });
       assert.equal(await page.evaluate('window.leadsMapErrors'), []);
-      assert.ok(((await page.evaluate(`window.leadsMap.queryRenderedFeatures({ layers: ['page'] }).length`)) as number) === 1);
+      assert.ok(
+        ((await page.evaluate(`window.leadsMap.queryRenderedFeatures({ layers: ['page'] }).length`)) as number) === 1,
+      );
       await page.screenshot({ path: join(SHOTS, 'app-lead-map.png') });
       assert.equal(csp, [], 'no CSP violation on the lead page');
     } finally {
@@ -189,7 +194,8 @@ if (chromiumMissing('explorer.browser.test.ts', test)) {
       assert.ok(source.ids.length > 100, `points: ${source.ids.length}`);
       const off: string[] = [];
       for (let i = 0; i < source.ids.length; i++)
-        if (landAuthorityAt(source.lat[i]!, source.lon[i]!) === null) off.push(`${source.ids[i]}@${source.lat[i]},${source.lon[i]}`);
+        if (landAuthorityAt(source.lat[i]!, source.lon[i]!) === null)
+          off.push(`${source.ids[i]}@${source.lat[i]},${source.lon[i]}`);
       assert.equal(off.slice(0, 10), [], `${off.length} of ${source.ids.length} points off the land`);
       // and the layer the map draws is those cells: each authority's rectangles cover exactly its cells
       const land = landGeoJson();

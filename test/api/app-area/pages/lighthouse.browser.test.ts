@@ -52,21 +52,18 @@ if (chromiumMissing('lighthouse.browser.test.ts', test)) {
 
   async function audit(path: string): Promise<void> {
     const chrome = await launch();
-    const run = await lighthouse(
-      origin + path,
-      {
-        port: chrome.port,
-        output: 'json',
-        logLevel: 'error',
-        onlyCategories: ['accessibility', 'best-practices'],
-        extraHeaders: { Cookie: cookie },
-        // a desktop page on the loopback: no throttling, no mobile emulation
-        formFactor: 'desktop',
-        screenEmulation: { mobile: false, width: 1280, height: 800, deviceScaleFactor: 1, disabled: false },
-        throttlingMethod: 'provided',
-        disableStorageReset: true,
-      },
-    ).finally(() => chrome.kill());
+    const run = await lighthouse(origin + path, {
+      port: chrome.port,
+      output: 'json',
+      logLevel: 'error',
+      onlyCategories: ['accessibility', 'best-practices'],
+      extraHeaders: { Cookie: cookie },
+      // a desktop page on the loopback: no throttling, no mobile emulation
+      formFactor: 'desktop',
+      screenEmulation: { mobile: false, width: 1280, height: 800, deviceScaleFactor: 1, disabled: false },
+      throttlingMethod: 'provided',
+      disableStorageReset: true,
+    }).finally(() => chrome.kill());
     assert.ok(run?.lhr, `no Lighthouse result for ${path}`);
     const lhr = run!.lhr;
     assert.is(lhr.runtimeError, undefined, JSON.stringify(lhr.runtimeError));
@@ -75,7 +72,10 @@ if (chromiumMissing('lighthouse.browser.test.ts', test)) {
       const cat = lhr.categories[id]!;
       const failing = cat.auditRefs
         .filter((r) => r.weight > 0 && (lhr.audits[r.id]?.score ?? 1) < 1)
-        .map((r) => `${r.id} (${lhr.audits[r.id]?.score}: ${JSON.stringify((lhr.audits[r.id]?.details as { items?: unknown[] })?.items?.slice(0, 3) ?? [])})`);
+        .map(
+          (r) =>
+            `${r.id} (${lhr.audits[r.id]?.score}: ${JSON.stringify((lhr.audits[r.id]?.details as { items?: unknown[] })?.items?.slice(0, 3) ?? [])})`,
+        );
       console.log(`lighthouse ${path}: ${id} ${cat.score}${failing.length ? ` — below 1: ${failing.join(', ')}` : ''}`);
       assert.ok((cat.score ?? 0) >= MIN, `${path}: ${id} ${cat.score} < ${MIN}: ${failing.join(', ')}`);
     }

@@ -80,7 +80,10 @@ test('keys: scopes follow the plan (ent_api only on premium; ent_feed/custom onl
   const page = await h.get(pro, '/app/keys');
   assert.match(page.text, /id="scope-ent_api" value="ent_api" aria-describedby="scope-ent_api-why" disabled/);
   assert.match(page.text, /id="scope-ent_feed" value="ent_feed" aria-describedby="scope-ent_feed-why" disabled/);
-  assert.match(page.text, /id="scope-commonwealth" value="commonwealth" aria-describedby="scope-commonwealth-why" checked/);
+  assert.match(
+    page.text,
+    /id="scope-commonwealth" value="commonwealth" aria-describedby="scope-commonwealth-why" checked/,
+  );
   // named for what they give, the code small beside; the form starts on the best scope the plan allows
   assert.match(page.text, /Public leads <small class="code">\(<code>commonwealth<\/code>\)<\/small>/);
   assert.match(page.text, /Full leads <small class="code">\(<code>ent_api<\/code>\)<\/small>/);
