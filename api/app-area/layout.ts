@@ -52,7 +52,7 @@ function page(ctx: AppAreaContext, f: Frame): void {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 ${f.csrfToken ? html`<meta name="csrf-token" content="${f.csrfToken}">` : ''}
 <title>${f.title} · ${PRODUCT}</title>
-<link rel="icon" href="/app/assets/favicon.svg" type="image/svg+xml">
+<link rel="icon" href="/app/assets/favicon.svg" type="image/svg+xml" nonce="${f.nonce}">
 <link rel="stylesheet" href="/app/assets/app.css" nonce="${f.nonce}">
 ${scripts}
 </head>
