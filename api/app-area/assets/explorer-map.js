@@ -45,7 +45,7 @@
       maxZoom: 17,
       attributionControl: {
         compact: true,
-        customAttribution: 'Land: planning authorities’ areas (grid cells of about 500 m)',
+        customAttribution: 'Land: authorities’ areas in 500 m cells',
       },
       fadeDuration: 0,
       cooperativeGestures: false,

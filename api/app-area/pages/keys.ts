@@ -131,7 +131,11 @@ ${
       await show(ctx, { created: { id: key.id, raw, scope: key.scope }, status: 201 });
     } catch (e) {
       if (!(e instanceof ApiError) || !e.expose) throw e;
-      await show(ctx, { error: e.message, status: e.status });
+      // a scope the plan does not allow, in the form's words (the API's message names commands and codes)
+      const scope = form.get('scope') as Scope | null;
+      const error =
+        e.status === 403 && scope !== null && scope in SCOPE_WORDS ? refusalWords(scope, account.plan) : e.message;
+      await show(ctx, { error, status: e.status });
     }
   });
 
@@ -156,7 +160,7 @@ ${
 }
 
 function createdPanel(c: { id: string; raw: string; scope: Scope }) {
-  return html`<section class="created" aria-labelledby="key-created"><h2 id="key-created" tabindex="-1">Your new key: ${scopeName(c.scope)}</h2>
+  return html`<section class="created" aria-labelledby="key-created"><h2 id="key-created" tabindex="-1" data-focus-result>Your new key: ${scopeName(c.scope)}</h2>
 <p><strong>Copy it now: this is the only time it is shown.</strong> Only a hash of it is stored.</p>
 <div class="secret"><label for="new-key">Key ${c.id}</label><input id="new-key" readonly value="${c.raw}" data-copy-source><button type="button" data-copy="new-key">Copy</button><span role="status" data-copy-status></span></div>
 ${CAPABILITIES[c.scope].enriched ? '' : html`<p>Commonwealth responses carry the CC BY 4.0 attribution: show it wherever you use the data.</p>`}

@@ -80,6 +80,7 @@ if (chromiumMissing('explorer.browser.test.ts', test)) {
           seen[k] && seen[k]!.bottom <= 800 && seen[k]!.right <= 1280,
           `${k} in the first screen: ${JSON.stringify(seen[k])}`,
         );
+      await page.waitForSelector('#ex-map[data-map="idle"]', { timeout: 60_000 });
       await page.screenshot({ path: join(SHOTS, 'app-explorer-first-screen.png') });
 
       // through the panel: a county by type-ahead, a trade and a stage by check box
@@ -162,8 +163,8 @@ if (chromiumMissing('explorer.browser.test.ts', test)) {
       assert.is(statuses.get(`${origin}/app/map/land.geojson`), 200);
       assert.equal(csp, [], 'no CSP violation');
       assert.equal(left, [], 'nothing requested outside the server');
-      await page.screenshot({ path: join(SHOTS, 'app-explorer.png') });
-      assert.ok(statSync(join(SHOTS, 'app-explorer.png')).size > 10_000);
+      await page.screenshot({ path: join(SHOTS, 'app-explorer-map.png') });
+      assert.ok(statSync(join(SHOTS, 'app-explorer-map.png')).size > 10_000);
 
       // select a red point (a lead of this page): its page opens
       const target = (await page.evaluate(`(() => {
