@@ -180,7 +180,7 @@ export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<
         section: 'explorer',
         title: 'Lead explorer',
         status: ctx.status === 404 ? 200 : ctx.status,
-        scripts: MAP_SCRIPTS,
+        scripts: [...MAP_SCRIPTS, '/app/assets/explorer-panel.js'],
         body: html`<div class="explorer">
 <form method="get" action="${APP_BASE}/explorer" class="ex-form" role="search" aria-label="Search and filter leads">
 <div class="field"><label for="ex-q">Search words</label><input type="search" id="ex-q" name="q" maxlength="200" value="${given.get('q')?.[0] ?? ''}" aria-describedby="ex-q-hint"><small id="ex-q-hint">Words in the description, address or council reference. "heat pump" in quotes finds those words together.</small></div>
@@ -189,9 +189,10 @@ export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<
             html`<option value="${s === defaultSort(given) ? '' : s}"${(sort || defaultSort(given)) === s ? html` selected` : ''}>${words}</option>`,
         )}</select></div>
 <div class="ex-buttons"><button type="submit">Search</button> <a href="${APP_BASE}/explorer">Clear all</a></div>
-<h2 class="ex-filters-title">Filters${set ? html` <span class="badge">${set} set</span>` : ''}</h2>
+<details class="ex-all-filters" open${set ? '' : html` data-close-narrow`}><summary><h2 class="ex-filters-title">Filters${set ? html` <span class="badge">${set} set</span>` : ''}</h2></summary>
 ${filterPanel(given, places, 'ex', { omit: ['q'] })}
 <button type="submit">Apply filters</button>
+</details>
 </form>
 <section class="ex-results" aria-labelledby="ex-results-h">
 ${message(error)}

@@ -150,7 +150,11 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
       await page.check('#scope-commonwealth');
       await page.click('form[action="/app/keys"] button[type=submit]');
       await page.waitForSelector('#new-key');
-      assert.is(await page.evaluate('document.activeElement && document.activeElement.id'), 'key-created', 'focus on the new key');
+      assert.is(
+        await page.evaluate('document.activeElement && document.activeElement.id'),
+        'key-created',
+        'focus on the new key',
+      );
       const raw = await page.inputValue('#new-key');
       assert.match(raw, /^lk_cw_[A-Za-z0-9_-]{43}$/);
       await check(page, 'keys');
