@@ -56,7 +56,8 @@ import { appArea } from './app-area/router.ts';
 import { gisTokenMiddleware } from './middleware/gis-token.ts';
 import { deprecationMiddleware } from './middleware/deprecation.ts';
 import { DEPRECATIONS, checkDeprecations } from './access/service-terms.ts';
-import { endpoints } from './openapi/document.ts';
+import { buildOpenApi, endpoints } from './openapi/document.ts';
+import { checkDeclared } from './routes/operation.ts';
 import { tokenKey } from './gis/token.ts';
 import { releaseLayersCache } from './gis/features.ts';
 import { randomBytes } from 'node:crypto';
@@ -75,7 +76,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: config.trustProxy });
   app.silent = true; // errors are logged by the problem middleware, with the request id
   const v1 = new Router<AppState>({ prefix: '/v1' });
-  const docs = docsRouter(config, deps);
+  const docs = docsRouter(() => buildOpenApi(config, deps.deprecations ? { deprecations: deps.deprecations } : {}));
   const problems = problemsRouter(config);
   const root = apiRootRouter(config);
   const ledger =
@@ -115,6 +116,9 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   const isPublic = (path: string): boolean =>
     !path.startsWith('/v1') || publicPaths.some((p) => path === p || path.startsWith(p + '/'));
   const now = (): number => deps.clock().getTime();
+  const health = healthRouter(config, { releases: deps.releases, store: deps.store, metrics, log: deps.log });
+  // every route is one of the operations the OpenAPI document describes (api/routes/operation.ts)
+  checkDeclared([...routers, health], endpoints());
   const route = routeOf(routers);
   metrics.observe({
     now,
@@ -142,7 +146,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.use(securityHeadersMiddleware(config));
   if (Object.keys(deprecations).length > 0) app.use(deprecationMiddleware(deprecations, route));
   // /healthz, /readyz, /metrics: for load balancers and Prometheus, before the release pin and the key check
-  app.use(routesOf(healthRouter(config, { releases: deps.releases, store: deps.store, metrics, log: deps.log })));
+  app.use(routesOf(health));
   app.use(operationalMethods());
   // The account area (/app) runs on sessions: it answers before the release pin and the API-key checks.
   app.use(appArea(config, { ...deps, ledger }));

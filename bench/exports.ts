@@ -5,6 +5,10 @@
  *   JSON Lines export — a full export over HTTP (rows/s, MB/s, server RSS growth) against DuckDB's
  *                       own `COPY … TO … (FORMAT JSON)` of the same rows (the floor);
  *   CSV export        — the same against `COPY … TO … (FORMAT CSV)`;
+ *   cursor export     — `GET /v1/export/applications` walked by `next_cursor` (1,000-row pages):
+ *                       rows/s against the JSON Lines export of the same run (target ≥ 0.5×), and
+ *                       the p50 of the last tenth of the pages over the first tenth's (a page costs
+ *                       work in proportion to its rows, not to its position: target ≤ 2×);
  *   GeoJSON page      — 1,000-feature pages of the leads feed at every depth (p50 / p99);
  *   /v1/leads p99 while four full JSON Lines exports run (and p99 alone, for reference).
  *
@@ -23,6 +27,8 @@ import { runLoad } from './load.ts';
 
 export const EXPORT_TARGETS = {
   rowsPerS: 150_000,
+  cursorVsJsonl: 0.5,
+  cursorDeepVsFirst: 2,
   vsDuckDb: 0.5,
   rssGrowthMb: 100,
   geojsonP50Ms: 30,
@@ -137,6 +143,7 @@ export async function exportsBench(opts: ExportsBenchOptions): Promise<BenchRow[
     await fetch(`${origin}/v1/export/applications?limit=10`, { headers: { Authorization: `Bearer ${key}` } });
     await fetch(`${origin}/v1/feeds/leads.geojson?page_size=10`, { headers: { Authorization: `Bearer ${key}` } });
 
+    const fileRate: Record<string, number> = {};
     for (const [format, fl] of [
       ['jsonl', floor.json],
       ['csv', floor.csv],
@@ -146,6 +153,7 @@ export async function exportsBench(opts: ExportsBenchOptions): Promise<BenchRow[
       const served = format === 'csv' ? d.lines - 1 : d.lines;
       if (served !== rows) throw new Error(`${format} export served ${served} rows, the release has ${rows}`);
       const rate = served / (d.ms / 1000);
+      fileRate[format] = rate;
       const floorRate = rows / (fl.ms / 1000);
       const growth = d.rssPeakMb - idle;
       log(`${format}: ${(d.ms / 1000).toFixed(2)} s, ${(d.bytes / 1e6).toFixed(0)} MB, RSS +${growth.toFixed(0)} MB`);
@@ -173,6 +181,47 @@ export async function exportsBench(opts: ExportsBenchOptions): Promise<BenchRow[
         },
       );
     }
+
+    // the cursor export, walked page by page to the end (each page timed to its last byte)
+    const pageMs: number[] = [];
+    let walked = 0;
+    const walkStart = performance.now();
+    let next: string | null = `${origin}/v1/export/applications?limit=1000`;
+    while (next) {
+      const t0 = performance.now();
+      const res = await fetch(next, { headers: { Authorization: `Bearer ${key}`, 'Accept-Encoding': 'identity' } });
+      if (res.status !== 200) throw new Error(`${next} → ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      const body = JSON.parse(await res.text()) as { count: number; next_cursor: string | null };
+      pageMs.push(performance.now() - t0);
+      walked += body.count;
+      next = body.next_cursor ? `${origin}/v1/export/applications?limit=1000&cursor=${body.next_cursor}` : null;
+    }
+    if (walked !== rows) throw new Error(`the cursor walk served ${walked} rows, the release has ${rows}`);
+    const walkRate = walked / ((performance.now() - walkStart) / 1000);
+    const tenth = Math.max(1, Math.floor(pageMs.length / 10));
+    const firstP50 = pct(pageMs.slice(0, tenth), 50);
+    const deepP50 = pct(pageMs.slice(-tenth), 50);
+    log(
+      `cursor walk: ${pageMs.length} pages, first-tenth p50 ${firstP50.toFixed(1)} ms, last-tenth p50 ${deepP50.toFixed(1)} ms`,
+    );
+    out.push(
+      {
+        metric: 'cursor export walk rows/s (vs JSON Lines export)',
+        value: walkRate,
+        unit: 'rows/s',
+        baseline: fileRate['jsonl']!,
+        target: `≥ ${EXPORT_TARGETS.cursorVsJsonl}× baseline`,
+        ok: walkRate >= EXPORT_TARGETS.cursorVsJsonl * fileRate['jsonl']!,
+      },
+      {
+        metric: 'cursor export page p50, last tenth (vs first tenth)',
+        value: deepP50,
+        unit: 'ms',
+        baseline: firstP50,
+        target: `≤ ${EXPORT_TARGETS.cursorDeepVsFirst}× baseline`,
+        ok: deepP50 <= EXPORT_TARGETS.cursorDeepVsFirst * firstP50,
+      },
+    );
 
     // GeoJSON pages of 1,000 features at every depth (walk the next links, time each page)
     const times: number[] = [];

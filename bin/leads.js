@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The operators' one CLI (`npx leads …`). A thin shim: it lets Node load the TypeScript
 // sources directly (tsx) and hands the arguments to a command table: `accounts`, `keys`,
-// `licences`, `usage` and `webhooks` to api/cli/main.ts, everything else (refresh, generate, ingest) to
+// `licences`, `usage`, `webhooks` and `alerts` to api/cli/main.ts, everything else (refresh, generate, ingest) to
 // pipeline/cli.ts.
 import { spawnSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
@@ -25,7 +25,7 @@ const { register } = await import('tsx/esm/api');
 setFlagsFromString('--max-semi-space-size=64');
 register();
 const argv = process.argv.slice(2);
-const api = ['accounts', 'keys', 'licences', 'usage', 'webhooks'].includes(argv[0]);
+const api = ['accounts', 'keys', 'licences', 'usage', 'webhooks', 'alerts'].includes(argv[0]);
 const { main } = await import(api ? '../api/cli/main.ts' : '../pipeline/cli.ts');
 process.exitCode = await main(argv);
 if (!api && (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0])))

@@ -14,6 +14,8 @@ export interface LeadProperty {
   enum?: (string | null)[];
   items?: { type?: string; enum?: string[] };
   'x-enriched'?: boolean;
+  /** Left out of `content_hash`: derived from hashed fields, so adding it or its change alone is no update. */
+  'x-unhashed'?: boolean;
   [k: string]: unknown;
 }
 
@@ -30,3 +32,8 @@ export const LEAD_SCHEMA: LeadSchema = JSON.parse(
 
 /** The lead's fields in schema order: the columns of `leads.parquet`, of exports and answers. */
 export const LEAD_COLUMNS: readonly string[] = Object.freeze(Object.keys(LEAD_SCHEMA.properties));
+
+/** The fields left out of a lead's `content_hash` (`x-unhashed`): added to every lead, they mark none updated. */
+export const LEAD_UNHASHED: readonly string[] = Object.freeze(
+  LEAD_COLUMNS.filter((c) => LEAD_SCHEMA.properties[c]!['x-unhashed'] === true),
+);

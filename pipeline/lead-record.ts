@@ -117,4 +117,6 @@ export interface LeadRecord {
   last_changed: string;
   /** Hex hash of the lead's published content; changes whenever the content changes. */
   content_hash: string;
+  /** Date the lead entered its lead_readiness stage, from the source's own dates: received, further information requested, appeal lodged, the standing decision, permission expiry, earliest commencement (commencing), the day after its 90-day window (under_construction), the last completion certificate, withdrawn. Null when the source gives no date for it. Derived from the stage and the dates it was read from, so it is not part of content_hash (x-unhashed): its arrival marked no lead updated. */
+  readiness_since: string | null;
 }

@@ -13,16 +13,7 @@ import type { LeadRecord } from './lead-record.ts';
 
 export type IsoDate = string;
 
-/** Kinds of works (`works_kind`), in published order; see docs/data-quality.md (classified in normalise/classify.ts). */
-export const WORKS_KINDS = [
-  'new_works',
-  'extension_of_duration',
-  'outline',
-  'retention',
-  'amendment',
-  'declaration',
-] as const;
-export type WorksKind = (typeof WORKS_KINDS)[number];
+export { WORKS_KINDS, type WorksKind } from '../common/lead-vocabulary.ts';
 
 /** The kinds of evidence that a name is an organisation's, in the order they are tried (normalise/name-evidence.ts). */
 export const NAME_EVIDENCE = ['company_register', 'legal_form', 'public_body'] as const;
@@ -236,7 +227,7 @@ export interface InfraFragment {
 import type { LeadStatus, Readiness } from '../common/lead-lifecycle.ts';
 export type { LeadStatus, Readiness };
 
-export type Scale = 'minor' | 'medium' | 'large' | 'major';
+export type { Scale } from '../common/lead-vocabulary.ts';
 
 /**
  * A published lead (one per planning application, merged with its commencement notices).

@@ -120,6 +120,7 @@ export function loadValidators(schemaDir: string = DEFAULT_SCHEMA_DIR): Validato
   });
   addFormats(ajv);
   ajv.addKeyword({ keyword: 'x-enriched', schemaType: 'boolean' });
+  ajv.addKeyword({ keyword: 'x-unhashed', schemaType: 'boolean' });
   const schemas = readSchemas(schemaDir);
   for (const schema of schemas.values()) ajv.addSchema(schema);
   const compiled = new Map<RecordKind, ValidateFunction>();

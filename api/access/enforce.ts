@@ -2,8 +2,9 @@
  * The access middleware, after authentication: for every keyed request it
  *   1. counts the request in the key's hourly window (one atomic store statement, exact across
  *      replicas) and answers 429 `rate_limited` past the scope's limit;
- *   2. installs the key's daily row budget as `ctx.state.budget` (routes charge the records they
- *      return; a charge past the budget is a 429 `budget_exhausted` and charges nothing);
+ *   2. installs the key's daily row budget as `ctx.state.budget` (the records a route serves are
+ *      charged in one place, `charging` in api/access/budget.ts, after the route counted them and
+ *      before it sends them; a charge past the budget is a 429 `budget_exhausted` and charges nothing);
  *   3. turns `dry_run=1` into a quote: the route runs up to its charge, which reports the cost
  *      instead of paying it; answers `HEAD` as the `GET` (same status, same headers, no body)
  *      with a budget that checks as the GET's would but charges nothing — no rows are delivered —
@@ -180,7 +181,7 @@ export function budgetExhausted(b: {
  * no reset would let it through — not retryable, no `Retry-After`. Names the rows asked, the
  * budget, and how to ask for what fits (docs/api.md "Budgets", docs/sync.md).
  */
-export function budgetTooSmall(b: { rows: number; limit: number; scope: string }): ApiError {
+function budgetTooSmall(b: { rows: number; limit: number; scope: string }): ApiError {
   const narrow = [
     'filters that select fewer leads (county, authority, vertical, readiness, min_value, received_from …)',
     'changed_since=<date of your last copy> (or created_since) for only what changed since',

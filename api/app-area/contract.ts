@@ -4,7 +4,7 @@
  *   - the session layer (api/app-area/session.ts, credentials, invitations, sign-in): turns a
  *     signed-in browser into an `AppSession` on `ctx.state.app`, checks CSRF on every
  *     state-changing request, sets the CSP and framing headers, renders the layout;
- *   - the pages (api/app-area/pages/*.ts: keys, usage, webhooks, explorer, licences, activity):
+ *   - the pages (api/app-area/pages/*.ts: keys, usage, webhooks, explorer, searches, licences, activity):
  *     read `ctx.state.app`, act for that account only, and hand their HTML to `renderPage`.
  *
  * Pages never read cookies, never check CSRF tokens themselves and never write headers for
@@ -38,7 +38,7 @@ export interface AppSession {
 }
 
 /** The sections of the app's navigation, in order. */
-export const APP_SECTIONS = ['keys', 'usage', 'webhooks', 'explorer', 'licences', 'activity'] as const;
+export const APP_SECTIONS = ['keys', 'usage', 'webhooks', 'explorer', 'searches', 'licences', 'activity'] as const;
 export type AppSection = (typeof APP_SECTIONS)[number];
 
 /** One page to render inside the layout: `body` is HTML built with the `html` tag (api/app-area/html.ts). */

@@ -19,6 +19,7 @@ export const SECTION_LABELS: Record<AppSection, string> = {
   usage: 'Usage',
   webhooks: 'Webhooks',
   explorer: 'Lead explorer',
+  searches: 'Saved searches',
   licences: 'Licences',
   activity: 'Activity',
 };

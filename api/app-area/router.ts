@@ -16,7 +16,8 @@
  * Every /app request, in order:
  *   headers (CSP with a fresh nonce, X-Frame-Options DENY, Cache-Control no-store,
  *   Referrer-Policy same-origin)  →  /app/assets/*  →  session (cookie → ctx.state.app)
- *   →  CSRF + origin check on POST/PUT/PATCH/DELETE  →  sign-in, sign-out and invitation routes
+ *   →  CSRF + origin check on POST/PUT/PATCH/DELETE (not for /app/alerts/unsubscribe/<token>)
+ *   →  sign-in, sign-out and invitation routes  →  alert unsubscribe links (api/app-area/pages/searches.ts)
  *   →  a session is required from here on (GET: 303 to /app/sign-in?next=…; else 401)
  *   →  /app → /app/keys  →  the pages  →  a 404 page inside the layout.
  * Errors become an HTML page in the layout (status, what happened, the request id) — or, for a
@@ -36,6 +37,7 @@ import { renderPage, renderPublicPage, renderSignedIn } from './layout.ts';
 import { checkCsrf, isUnsafe, loadSession, sessionTimes } from './session.ts';
 import { sessionRouter } from './sign-in.ts';
 import { PAGE_FACTORIES } from './pages/index.ts';
+import { UNSUBSCRIBE_PATH, unsubscribeRouter } from './pages/searches.ts';
 import { signinThrottle } from './throttle.ts';
 
 /** The pages of the app, in APP_SECTIONS order (api/app-area/pages/*.ts). */
@@ -103,6 +105,7 @@ export function appArea(
 
   const chain = chainOf([
     sessionRouter(config, { store, accounts: deps.store, clock: deps.clock, throttle }).routes(),
+    unsubscribeRouter({ store: deps.store }).routes(), // alert e-mails' links: no sign-in (the signed token is the credential)
     requireSession,
     home.routes(),
     ...pages.map((p) => p(tools).routes()),
@@ -123,7 +126,9 @@ export function appArea(
       if (serveAsset(c, assets)) return;
       const session = await loadSession(c, store, now(), times, nonce);
       if (session) c.state.app = session;
-      if (isUnsafe(ctx.method)) checkCsrf(c, config, isForm(c) ? await readForm(c) : null);
+      // (an unsubscribe link's signed token is its own credential: mail clients post it without a session, RFC 8058)
+      if (isUnsafe(ctx.method) && !ctx.path.startsWith(UNSUBSCRIBE_PATH))
+        checkCsrf(c, config, isForm(c) ? await readForm(c) : null);
       await chain(c);
     } catch (e) {
       if (wantsJson(c)) throw e; // the API's problem middleware answers

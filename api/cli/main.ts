@@ -15,6 +15,7 @@ import type { ApiKey, StateStore } from '../state/store-interface.ts';
 import { ApiError } from '../http/errors.ts';
 import { CliFailure, webhookCommands, WEBHOOKS_USAGE } from './webhook-commands.ts';
 import { issueInvitation } from '../app-area/invitations.ts';
+import { ALERTS_USAGE, alertCommands } from './alert-commands.ts';
 
 export type Command = (args: string[], store: () => StateStore) => Promise<number>;
 
@@ -38,6 +39,7 @@ export const USAGE = `API accounts and keys:
 ${ACCESS_USAGE}
 
 ${WEBHOOKS_USAGE}
+${ALERTS_USAGE}
 Environment: DATA_DIR, DATABASE_URL (default file:<DATA_DIR>/state.sqlite), PUBLIC_BASE_URL, INVITE_TTL_HOURS, SMTP_URL, SMTP_FROM
 `;
 
@@ -252,6 +254,12 @@ const commands: Record<string, Record<string, Command>> = {
       return 0;
     },
   },
+  alerts: Object.fromEntries(
+    Object.entries(alertCommands).map(([name, fn]) => [
+      name,
+      (args: string[], store: () => StateStore) => fn(args, store, { out, err }),
+    ]),
+  ),
   webhooks: Object.fromEntries(
     Object.entries(webhookCommands).map(([name, fn]) => [
       name,

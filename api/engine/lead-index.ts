@@ -108,6 +108,8 @@ export interface LeadIndexParts {
   byValue: Permutation;
   /** Positions by (last_changed DESC, id DESC), and each position's index in that order. */
   byChanged: Permutation;
+  /** Positions by id DESC (walked backwards by the cursor export), and each position's index in that order. */
+  byId: Permutation;
   /** Per `range` / `date` column, its `RangeIndex` parts. */
   ranges: Map<string, RangeParts>;
   /** Per `key` column, its `KeyIndex` parts. */
@@ -124,8 +126,12 @@ export interface Permutation {
 }
 
 /** The sorts answered by walking positions: by received date (the positions themselves) or a permutation. */
-type Walk = 'date' | 'value' | 'changed';
-const WALKS: Record<Exclude<LeadsSort, 'relevance' | 'distance'>, { walk: Walk; forward: boolean }> = {
+type Walk = 'date' | 'value' | 'changed' | 'id';
+interface WalkOrder {
+  walk: Walk;
+  forward: boolean;
+}
+const WALKS: Record<Exclude<LeadsSort, 'relevance' | 'distance'>, WalkOrder> = {
   newest: { walk: 'date', forward: true },
   oldest: { walk: 'date', forward: false },
   value_desc: { walk: 'value', forward: true },
@@ -133,6 +139,8 @@ const WALKS: Record<Exclude<LeadsSort, 'relevance' | 'distance'>, { walk: Walk; 
   last_changed: { walk: 'changed', forward: true },
   last_changed_asc: { walk: 'changed', forward: false },
 };
+/** The cursor export's order, id ascending (`exportRowsQuery`): the id permutation (id DESC) backwards. */
+const ID_ORDER: WalkOrder = { walk: 'id', forward: false };
 
 export interface LeadIndexOptions {
   /** Matched sets up to this size are scored lead by lead (see SearchIndex). */
@@ -155,6 +163,7 @@ export class LeadIndex {
   private readonly flags: Map<string, Bitset>;
   private readonly byValue: Permutation;
   private readonly byChanged: Permutation;
+  private readonly byId: Permutation;
   private readonly ranges: Map<string, RangeIndex>;
   private readonly keys: Map<string, KeyIndex>;
   private readonly geo: GeoIndex;
@@ -178,6 +187,7 @@ export class LeadIndex {
     this.flags = p.flags;
     this.byValue = p.byValue;
     this.byChanged = p.byChanged;
+    this.byId = p.byId;
     this.ranges = new Map([...p.ranges].map(([c, r]) => [c, new RangeIndex(r)]));
     this.keys = new Map([...p.keys].map(([c, k]) => [c, new KeyIndex(k)]));
     this.geo = new GeoIndex(p.geo);
@@ -210,7 +220,20 @@ export class LeadIndex {
     }
   }
 
-  private pageOf(req: LeadsPageRequest): IndexPage {
+  /**
+   * Up to `limit` leads matching `filters` in id order after `afterId` (same semantics as
+   * `exportRowsQuery`: the cursor export's pages), and the total matching.
+   */
+  idPage(filters: LeadsFilters, afterId: number | null, limit: number): IndexPage {
+    try {
+      const after: LeadsPageRequest['after'] = afterId === null ? null : [afterId, afterId];
+      return this.pageOf({ filters, sort: 'newest', limit, offset: 0, after }, ID_ORDER);
+    } finally {
+      this.scratch.giveBack();
+    }
+  }
+
+  private pageOf(req: LeadsPageRequest, order?: WalkOrder): IndexPage {
     let matched = this.filterSet(req.filters);
     let terms: number[] = [];
     if (req.filters.q !== undefined) {
@@ -223,8 +246,8 @@ export class LeadIndex {
     if (req.sort === 'distance')
       return { rows: matched && req.filters.near ? this.distancePage(req, matched) : [], total };
     const rows: IndexRow[] =
-      req.sort !== 'relevance'
-        ? this.orderedPage(req, matched, total)
+      order || req.sort !== 'relevance'
+        ? this.orderedPage(req, matched, total, order ?? WALKS[req.sort as keyof typeof WALKS])
         : this.search && matched
           ? this.search.top(terms, matched, total, req)
           : [];
@@ -324,9 +347,13 @@ export class LeadIndex {
    * visit ~(offset + limit)·n/total rows: then the matched rows' ranks in that permutation are set
    * in a bitset of their own, whose set bits in order are the page.
    */
-  private orderedPage(req: LeadsPageRequest, matched: Bitset | null, total: number): IndexRow[] {
+  private orderedPage(
+    req: LeadsPageRequest,
+    matched: Bitset | null,
+    total: number,
+    { walk, forward }: WalkOrder,
+  ): IndexRow[] {
     const n = this.size;
-    const { walk, forward } = WALKS[req.sort as keyof typeof WALKS];
     const from = req.after ? this.afterKey(walk, forward, req.after) : forward ? 0 : n;
     let positions: number[];
     if (walk === 'date')
@@ -334,7 +361,7 @@ export class LeadIndex {
         ? selectBits(matched, from, req.offset, req.limit, forward)
         : this.range(from, req.offset, req.limit, forward);
     else {
-      const { order: perm, rankOf } = walk === 'value' ? this.byValue : this.byChanged;
+      const { order: perm, rankOf } = this.permutationOf(walk);
       if (!matched) positions = this.range(from, req.offset, req.limit, forward).map((k) => perm[k]!);
       else if (((req.offset + req.limit) * n) / Math.max(total, 1) <= 2 * (total + n / 32)) {
         positions = [];
@@ -360,8 +387,19 @@ export class LeadIndex {
       }
     }
     const value = (pos: number): string | number =>
-      walk === 'date' ? isoDay(this.days[pos]!) : walk === 'changed' ? isoDay(this.changed[pos]!) : this.values[pos]!;
+      walk === 'date'
+        ? isoDay(this.days[pos]!)
+        : walk === 'changed'
+          ? isoDay(this.changed[pos]!)
+          : walk === 'id'
+            ? this.ids[pos]!
+            : this.values[pos]!;
     return positions.map((pos) => ({ id: this.ids[pos]!, sortValue: value(pos), pos }));
+  }
+
+  /** The permutation a walk other than by date follows. */
+  private permutationOf(walk: Exclude<Walk, 'date'>): Permutation {
+    return walk === 'value' ? this.byValue : walk === 'changed' ? this.byChanged : this.byId;
   }
 
   /** Order indices `from…` (forward) or `…from-1` (backward) after skipping, up to `want`. */
@@ -378,11 +416,12 @@ export class LeadIndex {
    */
   private afterKey(walk: Walk, forward: boolean, after: readonly [string | number, number]): number {
     const n = this.size;
-    const kv = walk === 'value' ? Number(after[0]) : dayOf(String(after[0]));
+    const kv = walk === 'value' || walk === 'id' ? Number(after[0]) : dayOf(String(after[0]));
     const kid = after[1];
-    const primary = walk === 'date' ? this.days : walk === 'value' ? this.values : this.changed;
-    const perm = walk === 'value' ? this.byValue.order : this.byChanged.order;
-    const at = walk === 'date' ? (k: number): number => k : (k: number): number => perm[k]!;
+    const primary =
+      walk === 'date' ? this.days : walk === 'value' ? this.values : walk === 'id' ? this.ids : this.changed;
+    const perm = walk === 'date' ? null : this.permutationOf(walk).order;
+    const at = perm ? (k: number): number => perm[k]! : (k: number): number => k;
     // In forward order (DESC, id DESC), "row ≤ key" holds for a prefix: forward pages start at
     // its end. Backward pages (ASC, id ASC) continue with the rows > key, i.e. before the first
     // row ≥ key in forward order.
@@ -428,6 +467,7 @@ function buildParts(cols: Columns, search: SearchIndexParts | null): LeadIndexPa
   }
   const byValue = permutation(cols.ids, cols.values);
   const byChanged = permutation(cols.ids, cols.changed);
+  const byId = permutation(cols.ids, cols.ids);
   const ranges = new Map<string, RangeParts>();
   for (const [column, v] of cols.ranges) ranges.set(column, RangeIndex.build(v));
   const keys = new Map<string, KeyIndexParts>();
@@ -441,6 +481,7 @@ function buildParts(cols: Columns, search: SearchIndexParts | null): LeadIndexPa
     flags,
     byValue,
     byChanged,
+    byId,
     ranges,
     keys,
     geo: GeoIndex.build(cols.lat, cols.lon),

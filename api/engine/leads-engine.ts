@@ -60,6 +60,18 @@ export interface LeadsPage {
   json(head: { page: number | null; next_cursor: string | null }): JsonBody;
 }
 
+/** A page of the cursor export, found but not yet written (the caller charges its budget and makes the cursor first). */
+export interface ExportPage {
+  /** Leads on this page. */
+  count: number;
+  /** The id of the page's last lead (null on an empty page). */
+  lastId: number | null;
+  /** Whether more leads follow. */
+  more: boolean;
+  /** The page as `GET /v1/export/applications` answers it (schemas/export-page.schema.json), `_meta` included. */
+  json(head: { next_cursor: string | null }): JsonBody;
+}
+
 /** A lead detail, assembled and masked. */
 export interface LeadDetail {
   /** The record (schemas/lead-detail.schema.json), masked. */
@@ -113,12 +125,7 @@ export class LeadsEngine {
       after: query.after,
     });
     const count = Math.min(rows.length, query.pageSize);
-    const store = this.ix.rows;
-    const slots = rows.slice(0, count).map((r) => {
-      const slot = store.slotOf(r.id);
-      if (slot < 0) throw new Error(`lead ${r.id} is not in the row store of release ${this.releaseId}`);
-      return slot;
-    });
+    const slots = rows.slice(0, count).map((r) => this.slotOf(r.id));
     const distances = rows.slice(0, count).map((r) => r.distance);
     const last = rows[count - 1];
     const next: SortKey | null = rows.length > query.pageSize && last ? [last.sortValue, last.id] : null;
@@ -131,21 +138,31 @@ export class LeadsEngine {
       );
       out.ascii(head.next_cursor === null ? 'null' : `"${head.next_cursor}"`);
       out.ascii(',"results":[');
-      const mask = columnMask('lead', store.columns, masking);
-      slots.forEach((slot, i) => {
-        if (i > 0) out.byte(0x2c); // ,
-        // each lead's JSON text straight from the row store, masked columns written as null;
-        // when an enriched field sits inside a column's value, the row is masked as a record
-        if (mask.complete) store.writeJson(out, slot, mask.nulled);
-        else out.utf8(JSON.stringify(maskRecord('lead', this.rowAt(slot), masking.scope, masking.schemas).record));
-        // with `near`: `distance_m` last, for every scope alike (a distance, not an enriched field)
-        const d = distances[i];
-        if (d !== undefined) {
-          out.len--; // the row's closing brace
-          out.ascii(`,"distance_m":${d}}`);
-        }
-      });
+      this.writeRows(out, slots, masking, distances);
       out.ascii('],"_meta":');
+      out.utf8(this.listMetaJson(masking));
+      out.byte(0x7d); // }
+      return this.body(out);
+    };
+    return page;
+  }
+
+  /**
+   * A page of the cursor export (`GET /v1/export/applications`): up to `limit` leads matching
+   * `filters` in id order after `afterId` (the semantics of `exportRowsQuery`), masked by `masking`.
+   */
+  exportPage(filters: LeadsFilters, afterId: number | null, limit: number, masking: Masking): ExportPage {
+    const { rows } = this.ix.index.idPage(filters, afterId, limit + 1);
+    const count = Math.min(rows.length, limit);
+    const slots = rows.slice(0, count).map((r) => this.slotOf(r.id));
+    const page = { count, lastId: rows[count - 1]?.id ?? null, more: rows.length > limit } as ExportPage;
+    page.json = (head) => {
+      const out = new ByteWriter(this.buffers.take(1024 + count * 2048));
+      out.ascii('{"results":[');
+      this.writeRows(out, slots, masking, []);
+      out.ascii(
+        `],"next_cursor":${head.next_cursor === null ? 'null' : `"${head.next_cursor}"`},"count":${count},"_meta":`,
+      );
       out.utf8(this.listMetaJson(masking));
       out.byte(0x7d); // }
       return this.body(out);
@@ -201,6 +218,33 @@ export class LeadsEngine {
         return this.body(out);
       },
     };
+  }
+
+  /** The row store's slot of a lead the index found. */
+  private slotOf(id: number): number {
+    const slot = this.ix.rows.slotOf(id);
+    if (slot < 0) throw new Error(`lead ${id} is not in the row store of release ${this.releaseId}`);
+    return slot;
+  }
+
+  /**
+   * The rows at `slots` as a JSON array's items: each lead's JSON text straight from the row store,
+   * masked columns written as null; when an enriched field sits inside a column's value, the row is
+   * masked as a record. With `near`, `distance_m` last (`distances[i]`), for every scope alike.
+   */
+  private writeRows(out: ByteWriter, slots: number[], masking: Masking, distances: (number | undefined)[]): void {
+    const store = this.ix.rows;
+    const mask = columnMask('lead', store.columns, masking);
+    slots.forEach((slot, i) => {
+      if (i > 0) out.byte(0x2c); // ,
+      if (mask.complete) store.writeJson(out, slot, mask.nulled);
+      else out.utf8(JSON.stringify(maskRecord('lead', this.rowAt(slot), masking.scope, masking.schemas).record));
+      const d = distances[i];
+      if (d !== undefined) {
+        out.len--; // the row's closing brace
+        out.ascii(`,"distance_m":${d}}`);
+      }
+    });
   }
 
   /** Row `slot` as a record. */

@@ -17,7 +17,7 @@ import { areaTest, envelopes, hasArea, latLonTest, type AreaFilters } from './ge
  * @example areaCandidatesQuery('read_parquet(…)', { bbox: [-6.4, 53.2, -6.1, 53.4] })
  *   // SELECT id, CAST(lat AS DOUBLE) AS lat, CAST(lon AS DOUBLE) AS lon FROM … WHERE ((lat BETWEEN ? AND ? AND lon BETWEEN ? AND ?))
  */
-export function areaCandidatesQuery(
+function areaCandidatesQuery(
   leadsTable: string,
   f: AreaFilters,
   columns: { lat: string; lon: string } = { lat: 'lat', lon: 'lon' },

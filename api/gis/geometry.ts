@@ -75,10 +75,10 @@ export const EDGE_TOLERANCE_M = 0.001;
 /** Positions of a `polygon`, all rings together, at most. */
 export const POLYGON_VERTICES_MAX = 10_000;
 /** Ireland's extent (the island with its coastal waters), WGS 84: a polygon must overlap it. */
-export const IRELAND_BBOX: BBox = [-11.5, 51.2, -5.0, 55.7];
+const IRELAND_BBOX: BBox = [-11.5, 51.2, -5.0, 55.7];
 /** The bands of the wrong-order rule: a position [a, b] with a in LAT_BAND and b in LON_BAND is [latitude, longitude]. */
-export const IRELAND_LAT_BAND = [51, 56] as const;
-export const IRELAND_LON_BAND = [-11, -5] as const;
+const IRELAND_LAT_BAND = [51, 56] as const;
+const IRELAND_LON_BAND = [-11, -5] as const;
 
 /** The wording of each geometry mistake (the `reason` of the 400's `errors[]`). */
 export const GEOMETRY_REASONS = {
@@ -482,7 +482,7 @@ const ICW = 4;
 const ICH = 5;
 const IBH = 6;
 /** (cell, edge) pairs kept at most, per cell of the grid (a bound on the index's memory for spiky outlines). */
-export const CELL_EDGES_PER_CELL_MAX = 8;
+const CELL_EDGES_PER_CELL_MAX = 8;
 const indexes = new WeakMap<AreaGeometry, PolygonIndex | null>();
 
 /** The index of a geometry object, built on its first use (null: a degenerate envelope, the exact test alone). */

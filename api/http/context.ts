@@ -10,7 +10,7 @@ export interface AppState {
   release: Release;
   /** The authenticated key (absent only on the unauthenticated docs assets). */
   key: ApiKey;
-  /** The key's daily row budget: routes charge the records they return (see api/access/budget.ts). */
+  /** The key's daily row budget: the records a route serves are charged by `charging` (api/access/budget.ts). */
   budget: RowBudget;
   /** Records this request was charged (set by the access middleware; the access log and metrics read it). */
   rowsCharged?: number;

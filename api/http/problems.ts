@@ -209,6 +209,12 @@ export const PROBLEM_TYPES = {
     description: 'The account already holds the most active self-serve keys it may.',
     action: 'Revoke a key you no longer use, then create the new one.',
   },
+  search_limit: {
+    status: 409,
+    title: 'Saved-search limit reached',
+    description: 'The account already keeps the most saved searches it may (100).',
+    action: 'Delete a saved search you no longer use at /app/searches, then save the new one.',
+  },
   cursor_expired: {
     status: 410,
     title: 'Cursor expired',

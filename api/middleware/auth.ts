@@ -42,7 +42,7 @@ export function unauthorized(
 }
 
 /** The 403 for a valid key whose scope its account's plan no longer allows (e.g. ent_api after a downgrade from premium). */
-export function insufficientPlan(k: Pick<StoredKey, 'id' | 'scope' | 'account_name' | 'account_plan'>): ApiError {
+function insufficientPlan(k: Pick<StoredKey, 'id' | 'scope' | 'account_name' | 'account_plan'>): ApiError {
   return new ApiError(
     403,
     'insufficient_plan',

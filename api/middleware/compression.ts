@@ -33,9 +33,9 @@ import type { ApiConfig } from '../config.ts';
 export type Coding = 'br' | 'gzip';
 
 /** Brotli quality (0–11) of dynamic answers: past 5 the CPU grows much faster than the gain. */
-export const BROTLI_QUALITY = 4;
+const BROTLI_QUALITY = 4;
 /** gzip level (1–9), zlib's default balance. */
-export const GZIP_LEVEL = 6;
+const GZIP_LEVEL = 6;
 
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -45,7 +45,7 @@ const brotliOptions = (sizeHint: number) => ({
 });
 
 /** Compress `bytes` with `coding` (on the thread pool). */
-export function compress(coding: Coding, bytes: Buffer): Promise<Buffer> {
+function compress(coding: Coding, bytes: Buffer): Promise<Buffer> {
   return coding === 'br' ? brotliAsync(bytes, brotliOptions(bytes.length)) : gzipAsync(bytes, { level: GZIP_LEVEL });
 }
 

@@ -22,7 +22,7 @@ import type { Middleware } from 'koa';
 import type { ApiConfig } from '../config.ts';
 
 /** Methods a cross-origin page may use (the preflight's `Access-Control-Allow-Methods`). */
-export const CORS_ALLOW_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const CORS_ALLOW_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** Request headers a cross-origin page may send beyond the CORS-safelisted ones: the key, JSON bodies, revalidation, retries, its own request id. */
 export const CORS_ALLOW_HEADERS: readonly string[] = [
@@ -70,7 +70,7 @@ export const CORS_EXPOSE_HEADERS: readonly string[] = [
 export const CORS_MAX_AGE_S = 7200;
 
 /** True for the paths that get CORS: everything under `/v1` except the licence claim page and its calls. */
-export function corsApplies(path: string): boolean {
+function corsApplies(path: string): boolean {
   if (path !== '/v1' && !path.startsWith('/v1/')) return false;
   return path !== '/v1/claim' && !path.startsWith('/v1/claim/');
 }

@@ -11,9 +11,9 @@ import { ApiError, invalidParams } from '../http/errors.ts';
 import { openGisToken } from '../gis/token.ts';
 
 /** Paths where `access_token` is accepted. */
-export const GIS_PATHS = ['/v1/feeds/', '/v1/ogc', '/v1/tiles/'];
+const GIS_PATHS = ['/v1/feeds/', '/v1/ogc', '/v1/tiles/'];
 
-export function isGisPath(path: string): boolean {
+function isGisPath(path: string): boolean {
   return GIS_PATHS.some((p) => path.startsWith(p)) && path !== '/v1/feeds/token';
 }
 

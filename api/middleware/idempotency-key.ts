@@ -20,7 +20,7 @@ import type { IdempotencyStore, StoredResponse } from '../state/idempotency.ts';
 /** How long a key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 /** A request still unanswered this long after it claimed its key is taken to have died with its process. */
-export const IDEMPOTENCY_STALE_MS = 60_000;
+const IDEMPOTENCY_STALE_MS = 60_000;
 
 /** An answer the handler produced (the body is sent as JSON). */
 export interface IdempotentAnswer {

@@ -11,7 +11,7 @@ import { ApiError } from '../http/errors.ts';
 const MOUNT = '/v1';
 
 /** Methods accepted at `path` by any of the routers (HEAD is implied by GET), sorted. */
-export function allowedMethods(routers: readonly Pick<Router<any, any>, 'match'>[], path: string): string[] {
+function allowedMethods(routers: readonly Pick<Router<any, any>, 'match'>[], path: string): string[] {
   if (path !== MOUNT && !path.startsWith(MOUNT + '/')) return [];
   const candidates = [path, path.slice(MOUNT.length) || '/'];
   const methods = new Set<string>();

@@ -1,11 +1,10 @@
 /**
  * The access model's part of the OpenAPI document (api/openapi/document.ts calls these): the headers
  * every keyed response carries, the 429 and claim problems, `dry_run` and its `BudgetQuote`
- * answer, `/account/usage` and the three licence-claim operations.
+ * answer, and the schemas of `/account/usage` and of the licence claim (whose operations are declared
+ * in api/routes/account.ts and api/routes/claim.ts).
  */
-import type { Endpoint } from './endpoint.ts';
 import { PLANS, SCOPES } from '../access/scopes.ts';
-import { DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS, USAGE_QUERY_SCHEMA } from '../query/usage-query.ts';
 import { DRY_RUN_SCHEMA, QUOTE_MEDIA_TYPE } from '../access/enforce.ts';
 
 type Json = Record<string, any>;
@@ -271,88 +270,6 @@ export function accessSchemas(): Json {
       required: ['id', 'scope', 'display_prefix', 'organisation', 'licence_id', 'expires_at', 'created_at'],
     },
   };
-}
-
-const tokenProp = {
-  type: 'string',
-  pattern: '^[A-Za-z0-9_-]{43}$',
-  description: 'The token after `#` in the claim link.',
-};
-
-export function accessEndpoints(): Endpoint[] {
-  return [
-    {
-      method: 'get',
-      path: '/account/usage',
-      tag: 'Account',
-      summary: 'Usage ledger of your account',
-      description:
-        `Per key (every key of the calling key's account, revoked and expired included, with status) and UTC day: requests, errors and rows returned, with a per-route breakdown inside the detail window (90 days by default). ` +
-        `Defaults: the last ${DEFAULT_USAGE_DAYS} days up to today; at most ${MAX_USAGE_DAYS} days per request. Counts of other replicas reach the ledger within a second. Never cached (no ETag).`,
-      query: USAGE_QUERY_SCHEMA,
-      ok: { schema: ref('AccountUsage'), description: 'The ledger.' },
-      errors: [400],
-    },
-    {
-      method: 'get',
-      path: '/claim',
-      tag: 'Licences',
-      public: true,
-      summary: 'Claim page of an organisation licence',
-      description:
-        'Opened from a one-time claim link `…/v1/claim#<token>` (the token is in the fragment, which browsers never send). The page generates the key in the browser (WebCrypto), ' +
-        'shows it once and sends only its SHA-256 hash (POST /claim). No key needed.',
-      ok: { schema: { type: 'string' }, type: 'text/html', description: 'The claim page.' },
-      errors: [],
-    },
-    {
-      method: 'post',
-      path: '/claim/lookup',
-      tag: 'Licences',
-      public: true,
-      summary: 'The licence a claim link is for',
-      description: 'Reads the licence of a claim link without using it. JSON only; cross-site requests are refused.',
-      bodyDescription: 'The token of the claim link.',
-      body: { type: 'object', additionalProperties: false, properties: { token: tokenProp }, required: ['token'] },
-      bodyRequired: true,
-      ok: { schema: ref('ClaimLookup'), description: 'The licence.' },
-      errors: [400, 403, 404, 410, 413, 415],
-    },
-    {
-      method: 'post',
-      path: '/claim',
-      tag: 'Licences',
-      public: true,
-      summary: 'Claim a licensed key by its hash',
-      description:
-        "Uses the one-time link: records a key of the licence's scope, of which the service receives only the SHA-256 hash (the client generated the key and keeps it). " +
-        "Single use (a replay is 410), within the link's and the licence's validity, and only while a seat is free. JSON only; cross-site requests are refused.",
-      bodyDescription: "The token and the new key's hash.",
-      bodyRequired: true,
-      body: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          token: tokenProp,
-          key_hash: {
-            type: 'string',
-            pattern: '^[0-9a-f]{64}$',
-            description:
-              "SHA-256 (hex) of the key the client generated: the licence's prefix plus 43 base64url characters of 32 random bytes.",
-          },
-          display_prefix: {
-            type: 'string',
-            pattern: '^lk_(ef|cu)_[A-Za-z0-9_-]{4}$',
-            description: 'The prefix plus the first 4 characters of the key, to recognise it in lists.',
-          },
-          name: { type: 'string', maxLength: 100, description: 'Label of the key.' },
-        },
-        required: ['token', 'key_hash', 'display_prefix'],
-      },
-      ok: { schema: ref('ClaimedKey'), description: 'The key was recorded.', status: 201 },
-      errors: [400, 403, 404, 409, 410, 413, 415],
-    },
-  ];
 }
 
 /**

@@ -6,28 +6,34 @@
  * response is the RFC 9457 problem schema.
  * Nothing is written by hand twice: change a schema and the document follows.
  *
- * `ENDPOINTS` lists the operations; a test checks that it matches the routes of the app.
+ * `endpoints()` lists the operations: the declarations of api/routes/ (path, method, query schema,
+ * responses, documentation and handler in one object), the same objects the app mounts.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import type { ApiConfig } from '../config.ts';
-import { infrastructureQuerySchema } from '../query/infrastructure-query.ts';
-import { webhookEndpoints, webhookEventsDoc, webhookSchemas } from './webhooks.ts';
-import { ACCESS_HEADERS, ACCESS_PROBLEMS, accessEndpoints, accessSchemas, keyedOperation } from './access.ts';
-import { intelQuerySchema } from '../query/intel-query.ts';
-import { derefProp, querySchema } from '../query/parse-query.ts';
-import { leadsQuerySchema } from '../query/leads-params.ts';
-import { leadsSearchBodySchema } from '../query/lead-filters.ts';
-import { exportEndpoints, exportResponseSchemas } from './exports.ts';
-import {
-  METRICS_SECURITY_SCHEME,
-  OPERATIONS_TAG,
-  operationalEndpoints,
-  operationalSchemas,
-  originOperation,
-} from './observability.ts';
-import { gisEndpoints } from './gis.ts';
-import { PROBLEM_CODES, problemTypeSchemas } from '../http/problems.ts';
-import { apiRootSchema } from '../routes/api-root.ts';
+import { webhookEventsDoc, webhookSchemas } from './webhooks.ts';
+import { ACCESS_HEADERS, ACCESS_PROBLEMS, accessSchemas, keyedOperation } from './access.ts';
+import { derefProp } from '../query/parse-query.ts';
+import { exportResponseSchemas } from './exports.ts';
+import { METRICS_SECURITY_SCHEME, OPERATIONS_TAG, operationalSchemas, originOperation } from './observability.ts';
+import { problemTypeSchemas } from '../http/problems.ts';
+import { LEADS_OPERATIONS } from '../routes/leads.ts';
+import { EVENTS_OPERATIONS } from '../routes/events.ts';
+import { INFRASTRUCTURE_OPERATIONS } from '../routes/infrastructure.ts';
+import { INTEL_OPERATIONS } from '../routes/intel.ts';
+import { META_OPERATIONS } from '../routes/meta.ts';
+import { ACCOUNT_OPERATIONS } from '../routes/account.ts';
+import { CLAIM_OPERATIONS } from '../routes/claim.ts';
+import { DOCS_OPERATIONS } from '../routes/docs.ts';
+import { API_ROOT_OPERATIONS, apiRootSchema } from '../routes/api-root.ts';
+import { PROBLEMS_OPERATIONS } from '../routes/problems.ts';
+import { WEBHOOKS_OPERATIONS } from '../routes/webhooks.ts';
+import { EXPORTS_OPERATIONS } from '../routes/exports.ts';
+import { FEEDS_OPERATIONS } from '../routes/feeds.ts';
+import { OGC_OPERATIONS } from '../routes/ogc.ts';
+import { HEALTH_OPERATIONS } from '../routes/health.ts';
+import { TILES_OPERATIONS } from '../routes/tiles.ts';
+import { AUTHORITIES_OPERATIONS } from '../routes/authorities.ts';
 import {
   DEPRECATIONS,
   applyDeprecations,
@@ -84,295 +90,34 @@ function component(file: string): Json {
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 
-/** Every operation of the API. A test compares this list with the routes the app registers. */
-export function endpoints(): Endpoint[] {
-  return [
-    {
-      method: 'get',
-      path: '/leads',
-      tag: 'Leads',
-      summary: 'Search and filter leads',
-      description:
-        'Planning applications and commencement notices, newest first by default. Filters combine with AND; comma-separated values of one filter mean OR. ' +
-        '`q` searches the release search index with relevance ranking. `near` + `radius_m`, `bbox` and `polygon` select by area (docs: Nearby and area search); with `near` each result carries `distance_m` and `sort=distance` is allowed. ' +
-        "`application_number` finds a lead by the authority's own reference. Page with `page` + `page_size` (page at most PAGE_MAX) or with the keyset `cursor` from `next_cursor`.",
-      query: leadsQuerySchema(),
-      ok: { schema: ref('LeadsPage'), description: 'A page of leads.' },
-      errors: [400],
-      cached: true,
-    },
-    {
-      method: 'post',
-      path: '/leads/search',
-      tag: 'Leads',
-      summary: 'Search leads with a JSON body (areas too long for a URL)',
-      description:
-        'The same search as `GET /leads`, its parameters as a JSON body — for a drawn `polygon` (a GeoJSON object, up to 10,000 positions) that does not fit a URL. ' +
-        'A read: nothing is created or changed, so it is safe to retry; answered exactly as the GET (the same body, `_meta` and `next_cursor`) and charged the same (requests per hour and rows of the daily budget). ' +
-        'Next page: send the same body with `cursor` set to `next_cursor` (no `Link` header). Body at most 1 MiB (413); `Content-Type: application/json` (415).',
-      body: leadsSearchBodySchema(),
-      bodyDescription: 'The parameters of `GET /leads` as JSON members.',
-      ok: { schema: ref('LeadsPage'), description: 'A page of leads.' },
-      errors: [400, 413, 415],
-    },
-    {
-      method: 'get',
-      path: '/leads/{id}',
-      tag: 'Leads',
-      summary: 'Lead detail with company 360',
-      description:
-        'One lead with the sections project, zoning and appeals, area comparables, suppliers, main contractor, registered company and the company filing history. ' +
-        'Enriched fields and sections are null (or empty) for scopes without enriched access; `_meta.masked` lists them.',
-      pathParams: [
-        { name: 'id', in: 'path', required: true, description: 'Lead id.', schema: { type: 'integer', minimum: 1 } },
-      ],
-      ok: { schema: ref('LeadDetailResponse'), description: 'The lead and its sections.' },
-      errors: [400, 404],
-      cached: true,
-    },
-    {
-      method: 'get',
-      path: '/leads/{id}/history',
-      tag: 'Sync',
-      summary: "A lead's timeline across releases",
-      description:
-        "The lead's stages with their dates (the source's date where it has one, and the release that observed it) and its events with every changed field before / after, over the releases the event log keeps (52 weekly releases). " +
-        'Also for a lead removed since (`published` false). Enriched fields\' before / after are null for scopes without enriched access. Charged one row per event (at least one). The lead detail links here (`Link: <…>; rel="history"`).',
-      pathParams: [
-        { name: 'id', in: 'path', required: true, description: 'Lead id.', schema: { type: 'integer', minimum: 1 } },
-      ],
-      ok: { schema: ref('LeadHistory'), description: "The lead's timeline." },
-      errors: [400, 404],
-      cached: true,
-    },
-    {
-      method: 'get',
-      path: '/events',
-      tag: 'Sync',
-      summary: 'What changed: the event feed',
-      description:
-        'The event log of the releases (docs/sync.md): per lead and release, `lead.created`, `lead.updated`, `lead.stage_changed` (readiness / status from → to, dated by the source) or `lead.removed`, with every changed field before / after. ' +
-        'In id order; ids never change, so the opaque signed cursor `next_cursor`, passed back as `after`, survives refreshes: walk until `has_more` is false, keep the cursor, come back next week. ' +
-        "Start a mirror with a full export, then `after_release=<the export's release>`. `types` and the lead filters of `GET /leads` narrow the feed: a lead filter selects the events of leads that match it now; `lead.removed` passes every lead filter. " +
-        "Masked like every response: an enriched field's before / after are null for commonwealth, the field still present. Each event counts one row of the daily budget. " +
-        'A cursor older than the log (52 weekly releases) is 410 `cursor_expired`: make a full export again.',
-      query: querySchema('events-query.schema.json'),
-      ok: { schema: ref('EventsPage'), description: 'The next events.' },
-      errors: [400, 410],
-      cached: true,
-    },
-    {
-      method: 'get',
-      path: '/infrastructure',
-      tag: 'Infrastructure',
-      summary: 'Strategic-infrastructure and energy projects',
-      description:
-        'Data centres, wind, solar, battery storage and grid projects, by id ascending unless `sort` says otherwise. Filters combine with AND; comma-separated values mean OR. ' +
-        'Page with `page` + `page_size` or with the keyset `cursor`. `applicant` and `applicant_company_number` are enriched.',
-      query: infrastructureQuerySchema(false),
-      ok: { schema: ref('InfrastructurePage'), description: 'A page of projects.' },
-      errors: [400],
-      cached: true,
-    },
-    {
-      method: 'get',
-      path: '/infrastructure/renewables',
-      tag: 'Infrastructure',
-      summary: 'Renewable energy projects',
-      description:
-        'The projects of /infrastructure restricted to the verticals wind, solar and battery_storage (technology, consenting route, fast-lane flag, auction round). ' +
-        'Same filters and paging; a `vertical` outside those three is a 400.',
-      query: infrastructureQuerySchema(true),
-      ok: { schema: ref('InfrastructurePage'), description: 'A page of renewable projects.' },
-      errors: [400],
-      cached: true,
-    },
-    {
-      method: 'get',
-      path: '/infrastructure/{id}',
-      tag: 'Infrastructure',
-      summary: 'One infrastructure project with its consenting case',
-      description:
-        'One strategic-infrastructure or energy project: the record of /infrastructure (capacity, technology, status, auction round, grid connection) with its consenting case ' +
-        "(`case_id`, `consenting_route`, `lodged_date`, `decision`, `decision_date`, `public_url` — the consenting body's case page where the source gives one). " +
-        'The `link` of the infrastructure GeoJSON layer points here when the project has no `public_url`. `applicant` and `applicant_company_number` are enriched: null for commonwealth, listed in `_meta.masked`.',
-      pathParams: [
-        {
-          name: 'id',
-          in: 'path',
-          required: true,
-          description: 'Project id (`id` in /infrastructure).',
-          schema: { type: 'integer', minimum: 1 },
-        },
-      ],
-      ok: { schema: ref('InfrastructureProjectResponse'), description: 'The project.' },
-      errors: [400, 404],
-      cached: true,
-    },
-    {
-      method: 'get',
-      path: '/intel/analytics',
-      tag: 'Intelligence',
-      summary: 'Market intelligence: price index, yields, emerging zones, material costs',
-      description:
-        'Enriched scopes only (ent_api, ent_feed, custom): a commonwealth key gets 403 `insufficient_scope`. `section` picks the analysis; each has one row type. ' +
-        '`price_index`: the quarterly repeat-sale index (weighted repeat-sales regression on Property Price Register pairs) of Ireland, plus each `county` asked for, with standard errors, 95% intervals and pair counts. ' +
-        '`yields`: gross rental yields (RTB rent × 12 / median sale price) by area and dwelling class, latest quarter unless `from`/`to`. ' +
-        '`emerging_zones`: counties ranked by growth of planning applications and commencements and by price momentum, every component shown. ' +
-        '`material_costs`: CSO building-material price indices with year-on-year change, latest month unless `from`/`to`. ' +
-        'A parameter a section does not take is a 400. Page with `page` + `page_size`. A release built before the analytics existed answers 503 `analytics_unavailable`. ' +
-        'Without any parameter: an IntelAnalyticsSummary listing every section with its row count and the link that pages it (no rows charged). Methods: docs/intel.md.',
-      query: { ...intelQuerySchema(), required: [] },
-      ok: {
-        schema: { oneOf: [ref('IntelAnalyticsPage'), ref('IntelAnalyticsSummary')] },
-        description: "A page of the section's rows; without parameters, the summary of the sections.",
-      },
-      errors: [400],
-      cached: true,
-    },
-    {
-      method: 'get',
-      path: '/intel/analytics/price-index.svg',
-      tag: 'Intelligence',
-      summary: 'Price index chart (SVG)',
-      description:
-        "The national repeat-sale price index and, with `county`, one county's, as an SVG line chart with 95% confidence bands (hollow dots: quarters with few pairs). " +
-        'Takes `county` (one), `from` and `to` as /intel/analytics does. Enriched scopes only; each point drawn counts as a record served.',
-      query: intelQuerySchema(true),
-      ok: {
-        schema: { type: 'string', description: 'An SVG document.' },
-        type: 'image/svg+xml',
-        description: 'The chart.',
-      },
-      errors: [400],
-      cached: true,
-    },
-    {
-      method: 'get',
-      path: '/meta',
-      tag: 'Meta',
-      summary: 'Release, counts, freshness and allowed filter values',
-      description:
-        'The release being served, its counts, freshness per planning authority, the allowed values of every enumerated filter, ' +
-        'and `release_status`: a published release refused because its files do not match its manifest (or it failed to load), with the reason.',
-      ok: { schema: ref('MetaResponse'), description: 'Release metadata.' },
-      errors: [400],
-      cached: true,
-    },
-    ...accessEndpoints(),
-    {
-      method: 'get',
-      path: '/openapi.json',
-      tag: 'Reference',
-      public: true,
-      summary: 'This OpenAPI 3.1 document',
-      description:
-        'The machine-readable description of every endpoint, parameter, response, header and error. No key needed.',
-      ok: { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' }, description: 'The OpenAPI document.' },
-      errors: [],
-    },
-    {
-      method: 'get',
-      path: '/docs',
-      tag: 'Reference',
-      public: true,
-      summary: 'Interactive API reference',
-      description:
-        'An interactive HTML reference rendered in the browser from /v1/openapi.json (Swagger UI, served locally; needs JavaScript). Links to the read-only /v1/reference. No key needed.',
-      ok: { schema: { type: 'string' }, type: 'text/html', description: 'The reference page.' },
-      errors: [],
-    },
-    {
-      method: 'get',
-      path: '/reference',
-      tag: 'Reference',
-      public: true,
-      summary: 'Read-only API reference (no JavaScript)',
-      description:
-        'Every operation, parameter, response, header, schema and the service terms of this document, rendered as plain HTML by the server (no script; a style sheet from /v1/docs/assets/). No key needed.',
-      ok: { schema: { type: 'string' }, type: 'text/html', description: 'The reference page.' },
-      errors: [],
-    },
-    {
-      method: 'get',
-      path: '/docs/assets/{file}',
-      tag: 'Reference',
-      public: true,
-      summary: 'Static assets of the reference pages',
-      description:
-        'Scripts and style sheets of the Swagger UI renderer (from the swagger-ui-dist package) and the style sheet of /v1/reference (`reference.css`). No key needed.',
-      pathParams: [
-        {
-          name: 'file',
-          in: 'path',
-          required: true,
-          description: 'Asset file name.',
-          schema: { type: 'string', pattern: '^[A-Za-z0-9._-]+$' },
-        },
-      ],
-      ok: {
-        schema: { type: 'string' },
-        type: 'application/octet-stream',
-        description: 'The asset (JavaScript, CSS or image).',
-      },
-      errors: [404],
-    },
-    {
-      method: 'get',
-      path: '/',
-      tag: 'Reference',
-      public: true,
-      summary: 'The index of links',
-      description:
-        "Where everything is, as GitHub's API root: one absolute URL per resource (the OpenAPI document, the references, leads, events, infrastructure, exports in each format, the GeoJSON feeds, OGC API Features, vector tiles, meta, problem types, webhooks, usage); `{…}` marks a URI template variable. No key needed.",
-      ok: { schema: ref('ApiRoot'), description: 'The links.' },
-      errors: [],
-    },
-    {
-      method: 'get',
-      path: '/problems',
-      tag: 'Reference',
-      public: true,
-      summary: 'Every problem type',
-      description:
-        "The index of the problem types: every `code` an error of this API can carry, with its status and title. A problem's `type` is the URI of its code's page, `/v1/problems/{code}` under the public base URL. HTML by default; JSON with `Accept: application/json`. No key needed.",
-      ok: {
-        schema: ref('ProblemTypes'),
-        description: 'The problem types (HTML, or JSON with `Accept: application/json`).',
-        alternate: { type: 'text/html', schema: { type: 'string' } },
-      },
-      errors: [],
-    },
-    {
-      method: 'get',
-      path: '/problems/{code}',
-      tag: 'Reference',
-      public: true,
-      summary: 'One problem type: what it means and what to do',
-      description:
-        "The page a problem's `type` URI names: the code's status, title, what happened and what to do. HTML by default; JSON with `Accept: application/json`. No key needed.",
-      pathParams: [
-        {
-          name: 'code',
-          in: 'path',
-          required: true,
-          description: 'A problem `code`.',
-          schema: { type: 'string', enum: PROBLEM_CODES },
-        },
-      ],
-      ok: {
-        schema: ref('ProblemTypeDoc'),
-        description: 'The problem type (HTML, or JSON with `Accept: application/json`).',
-        alternate: { type: 'text/html', schema: { type: 'string' } },
-      },
-      errors: [404],
-    },
-    ...webhookEndpoints(),
-    ...exportEndpoints(),
-    ...operationalEndpoints(),
-    ...gisEndpoints(),
-  ];
+/**
+ * Every operation of the API, in the document's order: each resource's operations, declared
+ * with their handlers in its file of api/routes/ (api/routes/operation.ts). The app mounts the
+ * same objects and refuses a route that is not one of them (`checkDeclared`).
+ */
+export function endpoints(): readonly Endpoint[] {
+  return OPERATIONS;
 }
+
+const OPERATIONS: readonly Endpoint[] = [
+  ...LEADS_OPERATIONS,
+  ...EVENTS_OPERATIONS,
+  ...INFRASTRUCTURE_OPERATIONS,
+  ...INTEL_OPERATIONS,
+  ...META_OPERATIONS,
+  ...ACCOUNT_OPERATIONS,
+  ...CLAIM_OPERATIONS,
+  ...DOCS_OPERATIONS,
+  ...API_ROOT_OPERATIONS,
+  ...PROBLEMS_OPERATIONS,
+  ...WEBHOOKS_OPERATIONS,
+  ...EXPORTS_OPERATIONS,
+  ...FEEDS_OPERATIONS,
+  ...OGC_OPERATIONS,
+  ...HEALTH_OPERATIONS,
+  ...TILES_OPERATIONS,
+  ...AUTHORITIES_OPERATIONS,
+];
 
 /** Problem statuses, with when each happens. */
 const PROBLEMS: Record<number, string> = {
@@ -603,7 +348,13 @@ export function queryParameters(schema: Json, file: string): Json[] {
   });
 }
 
-function operation(e: Endpoint): Json {
+/**
+ * The OpenAPI operation of a declaration. The declarations are module constants shared by every
+ * document built in a process: their JSON parts are copied, so no document shares (and no caller
+ * can change) a declaration's objects.
+ */
+function operation(declared: Endpoint): Json {
+  const e = structuredClone({ ...declared, handler: undefined }) as Endpoint;
   const problem = (status: number): Json => {
     const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
     if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };

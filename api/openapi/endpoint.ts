@@ -1,6 +1,7 @@
 /**
- * The declaration of one operation of the OpenAPI document, shared by the document
- * (api/openapi/document.ts) and its per-area parts (access, exports, GIS, observability, webhooks).
+ * The declaration of one operation of the OpenAPI document: what api/openapi/document.ts builds
+ * an operation from. Each route declares its operations with these fields and its handler, in one
+ * object (`Operation`, api/routes/operation.ts).
  */
 type Json = Record<string, any>;
 
@@ -42,3 +43,15 @@ export interface Endpoint {
   /** Security of a public operation that has a scheme of its own (`/metrics`); none when absent. */
   security?: Json[];
 }
+
+/** A `$ref` to a component schema of the document: `schemaRef('LeadsPage')`. */
+export const schemaRef = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+
+/** The path parameter `id` of a lead (`/leads/{id}`, `/leads/{id}/history`). */
+export const LEAD_ID_PARAM: Json = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'Lead id.',
+  schema: { type: 'integer', minimum: 1 },
+};

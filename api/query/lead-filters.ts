@@ -25,6 +25,7 @@
  * filter of an existing kind is one entry here (plus its column in the release).
  */
 import { READINESS_VALUES, STATUS_OF } from '../../common/lead-lifecycle.ts';
+import { SCALES, USE_CLASS_CODES, VERTICAL_CODES, WORKS_KINDS } from '../../common/lead-vocabulary.ts';
 import { RADIUS_M, type AreaGeometry, type BBox, type NearArea } from '../gis/geometry.ts';
 
 /** How a `multi` filter's values are folded before they are looked up among the release's values. */
@@ -94,32 +95,6 @@ export type LeadFilter =
 export type FilterKind = LeadFilter['kind'];
 
 const READINESS = READINESS_VALUES;
-/** The trade verticals' codes (pipeline/normalise/classify.ts \`VERTICALS\`; a test checks they agree). */
-const VERTICAL_CODES = [
-  'agricultural_buildings',
-  'concrete',
-  'data_centre_fitout',
-  'demolition',
-  'electrical',
-  'ev_charging',
-  'flooring',
-  'glazing_facades',
-  'groundworks',
-  'heat_pumps',
-  'hvac',
-  'insulation',
-  'kitchens_interiors',
-  'landscaping',
-  'plumbing_heating',
-  'roofing',
-  'scaffolding',
-  'security_fire',
-  'signage_shopfronts',
-  'solar',
-  'steel_structures',
-  'telecoms',
-  'windows_doors',
-] as const;
 const LIST = 'Comma-separated values match any of them (OR).';
 
 /** The lead filters, in the order of the schema, the SQL clauses and the canonical saved-filter string. */
@@ -193,41 +168,21 @@ export const LEAD_FILTERS = [
     column: 'use_class',
     examples: [['data_centre']],
     doc: `Use classes. ${LIST}`,
-    values: [
-      'data_centre',
-      'energy',
-      'telecoms',
-      'mixed_use',
-      'residential_multi',
-      'house',
-      'change_of_use',
-      'healthcare',
-      'hospitality',
-      'education',
-      'agricultural',
-      'residential_extension',
-      'warehouse_logistics',
-      'industrial',
-      'office',
-      'retail',
-      'community',
-      'commercial',
-      'other',
-    ],
+    values: USE_CLASS_CODES,
   },
   {
     name: 'works_kind',
     kind: 'enum',
     column: 'works_kind',
     examples: [['new_works', 'extension_of_duration']],
-    values: ['new_works', 'extension_of_duration', 'outline', 'retention', 'amendment', 'declaration'],
+    values: WORKS_KINDS,
     doc: `Kinds of works (\`works_kind\`): \`new_works\`, \`extension_of_duration\`, \`outline\`, \`retention\`, \`amendment\`, \`declaration\`. Lists without this filter show every kind; \`retention\`, \`amendment\` and \`declaration\` leads have no work to sell and no verticals, so any \`vertical=\` filter leaves them out. ${LIST}`,
   },
   {
     name: 'scale',
     kind: 'enum',
     column: 'scale',
-    values: ['minor', 'medium', 'large', 'major'],
+    values: SCALES,
     examples: [['major']],
     doc: `Project scale bands. ${LIST}`,
   },

@@ -6,7 +6,9 @@
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import type { AppContext, AppState } from '../http/context.ts';
+import type { AppState } from '../http/context.ts';
+import { mount, type Operation } from './operation.ts';
+import { schemaRef } from '../openapi/endpoint.ts';
 
 /** The links of the index: member name, path under /v1, what it is. */
 export const API_ROOT_LINKS: readonly { readonly name: string; readonly path: string; readonly doc: string }[] = [
@@ -49,7 +51,7 @@ export const API_ROOT_LINKS: readonly { readonly name: string; readonly path: st
 ];
 
 /** The body of `GET /v1`: every link of `API_ROOT_LINKS` under the public base URL. */
-export function apiRoot(publicBaseUrl: string): Record<string, string> {
+function apiRoot(publicBaseUrl: string): Record<string, string> {
   const base = publicBaseUrl.replace(/\/+$/, '');
   return Object.fromEntries(API_ROOT_LINKS.map((l) => [l.name, base + l.path]));
 }
@@ -69,13 +71,31 @@ export function apiRootSchema(): Record<string, unknown> {
   };
 }
 
+/** What the index operation shares: its body, made once. */
+interface ApiRootEnv {
+  body: Record<string, string>;
+}
+
+/** The index operation (path relative to the /v1 mount). */
+export const API_ROOT_OPERATIONS: readonly Operation<ApiRootEnv>[] = [
+  {
+    method: 'get',
+    path: '/',
+    tag: 'Reference',
+    public: true,
+    summary: 'The index of links',
+    description:
+      "Where everything is, as GitHub's API root: one absolute URL per resource (the OpenAPI document, the references, leads, events, infrastructure, exports in each format, the GeoJSON feeds, OGC API Features, vector tiles, meta, problem types, webhooks, usage); `{…}` marks a URI template variable. No key needed.",
+    ok: { schema: schemaRef('ApiRoot'), description: 'The links.' },
+    errors: [],
+    handler: (ctx, { body }) => {
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      ctx.body = body;
+    },
+  },
+];
+
 /** The index router (path relative to the /v1 mount). */
 export function apiRootRouter(config: Pick<ApiConfig, 'publicBaseUrl'>): Router<AppState> {
-  const router = new Router<AppState>();
-  const body = apiRoot(config.publicBaseUrl);
-  router.get('/', (ctx: AppContext) => {
-    ctx.set('Cache-Control', 'public, max-age=3600');
-    ctx.body = body;
-  });
-  return router;
+  return mount(API_ROOT_OPERATIONS, { body: apiRoot(config.publicBaseUrl) });
 }

@@ -9,7 +9,9 @@
  */
 import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
-import type { AppState } from '../http/context.ts';
+import type { AppContext, AppState } from '../http/context.ts';
+import { mount, type Operation } from './operation.ts';
+import { schemaRef } from '../openapi/endpoint.ts';
 import { ApiError, invalidParams } from '../http/errors.ts';
 import { noQuerySchema, parseQuery } from '../query/parse-query.ts';
 import { responseMeta } from '../access/masking.ts';
@@ -47,7 +49,7 @@ export function authorityFreshnessOf(m: ReleaseManifest): AuthorityFreshness | n
 }
 
 /** The /v1/authorities list from a manifest (pure). */
-export function authoritiesList(m: ReleaseManifest, f: AuthorityFreshness) {
+function authoritiesList(m: ReleaseManifest, f: AuthorityFreshness) {
   return Object.keys(f.authorities)
     .sort((a, b) => a.localeCompare(b, 'en-IE'))
     .map((name) => {
@@ -82,26 +84,45 @@ export function authoritiesList(m: ReleaseManifest, f: AuthorityFreshness) {
     });
 }
 
+/** `GET /v1/authorities`: served from the release's manifest. */
+function authorities(ctx: AppContext): void {
+  const { errors } = parseQuery(noQuerySchema(), ctx.query); // takes none
+  if (errors.length > 0) throw invalidParams(errors);
+  const { release, key } = ctx.state;
+  const f = authorityFreshnessOf(release.manifest);
+  if (!f)
+    throw new ApiError(
+      503,
+      'authorities_unavailable',
+      `release ${release.id} was built before per-authority freshness was recorded; it comes with the next refresh`,
+      { expose: true, headers: { 'Retry-After': '3600' } },
+    );
+  ctx.body = {
+    release: { id: release.id, built_at: release.manifest.built_at },
+    authorities: authoritiesList(release.manifest, f),
+    _meta: responseMeta(release.id, key.scope, []),
+  };
+}
+
+/** The authorities operation (path relative to the /v1 mount). */
+export const AUTHORITIES_OPERATIONS: readonly Operation[] = [
+  {
+    method: 'get',
+    path: '/authorities',
+    tag: 'Meta',
+    summary: 'Planning authorities with leads by status, bounding box and freshness per source',
+    description:
+      'The planning authorities of the release: county, leads by status, bounding box, and per source (planning register, BCMS commencement notices) when the source was read from its publisher ' +
+      'and the newest application date it held for the authority — so "no new leads" (a recent `read_at`, few new leads) can be told from "no new data" (an old `newest_date`). ' +
+      'Computed by the pipeline into the release. Any key; no row budget. A release built before this existed answers 503 `authorities_unavailable`.',
+    ok: { schema: schemaRef('AuthoritiesPage'), description: 'The authorities.' },
+    errors: [400],
+    cached: true,
+    handler: authorities,
+  },
+];
+
 /** The authorities router (paths relative to the /v1 mount). */
 export function authoritiesRouter(_config: ApiConfig): Router<AppState> {
-  const router = new Router<AppState>();
-  router.get('/authorities', async (ctx) => {
-    const { errors } = parseQuery(noQuerySchema(), ctx.query); // takes none
-    if (errors.length > 0) throw invalidParams(errors);
-    const { release, key } = ctx.state;
-    const f = authorityFreshnessOf(release.manifest);
-    if (!f)
-      throw new ApiError(
-        503,
-        'authorities_unavailable',
-        `release ${release.id} was built before per-authority freshness was recorded; it comes with the next refresh`,
-        { expose: true, headers: { 'Retry-After': '3600' } },
-      );
-    ctx.body = {
-      release: { id: release.id, built_at: release.manifest.built_at },
-      authorities: authoritiesList(release.manifest, f),
-      _meta: responseMeta(release.id, key.scope, []),
-    };
-  });
-  return router;
+  return mount(AUTHORITIES_OPERATIONS, undefined);
 }

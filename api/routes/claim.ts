@@ -25,6 +25,8 @@ import { readBodyText } from '../http/request-body.ts';
 import { hashToken, isLicensedScope, TOKEN_PATTERN } from '../access/licences.ts';
 import { KEY_PREFIX } from '../access/scopes.ts';
 import type { ClaimRefusal } from '../state/store-interface.ts';
+import { mount, type Operation } from './operation.ts';
+import { schemaRef } from '../openapi/endpoint.ts';
 
 const BODY_LIMIT = 4096;
 
@@ -90,103 +92,182 @@ function takeToken(body: Record<string, unknown>, errors: ParamError[]): string 
   return typeof t === 'string' ? t : '';
 }
 
-export function claimRouter(config: ApiConfig, deps: Pick<AppDeps, 'store' | 'clock'>): Router<AppState> {
-  const router = new Router<AppState>();
+/** The `token` member of the claim bodies. */
+const tokenProp = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9_-]{43}$',
+  description: 'The token after `#` in the claim link.',
+};
 
-  router.get('/claim', (ctx) => {
-    const nonce = randomBytes(16).toString('base64');
-    ctx.set(
-      'Content-Security-Policy',
-      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
-    );
-    ctx.set('X-Frame-Options', 'DENY');
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = claimPage(nonce);
-  });
+/** What the claim operations share. */
+interface ClaimEnv {
+  config: ApiConfig;
+  deps: Pick<AppDeps, 'store' | 'clock'>;
+}
 
-  router.post('/claim/lookup', async (ctx) => {
-    checkSameOrigin(ctx, config);
-    ctx.set('Cache-Control', 'no-store');
-    const body = await readJson(ctx);
-    const errors: ParamError[] = [];
-    const token = takeToken(body, errors);
-    if (errors.length) throw invalidParams(errors);
-    const link = await deps.store.getClaimLink(hashToken(token));
-    if (!link) throw refused('unknown_link');
-    const now = deps.clock().getTime();
-    if (link.used_at !== null) throw refused('link_used');
-    if (Date.parse(link.expires_at) <= now) throw refused('link_expired');
-    const lic = (await deps.store.getLicence(link.licence_id))!;
-    if (Date.parse(lic.expires_at) <= now) throw refused('licence_expired');
-    ctx.body = {
-      organisation: lic.account_name,
-      licence_id: lic.id,
-      scope: lic.scope,
-      key_prefix: KEY_PREFIX[lic.scope],
-      seats: lic.seats,
-      seats_used: lic.seats_used,
-      licence_expires_at: lic.expires_at,
-      link_expires_at: link.expires_at,
-    };
-  });
+/** `GET /v1/claim`: the claim page, with its nonce. */
+function claimPageAnswer(ctx: AppContext): void {
+  const nonce = randomBytes(16).toString('base64');
+  ctx.set(
+    'Content-Security-Policy',
+    `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+  );
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = claimPage(nonce);
+}
 
-  router.post('/claim', async (ctx) => {
-    checkSameOrigin(ctx, config);
-    ctx.set('Cache-Control', 'no-store');
-    const body = await readJson(ctx);
-    const errors: ParamError[] = [];
-    const token = takeToken(body, errors);
-    const keyHash = body['key_hash'];
-    const display = body['display_prefix'];
-    const name = body['name'] ?? null;
-    if (typeof keyHash !== 'string' || !/^[0-9a-f]{64}$/.test(keyHash))
-      errors.push({ name: 'key_hash', reason: 'must be the SHA-256 of the key, 64 lowercase hex characters' });
-    if (typeof display !== 'string' || !/^lk_(ef|cu)_[A-Za-z0-9_-]{4}$/.test(display)) {
-      errors.push({
-        name: 'display_prefix',
-        reason: 'must be the key prefix plus its first 4 characters, e.g. lk_ef_Ab3d',
-      });
-    }
-    if (name !== null && (typeof name !== 'string' || name.length > 100))
-      errors.push({ name: 'name', reason: 'must be a string of at most 100 characters' });
-    for (const k of Object.keys(body))
-      if (!['token', 'key_hash', 'display_prefix', 'name'].includes(k))
-        errors.push({ name: k, reason: 'unknown field' });
-    if (errors.length) throw invalidParams(errors);
-    // the prefix must be the licence's scope: look the link up first (the claim re-checks atomically)
-    const link = await deps.store.getClaimLink(hashToken(token));
-    if (!link) throw refused('unknown_link');
-    const lic = (await deps.store.getLicence(link.licence_id))!;
-    if (!isLicensedScope(lic.scope) || !(display as string).startsWith(KEY_PREFIX[lic.scope])) {
-      throw invalidParams([
-        {
-          name: 'display_prefix',
-          reason: `this licence issues ${lic.scope} keys, which start with ${KEY_PREFIX[lic.scope]}`,
-        },
-      ]);
-    }
-    const id = 'key_' + randomBytes(8).toString('hex');
-    const r = await deps.store.claimLink(hashToken(token), {
-      id,
-      name: (name as string | null)?.trim() || null,
-      display_prefix: display as string,
-      hash: keyHash as string,
+/** `POST /v1/claim/lookup`: the licence a link is for (changes nothing). */
+async function lookUpClaim(ctx: AppContext, { config, deps }: ClaimEnv): Promise<void> {
+  checkSameOrigin(ctx, config);
+  ctx.set('Cache-Control', 'no-store');
+  const body = await readJson(ctx);
+  const errors: ParamError[] = [];
+  const token = takeToken(body, errors);
+  if (errors.length) throw invalidParams(errors);
+  const link = await deps.store.getClaimLink(hashToken(token));
+  if (!link) throw refused('unknown_link');
+  const now = deps.clock().getTime();
+  if (link.used_at !== null) throw refused('link_used');
+  if (Date.parse(link.expires_at) <= now) throw refused('link_expired');
+  const lic = (await deps.store.getLicence(link.licence_id))!;
+  if (Date.parse(lic.expires_at) <= now) throw refused('licence_expired');
+  ctx.body = {
+    organisation: lic.account_name,
+    licence_id: lic.id,
+    scope: lic.scope,
+    key_prefix: KEY_PREFIX[lic.scope],
+    seats: lic.seats,
+    seats_used: lic.seats_used,
+    licence_expires_at: lic.expires_at,
+    link_expires_at: link.expires_at,
+  };
+}
+
+/** `POST /v1/claim`: record the key's hash under the licence (one atomic store transaction). */
+async function claimKey(ctx: AppContext, { config, deps }: ClaimEnv): Promise<void> {
+  checkSameOrigin(ctx, config);
+  ctx.set('Cache-Control', 'no-store');
+  const body = await readJson(ctx);
+  const errors: ParamError[] = [];
+  const token = takeToken(body, errors);
+  const keyHash = body['key_hash'];
+  const display = body['display_prefix'];
+  const name = body['name'] ?? null;
+  if (typeof keyHash !== 'string' || !/^[0-9a-f]{64}$/.test(keyHash))
+    errors.push({ name: 'key_hash', reason: 'must be the SHA-256 of the key, 64 lowercase hex characters' });
+  if (typeof display !== 'string' || !/^lk_(ef|cu)_[A-Za-z0-9_-]{4}$/.test(display)) {
+    errors.push({
+      name: 'display_prefix',
+      reason: 'must be the key prefix plus its first 4 characters, e.g. lk_ef_Ab3d',
     });
-    if ('refused' in r) throw refused(r.refused);
-    ctx.status = 201;
-    ctx.body = {
-      id: r.key.id,
-      scope: r.key.scope,
-      display_prefix: r.key.display_prefix,
-      organisation: r.key.account_name,
-      licence_id: r.key.licence_id,
-      expires_at: r.key.expires_at,
-      created_at: r.key.created_at,
-    };
+  }
+  if (name !== null && (typeof name !== 'string' || name.length > 100))
+    errors.push({ name: 'name', reason: 'must be a string of at most 100 characters' });
+  for (const k of Object.keys(body))
+    if (!['token', 'key_hash', 'display_prefix', 'name'].includes(k)) errors.push({ name: k, reason: 'unknown field' });
+  if (errors.length) throw invalidParams(errors);
+  // the prefix must be the licence's scope: look the link up first (the claim re-checks atomically)
+  const link = await deps.store.getClaimLink(hashToken(token));
+  if (!link) throw refused('unknown_link');
+  const lic = (await deps.store.getLicence(link.licence_id))!;
+  if (!isLicensedScope(lic.scope) || !(display as string).startsWith(KEY_PREFIX[lic.scope])) {
+    throw invalidParams([
+      {
+        name: 'display_prefix',
+        reason: `this licence issues ${lic.scope} keys, which start with ${KEY_PREFIX[lic.scope]}`,
+      },
+    ]);
+  }
+  const id = 'key_' + randomBytes(8).toString('hex');
+  const r = await deps.store.claimLink(hashToken(token), {
+    id,
+    name: (name as string | null)?.trim() || null,
+    display_prefix: display as string,
+    hash: keyHash as string,
   });
+  if ('refused' in r) throw refused(r.refused);
+  ctx.status = 201;
+  ctx.body = {
+    id: r.key.id,
+    scope: r.key.scope,
+    display_prefix: r.key.display_prefix,
+    organisation: r.key.account_name,
+    licence_id: r.key.licence_id,
+    expires_at: r.key.expires_at,
+    created_at: r.key.created_at,
+  };
+}
 
-  return router;
+export const CLAIM_OPERATIONS: readonly Operation<ClaimEnv>[] = [
+  {
+    method: 'get',
+    path: '/claim',
+    tag: 'Licences',
+    public: true,
+    summary: 'Claim page of an organisation licence',
+    description:
+      'Opened from a one-time claim link `…/v1/claim#<token>` (the token is in the fragment, which browsers never send). The page generates the key in the browser (WebCrypto), ' +
+      'shows it once and sends only its SHA-256 hash (POST /claim). No key needed.',
+    ok: { schema: { type: 'string' }, type: 'text/html', description: 'The claim page.' },
+    errors: [],
+    handler: claimPageAnswer,
+  },
+  {
+    method: 'post',
+    path: '/claim/lookup',
+    tag: 'Licences',
+    public: true,
+    summary: 'The licence a claim link is for',
+    description: 'Reads the licence of a claim link without using it. JSON only; cross-site requests are refused.',
+    bodyDescription: 'The token of the claim link.',
+    body: { type: 'object', additionalProperties: false, properties: { token: tokenProp }, required: ['token'] },
+    bodyRequired: true,
+    ok: { schema: schemaRef('ClaimLookup'), description: 'The licence.' },
+    errors: [400, 403, 404, 410, 413, 415],
+    handler: lookUpClaim,
+  },
+  {
+    method: 'post',
+    path: '/claim',
+    tag: 'Licences',
+    public: true,
+    summary: 'Claim a licensed key by its hash',
+    description:
+      "Uses the one-time link: records a key of the licence's scope, of which the service receives only the SHA-256 hash (the client generated the key and keeps it). " +
+      "Single use (a replay is 410), within the link's and the licence's validity, and only while a seat is free. JSON only; cross-site requests are refused.",
+    bodyDescription: "The token and the new key's hash.",
+    bodyRequired: true,
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        token: tokenProp,
+        key_hash: {
+          type: 'string',
+          pattern: '^[0-9a-f]{64}$',
+          description:
+            "SHA-256 (hex) of the key the client generated: the licence's prefix plus 43 base64url characters of 32 random bytes.",
+        },
+        display_prefix: {
+          type: 'string',
+          pattern: '^lk_(ef|cu)_[A-Za-z0-9_-]{4}$',
+          description: 'The prefix plus the first 4 characters of the key, to recognise it in lists.',
+        },
+        name: { type: 'string', maxLength: 100, description: 'Label of the key.' },
+      },
+      required: ['token', 'key_hash', 'display_prefix'],
+    },
+    ok: { schema: schemaRef('ClaimedKey'), description: 'The key was recorded.', status: 201 },
+    errors: [400, 403, 404, 409, 410, 413, 415],
+    handler: claimKey,
+  },
+];
+
+/** The claim router (paths relative to the /v1 mount). */
+export function claimRouter(config: ApiConfig, deps: Pick<AppDeps, 'store' | 'clock'>): Router<AppState> {
+  return mount(CLAIM_OPERATIONS, { config, deps });
 }
 
 /** The claim page (one file: markup, style and script under a per-response CSP nonce). */

@@ -12,12 +12,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import Router from '@koa/router';
-import type { ApiConfig } from '../config.ts';
-import type { AppState } from '../http/context.ts';
+import type { AppContext, AppState } from '../http/context.ts';
+import { mount, type Operation } from './operation.ts';
 import { notFound } from '../http/errors.ts';
-import { buildOpenApi } from '../openapi/document.ts';
 import { renderReference } from '../render/reference-html.ts';
-import type { DeprecationTable } from '../access/service-terms.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -70,65 +68,149 @@ const PAGE = `<!doctype html>
 `;
 
 /** Folder of the installed swagger-ui-dist package. */
-export function swaggerUiDir(): string {
+function swaggerUiDir(): string {
   return dirname(require.resolve('swagger-ui-dist/package.json'));
 }
 
-/** The reference router: the OpenAPI document, its two renderings and their assets; `deps.deprecations` as in createApp. */
-export function docsRouter(
-  config: Pick<ApiConfig, 'publicBaseUrl'>,
-  deps: { deprecations?: DeprecationTable } = {},
-): Router<AppState> {
-  const router = new Router<AppState>();
+/**
+ * What the reference operations share: the document (built by the app, `openapi`, on first
+ * request) and its renderings, each made once.
+ */
+interface DocsEnv {
+  openapi: () => Record<string, unknown>;
+  doc: string | null;
+  reference: string | null;
+  referenceGz: Buffer | null;
+  assets: Map<string, Buffer>;
+}
+
+/** `GET /v1/openapi.json`. */
+function openapiJson(ctx: AppContext, env: DocsEnv): void {
+  env.doc ??= JSON.stringify(env.openapi());
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.body = env.doc;
+}
+
+/** `GET /v1/reference`: the read-only rendering, gzipped once when the client takes it. */
+function referencePage(ctx: AppContext, env: DocsEnv): void {
+  // Relative links (openapi.json, docs, docs/assets/reference.css) resolve against /v1/reference.
+  env.reference ??= renderReference(env.openapi());
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Content-Security-Policy', REFERENCE_CSP);
+  ctx.vary('Accept-Encoding');
+  // ~0.5 MB of HTML, ~45 kB gzipped: compressed once, on first request
+  if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+    env.referenceGz ??= gzipSync(env.reference);
+    ctx.set('Content-Encoding', 'gzip');
+    ctx.body = env.referenceGz;
+  } else {
+    ctx.body = env.reference;
+  }
+}
+
+/** `GET /v1/docs`: the Swagger UI page. */
+function docsPage(ctx: AppContext): void {
+  // Relative asset URLs resolve against /v1/docs → /v1/docs/assets/…, also behind a path-prefixing proxy.
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = PAGE;
+}
+
+/** `GET /v1/docs/assets/{file}`: Swagger UI's files, our start-up script and the reference's style sheet. */
+function docsAsset(ctx: AppContext, env: DocsEnv): void {
+  const file = ctx.params['file']!;
+  if (file === 'init.js') {
+    ctx.type = 'application/javascript; charset=utf-8';
+    ctx.body = INIT_JS;
+    return;
+  }
+  const type = file === 'reference.css' ? 'text/css; charset=utf-8' : ASSETS[file];
+  if (!type) throw notFound(`asset ${file}`);
+  let body = env.assets.get(file);
+  if (!body) {
+    body = readFileSync(file === 'reference.css' ? REFERENCE_CSS : join(swaggerUiDir(), file));
+    env.assets.set(file, body);
+  }
+  ctx.type = type;
+  ctx.set('Cache-Control', 'public, max-age=86400');
+  ctx.body = body;
+}
+
+/** The reference operations (paths relative to the /v1 mount). */
+export const DOCS_OPERATIONS: readonly Operation<DocsEnv>[] = [
+  {
+    method: 'get',
+    path: '/openapi.json',
+    tag: 'Reference',
+    public: true,
+    summary: 'This OpenAPI 3.1 document',
+    description:
+      'The machine-readable description of every endpoint, parameter, response, header and error. No key needed.',
+    ok: { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' }, description: 'The OpenAPI document.' },
+    errors: [],
+    handler: openapiJson,
+  },
+  {
+    method: 'get',
+    path: '/docs',
+    tag: 'Reference',
+    public: true,
+    summary: 'Interactive API reference',
+    description:
+      'An interactive HTML reference rendered in the browser from /v1/openapi.json (Swagger UI, served locally; needs JavaScript). Links to the read-only /v1/reference. No key needed.',
+    ok: { schema: { type: 'string' }, type: 'text/html', description: 'The reference page.' },
+    errors: [],
+    handler: docsPage,
+  },
+  {
+    method: 'get',
+    path: '/reference',
+    tag: 'Reference',
+    public: true,
+    summary: 'Read-only API reference (no JavaScript)',
+    description:
+      'Every operation, parameter, response, header, schema and the service terms of this document, rendered as plain HTML by the server (no script; a style sheet from /v1/docs/assets/). No key needed.',
+    ok: { schema: { type: 'string' }, type: 'text/html', description: 'The reference page.' },
+    errors: [],
+    handler: referencePage,
+  },
+  {
+    method: 'get',
+    path: '/docs/assets/{file}',
+    tag: 'Reference',
+    public: true,
+    summary: 'Static assets of the reference pages',
+    description:
+      'Scripts and style sheets of the Swagger UI renderer (from the swagger-ui-dist package) and the style sheet of /v1/reference (`reference.css`). No key needed.',
+    pathParams: [
+      {
+        name: 'file',
+        in: 'path',
+        required: true,
+        description: 'Asset file name.',
+        schema: { type: 'string', pattern: '^[A-Za-z0-9._-]+$' },
+      },
+    ],
+    ok: {
+      schema: { type: 'string' },
+      type: 'application/octet-stream',
+      description: 'The asset (JavaScript, CSS or image).',
+    },
+    errors: [404],
+    handler: docsAsset,
+  },
+];
+
+/**
+ * The reference router: the OpenAPI document, its two renderings and their assets. `openapi`
+ * builds the document (the app's `buildOpenApi`, api/openapi/document.ts, with its deprecations).
+ */
+export function docsRouter(openapi: () => Record<string, unknown>): Router<AppState> {
   let built: Record<string, unknown> | null = null;
-  let doc: string | null = null;
-  let reference: string | null = null;
-  let referenceGz: Buffer | null = null;
-  const cache = new Map<string, Buffer>();
-  const openapi = (): Record<string, unknown> =>
-    (built ??= buildOpenApi(config, deps.deprecations ? { deprecations: deps.deprecations } : {}));
-  router.get('/openapi.json', (ctx) => {
-    doc ??= JSON.stringify(openapi());
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.body = doc;
+  return mount(DOCS_OPERATIONS, {
+    openapi: () => (built ??= openapi()),
+    doc: null,
+    reference: null,
+    referenceGz: null,
+    assets: new Map(),
   });
-  router.get('/reference', (ctx) => {
-    // Relative links (openapi.json, docs, docs/assets/reference.css) resolve against /v1/reference.
-    reference ??= renderReference(openapi());
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.set('Content-Security-Policy', REFERENCE_CSP);
-    ctx.vary('Accept-Encoding');
-    // ~0.5 MB of HTML, ~45 kB gzipped: compressed once, on first request
-    if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
-      referenceGz ??= gzipSync(reference);
-      ctx.set('Content-Encoding', 'gzip');
-      ctx.body = referenceGz;
-    } else {
-      ctx.body = reference;
-    }
-  });
-  router.get('/docs', (ctx) => {
-    // Relative asset URLs resolve against /v1/docs → /v1/docs/assets/…, also behind a path-prefixing proxy.
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = PAGE;
-  });
-  router.get('/docs/assets/:file', (ctx) => {
-    const file = ctx.params['file']!;
-    if (file === 'init.js') {
-      ctx.type = 'application/javascript; charset=utf-8';
-      ctx.body = INIT_JS;
-      return;
-    }
-    const type = file === 'reference.css' ? 'text/css; charset=utf-8' : ASSETS[file];
-    if (!type) throw notFound(`asset ${file}`);
-    let body = cache.get(file);
-    if (!body) {
-      body = readFileSync(file === 'reference.css' ? REFERENCE_CSS : join(swaggerUiDir(), file));
-      cache.set(file, body);
-    }
-    ctx.type = type;
-    ctx.set('Cache-Control', 'public, max-age=86400');
-    ctx.body = body;
-  });
-  return router;
 }

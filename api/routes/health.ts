@@ -19,7 +19,10 @@ import Router from '@koa/router';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { ApiConfig } from '../config.ts';
-import type { AppState } from '../http/context.ts';
+import type { AppContext, AppState } from '../http/context.ts';
+import { mount, type Operation } from './operation.ts';
+import { schemaRef } from '../openapi/endpoint.ts';
+import { OPERATIONS_TAG } from '../openapi/observability.ts';
 import { ApiError } from '../http/errors.ts';
 import type { ReleaseManager } from '../releases/release.ts';
 import type { StateStore } from '../state/store-interface.ts';
@@ -29,7 +32,7 @@ import type { ApiMetrics } from '../observability/metrics.ts';
 export const OPERATIONAL_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
 
 /** How long /readyz waits for the state store's write probe before it counts as not answering. */
-export const READY_STORE_TIMEOUT_MS = 1000;
+const READY_STORE_TIMEOUT_MS = 1000;
 /** How long a write probe's result is reused by /readyz (a load balancer probing every second costs one write a second at most). */
 export const READY_PROBE_CACHE_MS = 1000;
 
@@ -55,7 +58,7 @@ export interface HealthDeps {
 }
 
 /** Whether `Authorization` carries `Bearer <token>`, compared in constant time (digests of equal length). */
-export function bearerMatches(header: string, token: string): boolean {
+function bearerMatches(header: string, token: string): boolean {
   const m = /^Bearer +(\S+) *$/i.exec(header.trim());
   if (!m || token === '') return false;
   const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
@@ -93,53 +96,117 @@ function cachedStoreProblem(store: HealthDeps['store']): () => Promise<string | 
   };
 }
 
+/** What the operational operations share: the store probe and whether the store was last seen down. */
+interface HealthEnv {
+  config: Pick<ApiConfig, 'metricsToken'>;
+  deps: HealthDeps;
+  probe: () => Promise<string | null>;
+  /** Log when the store stops answering and when it answers again, not on every probe. */
+  storeWasDown: boolean;
+}
+
+/** `GET /healthz`. */
+function healthz(ctx: AppContext): void {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { status: 'ok' } satisfies HealthBody;
+}
+
+/** `GET /readyz`: a release is loaded and the state store answers its write probe. */
+async function readyz(ctx: AppContext, env: HealthEnv): Promise<void> {
+  ctx.set('Cache-Control', 'no-store');
+  const checks: Record<string, string> = {};
+  let release: string | null = null;
+  try {
+    release = env.deps.releases.current().id;
+    checks['release'] = 'ok';
+  } catch {
+    checks['release'] = 'no release is loaded';
+  }
+  const store = await env.probe();
+  if ((store !== null) !== env.storeWasDown)
+    env.deps.log(
+      store !== null ? `readyz: not ready, the state store ${store}` : 'readyz: the state store answers again',
+    );
+  env.storeWasDown = store !== null;
+  checks['state_store'] = store === null ? 'ok' : 'not answering';
+  const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
+  if (failing.length > 0 || release === null) {
+    throw new ApiError(503, 'not_ready', `not ready: ${failing.map(([k, v]) => `${k}: ${v}`).join('; ')}`, {
+      headers: { 'Cache-Control': 'no-store', 'Retry-After': '5' },
+    });
+  }
+  ctx.body = { status: 'ready', release, checks: { release: 'ok', state_store: 'ok' } } satisfies ReadyBody;
+}
+
+/** `GET /metrics` with the METRICS_TOKEN. */
+async function metricsText(ctx: AppContext, env: HealthEnv): Promise<void> {
+  if (env.config.metricsToken === '') throw new ApiError(404, 'not_found', `no endpoint at ${ctx.path}`);
+  if (!bearerMatches(ctx.get('Authorization'), env.config.metricsToken)) {
+    throw new ApiError(401, 'invalid_metrics_token', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', {
+      headers: { 'WWW-Authenticate': 'Bearer realm="metrics"', 'Cache-Control': 'no-store' },
+    });
+  }
+  const m = await env.deps.metrics.scrape();
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = m.contentType;
+  ctx.body = m.body;
+}
+
+/** The operational operations (paths at the origin, `origin: true`). */
+export const HEALTH_OPERATIONS: readonly Operation<HealthEnv>[] = [
+  {
+    method: 'get',
+    path: '/healthz',
+    origin: true,
+    tag: OPERATIONS_TAG.name,
+    public: true,
+    summary: 'Liveness: the process answers',
+    description:
+      'Answers 200 while the process is alive and serving HTTP, whether or not a release is loaded. No key needed; `Cache-Control: no-store`.',
+    ok: { schema: schemaRef('HealthResponse'), description: 'Alive.' },
+    errors: [],
+    handler: healthz,
+  },
+  {
+    method: 'get',
+    path: '/readyz',
+    origin: true,
+    tag: OPERATIONS_TAG.name,
+    public: true,
+    summary: 'Readiness: a release is loaded and the state store answers',
+    description:
+      'Answers 200 when a release is loaded and the state store answers a query within 2 s; otherwise `503 not_ready`, whose `checks` name what is not ready. ' +
+      "For a load balancer's readiness check. No key needed; `Cache-Control: no-store`.",
+    ok: { schema: schemaRef('ReadyResponse'), description: 'Ready to serve.' },
+    errors: [],
+    handler: readyz,
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    origin: true,
+    tag: OPERATIONS_TAG.name,
+    public: true,
+    security: [{ metricsToken: [] }],
+    summary: 'Prometheus metrics',
+    description:
+      "The server's metrics in the Prometheus text format (requests and latency by route template and status class, rows served, 429s by reason, release age, index build time, " +
+      'usage-ledger flush lag, webhook queue, exports running, state-store latency, process metrics; the list is in docs/operations.md). ' +
+      'Needs `Authorization: Bearer <METRICS_TOKEN>` (401 `invalid_metrics_token` otherwise); 404 when the server has no METRICS_TOKEN. ' +
+      'A server with METRICS_PORT also serves it, without a token, on a listener of its own bound to METRICS_HOST (default 127.0.0.1).',
+    ok: {
+      schema: { type: 'string', description: 'Prometheus text exposition format 0.0.4.' },
+      type: 'text/plain',
+      description: 'The metrics.',
+    },
+    errors: [401, 404],
+    handler: metricsText,
+  },
+];
+
 /** The router of /healthz, /readyz and /metrics (paths at the origin). */
 export function healthRouter(config: Pick<ApiConfig, 'metricsToken'>, deps: HealthDeps): Router<AppState> {
-  const router = new Router<AppState>();
-  let storeWasDown = false; // log when the store stops answering and when it answers again, not on every probe
-  const probe = cachedStoreProblem(deps.store);
-  router.get('/healthz', (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { status: 'ok' } satisfies HealthBody;
-  });
-  router.get('/readyz', async (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
-    const checks: Record<string, string> = {};
-    let release: string | null = null;
-    try {
-      release = deps.releases.current().id;
-      checks['release'] = 'ok';
-    } catch {
-      checks['release'] = 'no release is loaded';
-    }
-    const store = await probe();
-    if ((store !== null) !== storeWasDown)
-      deps.log(
-        store !== null ? `readyz: not ready, the state store ${store}` : 'readyz: the state store answers again',
-      );
-    storeWasDown = store !== null;
-    checks['state_store'] = store === null ? 'ok' : 'not answering';
-    const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
-    if (failing.length > 0 || release === null) {
-      throw new ApiError(503, 'not_ready', `not ready: ${failing.map(([k, v]) => `${k}: ${v}`).join('; ')}`, {
-        headers: { 'Cache-Control': 'no-store', 'Retry-After': '5' },
-      });
-    }
-    ctx.body = { status: 'ready', release, checks: { release: 'ok', state_store: 'ok' } } satisfies ReadyBody;
-  });
-  router.get('/metrics', async (ctx) => {
-    if (config.metricsToken === '') throw new ApiError(404, 'not_found', `no endpoint at ${ctx.path}`);
-    if (!bearerMatches(ctx.get('Authorization'), config.metricsToken)) {
-      throw new ApiError(401, 'invalid_metrics_token', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', {
-        headers: { 'WWW-Authenticate': 'Bearer realm="metrics"', 'Cache-Control': 'no-store' },
-      });
-    }
-    const m = await deps.metrics.scrape();
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = m.contentType;
-    ctx.body = m.body;
-  });
-  return router;
+  return mount(HEALTH_OPERATIONS, { config, deps, probe: cachedStoreProblem(deps.store), storeWasDown: false });
 }
 
 /** 405 (204 for OPTIONS) for the operational paths with a method other than GET / HEAD; after `healthRouter`. */

@@ -14,7 +14,9 @@ import Router from '@koa/router';
 import { LEAD_SCHEMA } from '../../common/lead-record.ts';
 import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../http/app-deps.ts';
-import type { AppState } from '../http/context.ts';
+import type { AppContext, AppState } from '../http/context.ts';
+import { mount, type Operation } from './operation.ts';
+import { schemaRef } from '../openapi/endpoint.ts';
 import type { ApiDb } from '../duckdb/db.ts';
 import { invalidParams } from '../http/errors.ts';
 import { noQuerySchema, parseQuery } from '../query/parse-query.ts';
@@ -45,7 +47,7 @@ export interface MetaEnums {
 }
 
 /** Pure builders: the release-dependent queries of /v1/meta (no parameters needed). */
-export function metaQueries(
+function metaQueries(
   leads: string,
 ): Record<'freshness' | 'verticals' | 'useClasses' | 'counties', { sql: string; params: unknown[] }> {
   return {
@@ -100,38 +102,65 @@ async function loadMetaData(db: ApiDb, release: Release): Promise<MetaData> {
   };
 }
 
-/** The meta router (paths relative to the /v1 mount). */
-export function metaRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'releases'>): Router<AppState> {
-  const router = new Router<AppState>();
+/** What the meta operation shares: the release's data, read once per release. */
+interface MetaEnv {
+  deps: Pick<AppDeps, 'releases'>;
+  dataFor: (release: Release) => Promise<MetaData>;
+}
+
+/** `GET /v1/meta`. */
+async function meta(ctx: AppContext, { deps, dataFor }: MetaEnv): Promise<void> {
+  const { errors } = parseQuery(noQuerySchema(), ctx.query); // takes none
+  if (errors.length > 0) throw invalidParams(errors);
+  const { release, key } = ctx.state;
+  const m = release.manifest;
+  const data = await dataFor(release);
+  const fresh = authorityFreshnessOf(m);
+  ctx.body = {
+    release: { id: release.id, built_at: m.built_at, as_of: m.as_of, schema_version: m.schema_version },
+    counts: { tables: m.counts.tables, records_total: m.counts.records_total },
+    freshness: data.freshness,
+    ...(m.sources_freshness ? { sources_freshness: m.sources_freshness } : {}),
+    ...(fresh ? { freshness_by_source: fresh.sources } : {}),
+    enums: data.enums,
+    release_status: deps.releases.status(),
+    _meta: responseMeta(release.id, key.scope, []),
+  };
+}
+
+/** The meta operation (path relative to the /v1 mount). */
+export const META_OPERATIONS: readonly Operation<MetaEnv>[] = [
+  {
+    method: 'get',
+    path: '/meta',
+    tag: 'Meta',
+    summary: 'Release, counts, freshness and allowed filter values',
+    description:
+      'The release being served, its counts, freshness per planning authority, the allowed values of every enumerated filter, ' +
+      'and `release_status`: a published release refused because its files do not match its manifest (or it failed to load), with the reason.',
+    ok: { schema: schemaRef('MetaResponse'), description: 'Release metadata.' },
+    errors: [400],
+    cached: true,
+    handler: meta,
+  },
+];
+
+/** `loadMetaData` remembered for the newest release. */
+function metaDataCache(db: ApiDb): (release: Release) => Promise<MetaData> {
   const cache = new Map<string, Promise<MetaData>>();
-  const dataFor = (release: Release): Promise<MetaData> => {
+  return (release) => {
     let p = cache.get(release.id);
     if (!p) {
       for (const id of cache.keys()) if (id !== release.id) cache.delete(id); // keep only the newest
-      p = loadMetaData(deps.db, release);
+      p = loadMetaData(db, release);
       p.catch(() => cache.delete(release.id));
       cache.set(release.id, p);
     }
     return p;
   };
+}
 
-  router.get('/meta', async (ctx) => {
-    const { errors } = parseQuery(noQuerySchema(), ctx.query); // takes none
-    if (errors.length > 0) throw invalidParams(errors);
-    const { release, key } = ctx.state;
-    const m = release.manifest;
-    const data = await dataFor(release);
-    const fresh = authorityFreshnessOf(m);
-    ctx.body = {
-      release: { id: release.id, built_at: m.built_at, as_of: m.as_of, schema_version: m.schema_version },
-      counts: { tables: m.counts.tables, records_total: m.counts.records_total },
-      freshness: data.freshness,
-      ...(m.sources_freshness ? { sources_freshness: m.sources_freshness } : {}),
-      ...(fresh ? { freshness_by_source: fresh.sources } : {}),
-      enums: data.enums,
-      release_status: deps.releases.status(),
-      _meta: responseMeta(release.id, key.scope, []),
-    };
-  });
-  return router;
+/** The meta router (paths relative to the /v1 mount). */
+export function metaRouter(_config: ApiConfig, deps: Pick<AppDeps, 'db' | 'releases'>): Router<AppState> {
+  return mount(META_OPERATIONS, { deps, dataFor: metaDataCache(deps.db) });
 }

@@ -20,6 +20,7 @@ import {
 import { webhookStore } from './webhook-store.ts';
 import { appStore } from './app-store.ts';
 import { idempotencyStore } from './idempotency.ts';
+import { searchStore } from './search-store.ts';
 
 export const ACCOUNT_COLUMNS = ['id', 'name', 'plan', 'created_at'] as const;
 
@@ -106,6 +107,7 @@ export function createStateStore(b: Backend, now: () => Date): StateStore {
     webhooks: webhookStore(b, now),
     app: appStore(b, now),
     idempotency: idempotencyStore(b),
+    searches: searchStore(b, now),
     ready: b.ready,
     async createAccount(name: string, plan: Plan): Promise<Account> {
       return (await one<Account>(q.insertAccount(name, plan, iso())))!;

@@ -4,7 +4,8 @@
  * (api/state/backend.ts). Versions are recorded in `schema_migrations (version, applied_at)`,
  * as they always were, so a database made by an earlier release opens and is brought up to date.
  * A new version is appended, never edited; version ranges are reserved per feature (1–19 accounts,
- * keys and the access model; 20–29 webhooks; 30–39 the account area), so a lower version may arrive after a higher one.
+ * keys and the access model; 20–29 webhooks; 30–39 the account area;
+ * 40–49 saved searches and e-mail alerts), so a lower version may arrive after a higher one.
  */
 import { sql, type Compilable, type Kysely, type SchemaModule } from 'kysely';
 import { PLANS, SCOPES } from '../access/scopes.ts';
@@ -283,6 +284,32 @@ export const MIGRATIONS: readonly Migration[] = [
         .addColumn('address', 'text')
         .addColumn('details_json', 'text', (c) => c.notNull()),
       s.createIndex('app_activity_account').on('app_activity').columns(['account_id', 'id']),
+    ],
+  },
+  {
+    version: 40, // saved searches and their e-mail alerts (api/state/search-store.ts, api/alerts/)
+    up: (s, d) => [
+      s
+        .createTable('saved_searches')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('query', 'text', (c) => c.notNull())
+        .addColumn('frequency', 'text', (c) =>
+          c
+            .notNull()
+            .defaultTo('none')
+            .check(oneOf('frequency', ['none', 'daily', 'weekly'])),
+        )
+        .addColumn('email', 'text')
+        .addColumn('unsubscribe_key', 'text', (c) => c.notNull())
+        .addColumn('watermark_lead_id', d.bigintType, (c) => c.notNull())
+        .addColumn('watermark_event_id', d.bigintType, (c) => c.notNull())
+        .addColumn('last_period', 'text')
+        .addColumn('last_sent_at', d.instantType)
+        .addColumn('created_at', d.instantType, (c) => c.notNull())
+        .addColumn('updated_at', d.instantType, (c) => c.notNull()),
+      s.createIndex('saved_searches_account').on('saved_searches').column('account_id'),
     ],
   },
 ];

@@ -10,6 +10,7 @@ import type { Plan, Scope } from '../access/scopes.ts';
 import type { WebhookStore } from './webhook-interface.ts';
 import type { AppStore } from './app-store.ts';
 import type { IdempotencyStore } from './idempotency.ts';
+import type { SearchStore } from './search-store.ts';
 import type { KeyStatus } from './tables.ts';
 
 export interface Account {
@@ -133,6 +134,8 @@ export interface StateStore {
   readonly app: AppStore;
   /** Idempotency keys of `POST /v1/webhooks` and their remembered answers (api/state/idempotency.ts). */
   readonly idempotency: IdempotencyStore;
+  /** Saved searches and their e-mail alerts' marks (api/state/search-store.ts). */
+  readonly searches: SearchStore;
 
   // — access model (issue 4) —
   getAccountById(id: number): Promise<Account | null>;

@@ -13,6 +13,7 @@ export type WebhookStatus = 'active' | 'disabled';
 export type AttemptOutcome = 'sending' | 'delivered' | 'retry' | 'dead' | 'abandoned';
 export type CredentialKind = 'password' | 'passkey';
 export type ChallengePurpose = 'register' | 'authenticate';
+export type AlertFrequency = 'none' | 'daily' | 'weekly';
 
 type Instant = string;
 
@@ -149,5 +150,21 @@ export interface Tables {
     session_id: string | null;
     address: string | null;
     details_json: string;
+  };
+  // — saved searches and e-mail alerts (api/state/search-store.ts, migrations 40–49) —
+  saved_searches: {
+    id: string;
+    account_id: number;
+    name: string;
+    query: string;
+    frequency: AlertFrequency;
+    email: string | null;
+    unsubscribe_key: string;
+    watermark_lead_id: number;
+    watermark_event_id: number;
+    last_period: string | null;
+    last_sent_at: Instant | null;
+    created_at: Instant;
+    updated_at: Instant;
   };
 }

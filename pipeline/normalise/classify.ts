@@ -8,10 +8,11 @@
  */
 import type { PlanningRow, Scale, WorksKind } from '../types.ts';
 import { VERTICAL_LABELS } from '../../common/labels.ts';
+import type { VerticalCode } from '../../common/lead-vocabulary.ts';
 
 /** A trade vertical: a lead's trade feed and the NACE codes of companies that supply it. */
 export interface Vertical {
-  code: string;
+  code: VerticalCode;
   label: string;
   /** Matched against the application's description at word starts (case-insensitive). */
   keywords: RegExp;
@@ -232,29 +233,6 @@ export const VERTICALS: readonly Vertical[] = [
     ),
     nace: ['4332', '1623'],
   },
-];
-
-/** Use classes (one per lead), roughly in the order `classifyUseClass` tests them (see docs/data-model.md). */
-export const USE_CLASSES: readonly string[] = [
-  'data_centre',
-  'energy',
-  'telecoms',
-  'mixed_use',
-  'residential_multi',
-  'house',
-  'change_of_use',
-  'healthcare',
-  'hospitality',
-  'education',
-  'agricultural',
-  'residential_extension',
-  'warehouse_logistics',
-  'industrial',
-  'office',
-  'retail',
-  'community',
-  'commercial',
-  'other',
 ];
 
 /** The sets of verticals the labelling policy implies for a kind of build (docs/data-quality.md). */
@@ -611,7 +589,7 @@ type UseClassRow = Pick<PlanningRow, 'description' | 'land_use_code' | 'num_unit
 
 /**
  * Decide a planning application's use class from its description, falling back on its land use
- * code and unit count. Rules are tested in `USE_CLASSES` order; the first that matches wins, so
+ * code and unit count. Rules are tested in `USE_CLASS_CODES` order (common/lead-vocabulary.ts); the first that matches wins, so
  * "construction of a data centre with ancillary offices" is `data_centre`, not `office`. A
  * `SHEC` prefix (Dublin City's social-housing exemption certificate) is a new dwelling.
  *
@@ -733,7 +711,7 @@ function worksKindOfText(lower: string): WorksKind {
 // ---------------------------------------------------------------------------------------------
 // Verticals, evidence and demolition
 
-const VERTICAL_ORDER = new Map(VERTICALS.map((v, i) => [v.code, i]));
+const VERTICAL_ORDER = new Map<string, number>(VERTICALS.map((v, i) => [v.code, i]));
 const DEMOLITION = new RegExp(`\\b(?:${DEMOLITION_SRC})`, 'i');
 const scanVerticals = keywordScanner(VERTICALS.map((v) => inner(v.keywords)));
 const DEMOLITION_INDEX = VERTICAL_ORDER.get('demolition')!;

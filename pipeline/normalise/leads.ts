@@ -14,7 +14,7 @@ import { classifyApplication, classifyScale } from './classify.ts';
 import type { CompanyIndex } from './company-match.ts';
 import { nameEvidence } from './name-evidence.ts';
 import type { NameEvidence } from '../types.ts';
-import { deriveReadiness, normaliseDecision, STATUS_OF } from './readiness.ts';
+import { deriveReadiness, normaliseDecision, readinessSince, STATUS_OF } from './readiness.ts';
 import { estimateValue } from './value.ts';
 
 /** A lead before the registry assigns its id, first/last-seen dates and content hash. */
@@ -244,6 +244,7 @@ function toLead(
     withdrawn_date: p.withdrawn_date,
     decision: normaliseDecision(p.decision, p.application_status),
     lead_readiness: readiness,
+    readiness_since: readinessSince(readiness, p, notices),
     status: STATUS_OF[readiness],
     verticals: c.verticals,
     explicit_verticals: c.explicit_verticals,

@@ -163,3 +163,46 @@ export function deriveReadiness(p: PlanningRow, notices: CommencementRow[], asOf
   if (p.fi_request_date && final === null) return 'further_information';
   return 'application';
 }
+
+/**
+ * The date a lead entered its `readiness` (`readiness_since`), from the same evidence
+ * `deriveReadiness` read; null when the source gives no date for it:
+ * application → received; further_information → further information requested; appealed →
+ * appeal lodged; granted / refused → the decision that stands (the appeal's when decided, else
+ * grant or decision date); expired → permission expiry; commencing → earliest commencement;
+ * under_construction → the first day past the 90-day window after it (rule 5); completed → the last
+ * completion certificate; withdrawn → the withdrawn date, else the decision date.
+ */
+export function readinessSince(readiness: Readiness, p: PlanningRow, notices: CommencementRow[]): string | null {
+  const commenced = notices.filter((n) => !n.not_commenced);
+  const earliest = (dates: (string | null)[]): string | null =>
+    dates.reduce<string | null>((a, d) => (d !== null && (a === null || d < a) ? d : a), null);
+  const latest = (dates: (string | null)[]): string | null =>
+    dates.reduce<string | null>((a, d) => (d !== null && (a === null || d > a) ? d : a), null);
+  const appeal = appealOutcome(p);
+  const appealDecided = appeal !== null && appeal !== 'pending';
+  switch (readiness) {
+    case 'application':
+      return p.received_date;
+    case 'further_information':
+      return p.fi_request_date;
+    case 'appealed':
+      return p.appeal_submitted_date;
+    case 'granted':
+      return appealDecided ? p.appeal_decision_date : (p.grant_date ?? p.decision_date);
+    case 'refused':
+      return appealDecided ? p.appeal_decision_date : p.decision_date;
+    case 'expired':
+      return p.expiry_date;
+    case 'commencing':
+      return earliest(commenced.map((n) => n.commencement_date));
+    case 'under_construction': {
+      const start = earliest(commenced.map((n) => n.commencement_date));
+      return start === null ? null : addDays(start, COMMENCING_WINDOW_DAYS + 1);
+    }
+    case 'completed':
+      return latest(commenced.map((n) => n.ccc_date));
+    case 'withdrawn':
+      return p.withdrawn_date ?? p.decision_date;
+  }
+}

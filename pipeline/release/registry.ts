@@ -45,21 +45,21 @@ export interface ChangeCounts {
  * Independent of property order, so a refactor that reorders fields does not mark every
  * record updated.
  */
-export function contentHash(draft: Record<string, unknown>): string {
-  return createHash('sha256').update(canonicalJson(draft)).digest('hex').slice(0, 16);
+export function contentHash(draft: Record<string, unknown>, unhashed: readonly string[] = []): string {
+  return createHash('sha256').update(canonicalJson(draft, unhashed)).digest('hex').slice(0, 16);
 }
 
 const sortedKeysCache = new Map<string, string[]>();
 
 /**
- * Canonical JSON: keys sorted at every level. Flat records (the common case: no nested
+ * Canonical JSON: keys sorted at every level, the top level's `unhashed` keys left out. Flat records (the common case: no nested
  * objects, arrays of scalars) take a fast path — `JSON.stringify` with the sorted key list
  * as replacer, cached per key set — which is ~10× quicker than walking the value.
  */
-function canonicalJson(v: unknown): string {
+function canonicalJson(v: unknown, unhashed: readonly string[]): string {
   if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
     const o = v as Record<string, unknown>;
-    const keys = Object.keys(o);
+    const keys = unhashed.length === 0 ? Object.keys(o) : Object.keys(o).filter((k) => !unhashed.includes(k));
     let flat = true;
     for (const k of keys) {
       const x = o[k];
@@ -73,11 +73,12 @@ function canonicalJson(v: unknown): string {
       }
     }
     if (flat) {
-      const id = keys.join('\u0000');
+      const id = keys.join('\u0000'); // (the unhashed keys are not in it: the key set says it all)
       let sorted = sortedKeysCache.get(id);
       if (!sorted) sortedKeysCache.set(id, (sorted = [...keys].sort()));
       return JSON.stringify(o, sorted);
     }
+    if (unhashed.length > 0) return walkJson(Object.fromEntries(keys.map((k) => [k, o[k]])));
   }
   return walkJson(v);
 }
@@ -118,6 +119,8 @@ export function trackChanges<T extends Record<string, unknown>>(
   keyOf: (d: T) => string,
   previous: readonly RegistryEntry[],
   asOf: string,
+  /** Fields left out of the content hash (derived from hashed ones: a change to them alone is no update). */
+  unhashed: readonly string[] = [],
 ): Tracked<T> {
   const prev = new Map<string, RegistryEntry>();
   let maxId = 0;
@@ -135,7 +138,7 @@ export function trackChanges<T extends Record<string, unknown>>(
     const key = keyOf(d);
     if (seen.has(key)) throw new Error(`duplicate ${kind} key in build: ${key}`);
     seen.add(key);
-    const hash = contentHash(d);
+    const hash = contentHash(d, unhashed);
     const old = prev.get(key);
     let entry: RegistryEntry;
     if (!old) {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { nearestNeighbours } from '../normalise/neighbours.ts';
 import { buildSuppliers } from '../normalise/suppliers.ts';
 import { trackChanges, type RegistryEntry } from '../release/registry.ts';
+import { LEAD_UNHASHED } from '../../common/lead-record.ts';
 import { readParquet } from '../release/tables.ts';
 import { need } from './context.ts';
 import type { Stage } from './runner.ts';
@@ -26,7 +27,14 @@ export const trackStage: Stage = {
     const normalised = need(ctx, 'normalised');
     const asOf = need(ctx, 'asOf');
     const suppliers = buildSuppliers(need(ctx, 'companies').companies.rows, normalised.leads);
-    const leads = trackChanges('leads', normalised.leads.sort(byKey), (d) => d.lead_key, prevRegistry, asOf);
+    const leads = trackChanges(
+      'leads',
+      normalised.leads.sort(byKey),
+      (d) => d.lead_key,
+      prevRegistry,
+      asOf,
+      LEAD_UNHASHED,
+    );
     const infra = trackChanges(
       'infrastructure',
       [...normalised.infraDrafts].sort(byKey),

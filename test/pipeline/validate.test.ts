@@ -40,6 +40,7 @@ const lead: Lead = {
   withdrawn_date: null,
   decision: 'granted',
   lead_readiness: 'commencing',
+  readiness_since: '2025-01-13',
   status: 'active',
   verticals: ['roofing', 'solar'],
   explicit_verticals: ['solar'],

@@ -152,10 +152,10 @@ test('schemas use only OpenAPI 3.1 friendly keywords and the 2020-12 nullable st
         assert.not.ok(banned.includes(key), `${path}: ${key}`);
         if (key.startsWith('x-')) {
           assert.ok(
-            key === 'x-enriched' || key === 'x-status-of' || key === 'x-pattern-reason',
+            key === 'x-enriched' || key === 'x-unhashed' || key === 'x-status-of' || key === 'x-pattern-reason',
             `${path}: unknown extension ${key}`,
           );
-          if (key === 'x-enriched') assert.is(node[key], true, `${path}: x-enriched must be true`);
+          if (key === 'x-enriched' || key === 'x-unhashed') assert.is(node[key], true, `${path}: ${key} must be true`);
           // the query parser's wording of a value not matching `pattern` (api/query/parse-query.ts)
           if (key === 'x-pattern-reason')
             assert.ok(

@@ -21,6 +21,7 @@ import { activityPage } from './activity.ts';
 import { explorerPage } from './explorer.ts';
 import { keysPage } from './keys.ts';
 import { licencesPage } from './licences.ts';
+import { searchesPage } from './searches.ts';
 import { usagePage } from './usage.ts';
 import { webhooksPage } from './webhooks.ts';
 
@@ -50,6 +51,7 @@ const FACTORIES: Record<AppSection, (config: ApiConfig, deps: AppPagesDeps) => R
   usage: usagePage,
   webhooks: webhooksPage,
   explorer: explorerPage,
+  searches: searchesPage,
   licences: licencesPage,
   activity: activityPage,
 };

@@ -185,7 +185,8 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
     });
   }
 
-  router.get('/webhooks', (ctx) => list(ctx));
+  // a query string fills the create form in (a saved search's "Turn into a webhook": its filters and name)
+  router.get('/webhooks', (ctx) => list(ctx, ctx.querystring ? { form: new URLSearchParams(ctx.querystring) } : {}));
 
   router.post('/webhooks', async (ctx) => {
     const { account } = ctx.state.app;

@@ -23,7 +23,10 @@ import {
   VALIDATION_LABELS,
 } from '../../../pipeline/eval/run.ts';
 import { formatGenerated, scoreGenerated } from '../../../pipeline/eval/generated.ts';
-import { USE_CLASSES, VERTICALS } from '../../../pipeline/normalise/classify.ts';
+import { VERTICALS } from '../../../pipeline/normalise/classify.ts';
+import { USE_CLASS_CODES } from '../../../common/lead-vocabulary.ts';
+
+const USE_CLASSES: readonly string[] = USE_CLASS_CODES;
 import { WORKS_KINDS } from '../../../pipeline/types.ts';
 import { testIf } from '../../helpers/skip.ts';
 
@@ -93,7 +96,7 @@ test('confusionTable: labels as rows, predictions as columns, dots for none', ()
 });
 
 test('the labels follow the policy: known classes and kinds, published = explicit ∪ implied, none without work to sell', () => {
-  const codes = new Set(VERTICALS.map((v) => v.code));
+  const codes = new Set<string>(VERTICALS.map((v) => v.code));
   for (const file of [LABELS, VALIDATION_LABELS]) {
     const labels = readLabels(file);
     assert.ok(labels.length >= 100, file);

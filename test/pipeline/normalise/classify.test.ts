@@ -1,4 +1,5 @@
 import { test } from 'uvu';
+import { USE_CLASS_CODES } from '../../../common/lead-vocabulary.ts';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import {
@@ -14,7 +15,6 @@ import {
   TYPICAL_VALUE,
   UNIT_COST,
   USE_CLASS_VERTICALS,
-  USE_CLASSES,
   VERTICALS,
   worksKindOfType,
   type ClassifyInput,
@@ -174,8 +174,8 @@ for (const [name, input, expected] of USE_CLASS_CASES) {
 
 test('classifyUseClass only returns listed use classes, and every listed class is reachable by a case', () => {
   const seen = new Set(USE_CLASS_CASES.map(([, r]) => classifyUseClass(r)));
-  for (const u of seen) assert.ok(USE_CLASSES.includes(u), u);
-  for (const u of USE_CLASSES) assert.ok(seen.has(u), `no case yields ${u}`);
+  for (const u of seen) assert.ok((USE_CLASS_CODES as readonly string[]).includes(u), u);
+  for (const u of USE_CLASS_CODES) assert.ok(seen.has(u), `no case yields ${u}`);
 });
 
 const verticalsOf = (description: string, extra: Partial<ClassifyInput> = {}): string[] =>
@@ -414,7 +414,7 @@ test('the vertical filter and explicit_vertical filter accept exactly the VERTIC
 });
 
 test('vertical tables are consistent', () => {
-  const codes = VERTICALS.map((v) => v.code);
+  const codes: readonly string[] = VERTICALS.map((v) => v.code);
   assert.equal(codes, [...codes].sort(), 'VERTICALS sorted by code');
   for (const v of VERTICALS) {
     assert.match(v.code, /^[a-z_]+$/);
@@ -424,10 +424,10 @@ test('vertical tables are consistent', () => {
     assert.not.match(v.keywords.source.replace(/\\./g, ''), /[A-Z]/, v.code);
   }
   for (const [u, list] of Object.entries(USE_CLASS_VERTICALS)) {
-    assert.ok(USE_CLASSES.includes(u), u);
+    assert.ok((USE_CLASS_CODES as readonly string[]).includes(u), u);
     for (const code of list) assert.ok(codes.includes(code), `${u} → ${code}`);
   }
-  for (const u of USE_CLASSES) {
+  for (const u of USE_CLASS_CODES) {
     assert.ok(RATE_PER_M2[u] !== undefined, `rate for ${u}`);
     assert.ok(TYPICAL_VALUE[u] !== undefined, `typical value for ${u}`);
   }
@@ -516,7 +516,7 @@ test('SCALE_THRESHOLDS are the brief values', () => {
 test('docs/data-model.md lists every vertical, use class and scale', () => {
   const doc = readFileSync(new URL('../../../docs/data-model.md', import.meta.url), 'utf8');
   for (const v of VERTICALS) assert.ok(doc.includes(`\`${v.code}\``), `vertical ${v.code}`);
-  for (const u of USE_CLASSES) assert.ok(doc.includes(`\`${u}\``), `use class ${u}`);
+  for (const u of USE_CLASS_CODES) assert.ok(doc.includes(`\`${u}\``), `use class ${u}`);
   for (const s of ['minor', 'medium', 'large', 'major']) assert.ok(doc.includes(`\`${s}\``), `scale ${s}`);
 });
 

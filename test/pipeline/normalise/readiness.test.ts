@@ -6,6 +6,7 @@ import {
   deriveReadiness,
   normaliseDecision,
   READINESS_VALUES,
+  readinessSince,
   STATUS_OF,
   TRANSITIONS,
 } from '../../../pipeline/normalise/readiness.ts';
@@ -246,6 +247,76 @@ test('every readiness value is reached by a case and has a status group', () => 
   const seen = new Set(READINESS_CASES.map(([, p, n]) => deriveReadiness(p, n, AS_OF)));
   assert.equal([...seen].sort(), [...READINESS_VALUES].sort());
   assert.equal(Object.keys(STATUS_OF).sort(), [...READINESS_VALUES].sort());
+});
+
+/** `readiness_since`: the date of the evidence for the stage each case reaches. */
+const SINCE_CASES: [string, PlanningRow, CommencementRow[], Readiness, string | null][] = [
+  ['received', planning(), [], 'application', '2024-05-01'],
+  ['further information', planning({ fi_request_date: '2024-06-20' }), [], 'further_information', '2024-06-20'],
+  ['grant date', planning(GRANTED), [], 'granted', '2024-10-10'],
+  ['decision date when no grant date', planning({ ...GRANTED, grant_date: null }), [], 'granted', '2024-09-01'],
+  ['refusal', planning({ decision: 'REFUSE PERMISSION', decision_date: '2024-08-02' }), [], 'refused', '2024-08-02'],
+  [
+    'appeal lodged',
+    planning({ ...GRANTED, appeal_ref: 'ABP-1', appeal_submitted_date: '2024-11-01' }),
+    [],
+    'appealed',
+    '2024-11-01',
+  ],
+  [
+    'granted on appeal: the appeal decision',
+    planning({
+      decision: 'REFUSE PERMISSION',
+      decision_date: '2024-08-02',
+      appeal_ref: 'ABP-1',
+      appeal_decision: 'GRANT PERMISSION',
+      appeal_decision_date: '2025-01-15',
+    }),
+    [],
+    'granted',
+    '2025-01-15',
+  ],
+  ['expiry', planning({ ...GRANTED, expiry_date: daysAgo(3) }), [], 'expired', daysAgo(3)],
+  [
+    'earliest commencement',
+    planning(GRANTED),
+    [notice({ commencement_date: daysAgo(10) }), notice({ cn_number: 'CN0002', commencement_date: daysAgo(20) })],
+    'commencing',
+    daysAgo(20),
+  ],
+  ['undated commencement', planning(GRANTED), [notice()], 'commencing', null],
+  [
+    'the day past the window',
+    planning(GRANTED),
+    [notice({ commencement_date: daysAgo(200) })],
+    'under_construction',
+    addDays(daysAgo(200), 91),
+  ],
+  [
+    'last completion certificate',
+    planning(GRANTED),
+    [
+      notice({ commencement_date: daysAgo(400), ccc_date: daysAgo(30) }),
+      notice({ cn_number: 'CN0002', commencement_date: daysAgo(300), ccc_date: daysAgo(9) }),
+    ],
+    'completed',
+    daysAgo(9),
+  ],
+  ['withdrawn', planning({ withdrawn_date: '2024-07-07' }), [], 'withdrawn', '2024-07-07'],
+];
+for (const [name, p, notices, stage, since] of SINCE_CASES) {
+  test(`readinessSince: ${name} → ${stage} since ${since}`, () => {
+    assert.is(deriveReadiness(p, notices, AS_OF), stage);
+    assert.is(readinessSince(stage, p, notices), since);
+  });
+}
+
+test('under_construction since: the first release date on which the rules say so', () => {
+  const p = planning(GRANTED);
+  const notices = [notice({ commencement_date: daysAgo(150) })];
+  const since = readinessSince('under_construction', p, notices)!;
+  assert.is(deriveReadiness(p, notices, since), 'under_construction');
+  assert.is(deriveReadiness(p, notices, addDays(since, -1)), 'commencing');
 });
 
 test('STATUS_OF groups', () => {

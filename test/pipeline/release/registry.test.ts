@@ -22,6 +22,22 @@ test('contentHash: the flat fast path and the nested walk agree on the same cano
   assert.is(contentHash({ z: [{ q: 1, p: 2 }], a: 'é' }), contentHash({ a: 'é', z: [{ p: 2, q: 1 }] }));
 });
 
+test('contentHash: unhashed fields are left out on the flat path and the nested walk alike', () => {
+  assert.is(contentHash({ a: 1, since: '2026-01-01' }, ['since']), contentHash({ a: 1 }));
+  assert.is(contentHash({ a: 1, since: '2026-01-01' }, ['since']), contentHash({ a: 1, since: null }, ['since']));
+  assert.is.not(contentHash({ a: 1, since: '2026-01-01' }), contentHash({ a: 1 }));
+  const nested = { a: [{ p: 1 }], since: '2026-01-01' };
+  assert.is(contentHash(nested, ['since']), contentHash({ a: [{ p: 1 }] }));
+});
+
+test('a field added to every record, unhashed, marks none updated; a hashed one marks all', () => {
+  const before = trackChanges('leads', [{ lead_key: 'a', v: 1 }], key, [], '2026-11-09');
+  const add = (extra: Record<string, unknown>, unhashed: string[]) =>
+    trackChanges('leads', [{ lead_key: 'a', v: 1, ...extra }], key, before.entries, '2026-11-16', unhashed).counts;
+  assert.equal(add({ since: '2026-01-01' }, ['since']), { new: 0, updated: 0, removed: 0, unchanged: 1 });
+  assert.equal(add({ since: '2026-01-01' }, []), { new: 0, updated: 1, removed: 0, unchanged: 0 });
+});
+
 test('first build: every record new, ids 1..n in the order given', () => {
   const t = trackChanges(
     'leads',

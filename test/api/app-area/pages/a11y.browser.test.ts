@@ -115,6 +115,8 @@ if (chromiumMissing('a11y.browser.test.ts', test)) {
         `/app/explorer?county=${encodeURIComponent(lead['county'])}&vertical=roofing&sort=value_desc`,
         '/app/explorer?received_from=2026-13-40',
         `/app/explorer/${lead['id']}`,
+        '/app/searches',
+        `/app/searches/new?query=${encodeURIComponent(`county=${lead['county']}&vertical=roofing`)}`,
         '/app/licences',
         '/app/activity',
         '/app/no-such-page',

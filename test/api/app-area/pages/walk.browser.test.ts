@@ -6,13 +6,15 @@
  * create a webhook with a filter → the test delivery reaches a local receiver and verifies with
  * standardwebhooks → the explorer shows the same total as GET /v1/leads for the same filters →
  * the CSV downloaded from the app reads back in DuckDB with the enriched columns blank on `pro`
- * and filled on `premium`. axe-core runs on every page (no serious or critical violation), each
+ * and filled on `premium` → the search saved with a weekly alert (premium: turned into a webhook
+ * form with its filter; week 2 published, the alert e-mail received at a local SMTP sink and its
+ * lead link followed) and its unsubscribe link followed without a session. axe-core runs on every page (no serious or critical violation), each
  * page is checked at 375 px for horizontal overflow, and screenshots are taken (to docs/images/app-*.png
  * with APP_SCREENSHOTS=docs).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -20,6 +22,10 @@ import type { Browser, Page } from 'playwright-core';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { issueInvitation } from '../../../../api/app-area/invitations.ts';
 import { APP_SECTIONS } from '../../../../api/app-area/contract.ts';
+import { sendAlerts, unsubscribeUrl } from '../../../../api/alerts/sender.ts';
+import { serverLeadReader } from '../../../../api/webhooks/lead-reader.ts';
+import { startSmtpSink, type SmtpSink } from '../../../helpers/smtp-sink.ts';
+import { twoReleases, type TwoReleases } from '../../../helpers/two-releases.ts';
 import type { Plan } from '../../../../api/access/scopes.ts';
 import { startTestApi, type TestApi } from '../../../helpers/api.ts';
 import { chromiumMissing, launchChromium } from '../../../helpers/browser.ts';
@@ -46,6 +52,8 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
   let api: TestApi;
   let browser: Browser;
   let rx: Receiver;
+  let sink: SmtpSink;
+  let two: TwoReleases;
   let origin: string;
   const shots = new Set<string>();
 
@@ -58,12 +66,26 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
     });
     browser = await launchChromium();
     rx = await startReceiver();
+    sink = await startSmtpSink();
+    two = await twoReleases();
+    assert.is(api.release(), two.first, 'the walk starts on the week-1 release');
+    symlinkSync(join(two.dataDir, 'releases', two.second), join(api.dataDir, 'releases', two.second));
   });
   test.after(async () => {
+    await sink?.close();
     await browser?.close();
     await rx?.close();
     await api?.close();
   });
+
+  /** Publish week 2 (the pipeline's atomic switch of `current`, then the server's check). */
+  async function serveWeek2(): Promise<void> {
+    const tmp = join(api.dataDir, `.current-${two.second}`);
+    symlinkSync(`releases/${two.second}`, tmp);
+    renameSync(tmp, join(api.dataDir, 'current'));
+    await api.checkRelease();
+    assert.is(api.release(), two.second);
+  }
 
   /** axe-core on the page as it is: no serious or critical violation. */
   async function axe(page: Page, what: string): Promise<void> {
@@ -229,6 +251,65 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
       assert.is(r!.n, viaApi);
       if (plan === 'premium') assert.ok(r!.named > 0, 'applicant filled on premium');
       else assert.is(r!.named, 0, 'applicant blank on pro');
+
+      // 7b. save the search with a weekly alert (the explorer's "Save this search" link), then its
+      // e-mail's unsubscribe link, which works without the session (public layout)
+      await page.goto(`${origin}/app/searches/new?query=${encodeURIComponent(`county=${county}`)}`);
+      await axe(page, 'save a search');
+      await narrow(page, 'save a search');
+      await page.fill('#ns-name', `${county} leads`);
+      await page.check('#ns-freq-weekly');
+      await page.fill('#ns-email', 'buyer@walk.example');
+      await page.click('form[action="/app/searches"] button[type=submit]');
+      await page.waitForURL(/\/app\/searches\?focus=ss_[0-9a-f]{24}&done=saved#search-ss_/);
+      assert.match((await page.textContent('main')) ?? '', /Weekly e-mail of new leads to buyer@walk\.example/);
+      await check(page, 'searches');
+      if (plan === 'premium') {
+        await page.click('a:has-text("Turn into a webhook")');
+        await page.waitForURL(/\/app\/webhooks\?/);
+        assert.equal(
+          await page.evaluate(`[...document.querySelector('#wh-county').selectedOptions].map((o) => o.value)`),
+          [county],
+        );
+      }
+      const [saved] = await api.store.searches.listSearches(account.id);
+      let unsubscribe = unsubscribeUrl(api.config.publicBaseUrl, saved!);
+      if (plan === 'premium') {
+        // week 2 is published; the weekly alert reaches the SMTP sink; its first lead link opens the lead's page
+        await serveWeek2();
+        const summary = await sendAlerts({
+          store: api.store,
+          leads: serverLeadReader(api.server.db, api.server.releases),
+          config: { ...api.config, smtpUrl: sink.url },
+          now: new Date(),
+        });
+        const mail = sink.messages.find((m) => m.to.includes('buyer@walk.example'));
+        assert.ok(mail?.text && mail.html, `the alert e-mail arrived: ${JSON.stringify(summary)}`);
+        assert.is(mail.headers['list-unsubscribe'], `<${unsubscribe}>`);
+        const link = new RegExp(`${origin}/app/explorer/(\\d+)`).exec(mail.text)!;
+        assert.ok(link, mail.text);
+        await page.goto(link[0]);
+        assert.is(new URL(page.url()).pathname, `/app/explorer/${link[1]}`, 'signed in, the link opens the lead');
+        const ref = mail.text
+          .split('\n')
+          .find((l) => / — /.test(l))!
+          .split(' — ')[0]!;
+        assert.ok(((await page.textContent('main')) ?? '').includes(ref), `the lead page shows ${ref}`);
+        unsubscribe = /^<(.+)>$/.exec(mail.headers['list-unsubscribe']!)![1]!;
+      }
+      const anon = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+      try {
+        const p2 = await anon.newPage();
+        await p2.goto(unsubscribe);
+        await axe(p2, 'unsubscribe: confirm');
+        await narrow(p2, 'unsubscribe: confirm');
+        await p2.click('button:has-text("Stop the alert")');
+        await p2.waitForSelector('text=No more e-mails will be sent');
+        await axe(p2, 'unsubscribe: done');
+      } finally {
+        await anon.close();
+      }
+      assert.is((await api.store.searches.getSearch(saved!.id))!.frequency, 'none');
 
       // 8. a lead's detail, licences and activity
       await page.goto(`${origin}/app/explorer?county=${encodeURIComponent(county)}`);
