@@ -2,7 +2,9 @@
  * Static files of the account area, served at /app/assets/<name> — no CDN:
  *   - every file directly in api/app-area/assets/ (stylesheet, page scripts);
  *   - `webauthn-browser.js`: @simplewebauthn/browser's UMD bundle from node_modules (the global
- *     `SimpleWebAuthnBrowser`).
+ *     `SimpleWebAuthnBrowser`);
+ *   - `maplibre-gl-csp.js`, `maplibre-gl-csp-worker.js`, `maplibre-gl.css`: MapLibre GL JS's CSP
+ *     build, its worker and its stylesheet, from node_modules (the explorer's and lead page's map).
  * Files are read once at start into a table keyed by file name; a request is answered only when
  * its name is a key of that table, so no path (`..`, `%2e%2e`, `/`) can reach any other file.
  * Served with a strong ETag and `Cache-Control: no-cache` (revalidated, so a deploy shows at once).
@@ -38,9 +40,17 @@ function packageRoot(name: string): string {
   }
 }
 
+/** MapLibre GL's dist folder (the folder of its main file). */
+const maplibreDist = (): string => dirname(createRequire(import.meta.url).resolve('maplibre-gl'));
+
 /** Files from node_modules, by the name they are served under. */
 export const VENDOR_ASSETS: Record<string, () => string> = {
   'webauthn-browser.js': () => join(packageRoot('@simplewebauthn/browser'), 'dist/bundle/index.umd.min.js'),
+  // MapLibre GL's CSP build: the worker is a file of its own (no blob: worker), so the CSP stays 'self'
+  // (its main file is dist/maplibre-gl.js, and dist/ holds a package.json of its own)
+  'maplibre-gl-csp.js': () => join(maplibreDist(), 'maplibre-gl-csp.js'),
+  'maplibre-gl-csp-worker.js': () => join(maplibreDist(), 'maplibre-gl-csp-worker.js'),
+  'maplibre-gl.css': () => join(maplibreDist(), 'maplibre-gl.css'),
 };
 
 interface Asset {

@@ -26,6 +26,9 @@ export const SECTION_LABELS: Record<AppSection, string> = {
 
 const PRODUCT = 'Irish construction leads';
 
+/** On every page: moves focus to the result of an action (an element marked `data-focus-result`), if the page has one. */
+const FOCUS_SCRIPT = '/app/assets/focus-result.js';
+
 interface Frame {
   title: string;
   body: SafeHtml;
@@ -38,7 +41,9 @@ interface Frame {
 }
 
 function page(ctx: AppAreaContext, f: Frame): void {
-  const scripts = (f.scripts ?? []).map((src) => html`<script src="${src}" nonce="${f.nonce}" defer></script>`);
+  const scripts = [...(f.scripts ?? []), FOCUS_SCRIPT].map(
+    (src) => html`<script src="${src}" nonce="${f.nonce}" defer></script>`,
+  );
   ctx.status = f.status ?? 200;
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = html`<!doctype html>
@@ -48,6 +53,7 @@ function page(ctx: AppAreaContext, f: Frame): void {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 ${f.csrfToken ? html`<meta name="csrf-token" content="${f.csrfToken}">` : ''}
 <title>${f.title} · ${PRODUCT}</title>
+<link rel="icon" href="/app/assets/favicon.svg" type="image/svg+xml" nonce="${f.nonce}">
 <link rel="stylesheet" href="/app/assets/app.css" nonce="${f.nonce}">
 ${scripts}
 </head>

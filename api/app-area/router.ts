@@ -43,9 +43,14 @@ import { signinThrottle } from './throttle.ts';
 /** The pages of the app, in APP_SECTIONS order (api/app-area/pages/*.ts). */
 export const APP_PAGES: readonly AppPageFactory[] = PAGE_FACTORIES;
 
-/** The Content-Security-Policy of every /app response (no 'unsafe-inline': scripts and styles need the nonce or come from /app/assets). */
+/**
+ * The Content-Security-Policy of every /app response (no 'unsafe-inline': scripts and styles need
+ * the nonce or come from /app/assets). `worker-src 'self'`: the map's MapLibre worker is the file
+ * /app/assets/maplibre-gl-csp-worker.js (the CSP build: no blob: worker), and its tiles and land
+ * are fetched from this origin (`connect-src 'self'`).
+ */
 export const appCsp = (nonce: string): string =>
-  `default-src 'none'; script-src 'nonce-${nonce}' 'self'; style-src 'nonce-${nonce}' 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
+  `default-src 'none'; script-src 'nonce-${nonce}' 'self'; style-src 'nonce-${nonce}' 'self'; img-src 'self' data:; connect-src 'self'; worker-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
 
 /** Run middlewares in order, each reaching the next through `next()` (Koa's own composition, for a fixed list). */
 // (any: a router's middleware also types ctx.params / ctx.router, which the router sets itself)

@@ -1,5 +1,5 @@
 /**
- * Offline builder of `authority-land.json` (see land.ts): reads a county-boundary GeoJSON (the
+ * Offline builder of `common/authority-land.json` (see common/land.ts): reads a county-boundary GeoJSON (the
  * pre-2014 administrative counties, property `name`, WGS84), maps its 34 polygons onto the 31
  * authorities, and keeps every cell of a fixed grid that lies wholly inside one authority's land.
  * A cell is dropped when any boundary segment (coast or authority border) comes near it: each
@@ -12,7 +12,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { LAND_GRID, authorityOfBoundary } from './land.ts';
+import { LAND_FILE, LAND_GRID, authorityOfBoundary } from './land.ts';
 
 type Ring = number[][];
 interface Feature {
@@ -107,7 +107,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const lines = Object.entries(land).map(([a, runs]) => `    ${JSON.stringify(a)}: ${JSON.stringify(runs)}`);
   const grid = LAND_GRID;
   writeFileSync(
-    new URL('./authority-land.json', import.meta.url),
+    LAND_FILE,
     `{\n  "grid": ${JSON.stringify({ lat0: grid.lat0, lon0: grid.lon0, dLat: grid.dLat, dLon: grid.dLon, rows: grid.rows, cols: grid.cols })},\n  "authorities": {\n${lines.join(',\n')}\n  }\n}\n`,
   );
 }

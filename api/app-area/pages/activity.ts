@@ -31,7 +31,7 @@ export function activityPage(_config: unknown, deps: ActivityPageDeps): Router<A
       title: 'Account activity',
       body: html`${
         shown.length
-          ? html`<div class="table-wrap"><table><caption>Sign-ins, keys and webhooks, newest first</caption><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Details</th><th scope="col">From</th></tr></thead><tbody>${shown.map(
+          ? html`<div class="table-wrap" role="region" tabindex="0" aria-label="Activity log table"><table><caption>Sign-ins, keys and webhooks, newest first</caption><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Details</th><th scope="col">From</th></tr></thead><tbody>${shown.map(
               (e) =>
                 html`<tr><td>${when(e.at)}</td><td>${e.event.replace(/_/g, ' ')}</td><td>${Object.entries(e.details)
                   .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${v ?? '—'}`)

@@ -61,9 +61,14 @@ export async function orNotFound(
   }
 }
 
-/** An error or notice message (announced to screen readers). */
+/**
+ * An error or notice message (announced to screen readers). It is the result of what the person
+ * just did, so the page moves focus to it (`data-focus-result`, /app/assets/focus-result.js).
+ */
 export const message = (text: string | null, kind: 'error' | 'notice' = 'error'): SafeHtml =>
-  text ? html`<p class="${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>` : html``;
+  text
+    ? html`<p class="${kind}" role="${kind === 'error' ? 'alert' : 'status'}" tabindex="-1" data-focus-result>${text}</p>`
+    : html``;
 
 export const fmt = (n: number | null | undefined): string =>
   n === null || n === undefined ? '—' : n.toLocaleString('en-IE');
@@ -199,27 +204,43 @@ export function filterFields(given: Map<string, string[]>, places: PlaceNames, i
 // Charts: inline SVG rendered on the server (no chart library, no script)
 
 /**
- * A bar chart of `values` by `labels`, as an accessible SVG (`role="img"` with a title; the same
- * numbers are in the table next to it).
+ * A bar chart of `values` by `labels` (issue 32, item 6): a figure with its title as the caption,
+ * the SVG (`role="img"`, titled) with both axes labelled (`opts.x`, `opts.y`: what the axis
+ * counts) and the highest value ticked, and the same numbers as a table in a disclosure beside it.
  */
 export function barChart(
   title: string,
   labels: string[],
   values: number[],
-  opts: { width?: number; height?: number } = {},
+  opts: { width?: number; height?: number; x?: string; y?: string } = {},
 ): SafeHtml {
-  const w = opts.width ?? 640;
-  const h = opts.height ?? 180;
+  const w = opts.width ?? 480;
+  const h = opts.height ?? 200;
+  const left = 56;
+  const bottom = 44;
   const max = Math.max(1, ...values);
   const n = Math.max(1, values.length);
-  const bw = (w - 40) / n;
+  const bw = (w - left - 10) / n;
   const bars = values.map((v, i) => {
-    const bh = Math.round((v / max) * (h - 40));
-    return html`<rect x="${(30 + i * bw + bw * 0.1).toFixed(1)}" y="${h - 20 - bh}" width="${(bw * 0.8).toFixed(1)}" height="${bh}" class="bar"><title>${labels[i]}: ${fmt(v)}</title></rect>`;
+    const bh = Math.round((v / max) * (h - bottom - 14));
+    return html`<rect x="${(left + i * bw + bw * 0.1).toFixed(1)}" y="${h - bottom - bh}" width="${(bw * 0.8).toFixed(1)}" height="${bh}" class="bar"><title>${labels[i]}: ${fmt(v)}</title></rect>`;
   });
   const first = labels[0] ?? '';
   const last = labels.at(-1) ?? '';
-  return html`<svg class="chart" viewBox="0 0 ${w} ${h}" role="img" aria-labelledby="${idOf(title)}" preserveAspectRatio="none"><title id="${idOf(title)}">${title}</title><line x1="30" y1="${h - 20}" x2="${w - 10}" y2="${h - 20}" class="axis"/><text x="2" y="14" class="tick">${fmt(max)}</text><text x="30" y="${h - 4}" class="tick">${first}</text><text x="${w - 10}" y="${h - 4}" class="tick" text-anchor="end">${last}</text>${bars}</svg>`;
+  const id = idOf(title);
+  const xName = opts.x ?? '';
+  const yName = opts.y ?? '';
+  return html`<figure class="chart-figure" aria-labelledby="${id}-cap"><figcaption id="${id}-cap" class="chart-title">${title}</figcaption><svg class="chart" viewBox="0 0 ${w} ${h}" role="img" aria-labelledby="${id}"><title id="${id}">${title}${yName ? `: ${yName}` : ''}${xName ? ` by ${xName.toLowerCase()}` : ''}, highest ${fmt(max)}</title><line x1="${left}" y1="${h - bottom}" x2="${w - 10}" y2="${h - bottom}" class="axis"/><line x1="${left}" y1="10" x2="${left}" y2="${h - bottom}" class="axis"/><text x="${left - 4}" y="18" class="tick" text-anchor="end">${fmt(max)}</text><text x="${left - 4}" y="${h - bottom}" class="tick" text-anchor="end">0</text><text x="${left}" y="${h - bottom + 16}" class="tick">${first}</text><text x="${w - 10}" y="${h - bottom + 16}" class="tick" text-anchor="end">${last}</text>${
+    xName
+      ? html`<text x="${(left + w - 10) / 2}" y="${h - 6}" class="axis-label" text-anchor="middle">${xName}</text>`
+      : ''
+  }${
+    yName
+      ? html`<text x="14" y="${(h - bottom) / 2 + 5}" class="axis-label" text-anchor="middle" transform="rotate(-90 14 ${(h - bottom) / 2 + 5})">${yName}</text>`
+      : ''
+  }${bars}</svg><details class="chart-table"><summary>${title}: the numbers as a table</summary><div class="table-wrap" role="region" tabindex="0" aria-label="${title} (table)"><table><thead><tr><th scope="col">${xName || 'Label'}</th><th scope="col">${yName || 'Value'}</th></tr></thead><tbody>${labels.map(
+    (l, i) => html`<tr><td>${l}</td><td>${fmt(values[i] ?? 0)}</td></tr>`,
+  )}</tbody></table></div></details></figure>`;
 }
 
 const idOf = (s: string): string =>

@@ -43,7 +43,6 @@ import { existsSync } from 'node:fs';
 import { html } from '../html.ts';
 import {
   APP_BASE,
-  filterFields,
   filterQueryString,
   filterRawQuery,
   fmt,
@@ -52,7 +51,13 @@ import {
   notFoundPage,
   pinRelease,
 } from './common.ts';
-import { problemText } from './webhooks.ts';
+import { customerText, filterPanel, filtersSet } from './filter-panel.ts';
+import { landGeoJson } from '../../../common/land.ts';
+import { LEADS_SORT_NAMES } from '../../query/lead-filters.ts';
+import type { LeadsSort } from '../../query/leads-query.ts';
+import { releaseTiles } from '../../gis/tile-cache.ts';
+import { MVT_TYPE, validTile } from '../../gis/tiles.ts';
+import { createHash } from 'node:crypto';
 
 export interface ExplorerPageDeps {
   store: StateStore;
@@ -68,22 +73,12 @@ export interface ExplorerPageDeps {
 /** Leads per explorer page. */
 export const EXPLORER_PAGE_SIZE = 25;
 
-/** The columns of the results table (enriched ones included: blank when the plan's scope may not see them). */
-const COLUMNS: [string, string][] = [
-  ['received_date', 'Received'],
-  ['description', 'Description'],
-  ['planning_authority', 'Authority'],
-  ['lead_readiness', 'Stage'],
-  ['est_value', 'Est. value (€)'],
-  ['applicant_org', 'Applicant'],
-  ['main_contractor', 'Main contractor'],
-];
-
 type Lead = Record<string, unknown>;
 
 export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<AppAreaState> {
   const router = new Router<AppAreaState>({ prefix: APP_BASE });
   const sourcesFor = releaseSourcesCache(deps.db);
+  const tilesFor = releaseTiles(deps.db);
   let temp = deps.exportTemp ?? null;
   const tempSpace = (): ExportTempSpace =>
     (temp ??= new ExportTempSpace({
@@ -135,21 +130,32 @@ export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<
   router.get('/explorer', async (ctx) => {
     const release = pinRelease(ctx, deps.releases);
     const places = release.leads.places();
-    const given = givenFilters(new URLSearchParams(ctx.querystring));
+    const query = new URLSearchParams(ctx.querystring);
+    const given = givenFilters(query);
     const pageNo = /^\d{1,4}$/.test(String(ctx.query['page'] ?? '')) ? Math.max(1, Number(ctx.query['page'])) : 1;
+    const sorts = sortsFor(given);
+    const askedSort = query.get('sort') ?? '';
+    const sort = sorts.some(([s]) => s === askedSort) ? askedSort : '';
     const filterQs = filterQueryString(given);
+    const listQs = [filterQs, sort ? `sort=${sort}` : ''].filter(Boolean).join('&');
     await asApp(ctx, 'GET /app/explorer', async (scope, charge) => {
       let error: string | null = null;
       let found: { total: number; results: Lead[] } | null = null;
       let budget: Budget | null = null;
+      let offset = 0;
       try {
         const req = parseLeadsQuery(
-          { ...filterRawQuery(given), page: String(pageNo), page_size: String(EXPLORER_PAGE_SIZE) },
+          {
+            ...filterRawQuery(given),
+            ...(sort ? { sort } : {}),
+            page: String(pageNo),
+            page_size: String(EXPLORER_PAGE_SIZE),
+          },
           config,
           places,
           release.id,
         );
-        const offset = req.paging.mode === 'page' ? req.paging.offset : 0;
+        offset = req.paging.mode === 'page' ? req.paging.offset : 0;
         const page = release.leads.page(
           { filters: req.filters, sort: req.sort, pageSize: EXPLORER_PAGE_SIZE, offset, after: null },
           maskingFor(scope),
@@ -164,36 +170,87 @@ export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<
       } catch (e) {
         if (!(e instanceof ApiError) || !e.expose) throw e;
         ctx.status = e.status === 429 ? 429 : 400;
-        error = e.status === 429 ? e.message : problemText(e);
+        error = e.status === 429 ? e.message : customerText(e);
       }
       const pages = found ? Math.min(config.pageMax, Math.max(1, Math.ceil(found.total / EXPLORER_PAGE_SIZE))) : 1;
-      const href = (p: number): string => `${APP_BASE}/explorer?${filterQs}${filterQs ? '&' : ''}page=${p}`;
+      const href = (p: number): string => `${APP_BASE}/explorer?${listQs}${listQs ? '&' : ''}page=${p}`;
       const cw = attribution(scope);
+      const set = filtersSet(given, ['q']);
       deps.renderPage(ctx, {
         section: 'explorer',
         title: 'Lead explorer',
         status: ctx.status === 404 ? 200 : ctx.status,
-        body: html`<p>Release ${release.id}. You see leads with the rights of your ${ctx.state.app.account.plan} plan (${scope})${
-          scope === 'commonwealth' ? html`: applicant and company columns are blank` : ''
-        }. Rows shown count against the plan's daily budget and appear on the usage page.</p>
+        scripts: [...MAP_SCRIPTS, '/app/assets/explorer-panel.js'],
+        body: html`<div class="explorer">
+<form method="get" action="${APP_BASE}/explorer" class="ex-form" role="search" aria-label="Search and filter leads">
+<div class="field"><label for="ex-q">Search words</label><input type="search" id="ex-q" name="q" maxlength="200" value="${given.get('q')?.[0] ?? ''}" aria-describedby="ex-q-hint"><small id="ex-q-hint">Words in the description, address or council reference. "heat pump" in quotes finds those words together.</small></div>
+<div class="field"><label for="ex-sort">Sort by</label><select id="ex-sort" name="sort">${sorts.map(
+          ([s, words]) =>
+            html`<option value="${s === defaultSort(given) ? '' : s}"${(sort || defaultSort(given)) === s ? html` selected` : ''}>${words}</option>`,
+        )}</select></div>
+<div class="ex-buttons"><button type="submit">Search</button> <a href="${APP_BASE}/explorer">Clear all</a></div>
+<details class="ex-all-filters" open${set ? '' : html` data-close-narrow`}><summary><h2 class="ex-filters-title">Filters${set ? html` <span class="badge">${set} set</span>` : ''}</h2></summary>
+${filterPanel(given, places, 'ex', { omit: ['q'] })}
+<button type="submit">Apply filters</button>
+</details>
+</form>
+<section class="ex-results" aria-labelledby="ex-results-h">
 ${message(error)}
-<form method="get" action="${APP_BASE}/explorer" class="explorer-form" role="search" aria-label="Search and filter leads"><div class="filters">${filterFields(given, places, 'ex')}</div><button type="submit">Search</button> <a href="${APP_BASE}/explorer">Clear</a></form>
 ${
   found
-    ? html`<section aria-labelledby="ex-results"><h2 id="ex-results"><span data-total="${found.total}">${fmt(found.total)}</span> leads</h2>
+    ? html`<h2 id="ex-results-h" tabindex="-1"${ctx.querystring ? html` data-focus-result` : ''}><span data-total="${found.total}">${countLine(found.total, offset, found.results.length)}</span></h2>
+<ol class="ex-list" start="${offset + 1}">${found.results.map((l) => resultItem(l, scope))}</ol>
+${pagerNav(pageNo, pages, found.total, href)}
+<div class="ex-actions">
+<p><a href="${APP_BASE}/searches/new?query=${encodeURIComponent(filterQs)}">Save this search</a> — get new leads like these by e-mail.</p>
 ${downloadOffer(found.total, budget, `${APP_BASE}/explorer.csv${filterQs ? `?${filterQs}` : ''}`)}
-${cw ? html`<p class="attribution"><small>${cw.metadata.attribution}</small></p>` : ''}
-${leadsMap(found.results)}
-<div class="table-wrap"><table><caption>Page ${pageNo} of ${pages}</caption><thead><tr><th scope="col">Lead</th>${COLUMNS.map(([, h]) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${found.results.map(
-        (l) =>
-          html`<tr><td><a href="${APP_BASE}/explorer/${String(l['id'])}">${String(l['application_number'] ?? l['id'])}</a></td>${COLUMNS.map(([c]) => html`<td>${cell(c, l[c])}</td>`)}</tr>`,
-      )}</tbody></table></div>
-<nav aria-label="Result pages" class="pager">${pageNo > 1 ? html`<a href="${href(pageNo - 1)}" rel="prev">Previous page</a>` : ''} <span>Page ${pageNo} of ${pages}</span> ${
-        pageNo < pages ? html`<a href="${href(pageNo + 1)}" rel="next">Next page</a>` : ''
-      }</nav></section>`
-    : ''
-}`,
+</div>
+<p class="ex-rights"><small>You see leads with the rights of your ${ctx.state.app.account.plan} plan${
+        CAPABILITIES[scope].enriched ? '' : html`: applicant and contractor names come with the premium plan`
+      }. Leads shown count against the plan's daily allowance and appear on the usage page. Data release ${release.id}.</small></p>
+${cw ? html`<p class="attribution"><small>${cw.metadata.attribution}</small></p>` : ''}`
+    : html`<h2 id="ex-results-h" tabindex="-1">No results</h2><p>Change the search or the filters and try again.</p>`
+}
+</section>
+${explorerMap(found?.results ?? [], { caption: 'This page’s leads are the red points; grey circles are every lead of the release, grouped where they are close together. Select a point to open its lead; select a group to zoom in.' })}
+</div>`,
       });
+    });
+  });
+
+  // the map's land and tiles (for the explorer and the lead page), read with the session
+  router.get('/map/land.geojson', (ctx) => {
+    const land = landBody();
+    ctx.set('Cache-Control', 'private, max-age=86400');
+    ctx.set('ETag', land.etag);
+    if (ctx.get('If-None-Match') === land.etag) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.type = 'application/geo+json';
+    ctx.body = land.body;
+  });
+
+  router.get('/map/tiles/leads/:z/:x/:y.mvt', async (ctx) => {
+    const [z, x, y] = (['z', 'x', 'y'] as const).map((k) => {
+      const s = ctx.params[k] ?? '';
+      return /^\d{1,9}$/.test(s) ? Number(s) : NaN;
+    }) as [number, number, number];
+    if (!validTile(z, x, y)) {
+      ctx.status = 404;
+      return notFoundPage(ctx, deps.renderPage, 'explorer', 'map tile');
+    }
+    const release = pinRelease(ctx, deps.releases);
+    await asApp(ctx, 'GET /app/map/tiles/leads/{z}/{x}/{y}.mvt', async (_scope, charge) => {
+      const tile = await tilesFor(release).tile('leads', z, x, y);
+      await charge(tile?.records ?? 0); // clusters are free, records count as rows (as on /v1/tiles)
+      ctx.set('Cache-Control', 'private, no-cache');
+      if (!tile) {
+        ctx.status = 204;
+        return;
+      }
+      ctx.type = MVT_TYPE;
+      ctx.body = tile.mvt;
     });
   });
 
@@ -217,9 +274,14 @@ ${leadsMap(found.results)}
       deps.renderPage(ctx, {
         section: 'explorer',
         title: leadTitle(r),
+        scripts: MAP_SCRIPTS,
         body: leadPageBody(r, await seenStages(deps.db, release, id, r, scope), {
           enriched: CAPABILITIES[scope].enriched,
-          map: leadsMap([r]),
+          map: explorerMap([r], {
+            caption:
+              'Grey circles are the other leads nearby (grouped where they are close together). Select one to open it.',
+            zoom: 11,
+          }),
         }),
       });
     });
@@ -298,8 +360,9 @@ function cell(column: string, v: unknown): string {
 const BOX = { west: -10.7, east: -5.3, south: 51.3, north: 55.5 };
 
 /**
- * The leads of the page as points on an SVG outline box of Ireland (equirectangular, scaled by
- * cos(lat) so it is not stretched); each point names its lead. A map with tiles (MapLibre) is a later issue.
+ * The leads as points on an SVG box of Ireland (equirectangular, scaled by cos(lat) so it is not
+ * stretched); each point names its lead. The map without script or WebGL: the MapLibre map
+ * (`explorerMap`) draws over it when it can.
  */
 export function leadsMap(leads: Lead[]): SafeHtml {
   const w = 300;
@@ -308,10 +371,110 @@ export function leadsMap(leads: Lead[]): SafeHtml {
   const pts = leads.filter((l) => typeof l['lat'] === 'number' && typeof l['lon'] === 'number');
   const x = (lon: number): number => ((lon - BOX.west) / (BOX.east - BOX.west)) * w;
   const y = (lat: number): number => ((BOX.north - lat) / (BOX.north - BOX.south)) * h;
-  return html`<figure class="map"><svg viewBox="0 0 ${w} ${h}" role="img" aria-labelledby="map-title"><title id="map-title">Map of ${pts.length} leads on this page</title><rect x="0" y="0" width="${w}" height="${h}" class="sea"/>${pts.map(
+  return html`<svg viewBox="0 0 ${w} ${h}" role="img" aria-labelledby="map-title"><title id="map-title">Map of ${pts.length === 1 && leads.length === 1 ? 'the lead' : `${pts.length} leads`}</title><rect x="0" y="0" width="${w}" height="${h}" class="sea"/>${pts.map(
     (l) =>
       html`<circle cx="${x(l['lon'] as number).toFixed(1)}" cy="${y(l['lat'] as number).toFixed(1)}" r="4" class="pt"><title>${String(l['application_number'] ?? l['id'])}: ${String(l['planning_authority'] ?? '')}</title></circle>`,
-  )}</svg><figcaption>${pts.length} of ${leads.length} leads on this page have a location (points by latitude and longitude).</figcaption></figure>`;
+  )}</svg>`;
+}
+
+/** The scripts of a page with the map: MapLibre GL's CSP build (its worker is a file too: no blob: worker) and the page's map script. */
+export const MAP_SCRIPTS = ['/app/assets/maplibre-gl-csp.js', '/app/assets/explorer-map.js'] as const;
+
+/**
+ * The map of a page: MapLibre GL drawing the land of every authority (common/land.ts, from
+ * `/app/map/land.geojson`), every lead of the release from the product's own vector tiles
+ * (`/app/map/tiles/leads/{z}/{x}/{y}.mvt`, clustered at low zooms) and the page's leads as red
+ * points; selecting a point opens its lead. The data rides in `data-` attributes (no inline
+ * script); without script or WebGL the server's SVG of the page's points stays.
+ */
+export function explorerMap(leads: Lead[], opts: { caption: string; zoom?: number }): SafeHtml {
+  const pts = leads
+    .filter((l) => typeof l['lat'] === 'number' && typeof l['lon'] === 'number')
+    .map((l) => ({
+      id: Number(l['id']),
+      lon: l['lon'] as number,
+      lat: l['lat'] as number,
+      title: `${String(l['application_number'] ?? l['id'])}: ${String(l['address'] ?? l['planning_authority'] ?? '')}`,
+    }));
+  const located =
+    leads.length === 1
+      ? pts.length === 1
+        ? 'The lead is the red point.'
+        : 'This lead has no location.'
+      : `${pts.length} of the ${leads.length} leads on this page have a location.`;
+  return html`<link rel="stylesheet" href="/app/assets/maplibre-gl.css"><figure class="ex-map" aria-labelledby="ex-map-caption"><div class="map-canvas" id="ex-map" data-points="${JSON.stringify(pts)}" data-land="${APP_BASE}/map/land.geojson" data-tiles="${APP_BASE}/map/tiles/leads/{z}/{x}/{y}.mvt" data-lead-base="${APP_BASE}/explorer/"${
+    opts.zoom ? html` data-zoom="${opts.zoom}"` : ''
+  }>${leadsMap(leads)}</div><figcaption id="ex-map-caption">${located} ${opts.caption}</figcaption></figure>`;
+}
+
+/** The sorts of the explorer in words: relevance only with search words, distance only with a point. */
+export function sortsFor(given: Map<string, string[]>): [LeadsSort, string][] {
+  const words: Record<LeadsSort, string> = {
+    relevance: 'Best match for the search words',
+    newest: 'Newest applications first',
+    oldest: 'Oldest applications first',
+    value_desc: 'Highest estimated value first',
+    value_asc: 'Lowest estimated value first',
+    last_changed: 'Most recently changed first',
+    last_changed_asc: 'Least recently changed first',
+    distance: 'Nearest to the point first',
+  };
+  return LEADS_SORT_NAMES.filter(
+    (s) => (s !== 'relevance' || given.has('q')) && (s !== 'distance' || given.has('near')),
+  ).map((s) => [s, words[s]]);
+}
+
+/** The sort a list has when none is asked for (the API's default). */
+export const defaultSort = (given: Map<string, string[]>): LeadsSort => (given.has('q') ? 'relevance' : 'newest');
+
+/** "1–25 of 1,177 leads". */
+export function countLine(total: number, offset: number, shown: number): string {
+  if (total === 0) return 'No leads match';
+  if (shown === 0) return `No leads on this page (${fmt(total)} in all)`;
+  return `${fmt(offset + 1)}–${fmt(offset + shown)} of ${fmt(total)} ${total === 1 ? 'lead' : 'leads'}`;
+}
+
+/** The pages of a list: previous, next, and where this page is. */
+function pagerNav(pageNo: number, pages: number, total: number, href: (p: number) => string): SafeHtml {
+  if (total <= EXPLORER_PAGE_SIZE) return html``;
+  return html`<nav aria-label="Result pages" class="pager">${pageNo > 1 ? html`<a href="${href(1)}">First</a> <a href="${href(pageNo - 1)}" rel="prev">Previous</a>` : ''} <span>Page ${fmt(pageNo)} of ${fmt(pages)}</span> ${
+    pageNo < pages ? html`<a href="${href(pageNo + 1)}" rel="next">Next</a>` : ''
+  }${pages < Math.ceil(total / EXPLORER_PAGE_SIZE) ? html` <small>(the first ${fmt(pages * EXPLORER_PAGE_SIZE)} are paged here; narrow the search or download the CSV for the rest)</small>` : ''}</nav>`;
+}
+
+/** One result: what and where as the link, then stage, value, date and (when the plan has them) the applicant and contractor. */
+function resultItem(l: Lead, scope: Scope): SafeHtml {
+  const ref = String(l['application_number'] ?? l['id']);
+  const where = String(l['address'] ?? l['planning_authority'] ?? '');
+  const desc = cell('description', l['description']);
+  const facts = [
+    l['lead_readiness'] ? labelOf('lead_readiness', String(l['lead_readiness'])) : null,
+    typeof l['est_value'] === 'number' ? `€${fmt(l['est_value'])}` : null,
+    l['received_date'] ? `received ${String(l['received_date'])}` : null,
+    Array.isArray(l['verticals']) && l['verticals'].length
+      ? (l['verticals'] as string[])
+          .slice(0, 3)
+          .map((v) => labelOf('verticals', v))
+          .join(', ') + ((l['verticals'] as string[]).length > 3 ? '…' : '')
+      : null,
+  ].filter((x): x is string => x !== null);
+  const who = CAPABILITIES[scope].enriched
+    ? [
+        l['applicant_org'] ? `Applicant: ${String(l['applicant_org'])}` : null,
+        l['main_contractor'] ? `Contractor: ${String(l['main_contractor'])}` : null,
+      ].filter((x): x is string => x !== null)
+    : [];
+  return html`<li><h3><a href="${APP_BASE}/explorer/${String(l['id'])}">${where || ref}</a></h3><p class="meta">${ref} · ${String(l['planning_authority'] ?? '')}${
+    l['county'] && l['county'] !== l['planning_authority'] ? html`, ${String(l['county'])}` : ''
+  }</p><p class="meta">${facts.join(' · ')}</p>${desc ? html`<p class="desc">${desc}</p>` : ''}${who.length ? html`<p class="meta">${who.join(' · ')}</p>` : ''}</li>`;
+}
+
+/** The land layer's body, built once (the cells do not change while the server runs). */
+let land: { body: string; etag: string } | null = null;
+function landBody(): { body: string; etag: string } {
+  if (land) return land;
+  const body = JSON.stringify(landGeoJson());
+  return (land = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` });
 }
 
 /**

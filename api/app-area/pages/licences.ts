@@ -38,7 +38,7 @@ ${
 <dl class="facts"><dt>Seats used</dt><dd>${l.seats_used} of ${l.seats}</dd><dt>Ends</dt><dd>${when(l.expires_at)}${Date.parse(l.expires_at) <= now ? ' (ended)' : ''}</dd><dt>Recorded</dt><dd>${when(l.created_at)}</dd></dl>
 ${
   keys.length
-    ? html`<div class="table-wrap"><table><caption>Keys claimed under licence ${l.id}</caption><thead><tr><th scope="col">Label</th><th scope="col">Prefix</th><th scope="col">Claimed</th><th scope="col">Status</th></tr></thead><tbody>${keys.map(
+    ? html`<div class="table-wrap" role="region" tabindex="0" aria-label="Keys claimed under licence ${l.id}"><table><caption>Keys claimed under licence ${l.id}</caption><thead><tr><th scope="col">Label</th><th scope="col">Prefix</th><th scope="col">Claimed</th><th scope="col">Status</th></tr></thead><tbody>${keys.map(
         (k) =>
           html`<tr><td>${k.name ?? '(no label)'}</td><td><code>${k.display_prefix}…</code></td><td>${when(k.created_at)}</td><td>${k.status}</td></tr>`,
       )}</tbody></table></div>`

@@ -93,21 +93,21 @@ export function usagePage(config: Pick<ApiConfig, 'usageDetailDays'>, deps: Usag
 <form method="get" action="${APP_BASE}/usage" class="row"><div class="field"><label for="u-from">From</label><input type="date" id="u-from" name="from" value="${u.from}"></div><div class="field"><label for="u-to">To</label><input type="date" id="u-to" name="to" value="${u.to}"></div><button type="submit">Show</button></form>
 <p><a href="${APP_BASE}/usage.csv?from=${u.from}&amp;to=${u.to}" download>Download CSV</a> (every key, day and route of this period).</p>
 <section aria-labelledby="u-charts"><h2 id="u-charts">Requests and rows per day</h2>
-${barChart(`Requests per day, ${u.from} to ${u.to}`, days, perDay('requests'))}
-${barChart(`Rows returned per day, ${u.from} to ${u.to}`, days, perDay('rows'))}
+${barChart(`Requests per day, ${u.from} to ${u.to}`, days, perDay('requests'), { x: 'Day', y: 'Requests' })}
+${barChart(`Leads returned per day, ${u.from} to ${u.to}`, days, perDay('rows'), { x: 'Day', y: 'Leads (rows)' })}
 ${
   routeList.length
     ? barChart(
         'Requests per route',
         routeList.map((r) => r[0]),
         routeList.map((r) => r[1]),
-        { height: 140 },
+        { height: 180, x: 'Route', y: 'Requests' },
       )
     : ''
 }
 </section>
 <section aria-labelledby="u-limits"><h2 id="u-limits">Keys against their limits (today, ${u.today})</h2>
-<div class="table-wrap"><table><caption>Each key's use today against its hourly request limit and daily row budget</caption><thead><tr><th scope="col">Key</th><th scope="col">Scope</th><th scope="col">Status</th><th scope="col">Requests today</th><th scope="col">Hourly limit</th><th scope="col">Rows today</th><th scope="col">Daily row budget</th><th scope="col">Requests in period</th><th scope="col">Errors</th><th scope="col">Rows in period</th></tr></thead><tbody>${u.keys.map(
+<div class="table-wrap" role="region" tabindex="0" aria-label="Keys against their limits table"><table><caption>Each key's use today against its hourly request limit and daily row budget</caption><thead><tr><th scope="col">Key</th><th scope="col">Scope</th><th scope="col">Status</th><th scope="col">Requests today</th><th scope="col">Hourly limit</th><th scope="col">Rows today</th><th scope="col">Daily row budget</th><th scope="col">Requests in period</th><th scope="col">Errors</th><th scope="col">Rows in period</th></tr></thead><tbody>${u.keys.map(
         (k) =>
           html`<tr><th scope="row">${label(k)}</th><td>${k.app ? appScope(ctx.state.app.account.plan) : k.key.scope}</td><td>${k.app ? 'app' : k.key.status}</td><td>${fmt(k.today.requests)}</td><td>${fmt(k.hourlyLimit)} / hour</td><td>${fmt(k.today.rows)}${
             k.dailyRows
@@ -119,7 +119,7 @@ ${
 <section aria-labelledby="u-ledger"><h2 id="u-ledger">Ledger per key, day and route</h2>
 ${
   u.keys.some((k) => k.days.length)
-    ? html`<div class="table-wrap"><table><caption>Usage ledger ${u.from} to ${u.to} (per-route detail is kept ${config.usageDetailDays} days, from ${detailFrom})</caption><thead><tr><th scope="col">Date</th><th scope="col">Key</th><th scope="col">Route</th><th scope="col">Requests</th><th scope="col">Errors</th><th scope="col">Rows</th></tr></thead><tbody>${u.keys.flatMap(
+    ? html`<div class="table-wrap" role="region" tabindex="0" aria-label="Usage ledger table"><table><caption>Usage ledger ${u.from} to ${u.to} (per-route detail is kept ${config.usageDetailDays} days, from ${detailFrom})</caption><thead><tr><th scope="col">Date</th><th scope="col">Key</th><th scope="col">Route</th><th scope="col">Requests</th><th scope="col">Errors</th><th scope="col">Rows</th></tr></thead><tbody>${u.keys.flatMap(
         (k) =>
           k.days.flatMap((d) => {
             const rs = k.routes.filter((r) => r.day === d.day);

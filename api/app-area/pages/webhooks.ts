@@ -10,6 +10,7 @@
 import Router from '@koa/router';
 import type { ApiConfig } from '../../config.ts';
 import type { ApiDb } from '../../duckdb/db.ts';
+import { filterPanel, filterWords } from './filter-panel.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
 import type { ReleaseManager } from '../../releases/release.ts';
 import { CAPABILITIES, scopesWith, type Scope } from '../../access/scopes.ts';
@@ -27,7 +28,6 @@ import {
   actionButton,
   APP_BASE,
   csrfField,
-  filterFields,
   filterQueryString,
   formBody,
   givenFilters,
@@ -111,7 +111,7 @@ export function webhooksPage(config: ApiConfig, deps: WebhooksPageDeps): Router<
 <section aria-labelledby="wh-list"><h2 id="wh-list">Your webhooks</h2>
 ${
   hooks.length
-    ? html`<div class="table-wrap"><table><caption>Webhooks of this account</caption><thead><tr><th scope="col">Description</th><th scope="col">URL</th><th scope="col">Filter</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead><tbody>${hooks.map(
+    ? html`<div class="table-wrap" role="region" tabindex="0" aria-label="Webhooks table"><table><caption>Webhooks of this account</caption><thead><tr><th scope="col">Description</th><th scope="col">URL</th><th scope="col">Filter</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead><tbody>${hooks.map(
         (w) =>
           html`<tr><td><a href="${APP_BASE}/webhooks/${w.id}">${w.description ?? w.id}</a></td><td><code>${w.url}</code></td><td><code>${w.filter || '(all leads)'}</code></td><td>${statusText(w)}</td><td>${when(w.created_at)}</td></tr>`,
       )}</tbody></table></div>`
@@ -122,10 +122,10 @@ ${
   scope === null
     ? html`<p class="notice">Webhooks need a ${capable.join(', ')} key: the ${account.plan} plan does not include them. The premium plan (or an organisation licence) does; ask your account manager.</p>`
     : html`<form method="post" action="${APP_BASE}/webhooks">${csrfField(ctx)}
-<div class="field"><label for="wh-url">Destination URL (https)</label><input type="url" id="wh-url" name="url" required value="${o.form?.get('url') ?? ''}"></div>
+<div class="field"><label for="wh-url">Your endpoint's address (https://…)</label><input type="url" id="wh-url" name="url" required value="${o.form?.get('url') ?? ''}" aria-describedby="wh-url-hint"><small id="wh-url-hint">A secure address on the public internet that will receive the leads.</small></div>
 <div class="field"><label for="wh-desc">Description</label><input id="wh-desc" name="description" maxlength="200" value="${o.form?.get('description') ?? ''}"></div>
-<fieldset><legend>Which leads (the filters of the lead explorer and of GET /v1/leads; empty means every new lead)</legend><div class="filters">${filterFields(given, places, 'wh')}</div></fieldset>
-<p>Deliveries carry the fields of the ${scope} scope.</p>
+<fieldset class="wh-filters"><legend>Which new leads to send (the lead explorer's filters; none set sends every new lead)</legend>${filterPanel(given, places, 'wh')}</fieldset>
+<details class="dev"><summary>For developers</summary><p>Deliveries carry the fields of the <code>${scope}</code> scope, signed as Standard Webhooks; the filter is a <code>GET /v1/leads</code> query.</p></details>
 <button type="submit">Create webhook</button></form>`
 }</section>`,
     });
@@ -174,10 +174,10 @@ ${
 ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttempts(o.delivery.id)) : ''}
 <section aria-labelledby="wh-log"><h2 id="wh-log">Delivery log</h2>${
         deliveries.length
-          ? html`<div class="table-wrap"><table><caption>The last ${deliveries.length} deliveries, newest first</caption><thead><tr><th scope="col">Delivery</th><th scope="col">Type</th><th scope="col">Leads</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th></tr></thead><tbody>${deliveries.map(
+          ? html`<div class="table-wrap" role="region" tabindex="0" aria-label="Delivery log table"><table><caption>The last ${deliveries.length} deliveries, newest first</caption><thead><tr><th scope="col">Delivery</th><th scope="col">Type</th><th scope="col">Leads</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th></tr></thead><tbody>${deliveries.map(
               (d) =>
-                html`<tr><td><a href="${base}/deliveries/${d.id}"><code>${d.id}</code></a></td><td>${d.type}</td><td>${d.lead_count}</td><td>${d.status}${d.dead_reason ? html` <small>${d.dead_reason}</small>` : ''}</td><td>${d.attempts}</td><td>${
-                  d.last_status_code ?? d.last_error ?? '—'
+                html`<tr><td><a href="${base}/deliveries/${d.id}"><code>${d.id}</code></a></td><td>${d.type}</td><td>${d.lead_count}</td><td>${d.status}${d.dead_reason ? html` <small>${withoutOperatorSettings(d.dead_reason)}</small>` : ''}</td><td>${d.attempts}</td><td>${
+                  d.last_status_code ?? (d.last_error ? withoutOperatorSettings(d.last_error) : '—')
                 }</td><td>${when(d.created_at)}</td></tr>`,
             )}</tbody></table></div>`
           : html`<p>No deliveries yet. Send a test delivery to check your endpoint.</p>`
@@ -212,7 +212,7 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
       });
     } catch (e) {
       if (!(e instanceof ApiError) || !e.expose) throw e;
-      await list(ctx, { error: problemText(e), status: e.status, form });
+      await list(ctx, { error: webhookProblemText(e), status: e.status, form });
     }
   });
 
@@ -240,7 +240,7 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
       } catch (e) {
         if (e instanceof ApiError && e.status === 404) return notFoundPage(ctx, deps.renderPage, 'webhooks', 'webhook');
         if (!(e instanceof ApiError) || !e.expose) throw e;
-        return detail(ctx, { error: e.message, status: e.status });
+        return detail(ctx, { error: withoutOperatorSettings(e.message), status: e.status });
       }
       if (r.gone) return list(ctx, {});
       await detail(ctx, r);
@@ -253,7 +253,7 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
         ? `delivered (your endpoint answered ${d.last_status_code})`
         : d.status === 'suspended'
           ? `held: ${d.suspended_reason ?? 'the account holds no key that may receive webhooks'}`
-          : `not delivered yet (${d.last_status_code ?? d.last_error ?? d.status}); it is retried`;
+          : `not delivered yet (${d.last_status_code ?? (d.last_error ? withoutOperatorSettings(d.last_error) : d.status)}); it is retried`;
     return { notice: `Test delivery ${d.id}: ${outcome}.` };
   });
   for (const [path, status] of [
@@ -292,6 +292,35 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
 }
 
 /** An error as one line: each bad parameter with its reason, or the detail. */
+/**
+ * A refused webhook in the customer's words: the destination's rules without the operator's
+ * settings (an allow-list is the operator's business, not the customer's), filters by their
+ * panel labels.
+ */
+/** An error text of the webhook machinery without the operator's setting (delivery log, test results). */
+export const withoutOperatorSettings = (t: string): string =>
+  t
+    .replace(
+      /[;,]?\s*(only public destinations are allowed )?unless the operator lists the host in WEBHOOK_ALLOW_HOSTS/g,
+      '; only addresses on the public internet are allowed',
+    )
+    .replace(/\s*\((add the host to |http only for hosts in )?WEBHOOK_ALLOW_HOSTS[^)]*\)/g, '')
+    .replace(/[;,]\s*add it to WEBHOOK_ALLOW_HOSTS to allow it/g, '')
+    .replace(/WEBHOOK_ALLOW_HOSTS/g, 'our allow-list');
+
+export function webhookProblemText(e: ApiError): string {
+  const reasons = (e.errors ?? []).map((r) => {
+    if (r.name !== 'url') return `${filterWords(r.name)} — ${r.reason}`;
+    if (/private or loopback|private network|loopback/i.test(r.reason))
+      return 'The address — it points into a private network. Webhooks are sent only to addresses on the public internet; if your endpoint is inside your own network, ask us about it.';
+    if (/https/i.test(r.reason)) return 'The address — it must start with https:// (a secure connection).';
+    return `The address — ${r.reason.replace(/\s*\([^)]*WEBHOOK_ALLOW_HOSTS[^)]*\)/g, '').replace(/WEBHOOK_ALLOW_HOSTS/g, 'our allow-list')}`;
+  });
+  return reasons.length
+    ? `Please check: ${reasons.join('; ')}.`
+    : e.message.replace(/WEBHOOK_ALLOW_HOSTS/g, 'our allow-list');
+}
+
 export function problemText(e: ApiError): string {
   return e.errors?.length ? e.errors.map((r) => `${r.name}: ${r.reason}`).join('; ') : e.message;
 }
@@ -304,9 +333,9 @@ function statusText(w: PublicWebhook): string {
 function deliveryAttempts(d: Delivery, attempts: Awaited<ReturnType<StateStore['webhooks']['listAttempts']>>) {
   return html`<section aria-labelledby="wh-attempts"><h2 id="wh-attempts">Delivery <code>${d.id}</code></h2><p>${d.type}, ${d.lead_count} leads, ${d.status}.</p>${
     attempts.length
-      ? html`<div class="table-wrap"><table><caption>Attempts of this delivery</caption><thead><tr><th scope="col">#</th><th scope="col">Started</th><th scope="col">Answer</th><th scope="col">Time</th><th scope="col">Outcome</th></tr></thead><tbody>${attempts.map(
+      ? html`<div class="table-wrap" role="region" tabindex="0" aria-label="Attempts table"><table><caption>Attempts of this delivery</caption><thead><tr><th scope="col">#</th><th scope="col">Started</th><th scope="col">Answer</th><th scope="col">Time</th><th scope="col">Outcome</th></tr></thead><tbody>${attempts.map(
           (a) =>
-            html`<tr><td>${a.attempt_no}</td><td>${when(a.started_at)}</td><td>${a.status_code ?? a.error ?? '—'}</td><td>${a.latency_ms === null ? '—' : `${a.latency_ms} ms`}</td><td>${a.outcome}</td></tr>`,
+            html`<tr><td>${a.attempt_no}</td><td>${when(a.started_at)}</td><td>${a.status_code ?? (a.error ? withoutOperatorSettings(a.error) : '—')}</td><td>${a.latency_ms === null ? '—' : `${a.latency_ms} ms`}</td><td>${a.outcome}</td></tr>`,
         )}</tbody></table></div>`
       : html`<p>No attempt yet.</p>`
   }</section>`;

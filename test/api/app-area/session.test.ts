@@ -71,6 +71,8 @@ test('every /app response carries the strict CSP, no framing, no-store and same-
     assert.is(csp, appCsp(nonce), path);
     assert.ok(nonce.length >= 22, path);
     assert.not.match(csp, 'unsafe-inline');
+    assert.not.match(csp, 'unsafe-eval');
+    assert.not.match(csp, 'blob:', 'the map worker is a file of /app/assets, not a blob: URL');
     assert.is(res.headers.get('x-frame-options'), 'DENY', path);
     assert.is(res.headers.get('referrer-policy'), 'same-origin', path);
     assert.is(res.headers.get('cache-control'), path.startsWith('/app/assets/') ? 'no-cache' : 'no-store', path);

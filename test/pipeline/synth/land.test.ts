@@ -1,7 +1,7 @@
 /**
  * Generated leads lie on land inside their own planning authority: every lead of the tiny
  * release (the project's generator and pipeline) is checked against the committed land cells
- * (pipeline/reference/authority-land.json) always, and against the real county polygons of
+ * (common/authority-land.json) always, and against the real county polygons of
  * ../shared/realdata/boundaries_cartodb_admin_counties/ when they are on this machine (today's
  * authorities from the pre-2014 polygons: Limerick, Waterford and Tipperary merged; Dublin's four
  * councils anywhere within County Dublin; Cork City anywhere within Cork).

@@ -62,8 +62,13 @@ test('keys: a commonwealth key made in the app works on the API, shown once; rev
   assert.is((await h.api.request('/v1/meta', { key: raw })).status, 200);
   const id = await keyIdOf(pro, raw);
   const revoked = await h.post(pro, `/app/keys/${id}/revoke`);
-  assert.is(revoked.status, 200);
-  assert.match(revoked.text, /revoked/);
+  assert.is(revoked.status, 303, 'Post/Redirect/Get: a reload does not post again');
+  assert.is(revoked.headers.get('location'), `/app/keys?revoked=${id}`);
+  const listed = await h.get(pro, revoked.headers.get('location')!);
+  assert.match(listed.text, /is revoked: the API refuses it from the next request/);
+  assert.match(listed.text, /data-focus-result/, 'focus moves to the result');
+  // the notice is for this account's own keys only
+  assert.not.match((await h.get(premium, revoked.headers.get('location')!)).text, /is revoked/);
   const after = await h.api.request('/v1/meta', { key: raw });
   assert.is(after.status, 401, 'refused on the next request, not after the cache period');
   assert.is(after.body.code, 'revoked_key');
@@ -73,12 +78,23 @@ test('keys: a commonwealth key made in the app works on the API, shown once; rev
 
 test('keys: scopes follow the plan (ent_api only on premium; ent_feed/custom only by licence)', async () => {
   const page = await h.get(pro, '/app/keys');
-  assert.match(page.text, /id="scope-ent_api" value="ent_api" disabled/);
-  assert.match(page.text, /id="scope-ent_feed" value="ent_feed" disabled/);
-  assert.match(page.text, /id="scope-commonwealth" value="commonwealth" checked/);
+  assert.match(page.text, /id="scope-ent_api" value="ent_api" aria-describedby="scope-ent_api-why" disabled/);
+  assert.match(page.text, /id="scope-ent_feed" value="ent_feed" aria-describedby="scope-ent_feed-why" disabled/);
+  assert.match(
+    page.text,
+    /id="scope-commonwealth" value="commonwealth" aria-describedby="scope-commonwealth-why" checked/,
+  );
+  // named for what they give, the code small beside; the form starts on the best scope the plan allows
+  assert.match(page.text, /Public leads <small class="code">\(<code>commonwealth<\/code>\)<\/small>/);
+  assert.match(page.text, /Full leads <small class="code">\(<code>ent_api<\/code>\)<\/small>/);
+  assert.match(page.text, /Needs the premium plan \(yours is pro\)/);
+  const premiumForm = await h.get(premium, '/app/keys');
+  assert.match(premiumForm.text, /id="scope-ent_api" value="ent_api" aria-describedby="scope-ent_api-why" checked/);
+  assert.not.match(premiumForm.text, /value="commonwealth"[^>]*checked/);
   const refused = await h.post(pro, '/app/keys', { scope: 'ent_api' });
   assert.is(refused.status, 403);
-  assert.match(refused.text, /premium plan/);
+  assert.match(refused.text, /Needs the premium plan \(yours is pro\)/);
+  assert.not.match(refused.text, /leads licences create/);
   assert.is((await h.post(premium, '/app/keys', { scope: 'custom' })).status, 403);
   const ok = await h.post(premium, '/app/keys', { scope: 'ent_api', label: 'crm' });
   assert.is(ok.status, 201);
@@ -141,10 +157,12 @@ test('webhooks: filter builder from the filter table, test delivery verified wit
     'received_from',
     'received_to',
   ]) {
-    assert.match(form.text, new RegExp(`<label for="wh-${name}">`), name);
+    assert.match(form.text, new RegExp(`<label for="wh-${name}">|name="${name}"`), name);
   }
   const county = (await h.api.request('/v1/leads?page_size=1')).body.results[0].county as string;
-  assert.match(form.text, new RegExp(`<option value="${county}">`), 'county values come from the release');
+  assert.match(form.text, new RegExp(`<option value="${county}"></option>`), 'county values come from the release');
+  assert.match(form.text, /<label for="wh-vertical-solar">Solar PV<\/label>/, 'trades in words');
+  assert.not.match(form.text, /WEBHOOK_ALLOW_HOSTS/);
   const made = await h.post(premium, '/app/webhooks', {
     url: rx.url('/hook'),
     description: XSS,
@@ -186,6 +204,19 @@ test('webhooks: filter builder from the filter table, test delivery verified wit
     .filter((e) => e.details['webhook_id'] === id)
     .map((e) => e.event);
   assert.equal(events.sort(), ['webhook_changed', 'webhook_created', 'webhook_deleted', 'webhook_secret_rotated']);
+});
+
+test('webhooks: a refused destination is explained in customer terms, not with the operator setting', async () => {
+  for (const url of ['https://192.168.1.5/hook', 'http://203.0.113.9/hook']) {
+    const res = await h.post(premium, '/app/webhooks', { url, county: 'Nowhere-at-all' });
+    assert.is(res.status, 400, url);
+    assert.not.match(res.text, /WEBHOOK_ALLOW_HOSTS/, url);
+    assert.match(res.text, /Please check: /, url);
+  }
+  const priv = await h.post(premium, '/app/webhooks', { url: 'https://192.168.1.5/hook' });
+  assert.match(priv.text, /points into a private network. Webhooks are sent only to addresses on the public internet/);
+  const plain = await h.post(premium, '/app/webhooks', { url: 'http://203.0.113.9/hook' });
+  assert.match(plain.text, /must start with https:\/\//);
 });
 
 test('webhooks: a plan without webhooks gets an explanation and no form', async () => {
@@ -268,7 +299,8 @@ test('lead page: the address and council reference as its title, a link to the c
   assert.not.match(text, /\[object Object\]/);
   assert.not.match(text, new RegExp(`\\b${lead.lead_readiness}\\b`), 'the stage in words, not its code');
   assert.match(text, /Application received\s*:\s*\d{4}-\d{2}-\d{2}/);
-  assert.match(page.text, /1 of 1 leads on this page have a location/);
+  assert.match(page.text, /The lead is the red point/);
+  assert.match(page.text, /data-points="\[\{&quot;id&quot;:/, 'the map has the lead');
   const basicPage = strip((await h.get(pro, `/app/explorer/${lead.id}`)).text);
   assert.not.ok(basicPage.includes(lead.applicant_org), 'no applicant name below premium');
   assert.match(basicPage, /Not in your plan/);
