@@ -144,7 +144,13 @@ export function createPostgresStore(databaseUrl: string, opts: PostgresStoreOpti
       options: `-c search_path=${schema} -c lock_timeout=${timeoutMs} -c statement_timeout=${timeoutMs}${extra}`,
       types: TYPES,
     });
-    p.on('error', opts.onIdleError ?? (() => {}));
+    const onError = opts.onIdleError ?? ((): void => {});
+    p.on('error', onError);
+    // A checked-out client has no listener of the pool's (pg-pool removes its idle listener while
+    // the client is lent): a connection reset between two statements of a lent client would be
+    // an unhandled 'error' event and end the process. Each client gets its own listener; the
+    // statement in flight still fails on its own, and pg-pool drops the broken client on release.
+    p.on('connect', (client) => void client.on('error', onError));
     return new Kysely<Tables>({ dialect: new PostgresDialect({ pool: p }) });
   };
   const db = pool('');

@@ -175,6 +175,61 @@ test('an unreachable server: open rejects, and a store made without waiting reje
   await store.close();
 });
 
+test('a connection cut while a lent client waits: the call fails, the process lives, the store recovers', async () => {
+  // pg-pool takes its own error listener off a client while it is lent; before each client had
+  // one of the store's, a backend terminated under a running statement was an unhandled 'error'
+  // event that ended the process (seen in locks.pg.test.ts under load).
+  const schema = freshSchema();
+  const role = `leads_cut_${randomBytes(4).toString('hex')}`;
+  const url = new URL(urlFor(schema));
+  url.username = role;
+  url.password = '';
+  const database = url.pathname.slice(1);
+  await adminQuery(`CREATE ROLE ${pg.escapeIdentifier(role)} LOGIN`);
+  await adminQuery(`GRANT CREATE ON DATABASE ${pg.escapeIdentifier(database)} TO ${pg.escapeIdentifier(role)}`);
+  const errors: Error[] = [];
+  const store = await openPostgresStore(url.toString(), {
+    busyTimeoutMs: 20_000,
+    onIdleError: (e) => void errors.push(e),
+  });
+  const holder = await admin.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query(`LOCK TABLE ${pg.escapeIdentifier(schema)}.api_keys IN ACCESS EXCLUSIVE MODE`);
+    const waiting = store.listKeys().then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    // the store's statement is waiting for the lock on a lent client: cut its connection
+    for (let i = 0; i < 50; i++) {
+      const [{ n }] = (await adminQuery<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'`,
+        [role],
+      )) as [{ n: number }];
+      if (n > 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [role]);
+    const failed = await waiting;
+    assert.ok(failed instanceof Error, 'the waiting call fails');
+    await holder.query('ROLLBACK');
+    // (an idle connection cut with the others may fail one more call before the pool drops it)
+    let again: unknown = null;
+    for (let i = 0; i < 5 && !Array.isArray(again); i++) {
+      again = await store.listKeys().catch((e: unknown) => e);
+      if (!Array.isArray(again)) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(again, [], 'the store answers again on a new connection');
+    assert.ok(errors.length >= 1, 'the cut reached the store’s error listener, not the process');
+  } finally {
+    holder.release();
+    await store.close();
+    await adminQuery(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+    await adminQuery(`REVOKE CREATE ON DATABASE ${pg.escapeIdentifier(database)} FROM ${pg.escapeIdentifier(role)}`);
+    await adminQuery(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(role)}`);
+  }
+});
+
 test('cleanup: the run leaves no schema behind', async () => {
   await dropRunSchemas();
   assert.equal(await adminQuery('SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)', [`${RUN}_`]), []);
