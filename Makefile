@@ -18,7 +18,7 @@ export npm_config_nodedir := $(NODE_HOME)
 help:
 	@echo "make serve    install, build the default dataset if there is none, serve the API"
 	@echo "make test     typecheck and run every test (no network, no prior build needed)"
-	@echo "make test-quick  the tests that need no browser, PostgreSQL or nginx (about a minute)"
+	@echo "make test-quick  the tests that need no browser, PostgreSQL or nginx (the quick loop; README states its time)"
 	@echo "make refresh  weekly refresh: generate raw data if data/raw is empty, build and publish a release"
 	@echo "              (FETCH=1: download from the publishers first with leads fetch)"
 	@echo "make eval     classification scored on hand-labelled real descriptions and on generated ones (seconds)"
