@@ -398,135 +398,224 @@ export function loadApiConfig(
   env: Record<string, string | undefined> = process.env,
   overrides: Partial<ApiConfig> = {},
 ): ApiConfig {
-  const raw = <K extends keyof ApiConfig>(k: K): string | undefined => {
-    const v = env[API_DEFAULTS[k].env];
-    return v === undefined || v === '' ? undefined : v;
+  const r = new EnvReader(env, overrides);
+  const store = storeSettings(r);
+  const pageSizeMax = r.int('pageSizeMax', 1, 10_000);
+  const config: ApiConfig = {
+    dataDir: store.dataDir,
+    ...listenSettings(r),
+    databaseUrl: store.databaseUrl,
+    tlsCertFile: store.tlsCertFile,
+    tlsKeyFile: store.tlsKeyFile,
+    ...httpSettings(r, pageSizeMax),
+    ...engineSettings(r),
+    ...webhookSettings(r),
+    ...accessSettings(r),
+    ...secretAndExportSettings(r, store.dataDir),
+    ...observabilitySettings(r),
+    ...accountAreaSettings(r),
   };
-  const int = <K extends keyof ApiConfig>(k: K, min: number, max: number): number => {
-    if (overrides[k] !== undefined) return overrides[k] as number;
-    const r = raw(k);
+  checkMetricsToken(config);
+  checkSmtpUrl(config);
+  checkWebauthnRpId(config);
+  checkSecretLengths(config);
+  return Object.freeze(config);
+}
+
+/** Reads one key from the environment (its variable in API_DEFAULTS), an override winning, the default otherwise. */
+class EnvReader {
+  constructor(
+    private readonly env: Record<string, string | undefined>,
+    readonly overrides: Partial<ApiConfig>,
+  ) {}
+
+  /** The variable's text; unset or empty: undefined. */
+  raw<K extends keyof ApiConfig>(k: K): string | undefined {
+    const v = this.env[API_DEFAULTS[k].env];
+    return v === undefined || v === '' ? undefined : v;
+  }
+
+  /** An integer between `min` and `max`. */
+  int<K extends keyof ApiConfig>(k: K, min: number, max: number): number {
+    if (this.overrides[k] !== undefined) return this.overrides[k] as number;
+    const r = this.raw(k);
     const v = r === undefined ? (API_DEFAULTS[k].value as number) : Number(r);
     if (!Number.isInteger(v) || v < min || v > max) {
       throw new ApiConfigError(`${API_DEFAULTS[k].env} must be an integer between ${min} and ${max}, got ${r}`);
     }
     return v;
-  };
-  const onOff = <K extends keyof ApiConfig>(k: K): boolean => {
-    const r = (raw(k) ?? '').toLowerCase();
+  }
+
+  /** on/1/true/yes or off/0/false/no (the override is not consulted: callers do). */
+  onOff<K extends keyof ApiConfig>(k: K): boolean {
+    const r = (this.raw(k) ?? '').toLowerCase();
     if (r === '') return API_DEFAULTS[k].value as boolean;
     if (['on', '1', 'true', 'yes'].includes(r)) return true;
     if (['off', '0', 'false', 'no'].includes(r)) return false;
-    throw new ApiConfigError(`${API_DEFAULTS[k].env} must be on or off, got ${raw(k)}`);
-  };
-  const str = <K extends keyof ApiConfig>(k: K): string =>
-    (overrides[k] as string | undefined) ?? raw(k) ?? (API_DEFAULTS[k].value as string);
-  /** A comma-separated list of secrets (or the override's list). */
-  const list = (k: 'cursorSecretsPrevious' | 'gisTokenSecretsPrevious'): readonly string[] =>
-    Object.freeze(
-      overrides[k]
-        ? [...overrides[k]!]
-        : (raw(k) ?? '')
-            .split(',')
-            .map((h) => h.trim())
-            .filter((h) => h !== ''),
-    );
-  const dataDir = resolve(str('dataDir'));
-  const databaseUrl = str('databaseUrl') || `file:${resolve(dataDir, 'state.sqlite')}`;
+    throw new ApiConfigError(`${API_DEFAULTS[k].env} must be on or off, got ${this.raw(k)}`);
+  }
+
+  str<K extends keyof ApiConfig>(k: K): string {
+    return (this.overrides[k] as string | undefined) ?? this.raw(k) ?? (API_DEFAULTS[k].value as string);
+  }
+
+  /** The variable's comma-separated entries, trimmed, empty ones left out (overrides not consulted). */
+  csv<K extends keyof ApiConfig>(k: K): string[] {
+    return (this.raw(k) ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter((h) => h !== '');
+  }
+
+  /** A frozen comma-separated list (or a frozen copy of the override's list). */
+  list(k: 'cursorSecretsPrevious' | 'gisTokenSecretsPrevious' | 'webhookAllowHosts'): readonly string[] {
+    const o = this.overrides[k];
+    return Object.freeze(o ? [...o] : this.csv(k));
+  }
+}
+
+/** DATA_DIR, DATABASE_URL (default: a SQLite file in DATA_DIR) and the TLS files, checked. */
+function storeSettings(r: EnvReader) {
+  const dataDir = resolve(r.str('dataDir'));
+  const databaseUrl = r.str('databaseUrl') || `file:${resolve(dataDir, 'state.sqlite')}`;
   if (!/^(file:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
     throw new ApiConfigError(`DATABASE_URL must start with file: or postgres://, got ${databaseUrl}`);
   }
-  const tlsCertFile = overrides.tlsCertFile ?? raw('tlsCertFile') ?? null;
-  const tlsKeyFile = overrides.tlsKeyFile ?? raw('tlsKeyFile') ?? null;
+  const tlsCertFile = r.overrides.tlsCertFile ?? r.raw('tlsCertFile') ?? null;
+  const tlsKeyFile = r.overrides.tlsKeyFile ?? r.raw('tlsKeyFile') ?? null;
   if ((tlsCertFile === null) !== (tlsKeyFile === null)) {
     throw new ApiConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
-  const pageSizeMax = int('pageSizeMax', 1, 10_000);
-  const config: ApiConfig = {
-    dataDir,
-    port: int('port', 0, 65_535),
-    host: str('host'),
-    apiWorkers: overrides.apiWorkers ?? apiWorkers(raw('apiWorkers')),
-    databaseUrl,
-    tlsCertFile,
-    tlsKeyFile,
-    trustProxy: overrides.trustProxy ?? ['1', 'true', 'yes'].includes((raw('trustProxy') ?? '').toLowerCase()),
-    trustedProxies: trustedProxies(
-      overrides.trustedProxies ??
-        (raw('trustedProxies') ?? '')
-          .split(',')
-          .map((h) => h.trim())
-          .filter((h) => h !== ''),
-    ),
-    publicBaseUrl: str('publicBaseUrl').replace(/\/+$/, ''),
-    compressMinBytes:
-      overrides.compressMinBytes !== undefined
-        ? overrides.compressMinBytes
-        : (raw('compressMinBytes') ?? '').trim().toLowerCase() === 'off'
-          ? null
-          : int('compressMinBytes', 0, 1_073_741_824),
-    corsAllowOrigins: overrides.corsAllowOrigins
-      ? Object.freeze([...overrides.corsAllowOrigins])
-      : corsOrigins(raw('corsAllowOrigins')),
-    pageSizeDefault: int('pageSizeDefault', 1, pageSizeMax),
-    pageSizeMax,
-    pageMax: int('pageMax', 1, 1_000_000),
-    releasePollMs: int('releasePollMs', 50, 3_600_000),
-    duckdbConnections: int('duckdbConnections', 1, 64),
-    duckdbThreads: int('duckdbThreads', 1, 64),
-    duckdbMemoryLimit: str('duckdbMemoryLimit'),
-    keyCacheMs: int('keyCacheMs', 0, 300_000),
-    webhookIntervalMs: int('webhookIntervalMs', 0, 7 * 86_400_000),
-    webhookPollMs: int('webhookPollMs', 100, 3_600_000),
-    webhookBatchMax: int('webhookBatchMax', 1, 1_000),
-    webhookTimeoutMs: int('webhookTimeoutMs', 100, 120_000),
-    webhookMaxAttempts: int('webhookMaxAttempts', 1, 20),
-    webhookConcurrency: int('webhookConcurrency', 1, 256),
-    webhookAllowHosts: Object.freeze(
-      overrides.webhookAllowHosts
-        ? [...overrides.webhookAllowHosts]
-        : (raw('webhookAllowHosts') ?? '')
-            .split(',')
-            .map((h) => h.trim())
-            .filter((h) => h !== ''),
-    ),
-    webhookRotationOverlapMs: int('webhookRotationOverlapMs', 0, 30 * 86_400_000),
-    accessLimits: overrides.accessLimits ?? onOff('accessLimits'),
-    authFailLimit: int('authFailLimit', 1, 1_000_000),
-    authFailWindowS: int('authFailWindowS', 1, 86_400),
-    usageDetailDays: int('usageDetailDays', 1, 3_650),
-    gisTokenSecret: str('gisTokenSecret'),
-    exportTempDir: resolve(str('exportTempDir') || resolve(dataDir, 'export-tmp')),
-    exportTempMaxMb: int('exportTempMaxMb', 1, 1_048_576),
-    exportTempWaitMs: int('exportTempWaitMs', 0, 600_000),
-    gisTokenSecretsPrevious: list('gisTokenSecretsPrevious'),
-    cursorSecret: str('cursorSecret') || randomBytes(32).toString('hex'),
-    cursorSecretsPrevious: list('cursorSecretsPrevious'),
-    stateBusyTimeoutMs: int('stateBusyTimeoutMs', 0, 600_000),
-    metricsToken: str('metricsToken'),
-    metricsPort:
-      overrides.metricsPort !== undefined
-        ? overrides.metricsPort
-        : raw('metricsPort') === undefined
-          ? null
-          : int('metricsPort', 0, 65_535),
-    metricsHost: str('metricsHost'),
-    logLevel: logLevel(str('logLevel')),
-    inviteTtlHours: int('inviteTtlHours', 1, 24 * 30),
-    smtpUrl: str('smtpUrl'),
-    smtpFrom: str('smtpFrom'),
-    appSessionIdleMinutes: int('appSessionIdleMinutes', 1, 24 * 60),
-    appSessionMaxHours: int('appSessionMaxHours', 1, 24 * 30),
-    appSigninFailLimit: int('appSigninFailLimit', 1, 10_000),
-    appSigninFailWindowS: int('appSigninFailWindowS', 10, 86_400),
-    webauthnRpId: str('webauthnRpId'),
+  return { dataDir, databaseUrl, tlsCertFile, tlsKeyFile };
+}
+
+/** Where and in how many processes the server listens. */
+function listenSettings(r: EnvReader) {
+  return {
+    port: r.int('port', 0, 65_535),
+    host: r.str('host'),
+    apiWorkers: r.overrides.apiWorkers ?? apiWorkers(r.raw('apiWorkers')),
   };
+}
+
+/** Proxies, links, CORS, compression and paging. */
+function httpSettings(r: EnvReader, pageSizeMax: number) {
+  return {
+    trustProxy: r.overrides.trustProxy ?? ['1', 'true', 'yes'].includes((r.raw('trustProxy') ?? '').toLowerCase()),
+    trustedProxies: trustedProxies(r.overrides.trustedProxies ?? r.csv('trustedProxies')),
+    publicBaseUrl: r.str('publicBaseUrl').replace(/\/+$/, ''),
+    compressMinBytes: compressMinBytes(r),
+    corsAllowOrigins: r.overrides.corsAllowOrigins
+      ? Object.freeze([...r.overrides.corsAllowOrigins])
+      : corsOrigins(r.raw('corsAllowOrigins')),
+    pageSizeDefault: r.int('pageSizeDefault', 1, pageSizeMax),
+    pageSizeMax,
+    pageMax: r.int('pageMax', 1, 1_000_000),
+  };
+}
+
+/** COMPRESS_MIN_BYTES: bytes, or `off` (null). */
+function compressMinBytes(r: EnvReader): number | null {
+  if (r.overrides.compressMinBytes !== undefined) return r.overrides.compressMinBytes;
+  if ((r.raw('compressMinBytes') ?? '').trim().toLowerCase() === 'off') return null;
+  return r.int('compressMinBytes', 0, 1_073_741_824);
+}
+
+/** Release polling, DuckDB and the key cache. */
+function engineSettings(r: EnvReader) {
+  return {
+    releasePollMs: r.int('releasePollMs', 50, 3_600_000),
+    duckdbConnections: r.int('duckdbConnections', 1, 64),
+    duckdbThreads: r.int('duckdbThreads', 1, 64),
+    duckdbMemoryLimit: r.str('duckdbMemoryLimit'),
+    keyCacheMs: r.int('keyCacheMs', 0, 300_000),
+  };
+}
+
+function webhookSettings(r: EnvReader) {
+  return {
+    webhookIntervalMs: r.int('webhookIntervalMs', 0, 7 * 86_400_000),
+    webhookPollMs: r.int('webhookPollMs', 100, 3_600_000),
+    webhookBatchMax: r.int('webhookBatchMax', 1, 1_000),
+    webhookTimeoutMs: r.int('webhookTimeoutMs', 100, 120_000),
+    webhookMaxAttempts: r.int('webhookMaxAttempts', 1, 20),
+    webhookConcurrency: r.int('webhookConcurrency', 1, 256),
+    webhookAllowHosts: r.list('webhookAllowHosts'),
+    webhookRotationOverlapMs: r.int('webhookRotationOverlapMs', 0, 30 * 86_400_000),
+  };
+}
+
+/** Rate limits, budgets, failed-key throttling and usage detail. */
+function accessSettings(r: EnvReader) {
+  return {
+    accessLimits: r.overrides.accessLimits ?? r.onOff('accessLimits'),
+    authFailLimit: r.int('authFailLimit', 1, 1_000_000),
+    authFailWindowS: r.int('authFailWindowS', 1, 86_400),
+    usageDetailDays: r.int('usageDetailDays', 1, 3_650),
+  };
+}
+
+/** The GIS and cursor secrets, export temp space and the state store's lock wait. */
+function secretAndExportSettings(r: EnvReader, dataDir: string) {
+  return {
+    gisTokenSecret: r.str('gisTokenSecret'),
+    exportTempDir: resolve(r.str('exportTempDir') || resolve(dataDir, 'export-tmp')),
+    exportTempMaxMb: r.int('exportTempMaxMb', 1, 1_048_576),
+    exportTempWaitMs: r.int('exportTempWaitMs', 0, 600_000),
+    gisTokenSecretsPrevious: r.list('gisTokenSecretsPrevious'),
+    cursorSecret: r.str('cursorSecret') || randomBytes(32).toString('hex'),
+    cursorSecretsPrevious: r.list('cursorSecretsPrevious'),
+    stateBusyTimeoutMs: r.int('stateBusyTimeoutMs', 0, 600_000),
+  };
+}
+
+/** Metrics endpoint and listener, log level. */
+function observabilitySettings(r: EnvReader) {
+  return {
+    metricsToken: r.str('metricsToken'),
+    metricsPort: metricsPort(r),
+    metricsHost: r.str('metricsHost'),
+    logLevel: logLevel(r.str('logLevel')),
+  };
+}
+
+/** METRICS_PORT: a port, or unset (null: no metrics listener). */
+function metricsPort(r: EnvReader): number | null {
+  if (r.overrides.metricsPort !== undefined) return r.overrides.metricsPort;
+  if (r.raw('metricsPort') === undefined) return null;
+  return r.int('metricsPort', 0, 65_535);
+}
+
+/** The account area (/app, docs/app.md): invitations, mail, sessions, sign-in throttling, passkeys. */
+function accountAreaSettings(r: EnvReader) {
+  return {
+    inviteTtlHours: r.int('inviteTtlHours', 1, 24 * 30),
+    smtpUrl: r.str('smtpUrl'),
+    smtpFrom: r.str('smtpFrom'),
+    appSessionIdleMinutes: r.int('appSessionIdleMinutes', 1, 24 * 60),
+    appSessionMaxHours: r.int('appSessionMaxHours', 1, 24 * 30),
+    appSigninFailLimit: r.int('appSigninFailLimit', 1, 10_000),
+    appSigninFailWindowS: r.int('appSigninFailWindowS', 10, 86_400),
+    webauthnRpId: r.str('webauthnRpId'),
+  };
+}
+
+function checkMetricsToken(config: ApiConfig): void {
   if (config.metricsToken !== '' && config.metricsToken.length < 32) {
     throw new ApiConfigError('METRICS_TOKEN must be at least 32 characters');
   }
+}
+
+/** SMTP_URL must be smtp:// or smtps:// (the error hides any credentials in it). */
+function checkSmtpUrl(config: ApiConfig): void {
   if (config.smtpUrl !== '' && !/^smtps?:\/\/[^/]/.test(config.smtpUrl))
     throw new ApiConfigError(
       `SMTP_URL must start with smtp:// or smtps://, got ${config.smtpUrl.replace(/\/\/[^@/]*@/, '//…@')}`,
     );
+}
+
+/** PUBLIC_BASE_URL must be absolute; WEBAUTHN_RP_ID, when set, its host name or a domain that host belongs to. */
+function checkWebauthnRpId(config: ApiConfig): void {
   let publicHost: string;
   try {
     publicHost = new URL(config.publicBaseUrl).hostname;
@@ -539,6 +628,10 @@ export function loadApiConfig(
       `WEBAUTHN_RP_ID must be the host name of PUBLIC_BASE_URL (${publicHost}) or a domain it belongs to, got ${config.webauthnRpId}`,
     );
   }
+}
+
+/** Every GIS and cursor secret, current and previous, is at least 32 characters. */
+function checkSecretLengths(config: ApiConfig): void {
   if (config.gisTokenSecret !== '' && config.gisTokenSecret.length < 32) {
     throw new ApiConfigError('GIS_TOKEN_SECRET must be at least 32 characters');
   }
@@ -549,5 +642,4 @@ export function loadApiConfig(
   ] as const) {
     if (secret.length < 32) throw new ApiConfigError(`${name} must hold secrets of at least 32 characters`);
   }
-  return Object.freeze(config);
 }

@@ -84,6 +84,7 @@ function dataDate(fragments: InfraFragment[]): IsoDate | null {
   return max;
 }
 
+/** One project draft from its fragments (sorted by file, line and kind). */
 function mergeOne(
   key: string,
   vertical: InfraVertical,
@@ -91,91 +92,32 @@ function mergeOne(
   companies: CompanyIndex,
   asOf: IsoDate | null,
 ): InfraDraft {
-  const byKind = new Map<Kind, InfraFragment[]>();
-  for (const f of fragments) {
-    const list = byKind.get(f.kind);
-    if (list) list.push(f);
-    else byKind.set(f.kind, [f]);
-  }
+  const byKind = groupByKind(fragments);
   const abp = byKind.get('abp_case') ?? [];
   const grid = byKind.get('grid_connection') ?? [];
   const dcs = byKind.get('data_centre') ?? [];
-  // Auction rows: latest round first (a project re-bid in a later round).
-  const auctions = [...(byKind.get('auction') ?? [])].sort(
-    (a, b) => roundNumber(b.auction_round ?? '') - roundNumber(a.auction_round ?? '') || byFileLine(a, b),
-  );
-  if (auctions.length) byKind.set('auction', auctions);
-  // The primary consenting case is the latest lodged (then the latest line).
-  const primary =
-    [...abp].sort((a, b) => (b.lodged_date ?? '').localeCompare(a.lodged_date ?? '') || byFileLine(b, a))[0] ?? null;
-
-  // Capacity: grid rows of one project are its connected phases and add up.
-  let capacity: number | null = null;
-  for (const k of ORDER_CAPACITY) {
-    const list = (byKind.get(k) ?? []).filter((f) => f.capacity_mw !== null);
-    if (list.length === 0) continue;
-    capacity =
-      k === 'grid_connection'
-        ? Math.round(list.reduce((s, f) => s + f.capacity_mw!, 0) * 1000) / 1000
-        : list[0]!.capacity_mw;
-    break;
-  }
-
-  // The first applicant with evidence that it is an organisation (name-evidence.ts); none: null.
-  const applicant =
-    first(byKind, ORDER_APPLICANT, (f) => (nameEvidence(f.applicant, companies) ? f.applicant : null))?.value ?? null;
-  const applicantEvidence = nameEvidence(applicant, companies);
+  const auctions = auctionsLatestFirst(byKind);
+  const primary = primaryCase(abp);
   const location = first(byKind, ORDER_LOCATION, (f) => (f.lat !== null && f.lon !== null ? [f.lat, f.lon] : null));
-  const authority = first(byKind, ORDER_LOCATION, (f) => f.authority)?.value ?? null;
-  const county = first(byKind, ORDER_LOCATION, (f) => f.county)?.value ?? null;
   const connectionDates = grid
     .map((f) => f.connection_date)
     .filter((d): d is string => d !== null)
     .sort();
   const dcRef = dcs.find((f) => f.case_id !== null) ?? null;
-
-  const outcomes = abp.map((f) => decisionOutcome(f.decision));
-  const dcStatus = dcs.map((f) => (f.status ?? '').toLowerCase());
-  let status: InfraDraft['status'] = 'proposed';
-  if (connectionDates.some((d) => asOf === null || d <= asOf) || dcStatus.includes('operational')) {
-    status = 'operational';
-  } else if (
-    outcomes.includes('grant') ||
-    dcStatus.some((s) => s === 'planning granted' || s === 'under construction')
-  ) {
-    status = 'consented';
-  } else if (outcomes.includes('undecided') || dcStatus.includes('in planning')) {
-    status = 'in_planning';
-  } else if (outcomes.includes('refuse')) {
-    status = 'refused';
-  }
-
-  const categories = abp.map((f) => (f.category ?? '').toLowerCase());
-  let route: InfraDraft['consenting_route'] = 'unknown';
-  if (categories.some((c) => c.includes('strategic infrastructure') || c.includes('section 182'))) {
-    route = 'strategic_infrastructure';
-  } else if (categories.some((c) => c.includes('appeal'))) {
-    route = 'appeal';
-  } else if (dcRef) {
-    route = 'local_authority';
-  }
-
   return {
     project_key: key,
     name: pickName(fragments),
     vertical,
     technology: first(byKind, ORDER_TECHNOLOGY, (f) => f.technology)?.value ?? inferTechnology(vertical, null)!,
-    applicant,
-    applicant_evidence: applicantEvidence,
-    applicant_company_number: applicant === null ? null : (companies.match(applicant)?.company_number ?? null),
-    capacity_mw: capacity,
+    ...applicantFields(byKind, companies),
+    capacity_mw: mergedCapacity(byKind),
     connection_voltage_kv: first(byKind, ORDER_VOLTAGE, (f) => f.connection_voltage_kv)?.value ?? null,
-    county,
-    planning_authority: authority,
+    county: first(byKind, ORDER_LOCATION, (f) => f.county)?.value ?? null,
+    planning_authority: first(byKind, ORDER_LOCATION, (f) => f.authority)?.value ?? null,
     lat: location?.value[0] ?? null,
     lon: location?.value[1] ?? null,
-    status,
-    consenting_route: route,
+    status: projectStatus(abp, dcs, connectionDates, asOf),
+    consenting_route: consentingRoute(abp, dcRef),
     case_id: primary?.case_id ?? dcRef?.case_id ?? null,
     lodged_date: primary?.lodged_date ?? dcs.find((f) => f.lodged_date !== null)?.lodged_date ?? null,
     decision: primary?.decision ?? null,
@@ -183,14 +125,99 @@ function mergeOne(
     connection_date: connectionDates[0] ?? null,
     auction_round: auctions[0]?.auction_round ?? null,
     auction_winner: auctions.length > 0,
-    eu_fast_lane:
-      FAST_LANE_VERTICALS.includes(vertical) &&
-      abp.some((f) => f.lodged_date !== null && f.lodged_date >= FAST_LANE_FROM),
+    eu_fast_lane: isFastLane(vertical, abp),
     regulator_connection_rule: dcs.some((f) => f.cru_connection_policy === true),
     sources: [...byKind.keys()].sort(),
     description: primary?.description ?? null,
     public_url: primary?.public_url ?? dcRef?.public_url ?? null,
   };
+}
+
+/** Fragments by kind, each list in the fragments' order. */
+function groupByKind(fragments: InfraFragment[]): Map<Kind, InfraFragment[]> {
+  const byKind = new Map<Kind, InfraFragment[]>();
+  for (const f of fragments) {
+    const list = byKind.get(f.kind);
+    if (list) list.push(f);
+    else byKind.set(f.kind, [f]);
+  }
+  return byKind;
+}
+
+/** Auction rows, latest round first (a project re-bid in a later round); also reorders them in `byKind`. */
+function auctionsLatestFirst(byKind: Map<Kind, InfraFragment[]>): InfraFragment[] {
+  const auctions = [...(byKind.get('auction') ?? [])].sort(
+    (a, b) => roundNumber(b.auction_round ?? '') - roundNumber(a.auction_round ?? '') || byFileLine(a, b),
+  );
+  if (auctions.length) byKind.set('auction', auctions);
+  return auctions;
+}
+
+/** The primary consenting case: the latest lodged (then the latest line). */
+function primaryCase(abp: InfraFragment[]): InfraFragment | null {
+  return (
+    [...abp].sort((a, b) => (b.lodged_date ?? '').localeCompare(a.lodged_date ?? '') || byFileLine(b, a))[0] ?? null
+  );
+}
+
+/** Capacity of the first kind (in precedence) that states one; grid rows of one project are its connected phases and add up. */
+function mergedCapacity(byKind: Map<Kind, InfraFragment[]>): number | null {
+  for (const k of ORDER_CAPACITY) {
+    const list = (byKind.get(k) ?? []).filter((f) => f.capacity_mw !== null);
+    if (list.length === 0) continue;
+    return k === 'grid_connection'
+      ? Math.round(list.reduce((s, f) => s + f.capacity_mw!, 0) * 1000) / 1000
+      : list[0]!.capacity_mw;
+  }
+  return null;
+}
+
+/** The first applicant with evidence that it is an organisation (name-evidence.ts; none: null), its evidence and company number. */
+function applicantFields(byKind: Map<Kind, InfraFragment[]>, companies: CompanyIndex) {
+  const applicant =
+    first(byKind, ORDER_APPLICANT, (f) => (nameEvidence(f.applicant, companies) ? f.applicant : null))?.value ?? null;
+  return {
+    applicant,
+    applicant_evidence: nameEvidence(applicant, companies),
+    applicant_company_number: applicant === null ? null : (companies.match(applicant)?.company_number ?? null),
+  };
+}
+
+/**
+ * Operational (a grid connection made by `asOf`, or a data centre says so), else consented, in
+ * planning or refused by the cases' outcomes and the data-centre statuses; else proposed.
+ */
+function projectStatus(
+  abp: InfraFragment[],
+  dcs: InfraFragment[],
+  connectionDates: string[],
+  asOf: IsoDate | null,
+): InfraDraft['status'] {
+  const outcomes = abp.map((f) => decisionOutcome(f.decision));
+  const dcStatus = dcs.map((f) => (f.status ?? '').toLowerCase());
+  if (connectionDates.some((d) => asOf === null || d <= asOf) || dcStatus.includes('operational')) return 'operational';
+  if (outcomes.includes('grant') || dcStatus.some((s) => s === 'planning granted' || s === 'under construction'))
+    return 'consented';
+  if (outcomes.includes('undecided') || dcStatus.includes('in planning')) return 'in_planning';
+  if (outcomes.includes('refuse')) return 'refused';
+  return 'proposed';
+}
+
+/** Strategic infrastructure or appeal by the cases' categories; local authority when a data centre names a case. */
+function consentingRoute(abp: InfraFragment[], dcRef: InfraFragment | null): InfraDraft['consenting_route'] {
+  const categories = abp.map((f) => (f.category ?? '').toLowerCase());
+  if (categories.some((c) => c.includes('strategic infrastructure') || c.includes('section 182')))
+    return 'strategic_infrastructure';
+  if (categories.some((c) => c.includes('appeal'))) return 'appeal';
+  if (dcRef) return 'local_authority';
+  return 'unknown';
+}
+
+/** A renewable project with a consenting case lodged on or after FAST_LANE_FROM (RED III). */
+function isFastLane(vertical: InfraVertical, abp: InfraFragment[]): boolean {
+  return (
+    FAST_LANE_VERTICALS.includes(vertical) && abp.some((f) => f.lodged_date !== null && f.lodged_date >= FAST_LANE_FROM)
+  );
 }
 
 /**

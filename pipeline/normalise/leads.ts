@@ -159,72 +159,54 @@ function findTarget(
   return -1;
 }
 
+/** One published lead from its planning row, authority facts and linked notices. */
 function toLead(
   p: PlanningRow,
   f: AuthorityFacts | null,
   key: string,
   notices: CommencementRow[],
-  { match, evidence }: Resolvers,
+  resolvers: Resolvers,
   asOf: string,
 ): LeadDraft {
   const county = f ? f.county : 'Unknown';
   const c = classifyApplication(p);
-  const useClass = c.use_class;
   const value = estimateValue({
-    useClass,
+    useClass: c.use_class,
     floorAreaM2: p.floor_area_m2,
     units: p.num_units,
     county,
     description: p.description,
   });
   const readiness = deriveReadiness(p, notices, asOf);
-  // A name is published only with evidence that it is an organisation's (name-evidence.ts).
-  const applicantEvidence = p.applicant_person ? null : evidence(p.applicant_name);
-  const applicantOrg = applicantEvidence ? p.applicant_name : null;
-  const applicantType = applicantOrg
-    ? 'organisation'
-    : p.applicant_person || p.applicant_name !== null
-      ? 'individual'
-      : 'unknown';
-  const applicant = match(applicantOrg);
+  const applicant = applicantFields(p, resolvers);
+  const phases = mergePhases(notices);
+  return {
+    ...planningFields(p, f, key, county),
+    lead_readiness: readiness,
+    readiness_since: readinessSince(readiness, p, notices),
+    status: STATUS_OF[readiness],
+    ...classificationFields(p, c, value),
+    has_contact: p.has_contact,
+    applicant_type: applicant.type,
+    land_use_code: p.land_use_code,
+    further_info_requested: p.fi_request_date !== null,
+    appeal_ref: p.appeal_ref,
+    appeal_status: p.appeal_status,
+    appeal_decision: p.appeal_decision,
+    appeal_decision_date: p.appeal_decision_date,
+    commencement_notice: phases.first ? phases.first.cn_number : null,
+    commencement_date: phases.commencement,
+    proposed_end_date: phases.proposedEnd,
+    completion_date: phases.completion,
+    units_completed: phases.unitsCompleted,
+    ...applicant.fields,
+    ...contractorFields(phases.builder, resolvers),
+    public_url: p.public_url,
+  };
+}
 
-  // Merge phases.
-  let first: CommencementRow | null = null;
-  let commencement: string | null = null;
-  let proposedEnd: string | null = null;
-  let completion: string | null = null;
-  let unitsCompleted: number | null = null;
-  let builder: CommencementRow | null = null;
-  for (const n of notices) {
-    if (
-      first === null ||
-      (n.commencement_date !== null &&
-        (first.commencement_date === null || n.commencement_date < first.commencement_date)) ||
-      (n.commencement_date === first.commencement_date && n.cn_number < first.cn_number)
-    ) {
-      first = n;
-    }
-    if (n.commencement_date && (commencement === null || n.commencement_date < commencement))
-      commencement = n.commencement_date;
-    if (n.proposed_end_date && (proposedEnd === null || n.proposed_end_date > proposedEnd))
-      proposedEnd = n.proposed_end_date;
-    if (n.ccc_date && (completion === null || n.ccc_date > completion)) completion = n.ccc_date;
-    if (n.ccc_units_completed !== null) unitsCompleted = (unitsCompleted ?? 0) + n.ccc_units_completed;
-    if (n.builder_name) {
-      if (builder === null) builder = n;
-      else {
-        const t = noticeTime(n);
-        const bt = noticeTime(builder);
-        if (t > bt || (t === bt && n.cn_number > builder.cn_number)) builder = n;
-      }
-    }
-  }
-  // The notice's own CRO number is the builder's declaration: prefer it to a name match.
-  const declared = builder?.builder_company_number?.replace(/\D/g, '') || null;
-  // The latest builder is the appointed one; published only with evidence (an individual: null).
-  const contractorEvidence = builder ? evidence(builder.builder_name, declared) : null;
-  const contractor = contractorEvidence ? builder!.builder_name : null;
-
+/** The lead's identity and the planning application's own facts, up to its normalised decision. */
+function planningFields(p: PlanningRow, f: AuthorityFacts | null, key: string, county: string) {
   return {
     lead_key: key,
     application_number: p.application_number,
@@ -243,13 +225,20 @@ function toLead(
     expiry_date: p.expiry_date,
     withdrawn_date: p.withdrawn_date,
     decision: normaliseDecision(p.decision, p.application_status),
-    lead_readiness: readiness,
-    readiness_since: readinessSince(readiness, p, notices),
-    status: STATUS_OF[readiness],
+  };
+}
+
+/** Verticals, use class, scale, size and estimated value. */
+function classificationFields(
+  p: PlanningRow,
+  c: ReturnType<typeof classifyApplication>,
+  value: ReturnType<typeof estimateValue>,
+) {
+  return {
     verticals: c.verticals,
     explicit_verticals: c.explicit_verticals,
     vertical_evidence: c.vertical_evidence,
-    use_class: useClass,
+    use_class: c.use_class,
     works_kind: c.works_kind,
     scale: classifyScale({
       units: p.num_units,
@@ -264,26 +253,104 @@ function toLead(
     demolition: c.demolition,
     est_value: value.est_value,
     est_value_basis: value.est_value_basis,
-    has_contact: p.has_contact,
-    applicant_type: applicantType,
-    land_use_code: p.land_use_code,
-    further_info_requested: p.fi_request_date !== null,
-    appeal_ref: p.appeal_ref,
-    appeal_status: p.appeal_status,
-    appeal_decision: p.appeal_decision,
-    appeal_decision_date: p.appeal_decision_date,
-    commencement_notice: first ? first.cn_number : null,
-    commencement_date: commencement,
-    proposed_end_date: proposedEnd,
-    completion_date: completion,
-    units_completed: unitsCompleted,
-    applicant_org: applicantOrg,
-    applicant_org_evidence: applicantEvidence,
-    applicant_company_number: applicant ? applicant.company_number : null,
-    applicant_match_confidence: applicant ? applicant.confidence : null,
+  };
+}
+
+/**
+ * The applicant: its type, and the organisation's name, evidence and company match. A name is
+ * published only with evidence that it is an organisation's (name-evidence.ts).
+ */
+function applicantFields(p: PlanningRow, { match, evidence }: Resolvers) {
+  const applicantEvidence = p.applicant_person ? null : evidence(p.applicant_name);
+  const applicantOrg = applicantEvidence ? p.applicant_name : null;
+  const type: LeadDraft['applicant_type'] = applicantOrg
+    ? 'organisation'
+    : p.applicant_person || p.applicant_name !== null
+      ? 'individual'
+      : 'unknown';
+  const applicant = match(applicantOrg);
+  return {
+    type,
+    fields: {
+      applicant_org: applicantOrg,
+      applicant_org_evidence: applicantEvidence,
+      applicant_company_number: applicant ? applicant.company_number : null,
+      applicant_match_confidence: applicant ? applicant.confidence : null,
+    },
+  };
+}
+
+/** A lead's phased notices merged: the first notice, earliest commencement, latest end and completion, summed units, the latest builder. */
+interface Phases {
+  first: CommencementRow | null;
+  commencement: string | null;
+  proposedEnd: string | null;
+  completion: string | null;
+  unitsCompleted: number | null;
+  builder: CommencementRow | null;
+}
+
+/** Merge a lead's phased notices (any order: the result does not depend on it). */
+function mergePhases(notices: CommencementRow[]): Phases {
+  const m: Phases = {
+    first: null,
+    commencement: null,
+    proposedEnd: null,
+    completion: null,
+    unitsCompleted: null,
+    builder: null,
+  };
+  for (const n of notices) {
+    if (isEarlierNotice(n, m.first)) m.first = n;
+    m.commencement = earliest(m.commencement, n.commencement_date);
+    m.proposedEnd = latest(m.proposedEnd, n.proposed_end_date);
+    m.completion = latest(m.completion, n.ccc_date);
+    if (n.ccc_units_completed !== null) m.unitsCompleted = (m.unitsCompleted ?? 0) + n.ccc_units_completed;
+    if (n.builder_name && isLaterBuilder(n, m.builder)) m.builder = n;
+  }
+  return m;
+}
+
+/** Whether `n` commenced before `first` (a dated notice before an undated one; ties: the lower notice number). */
+function isEarlierNotice(n: CommencementRow, first: CommencementRow | null): boolean {
+  return (
+    first === null ||
+    (n.commencement_date !== null &&
+      (first.commencement_date === null || n.commencement_date < first.commencement_date)) ||
+    (n.commencement_date === first.commencement_date && n.cn_number < first.cn_number)
+  );
+}
+
+/** Whether `n` is a later notice than `builder`'s (by notice time, then notice number). */
+function isLaterBuilder(n: CommencementRow, builder: CommencementRow | null): boolean {
+  if (builder === null) return true;
+  const t = noticeTime(n);
+  const bt = noticeTime(builder);
+  return t > bt || (t === bt && n.cn_number > builder.cn_number);
+}
+
+/** The earlier of two dates; an empty or null date is ignored. */
+function earliest(cur: string | null, d: string | null): string | null {
+  return d && (cur === null || d < cur) ? d : cur;
+}
+
+/** The later of two dates; an empty or null date is ignored. */
+function latest(cur: string | null, d: string | null): string | null {
+  return d && (cur === null || d > cur) ? d : cur;
+}
+
+/**
+ * The main contractor: the latest notice's builder, published only with evidence that it is an
+ * organisation (an individual: null). The notice's own CRO number is the builder's declaration,
+ * preferred to a name match.
+ */
+function contractorFields(builder: CommencementRow | null, { match, evidence }: Resolvers) {
+  const declared = builder?.builder_company_number?.replace(/\D/g, '') || null;
+  const contractorEvidence = builder ? evidence(builder.builder_name, declared) : null;
+  const contractor = contractorEvidence ? builder!.builder_name : null;
+  return {
     main_contractor: contractor,
     main_contractor_evidence: contractorEvidence,
     main_contractor_company_number: contractor ? (declared ?? match(contractor)?.company_number ?? null) : null,
-    public_url: p.public_url,
   };
 }

@@ -46,21 +46,80 @@ export function nearestNeighbours(
   k = 5,
   maxMeters = 5000,
 ): Neighbour[] {
+  checkArguments(k, maxMeters);
+  const usable = usablePoints(points);
+  if (usable.length === 0) return [];
+  const locations = groupLocations(usable);
+  const grid = locationGrid(locations, maxMeters);
+  const best = bestPerLocation(locations, grid, k, maxMeters);
+  return mergeSameLocation(usable, locations, best);
+}
+
+type Point = { id: number; lat: number; lon: number };
+
+/** Distinct coordinates: each location's point ids (ascending), its latitude and longitude. */
+interface Locations {
+  ids: number[][];
+  lats: Float64Array;
+  lons: Float64Array;
+  /** The location of each usable point, by the point's index. */
+  pointLoc: Int32Array;
+}
+
+/** Locations bucketed in cells at least the radius across, each cell sorted by latitude. */
+interface Grid {
+  /** Lower bounds of metres per degree (see `locationGrid`). */
+  mPerDegLat: number;
+  mPerDegLon: number;
+  cellLon: number;
+  /** Each location's cell column and row. */
+  cx: Int32Array;
+  cy: Int32Array;
+  key: (x: number, y: number) => number;
+  cells: Map<number, Cell>;
+}
+
+interface Cell {
+  locs: Int32Array;
+  lats: Float64Array;
+}
+
+/** Per location, its best k points at other locations sorted by (distance, id): `n[loc]` of them from `loc * k`. */
+interface Best {
+  k: number;
+  d: Float64Array;
+  id: Float64Array;
+  n: Int32Array;
+}
+
+/** The k best found so far for one location, and the distance a candidate must not exceed. */
+interface Search {
+  base: number;
+  found: number;
+  limit: number;
+}
+
+function checkArguments(k: number, maxMeters: number): void {
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
   if (!(maxMeters > 0) || !Number.isFinite(maxMeters))
     throw new RangeError(`maxMeters must be a positive number, got ${maxMeters}`);
+}
 
+/** The points with valid coordinates, by id; throws on a repeated id. */
+function usablePoints(points: { id: number; lat: number | null; lon: number | null }[]): Point[] {
   const usable = points
-    .filter((p): p is { id: number; lat: number; lon: number } => isCoordinate(p.lat, 90) && isCoordinate(p.lon, 180))
+    .filter((p): p is Point => isCoordinate(p.lat, 90) && isCoordinate(p.lon, 180))
     .sort((a, b) => a.id - b.id);
   for (let i = 1; i < usable.length; i++) {
     if (usable[i]!.id === usable[i - 1]!.id) throw new RangeError(`point id ${usable[i]!.id} appears twice`);
   }
-  if (usable.length === 0) return [];
+  return usable;
+}
 
-  // Locations: distinct coordinates, each with its point ids in ascending order.
+/** Group points sharing exact coordinates into locations (in order of first appearance). */
+function groupLocations(usable: Point[]): Locations {
   const locationOf = new Map<string, number>();
-  const locIds: number[][] = [];
+  const ids: number[][] = [];
   const latList: number[] = [];
   const lonList: number[] = [];
   const pointLoc = new Int32Array(usable.length);
@@ -68,30 +127,34 @@ export function nearestNeighbours(
     const key = `${p.lat},${p.lon}`;
     let loc = locationOf.get(key);
     if (loc === undefined) {
-      loc = locIds.length;
+      loc = ids.length;
       locationOf.set(key, loc);
-      locIds.push([]);
+      ids.push([]);
       latList.push(p.lat);
       lonList.push(p.lon);
     }
-    locIds[loc]!.push(p.id);
+    ids[loc]!.push(p.id);
     pointLoc[i] = loc;
   });
-  const nLoc = locIds.length;
-  const lats = Float64Array.from(latList);
-  const lons = Float64Array.from(lonList);
+  return { ids, lats: Float64Array.from(latList), lons: Float64Array.from(lonList), pointLoc };
+}
 
-  // Metres per degree, as lower bounds: a degree of latitude is R·RAD everywhere on the sphere;
-  // a degree of longitude is at least R·RAD·cos(latitude furthest from the equator). The 0.99
-  // absorbs the difference between great-circle and flat distance at this scale.
+/**
+ * Bucket the locations in a grid of cells at least `maxMeters` across, so every neighbour lies
+ * in the 3×3 block around a location.
+ *
+ * Metres per degree, as lower bounds: a degree of latitude is R·RAD everywhere on the sphere;
+ * a degree of longitude is at least R·RAD·cos(latitude furthest from the equator). The 0.99
+ * absorbs the difference between great-circle and flat distance at this scale.
+ */
+function locationGrid({ lats, lons }: Locations, maxMeters: number): Grid {
   const maxAbsLat = lats.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
   const mPerDegLat = EARTH_RADIUS_M * RAD;
   const mPerDegLon = Math.max(EARTH_RADIUS_M * RAD * Math.cos(Math.min(maxAbsLat, 89.9) * RAD) * 0.99, 1e-6);
   const reach = maxMeters + 1; // a rounded distance <= maxMeters needs a raw one < maxMeters + 0.5
   const cellLat = reach / mPerDegLat;
   const cellLon = Math.min(reach / mPerDegLon, 360);
-
-  // Grid cells of locations, each sorted by latitude.
+  const nLoc = lats.length;
   const cx = new Int32Array(nLoc);
   const cy = new Int32Array(nLoc);
   let minX = Infinity;
@@ -105,102 +168,138 @@ export function nearestNeighbours(
     maxY = Math.max(maxY, cy[i]!);
   }
   const height = maxY - minY + 3; // room for the y ± 1 neighbours
-  const cellKey = (x: number, y: number): number => (x - minX + 1) * height + (y - minY + 1);
+  const key = (x: number, y: number): number => (x - minX + 1) * height + (y - minY + 1);
+  return { mPerDegLat, mPerDegLon, cellLon, cx, cy, key, cells: cellsByLatitude(lats, cx, cy, key) };
+}
+
+/** The grid's cells: their locations sorted by latitude, with those latitudes. */
+function cellsByLatitude(
+  lats: Float64Array,
+  cx: Int32Array,
+  cy: Int32Array,
+  key: (x: number, y: number) => number,
+): Map<number, Cell> {
   const members = new Map<number, number[]>();
-  for (let i = 0; i < nLoc; i++) {
-    const key = cellKey(cx[i]!, cy[i]!);
-    const list = members.get(key);
+  for (let i = 0; i < lats.length; i++) {
+    const k = key(cx[i]!, cy[i]!);
+    const list = members.get(k);
     if (list) list.push(i);
-    else members.set(key, [i]);
+    else members.set(k, [i]);
   }
-  const cells = new Map<number, { locs: Int32Array; lats: Float64Array }>();
-  for (const [key, list] of members) {
+  const cells = new Map<number, Cell>();
+  for (const [k, list] of members) {
     list.sort((a, b) => lats[a]! - lats[b]!);
     const cellLats = new Float64Array(list.length);
     for (let m = 0; m < list.length; m++) cellLats[m] = lats[list[m]!]!;
-    cells.set(key, { locs: Int32Array.from(list), lats: cellLats });
+    cells.set(k, { locs: Int32Array.from(list), lats: cellLats });
   }
+  return cells;
+}
 
-  // Per location: its best k points at other locations, sorted by (distance, id).
-  const bestD = new Float64Array(nLoc * k);
-  const bestId = new Float64Array(nLoc * k);
-  const bestN = new Int32Array(nLoc);
+/** For every location, its best k points at other locations within `maxMeters`. */
+function bestPerLocation(locations: Locations, grid: Grid, k: number, maxMeters: number): Best {
+  const nLoc = locations.lats.length;
+  const best: Best = { k, d: new Float64Array(nLoc * k), id: new Float64Array(nLoc * k), n: new Int32Array(nLoc) };
   for (let i = 0; i < nLoc; i++) {
-    const base = i * k;
-    const last = base + k - 1;
-    let found = 0;
-    let limit = maxMeters; // the k-th best distance once k are found
-    const lat = lats[i]!;
-    const lon = lons[i]!;
+    const search: Search = { base: i * k, found: 0, limit: maxMeters }; // limit: the k-th best once k are found
     for (const [dx, dy] of BLOCK) {
-      const cell = cells.get(cellKey(cx[i]! + dx, cy[i]! + dy));
-      if (!cell) continue;
-      // Skip a side cell that is further away in longitude than anything still useful.
-      if (dx !== 0) {
-        const edge = (cx[i]! + (dx > 0 ? dx : dx + 1)) * cellLon;
-        if (Math.abs(edge - lon) * mPerDegLon - 0.5 > limit) continue;
-      }
-      // Scan outward from the query latitude, nearest latitude first, while the latitude gap
-      // alone (a lower bound of the distance) can still reach the k-th best.
-      const cellLats = cell.lats;
-      let hi = lowerBound(cellLats, lat);
-      let lo = hi - 1;
-      while (lo >= 0 || hi < cellLats.length) {
-        const gapHi = hi < cellLats.length ? cellLats[hi]! - lat : Infinity;
-        const gapLo = lo >= 0 ? lat - cellLats[lo]! : Infinity;
-        const up = gapHi <= gapLo;
-        if ((up ? gapHi : gapLo) * mPerDegLat - 0.5 > limit) break;
-        const j = cell.locs[up ? hi++ : lo--]!;
-        if (j === i) continue;
-        // Cheap flat lower bound first; the haversine only for candidates that may count.
-        const bx = (lons[j]! - lon) * mPerDegLon;
-        const by = (lats[j]! - lat) * mPerDegLat * 0.99;
-        const reachSq = limit + 0.5;
-        if (bx * bx + by * by > reachSq * reachSq) continue;
-        const d = Math.round(haversineMeters(lat, lon, lats[j]!, lons[j]!));
-        if (d > limit) continue;
-        // Insert the location's points (ascending ids) while they beat the k-th best.
-        for (const id of locIds[j]!) {
-          if (found === k && (d > bestD[last]! || (d === bestD[last]! && id > bestId[last]!))) break;
-          let pos = found < k ? base + found++ : last;
-          while (pos > base && (bestD[pos - 1]! > d || (bestD[pos - 1]! === d && bestId[pos - 1]! > id))) {
-            bestD[pos] = bestD[pos - 1]!;
-            bestId[pos] = bestId[pos - 1]!;
-            pos--;
-          }
-          bestD[pos] = d;
-          bestId[pos] = id;
-          if (found === k) limit = bestD[last]!;
-        }
-      }
+      const cell = grid.cells.get(grid.key(grid.cx[i]! + dx, grid.cy[i]! + dy));
+      if (!cell || beyondSideCell(grid, i, dx, locations.lons[i]!, search.limit)) continue;
+      scanCell(cell, i, locations, grid, best, search);
     }
-    bestN[i] = found;
+    best.n[i] = search.found;
   }
+  return best;
+}
 
-  // Each point: the other points at its own location (distance 0) merged with its location's
-  // best, by (distance, id).
+/** Whether the side cell `dx` columns away is further in longitude than anything still useful. */
+function beyondSideCell(grid: Grid, i: number, dx: number, lon: number, limit: number): boolean {
+  if (dx === 0) return false;
+  const edge = (grid.cx[i]! + (dx > 0 ? dx : dx + 1)) * grid.cellLon;
+  return Math.abs(edge - lon) * grid.mPerDegLon - 0.5 > limit;
+}
+
+/**
+ * Scan one cell outward from location `i`'s latitude, nearest latitude first, while the latitude
+ * gap alone (a lower bound of the distance) can still reach the k-th best; offer each location
+ * within the limit to `i`'s best.
+ */
+function scanCell(cell: Cell, i: number, locations: Locations, grid: Grid, best: Best, search: Search): void {
+  const { lats, lons } = locations;
+  const lat = lats[i]!;
+  const lon = lons[i]!;
+  const { mPerDegLat, mPerDegLon } = grid;
+  const cellLats = cell.lats;
+  let limit = search.limit;
+  let hi = lowerBound(cellLats, lat);
+  let lo = hi - 1;
+  while (lo >= 0 || hi < cellLats.length) {
+    const gapHi = hi < cellLats.length ? cellLats[hi]! - lat : Infinity;
+    const gapLo = lo >= 0 ? lat - cellLats[lo]! : Infinity;
+    const up = gapHi <= gapLo;
+    if ((up ? gapHi : gapLo) * mPerDegLat - 0.5 > limit) break;
+    const j = cell.locs[up ? hi++ : lo--]!;
+    if (j === i) continue;
+    // Cheap flat lower bound first; the haversine only for candidates that may count.
+    const bx = (lons[j]! - lon) * mPerDegLon;
+    const by = (lats[j]! - lat) * mPerDegLat * 0.99;
+    const reachSq = limit + 0.5;
+    if (bx * bx + by * by > reachSq * reachSq) continue;
+    const d = Math.round(haversineMeters(lat, lon, lats[j]!, lons[j]!));
+    if (d > limit) continue;
+    limit = offerLocation(locations.ids[j]!, d, best, search);
+  }
+}
+
+/** Insert a location's points (ascending ids) at distance `d` while they beat the k-th best; returns the new limit. */
+function offerLocation(ids: number[], d: number, best: Best, search: Search): number {
+  const { k, d: bestD, id: bestId } = best;
+  const base = search.base;
+  const last = base + k - 1;
+  for (const id of ids) {
+    if (search.found === k && (d > bestD[last]! || (d === bestD[last]! && id > bestId[last]!))) break;
+    let pos = search.found < k ? base + search.found++ : last;
+    while (pos > base && (bestD[pos - 1]! > d || (bestD[pos - 1]! === d && bestId[pos - 1]! > id))) {
+      bestD[pos] = bestD[pos - 1]!;
+      bestId[pos] = bestId[pos - 1]!;
+      pos--;
+    }
+    bestD[pos] = d;
+    bestId[pos] = id;
+    if (search.found === k) search.limit = bestD[last]!;
+  }
+  return search.limit;
+}
+
+/**
+ * Each point's neighbours: the other points at its own location (distance 0) merged with its
+ * location's best, by (distance, id), at most k; ordered by lead_id, then rank.
+ */
+function mergeSameLocation(usable: Point[], locations: Locations, best: Best): Neighbour[] {
   const out: Neighbour[] = [];
   for (let p = 0; p < usable.length; p++) {
-    const id = usable[p]!.id;
-    const loc = pointLoc[p]!;
-    const same = locIds[loc]!;
-    const base = loc * k;
-    let a = 0; // index into same
-    let b = 0; // index into best
-    for (let rank = 1; rank <= k; rank++) {
-      if (a < same.length && same[a] === id) a++;
-      const haveA = a < same.length;
-      const haveB = b < bestN[loc]!;
-      if (!haveA && !haveB) break;
-      const takeA = haveA && (!haveB || bestD[base + b]! > 0 || same[a]! < bestId[base + b]!);
-      if (takeA) out.push({ lead_id: id, neighbour_id: same[a++]!, distance_m: 0, rank });
-      else {
-        out.push({ lead_id: id, neighbour_id: bestId[base + b]!, distance_m: bestD[base + b]!, rank });
-        b++;
-      }
-    }
+    pushPointNeighbours(usable[p]!.id, locations.pointLoc[p]!, locations.ids[locations.pointLoc[p]!]!, best, out);
   }
   return out;
+}
+
+/** Append point `id`'s neighbours: `same` (the ids at its location `loc`, itself skipped) merged with `loc`'s best. */
+function pushPointNeighbours(id: number, loc: number, same: number[], best: Best, out: Neighbour[]): void {
+  const base = loc * best.k;
+  let a = 0; // index into same
+  let b = 0; // index into best
+  for (let rank = 1; rank <= best.k; rank++) {
+    if (a < same.length && same[a] === id) a++;
+    const haveA = a < same.length;
+    const haveB = b < best.n[loc]!;
+    if (!haveA && !haveB) break;
+    const takeA = haveA && (!haveB || best.d[base + b]! > 0 || same[a]! < best.id[base + b]!);
+    if (takeA) out.push({ lead_id: id, neighbour_id: same[a++]!, distance_m: 0, rank });
+    else {
+      out.push({ lead_id: id, neighbour_id: best.id[base + b]!, distance_m: best.d[base + b]!, rank });
+      b++;
+    }
+  }
 }
 
 /** The 3×3 block of cells around a location, its own cell first. */
