@@ -100,7 +100,12 @@ export function leadPageBody(
     ['County', text(r['county'])],
     ['Site address', text(r['address'])],
     ['Eircode area', text(r['eircode_routing_key'])],
-    ['Stage', p['lead_readiness'] ? labelOf('lead_readiness', String(p['lead_readiness'])) : '—'],
+    [
+      'Stage',
+      p['lead_readiness']
+        ? html`${labelOf('lead_readiness', String(p['lead_readiness']))}${r['readiness_since'] ? html` <small>(since ${String(r['readiness_since'])})</small>` : ''}`
+        : '—',
+    ],
     ['Status', p['status'] ? labelOf('status', String(p['status'])) : '—'],
     ['Trades', list('verticals', p['verticals'])],
     [

@@ -299,6 +299,7 @@ test('lead page: the address and council reference as its title, a link to the c
   assert.not.match(text, /\[object Object\]/);
   assert.not.match(text, new RegExp(`\\b${lead.lead_readiness}\\b`), 'the stage in words, not its code');
   assert.match(text, /Application received\s*:\s*\d{4}-\d{2}-\d{2}/);
+  assert.ok(text.includes(`(since ${lead.readiness_since})`), `the stage says since when: ${lead.readiness_since}`);
   assert.match(page.text, /The lead is the red point/);
   assert.match(page.text, /data-points="\[\{&quot;id&quot;:/, 'the map has the lead');
   const basicPage = strip((await h.get(pro, `/app/explorer/${lead.id}`)).text);
