@@ -3,7 +3,7 @@
  * test runner runs several, test/runner/main.ts): the first takes a lock file (`<dir>.lock`,
  * created exclusively, holding its pid), builds into `<dir>.building-<pid>` and renames that to
  * `<dir>` with a `done` marker inside; the others wait for the marker. A lock whose process has
- * died (a killed run) is taken over.
+ * died (a killed run) is taken over. The parent folder is made if missing (a fresh clone has no `.tmp/`).
  *
  * @example const dir = await buildOnce(join(REPO_ROOT, '.tmp', 'release-tiny-7-<hash>'), async (work) => { … });
  */
@@ -18,6 +18,7 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const alive = (pid: number): boolean => {
@@ -32,6 +33,7 @@ const alive = (pid: number): boolean => {
 /** Build `dir` once with `build(work)` (it fills the empty folder `work`); resolves when `dir` is complete. */
 export async function buildOnce(dir: string, build: (work: string) => Promise<void>): Promise<void> {
   const lock = `${dir}.lock`;
+  mkdirSync(dirname(dir), { recursive: true }); // `.tmp/` of a fresh clone
   for (;;) {
     if (existsSync(`${dir}/done`)) return;
     let fd: number;
@@ -59,7 +61,12 @@ export async function buildOnce(dir: string, build: (work: string) => Promise<vo
       const work = `${dir}.building-${process.pid}`;
       rmSync(work, { recursive: true, force: true });
       mkdirSync(work, { recursive: true });
-      await build(work);
+      try {
+        await build(work);
+      } catch (e) {
+        rmSync(work, { recursive: true, force: true });
+        throw e;
+      }
       mkdirSync(`${work}/done`);
       rmSync(dir, { recursive: true, force: true }); // a half-built one of a killed run
       renameSync(work, dir);

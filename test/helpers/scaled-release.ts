@@ -85,6 +85,8 @@ export function scaledRelease(scale: 'tiny' | 'small' | 'default', seed = 7): Pr
       const id = readdirSync(releases).find((d) => !d.startsWith('.'))!;
       return { id, dir: join(releases, id), truthFile };
     })();
+    // a failed build is not remembered: the next file of this worker tries again
+    p.catch(() => built.delete(key));
     built.set(key, p);
   }
   return p;

@@ -44,7 +44,7 @@ test.before(async () => {
   smtpPort = (smtp.server.address() as AddressInfo).port;
 });
 test.after(async () => {
-  await new Promise<void>((r) => smtp?.close(() => r()));
+  if (smtp) await new Promise<void>((r) => smtp.close(() => r()));
   await api?.close();
 });
 
