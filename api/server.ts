@@ -118,6 +118,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
       log,
       now: () => clock().getTime(),
       onServing: (r) => metrics.releaseIndexBuild.set(r.indexBuildMs / 1000),
+      ...(deps.loadEngine ? { loadEngine: deps.loadEngine } : {}),
     });
   } catch (e) {
     db.close();

@@ -105,6 +105,9 @@ export function readCurrentLink(dataDir: string): { id: string; dir: string } | 
   }
 }
 
+/** How a release's leads engine is built: `loadLeadsEngine` (tests may reuse one engine for identical files). */
+export type LoadEngine = typeof loadLeadsEngine;
+
 /** Load the current release and keep following `current`. */
 export async function openReleaseManager(
   db: ApiDb,
@@ -118,6 +121,8 @@ export async function openReleaseManager(
     retryMaxMs?: number;
     /** Called when a release becomes the one served, with how long its indexes took to build and load (metrics). */
     onServing?: (r: { id: string; indexBuildMs: number }) => void;
+    /** How a release's leads engine is built (default `loadLeadsEngine`). */
+    loadEngine?: LoadEngine;
   },
 ): Promise<ReleaseManager> {
   const log = opts.log ?? (() => {});
@@ -135,7 +140,7 @@ export async function openReleaseManager(
     // The indexes first, in a child process (api/engine/release-indexes.ts): a failed build leaves
     // nothing behind, and this process keeps serving the current release meanwhile.
     const started = Date.now();
-    const leads = await loadLeadsEngine(id, dir, { log: (line) => log(`release ${id}: ${line}`) });
+    const leads = await (opts.loadEngine ?? loadLeadsEngine)(id, dir, { log: (line) => log(`release ${id}: ${line}`) });
     const indexBuildMs = Date.now() - started;
     log(`release ${id}: indexes of ${leads.size} leads loaded in ${indexBuildMs} ms`);
     const schema = sqlIdent(schemaName(id));

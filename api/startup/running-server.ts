@@ -7,7 +7,7 @@ import type http from 'node:http';
 import type https from 'node:https';
 import type { AppDeps } from '../http/app-deps.ts';
 import type { ApiDb } from '../duckdb/db.ts';
-import type { ReleaseManager } from '../releases/release.ts';
+import type { LoadEngine, ReleaseManager } from '../releases/release.ts';
 import type { StateStore } from '../state/store-interface.ts';
 import type { UsageLedger } from '../access/ledger.ts';
 import type { ExportTempSpace } from '../exports/temp-space.ts';
@@ -50,4 +50,6 @@ export interface ServerDeps {
   resolveHost?: HostResolver;
   /** The server's metrics; a new `ApiMetrics` when absent (a cluster worker's scrapes the whole cluster: api/startup/cluster.ts). */
   metrics?: ApiMetrics;
+  /** TESTS: how a release's leads engine is built (default `loadLeadsEngine`, its indexes in a child process). */
+  loadEngine?: LoadEngine;
 }

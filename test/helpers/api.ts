@@ -11,11 +11,22 @@
  *   await api.close();
  */
 import * as assert from 'uvu/assert';
-import { cpSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { loadApiConfig, type ApiConfig } from '../../api/config.ts';
 import { generateKey } from '../../api/access/keys.ts';
-import { readCurrentLink } from '../../api/releases/release.ts';
+import { readCurrentLink, type LoadEngine } from '../../api/releases/release.ts';
+import { loadLeadsEngine, type LeadsEngine } from '../../api/engine/leads-engine.ts';
 import { buildOpenApi } from '../../api/openapi/document.ts';
 import { validateResponse } from './openapi.ts';
 import { SCOPES, type Scope } from '../../api/access/scopes.ts';
@@ -74,6 +85,8 @@ export interface TestApiOptions {
   deprecations?: DeprecationTable;
   /** How webhook destinations are resolved (a fake resolver: no DNS query leaves the box). */
   resolveHost?: HostResolver;
+  /** Build the release's indexes in the child process even when this process built them for the same files (`reuseEngine`). */
+  freshEngine?: boolean;
 }
 
 /**
@@ -96,6 +109,46 @@ export async function tinyDataDir(seed = 7): Promise<string> {
   symlinkSync(`releases/${rel.id}`, join(dataDir, 'current'));
   return dataDir;
 }
+
+/** What identifies a release folder's files: its real path and every file's name, size and modification time. */
+function filesKey(id: string, dir: string): string {
+  const root = realpathSync(dir);
+  const parts = [id, root];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else {
+        const s = statSync(p);
+        parts.push(`${p.slice(root.length)}:${s.size}:${s.mtimeMs}`);
+      }
+    }
+  };
+  walk(root);
+  return parts.join('\n');
+}
+
+const engines = new Map<string, Promise<LeadsEngine>>();
+const ENGINES_KEPT = 8;
+
+/**
+ * `loadLeadsEngine` once per release folder and test process: a server started again on the same,
+ * unchanged files gets the engine built the first time (its indexes are read-only), not a second
+ * build in a child process (~0.6 s of CPU per server start). A file changed or added (a test that
+ * corrupts or republishes a release) is a different key: that build runs through the child, with
+ * its manifest check. The last `ENGINES_KEPT` are kept.
+ */
+export const reuseEngine: LoadEngine = (id, dir, opts) => {
+  const key = filesKey(id, dir);
+  let p = engines.get(key);
+  if (!p) {
+    p = loadLeadsEngine(id, dir, opts);
+    p.catch(() => engines.delete(key));
+    engines.set(key, p);
+    if (engines.size > ENGINES_KEPT) engines.delete(engines.keys().next().value!);
+  } else opts?.log?.('leads engine reused (same files, this test process)');
+  return p;
+};
 
 /** Start the API on a tiny release with a fresh state file and one key per scope. */
 export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
@@ -122,6 +175,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.deprecations ? { deprecations: opts.deprecations } : {}),
     ...(opts.resolveHost ? { resolveHost: opts.resolveHost } : {}),
+    loadEngine: opts.freshEngine ? loadLeadsEngine : reuseEngine,
   });
   const account = await server.store.createAccount('test', 'premium');
   const keys = {} as Record<Scope, string>;

@@ -103,6 +103,8 @@ const pending = [...files].sort((a, b) => guess(b) - guess(a));
 interface Result {
   file: string;
   ms: number;
+  /** CPU seconds of the worker and the children it reaped while the file ran (null off Linux). */
+  cpu: number | null;
   passed: number;
   failed: number;
   skipped: number;
@@ -121,7 +123,7 @@ const print = (s: string): void => {
 for (const f of files)
   for (const p of namingProblems(f)) {
     print(`\n${rel(f)}: ${p} (test/runner/main.ts)\n`);
-    results.push({ file: rel(f), ms: 0, passed: 0, failed: 1, skipped: 0, output: '' });
+    results.push({ file: rel(f), ms: 0, cpu: null, passed: 0, failed: 1, skipped: 0, output: '' });
   }
 
 const strip = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '');
@@ -137,10 +139,22 @@ function counts(output: string): { total: number; passed: number; skipped: numbe
   return { total, passed, skipped: last('Skipped') ?? 0 };
 }
 
+/** CPU seconds `pid` and its reaped children have used (/proc/<pid>/stat utime+stime+cutime+cstime); null without /proc. */
+function cpuSeconds(pid: number | undefined): number | null {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return [11, 12, 13, 14].reduce((n, i) => n + Number(rest[i]), 0) / 100; // USER_HZ = 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
 interface Worker {
   child: ChildProcess;
   file: string | null;
   since: number;
+  cpuSince: number | null;
   out: string;
   timer: NodeJS.Timeout | null;
   ready: boolean;
@@ -153,12 +167,14 @@ function finish(w: Worker, error: string | null): void {
   const file = w.file!;
   if (w.timer) clearTimeout(w.timer);
   const ms = Date.now() - w.since;
+  const cpuNow = cpuSeconds(w.child.pid);
+  const cpu = cpuNow !== null && w.cpuSince !== null ? cpuNow - w.cpuSince : null;
   const c = counts(w.out);
   let failed = c ? c.total - c.passed : 0;
   if (error !== null || c === null) failed = Math.max(failed, 1);
   let output = w.out;
   if (error !== null && !strip(output).includes(error)) output += `\n  ${error}\n`;
-  const r: Result = { file: rel(file), ms, passed: c?.passed ?? 0, failed, skipped: c?.skipped ?? 0, output };
+  const r: Result = { file: rel(file), ms, cpu, passed: c?.passed ?? 0, failed, skipped: c?.skipped ?? 0, output };
   results.push(r);
   if (kind.browser(file)) browserRunning--;
   w.file = null;
@@ -182,6 +198,7 @@ function dispatch(w: Worker): void {
   if (kind.browser(file)) browserRunning++;
   w.file = file;
   w.since = Date.now();
+  w.cpuSince = cpuSeconds(w.child.pid);
   w.out = '';
   w.timer = setTimeout(() => {
     w.out += `\n  timed out after ${timeoutMs / 1000} s (TEST_TIMEOUT_S): the worker was killed\n`;
@@ -216,7 +233,7 @@ function spawnWorker(): void {
     detached: true, // its own process group, killed as one on a timeout
     env: { ...process.env, FORCE_COLOR: process.env['FORCE_COLOR'] ?? '1' },
   });
-  const w: Worker = { child, file: null, since: 0, out: '', timer: null, ready: false };
+  const w: Worker = { child, file: null, since: 0, cpuSince: null, out: '', timer: null, ready: false };
   workers.add(w);
   let buf = '';
   const take = (s: string): void => {
@@ -284,11 +301,21 @@ async function done(): Promise<void> {
   for (const r of timed) times[r.file] = r.ms;
   writeFileSync(TIMES_FILE, JSON.stringify(times, null, 1) + '\n');
   const failedFiles = results.filter((r) => r.failed > 0).map((r) => r.file);
-  print(`\n${opts.label}: ${seconds} s, ${timed.length} files in ${Math.min(jobs, files.length)} workers\n`);
+  const cpuTotal = timed.reduce((n, r) => n + (r.cpu ?? 0), 0);
+  print(
+    `\n${opts.label}: ${seconds} s, ${timed.length} files in ${Math.min(jobs, files.length)} workers` +
+      (cpuTotal > 0 ? `, ${Math.round(cpuTotal)} s of CPU in the files\n` : '\n'),
+  );
   if (timed.length > 1) {
-    print('slowest files:\n');
+    const cpu = (r: Result): string => (r.cpu === null ? '' : `${r.cpu.toFixed(1).padStart(6)} s CPU`);
+    print('slowest files (wall, CPU of the worker and its children):\n');
     for (const r of [...timed].sort((a, b) => b.ms - a.ms).slice(0, 10))
-      print(`  ${(r.ms / 1000).toFixed(1).padStart(7)} s  ${r.file}\n`);
+      print(`  ${(r.ms / 1000).toFixed(1).padStart(7)} s ${cpu(r)}  ${r.file}\n`);
+    if (cpuTotal > 0) {
+      print('most CPU:\n');
+      for (const r of [...timed].sort((a, b) => (b.cpu ?? 0) - (a.cpu ?? 0)).slice(0, 10))
+        print(`  ${cpu(r)} ${(r.ms / 1000).toFixed(1).padStart(7)} s  ${r.file}\n`);
+    }
   }
   if (failedFiles.length) print(`failed: ${failedFiles.join(', ')}\n`);
   print(`${sum('passed')} passed, ${sum('failed')} failed, ${sum('skipped')} skipped\n`);
@@ -321,7 +348,15 @@ function typecheck(): void {
   typechecking = new Promise((resolve) =>
     tsc.on('close', (code) => {
       const ms = Date.now() - since;
-      results.push({ file: 'tsc --noEmit', ms, passed: 0, failed: code === 0 ? 0 : 1, skipped: 0, output: out });
+      results.push({
+        file: 'tsc --noEmit',
+        ms,
+        cpu: null,
+        passed: 0,
+        failed: code === 0 ? 0 : 1,
+        skipped: 0,
+        output: out,
+      });
       print(`${out}${code === 0 ? '✔' : '✘'} tsc --noEmit  ${(ms / 1000).toFixed(1)} s\n`);
       resolve();
     }),
