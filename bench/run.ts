@@ -116,12 +116,12 @@ const sections: Record<string, () => Promise<Row[]>> = {
     };
     const rows: Row[] = [
       {
-        metric: 'refresh wall time',
+        metric: 'refresh wall time (vs DuckDB reading the raw files)',
         value: s.wallMs / 1000,
         unit: 's',
         baseline: floorMs / 1000,
-        target: '≤ 90 s',
-        ok: s.wallMs <= 90_000,
+        target: '≤ 10× baseline',
+        ok: s.wallMs <= 10 * floorMs,
       },
       { metric: 'refresh peak RSS', value: s.peakRssMb, unit: 'MB', target: '≤ 2048 MB', ok: s.peakRssMb <= 2048 },
       // issue 17.6: the default release was 746–772 MB (MiB) with the leads GeoJSON stored twice; target ≥ 40% smaller
@@ -159,8 +159,8 @@ const sections: Record<string, () => Promise<Row[]>> = {
         value: analyticsMs / 1000,
         unit: 's',
         baseline: readMs / 1000,
-        target: '≤ 20 s',
-        ok: analyticsMs <= 20_000,
+        target: '≤ 10× baseline',
+        ok: analyticsMs <= 10 * readMs,
       });
     }
     for (const [name, st] of Object.entries(s.stages)) {
