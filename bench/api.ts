@@ -54,13 +54,16 @@ export interface ApiBenchOptions {
   against?: { root: string; label: string };
 }
 
-/** Targets of issue 3 on the 2-core machine (they live here, never in unit tests). */
+/**
+ * Targets of issue 3 as ratios to the baseline measured in the same run (issue 34: this box's speed
+ * varies 1.5× from day to day, so no absolute req/s or latency), and the memory bound. They live
+ * here, never in unit tests.
+ */
 export const API_TARGETS = {
-  listRps: 500,
   listVsBaseline: 1.5,
-  listP99Ms: 50,
-  searchP50Ms: 15,
-  detailRps: 1000,
+  listP99VsBaseline: 0.5,
+  searchP50VsBaseline: 0.5,
+  detailVsBareRow: 0.5,
   rssMb: 500,
 } as const;
 
@@ -585,21 +588,21 @@ function resultRows(
     const p50Row: BenchRow = { metric: `${name} p50`, value: a.p50, unit: 'ms', baseline: b.p50 };
     const p99Row: BenchRow = { metric: `${name} p99`, value: a.p99, unit: 'ms', baseline: b.p99 };
     if (name === 'list mix') {
-      rpsRow.target = `≥ ${T.listRps} req/s and ≥ ${T.listVsBaseline}× baseline (${(a.rps / b.rps).toFixed(2)}×)`;
-      rpsRow.ok = a.rps >= T.listRps && a.rps >= T.listVsBaseline * b.rps;
-      p99Row.target = `≤ ${T.listP99Ms} ms`;
-      p99Row.ok = a.p99 <= T.listP99Ms;
+      rpsRow.target = `≥ ${T.listVsBaseline}× baseline (${(a.rps / b.rps).toFixed(2)}×)`;
+      rpsRow.ok = a.rps >= T.listVsBaseline * b.rps;
+      p99Row.target = `≤ ${T.listP99VsBaseline}× baseline`;
+      p99Row.ok = a.p99 <= T.listP99VsBaseline * b.p99;
     }
     if (name === 'q search') {
-      p50Row.target = `≤ ${T.searchP50Ms} ms`;
-      p50Row.ok = a.p50 <= T.searchP50Ms;
+      p50Row.target = `≤ ${T.searchP50VsBaseline}× baseline`;
+      p50Row.ok = a.p50 <= T.searchP50VsBaseline * b.p50;
     }
     if (name === 'repeated') {
       rpsRow.target = 'information: the same 22 list queries over and over';
     }
     if (name === 'detail') {
-      rpsRow.target = `≥ ${T.detailRps.toLocaleString('en-IE')} req/s (baseline: bare row)`;
-      rpsRow.ok = a.rps >= T.detailRps;
+      rpsRow.target = `≥ ${T.detailVsBareRow}× baseline (a bare row; ${(a.rps / b.rps).toFixed(2)}×)`;
+      rpsRow.ok = a.rps >= T.detailVsBareRow * b.rps;
     }
     const cpuRow: BenchRow = {
       metric: `${name} server CPU per request`,
@@ -607,7 +610,7 @@ function resultRows(
       unit: 'ms',
       baseline: b.cpuMsPerReq,
     };
-    if (name === 'list mix') cpuRow.target = 'information: ≤ 4 ms is what 500 req/s on 2 cores allows';
+    if (name === 'list mix') cpuRow.target = 'information: the figure to compare between boxes';
     rows.push(rpsRow, p50Row, p99Row, cpuRow);
   }
   const bad = (r: ScenarioResults): number => Object.values(r).reduce((n, m) => n + m.non2xx + m.errors, 0);

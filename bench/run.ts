@@ -3,7 +3,7 @@
  * side with a baseline taken in the same run. Prints a table and writes
  * bench/results/<section>-<timestamp>.json plus bench/results/latest.json.
  *
- *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports|events|geo-tiles|geo-search|compression] [--scale default|small|…] [--seconds 10] [--against REF]
+ *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports|events|geo-tiles|geo-search|compression|ceiling] [--scale default|small|…] [--seconds 10] [--against REF]
  *
  * `--against REF` (a git commit or branch) also runs the api section's scenarios on the API as it
  * was at REF — extracted with `git archive` into .tmp/against-<sha>/, sharing node_modules — on the
@@ -34,6 +34,9 @@
  *             the API's default order with the total (bench/geo-search.ts; the PostGIS peer in
  *             bench/postgis.ts); totals compared first; --seconds per scenario. Until the API has
  *             geo search it says so and reports the PostGIS side only.
+ *   ceiling — the list page with the access model on against a bare Koa process sending the same
+ *             recorded bytes (≥ 0.3×), repeated against varied queries, the API's peak RSS
+ *             (bench/ceiling.ts).
  *   compression — bytes and server CPU per request of a 100-lead page and a 1,000-feature GeoJSON
  *             page asked for with Accept-Encoding identity (the baseline), gzip and br, on the
  *             access section's small release (bench/compression.ts).
@@ -52,6 +55,7 @@ import { eventsBench } from './events.ts';
 import { geoTilesBench } from './geo-tiles.ts';
 import { geoSearchBench } from './geo-search.ts';
 import { compressionBench } from './compression.ts';
+import { ceilingBench } from './ceiling.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = join(ROOT, 'bench', 'results');
@@ -188,6 +192,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
   events: () => eventsBench({ root: ROOT, dataDir: join(ROOT, 'data', `bench-${values.scale}-weeks`), scale }),
   'geo-tiles': () => geoTilesBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
   compression: () => compressionBench({ root: ROOT }),
+  ceiling: () => ceilingBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
   'geo-search': () => geoSearchBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
 };
 

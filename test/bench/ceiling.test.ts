@@ -1,0 +1,32 @@
+/**
+ * The ceiling bench section (bench/ceiling.ts) runs end to end on the tiny release, one short round:
+ * the bare Koa process answers the recorded paths with the API's own bytes, every load gets only
+ * 2xx answers, and the rows name the API against the ceiling, repeated against varied, and the
+ * API's peak RSS. Says nothing about speed.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ceilingBench } from '../../bench/ceiling.ts';
+import { tinyDataDir } from '../helpers/api.ts';
+import { REPO_ROOT } from '../helpers/tmp.ts';
+
+test('the ceiling section measures the API against bare Koa on the same payloads', async () => {
+  const rows = await ceilingBench({
+    root: REPO_ROOT,
+    benchData: await tinyDataDir(),
+    seconds: 1,
+    connections: 2,
+    rounds: 1,
+    log: () => {},
+  });
+  const row = (prefix: string) => rows.find((r) => r.metric.startsWith(prefix))!;
+  const api = row('list page req/s, access on');
+  assert.ok(api.value > 0 && api.baseline! > 0, `API ${api.value} req/s, bare Koa ${api.baseline} req/s`);
+  assert.ok(api.ok !== undefined);
+  assert.ok(row('repeated 22 list queries').value > 0);
+  const cpu = row('server CPU per request');
+  assert.ok(cpu.value > 0 && cpu.baseline! > 0, 'both servers used CPU');
+  assert.ok(row('API peak RSS').value > 50);
+});
+
+test.run();
