@@ -92,7 +92,7 @@ export function webhooksPage(config: ApiConfig, deps: WebhooksPageDeps): Router<
   /** The list page with the create form. */
   async function list(
     ctx: AppAreaContext,
-    o: { error?: string; status?: number; form?: URLSearchParams } = {},
+    o: { error?: string; notice?: string; status?: number; form?: URLSearchParams } = {},
   ): Promise<void> {
     const { account } = ctx.state.app;
     const [hooks, scope] = await Promise.all([
@@ -106,7 +106,7 @@ export function webhooksPage(config: ApiConfig, deps: WebhooksPageDeps): Router<
       section: 'webhooks',
       title: 'Webhooks',
       status: o.status ?? 200,
-      body: html`${message(o.error ?? null)}
+      body: html`${message(o.error ?? null)}${message(o.notice ?? null, 'notice')}
 <p>A webhook sends the new leads that match its filter to your URL, signed (Standard Webhooks). See the API documentation for verifying signatures.</p>
 <section aria-labelledby="wh-list"><h2 id="wh-list">Your webhooks</h2>
 ${
@@ -186,7 +186,13 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
   }
 
   // a query string fills the create form in (a saved search's "Turn into a webhook": its filters and name)
-  router.get('/webhooks', (ctx) => list(ctx, ctx.querystring ? { form: new URLSearchParams(ctx.querystring) } : {}));
+  router.get('/webhooks', (ctx) => {
+    const q = new URLSearchParams(ctx.querystring);
+    const deleted = q.get('deleted');
+    // after a delete (Post/Redirect/Get): what happened, not a form
+    if (deleted !== null) return list(ctx, { notice: `Webhook ${deleted} deleted.` });
+    return list(ctx, ctx.querystring ? { form: q } : {});
+  });
 
   router.post('/webhooks', async (ctx) => {
     const { account } = ctx.state.app;
@@ -216,7 +222,18 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
     }
   });
 
-  router.get('/webhooks/:id', (ctx) => detail(ctx));
+  // after an action (Post/Redirect/Get): what happened, from the query the redirect carries
+  router.get('/webhooks/:id', async (ctx) => {
+    const done = typeof ctx.query['done'] === 'string' ? ctx.query['done'] : '';
+    let notice = DONE_NOTICES[done];
+    if (done === 'tested' && typeof ctx.query['delivery'] === 'string') {
+      const d = await deps.store.webhooks.getDelivery(ctx.query['delivery']);
+      if (d && d.webhook_id === id(ctx)) notice = testNotice(d); // detail() checks the webhook is this account's
+    }
+    const count = Number(ctx.query['count']);
+    if (done === 'replayed' && Number.isInteger(count) && count >= 0) notice = `${count} dead deliveries queued again.`;
+    await detail(ctx, notice ? { notice } : {});
+  });
 
   router.get('/webhooks/:id/deliveries/:delivery', async (ctx) => {
     const d = await deps.store.webhooks.getDelivery(ctx.params['delivery'] ?? '');
@@ -228,9 +245,15 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
   });
 
   /** A state-changing action on one webhook: 404 page when it is not this account's. */
+  /**
+   * A state-changing action on one webhook: 404 page when it is not this account's. Done, it
+   * redirects (303) to the webhook's page — or the list after a delete — with what happened in the
+   * query, so a reload does not post again; a new signing secret is shown on the answer itself,
+   * once, never put in a URL.
+   */
   const act = (
     path: string,
-    run: (ctx: AppAreaContext) => Promise<{ notice?: string; secret?: string; gone?: boolean }>,
+    run: (ctx: AppAreaContext) => Promise<{ done?: string; secret?: string; notice?: string; gone?: true }>,
   ) =>
     router.post(`/webhooks/:id/${path}`, async (ctx) => {
       await formBody(ctx);
@@ -242,19 +265,18 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
         if (!(e instanceof ApiError) || !e.expose) throw e;
         return detail(ctx, { error: withoutOperatorSettings(e.message), status: e.status });
       }
-      if (r.gone) return list(ctx, {});
-      await detail(ctx, r);
+      if (r.secret) return detail(ctx, r);
+      ctx.redirect(
+        r.gone
+          ? `${APP_BASE}/webhooks?deleted=${encodeURIComponent(id(ctx))}`
+          : `${APP_BASE}/webhooks/${encodeURIComponent(id(ctx))}?${r.done ?? ''}`,
+      );
+      ctx.status = 303;
     });
 
   act('test', async (ctx) => {
     const d = await svc().test(id(ctx), who(ctx));
-    const outcome =
-      d.status === 'delivered'
-        ? `delivered (your endpoint answered ${d.last_status_code})`
-        : d.status === 'suspended'
-          ? `held: ${d.suspended_reason ?? 'the account holds no key that may receive webhooks'}`
-          : `not delivered yet (${d.last_status_code ?? (d.last_error ? withoutOperatorSettings(d.last_error) : d.status)}); it is retried`;
-    return { notice: `Test delivery ${d.id}: ${outcome}.` };
+    return { done: `done=tested&delivery=${encodeURIComponent(d.id)}` };
   });
   for (const [path, status] of [
     ['disable', 'disabled'],
@@ -263,9 +285,7 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
     act(path, async (ctx) => {
       const w = await svc().setStatus(id(ctx), who(ctx), status);
       await deps.recordActivity(ctx, 'webhook_changed', { webhook_id: w.id, status });
-      return {
-        notice: status === 'disabled' ? 'Webhook disabled: nothing is sent until you enable it.' : 'Webhook enabled.',
-      };
+      return { done: `done=${path}d` };
     });
   }
   act('rotate-secret', async (ctx) => {
@@ -279,7 +299,7 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
   act('replay', async (ctx) => {
     const ids = await svc().replay(id(ctx), who(ctx));
     await deps.recordActivity(ctx, 'webhook_changed', { webhook_id: id(ctx), replayed: ids.length });
-    return { notice: `${ids.length} dead deliveries queued again.` };
+    return { done: `done=replayed&count=${ids.length}` };
   });
   act('delete', async (ctx) => {
     await svc().get(id(ctx), who(ctx)); // 404 unless it is this account's
@@ -289,6 +309,23 @@ ${o.delivery ? deliveryAttempts(o.delivery, await deps.store.webhooks.listAttemp
   });
 
   return router;
+}
+
+/** What the webhook's page says after an action's redirect (`?done=…`; a test delivery's is `testNotice`). */
+const DONE_NOTICES: Readonly<Record<string, string>> = {
+  disabled: 'Webhook disabled: nothing is sent until you enable it.',
+  enabled: 'Webhook enabled.',
+};
+
+/** What a test delivery came to, in the customer's words. */
+function testNotice(d: Delivery): string {
+  const outcome =
+    d.status === 'delivered'
+      ? `delivered (your endpoint answered ${d.last_status_code})`
+      : d.status === 'suspended'
+        ? `held: ${d.suspended_reason ?? 'the account holds no key that may receive webhooks'}`
+        : `not delivered yet (${d.last_status_code ?? (d.last_error ? withoutOperatorSettings(d.last_error) : d.status)}); it is retried`;
+  return `Test delivery ${d.id}: ${outcome}.`;
 }
 
 /** An error as one line: each bad parameter with its reason, or the detail. */

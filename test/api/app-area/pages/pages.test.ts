@@ -125,7 +125,8 @@ test('one account never reaches another account’s key, webhook or delivery: 40
   assert.is(wh.status, 201, wh.text.slice(0, 500));
   const whId = /wh_[0-9a-f]{16}/.exec(wh.text)![0];
   const tested = await h.post(premium, `/app/webhooks/${whId}/test`);
-  const delivery = /evt_[A-Za-z0-9_-]+/.exec(tested.text)![0];
+  assert.is(tested.status, 303, 'Post/Redirect/Get');
+  const delivery = /evt_[A-Za-z0-9_-]+/.exec(tested.headers.get('location') ?? '')![0];
   assert.is((await h.get(premium, `/app/webhooks/${whId}/deliveries/${delivery}`)).status, 200);
   for (const path of [`/app/webhooks/${whId}`, `/app/webhooks/${whId}/deliveries/${delivery}`])
     assert.is((await h.get(basic, path)).status, 404, path);
@@ -182,8 +183,15 @@ test('webhooks: filter builder from the filter table, test delivery verified wit
     `vertical=roofing,solar&county=${county}`,
     'the canonical saved filter of the same /v1/leads query',
   );
-  const tested = await h.post(premium, `/app/webhooks/${id}/test`);
-  assert.match(tested.text, /delivered \(your endpoint answered 204\)/);
+  // each action answers 303 to the webhook's page, which says what happened (a reload posts nothing)
+  const follow = async (res: { status: number; headers: Headers }): Promise<string> => {
+    assert.is(res.status, 303, 'Post/Redirect/Get');
+    const to = await h.get(premium, res.headers.get('location')!);
+    assert.is(to.status, 200);
+    return to.text;
+  };
+  const tested = await follow(await h.post(premium, `/app/webhooks/${id}/test`));
+  assert.match(tested, /delivered \(your endpoint answered 204\)/);
   const got = rx.requests('/hook')[0]!;
   const verified = new StandardWebhook(secret).verify(
     got.body.toString('utf8'),
@@ -194,16 +202,32 @@ test('webhooks: filter builder from the filter table, test delivery verified wit
   const rotated = await h.post(premium, `/app/webhooks/${id}/rotate-secret`);
   const secret2 = /id="wh-secret" readonly value="(whsec_[^"]+)"/.exec(rotated.text)![1]!;
   assert.is.not(secret2, secret);
-  assert.match((await h.post(premium, `/app/webhooks/${id}/disable`)).text, /disabled/);
+  assert.match(await follow(await h.post(premium, `/app/webhooks/${id}/disable`)), /Webhook disabled: nothing is sent/);
   assert.is((await h.api.store.webhooks.getWebhook(id))?.status, 'disabled');
+  assert.match(await follow(await h.post(premium, `/app/webhooks/${id}/enable`)), /Webhook enabled\./);
+  assert.match(await follow(await h.post(premium, `/app/webhooks/${id}/replay`)), /0 dead deliveries queued again\./);
+  assert.not.match(
+    (await h.get(premium, `/app/webhooks/${id}?done=tested&delivery=evt_not_this_webhooks`)).text,
+    /Test delivery/,
+    "a delivery id that is not this webhook's says nothing",
+  );
   const gone = await h.post(premium, `/app/webhooks/${id}/delete`);
-  assert.is(gone.status, 200);
+  assert.is(gone.status, 303);
+  assert.is(gone.headers.get('location'), `/app/webhooks?deleted=${id}`);
+  assert.match(await follow(gone), new RegExp(`Webhook ${id} deleted\\.`));
   assert.is(await h.api.store.webhooks.getWebhook(id), null);
   assert.is((await h.get(premium, `/app/webhooks/${id}`)).status, 404);
   const events = (await h.api.store.app.listActivity(premium.id))
     .filter((e) => e.details['webhook_id'] === id)
     .map((e) => e.event);
-  assert.equal(events.sort(), ['webhook_changed', 'webhook_created', 'webhook_deleted', 'webhook_secret_rotated']);
+  assert.equal(events.sort(), [
+    'webhook_changed',
+    'webhook_changed',
+    'webhook_changed',
+    'webhook_created',
+    'webhook_deleted',
+    'webhook_secret_rotated',
+  ]);
 });
 
 test('webhooks: a refused destination is explained in customer terms, not with the operator setting', async () => {
