@@ -150,6 +150,18 @@ export const reuseEngine: LoadEngine = (id, dir, opts) => {
   return p;
 };
 
+/**
+ * Point the served data folder's `current` at `releases/<id>` (the pipeline's atomic switch: a new
+ * link renamed over the old), make the server look now, and check that it serves `id`.
+ */
+export async function serveRelease(api: TestApi, id: string): Promise<void> {
+  const tmp = join(api.dataDir, `.current-${id}-${process.pid}-${Date.now()}`);
+  symlinkSync(`releases/${id}`, tmp);
+  renameSync(tmp, join(api.dataDir, 'current'));
+  await api.checkRelease();
+  assert.is(api.release(), id);
+}
+
 /** Start the API on a tiny release with a fresh state file and one key per scope. */
 export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
   const dataDir = await tinyDataDir(opts.seed ?? 7);

@@ -15,7 +15,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash, randomBytes } from 'node:crypto';
-import { renameSync, symlinkSync } from 'node:fs';
+import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKey } from '../../../api/access/keys.ts';
 import type { Plan, Scope } from '../../../api/access/scopes.ts';
@@ -25,7 +25,7 @@ import { newUnsubscribeKey } from '../../../api/alerts/unsubscribe-token.ts';
 import { serverLeadReader } from '../../../api/webhooks/lead-reader.ts';
 import type { SavedSearch } from '../../../api/state/search-store.ts';
 import { openDb } from '../../../pipeline/lib/duckdb.ts';
-import { startTestApi, type TestApi } from '../../helpers/api.ts';
+import { serveRelease, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { startSmtpSink, type SmtpSink, type SunkMessage } from '../../helpers/smtp-sink.ts';
 import { leads } from '../../helpers/cli.ts';
 import { twoReleases, type TwoReleases } from '../../helpers/two-releases.ts';
@@ -50,14 +50,7 @@ let expected: Expected;
 let watermark = { leadId: 0, eventId: 0 };
 const searches = new Map<string, SavedSearch>();
 
-async function serveWeek(week: 1 | 2): Promise<void> {
-  const id = week === 1 ? two.first : two.second;
-  const tmp = join(api.dataDir, `.current-${id}-${randomBytes(4).toString('hex')}`);
-  symlinkSync(`releases/${id}`, tmp);
-  renameSync(tmp, join(api.dataDir, 'current'));
-  await api.checkRelease();
-  assert.is(api.release(), id);
-}
+const serveWeek = (week: 1 | 2): Promise<void> => serveRelease(api, week === 1 ? two.first : two.second);
 
 async function account(name: string, plan: Plan, scopes: Scope[]): Promise<number> {
   const a = await api.store.createAccount(name, plan);

@@ -17,12 +17,12 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { renameSync, statSync, symlinkSync } from 'node:fs';
+import { statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { sendAlerts } from '../../../../api/alerts/sender.ts';
 import { serverLeadReader } from '../../../../api/webhooks/lead-reader.ts';
-import type { TestApi } from '../../../helpers/api.ts';
+import { serveRelease, type TestApi } from '../../../helpers/api.ts';
 import { launchMapChromium, PASSWORD, signedInCookie, startAppServer } from '../../../helpers/app-browser.ts';
 import { BROWSER_TIMEOUT_MS, chromiumMissing } from '../../../helpers/browser.ts';
 import { startSmtpSink, type SmtpSink } from '../../../helpers/smtp-sink.ts';
@@ -65,13 +65,7 @@ if (chromiumMissing('buyer-walk.browser.test.ts', test)) {
   });
 
   /** Publish week 2 (the pipeline's atomic switch of `current`, then the server's check). */
-  async function serveWeek2(): Promise<void> {
-    const tmp = join(api.dataDir, `.current-${two.second}`);
-    symlinkSync(`releases/${two.second}`, tmp);
-    renameSync(tmp, join(api.dataDir, 'current'));
-    await api.checkRelease();
-    assert.is(api.release(), two.second);
-  }
+  const serveWeek2 = (): Promise<void> => serveRelease(api, two.second);
 
   /** GET /v1/leads' total for the buyer's filters, on the release served now. */
   async function apiTotal(): Promise<number> {

@@ -14,7 +14,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, renameSync, statSync, symlinkSync } from 'node:fs';
+import { readFileSync, statSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -27,7 +27,7 @@ import { serverLeadReader } from '../../../../api/webhooks/lead-reader.ts';
 import { startSmtpSink, type SmtpSink } from '../../../helpers/smtp-sink.ts';
 import { twoReleases, type TwoReleases } from '../../../helpers/two-releases.ts';
 import type { Plan } from '../../../../api/access/scopes.ts';
-import { startTestApi, type TestApi } from '../../../helpers/api.ts';
+import { serveRelease, startTestApi, type TestApi } from '../../../helpers/api.ts';
 import { chromiumMissing, launchChromium } from '../../../helpers/browser.ts';
 import { REPO_ROOT, tempDir } from '../../../helpers/tmp.ts';
 import { startReceiver, type Receiver } from '../../../helpers/webhook-receiver.ts';
@@ -79,13 +79,7 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
   });
 
   /** Publish week 2 (the pipeline's atomic switch of `current`, then the server's check). */
-  async function serveWeek2(): Promise<void> {
-    const tmp = join(api.dataDir, `.current-${two.second}`);
-    symlinkSync(`releases/${two.second}`, tmp);
-    renameSync(tmp, join(api.dataDir, 'current'));
-    await api.checkRelease();
-    assert.is(api.release(), two.second);
-  }
+  const serveWeek2 = (): Promise<void> => serveRelease(api, two.second);
 
   /** axe-core on the page as it is: no serious or critical violation. */
   async function axe(page: Page, what: string): Promise<void> {
