@@ -28,6 +28,7 @@ import { runPipeline } from '../../../pipeline/run.ts';
 import { generateRaw, SCALES } from '../../../pipeline/synth/generate.ts';
 import { startReceiver, type Receiver, type Received } from '../../helpers/webhook-receiver.ts';
 import { REPO_ROOT, tempDir } from '../../helpers/tmp.ts';
+import { publishWeekOne } from '../../helpers/week-one.ts';
 
 const test = suite('webhook dispatch');
 
@@ -109,7 +110,7 @@ async function create(name: string, filter: string, path = `/${name}`): Promise<
 test.before(async () => {
   root = tempDir('leads-webhooks-');
   raw = join(root, 'raw');
-  await publish(1, '2026-11-09T06:00:00Z');
+  await publishWeekOne(root, raw); // what publish(1, '2026-11-09T06:00:00Z') publishes, cached
   config = loadApiConfig(
     {},
     {
