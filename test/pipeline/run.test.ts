@@ -22,7 +22,8 @@ import { leads as runLeads } from '../helpers/cli.ts';
 const data = tempDir('leads-run-');
 const raw = join(data, 'raw');
 let clock = new Date('2026-11-09T06:00:00Z');
-const deps = { now: () => clock, log: () => {} };
+// no full garbage collection per stage on tiny data (pipeline/stages/context.ts); the CLI runs keep it
+const deps = { now: () => clock, log: () => {}, collectGarbage: () => {} };
 const config = (over: Partial<PipelineConfig> = {}): PipelineConfig =>
   loadPipelineConfig({}, { dataDir: data, rawDir: raw, progress: false, ...over });
 
@@ -274,7 +275,12 @@ test('progress lines and onStage follow the stage table: every stage once, in ta
     return {
       lines,
       started,
-      deps: { now: () => clock, log: (l: string) => lines.push(l), onStage: (s: string) => void started.push(s) },
+      deps: {
+        now: () => clock,
+        log: (l: string) => lines.push(l),
+        onStage: (s: string) => void started.push(s),
+        collectGarbage: () => {},
+      },
     };
   };
   const progressOf = (lines: string[]) => lines.map((l) => /^\[ ?(\d+)\/(\d+)\] (\S+) /.exec(l)?.slice(1));

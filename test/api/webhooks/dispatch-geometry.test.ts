@@ -47,6 +47,7 @@ async function publish(week: number, at: string): Promise<string> {
   const s = await runPipeline(loadPipelineConfig({}, { dataDir, rawDir, progress: false }), {
     now: () => new Date(at),
     log: () => {},
+    collectGarbage: () => {}, // none per stage on tiny data (pipeline/stages/context.ts)
   });
   assert.is(s.status, 'published', s.message);
   return s.asOf!;

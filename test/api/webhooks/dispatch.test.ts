@@ -51,6 +51,7 @@ async function publish(week: number, at: string): Promise<{ asOf: string }> {
   const s = await runPipeline(loadPipelineConfig({}, { dataDir: root, rawDir: raw, progress: false }), {
     now: () => new Date(at),
     log: () => {},
+    collectGarbage: () => {}, // none per stage on tiny data (pipeline/stages/context.ts)
   });
   assert.is(s.status, 'published', s.message);
   return { asOf: s.asOf! };
