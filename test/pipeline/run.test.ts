@@ -272,14 +272,16 @@ test('progress lines and onStage follow the stage table: every stage once, in ta
   const watch = () => {
     const lines: string[] = [];
     const started: string[] = [];
+    const collected: string[] = []; // the stage that had just run at each collection
     return {
       lines,
       started,
+      collected,
       deps: {
         now: () => clock,
         log: (l: string) => lines.push(l),
         onStage: (s: string) => void started.push(s),
-        collectGarbage: () => {},
+        collectGarbage: () => void collected.push(started.at(-1)!),
       },
     };
   };
@@ -289,6 +291,7 @@ test('progress lines and onStage follow the stage table: every stage once, in ta
   const s = await runPipeline(config({ force: true, progress: true }), forced.deps);
   assert.is(s.status, 'published', s.message);
   assert.equal(forced.started, names);
+  assert.equal(forced.collected, names, 'deps.collectGarbage runs after every stage');
   assert.equal(
     progressOf(forced.lines),
     names.map((n, i) => [String(i + 1), String(names.length), n]),
@@ -302,6 +305,7 @@ test('progress lines and onStage follow the stage table: every stage once, in ta
   const again = watch();
   assert.is((await runPipeline(config({ progress: true }), again.deps)).status, 'unchanged');
   assert.equal(again.started, ['fingerprint']);
+  assert.equal(again.collected, ['fingerprint']);
   assert.equal(progressOf(again.lines), [['1', String(names.length), 'fingerprint']]);
 });
 
