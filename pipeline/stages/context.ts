@@ -41,6 +41,13 @@ export interface PipelineDeps {
   log: (line: string) => void;
   /** Test hook: called as each stage starts (a test may kill the process here). */
   onStage?: (stage: string) => void | Promise<void>;
+  /**
+   * What runs after each stage: by default a full garbage collection (pipeline/lib/memory.ts),
+   * which hands a real refresh's freed rows back before the next stage. Tests on tiny data in a
+   * long-lived test process pass a no-op: there it frees next to nothing and costs a full mark
+   * of the process's heap per stage.
+   */
+  collectGarbage?: () => void;
 }
 
 export interface StageTiming {

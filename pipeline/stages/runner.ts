@@ -1,7 +1,7 @@
 /**
  * Runs a table of stages in order: calls `deps.onStage` as each starts, times it, runs a full
  * garbage collection after it (the next stage's DuckDB memory must not stack on rows already
- * freed), prints its progress line, and stops at the first stage that names an outcome.
+ * freed; `deps.collectGarbage` replaces it), prints its progress line, and stops at the first stage that names an outcome.
  */
 import { collectGarbage } from '../lib/memory.ts';
 import type { BuildContext, StageOutcome, StageTiming } from './context.ts';
@@ -88,7 +88,7 @@ export async function runStages(
     meter.stage = stage.name;
     const s = performance.now();
     const rows = await stage.run(ctx);
-    collectGarbage(); // hand freed rows back before the next stage stacks DuckDB memory on top
+    (ctx.deps.collectGarbage ?? collectGarbage)(); // hand freed rows back before the next stage stacks DuckDB memory on top
     const ms = performance.now() - s;
     const timing = { ms: Math.round(ms), rows, rows_per_s: ms > 0 ? Math.round((rows / ms) * 1000) : rows };
     ctx.stages[stage.name] = timing;

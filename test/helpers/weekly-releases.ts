@@ -81,7 +81,11 @@ async function buildWeeksInto(dataDir: string, seed: number, weeks: number): Pro
     const raw = join(dataDir, `raw-week${week}`);
     await generateRaw({ outDir: raw, scale: SCALES.tiny, seed, week, ...(week === weeks ? { truthFile } : {}) });
     const config = loadPipelineConfig({}, { dataDir, rawDir: raw, progress: false });
-    const s = await runPipeline(config, { now: () => new Date(`${snapshotDate(week)}T06:00:00Z`), log: () => {} });
+    const s = await runPipeline(config, {
+      now: () => new Date(`${snapshotDate(week)}T06:00:00Z`),
+      log: () => {},
+      collectGarbage: () => {}, // none per stage on tiny data (pipeline/stages/context.ts)
+    });
     if (s.status !== 'published' || !s.releaseId) throw new Error(`week ${week} was not published: ${s.message}`);
     ids.push(s.releaseId);
   }

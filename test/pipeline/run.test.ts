@@ -22,7 +22,8 @@ import { leads as runLeads } from '../helpers/cli.ts';
 const data = tempDir('leads-run-');
 const raw = join(data, 'raw');
 let clock = new Date('2026-11-09T06:00:00Z');
-const deps = { now: () => clock, log: () => {} };
+// no full garbage collection per stage on tiny data (pipeline/stages/context.ts); the CLI runs keep it
+const deps = { now: () => clock, log: () => {}, collectGarbage: () => {} };
 const config = (over: Partial<PipelineConfig> = {}): PipelineConfig =>
   loadPipelineConfig({}, { dataDir: data, rawDir: raw, progress: false, ...over });
 
@@ -271,10 +272,17 @@ test('progress lines and onStage follow the stage table: every stage once, in ta
   const watch = () => {
     const lines: string[] = [];
     const started: string[] = [];
+    const collected: string[] = []; // the stage that had just run at each collection
     return {
       lines,
       started,
-      deps: { now: () => clock, log: (l: string) => lines.push(l), onStage: (s: string) => void started.push(s) },
+      collected,
+      deps: {
+        now: () => clock,
+        log: (l: string) => lines.push(l),
+        onStage: (s: string) => void started.push(s),
+        collectGarbage: () => void collected.push(started.at(-1)!),
+      },
     };
   };
   const progressOf = (lines: string[]) => lines.map((l) => /^\[ ?(\d+)\/(\d+)\] (\S+) /.exec(l)?.slice(1));
@@ -283,6 +291,7 @@ test('progress lines and onStage follow the stage table: every stage once, in ta
   const s = await runPipeline(config({ force: true, progress: true }), forced.deps);
   assert.is(s.status, 'published', s.message);
   assert.equal(forced.started, names);
+  assert.equal(forced.collected, names, 'deps.collectGarbage runs after every stage');
   assert.equal(
     progressOf(forced.lines),
     names.map((n, i) => [String(i + 1), String(names.length), n]),
@@ -296,6 +305,7 @@ test('progress lines and onStage follow the stage table: every stage once, in ta
   const again = watch();
   assert.is((await runPipeline(config({ progress: true }), again.deps)).status, 'unchanged');
   assert.equal(again.started, ['fingerprint']);
+  assert.equal(again.collected, ['fingerprint']);
   assert.equal(progressOf(again.lines), [['1', String(names.length), 'fingerprint']]);
 });
 

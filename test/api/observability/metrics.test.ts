@@ -31,6 +31,7 @@ let api: TestApi;
 test.before(async () => {
   api = await startTestApi({
     clock: () => new Date(T),
+    freshEngine: true, // the index build time is reported: a reused engine has none to report
     config: { metricsToken: TOKEN, metricsPort: 0, authFailLimit: 2, webhookAllowHosts: ['127.0.0.1'] },
   });
 });

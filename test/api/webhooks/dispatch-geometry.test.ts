@@ -8,6 +8,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadApiConfig } from '../../../api/config.ts';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
@@ -23,6 +24,8 @@ import { generateRaw, SCALES } from '../../../pipeline/synth/generate.ts';
 import { referenceNear, referencePolygon, squareWithHole } from '../../helpers/geo-reference.ts';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.ts';
 import { tempDir } from '../../helpers/tmp.ts';
+import { twoReleases } from '../../helpers/two-releases.ts';
+import { publishWeekOne } from '../../helpers/week-one.ts';
 
 const test = suite('webhook dispatch with areas');
 
@@ -37,23 +40,24 @@ let accountId: number;
 let now = Date.parse('2026-11-10T06:00:00Z');
 const clock = (): Date => new Date(now);
 
-async function publish(week: number, at: string, dataDir = root): Promise<string> {
+async function publish(week: number, at: string): Promise<string> {
+  const dataDir = root;
   const rawDir = join(dataDir, 'raw');
   await generateRaw({ outDir: rawDir, scale: SCALES.tiny, seed: 7, week });
   const s = await runPipeline(loadPipelineConfig({}, { dataDir, rawDir, progress: false }), {
     now: () => new Date(at),
     log: () => {},
+    collectGarbage: () => {}, // none per stage on tiny data (pipeline/stages/context.ts)
   });
   assert.is(s.status, 'published', s.message);
   return s.asOf!;
 }
-const WEEK1 = '2026-11-09T06:00:00Z';
 const WEEK2 = '2026-11-16T06:00:00Z';
 const current = (): string => `read_parquet(${sqlString(join(root, 'current', 'leads.parquet'))})`;
 
 test.before(async () => {
   root = tempDir('leads-webhooks-geo-');
-  await publish(1, WEEK1);
+  await publishWeekOne(root, join(root, 'raw')); // what publish(1, '2026-11-09T06:00:00Z') publishes, cached
   const config = loadApiConfig(
     {},
     {
@@ -100,11 +104,12 @@ test.after(async () => {
 
 test('polygon (with a hole) and near saved filters: the week-2 refresh delivers exactly the new leads inside each area', async () => {
   // The generator and the pipeline are deterministic: a rehearsal of both weeks in another folder
-  // tells which leads week 2 brings, so the areas can be drawn around them before it comes.
-  const rehearsal = tempDir('leads-webhooks-geo-rehearsal-');
-  await publish(1, WEEK1, rehearsal);
-  const asOf2 = await publish(2, WEEK2, rehearsal);
-  const comingTable = `read_parquet(${sqlString(join(rehearsal, 'current', 'leads.parquet'))})`;
+  // tells which leads week 2 brings, so the areas can be drawn around them before it comes. The
+  // rehearsal is the cached week 1 + week 2 of test/helpers/two-releases.ts (same seed and clocks).
+  const rehearsal = await twoReleases();
+  const secondDir = join(rehearsal.dataDir, 'releases', rehearsal.second);
+  const asOf2 = (JSON.parse(readFileSync(join(secondDir, 'manifest.json'), 'utf8')) as { as_of: string }).as_of;
+  const comingTable = `read_parquet(${sqlString(join(secondDir, 'leads.parquet'))})`;
   const coming = await db.all<{ id: number; lat: number; lon: number; use_class: string }>(
     `SELECT id::INT AS id, lat, lon, use_class FROM ${comingTable} WHERE first_seen = DATE '${asOf2}' AND lat IS NOT NULL ORDER BY id`,
   );

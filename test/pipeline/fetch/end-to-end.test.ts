@@ -99,7 +99,11 @@ test('fetch from the local publisher, then refresh: a published release built fr
   assert.equal(readFileSync(join(raw, 'ppr', 'PPR-2019.csv')), readFileSync(join(generated, 'ppr', 'PPR-2019.csv')));
 
   const config = loadPipelineConfig({}, { dataDir: root, rawDir: raw, progress: false });
-  const r = await runPipeline(config, { now: () => new Date('2026-11-09T06:00:00Z'), log: () => {} });
+  const r = await runPipeline(config, {
+    now: () => new Date('2026-11-09T06:00:00Z'),
+    log: () => {},
+    collectGarbage: () => {}, // none per stage on tiny data (pipeline/stages/context.ts)
+  });
   assert.is(r.status, 'published', r.message);
   assert.ok(r.counts.leads! > 100);
   assert.equal(
