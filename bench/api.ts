@@ -552,12 +552,13 @@ function load(t: Target, paths: string[], seconds: number, connections: number):
 }
 
 /**
- * The one way the bench measures a server: wait for a quiet machine (`settle`), run `spec` in a
+ * The one way the bench measures a server: wait for a quiet machine (`settle`; `settle: false` only
+ * where no figure is kept, e.g. a test of a section), run `spec` in a
  * fresh load generator (`runLoad`), and count the CPU of the server's process tree (`treeCpuMs`,
  * pid `pid`) over the measured part only, warm-up excluded.
  */
-export async function loadServer(pid: number, spec: LoadSpec): Promise<Measured> {
-  await settle();
+export async function loadServer(pid: number, spec: LoadSpec, opts: { settle?: boolean } = {}): Promise<Measured> {
+  if (opts.settle !== false) await settle();
   let cpu0 = 0;
   const r = await runLoad(spec, () => (cpu0 = treeCpuMs(pid)));
   return { ...r, cpuMsPerReq: r.total > 0 ? (treeCpuMs(pid) - cpu0) / r.total : 0 };

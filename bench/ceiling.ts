@@ -44,6 +44,8 @@ export interface CeilingBenchOptions {
   connections: number;
   /** Rounds of the three loads (default 2). */
   rounds?: number;
+  /** Wait for a quiet machine before each load (default true; a test of the section, whose figures mean nothing, passes false). */
+  settle?: boolean;
   log?: (line: string) => void;
 }
 
@@ -118,14 +120,18 @@ export async function ceilingBench(opts: CeilingBenchOptions): Promise<BenchRow[
 
     let used = 0;
     const drive = (pid: number, origin: string, list: string[]): Promise<Measured> =>
-      loadServer(pid, {
-        url: origin,
-        connections: opts.connections,
-        seconds: opts.seconds,
-        warmup: LOAD_WARMUP,
-        headers: headers(origin === apiOrigin ? ++used : 0),
-        requests: list.map((path) => ({ method: 'GET' as const, path })),
-      });
+      loadServer(
+        pid,
+        {
+          url: origin,
+          connections: opts.connections,
+          seconds: opts.seconds,
+          warmup: LOAD_WARMUP,
+          headers: headers(origin === apiOrigin ? ++used : 0),
+          requests: list.map((path) => ({ method: 'GET' as const, path })),
+        },
+        { settle: opts.settle !== false },
+      );
     const runs: Record<'api' | 'bare' | 'repeated', Measured[]> = { api: [], bare: [], repeated: [] };
     for (let round = 0; round < rounds; round++) {
       runs.api.push(await drive(api.child.pid!, apiOrigin, paths));

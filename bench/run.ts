@@ -3,7 +3,7 @@
  * side with a baseline taken in the same run. Prints a table and writes
  * bench/results/<section>-<timestamp>.json plus bench/results/latest.json.
  *
- *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports|events|geo-tiles|geo-search|compression|ceiling] [--scale default|small|…] [--seconds 10] [--against REF]
+ *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports|events|geo-tiles|geo-search|compression|ceiling|growth] [--scale default|small|…] [--seconds 10] [--against REF]
  *
  * `--against REF` (a git commit or branch) also runs the api section's scenarios on the API as it
  * was at REF — extracted with `git archive` into .tmp/against-<sha>/, sharing node_modules — on the
@@ -37,6 +37,9 @@
  *   ceiling — the list page with the access model on against a bare Koa process sending the same
  *             recorded bytes (≥ 0.3×), repeated against varied queries, the API's peak RSS
  *             (bench/ceiling.ts).
+ *   growth  — only with `--only growth [--scale N]` (N× the default data, default 5): refresh
+ *             time and peak RSS, server start and list mix at N× against 1× in the same run
+ *             (bench/growth.ts).
  *   compression — bytes and server CPU per request of a 100-lead page and a 1,000-feature GeoJSON
  *             page asked for with Accept-Encoding identity (the baseline), gzip and br, on the
  *             access section's small release (bench/compression.ts).
@@ -56,6 +59,7 @@ import { geoTilesBench } from './geo-tiles.ts';
 import { geoSearchBench } from './geo-search.ts';
 import { compressionBench } from './compression.ts';
 import { ceilingBench } from './ceiling.ts';
+import { growthBench } from './growth.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = join(ROOT, 'bench', 'results');
@@ -193,6 +197,14 @@ const sections: Record<string, () => Promise<Row[]>> = {
   'geo-tiles': () => geoTilesBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
   compression: () => compressionBench({ root: ROOT }),
   ceiling: () => ceilingBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
+  // `--scale N` here is the multiple of the default data (default 5); run only when asked for (`--only growth`)
+  growth: () =>
+    growthBench({
+      root: ROOT,
+      scale: values.scale === 'default' ? 5 : scale,
+      seconds: Number(values.seconds),
+      connections: 16,
+    }),
   'geo-search': () => geoSearchBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
 };
 
@@ -243,7 +255,7 @@ const stamp = new Date()
   .replace(/\.\d+Z$/, 'Z');
 const all: Record<string, Row[]> = {};
 for (const [name, fn] of Object.entries(sections)) {
-  if (values.only && values.only !== name) continue;
+  if (values.only ? values.only !== name : name === 'growth') continue; // growth takes minutes and GBs: only when asked
   const rows = await fn();
   all[name] = rows;
   printTable(name, rows);

@@ -1,0 +1,164 @@
+/**
+ * `make bench` section `growth` (issue 34, item 5): what happens when the data grows, measured
+ * side by side in one run. The default scale (1×, `data/bench-default`) and `scale`× as much
+ * (`data/bench-<scale>x`) are each generated (once), refreshed, served and loaded the same way:
+ *
+ *   refresh      — `leads refresh --force` in a child process: wall time and peak RSS (its own
+ *                  JSON summary); target at N×: ≤ 1.1·N × the 1× time, peak ≤ 2,048 MB;
+ *   server start — spawn to listening, which is the release's index build and load (bench/api.ts
+ *                  `startApi`); target ≤ N × the 1× start;
+ *   list mix     — the same 3,000 list queries (filters and `q`, made from the 1× release's values)
+ *                  for `seconds` at 16 connections (bench/load.ts); target ≥ 0.8× the 1× req/s;
+ *                  p99 and server CPU per request for reference; the server's RSS after the load.
+ *
+ * The two servers run one after the other, never at once. At scale 5 the refresh needs ~5 min and
+ * several GB of memory; `--scale 2` is a quicker look.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { generateRaw } from '../pipeline/synth/generate.ts';
+import {
+  cli,
+  generateFilterQueries,
+  generateSearchQueries,
+  interleave,
+  loadServer,
+  releaseValues,
+  startApi,
+  stopChild,
+  vmHwmMb,
+  type BenchRow,
+  type Measured,
+} from './api.ts';
+import { LOAD_WARMUP } from './load.ts';
+
+export const GROWTH_TARGETS = { refreshPerScale: 1.1, peakRssMb: 2048, startPerScale: 1, listVsOne: 0.8 } as const;
+
+export interface GrowthBenchOptions {
+  root: string;
+  /** How many times the default data (e.g. 5). */
+  scale: number;
+  seconds: number;
+  connections: number;
+  log?: (line: string) => void;
+}
+
+interface AtScale {
+  refreshS: number;
+  peakRssMb: number;
+  leads: number;
+  startS: number;
+  load: Measured;
+  serverRssMb: number;
+}
+
+/** Generate (once), refresh, start and load the data at `scale` in `dataDir`. */
+async function atScale(
+  opts: GrowthBenchOptions,
+  scale: number,
+  dataDir: string,
+  paths: () => Promise<string[]>,
+  log: (l: string) => void,
+): Promise<AtScale> {
+  const raw = join(dataDir, 'raw');
+  if (!existsSync(join(raw, 'planning'))) {
+    const t = performance.now();
+    await generateRaw({ outDir: raw, scale, seed: 1, week: 1 });
+    log(`growth: generated ${scale}× in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  }
+  const summary = JSON.parse(
+    await cli(opts.root, ['refresh', '--force', '--json', '--quiet'], { DATA_DIR: dataDir, RAW_DIR: raw }),
+  ) as { wallMs: number; peakRssMb: number; counts: Record<string, number> };
+  log(`growth: ${scale}× refreshed in ${(summary.wallMs / 1000).toFixed(1)} s, peak ${summary.peakRssMb} MB`);
+  const t0 = performance.now();
+  const api = await startApi(opts.root, `${scale}×`, 'state-growth.sqlite', { benchData: dataDir }, log);
+  const startS = (performance.now() - t0) / 1000;
+  try {
+    const list = await paths();
+    const load = await loadServer(api.target.pid, {
+      url: api.target.origin,
+      connections: opts.connections,
+      seconds: opts.seconds,
+      warmup: LOAD_WARMUP,
+      headers: { authorization: `Bearer ${api.target.key}` },
+      requests: list.map((path) => ({ method: 'GET' as const, path })),
+    });
+    if (load.non2xx > 0 || load.errors > 0) throw new Error(`${scale}×: ${load.non2xx} non-2xx, ${load.errors} errors`);
+    log(`growth: ${scale}× list mix ${load.rps.toFixed(0)} req/s, p99 ${load.p99} ms`);
+    return {
+      refreshS: summary.wallMs / 1000,
+      peakRssMb: summary.peakRssMb,
+      leads: summary.counts['leads'] ?? 0,
+      startS,
+      load,
+      serverRssMb: vmHwmMb(api.target.pid),
+    };
+  } finally {
+    await stopChild(api.child);
+  }
+}
+
+export async function growthBench(opts: GrowthBenchOptions): Promise<BenchRow[]> {
+  const log = opts.log ?? ((l: string) => void process.stderr.write(l + '\n'));
+  const n = opts.scale;
+  if (!(n > 1)) throw new Error(`--scale must be above 1 for the growth section (got ${n})`);
+  const oneDir = join(opts.root, 'data', 'bench-default');
+  let queries: string[] | null = null;
+  // the same queries at both scales, made from the 1× release's own values
+  const paths = async (): Promise<string[]> => {
+    if (!queries) {
+      const { values } = await releaseValues(join(oneDir, 'current', 'leads.parquet'), 10);
+      queries = interleave([generateFilterQueries(2_000, 1, values), generateSearchQueries(1_000, 2, values)]).map(
+        (q) => `/v1/leads?${q}`,
+      );
+    }
+    return queries;
+  };
+  const one = await atScale(opts, 1, oneDir, paths, log);
+  const nDir = join(opts.root, 'data', `bench-${n}x`);
+  const big = await atScale(opts, n, nDir, paths, log);
+  const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
+  return [
+    { metric: `leads published at ${n}× (vs 1×)`, value: big.leads, unit: 'rows', baseline: one.leads },
+    {
+      metric: `refresh wall time at ${n}× (vs 1×)`,
+      value: big.refreshS,
+      unit: 's',
+      baseline: one.refreshS,
+      target: `≤ ${(GROWTH_TARGETS.refreshPerScale * n).toFixed(1)}× baseline (${ratio(big.refreshS, one.refreshS)})`,
+      ok: big.refreshS <= GROWTH_TARGETS.refreshPerScale * n * one.refreshS,
+    },
+    {
+      metric: `refresh peak RSS at ${n}× (vs 1×)`,
+      value: big.peakRssMb,
+      unit: 'MB',
+      baseline: one.peakRssMb,
+      target: `≤ ${GROWTH_TARGETS.peakRssMb} MB`,
+      ok: big.peakRssMb <= GROWTH_TARGETS.peakRssMb,
+    },
+    {
+      metric: `server start (index build) at ${n}× (vs 1×)`,
+      value: big.startS,
+      unit: 's',
+      baseline: one.startS,
+      target: `≤ ${GROWTH_TARGETS.startPerScale * n}× baseline (${ratio(big.startS, one.startS)})`,
+      ok: big.startS <= GROWTH_TARGETS.startPerScale * n * one.startS,
+    },
+    {
+      metric: `list mix req/s at ${n}× (vs 1×)`,
+      value: big.load.rps,
+      unit: 'req/s',
+      baseline: one.load.rps,
+      target: `≥ ${GROWTH_TARGETS.listVsOne}× baseline (${ratio(big.load.rps, one.load.rps)})`,
+      ok: big.load.rps >= GROWTH_TARGETS.listVsOne * one.load.rps,
+    },
+    { metric: `list mix p99 at ${n}× (vs 1×)`, value: big.load.p99, unit: 'ms', baseline: one.load.p99 },
+    {
+      metric: `list mix server CPU per request at ${n}× (vs 1×)`,
+      value: big.load.cpuMsPerReq,
+      unit: 'ms',
+      baseline: one.load.cpuMsPerReq,
+    },
+    { metric: `server peak RSS at ${n}× (vs 1×)`, value: big.serverRssMb, unit: 'MB', baseline: one.serverRssMb },
+  ];
+}
