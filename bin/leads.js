@@ -28,11 +28,13 @@ const heapFlags = (() => {
 // real paths: through a symlinked runtime/ (a git worktree sharing one), execPath is the target's
 const onPinned = !existsSync(PINNED) || realpathSync(process.execPath) === realpathSync(PINNED);
 if (!onPinned || heapFlags.length > 0) {
-  const r = spawnSync(
-    onPinned ? process.execPath : PINNED,
-    [...process.execArgv, ...heapFlags, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
-    { stdio: 'inherit', env: heapFlags.length > 0 ? { ...process.env, LEADS_REFRESH_HEAP_SET: '1' } : process.env },
-  );
+  const file = onPinned ? process.execPath : PINNED;
+  const args = [...process.execArgv, ...heapFlags, fileURLToPath(import.meta.url), ...process.argv.slice(2)];
+  const env = heapFlags.length > 0 ? { ...process.env, LEADS_REFRESH_HEAP_SET: '1' } : process.env;
+  // Replace this process where Node can (22.15+ / 23.11+: the pinned runtime): the same pid, so a
+  // signal or a kill reaches the command itself, never a wrapper that would leave it running.
+  if (typeof process.execve === 'function') process.execve(file, [file, ...args], env);
+  const r = spawnSync(file, args, { stdio: 'inherit', env });
   process.exit(r.status ?? (r.signal ? 128 : 1));
 }
 const { register } = await import('tsx/esm/api');
