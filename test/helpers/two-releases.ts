@@ -4,6 +4,9 @@
  * what changes between refreshes: stable ids, `since` / `updated_since`. Built once and cached under
  * `.tmp/` like the weekly releases; each process gets its own copy.
  */
+import * as assert from 'uvu/assert';
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildWeeks } from './weekly-releases.ts';
 
 export interface TwoReleases {
@@ -24,4 +27,16 @@ export function twoReleases(seed = 7): Promise<TwoReleases> {
     switchTo,
   }));
   return built;
+}
+
+/**
+ * The two releases, for a test API that serves week 1 (the tiny release is week 1's): week 2 is
+ * linked into the API's data folder, ready to be published with `serveRelease(api, two.second)`
+ * (test/helpers/api.ts).
+ */
+export async function weekTwoBeside(api: { dataDir: string; release: () => string }): Promise<TwoReleases> {
+  const two = await twoReleases();
+  assert.is(api.release(), two.first, 'the test API serves the week-1 release');
+  symlinkSync(join(two.dataDir, 'releases', two.second), join(api.dataDir, 'releases', two.second));
+  return two;
 }

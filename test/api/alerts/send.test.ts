@@ -15,7 +15,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash, randomBytes } from 'node:crypto';
-import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKey } from '../../../api/access/keys.ts';
 import type { Plan, Scope } from '../../../api/access/scopes.ts';
@@ -28,7 +27,7 @@ import { openDb } from '../../../pipeline/lib/duckdb.ts';
 import { serveRelease, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { startSmtpSink, type SmtpSink, type SunkMessage } from '../../helpers/smtp-sink.ts';
 import { leads } from '../../helpers/cli.ts';
-import { twoReleases, type TwoReleases } from '../../helpers/two-releases.ts';
+import { weekTwoBeside, type TwoReleases } from '../../helpers/two-releases.ts';
 
 const test = suite('alert e-mails of saved searches');
 
@@ -101,10 +100,8 @@ const linked = (part: string): number[] =>
   [...part.matchAll(/\/app\/explorer\/(\d+)/g)].map((m) => Number(m[1])).filter((v, i, a) => a.indexOf(v) === i);
 
 test.before(async () => {
-  two = await twoReleases();
   api = await startTestApi({ config: { keyCacheMs: 0 } });
-  assert.is(api.release(), two.first, 'the test API serves the week-1 release');
-  symlinkSync(join(two.dataDir, 'releases', two.second), join(api.dataDir, 'releases', two.second));
+  two = await weekTwoBeside(api);
   sink = await startSmtpSink();
   const snap = (await serverLeadReader(api.server.db, api.server.releases).snapshot())!;
   watermark = { leadId: snap.maxLeadId, eventId: snap.maxEventId };

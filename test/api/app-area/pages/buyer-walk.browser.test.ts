@@ -17,7 +17,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { statSync, symlinkSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { sendAlerts } from '../../../../api/alerts/sender.ts';
@@ -27,7 +27,7 @@ import { launchMapChromium, PASSWORD, signedInCookie, startAppServer } from '../
 import { BROWSER_TIMEOUT_MS, chromiumMissing } from '../../../helpers/browser.ts';
 import { startSmtpSink, type SmtpSink } from '../../../helpers/smtp-sink.ts';
 import { REPO_ROOT, tempDir } from '../../../helpers/tmp.ts';
-import { twoReleases, type TwoReleases } from '../../../helpers/two-releases.ts';
+import { weekTwoBeside, type TwoReleases } from '../../../helpers/two-releases.ts';
 
 /** Where screenshots go: docs/images with APP_SCREENSHOTS=docs (to refresh the docs), else a temp folder. */
 const SHOTS =
@@ -54,9 +54,7 @@ if (chromiumMissing('buyer-walk.browser.test.ts', test)) {
     ({ api, origin } = await startAppServer());
     browser = await launchMapChromium();
     sink = await startSmtpSink();
-    two = await twoReleases();
-    assert.is(api.release(), two.first, 'the walk starts on the week-1 release');
-    symlinkSync(join(two.dataDir, 'releases', two.second), join(api.dataDir, 'releases', two.second));
+    two = await weekTwoBeside(api); // the walk starts on week 1
   });
   test.after(async () => {
     await sink?.close();

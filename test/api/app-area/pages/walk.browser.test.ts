@@ -14,7 +14,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, statSync, symlinkSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ import { APP_SECTIONS } from '../../../../api/app-area/contract.ts';
 import { sendAlerts, unsubscribeUrl } from '../../../../api/alerts/sender.ts';
 import { serverLeadReader } from '../../../../api/webhooks/lead-reader.ts';
 import { startSmtpSink, type SmtpSink } from '../../../helpers/smtp-sink.ts';
-import { twoReleases, type TwoReleases } from '../../../helpers/two-releases.ts';
+import { weekTwoBeside, type TwoReleases } from '../../../helpers/two-releases.ts';
 import type { Plan } from '../../../../api/access/scopes.ts';
 import { serveRelease, startTestApi, type TestApi } from '../../../helpers/api.ts';
 import { chromiumMissing, launchChromium } from '../../../helpers/browser.ts';
@@ -67,9 +67,7 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
     browser = await launchChromium();
     rx = await startReceiver();
     sink = await startSmtpSink();
-    two = await twoReleases();
-    assert.is(api.release(), two.first, 'the walk starts on the week-1 release');
-    symlinkSync(join(two.dataDir, 'releases', two.second), join(api.dataDir, 'releases', two.second));
+    two = await weekTwoBeside(api); // the walk starts on week 1
   });
   test.after(async () => {
     await sink?.close();
