@@ -11,8 +11,8 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { CHROMIUM, chromiumMissing } from '../helpers/browser.ts';
+import type { Browser } from 'playwright-core';
+import { chromiumMissing, launchMapChromium } from '../helpers/browser.ts';
 import { startTestApi, type TestApi } from '../helpers/api.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -86,22 +86,7 @@ if (chromiumMissing('cors.browser.test.ts', test)) {
   // skipped, with the reason printed
 } else {
   test.before(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      timeout: 60_000,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--use-angle=swiftshader',
-        '--enable-unsafe-swiftshader',
-        '--ignore-gpu-blocklist',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchMapChromium();
   });
   test.after(async () => {
     await browser?.close();

@@ -8,13 +8,12 @@
  * draw; nothing leaves the machine.
  */
 import net from 'node:net';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { issueInvitation } from '../../api/app-area/invitations.ts';
 import type { Plan } from '../../api/access/scopes.ts';
 import type { Account } from '../../api/state/store-interface.ts';
 import { AppAgent } from '../api/app-area/agent.ts';
 import { startTestApi, type TestApi, type TestApiOptions } from './api.ts';
-import { CHROMIUM } from './browser.ts';
 
 /** The password the test accounts get. */
 export const PASSWORD = 'correct horse battery staple';
@@ -37,27 +36,6 @@ export async function startAppServer(opts: TestApiOptions = {}): Promise<{ api: 
     config: { port, host: '127.0.0.1', publicBaseUrl: `${origin}/v1`, ...opts.config },
   });
   return { api, origin };
-}
-
-/** Chromium with a software WebGL (MapLibre needs one), headless, no network beyond the test server. */
-export function launchMapChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: 60_000,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--use-angle=swiftshader',
-      '--enable-unsafe-swiftshader',
-      '--ignore-gpu-blocklist',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
 }
 
 /** Create an account on `plan` and sign it in through the real session layer; returns its session cookie. */

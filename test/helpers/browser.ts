@@ -13,16 +13,38 @@ import { skipFile } from './skip.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
-const ARGS = [
-  '--headless',
+/** What every test Chromium runs with: no sandbox (root in CI), nothing fetched beyond the test server. */
+const QUIET_FLAGS = [
   '--no-sandbox',
-  '--disable-gpu',
   '--disable-quic',
   '--no-first-run',
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
 ];
+const ARGS = ['--headless', '--disable-gpu', ...QUIET_FLAGS];
+
+/**
+ * Chromium's flags for pages that draw with WebGL (MapLibre): a software GPU (SwiftShader) instead
+ * of none. Without `--headless`, which each launcher adds in its own form (Playwright's
+ * `--headless`, Lighthouse's chrome-launcher `--headless=new`).
+ */
+export const MAP_CHROMIUM_FLAGS = [
+  '--use-angle=swiftshader',
+  '--enable-unsafe-swiftshader',
+  '--ignore-gpu-blocklist',
+  ...QUIET_FLAGS,
+];
+
+/** Chromium with a software WebGL (MapLibre needs one), headless, no network beyond the test server. */
+export function launchMapChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    timeout: 60_000,
+    args: ['--headless', ...MAP_CHROMIUM_FLAGS],
+  });
+}
 
 /**
  * True when Chromium is not installed; then `file` is registered as one skipped test of `test`

@@ -11,8 +11,8 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { CHROMIUM, chromiumMissing } from '../../helpers/browser.ts';
+import type { Browser } from 'playwright-core';
+import { chromiumMissing, launchMapChromium } from '../../helpers/browser.ts';
 import { startTestApi, type TestApi } from '../../helpers/api.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
@@ -86,22 +86,7 @@ if (chromiumMissing('maplibre.browser.test.ts', test)) {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const a = server.address();
     origin = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      timeout: 60_000,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--use-angle=swiftshader',
-        '--enable-unsafe-swiftshader',
-        '--ignore-gpu-blocklist',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchMapChromium();
   });
   test.after(async () => {
     await browser?.close();

@@ -12,8 +12,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import type { TestApi } from '../../../helpers/api.ts';
-import { chromiumMissing } from '../../../helpers/browser.ts';
-import { launchMapChromium, signedInContext, startAppServer } from '../../../helpers/app-browser.ts';
+import { chromiumMissing, launchMapChromium } from '../../../helpers/browser.ts';
+import { signedInContext, startAppServer } from '../../../helpers/app-browser.ts';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 

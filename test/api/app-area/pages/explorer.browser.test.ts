@@ -18,8 +18,8 @@ import type { Browser, Page } from 'playwright-core';
 import { landAuthorityAt, landGeoJson } from '../../../../common/land.ts';
 import { releaseTiles } from '../../../../api/gis/tile-cache.ts';
 import type { TestApi } from '../../../helpers/api.ts';
-import { chromiumMissing } from '../../../helpers/browser.ts';
-import { launchMapChromium, signedInContext, startAppServer } from '../../../helpers/app-browser.ts';
+import { chromiumMissing, launchMapChromium } from '../../../helpers/browser.ts';
+import { signedInContext, startAppServer } from '../../../helpers/app-browser.ts';
 import { REPO_ROOT, tempDir } from '../../../helpers/tmp.ts';
 
 const SHOTS =

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import lighthouse from 'lighthouse';
 import * as chromeLauncher from 'chrome-launcher';
 import type { TestApi } from '../../../helpers/api.ts';
-import { CHROMIUM, chromiumMissing } from '../../../helpers/browser.ts';
+import { CHROMIUM, chromiumMissing, MAP_CHROMIUM_FLAGS } from '../../../helpers/browser.ts';
 import { signedInCookie, startAppServer } from '../../../helpers/app-browser.ts';
 
 /** The least score each category must reach. */
@@ -36,18 +36,7 @@ if (chromiumMissing('lighthouse.browser.test.ts', test)) {
   const launch = (): Promise<chromeLauncher.LaunchedChrome> =>
     chromeLauncher.launch({
       chromePath: CHROMIUM,
-      chromeFlags: [
-        '--headless=new',
-        '--no-sandbox',
-        '--use-angle=swiftshader',
-        '--enable-unsafe-swiftshader',
-        '--ignore-gpu-blocklist',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      chromeFlags: ['--headless=new', ...MAP_CHROMIUM_FLAGS],
     });
 
   async function audit(path: string): Promise<void> {
