@@ -16,7 +16,7 @@ import {
 import { alertAccess } from '../../../api/alerts/alert-access.ts';
 import { alertMail } from '../../../api/alerts/alert-mail.ts';
 import type { ApiKey } from '../../../api/state/store-interface.ts';
-import type { Scope } from '../../../api/access/scopes.ts';
+import { apiKey as key } from '../../helpers/api-key.ts';
 
 test('alertPeriod: the UTC day, or the ISO week (Monday to Sunday; week 1 holds the first Thursday)', () => {
   const cases: [string, string, string][] = [
@@ -50,20 +50,6 @@ test('unsubscribe tokens: signed per search, checked whole; another search, a ta
 });
 
 const NOW = new Date('2026-11-27T07:00:00Z');
-const key = (scope: Scope, o: Partial<ApiKey> = {}): ApiKey => ({
-  id: `key_${scope}`,
-  account_id: 1,
-  account_name: 'acme',
-  scope,
-  name: null,
-  display_prefix: 'lk_',
-  status: 'active',
-  created_at: '2026-01-01T00:00:00.000Z',
-  revoked_at: null,
-  licence_id: null,
-  expires_at: null,
-  ...o,
-});
 
 test('alertAccess: the best scope among keys that grant theirs now; none for each way access ends', () => {
   assert.equal(alertAccess({ plan: 'premium' }, [key('commonwealth'), key('ent_api')], NOW), {

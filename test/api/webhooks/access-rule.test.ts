@@ -2,26 +2,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { planAllowsScope } from '../../../api/access/licences.ts';
-import type { Scope } from '../../../api/access/scopes.ts';
-import type { ApiKey } from '../../../api/state/store-interface.ts';
 import { webhookAccess } from '../../../api/webhooks/send-access.ts';
+import { apiKey as key } from '../../helpers/api-key.ts';
 
 const NOW = new Date('2026-11-20T10:00:00Z');
-let n = 0;
-const key = (scope: Scope, over: Partial<ApiKey> = {}): ApiKey => ({
-  id: `key_${String(++n).padStart(16, '0')}`,
-  account_id: 1,
-  account_name: 'acme',
-  scope,
-  name: null,
-  display_prefix: 'lk_',
-  status: 'active',
-  created_at: '2026-01-01T00:00:00.000Z',
-  revoked_at: null,
-  licence_id: null,
-  expires_at: null,
-  ...over,
-});
 const premium = { plan: 'premium' as const };
 
 test("the lower of the webhook's scope and the best key the account holds now", () => {
