@@ -6,7 +6,8 @@
  *
  * - Buffered bodies (a page of leads, a GeoJSON page, a tile) are compressed in one call on
  *   libuv's thread pool (node:zlib's async API), so the event loop goes on serving meanwhile;
- *   streamed bodies (exports) are compressed as streams.
+ *   streamed bodies (exports) are compressed as streams. A body a route marks `unchangingBody`
+ *   (the OpenAPI document, the docs' assets) is compressed once per coding.
  * - Brotli quality `BROTLI_QUALITY` (4) and gzip level `GZIP_LEVEL` (6): for dynamic answers,
  *   brotli 4 is about as fast as gzip 6 and smaller (the figures: docs/performance.md).
  * - `Vary: Accept-Encoding` on every answer of a compressible type (and on 304s), compressed or
@@ -102,6 +103,19 @@ export function chooseEncoding(header: string | undefined): Coding | null {
   return br >= gz ? 'br' : 'gzip';
 }
 
+/**
+ * Bodies a route sends unchanged for the life of the process (the OpenAPI document, Swagger UI's
+ * files): compressed once per coding and kept with the body, not again on every request (the
+ * 770 KB OpenAPI document took ~10 ms of brotli each time).
+ */
+const unchanging = new WeakMap<Buffer, Partial<Record<Coding, Buffer>>>();
+
+/** Mark `body` (a Buffer a route keeps and sends again) as unchanging: its compressed forms are kept. */
+export function unchangingBody(body: Buffer): Buffer {
+  if (!unchanging.has(body)) unchanging.set(body, {});
+  return body;
+}
+
 const isStream = (body: unknown): body is Readable =>
   typeof body === 'object' &&
   body !== null &&
@@ -148,12 +162,14 @@ export function compressionMiddleware(config: Pick<ApiConfig, 'compressMinBytes'
       return;
     else bytes = Buffer.from(JSON.stringify(body)); // what Koa would send
     if (bytes.length < minBytes) return;
+    const kept = unchanging.get(bytes);
     let encoded: Buffer;
     try {
-      encoded = await compress(coding, bytes);
+      encoded = kept?.[coding] ?? (await compress(coding, bytes));
     } catch {
       return; // sent as it is
     }
+    if (kept) kept[coding] = encoded;
     ctx.body = encoded; // Content-Length follows; Content-Type stays
     ctx.set('Content-Encoding', coding);
   };

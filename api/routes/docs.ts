@@ -16,6 +16,7 @@ import type { AppContext, AppState } from '../http/context.ts';
 import { mount, type Operation } from './operation.ts';
 import { notFound } from '../http/errors.ts';
 import { renderReference } from '../render/reference-html.ts';
+import { unchangingBody } from '../middleware/compression.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -78,7 +79,7 @@ function swaggerUiDir(): string {
  */
 interface DocsEnv {
   openapi: () => Record<string, unknown>;
-  doc: string | null;
+  doc: Buffer | null;
   reference: string | null;
   referenceGz: Buffer | null;
   assets: Map<string, Buffer>;
@@ -86,7 +87,7 @@ interface DocsEnv {
 
 /** `GET /v1/openapi.json`. */
 function openapiJson(ctx: AppContext, env: DocsEnv): void {
-  env.doc ??= JSON.stringify(env.openapi());
+  env.doc ??= unchangingBody(Buffer.from(JSON.stringify(env.openapi())));
   ctx.type = 'application/json; charset=utf-8';
   ctx.body = env.doc;
 }
@@ -127,7 +128,7 @@ function docsAsset(ctx: AppContext, env: DocsEnv): void {
   if (!type) throw notFound(`asset ${file}`);
   let body = env.assets.get(file);
   if (!body) {
-    body = readFileSync(file === 'reference.css' ? REFERENCE_CSS : join(swaggerUiDir(), file));
+    body = unchangingBody(readFileSync(file === 'reference.css' ? REFERENCE_CSS : join(swaggerUiDir(), file)));
     env.assets.set(file, body);
   }
   ctx.type = type;

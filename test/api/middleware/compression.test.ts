@@ -11,7 +11,14 @@ import * as assert from 'uvu/assert';
 import http from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ApiConfigError, loadApiConfig } from '../../../api/config.ts';
-import { chooseEncoding, compressible } from '../../../api/middleware/compression.ts';
+import Koa from 'koa';
+import type { AddressInfo } from 'node:net';
+import {
+  chooseEncoding,
+  compressible,
+  compressionMiddleware,
+  unchangingBody,
+} from '../../../api/middleware/compression.ts';
 import { startTestApi, type TestApi } from '../../helpers/api.ts';
 
 let api: TestApi;
@@ -193,6 +200,40 @@ test('exports: a gzipped export is not compressed twice; br is applied to the st
   assert.is(parquet.status, 200);
   assert.is(parquet.headers['content-encoding'], undefined);
   assert.is(parquet.body.subarray(0, 4).toString(), 'PAR1');
+});
+
+test('a body marked unchanging is compressed once per coding; a fresh body every time', async () => {
+  const kept = unchangingBody(Buffer.from(JSON.stringify({ text: 'lead '.repeat(2000) })));
+  const sent: unknown[] = [];
+  const app = new Koa();
+  app.use(async (ctx, next) => {
+    await next();
+    sent.push(ctx.body); // what the compression middleware left to send
+  });
+  app.use(compressionMiddleware({ compressMinBytes: 1024 }));
+  app.use((ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = ctx.path === '/kept' ? kept : Buffer.from(kept); // a copy: the same bytes, a new body
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    for (const path of ['/kept', '/kept', '/fresh', '/fresh', '/kept']) {
+      const res = await fetch(origin + path, {
+        headers: { 'Accept-Encoding': path === '/kept' && sent.length === 4 ? 'gzip' : 'br' },
+      });
+      assert.equal(Buffer.from(await res.arrayBuffer()).length > 0, true);
+    }
+  } finally {
+    server.close();
+  }
+  assert.ok(sent[0] === sent[1], 'the second answer is the kept brotli bytes');
+  assert.ok(sent[2] !== sent[3], 'a fresh body is compressed each time');
+  assert.equal(sent[2], sent[0], 'and gives the same bytes');
+  assert.ok(sent[4] !== sent[0] && Buffer.isBuffer(sent[4]), 'gzip is kept apart from br');
+  assert.equal(gunzipSync(sent[4] as Buffer), kept);
+  assert.equal(brotliDecompressSync(sent[0] as Buffer), kept);
 });
 
 test('COMPRESS_MIN_BYTES: default 1024, `off`, bounds checked', () => {
