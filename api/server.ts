@@ -50,7 +50,7 @@ async function serverModules() {
     startWebhookScheduler: dispatcher.startWebhookScheduler,
     serverLeadReader: leadReader.serverLeadReader,
     UsageLedger: ledger.UsageLedger,
-    ExportTempSpace: exportTemp.ExportTempSpace,
+    exportTempSpace: exportTemp.exportTempSpace,
     timedStore: timed.timedStore,
   };
 }
@@ -69,7 +69,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
     startWebhookScheduler,
     serverLeadReader,
     UsageLedger,
-    ExportTempSpace,
+    exportTempSpace,
     timedStore,
   } = await serverModules();
   const log = deps.log;
@@ -77,12 +77,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
   const clock = deps.clock ?? (() => new Date());
   const metrics = deps.metrics ?? new ApiMetrics();
   // The export temp folder first: private (0700), and what a killed server left in it removed.
-  const exportTemp = new ExportTempSpace({
-    root: config.exportTempDir,
-    maxBytes: config.exportTempMaxMb * 1e6,
-    waitMs: config.exportTempWaitMs,
-    log,
-  });
+  const exportTemp = exportTempSpace(config, log);
   // the ports before the slow work (the release's index build): a port taken fails the start now
   // (a cluster worker shares the primary's port, which the primary checked before forking it)
   if (!isClusterWorker()) await checkPortFree('PORT', config.port, config.host);

@@ -38,6 +38,7 @@ import {
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ApiConfig } from '../config.ts';
 import { ApiError } from '../http/errors.ts';
 
 /** Formats of the file exports. */
@@ -279,4 +280,30 @@ export class ExportTempSpace {
   close(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** The settings an export temp space is made from (the API config's). */
+export type ExportTempConfig = Pick<ApiConfig, 'exportTempDir' | 'exportTempMaxMb' | 'exportTempWaitMs'>;
+
+/** A temp space from the API config's settings. */
+export function exportTempSpace(config: ExportTempConfig, log: (line: string) => void): ExportTempSpace {
+  return new ExportTempSpace({
+    root: config.exportTempDir,
+    maxBytes: config.exportTempMaxMb * 1e6,
+    waitMs: config.exportTempWaitMs,
+    log,
+  });
+}
+
+/**
+ * The temp space of a router: the server's (prepared at start, leftovers removed) when it has
+ * one, else one made from `config` on first use (an app built without a server).
+ */
+export function lazyExportTempSpace(
+  config: ExportTempConfig,
+  given: ExportTempSpace | null | undefined,
+  log: (line: string) => void,
+): () => ExportTempSpace {
+  let temp = given ?? null;
+  return () => (temp ??= exportTempSpace(config, log));
 }

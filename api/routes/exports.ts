@@ -53,7 +53,7 @@ import { csvStream } from '../render/csv.ts';
 import { jsonlStream } from '../render/jsonl.ts';
 import { maybeGzip } from '../render/lines.ts';
 import { parquetStream } from '../render/parquet.ts';
-import { ExportTempSpace } from '../exports/temp-space.ts';
+import { lazyExportTempSpace, type ExportTempSpace } from '../exports/temp-space.ts';
 import { areaIds } from '../gis/geometry-ids.ts';
 
 /** What the export operations share: the release lookups and the temp space. */
@@ -240,14 +240,6 @@ export function exportsRouter(
   config: ApiConfig,
   deps: Pick<AppDeps, 'db' | 'exportTemp' | 'log' | 'metrics'>,
 ): Router<AppState> {
-  // the server prepares it at start (leftovers removed); an app built without one makes it on first use
-  let temp = deps.exportTemp ?? null;
-  const tempSpace = (): ExportTempSpace =>
-    (temp ??= new ExportTempSpace({
-      root: config.exportTempDir,
-      maxBytes: config.exportTempMaxMb * 1e6,
-      waitMs: config.exportTempWaitMs,
-      log: deps.log,
-    }));
+  const tempSpace = lazyExportTempSpace(config, deps.exportTemp, deps.log);
   return mount(EXPORTS_OPERATIONS, { config, deps, sourcesFor: releaseSourcesCache(deps.db), tempSpace });
 }

@@ -19,7 +19,7 @@ import Router from '@koa/router';
 import type { ApiConfig } from '../../config.ts';
 import type { ApiDb } from '../../duckdb/db.ts';
 import { ApiError } from '../../http/errors.ts';
-import { ExportTempSpace } from '../../exports/temp-space.ts';
+import { lazyExportTempSpace, type ExportTempSpace } from '../../exports/temp-space.ts';
 import { budgetExhausted } from '../../access/enforce.ts';
 import { budgetReset, dailyRows, utcDay } from '../../access/limits.ts';
 import type { UsageLedger } from '../../access/ledger.ts';
@@ -79,14 +79,7 @@ export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<
   const router = new Router<AppAreaState>({ prefix: APP_BASE });
   const sourcesFor = releaseSourcesCache(deps.db);
   const tilesFor = releaseTiles(deps.db);
-  let temp = deps.exportTemp ?? null;
-  const tempSpace = (): ExportTempSpace =>
-    (temp ??= new ExportTempSpace({
-      root: config.exportTempDir,
-      maxBytes: config.exportTempMaxMb * 1e6,
-      waitMs: config.exportTempWaitMs,
-      log: deps.log,
-    }));
+  const tempSpace = lazyExportTempSpace(config, deps.exportTemp, deps.log);
 
   /**
    * Run `work` as the account's app: it charges rows to the app's ledger entry against the plan
