@@ -162,6 +162,25 @@ export async function serveRelease(api: TestApi, id: string): Promise<void> {
   assert.is(api.release(), id);
 }
 
+/** Insert a new key of `scope` for account `accountId` into `store`: its id and the raw key (what a client sends). */
+export async function addKey(
+  store: Pick<StateStore, 'insertKey'>,
+  accountId: number,
+  scope: Scope,
+  name: string | null = null,
+): Promise<{ id: string; raw: string }> {
+  const k = generateKey(scope);
+  await store.insertKey({
+    id: k.id,
+    account_id: accountId,
+    scope,
+    name,
+    display_prefix: k.displayPrefix,
+    hash: k.hash,
+  });
+  return { id: k.id, raw: k.raw };
+}
+
 /** Start the API on a tiny release with a fresh state file and one key per scope. */
 export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
   const dataDir = await tinyDataDir(opts.seed ?? 7);
@@ -191,18 +210,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   });
   const account = await server.store.createAccount('test', 'premium');
   const keys = {} as Record<Scope, string>;
-  for (const scope of SCOPES) {
-    const k = generateKey(scope);
-    await server.store.insertKey({
-      id: k.id,
-      account_id: account.id,
-      scope,
-      name: `test ${scope}`,
-      display_prefix: k.displayPrefix,
-      hash: k.hash,
-    });
-    keys[scope] = k.raw;
-  }
+  for (const scope of SCOPES) keys[scope] = (await addKey(server.store, account.id, scope, `test ${scope}`)).raw;
   const baseUrl = server.url;
   const docKey = `${config.publicBaseUrl} ${JSON.stringify(opts.deprecations ?? null)}`;
   let doc = docs.get(docKey);

@@ -11,10 +11,9 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { UsageLedger } from '../../../api/access/ledger.ts';
-import { generateKey } from '../../../api/access/keys.ts';
 import { openSqliteStore } from '../../../api/state/sqlite.ts';
 import type { UsageDelta } from '../../../api/state/store-interface.ts';
-import { tinyRelease } from '../../helpers/api.ts';
+import { addKey, tinyRelease } from '../../helpers/api.ts';
 import { REPO_ROOT, tempDir } from '../../helpers/tmp.ts';
 import { waitUntil } from '../../helpers/wait.ts';
 
@@ -29,15 +28,7 @@ test.before(async () => {
   symlinkSync(`releases/${rel.id}`, join(dataDir, 'current'));
   const store = openSqliteStore(join(dataDir, 'state.sqlite'));
   const a = await store.createAccount('durable', 'premium');
-  const k = generateKey('ent_api');
-  await store.insertKey({
-    id: k.id,
-    account_id: a.id,
-    scope: 'ent_api',
-    name: null,
-    display_prefix: k.displayPrefix,
-    hash: k.hash,
-  });
+  const k = await addKey(store, a.id, 'ent_api');
   await store.close();
   key = { id: k.id, raw: k.raw };
 });

@@ -10,7 +10,7 @@ import { requestIdMiddleware } from '../../../api/middleware/request-id.ts';
 import { generateKey } from '../../../api/access/keys.ts';
 import { SCOPES } from '../../../api/access/scopes.ts';
 import type { StoredKey } from '../../../api/state/store-interface.ts';
-import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
+import { addKey, assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 
 let api: TestApi;
 test.before(async () => {
@@ -22,15 +22,7 @@ test.after(async () => {
 
 test('401 table: missing, malformed, unknown, revoked', async () => {
   const account = (await api.store.getAccountByName('test'))!;
-  const revoked = generateKey('ent_api');
-  await api.store.insertKey({
-    id: revoked.id,
-    account_id: account.id,
-    scope: 'ent_api',
-    name: null,
-    display_prefix: revoked.displayPrefix,
-    hash: revoked.hash,
-  });
+  const revoked = await addKey(api.store, account.id, 'ent_api');
   await api.store.revokeKey(revoked.id);
   const cases: [Record<string, string>, string][] = [
     [{}, 'missing_key'],

@@ -13,7 +13,7 @@ import { CidrList, canonicalIp, parseIPv4 } from '../../../api/http/ip-address.t
 import { clientAddress, clientAddressMiddleware } from '../../../api/middleware/client-address.ts';
 import { throttleKey } from '../../../api/access/throttle.ts';
 import { generateKey } from '../../../api/access/keys.ts';
-import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
+import { addKey, assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 
 const unit = suite('client address (pure)');
 
@@ -138,15 +138,7 @@ http.before(async () => {
     config: { trustProxy: true, keyCacheMs: 0, authFailLimit: 3, authFailWindowS: 600 },
   });
   const a = await api.store.createAccount('proxied', 'premium');
-  const k = generateKey('ent_api');
-  await api.store.insertKey({
-    id: k.id,
-    account_id: a.id,
-    scope: 'ent_api',
-    name: null,
-    display_prefix: k.displayPrefix,
-    hash: k.hash,
-  });
+  const k = await addKey(api.store, a.id, 'ent_api');
   good = k.raw;
 });
 http.after(async () => {

@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
+import { addKey, assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { diffLeads, flattenEvents } from '../../helpers/parquet-diff.ts';
 import { weeklyReleases, type WeeklyReleases } from '../../helpers/weekly-releases.ts';
 import { enrichedFields } from '../../../api/access/masking.ts';
@@ -321,16 +321,7 @@ interface Mirror {
 // them), and Cork for ent_api counting the rows charged per week against a full re-pull.
 test("the mirror: week 1's export plus the events through week 4 equals week 4's export, field by field (commonwealth, ent_api); a county kept in sync within the 5,000-row budget", async () => {
   const ent = await api.store.createAccount('sync-county', 'premium');
-  const { generateKey } = await import('../../../api/access/keys.ts');
-  const k = generateKey('ent_api');
-  await api.store.insertKey({
-    id: k.id,
-    account_id: ent.id,
-    scope: 'ent_api',
-    name: 'county sync',
-    display_prefix: k.displayPrefix,
-    hash: k.hash,
-  });
+  const k = await addKey(api.store, ent.id, 'ent_api', 'county sync');
   const mirrors: Mirror[] = [
     {
       name: 'commonwealth',

@@ -10,9 +10,8 @@ import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { API_DEFAULTS } from '../../../api/config.ts';
-import { generateKey } from '../../../api/access/keys.ts';
 import { IDEMPOTENCY_TTL_MS } from '../../../api/middleware/idempotency-key.ts';
-import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
+import { addKey, assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { pgSchemaUrl, TEST_PG_URL } from '../../helpers/store-backends.ts';
 
 interface Backend {
@@ -53,15 +52,7 @@ for (const backend of [sqlite, postgres]) {
   test.before(async () => {
     api = await startTestApi({ config: { webhookAllowHosts: ['127.0.0.1'], ...backend.config() }, clock: () => now });
     const other = await api.store.createAccount('other', 'premium');
-    const k = generateKey('ent_api');
-    await api.store.insertKey({
-      id: k.id,
-      account_id: other.id,
-      scope: 'ent_api',
-      name: null,
-      display_prefix: k.displayPrefix,
-      hash: k.hash,
-    });
+    const k = await addKey(api.store, other.id, 'ent_api');
     otherKey = k.raw;
   });
   test.after(async () => {

@@ -5,8 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHmac } from 'node:crypto';
-import { generateKey } from '../../../api/access/keys.ts';
-import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
+import { addKey, assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.ts';
 import { DELIVERY_STATUSES } from '../../../api/state/webhook-interface.ts';
 import { DELIVERIES_QUERY_SCHEMA } from '../../../api/webhooks/service.ts';
@@ -19,15 +18,7 @@ test.before(async () => {
   api = await startTestApi({ config: { webhookAllowHosts: ['127.0.0.1'] } });
   rx = await startReceiver();
   const other = await api.store.createAccount('other', 'premium');
-  const k = generateKey('ent_api');
-  await api.store.insertKey({
-    id: k.id,
-    account_id: other.id,
-    scope: 'ent_api',
-    name: null,
-    display_prefix: k.displayPrefix,
-    hash: k.hash,
-  });
+  const k = await addKey(api.store, other.id, 'ent_api');
   otherKey = k.raw;
 });
 test.after(async () => {

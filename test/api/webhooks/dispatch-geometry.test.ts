@@ -12,7 +12,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadApiConfig } from '../../../api/config.ts';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
-import { generateKey } from '../../../api/access/keys.ts';
 import { openSqliteStore } from '../../../api/state/sqlite.ts';
 import type { StateStore } from '../../../api/state/store-interface.ts';
 import { createDispatcher, type Dispatcher } from '../../../api/webhooks/dispatcher.ts';
@@ -21,6 +20,7 @@ import { webhookService, type WebhookService } from '../../../api/webhooks/servi
 import { loadPipelineConfig } from '../../../pipeline/config.ts';
 import { runPipeline } from '../../../pipeline/run.ts';
 import { generateRaw, SCALES } from '../../../pipeline/synth/generate.ts';
+import { addKey } from '../../helpers/api.ts';
 import { referenceNear, referencePolygon, squareWithHole } from '../../helpers/geo-reference.ts';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.ts';
 import { tempDir } from '../../helpers/tmp.ts';
@@ -83,15 +83,7 @@ test.before(async () => {
   });
   service = webhookService({ store, leads, dispatcher, config, clock });
   accountId = (await store.createAccount('geo', 'premium')).id;
-  const k = generateKey('ent_api');
-  await store.insertKey({
-    id: k.id,
-    account_id: accountId,
-    scope: 'ent_api',
-    name: null,
-    display_prefix: k.displayPrefix,
-    hash: k.hash,
-  });
+  await addKey(store, accountId, 'ent_api');
 });
 
 test.after(async () => {

@@ -26,6 +26,7 @@ import { openDb } from '../../../pipeline/lib/duckdb.ts';
 import { loadPipelineConfig } from '../../../pipeline/config.ts';
 import { runPipeline } from '../../../pipeline/run.ts';
 import { generateRaw, SCALES } from '../../../pipeline/synth/generate.ts';
+import { addKey } from '../../helpers/api.ts';
 import { startReceiver, type Receiver, type Received } from '../../helpers/webhook-receiver.ts';
 import { REPO_ROOT, tempDir } from '../../helpers/tmp.ts';
 import { publishWeekOne } from '../../helpers/week-one.ts';
@@ -258,18 +259,7 @@ test('the week-2 refresh produces the expected deliveries: only new matching lea
 test('event types: the week-3 refresh sends lead.stage_changed (granted → commencing), lead.updated and lead.removed as the event log has them, signed; a webhook without types still gets lead.new only', async () => {
   // an account of its own: its key is revoked and replaced below
   const account = (await store.createAccount('acme-sync', 'premium')).id;
-  const key = async (): Promise<string> => {
-    const k = generateKey('ent_api');
-    await store.insertKey({
-      id: k.id,
-      account_id: account,
-      scope: 'ent_api',
-      name: null,
-      display_prefix: k.displayPrefix,
-      hash: k.hash,
-    });
-    return k.id;
-  };
+  const key = async (): Promise<string> => (await addKey(store, account, 'ent_api')).id;
   const first = await key();
   const bad = await service
     .create({ accountId: account, scope: 'ent_api', url: rx.url('/x'), filter: '', types: ['lead.created'] })

@@ -11,7 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Account } from '../../../../api/state/store-interface.ts';
 import { serverLeadReader } from '../../../../api/webhooks/lead-reader.ts';
-import { generateKey } from '../../../../api/access/keys.ts';
+import { addKey } from '../../../helpers/api.ts';
 import { startAppHarness, type AppHarness } from '../../../helpers/app-harness.ts';
 
 const test = suite('saved searches pages');
@@ -188,15 +188,7 @@ test('another account: its list is empty and every action on the id is a 404; de
 test('alerts go out only while a key works: the page says so when the account holds none', async () => {
   const none = await h.get(premium, newPath(`county=${county}`));
   assert.match(none.text, /It holds none now .*no alert is sent until you <a href="\/app\/keys">create a key<\/a>/);
-  const k = generateKey('ent_api');
-  await h.api.store.insertKey({
-    id: k.id,
-    account_id: premium.id,
-    scope: 'ent_api',
-    name: null,
-    display_prefix: k.displayPrefix,
-    hash: k.hash,
-  });
+  await addKey(h.api.store, premium.id, 'ent_api');
   assert.not.match((await h.get(premium, newPath(`county=${county}`))).text, 'create a key');
   await h.api.store.setAccountPlan(premium.id, 'pro'); // ent_api needs premium: the key grants nothing now
   assert.match((await h.get(premium, newPath(`county=${county}`))).text, /not in the premium plan|not in the pro plan/);
