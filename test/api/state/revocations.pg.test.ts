@@ -16,13 +16,13 @@ import { join } from 'node:path';
 import Koa from 'koa';
 import pg from 'pg';
 import { problemMiddleware } from '../../../api/http/errors.ts';
-import { generateKey } from '../../../api/access/keys.ts';
 import { authMiddleware } from '../../../api/middleware/auth.ts';
 import { requestIdMiddleware } from '../../../api/middleware/request-id.ts';
 import { openPostgresStore, type PostgresStateStore } from '../../../api/state/postgres.ts';
 import { keyChangeChannel } from '../../../api/state/revocations.ts';
 import { openSqliteStore } from '../../../api/state/sqlite.ts';
 import type { StateStore } from '../../../api/state/store-interface.ts';
+import { addKey } from '../../helpers/api.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 import { waitUntil } from '../../helpers/wait.ts';
 
@@ -77,24 +77,8 @@ async function delivered(served: StateStore, stamp: number): Promise<void> {
 /** Revoke through `other` a key served (and cached) through `served`: the next request is a 401. */
 async function revokeElsewhere(served: StateStore, other: StateStore): Promise<void> {
   const account = await served.createAccount(`acme_${randomBytes(3).toString('hex')}`, 'premium');
-  const k = generateKey('ent_api');
-  await served.insertKey({
-    id: k.id,
-    account_id: account.id,
-    scope: 'ent_api',
-    name: null,
-    display_prefix: k.displayPrefix,
-    hash: k.hash,
-  });
-  const keep = generateKey('commonwealth');
-  await served.insertKey({
-    id: keep.id,
-    account_id: account.id,
-    scope: 'commonwealth',
-    name: null,
-    display_prefix: keep.displayPrefix,
-    hash: keep.hash,
-  });
+  const k = await addKey(served, account.id, 'ent_api');
+  const keep = await addKey(served, account.id, 'commonwealth');
   const api = await server(served);
   try {
     assert.is(await api.get(k.raw), 200);
@@ -109,15 +93,7 @@ async function revokeElsewhere(served: StateStore, other: StateStore): Promise<v
     assert.is(await api.get(k.raw), 401, 'refused on the very next request');
     assert.is(await api.get(keep.raw), 200, 'other keys keep working');
     // a downgrade through the other instance is seen at once too
-    const e = generateKey('ent_api');
-    await served.insertKey({
-      id: e.id,
-      account_id: account.id,
-      scope: 'ent_api',
-      name: null,
-      display_prefix: e.displayPrefix,
-      hash: e.hash,
-    });
+    const e = await addKey(served, account.id, 'ent_api');
     assert.is(await api.get(e.raw), 200);
     const before2 = served.keyChangeStamp();
     await other.setAccountPlan(account.id, 'pro');
@@ -171,15 +147,7 @@ test('PostgreSQL: a key revoked by another replica is refused on the next reques
 
 test('PostgreSQL: while the listener is down nothing is served from the cache; it reconnects', async () => {
   const account = await pa!.createAccount('dropped', 'premium');
-  const k = generateKey('ent_api');
-  await pa!.insertKey({
-    id: k.id,
-    account_id: account.id,
-    scope: 'ent_api',
-    name: null,
-    display_prefix: k.displayPrefix,
-    hash: k.hash,
-  });
+  const k = await addKey(pa!, account.id, 'ent_api');
   const api = await server(pa!);
   try {
     assert.is(await api.get(k.raw), 200);
