@@ -29,6 +29,7 @@ const WORKER = join(ROOT, 'test/runner/worker.ts');
 const END_MARK = '\u0000testloop-end';
 const TIMES_FILE = join(ROOT, '.tmp/test-times.json');
 const LOG_FILE = join(ROOT, '.tmp/test.log');
+const CPU_FILE = join(ROOT, '.tmp/test-cpu.json');
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
@@ -300,6 +301,9 @@ async function done(): Promise<void> {
   const times = { ...lastTimes };
   for (const r of timed) times[r.file] = r.ms;
   writeFileSync(TIMES_FILE, JSON.stringify(times, null, 1) + '\n');
+  // every file's CPU of this run, most first (what to look at when the loop is slow)
+  const cpuOf = Object.fromEntries([...timed].sort((a, b) => (b.cpu ?? 0) - (a.cpu ?? 0)).map((r) => [r.file, r.cpu]));
+  writeFileSync(CPU_FILE, JSON.stringify(cpuOf, null, 1) + '\n');
   const failedFiles = results.filter((r) => r.failed > 0).map((r) => r.file);
   const cpuTotal = timed.reduce((n, r) => n + (r.cpu ?? 0), 0);
   print(
