@@ -73,14 +73,20 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 type JsonSchema = Record<string, unknown>;
 
 /** Read every `*.schema.json` of a folder, keyed by file name. */
-function readSchemas(schemaDir: string): Map<string, JsonSchema> {
-  const out = new Map<string, JsonSchema>();
+function readSchemaTexts(schemaDir: string): Map<string, string> {
+  const out = new Map<string, string>();
   for (const f of readdirSync(schemaDir).sort()) {
-    if (!f.endsWith('.schema.json')) continue;
-    out.set(f, JSON.parse(readFileSync(join(schemaDir, f), 'utf8')) as JsonSchema);
+    if (f.endsWith('.schema.json')) out.set(f, readFileSync(join(schemaDir, f), 'utf8'));
   }
   return out;
 }
+
+const parsedSchemas = (texts: Map<string, string>): Map<string, JsonSchema> =>
+  new Map([...texts].map(([f, text]) => [f, JSON.parse(text) as JsonSchema]));
+
+/** Compiled validators by the text of their schema folder: compiling takes ~0.3 s, and a process
+ * (a test file, a server running several refreshes) asks again for the same schemas. */
+const compiledBySchemas = new Map<string, Validators>();
 
 /**
  * Turn one ajv error into a message naming the field, e.g.
@@ -103,14 +109,23 @@ export function formatError(e: ErrorObject): string {
 }
 
 /**
- * Compile every schema of `schemaDir` (default `<repo>/schemas`) once and return a validator
- * for all record kinds. Throws when a schema is missing or does not compile.
+ * Compile every schema of `schemaDir` (default `<repo>/schemas`) and return a validator for all
+ * record kinds; the same schema texts again return the validators already compiled. Throws when
+ * a schema is missing or does not compile.
  *
  * @example
  *   const v = loadValidators();
  *   v.validate('lead', row); // [] or ['/lat must be <= 55.5']
  */
 export function loadValidators(schemaDir: string = DEFAULT_SCHEMA_DIR): Validators {
+  const texts = readSchemaTexts(schemaDir);
+  const key = [schemaDir, ...[...texts].flat()].join('\u0000');
+  let validators = compiledBySchemas.get(key);
+  if (!validators) compiledBySchemas.set(key, (validators = compileValidators(schemaDir, texts)));
+  return validators;
+}
+
+function compileValidators(schemaDir: string, texts: Map<string, string>): Validators {
   const ajv = new Ajv2020({
     allErrors: false,
     strict: true,
@@ -121,7 +136,7 @@ export function loadValidators(schemaDir: string = DEFAULT_SCHEMA_DIR): Validato
   addFormats(ajv);
   ajv.addKeyword({ keyword: 'x-enriched', schemaType: 'boolean' });
   ajv.addKeyword({ keyword: 'x-unhashed', schemaType: 'boolean' });
-  const schemas = readSchemas(schemaDir);
+  const schemas = parsedSchemas(texts);
   for (const schema of schemas.values()) ajv.addSchema(schema);
   const compiled = new Map<RecordKind, ValidateFunction>();
   for (const kind of RECORD_KINDS) {
@@ -174,7 +189,7 @@ const enrichedCache = new Map<RecordKind, string[]>();
 export function enrichedFields(kind: RecordKind): string[] {
   const cached = enrichedCache.get(kind);
   if (cached) return [...cached];
-  const schemas = readSchemas(DEFAULT_SCHEMA_DIR);
+  const schemas = parsedSchemas(readSchemaTexts(DEFAULT_SCHEMA_DIR));
   const schema = schemas.get(`${kind}.schema.json`);
   if (!schema) throw new Error(`unknown record kind: ${String(kind)}`);
   const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
