@@ -7,14 +7,12 @@
  * streamed): a mismatch writes `refused: <reason>` on stderr and exits with `REFUSED_EXIT` before
  * anything is built. Then it builds the release's indexes with a DuckDB of its own and writes them
  * as a pack (api/engine/pack.ts) on file descriptor 3; progress lines on stderr start with
- * `indexes: `. Importing this module starts nothing.
+ * `indexes: `. Importing this module starts nothing. DuckDB and the engine are imported only once
+ * the files match: a refused release costs the child ~0.1 s of CPU instead of ~0.5 s.
  */
 import { createWriteStream } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { openApiDb } from '../duckdb/db.ts';
-import { writePack } from './pack.ts';
-import { buildReleaseIndexes, packIndexes, REFUSED_EXIT } from './release-indexes.ts';
-import { ReleaseRefusedError, verifyReleaseFiles } from '../releases/verify-release.ts';
+import { ReleaseRefusedError, REFUSED_EXIT, verifyReleaseFiles } from '../releases/verify-release.ts';
 
 async function main(dir: string): Promise<void> {
   const started = Date.now();
@@ -28,6 +26,11 @@ async function main(dir: string): Promise<void> {
     process.stderr.write(`refused: ${e.reason.replace(/\n/g, ' ')}\n`);
     process.exit(REFUSED_EXIT);
   }
+  const [{ openApiDb }, { writePack }, { buildReleaseIndexes, packIndexes }] = await Promise.all([
+    import('../duckdb/db.ts'),
+    import('./pack.ts'),
+    import('./release-indexes.ts'),
+  ]);
   const db = await openApiDb({ connections: 2, threads: 2, memoryLimit: '1GB' });
   try {
     const ix = await buildReleaseIndexes(db, dir);

@@ -24,10 +24,7 @@ import { DetailIndex, type DetailIndexParts } from './detail-index.ts';
 import { LeadIndex, type LeadIndexParts } from './lead-index.ts';
 import { readPack, type Packable } from './pack.ts';
 import { RowStore, loadRowStore, rowSearchText, type RowStoreParts } from './row-store.ts';
-import { ReleaseRefusedError } from '../releases/verify-release.ts';
-
-/** Exit code of the child when the release's files do not match its manifest (nothing was built). */
-export const REFUSED_EXIT = 3;
+import { ReleaseRefusedError, REFUSED_EXIT } from '../releases/verify-release.ts';
 
 export interface ReleaseIndexes {
   rows: RowStore;

@@ -18,6 +18,9 @@ import { createReadStream } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 
+/** Exit code of the index-building child when the release's files do not match its manifest (nothing was built). */
+export const REFUSED_EXIT = 3;
+
 /** A release whose files do not match its manifest; `reason` says which files and how. */
 export class ReleaseRefusedError extends Error {
   constructor(readonly reason: string) {
