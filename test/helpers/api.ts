@@ -57,6 +57,9 @@ export interface TestApi {
   release: () => string;
   /**
    * Send a request. `key`: undefined → the ent_api key; null → no Authorization header; a string → that key.
+   * It asks for `Accept-Encoding: identity` unless `headers` names one: fetch would ask for br/gzip,
+   * and compressing every test answer cost the suite seconds of CPU; compression has its own tests
+   * (test/api/middleware/compression.test.ts).
    */
   request(
     path: string,
@@ -228,6 +231,8 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     checkRelease: () => server.releases.check(),
     async request(path, o = {}) {
       const headers: Record<string, string> = { ...o.headers };
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'accept-encoding'))
+        headers['Accept-Encoding'] = 'identity';
       const key = o.key === undefined ? keys.ent_api : o.key;
       if (key !== null) headers['Authorization'] = `Bearer ${key}`;
       // body: a string is sent as is, anything else as JSON
