@@ -134,7 +134,10 @@ async function openReleases(
   }
 }
 
-/** The webhook scheduler (docs/webhooks.md): plans new leads every WEBHOOK_INTERVAL_MS, sends due deliveries every WEBHOOK_POLL_MS; null when off. */
+/**
+ * The webhook scheduler (docs/webhooks.md): plans new leads every WEBHOOK_INTERVAL_MS, sends due
+ * deliveries every WEBHOOK_POLL_MS; null when WEBHOOK_INTERVAL_MS is 0.
+ */
 function startWebhooks(
   m: ServerModules,
   config: ApiConfig,
@@ -196,8 +199,8 @@ async function listenApp(
 
 /**
  * The server's `close`: stop accepting connections and let in-flight requests finish (cut after
- * `shutdownGraceMs`, default 10 s), then stop the webhooks, write the usage ledger and close the rest. Called twice, the
- * same promise.
+ * `shutdownGraceMs`, default 10 s), then stop the webhooks, write the usage ledger and close the
+ * rest. Called twice, the same promise.
  */
 function closer(p: ServerParts, deps: Pick<ServerDeps, 'shutdownGraceMs'>, log: Log): () => Promise<void> {
   let closing: Promise<void> | null = null;

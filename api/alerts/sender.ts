@@ -152,7 +152,7 @@ async function whatIsNew(
   return { newLeads, newTotal, changed, changedTotal };
 }
 
-/** What sending one alert needs besides the search: the sender's deps, the release, the mail transport and the app's base URL. */
+/** What sending one alert needs besides its search: the sender's deps, the release, the transport, the app's URL. */
 interface AlertRun {
   readonly deps: AlertSenderDeps;
   readonly snap: LeadSnapshot;

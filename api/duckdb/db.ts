@@ -102,7 +102,7 @@ async function withConn<T>(p: Pool, fn: (c: DuckDBConnection) => Promise<T>): Pr
   }
 }
 
-/** Slots for long statements: how many there are and are free, and a FIFO of waiters, each resolved when a slot frees. */
+/** Slots for long statements: how many, how many are free, and a FIFO of waiters, each resolved when a slot frees. */
 interface AloneSlots {
   readonly size: number;
   free: number;

@@ -505,7 +505,7 @@ function finishQueries(b: Backend) {
   };
 }
 
-/** Reading the queue: one delivery, a webhook's deliveries (listed or keyset-paged), attempts, the monitoring counts. */
+/** Reading the queue: a delivery, a webhook's deliveries (listed or keyset-paged), attempts, the monitoring counts. */
 function deliveryReadQueries(b: Backend) {
   const { db } = b;
   const seq = insertionSeq(b);
