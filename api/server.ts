@@ -11,6 +11,10 @@ import { pathToFileURL } from 'node:url';
 import { isClusterWorker, runClusterWorker, startCluster } from './startup/cluster.ts';
 import { ApiConfigError, loadApiConfig, type ApiConfig } from './config.ts';
 import type { ReleaseManager } from './releases/release.ts';
+import type { ApiDb } from './duckdb/db.ts';
+import type { StateStore } from './state/store-interface.ts';
+import type { UsageLedger } from './access/ledger.ts';
+import type { ExportTempSpace } from './exports/temp-space.ts';
 import { ApiMetrics } from './observability/metrics.ts';
 import { removeStaleBuilds } from '../common/refresh-lock.ts';
 import { checkPortFree } from './startup/port-check.ts';
@@ -55,77 +59,205 @@ async function serverModules() {
   };
 }
 
-/** Start the API with `config`; resolves once it is listening. */
-export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<RunningServer> {
-  const {
-    createApp,
-    clientErrorHandler,
-    MAX_HEADER_BYTES,
-    openApiDb,
-    openReleaseManager,
-    openStateStore,
-    degradable,
-    createDispatcher,
-    startWebhookScheduler,
-    serverLeadReader,
-    UsageLedger,
-    exportTempSpace,
-    timedStore,
-  } = await serverModules();
-  const log = deps.log;
-  const logger = deps.logger ?? createLogger(config.logLevel, log);
-  const clock = deps.clock ?? (() => new Date());
-  const metrics = deps.metrics ?? new ApiMetrics();
-  // The export temp folder first: private (0700), and what a killed server left in it removed.
-  const exportTemp = exportTempSpace(config, log);
-  // the ports before the slow work (the release's index build): a port taken fails the start now
-  // (a cluster worker shares the primary's port, which the primary checked before forking it)
-  if (!isClusterWorker()) await checkPortFree('PORT', config.port, config.host);
-  if (config.metricsPort !== null) await checkPortFree('METRICS_PORT', config.metricsPort, config.metricsHost);
-  // build folders a killed refresh left (releases/.build-<id>), unless a refresh is running now
-  const stale = await removeStaleBuilds(config.dataDir).catch(
+type ServerModules = Awaited<ReturnType<typeof serverModules>>;
+type Log = (line: string) => void;
+type WebhookScheduler = ReturnType<ServerModules['startWebhookScheduler']>;
+
+/** What a running server holds and closes, in the order it closes them. */
+interface ServerParts {
+  readonly server: http.Server | https.Server;
+  readonly metricsServer: http.Server | null;
+  readonly webhooks: WebhookScheduler | null;
+  readonly ledger: UsageLedger;
+  readonly releases: ReleaseManager;
+  readonly store: StateStore;
+  readonly db: ApiDb;
+  readonly exportTemp: ExportTempSpace;
+}
+
+/** Remove the build folders a killed refresh left (releases/.build-<id>), unless a refresh is running now. */
+async function removeStaleBuildFolders(dataDir: string, log: Log): Promise<void> {
+  const stale = await removeStaleBuilds(dataDir).catch(
     (e: Error) => (log(`could not remove stale build folders: ${e.message}`), []),
   );
   if (stale === null) log('a refresh is running: its build folder is left to it');
   else if (stale.length > 0) log(`removed ${stale.length} build folder(s) a killed refresh left: ${stale.join(', ')}`);
-  const openedStore = openStateStore(config.databaseUrl, { now: clock, busyTimeoutMs: config.stateBusyTimeoutMs });
+}
+
+/**
+ * Open the state store with every operation timed (`raw`), and the store the request path uses
+ * (`store`: one that cannot read or write answers 503 service_degraded, api/state/degraded.ts).
+ * An unreachable PostgreSQL (or a failed migration) fails the start, not the first request.
+ */
+async function openStores(
+  m: ServerModules,
+  config: ApiConfig,
+  clock: () => Date,
+  metrics: ApiMetrics,
+  exportTemp: ExportTempSpace,
+): Promise<{ raw: StateStore; store: StateStore }> {
+  const openedStore = m.openStateStore(config.databaseUrl, { now: clock, busyTimeoutMs: config.stateBusyTimeoutMs });
   // every store operation timed (state_store_operation_duration_seconds), whoever calls it
-  const rawStore = timedStore(openedStore, (operation, outcome, seconds) =>
+  const raw = m.timedStore(openedStore, (operation, outcome, seconds) =>
     metrics.storeDuration.observe({ operation, outcome }, seconds),
   );
-  // An unreachable PostgreSQL (or a failed migration) fails the start, not the first request.
-  await rawStore.ready.catch(async (e: unknown) => {
-    await rawStore.close().catch(() => {});
+  await raw.ready.catch(async (e: unknown) => {
+    await raw.close().catch(() => {});
     exportTemp.close();
     throw e;
   });
-  // On the request path a store that cannot read or write answers 503 service_degraded (api/state/degraded.ts).
-  const store = degradable(rawStore);
-  const db = await openApiDb({
-    connections: config.duckdbConnections,
-    threads: config.duckdbThreads,
-    memoryLimit: config.duckdbMemoryLimit,
-  });
-  let releases: ReleaseManager;
+  return { raw, store: m.degradable(raw) };
+}
+
+/** The release manager over `db`; when it cannot open, what was opened before it is closed. */
+async function openReleases(
+  m: ServerModules,
+  config: ApiConfig,
+  deps: ServerDeps,
+  opened: Pick<ServerParts, 'db' | 'store' | 'exportTemp'>,
+  clock: () => Date,
+  metrics: ApiMetrics,
+): Promise<ReleaseManager> {
   try {
-    releases = await openReleaseManager(db, config.dataDir, {
+    return await m.openReleaseManager(opened.db, config.dataDir, {
       pollMs: config.releasePollMs,
-      log,
+      log: deps.log,
       now: () => clock().getTime(),
       onServing: (r) => metrics.releaseIndexBuild.set(r.indexBuildMs / 1000),
       ...(deps.loadEngine ? { loadEngine: deps.loadEngine } : {}),
     });
   } catch (e) {
-    db.close();
-    await store.close();
-    exportTemp.close();
+    opened.db.close();
+    await opened.store.close();
+    opened.exportTemp.close();
     throw e;
   }
-  const ledger = new UsageLedger(rawStore, { detailDays: config.usageDetailDays, now: () => clock().getTime(), log });
+}
+
+/**
+ * The webhook scheduler (docs/webhooks.md): plans new leads every WEBHOOK_INTERVAL_MS, sends due
+ * deliveries every WEBHOOK_POLL_MS; null when WEBHOOK_INTERVAL_MS is 0.
+ */
+function startWebhooks(
+  m: ServerModules,
+  config: ApiConfig,
+  o: {
+    raw: StateStore;
+    db: ApiDb;
+    releases: ReleaseManager;
+    clock: () => Date;
+    log: Log;
+    resolveHost: Pick<ServerDeps, 'resolveHost'>;
+  },
+): WebhookScheduler | null {
+  if (!(config.webhookIntervalMs > 0)) return null;
+  const dispatcher = m.createDispatcher({
+    store: o.raw.webhooks,
+    accounts: o.raw,
+    leads: m.serverLeadReader(o.db, o.releases),
+    config,
+    clock: o.clock,
+    log: o.log,
+    ...o.resolveHost,
+  });
+  return m.startWebhookScheduler(dispatcher, {
+    intervalMs: config.webhookIntervalMs,
+    pollMs: config.webhookPollMs,
+    log: o.log,
+  });
+}
+
+/** The HTTP (or, with TLS_CERT_FILE and TLS_KEY_FILE, HTTPS) server of `app`, listening. */
+async function listenApp(
+  m: ServerModules,
+  config: ApiConfig,
+  app: ReturnType<ServerModules['createApp']>,
+): Promise<{ server: http.Server | https.Server; tls: boolean }> {
+  const tls = config.tlsCertFile !== null && config.tlsKeyFile !== null;
+  const server = tls
+    ? https.createServer(
+        {
+          cert: readFileSync(config.tlsCertFile!),
+          key: readFileSync(config.tlsKeyFile!),
+          maxHeaderSize: m.MAX_HEADER_BYTES,
+        },
+        app.callback(),
+      )
+    : http.createServer({ maxHeaderSize: m.MAX_HEADER_BYTES }, app.callback());
+  server.keepAliveTimeout = 5000;
+  // what the HTTP parser refuses (over-long URL, raw spaces, unknown method…) is answered as a problem too
+  server.on('clientError', m.clientErrorHandler({ tls, publicBaseUrl: config.publicBaseUrl }));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return { server, tls };
+}
+
+/**
+ * The server's `close`: stop accepting connections and let in-flight requests finish (cut after
+ * `shutdownGraceMs`, default 10 s), then stop the webhooks, write the usage ledger and close the
+ * rest. Called twice, the same promise.
+ */
+function closer(p: ServerParts, deps: Pick<ServerDeps, 'shutdownGraceMs'>, log: Log): () => Promise<void> {
+  let closing: Promise<void> | null = null;
+  return () => {
+    closing ??= (async () => {
+      await new Promise<void>((resolve) => {
+        const cut = setTimeout(() => p.server.closeAllConnections(), deps.shutdownGraceMs ?? 10_000);
+        cut.unref();
+        p.server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
+        p.server.closeIdleConnections();
+      });
+      await new Promise<void>((resolve) => (p.metricsServer ? p.metricsServer.close(() => resolve()) : resolve()));
+      await p.webhooks?.stop();
+      // every counted request reaches the ledger table before the store closes
+      await p.ledger
+        .stop()
+        .catch((e: Error) =>
+          log(`usage ledger: final write failed, ${p.ledger.pendingRequests} requests not recorded: ${e.message}`),
+        );
+      await p.releases.close();
+      await p.store.close();
+      p.db.close();
+      p.exportTemp.close();
+    })();
+    return closing;
+  };
+}
+
+/** Start the API with `config`; resolves once it is listening. */
+export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<RunningServer> {
+  const m = await serverModules();
+  const log = deps.log;
+  const logger = deps.logger ?? createLogger(config.logLevel, log);
+  const clock = deps.clock ?? (() => new Date());
+  const metrics = deps.metrics ?? new ApiMetrics();
+  // The export temp folder first: private (0700), and what a killed server left in it removed.
+  const exportTemp = m.exportTempSpace(config, log);
+  // the ports before the slow work (the release's index build): a port taken fails the start now
+  // (a cluster worker shares the primary's port, which the primary checked before forking it)
+  if (!isClusterWorker()) await checkPortFree('PORT', config.port, config.host);
+  if (config.metricsPort !== null) await checkPortFree('METRICS_PORT', config.metricsPort, config.metricsHost);
+  await removeStaleBuildFolders(config.dataDir, log);
+  const { raw, store } = await openStores(m, config, clock, metrics, exportTemp);
+  const db = await m.openApiDb({
+    connections: config.duckdbConnections,
+    threads: config.duckdbThreads,
+    memoryLimit: config.duckdbMemoryLimit,
+  });
+  const releases = await openReleases(m, config, deps, { db, store, exportTemp }, clock, metrics);
+  const ledger = new m.UsageLedger(raw, { detailDays: config.usageDetailDays, now: () => clock().getTime(), log });
   if (!config.accessLimits)
     log('ACCESS_LIMITS=off: no hourly rate limits and no daily row budgets (benchmarks only, never in production)');
   const resolveHost = deps.resolveHost ? { resolveHost: deps.resolveHost } : {};
-  const app = createApp(config, {
+  const app = m.createApp(config, {
     db,
     releases,
     store,
@@ -139,47 +271,8 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
     ...(deps.benchWithoutAccess ? { benchWithoutAccess: deps.benchWithoutAccess } : {}),
     ...(deps.deprecations ? { deprecations: deps.deprecations } : {}),
   });
-  // Webhook scheduler (docs/webhooks.md): plans new leads every WEBHOOK_INTERVAL_MS, sends due deliveries every WEBHOOK_POLL_MS.
-  const webhooks =
-    config.webhookIntervalMs > 0
-      ? startWebhookScheduler(
-          createDispatcher({
-            store: rawStore.webhooks,
-            accounts: rawStore,
-            leads: serverLeadReader(db, releases),
-            config,
-            clock,
-            log,
-            ...resolveHost,
-          }),
-          {
-            intervalMs: config.webhookIntervalMs,
-            pollMs: config.webhookPollMs,
-            log,
-          },
-        )
-      : null;
-  const tls = config.tlsCertFile !== null && config.tlsKeyFile !== null;
-  const server = tls
-    ? https.createServer(
-        {
-          cert: readFileSync(config.tlsCertFile!),
-          key: readFileSync(config.tlsKeyFile!),
-          maxHeaderSize: MAX_HEADER_BYTES,
-        },
-        app.callback(),
-      )
-    : http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback());
-  server.keepAliveTimeout = 5000;
-  // what the HTTP parser refuses (over-long URL, raw spaces, unknown method…) is answered as a problem too
-  server.on('clientError', clientErrorHandler({ tls, publicBaseUrl: config.publicBaseUrl }));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const webhooks = startWebhooks(m, config, { raw, db, releases, clock, log, resolveHost });
+  const { server, tls } = await listenApp(m, config, app);
   const url = originOf(server, config.host, tls);
   const metricsServer =
     config.metricsPort === null
@@ -196,34 +289,8 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
           },
         );
   const metricsUrl = metricsServer ? originOf(metricsServer, config.metricsHost, false) : null;
-
-  let closing: Promise<void> | null = null;
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      await new Promise<void>((resolve) => {
-        const cut = setTimeout(() => server.closeAllConnections(), deps.shutdownGraceMs ?? 10_000);
-        cut.unref();
-        server.close(() => {
-          clearTimeout(cut);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
-      await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
-      await webhooks?.stop();
-      // every counted request reaches the ledger table before the store closes
-      await ledger
-        .stop()
-        .catch((e: Error) =>
-          log(`usage ledger: final write failed, ${ledger.pendingRequests} requests not recorded: ${e.message}`),
-        );
-      await releases.close();
-      await store.close();
-      db.close();
-      exportTemp.close();
-    })();
-    return closing;
-  };
+  const parts: ServerParts = { server, metricsServer, webhooks, ledger, releases, store, db, exportTemp };
+  const close = closer(parts, deps, log);
   return { url, server, releases, store, db, ledger, exportTemp, metrics, metricsUrl, close };
 }
 

@@ -152,9 +152,96 @@ async function whatIsNew(
   return { newLeads, newTotal, changed, changedTotal };
 }
 
+/** What sending one alert needs besides its search: the sender's deps, the release, the transport, the app's URL. */
+interface AlertRun {
+  readonly deps: AlertSenderDeps;
+  readonly snap: LeadSnapshot;
+  readonly transport: MailTransport;
+  readonly appBase: string;
+  readonly log: (line: string) => void;
+}
+
+/** Send the alert of search `s` if it is due and has something new, counting the outcome in `summary`. */
+async function sendAlert(c: AlertRun, s: SavedSearch, summary: AlertSummary): Promise<void> {
+  const { deps, snap, transport, appBase, log } = c;
+  const { store, config, now } = deps;
+  const frequency = s.frequency as 'daily' | 'weekly';
+  const period = alertPeriod(frequency, now);
+  if (s.last_period === period) {
+    summary.already++;
+    return;
+  }
+  const [account, keys] = await Promise.all([store.getAccountById(s.account_id), store.listKeys(s.account_id)]);
+  const access = alertAccess(account, keys, now);
+  if (access.scope === null) {
+    summary.no_access++;
+    log(`alert ${s.id}: not sent: ${access.detail}`);
+    return;
+  }
+  if (!s.email) {
+    summary.failed++;
+    log(`alert ${s.id}: not sent: the search has no address to send to`);
+    return;
+  }
+  let parsed: ReturnType<typeof parseSearchQuery>;
+  try {
+    parsed = parseSearchQuery(s.query, snap.places, config);
+  } catch (e) {
+    summary.failed++;
+    log(`alert ${s.id}: not sent: release ${snap.releaseId} refuses its query: ${(e as Error).message}`);
+    return;
+  }
+  const found = await whatIsNew(deps.leads, snap, s, parsed.filters);
+  const from: AlertMark = { period: s.last_period, leadId: s.watermark_lead_id, eventId: s.watermark_event_id };
+  const to: AlertMark = {
+    period,
+    leadId: Math.max(s.watermark_lead_id, snap.maxLeadId),
+    eventId: Math.max(s.watermark_event_id, snap.maxEventId),
+  };
+  if (found.newTotal === 0 && found.changedTotal === 0) {
+    if (await store.searches.moveAlertMark(s.id, from, to, s.last_sent_at)) summary.nothing_new++;
+    else summary.already++;
+    return;
+  }
+  if (!(await store.searches.moveAlertMark(s.id, from, to, now.toISOString()))) {
+    summary.already++; // another sender took this period
+    return;
+  }
+  const mask = (l: Record<string, unknown>) => maskRecord('lead', l, access.scope!).record;
+  const mail = alertMail({
+    searchName: s.name,
+    searchWords: searchInWords(parsed),
+    frequency,
+    releaseId: snap.releaseId,
+    appBase,
+    query: s.query,
+    newLeads: found.newLeads.map(mask),
+    newTotal: found.newTotal,
+    changed: found.changed.map((c) => ({ ...c, lead: mask(c.lead) })),
+    changedTotal: found.changedTotal,
+    unsubscribeUrl: unsubscribeUrl(config.publicBaseUrl, s),
+    attribution: attribution(access.scope)?.metadata.attribution ?? null,
+  });
+  try {
+    await transport.sendMail({ from: mailFrom(config), to: s.email, ...mail });
+    summary.sent++;
+    log(
+      `alert ${s.id}: sent (${found.newTotal} new, ${found.changedTotal} changed stage, scope ${access.scope}, period ${period})`,
+    );
+  } catch (e) {
+    await store.searches.moveAlertMark(s.id, to, from, s.last_sent_at);
+    summary.failed++;
+    // (the address is never logged, even inside the mail server's answer)
+    const why = String((e as Error).message)
+      .split(s.email)
+      .join('<address>');
+    log(`alert ${s.id}: sending failed, retried next run: ${why}`);
+  }
+}
+
 /** Send every alert due now (see the module comment); returns what happened. */
 export async function sendAlerts(deps: AlertSenderDeps): Promise<AlertSummary> {
-  const { store, config, now } = deps;
+  const { store, config } = deps;
   const log = deps.log ?? (() => {});
   const searches = await store.searches.alertSearches();
   const summary: AlertSummary = {
@@ -177,80 +264,7 @@ export async function sendAlerts(deps: AlertSenderDeps): Promise<AlertSummary> {
   const transport = deps.transport ?? (nodemailer.createTransport(config.smtpUrl) as unknown as MailTransport);
   const appBase = appBaseUrl(config.publicBaseUrl);
   try {
-    for (const s of searches) {
-      const frequency = s.frequency as 'daily' | 'weekly';
-      const period = alertPeriod(frequency, now);
-      if (s.last_period === period) {
-        summary.already++;
-        continue;
-      }
-      const [account, keys] = await Promise.all([store.getAccountById(s.account_id), store.listKeys(s.account_id)]);
-      const access = alertAccess(account, keys, now);
-      if (access.scope === null) {
-        summary.no_access++;
-        log(`alert ${s.id}: not sent: ${access.detail}`);
-        continue;
-      }
-      if (!s.email) {
-        summary.failed++;
-        log(`alert ${s.id}: not sent: the search has no address to send to`);
-        continue;
-      }
-      let parsed: ReturnType<typeof parseSearchQuery>;
-      try {
-        parsed = parseSearchQuery(s.query, snap.places, config);
-      } catch (e) {
-        summary.failed++;
-        log(`alert ${s.id}: not sent: release ${snap.releaseId} refuses its query: ${(e as Error).message}`);
-        continue;
-      }
-      const found = await whatIsNew(deps.leads, snap, s, parsed.filters);
-      const from: AlertMark = { period: s.last_period, leadId: s.watermark_lead_id, eventId: s.watermark_event_id };
-      const to: AlertMark = {
-        period,
-        leadId: Math.max(s.watermark_lead_id, snap.maxLeadId),
-        eventId: Math.max(s.watermark_event_id, snap.maxEventId),
-      };
-      if (found.newTotal === 0 && found.changedTotal === 0) {
-        if (await store.searches.moveAlertMark(s.id, from, to, s.last_sent_at)) summary.nothing_new++;
-        else summary.already++;
-        continue;
-      }
-      if (!(await store.searches.moveAlertMark(s.id, from, to, now.toISOString()))) {
-        summary.already++; // another sender took this period
-        continue;
-      }
-      const mask = (l: Record<string, unknown>) => maskRecord('lead', l, access.scope!).record;
-      const mail = alertMail({
-        searchName: s.name,
-        searchWords: searchInWords(parsed),
-        frequency,
-        releaseId: snap.releaseId,
-        appBase,
-        query: s.query,
-        newLeads: found.newLeads.map(mask),
-        newTotal: found.newTotal,
-        changed: found.changed.map((c) => ({ ...c, lead: mask(c.lead) })),
-        changedTotal: found.changedTotal,
-        unsubscribeUrl: unsubscribeUrl(config.publicBaseUrl, s),
-        attribution: attribution(access.scope)?.metadata.attribution ?? null,
-      });
-      try {
-        await transport.sendMail({ from: mailFrom(config), to: s.email, ...mail });
-        summary.sent++;
-        log(
-          `alert ${s.id}: sent (${found.newTotal} new, ${found.changedTotal} changed stage, scope ${access.scope}, period ${period})`,
-        );
-      } catch (e) {
-        await store.searches.moveAlertMark(s.id, to, from, s.last_sent_at);
-        summary.failed++;
-        // (the address is never logged, even inside the mail server's answer)
-        const why = String((e as Error).message)
-          .split(s.email)
-          .join('<address>');
-        log(`alert ${s.id}: sending failed, retried next run: ${why}`);
-      }
-    }
+    for (const s of searches) await sendAlert({ deps, snap, transport, appBase, log }, s, summary);
   } finally {
     if (!deps.transport) transport.close();
   }

@@ -12,7 +12,7 @@ import type { CliIo } from '../../common/cli-io.ts';
 import { FailedError, UsageError } from './usage-errors.ts';
 import { generateKey } from '../access/keys.ts';
 import type { Scope } from '../access/scopes.ts';
-import type { Account, Licence, StateStore } from '../state/store-interface.ts';
+import type { Account, AccountUsage, Licence, StateStore } from '../state/store-interface.ts';
 import {
   CLAIM_LINK_DAYS,
   isLicensedScope,
@@ -57,6 +57,95 @@ const positiveInt = (what: string, v: string | undefined, dflt?: number): number
   if (!/^\d{1,6}$/.test(v) || Number(v) < 1) throw new UsageError(`--${what} must be a positive integer, got ${v}`);
   return Number(v);
 };
+
+/** The account's usage as one row per key and day (what `usage` prints, as a table, CSV or JSON). */
+function usageRows(a: Account, u: AccountUsage) {
+  const byKey = new Map(u.keys.map((k) => [k.id, k]));
+  return u.days.map((d) => {
+    const k = byKey.get(d.key_id)!;
+    return {
+      account: a.name,
+      key_id: k.id,
+      key_name: k.name,
+      scope: k.scope,
+      status: k.status,
+      licence_id: k.licence_id,
+      date: d.day,
+      requests: d.requests,
+      errors: d.errors,
+      rows: d.rows,
+    };
+  });
+}
+
+type UsageRow = ReturnType<typeof usageRows>[number];
+
+/** `usage --json`: the account's keys, its rows per key and day, and its rows per route. */
+function usageJson(a: Account, from: string, to: string, u: AccountUsage, rows: UsageRow[]): string {
+  const routes = u.routes.map((r) => ({
+    key_id: r.key_id,
+    date: r.day,
+    route: r.route,
+    requests: r.requests,
+    errors: r.errors,
+    rows: r.rows,
+  }));
+  return JSON.stringify({
+    account: a.name,
+    from,
+    to,
+    keys: u.keys.map((k) => ({
+      id: k.id,
+      name: k.name,
+      scope: k.scope,
+      status: k.status,
+      licence_id: k.licence_id,
+      created_at: k.created_at,
+      revoked_at: k.revoked_at,
+      expires_at: k.expires_at,
+    })),
+    days: rows,
+    routes,
+  });
+}
+
+/** A CSV cell: quoted when it holds a quote, comma or line break, and kept from being read as a formula. */
+function csvCell(v: unknown): string {
+  const t = v === null || v === undefined ? '' : String(v);
+  return /[",\n\r]/.test(t) || /^[=+\-@]/.test(t) ? `"${(/^[=+\-@]/.test(t) ? "'" : '') + t.replace(/"/g, '""')}"` : t;
+}
+
+/** `usage --csv`: a header line, then one line per key and day. */
+function usageCsv(rows: UsageRow[]): string {
+  const cols = [
+    'account',
+    'key_id',
+    'key_name',
+    'scope',
+    'status',
+    'licence_id',
+    'date',
+    'requests',
+    'errors',
+    'rows',
+  ] as const;
+  return [cols.join(','), ...rows.map((r) => cols.map((c) => csvCell(r[c])).join(','))].join('\n');
+}
+
+/** `usage` for people: the lines of an aligned table (counts right-aligned). */
+function usageTable(rows: UsageRow[]): string[] {
+  const table = [
+    ['date', 'key', 'scope', 'status', 'requests', 'errors', 'rows'],
+    ...rows.map((r) => [r.date, r.key_id, r.scope, r.status, String(r.requests), String(r.errors), String(r.rows)]),
+  ];
+  const w = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+  return table.map((r) =>
+    r
+      .map((c, i) => (i >= 4 ? c.padStart(w[i]!) : c.padEnd(w[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
 
 const publicLicence = (l: Licence) => ({
   id: l.id,
@@ -238,93 +327,11 @@ export const accessCommands: Record<string, Record<string, Command>> = {
       const a = await s.getAccountByName(values.account.trim());
       if (!a) throw new FailedError(`no account named '${values.account}'`);
       const u = await s.accountUsage(a.id, from, to);
-      const byKey = new Map(u.keys.map((k) => [k.id, k]));
-      const rows = u.days.map((d) => {
-        const k = byKey.get(d.key_id)!;
-        return {
-          account: a.name,
-          key_id: k.id,
-          key_name: k.name,
-          scope: k.scope,
-          status: k.status,
-          licence_id: k.licence_id,
-          date: d.day,
-          requests: d.requests,
-          errors: d.errors,
-          rows: d.rows,
-        };
-      });
-      if (values.json) {
-        const routes = u.routes.map((r) => ({
-          key_id: r.key_id,
-          date: r.day,
-          route: r.route,
-          requests: r.requests,
-          errors: r.errors,
-          rows: r.rows,
-        }));
-        out(
-          JSON.stringify({
-            account: a.name,
-            from,
-            to,
-            keys: u.keys.map((k) => ({
-              id: k.id,
-              name: k.name,
-              scope: k.scope,
-              status: k.status,
-              licence_id: k.licence_id,
-              created_at: k.created_at,
-              revoked_at: k.revoked_at,
-              expires_at: k.expires_at,
-            })),
-            days: rows,
-            routes,
-          }),
-        );
-      } else if (values.csv) {
-        const cols = [
-          'account',
-          'key_id',
-          'key_name',
-          'scope',
-          'status',
-          'licence_id',
-          'date',
-          'requests',
-          'errors',
-          'rows',
-        ] as const;
-        const cell = (v: unknown): string => {
-          const t = v === null || v === undefined ? '' : String(v);
-          return /[",\n\r]/.test(t) || /^[=+\-@]/.test(t)
-            ? `"${(/^[=+\-@]/.test(t) ? "'" : '') + t.replace(/"/g, '""')}"`
-            : t;
-        };
-        out([cols.join(','), ...rows.map((r) => cols.map((c) => cell(r[c])).join(','))].join('\n'));
-      } else if (!rows.length) out(`no usage for account '${a.name}' from ${from} to ${to} (${u.keys.length} keys)`);
-      else {
-        const table = [
-          ['date', 'key', 'scope', 'status', 'requests', 'errors', 'rows'],
-          ...rows.map((r) => [
-            r.date,
-            r.key_id,
-            r.scope,
-            r.status,
-            String(r.requests),
-            String(r.errors),
-            String(r.rows),
-          ]),
-        ];
-        const w = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-        for (const r of table)
-          out(
-            r
-              .map((c, i) => (i >= 4 ? c.padStart(w[i]!) : c.padEnd(w[i]!)))
-              .join('  ')
-              .trimEnd(),
-          );
-      }
+      const rows = usageRows(a, u);
+      if (values.json) out(usageJson(a, from, to, u, rows));
+      else if (values.csv) out(usageCsv(rows));
+      else if (!rows.length) out(`no usage for account '${a.name}' from ${from} to ${to} (${u.keys.length} keys)`);
+      else for (const line of usageTable(rows)) out(line);
       return 0;
     },
   },

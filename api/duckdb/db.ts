@@ -74,6 +74,132 @@ export class StatementCancelled extends Error {
   }
 }
 
+/** The pooled connections: the free ones, and the callers waiting for one (first come, first served). */
+interface Pool {
+  readonly free: DuckDBConnection[];
+  readonly waiting: ((c: DuckDBConnection) => void)[];
+}
+
+/** A free connection of `p`, or the next one given back. */
+function take(p: Pool): Promise<DuckDBConnection> {
+  return p.free.length > 0 ? Promise.resolve(p.free.pop()!) : new Promise((r) => p.waiting.push(r));
+}
+
+/** Give a connection back to `p`: to the first waiting caller, else to the free ones. */
+function give(p: Pool, c: DuckDBConnection): void {
+  const w = p.waiting.shift();
+  if (w) w(c);
+  else p.free.push(c);
+}
+
+/** Run `fn` on a pooled connection, given back however `fn` ends. */
+async function withConn<T>(p: Pool, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+  const c = await take(p);
+  try {
+    return await fn(c);
+  } finally {
+    give(p, c);
+  }
+}
+
+/** Slots for long statements: how many, how many are free, and a FIFO of waiters, each resolved when a slot frees. */
+interface AloneSlots {
+  readonly size: number;
+  free: number;
+  readonly waiting: (() => void)[];
+}
+
+/** Free a slot: to the first waiter, else back to the free ones. */
+function releaseAlone(s: AloneSlots): void {
+  const w = s.waiting.shift();
+  if (w) w();
+  else s.free++;
+}
+
+/** `ApiDb.startAlone` on `instance`, its slot taken from `s`. */
+function startAlone(
+  instance: DuckDBInstance,
+  s: AloneSlots,
+  sql: string,
+  params: readonly unknown[],
+): { done: Promise<void>; cancel(): void } {
+  let cancelled = false;
+  let conn: DuckDBConnection | null = null;
+  let queued: (() => void) | null = null;
+  let dequeue: ((e: Error) => void) | null = null;
+  const slot = new Promise<void>((resolve, reject) => {
+    if (s.free > 0) {
+      s.free--;
+      resolve();
+      return;
+    }
+    queued = resolve;
+    dequeue = reject;
+    s.waiting.push(resolve);
+  });
+  const done = (async () => {
+    await slot;
+    try {
+      if (cancelled) throw new StatementCancelled();
+      conn = await instance.connect();
+      if (cancelled) throw new StatementCancelled();
+      try {
+        await conn.run(sql, params as Params);
+      } catch (e) {
+        throw cancelled ? new StatementCancelled() : e;
+      }
+      if (cancelled) throw new StatementCancelled();
+    } finally {
+      conn?.closeSync();
+      releaseAlone(s);
+    }
+  })();
+  return {
+    done,
+    cancel(): void {
+      if (cancelled) return;
+      cancelled = true;
+      if (queued) {
+        const i = s.waiting.indexOf(queued);
+        if (i >= 0) {
+          s.waiting.splice(i, 1);
+          dequeue?.(new StatementCancelled());
+          return;
+        }
+      }
+      // DuckDB clears a connection's interrupt when a statement starts: an interrupt that lands
+      // between `run` being called and the statement starting is lost, so it is repeated until
+      // the statement has ended (a COPY of `range(1e12)` would otherwise run on for hours)
+      conn?.interrupt();
+      const again = setInterval(() => conn?.interrupt(), 50);
+      again.unref();
+      done.then(
+        () => clearInterval(again),
+        () => clearInterval(again),
+      );
+    },
+  };
+}
+
+/** `ApiDb.stream` on a connection of its own, closed when the loop ends, breaks or throws. */
+async function* streamAlone(
+  instance: DuckDBInstance,
+  sql: string,
+  params: readonly unknown[],
+): AsyncGenerator<unknown[][], void, undefined> {
+  const c = await instance.connect();
+  try {
+    const result = await c.stream(sql, params as Params);
+    for (;;) {
+      const chunk = await result.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) break;
+      yield chunk.getColumns() as unknown[][];
+    }
+  } finally {
+    c.closeSync();
+  }
+}
+
 /** Open the server's DuckDB instance and its connection pool. */
 export async function openApiDb(opts: ApiDbOptions): Promise<ApiDb> {
   const instance = await DuckDBInstance.create(':memory:', {
@@ -84,94 +210,13 @@ export async function openApiDb(opts: ApiDbOptions): Promise<ApiDb> {
     allocator_flush_threshold: '16MB',
     allocator_background_threads: 'true',
   });
-  const free: DuckDBConnection[] = [];
-  for (let i = 0; i < opts.connections; i++) free.push(await instance.connect());
-  const waiting: ((c: DuckDBConnection) => void)[] = [];
-  const take = (): Promise<DuckDBConnection> =>
-    free.length > 0 ? Promise.resolve(free.pop()!) : new Promise((r) => waiting.push(r));
-  const give = (c: DuckDBConnection): void => {
-    const w = waiting.shift();
-    if (w) w(c);
-    else free.push(c);
-  };
-  // Slots for long statements: a FIFO of waiters, each resolved when a slot frees.
+  const pool: Pool = { free: [], waiting: [] };
+  for (let i = 0; i < opts.connections; i++) pool.free.push(await instance.connect());
   const aloneSlots = opts.aloneSlots ?? defaultAloneSlots();
-  let aloneFree = aloneSlots;
-  const aloneWaiting: (() => void)[] = [];
-  const releaseAlone = (): void => {
-    const w = aloneWaiting.shift();
-    if (w) w();
-    else aloneFree++;
-  };
-  const startAlone = (sql: string, params: readonly unknown[] = []): { done: Promise<void>; cancel(): void } => {
-    let cancelled = false;
-    let conn: DuckDBConnection | null = null;
-    let queued: (() => void) | null = null;
-    let dequeue: ((e: Error) => void) | null = null;
-    const slot = new Promise<void>((resolve, reject) => {
-      if (aloneFree > 0) {
-        aloneFree--;
-        resolve();
-        return;
-      }
-      queued = resolve;
-      dequeue = reject;
-      aloneWaiting.push(resolve);
-    });
-    const done = (async () => {
-      await slot;
-      try {
-        if (cancelled) throw new StatementCancelled();
-        conn = await instance.connect();
-        if (cancelled) throw new StatementCancelled();
-        try {
-          await conn.run(sql, params as Params);
-        } catch (e) {
-          throw cancelled ? new StatementCancelled() : e;
-        }
-        if (cancelled) throw new StatementCancelled();
-      } finally {
-        conn?.closeSync();
-        releaseAlone();
-      }
-    })();
-    return {
-      done,
-      cancel(): void {
-        if (cancelled) return;
-        cancelled = true;
-        if (queued) {
-          const i = aloneWaiting.indexOf(queued);
-          if (i >= 0) {
-            aloneWaiting.splice(i, 1);
-            dequeue?.(new StatementCancelled());
-            return;
-          }
-        }
-        // DuckDB clears a connection's interrupt when a statement starts: an interrupt that lands
-        // between `run` being called and the statement starting is lost, so it is repeated until
-        // the statement has ended (a COPY of `range(1e12)` would otherwise run on for hours)
-        conn?.interrupt();
-        const again = setInterval(() => conn?.interrupt(), 50);
-        again.unref();
-        done.then(
-          () => clearInterval(again),
-          () => clearInterval(again),
-        );
-      },
-    };
-  };
-  const withConn = async <T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> => {
-    const c = await take();
-    try {
-      return await fn(c);
-    } finally {
-      give(c);
-    }
-  };
+  const alone: AloneSlots = { size: aloneSlots, free: aloneSlots, waiting: [] };
   return {
     all<T extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-      return withConn(async (c) => {
+      return withConn(pool, async (c) => {
         const reader = await c.runAndReadAll(sql, params as Params);
         return reader.getRowObjectsJS().map(plainRow) as T[];
       });
@@ -181,7 +226,7 @@ export async function openApiDb(opts: ApiDbOptions): Promise<ApiDb> {
       params: readonly unknown[],
       onChunk: (columns: unknown[][], rows: number) => void,
     ): Promise<void> {
-      return withConn(async (c) => {
+      return withConn(pool, async (c) => {
         const result = await c.stream(sql, params as Params);
         for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
           onChunk(chunk.getColumns(), chunk.rowCount);
@@ -189,32 +234,24 @@ export async function openApiDb(opts: ApiDbOptions): Promise<ApiDb> {
       });
     },
     run(sql: string, params: readonly unknown[] = []): Promise<void> {
-      return withConn(async (c) => {
+      return withConn(pool, async (c) => {
         await c.run(sql, params as Params);
       });
     },
-    async *stream(sql: string, params: readonly unknown[] = []): AsyncGenerator<unknown[][], void, undefined> {
-      const c = await instance.connect();
-      try {
-        const result = await c.stream(sql, params as Params);
-        for (;;) {
-          const chunk = await result.fetchChunk();
-          if (!chunk || chunk.rowCount === 0) break;
-          yield chunk.getColumns() as unknown[][];
-        }
-      } finally {
-        c.closeSync();
-      }
+    stream(sql: string, params: readonly unknown[] = []): AsyncGenerator<unknown[][], void, undefined> {
+      return streamAlone(instance, sql, params);
     },
     aloneLoad() {
-      return { running: aloneSlots - aloneFree, waiting: aloneWaiting.length };
+      return { running: alone.size - alone.free, waiting: alone.waiting.length };
     },
     runAlone(sql: string, params: readonly unknown[] = []): Promise<void> {
-      return startAlone(sql, params).done;
+      return startAlone(instance, alone, sql, params).done;
     },
-    startAlone,
+    startAlone(sql: string, params: readonly unknown[] = []): { done: Promise<void>; cancel(): void } {
+      return startAlone(instance, alone, sql, params);
+    },
     close(): void {
-      for (const c of free) c.closeSync();
+      for (const c of pool.free) c.closeSync();
       instance.closeSync();
     },
   };

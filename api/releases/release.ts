@@ -108,22 +108,103 @@ export function readCurrentLink(dataDir: string): { id: string; dir: string } | 
 /** How a release's leads engine is built: `loadLeadsEngine` (tests may reuse one engine for identical files). */
 export type LoadEngine = typeof loadLeadsEngine;
 
+/**
+ * Load release `id` from its folder `dir`: its indexes first, in a child process (api/engine/release-indexes.ts:
+ * a failed build leaves nothing behind, and this process keeps serving the current release
+ * meanwhile), then its small tables into an in-memory DuckDB schema of its own.
+ */
+async function loadRelease(
+  db: ApiDb,
+  { id, dir }: { id: string; dir: string },
+  loadEngine: LoadEngine,
+  log: (line: string) => void,
+): Promise<{ release: Release; indexBuildMs: number }> {
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as ReleaseManifest;
+  const started = Date.now();
+  const leads = await loadEngine(id, dir, { log: (line) => log(`release ${id}: ${line}`) });
+  const indexBuildMs = Date.now() - started;
+  log(`release ${id}: indexes of ${leads.size} leads loaded in ${indexBuildMs} ms`);
+  const tables = await attachTables(db, id, dir);
+  return { release: { id, dir, manifest, tables, path: (rel: string) => join(dir, rel), leads }, indexBuildMs };
+}
+
+/** The release's IN_MEMORY tables copied into its schema (compressed), and FROM_PARQUET ones read in place. */
+async function attachTables(db: ApiDb, id: string, dir: string): Promise<Record<TableName, string>> {
+  const schema = sqlIdent(schemaName(id));
+  await db.run(`DETACH DATABASE IF EXISTS ${schema}`);
+  await db.run(`ATTACH ':memory:' AS ${schema} (COMPRESS)`);
+  const tables = {} as Record<TableName, string>;
+  try {
+    for (const t of IN_MEMORY) {
+      const file = join(dir, `${t}.parquet`);
+      if (!existsSync(file)) continue;
+      await db.run(
+        `CREATE OR REPLACE TABLE ${schema}.${sqlIdent(t)} AS SELECT * FROM read_parquet(${sqlString(file)})`,
+      );
+      tables[t] = `${schema}.${sqlIdent(t)}`;
+    }
+    // Compression happens at checkpoint; until then the tables are held uncompressed.
+    await db.run(`CHECKPOINT ${schema}`);
+  } catch (e) {
+    await db.run(`DETACH DATABASE IF EXISTS ${schema}`).catch(() => {});
+    throw e;
+  }
+  for (const t of [...FROM_PARQUET, ...IN_MEMORY])
+    tables[t] ??= `read_parquet(${sqlString(join(dir, `${t}.parquet`))})`;
+  return tables;
+}
+
+/**
+ * The refusal of release `id` that failed to load with `e` at `at`: its attempts counted on from
+ * `previous` when that was the same release, and its next attempt after a doubling backoff.
+ */
+function refusalOf(
+  e: unknown,
+  link: { id: string; dir: string },
+  previous: (RefusedRelease & { retryAt: number }) | null,
+  at: number,
+  o: { dataDir: string; retryFirstMs: number; retryMaxMs: number },
+): RefusedRelease & { retryAt: number } {
+  const attempts = previous?.release === link.id ? previous.attempts + 1 : 1;
+  const retryAt = at + Math.min(o.retryMaxMs, o.retryFirstMs * 2 ** (attempts - 1));
+  return {
+    release: link.id,
+    reason: refusalReason(e, link.dir, o.dataDir),
+    failed_at: new Date(at).toISOString(),
+    attempts,
+    next_attempt_at: new Date(retryAt).toISOString(),
+    retryAt,
+  };
+}
+
+/** Why no release is served: the refused one and its next attempt, or none published yet. */
+function noRelease(refused: RefusedRelease | null, dataDir: string): NoReleaseError {
+  return new NoReleaseError(
+    refused
+      ? `release ${refused.release} was refused (${refused.reason}); no other release is loaded — next attempt at ${refused.next_attempt_at}`
+      : `no release under ${dataDir}/current: run 'make refresh' first`,
+  );
+}
+
+/** How `openReleaseManager` follows `current`. */
+export interface ReleaseManagerOptions {
+  pollMs: number;
+  log?: (line: string) => void;
+  /** Clock of the retry backoff (ms since the epoch). */
+  now?: () => number;
+  retryFirstMs?: number;
+  retryMaxMs?: number;
+  /** Called when a release becomes the one served, with how long its indexes took to build and load (metrics). */
+  onServing?: (r: { id: string; indexBuildMs: number }) => void;
+  /** How a release's leads engine is built (default `loadLeadsEngine`). */
+  loadEngine?: LoadEngine;
+}
+
 /** Load the current release and keep following `current`. */
 export async function openReleaseManager(
   db: ApiDb,
   dataDir: string,
-  opts: {
-    pollMs: number;
-    log?: (line: string) => void;
-    /** Clock of the retry backoff (ms since the epoch). */
-    now?: () => number;
-    retryFirstMs?: number;
-    retryMaxMs?: number;
-    /** Called when a release becomes the one served, with how long its indexes took to build and load (metrics). */
-    onServing?: (r: { id: string; indexBuildMs: number }) => void;
-    /** How a release's leads engine is built (default `loadLeadsEngine`). */
-    loadEngine?: LoadEngine;
-  },
+  opts: ReleaseManagerOptions,
 ): Promise<ReleaseManager> {
   const log = opts.log ?? (() => {});
   const now = opts.now ?? Date.now;
@@ -134,38 +215,6 @@ export async function openReleaseManager(
   const holds = new Map<string, number>();
   const retired = new Set<string>();
   let checking: Promise<boolean> | null = null;
-
-  const load = async (id: string, dir: string): Promise<{ release: Release; indexBuildMs: number }> => {
-    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as ReleaseManifest;
-    // The indexes first, in a child process (api/engine/release-indexes.ts): a failed build leaves
-    // nothing behind, and this process keeps serving the current release meanwhile.
-    const started = Date.now();
-    const leads = await (opts.loadEngine ?? loadLeadsEngine)(id, dir, { log: (line) => log(`release ${id}: ${line}`) });
-    const indexBuildMs = Date.now() - started;
-    log(`release ${id}: indexes of ${leads.size} leads loaded in ${indexBuildMs} ms`);
-    const schema = sqlIdent(schemaName(id));
-    await db.run(`DETACH DATABASE IF EXISTS ${schema}`);
-    await db.run(`ATTACH ':memory:' AS ${schema} (COMPRESS)`);
-    const tables = {} as Record<TableName, string>;
-    try {
-      for (const t of IN_MEMORY) {
-        const file = join(dir, `${t}.parquet`);
-        if (!existsSync(file)) continue;
-        await db.run(
-          `CREATE OR REPLACE TABLE ${schema}.${sqlIdent(t)} AS SELECT * FROM read_parquet(${sqlString(file)})`,
-        );
-        tables[t] = `${schema}.${sqlIdent(t)}`;
-      }
-      // Compression happens at checkpoint; until then the tables are held uncompressed.
-      await db.run(`CHECKPOINT ${schema}`);
-    } catch (e) {
-      await db.run(`DETACH DATABASE IF EXISTS ${schema}`).catch(() => {});
-      throw e;
-    }
-    for (const t of [...FROM_PARQUET, ...IN_MEMORY])
-      tables[t] ??= `read_parquet(${sqlString(join(dir, `${t}.parquet`))})`;
-    return { release: { id, dir, manifest, tables, path: (rel: string) => join(dir, rel), leads }, indexBuildMs };
-  };
 
   /** Let go of a pin taken by `acquire` (once: later calls do nothing). */
   function letGo(pin: { id: string; released: boolean }): void {
@@ -194,22 +243,11 @@ export async function openReleaseManager(
       let next: Release;
       let indexBuildMs: number;
       try {
-        ({ release: next, indexBuildMs } = await load(link.id, link.dir));
+        ({ release: next, indexBuildMs } = await loadRelease(db, link, opts.loadEngine ?? loadLeadsEngine, log));
       } catch (e) {
-        const attempts = refused?.release === link.id ? refused.attempts + 1 : 1;
-        const at = now();
-        const retryAt = at + Math.min(retryMaxMs, retryFirstMs * 2 ** (attempts - 1));
-        const reason = refusalReason(e, link.dir, dataDir);
-        refused = {
-          release: link.id,
-          reason,
-          failed_at: new Date(at).toISOString(),
-          attempts,
-          next_attempt_at: new Date(retryAt).toISOString(),
-          retryAt,
-        };
+        refused = refusalOf(e, link, refused, now(), { dataDir, retryFirstMs, retryMaxMs });
         log(
-          `release ${link.id} refused (attempt ${attempts}; still serving ${current?.id ?? 'no release'}; next attempt at ${refused.next_attempt_at}): ${reason}`,
+          `release ${link.id} refused (attempt ${refused.attempts}; still serving ${current?.id ?? 'no release'}; next attempt at ${refused.next_attempt_at}): ${refused.reason}`,
         );
         throw e;
       }
@@ -237,13 +275,7 @@ export async function openReleaseManager(
   timer.unref();
 
   const currentRelease = (): Release => {
-    if (!current) {
-      throw new NoReleaseError(
-        refused
-          ? `release ${refused.release} was refused (${refused.reason}); no other release is loaded — next attempt at ${refused.next_attempt_at}`
-          : `no release under ${dataDir}/current: run 'make refresh' first`,
-      );
-    }
+    if (!current) throw noRelease(refused, dataDir);
     return current;
   };
   return {

@@ -53,108 +53,135 @@ export interface CopyStreamOptions {
   file: TempFile;
 }
 
-/** Start `COPY (sql) TO <temp file> (options)` and return a stream of the file as it is written. */
-export function copyStream(db: ApiDb, opts: CopyStreamOptions): Readable {
-  const { path } = opts.file;
-  // USE_TMP_FILE false: DuckDB writes into the file we created (keeping its 0600), never beside it
-  const job = db.startAlone(
-    `COPY (${opts.sql}) TO ${sqlString(path)} (${opts.options}, USE_TMP_FILE false)`,
-    opts.params,
-  );
-  let settled = false;
-  let failure: unknown = null;
-  const finished = job.done.then(
-    () => void (settled = true),
-    (e: unknown) => {
-      settled = true;
-      failure = e;
-    },
-  );
-  // the bound, watched while DuckDB writes (reading may lag behind a slow client)
-  const watch = setInterval(() => {
+/**
+ * One COPY's file read as it grows: the statement's state, how far the file has been read, the
+ * timers, and the stream the response reads (`stream`).
+ */
+class CopyTail {
+  readonly stream: Readable;
+  private readonly job: { done: Promise<void>; cancel(): void };
+  private readonly file: TempFile;
+  private readonly path: string;
+  private readonly finished: Promise<void>;
+  private readonly watch: NodeJS.Timeout;
+  private settled = false;
+  private failure: unknown = null;
+  private fd: number | null = null;
+  private pos = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private ended = false;
+  /** Bytes pushed since the event loop last ran. */
+  private burst = 0;
+
+  constructor(job: { done: Promise<void>; cancel(): void }, file: TempFile) {
+    this.job = job;
+    this.file = file;
+    this.path = file.path;
+    this.finished = job.done.then(
+      () => void (this.settled = true),
+      (e: unknown) => {
+        this.settled = true;
+        this.failure = e;
+      },
+    );
+    // the bound, watched while DuckDB writes (reading may lag behind a slow client)
+    this.watch = setInterval(() => this.checkBound(), LIMIT_CHECK_MS);
+    void this.finished.then(() => clearInterval(this.watch));
+    this.stream = new Readable({
+      highWaterMark: CHUNK,
+      read: () => {
+        if (this.timer === null) this.pump();
+      },
+      destroy: (err, cb) => this.destroy(err, cb),
+    });
+  }
+
+  private checkBound(): void {
     let size = 0;
     try {
-      size = statSync(path).size;
+      size = statSync(this.path).size;
     } catch {
       return; // not created yet
     }
-    if (size > opts.file.limitBytes && !settled) overBound();
-  }, LIMIT_CHECK_MS);
-  function overBound(): void {
-    clearInterval(watch);
-    failure = new ExportTempBoundError(opts.file.limitBytes);
-    job.cancel();
-    stream.destroy(failure as Error);
+    if (size > this.file.limitBytes && !this.settled) this.overBound();
   }
-  void finished.then(() => clearInterval(watch));
-  let fd: number | null = null;
-  let pos = 0;
-  let timer: NodeJS.Timeout | null = null;
-  let ended = false;
-  let burst = 0; // bytes pushed since the event loop last ran
-  const later = (ms = TAIL_WAIT_MS): void => {
-    timer = setTimeout(() => {
-      timer = null;
-      burst = 0;
-      pump();
-    }, ms);
-  };
 
-  function pump(): void {
-    if (ended || stream.destroyed) return;
-    const wasSettled = settled; // read after this: everything written before it settled is seen
+  private overBound(): void {
+    clearInterval(this.watch);
+    this.failure = new ExportTempBoundError(this.file.limitBytes);
+    this.job.cancel();
+    this.stream.destroy(this.failure as Error);
+  }
+
+  private later(ms = TAIL_WAIT_MS): void {
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.burst = 0;
+      this.pump();
+    }, ms);
+  }
+
+  private pump(): void {
+    const { stream } = this;
+    if (this.ended || stream.destroyed) return;
+    const wasSettled = this.settled; // read after this: everything written before it settled is seen
+    const failure = this.failure;
     if (failure !== null) return void stream.destroy(failure instanceof Error ? failure : new Error(String(failure)));
     try {
-      if (fd === null) {
+      if (this.fd === null) {
         try {
-          fd = openSync(path, 'r');
+          this.fd = openSync(this.path, 'r');
         } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !wasSettled) return later(); // DuckDB has not created it yet
+          if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !wasSettled) return this.later(); // DuckDB has not created it yet
           throw e;
         }
       }
       for (;;) {
         // a reader that cannot catch up with DuckDB (a fast client on a busy box) would read on in
         // one synchronous run until the COPY ends: let the event loop (and the bound's watch) in
-        if (burst >= BURST_BYTES) return later(0);
+        if (this.burst >= BURST_BYTES) return this.later(0);
         const buf = Buffer.allocUnsafe(CHUNK);
-        const n = readSync(fd, buf, 0, CHUNK, pos);
+        const n = readSync(this.fd, buf, 0, CHUNK, this.pos);
         if (n > 0) {
-          pos += n;
-          burst += n;
-          if (pos > opts.file.limitBytes && !wasSettled) return overBound();
+          this.pos += n;
+          this.burst += n;
+          if (this.pos > this.file.limitBytes && !wasSettled) return this.overBound();
           if (!stream.push(n === CHUNK ? buf : buf.subarray(0, n))) return; // read() asks again
           continue;
         }
         if (wasSettled) {
-          ended = true;
+          this.ended = true;
           stream.push(null);
           return;
         }
-        return later();
+        return this.later();
       }
     } catch (e) {
       stream.destroy(e as Error);
     }
   }
 
-  const stream = new Readable({
-    highWaterMark: CHUNK,
-    read() {
-      if (timer === null) pump();
-    },
-    destroy(err, cb) {
-      if (timer) clearTimeout(timer);
-      timer = null;
-      clearInterval(watch);
-      if (fd !== null) closeSync(fd);
-      fd = null;
-      if (!settled) job.cancel();
-      // delete once DuckDB is done with it
-      void finished.then(() => opts.file.release());
-      cb(err);
-    },
-  });
+  private destroy(err: Error | null, cb: (error?: Error | null) => void): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    clearInterval(this.watch);
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+    if (!this.settled) this.job.cancel();
+    // delete once DuckDB is done with it
+    void this.finished.then(() => this.file.release());
+    cb(err);
+  }
+}
+
+/** Start `COPY (sql) TO <temp file> (options)` and return a stream of the file as it is written. */
+export function copyStream(db: ApiDb, opts: CopyStreamOptions): Readable {
+  // USE_TMP_FILE false: DuckDB writes into the file we created (keeping its 0600), never beside it
+  const job = db.startAlone(
+    `COPY (${opts.sql}) TO ${sqlString(opts.file.path)} (${opts.options}, USE_TMP_FILE false)`,
+    opts.params,
+  );
+  const stream = new CopyTail(job, opts.file).stream;
   if (opts.head !== undefined) stream.push(Buffer.from(opts.head));
   return stream;
 }

@@ -138,51 +138,137 @@ function howItEnded(code: number | null, signal: string | null): string {
   return signal ? `was killed by ${signal}` : `exited with code ${code}`;
 }
 
-/**
- * Become the cluster primary of `config.apiWorkers` workers (see the module comment); resolves
- * once every worker listens, rejects (every worker stopped) when one fails to start.
- */
-export async function startCluster(config: ApiConfig, deps: ClusterDeps): Promise<RunningCluster> {
-  const { log } = deps;
-  const metrics = new ClusterMetrics();
-  const sharedEnv = {
-    CURSOR_SECRET: config.cursorSecret,
-    GIS_TOKEN_SECRET: config.gisTokenSecret || randomBytes(32).toString('hex'),
-  };
-  const slots: Slot[] = Array.from({ length: config.apiWorkers }, (_, index) => ({
-    index,
-    worker: null,
-    ready: false,
-    url: null,
-    release: null,
-    bornAt: 0,
-    startFailures: 0,
-    backoffMs: 0,
-    timer: null,
-    last: null,
-  }));
-  let phase: 'starting' | 'running' | 'stopping' = 'starting';
-  let url: string | null = null;
-  /** The counters of dead workers (as of their last scrape), merged now and then. */
-  let retired: MetricsSnapshot[] = [];
-  let merging = false;
-  const asked = new Map<number, { slot: Slot; done: (s: MetricsSnapshot | null, e?: Error) => void }>();
-  let nextId = 0;
-  let started!: { resolve: () => void; reject: (e: Error) => void };
-  const listening = new Promise<void>((resolve, reject) => (started = { resolve, reject }));
-  const stopFailures: string[] = [];
-  let stopped: (() => void) | null = null;
+/** Send `m` to worker `w`; `onError` when it is gone or the send fails. */
+function sendTo(w: Worker, m: ToWorker, onError: () => void = () => {}): void {
+  if (!w.isConnected()) return onError();
+  w.send(m, undefined, (e) => e && onError());
+}
 
-  const readyCount = (): number => slots.filter((s) => s.ready).length;
-  const send = (w: Worker, m: ToWorker, onError: () => void = () => {}): void => {
-    if (!w.isConnected()) return onError();
-    w.send(m, undefined, (e) => e && onError());
-  };
+/**
+ * The cluster primary: forks a worker per slot, restarts the ones that die (with backoff),
+ * answers metrics scrapes for them all, and stops them. `startCluster` runs one.
+ */
+class ClusterPrimary {
+  private readonly config: ApiConfig;
+  private readonly deps: ClusterDeps;
+  private readonly metrics = new ClusterMetrics();
+  private readonly sharedEnv: Record<string, string>;
+  private readonly slots: Slot[];
+  private phase: 'starting' | 'running' | 'stopping' = 'starting';
+  private url: string | null = null;
+  /** The counters of dead workers (as of their last scrape), merged now and then. */
+  private retired: MetricsSnapshot[] = [];
+  private merging = false;
+  private readonly asked = new Map<number, { slot: Slot; done: (s: MetricsSnapshot | null, e?: Error) => void }>();
+  private nextId = 0;
+  private started!: { resolve: () => void; reject: (e: Error) => void };
+  private readonly listening = new Promise<void>((resolve, reject) => (this.started = { resolve, reject }));
+  private readonly stopFailures: string[] = [];
+  private stopped: (() => void) | null = null;
+  private closing: Promise<void> | null = null;
+  private metricsServer: http.Server | null = null;
+
+  constructor(config: ApiConfig, deps: ClusterDeps) {
+    this.config = config;
+    this.deps = deps;
+    this.sharedEnv = {
+      CURSOR_SECRET: config.cursorSecret,
+      GIS_TOKEN_SECRET: config.gisTokenSecret || randomBytes(32).toString('hex'),
+    };
+    this.slots = Array.from({ length: config.apiWorkers }, (_, index) => ({
+      index,
+      worker: null,
+      ready: false,
+      url: null,
+      release: null,
+      bornAt: 0,
+      startFailures: 0,
+      backoffMs: 0,
+      timer: null,
+      last: null,
+    }));
+  }
+
+  /** Check the ports, listen for metrics, fork every worker; resolves once every worker listens. */
+  async start(): Promise<RunningCluster> {
+    const { config, slots } = this;
+    // the ports first: a port taken fails the start before any worker is forked (and builds its indexes)
+    await checkPortFree('PORT', config.port, config.host);
+    this.metricsServer =
+      config.metricsPort === null
+        ? null
+        : await listenMetrics(() => this.scrape(), config.metricsPort, config.metricsHost);
+    const metricsUrl = this.metricsServer ? originOf(this.metricsServer, config.metricsHost, false) : null;
+    for (const s of slots) this.fork(s);
+    await this.listening;
+    this.phase = 'running';
+    const url = (this.url = slots[0]!.url!);
+    for (const s of slots)
+      if (s.url !== url) this.deps.log(`worker ${s.index} listens on ${s.url}, worker 0 on ${url}`);
+    return {
+      url,
+      metricsUrl,
+      release: slots[0]!.release,
+      workers: slots.length,
+      pids: () => slots.flatMap((s) => (s.worker?.process.pid !== undefined ? [s.worker.process.pid] : [])),
+      scrape: () => this.scrape(),
+      close: () => this.close(),
+    };
+  }
+
+  /** The whole server's metrics: the primary's own, the dead workers', and every live worker's. */
+  async scrape(): Promise<Scrape> {
+    const live = this.slots.filter((s) => s.ready && s.worker?.isConnected());
+    const got = await Promise.all(live.map((s) => this.snapshotOf(s, s.worker!)));
+    const own = await this.metrics.registry.getMetricsAsJSON();
+    return aggregateMetrics([own, ...this.retired, ...got.filter((s): s is MetricsSnapshot => s !== null)]);
+  }
+
+  /** Stop every worker gracefully (killed after the grace time), then the metrics listener. */
+  close(): Promise<void> {
+    this.closing ??= new Promise<void>((resolve, reject) => {
+      const { slots } = this;
+      this.phase = 'stopping';
+      for (const s of slots) {
+        if (s.timer) clearTimeout(s.timer);
+        s.timer = null;
+      }
+      const force = setTimeout(
+        () => {
+          for (const s of slots) {
+            if (!s.worker) continue;
+            this.deps.log(`worker ${s.index} (pid ${s.worker.process.pid}) did not stop in time: killing it`);
+            s.worker.process.kill('SIGKILL');
+          }
+        },
+        (this.deps.shutdownGraceMs ?? 10_000) + STOP_EXTRA_MS,
+      );
+      this.stopped = () => {
+        clearTimeout(force);
+        const done = (): void =>
+          this.stopFailures.length ? reject(new Error(`${this.stopFailures.join('; ')} while stopping`)) : resolve();
+        const metricsServer = this.metricsServer;
+        if (!metricsServer) return done();
+        metricsServer.close(() => done());
+        metricsServer.closeAllConnections();
+      };
+      for (const s of slots) {
+        const w = s.worker;
+        if (w) sendTo(w, { t: 'leads:stop' }, () => w.process.kill('SIGTERM'));
+      }
+      if (slots.every((s) => s.worker === null)) this.stopped();
+    });
+    return this.closing;
+  }
+
+  private readyCount(): number {
+    return this.slots.filter((s) => s.ready).length;
+  }
 
   /** One worker's metrics, or null when it went away meanwhile. */
-  const snapshotOf = (slot: Slot, w: Worker): Promise<MetricsSnapshot | null> =>
-    new Promise((resolve, reject) => {
-      const id = nextId++;
+  private snapshotOf(slot: Slot, w: Worker): Promise<MetricsSnapshot | null> {
+    return new Promise((resolve, reject) => {
+      const id = this.nextId++;
       const timer = setTimeout(
         () =>
           done(
@@ -194,103 +280,108 @@ export async function startCluster(config: ApiConfig, deps: ClusterDeps): Promis
         SNAPSHOT_WAIT_MS,
       );
       const done = (s: MetricsSnapshot | null, e?: Error): void => {
-        if (!asked.delete(id)) return;
+        if (!this.asked.delete(id)) return;
         clearTimeout(timer);
         if (e) reject(e);
         else resolve(s);
       };
-      asked.set(id, { slot, done });
-      send(w, { t: 'leads:snapshot', id }, () => done(null));
+      this.asked.set(id, { slot, done });
+      sendTo(w, { t: 'leads:snapshot', id }, () => done(null));
     });
+  }
 
-  const scrape = async (): Promise<Scrape> => {
-    const live = slots.filter((s) => s.ready && s.worker?.isConnected());
-    const got = await Promise.all(live.map((s) => snapshotOf(s, s.worker!)));
-    const own = await metrics.registry.getMetricsAsJSON();
-    return aggregateMetrics([own, ...retired, ...got.filter((s): s is MetricsSnapshot => s !== null)]);
-  };
-
-  const retire = (last: MetricsSnapshot): void => {
-    retired.push(cumulativeMetrics(last));
-    if (retired.length < 2 || merging) return;
-    merging = true;
-    const n = retired.length;
-    mergeSnapshots(retired.slice(0, n))
+  /** Keep a dead worker's counters; merge the kept ones when there are two or more. */
+  private retire(last: MetricsSnapshot): void {
+    this.retired.push(cumulativeMetrics(last));
+    if (this.retired.length < 2 || this.merging) return;
+    this.merging = true;
+    const n = this.retired.length;
+    mergeSnapshots(this.retired.slice(0, n))
       .then(
-        (merged) => (retired = [merged, ...retired.slice(n)]),
-        (e: Error) => log(`metrics of dead workers could not be merged: ${e.message}`),
+        (merged) => (this.retired = [merged, ...this.retired.slice(n)]),
+        (e: Error) => this.deps.log(`metrics of dead workers could not be merged: ${e.message}`),
       )
-      .finally(() => (merging = false));
-  };
+      .finally(() => (this.merging = false));
+  }
 
-  const fork = (slot: Slot): void => {
+  private fork(slot: Slot): void {
     slot.timer = null;
     slot.ready = false;
     slot.bornAt = Date.now();
-    const w = cluster.fork({ [WORKER_INDEX_ENV]: String(slot.index), ...sharedEnv });
+    const w = cluster.fork({ [WORKER_INDEX_ENV]: String(slot.index), ...this.sharedEnv });
     slot.worker = w;
-    w.on('message', (m: ToPrimary) => onMessage(slot, w, m));
-    w.on('exit', (code, signal) => onExit(slot, w, code, signal));
-    w.on('error', (e) => log(`worker ${slot.index} (pid ${w.process.pid}): ${e.message}`));
-  };
+    w.on('message', (m: ToPrimary) => this.onMessage(slot, w, m));
+    w.on('exit', (code, signal) => this.onExit(slot, w, code, signal));
+    w.on('error', (e) => this.deps.log(`worker ${slot.index} (pid ${w.process.pid}): ${e.message}`));
+  }
 
-  const onMessage = (slot: Slot, w: Worker, m: ToPrimary): void => {
+  private onMessage(slot: Slot, w: Worker, m: ToPrimary): void {
     if (typeof m !== 'object' || m === null || typeof m.t !== 'string') return;
-    if (m.t === 'leads:ready') {
-      if (slot.worker !== w) return;
-      slot.ready = true;
-      slot.url = m.url;
-      slot.release = m.release;
-      slot.startFailures = 0;
-      metrics.workers.set(readyCount());
-      log(`worker ${slot.index} (pid ${w.process.pid}) listening`);
-      if (phase === 'running' && m.url !== url)
-        log(
-          `worker ${slot.index} listens on ${m.url}, not on ${url} (PORT=0 and every worker had died): restart the server`,
-        );
-      if (phase === 'starting' && slots.every((s) => s.ready)) started.resolve();
-    } else if (m.t === 'leads:snapshot') {
-      const a = asked.get(m.id);
+    if (m.t === 'leads:ready') this.onReady(slot, w, m);
+    else if (m.t === 'leads:snapshot') {
+      const a = this.asked.get(m.id);
       if (!a) return;
       if (m.metrics) slot.last = m.metrics;
       a.done(m.metrics ?? null, m.error !== undefined ? new Error(`worker ${slot.index}: ${m.error}`) : undefined);
     } else if (m.t === 'leads:scrape') {
-      scrape().then(
-        (s) => send(w, { t: 'leads:scraped', id: m.id, scrape: s }),
-        (e: Error) => send(w, { t: 'leads:scraped', id: m.id, error: e.message }),
+      this.scrape().then(
+        (s) => sendTo(w, { t: 'leads:scraped', id: m.id, scrape: s }),
+        (e: Error) => sendTo(w, { t: 'leads:scraped', id: m.id, error: e.message }),
       );
     }
-  };
+  }
 
-  const onExit = (slot: Slot, w: Worker, code: number | null, signal: string | null): void => {
+  /** A worker listens: the start resolves when it was the last one. */
+  private onReady(slot: Slot, w: Worker, m: Extract<ToPrimary, { t: 'leads:ready' }>): void {
+    if (slot.worker !== w) return;
+    slot.ready = true;
+    slot.url = m.url;
+    slot.release = m.release;
+    slot.startFailures = 0;
+    this.metrics.workers.set(this.readyCount());
+    this.deps.log(`worker ${slot.index} (pid ${w.process.pid}) listening`);
+    if (this.phase === 'running' && m.url !== this.url)
+      this.deps.log(
+        `worker ${slot.index} listens on ${m.url}, not on ${this.url} (PORT=0 and every worker had died): restart the server`,
+      );
+    if (this.phase === 'starting' && this.slots.every((s) => s.ready)) this.started.resolve();
+  }
+
+  /**
+   * A worker died: while stopping, count it; while starting, stop the others and fail the start;
+   * while running, start a new one after a backoff (or give up after START_FAILURES_MAX deaths
+   * in a row before listening).
+   */
+  private onExit(slot: Slot, w: Worker, code: number | null, signal: string | null): void {
+    const { log } = this.deps;
     if (slot.worker !== w) return;
     const wasReady = slot.ready;
     slot.worker = null;
     slot.ready = false;
-    metrics.workers.set(readyCount());
-    for (const a of asked.values()) if (a.slot === slot) a.done(null);
-    if (slot.last) retire(slot.last);
+    this.metrics.workers.set(this.readyCount());
+    for (const a of this.asked.values()) if (a.slot === slot) a.done(null);
+    if (slot.last) this.retire(slot.last);
     slot.last = null;
     const how = `worker ${slot.index} (pid ${w.process.pid}) ${howItEnded(code, signal)}`;
-    if (phase === 'stopping') {
-      if (code !== 0) stopFailures.push(how);
-      if (slots.every((s) => s.worker === null)) stopped?.();
+    if (this.phase === 'stopping') {
+      if (code !== 0) this.stopFailures.push(how);
+      if (this.slots.every((s) => s.worker === null)) this.stopped?.();
       return;
     }
-    if (phase === 'starting') {
+    if (this.phase === 'starting') {
       log(`${how} before it listened: stopping the others`);
-      close()
+      this.close()
         .catch(() => {})
-        .finally(() => started.reject(new Error(`${how} before it listened (its log says why)`)));
+        .finally(() => this.started.reject(new Error(`${how} before it listened (its log says why)`)));
       return;
     }
-    metrics.restarts.inc();
+    this.metrics.restarts.inc();
     if (!wasReady && ++slot.startFailures >= START_FAILURES_MAX) {
       const reason = `${how} before it listened, ${slot.startFailures} times in a row: giving up, stopping the other workers`;
       log(reason);
-      close()
+      this.close()
         .catch(() => {})
-        .finally(() => deps.onGiveUp(reason));
+        .finally(() => this.deps.onGiveUp(reason));
       return;
     }
     const young = !wasReady || Date.now() - slot.bornAt < YOUNG_MS;
@@ -298,63 +389,16 @@ export async function startCluster(config: ApiConfig, deps: ClusterDeps): Promis
     log(
       `${how}${wasReady ? '' : ` before it listened (${slot.startFailures} of ${START_FAILURES_MAX} in a row)`}; a new worker ${slot.index} starts in ${slot.backoffMs / 1000} s`,
     );
-    slot.timer = setTimeout(() => fork(slot), slot.backoffMs);
-  };
+    slot.timer = setTimeout(() => this.fork(slot), slot.backoffMs);
+  }
+}
 
-  let closing: Promise<void> | null = null;
-  const close = (): Promise<void> => {
-    closing ??= new Promise<void>((resolve, reject) => {
-      phase = 'stopping';
-      for (const s of slots) {
-        if (s.timer) clearTimeout(s.timer);
-        s.timer = null;
-      }
-      const force = setTimeout(
-        () => {
-          for (const s of slots) {
-            if (!s.worker) continue;
-            log(`worker ${s.index} (pid ${s.worker.process.pid}) did not stop in time: killing it`);
-            s.worker.process.kill('SIGKILL');
-          }
-        },
-        (deps.shutdownGraceMs ?? 10_000) + STOP_EXTRA_MS,
-      );
-      stopped = () => {
-        clearTimeout(force);
-        const done = (): void =>
-          stopFailures.length ? reject(new Error(`${stopFailures.join('; ')} while stopping`)) : resolve();
-        if (!metricsServer) return done();
-        metricsServer.close(() => done());
-        metricsServer.closeAllConnections();
-      };
-      for (const s of slots) {
-        const w = s.worker;
-        if (w) send(w, { t: 'leads:stop' }, () => w.process.kill('SIGTERM'));
-      }
-      if (slots.every((s) => s.worker === null)) stopped();
-    });
-    return closing;
-  };
-
-  // the ports first: a port taken fails the start before any worker is forked (and builds its indexes)
-  await checkPortFree('PORT', config.port, config.host);
-  const metricsServer: http.Server | null =
-    config.metricsPort === null ? null : await listenMetrics(scrape, config.metricsPort, config.metricsHost);
-  const metricsUrl = metricsServer ? originOf(metricsServer, config.metricsHost, false) : null;
-  for (const s of slots) fork(s);
-  await listening;
-  phase = 'running';
-  url = slots[0]!.url!;
-  for (const s of slots) if (s.url !== url) log(`worker ${s.index} listens on ${s.url}, worker 0 on ${url}`);
-  return {
-    url,
-    metricsUrl,
-    release: slots[0]!.release,
-    workers: slots.length,
-    pids: () => slots.flatMap((s) => (s.worker?.process.pid !== undefined ? [s.worker.process.pid] : [])),
-    scrape,
-    close,
-  };
+/**
+ * Become the cluster primary of `config.apiWorkers` workers (see the module comment); resolves
+ * once every worker listens, rejects (every worker stopped) when one fails to start.
+ */
+export async function startCluster(config: ApiConfig, deps: ClusterDeps): Promise<RunningCluster> {
+  return new ClusterPrimary(config, deps).start();
 }
 
 /**

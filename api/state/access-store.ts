@@ -8,7 +8,7 @@
  * operations run `atomic` (SQLite: one `BEGIN IMMEDIATE` transaction; PostgreSQL: a transaction
  * that first locks the account or licence row, `Dialect.lockRows`).
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Scope } from '../access/scopes.ts';
 import { rows, template, type Backend, type Row } from './backend.ts';
 import {
@@ -77,25 +77,29 @@ const num = (v: unknown): number => Number(v ?? 0);
 const counts = (r: Row) => ({ requests: num(r['requests']), errors: num(r['errors']), rows: num(r['rows']) });
 const toLicence = (r: Row): Licence => ({ ...(r as Licence), seats_used: num(r['seats_used']) });
 
-/** The access-model queries, compiled once for the backend's dialect. */
-function accessQueries(b: Backend) {
+/** Licences joined to their account, with the seats in use at `at` (active keys while the licence runs). */
+const selectLicences = (b: Backend, at: string) =>
+  b.db
+    .selectFrom('licences as l')
+    .innerJoin('accounts as a', 'a.id', 'l.account_id')
+    .select(['l.id', 'l.account_id', 'a.name as account_name', 'l.scope', 'l.seats', 'l.expires_at', 'l.created_at'])
+    .select((eb) =>
+      eb
+        .selectFrom('api_keys as k')
+        .select((e) => e.fn.countAll().as('n'))
+        .whereRef('k.licence_id', '=', 'l.id')
+        .where('k.status', '=', 'active')
+        .where(sql.ref('l.expires_at'), '>', at) // the licence's own end: its keys end with it
+        .as('seats_used'),
+    );
+
+/** A usage ledger table as `u`, joined to its keys as `k`. */
+const selectUsage = <T extends 'usage_daily' | 'usage_routes'>(b: Backend, table: T) =>
+  b.db.selectFrom(`${table} as u` as 'usage_routes as u').innerJoin('api_keys as k', 'k.id', 'u.key_id');
+
+/** Accounts and keys: an account by id, self-serve keys counted under the account's lock, keys inserted and read. */
+function keyQueries(b: Backend) {
   const { db, dialect: d } = b;
-  const licences = (at: string) =>
-    db
-      .selectFrom('licences as l')
-      .innerJoin('accounts as a', 'a.id', 'l.account_id')
-      .select(['l.id', 'l.account_id', 'a.name as account_name', 'l.scope', 'l.seats', 'l.expires_at', 'l.created_at'])
-      .select((eb) =>
-        eb
-          .selectFrom('api_keys as k')
-          .select((e) => e.fn.countAll().as('n'))
-          .whereRef('k.licence_id', '=', 'l.id')
-          .where('k.status', '=', 'active')
-          .where(sql.ref('l.expires_at'), '>', at) // the licence's own end: its keys end with it
-          .as('seats_used'),
-      );
-  const usage = <T extends 'usage_daily' | 'usage_routes'>(table: T) =>
-    db.selectFrom(`${table} as u` as 'usage_routes as u').innerJoin('api_keys as k', 'k.id', 'u.key_id');
   return {
     accountById: template((id: number) =>
       db.selectFrom('accounts').select(['id', 'name', 'plan', 'created_at']).where('id', '=', id),
@@ -136,17 +140,24 @@ function accessQueries(b: Backend) {
     ),
     keyById: template((id: string) => keysQuery(db).where('k.id', '=', id)),
     keyHashExists: template((hash: string) => db.selectFrom('api_keys').select('id').where('key_hash', '=', hash)),
+  };
+}
+
+/** Licences and their one-time claim links. */
+function licenceQueries(b: Backend) {
+  const { db, dialect: d } = b;
+  return {
     insertLicence: template(
       (id: string, accountId: number, scope: Scope, seats: number, expiresAt: string, at: string) =>
         db
           .insertInto('licences')
           .values({ id, account_id: accountId, scope, seats, expires_at: expiresAt, created_at: at }),
     ),
-    licenceById: template((at: string, id: string) => licences(at).where('l.id', '=', id)),
+    licenceById: template((at: string, id: string) => selectLicences(b, at).where('l.id', '=', id)),
     lockLicence: template((id: string) => d.lockRows(db.selectFrom('licences').select('id').where('id', '=', id))),
-    licencesAll: template((at: string) => licences(at).orderBy('l.created_at').orderBy(d.bytewise('l.id'))),
+    licencesAll: template((at: string) => selectLicences(b, at).orderBy('l.created_at').orderBy(d.bytewise('l.id'))),
     licencesByAccount: template((at: string, accountId: number) =>
-      licences(at).where('l.account_id', '=', accountId).orderBy('l.created_at').orderBy(d.bytewise('l.id')),
+      selectLicences(b, at).where('l.account_id', '=', accountId).orderBy('l.created_at').orderBy(d.bytewise('l.id')),
     ),
     insertLink: template((hash: string, licenceId: string, expiresAt: string, at: string) =>
       db
@@ -167,6 +178,13 @@ function accessQueries(b: Backend) {
         .where('token_hash', '=', hash)
         .where('used_at', 'is', null),
     ),
+  };
+}
+
+/** Hourly request counters and daily row budgets: single statements, so concurrent processes count exactly. */
+function counterQueries(b: Backend) {
+  const { db } = b;
+  return {
     /** Count the request; the day's rows come back with it (a subquery of RETURNING: one statement). */
     hit: template((keyId: string, windowStart: number, day: string) =>
       db
@@ -201,6 +219,13 @@ function accessQueries(b: Backend) {
         )
         .returning('rows'),
     ),
+  };
+}
+
+/** The usage ledger: upserts of summed deltas, an account's keys and usage read back, and pruning. */
+function usageQueries(b: Backend) {
+  const { db, dialect: d } = b;
+  return {
     usageDaily: (rs: { key_id: string; day: string; requests: number; errors: number; rows: number }[]) =>
       db
         .insertInto('usage_daily')
@@ -229,7 +254,7 @@ function accessQueries(b: Backend) {
       keysQuery(db).where('k.account_id', '=', accountId).orderBy('k.created_at').orderBy(d.bytewise('k.id')),
     ),
     usageDays: template((accountId: number, from: string, to: string) =>
-      usage('usage_daily')
+      selectUsage(b, 'usage_daily')
         .select(['u.key_id', 'u.day', ...COUNT_COLUMNS.map((c) => `u.${c}` as const)])
         .where('k.account_id', '=', accountId)
         .where('u.day', '>=', from)
@@ -238,7 +263,7 @@ function accessQueries(b: Backend) {
         .orderBy(d.bytewise('u.key_id')),
     ),
     usageRouteRows: template((accountId: number, from: string, to: string) =>
-      usage('usage_routes')
+      selectUsage(b, 'usage_routes')
         .select(['u.key_id', 'u.day', 'u.route', ...COUNT_COLUMNS.map((c) => `u.${c}` as const)])
         .where('k.account_id', '=', accountId)
         .where('u.day', '>=', from)
@@ -251,6 +276,11 @@ function accessQueries(b: Backend) {
     pruneWindows: template((before: number) => db.deleteFrom('rate_counters').where('window_start', '<', before)),
     pruneBudgets: template((before: string) => db.deleteFrom('budget_counters').where('day', '<', before)),
   };
+}
+
+/** The access-model queries, compiled once for the backend's dialect. */
+function accessQueries(b: Backend) {
+  return { ...keyQueries(b), ...licenceQueries(b), ...counterQueries(b), ...usageQueries(b) };
 }
 
 /** Sum deltas per key (as `keyOf` groups them), in key order: replicas flushing at once lock rows in the same order (no deadlock). */
@@ -272,12 +302,20 @@ function sumBy<T extends UsageCounts>(
 const chunks = <T>(xs: T[], n: number): T[][] =>
   Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
 
-export function access(b: Backend, now: () => Date): AccessMethods {
-  const q = accessQueries(b);
-  const live = withExpiry(now);
-  const iso = (): string => now().toISOString();
-  const read = (query: ReturnType<typeof q.keyById>) => b.run('plain', () => rows(query));
+/** What the access method groups share: the backend, its queries, the clock and key expiry. */
+interface AccessContext {
+  readonly b: Backend;
+  readonly q: ReturnType<typeof accessQueries>;
+  /** Now, as an ISO timestamp. */
+  readonly iso: () => string;
+  /** The rows of one query, run plain. */
+  readonly read: (query: CompiledQuery) => Promise<Row[]>;
+  /** A key as served now (`withExpiry`). */
+  readonly live: ReturnType<typeof withExpiry>;
+}
 
+/** The access methods over accounts and self-serve keys. */
+function keyMethods({ b, q, iso, read }: AccessContext): Pick<AccessMethods, 'getAccountById' | 'insertSelfServeKey'> {
   return {
     async getAccountById(id) {
       return ((await read(q.accountById(id)))[0] as Account | undefined) ?? null;
@@ -291,6 +329,21 @@ export function access(b: Backend, now: () => Date): AccessMethods {
         return (yield q.keyById(k.id))[0] as ApiKey;
       });
     },
+  };
+}
+
+/** The access methods over licences and claim links (a claim takes a seat: a key under the licence). */
+function licenceMethods({
+  b,
+  q,
+  iso,
+  read,
+  live,
+}: AccessContext): Pick<
+  AccessMethods,
+  'createLicence' | 'getLicence' | 'listLicences' | 'createClaimLink' | 'getClaimLink' | 'claimLink'
+> {
+  return {
     createLicence(l) {
       return b.run('plain', function* () {
         yield q.insertLicence(l.id, l.account_id, l.scope, l.seats, new Date(l.expires_at).toISOString(), iso());
@@ -338,6 +391,12 @@ export function access(b: Backend, now: () => Date): AccessMethods {
         return { key: live((yield q.keyById(k.id))[0] as ApiKey) };
       });
     },
+  };
+}
+
+/** The access methods over request counters and row budgets. */
+function counterMethods({ b, q }: AccessContext): Pick<AccessMethods, 'hitRateLimit' | 'chargeRows'> {
+  return {
     async hitRateLimit(keyId, windowStart, day) {
       const [r] = await b.run('counter', () => rows(q.hit(keyId, windowStart, day)));
       return { count: num(r!['count']), rowsUsed: num(r!['rows']) };
@@ -349,6 +408,12 @@ export function access(b: Backend, now: () => Date): AccessMethods {
         return { ok: false, used: num((yield q.rowsUsed(keyId, day))[0]?.['rows']) };
       });
     },
+  };
+}
+
+/** The access methods over the usage ledger, and the pruning of counters and ledger. */
+function usageMethods({ b, q, read, live }: AccessContext): Pick<AccessMethods, 'addUsage' | 'accountUsage' | 'prune'> {
+  return {
     async addUsage(deltas) {
       if (!deltas.length) return;
       const days = sumBy(
@@ -391,4 +456,12 @@ export function access(b: Backend, now: () => Date): AccessMethods {
       });
     },
   };
+}
+
+/** The access-model methods of the state store on `b`; `now` dates rows and decides what has expired. */
+export function access(b: Backend, now: () => Date): AccessMethods {
+  const iso = (): string => now().toISOString();
+  const read = (query: CompiledQuery) => b.run('plain', () => rows(query));
+  const s: AccessContext = { b, q: accessQueries(b), iso, read, live: withExpiry(now) };
+  return { ...keyMethods(s), ...licenceMethods(s), ...counterMethods(s), ...usageMethods(s) };
 }

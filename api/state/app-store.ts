@@ -15,6 +15,7 @@
  * works once even when two replicas get it at the same moment; WebAuthn challenges are taken
  * with one `DELETE … RETURNING` (single use); throttle counters are single upserts.
  */
+import type { CompiledQuery } from 'kysely';
 import type { Plan } from '../access/scopes.ts';
 import { rows, template, type Backend, type Row } from './backend.ts';
 import type { ChallengePurpose, CredentialKind } from './tables.ts';
@@ -166,10 +167,13 @@ const ACTIVITY_COLUMNS = ['id', 'account_id', 'at', 'event', 'session_id', 'addr
 /** Most activity entries one call returns. */
 export const ACTIVITY_PAGE_MAX = 500;
 
-function appQueries(b: Backend) {
+/** Invitations joined to their account, with the columns an `Invitation` is read from. */
+const selectInvitations = (b: Backend) =>
+  b.db.selectFrom('app_invitations as i').innerJoin('accounts as a', 'a.id', 'i.account_id').select(INVITATION_COLUMNS);
+
+/** Invitations: one open per account (issuing one revokes the others), read, locked and used. */
+function invitationQueries(b: Backend) {
   const { db, dialect: d } = b;
-  const invitation = () =>
-    db.selectFrom('app_invitations as i').innerJoin('accounts as a', 'a.id', 'i.account_id').select(INVITATION_COLUMNS);
   return {
     revokeOpen: template((at: string, accountId: number) =>
       db
@@ -185,7 +189,7 @@ function appQueries(b: Backend) {
         .insertInto('app_invitations')
         .values({ token_hash: hash, account_id: accountId, created_at: at, expires_at: expiresAt }),
     ),
-    invitation: template((hash: string) => invitation().where('i.token_hash', '=', hash)),
+    invitation: template((hash: string) => selectInvitations(b).where('i.token_hash', '=', hash)),
     lockInvitation: template((hash: string) =>
       d.lockRows(
         db
@@ -197,6 +201,13 @@ function appQueries(b: Backend) {
     useInvitation: template((at: string, hash: string) =>
       db.updateTable('app_invitations').set({ used_at: at }).where('token_hash', '=', hash),
     ),
+  };
+}
+
+/** Sign-in credentials: a password or a passkey per account, read and marked used. */
+function credentialQueries(b: Backend) {
+  const { db } = b;
+  return {
     deleteCredentials: template((accountId: number) =>
       db.deleteFrom('app_credentials').where('account_id', '=', accountId),
     ),
@@ -248,6 +259,13 @@ function appQueries(b: Backend) {
     kinds: template((accountId: number) =>
       db.selectFrom('app_credentials').select('kind').distinct().where('account_id', '=', accountId).orderBy('kind'),
     ),
+  };
+}
+
+/** Sessions: created, read, touched and ended. */
+function sessionQueries(b: Backend) {
+  const { db } = b;
+  return {
     insertSession: template(
       (idHash: string, publicId: string, accountId: number, method: string, at: string, expiresAt: string) =>
         db.insertInto('app_sessions').values({
@@ -276,6 +294,13 @@ function appQueries(b: Backend) {
     endAccountSessions: template((accountId: number) =>
       db.deleteFrom('app_sessions').where('account_id', '=', accountId).returning('public_id'),
     ),
+  };
+}
+
+/** Sign-in ceremonies: one-use challenges and the failure counts that throttle sign-in. */
+function signInQueries(b: Backend) {
+  const { db } = b;
+  return {
     insertChallenge: template((challenge: string, purpose: string, invitationHash: string | null, expiresAt: string) =>
       db
         .insertInto('app_challenges')
@@ -312,6 +337,13 @@ function appQueries(b: Backend) {
           oc.columns(['key', 'window_start']).doUpdateSet({ count: (eb) => eb('app_signin_failures.count', '+', 1) }),
         ),
     ),
+  };
+}
+
+/** The activity log, and the housekeeping that prunes what has expired. */
+function activityQueries(b: Backend) {
+  const { db } = b;
+  return {
     insertActivity: template(
       (
         accountId: number,
@@ -342,6 +374,17 @@ function appQueries(b: Backend) {
   };
 }
 
+/** The account area's queries, compiled once for the backend's dialect. */
+function appQueries(b: Backend) {
+  return {
+    ...invitationQueries(b),
+    ...credentialQueries(b),
+    ...sessionQueries(b),
+    ...signInQueries(b),
+    ...activityQueries(b),
+  };
+}
+
 const toActivity = (r: Row): ActivityEntry => ({
   id: Number(r['id']),
   account_id: Number(r['account_id']),
@@ -352,12 +395,24 @@ const toActivity = (r: Row): ActivityEntry => ({
   details: JSON.parse(r['details_json']) as ActivityEntry['details'],
 });
 
-/** The account area's store on `b`; `now` dates every row (tests inject a clock). */
-export function appStore(b: Backend, now: () => Date): AppStore {
-  const q = appQueries(b);
-  const iso = (): string => now().toISOString();
-  const read = (query: ReturnType<typeof q.invitation>) => b.run('plain', () => rows(query));
+/** What the store's method groups share: the backend, its queries and the clock. */
+interface StoreContext {
+  readonly b: Backend;
+  readonly q: ReturnType<typeof appQueries>;
+  readonly now: () => Date;
+  /** Now, as an ISO timestamp. */
+  readonly iso: () => string;
+  /** The rows of one query, run plain. */
+  readonly read: (query: CompiledQuery) => Promise<Row[]>;
+}
 
+/** The store's methods over invitations: issue, read, accept (which starts the first session). */
+function invitationMethods({
+  b,
+  q,
+  iso,
+  read,
+}: StoreContext): Pick<AppStore, 'createInvitation' | 'getInvitation' | 'acceptInvitation'> {
   return {
     createInvitation(i) {
       return b.run('atomic', function* () {
@@ -410,6 +465,17 @@ export function appStore(b: Backend, now: () => Date): AppStore {
         return { account_id: accountId };
       });
     },
+  };
+}
+
+/** The store's methods over sign-in credentials. */
+function credentialMethods({
+  b,
+  q,
+  iso,
+  read,
+}: StoreContext): Pick<AppStore, 'passwordCredential' | 'passkeyCredential' | 'credentialUsed' | 'credentialKinds'> {
+  return {
     async passwordCredential(accountId) {
       const [r] = await read(q.password(accountId));
       return r ? { id: r['id'], password_hash: r['password_hash'] } : null;
@@ -432,6 +498,20 @@ export function appStore(b: Backend, now: () => Date): AppStore {
     async credentialKinds(accountId) {
       return (await read(q.kinds(accountId))).map((r) => r['kind'] as CredentialKind);
     },
+  };
+}
+
+/** The store's methods over sessions. */
+function sessionMethods({
+  b,
+  q,
+  iso,
+  read,
+}: StoreContext): Pick<
+  AppStore,
+  'createSession' | 'getSession' | 'touchSession' | 'endSession' | 'endAccountSessions'
+> {
+  return {
     async createSession(s) {
       await b.run('plain', () =>
         rows(
@@ -452,6 +532,16 @@ export function appStore(b: Backend, now: () => Date): AppStore {
     async endAccountSessions(accountId) {
       return (await b.run('plain', () => rows(q.endAccountSessions(accountId)))).length;
     },
+  };
+}
+
+/** The store's methods over sign-in challenges and failure counts. */
+function signInMethods({
+  b,
+  q,
+  now,
+}: StoreContext): Pick<AppStore, 'createChallenge' | 'takeChallenge' | 'signinFailures' | 'addSigninFailure'> {
+  return {
     async createChallenge(c) {
       await b.run('plain', () =>
         rows(q.insertChallenge(c.challenge, c.purpose, c.invitation_hash, new Date(c.expires_at).toISOString())),
@@ -480,6 +570,17 @@ export function appStore(b: Backend, now: () => Date): AppStore {
         for (const k of sorted) yield q.addFailure(k, windowStart);
       });
     },
+  };
+}
+
+/** The store's methods over the activity log, and its housekeeping. */
+function activityMethods({
+  b,
+  q,
+  iso,
+  read,
+}: StoreContext): Pick<AppStore, 'recordActivity' | 'listActivity' | 'pruneApp'> {
+  return {
     async recordActivity(e) {
       await b.run('plain', () =>
         rows(q.insertActivity(e.account_id, iso(), e.event, e.session_id, e.address, JSON.stringify(e.details))),
@@ -496,5 +597,19 @@ export function appStore(b: Backend, now: () => Date): AppStore {
         yield q.pruneFailures(p.windowBefore);
       });
     },
+  };
+}
+
+/** The account area's store on `b`; `now` dates every row (tests inject a clock). */
+export function appStore(b: Backend, now: () => Date): AppStore {
+  const iso = (): string => now().toISOString();
+  const read = (query: CompiledQuery) => b.run('plain', () => rows(query));
+  const s: StoreContext = { b, q: appQueries(b), now, iso, read };
+  return {
+    ...invitationMethods(s),
+    ...credentialMethods(s),
+    ...sessionMethods(s),
+    ...signInMethods(s),
+    ...activityMethods(s),
   };
 }

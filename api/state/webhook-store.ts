@@ -166,23 +166,30 @@ const toAttempt = (r: Row): Attempt => ({
 const chunks = <T>(xs: readonly T[], n: number): T[][] =>
   Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
 
-/** The webhook queries, compiled once for the backend's dialect (those whose shape varies are built per call). */
-function webhookQueries(b: Backend) {
+/** Webhooks joined to their account, with the columns a `Webhook` is read from. */
+const selectWebhooks = (b: Backend) =>
+  b.db.selectFrom('webhooks as w').innerJoin('accounts as a', 'a.id', 'w.account_id').select(WEBHOOK_COLUMNS);
+
+/** Deliveries joined to their webhook as `w`, with the columns a `Delivery` is read from. */
+const selectDeliveries = (b: Backend) =>
+  b.db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    .select(DELIVERY_COLUMNS);
+
+/** The dialect's insertion order of a row, the tie-break after a timestamp. */
+const insertionSeq = (b: Backend) => sql.ref(b.dialect.insertionOrder.ref);
+
+/** Due: pending and due, or delivering with a lapsed lease. */
+const due = (eb: DeliveryEb, at: string) =>
+  eb.or([
+    eb.and([eb('d.status', '=', 'pending'), eb('d.next_attempt_at', '<=', at)]),
+    eb.and([eb('d.status', '=', 'delivering'), eb('d.lease_until', '<=', at)]),
+  ]);
+
+/** Creating and reading webhooks. */
+function webhookRowQueries(b: Backend) {
   const { db, dialect: d } = b;
-  const webhooks = () =>
-    db.selectFrom('webhooks as w').innerJoin('accounts as a', 'a.id', 'w.account_id').select(WEBHOOK_COLUMNS);
-  const deliveries = () =>
-    db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-      .select(DELIVERY_COLUMNS);
-  const seq = sql.ref(d.insertionOrder.ref);
-  /** Due: pending and due, or delivering with a lapsed lease. */
-  const due = (eb: DeliveryEb, at: string) =>
-    eb.or([
-      eb.and([eb('d.status', '=', 'pending'), eb('d.next_attempt_at', '<=', at)]),
-      eb.and([eb('d.status', '=', 'delivering'), eb('d.lease_until', '<=', at)]),
-    ]);
   return {
     insert: template(
       (
@@ -218,9 +225,9 @@ function webhookQueries(b: Backend) {
           updated_at: at,
         }),
     ),
-    byId: template((id: string) => webhooks().where('w.id', '=', id)),
+    byId: template((id: string) => selectWebhooks(b).where('w.id', '=', id)),
     list: (f: { accountId?: number; status?: Webhook['status']; suspended?: boolean }) =>
-      webhooks()
+      selectWebhooks(b)
         .$if(f.accountId !== undefined, (qb) => qb.where('w.account_id', '=', f.accountId!))
         .$if(f.status !== undefined, (qb) => qb.where('w.status', '=', f.status!))
         .$if(f.suspended !== undefined, (qb) => qb.where('w.suspended_at', f.suspended ? 'is not' : 'is', null))
@@ -233,6 +240,13 @@ function webhookQueries(b: Backend) {
         .select(['secret', 'previous_secret', 'previous_secret_expires_at'])
         .where('id', '=', id),
     ),
+  };
+}
+
+/** Changing a webhook: status, suspension, destination and filter, secret; and deleting it with its queue. */
+function webhookChangeQueries(b: Backend) {
+  const { db, dialect: d } = b;
+  return {
     setStatus: template((status: Webhook['status'], reason: string | null, at: string, id: string) =>
       db.updateTable('webhooks').set({ status, disabled_reason: reason, updated_at: at }).where('id', '=', id),
     ),
@@ -280,6 +294,13 @@ function webhookQueries(b: Backend) {
         }))
         .where('id', '=', id),
     ),
+  };
+}
+
+/** Enqueueing: moving the watermarks (compare-and-set) and inserting the new deliveries. */
+function enqueueQueries(b: Backend) {
+  const { db } = b;
+  return {
     advance: template((to: number, release: string | null, at: string, id: string, from: number) =>
       db
         .updateTable('webhooks')
@@ -315,6 +336,14 @@ function webhookQueries(b: Backend) {
           })),
         )
         .compile(),
+  };
+}
+
+/** Claiming due deliveries: pick and lock them, abandon stale attempts, lease, log the attempt, read them back. */
+function claimQueries(b: Backend) {
+  const { db, dialect: d } = b;
+  const seq = insertionSeq(b);
+  return {
     /** Due deliveries of active, unsuspended webhooks, oldest due first, locked for this claim. */
     pickDue: template((at: string, limit: number) =>
       d.lockRows(
@@ -373,7 +402,19 @@ function webhookQueries(b: Backend) {
         )
         .compile(),
     claimed: (ids: string[]) =>
-      deliveries().select(CLAIM_COLUMNS).where('d.id', 'in', ids).orderBy('d.next_attempt_at').orderBy(seq).compile(),
+      selectDeliveries(b)
+        .select(CLAIM_COLUMNS)
+        .where('d.id', 'in', ids)
+        .orderBy('d.next_attempt_at')
+        .orderBy(seq)
+        .compile(),
+  };
+}
+
+/** Ending a claim: record the attempt's outcome and settle the delivery, or hand the delivery back unsent. */
+function finishQueries(b: Backend) {
+  const { db, dialect: d } = b;
+  return {
     finishAttempt: template(
       (
         statusCode: number | null,
@@ -461,9 +502,17 @@ function webhookQueries(b: Backend) {
         }))
         .where('id', '=', id),
     ),
-    delivery: template((id: string) => deliveries().where('d.id', '=', id)),
+  };
+}
+
+/** Reading the queue: a delivery, a webhook's deliveries (listed or keyset-paged), attempts, the monitoring counts. */
+function deliveryReadQueries(b: Backend) {
+  const { db } = b;
+  const seq = insertionSeq(b);
+  return {
+    delivery: template((id: string) => selectDeliveries(b).where('d.id', '=', id)),
     listDeliveries: (webhookId: string, status: DeliveryStatus | undefined, limit: number) =>
-      deliveries()
+      selectDeliveries(b)
         .where('d.webhook_id', '=', webhookId)
         .$if(status !== undefined, (qb) => qb.where((eb) => DELIVERY_STATUS[status!](eb as DeliveryEb)))
         .orderBy('d.created_at', 'desc')
@@ -476,7 +525,7 @@ function webhookQueries(b: Backend) {
       limit: number,
       after: DeliveryPosition | undefined,
     ) =>
-      deliveries()
+      selectDeliveries(b)
         .select(sql<number>`${seq}`.as('_seq'))
         .where('d.webhook_id', '=', webhookId)
         .$if(status !== undefined, (qb) => qb.where((eb) => DELIVERY_STATUS[status!](eb as DeliveryEb)))
@@ -495,16 +544,6 @@ function webhookQueries(b: Backend) {
     attempts: template((id: string) =>
       db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('attempt_no'),
     ),
-    dead: template((webhookId: string) =>
-      d.lockRows(
-        db
-          .selectFrom('webhook_deliveries as d')
-          .select('d.id')
-          .where('d.webhook_id', '=', webhookId)
-          .where('d.status', '=', 'dead')
-          .orderBy(seq),
-      ),
-    ),
     /** Undelivered deliveries of active webhooks, by whether their webhook is suspended (monitoring). */
     queueStats: template(() =>
       db
@@ -518,6 +557,24 @@ function webhookQueries(b: Backend) {
         .where('w.status', '=', 'active')
         .where('d.status', 'in', ['pending', 'delivering'])
         .groupBy((eb) => eb.case().when('w.suspended_at', 'is', null).then(eb.lit(0)).else(eb.lit(1)).end()),
+    ),
+  };
+}
+
+/** Replaying: a webhook's dead deliveries (locked), and putting them back in the queue. */
+function replayQueries(b: Backend) {
+  const { db, dialect: d } = b;
+  const seq = insertionSeq(b);
+  return {
+    dead: template((webhookId: string) =>
+      d.lockRows(
+        db
+          .selectFrom('webhook_deliveries as d')
+          .select('d.id')
+          .where('d.webhook_id', '=', webhookId)
+          .where('d.status', '=', 'dead')
+          .orderBy(seq),
+      ),
     ),
     replay: (at: string, ids: string[]) =>
       db
@@ -534,15 +591,46 @@ function webhookQueries(b: Backend) {
   };
 }
 
-/** The webhook store on `b`; `now` dates created_at, updated_at and delivered_at. */
-export function webhookStore(b: Backend, now: () => Date): WebhookStore {
-  const q = webhookQueries(b);
-  const iso = (): string => now().toISOString();
-  const get = async (id: string): Promise<Webhook | null> => {
-    const [r] = await b.run('plain', () => rows(q.byId(id)));
-    return r ? toWebhook(r) : null;
+/** The webhook queries, compiled once for the backend's dialect (those whose shape varies are built per call). */
+function webhookQueries(b: Backend) {
+  return {
+    ...webhookRowQueries(b),
+    ...webhookChangeQueries(b),
+    ...enqueueQueries(b),
+    ...claimQueries(b),
+    ...finishQueries(b),
+    ...deliveryReadQueries(b),
+    ...replayQueries(b),
   };
+}
 
+/** What the store's method groups share: the backend, its queries, the clock and a webhook by id. */
+interface StoreContext {
+  readonly b: Backend;
+  readonly q: ReturnType<typeof webhookQueries>;
+  /** Now, as an ISO timestamp. */
+  readonly iso: () => string;
+  readonly get: (id: string) => Promise<Webhook | null>;
+}
+
+/** The store's methods over webhooks themselves. */
+function webhookMethods({
+  b,
+  q,
+  iso,
+  get,
+}: StoreContext): Pick<
+  WebhookStore,
+  | 'createWebhook'
+  | 'getWebhook'
+  | 'listWebhooks'
+  | 'setWebhookStatus'
+  | 'updateWebhook'
+  | 'deleteWebhook'
+  | 'setSuspension'
+  | 'rotateSecret'
+  | 'getSecrets'
+> {
   return {
     async createWebhook(w) {
       const t = iso();
@@ -603,6 +691,16 @@ export function webhookStore(b: Backend, now: () => Date): WebhookStore {
         ? { current: r['secret'], previous: r['previous_secret'], previous_expires_at: r['previous_secret_expires_at'] }
         : null;
     },
+  };
+}
+
+/** The store's methods that move deliveries through the queue: enqueue, claim, release, finish, replay. */
+function queueMethods({
+  b,
+  q,
+  iso,
+}: StoreContext): Pick<WebhookStore, 'enqueue' | 'claimDue' | 'releaseClaim' | 'finishAttempt' | 'replayDead'> {
+  return {
     enqueue(webhookId, deliveries, wm) {
       return b.run('atomic', function* () {
         const t = iso();
@@ -655,6 +753,27 @@ export function webhookStore(b: Backend, now: () => Date): WebhookStore {
         return r.length === 1;
       });
     },
+    replayDead(webhookId, t, ids) {
+      return b.run('atomic', function* () {
+        const dead = (yield q.dead(webhookId))
+          .map((r) => r['id'] as string)
+          .filter((id) => ids === undefined || ids.includes(id));
+        if (dead.length) yield q.replay(t.toISOString(), dead);
+        return dead;
+      });
+    },
+  };
+}
+
+/** The store's methods that read the queue: deliveries, attempts, the monitoring counts. */
+function deliveryReadMethods({
+  b,
+  q,
+}: StoreContext): Pick<
+  WebhookStore,
+  'getDelivery' | 'listDeliveries' | 'pageDeliveries' | 'listAttempts' | 'queueStats'
+> {
+  return {
     async getDelivery(id) {
       const [r] = await b.run('plain', () => rows(q.delivery(id)));
       return r ? toDelivery(r) : null;
@@ -680,14 +799,17 @@ export function webhookStore(b: Backend, now: () => Date): WebhookStore {
       }
       return out;
     },
-    replayDead(webhookId, t, ids) {
-      return b.run('atomic', function* () {
-        const dead = (yield q.dead(webhookId))
-          .map((r) => r['id'] as string)
-          .filter((id) => ids === undefined || ids.includes(id));
-        if (dead.length) yield q.replay(t.toISOString(), dead);
-        return dead;
-      });
-    },
   };
+}
+
+/** The webhook store on `b`; `now` dates created_at, updated_at and delivered_at. */
+export function webhookStore(b: Backend, now: () => Date): WebhookStore {
+  const q = webhookQueries(b);
+  const iso = (): string => now().toISOString();
+  const get = async (id: string): Promise<Webhook | null> => {
+    const [r] = await b.run('plain', () => rows(q.byId(id)));
+    return r ? toWebhook(r) : null;
+  };
+  const s: StoreContext = { b, q, iso, get };
+  return { ...webhookMethods(s), ...queueMethods(s), ...deliveryReadMethods(s) };
 }

@@ -31,7 +31,7 @@ import type { ClaimedDelivery, Delivery, Webhook, WebhookStore } from '../state/
 import { accessReader, type WebhookAccess } from './send-access.ts';
 import { eventsPageQuery } from '../query/events-query.ts';
 import { changeEvents, changeTypesOf, eventBodyFor, LEAD_NEW, leadNewEvents, type LogEvent } from './events.ts';
-import type { LeadReader } from './lead-reader.ts';
+import type { LeadReader, LeadSnapshot } from './lead-reader.ts';
 import { attemptOutcome } from './retry.ts';
 import { postDelivery, sendAgents } from './send.ts';
 import type { HostResolver } from './destination.ts';
@@ -101,209 +101,240 @@ async function eachLimited<T>(items: readonly T[], n: number, fn: (t: T) => Prom
   await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
 }
 
-export function createDispatcher(deps: DispatcherDeps): Dispatcher {
-  const { store, config, clock } = deps;
-  const log = deps.log ?? (() => {});
-  const owner = deps.owner ?? `pid${process.pid}-${randomBytes(4).toString('hex')}`;
-  const leaseMs = config.webhookTimeoutMs + 60_000;
-  const agents = sendAgents(Math.max(4, config.webhookConcurrency));
-  const accessOf = accessReader(deps.accounts);
+/** What a dispatcher's steps share: its dependencies, lease owner, HTTP agents and access reader. */
+interface DispatchContext {
+  readonly deps: DispatcherDeps;
+  readonly log: (line: string) => void;
+  readonly owner: string;
+  readonly leaseMs: number;
+  readonly agents: ReturnType<typeof sendAgents>;
+  readonly accessOf: ReturnType<typeof accessReader>;
+}
 
-  /** Suspend a webhook for `why` (logged when it was not suspended yet, or for another reason). */
-  const suspend = async (
-    w: Pick<Webhook, 'id' | 'suspended_at' | 'suspended_reason'>,
-    why: string,
-    summary: DeliverSummary,
-  ): Promise<void> => {
-    if (w.suspended_at !== null && w.suspended_reason === why) return;
-    await store.setSuspension(w.id, why, clock());
-    if (w.suspended_at === null) {
-      summary.suspended++;
-      log(`webhook ${w.id} suspended: ${why}`);
-    }
-  };
+/** Suspend a webhook for `why` (logged when it was not suspended yet, or for another reason). */
+async function suspend(
+  c: DispatchContext,
+  w: Pick<Webhook, 'id' | 'suspended_at' | 'suspended_reason'>,
+  why: string,
+  summary: DeliverSummary,
+): Promise<void> {
+  if (w.suspended_at !== null && w.suspended_reason === why) return;
+  await c.deps.store.setSuspension(w.id, why, c.deps.clock());
+  if (w.suspended_at === null) {
+    summary.suspended++;
+    c.log(`webhook ${w.id} suspended: ${why}`);
+  }
+}
 
-  /**
-   * Suspend the active webhooks whose account holds no key that may receive them; resume the
-   * suspended ones whose account holds one again (their queued deliveries are due as before).
-   */
-  const syncAccess = async (summary: DeliverSummary): Promise<void> => {
-    const now = clock();
-    const seen = new Map<string, Promise<WebhookAccess>>();
-    for (const w of await store.listWebhooks({ status: 'active' })) {
-      const k = `${w.account_id}\u0000${w.scope}`;
-      let p = seen.get(k);
-      if (!p) seen.set(k, (p = accessOf(w.account_id, w.scope, now)));
-      const a = await p;
-      if (a.scope === null) await suspend(w, a.detail, summary);
-      else if (w.suspended_at !== null) {
-        await store.setSuspension(w.id, null, now);
-        summary.resumed++;
-        log(`webhook ${w.id} resumed: the account holds a ${a.scope} key again`);
-      }
+/**
+ * Suspend the active webhooks whose account holds no key that may receive them; resume the
+ * suspended ones whose account holds one again (their queued deliveries are due as before).
+ */
+async function syncAccess(c: DispatchContext, summary: DeliverSummary): Promise<void> {
+  const { store, clock } = c.deps;
+  const now = clock();
+  const seen = new Map<string, Promise<WebhookAccess>>();
+  for (const w of await store.listWebhooks({ status: 'active' })) {
+    const k = `${w.account_id}\u0000${w.scope}`;
+    let p = seen.get(k);
+    if (!p) seen.set(k, (p = c.accessOf(w.account_id, w.scope, now)));
+    const a = await p;
+    if (a.scope === null) await suspend(c, w, a.detail, summary);
+    else if (w.suspended_at !== null) {
+      await store.setSuspension(w.id, null, now);
+      summary.resumed++;
+      c.log(`webhook ${w.id} resumed: the account holds a ${a.scope} key again`);
     }
-  };
+  }
+}
 
-  /** Decide access, mask, sign, send and record one claimed delivery. */
-  const attempt = async (d: ClaimedDelivery, summary: DeliverSummary): Promise<void> => {
-    const now = clock();
-    // the access that exists now, not when the webhook was created or the batch queued
-    const access = await accessOf(d.account_id, d.scope, now);
-    if (access.scope === null) {
-      const w = await store.getWebhook(d.webhook_id);
-      if (w) await suspend(w, access.detail, summary);
-      if (!(await store.releaseClaim(d.id, owner, d.attempt_no)))
-        log(`webhook delivery ${d.id}: lease lost before the claim was given back`);
-      summary.held++;
-      return;
-    }
-    const body = eventBodyFor(d.body, access.scope);
-    const secrets = [d.secrets.current];
-    if (
-      d.secrets.previous &&
-      d.secrets.previous_expires_at &&
-      Date.parse(d.secrets.previous_expires_at) > now.getTime()
-    )
-      secrets.push(d.secrets.previous);
-    const headers = {
-      ...signatureHeaders({ id: d.id, timestamp: Math.floor(now.getTime() / 1000), body, secrets }),
-      'X-Service-Event': d.type,
-    };
-    const r = await postDelivery(d.url, headers, body, {
-      timeoutMs: config.webhookTimeoutMs,
-      allowHosts: config.webhookAllowHosts,
-      agents,
-      ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
-    });
-    const outcome = attemptOutcome(
-      { statusCode: r.statusCode, retryAfter: r.retryAfter, error: r.error },
-      { attempts: d.attempts, maxAttempts: config.webhookMaxAttempts, now: clock(), random: deps.random },
-    );
-    const recorded = await store.finishAttempt(
-      d.id,
-      owner,
-      { attempt_no: d.attempt_no, status_code: r.statusCode, latency_ms: r.latencyMs, error: r.error },
-      outcome,
-    );
-    summary.attempted++;
-    if (outcome.status === 'delivered') summary.delivered++;
-    else if (outcome.status === 'dead') summary.dead++;
-    else summary.retrying++;
-    if (!recorded)
-      log(`webhook delivery ${d.id}: lease lost before the outcome was recorded (another dispatcher took it over)`);
-    if (r.statusCode === 410) {
-      await store.setWebhookStatus(
-        d.webhook_id,
-        'disabled',
-        `the destination answered 410 Gone at ${clock().toISOString()}`,
-      );
-      log(`webhook ${d.webhook_id} disabled: its destination answered 410 Gone`);
-    }
-  };
-
-  const claimAndSend = async (deliveryId?: string): Promise<DeliverSummary> => {
-    const summary: DeliverSummary = {
-      attempted: 0,
-      delivered: 0,
-      retrying: 0,
-      dead: 0,
-      held: 0,
-      suspended: 0,
-      resumed: 0,
-    };
-    for (;;) {
-      if (!deliveryId) await syncAccess(summary);
-      const now = clock();
-      const claimed = await store.claimDue({
-        now,
-        limit: deliveryId ? 1 : config.webhookConcurrency * 4,
-        leaseUntil: new Date(now.getTime() + leaseMs),
-        owner,
-        ...(deliveryId ? { deliveryId } : {}),
-      });
-      if (claimed.length === 0) break;
-      await eachLimited(claimed, config.webhookConcurrency, (d) => attempt(d, summary));
-      if (deliveryId) break;
-    }
-    return summary;
-  };
-
+/** The headers of one send of `body`: signed with the current secret and, while it overlaps, the previous one. */
+function deliveryHeaders(d: ClaimedDelivery, body: string, now: Date): Record<string, string> {
+  const secrets = [d.secrets.current];
+  if (d.secrets.previous && d.secrets.previous_expires_at && Date.parse(d.secrets.previous_expires_at) > now.getTime())
+    secrets.push(d.secrets.previous);
   return {
-    leaseMs,
-    async plan() {
-      const snap = await deps.leads.snapshot();
-      const summary: PlanSummary = { release: snap?.releaseId ?? null, webhooks: 0, events: 0, leads: 0 };
-      if (!snap) {
-        log('webhooks: no release published yet; nothing to plan');
-        return summary;
-      }
-      for (const w of await store.listWebhooks({ status: 'active' })) {
-        const changeTypes = changeTypesOf(w.types);
-        // the event watermark never goes back (a release rebuilt without its log reads as 0 events)
-        const eventTo = Math.max(w.watermark_event_id, snap.maxEventId);
-        if (snap.maxLeadId <= w.watermark_lead_id && eventTo <= w.watermark_event_id) continue;
-        try {
-          const filters = w.filters as LeadsFilters;
-          const ids = await areaIds(deps.leads, snap.source.leads, filters); // geometry filters: tested by api/gis/geometry.ts, ids into the SQL
-          let leads: Record<string, unknown>[] = [];
-          if (w.types.includes(LEAD_NEW) && snap.maxLeadId > w.watermark_lead_id) {
-            const q = newLeadsQuery(snap.source, filters, w.watermark_lead_id, ids);
-            leads = await deps.leads.all(q.sql, q.params);
-          }
-          let logged: LogEvent[] = [];
-          if (changeTypes.length > 0 && snap.events && eventTo > w.watermark_event_id) {
-            const q = eventsPageQuery(
-              snap.events,
-              snap.source,
-              { types: changeTypes, filters },
-              w.watermark_event_id,
-              eventTo - w.watermark_event_id,
-              ids,
-            );
-            logged = await deps.leads.all<LogEvent & Record<string, unknown>>(q.sql, q.params);
-          }
-          // queued even while the webhook is suspended (held until it resumes); masked when sent
-          const createdAt = clock();
-          const events = [
-            ...leadNewEvents({
-              webhookId: w.id,
-              releaseId: snap.releaseId,
-              leads,
-              batchMax: config.webhookBatchMax,
-              createdAt,
-            }),
-            ...changeEvents({
-              webhookId: w.id,
-              releaseId: snap.releaseId,
-              events: logged,
-              batchMax: config.webhookBatchMax,
-              createdAt,
-            }),
-          ];
-          const ok = await store.enqueue(w.id, events, {
-            from: w.watermark_lead_id,
-            to: Math.max(w.watermark_lead_id, snap.maxLeadId),
-            release: snap.releaseId,
-            events: { from: w.watermark_event_id, to: eventTo },
-          });
-          if (!ok) continue; // another dispatcher planned this webhook meanwhile
-          summary.webhooks++;
-          summary.events += events.length;
-          summary.leads += leads.length + logged.length;
-        } catch (e) {
-          log(`webhook ${w.id}: planning failed: ${(e as Error).message}`);
-        }
-      }
-      return summary;
-    },
-    deliverDue: () => claimAndSend(),
+    ...signatureHeaders({ id: d.id, timestamp: Math.floor(now.getTime() / 1000), body, secrets }),
+    'X-Service-Event': d.type,
+  };
+}
+
+/** Decide access, mask, sign, send and record one claimed delivery. */
+async function attempt(c: DispatchContext, d: ClaimedDelivery, summary: DeliverSummary): Promise<void> {
+  const { deps, owner, log } = c;
+  const { store, config, clock } = deps;
+  const now = clock();
+  // the access that exists now, not when the webhook was created or the batch queued
+  const access = await c.accessOf(d.account_id, d.scope, now);
+  if (access.scope === null) {
+    const w = await store.getWebhook(d.webhook_id);
+    if (w) await suspend(c, w, access.detail, summary);
+    if (!(await store.releaseClaim(d.id, owner, d.attempt_no)))
+      log(`webhook delivery ${d.id}: lease lost before the claim was given back`);
+    summary.held++;
+    return;
+  }
+  const body = eventBodyFor(d.body, access.scope);
+  const r = await postDelivery(d.url, deliveryHeaders(d, body, now), body, {
+    timeoutMs: config.webhookTimeoutMs,
+    allowHosts: config.webhookAllowHosts,
+    agents: c.agents,
+    ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
+  });
+  const outcome = attemptOutcome(
+    { statusCode: r.statusCode, retryAfter: r.retryAfter, error: r.error },
+    { attempts: d.attempts, maxAttempts: config.webhookMaxAttempts, now: clock(), random: deps.random },
+  );
+  const recorded = await store.finishAttempt(
+    d.id,
+    owner,
+    { attempt_no: d.attempt_no, status_code: r.statusCode, latency_ms: r.latencyMs, error: r.error },
+    outcome,
+  );
+  summary.attempted++;
+  if (outcome.status === 'delivered') summary.delivered++;
+  else if (outcome.status === 'dead') summary.dead++;
+  else summary.retrying++;
+  if (!recorded)
+    log(`webhook delivery ${d.id}: lease lost before the outcome was recorded (another dispatcher took it over)`);
+  if (r.statusCode === 410) {
+    await store.setWebhookStatus(
+      d.webhook_id,
+      'disabled',
+      `the destination answered 410 Gone at ${clock().toISOString()}`,
+    );
+    log(`webhook ${d.webhook_id} disabled: its destination answered 410 Gone`);
+  }
+}
+
+/** Claim and send due deliveries until none is due (or exactly `deliveryId`, once). */
+async function claimAndSend(c: DispatchContext, deliveryId?: string): Promise<DeliverSummary> {
+  const { store, config, clock } = c.deps;
+  const summary: DeliverSummary = {
+    attempted: 0,
+    delivered: 0,
+    retrying: 0,
+    dead: 0,
+    held: 0,
+    suspended: 0,
+    resumed: 0,
+  };
+  for (;;) {
+    if (!deliveryId) await syncAccess(c, summary);
+    const now = clock();
+    const claimed = await store.claimDue({
+      now,
+      limit: deliveryId ? 1 : config.webhookConcurrency * 4,
+      leaseUntil: new Date(now.getTime() + c.leaseMs),
+      owner: c.owner,
+      ...(deliveryId ? { deliveryId } : {}),
+    });
+    if (claimed.length === 0) break;
+    await eachLimited(claimed, config.webhookConcurrency, (d) => attempt(c, d, summary));
+    if (deliveryId) break;
+  }
+  return summary;
+}
+
+/**
+ * Plan one webhook against the release `snap`: its new leads and logged changes above its
+ * watermarks become queued events, enqueued with the new watermarks (compare-and-set). A failure
+ * is logged, not thrown, so one webhook cannot stop the others.
+ */
+async function planWebhook(c: DispatchContext, snap: LeadSnapshot, w: Webhook, summary: PlanSummary): Promise<void> {
+  const { deps, log } = c;
+  const { store, config, clock } = deps;
+  const changeTypes = changeTypesOf(w.types);
+  // the event watermark never goes back (a release rebuilt without its log reads as 0 events)
+  const eventTo = Math.max(w.watermark_event_id, snap.maxEventId);
+  if (snap.maxLeadId <= w.watermark_lead_id && eventTo <= w.watermark_event_id) return;
+  try {
+    const filters = w.filters as LeadsFilters;
+    const ids = await areaIds(deps.leads, snap.source.leads, filters); // geometry filters: tested by api/gis/geometry.ts, ids into the SQL
+    let leads: Record<string, unknown>[] = [];
+    if (w.types.includes(LEAD_NEW) && snap.maxLeadId > w.watermark_lead_id) {
+      const q = newLeadsQuery(snap.source, filters, w.watermark_lead_id, ids);
+      leads = await deps.leads.all(q.sql, q.params);
+    }
+    let logged: LogEvent[] = [];
+    if (changeTypes.length > 0 && snap.events && eventTo > w.watermark_event_id) {
+      const q = eventsPageQuery(
+        snap.events,
+        snap.source,
+        { types: changeTypes, filters },
+        w.watermark_event_id,
+        eventTo - w.watermark_event_id,
+        ids,
+      );
+      logged = await deps.leads.all<LogEvent & Record<string, unknown>>(q.sql, q.params);
+    }
+    // queued even while the webhook is suspended (held until it resumes); masked when sent
+    const createdAt = clock();
+    const events = [
+      ...leadNewEvents({
+        webhookId: w.id,
+        releaseId: snap.releaseId,
+        leads,
+        batchMax: config.webhookBatchMax,
+        createdAt,
+      }),
+      ...changeEvents({
+        webhookId: w.id,
+        releaseId: snap.releaseId,
+        events: logged,
+        batchMax: config.webhookBatchMax,
+        createdAt,
+      }),
+    ];
+    const ok = await store.enqueue(w.id, events, {
+      from: w.watermark_lead_id,
+      to: Math.max(w.watermark_lead_id, snap.maxLeadId),
+      release: snap.releaseId,
+      events: { from: w.watermark_event_id, to: eventTo },
+    });
+    if (!ok) return; // another dispatcher planned this webhook meanwhile
+    summary.webhooks++;
+    summary.events += events.length;
+    summary.leads += leads.length + logged.length;
+  } catch (e) {
+    log(`webhook ${w.id}: planning failed: ${(e as Error).message}`);
+  }
+}
+
+/** Plan every active webhook against the current release (nothing before the first release). */
+async function plan(c: DispatchContext): Promise<PlanSummary> {
+  const snap = await c.deps.leads.snapshot();
+  const summary: PlanSummary = { release: snap?.releaseId ?? null, webhooks: 0, events: 0, leads: 0 };
+  if (!snap) {
+    c.log('webhooks: no release published yet; nothing to plan');
+    return summary;
+  }
+  for (const w of await c.deps.store.listWebhooks({ status: 'active' })) await planWebhook(c, snap, w, summary);
+  return summary;
+}
+
+/** A dispatcher over `deps` (see the module comment for its two steps). */
+export function createDispatcher(deps: DispatcherDeps): Dispatcher {
+  const { config } = deps;
+  const c: DispatchContext = {
+    deps,
+    log: deps.log ?? (() => {}),
+    owner: deps.owner ?? `pid${process.pid}-${randomBytes(4).toString('hex')}`,
+    leaseMs: config.webhookTimeoutMs + 60_000,
+    agents: sendAgents(Math.max(4, config.webhookConcurrency)),
+    accessOf: accessReader(deps.accounts),
+  };
+  return {
+    leaseMs: c.leaseMs,
+    plan: () => plan(c),
+    deliverDue: () => claimAndSend(c),
     async deliverOne(deliveryId) {
-      await claimAndSend(deliveryId);
-      return store.getDelivery(deliveryId);
+      await claimAndSend(c, deliveryId);
+      return deps.store.getDelivery(deliveryId);
     },
     close() {
-      agents.http.destroy();
-      agents.https.destroy();
+      c.agents.http.destroy();
+      c.agents.https.destroy();
     },
   };
 }
