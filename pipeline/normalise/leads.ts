@@ -16,9 +16,13 @@ import { nameEvidence } from './name-evidence.ts';
 import type { NameEvidence } from '../types.ts';
 import { deriveReadiness, normaliseDecision, readinessSince, STATUS_OF } from './readiness.ts';
 import { estimateValue } from './value.ts';
+import { UNTRACKED, type Tracking } from '../release/registry.ts';
 
-/** A lead before the registry assigns its id, first/last-seen dates and content hash. */
-export type LeadDraft = Omit<Lead, 'id' | 'first_seen' | 'last_changed' | 'content_hash'>;
+/**
+ * A lead before the registry assigns its id, first/last-seen dates and content hash: those fields
+ * hold the `UNTRACKED` placeholders until `trackChanges` fills them in.
+ */
+export type LeadDraft = Omit<Lead, keyof Tracking> & Tracking;
 
 /**
  * The registry's natural key of a lead: `<authority slug>/<APPLICATION NUMBER>`. Accepts the
@@ -202,6 +206,7 @@ function toLead(
     ...applicant.fields,
     ...contractorFields(phases.builder, resolvers),
     public_url: p.public_url,
+    ...UNTRACKED,
   };
 }
 
