@@ -8,10 +8,15 @@ import type { CsvRecord } from '../lib/csv.ts';
 import type { Reject, RejectReason } from '../types.ts';
 import type { SourceName } from './formats.ts';
 
+/** A run of whitespace, or a whitespace character other than a space. */
+const NEEDS_FOLDING = /\s\s|[^\S ]/;
+
 /** Trim and collapse internal whitespace; empty → null. */
 export function clean(s: string | null | undefined): string | null {
   if (s === null || s === undefined) return null;
-  const t = s.replace(/\s+/g, ' ').trim();
+  const trimmed = s.trim();
+  // most fields have nothing to fold: no run of whitespace, no whitespace but a space
+  const t = NEEDS_FOLDING.test(trimmed) ? trimmed.replace(/\s+/g, ' ') : trimmed;
   return t === '' ? null : t;
 }
 
