@@ -2,7 +2,7 @@
  * A property sale as published in `sales.parquet`: exact decimal price, a stable id per sale,
  * no line number and no Eircode hash (that one goes to the analytics stage's private copy only).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { SaleRow } from '../types.ts';
 
 /**
@@ -19,7 +19,7 @@ export function publishedSale(): (row: SaleRow) => Record<string, unknown> {
     seen.set(base, n);
     const cents = String(price_cents).padStart(3, '0');
     return {
-      sale_id: createHash('sha256').update(`${base}|${n}`).digest('hex').slice(0, 16),
+      sale_id: hash('sha256', `${base}|${n}`).slice(0, 16),
       ...s,
       price_eur: Number(`${cents.slice(0, -2)}.${cents.slice(-2)}`),
     };

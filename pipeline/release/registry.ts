@@ -9,7 +9,7 @@
  * current release is always consistent with the data it describes and publishing it is part of
  * the same atomic switch. Pure: no I/O here (see pipeline/release/tables.ts for reading/writing).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export type RegistryKind = 'leads' | 'infrastructure';
 
@@ -64,7 +64,7 @@ export interface ChangeCounts {
  * record updated.
  */
 export function contentHash(draft: Record<string, unknown>, unhashed: readonly string[] = []): string {
-  return createHash('sha256').update(canonicalJson(draft, unhashed)).digest('hex').slice(0, 16);
+  return hash('sha256', canonicalJson(draft, unhashed)).slice(0, 16);
 }
 
 const sortedKeysCache = new Map<string, string[]>();
