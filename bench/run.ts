@@ -9,6 +9,8 @@
  * was at REF — extracted with `git archive` into .tmp/against-<sha>/, sharing node_modules — on the
  * same release and workload, and adds a `… vs REF` row per scenario: a refactoring keeps list mix,
  * `q` and detail throughput within 10% of the code before it, measured side by side in one run.
+ * In the refresh section it also builds the same raw files with REF's code and compares the two
+ * releases table by table (bench/release-diff.ts): a faster refresh publishes the same release.
  *
  * Sections:
  *   refresh — full refresh of the default dataset in a child process (wall time, peak RSS,
@@ -57,6 +59,7 @@ import { exportsBench } from './exports.ts';
 import { eventsBench } from './events.ts';
 import { geoTilesBench } from './geo-tiles.ts';
 import { geoSearchBench } from './geo-search.ts';
+import { compareReleases } from './release-diff.ts';
 import { compressionBench } from './compression.ts';
 import { ceilingBench } from './ceiling.ts';
 import { growthBench } from './growth.ts';
@@ -180,6 +183,7 @@ const sections: Record<string, () => Promise<Row[]>> = {
         target: 'baseline column = rows/s',
       });
     }
+    if (values.against) rows.push(...(await sameReleaseAs(checkoutOf(values.against), raw)));
     return rows;
   },
   api: () =>
@@ -207,6 +211,35 @@ const sections: Record<string, () => Promise<Row[]>> = {
     }),
   'geo-search': () => geoSearchBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
 };
+
+/**
+ * `--against REF` in the refresh section: the same raw files built by REF's code (its own data
+ * folder beside the bench's), and the two releases compared table by table (bench/release-diff.ts).
+ * Its wall time and peak RSS are printed too, measured the same way.
+ */
+async function sameReleaseAs(against: { root: string; label: string }, raw: string): Promise<Row[]> {
+  const dataDir = `${benchData}-against`;
+  const child = await runChild([join(against.root, 'bin/leads.js'), 'refresh', '--force', '--json', '--quiet'], {
+    DATA_DIR: dataDir,
+    RAW_DIR: raw,
+  });
+  if (child.code !== 0) throw new Error(`refresh at ${against.label} failed: ${child.stderr.slice(-2000)}`);
+  const s = JSON.parse(child.stdout) as { wallMs: number; peakRssMb: number };
+  const d = await compareReleases(join(benchData, 'current'), join(dataDir, 'current'));
+  for (const line of d.differing) console.error(`differs from ${against.label}: ${line}`);
+  return [
+    { metric: `refresh wall time at ${against.label}`, value: s.wallMs / 1000, unit: 's' },
+    { metric: `refresh peak RSS at ${against.label}`, value: s.peakRssMb, unit: 'MB' },
+    {
+      metric: `release files equal to ${against.label}'s`,
+      value: d.files - d.differing.length,
+      unit: 'files',
+      baseline: d.files,
+      target: 'all (tables by rows, other files by bytes)',
+      ok: d.differing.length === 0,
+    },
+  ];
+}
 
 /** The tree of a git commit, extracted once under .tmp/ and sharing this checkout's node_modules. */
 function checkoutOf(ref: string): { root: string; label: string } {
