@@ -35,11 +35,9 @@ import { appScope, ensureAppKey } from '../account-service.ts';
 import type { AppAreaContext, AppAreaState, RenderPage, SafeHtml } from '../contract.ts';
 import { leadPageBody, leadTitle, type SeenStage } from './lead-page.ts';
 import { labelOf } from '../../../common/labels.ts';
-import { servedEvent, stagesOf } from '../../routes/events.ts';
-import { leadEventsQuery, type EventRow } from '../../query/events-query.ts';
+import { eventLogTable, leadEvents, stagesOf } from '../../releases/lead-history.ts';
 import { CAPABILITIES } from '../../access/scopes.ts';
 import type { Release } from '../../releases/release.ts';
-import { existsSync } from 'node:fs';
 import { html } from '../html.ts';
 import {
   APP_BASE,
@@ -481,9 +479,9 @@ async function seenStages(
   r: Record<string, any>,
   scope: Scope,
 ): Promise<SeenStage[]> {
-  if (!existsSync(release.path('events.parquet'))) return [];
-  const q = leadEventsQuery(release.tables.events, id);
-  const events = (await db.all<EventRow>(q.sql, q.params)).map((e) => servedEvent(e, scope));
+  const table = eventLogTable(release);
+  if (table === null) return [];
+  const events = await leadEvents(db, table, id, scope);
   const p = (r['project'] as Record<string, any> | undefined) ?? r;
   return stagesOf(events, {
     lead_readiness: String(p['lead_readiness']),

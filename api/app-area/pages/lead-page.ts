@@ -16,7 +16,7 @@ import { APP_BASE, fmt } from './common.ts';
 
 type Rec = Record<string, any>;
 
-/** One stage of the lead as the event log saw it (api/routes/events.ts `stagesOf`). */
+/** One stage of the lead as the event log saw it (api/releases/lead-history.ts `stagesOf`). */
 export interface SeenStage {
   lead_readiness: string | null;
   occurred_at: string | null;
