@@ -258,76 +258,92 @@ export function webhookSchemas(): Json {
       },
       minProperties: 1,
     },
-    WebhookEvent: {
-      type: 'object',
-      additionalProperties: false,
+    WebhookEvent: deliveryBodySchema({
       description:
         'Body of a `lead.new` (or `webhook.test`) delivery, masked when it is sent for the scope the webhook has then (`_meta.scope`; retries and replays included). ' +
         'Verify the signature headers over the raw bytes before parsing (docs/webhooks.md).',
-      properties: {
-        id: { type: 'string', description: 'Event id (= `webhook-id`); de-duplicate on it.' },
-        type: { type: 'string', enum: [...EVENT_TYPES], description: 'Event type.' },
-        created_at: { type: 'string', format: 'date-time', description: 'When the event was queued.' },
-        webhook_id: { type: 'string', description: 'Webhook id.' },
-        release: { type: ['string', 'null'], description: 'Release the leads come from.' },
-        batch: {
-          type: 'object',
-          additionalProperties: false,
-          description: 'Position of this event among the events of one batch run.',
-          properties: {
-            index: { type: 'integer', minimum: 1, description: '1-based.' },
-            count: { type: 'integer', minimum: 1, description: 'Events in the run.' },
-          },
-          required: ['index', 'count'],
-        },
-        leads: {
-          type: 'array',
-          items: ref('Lead'),
-          description:
-            "New leads matching the saved filter (at most WEBHOOK_BATCH_MAX), masked for the webhook's scope at send time.",
-        },
-        _meta: ref('ResponseMeta'),
+      id: 'Event id (= `webhook-id`); de-duplicate on it.',
+      types: EVENT_TYPES,
+      type: 'Event type.',
+      createdAt: 'When the event was queued.',
+      release: 'Release the leads come from.',
+      batch: 'Position of this event among the events of one batch run.',
+      batchCount: 'Events in the run.',
+      payload: 'leads',
+      payloadSchema: {
+        type: 'array',
+        items: ref('Lead'),
+        description:
+          "New leads matching the saved filter (at most WEBHOOK_BATCH_MAX), masked for the webhook's scope at send time.",
       },
-      required: ['id', 'type', 'created_at', 'webhook_id', 'release', 'batch', 'leads', '_meta'],
-    },
-    WebhookChangeEvent: {
-      type: 'object',
-      additionalProperties: false,
+    }),
+    WebhookChangeEvent: deliveryBodySchema({
       description:
         "Body of a `lead.updated`, `lead.stage_changed` or `lead.removed` delivery: events of the release's event log, as `GET /v1/events?types=<type>&<saved filter>` serves them, " +
         "each event's `changes` masked when it is sent for the scope the webhook has then (an enriched field's before / after null below its scope).",
-      properties: {
-        id: {
-          type: 'string',
-          description: 'Event id (= `webhook-id`); de-duplicate on it. Not the event-log ids of `events[]`.',
-        },
-        type: {
-          type: 'string',
-          enum: [...CHANGE_TYPES],
-          description: 'Delivery type: every event in `events` has it.',
-        },
-        created_at: { type: 'string', format: 'date-time', description: 'When the delivery was queued.' },
-        webhook_id: { type: 'string', description: 'Webhook id.' },
-        release: { type: ['string', 'null'], description: 'Release the events were planned from.' },
-        batch: {
-          type: 'object',
-          additionalProperties: false,
-          description: 'Position of this delivery among the deliveries of its type in one batch run.',
-          properties: {
-            index: { type: 'integer', minimum: 1, description: '1-based.' },
-            count: { type: 'integer', minimum: 1, description: 'Deliveries of the type in the run.' },
-          },
-          required: ['index', 'count'],
-        },
-        events: {
-          type: 'array',
-          items: ref('Event'),
-          description: 'Event-log events in id order (at most WEBHOOK_BATCH_MAX).',
-        },
-        _meta: ref('ResponseMeta'),
+      id: 'Event id (= `webhook-id`); de-duplicate on it. Not the event-log ids of `events[]`.',
+      types: CHANGE_TYPES,
+      type: 'Delivery type: every event in `events` has it.',
+      createdAt: 'When the delivery was queued.',
+      release: 'Release the events were planned from.',
+      batch: 'Position of this delivery among the deliveries of its type in one batch run.',
+      batchCount: 'Deliveries of the type in the run.',
+      payload: 'events',
+      payloadSchema: {
+        type: 'array',
+        items: ref('Event'),
+        description: 'Event-log events in id order (at most WEBHOOK_BATCH_MAX).',
       },
-      required: ['id', 'type', 'created_at', 'webhook_id', 'release', 'batch', 'events', '_meta'],
+    }),
+  };
+}
+
+/** What tells one delivery body from the other: its words, its types and its payload member. */
+interface DeliveryBody {
+  description: string;
+  /** Descriptions of `id`, `type`, `created_at`, `release`, `batch` and `batch.count`. */
+  id: string;
+  type: string;
+  createdAt: string;
+  release: string;
+  batch: string;
+  batchCount: string;
+  /** The values of `type`. */
+  types: readonly string[];
+  /** The payload member (`leads` of `lead.new`, `events` of the change types) and its schema. */
+  payload: 'leads' | 'events';
+  payloadSchema: Json;
+}
+
+/**
+ * The body of a delivery (`WebhookEvent`, `WebhookChangeEvent`): the envelope every delivery
+ * shares — id, type, created_at, webhook_id, release, batch, `_meta` — around its payload member.
+ */
+function deliveryBodySchema(b: DeliveryBody): Json {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description: b.description,
+    properties: {
+      id: { type: 'string', description: b.id },
+      type: { type: 'string', enum: [...b.types], description: b.type },
+      created_at: { type: 'string', format: 'date-time', description: b.createdAt },
+      webhook_id: { type: 'string', description: 'Webhook id.' },
+      release: { type: ['string', 'null'], description: b.release },
+      batch: {
+        type: 'object',
+        additionalProperties: false,
+        description: b.batch,
+        properties: {
+          index: { type: 'integer', minimum: 1, description: '1-based.' },
+          count: { type: 'integer', minimum: 1, description: b.batchCount },
+        },
+        required: ['index', 'count'],
+      },
+      [b.payload]: b.payloadSchema,
+      _meta: ref('ResponseMeta'),
     },
+    required: ['id', 'type', 'created_at', 'webhook_id', 'release', 'batch', b.payload, '_meta'],
   };
 }
 
