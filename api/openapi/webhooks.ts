@@ -92,8 +92,96 @@ const webhookProps: Json = {
 };
 const webhookRequired = Object.keys(webhookProps);
 
+/** The members of a delivery in the delivery log (`WebhookDelivery`), all required. */
+const deliveryProps: Json = {
+  id: {
+    type: 'string',
+    pattern: '^evt_[0-9a-f]{24}$',
+    description: "Event id: the body's `id` and the `webhook-id` header, the same on every redelivery.",
+  },
+  webhook_id: { type: 'string', description: 'Webhook id.' },
+  type: { type: 'string', enum: [...EVENT_TYPES], description: 'Event type.' },
+  created_at: { type: 'string', format: 'date-time', description: 'When the event was queued.' },
+  lead_count: {
+    type: 'integer',
+    minimum: 0,
+    description: 'Leads (`lead.new`) or events (the change types) in the body.',
+  },
+  status: {
+    type: 'string',
+    enum: [...DELIVERY_STATUSES],
+    description:
+      "`dead` deliveries form the dead-letter list; `suspended`: pending but held because the webhook is suspended (see `suspended_reason` and the webhook's `access`).",
+  },
+  attempts: { type: 'integer', minimum: 0, description: 'Attempts since queued or last replayed.' },
+  next_attempt_at: ts('When the next attempt is due (pending only).'),
+  last_attempt_at: ts('Start of the last attempt.'),
+  last_status_code: {
+    type: ['integer', 'null'],
+    description: 'HTTP status of the last answer (null: no answer).',
+  },
+  last_error: {
+    type: ['string', 'null'],
+    description: 'Timeout, connection error or refused destination of the last attempt.',
+  },
+  last_latency_ms: { type: ['integer', 'null'], minimum: 0, description: 'Duration of the last attempt.' },
+  delivered_at: ts('When a 2xx answer was recorded.'),
+  dead_reason: { type: ['string', 'null'], description: 'Why the delivery was given up.' },
+  suspended_reason: {
+    type: ['string', 'null'],
+    description:
+      'Why a `suspended` delivery is held (the account holds no key that may receive the webhook); null otherwise.',
+  },
+};
+
 /** Component schemas of the webhook operations and event. */
 export function webhookSchemas(): Json {
+  return {
+    ...webhookResourceSchemas(),
+    ...deliveryLogSchemas(),
+    ...webhookRequestSchemas(),
+    WebhookEvent: deliveryBodySchema({
+      description:
+        'Body of a `lead.new` (or `webhook.test`) delivery, masked when it is sent for the scope the webhook has then (`_meta.scope`; retries and replays included). ' +
+        'Verify the signature headers over the raw bytes before parsing (docs/webhooks.md).',
+      id: 'Event id (= `webhook-id`); de-duplicate on it.',
+      types: EVENT_TYPES,
+      type: 'Event type.',
+      createdAt: 'When the event was queued.',
+      release: 'Release the leads come from.',
+      batch: 'Position of this event among the events of one batch run.',
+      batchCount: 'Events in the run.',
+      payload: 'leads',
+      payloadSchema: {
+        type: 'array',
+        items: ref('Lead'),
+        description:
+          "New leads matching the saved filter (at most WEBHOOK_BATCH_MAX), masked for the webhook's scope at send time.",
+      },
+    }),
+    WebhookChangeEvent: deliveryBodySchema({
+      description:
+        "Body of a `lead.updated`, `lead.stage_changed` or `lead.removed` delivery: events of the release's event log, as `GET /v1/events?types=<type>&<saved filter>` serves them, " +
+        "each event's `changes` masked when it is sent for the scope the webhook has then (an enriched field's before / after null below its scope).",
+      id: 'Event id (= `webhook-id`); de-duplicate on it. Not the event-log ids of `events[]`.',
+      types: CHANGE_TYPES,
+      type: 'Delivery type: every event in `events` has it.',
+      createdAt: 'When the delivery was queued.',
+      release: 'Release the events were planned from.',
+      batch: 'Position of this delivery among the deliveries of its type in one batch run.',
+      batchCount: 'Deliveries of the type in the run.',
+      payload: 'events',
+      payloadSchema: {
+        type: 'array',
+        items: ref('Event'),
+        description: 'Event-log events in id order (at most WEBHOOK_BATCH_MAX).',
+      },
+    }),
+  };
+}
+
+/** `Webhook`, `WebhookWithSecret` (creation and rotation) and `WebhookList`. */
+function webhookResourceSchemas(): Json {
   const secret = {
     type: 'string',
     pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
@@ -124,67 +212,18 @@ export function webhookSchemas(): Json {
       },
       required: ['results', 'next_cursor'],
     },
+  };
+}
+
+/** The delivery log: `WebhookDelivery`, its pages (`WebhookDeliveryList`) and `WebhookReplay`. */
+function deliveryLogSchemas(): Json {
+  return {
     WebhookDelivery: {
       type: 'object',
       additionalProperties: false,
       description: 'One event queued for a webhook and what became of it (the delivery log).',
-      properties: {
-        id: {
-          type: 'string',
-          pattern: '^evt_[0-9a-f]{24}$',
-          description: "Event id: the body's `id` and the `webhook-id` header, the same on every redelivery.",
-        },
-        webhook_id: { type: 'string', description: 'Webhook id.' },
-        type: { type: 'string', enum: [...EVENT_TYPES], description: 'Event type.' },
-        created_at: { type: 'string', format: 'date-time', description: 'When the event was queued.' },
-        lead_count: {
-          type: 'integer',
-          minimum: 0,
-          description: 'Leads (`lead.new`) or events (the change types) in the body.',
-        },
-        status: {
-          type: 'string',
-          enum: [...DELIVERY_STATUSES],
-          description:
-            "`dead` deliveries form the dead-letter list; `suspended`: pending but held because the webhook is suspended (see `suspended_reason` and the webhook's `access`).",
-        },
-        attempts: { type: 'integer', minimum: 0, description: 'Attempts since queued or last replayed.' },
-        next_attempt_at: ts('When the next attempt is due (pending only).'),
-        last_attempt_at: ts('Start of the last attempt.'),
-        last_status_code: {
-          type: ['integer', 'null'],
-          description: 'HTTP status of the last answer (null: no answer).',
-        },
-        last_error: {
-          type: ['string', 'null'],
-          description: 'Timeout, connection error or refused destination of the last attempt.',
-        },
-        last_latency_ms: { type: ['integer', 'null'], minimum: 0, description: 'Duration of the last attempt.' },
-        delivered_at: ts('When a 2xx answer was recorded.'),
-        dead_reason: { type: ['string', 'null'], description: 'Why the delivery was given up.' },
-        suspended_reason: {
-          type: ['string', 'null'],
-          description:
-            'Why a `suspended` delivery is held (the account holds no key that may receive the webhook); null otherwise.',
-        },
-      },
-      required: [
-        'id',
-        'webhook_id',
-        'type',
-        'created_at',
-        'lead_count',
-        'status',
-        'attempts',
-        'next_attempt_at',
-        'last_attempt_at',
-        'last_status_code',
-        'last_error',
-        'last_latency_ms',
-        'delivered_at',
-        'dead_reason',
-        'suspended_reason',
-      ],
+      properties: deliveryProps,
+      required: Object.keys(deliveryProps),
     },
     WebhookDeliveryList: {
       type: 'object',
@@ -207,6 +246,12 @@ export function webhookSchemas(): Json {
       properties: { replayed: { type: 'array', items: { type: 'string' }, description: 'Delivery ids.' } },
       required: ['replayed'],
     },
+  };
+}
+
+/** The request bodies: `WebhookCreate` (`POST /webhooks`) and `WebhookUpdate` (`PATCH`). */
+function webhookRequestSchemas(): Json {
+  return {
     WebhookCreate: {
       type: 'object',
       additionalProperties: false,
@@ -258,43 +303,6 @@ export function webhookSchemas(): Json {
       },
       minProperties: 1,
     },
-    WebhookEvent: deliveryBodySchema({
-      description:
-        'Body of a `lead.new` (or `webhook.test`) delivery, masked when it is sent for the scope the webhook has then (`_meta.scope`; retries and replays included). ' +
-        'Verify the signature headers over the raw bytes before parsing (docs/webhooks.md).',
-      id: 'Event id (= `webhook-id`); de-duplicate on it.',
-      types: EVENT_TYPES,
-      type: 'Event type.',
-      createdAt: 'When the event was queued.',
-      release: 'Release the leads come from.',
-      batch: 'Position of this event among the events of one batch run.',
-      batchCount: 'Events in the run.',
-      payload: 'leads',
-      payloadSchema: {
-        type: 'array',
-        items: ref('Lead'),
-        description:
-          "New leads matching the saved filter (at most WEBHOOK_BATCH_MAX), masked for the webhook's scope at send time.",
-      },
-    }),
-    WebhookChangeEvent: deliveryBodySchema({
-      description:
-        "Body of a `lead.updated`, `lead.stage_changed` or `lead.removed` delivery: events of the release's event log, as `GET /v1/events?types=<type>&<saved filter>` serves them, " +
-        "each event's `changes` masked when it is sent for the scope the webhook has then (an enriched field's before / after null below its scope).",
-      id: 'Event id (= `webhook-id`); de-duplicate on it. Not the event-log ids of `events[]`.',
-      types: CHANGE_TYPES,
-      type: 'Delivery type: every event in `events` has it.',
-      createdAt: 'When the delivery was queued.',
-      release: 'Release the events were planned from.',
-      batch: 'Position of this delivery among the deliveries of its type in one batch run.',
-      batchCount: 'Deliveries of the type in the run.',
-      payload: 'events',
-      payloadSchema: {
-        type: 'array',
-        items: ref('Event'),
-        description: 'Event-log events in id order (at most WEBHOOK_BATCH_MAX).',
-      },
-    }),
   };
 }
 
