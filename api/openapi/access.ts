@@ -111,7 +111,8 @@ export function accessSchemas(): Json {
     BudgetQuote: budgetQuoteSchema(),
     UsageCounts: counts,
     AccountUsage: accountUsageSchema(),
-    ...claimSchemas(),
+    ClaimLookup: claimLookupSchema(),
+    ClaimedKey: claimedKeySchema(),
   };
 }
 
@@ -246,57 +247,59 @@ function usageDaySchema(): Json {
   };
 }
 
-/** `ClaimLookup` and `ClaimedKey`: the licence claim link and the key it made. */
-function claimSchemas(): Json {
+/** `ClaimLookup`: the licence a claim link is for. */
+function claimLookupSchema(): Json {
   return {
-    ClaimLookup: {
-      type: 'object',
-      additionalProperties: false,
-      description: 'The licence a claim link is for.',
-      properties: {
-        organisation: { type: 'string', description: 'Organisation (account) name.' },
-        licence_id: { type: 'string', description: 'Licence id.' },
-        scope: { type: 'string', enum: ['ent_feed', 'custom'], description: 'Scope of the key the link creates.' },
-        key_prefix: {
-          type: 'string',
-          enum: ['lk_ef_', 'lk_cu_'],
-          description: 'Prefix the generated key must start with.',
-        },
-        seats: { type: 'integer', minimum: 1, description: 'Seats of the licence.' },
-        seats_used: { type: 'integer', minimum: 0, description: 'Seats holding an active key.' },
-        licence_expires_at: {
-          type: 'string',
-          format: 'date-time',
-          description: 'When the licence (and its keys) ends.',
-        },
-        link_expires_at: { type: 'string', format: 'date-time', description: 'When this link stops working.' },
+    type: 'object',
+    additionalProperties: false,
+    description: 'The licence a claim link is for.',
+    properties: {
+      organisation: { type: 'string', description: 'Organisation (account) name.' },
+      licence_id: { type: 'string', description: 'Licence id.' },
+      scope: { type: 'string', enum: ['ent_feed', 'custom'], description: 'Scope of the key the link creates.' },
+      key_prefix: {
+        type: 'string',
+        enum: ['lk_ef_', 'lk_cu_'],
+        description: 'Prefix the generated key must start with.',
       },
-      required: [
-        'organisation',
-        'licence_id',
-        'scope',
-        'key_prefix',
-        'seats',
-        'seats_used',
-        'licence_expires_at',
-        'link_expires_at',
-      ],
-    },
-    ClaimedKey: {
-      type: 'object',
-      additionalProperties: false,
-      description: 'The key created by a claim (never the key itself: the service does not have it).',
-      properties: {
-        id: { type: 'string', description: 'Key id.' },
-        scope: { type: 'string', enum: ['ent_feed', 'custom'], description: 'Scope.' },
-        display_prefix: { type: 'string', description: 'First characters of the key.' },
-        organisation: { type: 'string', description: 'Organisation (account) name.' },
-        licence_id: { type: 'string', description: 'Licence id.' },
-        expires_at: { type: 'string', format: 'date-time', description: 'The key stops working with its licence.' },
-        created_at: { type: 'string', format: 'date-time', description: 'Creation time.' },
+      seats: { type: 'integer', minimum: 1, description: 'Seats of the licence.' },
+      seats_used: { type: 'integer', minimum: 0, description: 'Seats holding an active key.' },
+      licence_expires_at: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the licence (and its keys) ends.',
       },
-      required: ['id', 'scope', 'display_prefix', 'organisation', 'licence_id', 'expires_at', 'created_at'],
+      link_expires_at: { type: 'string', format: 'date-time', description: 'When this link stops working.' },
     },
+    required: [
+      'organisation',
+      'licence_id',
+      'scope',
+      'key_prefix',
+      'seats',
+      'seats_used',
+      'licence_expires_at',
+      'link_expires_at',
+    ],
+  };
+}
+
+/** `ClaimedKey`: the key a claim made. */
+function claimedKeySchema(): Json {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description: 'The key created by a claim (never the key itself: the service does not have it).',
+    properties: {
+      id: { type: 'string', description: 'Key id.' },
+      scope: { type: 'string', enum: ['ent_feed', 'custom'], description: 'Scope.' },
+      display_prefix: { type: 'string', description: 'First characters of the key.' },
+      organisation: { type: 'string', description: 'Organisation (account) name.' },
+      licence_id: { type: 'string', description: 'Licence id.' },
+      expires_at: { type: 'string', format: 'date-time', description: 'The key stops working with its licence.' },
+      created_at: { type: 'string', format: 'date-time', description: 'Creation time.' },
+    },
+    required: ['id', 'scope', 'display_prefix', 'organisation', 'licence_id', 'expires_at', 'created_at'],
   };
 }
 

@@ -139,7 +139,8 @@ export function webhookSchemas(): Json {
   return {
     ...webhookResourceSchemas(),
     ...deliveryLogSchemas(),
-    ...webhookRequestSchemas(),
+    WebhookCreate: webhookCreateSchema(),
+    WebhookUpdate: webhookUpdateSchema(),
     WebhookEvent: deliveryBodySchema({
       description:
         'Body of a `lead.new` (or `webhook.test`) delivery, masked when it is sent for the scope the webhook has then (`_meta.scope`; retries and replays included). ' +
@@ -249,60 +250,62 @@ function deliveryLogSchemas(): Json {
   };
 }
 
-/** The request bodies: `WebhookCreate` (`POST /webhooks`) and `WebhookUpdate` (`PATCH`). */
-function webhookRequestSchemas(): Json {
+/** `WebhookCreate`: the body of `POST /webhooks`. */
+function webhookCreateSchema(): Json {
   return {
-    WebhookCreate: {
-      type: 'object',
-      additionalProperties: false,
-      description: 'A new webhook.',
-      properties: {
-        url: {
-          type: 'string',
-          maxLength: 2048,
-          description:
-            "https URL on a public address (the operator's WEBHOOK_ALLOW_HOSTS may allow others). Every spelling of an address is judged as the address it is (decimal, octal, hex and short IPv4, IPv4-mapped, -compatible and -translated IPv6, NAT64, 6to4, trailing dots), a host name by what it resolves to now (a name with a private or loopback address is a 400) and again at every delivery, at connect time.",
-          examples: ['https://hooks.example.ie/leads'],
-        },
-        filter: {
-          type: 'string',
-          description: 'Saved filter in the `/v1/leads` grammar, without paging or sort.',
-          examples: ['vertical=solar&county=Cork'],
-        },
-        types: {
-          type: 'array',
-          items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
-          minItems: 1,
-          description:
-            'Event types to receive (default `["lead.new"]`, what every webhook made before types existed receives). A comma-separated string is accepted too.',
-          examples: [['lead.new', 'lead.stage_changed']],
-        },
-        description: { type: 'string', maxLength: 200, description: 'Free text.' },
+    type: 'object',
+    additionalProperties: false,
+    description: 'A new webhook.',
+    properties: {
+      url: {
+        type: 'string',
+        maxLength: 2048,
+        description:
+          "https URL on a public address (the operator's WEBHOOK_ALLOW_HOSTS may allow others). Every spelling of an address is judged as the address it is (decimal, octal, hex and short IPv4, IPv4-mapped, -compatible and -translated IPv6, NAT64, 6to4, trailing dots), a host name by what it resolves to now (a name with a private or loopback address is a 400) and again at every delivery, at connect time.",
+        examples: ['https://hooks.example.ie/leads'],
       },
-      required: ['url'],
-    },
-    WebhookUpdate: {
-      type: 'object',
-      additionalProperties: false,
-      description: 'The members to change (at least one); the others stay.',
-      properties: {
-        url: { type: 'string', maxLength: 2048, description: 'New destination, checked as on creation.' },
-        filter: { type: 'string', description: 'New saved filter in the `/v1/leads` grammar (empty: every lead).' },
-        types: {
-          type: 'array',
-          items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
-          minItems: 1,
-          description: 'New event types (a comma-separated string is accepted too).',
-        },
-        description: { type: ['string', 'null'], maxLength: 200, description: 'New free text (null clears it).' },
-        status: {
-          type: 'string',
-          enum: ['active', 'disabled'],
-          description: '`disabled` stops deliveries (as `POST …/disable`), `active` resumes them.',
-        },
+      filter: {
+        type: 'string',
+        description: 'Saved filter in the `/v1/leads` grammar, without paging or sort.',
+        examples: ['vertical=solar&county=Cork'],
       },
-      minProperties: 1,
+      types: {
+        type: 'array',
+        items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+        minItems: 1,
+        description:
+          'Event types to receive (default `["lead.new"]`, what every webhook made before types existed receives). A comma-separated string is accepted too.',
+        examples: [['lead.new', 'lead.stage_changed']],
+      },
+      description: { type: 'string', maxLength: 200, description: 'Free text.' },
     },
+    required: ['url'],
+  };
+}
+
+/** `WebhookUpdate`: the body of `PATCH /webhooks/{id}`. */
+function webhookUpdateSchema(): Json {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description: 'The members to change (at least one); the others stay.',
+    properties: {
+      url: { type: 'string', maxLength: 2048, description: 'New destination, checked as on creation.' },
+      filter: { type: 'string', description: 'New saved filter in the `/v1/leads` grammar (empty: every lead).' },
+      types: {
+        type: 'array',
+        items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+        minItems: 1,
+        description: 'New event types (a comma-separated string is accepted too).',
+      },
+      description: { type: ['string', 'null'], maxLength: 200, description: 'New free text (null clears it).' },
+      status: {
+        type: 'string',
+        enum: ['active', 'disabled'],
+        description: '`disabled` stops deliveries (as `POST …/disable`), `active` resumes them.',
+      },
+    },
+    minProperties: 1,
   };
 }
 
