@@ -75,7 +75,36 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   );
   const app = new Koa<AppState>({ proxy: config.trustProxy });
   app.silent = true; // errors are logged by the problem middleware, with the request id
-  const v1 = new Router<AppState>({ prefix: '/v1' });
+  const parts = appParts(config, deps);
+  observeApp(parts, deps);
+  // the chain, in the order of the module comment: what answers without a key, then the keyed API
+  useOpenChain(app, config, deps, parts, deprecations);
+  useKeyedChain(app, config, deps, parts);
+  return app;
+}
+
+/** What the middleware chain is made of: the routers, the usage ledger, metrics, the GIS token key. */
+interface AppParts {
+  ledger: UsageLedger;
+  metrics: ApiMetrics;
+  logger: ReturnType<typeof createLogger>;
+  docs: Router<AppState>;
+  problems: Router<AppState>;
+  root: Router<AppState>;
+  claim: Router<AppState>;
+  account: Router<AppState>;
+  webhooks: Router<AppState>;
+  /** Every router under /v1, in the order they are mounted. */
+  routers: Router<AppState>[];
+  health: Router<AppState>;
+  gisKey: ReturnType<typeof tokenKey>;
+  /** The route template of a request (`routeOf`). */
+  route: (method: string, path: string) => string;
+  now: () => number;
+}
+
+/** Make the routers and what they share; refuse a route that is not a declared operation. */
+function appParts(config: ApiConfig, deps: AppDeps): AppParts {
   const docs = docsRouter(() => buildOpenApi(config, deps.deprecations ? { deprecations: deps.deprecations } : {}));
   const problems = problemsRouter(config);
   const root = apiRootRouter(config);
@@ -112,14 +141,31 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     intelRouter(config, deps),
     webhooks,
   ];
-  const publicPaths = ['/v1/docs', '/v1/reference', '/v1/openapi.json', '/v1/claim', '/v1/problems'];
-  const isPublic = (path: string): boolean =>
-    !path.startsWith('/v1') || publicPaths.some((p) => path === p || path.startsWith(p + '/'));
   const now = (): number => deps.clock().getTime();
   const health = healthRouter(config, { releases: deps.releases, store: deps.store, metrics, log: deps.log });
   // every route is one of the operations the OpenAPI document describes (api/routes/operation.ts)
   checkDeclared([...routers, health], endpoints());
   const route = routeOf(routers);
+  return {
+    ledger,
+    metrics,
+    logger,
+    docs,
+    problems,
+    root,
+    claim,
+    account,
+    webhooks,
+    routers,
+    health,
+    gisKey,
+    route,
+    now,
+  };
+}
+
+/** What the metrics read of the app at each scrape: the release served, the ledger's lag, the webhook queue. */
+function observeApp({ metrics, ledger, now }: AppParts, deps: AppDeps): void {
   metrics.observe({
     now,
     release: () => {
@@ -130,6 +176,26 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
     ledger: () => ({ pendingRequests: ledger.pendingRequests, lagMs: ledger.lagMs }),
     webhookQueue: () => deps.store.webhooks.queueStats(),
   });
+}
+
+/** Paths under /v1 that need no key (the published reference and the licence claim). */
+const PUBLIC_PATHS = ['/v1/docs', '/v1/reference', '/v1/openapi.json', '/v1/claim', '/v1/problems'];
+const isPublic = (path: string): boolean =>
+  !path.startsWith('/v1') || PUBLIC_PATHS.some((p) => path === p || path.startsWith(p + '/'));
+
+/**
+ * The chain up to the release pin: access log, problems, compression, CORS, client address,
+ * request id, security and deprecation headers, then what answers without a key — the
+ * operational routes, the account area and the public routers.
+ */
+function useOpenChain(
+  app: Koa<AppState>,
+  config: ApiConfig,
+  deps: AppDeps,
+  parts: AppParts,
+  deprecations: NonNullable<AppDeps['deprecations']>,
+): void {
+  const { logger, metrics, route, health, ledger } = parts;
   // the operational paths are labelled as themselves; every other path by its /v1 route template, or `other`
   const routeLabel = (method: string, path: string): string =>
     OPERATIONAL_PATHS.includes(path) && (method === 'GET' || method === 'HEAD')
@@ -155,12 +221,20 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.use(
     routesOf(
       new Router<AppState>({ prefix: '/v1' })
-        .use(root.routes())
-        .use(docs.routes())
-        .use(problems.routes())
-        .use(claim.routes()),
+        .use(parts.root.routes())
+        .use(parts.docs.routes())
+        .use(parts.problems.routes())
+        .use(parts.claim.routes()),
     ),
   );
+}
+
+/**
+ * The chain from the release pin on: failed-key throttle, GIS token, auth and access (or the
+ * bench's fixed key), attribution, the account-state routers, conditional GET, the /v1 routers.
+ */
+function useKeyedChain(app: Koa<AppState>, config: ApiConfig, deps: AppDeps, parts: AppParts): void {
+  const { ledger, gisKey, route, now, routers, docs, problems, root, claim, account, webhooks } = parts;
   app.use(releaseMiddleware(deps.releases));
   // the throttle wraps the GIS token too, so a 401 for a bad access_token reports the allowance
   if (!deps.benchWithoutAccess)
@@ -175,7 +249,7 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
       return next();
     });
   } else {
-    app.use(authMiddleware(deps.store, { publicPaths, cacheMs: config.keyCacheMs, now }));
+    app.use(authMiddleware(deps.store, { publicPaths: PUBLIC_PATHS, cacheMs: config.keyCacheMs, now }));
     app.use(accessMiddleware({ store: deps.store, ledger, now, limits: config.accessLimits, routeOf: route }));
   }
   app.use(attributionMiddleware());
@@ -183,12 +257,12 @@ export function createApp(config: ApiConfig, deps: AppDeps): Koa<AppState> {
   app.use(routesOf(new Router<AppState>({ prefix: '/v1' }).use(account.routes()).use(webhooks.routes())));
   // a refused release changes /v1/meta's release_status: its ETag changes with it
   app.use(conditionalMiddleware({ variant: () => refusedStamp(deps.releases.status().refused) }));
+  const v1 = new Router<AppState>({ prefix: '/v1' });
   for (const r of routers)
     if (r !== docs && r !== problems && r !== root && r !== claim && r !== account && r !== webhooks)
       v1.use(r.routes());
   app.use(v1.routes());
   app.use(methodNotAllowed(routers));
-  return app;
 }
 
 /**

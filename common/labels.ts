@@ -80,18 +80,19 @@ export function humanise(code: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
+/** The fields `labelOf` knows; `scale` has no table, its codes are humanised. */
+type LabelledField = 'verticals' | 'lead_readiness' | 'status' | 'works_kind' | 'use_class' | 'scale';
+
+/** Each field's table, built once: `labelOf` runs per table cell. */
+const LABELS_OF_FIELD: ReadonlyMap<LabelledField, Readonly<Record<string, string>>> = new Map([
+  ['verticals', VERTICAL_LABELS],
+  ['lead_readiness', STAGE_LABELS],
+  ['status', STATUS_LABELS],
+  ['works_kind', WORKS_KIND_LABELS],
+  ['use_class', USE_CLASS_LABELS],
+]);
+
 /** The label of a code of `field`, or the humanised code. */
-export function labelOf(
-  field: 'verticals' | 'lead_readiness' | 'status' | 'works_kind' | 'use_class' | 'scale',
-  code: string,
-): string {
-  const table: Readonly<Record<string, string>> | undefined = {
-    verticals: VERTICAL_LABELS,
-    lead_readiness: STAGE_LABELS,
-    status: STATUS_LABELS,
-    works_kind: WORKS_KIND_LABELS,
-    use_class: USE_CLASS_LABELS,
-    scale: undefined,
-  }[field];
-  return table?.[code] ?? humanise(code);
+export function labelOf(field: LabelledField, code: string): string {
+  return LABELS_OF_FIELD.get(field)?.[code] ?? humanise(code);
 }

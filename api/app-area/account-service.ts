@@ -103,116 +103,135 @@ export function keyLimitReached(): ApiError {
   );
 }
 
-export function accountService(deps: { store: StateStore; clock: () => Date }) {
-  const { store, clock } = deps;
+/** What the account service reads and writes with. */
+interface AccountDeps {
+  store: StateStore;
+  clock: () => Date;
+}
 
-  /** The account's key, or 404 (also for another account's key: ids are not secrets, ownership is checked). */
-  const ownKey = async (accountId: number, keyId: string): Promise<ApiKey> => {
-    const k = isAppKey(keyId) ? undefined : (await store.listKeys(accountId)).find((x) => x.id === keyId);
-    if (!k) throw notFound(`key ${keyId}`);
-    return k;
-  };
-
+/** The account area's actions for one account (see the module comment), over `deps`. */
+export function accountService({ store, clock }: AccountDeps) {
+  const deps: AccountDeps = { store, clock };
   return {
-    /** The account's keys, oldest first, with the day each was last used (the app's internal key left out). */
-    async listKeys(accountId: number): Promise<KeyRow[]> {
-      const today = utcDay(clock().getTime());
-      const usage = await store.accountUsage(accountId, '1970-01-01', today);
-      const last = new Map<string, string>();
-      for (const d of usage.days) if (d.requests > 0 && (last.get(d.key_id) ?? '') < d.day) last.set(d.key_id, d.day);
-      return usage.keys.filter((k) => !isAppKey(k.id)).map((k) => ({ ...k, last_used_day: last.get(k.id) ?? null }));
-    },
-
-    /** Every scope, with why `plan` may not create a self-serve key of it. */
-    offeredScopes(plan: Plan): ScopeOffer[] {
-      return SCOPES.map((scope) => ({ scope, refusal: appRefusal(scope, plan) }));
-    },
-
-    /** Active self-serve keys and the limit. */
-    async keyAllowance(accountId: number): Promise<{ active: number; max: number }> {
-      const keys = await store.listKeys(accountId);
-      return {
-        active: keys.filter((k) => k.status === 'active' && k.licence_id === null && !isAppKey(k.id)).length,
-        max: MAX_SELF_SERVE_KEYS,
-      };
-    },
-
-    /**
-     * Create a self-serve key: the raw key is returned once (only its hash is stored). 400 for a
-     * bad label or scope, 403 for a scope the plan does not allow, 409 at the key limit.
-     */
-    async createKey(
-      accountId: number,
-      plan: Plan,
-      o: { scope: unknown; label: unknown },
-    ): Promise<{ key: ApiKey; raw: string }> {
-      if (typeof o.scope !== 'string' || !(SCOPES as readonly string[]).includes(o.scope)) {
-        throw new ApiError(400, 'invalid_parameter', `choose a scope: ${SCOPES.join(', ')}`);
-      }
-      const scope = o.scope as Scope;
-      const label = typeof o.label === 'string' ? o.label.trim() : '';
-      if (label.length > KEY_LABEL_MAX)
-        throw new ApiError(400, 'invalid_parameter', `the label may have at most ${KEY_LABEL_MAX} characters`);
-      const refusal = appRefusal(scope, plan);
-      if (refusal) throw new ApiError(403, 'insufficient_plan', refusal);
-      const k = generateKey(scope);
-      const made = await store.insertSelfServeKey(
-        {
-          id: k.id,
-          account_id: accountId,
-          scope,
-          name: label === '' ? null : label,
-          display_prefix: k.displayPrefix,
-          hash: k.hash,
-        },
-        MAX_SELF_SERVE_KEYS,
-      );
-      if (made === 'limit') throw keyLimitReached();
-      return { key: made, raw: k.raw };
-    },
-
-    /** Revoke one of the account's keys (404 for any other id); the API refuses it from the next request. */
-    async revokeKey(accountId: number, keyId: string): Promise<{ key: ApiKey; already: boolean }> {
-      const before = await ownKey(accountId, keyId);
-      if (before.status === 'revoked') return { key: before, already: true };
-      return { key: (await store.revokeKey(keyId))!, already: false };
-    },
-
-    ownKey,
-
-    /**
-     * The usage ledger of the account over [from, to]: per key (revoked and expired ones, and the
-     * app's own entry, included) its days and routes, and the limits it stands against.
-     */
-    async usage(accountId: number, from: string, to: string) {
-      const u = await store.accountUsage(accountId, from, to);
-      const today = utcDay(clock().getTime());
-      const zero = (): UsageCounts => ({ requests: 0, errors: 0, rows: 0 });
-      const keys = u.keys.map((k) => {
-        const days = u.days.filter((d) => d.key_id === k.id);
-        const totals = zero();
-        for (const d of days) ((totals.requests += d.requests), (totals.errors += d.errors), (totals.rows += d.rows));
-        const todayRow = days.find((d) => d.day === today);
-        return {
-          key: k,
-          app: isAppKey(k.id),
-          totals,
-          days,
-          routes: u.routes.filter((r) => r.key_id === k.id),
-          hourlyLimit: requestsPerHour(k.scope),
-          dailyRows: dailyRows(k.scope),
-          today: todayRow ? { requests: todayRow.requests, rows: todayRow.rows } : { requests: 0, rows: 0 },
-        };
-      });
-      return { from, to, today, keys };
-    },
-
-    /** The account's organisation licences with the keys claimed under each. */
-    async licences(accountId: number): Promise<{ licence: Licence; keys: ApiKey[] }[]> {
-      const [ls, keys] = await Promise.all([store.listLicences(accountId), store.listKeys(accountId)]);
-      return ls.map((licence) => ({ licence, keys: keys.filter((k) => k.licence_id === licence.id) }));
-    },
+    listKeys: (accountId: number) => listKeys(deps, accountId),
+    offeredScopes,
+    keyAllowance: (accountId: number) => keyAllowance(store, accountId),
+    createKey: (accountId: number, plan: Plan, o: { scope: unknown; label: unknown }) =>
+      createKey(store, accountId, plan, o),
+    revokeKey: (accountId: number, keyId: string) => revokeKey(store, accountId, keyId),
+    ownKey: (accountId: number, keyId: string) => ownKey(store, accountId, keyId),
+    usage: (accountId: number, from: string, to: string) => accountUsage(deps, accountId, from, to),
+    licences: (accountId: number) => licences(store, accountId),
   };
+}
+
+/** The account's key, or 404 (also for another account's key: ids are not secrets, ownership is checked). */
+async function ownKey(store: StateStore, accountId: number, keyId: string): Promise<ApiKey> {
+  const k = isAppKey(keyId) ? undefined : (await store.listKeys(accountId)).find((x) => x.id === keyId);
+  if (!k) throw notFound(`key ${keyId}`);
+  return k;
+}
+
+/** The account's keys, oldest first, with the day each was last used (the app's internal key left out). */
+async function listKeys({ store, clock }: AccountDeps, accountId: number): Promise<KeyRow[]> {
+  const today = utcDay(clock().getTime());
+  const usage = await store.accountUsage(accountId, '1970-01-01', today);
+  const last = new Map<string, string>();
+  for (const d of usage.days) if (d.requests > 0 && (last.get(d.key_id) ?? '') < d.day) last.set(d.key_id, d.day);
+  return usage.keys.filter((k) => !isAppKey(k.id)).map((k) => ({ ...k, last_used_day: last.get(k.id) ?? null }));
+}
+
+/** Every scope, with why `plan` may not create a self-serve key of it. */
+function offeredScopes(plan: Plan): ScopeOffer[] {
+  return SCOPES.map((scope) => ({ scope, refusal: appRefusal(scope, plan) }));
+}
+
+/** Active self-serve keys and the limit. */
+async function keyAllowance(store: StateStore, accountId: number): Promise<{ active: number; max: number }> {
+  const keys = await store.listKeys(accountId);
+  return {
+    active: keys.filter((k) => k.status === 'active' && k.licence_id === null && !isAppKey(k.id)).length,
+    max: MAX_SELF_SERVE_KEYS,
+  };
+}
+
+/**
+ * Create a self-serve key: the raw key is returned once (only its hash is stored). 400 for a
+ * bad label or scope, 403 for a scope the plan does not allow, 409 at the key limit.
+ */
+async function createKey(
+  store: StateStore,
+  accountId: number,
+  plan: Plan,
+  o: { scope: unknown; label: unknown },
+): Promise<{ key: ApiKey; raw: string }> {
+  if (typeof o.scope !== 'string' || !(SCOPES as readonly string[]).includes(o.scope)) {
+    throw new ApiError(400, 'invalid_parameter', `choose a scope: ${SCOPES.join(', ')}`);
+  }
+  const scope = o.scope as Scope;
+  const label = typeof o.label === 'string' ? o.label.trim() : '';
+  if (label.length > KEY_LABEL_MAX)
+    throw new ApiError(400, 'invalid_parameter', `the label may have at most ${KEY_LABEL_MAX} characters`);
+  const refusal = appRefusal(scope, plan);
+  if (refusal) throw new ApiError(403, 'insufficient_plan', refusal);
+  const k = generateKey(scope);
+  const made = await store.insertSelfServeKey(
+    {
+      id: k.id,
+      account_id: accountId,
+      scope,
+      name: label === '' ? null : label,
+      display_prefix: k.displayPrefix,
+      hash: k.hash,
+    },
+    MAX_SELF_SERVE_KEYS,
+  );
+  if (made === 'limit') throw keyLimitReached();
+  return { key: made, raw: k.raw };
+}
+
+/** Revoke one of the account's keys (404 for any other id); the API refuses it from the next request. */
+async function revokeKey(
+  store: StateStore,
+  accountId: number,
+  keyId: string,
+): Promise<{ key: ApiKey; already: boolean }> {
+  const before = await ownKey(store, accountId, keyId);
+  if (before.status === 'revoked') return { key: before, already: true };
+  return { key: (await store.revokeKey(keyId))!, already: false };
+}
+
+/**
+ * The usage ledger of the account over [from, to]: per key (revoked and expired ones, and the
+ * app's own entry, included) its days and routes, and the limits it stands against.
+ */
+async function accountUsage({ store, clock }: AccountDeps, accountId: number, from: string, to: string) {
+  const u = await store.accountUsage(accountId, from, to);
+  const today = utcDay(clock().getTime());
+  const zero = (): UsageCounts => ({ requests: 0, errors: 0, rows: 0 });
+  const keys = u.keys.map((k) => {
+    const days = u.days.filter((d) => d.key_id === k.id);
+    const totals = zero();
+    for (const d of days) ((totals.requests += d.requests), (totals.errors += d.errors), (totals.rows += d.rows));
+    const todayRow = days.find((d) => d.day === today);
+    return {
+      key: k,
+      app: isAppKey(k.id),
+      totals,
+      days,
+      routes: u.routes.filter((r) => r.key_id === k.id),
+      hourlyLimit: requestsPerHour(k.scope),
+      dailyRows: dailyRows(k.scope),
+      today: todayRow ? { requests: todayRow.requests, rows: todayRow.rows } : { requests: 0, rows: 0 },
+    };
+  });
+  return { from, to, today, keys };
+}
+
+/** The account's organisation licences with the keys claimed under each. */
+async function licences(store: StateStore, accountId: number): Promise<{ licence: Licence; keys: ApiKey[] }[]> {
+  const [ls, keys] = await Promise.all([store.listLicences(accountId), store.listKeys(accountId)]);
+  return ls.map((licence) => ({ licence, keys: keys.filter((k) => k.licence_id === licence.id) }));
 }
 
 export type AccountService = ReturnType<typeof accountService>;

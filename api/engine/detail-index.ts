@@ -307,6 +307,11 @@ function medianOfTwo(a: number, b: number): number {
   return cents / 100;
 }
 
+/**
+ * The property sales of the release as columns: one position per sale with a date and a county,
+ * in file order; the positions of each area sorted by (day, sale_id DESC); each area's price
+ * ranks for the window medians.
+ */
 async function loadSales(db: ApiDb, file: string): Promise<{ sales: SalesParts; nullAddress: Uint8Array }> {
   const sales = `read_parquet(${sqlString(file)}, file_row_number = true)`;
   const [{ n } = { n: 0 }] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${sales}`);
@@ -323,6 +328,51 @@ async function loadSales(db: ApiDb, file: string): Promise<{ sales: SalesParts; 
     priceRanks: new Map(),
   };
   const nullAddress = new Uint8Array(n);
+  const sidRank = await saleIdRanks(db, sales, n);
+  const rows = await readSaleRows(db, sales, n, s, nullAddress);
+  const { at, fileRow } = rows;
+  for (let i = 0; i < at; i++) fileRow[i] = sidRank[fileRow[i]!]!;
+  sortIntoAreas(s, { ...rows, rankOf: fileRow }); // position → rank of its sale_id
+  rankPricesByArea(s, at);
+  return { sales: s, nullAddress };
+}
+
+/**
+ * The sale ids' rank (ties within a day are broken by sale_id DESC), by file row: the window
+ * sorts only these two narrow columns.
+ */
+async function saleIdRanks(db: ApiDb, sales: string, n: number): Promise<Int32Array> {
+  const sidRank = new Int32Array(n);
+  await db.columns(
+    `SELECT CAST(file_row_number AS INTEGER), CAST(dense_rank() OVER (ORDER BY sale_id DESC) AS INTEGER) FROM ${sales}`,
+    [],
+    (c, rows) => {
+      for (let r = 0; r < rows; r++) sidRank[c[0]![r] as number] = c[1]![r] as number;
+    },
+  );
+  return sidRank;
+}
+
+/** The sales read into `s` by position: `at` positions, each one's county and routing key as place codes, and its file row. */
+interface SaleRows {
+  at: number;
+  countyOf: Int32Array;
+  rkOf: Int32Array;
+  placeNames: string[];
+  fileRow: Int32Array;
+}
+
+/**
+ * The wide rows in file order, with no sort in DuckDB (it would hold them all), into the columns
+ * of `s` (positions are sorted into areas after); `nullAddress` marks null addresses.
+ */
+async function readSaleRows(
+  db: ApiDb,
+  sales: string,
+  n: number,
+  s: SalesParts,
+  nullAddress: Uint8Array,
+): Promise<SaleRows> {
   const descriptionCodes = new Map<string | null, number>();
   // County and routing key as codes (the strings of a chunk are garbage at once).
   const places = new Map<string, number>();
@@ -338,22 +388,10 @@ async function loadSales(db: ApiDb, file: string): Promise<{ sales: SalesParts; 
   };
   const countyOf = new Int32Array(n);
   const rkOf = new Int32Array(n);
-  const sidRank = new Int32Array(n);
   let bytes = Buffer.allocUnsafe(Math.max(1024, n * 48));
   let used = 0;
   let at = 0;
-  // The sale ids' rank (ties within a day are broken by sale_id DESC), by file row: the window
-  // sorts only these two narrow columns.
-  await db.columns(
-    `SELECT CAST(file_row_number AS INTEGER), CAST(dense_rank() OVER (ORDER BY sale_id DESC) AS INTEGER) FROM ${sales}`,
-    [],
-    (c, rows) => {
-      for (let r = 0; r < rows; r++) sidRank[c[0]![r] as number] = c[1]![r] as number;
-    },
-  );
   const fileRow = new Int32Array(n);
-  // The wide rows in file order, with no sort in DuckDB (it would hold them all); positions are
-  // sorted into areas below.
   await db.columns(
     `SELECT county, eircode_routing_key, CAST(date_of_sale - DATE '1970-01-01' AS INTEGER), CAST(price_eur AS DOUBLE), is_new_dwelling,
             description, address, CAST(file_row_number AS INTEGER)
@@ -390,10 +428,13 @@ async function loadSales(db: ApiDb, file: string): Promise<{ sales: SalesParts; 
       }
     },
   );
-  for (let i = 0; i < at; i++) fileRow[i] = sidRank[fileRow[i]!]!;
-  const rankOf = fileRow; // position → rank of its sale_id
   s.addressBytes = Buffer.from(bytes.subarray(0, used));
-  // Areas: positions by (county, routing key) and by county, each sorted by (day, sale_id DESC).
+  return { at, countyOf, rkOf, placeNames, fileRow };
+}
+
+/** Areas: positions by (county, routing key) and by county, each sorted by (day, sale_id DESC). */
+function sortIntoAreas(s: SalesParts, rows: SaleRows & { rankOf: Int32Array }): void {
+  const { at, countyOf, rkOf, placeNames, rankOf } = rows;
   const byDay = (a: number, b: number): number => s.days[a]! - s.days[b]! || rankOf[a]! - rankOf[b]!;
   const order = Int32Array.from({ length: at }, (_, i) => i).sort(
     (a, b) => countyOf[a]! - countyOf[b]! || rkOf[a]! - rkOf[b]! || byDay(a, b),
@@ -414,7 +455,10 @@ async function loadSales(db: ApiDb, file: string): Promise<{ sales: SalesParts; 
       countyStart = i;
     }
   }
-  // Price ranks per area, for the window medians.
+}
+
+/** Price ranks per area, for the window medians. */
+function rankPricesByArea(s: SalesParts, at: number): void {
   const prices = s.prices.subarray(0, at);
   s.priceValues = Float64Array.from(new Set(prices.filter((p) => !Number.isNaN(p)))).sort();
   const rankOfPrice = new Map<number, number>();
@@ -425,5 +469,4 @@ async function loadSales(db: ApiDb, file: string): Promise<{ sales: SalesParts; 
     for (let k = 0; k < area.length; k++) ranks[k] = rankOfPrice.get(s.prices[area[k]!]!) ?? nullRank;
     s.priceRanks.set(key, buildRangeQuantile(ranks));
   }
-  return { sales: s, nullAddress };
 }

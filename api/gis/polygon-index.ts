@@ -154,8 +154,55 @@ const cellOf = (at: number, size: number): number => (at >= size - 1 ? size - 1 
 /** The band of a latitude: clamped to the envelope, monotone in `y`. */
 const bandOf = (grid: Float64Array, bands: number, y: number): number => cellOf((y - grid[S]!) * grid[IBH]!, bands);
 
+/** A geometry's polygons, each its rings of [longitude, latitude] positions. */
+type Polygons = readonly (readonly (readonly number[])[])[][];
+
+/**
+ * Build a polygon's index (see `PolygonIndex`): its envelope's grid, its edges sorted into
+ * latitude bands and into the cells they pass near, each cell wholly in, wholly out or an edge
+ * cell, and the counts of the cells not in / not out for `polygonRegion`. Null for a degenerate
+ * envelope (the exact test alone answers).
+ */
 function polygonIndex(g: AreaGeometry): PolygonIndex | null {
-  const polygons = g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
+  const polygons: Polygons = g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
+  const { w, s, e, n, vertices } = envelopeOf(polygons);
+  const size = gridSize(vertices);
+  const cw = (e - w) / size;
+  const ch = (n - s) / size;
+  if (!(cw > 0 && ch > 0)) return null; // a degenerate envelope: the exact test alone
+  const bands = size * BANDS_PER_ROW;
+  const bh = (n - s) / bands;
+  const grid = Float64Array.of(w, s, e, n, 1 / cw, 1 / ch, 1 / bh);
+  const { all, allPolygon } = edgesOf(polygons);
+  const { bandStart, edges, edgePolygon } = bandEdges(grid, bands, all, allPolygon);
+  const cells = new Uint8Array(size * size);
+  const { cellStart, cellEdges, keepCells } = cellEdgesOf(grid, size, ch, all, allPolygon.length, cells);
+  const ix: PolygonIndex = {
+    grid,
+    size,
+    centres: cellCentres(w, s, cw, ch, size),
+    cells,
+    bands,
+    bandStart,
+    edges,
+    edgePolygon,
+    notIn: new Uint16Array((size + 1) ** 2),
+    notOut: new Uint16Array((size + 1) ** 2),
+    cellStart,
+    cellEdges,
+    centreSide: new Int8Array(cellEdges.length),
+    centre: new Uint8Array(keepCells ? size * size : 0),
+    allEdges: Float64Array.from(all),
+  };
+  if (keepCells)
+    for (let c = 0; c < size * size; c++) if (cells[c] === EDGE_CELL) ix.centre[c] = centreOf(ix, c, allPolygon);
+  markRuns(ix);
+  countNotInNotOut(ix);
+  return ix;
+}
+
+/** The envelope of the polygons (west, south, east, north) and their number of vertices. */
+function envelopeOf(polygons: Polygons): { w: number; s: number; e: number; n: number; vertices: number } {
   let w = Infinity;
   let s = Infinity;
   let e = -Infinity;
@@ -172,14 +219,11 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
       }
     }
   }
-  const size = gridSize(vertices);
-  const cw = (e - w) / size;
-  const ch = (n - s) / size;
-  if (!(cw > 0 && ch > 0)) return null; // a degenerate envelope: the exact test alone
-  const bands = size * BANDS_PER_ROW;
-  const bh = (n - s) / bands;
-  const grid = Float64Array.of(w, s, e, n, 1 / cw, 1 / ch, 1 / bh);
-  // every edge of every ring, in polygon order, then sorted into its rows (counting first)
+  return { w, s, e, n, vertices };
+}
+
+/** Every edge of every ring, in polygon order (`all`: x0, y0, x1, y1 per edge), and each edge's polygon. */
+function edgesOf(polygons: Polygons): { all: number[]; allPolygon: number[] } {
   const all: number[] = [];
   const allPolygon: number[] = [];
   polygons.forEach((rings, p) => {
@@ -190,6 +234,16 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
       }
     }
   });
+  return { all, allPolygon };
+}
+
+/** The edges sorted into the latitude bands they span (counting first), with each one's polygon. */
+function bandEdges(
+  grid: Float64Array,
+  bands: number,
+  all: readonly number[],
+  allPolygon: readonly number[],
+): Pick<PolygonIndex, 'bandStart' | 'edges' | 'edgePolygon'> {
   const bandStart = new Int32Array(bands + 1);
   const spans = (k: number): [number, number] => [
     bandOf(grid, bands, Math.min(all[4 * k + 1]!, all[4 * k + 3]!)),
@@ -211,32 +265,56 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
       edgePolygon[at] = allPolygon[k]!;
     }
   }
-  const cells = new Uint8Array(size * size);
-  // an edge's cells, row by row: the span of longitudes it covers within the row's latitudes
-  // (both grown by EDGE_MARGIN), so a diagonal edge marks the cells along it, not its bounding box
-  const edgeCells = (k: number, visit: (cell: number) => void): void => {
-    const ax = all[4 * k]!;
-    const ay = all[4 * k + 1]!;
-    const bx = all[4 * k + 2]!;
-    const by = all[4 * k + 3]!;
-    const lo = Math.min(ay, by);
-    const hi = Math.max(ay, by);
-    const xAt = (y: number): number => (ay === by ? ax : ax + ((y - ay) * (bx - ax)) / (by - ay));
-    const j1 = rowOf(grid, size, hi + EDGE_MARGIN);
-    for (let j = rowOf(grid, size, lo - EDGE_MARGIN); j <= j1; j++) {
-      const y0 = Math.max(lo, s + j * ch - EDGE_MARGIN);
-      const y1 = Math.min(hi, s + (j + 1) * ch + EDGE_MARGIN);
-      const [x0, x1] =
-        ay === by ? [Math.min(ax, bx), Math.max(ax, bx)] : [Math.min(xAt(y0), xAt(y1)), Math.max(xAt(y0), xAt(y1))];
-      const i1 = colOf(grid, size, x1 + EDGE_MARGIN);
-      for (let i = colOf(grid, size, x0 - EDGE_MARGIN); i <= i1; i++) visit(j * size + i);
-    }
-  };
-  // counted first (and marked), then filled in edge order
+  return { bandStart, edges, edgePolygon };
+}
+
+/**
+ * Edge `k`'s cells, row by row: the span of longitudes it covers within the row's latitudes
+ * (both grown by EDGE_MARGIN), so a diagonal edge marks the cells along it, not its bounding box.
+ */
+function visitEdgeCells(
+  grid: Float64Array,
+  size: number,
+  ch: number,
+  all: readonly number[],
+  k: number,
+  visit: (cell: number) => void,
+): void {
+  const s = grid[S]!;
+  const ax = all[4 * k]!;
+  const ay = all[4 * k + 1]!;
+  const bx = all[4 * k + 2]!;
+  const by = all[4 * k + 3]!;
+  const lo = Math.min(ay, by);
+  const hi = Math.max(ay, by);
+  const xAt = (y: number): number => (ay === by ? ax : ax + ((y - ay) * (bx - ax)) / (by - ay));
+  const j1 = rowOf(grid, size, hi + EDGE_MARGIN);
+  for (let j = rowOf(grid, size, lo - EDGE_MARGIN); j <= j1; j++) {
+    const y0 = Math.max(lo, s + j * ch - EDGE_MARGIN);
+    const y1 = Math.min(hi, s + (j + 1) * ch + EDGE_MARGIN);
+    const [x0, x1] =
+      ay === by ? [Math.min(ax, bx), Math.max(ax, bx)] : [Math.min(xAt(y0), xAt(y1)), Math.max(xAt(y0), xAt(y1))];
+    const i1 = colOf(grid, size, x1 + EDGE_MARGIN);
+    for (let i = colOf(grid, size, x0 - EDGE_MARGIN); i <= i1; i++) visit(j * size + i);
+  }
+}
+
+/**
+ * Each cell's edges: the cells an edge passes near are marked `EDGE_CELL` in `cells` and counted
+ * first, then filled in edge order — kept only when there are few enough pairs of cell and edge.
+ */
+function cellEdgesOf(
+  grid: Float64Array,
+  size: number,
+  ch: number,
+  all: readonly number[],
+  edgeCount: number,
+  cells: Uint8Array,
+): { cellStart: Uint16Array; cellEdges: Int32Array; keepCells: boolean } {
   const cellStart = new Uint16Array(size * size + 1);
   let pairs = 0;
-  for (let k = 0; k < allPolygon.length; k++) {
-    edgeCells(k, (c) => {
+  for (let k = 0; k < edgeCount; k++) {
+    visitEdgeCells(grid, size, ch, all, k, (c) => {
       cells[c] = EDGE_CELL;
       if (cellStart[c + 1]! < 0xffff) cellStart[c + 1]!++; // (beyond that, pairs alone decides: no cells kept)
       pairs++;
@@ -247,32 +325,24 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
   const cellEdges = new Int32Array(keepCells ? pairs : 0);
   if (keepCells) {
     const at = cellStart.slice(0, size * size);
-    for (let k = 0; k < allPolygon.length; k++) edgeCells(k, (c) => void (cellEdges[at[c]!++] = k));
+    for (let k = 0; k < edgeCount; k++) visitEdgeCells(grid, size, ch, all, k, (c) => void (cellEdges[at[c]!++] = k));
   }
+  return { cellStart, cellEdges, keepCells };
+}
+
+/** The longitudes of the grid's columns' centres, then the latitudes of its rows'. */
+function cellCentres(w: number, s: number, cw: number, ch: number, size: number): Float64Array {
   const centres = new Float64Array(2 * size);
   for (let i = 0; i < size; i++) {
     centres[i] = w + (i + 0.5) * cw;
     centres[size + i] = s + (i + 0.5) * ch;
   }
-  const ix: PolygonIndex = {
-    grid,
-    size,
-    centres,
-    cells,
-    bands,
-    bandStart,
-    edges,
-    edgePolygon,
-    notIn: new Uint16Array((size + 1) ** 2),
-    notOut: new Uint16Array((size + 1) ** 2),
-    cellStart,
-    cellEdges,
-    centreSide: new Int8Array(cellEdges.length),
-    centre: new Uint8Array(keepCells ? size * size : 0),
-    allEdges: Float64Array.from(all),
-  };
-  if (keepCells)
-    for (let c = 0; c < size * size; c++) if (cells[c] === EDGE_CELL) ix.centre[c] = centreOf(ix, c, allPolygon);
+  return centres;
+}
+
+/** Mark each run of cells between edge cells in or out, by the band test of its first cell's centre. */
+function markRuns(ix: PolygonIndex): void {
+  const { size, cells } = ix;
   for (let j = 0; j < size; j++) {
     let status = -1; // unknown at the start of a run
     for (let i = 0; i < size; i++) {
@@ -289,6 +359,11 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
       cells[at] = status;
     }
   }
+}
+
+/** The 2-D prefix counts of the cells not wholly in (`notIn`) and not wholly out (`notOut`). */
+function countNotInNotOut(ix: PolygonIndex): void {
+  const { size, cells } = ix;
   const stride = size + 1;
   for (let j = 0; j < size; j++) {
     for (let i = 0; i < size; i++) {
@@ -300,7 +375,6 @@ function polygonIndex(g: AreaGeometry): PolygonIndex | null {
         (cell !== OUT_CELL ? 1 : 0) + ix.notOut[at - 1]! + ix.notOut[at - stride]! - ix.notOut[at - stride - 1]!;
     }
   }
-  return ix;
 }
 
 /**

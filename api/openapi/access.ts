@@ -105,170 +105,201 @@ const counts: Json = {
   required: ['requests', 'errors', 'rows'],
 };
 
+/** Component schemas of the access model: the budget quote, the usage ledger and licence claims. */
 export function accessSchemas(): Json {
   return {
-    BudgetQuote: {
-      type: 'object',
-      additionalProperties: false,
-      description:
-        'The answer to `dry_run=1`, as `application/vnd.leads.quote+json`: what the request would cost against the daily row budget. Nothing is charged.',
-      properties: {
-        dry_run: { type: 'boolean', const: true, description: 'Always true: this is a quote, not the data.' },
-        rows: { type: 'integer', minimum: 0, description: 'Rows the request would return and be charged for.' },
-        budget_limit: {
-          type: ['integer', 'null'],
-          minimum: 0,
-          description: 'Rows per day for the key (null: uncapped).',
-        },
-        budget_remaining: { type: ['integer', 'null'], minimum: 0, description: 'Rows left today (null: uncapped).' },
-        would_succeed: { type: 'boolean', description: 'Whether the real request would fit in what remains.' },
-        resets_at: { type: 'string', format: 'date-time', description: 'When the budget resets (00:00 UTC).' },
-      },
-      required: ['dry_run', 'rows', 'budget_limit', 'budget_remaining', 'would_succeed', 'resets_at'],
-    },
+    BudgetQuote: budgetQuoteSchema(),
     UsageCounts: counts,
-    AccountUsage: {
-      type: 'object',
-      additionalProperties: false,
-      description: "The usage ledger of the calling key's account over [from, to] (UTC days).",
-      properties: {
-        account: {
+    AccountUsage: accountUsageSchema(),
+    ClaimLookup: claimLookupSchema(),
+    ClaimedKey: claimedKeySchema(),
+  };
+}
+
+/** `BudgetQuote`: the answer to `dry_run=1`. */
+function budgetQuoteSchema(): Json {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description:
+      'The answer to `dry_run=1`, as `application/vnd.leads.quote+json`: what the request would cost against the daily row budget. Nothing is charged.',
+    properties: {
+      dry_run: { type: 'boolean', const: true, description: 'Always true: this is a quote, not the data.' },
+      rows: { type: 'integer', minimum: 0, description: 'Rows the request would return and be charged for.' },
+      budget_limit: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        description: 'Rows per day for the key (null: uncapped).',
+      },
+      budget_remaining: { type: ['integer', 'null'], minimum: 0, description: 'Rows left today (null: uncapped).' },
+      would_succeed: { type: 'boolean', description: 'Whether the real request would fit in what remains.' },
+      resets_at: { type: 'string', format: 'date-time', description: 'When the budget resets (00:00 UTC).' },
+    },
+    required: ['dry_run', 'rows', 'budget_limit', 'budget_remaining', 'would_succeed', 'resets_at'],
+  };
+}
+
+/** `AccountUsage`: `GET /v1/account/usage`, the account's keys with their days. */
+function accountUsageSchema(): Json {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description: "The usage ledger of the calling key's account over [from, to] (UTC days).",
+    properties: {
+      account: {
+        type: 'object',
+        additionalProperties: false,
+        description: 'The account.',
+        properties: {
+          id: { type: 'integer', description: 'Account id.' },
+          name: { type: 'string', description: 'Account name.' },
+          plan: { type: 'string', enum: [...PLANS], description: 'Self-serve plan.' },
+        },
+        required: ['id', 'name', 'plan'],
+      },
+      from: { type: 'string', format: 'date', description: 'First day (inclusive).' },
+      to: { type: 'string', format: 'date', description: 'Last day (inclusive).' },
+      detail_days: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Days of per-route detail kept; older days have `routes: null` (their totals are kept forever).',
+      },
+      totals: ref('UsageCounts'),
+      keys: {
+        type: 'array',
+        description: 'Every key of the account, revoked and expired ones included, oldest first.',
+        items: usageKeySchema(),
+      },
+    },
+    required: ['account', 'from', 'to', 'detail_days', 'totals', 'keys'],
+  };
+}
+
+/** One key of `AccountUsage`, with its days. */
+function usageKeySchema(): Json {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', description: 'Key id.' },
+      name: { type: ['string', 'null'], description: 'Label.' },
+      scope: { type: 'string', enum: [...SCOPES], description: 'Scope.' },
+      display_prefix: { type: 'string', description: 'First characters of the key.' },
+      status: { type: 'string', enum: ['active', 'revoked', 'expired'], description: 'Status now.' },
+      created_at: { type: 'string', format: 'date-time', description: 'Creation time.' },
+      revoked_at: { type: ['string', 'null'], format: 'date-time', description: 'Revocation time.' },
+      licence_id: { type: ['string', 'null'], description: 'Organisation licence of a licensed key.' },
+      expires_at: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: "End of a licensed key (its licence's end).",
+      },
+      totals: ref('UsageCounts'),
+      days: {
+        type: 'array',
+        description: 'Days with usage, oldest first.',
+        items: usageDaySchema(),
+      },
+    },
+    required: [
+      'id',
+      'name',
+      'scope',
+      'display_prefix',
+      'status',
+      'created_at',
+      'revoked_at',
+      'licence_id',
+      'expires_at',
+      'totals',
+      'days',
+    ],
+  };
+}
+
+/** One day of a key's usage, with its routes. */
+function usageDaySchema(): Json {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      date: { type: 'string', format: 'date', description: 'UTC day.' },
+      requests: { type: 'integer', minimum: 0, description: 'Requests.' },
+      errors: { type: 'integer', minimum: 0, description: 'Answers 400 and above.' },
+      rows: { type: 'integer', minimum: 0, description: 'Records returned.' },
+      routes: {
+        type: ['array', 'null'],
+        description: 'Per route (method and path template); null for days older than the detail window.',
+        items: {
           type: 'object',
           additionalProperties: false,
-          description: 'The account.',
           properties: {
-            id: { type: 'integer', description: 'Account id.' },
-            name: { type: 'string', description: 'Account name.' },
-            plan: { type: 'string', enum: [...PLANS], description: 'Self-serve plan.' },
+            route: { type: 'string', description: 'e.g. `GET /v1/leads/{id}`.' },
+            requests: { type: 'integer' },
+            errors: { type: 'integer' },
+            rows: { type: 'integer' },
           },
-          required: ['id', 'name', 'plan'],
-        },
-        from: { type: 'string', format: 'date', description: 'First day (inclusive).' },
-        to: { type: 'string', format: 'date', description: 'Last day (inclusive).' },
-        detail_days: {
-          type: 'integer',
-          minimum: 1,
-          description: 'Days of per-route detail kept; older days have `routes: null` (their totals are kept forever).',
-        },
-        totals: ref('UsageCounts'),
-        keys: {
-          type: 'array',
-          description: 'Every key of the account, revoked and expired ones included, oldest first.',
-          items: {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              id: { type: 'string', description: 'Key id.' },
-              name: { type: ['string', 'null'], description: 'Label.' },
-              scope: { type: 'string', enum: [...SCOPES], description: 'Scope.' },
-              display_prefix: { type: 'string', description: 'First characters of the key.' },
-              status: { type: 'string', enum: ['active', 'revoked', 'expired'], description: 'Status now.' },
-              created_at: { type: 'string', format: 'date-time', description: 'Creation time.' },
-              revoked_at: { type: ['string', 'null'], format: 'date-time', description: 'Revocation time.' },
-              licence_id: { type: ['string', 'null'], description: 'Organisation licence of a licensed key.' },
-              expires_at: {
-                type: ['string', 'null'],
-                format: 'date-time',
-                description: "End of a licensed key (its licence's end).",
-              },
-              totals: ref('UsageCounts'),
-              days: {
-                type: 'array',
-                description: 'Days with usage, oldest first.',
-                items: {
-                  type: 'object',
-                  additionalProperties: false,
-                  properties: {
-                    date: { type: 'string', format: 'date', description: 'UTC day.' },
-                    requests: { type: 'integer', minimum: 0, description: 'Requests.' },
-                    errors: { type: 'integer', minimum: 0, description: 'Answers 400 and above.' },
-                    rows: { type: 'integer', minimum: 0, description: 'Records returned.' },
-                    routes: {
-                      type: ['array', 'null'],
-                      description: 'Per route (method and path template); null for days older than the detail window.',
-                      items: {
-                        type: 'object',
-                        additionalProperties: false,
-                        properties: {
-                          route: { type: 'string', description: 'e.g. `GET /v1/leads/{id}`.' },
-                          requests: { type: 'integer' },
-                          errors: { type: 'integer' },
-                          rows: { type: 'integer' },
-                        },
-                        required: ['route', 'requests', 'errors', 'rows'],
-                      },
-                    },
-                  },
-                  required: ['date', 'requests', 'errors', 'rows', 'routes'],
-                },
-              },
-            },
-            required: [
-              'id',
-              'name',
-              'scope',
-              'display_prefix',
-              'status',
-              'created_at',
-              'revoked_at',
-              'licence_id',
-              'expires_at',
-              'totals',
-              'days',
-            ],
-          },
+          required: ['route', 'requests', 'errors', 'rows'],
         },
       },
-      required: ['account', 'from', 'to', 'detail_days', 'totals', 'keys'],
     },
-    ClaimLookup: {
-      type: 'object',
-      additionalProperties: false,
-      description: 'The licence a claim link is for.',
-      properties: {
-        organisation: { type: 'string', description: 'Organisation (account) name.' },
-        licence_id: { type: 'string', description: 'Licence id.' },
-        scope: { type: 'string', enum: ['ent_feed', 'custom'], description: 'Scope of the key the link creates.' },
-        key_prefix: {
-          type: 'string',
-          enum: ['lk_ef_', 'lk_cu_'],
-          description: 'Prefix the generated key must start with.',
-        },
-        seats: { type: 'integer', minimum: 1, description: 'Seats of the licence.' },
-        seats_used: { type: 'integer', minimum: 0, description: 'Seats holding an active key.' },
-        licence_expires_at: {
-          type: 'string',
-          format: 'date-time',
-          description: 'When the licence (and its keys) ends.',
-        },
-        link_expires_at: { type: 'string', format: 'date-time', description: 'When this link stops working.' },
+    required: ['date', 'requests', 'errors', 'rows', 'routes'],
+  };
+}
+
+/** `ClaimLookup`: the licence a claim link is for. */
+function claimLookupSchema(): Json {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description: 'The licence a claim link is for.',
+    properties: {
+      organisation: { type: 'string', description: 'Organisation (account) name.' },
+      licence_id: { type: 'string', description: 'Licence id.' },
+      scope: { type: 'string', enum: ['ent_feed', 'custom'], description: 'Scope of the key the link creates.' },
+      key_prefix: {
+        type: 'string',
+        enum: ['lk_ef_', 'lk_cu_'],
+        description: 'Prefix the generated key must start with.',
       },
-      required: [
-        'organisation',
-        'licence_id',
-        'scope',
-        'key_prefix',
-        'seats',
-        'seats_used',
-        'licence_expires_at',
-        'link_expires_at',
-      ],
-    },
-    ClaimedKey: {
-      type: 'object',
-      additionalProperties: false,
-      description: 'The key created by a claim (never the key itself: the service does not have it).',
-      properties: {
-        id: { type: 'string', description: 'Key id.' },
-        scope: { type: 'string', enum: ['ent_feed', 'custom'], description: 'Scope.' },
-        display_prefix: { type: 'string', description: 'First characters of the key.' },
-        organisation: { type: 'string', description: 'Organisation (account) name.' },
-        licence_id: { type: 'string', description: 'Licence id.' },
-        expires_at: { type: 'string', format: 'date-time', description: 'The key stops working with its licence.' },
-        created_at: { type: 'string', format: 'date-time', description: 'Creation time.' },
+      seats: { type: 'integer', minimum: 1, description: 'Seats of the licence.' },
+      seats_used: { type: 'integer', minimum: 0, description: 'Seats holding an active key.' },
+      licence_expires_at: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the licence (and its keys) ends.',
       },
-      required: ['id', 'scope', 'display_prefix', 'organisation', 'licence_id', 'expires_at', 'created_at'],
+      link_expires_at: { type: 'string', format: 'date-time', description: 'When this link stops working.' },
     },
+    required: [
+      'organisation',
+      'licence_id',
+      'scope',
+      'key_prefix',
+      'seats',
+      'seats_used',
+      'licence_expires_at',
+      'link_expires_at',
+    ],
+  };
+}
+
+/** `ClaimedKey`: the key a claim made. */
+function claimedKeySchema(): Json {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description: 'The key created by a claim (never the key itself: the service does not have it).',
+    properties: {
+      id: { type: 'string', description: 'Key id.' },
+      scope: { type: 'string', enum: ['ent_feed', 'custom'], description: 'Scope.' },
+      display_prefix: { type: 'string', description: 'First characters of the key.' },
+      organisation: { type: 'string', description: 'Organisation (account) name.' },
+      licence_id: { type: 'string', description: 'Licence id.' },
+      expires_at: { type: 'string', format: 'date-time', description: 'The key stops working with its licence.' },
+      created_at: { type: 'string', format: 'date-time', description: 'Creation time.' },
+    },
+    required: ['id', 'scope', 'display_prefix', 'organisation', 'licence_id', 'expires_at', 'created_at'],
   };
 }
 

@@ -146,142 +146,162 @@ const EXPORT_BUSY =
  * closed, so `_meta` is added to a copy of its properties) and the /meta body.
  */
 function responseSchemas(): Json {
-  const detail = component('lead-detail.schema.json');
-  const project = component('infrastructure-project.schema.json');
   return {
-    InfrastructureProjectResponse: {
-      ...project,
-      title: 'Infrastructure project response',
-      description: 'An infrastructure project record (see InfrastructureProject) with `_meta`.',
-      properties: { ...project.properties, _meta: ref('ResponseMeta') },
-      required: [...project.required, '_meta'],
-    },
-    LeadDetailResponse: {
-      ...detail,
-      title: 'Lead detail response',
-      description: 'A lead detail record (see LeadDetail) with `_meta`.',
-      properties: { ...detail.properties, _meta: ref('ResponseMeta') },
-      required: [...detail.required, '_meta'],
-    },
-    IntelAnalyticsSummary: {
-      type: 'object',
-      additionalProperties: false,
-      description:
-        'The answer of `/intel/analytics` without parameters: every section, its row count and the link that pages it.',
-      properties: {
-        sections: {
-          type: 'array',
-          items: {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              section: {
-                type: 'string',
-                enum: ['price_index', 'yields', 'emerging_zones', 'material_costs'],
-                description: 'The section (the `section` parameter).',
-              },
-              available: {
-                type: 'boolean',
-                description:
-                  'False when the release was built before the section existed (paging it answers 503 `analytics_unavailable`).',
-              },
-              total: {
-                type: ['integer', 'null'],
-                minimum: 0,
-                description: 'Rows of the section in this release (null when unavailable).',
-              },
-              href: { type: 'string', format: 'uri', description: 'The first page of the section.' },
-            },
-            required: ['section', 'available', 'total', 'href'],
-          },
-        },
-        _meta: ref('ResponseMeta'),
-      },
-      required: ['sections', '_meta'],
-    },
-    MetaResponse: {
-      type: 'object',
-      description: 'The release being served and the allowed values of the enumerated filters.',
-      properties: {
-        release: {
+    InfrastructureProjectResponse: withMeta(
+      component('infrastructure-project.schema.json'),
+      'Infrastructure project response',
+      'An infrastructure project record (see InfrastructureProject) with `_meta`.',
+    ),
+    LeadDetailResponse: withMeta(
+      component('lead-detail.schema.json'),
+      'Lead detail response',
+      'A lead detail record (see LeadDetail) with `_meta`.',
+    ),
+    IntelAnalyticsSummary: intelSummarySchema(),
+    MetaResponse: metaResponseSchema(),
+  };
+}
+
+/** A closed record's schema with `_meta` added to a copy of its properties, titled anew. */
+function withMeta(record: Json, title: string, description: string): Json {
+  return {
+    ...record,
+    title,
+    description,
+    properties: { ...record.properties, _meta: ref('ResponseMeta') },
+    required: [...record.required, '_meta'],
+  };
+}
+
+/** `IntelAnalyticsSummary`: `/intel/analytics` without parameters. */
+function intelSummarySchema(): Json {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description:
+      'The answer of `/intel/analytics` without parameters: every section, its row count and the link that pages it.',
+    properties: {
+      sections: {
+        type: 'array',
+        items: {
           type: 'object',
-          description: 'The release.',
+          additionalProperties: false,
           properties: {
-            id: { type: 'string', description: 'Release id (UTC build time).' },
-            built_at: { type: 'string', format: 'date-time', description: 'Build time.' },
-            as_of: { type: 'string', format: 'date', description: 'Date of the data.' },
-            schema_version: { type: 'string', description: 'Version of the record schemas.' },
-          },
-          required: ['id', 'built_at', 'as_of', 'schema_version'],
-        },
-        counts: { type: 'object', description: 'Row counts per table and the total of records.' },
-        freshness: {
-          type: 'array',
-          description: 'Per planning authority: leads and the latest received date.',
-          items: {
-            type: 'object',
-            properties: {
-              authority: { type: 'string', description: 'Planning authority.' },
-              county: { type: ['string', 'null'], description: 'County of the authority.' },
-              leads: { type: 'integer', minimum: 0, description: 'Leads of the authority.' },
-              latest_received: { type: ['string', 'null'], format: 'date', description: 'Latest received date.' },
+            section: {
+              type: 'string',
+              enum: ['price_index', 'yields', 'emerging_zones', 'material_costs'],
+              description: 'The section (the `section` parameter).',
             },
-            required: ['authority', 'leads', 'latest_received'],
-          },
-        },
-        sources_freshness: {
-          $ref: '#/components/schemas/ReleaseManifest/$defs/sources_freshness',
-          description:
-            "Where the release's raw files came from: per publisher file, the URL, when it was last checked and fetched, its ETag / Last-Modified, size, SHA-256 and " +
-            'the outcome of the last attempt (`origin: generated` for generated data). Absent for releases built without a fetch log. See docs/fetch.md.',
-        },
-        freshness_by_source: {
-          type: 'object',
-          description:
-            'Per source (planning, commencements): `origin`, when the copy read was downloaded (`fetched_at`) and the publisher last asked (`checked_at`), its rows and newest application date — ' +
-            'GET /v1/authorities gives the same per authority. Absent for releases built before it was recorded.',
-          additionalProperties: { $ref: '#/components/schemas/ReleaseManifest/$defs/source_read' },
-        },
-        enums: {
-          type: 'object',
-          description: 'Allowed values of every enumerated filter.',
-          additionalProperties: { type: 'array', items: { type: 'string' } },
-        },
-        release_status: {
-          type: 'object',
-          description:
-            'The release served and, when the release `current` points at was refused, why. A release is checked file by file against the SHA-256 checksums of its manifest ' +
-            'before the server switches to it; one that does not match, or fails to load, is refused and the previous release keeps serving. ' +
-            'It is tried again after 30 s, then after twice as long each time (at most hourly); a newly published release is tried at once. See docs/releases.md.',
-          properties: {
-            serving: { type: ['string', 'null'], description: 'Id of the release answering requests.' },
-            refused: {
-              type: ['object', 'null'],
-              description: 'The refused release, or null when the published release is the one served.',
-              properties: {
-                release: { type: 'string', description: 'Id of the refused release.' },
-                reason: {
-                  type: 'string',
-                  description:
-                    'Why, e.g. `files do not match manifest.json: geojson/leads.ndjson has 8812 bytes, the manifest says 17453`.',
-                },
-                failed_at: { type: 'string', format: 'date-time', description: 'When the last attempt failed.' },
-                attempts: { type: 'integer', minimum: 1, description: 'Failed attempts at this release so far.' },
-                next_attempt_at: {
-                  type: 'string',
-                  format: 'date-time',
-                  description: 'The earliest time it is tried again.',
-                },
-              },
-              required: ['release', 'reason', 'failed_at', 'attempts', 'next_attempt_at'],
+            available: {
+              type: 'boolean',
+              description:
+                'False when the release was built before the section existed (paging it answers 503 `analytics_unavailable`).',
             },
+            total: {
+              type: ['integer', 'null'],
+              minimum: 0,
+              description: 'Rows of the section in this release (null when unavailable).',
+            },
+            href: { type: 'string', format: 'uri', description: 'The first page of the section.' },
           },
-          required: ['serving', 'refused'],
+          required: ['section', 'available', 'total', 'href'],
         },
-        _meta: ref('ResponseMeta'),
       },
-      required: ['release', 'counts', 'freshness', 'enums', 'release_status', '_meta'],
+      _meta: ref('ResponseMeta'),
     },
+    required: ['sections', '_meta'],
+  };
+}
+
+/** `MetaResponse`: the body of `/meta`. */
+function metaResponseSchema(): Json {
+  return {
+    type: 'object',
+    description: 'The release being served and the allowed values of the enumerated filters.',
+    properties: {
+      release: {
+        type: 'object',
+        description: 'The release.',
+        properties: {
+          id: { type: 'string', description: 'Release id (UTC build time).' },
+          built_at: { type: 'string', format: 'date-time', description: 'Build time.' },
+          as_of: { type: 'string', format: 'date', description: 'Date of the data.' },
+          schema_version: { type: 'string', description: 'Version of the record schemas.' },
+        },
+        required: ['id', 'built_at', 'as_of', 'schema_version'],
+      },
+      counts: { type: 'object', description: 'Row counts per table and the total of records.' },
+      freshness: {
+        type: 'array',
+        description: 'Per planning authority: leads and the latest received date.',
+        items: {
+          type: 'object',
+          properties: {
+            authority: { type: 'string', description: 'Planning authority.' },
+            county: { type: ['string', 'null'], description: 'County of the authority.' },
+            leads: { type: 'integer', minimum: 0, description: 'Leads of the authority.' },
+            latest_received: { type: ['string', 'null'], format: 'date', description: 'Latest received date.' },
+          },
+          required: ['authority', 'leads', 'latest_received'],
+        },
+      },
+      sources_freshness: {
+        $ref: '#/components/schemas/ReleaseManifest/$defs/sources_freshness',
+        description:
+          "Where the release's raw files came from: per publisher file, the URL, when it was last checked and fetched, its ETag / Last-Modified, size, SHA-256 and " +
+          'the outcome of the last attempt (`origin: generated` for generated data). Absent for releases built without a fetch log. See docs/fetch.md.',
+      },
+      freshness_by_source: {
+        type: 'object',
+        description:
+          'Per source (planning, commencements): `origin`, when the copy read was downloaded (`fetched_at`) and the publisher last asked (`checked_at`), its rows and newest application date — ' +
+          'GET /v1/authorities gives the same per authority. Absent for releases built before it was recorded.',
+        additionalProperties: { $ref: '#/components/schemas/ReleaseManifest/$defs/source_read' },
+      },
+      enums: {
+        type: 'object',
+        description: 'Allowed values of every enumerated filter.',
+        additionalProperties: { type: 'array', items: { type: 'string' } },
+      },
+      release_status: releaseStatusSchema(),
+      _meta: ref('ResponseMeta'),
+    },
+    required: ['release', 'counts', 'freshness', 'enums', 'release_status', '_meta'],
+  };
+}
+
+/** `release_status` of `/meta`: the release served and the one refused, with why. */
+function releaseStatusSchema(): Json {
+  return {
+    type: 'object',
+    description:
+      'The release served and, when the release `current` points at was refused, why. A release is checked file by file against the SHA-256 checksums of its manifest ' +
+      'before the server switches to it; one that does not match, or fails to load, is refused and the previous release keeps serving. ' +
+      'It is tried again after 30 s, then after twice as long each time (at most hourly); a newly published release is tried at once. See docs/releases.md.',
+    properties: {
+      serving: { type: ['string', 'null'], description: 'Id of the release answering requests.' },
+      refused: {
+        type: ['object', 'null'],
+        description: 'The refused release, or null when the published release is the one served.',
+        properties: {
+          release: { type: 'string', description: 'Id of the refused release.' },
+          reason: {
+            type: 'string',
+            description:
+              'Why, e.g. `files do not match manifest.json: geojson/leads.ndjson has 8812 bytes, the manifest says 17453`.',
+          },
+          failed_at: { type: 'string', format: 'date-time', description: 'When the last attempt failed.' },
+          attempts: { type: 'integer', minimum: 1, description: 'Failed attempts at this release so far.' },
+          next_attempt_at: {
+            type: 'string',
+            format: 'date-time',
+            description: 'The earliest time it is tried again.',
+          },
+        },
+        required: ['release', 'reason', 'failed_at', 'attempts', 'next_attempt_at'],
+      },
+    },
+    required: ['serving', 'refused'],
   };
 }
 

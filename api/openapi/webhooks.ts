@@ -92,8 +92,97 @@ const webhookProps: Json = {
 };
 const webhookRequired = Object.keys(webhookProps);
 
+/** The members of a delivery in the delivery log (`WebhookDelivery`), all required. */
+const deliveryProps: Json = {
+  id: {
+    type: 'string',
+    pattern: '^evt_[0-9a-f]{24}$',
+    description: "Event id: the body's `id` and the `webhook-id` header, the same on every redelivery.",
+  },
+  webhook_id: { type: 'string', description: 'Webhook id.' },
+  type: { type: 'string', enum: [...EVENT_TYPES], description: 'Event type.' },
+  created_at: { type: 'string', format: 'date-time', description: 'When the event was queued.' },
+  lead_count: {
+    type: 'integer',
+    minimum: 0,
+    description: 'Leads (`lead.new`) or events (the change types) in the body.',
+  },
+  status: {
+    type: 'string',
+    enum: [...DELIVERY_STATUSES],
+    description:
+      "`dead` deliveries form the dead-letter list; `suspended`: pending but held because the webhook is suspended (see `suspended_reason` and the webhook's `access`).",
+  },
+  attempts: { type: 'integer', minimum: 0, description: 'Attempts since queued or last replayed.' },
+  next_attempt_at: ts('When the next attempt is due (pending only).'),
+  last_attempt_at: ts('Start of the last attempt.'),
+  last_status_code: {
+    type: ['integer', 'null'],
+    description: 'HTTP status of the last answer (null: no answer).',
+  },
+  last_error: {
+    type: ['string', 'null'],
+    description: 'Timeout, connection error or refused destination of the last attempt.',
+  },
+  last_latency_ms: { type: ['integer', 'null'], minimum: 0, description: 'Duration of the last attempt.' },
+  delivered_at: ts('When a 2xx answer was recorded.'),
+  dead_reason: { type: ['string', 'null'], description: 'Why the delivery was given up.' },
+  suspended_reason: {
+    type: ['string', 'null'],
+    description:
+      'Why a `suspended` delivery is held (the account holds no key that may receive the webhook); null otherwise.',
+  },
+};
+
 /** Component schemas of the webhook operations and event. */
 export function webhookSchemas(): Json {
+  return {
+    ...webhookResourceSchemas(),
+    ...deliveryLogSchemas(),
+    WebhookCreate: webhookCreateSchema(),
+    WebhookUpdate: webhookUpdateSchema(),
+    WebhookEvent: deliveryBodySchema({
+      description:
+        'Body of a `lead.new` (or `webhook.test`) delivery, masked when it is sent for the scope the webhook has then (`_meta.scope`; retries and replays included). ' +
+        'Verify the signature headers over the raw bytes before parsing (docs/webhooks.md).',
+      id: 'Event id (= `webhook-id`); de-duplicate on it.',
+      types: EVENT_TYPES,
+      type: 'Event type.',
+      createdAt: 'When the event was queued.',
+      release: 'Release the leads come from.',
+      batch: 'Position of this event among the events of one batch run.',
+      batchCount: 'Events in the run.',
+      payload: 'leads',
+      payloadSchema: {
+        type: 'array',
+        items: ref('Lead'),
+        description:
+          "New leads matching the saved filter (at most WEBHOOK_BATCH_MAX), masked for the webhook's scope at send time.",
+      },
+    }),
+    WebhookChangeEvent: deliveryBodySchema({
+      description:
+        "Body of a `lead.updated`, `lead.stage_changed` or `lead.removed` delivery: events of the release's event log, as `GET /v1/events?types=<type>&<saved filter>` serves them, " +
+        "each event's `changes` masked when it is sent for the scope the webhook has then (an enriched field's before / after null below its scope).",
+      id: 'Event id (= `webhook-id`); de-duplicate on it. Not the event-log ids of `events[]`.',
+      types: CHANGE_TYPES,
+      type: 'Delivery type: every event in `events` has it.',
+      createdAt: 'When the delivery was queued.',
+      release: 'Release the events were planned from.',
+      batch: 'Position of this delivery among the deliveries of its type in one batch run.',
+      batchCount: 'Deliveries of the type in the run.',
+      payload: 'events',
+      payloadSchema: {
+        type: 'array',
+        items: ref('Event'),
+        description: 'Event-log events in id order (at most WEBHOOK_BATCH_MAX).',
+      },
+    }),
+  };
+}
+
+/** `Webhook`, `WebhookWithSecret` (creation and rotation) and `WebhookList`. */
+function webhookResourceSchemas(): Json {
   const secret = {
     type: 'string',
     pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
@@ -124,67 +213,18 @@ export function webhookSchemas(): Json {
       },
       required: ['results', 'next_cursor'],
     },
+  };
+}
+
+/** The delivery log: `WebhookDelivery`, its pages (`WebhookDeliveryList`) and `WebhookReplay`. */
+function deliveryLogSchemas(): Json {
+  return {
     WebhookDelivery: {
       type: 'object',
       additionalProperties: false,
       description: 'One event queued for a webhook and what became of it (the delivery log).',
-      properties: {
-        id: {
-          type: 'string',
-          pattern: '^evt_[0-9a-f]{24}$',
-          description: "Event id: the body's `id` and the `webhook-id` header, the same on every redelivery.",
-        },
-        webhook_id: { type: 'string', description: 'Webhook id.' },
-        type: { type: 'string', enum: [...EVENT_TYPES], description: 'Event type.' },
-        created_at: { type: 'string', format: 'date-time', description: 'When the event was queued.' },
-        lead_count: {
-          type: 'integer',
-          minimum: 0,
-          description: 'Leads (`lead.new`) or events (the change types) in the body.',
-        },
-        status: {
-          type: 'string',
-          enum: [...DELIVERY_STATUSES],
-          description:
-            "`dead` deliveries form the dead-letter list; `suspended`: pending but held because the webhook is suspended (see `suspended_reason` and the webhook's `access`).",
-        },
-        attempts: { type: 'integer', minimum: 0, description: 'Attempts since queued or last replayed.' },
-        next_attempt_at: ts('When the next attempt is due (pending only).'),
-        last_attempt_at: ts('Start of the last attempt.'),
-        last_status_code: {
-          type: ['integer', 'null'],
-          description: 'HTTP status of the last answer (null: no answer).',
-        },
-        last_error: {
-          type: ['string', 'null'],
-          description: 'Timeout, connection error or refused destination of the last attempt.',
-        },
-        last_latency_ms: { type: ['integer', 'null'], minimum: 0, description: 'Duration of the last attempt.' },
-        delivered_at: ts('When a 2xx answer was recorded.'),
-        dead_reason: { type: ['string', 'null'], description: 'Why the delivery was given up.' },
-        suspended_reason: {
-          type: ['string', 'null'],
-          description:
-            'Why a `suspended` delivery is held (the account holds no key that may receive the webhook); null otherwise.',
-        },
-      },
-      required: [
-        'id',
-        'webhook_id',
-        'type',
-        'created_at',
-        'lead_count',
-        'status',
-        'attempts',
-        'next_attempt_at',
-        'last_attempt_at',
-        'last_status_code',
-        'last_error',
-        'last_latency_ms',
-        'delivered_at',
-        'dead_reason',
-        'suspended_reason',
-      ],
+      properties: deliveryProps,
+      required: Object.keys(deliveryProps),
     },
     WebhookDeliveryList: {
       type: 'object',
@@ -207,127 +247,114 @@ export function webhookSchemas(): Json {
       properties: { replayed: { type: 'array', items: { type: 'string' }, description: 'Delivery ids.' } },
       required: ['replayed'],
     },
-    WebhookCreate: {
-      type: 'object',
-      additionalProperties: false,
-      description: 'A new webhook.',
-      properties: {
-        url: {
-          type: 'string',
-          maxLength: 2048,
-          description:
-            "https URL on a public address (the operator's WEBHOOK_ALLOW_HOSTS may allow others). Every spelling of an address is judged as the address it is (decimal, octal, hex and short IPv4, IPv4-mapped, -compatible and -translated IPv6, NAT64, 6to4, trailing dots), a host name by what it resolves to now (a name with a private or loopback address is a 400) and again at every delivery, at connect time.",
-          examples: ['https://hooks.example.ie/leads'],
-        },
-        filter: {
-          type: 'string',
-          description: 'Saved filter in the `/v1/leads` grammar, without paging or sort.',
-          examples: ['vertical=solar&county=Cork'],
-        },
-        types: {
-          type: 'array',
-          items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
-          minItems: 1,
-          description:
-            'Event types to receive (default `["lead.new"]`, what every webhook made before types existed receives). A comma-separated string is accepted too.',
-          examples: [['lead.new', 'lead.stage_changed']],
-        },
-        description: { type: 'string', maxLength: 200, description: 'Free text.' },
+  };
+}
+
+/** `WebhookCreate`: the body of `POST /webhooks`. */
+function webhookCreateSchema(): Json {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description: 'A new webhook.',
+    properties: {
+      url: {
+        type: 'string',
+        maxLength: 2048,
+        description:
+          "https URL on a public address (the operator's WEBHOOK_ALLOW_HOSTS may allow others). Every spelling of an address is judged as the address it is (decimal, octal, hex and short IPv4, IPv4-mapped, -compatible and -translated IPv6, NAT64, 6to4, trailing dots), a host name by what it resolves to now (a name with a private or loopback address is a 400) and again at every delivery, at connect time.",
+        examples: ['https://hooks.example.ie/leads'],
       },
-      required: ['url'],
-    },
-    WebhookUpdate: {
-      type: 'object',
-      additionalProperties: false,
-      description: 'The members to change (at least one); the others stay.',
-      properties: {
-        url: { type: 'string', maxLength: 2048, description: 'New destination, checked as on creation.' },
-        filter: { type: 'string', description: 'New saved filter in the `/v1/leads` grammar (empty: every lead).' },
-        types: {
-          type: 'array',
-          items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
-          minItems: 1,
-          description: 'New event types (a comma-separated string is accepted too).',
-        },
-        description: { type: ['string', 'null'], maxLength: 200, description: 'New free text (null clears it).' },
-        status: {
-          type: 'string',
-          enum: ['active', 'disabled'],
-          description: '`disabled` stops deliveries (as `POST …/disable`), `active` resumes them.',
-        },
+      filter: {
+        type: 'string',
+        description: 'Saved filter in the `/v1/leads` grammar, without paging or sort.',
+        examples: ['vertical=solar&county=Cork'],
       },
-      minProperties: 1,
-    },
-    WebhookEvent: {
-      type: 'object',
-      additionalProperties: false,
-      description:
-        'Body of a `lead.new` (or `webhook.test`) delivery, masked when it is sent for the scope the webhook has then (`_meta.scope`; retries and replays included). ' +
-        'Verify the signature headers over the raw bytes before parsing (docs/webhooks.md).',
-      properties: {
-        id: { type: 'string', description: 'Event id (= `webhook-id`); de-duplicate on it.' },
-        type: { type: 'string', enum: [...EVENT_TYPES], description: 'Event type.' },
-        created_at: { type: 'string', format: 'date-time', description: 'When the event was queued.' },
-        webhook_id: { type: 'string', description: 'Webhook id.' },
-        release: { type: ['string', 'null'], description: 'Release the leads come from.' },
-        batch: {
-          type: 'object',
-          additionalProperties: false,
-          description: 'Position of this event among the events of one batch run.',
-          properties: {
-            index: { type: 'integer', minimum: 1, description: '1-based.' },
-            count: { type: 'integer', minimum: 1, description: 'Events in the run.' },
-          },
-          required: ['index', 'count'],
-        },
-        leads: {
-          type: 'array',
-          items: ref('Lead'),
-          description:
-            "New leads matching the saved filter (at most WEBHOOK_BATCH_MAX), masked for the webhook's scope at send time.",
-        },
-        _meta: ref('ResponseMeta'),
+      types: {
+        type: 'array',
+        items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+        minItems: 1,
+        description:
+          'Event types to receive (default `["lead.new"]`, what every webhook made before types existed receives). A comma-separated string is accepted too.',
+        examples: [['lead.new', 'lead.stage_changed']],
       },
-      required: ['id', 'type', 'created_at', 'webhook_id', 'release', 'batch', 'leads', '_meta'],
+      description: { type: 'string', maxLength: 200, description: 'Free text.' },
     },
-    WebhookChangeEvent: {
-      type: 'object',
-      additionalProperties: false,
-      description:
-        "Body of a `lead.updated`, `lead.stage_changed` or `lead.removed` delivery: events of the release's event log, as `GET /v1/events?types=<type>&<saved filter>` serves them, " +
-        "each event's `changes` masked when it is sent for the scope the webhook has then (an enriched field's before / after null below its scope).",
-      properties: {
-        id: {
-          type: 'string',
-          description: 'Event id (= `webhook-id`); de-duplicate on it. Not the event-log ids of `events[]`.',
-        },
-        type: {
-          type: 'string',
-          enum: [...CHANGE_TYPES],
-          description: 'Delivery type: every event in `events` has it.',
-        },
-        created_at: { type: 'string', format: 'date-time', description: 'When the delivery was queued.' },
-        webhook_id: { type: 'string', description: 'Webhook id.' },
-        release: { type: ['string', 'null'], description: 'Release the events were planned from.' },
-        batch: {
-          type: 'object',
-          additionalProperties: false,
-          description: 'Position of this delivery among the deliveries of its type in one batch run.',
-          properties: {
-            index: { type: 'integer', minimum: 1, description: '1-based.' },
-            count: { type: 'integer', minimum: 1, description: 'Deliveries of the type in the run.' },
-          },
-          required: ['index', 'count'],
-        },
-        events: {
-          type: 'array',
-          items: ref('Event'),
-          description: 'Event-log events in id order (at most WEBHOOK_BATCH_MAX).',
-        },
-        _meta: ref('ResponseMeta'),
+    required: ['url'],
+  };
+}
+
+/** `WebhookUpdate`: the body of `PATCH /webhooks/{id}`. */
+function webhookUpdateSchema(): Json {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description: 'The members to change (at least one); the others stay.',
+    properties: {
+      url: { type: 'string', maxLength: 2048, description: 'New destination, checked as on creation.' },
+      filter: { type: 'string', description: 'New saved filter in the `/v1/leads` grammar (empty: every lead).' },
+      types: {
+        type: 'array',
+        items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+        minItems: 1,
+        description: 'New event types (a comma-separated string is accepted too).',
       },
-      required: ['id', 'type', 'created_at', 'webhook_id', 'release', 'batch', 'events', '_meta'],
+      description: { type: ['string', 'null'], maxLength: 200, description: 'New free text (null clears it).' },
+      status: {
+        type: 'string',
+        enum: ['active', 'disabled'],
+        description: '`disabled` stops deliveries (as `POST …/disable`), `active` resumes them.',
+      },
     },
+    minProperties: 1,
+  };
+}
+
+/** What tells one delivery body from the other: its words, its types and its payload member. */
+interface DeliveryBody {
+  description: string;
+  /** Descriptions of `id`, `type`, `created_at`, `release`, `batch` and `batch.count`. */
+  id: string;
+  type: string;
+  createdAt: string;
+  release: string;
+  batch: string;
+  batchCount: string;
+  /** The values of `type`. */
+  types: readonly string[];
+  /** The payload member (`leads` of `lead.new`, `events` of the change types) and its schema. */
+  payload: 'leads' | 'events';
+  payloadSchema: Json;
+}
+
+/**
+ * The body of a delivery (`WebhookEvent`, `WebhookChangeEvent`): the envelope every delivery
+ * shares — id, type, created_at, webhook_id, release, batch, `_meta` — around its payload member.
+ */
+function deliveryBodySchema(b: DeliveryBody): Json {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description: b.description,
+    properties: {
+      id: { type: 'string', description: b.id },
+      type: { type: 'string', enum: [...b.types], description: b.type },
+      created_at: { type: 'string', format: 'date-time', description: b.createdAt },
+      webhook_id: { type: 'string', description: 'Webhook id.' },
+      release: { type: ['string', 'null'], description: b.release },
+      batch: {
+        type: 'object',
+        additionalProperties: false,
+        description: b.batch,
+        properties: {
+          index: { type: 'integer', minimum: 1, description: '1-based.' },
+          count: { type: 'integer', minimum: 1, description: b.batchCount },
+        },
+        required: ['index', 'count'],
+      },
+      [b.payload]: b.payloadSchema,
+      _meta: ref('ResponseMeta'),
+    },
+    required: ['id', 'type', 'created_at', 'webhook_id', 'release', 'batch', b.payload, '_meta'],
   };
 }
 

@@ -154,7 +154,8 @@ export function normalisedInfraFilters(f: InfraFilters): InfraFilters {
   return out as InfraFilters;
 }
 
-const FILTER_KEYS = [
+/** The query parameters that are filters (the rest are order and paging), as `InfraFilters` keys. */
+export const FILTER_KEYS = [
   'vertical',
   'technology',
   'county',

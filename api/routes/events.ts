@@ -14,11 +14,10 @@ import Router from '@koa/router';
 import type { ApiConfig } from '../config.ts';
 import type { AppDeps } from '../http/app-deps.ts';
 import type { AppContext, AppState } from '../http/context.ts';
-import { existsSync } from 'node:fs';
 import { ApiError, notFound } from '../http/errors.ts';
 import type { Release } from '../releases/release.ts';
 import { areaIds } from '../gis/geometry-ids.ts';
-import { maskChanges, maskedFor, responseMeta, type FieldChange } from '../access/masking.ts';
+import { maskedFor, responseMeta } from '../access/masking.ts';
 import { parseLeadId } from '../query/leads-params.ts';
 import { served, type Served } from '../access/budget.ts';
 import { mount, type Operation } from './operation.ts';
@@ -30,93 +29,24 @@ import {
   cursorExpired,
   eventsExtentQuery,
   eventsPageQuery,
-  leadEventsQuery,
   parseEventsQuery,
   type EventRow,
 } from '../query/events-query.ts';
 import { encodeCursor } from '../query/paging.ts';
 import { pageHref, setPageLinks } from '../render/link-header.ts';
-import type { Scope } from '../access/scopes.ts';
-
-/** An event row as served to `scope`: `changes` parsed and masked. */
-export function servedEvent(row: EventRow, scope: Scope): Record<string, unknown> {
-  return {
-    ...row,
-    changes: maskChanges('lead', JSON.parse(row.changes) as Record<string, FieldChange>, scope).changes,
-  };
-}
-
-/** One stage of a lead's timeline (`GET /leads/{id}/history`). */
-interface Stage {
-  lead_readiness: string | null;
-  status: string | null;
-  occurred_at: string | null;
-  observed_at: string | null;
-  release_id: string | null;
-  event_id: number | null;
-}
-
-/**
- * The stages of a lead from its events (in id order) and its current record (null when removed):
- * the stage it had when first seen (from `lead.created`, or the `before` of its first stage
- * change, or its current stage), then one per `lead.stage_changed`, then `removed`.
- */
-export function stagesOf(
-  events: readonly Record<string, any>[],
-  current: { lead_readiness: string; status: string; first_seen: string } | null,
-): Stage[] {
-  const stages: Stage[] = [];
-  const first = events[0];
-  const firstStage = events.find((e) => e.type === 'lead.stage_changed');
-  if (!first || first.type !== 'lead.created') {
-    const before = firstStage?.changes;
-    stages.push({
-      lead_readiness: before
-        ? (before.lead_readiness?.before ?? current?.lead_readiness ?? null)
-        : (current?.lead_readiness ?? null),
-      status: before ? (before.status?.before ?? current?.status ?? null) : (current?.status ?? null),
-      occurred_at: null,
-      observed_at: current?.first_seen ?? null,
-      release_id: null,
-      event_id: null,
-    });
-  }
-  for (const e of events) {
-    const c = e.changes as Record<string, FieldChange>;
-    if (e.type === 'lead.created' || e.type === 'lead.stage_changed') {
-      const prev = stages.at(-1);
-      stages.push({
-        lead_readiness: (c['lead_readiness']?.after as string | undefined) ?? prev?.lead_readiness ?? null,
-        status: (c['status']?.after as string | undefined) ?? prev?.status ?? null,
-        occurred_at: e.occurred_at,
-        observed_at: e.observed_at,
-        release_id: e.release_id,
-        event_id: e.id,
-      });
-    } else if (e.type === 'lead.removed') {
-      stages.push({
-        lead_readiness: null,
-        status: null,
-        occurred_at: null,
-        observed_at: e.observed_at,
-        release_id: e.release_id,
-        event_id: e.id,
-      });
-    }
-  }
-  return stages;
-}
+import { eventLogTable, leadEvents, servedEvent, stagesOf } from '../releases/lead-history.ts';
 
 /** The release's event log table, or 503 `events_unavailable` for a release built before the log existed. */
 function eventsTable(release: Release): string {
-  if (!existsSync(release.path('events.parquet'))) {
+  const table = eventLogTable(release);
+  if (table === null) {
     throw new ApiError(
       503,
       'events_unavailable',
       `release ${release.id} was built before the event log existed; the next refresh starts it`,
     );
   }
-  return release.tables.events;
+  return table;
 }
 
 /** What the events operations share. */
@@ -179,8 +109,7 @@ async function eventsPage(ctx: AppContext, { config, deps, sourcesFor }: EventsE
 async function leadHistory(ctx: AppContext, { deps }: EventsEnv): Promise<Served> {
   const { release, key } = ctx.state;
   const id = parseLeadId(ctx.params['id'] ?? '', ctx.query);
-  const q = leadEventsQuery(eventsTable(release), id);
-  const rows = await deps.db.all<EventRow>(q.sql, q.params);
+  const events = await leadEvents(deps.db, eventsTable(release), id, key.scope);
   const leadRows = await deps.db.all<{
     lead_key: string;
     lead_readiness: string;
@@ -188,12 +117,11 @@ async function leadHistory(ctx: AppContext, { deps }: EventsEnv): Promise<Served
     first_seen: string;
   }>(`SELECT lead_key, lead_readiness, status, first_seen FROM ${release.tables.leads} WHERE id = ?`, [id]);
   const lead = leadRows[0] ?? null;
-  if (!lead && rows.length === 0) throw notFound(`lead ${id}`);
-  const events = rows.map((r) => servedEvent(r, key.scope));
+  if (!lead && events.length === 0) throw notFound(`lead ${id}`);
   return served(Math.max(1, events.length), () => {
     ctx.body = {
       lead_id: id,
-      lead_key: lead?.lead_key ?? rows[0]!.lead_key,
+      lead_key: lead?.lead_key ?? (events[0]!['lead_key'] as string),
       published: lead !== null,
       first_seen: lead?.first_seen ?? null,
       stages: stagesOf(events, lead),

@@ -3,13 +3,13 @@
  * or — for the `leads webhooks …` commands — the release `DATA_DIR/current` points at, read
  * straight from its Parquet files.
  */
-import { existsSync } from 'node:fs';
 import { openApiDb, type ApiDb, type Row } from '../duckdb/db.ts';
 import { keptRelease, type ReleaseTables } from '../releases/kept-release.ts';
 import type { PlaceNames } from '../query/leads-params.ts';
 import type { LeadsSource } from '../query/leads-query.ts';
 import { maxEventIdQuery, maxLeadIdQuery } from '../query/webhook-leads-query.ts';
 import { loadReleaseSources } from '../releases/release-lookups.ts';
+import { eventLogTable } from '../releases/lead-history.ts';
 import { NoReleaseError, readCurrentLink, type Release, type ReleaseManager } from '../releases/release.ts';
 
 /** What dispatch needs of one release. */
@@ -35,7 +35,7 @@ export interface LeadReader {
 
 async function snapshotOf(db: ApiDb, release: Pick<ReleaseTables, 'id' | 'tables' | 'path'>): Promise<LeadSnapshot> {
   const mq = maxLeadIdQuery(release.tables.leads);
-  const events = existsSync(release.path('events.parquet')) ? release.tables.events : null;
+  const events = eventLogTable(release);
   const eq = events ? maxEventIdQuery(events) : null;
   const [sources, max, maxEvent] = await Promise.all([
     loadReleaseSources(db, release),

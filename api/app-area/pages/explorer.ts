@@ -24,7 +24,7 @@ import { budgetExhausted } from '../../access/enforce.ts';
 import { budgetReset, dailyRows, utcDay } from '../../access/limits.ts';
 import type { UsageLedger } from '../../access/ledger.ts';
 import { attribution, maskedFor, maskingFor } from '../../access/masking.ts';
-import { parseLeadId, parseLeadsQuery } from '../../query/leads-params.ts';
+import { parseLeadId, parseLeadsQuery, type PlaceNames } from '../../query/leads-params.ts';
 import { parseExportQuery, EXPORT_FORMATS } from '../../query/export-query.ts';
 import type { ReleaseManager } from '../../releases/release.ts';
 import { releaseSourcesCache } from '../../releases/release-lookups.ts';
@@ -35,11 +35,9 @@ import { appScope, ensureAppKey } from '../account-service.ts';
 import type { AppAreaContext, AppAreaState, RenderPage, SafeHtml } from '../contract.ts';
 import { leadPageBody, leadTitle, type SeenStage } from './lead-page.ts';
 import { labelOf } from '../../../common/labels.ts';
-import { servedEvent, stagesOf } from '../../routes/events.ts';
-import { leadEventsQuery, type EventRow } from '../../query/events-query.ts';
+import { eventLogTable, leadEvents, stagesOf } from '../../releases/lead-history.ts';
 import { CAPABILITIES } from '../../access/scopes.ts';
 import type { Release } from '../../releases/release.ts';
-import { existsSync } from 'node:fs';
 import { html } from '../html.ts';
 import {
   APP_BASE,
@@ -75,122 +73,211 @@ export const EXPLORER_PAGE_SIZE = 25;
 
 type Lead = Record<string, unknown>;
 
+/** What the explorer's handlers share: config, deps and the per-release caches. */
+interface ExplorerEnv {
+  config: ApiConfig;
+  deps: ExplorerPageDeps;
+  sourcesFor: ReturnType<typeof releaseSourcesCache>;
+  tilesFor: ReturnType<typeof releaseTiles>;
+  tempSpace: ReturnType<typeof lazyExportTempSpace>;
+}
+
+/** Charges `rows` to the app's budget (0: only reads the day's use) and says what is left today. */
+type Charge = (rows: number) => Promise<Budget>;
+
+/** The explorer, a lead's page, the CSV download and the map's land and tiles. */
 export function explorerPage(config: ApiConfig, deps: ExplorerPageDeps): Router<AppAreaState> {
   const router = new Router<AppAreaState>({ prefix: APP_BASE });
-  const sourcesFor = releaseSourcesCache(deps.db);
-  const tilesFor = releaseTiles(deps.db);
-  const tempSpace = lazyExportTempSpace(config, deps.exportTemp, deps.log);
+  const env: ExplorerEnv = {
+    config,
+    deps,
+    sourcesFor: releaseSourcesCache(deps.db),
+    tilesFor: releaseTiles(deps.db),
+    tempSpace: lazyExportTempSpace(config, deps.exportTemp, deps.log),
+  };
+  router.get('/explorer', (ctx) => showExplorer(env, ctx));
+  // the map's land and tiles (for the explorer and the lead page), read with the session
+  router.get('/map/land.geojson', landLayer);
+  router.get('/map/tiles/leads/:z/:x/:y.mvt', (ctx) => leadsTile(env, ctx));
+  router.get('/explorer/:id', (ctx) => showLead(env, ctx));
+  router.get('/explorer.csv', (ctx) => downloadCsv(env, ctx));
+  return router;
+}
 
-  /**
-   * Run `work` as the account's app: it charges rows to the app's ledger entry against the plan
-   * scope's daily budget; the request is counted in the usage ledger whatever its outcome.
-   */
-  async function asApp(
-    ctx: AppAreaContext,
-    route: string,
-    work: (scope: Scope, charge: (rows: number) => Promise<Budget>) => Promise<void>,
-  ): Promise<void> {
-    const { account } = ctx.state.app;
-    const scope = appScope(account.plan);
-    const keyId = await ensureAppKey(deps.store, account.id);
-    let charged = 0;
-    let status = 200;
-    // charges `rows` (0: only reads the day's use) and says what is left today
-    const charge = async (rows: number): Promise<Budget> => {
-      const nowMs = deps.clock().getTime();
-      const limit = dailyRows(scope);
-      const reset = budgetReset(nowMs);
-      if (limit === null) {
-        charged += Math.max(0, rows);
-        return { limit, remaining: null, reset };
-      }
-      const r = await deps.store.chargeRows(keyId, utcDay(nowMs), Math.max(0, rows), limit);
-      if (!r.ok) throw budgetExhausted({ rows, remaining: Math.max(0, limit - r.used), limit, reset, scope, nowMs });
+/**
+ * Run `work` as the account's app: it charges rows to the app's ledger entry against the plan
+ * scope's daily budget; the request is counted in the usage ledger whatever its outcome.
+ */
+async function asApp(
+  env: ExplorerEnv,
+  ctx: AppAreaContext,
+  route: string,
+  work: (scope: Scope, charge: Charge) => Promise<void>,
+): Promise<void> {
+  const { account } = ctx.state.app;
+  const scope = appScope(account.plan);
+  const keyId = await ensureAppKey(env.deps.store, account.id);
+  let charged = 0;
+  let status = 200;
+  // charges `rows` (0: only reads the day's use) and says what is left today
+  const charge = async (rows: number): Promise<Budget> => {
+    const nowMs = env.deps.clock().getTime();
+    const limit = dailyRows(scope);
+    const reset = budgetReset(nowMs);
+    if (limit === null) {
       charged += Math.max(0, rows);
-      return { limit, remaining: Math.max(0, limit - r.used), reset };
-    };
-    try {
-      await work(scope, charge);
-      status = ctx.status;
-    } catch (e) {
-      status = e instanceof ApiError ? e.status : 500;
-      throw e;
-    } finally {
-      deps.ledger.record(keyId, route, status, charged);
+      return { limit, remaining: null, reset };
     }
+    const r = await env.deps.store.chargeRows(keyId, utcDay(nowMs), Math.max(0, rows), limit);
+    if (!r.ok) throw budgetExhausted({ rows, remaining: Math.max(0, limit - r.used), limit, reset, scope, nowMs });
+    charged += Math.max(0, rows);
+    return { limit, remaining: Math.max(0, limit - r.used), reset };
+  };
+  try {
+    await work(scope, charge);
+    status = ctx.status;
+  } catch (e) {
+    status = e instanceof ApiError ? e.status : 500;
+    throw e;
+  } finally {
+    env.deps.ledger.record(keyId, route, status, charged);
   }
+}
 
-  router.get('/explorer', async (ctx) => {
-    const release = pinRelease(ctx, deps.releases);
-    const places = release.leads.places();
-    const query = new URLSearchParams(ctx.querystring);
-    const given = givenFilters(query);
-    const pageNo = /^\d{1,4}$/.test(String(ctx.query['page'] ?? '')) ? Math.max(1, Number(ctx.query['page'])) : 1;
-    const sorts = sortsFor(given);
-    const askedSort = query.get('sort') ?? '';
-    const sort = sorts.some(([s]) => s === askedSort) ? askedSort : '';
-    const filterQs = filterQueryString(given);
-    const listQs = [filterQs, sort ? `sort=${sort}` : ''].filter(Boolean).join('&');
-    await asApp(ctx, 'GET /app/explorer', async (scope, charge) => {
-      let error: string | null = null;
-      let found: { total: number; results: Lead[] } | null = null;
-      let budget: Budget | null = null;
-      let offset = 0;
-      try {
-        const req = parseLeadsQuery(
-          {
-            ...filterRawQuery(given),
-            ...(sort ? { sort } : {}),
-            page: String(pageNo),
-            page_size: String(EXPLORER_PAGE_SIZE),
-          },
-          config,
-          places,
-          release.id,
-        );
-        offset = req.paging.mode === 'page' ? req.paging.offset : 0;
-        const page = release.leads.page(
-          { filters: req.filters, sort: req.sort, pageSize: EXPLORER_PAGE_SIZE, offset, after: null },
-          maskingFor(scope),
-        );
-        budget = await charge(page.count);
-        const body = page.json({ page: pageNo, next_cursor: null });
-        try {
-          found = JSON.parse(body.bytes.toString('utf8')) as { total: number; results: Lead[] };
-        } finally {
-          body.done();
-        }
-      } catch (e) {
-        if (!(e instanceof ApiError) || !e.expose) throw e;
-        ctx.status = e.status === 429 ? 429 : 400;
-        error = e.status === 429 ? e.message : customerText(e);
-      }
-      const pages = found ? Math.min(config.pageMax, Math.max(1, Math.ceil(found.total / EXPLORER_PAGE_SIZE))) : 1;
-      const href = (p: number): string => `${APP_BASE}/explorer?${listQs}${listQs ? '&' : ''}page=${p}`;
-      const cw = attribution(scope);
-      const set = filtersSet(given, ['q']);
-      deps.renderPage(ctx, {
-        section: 'explorer',
-        title: 'Lead explorer',
-        status: ctx.status === 404 ? 200 : ctx.status,
-        scripts: [...MAP_SCRIPTS, '/app/assets/explorer-panel.js'],
-        body: html`<div class="explorer">
-<form method="get" action="${APP_BASE}/explorer" class="ex-form" role="search" aria-label="Search and filter leads">
+/** `GET /app/explorer`: the search form, a page of results and their map. */
+async function showExplorer(env: ExplorerEnv, ctx: AppAreaContext): Promise<void> {
+  const release = pinRelease(ctx, env.deps.releases);
+  const places = release.leads.places();
+  const query = new URLSearchParams(ctx.querystring);
+  const given = givenFilters(query);
+  const pageNo = /^\d{1,4}$/.test(String(ctx.query['page'] ?? '')) ? Math.max(1, Number(ctx.query['page'])) : 1;
+  const sorts = sortsFor(given);
+  const askedSort = query.get('sort') ?? '';
+  const sort = sorts.some(([s]) => s === askedSort) ? askedSort : '';
+  const filterQs = filterQueryString(given);
+  const listQs = [filterQs, sort ? `sort=${sort}` : ''].filter(Boolean).join('&');
+  await asApp(env, ctx, 'GET /app/explorer', async (scope, charge) => {
+    const { error, found, budget, offset } = await searchPage(
+      env,
+      ctx,
+      release,
+      { given, places, sort, pageNo },
+      scope,
+      charge,
+    );
+    const pages = found ? Math.min(env.config.pageMax, Math.max(1, Math.ceil(found.total / EXPLORER_PAGE_SIZE))) : 1;
+    const href = (p: number): string => `${APP_BASE}/explorer?${listQs}${listQs ? '&' : ''}page=${p}`;
+    const cw = attribution(scope);
+    const set = filtersSet(given, ['q']);
+    env.deps.renderPage(ctx, {
+      section: 'explorer',
+      title: 'Lead explorer',
+      status: ctx.status === 404 ? 200 : ctx.status,
+      scripts: [...MAP_SCRIPTS, '/app/assets/explorer-panel.js'],
+      body: html`<div class="explorer">
+${searchForm(given, places, sorts, sort, set)}
+<section class="ex-results" aria-labelledby="ex-results-h">
+${message(error)}
+${results({ ctx, release, scope, found, offset, pageNo, pages, href, filterQs, budget, cw })}
+</section>
+${explorerMap(found?.results ?? [], { caption: 'This page’s leads are the red points; grey circles are every lead of the release, grouped where they are close together. Select a point to open its lead; select a group to zoom in.' })}
+</div>`,
+    });
+  });
+}
+
+/** A page of results found, or the error to show (the status set to 400, or 429 when the budget is spent). */
+interface SearchOutcome {
+  error: string | null;
+  found: { total: number; results: Lead[] } | null;
+  budget: Budget | null;
+  offset: number;
+}
+
+/** One page of the explorer's query, through the leads parser and engine, charged. */
+async function searchPage(
+  env: ExplorerEnv,
+  ctx: AppAreaContext,
+  release: Release,
+  q: { given: Map<string, string[]>; places: PlaceNames; sort: string; pageNo: number },
+  scope: Scope,
+  charge: Charge,
+): Promise<SearchOutcome> {
+  const { given, places, sort, pageNo } = q;
+  let error: string | null = null;
+  let found: { total: number; results: Lead[] } | null = null;
+  let budget: Budget | null = null;
+  let offset = 0;
+  try {
+    const req = parseLeadsQuery(
+      {
+        ...filterRawQuery(given),
+        ...(sort ? { sort } : {}),
+        page: String(pageNo),
+        page_size: String(EXPLORER_PAGE_SIZE),
+      },
+      env.config,
+      places,
+      release.id,
+    );
+    offset = req.paging.mode === 'page' ? req.paging.offset : 0;
+    const page = release.leads.page(
+      { filters: req.filters, sort: req.sort, pageSize: EXPLORER_PAGE_SIZE, offset, after: null },
+      maskingFor(scope),
+    );
+    budget = await charge(page.count);
+    const body = page.json({ page: pageNo, next_cursor: null });
+    try {
+      found = JSON.parse(body.bytes.toString('utf8')) as { total: number; results: Lead[] };
+    } finally {
+      body.done();
+    }
+  } catch (e) {
+    if (!(e instanceof ApiError) || !e.expose) throw e;
+    ctx.status = e.status === 429 ? 429 : 400;
+    error = e.status === 429 ? e.message : customerText(e);
+  }
+  return { error, found, budget, offset };
+}
+
+/** The search form: words, sort and the filter panel. */
+function searchForm(
+  given: Map<string, string[]>,
+  places: PlaceNames,
+  sorts: ReturnType<typeof sortsFor>,
+  sort: string,
+  set: number,
+): SafeHtml {
+  return html`<form method="get" action="${APP_BASE}/explorer" class="ex-form" role="search" aria-label="Search and filter leads">
 <div class="field"><label for="ex-q">Search words</label><input type="search" id="ex-q" name="q" maxlength="200" value="${given.get('q')?.[0] ?? ''}" aria-describedby="ex-q-hint"><small id="ex-q-hint">Words in the description, address or council reference. "heat pump" in quotes finds those words together.</small></div>
 <div class="field"><label for="ex-sort">Sort by</label><select id="ex-sort" name="sort">${sorts.map(
-          ([s, words]) =>
-            html`<option value="${s === defaultSort(given) ? '' : s}"${(sort || defaultSort(given)) === s ? html` selected` : ''}>${words}</option>`,
-        )}</select></div>
+    ([s, words]) =>
+      html`<option value="${s === defaultSort(given) ? '' : s}"${(sort || defaultSort(given)) === s ? html` selected` : ''}>${words}</option>`,
+  )}</select></div>
 <div class="ex-buttons"><button type="submit">Search</button> <a href="${APP_BASE}/explorer">Clear all</a></div>
 <details class="ex-all-filters" open${set ? '' : html` data-close-narrow`}><summary><h2 class="ex-filters-title">Filters${set ? html` <span class="badge">${set} set</span>` : ''}</h2></summary>
 ${filterPanel(given, places, 'ex', { omit: ['q'] })}
 <button type="submit">Apply filters</button>
 </details>
-</form>
-<section class="ex-results" aria-labelledby="ex-results-h">
-${message(error)}
-${
-  found
+</form>`;
+}
+
+/** The results: count, list, pager, save and download, the plan's rights; or "No results". */
+function results(r: {
+  ctx: AppAreaContext;
+  release: Release;
+  scope: Scope;
+  found: SearchOutcome['found'];
+  offset: number;
+  pageNo: number;
+  pages: number;
+  href: (p: number) => string;
+  filterQs: string;
+  budget: Budget | null;
+  cw: ReturnType<typeof attribution>;
+}): SafeHtml {
+  const { ctx, release, scope, found, offset, pageNo, pages, href, filterQs, budget, cw } = r;
+  return found
     ? html`<h2 id="ex-results-h" tabindex="-1"${ctx.querystring ? html` data-focus-result` : ''}><span data-total="${found.total}">${countLine(found.total, offset, found.results.length)}</span></h2>
 <ol class="ex-list" start="${offset + 1}">${found.results.map((l) => resultItem(l, scope))}</ol>
 ${pagerNav(pageNo, pages, found.total, href)}
@@ -202,110 +289,104 @@ ${downloadOffer(found.total, budget, `${APP_BASE}/explorer.csv${filterQs ? `?${f
         CAPABILITIES[scope].enriched ? '' : html`: applicant and contractor names come with the premium plan`
       }. Leads shown count against the plan's daily allowance and appear on the usage page. Data release ${release.id}.</small></p>
 ${cw ? html`<p class="attribution"><small>${cw.metadata.attribution}</small></p>` : ''}`
-    : html`<h2 id="ex-results-h" tabindex="-1">No results</h2><p>Change the search or the filters and try again.</p>`
+    : html`<h2 id="ex-results-h" tabindex="-1">No results</h2><p>Change the search or the filters and try again.</p>`;
 }
-</section>
-${explorerMap(found?.results ?? [], { caption: 'This page’s leads are the red points; grey circles are every lead of the release, grouped where they are close together. Select a point to open its lead; select a group to zoom in.' })}
-</div>`,
-      });
-    });
-  });
 
-  // the map's land and tiles (for the explorer and the lead page), read with the session
-  router.get('/map/land.geojson', (ctx) => {
-    const land = landBody();
-    ctx.set('Cache-Control', 'private, max-age=86400');
-    ctx.set('ETag', land.etag);
-    if (ctx.get('If-None-Match') === land.etag) {
-      ctx.status = 304;
+/** `GET /app/map/land.geojson`: the land layer of the map. */
+function landLayer(ctx: AppAreaContext): void {
+  const land = landBody();
+  ctx.set('Cache-Control', 'private, max-age=86400');
+  ctx.set('ETag', land.etag);
+  if (ctx.get('If-None-Match') === land.etag) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.type = 'application/geo+json';
+  ctx.body = land.body;
+}
+
+/** `GET /app/map/tiles/leads/{z}/{x}/{y}.mvt`: a vector tile of the leads; its records count as rows. */
+async function leadsTile(env: ExplorerEnv, ctx: AppAreaContext): Promise<void> {
+  const [z, x, y] = (['z', 'x', 'y'] as const).map((k) => {
+    const s = ctx.params[k] ?? '';
+    return /^\d{1,9}$/.test(s) ? Number(s) : NaN;
+  }) as [number, number, number];
+  if (!validTile(z, x, y)) {
+    ctx.status = 404;
+    return notFoundPage(ctx, env.deps.renderPage, 'explorer', 'map tile');
+  }
+  const release = pinRelease(ctx, env.deps.releases);
+  await asApp(env, ctx, 'GET /app/map/tiles/leads/{z}/{x}/{y}.mvt', async (_scope, charge) => {
+    const tile = await env.tilesFor(release).tile('leads', z, x, y);
+    await charge(tile?.records ?? 0); // clusters are free, records count as rows (as on /v1/tiles)
+    ctx.set('Cache-Control', 'private, no-cache');
+    if (!tile) {
+      ctx.status = 204;
       return;
     }
-    ctx.type = 'application/geo+json';
-    ctx.body = land.body;
+    ctx.type = MVT_TYPE;
+    ctx.body = tile.mvt;
   });
+}
 
-  router.get('/map/tiles/leads/:z/:x/:y.mvt', async (ctx) => {
-    const [z, x, y] = (['z', 'x', 'y'] as const).map((k) => {
-      const s = ctx.params[k] ?? '';
-      return /^\d{1,9}$/.test(s) ? Number(s) : NaN;
-    }) as [number, number, number];
-    if (!validTile(z, x, y)) {
+/** `GET /app/explorer/{id}`: a lead's page. */
+async function showLead(env: ExplorerEnv, ctx: AppAreaContext): Promise<void> {
+  const release = pinRelease(ctx, env.deps.releases);
+  await asApp(env, ctx, 'GET /app/explorer/{id}', async (scope, charge) => {
+    let id: number;
+    try {
+      id = parseLeadId(ctx.params['id'] ?? '', {});
+    } catch {
       ctx.status = 404;
-      return notFoundPage(ctx, deps.renderPage, 'explorer', 'map tile');
+      return notFoundPage(ctx, env.deps.renderPage, 'explorer', 'lead');
     }
-    const release = pinRelease(ctx, deps.releases);
-    await asApp(ctx, 'GET /app/map/tiles/leads/{z}/{x}/{y}.mvt', async (_scope, charge) => {
-      const tile = await tilesFor(release).tile('leads', z, x, y);
-      await charge(tile?.records ?? 0); // clusters are free, records count as rows (as on /v1/tiles)
-      ctx.set('Cache-Control', 'private, no-cache');
-      if (!tile) {
-        ctx.status = 204;
-        return;
-      }
-      ctx.type = MVT_TYPE;
-      ctx.body = tile.mvt;
-    });
-  });
-
-  router.get('/explorer/:id', async (ctx) => {
-    const release = pinRelease(ctx, deps.releases);
-    await asApp(ctx, 'GET /app/explorer/{id}', async (scope, charge) => {
-      let id: number;
-      try {
-        id = parseLeadId(ctx.params['id'] ?? '', {});
-      } catch {
-        ctx.status = 404;
-        return notFoundPage(ctx, deps.renderPage, 'explorer', 'lead');
-      }
-      const detail = release.leads.detail(id, maskingFor(scope));
-      if (!detail) {
-        ctx.status = 404;
-        return notFoundPage(ctx, deps.renderPage, 'explorer', 'lead');
-      }
-      await charge(1);
-      const r = detail.record as Record<string, any>;
-      deps.renderPage(ctx, {
-        section: 'explorer',
-        title: leadTitle(r),
-        scripts: MAP_SCRIPTS,
-        body: leadPageBody(r, await seenStages(deps.db, release, id, r, scope), {
-          enriched: CAPABILITIES[scope].enriched,
-          map: explorerMap([r], {
-            caption:
-              'Grey circles are the other leads nearby (grouped where they are close together). Select one to open it.',
-            zoom: 11,
-          }),
+    const detail = release.leads.detail(id, maskingFor(scope));
+    if (!detail) {
+      ctx.status = 404;
+      return notFoundPage(ctx, env.deps.renderPage, 'explorer', 'lead');
+    }
+    await charge(1);
+    const r = detail.record as Record<string, any>;
+    env.deps.renderPage(ctx, {
+      section: 'explorer',
+      title: leadTitle(r),
+      scripts: MAP_SCRIPTS,
+      body: leadPageBody(r, await seenStages(env.deps.db, release, id, r, scope), {
+        enriched: CAPABILITIES[scope].enriched,
+        map: explorerMap([r], {
+          caption:
+            'Grey circles are the other leads nearby (grouped where they are close together). Select one to open it.',
+          zoom: 11,
         }),
-      });
+      }),
     });
   });
+}
 
-  router.get('/explorer.csv', async (ctx) => {
-    const release = pinRelease(ctx, deps.releases);
-    await asApp(ctx, 'GET /app/explorer.csv', async (scope, charge) => {
-      const src = await sourcesFor(release);
-      const given = givenFilters(new URLSearchParams(ctx.querystring));
-      const req = parseExportQuery(filterRawQuery(given), 'file', config, src.places);
-      const maskedSet = new Set(maskedFor('lead', scope).map((m) => m.field));
-      const rows = release.leads.count(req.filters);
-      const file = await tempSpace().acquire('csv', rows); // a refused export (503 busy) costs nothing
-      try {
-        await charge(rows);
-      } catch (e) {
-        file.release();
-        throw e;
-      }
-      ctx.set('Content-Disposition', `attachment; filename="leads-${release.id}.csv"`);
-      ctx.set('X-Export-Rows', String(rows));
-      ctx.set('Cache-Control', 'no-store');
-      const cw = attribution(scope);
-      if (cw) ctx.set(cw.headers);
-      ctx.body = csvStream(deps.db, src.leads, { filters: req.filters, afterId: null, limit: null }, maskedSet, file);
-      ctx.type = EXPORT_FORMATS.csv.type;
-    });
+/** `GET /app/explorer.csv`: the filtered list as CSV, priced and charged before it streams. */
+async function downloadCsv(env: ExplorerEnv, ctx: AppAreaContext): Promise<void> {
+  const release = pinRelease(ctx, env.deps.releases);
+  await asApp(env, ctx, 'GET /app/explorer.csv', async (scope, charge) => {
+    const src = await env.sourcesFor(release);
+    const given = givenFilters(new URLSearchParams(ctx.querystring));
+    const req = parseExportQuery(filterRawQuery(given), 'file', env.config, src.places);
+    const maskedSet = new Set(maskedFor('lead', scope).map((m) => m.field));
+    const rows = release.leads.count(req.filters);
+    const file = await env.tempSpace().acquire('csv', rows); // a refused export (503 busy) costs nothing
+    try {
+      await charge(rows);
+    } catch (e) {
+      file.release();
+      throw e;
+    }
+    ctx.set('Content-Disposition', `attachment; filename="leads-${release.id}.csv"`);
+    ctx.set('X-Export-Rows', String(rows));
+    ctx.set('Cache-Control', 'no-store');
+    const cw = attribution(scope);
+    if (cw) ctx.set(cw.headers);
+    ctx.body = csvStream(env.deps.db, src.leads, { filters: req.filters, afterId: null, limit: null }, maskedSet, file);
+    ctx.type = EXPORT_FORMATS.csv.type;
   });
-
-  return router;
 }
 
 /** What the plan's daily row budget allows now: null `limit` / `remaining` when the scope has no cap; `reset` in epoch seconds. */
@@ -481,9 +562,9 @@ async function seenStages(
   r: Record<string, any>,
   scope: Scope,
 ): Promise<SeenStage[]> {
-  if (!existsSync(release.path('events.parquet'))) return [];
-  const q = leadEventsQuery(release.tables.events, id);
-  const events = (await db.all<EventRow>(q.sql, q.params)).map((e) => servedEvent(e, scope));
+  const table = eventLogTable(release);
+  if (table === null) return [];
+  const events = await leadEvents(db, table, id, scope);
   const p = (r['project'] as Record<string, any> | undefined) ?? r;
   return stagesOf(events, {
     lead_readiness: String(p['lead_readiness']),

@@ -16,7 +16,7 @@ import { APP_BASE, fmt } from './common.ts';
 
 type Rec = Record<string, any>;
 
-/** One stage of the lead as the event log saw it (api/routes/events.ts `stagesOf`). */
+/** One stage of the lead as the event log saw it (api/releases/lead-history.ts `stagesOf`). */
 export interface SeenStage {
   lead_readiness: string | null;
   occurred_at: string | null;
@@ -77,24 +77,21 @@ export function leadPageBody(
   opts: { enriched: boolean; map: SafeHtml },
 ): SafeHtml {
   const p: Rec = r['project'] ?? r;
-  const za: Rec = r['zoning_and_appeals'] ?? {};
-  const area: Rec = r['area_comparables'] ?? {};
-  const contractor: Rec | null =
-    r['main_contractor'] && typeof r['main_contractor'] === 'object' ? r['main_contractor'] : null;
-  const company: Rec | null = r['registered_company'] ?? null;
   const council = typeof p['public_url'] === 'string' ? p['public_url'] : (r['public_url'] as string | null);
-  const hidden = 'Not in your plan';
-  const applicant = opts.enriched
-    ? text(
-        r['applicant_org'] ??
-          (r['applicant_type'] === 'individual' ? 'A private individual (name not published)' : null),
-      )
-    : hidden;
-  const timeline = sourceTimeline(r, p);
-  const seen = stages.filter((s) => s.lead_readiness !== null);
   return html`<p><a href="${APP_BASE}/explorer">Back to the explorer</a>${council ? html` · <a href="${council}" rel="noopener noreferrer external">The application on the council's website</a>` : ''}</p>
 <p class="lead-description">${text(p['description'])}</p>
-<section aria-labelledby="lead-facts"><h2 id="lead-facts">Key facts</h2>${facts([
+${keyFacts(r, p)}
+${timeline(r, p, stages)}
+${people(r, opts.enriched)}
+<section aria-labelledby="lead-map"><h2 id="lead-map">Where</h2>${opts.map}</section>
+${zoningAndAppeals(r)}
+${theArea(r)}
+${enrichedSections(r, opts.enriched)}`;
+}
+
+/** Key facts: where, stage, trades, value and what is being built. */
+function keyFacts(r: Rec, p: Rec): SafeHtml {
+  return html`<section aria-labelledby="lead-facts"><h2 id="lead-facts">Key facts</h2>${facts([
     ['Council reference', text(r['application_number'])],
     ['Planning authority', text(r['planning_authority'])],
     ['County', text(r['county'])],
@@ -118,9 +115,15 @@ export function leadPageBody(
     ['Units', fmt(p['num_units'] as number | null)],
     ['Floor area', typeof p['floor_area_m2'] === 'number' ? `${fmt(p['floor_area_m2'])} m²` : '—'],
     ['Demolition', yesNo(p['demolition'])],
-  ])}</section>
-<section aria-labelledby="lead-timeline"><h2 id="lead-timeline">Timeline</h2>
-<ol class="timeline">${timeline.map(([k, d]) => html`<li><strong>${k}</strong>: ${d}</li>`)}</ol>
+  ])}</section>`;
+}
+
+/** The source's dates, then the stages the weekly releases saw. */
+function timeline(r: Rec, p: Rec, stages: readonly SeenStage[]): SafeHtml {
+  const steps = sourceTimeline(r, p);
+  const seen = stages.filter((s) => s.lead_readiness !== null);
+  return html`<section aria-labelledby="lead-timeline"><h2 id="lead-timeline">Timeline</h2>
+<ol class="timeline">${steps.map(([k, d]) => html`<li><strong>${k}</strong>: ${d}</li>`)}</ol>
 ${
   seen.length > 0
     ? html`<h3>Stages seen by the weekly releases</h3><ol class="timeline">${seen.map(
@@ -128,12 +131,26 @@ ${
           html`<li>${labelOf('lead_readiness', s.lead_readiness!)}${s.occurred_at ? html` — at the source ${s.occurred_at}` : ''}${s.observed_at ? html` (seen ${s.observed_at.slice(0, 10)})` : ''}</li>`,
       )}</ol>`
     : ''
-}</section>
-<section aria-labelledby="lead-people"><h2 id="lead-people">Applicant and contractor</h2>${facts([
+}</section>`;
+}
+
+/** The applicant and contractor where the plan allows, and the registered company. */
+function people(r: Rec, enriched: boolean): SafeHtml {
+  const contractor: Rec | null =
+    r['main_contractor'] && typeof r['main_contractor'] === 'object' ? r['main_contractor'] : null;
+  const company: Rec | null = r['registered_company'] ?? null;
+  const hidden = 'Not in your plan';
+  const applicant = enriched
+    ? text(
+        r['applicant_org'] ??
+          (r['applicant_type'] === 'individual' ? 'A private individual (name not published)' : null),
+      )
+    : hidden;
+  return html`<section aria-labelledby="lead-people"><h2 id="lead-people">Applicant and contractor</h2>${facts([
     ['Applicant', applicant],
-    ['Applicant company number', opts.enriched ? text(r['applicant_company_number']) : hidden],
-    ['Main contractor', opts.enriched ? text(contractor?.['name']) : hidden],
-    ['Contractor company number', opts.enriched ? text(contractor?.['company_number']) : hidden],
+    ['Applicant company number', enriched ? text(r['applicant_company_number']) : hidden],
+    ['Main contractor', enriched ? text(contractor?.['name']) : hidden],
+    ['Contractor company number', enriched ? text(contractor?.['company_number']) : hidden],
   ])}${
     company
       ? html`<h3>Registered company</h3>${facts([
@@ -145,9 +162,13 @@ ${
           ['Address', text(company['address'])],
         ])}`
       : ''
-  }</section>
-<section aria-labelledby="lead-map"><h2 id="lead-map">Where</h2>${opts.map}</section>
-<section aria-labelledby="lead-zoning"><h2 id="lead-zoning">Zoning and appeals</h2>${facts([
+  }</section>`;
+}
+
+/** Zoning and appeals. */
+function zoningAndAppeals(r: Rec): SafeHtml {
+  const za: Rec = r['zoning_and_appeals'] ?? {};
+  return html`<section aria-labelledby="lead-zoning"><h2 id="lead-zoning">Zoning and appeals</h2>${facts([
     ['Land-use zoning', text(za['land_use_description'] ?? za['land_use_code'])],
     ['Further information requested', yesNo(za['further_info_requested'])],
     ['Appeal', text(za['appeal_ref'])],
@@ -158,8 +179,13 @@ ${
         ? `${String(za['appeal_decision'])}${za['appeal_decision_date'] ? ` (${String(za['appeal_decision_date'])})` : ''}`
         : '—',
     ],
-  ])}</section>
-<section aria-labelledby="lead-area"><h2 id="lead-area">The area</h2>${facts([
+  ])}</section>`;
+}
+
+/** The area: its sales, nearby leads and recent sales. */
+function theArea(r: Rec): SafeHtml {
+  const area: Rec = r['area_comparables'] ?? {};
+  return html`<section aria-labelledby="lead-area"><h2 id="lead-area">The area</h2>${facts([
     [
       'Property sales',
       `${fmt(area['sales_count'] as number | null)} in ${text(area['eircode_routing_key'] ?? area['county'])} over ${fmt(area['window_months'] as number | null)} months`,
@@ -181,9 +207,12 @@ ${table('Recent sales', (area['recent_sales'] as Rec[] | undefined) ?? [], [
   ['address', 'Address', (v) => text(v)],
   ['price_eur', 'Price', (v) => euro(v)],
   ['is_new_dwelling', 'New dwelling', (v) => yesNo(v)],
-])}</section>
-${
-  opts.enriched
+])}</section>`;
+}
+
+/** Suppliers and company filings where the plan allows, else what would bring them. */
+function enrichedSections(r: Rec, enriched: boolean): SafeHtml {
+  return enriched
     ? html`<section aria-labelledby="lead-suppliers"><h2 id="lead-suppliers">Suppliers near the site</h2>${table(
         'Suppliers',
         (r['suppliers'] as Rec[] | null) ?? [],
@@ -204,6 +233,5 @@ ${
           ['description', 'Filing', (v) => text(v)],
         ],
       )}</section>`
-    : html`<p>Suppliers, the registered company and its filings come with a plan that includes applicant details.</p>`
-}`;
+    : html`<p>Suppliers, the registered company and its filings come with a plan that includes applicant details.</p>`;
 }

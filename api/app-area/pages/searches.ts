@@ -98,64 +98,104 @@ function alertFields(prefix: string, frequency: AlertFrequency, email: string | 
   )}<div class="field"><label for="${prefix}-email">Send alerts to (e-mail address)</label><input type="email" id="${prefix}-email" name="email" autocomplete="email" maxlength="254" value="${email ?? ''}" aria-describedby="${prefix}-email-hint"><small id="${prefix}-email-hint">Needed for a daily or weekly alert. An alert lists the leads that are new (or changed stage) since the last one; every e-mail has a link to stop it.</small></div></fieldset>`;
 }
 
+/** What the saved-search pages share: config, deps and the lead reader of the alerts' watermarks. */
+interface SearchesEnv {
+  config: ApiConfig;
+  deps: SearchesPageDeps;
+  reader: ReturnType<typeof serverLeadReader>;
+}
+
+/** A change to one saved search: it answers the `done` word of the redirect. */
+type SearchAction = (env: SearchesEnv, ctx: AppAreaContext, s: SavedSearch, form: URLSearchParams) => Promise<string>;
+
+/** The changes to one saved search (`POST /app/searches/{id}/{path}`), in the order they are mounted. */
+const SEARCH_ACTIONS: readonly [string, SearchAction][] = [
+  ['rename', renameSearch],
+  ['alert', changeAlert],
+  ['delete', deleteSearch],
+];
+
+/** What the list says after a change's redirect (`?done=…`). */
+const SEARCH_DONE_NOTICES: Readonly<Record<string, string>> = {
+  saved: 'Search saved.',
+  renamed: 'Search renamed.',
+  alert: 'Alert changed.',
+  deleted: 'Search deleted.',
+};
+
+/** /app/searches: save a search, the list, and each search's changes. */
 export function searchesPage(config: ApiConfig, deps: SearchesPageDeps): Router<AppAreaState> {
   const router = new Router<AppAreaState>({ prefix: APP_BASE });
-  const reader = serverLeadReader(deps.db, deps.releases);
-  /** A query parser against the place names of the release this request pinned (503 `no_release` before the first). */
-  const parserFor = (ctx: AppAreaContext): ((query: string) => ParsedSearch) => {
-    const places = pinRelease(ctx, deps.releases).leads.places();
-    return (query) => parseSearchQuery(query, places, config);
-  };
-  const own = async (ctx: AppAreaContext): Promise<SavedSearch | null> => {
-    const s = await deps.store.searches.getSearch(ctx.params['id'] ?? '');
-    return s && s.account_id === ctx.state.app.account.id ? s : null;
-  };
-  /** Where a new or re-enabled alert starts: the current release's highest ids (only later leads are sent). */
-  const watermarks = async (): Promise<{ leadId: number; eventId: number }> => {
-    const snap = await reader.snapshot();
-    return { leadId: snap?.maxLeadId ?? 0, eventId: snap?.maxEventId ?? 0 };
-  };
-  /** A note when alerts could not be sent now: they go out only while a key of the account grants access (as webhooks). */
-  const accessNote = async (ctx: AppAreaContext): Promise<SafeHtml> => {
-    const { account } = ctx.state.app;
-    const a = alertAccess(account, await deps.store.listKeys(account.id), deps.clock());
-    return a.scope
-      ? html``
-      : html`<p class="notice" role="note">Alert e-mails are sent only while the account holds an API key that works — as the API would read the leads with it. It holds none now (revoked, expired or not in the ${account.plan} plan), so no alert is sent until you <a href="${APP_BASE}/keys">create a key</a>.</p>`;
-  };
-  const back = (ctx: AppAreaContext, id: string | null, done: string): void => {
-    ctx.redirect(`${APP_BASE}/searches?${id ? `focus=${id}&` : ''}done=${done}${id ? `#search-${id}` : ''}`);
-    ctx.status = 303;
-  };
+  const env: SearchesEnv = { config, deps, reader: serverLeadReader(deps.db, deps.releases) };
+  router.get('/searches/new', (ctx) => newForm(env, ctx, String(ctx.query['query'] ?? '')));
+  router.post('/searches', (ctx) => saveSearch(env, ctx));
+  router.get('/searches', (ctx) => listSearches(env, ctx));
+  for (const [path, run] of SEARCH_ACTIONS) router.post(`/searches/:id/${path}`, (ctx) => act(env, ctx, run));
+  return router;
+}
 
-  /** The new-search form (also re-shown with an error). */
-  async function newForm(
-    ctx: AppAreaContext,
-    query: string,
-    o: { error?: string; status?: number; form?: URLSearchParams } = {},
-  ): Promise<void> {
-    const note = await accessNote(ctx);
-    let parsed: ParsedSearch | null = null;
-    let error = o.error ?? null;
-    const parse = parserFor(ctx);
-    try {
-      parsed = parse(query);
-    } catch (e) {
-      if (!(e instanceof ApiError) || !e.expose) throw e;
-      error = `This search cannot be saved: ${problemText(e)}`;
-    }
-    const status = parsed ? (o.status ?? 200) : 400;
-    const suggested = parsed
-      ? describeSearch(parsed)
-          .map(([, v]) => v)
-          .join(', ')
-          .slice(0, 80)
-      : '';
-    deps.renderPage(ctx, {
-      section: 'searches',
-      title: 'Save a search',
-      status,
-      body: html`${message(error)}${parsed ? note : ''}
+/** A query parser against the place names of the release this request pinned (503 `no_release` before the first). */
+function parserFor(env: SearchesEnv, ctx: AppAreaContext): (query: string) => ParsedSearch {
+  const places = pinRelease(ctx, env.deps.releases).leads.places();
+  return (query) => parseSearchQuery(query, places, env.config);
+}
+
+/** The saved search of the path's id when it is this account's, else null. */
+async function own(env: SearchesEnv, ctx: AppAreaContext): Promise<SavedSearch | null> {
+  const s = await env.deps.store.searches.getSearch(ctx.params['id'] ?? '');
+  return s && s.account_id === ctx.state.app.account.id ? s : null;
+}
+
+/** Where a new or re-enabled alert starts: the current release's highest ids (only later leads are sent). */
+async function watermarks(env: SearchesEnv): Promise<{ leadId: number; eventId: number }> {
+  const snap = await env.reader.snapshot();
+  return { leadId: snap?.maxLeadId ?? 0, eventId: snap?.maxEventId ?? 0 };
+}
+
+/** A note when alerts could not be sent now: they go out only while a key of the account grants access (as webhooks). */
+async function accessNote(env: SearchesEnv, ctx: AppAreaContext): Promise<SafeHtml> {
+  const { account } = ctx.state.app;
+  const a = alertAccess(account, await env.deps.store.listKeys(account.id), env.deps.clock());
+  return a.scope
+    ? html``
+    : html`<p class="notice" role="note">Alert e-mails are sent only while the account holds an API key that works — as the API would read the leads with it. It holds none now (revoked, expired or not in the ${account.plan} plan), so no alert is sent until you <a href="${APP_BASE}/keys">create a key</a>.</p>`;
+}
+
+/** 303 to the list, focused on the search `id` (none after a delete), saying what was `done`. */
+function back(ctx: AppAreaContext, id: string | null, done: string): void {
+  ctx.redirect(`${APP_BASE}/searches?${id ? `focus=${id}&` : ''}done=${done}${id ? `#search-${id}` : ''}`);
+  ctx.status = 303;
+}
+
+/** The new-search form (also re-shown with an error). */
+async function newForm(
+  env: SearchesEnv,
+  ctx: AppAreaContext,
+  query: string,
+  o: { error?: string; status?: number; form?: URLSearchParams } = {},
+): Promise<void> {
+  const note = await accessNote(env, ctx);
+  let parsed: ParsedSearch | null = null;
+  let error = o.error ?? null;
+  const parse = parserFor(env, ctx);
+  try {
+    parsed = parse(query);
+  } catch (e) {
+    if (!(e instanceof ApiError) || !e.expose) throw e;
+    error = `This search cannot be saved: ${problemText(e)}`;
+  }
+  const status = parsed ? (o.status ?? 200) : 400;
+  const suggested = parsed
+    ? describeSearch(parsed)
+        .map(([, v]) => v)
+        .join(', ')
+        .slice(0, 80)
+    : '';
+  env.deps.renderPage(ctx, {
+    section: 'searches',
+    title: 'Save a search',
+    status,
+    body: html`${message(error)}${parsed ? note : ''}
 ${
   parsed
     ? html`<section aria-labelledby="ns-what"><h2 id="ns-what">What the search finds</h2>${inWords(parsed)}<p><a href="${APP_BASE}/explorer${parsed.query ? `?${parsed.query}` : ''}">Back to these results in the explorer</a></p></section>
@@ -165,72 +205,82 @@ ${alertFields('ns', ((o.form?.get('frequency') as AlertFrequency) ?? 'weekly') a
 <button type="submit">Save search</button></form>`
     : html`<p><a href="${APP_BASE}/explorer">Go to the lead explorer</a> to build a search.</p>`
 }`,
-    });
-  }
-
-  router.get('/searches/new', (ctx) => newForm(ctx, String(ctx.query['query'] ?? '')));
-
-  router.post('/searches', async (ctx) => {
-    const { account } = ctx.state.app;
-    const form = await formBody(ctx);
-    const query = form.get('query') ?? '';
-    try {
-      const parsed = parserFor(ctx)(query);
-      const name = nameOf(form.get('name'));
-      const alert = alertOf(form);
-      if ((await deps.store.searches.listSearches(account.id)).length >= SEARCHES_MAX)
-        throw new ApiError(
-          409,
-          'search_limit',
-          `You already keep ${SEARCHES_MAX} saved searches, the most an account may keep. Delete one you no longer use first.`,
-        );
-      const w = await watermarks();
-      const s = await deps.store.searches.createSearch({
-        id: `ss_${randomBytes(12).toString('hex')}`,
-        account_id: account.id,
-        name,
-        query: parsed.query,
-        frequency: alert.frequency,
-        email: alert.email,
-        unsubscribe_key: newUnsubscribeKey(),
-        watermark_lead_id: w.leadId,
-        watermark_event_id: w.eventId,
-      });
-      await deps.recordActivity(ctx, 'search_saved', { search_id: s.id, alert: s.frequency });
-      back(ctx, s.id, 'saved');
-    } catch (e) {
-      if (!(e instanceof ApiError) || !e.expose) throw e;
-      await newForm(ctx, query, { error: problemText(e), status: e.status, form });
-    }
   });
+}
 
-  router.get('/searches', async (ctx) => {
-    const list = await deps.store.searches.listSearches(ctx.state.app.account.id);
-    const parse = parserFor(ctx);
-    const focus = String(ctx.query['focus'] ?? '');
-    const done = String(ctx.query['done'] ?? '');
-    const notice: Record<string, string> = {
-      saved: 'Search saved.',
-      renamed: 'Search renamed.',
-      alert: 'Alert changed.',
-      deleted: 'Search deleted.',
-    };
-    const item = (s: SavedSearch): SafeHtml => {
-      let parsed: ParsedSearch | null = null;
-      try {
-        parsed = parse(s.query);
-      } catch {
-        // a value the current release no longer has (an authority renamed): shown as stored
-      }
-      const hid = `search-${s.id}`;
-      const explorer = `${APP_BASE}/explorer${s.query ? `?${s.query}` : ''}`;
-      const hook = new URLSearchParams(parsed ? s.query.replace(/(^|&)sort=[^&]*/, '') : '');
-      hook.set('description', s.name);
-      return html`<section id="${hid}" class="saved-search" tabindex="-1" aria-labelledby="${hid}-h"${s.id === focus ? html` aria-current="true"` : ''}><h2 id="${hid}-h">${s.name}</h2>
+/** `POST /app/searches`: save the search (at most `SEARCHES_MAX`), its alert starting from now. */
+async function saveSearch(env: SearchesEnv, ctx: AppAreaContext): Promise<void> {
+  const { account } = ctx.state.app;
+  const form = await formBody(ctx);
+  const query = form.get('query') ?? '';
+  try {
+    const parsed = parserFor(env, ctx)(query);
+    const name = nameOf(form.get('name'));
+    const alert = alertOf(form);
+    if ((await env.deps.store.searches.listSearches(account.id)).length >= SEARCHES_MAX)
+      throw new ApiError(
+        409,
+        'search_limit',
+        `You already keep ${SEARCHES_MAX} saved searches, the most an account may keep. Delete one you no longer use first.`,
+      );
+    const w = await watermarks(env);
+    const s = await env.deps.store.searches.createSearch({
+      id: `ss_${randomBytes(12).toString('hex')}`,
+      account_id: account.id,
+      name,
+      query: parsed.query,
+      frequency: alert.frequency,
+      email: alert.email,
+      unsubscribe_key: newUnsubscribeKey(),
+      watermark_lead_id: w.leadId,
+      watermark_event_id: w.eventId,
+    });
+    await env.deps.recordActivity(ctx, 'search_saved', { search_id: s.id, alert: s.frequency });
+    back(ctx, s.id, 'saved');
+  } catch (e) {
+    if (!(e instanceof ApiError) || !e.expose) throw e;
+    await newForm(env, ctx, query, { error: problemText(e), status: e.status, form });
+  }
+}
+
+/** `GET /app/searches`: the account's saved searches. */
+async function listSearches(env: SearchesEnv, ctx: AppAreaContext): Promise<void> {
+  const list = await env.deps.store.searches.listSearches(ctx.state.app.account.id);
+  const parse = parserFor(env, ctx);
+  const focus = String(ctx.query['focus'] ?? '');
+  const done = String(ctx.query['done'] ?? '');
+  const note = list.some((s) => s.frequency !== 'none') ? await accessNote(env, ctx) : html``;
+  env.deps.renderPage(ctx, {
+    section: 'searches',
+    title: 'Saved searches',
+    body: html`${message(SEARCH_DONE_NOTICES[done] ?? null, 'notice')}${note}
+<p>Save a search from the <a href="${APP_BASE}/explorer">lead explorer</a> ("Save this search") to come back to it, and choose a daily or weekly e-mail of the leads that are new since the last one.</p>
+${list.length ? list.map((s) => searchItem(ctx, s, parse, focus)) : html`<p>No saved searches yet.</p>`}`,
+  });
+}
+
+/** One saved search in the list: in words, its alert, links, rename / alert forms and delete. */
+function searchItem(
+  ctx: AppAreaContext,
+  s: SavedSearch,
+  parse: (query: string) => ParsedSearch,
+  focus: string,
+): SafeHtml {
+  let parsed: ParsedSearch | null = null;
+  try {
+    parsed = parse(s.query);
+  } catch {
+    // a value the current release no longer has (an authority renamed): shown as stored
+  }
+  const hid = `search-${s.id}`;
+  const explorer = `${APP_BASE}/explorer${s.query ? `?${s.query}` : ''}`;
+  const hook = new URLSearchParams(parsed ? s.query.replace(/(^|&)sort=[^&]*/, '') : '');
+  hook.set('description', s.name);
+  return html`<section id="${hid}" class="saved-search" tabindex="-1" aria-labelledby="${hid}-h"${s.id === focus ? html` aria-current="true"` : ''}><h2 id="${hid}-h">${s.name}</h2>
 ${parsed ? inWords(parsed) : html`<p><code>${s.query}</code> (a value the current data release no longer has)</p>`}
 <p>${FREQUENCY_WORDS[s.frequency]}${s.frequency !== 'none' && s.email ? html` to ${s.email}` : ''}${
-        s.last_sent_at ? html`; last sent ${when(s.last_sent_at)}` : ''
-      }. Saved ${when(s.created_at)}.</p>
+    s.last_sent_at ? html`; last sent ${when(s.last_sent_at)}` : ''
+  }. Saved ${when(s.created_at)}.</p>
 <p><a href="${explorer}">Open in the explorer</a> · <a href="${APP_BASE}/webhooks?${hook.toString()}#wh-new">Turn into a webhook</a></p>
 <details><summary>Rename or change the alert<span class="visually-hidden"> of ${s.name}</span></summary>
 <form method="post" action="${APP_BASE}/searches/${s.id}/rename">${csrfField(ctx)}<div class="field"><label for="${hid}-name">New name</label><input id="${hid}-name" name="name" required maxlength="${SEARCH_NAME_MAX}" value="${s.name}"></div><button type="submit">Rename</button></form>
@@ -238,56 +288,59 @@ ${parsed ? inWords(parsed) : html`<p><code>${s.query}</code> (a value the curren
 </details>
 <div class="actions">${actionButton(ctx, `${APP_BASE}/searches/${s.id}/delete`, 'Delete', { danger: true, describedBy: `${hid}-h` })}</div>
 </section>`;
-    };
-    const note = list.some((s) => s.frequency !== 'none') ? await accessNote(ctx) : html``;
-    deps.renderPage(ctx, {
+}
+
+/** A change to one of the account's searches; 404 page for any other id; 303 back to the list. */
+async function act(env: SearchesEnv, ctx: AppAreaContext, run: SearchAction): Promise<void> {
+  const form = await formBody(ctx);
+  const s = await own(env, ctx);
+  if (!s) return notFoundPage(ctx, env.deps.renderPage, 'searches', 'saved search');
+  try {
+    const done = await run(env, ctx, s, form);
+    back(ctx, done === 'deleted' ? null : s.id, done);
+  } catch (e) {
+    if (!(e instanceof ApiError) || !e.expose) throw e;
+    env.deps.renderPage(ctx, {
       section: 'searches',
       title: 'Saved searches',
-      body: html`${message(notice[done] ?? null, 'notice')}${note}
-<p>Save a search from the <a href="${APP_BASE}/explorer">lead explorer</a> ("Save this search") to come back to it, and choose a daily or weekly e-mail of the leads that are new since the last one.</p>
-${list.length ? list.map(item) : html`<p>No saved searches yet.</p>`}`,
+      status: e.status,
+      body: html`${message(e.message)}<p><a href="${APP_BASE}/searches#search-${s.id}">Back to your saved searches</a></p>`,
     });
-  });
+  }
+}
 
-  /** A change to one of the account's searches; 404 page for any other id; 303 back to the list. */
-  const act = (path: string, run: (ctx: AppAreaContext, s: SavedSearch, form: URLSearchParams) => Promise<string>) =>
-    router.post(`/searches/:id/${path}`, async (ctx) => {
-      const form = await formBody(ctx);
-      const s = await own(ctx);
-      if (!s) return notFoundPage(ctx, deps.renderPage, 'searches', 'saved search');
-      try {
-        const done = await run(ctx, s, form);
-        back(ctx, done === 'deleted' ? null : s.id, done);
-      } catch (e) {
-        if (!(e instanceof ApiError) || !e.expose) throw e;
-        deps.renderPage(ctx, {
-          section: 'searches',
-          title: 'Saved searches',
-          status: e.status,
-          body: html`${message(e.message)}<p><a href="${APP_BASE}/searches#search-${s.id}">Back to your saved searches</a></p>`,
-        });
-      }
-    });
-  act('rename', async (ctx, s, form) => {
-    await deps.store.searches.updateSearch(s.id, s.account_id, { name: nameOf(form.get('name')) });
-    await deps.recordActivity(ctx, 'search_renamed', { search_id: s.id });
-    return 'renamed';
-  });
-  act('alert', async (ctx, s, form) => {
-    const a = alertOf(form);
-    // an alert switched on starts from now: only leads after it are sent
-    const restart = s.frequency === 'none' && a.frequency !== 'none' ? { watermarks: await watermarks() } : {};
-    await deps.store.searches.updateSearch(s.id, s.account_id, { ...a, ...restart });
-    await deps.recordActivity(ctx, 'search_alert_changed', { search_id: s.id, alert: a.frequency });
-    return 'alert';
-  });
-  act('delete', async (ctx, s) => {
-    await deps.store.searches.deleteSearch(s.id, s.account_id);
-    await deps.recordActivity(ctx, 'search_deleted', { search_id: s.id });
-    return 'deleted';
-  });
+/** Rename the search. */
+async function renameSearch(
+  env: SearchesEnv,
+  ctx: AppAreaContext,
+  s: SavedSearch,
+  form: URLSearchParams,
+): Promise<string> {
+  await env.deps.store.searches.updateSearch(s.id, s.account_id, { name: nameOf(form.get('name')) });
+  await env.deps.recordActivity(ctx, 'search_renamed', { search_id: s.id });
+  return 'renamed';
+}
 
-  return router;
+/** Change the alert: its frequency and address. */
+async function changeAlert(
+  env: SearchesEnv,
+  ctx: AppAreaContext,
+  s: SavedSearch,
+  form: URLSearchParams,
+): Promise<string> {
+  const a = alertOf(form);
+  // an alert switched on starts from now: only leads after it are sent
+  const restart = s.frequency === 'none' && a.frequency !== 'none' ? { watermarks: await watermarks(env) } : {};
+  await env.deps.store.searches.updateSearch(s.id, s.account_id, { ...a, ...restart });
+  await env.deps.recordActivity(ctx, 'search_alert_changed', { search_id: s.id, alert: a.frequency });
+  return 'alert';
+}
+
+/** Delete the search. */
+async function deleteSearch(env: SearchesEnv, ctx: AppAreaContext, s: SavedSearch): Promise<string> {
+  await env.deps.store.searches.deleteSearch(s.id, s.account_id);
+  await env.deps.recordActivity(ctx, 'search_deleted', { search_id: s.id });
+  return 'deleted';
 }
 
 /** The path of the unsubscribe links (the session layer lets them through without sign-in or CSRF token). */

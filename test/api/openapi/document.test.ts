@@ -24,7 +24,7 @@ import { DELIVERIES_QUERY_SCHEMA } from '../../../api/webhooks/service.ts';
 import { DRY_RUN_SCHEMA } from '../../../api/access/enforce.ts';
 import { exportQuerySchema } from '../../../api/query/export-query.ts';
 import { gisOtherQuerySchema, gisQuerySchema } from '../../../api/query/feeds-query.ts';
-import { infrastructureQuerySchema } from '../../../api/query/infrastructure-query.ts';
+import { FILTER_KEYS, infrastructureQuerySchema } from '../../../api/query/infrastructure-query.ts';
 import { intelQuerySchema } from '../../../api/query/intel-query.ts';
 
 const config = loadApiConfig({}, { publicBaseUrl: 'https://api.example.ie/v1' });
@@ -61,25 +61,7 @@ test('components are the record schemas of schemas/, refs rewritten into the doc
 test('parameters come from the query schemas, with enums; problems and headers on every operation', () => {
   const params = (path: string) => new Map<string, any>(doc.paths[path].get.parameters.map((p: any) => [p.name, p]));
   const infra = params('/infrastructure');
-  for (const name of [
-    'vertical',
-    'technology',
-    'county',
-    'authority',
-    'min_mw',
-    'max_mw',
-    'consenting_route',
-    'fast_lane',
-    'auction_round',
-    'auction_winner',
-    'status',
-    'since',
-    'updated_since',
-    'sort',
-    'page',
-    'page_size',
-    'cursor',
-  ]) {
+  for (const name of [...FILTER_KEYS, 'sort', 'page', 'page_size', 'cursor']) {
     assert.ok(infra.has(name), `/infrastructure documents ${name}`);
   }
   assert.equal(infra.get('vertical').style, 'form');
