@@ -424,10 +424,12 @@ export function loadApiConfig(
 
 /** Reads one key from the environment (its variable in API_DEFAULTS), an override winning, the default otherwise. */
 class EnvReader {
-  constructor(
-    private readonly env: Record<string, string | undefined>,
-    readonly overrides: Partial<ApiConfig>,
-  ) {}
+  private readonly env: Record<string, string | undefined>;
+  readonly overrides: Partial<ApiConfig>;
+  constructor(env: Record<string, string | undefined>, overrides: Partial<ApiConfig>) {
+    this.env = env;
+    this.overrides = overrides;
+  }
 
   /** The variable's text; unset or empty: undefined. */
   raw<K extends keyof ApiConfig>(k: K): string | undefined {

@@ -52,11 +52,12 @@ const ALLOWED_PARAMS = new Set<string>([...FILTERS.map((f) => f.name), 'page', '
 
 /** A bad request: the parameter and why (the baseline answers 400 with this). */
 export class BaselineParamError extends Error {
-  constructor(
-    readonly param: string,
-    readonly reason: string,
-  ) {
+  readonly param: string;
+  readonly reason: string;
+  constructor(param: string, reason: string) {
     super(`${param}: ${reason}`);
+    this.param = param;
+    this.reason = reason;
   }
 }
 
@@ -261,10 +262,11 @@ class CopyFromFile implements pg.Submittable {
   readonly done: Promise<void>;
   private resolve!: () => void;
   private reject!: (e: Error) => void;
-  constructor(
-    readonly text: string,
-    readonly file: string,
-  ) {
+  readonly text: string;
+  readonly file: string;
+  constructor(text: string, file: string) {
+    this.text = text;
+    this.file = file;
     this.done = new Promise((res, rej) => {
       this.resolve = res;
       this.reject = rej;

@@ -16,7 +16,9 @@
 export class Lru<K, V> {
   private readonly map = new Map<K, V>();
 
-  constructor(readonly entries: number) {
+  readonly entries: number;
+  constructor(entries: number) {
+    this.entries = entries;
     if (!(Number.isInteger(entries) && entries > 0))
       throw new RangeError(`an LRU keeps at least one entry, not ${entries}`);
   }

@@ -43,7 +43,10 @@ export interface AccessOptions {
 
 /** Thrown by a quoting budget's `charge`: what the request would have cost. */
 class Quote {
-  constructor(readonly rows: number) {}
+  readonly rows: number;
+  constructor(rows: number) {
+    this.rows = rows;
+  }
 }
 
 /**
@@ -70,15 +73,30 @@ const rowsText = (n: number): string => `${fmt(n)} ${n === 1 ? 'row' : 'rows'}`;
 /** The key's budget for one request: charges the store, remembers what this request paid. */
 class DailyBudget implements RowBudget {
   charged = 0;
+  private readonly store: AccessOptions['store'];
+  private readonly key: ApiKey;
+  private readonly day: string;
+  readonly limit: number | null;
+  private used: number;
+  readonly reset: number;
+  private readonly nowMs: number;
   constructor(
-    private readonly store: AccessOptions['store'],
-    private readonly key: ApiKey,
-    private readonly day: string,
-    readonly limit: number | null,
-    private used: number,
-    readonly reset: number,
-    private readonly nowMs: number,
-  ) {}
+    store: AccessOptions['store'],
+    key: ApiKey,
+    day: string,
+    limit: number | null,
+    used: number,
+    reset: number,
+    nowMs: number,
+  ) {
+    this.store = store;
+    this.key = key;
+    this.day = day;
+    this.limit = limit;
+    this.used = used;
+    this.reset = reset;
+    this.nowMs = nowMs;
+  }
   get remaining(): number | null {
     return this.limit === null ? null : Math.max(0, this.limit - this.used);
   }
@@ -138,7 +156,10 @@ const quoting = (b: DailyBudget): RowBudget => ({
  */
 class HeadBudget implements RowBudget {
   cost = 0;
-  constructor(private readonly b: DailyBudget) {}
+  private readonly b: DailyBudget;
+  constructor(b: DailyBudget) {
+    this.b = b;
+  }
   get remaining(): number | null {
     return this.b.remaining;
   }

@@ -36,10 +36,9 @@ export class UsageLedger {
   private readonly now: () => number;
   private readonly log: (line: string) => void;
 
-  constructor(
-    private readonly store: Pick<StateStore, 'addUsage' | 'prune'>,
-    opts: LedgerOptions = {},
-  ) {
+  private readonly store: Pick<StateStore, 'addUsage' | 'prune'>;
+  constructor(store: Pick<StateStore, 'addUsage' | 'prune'>, opts: LedgerOptions = {}) {
+    this.store = store;
     this.flushMs = opts.flushMs ?? 1000;
     this.detailDays = opts.detailDays ?? 90;
     this.now = opts.now ?? Date.now;

@@ -24,7 +24,10 @@ export class ScratchSets {
   private readonly sets: Bitset[] = [];
   private used = 0;
 
-  constructor(private readonly n: number) {}
+  private readonly n: number;
+  constructor(n: number) {
+    this.n = n;
+  }
 
   take(from?: Bitset): Bitset {
     if (this.used === this.sets.length) this.sets.push(emptySet(this.n));

@@ -121,7 +121,9 @@ export function keyedValue(j: KeyedJson, key: string): unknown {
 export class DetailIndex {
   /** Scratch for the window's prices (queries are synchronous). */
   private readonly priceRanks: Map<string, RangeQuantile>;
-  constructor(private readonly p: DetailIndexParts) {
+  private readonly p: DetailIndexParts;
+  constructor(p: DetailIndexParts) {
+    this.p = p;
     this.priceRanks = new Map([...p.sales.priceRanks].map(([key, parts]) => [key, new RangeQuantile(parts)]));
   }
 

@@ -37,7 +37,9 @@ export class GeoIndex {
   /** The hits of one leaf's `RangeTest` (a leaf holds at most nodeSize + 1 points). */
   private readonly hits: Int32Array;
 
-  constructor(private readonly p: GeoIndexParts) {
+  private readonly p: GeoIndexParts;
+  constructor(p: GeoIndexParts) {
+    this.p = p;
     this.lat = p.lat;
     this.lon = p.lon;
     // KDBush.from needs its own ArrayBuffer starting at the tree (a pack gives a view into a shared one)

@@ -20,7 +20,9 @@ export interface KeyIndexParts {
 export class KeyIndex {
   private readonly text: Buffer;
 
-  constructor(private readonly p: KeyIndexParts) {
+  private readonly p: KeyIndexParts;
+  constructor(p: KeyIndexParts) {
+    this.p = p;
     this.text = Buffer.from(p.text.buffer, p.text.byteOffset, p.text.byteLength);
   }
 

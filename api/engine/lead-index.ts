@@ -175,10 +175,9 @@ export class LeadIndex {
   /** The search text of the lead at a position (for phrases), from `LeadIndexOptions.text`. */
   private readonly textOf: ((pos: number) => string) | null;
 
-  constructor(
-    private readonly p: LeadIndexParts,
-    opts: LeadIndexOptions = {},
-  ) {
+  private readonly p: LeadIndexParts;
+  constructor(p: LeadIndexParts, opts: LeadIndexOptions = {}) {
+    this.p = p;
     this.size = p.ids.length;
     this.ids = p.ids;
     this.days = p.days;

@@ -93,11 +93,10 @@ export class LeadsEngine {
   /** The `_meta` JSON of a list page, per masking (it depends only on the release and the masking). */
   private readonly listMeta = new WeakMap<Masking, string>();
 
-  constructor(
-    /** Id of the release (`_meta.release`). */
-    readonly releaseId: string,
-    indexes: ReleaseIndexes,
-  ) {
+  /** Id of the release (`_meta.release`). */
+  readonly releaseId: string;
+  constructor(releaseId: string, indexes: ReleaseIndexes) {
+    this.releaseId = releaseId;
     this.ix = indexes;
     this.size = indexes.rows.size;
     this.avgdl = indexes.avgdl;

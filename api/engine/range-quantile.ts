@@ -72,7 +72,9 @@ export function buildRangeQuantile(values: ArrayLike<number>): RangeQuantilePart
 
 export class RangeQuantile {
   private readonly perLevel: number;
-  constructor(private readonly p: RangeQuantileParts) {
+  private readonly p: RangeQuantileParts;
+  constructor(p: RangeQuantileParts) {
+    this.p = p;
     this.perLevel = (p.n >>> 5) + 1;
   }
 

@@ -104,7 +104,7 @@ function loaderArgs(): string[] {
     else if (['--import', '--require', '--loader', '--experimental-loader', '-r'].includes(a) && i + 1 < argv.length)
       out.push(a, argv[++i]!);
   }
-  return out.length > 0 ? out : ['--import', 'tsx'];
+  return out;
 }
 
 /**

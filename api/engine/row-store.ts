@@ -333,12 +333,14 @@ export class RowStoreBuilder {
   private readonly rowStart: Uint32Array;
   private at = 0;
 
+  private readonly columns: readonly string[];
   constructor(
-    private readonly columns: readonly string[],
+    columns: readonly string[],
     rows: number,
     distinct: readonly number[],
     opts: { dictionaryMax?: number } = {},
   ) {
+    this.columns = columns;
     const max = Math.min(opts.dictionaryMax ?? DICTIONARY_MAX, DICTIONARY_MAX);
     this.kinds = Uint8Array.from(columns, (_, c) => {
       const entries = distinct[c]! + 1; // + null

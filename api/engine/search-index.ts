@@ -100,12 +100,12 @@ export class SearchIndex {
   /** Matched sets up to this size are scored lead by lead; larger ones walk the impact order or run MaxScore (tests set 0 to use those on small data). */
   readonly exhaustiveMax: number;
 
-  constructor(
-    private readonly p: SearchIndexParts,
-    /** Lead id per row position. */
-    private readonly ids: Int32Array,
-    opts: { exhaustiveMax?: number } = {},
-  ) {
+  private readonly p: SearchIndexParts;
+  /** Lead id per row position. */
+  private readonly ids: Int32Array;
+  constructor(p: SearchIndexParts, ids: Int32Array, opts: { exhaustiveMax?: number } = {}) {
+    this.p = p;
+    this.ids = ids;
     this.termId = new Map(p.terms.map((t, i) => [t, i]));
     this.words = wordsFor(ids.length);
     this.exhaustiveMax = opts.exhaustiveMax ?? EXHAUSTIVE_MAX;
@@ -576,10 +576,11 @@ class TopK {
   private readonly score: Float64Array;
   private size = 0;
 
-  constructor(
-    private readonly k: number,
-    private readonly ids: Int32Array,
-  ) {
+  private readonly k: number;
+  private readonly ids: Int32Array;
+  constructor(k: number, ids: Int32Array) {
+    this.k = k;
+    this.ids = ids;
     this.pos = new Int32Array(k);
     this.score = new Float64Array(k);
   }

@@ -170,7 +170,9 @@ export class ExportTempSpace {
   private readonly perRow: Record<TempFormat, number> = { ...BYTES_PER_ROW_DEFAULT };
 
   /** Prepare `root` (private, leftovers removed) and this process's folder in it. */
-  constructor(private readonly opts: ExportTempOptions) {
+  private readonly opts: ExportTempOptions;
+  constructor(opts: ExportTempOptions) {
+    this.opts = opts;
     privateFolder(opts.root);
     const name = `${safeHost()}-${process.pid}-${randomBytes(4).toString('hex')}`;
     removeLeftovers(opts.root, name, opts.log);

@@ -299,12 +299,16 @@ const leadsFiltersHash = (filters: LeadsFilters, sort: LeadsSort): string =>
  * with a closure: tsx names every closure made per request with Object.defineProperty, ~0.5 µs).
  */
 class ParsedLeadsRequest implements LeadsRequest {
-  constructor(
-    readonly filters: LeadsFilters,
-    readonly sort: LeadsSort,
-    readonly paging: LeadsPaging,
-    private taken: string | undefined,
-  ) {}
+  readonly filters: LeadsFilters;
+  readonly sort: LeadsSort;
+  readonly paging: LeadsPaging;
+  private taken: string | undefined;
+  constructor(filters: LeadsFilters, sort: LeadsSort, paging: LeadsPaging, taken: string | undefined) {
+    this.filters = filters;
+    this.sort = sort;
+    this.paging = paging;
+    this.taken = taken;
+  }
 
   get hash(): string {
     return (this.taken ??= leadsFiltersHash(this.filters, this.sort));

@@ -23,8 +23,10 @@ export const REFUSED_EXIT = 3;
 
 /** A release whose files do not match its manifest; `reason` says which files and how. */
 export class ReleaseRefusedError extends Error {
-  constructor(readonly reason: string) {
+  readonly reason: string;
+  constructor(reason: string) {
     super(reason);
+    this.reason = reason;
     this.name = 'ReleaseRefusedError';
   }
 }

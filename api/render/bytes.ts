@@ -107,11 +107,14 @@ export class ByteWriter {
 export class BufferPool {
   private readonly free: Buffer[] = [];
 
-  constructor(
-    /** Buffers of this size are pooled; a larger request gets a buffer of its own. */
-    private readonly size = 256 * 1024,
-    private readonly keep = 64,
-  ) {}
+  /** Buffers of this size are pooled; a larger request gets a buffer of its own. */
+  private readonly size: number;
+  /** Free buffers kept at most. */
+  private readonly keep: number;
+  constructor(size = 256 * 1024, keep = 64) {
+    this.size = size;
+    this.keep = keep;
+  }
 
   /** A buffer of at least `min` bytes. */
   take(min: number): Buffer {

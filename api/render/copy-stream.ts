@@ -35,8 +35,10 @@ const LIMIT_CHECK_MS = 5;
 
 /** The error a stream fails with when its file passes the temp bound. */
 export class ExportTempBoundError extends Error {
-  constructor(readonly limitBytes: number) {
+  readonly limitBytes: number;
+  constructor(limitBytes: number) {
     super(`the export's temp file passed EXPORT_TEMP_MAX_MB (${limitBytes} bytes): its COPY was stopped`);
+    this.limitBytes = limitBytes;
     this.name = 'ExportTempBoundError';
   }
 }

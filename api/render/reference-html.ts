@@ -60,7 +60,9 @@ export function markdown(text: unknown): string {
 class Renderer {
   readonly basePath: string;
 
-  constructor(readonly doc: Json) {
+  readonly doc: Json;
+  constructor(doc: Json) {
+    this.doc = doc;
     let base = '';
     try {
       base = new URL(doc.servers?.[0]?.url ?? '').pathname.replace(/\/+$/, '');

@@ -7,15 +7,18 @@ import net from 'node:net';
 
 /** A port the server cannot listen on; `code` is the system's (EADDRINUSE, EACCES, …). */
 export class PortUnavailableError extends Error {
-  constructor(
-    readonly variable: string,
-    readonly port: number,
-    readonly host: string,
-    readonly code: string,
-  ) {
+  readonly variable: string;
+  readonly port: number;
+  readonly host: string;
+  readonly code: string;
+  constructor(variable: string, port: number, host: string, code: string) {
     super(
       `${variable}=${port} cannot be listened on at ${host}: ${code === 'EADDRINUSE' ? 'another process is listening on it' : code}`,
     );
+    this.variable = variable;
+    this.port = port;
+    this.host = host;
+    this.code = code;
     this.name = 'PortUnavailableError';
   }
 }

@@ -115,7 +115,10 @@ export async function driveAsync<T>(op: Op<T>, exec: (q: CompiledQuery) => Promi
 
 /** A placeholder for a template's argument (see `template`). */
 class Arg {
-  constructor(readonly index: number) {}
+  readonly index: number;
+  constructor(index: number) {
+    this.index = index;
+  }
 }
 
 /**

@@ -32,23 +32,22 @@ export interface HttpClient {
 
 /** The client gave up on a URL: the message says why, after how many attempts. */
 export class FetchError extends Error {
-  constructor(
-    message: string,
-    readonly url: string,
-    readonly attempts: number,
-  ) {
+  readonly url: string;
+  readonly attempts: number;
+  constructor(message: string, url: string, attempts: number) {
     super(message);
+    this.url = url;
+    this.attempts = attempts;
   }
 }
 
 /** A failure worth another attempt (429, 5xx, connection dropped, truncated or malformed body). */
 export class RetryableError extends Error {
-  constructor(
-    message: string,
-    /** From `Retry-After`, when the server said how long to wait. */
-    readonly retryAfterMs: number | null = null,
-  ) {
+  /** From `Retry-After`, when the server said how long to wait. */
+  readonly retryAfterMs: number | null;
+  constructor(message: string, retryAfterMs: number | null = null) {
     super(message);
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -120,7 +119,9 @@ class Reply {
   /** Settles when the connection closes: resolved when the body was complete. */
   private readonly done: Promise<void>;
 
-  constructor(private readonly res: IncomingMessage) {
+  private readonly res: IncomingMessage;
+  constructor(res: IncomingMessage) {
+    this.res = res;
     // listen at once: a connection dropped before the caller reads must not lose bytes or the close
     res.on('data', (chunk: Buffer) => {
       if (this.failed) return;

@@ -22,16 +22,16 @@ const COMMA = 44;
 const LF = 10;
 const CR = 13;
 
-const enum S {
-  FieldStart,
-  Unquoted,
-  Quoted,
-  QuoteInQuoted,
-}
+// the parser's states (plain numbers, not an enum: Node runs these files with their types stripped)
+const FIELD_START = 0;
+const UNQUOTED = 1;
+const QUOTED = 2;
+const QUOTE_IN_QUOTED = 3;
+type State = typeof FIELD_START | typeof UNQUOTED | typeof QUOTED | typeof QUOTE_IN_QUOTED;
 
 /** Incremental parser: feed decoded text with `push`, finish with `end`. */
 export class CsvParser {
-  private state = S.FieldStart;
+  private state: State = FIELD_START;
   private field = '';
   private fields: string[] = [];
   private line = 1;
@@ -59,16 +59,16 @@ export class CsvParser {
         }
       }
       switch (this.state) {
-        case S.FieldStart:
+        case FIELD_START:
           if (c === QUOTE) {
-            this.state = S.Quoted;
+            this.state = QUOTED;
             run = i + 1;
             break;
           }
-          this.state = S.Unquoted;
+          this.state = UNQUOTED;
           run = i;
         // falls through
-        case S.Unquoted:
+        case UNQUOTED:
           if (c === COMMA) {
             this.field += text.slice(run, i);
             this.endField();
@@ -78,18 +78,18 @@ export class CsvParser {
             out.push(this.endRecord(c));
           }
           break;
-        case S.Quoted:
+        case QUOTED:
           if (c === QUOTE) {
             this.field += text.slice(run, i);
-            this.state = S.QuoteInQuoted;
+            this.state = QUOTE_IN_QUOTED;
           } else if (c === LF) {
             this.line++;
           }
           break;
-        case S.QuoteInQuoted:
+        case QUOTE_IN_QUOTED:
           if (c === QUOTE) {
             this.field += '"';
-            this.state = S.Quoted;
+            this.state = QUOTED;
             run = i + 1;
           } else if (c === COMMA) {
             this.endField();
@@ -98,14 +98,14 @@ export class CsvParser {
             out.push(this.endRecord(c));
           } else {
             // text after a closing quote ("abc"def): keep it, as spreadsheet tools do
-            this.state = S.Unquoted;
+            this.state = UNQUOTED;
             run = i;
           }
           break;
       }
-      if ((this.state as S) === S.FieldStart) run = i + 1;
+      if ((this.state as State) === FIELD_START) run = i + 1;
     }
-    if (this.state === S.Unquoted || this.state === S.Quoted) {
+    if (this.state === UNQUOTED || this.state === QUOTED) {
       this.field += text.slice(run, n);
     }
     return out;
@@ -113,7 +113,7 @@ export class CsvParser {
 
   /** Flush the last record (a file may end without a newline). */
   end(): CsvRecord[] {
-    if (this.state === S.Quoted) {
+    if (this.state === QUOTED) {
       const rec: CsvRecord = {
         fields: [...this.fields, this.field],
         line: this.recordLine,
@@ -121,10 +121,10 @@ export class CsvParser {
       };
       this.fields = [];
       this.field = '';
-      this.state = S.FieldStart;
+      this.state = FIELD_START;
       return [rec];
     }
-    if (this.state === S.FieldStart && this.fields.length === 0) return [];
+    if (this.state === FIELD_START && this.fields.length === 0) return [];
     this.endField();
     const rec: CsvRecord = { fields: this.fields, line: this.recordLine };
     this.fields = [];
@@ -134,7 +134,7 @@ export class CsvParser {
   private endField(): void {
     this.fields.push(this.field);
     this.field = '';
-    this.state = S.FieldStart;
+    this.state = FIELD_START;
   }
 
   private endRecord(c: number): CsvRecord {

@@ -36,10 +36,11 @@ export class FileSink {
   /** Data rows written (the header is not counted). */
   rows = 0;
 
-  constructor(
-    readonly path: string,
-    private readonly opts: { encoding: SinkEncoding; bom?: boolean; eol: '\n' | '\r\n' },
-  ) {
+  readonly path: string;
+  private readonly opts: { encoding: SinkEncoding; bom?: boolean; eol: '\n' | '\r\n' };
+  constructor(path: string, opts: { encoding: SinkEncoding; bom?: boolean; eol: '\n' | '\r\n' }) {
+    this.path = path;
+    this.opts = opts;
     mkdirSync(dirname(path), { recursive: true });
     this.fd = openSync(path, 'w');
     if (opts.bom) this.writeBytes(Buffer.from([0xef, 0xbb, 0xbf]));

@@ -229,7 +229,7 @@ function stop(w: Worker): void {
 function spawnWorker(): void {
   const child = fork(WORKER, [], {
     cwd: ROOT,
-    execArgv: ['--import', 'tsx'],
+    execArgv: [],
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     detached: true, // its own process group, killed as one on a timeout
     env: { ...process.env, FORCE_COLOR: process.env['FORCE_COLOR'] ?? '1' },

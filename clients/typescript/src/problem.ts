@@ -21,12 +21,12 @@ export class LeadsProblem extends Error {
   readonly requestId: string | null;
   readonly errors: NonNullable<ProblemBody['errors']>;
   readonly retryAfterS: number | null;
-  constructor(
-    readonly problem: ProblemBody,
-    readonly limits: Limits,
-    retryAfterS: number | null,
-  ) {
+  readonly problem: ProblemBody;
+  readonly limits: Limits;
+  constructor(problem: ProblemBody, limits: Limits, retryAfterS: number | null) {
     super(`${problem.status} ${problem.code}: ${problem.detail ?? problem.title}`);
+    this.problem = problem;
+    this.limits = limits;
     this.name = 'LeadsProblem';
     this.status = problem.status;
     this.code = problem.code;

@@ -27,7 +27,10 @@ export class AppAgent {
   /** Every Set-Cookie header received, as sent (to check the flags). */
   readonly setCookies: string[] = [];
 
-  constructor(readonly base: string) {}
+  readonly base: string;
+  constructor(base: string) {
+    this.base = base;
+  }
 
   private remember(res: Response): void {
     for (const c of res.headers.getSetCookie()) {

@@ -296,7 +296,7 @@ test("the lead filters on the leads layer: every filter of the table but the GIS
     }
     throw new Error('no error');
   };
-  for (const bad of <Record<string, string>[]>[
+  for (const bad of [
     { vertical: 'wind' },
     { status: 'someday' },
     { use_class: 'castle' },
@@ -305,7 +305,7 @@ test("the lead filters on the leads layer: every filter of the table but the GIS
     { county: 'Atlantis' },
     { has_contact: 'maybe' },
     { received_from: '2025-03-01', received_to: '2025-01-01' },
-  ]) {
+  ] as Record<string, string>[]) {
     const want = leadsErrors(bad);
     assert.ok(want.length > 0 && want.every((e) => Object.keys(bad).includes(e.name)), JSON.stringify(want));
     for (const kind of ['feed', 'ogc'] as const)
