@@ -276,6 +276,141 @@ export interface DownloadResult {
   sha256: string | null;
 }
 
+/** One download across its attempts: what it asks for and how much of the part file it has. */
+interface DownloadState {
+  client: HttpClient;
+  url: string;
+  part: string;
+  previous: Validators | null;
+  /** The request may be conditional: validators were given and `dest` exists. */
+  conditional: boolean;
+  /** Bytes in the part file. */
+  have: number;
+  /** The `If-Range` value for resuming the part file; null when it cannot be resumed. */
+  resumeWith: string | null;
+  resumed: boolean;
+  etag: string | null;
+  lastModified: string | null;
+}
+
+/** Start the part file over: nothing to resume from. */
+async function restartPart(s: DownloadState): Promise<void> {
+  s.have = 0;
+  s.resumeWith = null;
+  await rm(s.part, { force: true });
+}
+
+/** The headers of an attempt: a range from the part file's end, else (starting over) the validators. */
+async function attemptHeaders(s: DownloadState, resuming: boolean): Promise<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  if (resuming) {
+    headers.range = `bytes=${s.have}-`;
+    headers['if-range'] = s.resumeWith!;
+  } else {
+    await restartPart(s);
+    if (s.conditional) {
+      if (s.previous!.etag) headers['if-none-match'] = s.previous!.etag;
+      if (s.previous!.lastModified) headers['if-modified-since'] = s.previous!.lastModified;
+    }
+  }
+  return headers;
+}
+
+/**
+ * Take the reply of an attempt or throw: 429 and 5xx (retryable), a range the server cannot
+ * satisfy (start over), any other status but 200 and 206, an HTML page instead of the file.
+ */
+async function checkDownloadReply(s: DownloadState, res: Reply, resuming: boolean): Promise<void> {
+  const { client, url } = s;
+  checkStatus(res, client);
+  if (res.status === 416 && resuming) {
+    res.discard();
+    await restartPart(s);
+    throw new RetryableError('range not satisfiable; restarting the download', 0);
+  }
+  if (res.status !== 200 && res.status !== 206) {
+    res.discard();
+    throw new FetchError(`HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''} from ${url}`, url, 1);
+  }
+  if ((res.header('content-type') ?? '').toLowerCase().includes('text/html')) {
+    res.discard();
+    throw new FetchError(`${url} answered an HTML page, not the data file`, url, 1);
+  }
+}
+
+/**
+ * Where the body goes and how long the file is (null when not said): a 206 continues the part
+ * file when it starts where the part file ends (else start over); a 200 is the whole file, and
+ * its validators say whether a broken transfer can be resumed.
+ */
+async function acceptBody(s: DownloadState, res: Reply, resuming: boolean): Promise<number | null> {
+  let expected = contentLength(res.header('content-length'));
+  if (res.status === 206) {
+    const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(res.header('content-range') ?? '');
+    if (!resuming || !range || Number(range[1]) !== s.have) {
+      res.discard();
+      await restartPart(s);
+      throw new RetryableError('unexpected partial content; restarting the download', 0);
+    }
+    expected = range[3] === '*' ? null : Number(range[3]);
+    s.resumed = true;
+  } else {
+    await restartPart(s); // a 200 is the whole file, whatever was asked
+    s.etag = res.header('etag');
+    s.lastModified = res.header('last-modified');
+  }
+  if (res.status === 200) {
+    const strongEtag = s.etag && !s.etag.startsWith('W/') ? s.etag : null;
+    s.resumeWith = /\bbytes\b/i.test(res.header('accept-ranges') ?? '') ? (strongEtag ?? s.lastModified) : null;
+  }
+  return expected;
+}
+
+/**
+ * Append the body to the part file. A dropped connection or a short body is retryable, the part
+ * file kept when it can be resumed; a body longer than said starts over.
+ */
+async function writePart(s: DownloadState, res: Reply, expected: number | null): Promise<void> {
+  let dropped: RetryableError | null = null;
+  const fd = openSync(s.part, res.status === 206 ? 'a' : 'w');
+  try {
+    await res.consume((chunk) => {
+      writeSync(fd, chunk);
+      s.have += chunk.length;
+    });
+  } catch (e) {
+    dropped = new RetryableError(
+      `connection dropped after ${s.have} bytes${expected !== null ? ` of ${expected}` : ''}: ${describe(e)}`,
+    );
+  } finally {
+    closeSync(fd);
+  }
+  if (dropped) {
+    if (s.resumeWith === null) await restartPart(s);
+    throw dropped;
+  }
+  if (expected !== null && s.have !== expected) {
+    const msg = `truncated body: ${s.have} of ${expected} bytes`;
+    if (s.have > expected || s.resumeWith === null) await restartPart(s);
+    throw new RetryableError(msg);
+  }
+}
+
+/** One attempt: true when the server answered 304 (the copy on disk is current). */
+async function downloadAttempt(s: DownloadState): Promise<boolean> {
+  const resuming = s.have > 0 && s.resumeWith !== null;
+  const headers = await attemptHeaders(s, resuming);
+  const res = await get(s.client, s.url, headers);
+  if (res.status === 304 && s.conditional && !resuming) {
+    res.discard();
+    return true;
+  }
+  await checkDownloadReply(s, res, resuming);
+  const expected = await acceptBody(s, res, resuming);
+  await writePart(s, res, expected);
+  return false;
+}
+
 /**
  * Download `url` to `dest`: the body goes to `dest.part` and is renamed onto `dest` only when
  * complete (its size matches `Content-Length`). With `previous` validators and an existing
@@ -294,94 +429,20 @@ export async function downloadFile(
   await rm(part, { force: true });
   const conditional =
     previous !== null && (previous.etag !== null || previous.lastModified !== null) && (await exists(dest));
-  let have = 0;
-  /** The `If-Range` value for resuming the part file; null when it cannot be resumed. */
-  let resumeWith: string | null = null;
-  let resumed = false;
-  let etag: string | null = null;
-  let lastModified: string | null = null;
-  const restart = async (): Promise<void> => {
-    have = 0;
-    resumeWith = null;
-    await rm(part, { force: true });
+  const s: DownloadState = {
+    client,
+    url,
+    part,
+    previous,
+    conditional,
+    have: 0,
+    resumeWith: null,
+    resumed: false,
+    etag: null,
+    lastModified: null,
   };
   try {
-    const { value: notModified, attempts } = await withRetries(client, url, async () => {
-      const headers: Record<string, string> = {};
-      const resuming = have > 0 && resumeWith !== null;
-      if (resuming) {
-        headers.range = `bytes=${have}-`;
-        headers['if-range'] = resumeWith!;
-      } else {
-        await restart();
-        if (conditional) {
-          if (previous!.etag) headers['if-none-match'] = previous!.etag;
-          if (previous!.lastModified) headers['if-modified-since'] = previous!.lastModified;
-        }
-      }
-      const res = await get(client, url, headers);
-      if (res.status === 304 && conditional && !resuming) {
-        res.discard();
-        return true;
-      }
-      checkStatus(res, client);
-      if (res.status === 416 && resuming) {
-        res.discard();
-        await restart();
-        throw new RetryableError('range not satisfiable; restarting the download', 0);
-      }
-      if (res.status !== 200 && res.status !== 206) {
-        res.discard();
-        throw new FetchError(`HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''} from ${url}`, url, 1);
-      }
-      if ((res.header('content-type') ?? '').toLowerCase().includes('text/html')) {
-        res.discard();
-        throw new FetchError(`${url} answered an HTML page, not the data file`, url, 1);
-      }
-      let expected = contentLength(res.header('content-length'));
-      if (res.status === 206) {
-        const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(res.header('content-range') ?? '');
-        if (!resuming || !range || Number(range[1]) !== have) {
-          res.discard();
-          await restart();
-          throw new RetryableError('unexpected partial content; restarting the download', 0);
-        }
-        expected = range[3] === '*' ? null : Number(range[3]);
-        resumed = true;
-      } else {
-        await restart(); // a 200 is the whole file, whatever was asked
-        etag = res.header('etag');
-        lastModified = res.header('last-modified');
-      }
-      if (res.status === 200) {
-        const strongEtag = etag && !etag.startsWith('W/') ? etag : null;
-        resumeWith = /\bbytes\b/i.test(res.header('accept-ranges') ?? '') ? (strongEtag ?? lastModified) : null;
-      }
-      let dropped: RetryableError | null = null;
-      const fd = openSync(part, res.status === 206 ? 'a' : 'w');
-      try {
-        await res.consume((chunk) => {
-          writeSync(fd, chunk);
-          have += chunk.length;
-        });
-      } catch (e) {
-        dropped = new RetryableError(
-          `connection dropped after ${have} bytes${expected !== null ? ` of ${expected}` : ''}: ${describe(e)}`,
-        );
-      } finally {
-        closeSync(fd);
-      }
-      if (dropped) {
-        if (resumeWith === null) await restart();
-        throw dropped;
-      }
-      if (expected !== null && have !== expected) {
-        const msg = `truncated body: ${have} of ${expected} bytes`;
-        if (have > expected || resumeWith === null) await restart();
-        throw new RetryableError(msg);
-      }
-      return false;
-    });
+    const { value: notModified, attempts } = await withRetries(client, url, () => downloadAttempt(s));
     if (notModified) {
       return {
         status: 'not_modified',
@@ -396,7 +457,15 @@ export async function downloadFile(
     const sha256 = await sha256File(part);
     const bytes = (await stat(part)).size;
     await rename(part, dest);
-    return { status: 'fetched', attempts, resumed, etag, lastModified, bytes, sha256 };
+    return {
+      status: 'fetched',
+      attempts,
+      resumed: s.resumed,
+      etag: s.etag,
+      lastModified: s.lastModified,
+      bytes,
+      sha256,
+    };
   } catch (e) {
     await rm(part, { force: true });
     throw e;

@@ -51,24 +51,23 @@ export interface WrsOptions {
   minVarianceShare?: number;
 }
 
-/**
- * Estimate the index. Periods are any integers (e.g. year·4 + quarter − 1); the base is the
- * earliest period of the largest connected group of periods (by pairs), so a period no pair
- * links to it is reported in `disconnected` instead of making the system singular. Returns null
- * when there are no pairs.
- *
- * @example
- *   const r = repeatSalesIndex([{ a: 0, b: 1, n: 2, sy: 0.2, syy: 0.0202 }]);
- *   // r.points[1].log_index ≈ 0.1
- */
-export function repeatSalesIndex(input: readonly PairCell[], opts: WrsOptions = {}): WrsResult | null {
-  const minShare = opts.minVarianceShare ?? 0.1;
-  const all = input
-    .filter((c) => c.n > 0 && c.a !== c.b)
-    .map((c) => (c.a < c.b ? c : { a: c.b, b: c.a, n: c.n, sy: -c.sy, syy: c.syy }));
-  if (all.length === 0) return null;
+/** The regression's design: the cells and periods of the base's group, each period's column. */
+interface Design {
+  cells: PairCell[];
+  /** The periods of the group, earliest (the base) first. */
+  periods: number[];
+  base: number;
+  /** Column of each period but the base in the normal equations. */
+  col: Map<number, number>;
+  /** Number of columns (periods − 1). */
+  k: number;
+}
 
-  // connected groups of periods (union-find); keep the group with the most pairs
+/**
+ * The connected groups of periods (union-find): the design of the group with the most pairs,
+ * and the periods of the other groups.
+ */
+function largestGroup(all: readonly PairCell[]): { design: Design; disconnected: number[] } {
   const parent = new Map<number, number>();
   const find = (x: number): number => {
     let r = x;
@@ -95,7 +94,98 @@ export function repeatSalesIndex(input: readonly PairCell[], opts: WrsOptions = 
   const disconnected = [...parent.keys()].filter((p) => find(p) !== root).sort((x, y) => x - y);
   const base = periods[0]!;
   const col = new Map<number, number>(periods.slice(1).map((p, i) => [p, i]));
-  const k = periods.length - 1;
+  return { design: { cells, periods, base, col, k: periods.length - 1 }, disconnected };
+}
+
+/** Solve the normal equations with weight `w` per cell: β and the Cholesky factor of X'WX. */
+function solveWeighted(d: Design, w: (c: PairCell) => number): { beta: Float64Array; m: Float64Array } {
+  const { cells, col, k } = d;
+  const m = new Float64Array(k * k);
+  const v = new Float64Array(k);
+  for (const c of cells) {
+    const wt = w(c);
+    const ia = col.get(c.a);
+    const ib = col.get(c.b);
+    if (ia !== undefined) {
+      m[ia * k + ia] += wt * c.n;
+      v[ia] -= wt * c.sy;
+    }
+    if (ib !== undefined) {
+      m[ib * k + ib] += wt * c.n;
+      v[ib] += wt * c.sy;
+    }
+    if (ia !== undefined && ib !== undefined) {
+      m[ia * k + ib] -= wt * c.n;
+      m[ib * k + ia] -= wt * c.n;
+    }
+  }
+  const l = cholesky(m, k);
+  return { beta: cholSolve(l, k, v), m: l };
+}
+
+/** β of period `p` (0 at the base). */
+function betaOf(d: Design, beta: Float64Array, p: number): number {
+  return p === d.base ? 0 : beta[d.col.get(p)!]!;
+}
+
+/** Sum of the squared residuals of a cell's pairs under `beta`. */
+function cellSse(d: Design, beta: Float64Array, c: PairCell): number {
+  const diff = betaOf(d, beta, c.b) - betaOf(d, beta, c.a);
+  return Math.max(0, c.syy - 2 * diff * c.sy + c.n * diff * diff);
+}
+
+/**
+ * Stage 2: the stage-1 squared residuals regressed on (1, gap), var(ε) = a + b·gap, and the
+ * floor the variance is kept above (`minShare` of the mean squared residual).
+ */
+function varianceModel(
+  d: Design,
+  beta: Float64Array,
+  nTotal: number,
+  minShare: number,
+): { a: number; b: number; floor: number } {
+  let sg = 0;
+  let sgg = 0;
+  let se2 = 0;
+  let sge2 = 0;
+  for (const c of d.cells) {
+    const g = c.b - c.a;
+    const e2 = cellSse(d, beta, c);
+    sg += c.n * g;
+    sgg += c.n * g * g;
+    se2 += e2;
+    sge2 += g * e2;
+  }
+  const det = nTotal * sgg - sg * sg;
+  let a = se2 / nTotal;
+  let b = 0;
+  if (nTotal > 2 && det > 1e-9 * nTotal * sgg) {
+    a = (sgg * se2 - sg * sge2) / det;
+    b = (nTotal * sge2 - sg * se2) / det;
+  }
+  return { a, b, floor: Math.max(minShare * (se2 / nTotal), 1e-12) };
+}
+
+/**
+ * Estimate the index. Periods are any integers (e.g. year·4 + quarter − 1); the base is the
+ * earliest period of the largest connected group of periods (by pairs), so a period no pair
+ * links to it is reported in `disconnected` instead of making the system singular. Returns null
+ * when there are no pairs.
+ *
+ * @example
+ *   const r = repeatSalesIndex([{ a: 0, b: 1, n: 2, sy: 0.2, syy: 0.0202 }]);
+ *   // r.points[1].log_index ≈ 0.1
+ */
+export function repeatSalesIndex(input: readonly PairCell[], opts: WrsOptions = {}): WrsResult | null {
+  const minShare = opts.minVarianceShare ?? 0.1;
+  const all = input
+    .filter((c) => c.n > 0 && c.a !== c.b)
+    .map((c) => (c.a < c.b ? c : { a: c.b, b: c.a, n: c.n, sy: -c.sy, syy: c.syy }));
+  if (all.length === 0) return null;
+
+  // connected groups of periods; keep the group with the most pairs
+  const { design: d, disconnected } = largestGroup(all);
+  const { cells, periods, base, col, k } = d;
 
   const pairsAt = new Map<number, number>();
   let nTotal = 0;
@@ -104,35 +194,6 @@ export function repeatSalesIndex(input: readonly PairCell[], opts: WrsOptions = 
     pairsAt.set(c.b, (pairsAt.get(c.b) ?? 0) + c.n);
     nTotal += c.n;
   }
-
-  const solve = (w: (c: PairCell) => number): { beta: Float64Array; m: Float64Array } => {
-    const m = new Float64Array(k * k);
-    const v = new Float64Array(k);
-    for (const c of cells) {
-      const wt = w(c);
-      const ia = col.get(c.a);
-      const ib = col.get(c.b);
-      if (ia !== undefined) {
-        m[ia * k + ia] += wt * c.n;
-        v[ia] -= wt * c.sy;
-      }
-      if (ib !== undefined) {
-        m[ib * k + ib] += wt * c.n;
-        v[ib] += wt * c.sy;
-      }
-      if (ia !== undefined && ib !== undefined) {
-        m[ia * k + ib] -= wt * c.n;
-        m[ib * k + ia] -= wt * c.n;
-      }
-    }
-    const l = cholesky(m, k);
-    return { beta: cholSolve(l, k, v), m: l };
-  };
-  const betaOf = (beta: Float64Array, p: number): number => (p === base ? 0 : beta[col.get(p)!]!);
-  const sse = (beta: Float64Array, c: PairCell): number => {
-    const d = betaOf(beta, c.b) - betaOf(beta, c.a);
-    return Math.max(0, c.syy - 2 * d * c.sy + c.n * d * d);
-  };
 
   if (k === 0) {
     return {
@@ -146,38 +207,19 @@ export function repeatSalesIndex(input: readonly PairCell[], opts: WrsOptions = 
   }
 
   // stage 1: OLS
-  const s1 = solve(() => 1);
+  const s1 = solveWeighted(d, () => 1);
   // stage 2: squared residuals on (1, gap)
-  let sg = 0;
-  let sgg = 0;
-  let se2 = 0;
-  let sge2 = 0;
-  for (const c of cells) {
-    const g = c.b - c.a;
-    const e2 = sse(s1.beta, c);
-    sg += c.n * g;
-    sgg += c.n * g * g;
-    se2 += e2;
-    sge2 += g * e2;
-  }
-  const det = nTotal * sgg - sg * sg;
-  let va = se2 / nTotal;
-  let vb = 0;
-  if (nTotal > 2 && det > 1e-9 * nTotal * sgg) {
-    va = (sgg * se2 - sg * sge2) / det;
-    vb = (nTotal * sge2 - sg * se2) / det;
-  }
-  const floor = Math.max(minShare * (se2 / nTotal), 1e-12);
+  const { a: va, b: vb, floor } = varianceModel(d, s1.beta, nTotal, minShare);
   const variance = (g: number): number => Math.max(va + vb * g, floor);
   // stage 3: WLS
-  const s3 = solve((c) => 1 / variance(c.b - c.a));
+  const s3 = solveWeighted(d, (c) => 1 / variance(c.b - c.a));
   let wsse = 0;
-  for (const c of cells) wsse += sse(s3.beta, c) / variance(c.b - c.a);
+  for (const c of cells) wsse += cellSse(d, s3.beta, c) / variance(c.b - c.a);
   const sigma2 = nTotal > k ? wsse / (nTotal - k) : 1;
   const diag = cholInverseDiagonal(s3.m, k);
   const points: IndexPoint[] = periods.map((p) => ({
     period: p,
-    log_index: betaOf(s3.beta, p),
+    log_index: betaOf(d, s3.beta, p),
     std_error: p === base ? 0 : Math.sqrt(Math.max(0, sigma2 * diag[col.get(p)!]!)),
     pairs: pairsAt.get(p) ?? 0,
   }));

@@ -121,31 +121,25 @@ function compareNumbers(a: string, b: string): number {
   return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
 }
 
-/**
- * Index the register for matching. Lookups are cached by the raw name, so repeated names
- * (the same developer on hundreds of applications) cost one map lookup.
- *
- * @example buildCompanyIndex(rows).match('Murphy Roofing Ltd') // { company_number: '123456', …, confidence: 1 }
- */
-export function buildCompanyIndex(companies: CompanyRow[]): CompanyIndex {
-  const byKey = new Map<string, CompanyRow>();
-  const byBase = new Map<string, CompanyRow>();
-  const byCompact = new Map<string, CompanyRow>();
+/** The register indexed for lookups: by key, by key without legal form (also without spaces), by token, by number. */
+interface Register {
+  byKey: Map<string, CompanyRow>;
+  byBase: Map<string, CompanyRow>;
+  byCompact: Map<string, CompanyRow>;
+  /** Posting lists of the suffix-less keys' tokens, each sorted by token count. */
+  byToken: Map<string, Entry[]>;
+  byNumber: Map<string, CompanyRow>;
+}
+
+/** Keep `c` under `k` unless the company already there is `better`. */
+function keepBetter(map: Map<string, CompanyRow>, k: string, c: CompanyRow): void {
+  const prev = map.get(k);
+  if (!prev || better(c, prev)) map.set(k, c);
+}
+
+/** Posting lists of the tokens of each suffix-less key, sorted by token count. */
+function tokenPostings(byBase: Map<string, CompanyRow>): Map<string, Entry[]> {
   const byToken = new Map<string, Entry[]>();
-  const byNumber = new Map<string, CompanyRow>();
-  for (const c of companies) {
-    byNumber.set(digits(c.company_number), c);
-    const key = c.name_key || companyNameKey(c.company_name);
-    if (!key) continue;
-    const prev = byKey.get(key);
-    if (!prev || better(c, prev)) byKey.set(key, c);
-    const base = baseOf(key);
-    const prevBase = byBase.get(base);
-    if (!prevBase || better(c, prevBase)) byBase.set(base, c);
-    const compact = base.replace(/ /g, '');
-    const prevCompact = byCompact.get(compact);
-    if (!prevCompact || better(c, prevCompact)) byCompact.set(compact, c);
-  }
   // Token-set similarity depends on the suffix-less key only: one entry per distinct key.
   for (const [base, c] of byBase) {
     const entry: Entry = { c, tokens: new Set(base.split(' ')) };
@@ -156,84 +150,128 @@ export function buildCompanyIndex(companies: CompanyRow[]): CompanyIndex {
     }
   }
   for (const list of byToken.values()) list.sort((x, y) => x.tokens.size - y.tokens.size);
-  const cache = new Map<string, CompanyMatch | null>();
+  return byToken;
+}
 
-  const fuzzy = (base: string): CompanyMatch | null => {
-    const tokens = new Set(base.split(' '));
-    // A candidate with Jaccard ≥ 0.8 shares at least ceil(0.8·|query|) of the query's tokens, so
-    // it misses at most `allowed` of them: it must hold one of the (allowed − absent + 1) rarest
-    // query tokens that the register knows (prefix filtering; exact, not a heuristic).
-    const allowed = tokens.size - Math.ceil(MIN_SIMILARITY * tokens.size - 1e-9);
-    // Only companies with ceil(0.8·n) … floor(n/0.8) tokens can reach the threshold; posting
-    // lists are sorted by token count, so each list is cut to that range.
-    const minSize = Math.ceil(MIN_SIMILARITY * tokens.size - 1e-9);
-    const maxSize = Math.floor(tokens.size / MIN_SIMILARITY + 1e-9);
-    const present: { list: Entry[]; lo: number; hi: number }[] = [];
-    for (const t of tokens) {
-      const list = byToken.get(t);
-      if (list) present.push({ list, lo: lowerBound(list, minSize), hi: lowerBound(list, maxSize + 1) });
-    }
-    const absent = tokens.size - present.length;
-    if (absent > allowed || present.length === 0) return null;
-    present.sort((x, y) => x.hi - x.lo - (y.hi - y.lo));
-    const lists = present.slice(0, allowed - absent + 1);
-    const seen = lists.length > 1 ? new Set<Entry>() : null;
-    let best: Entry | null = null;
-    let bestScore = 0;
-    for (const { list, lo, hi } of lists) {
-      for (let i = lo; i < hi; i++) {
-        const e = list[i]!;
-        if (seen) {
-          if (seen.has(e)) continue;
-          seen.add(e);
-        }
-        let inter = 0;
-        for (const t of tokens) if (e.tokens.has(t)) inter++;
-        const score = inter / (tokens.size + e.tokens.size - inter);
-        if (score < MIN_SIMILARITY) continue;
-        if (best === null || score > bestScore || (score === bestScore && better(e.c, best.c))) {
-          best = e;
-          bestScore = score;
-        }
+/** Index the register's companies by key, suffix-less key, compact key, token and number. */
+function indexRegister(companies: CompanyRow[]): Register {
+  const byKey = new Map<string, CompanyRow>();
+  const byBase = new Map<string, CompanyRow>();
+  const byCompact = new Map<string, CompanyRow>();
+  const byNumber = new Map<string, CompanyRow>();
+  for (const c of companies) {
+    byNumber.set(digits(c.company_number), c);
+    const key = c.name_key || companyNameKey(c.company_name);
+    if (!key) continue;
+    keepBetter(byKey, key, c);
+    const base = baseOf(key);
+    keepBetter(byBase, base, c);
+    keepBetter(byCompact, base.replace(/ /g, ''), c);
+  }
+  return { byKey, byBase, byCompact, byToken: tokenPostings(byBase), byNumber };
+}
+
+/** A posting list cut to the entries whose token count can reach the threshold. */
+interface Candidates {
+  list: Entry[];
+  lo: number;
+  hi: number;
+}
+
+/**
+ * The posting lists a fuzzy match of `tokens` must be found in, or null when too many of the
+ * query's tokens are unknown for any company to reach the threshold.
+ */
+function candidateLists(byToken: Map<string, Entry[]>, tokens: Set<string>): Candidates[] | null {
+  // A candidate with Jaccard ≥ 0.8 shares at least ceil(0.8·|query|) of the query's tokens, so
+  // it misses at most `allowed` of them: it must hold one of the (allowed − absent + 1) rarest
+  // query tokens that the register knows (prefix filtering; exact, not a heuristic).
+  const allowed = tokens.size - Math.ceil(MIN_SIMILARITY * tokens.size - 1e-9);
+  // Only companies with ceil(0.8·n) … floor(n/0.8) tokens can reach the threshold; posting
+  // lists are sorted by token count, so each list is cut to that range.
+  const minSize = Math.ceil(MIN_SIMILARITY * tokens.size - 1e-9);
+  const maxSize = Math.floor(tokens.size / MIN_SIMILARITY + 1e-9);
+  const present: Candidates[] = [];
+  for (const t of tokens) {
+    const list = byToken.get(t);
+    if (list) present.push({ list, lo: lowerBound(list, minSize), hi: lowerBound(list, maxSize + 1) });
+  }
+  const absent = tokens.size - present.length;
+  if (absent > allowed || present.length === 0) return null;
+  present.sort((x, y) => x.hi - x.lo - (y.hi - y.lo));
+  return present.slice(0, allowed - absent + 1);
+}
+
+/** Tier 3: the most similar company by token set (Jaccard ≥ 0.8), its confidence capped below tier 2. */
+function fuzzyMatch(byToken: Map<string, Entry[]>, base: string): CompanyMatch | null {
+  const tokens = new Set(base.split(' '));
+  const lists = candidateLists(byToken, tokens);
+  if (lists === null) return null;
+  const seen = lists.length > 1 ? new Set<Entry>() : null;
+  let best: Entry | null = null;
+  let bestScore = 0;
+  for (const { list, lo, hi } of lists) {
+    for (let i = lo; i < hi; i++) {
+      const e = list[i]!;
+      if (seen) {
+        if (seen.has(e)) continue;
+        seen.add(e);
+      }
+      let inter = 0;
+      for (const t of tokens) if (e.tokens.has(t)) inter++;
+      const score = inter / (tokens.size + e.tokens.size - inter);
+      if (score < MIN_SIMILARITY) continue;
+      if (best === null || score > bestScore || (score === bestScore && better(e.c, best.c))) {
+        best = e;
+        bestScore = score;
       }
     }
-    if (!best) return null;
-    const confidence = Math.min(MAX_FUZZY, Math.round(bestScore * 100) / 100);
-    return { company_number: best.c.company_number, company_name: best.c.company_name, confidence };
-  };
+  }
+  if (!best) return null;
+  const confidence = Math.min(MAX_FUZZY, Math.round(bestScore * 100) / 100);
+  return { company_number: best.c.company_number, company_name: best.c.company_name, confidence };
+}
 
-  const lookup = (name: string): CompanyMatch | null => {
-    const key = companyNameKey(name);
-    if (!key) return null;
-    const exact = byKey.get(key);
-    if (exact) return { company_number: exact.company_number, company_name: exact.company_name, confidence: 1 };
-    const base = baseOf(key);
-    const sameBase = byBase.get(base) ?? byCompact.get(base.replace(/ /g, ''));
-    if (sameBase) {
-      return { company_number: sameBase.company_number, company_name: sameBase.company_name, confidence: 0.9 };
-    }
-    return fuzzy(base);
-  };
+/** A register company as a match of the given confidence. */
+function asMatch(c: CompanyRow, confidence: number): CompanyMatch {
+  return { company_number: c.company_number, company_name: c.company_name, confidence };
+}
 
-  const asMatch = (c: CompanyRow): CompanyMatch => ({
-    company_number: c.company_number,
-    company_name: c.company_name,
-    confidence: 1,
-  });
+/** The best match of a name over the three tiers (uncached). */
+function lookupName(reg: Register, name: string): CompanyMatch | null {
+  const key = companyNameKey(name);
+  if (!key) return null;
+  const exact = reg.byKey.get(key);
+  if (exact) return asMatch(exact, 1);
+  const base = baseOf(key);
+  const sameBase = reg.byBase.get(base) ?? reg.byCompact.get(base.replace(/ /g, ''));
+  if (sameBase) return asMatch(sameBase, 0.9);
+  return fuzzyMatch(reg.byToken, base);
+}
+
+/**
+ * Index the register for matching. Lookups are cached by the raw name, so repeated names
+ * (the same developer on hundreds of applications) cost one map lookup.
+ *
+ * @example buildCompanyIndex(rows).match('Murphy Roofing Ltd') // { company_number: '123456', …, confidence: 1 }
+ */
+export function buildCompanyIndex(companies: CompanyRow[]): CompanyIndex {
+  const reg = indexRegister(companies);
+  const cache = new Map<string, CompanyMatch | null>();
   return {
     registered(name: string): CompanyMatch | null {
-      const c = byKey.get(companyNameKey(name));
-      return c ? asMatch(c) : null;
+      const c = reg.byKey.get(companyNameKey(name));
+      return c ? asMatch(c, 1) : null;
     },
     byNumber(companyNumber: string): CompanyMatch | null {
-      const c = byNumber.get(digits(companyNumber));
-      return c ? asMatch(c) : null;
+      const c = reg.byNumber.get(digits(companyNumber));
+      return c ? asMatch(c, 1) : null;
     },
     match(name: string | null): CompanyMatch | null {
       if (name === null) return null;
       let hit = cache.get(name);
       if (hit === undefined) {
-        hit = lookup(name);
+        hit = lookupName(reg, name);
         cache.set(name, hit);
       }
       return hit && { ...hit };

@@ -152,6 +152,120 @@ function finish(n: NoticeBase, f: string[], badKey: number): string[] {
   return [line];
 }
 
+/** Trades whose small jobs are more often done by a person than by a company. */
+const SMALL_TRADES = ['extension', 'roofing', 'windows', 'heat_pump', 'insulation', 'landscaping', 'agricultural'];
+
+/** The builder of a project, as its notices name them, and the person behind the name (if one). */
+interface Builder {
+  builder: string;
+  builderNum: string;
+  person: string | null;
+}
+
+/**
+ * The builder of an application's project, fixed for all its phases: the owner when they opt
+ * out of a builder, else a company of the trade, or a person (now and then under a trading name).
+ */
+function drawBuilder(
+  r0: Rng,
+  seed: number,
+  app: PlanningApp,
+  companies: CompanyRegistry,
+  optOut: boolean,
+  truth: NameTruth | undefined,
+): Builder {
+  const dev = app.dev;
+  if (optOut) {
+    const builder = app.personName ?? fullName(r0);
+    return { builder, builderNum: '', person: builder };
+  }
+  if (r0.chance(dev.oneOff ? 0.6 : SMALL_TRADES.includes(dev.cls) ? 0.75 : 0.95)) {
+    const c = pickCompany(companies, r0, TRADE_NACE[dev.cls] ?? BUILDER_NACE.slice(0, 2));
+    const builder = nameVariant(r0, c.name);
+    const builderNum = r0.chance(0.7) ? String(c.num) : '';
+    truth?.organisation(builder, 'builder');
+    return { builder, builderNum, person: null };
+  }
+  let builder = fullName(r0);
+  let person = builder;
+  // the hard cases, from a stream of their own: a business-word surname, a trading name
+  const hard = recordRng(seed, 'cn-builder-hard', app.slot);
+  if (hard.chance(0.15)) builder = person = `${builder.split(' ')[0]} ${hard.pick(BUSINESS_WORD_SURNAMES)}`;
+  if (hard.chance(0.3)) builder = `${person} ${hard.pick(SOLE_TRADES)}`;
+  return { builder, builderNum: '', person };
+}
+
+/** What the notices of one application share: its builder, owner, Eircode and number of phases. */
+interface NoticeProject extends Builder {
+  app: PlanningApp;
+  /** The application's own stream, drawn by every phase too. */
+  r0: Rng;
+  phases: number;
+  optOut: boolean;
+  owner: string;
+  eircode: string;
+}
+
+/** The project name a notice gives: the new dwelling, the scheme's phase, or the works and the site. */
+function noticeProjectName(app: PlanningApp, phases: number, k: number): string {
+  if (app.dev.oneOff) return `New dwelling at ${app.address.split(',')[0]!.trim()}`;
+  if (phases > 1) {
+    return `${app.address
+      .replace(/^Lands at /, '')
+      .split(',')[0]!
+      .trim()} Phase ${k + 1}`;
+  }
+  return `${app.dev.cnSubGroup} - ${app.address.split(',')[0]!.trim()}`;
+}
+
+/** The notice of phase `k` of a project, drawn from the phase's stream `r` (and the project's `r0`). */
+function phaseNotice(
+  p: NoticeProject,
+  r: Rng,
+  k: number,
+  submitted: number,
+  commencement: number,
+  unitsPhase: number | null,
+): NoticeBase {
+  const { app, phases } = p;
+  const dev = app.dev;
+  const units = dev.units;
+  const n: NoticeBase = {
+    r,
+    style: r.pick([0, 0, 1, 2] as const),
+    cnNumber: cnNumber(app.slot, k),
+    permission: permissionVariant(r, app.appNumber),
+    projectName: noticeProjectName(app, phases, k),
+    description: app.description.trim(),
+    projectType: dev.cnProjectType,
+    activity: dev.cnActivity,
+    granted: app.grant,
+    submitted,
+    commencement,
+    end: commencement + r.int(90, units !== null && units > 20 ? 900 : 540),
+    unitsPhase,
+    phase: phases > 1 ? `Phase ${k + 1}` : '',
+    totalUnits: units,
+    street: app.street,
+    town: app.town,
+    eircode: p.eircode && p.r0.chance(0.2) ? spacedEircode(p.eircode) : p.eircode,
+    county: app.authority.county,
+    lat: app.hasCoords && !r.chance(0.05) ? Math.round((app.lat + r.float(-0.0005, 0.0005)) * 1e6) / 1e6 : null,
+    lon: app.hasCoords ? Math.round((app.lon + r.float(-0.0005, 0.0005)) * 1e6) / 1e6 : null,
+    subGroup: dev.cnSubGroup,
+    optOut: p.optOut,
+    builder: p.builder,
+    builderNum: p.builderNum,
+    owner: p.owner,
+    authorityName: app.authority.councilName,
+    cccDay: r.chance(0.42) ? commencement + r.int(150, units !== null && units > 20 ? 900 : 600) : null,
+    cccType:
+      units !== null && units > 1 ? 'Multiple Buildings/Units' : dev.oneOff ? 'Single Dwelling' : 'Single Building',
+  };
+  if (n.lat === null) n.lon = null;
+  return n;
+}
+
 /**
  * The notice lines of one planning application as of `asOf` (none when it was not granted, is
  * not commenced, or its notices are still in the future).
@@ -174,40 +288,12 @@ export function noticeLines(
   const units = dev.units;
   const phases = units !== null && units >= 40 && r0.chance(0.5) ? r0.int(2, Math.min(6, Math.ceil(units / 30))) : 1;
   const optOut = dev.oneOff && r0.chance(0.6);
-  const cls = dev.cls;
-  // builder is fixed for the whole project
-  let builder: string;
-  let builderNum = '';
-  let builderPerson: string | null = null;
-  if (optOut) {
-    builder = app.personName ?? fullName(r0);
-    builderPerson = builder;
-  } else if (
-    r0.chance(
-      dev.oneOff
-        ? 0.6
-        : ['extension', 'roofing', 'windows', 'heat_pump', 'insulation', 'landscaping', 'agricultural'].includes(cls)
-          ? 0.75
-          : 0.95,
-    )
-  ) {
-    const c = pickCompany(companies, r0, TRADE_NACE[cls] ?? BUILDER_NACE.slice(0, 2));
-    builder = nameVariant(r0, c.name);
-    if (r0.chance(0.7)) builderNum = String(c.num);
-    truth?.organisation(builder, 'builder');
-  } else {
-    builder = fullName(r0);
-    builderPerson = builder;
-    // the hard cases, from a stream of their own: a business-word surname, a trading name
-    const hard = recordRng(seed, 'cn-builder-hard', app.slot);
-    if (hard.chance(0.15)) builder = builderPerson = `${builder.split(' ')[0]} ${hard.pick(BUSINESS_WORD_SURNAMES)}`;
-    if (hard.chance(0.3)) builder = `${builderPerson} ${hard.pick(SOLE_TRADES)}`;
-  }
+  const builder = drawBuilder(r0, seed, app, companies, optOut, truth);
   const owner = app.personName ?? fullName(r0);
-  if (builderPerson !== null) truth?.individual(builderPerson);
+  if (builder.person !== null) truth?.individual(builder.person);
   truth?.individual(owner);
-  const county = app.authority.county;
   const cnEircode = app.postcode || (r0.chance(0.45) ? eircode(r0, app.authority.routingKeys[0]!) : '');
+  const project: NoticeProject = { ...builder, app, r0, phases, optOut, owner, eircode: cnEircode };
   const out: string[] = [];
   let commencement = first;
   let remaining = units ?? 0;
@@ -218,46 +304,7 @@ export function noticeLines(
     if (submitted > asOf) break;
     const unitsPhase = units === null ? null : k === phases - 1 ? remaining : Math.max(1, Math.round(units / phases));
     remaining -= unitsPhase ?? 0;
-    const n: NoticeBase = {
-      r,
-      style: r.pick([0, 0, 1, 2] as const),
-      cnNumber: cnNumber(app.slot, k),
-      permission: permissionVariant(r, app.appNumber),
-      projectName: dev.oneOff
-        ? `New dwelling at ${app.address.split(',')[0]!.trim()}`
-        : phases > 1
-          ? `${app.address
-              .replace(/^Lands at /, '')
-              .split(',')[0]!
-              .trim()} Phase ${k + 1}`
-          : `${dev.cnSubGroup} - ${app.address.split(',')[0]!.trim()}`,
-      description: app.description.trim(),
-      projectType: dev.cnProjectType,
-      activity: dev.cnActivity,
-      granted: app.grant,
-      submitted,
-      commencement,
-      end: commencement + r.int(90, units !== null && units > 20 ? 900 : 540),
-      unitsPhase,
-      phase: phases > 1 ? `Phase ${k + 1}` : '',
-      totalUnits: units,
-      street: app.street,
-      town: app.town,
-      eircode: cnEircode && r0.chance(0.2) ? spacedEircode(cnEircode) : cnEircode,
-      county,
-      lat: app.hasCoords && !r.chance(0.05) ? Math.round((app.lat + r.float(-0.0005, 0.0005)) * 1e6) / 1e6 : null,
-      lon: app.hasCoords ? Math.round((app.lon + r.float(-0.0005, 0.0005)) * 1e6) / 1e6 : null,
-      subGroup: dev.cnSubGroup,
-      optOut,
-      builder,
-      builderNum,
-      owner,
-      authorityName: app.authority.councilName,
-      cccDay: r.chance(0.42) ? commencement + r.int(150, units !== null && units > 20 ? 900 : 600) : null,
-      cccType:
-        units !== null && units > 1 ? 'Multiple Buildings/Units' : dev.oneOff ? 'Single Dwelling' : 'Single Building',
-    };
-    if (n.lat === null) n.lon = null;
+    const n = phaseNotice(project, r, k, submitted, commencement, unitsPhase);
     out.push(...finish(n, noticeFields(n, asOf), app.slot * 8 + k));
   }
   return out;

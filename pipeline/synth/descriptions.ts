@@ -487,108 +487,132 @@ function changeOfUse(c: Ctx): Development {
   });
 }
 
-function trade(cls: UseClassKey, c: Ctx): Development {
-  const r = c.r;
-  let d: string;
-  let orgShare = 0.2;
-  let orgNace: readonly string[] = ['6810'];
-  let landUse = 'RES';
-  let floor: number | null = null;
-  let projectType = 'Residential';
-  let activity = 'Material Alteration';
-  switch (cls) {
-    case 'solar': {
-      // sizes vary: panels (0.4–0.45 kWp each), kWp, array area
-      const x = r.next();
-      if (x < 0.6) {
-        const n = r.int(6, 30);
-        const kwp = round1(n * r.float(0.4, 0.45));
-        d = `Permission for installation of ${r.chance(0.55) ? `${n} no. solar PV panels` : r.chance(0.5) ? `a ${kwp}kWp solar PV array (${n} no. panels)` : 'solar PV panels'} on the ${pick(r, ['south-facing', 'rear', 'front', 'side'])} roof of existing dwelling${opt(r, 0.3, ' and ground-mounted array in rear garden')}`;
-      } else if (x < 0.84) {
-        const m2 = r.chance(0.75) ? Math.round(Math.exp(r.float(Math.log(150), Math.log(8000)))) : null;
-        const kwp = m2 === null ? Math.round(r.float(30, 990)) : Math.round(m2 * r.float(0.18, 0.22));
-        d = `Permission for a roof-mounted solar PV array (${m2 !== null && r.chance(0.6) ? `approx. ${m2} sq.m` : `${kwp} kWp`}) on existing ${pick(r, ['warehouse', 'factory', 'agricultural shed', 'school building', 'retail unit'])} with associated inverters and cabling`;
-        orgShare = 0.7;
-        orgNace = ['6810', '3511', '4120'];
-        landUse = 'COM';
-        projectType = 'Non-Residential';
-      } else {
-        const n = Math.round(Math.exp(r.float(Math.log(50), Math.log(4000))));
-        d = `Permission for a ground-mounted solar PV array of ${n} no. panels${opt(r, 0.4, ` (${round1((n * 0.45) / 1000)} MWp)`)} on ${pick(r, ['farm', 'lands'])} with inverter station and security fencing`;
-        orgShare = 0.3;
-        orgNace = ['3511'];
-        landUse = 'UTL';
-        projectType = 'Non-Residential';
-      }
-      break;
-    }
-    case 'roofing':
-      d = `Permission for ${pick(r, [
-        're-roofing of existing dwelling and raising of roof ridge height',
-        'replacement of existing flat roof with pitched roof',
-        'a dormer window extension to the rear roof',
-        'new roof to existing farmhouse and conversion of attic',
-        'alterations to roof profile including dormer windows to front and rear',
-        'replacement of existing roof covering with natural slate',
-      ])}${opt(r, 0.4, ' and associated internal alterations')}`;
-      floor = round1(r.float(8, 60));
-      break;
-    case 'landscaping':
-      d = `Permission for ${pick(r, [
-        'new boundary wall and piers with automated gates',
-        'widening of existing vehicular entrance and new boundary treatment',
-        'landscaping works including patio, retaining walls and steps',
-        'site works to form new access road and hardstanding',
-        'removal of front boundary wall to provide off-street parking',
-        'new entrance, boundary walls and landscaping to front garden',
-      ])}${opt(r, 0.3, ' and all associated site works')}`;
-      break;
-    case 'windows':
-      d = `Permission to replace ${r.chance(0.4) ? `${r.int(2, 18)} no. ` : ''}existing ${pick(r, ['timber sash windows', 'windows and front door', 'single glazed windows', 'shopfront windows'])} ${pick(r, ['with uPVC double glazed units', 'with double glazed timber windows', 'with aluclad windows and composite doors'])}${opt(r, 0.35, ' at this protected structure')}`;
-      break;
-    case 'heat_pump':
-      d = `Permission for installation of an ${pick(r, ['air-to-water heat pump unit', 'air source heat pump', 'external heat pump and hot water cylinder enclosure'])}${opt(r, 0.45, ` (${pick(r, ['5', '6', '8', '9', '11', '12', '14', '16'])}kW)`)} to ${pick(r, ['side', 'rear'])} of dwelling${opt(r, 0.3, ' together with solar PV panels on roof')}`;
-      break;
-    case 'insulation':
-      d = `Permission for external wall insulation to ${pick(r, ['all elevations', 'front and side elevations', 'rear and side elevations'])} of existing dwelling with new render finish${opt(r, 0.4, ', replacement windows and new front door')}`;
-      break;
-    case 'ev_charger':
-      d = `Permission for installation of ${r.int(2, 24)} no. EV charging points with ${pick(r, ['ESB kiosk', 'associated substation', 'canopy and signage'])} at existing ${pick(r, ['car park', 'service station', 'hotel car park', 'retail park'])}`;
-      orgShare = 0.9;
-      orgNace = ['4321', '6810', '3511'];
-      landUse = 'UTL';
-      projectType = 'Non-Residential';
-      break;
-    case 'shopfront':
-      d = `Permission for ${pick(r, ['new shopfront', 'alterations to existing shopfront', 'replacement shopfront and signage'])}${opt(r, 0.5, ` (${(r.int(35, 140) / 10).toFixed(1)}m ${r.chance(0.5) ? 'frontage' : 'wide'})`)} at ${r.int(1, 120)} ${c.street}${opt(r, 0.3, ', a protected structure')}`;
-      orgShare = 0.6;
-      orgNace = ['6810', '4673'];
-      landUse = 'COM';
-      projectType = 'Non-Residential';
-      break;
-    case 'signage':
-      d = `Permission for ${opt(r, 0.6, `${r.int(2, 6)} no. `)}${pick(r, ['illuminated', 'non-illuminated', 'internally illuminated', 'externally lit'])} ${pick(r, ['fascia sign', 'projecting sign', 'totem sign', 'fascia and projecting signs', 'digital advertising display'])} ${pick(r, ['to front elevation', 'at entrance', 'on gable wall'])}`;
-      orgShare = 0.75;
-      orgNace = ['6810', '5510', '4673'];
-      landUse = 'COM';
-      projectType = 'Non-Residential';
-      break;
-    default: // telecom
-      d = `Permission for a ${r.chance(0.3) ? (r.int(150, 360) / 10).toFixed(1) : r.int(15, 36)}m ${pick(r, ['monopole', 'lattice tower', 'multi-user monopole'])} telecommunications support structure with antennae, dishes, ground-based equipment cabinets and security fencing`;
-      orgShare = 1;
-      orgNace = ['4321', '4399'];
-      landUse = 'UTL';
-      projectType = 'Non-Residential';
-      activity = 'New Build';
+/**
+ * The works of a small trade job: the description and, where it is not a domestic alteration
+ * (20 % organisations, residential, material alteration), who applies and how BCMS files it.
+ */
+interface TradeWorks {
+  d: string;
+  orgShare?: number;
+  orgNace?: readonly string[];
+  landUse?: string;
+  floor?: number | null;
+  projectType?: string;
+  activity?: string;
+}
+
+/** Solar panels: on a house roof (60 %), on a commercial roof, or ground-mounted on a farm. */
+function solarWorks(r: Rng): TradeWorks {
+  // sizes vary: panels (0.4–0.45 kWp each), kWp, array area
+  const x = r.next();
+  if (x < 0.6) {
+    const n = r.int(6, 30);
+    const kwp = round1(n * r.float(0.4, 0.45));
+    return {
+      d: `Permission for installation of ${r.chance(0.55) ? `${n} no. solar PV panels` : r.chance(0.5) ? `a ${kwp}kWp solar PV array (${n} no. panels)` : 'solar PV panels'} on the ${pick(r, ['south-facing', 'rear', 'front', 'side'])} roof of existing dwelling${opt(r, 0.3, ' and ground-mounted array in rear garden')}`,
+    };
   }
-  return base(cls, d, {
-    landUse,
-    floorM2: floor,
-    siteHa: roundHa(r.float(0.01, 0.3)),
-    orgShare,
-    orgNace,
+  if (x < 0.84) {
+    const m2 = r.chance(0.75) ? Math.round(Math.exp(r.float(Math.log(150), Math.log(8000)))) : null;
+    const kwp = m2 === null ? Math.round(r.float(30, 990)) : Math.round(m2 * r.float(0.18, 0.22));
+    return {
+      d: `Permission for a roof-mounted solar PV array (${m2 !== null && r.chance(0.6) ? `approx. ${m2} sq.m` : `${kwp} kWp`}) on existing ${pick(r, ['warehouse', 'factory', 'agricultural shed', 'school building', 'retail unit'])} with associated inverters and cabling`,
+      orgShare: 0.7,
+      orgNace: ['6810', '3511', '4120'],
+      landUse: 'COM',
+      projectType: 'Non-Residential',
+    };
+  }
+  const n = Math.round(Math.exp(r.float(Math.log(50), Math.log(4000))));
+  return {
+    d: `Permission for a ground-mounted solar PV array of ${n} no. panels${opt(r, 0.4, ` (${round1((n * 0.45) / 1000)} MWp)`)} on ${pick(r, ['farm', 'lands'])} with inverter station and security fencing`,
+    orgShare: 0.3,
+    orgNace: ['3511'],
+    landUse: 'UTL',
+    projectType: 'Non-Residential',
+  };
+}
+
+/** The works of each small trade (telecom masts for any class not listed). */
+const TRADE_WORKS: Partial<Record<UseClassKey, (c: Ctx) => TradeWorks>> = {
+  solar: (c) => solarWorks(c.r),
+  roofing: ({ r }) => ({
+    d: `Permission for ${pick(r, [
+      're-roofing of existing dwelling and raising of roof ridge height',
+      'replacement of existing flat roof with pitched roof',
+      'a dormer window extension to the rear roof',
+      'new roof to existing farmhouse and conversion of attic',
+      'alterations to roof profile including dormer windows to front and rear',
+      'replacement of existing roof covering with natural slate',
+    ])}${opt(r, 0.4, ' and associated internal alterations')}`,
+    floor: round1(r.float(8, 60)),
+  }),
+  landscaping: ({ r }) => ({
+    d: `Permission for ${pick(r, [
+      'new boundary wall and piers with automated gates',
+      'widening of existing vehicular entrance and new boundary treatment',
+      'landscaping works including patio, retaining walls and steps',
+      'site works to form new access road and hardstanding',
+      'removal of front boundary wall to provide off-street parking',
+      'new entrance, boundary walls and landscaping to front garden',
+    ])}${opt(r, 0.3, ' and all associated site works')}`,
+  }),
+  windows: ({ r }) => ({
+    d: `Permission to replace ${r.chance(0.4) ? `${r.int(2, 18)} no. ` : ''}existing ${pick(r, ['timber sash windows', 'windows and front door', 'single glazed windows', 'shopfront windows'])} ${pick(r, ['with uPVC double glazed units', 'with double glazed timber windows', 'with aluclad windows and composite doors'])}${opt(r, 0.35, ' at this protected structure')}`,
+  }),
+  heat_pump: ({ r }) => ({
+    d: `Permission for installation of an ${pick(r, ['air-to-water heat pump unit', 'air source heat pump', 'external heat pump and hot water cylinder enclosure'])}${opt(r, 0.45, ` (${pick(r, ['5', '6', '8', '9', '11', '12', '14', '16'])}kW)`)} to ${pick(r, ['side', 'rear'])} of dwelling${opt(r, 0.3, ' together with solar PV panels on roof')}`,
+  }),
+  insulation: ({ r }) => ({
+    d: `Permission for external wall insulation to ${pick(r, ['all elevations', 'front and side elevations', 'rear and side elevations'])} of existing dwelling with new render finish${opt(r, 0.4, ', replacement windows and new front door')}`,
+  }),
+  ev_charger: ({ r }) => ({
+    d: `Permission for installation of ${r.int(2, 24)} no. EV charging points with ${pick(r, ['ESB kiosk', 'associated substation', 'canopy and signage'])} at existing ${pick(r, ['car park', 'service station', 'hotel car park', 'retail park'])}`,
+    orgShare: 0.9,
+    orgNace: ['4321', '6810', '3511'],
+    landUse: 'UTL',
+    projectType: 'Non-Residential',
+  }),
+  shopfront: ({ r, street }) => ({
+    d: `Permission for ${pick(r, ['new shopfront', 'alterations to existing shopfront', 'replacement shopfront and signage'])}${opt(r, 0.5, ` (${(r.int(35, 140) / 10).toFixed(1)}m ${r.chance(0.5) ? 'frontage' : 'wide'})`)} at ${r.int(1, 120)} ${street}${opt(r, 0.3, ', a protected structure')}`,
+    orgShare: 0.6,
+    orgNace: ['6810', '4673'],
+    landUse: 'COM',
+    projectType: 'Non-Residential',
+  }),
+  signage: ({ r }) => ({
+    d: `Permission for ${opt(r, 0.6, `${r.int(2, 6)} no. `)}${pick(r, ['illuminated', 'non-illuminated', 'internally illuminated', 'externally lit'])} ${pick(r, ['fascia sign', 'projecting sign', 'totem sign', 'fascia and projecting signs', 'digital advertising display'])} ${pick(r, ['to front elevation', 'at entrance', 'on gable wall'])}`,
+    orgShare: 0.75,
+    orgNace: ['6810', '5510', '4673'],
+    landUse: 'COM',
+    projectType: 'Non-Residential',
+  }),
+};
+
+/** A telecommunications mast: always an operator, new build. */
+function telecomWorks({ r }: Ctx): TradeWorks {
+  return {
+    d: `Permission for a ${r.chance(0.3) ? (r.int(150, 360) / 10).toFixed(1) : r.int(15, 36)}m ${pick(r, ['monopole', 'lattice tower', 'multi-user monopole'])} telecommunications support structure with antennae, dishes, ground-based equipment cabinets and security fencing`,
+    orgShare: 1,
+    orgNace: ['4321', '4399'],
+    landUse: 'UTL',
+    projectType: 'Non-Residential',
+    activity: 'New Build',
+  };
+}
+
+/** A small trade job: a domestic alteration unless its works say otherwise. */
+function trade(cls: UseClassKey, c: Ctx): Development {
+  const w = (TRADE_WORKS[cls] ?? telecomWorks)(c);
+  const projectType = w.projectType ?? 'Residential';
+  return base(cls, w.d, {
+    landUse: w.landUse ?? 'RES',
+    floorM2: w.floor ?? null,
+    siteHa: roundHa(c.r.float(0.01, 0.3)),
+    orgShare: w.orgShare ?? 0.2,
+    orgNace: w.orgNace ?? ['6810'],
     cnProjectType: projectType,
-    cnActivity: activity,
+    cnActivity: w.activity ?? 'Material Alteration',
     cnSubGroup: projectType === 'Residential' ? 'Alteration' : 'Other',
   });
 }

@@ -152,59 +152,62 @@ function projectName(pool: string[], v: Vertical, i: number, r: Rng): string {
   return `${base}${ext} ${SUFFIX[v](r)}`;
 }
 
-function buildProject(
-  seed: number,
-  reg: CompanyRegistry,
-  pool: string[],
+/** A project's size: its capacity in MW and, for a wind farm, its number of turbines. */
+function drawCapacity(r: Rng, v: Vertical): Pick<Project, 'turbines' | 'capacityMw'> {
+  switch (v) {
+    case 'wind': {
+      const turbines = r.int(3, 40);
+      return { turbines, capacityMw: Math.round(turbines * r.float(2.3, 6.6) * 10) / 10 };
+    }
+    case 'solar':
+      return { turbines: 0, capacityMw: Math.round((r.chance(0.7) ? r.float(4, 60) : r.float(60, 220)) * 10) / 10 };
+    case 'battery':
+      return { turbines: 0, capacityMw: Math.round(r.float(8, 200) * 10) / 10 };
+    case 'grid':
+      return { turbines: 0, capacityMw: r.chance(0.8) ? Math.round(r.float(30, 500)) : r.pick([500, 700]) };
+    default:
+      return { turbines: 0, capacityMw: Math.round(r.float(15, 300)) };
+  }
+}
+
+/** Who develops a project: an energy or data company from the register, or a grid operator. */
+function drawDeveloper(r: Rng, reg: CompanyRegistry, v: Vertical): string {
+  if (v !== 'grid') return pickCompany(reg, r, v === 'data_centre' ? ['6311'] : ['3511']).name;
+  return r.chance(0.5) ? pickCompany(reg, r, ['3511']).name : r.pick(['EirGrid plc', 'ESB Networks DAC']);
+}
+
+const OPERATING_SHARE: Record<Vertical, number> = {
+  wind: 0.74,
+  solar: 0.5,
+  battery: 0.55,
+  grid: 0.8,
+  data_centre: 0.55,
+};
+const FIRST_CONNECTION: Record<Vertical, string> = {
+  wind: '1997-01-01',
+  solar: '2019-06-01',
+  battery: '2020-01-01',
+  grid: '2001-01-01',
+  data_centre: '2008-01-01',
+};
+
+/**
+ * A project's consent and connection dates: an operating project is connected before
+ * `snapshot1` and was lodged years earlier; the others are lodged since 2019 (or on
+ * `lodgedOverride`) and some are granted and connected later.
+ */
+function drawMilestones(
+  r: Rng,
   v: Vertical,
-  i: number,
   snapshot1: number,
   lodgedOverride: number | null,
-): Project {
-  const r = recordRng(seed, `infra-${v}`, i);
-  const name = projectName(pool, v, i, r);
-  const a = AUTHORITIES[r.weighted(AUTH_CUM[v])]!;
-  const { lat, lon } = pointNear(r, a, v === 'data_centre' ? 0.5 : 1);
-  let turbines = 0;
-  let capacityMw: number;
-  switch (v) {
-    case 'wind':
-      turbines = r.int(3, 40);
-      capacityMw = Math.round(turbines * r.float(2.3, 6.6) * 10) / 10;
-      break;
-    case 'solar':
-      capacityMw = Math.round((r.chance(0.7) ? r.float(4, 60) : r.float(60, 220)) * 10) / 10;
-      break;
-    case 'battery':
-      capacityMw = Math.round(r.float(8, 200) * 10) / 10;
-      break;
-    case 'grid':
-      capacityMw = r.chance(0.8) ? Math.round(r.float(30, 500)) : r.pick([500, 700]);
-      break;
-    default:
-      capacityMw = Math.round(r.float(15, 300));
-  }
-  const developer =
-    v === 'grid'
-      ? r.chance(0.5)
-        ? pickCompany(reg, r, ['3511']).name
-        : r.pick(['EirGrid plc', 'ESB Networks DAC'])
-      : pickCompany(reg, r, v === 'data_centre' ? ['6311'] : ['3511']).name;
-
-  const opShare = { wind: 0.74, solar: 0.5, battery: 0.55, grid: 0.8, data_centre: 0.55 }[v];
-  const firstConn = {
-    wind: '1997-01-01',
-    solar: '2019-06-01',
-    battery: '2020-01-01',
-    grid: '2001-01-01',
-    data_centre: '2008-01-01',
-  }[v];
+): Pick<Project, 'lodged' | 'decision' | 'granted' | 'connected'> {
   let lodged: number;
   let decision: number | null;
   let granted: boolean;
   let connected: number | null = null;
-  if (lodgedOverride === null && r.chance(opShare)) {
-    const c0 = isoToDay(firstConn);
+  if (lodgedOverride === null && r.chance(OPERATING_SHARE[v])) {
+    const c0 = isoToDay(FIRST_CONNECTION[v]);
     const span = snapshot1 - 30 - c0;
     connected = c0 + Math.round(Math.sqrt(r.next()) * span);
     lodged = connected - r.int(900, 3200);
@@ -218,26 +221,57 @@ function buildProject(
     if (granted && decision !== null && r.chance(0.5)) connected = decision + r.int(700, 1800);
   }
   if (!granted) connected = null;
+  return { lodged, decision, granted, connected };
+}
+
+/** The RESS auction a granted wind or solar project won (a round after its decision, before its connection), if any. */
+function drawAuction(
+  r: Rng,
+  v: Vertical,
+  m: Pick<Project, 'decision' | 'granted' | 'connected'>,
+): [string, number] | null {
+  const { decision, connected } = m;
+  if ((v === 'wind' || v === 'solar') && m.granted && decision !== null && r.chance(0.64)) {
+    const eligible = AUCTIONS.filter(([, d]) => d > decision + 60 && (connected === null || d < connected));
+    if (eligible.length > 0) return r.pick(eligible);
+  }
+  return null;
+}
+
+/** The connection voltages a project draws from (kV; a repeat makes that voltage likelier). */
+const VOLTAGES: Record<Vertical, number[]> = {
+  wind: [38, 110, 220, 110],
+  solar: [38, 110, 38],
+  battery: [38, 110, 220, 110],
+  grid: [110, 220, 400, 220],
+  data_centre: [110, 220, 110],
+};
+
+/** Build project `i` of vertical `v`, a pure function of (seed, vertical, index). */
+function buildProject(
+  seed: number,
+  reg: CompanyRegistry,
+  pool: string[],
+  v: Vertical,
+  i: number,
+  snapshot1: number,
+  lodgedOverride: number | null,
+): Project {
+  const r = recordRng(seed, `infra-${v}`, i);
+  const name = projectName(pool, v, i, r);
+  const a = AUTHORITIES[r.weighted(AUTH_CUM[v])]!;
+  const { lat, lon } = pointNear(r, a, v === 'data_centre' ? 0.5 : 1);
+  const { turbines, capacityMw } = drawCapacity(r, v);
+  const developer = drawDeveloper(r, reg, v);
+  const m = drawMilestones(r, v, snapshot1, lodgedOverride);
   const renewable = v === 'wind' || v === 'solar' || v === 'battery';
   // every project shows up somewhere: not yet connected ones through their consenting case
-  const notConnected = v !== 'data_centre' && (connected === null || connected > snapshot1);
+  const notConnected = v !== 'data_centre' && (m.connected === null || m.connected > snapshot1);
   const hasCase =
     notConnected ||
-    (renewable && lodged >= RENEWABLE_CUTOFF) ||
+    (renewable && m.lodged >= RENEWABLE_CUTOFF) ||
     r.chance(v === 'grid' ? 0.4 : v === 'data_centre' ? 0.3 : 0.19);
-  let auction: [string, number] | null = null;
-  if ((v === 'wind' || v === 'solar') && granted && decision !== null && r.chance(0.64)) {
-    const eligible = AUCTIONS.filter(([, d]) => d > decision! + 60 && (connected === null || d < connected));
-    if (eligible.length > 0) auction = r.pick(eligible);
-  }
-  const voltages =
-    v === 'grid'
-      ? [110, 220, 400, 220]
-      : v === 'solar'
-        ? [38, 110, 38]
-        : v === 'data_centre'
-          ? [110, 220, 110]
-          : [38, 110, 220, 110];
+  const auction = drawAuction(r, v, m);
   return {
     vertical: v,
     index: i,
@@ -248,14 +282,14 @@ function buildProject(
     capacityMw,
     turbines,
     developer,
-    lodged,
-    decision,
-    granted,
-    connected,
+    lodged: m.lodged,
+    decision: m.decision,
+    granted: m.granted,
+    connected: m.connected,
     hasCase,
     caseNo: 200_000 + VERTICALS.indexOf(v) * 1 + i * 5 * 7 + (i % 7),
     auction,
-    voltageKv: r.pick(voltages),
+    voltageKv: r.pick(VOLTAGES[v]),
     rowSeed: r.u32(),
   };
 }
@@ -359,131 +393,157 @@ function withBadRows(rows: string[][], damage: (row: string[], k: number) => str
   return out;
 }
 
-/** Write the four infrastructure files as of `asOf`. */
-export function writeInfrastructure(projects: Project[], asOf: number, outDir: string): FileStats[] {
+/** The row of a project's An Bord Pleanála case, as the case list shows it on `asOf`. */
+function abpCaseRow(p: Project, r: Rng, asOf: number): string[] {
+  const decided = p.decision !== null && p.decision <= asOf;
+  return [
+    caseId(p),
+    description(p),
+    `Townlands of ${p.name.split(' ')[0]}, ${placeName(r)} and ${placeName(r)}, Co. ${p.authority.county}`,
+    fmt(p.lodged),
+    decided ? (p.granted ? 'Grant' : 'Refuse') : 'Undecided',
+    decided ? fmt(p.decision) : '',
+    `https://www.pleanala.ie/en-ie/case/${p.caseNo}`,
+    p.authority.councilName,
+    caseCategory(p),
+  ];
+}
+
+/** The row of a project in the results of the RESS round it won (held on `day`). */
+function auctionRow(p: Project, r: Rng, round: string, day: number): string[] {
+  return [
+    round,
+    `${round.replace('RESS ', 'R')}-${String(p.index).padStart(3, '0')}${p.vertical === 'wind' ? 'W' : 'S'}`,
+    nameAsWritten(r, p.name),
+    p.vertical === 'wind' ? 'Onshore Wind' : 'Solar',
+    p.capacityMw.toFixed(2),
+    nameVariant(r, p.developer),
+    p.authority.county,
+    r.chance(0.1) ? 'Yes' : 'No',
+    (r.float(70, 125) * (day > isoToDay('2023-01-01') ? 1.05 : 1)).toFixed(2),
+  ];
+}
+
+/** The row of a connected project in the grid operator's list of connections. */
+function gridConnectionRow(p: Project, r: Rng): string[] {
+  return [
+    nameAsWritten(r, p.name),
+    String(p.capacityMw),
+    r.chance(0.3) ? `${fmt(p.connected)} 00:00:00` : fmt(p.connected),
+    p.authority.county,
+    'ROI',
+    p.lat.toFixed(6),
+    p.lon.toFixed(6),
+    r.chance(0.78) ? String(p.voltageKv) : '',
+    p.authority.county,
+    TECH[p.vertical],
+  ];
+}
+
+/** The row of a data centre in the tracker, its status as of `asOf`. */
+function dataCentreRow(p: Project, r: Rng, asOf: number): string[] {
+  const granted = p.granted && p.decision !== null && p.decision <= asOf;
+  const status =
+    p.connected !== null && p.connected <= asOf
+      ? 'Operational'
+      : granted && p.decision! + 200 <= asOf
+        ? 'Under construction'
+        : granted
+          ? 'Planning granted'
+          : 'In planning';
+  const yy = dayToIso(p.lodged).slice(2, 4);
+  return [
+    nameAsWritten(r, p.name),
+    nameVariant(r, p.developer),
+    p.authority.councilName,
+    `${yy}/${1000 + (p.caseNo % 9000)}`,
+    p.authority.county,
+    p.lat.toFixed(5),
+    p.lon.toFixed(5),
+    String(p.capacityMw),
+    status,
+    fmt(p.lodged),
+    r.chance(0.7) ? String(p.voltageKv) : '',
+    p.lodged >= isoToDay('2022-01-01') ? 'Yes' : 'No',
+  ];
+}
+
+/** The rows of the four files, in file order, for the projects visible on `asOf`. */
+interface InfraRows {
+  abp: string[][];
+  auction: string[][];
+  grid: string[][];
+  dc: string[][];
+}
+
+/** Each project's rows in the files it appears in on `asOf`, from one row-level stream per project. */
+function infrastructureRows(projects: Project[], asOf: number): InfraRows {
   const visible = projects.filter((p) => p.lodged <= asOf || (p.connected !== null && p.connected <= asOf));
-  const abp: string[][] = [];
-  const auction: string[][] = [];
-  const grid: string[][] = [];
-  const dc: string[][] = [];
+  const rows: InfraRows = { abp: [], auction: [], grid: [], dc: [] };
   for (const p of visible) {
     const r = recordRng(p.rowSeed, 'infra-row', p.index);
-    if (p.hasCase && p.lodged <= asOf) {
-      const decided = p.decision !== null && p.decision <= asOf;
-      abp.push([
-        caseId(p),
-        description(p),
-        `Townlands of ${p.name.split(' ')[0]}, ${placeName(r)} and ${placeName(r)}, Co. ${p.authority.county}`,
-        fmt(p.lodged),
-        decided ? (p.granted ? 'Grant' : 'Refuse') : 'Undecided',
-        decided ? fmt(p.decision) : '',
-        `https://www.pleanala.ie/en-ie/case/${p.caseNo}`,
-        p.authority.councilName,
-        caseCategory(p),
-      ]);
-    }
-    if (p.auction && p.auction[1] <= asOf) {
-      const [round, day] = p.auction;
-      auction.push([
-        round,
-        `${round.replace('RESS ', 'R')}-${String(p.index).padStart(3, '0')}${p.vertical === 'wind' ? 'W' : 'S'}`,
-        nameAsWritten(r, p.name),
-        p.vertical === 'wind' ? 'Onshore Wind' : 'Solar',
-        p.capacityMw.toFixed(2),
-        nameVariant(r, p.developer),
-        p.authority.county,
-        r.chance(0.1) ? 'Yes' : 'No',
-        (r.float(70, 125) * (day > isoToDay('2023-01-01') ? 1.05 : 1)).toFixed(2),
-      ]);
-    }
+    if (p.hasCase && p.lodged <= asOf) rows.abp.push(abpCaseRow(p, r, asOf));
+    if (p.auction && p.auction[1] <= asOf) rows.auction.push(auctionRow(p, r, p.auction[0], p.auction[1]));
     if (p.vertical !== 'data_centre' && p.connected !== null && p.connected <= asOf) {
-      grid.push([
-        nameAsWritten(r, p.name),
-        String(p.capacityMw),
-        r.chance(0.3) ? `${fmt(p.connected)} 00:00:00` : fmt(p.connected),
-        p.authority.county,
-        'ROI',
-        p.lat.toFixed(6),
-        p.lon.toFixed(6),
-        r.chance(0.78) ? String(p.voltageKv) : '',
-        p.authority.county,
-        TECH[p.vertical],
-      ]);
+      rows.grid.push(gridConnectionRow(p, r));
     }
-    if (p.vertical === 'data_centre' && p.lodged <= asOf) {
-      const granted = p.granted && p.decision !== null && p.decision <= asOf;
-      const status =
-        p.connected !== null && p.connected <= asOf
-          ? 'Operational'
-          : granted && p.decision! + 200 <= asOf
-            ? 'Under construction'
-            : granted
-              ? 'Planning granted'
-              : 'In planning';
-      const yy = dayToIso(p.lodged).slice(2, 4);
-      dc.push([
-        nameAsWritten(r, p.name),
-        nameVariant(r, p.developer),
-        p.authority.councilName,
-        `${yy}/${1000 + (p.caseNo % 9000)}`,
-        p.authority.county,
-        p.lat.toFixed(5),
-        p.lon.toFixed(5),
-        String(p.capacityMw),
-        status,
-        fmt(p.lodged),
-        r.chance(0.7) ? String(p.voltageKv) : '',
-        p.lodged >= isoToDay('2022-01-01') ? 'Yes' : 'No',
-      ]);
-    }
+    if (p.vertical === 'data_centre' && p.lodged <= asOf) rows.dc.push(dataCentreRow(p, r, asOf));
   }
-  const files: [string, readonly string[], string[][], (row: string[], k: number) => string[]][] = [
-    [
-      'abp-cases.csv',
-      ABP_CASE_COLUMNS,
-      abp,
-      (row, k) => {
-        const g = [...row];
-        g[3] = k % 2 ? '2021-02-30' : 'TBC';
-        return g;
-      },
-    ],
-    [
-      'ress-auction-results.csv',
-      AUCTION_COLUMNS,
-      auction,
-      (row) => {
-        const g = [...row];
-        g[2] = '';
-        return g;
-      },
-    ],
-    [
-      'grid-connections.csv',
-      GRID_CONNECTION_COLUMNS,
-      grid,
-      (row, k) => {
-        const g = [...row];
-        if (k % 2) g[2] = '2019-13-01';
-        else g[5] = 'n/a';
-        return g;
-      },
-    ],
-    [
-      'data-centres.csv',
-      DATA_CENTRE_COLUMNS,
-      dc,
-      (row) => {
-        const g = [...row];
-        g[7] = 'tbc';
-        return g;
-      },
-    ],
-  ];
-  return files.map(([file, header, rows, damage]) => {
+  return rows;
+}
+
+/** One infrastructure file: its name, header, which rows it holds and how a damaged row of it looks. */
+const INFRA_FILES: [string, readonly string[], keyof InfraRows, (row: string[], k: number) => string[]][] = [
+  [
+    'abp-cases.csv',
+    ABP_CASE_COLUMNS,
+    'abp',
+    (row, k) => {
+      const g = [...row];
+      g[3] = k % 2 ? '2021-02-30' : 'TBC';
+      return g;
+    },
+  ],
+  [
+    'ress-auction-results.csv',
+    AUCTION_COLUMNS,
+    'auction',
+    (row) => {
+      const g = [...row];
+      g[2] = '';
+      return g;
+    },
+  ],
+  [
+    'grid-connections.csv',
+    GRID_CONNECTION_COLUMNS,
+    'grid',
+    (row, k) => {
+      const g = [...row];
+      if (k % 2) g[2] = '2019-13-01';
+      else g[5] = 'n/a';
+      return g;
+    },
+  ],
+  [
+    'data-centres.csv',
+    DATA_CENTRE_COLUMNS,
+    'dc',
+    (row) => {
+      const g = [...row];
+      g[7] = 'tbc';
+      return g;
+    },
+  ],
+];
+
+/** Write the four infrastructure files as of `asOf`. */
+export function writeInfrastructure(projects: Project[], asOf: number, outDir: string): FileStats[] {
+  const rows = infrastructureRows(projects, asOf);
+  return INFRA_FILES.map(([file, header, key, damage]) => {
     const sink = new FileSink(`${outDir}/infrastructure/${file}`, { encoding: 'utf-8', eol: '\n' });
     sink.header(csvLine(header));
-    for (const row of withBadRows(rows, damage)) sink.row(csvLine(row));
+    for (const row of withBadRows(rows[key], damage)) sink.row(csvLine(row));
     return sink.close();
   });
 }

@@ -195,21 +195,46 @@ export interface PlanningContext {
   truth?: NameTruth;
 }
 
-/**
- * Build the application of one slot. `received` is drawn by the caller (base slots spread over
- * 2020–snapshot, weekly slots in their week). Slots must be built in order (numbers are allocated
- * per authority and year).
- */
-export function buildApp(ctx: PlanningContext, slot: number, received: number): PlanningApp {
-  const r = recordRng(ctx.seed, 'planning', slot);
-  const authorityIndex = slot < AUTHORITIES.length ? slot : r.weighted(AUTH_CUM);
-  const a = AUTHORITIES[authorityIndex]!;
-  const year = +dayToIso(received).slice(0, 4);
-  const appNumber = numberStyle(a, authorityIndex)(
-    String(year % 100).padStart(2, '0'),
-    ctx.numbers.take(authorityIndex, year),
-  );
+/** Where an application is: its development, address, Eircode and coordinates. */
+interface AppSite {
+  dev: Development;
+  county: string;
+  address: string;
+  street: string;
+  town: string;
+  postcode: string;
+  lat: number;
+  lon: number;
+  hasCoords: boolean;
+}
 
+/** Who applied, as the export shows it, and the name that identifies a person (else null). */
+interface Applicant {
+  applicantForename: string;
+  applicantSurname: string;
+  applicantAddress: string;
+  orgName: string | null;
+  orgNum: number | null;
+  person: string | null;
+}
+
+/** An application's timeline (day numbers; null = never happens). */
+type Timeline = Pick<
+  PlanningApp,
+  | 'outcome'
+  | 'fiRequest'
+  | 'fiReceived'
+  | 'decision'
+  | 'withdrawn'
+  | 'grant'
+  | 'appealRef'
+  | 'appealSubmitted'
+  | 'appealDecided'
+  | 'appealDecision'
+>;
+
+/** The development of an application and where it is: a one-off house in the country, an estate, a street number. */
+function drawSite(r: Rng, a: Authority, year: number): AppSite {
   const town = townOf(r, a);
   const place = placeName(r);
   const street = streetName(r);
@@ -233,51 +258,64 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
   const postcode = postcodeRaw && r.chance(0.3) ? spacedEircode(postcodeRaw) : postcodeRaw;
   const { lat, lon } = pointNear(r, a);
   const hasCoords = !r.chance(0.03);
+  return { dev, county, address, street, town, postcode, lat, lon, hasCoords };
+}
 
-  // applicant
-  let applicantForename = '';
-  let applicantSurname = '';
-  let applicantAddress = '';
-  let orgName: string | null = null;
+/**
+ * An organisation applicant: the public body of the development, else a company of its trade
+ * under a variant of its name. `hard` draws the hard cases of the name rule.
+ */
+function drawOrganisation(ctx: PlanningContext, r: Rng, hard: Rng, a: Authority, dev: Development): Applicant {
+  let orgName: string;
   let orgNum: number | null = null;
-  let person: string | null = null;
+  if (dev.publicBody) orgName = dev.publicBody;
+  else {
+    const c = pickCompany(ctx.companies, r, dev.orgNace.length ? dev.orgNace : ['6810']);
+    orgName = nameVariant(r, c.name);
+    orgNum = c.num;
+    // an organisation without a legal form: a council or another public body
+    if (hard.chance(0.05)) {
+      orgName = hard.chance(0.5) ? a.councilName : hard.pick(PUBLIC_APPLICANTS);
+      orgNum = null;
+    }
+  }
+  const applicantAddress = r.chance(0.85) ? `${r.int(1, 60)} ${streetName(r)}, ${townOf(r, a)}` : '';
+  return { applicantForename: '', applicantSurname: orgName, applicantAddress, orgName, orgNum, person: null };
+}
+
+/** A person applicant, written as a forename and surname or, now and then, as one name. */
+function drawPerson(r: Rng, hard: Rng, a: Authority, site: AppSite): Applicant {
+  const p = personName(r);
+  // a homeowner whose surname is a business word (Power, Church, Bank, Ireland …)
+  const surname = hard.chance(0.1) ? hard.pick(BUSINESS_WORD_SURNAMES) : p.surname;
+  const person = `${p.forename} ${surname}`;
+  let applicantForename = p.forename;
+  let applicantSurname = surname;
+  const form = hard.next();
+  if (form < 0.03) {
+    // the whole name in the surname column, no forename given
+    applicantForename = '';
+    applicantSurname = person;
+  } else if (form < 0.05) {
+    // an individual trading under their own name, without a legal form
+    applicantForename = '';
+    applicantSurname = `${person} ${hard.pick(SOLE_TRADES)}`;
+  }
+  const home = site.dev.oneOff ? `${r.int(1, 90)} ${estateName(r)}, ${townOf(r, a)}, ${site.county}` : site.address;
+  const applicantAddress = r.chance(0.9) ? home : '';
+  return { applicantForename, applicantSurname, applicantAddress, orgName: null, orgNum: null, person };
+}
+
+/** The applicant of the application in `slot`, a share of them organisations as its development says. */
+function drawApplicant(ctx: PlanningContext, r: Rng, slot: number, a: Authority, site: AppSite): Applicant {
   // The hard cases of the name rule draw from a stream of their own, so the rest of the record
   // is the same with or without them.
   const hard = recordRng(ctx.seed, 'planning-applicant-hard', slot);
-  if (r.chance(dev.orgShare)) {
-    if (dev.publicBody) orgName = dev.publicBody;
-    else {
-      const c = pickCompany(ctx.companies, r, dev.orgNace.length ? dev.orgNace : ['6810']);
-      orgName = nameVariant(r, c.name);
-      orgNum = c.num;
-      // an organisation without a legal form: a council or another public body
-      if (hard.chance(0.05)) {
-        orgName = hard.chance(0.5) ? a.councilName : hard.pick(PUBLIC_APPLICANTS);
-        orgNum = null;
-      }
-    }
-    applicantSurname = orgName;
-    applicantAddress = r.chance(0.85) ? `${r.int(1, 60)} ${streetName(r)}, ${townOf(r, a)}` : '';
-  } else {
-    const p = personName(r);
-    // a homeowner whose surname is a business word (Power, Church, Bank, Ireland …)
-    const surname = hard.chance(0.1) ? hard.pick(BUSINESS_WORD_SURNAMES) : p.surname;
-    person = `${p.forename} ${surname}`;
-    applicantForename = p.forename;
-    applicantSurname = surname;
-    const form = hard.next();
-    if (form < 0.03) {
-      // the whole name in the surname column, no forename given
-      applicantForename = '';
-      applicantSurname = person;
-    } else if (form < 0.05) {
-      // an individual trading under their own name, without a legal form
-      applicantForename = '';
-      applicantSurname = `${person} ${hard.pick(SOLE_TRADES)}`;
-    }
-    const home = dev.oneOff ? `${r.int(1, 90)} ${estateName(r)}, ${townOf(r, a)}, ${county}` : address;
-    applicantAddress = r.chance(0.9) ? home : '';
-  }
+  return r.chance(site.dev.orgShare) ? drawOrganisation(ctx, r, hard, a, site.dev) : drawPerson(r, hard, a, site);
+}
+
+/** Tell the ground truth (when collected) what the application is and who applied. */
+function recordTruth(ctx: PlanningContext, a: Authority, appNumber: string, dev: Development, who: Applicant): void {
   ctx.truth?.application({
     planning_authority: a.name,
     application_number: appNumber,
@@ -285,50 +323,86 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
     works_kind: dev.kind,
     application_type: dev.appType,
   });
-  if (person !== null) ctx.truth?.individual(person);
-  else if (orgName !== null) ctx.truth?.organisation(orgName, 'applicant');
+  if (who.person !== null) ctx.truth?.individual(who.person);
+  else if (who.orgName !== null) ctx.truth?.organisation(who.orgName, 'applicant');
+}
 
-  // timeline
-  const outcome = OUTCOMES.draw(r);
-  let fiRequest: number | null = null;
-  let fiReceived: number | null = null;
-  let decision: number | null = null;
-  let withdrawn: number | null = null;
+/** An appeal to An Bord Pleanála of a decision on `decision`, and the grant it leads to (if any). */
+function drawAppeal(
+  r: Rng,
+  slot: number,
+  decision: number,
+  grants: boolean,
+): Pick<Timeline, 'appealRef' | 'appealSubmitted' | 'appealDecided' | 'appealDecision' | 'grant'> {
+  const appealSubmitted = decision + r.int(7, 28);
+  const appealDecided = appealSubmitted + r.int(90, 330);
+  const upheld = grants ? r.chance(0.7) : r.chance(0.35);
+  const appealDecision = r.chance(0.04) ? 'WITHDRAWN' : upheld ? 'GRANT PERMISSION' : 'REFUSE PERMISSION';
+  const ay = +dayToIso(appealSubmitted).slice(0, 4) % 100;
+  const appealRef = `ABP-${300000 + ((slot * 7919 + r.int(0, 50)) % 100000)}-${pad(ay, 2)}`;
   let grant: number | null = null;
-  let appealRef: string | null = null;
-  let appealSubmitted: number | null = null;
-  let appealDecided: number | null = null;
-  let appealDecision: string | null = null;
-  if (outcome === 'invalid') {
-    decision = received + r.int(3, 21);
-  } else {
-    let decisionBase = received + r.int(30, 58);
-    if (r.chance(0.082)) {
-      fiRequest = received + r.int(35, 56);
-      fiReceived = fiRequest + r.int(14, 180);
-      decisionBase = fiReceived + r.int(14, 28);
-    }
-    if (outcome === 'withdrawn') {
-      withdrawn = (fiRequest ?? received) + r.int(10, 120);
-    } else {
-      decision = decisionBase;
-      const grants = outcome !== 'refuse';
-      if (r.chance(0.05)) {
-        appealSubmitted = decision + r.int(7, 28);
-        appealDecided = appealSubmitted + r.int(90, 330);
-        const upheld = grants ? r.chance(0.7) : r.chance(0.35);
-        appealDecision = r.chance(0.04) ? 'WITHDRAWN' : upheld ? 'GRANT PERMISSION' : 'REFUSE PERMISSION';
-        const ay = +dayToIso(appealSubmitted).slice(0, 4) % 100;
-        appealRef = `ABP-${300000 + ((slot * 7919 + r.int(0, 50)) % 100000)}-${pad(ay, 2)}`;
-        if (appealDecision === 'GRANT PERMISSION') grant = appealDecided + r.int(2, 10);
-        else if (appealDecision === 'WITHDRAWN' && grants) grant = appealDecided + r.int(2, 10);
-      } else if (grants) {
-        grant = decision + r.int(28, 40);
-      }
-      // a section 5 declaration decides whether works are exempt: nothing is granted
-      if (dev.kind === 'declaration') grant = null;
-    }
+  if (appealDecision === 'GRANT PERMISSION') grant = appealDecided + r.int(2, 10);
+  else if (appealDecision === 'WITHDRAWN' && grants) grant = appealDecided + r.int(2, 10);
+  return { appealRef, appealSubmitted, appealDecided, appealDecision, grant };
+}
+
+/** The timeline of an application received on `received`: further information, decision, appeal, grant. */
+function drawTimeline(r: Rng, slot: number, received: number, dev: Development): Timeline {
+  const t: Timeline = {
+    outcome: OUTCOMES.draw(r),
+    fiRequest: null,
+    fiReceived: null,
+    decision: null,
+    withdrawn: null,
+    grant: null,
+    appealRef: null,
+    appealSubmitted: null,
+    appealDecided: null,
+    appealDecision: null,
+  };
+  if (t.outcome === 'invalid') {
+    t.decision = received + r.int(3, 21);
+    return t;
   }
+  let decisionBase = received + r.int(30, 58);
+  if (r.chance(0.082)) {
+    t.fiRequest = received + r.int(35, 56);
+    t.fiReceived = t.fiRequest + r.int(14, 180);
+    decisionBase = t.fiReceived + r.int(14, 28);
+  }
+  if (t.outcome === 'withdrawn') {
+    t.withdrawn = (t.fiRequest ?? received) + r.int(10, 120);
+    return t;
+  }
+  t.decision = decisionBase;
+  const grants = t.outcome !== 'refuse';
+  if (r.chance(0.05)) Object.assign(t, drawAppeal(r, slot, t.decision, grants));
+  else if (grants) t.grant = t.decision + r.int(28, 40);
+  // a section 5 declaration decides whether works are exempt: nothing is granted
+  if (dev.kind === 'declaration') t.grant = null;
+  return t;
+}
+
+/**
+ * Build the application of one slot. `received` is drawn by the caller (base slots spread over
+ * 2020–snapshot, weekly slots in their week). Slots must be built in order (numbers are allocated
+ * per authority and year).
+ */
+export function buildApp(ctx: PlanningContext, slot: number, received: number): PlanningApp {
+  const r = recordRng(ctx.seed, 'planning', slot);
+  const authorityIndex = slot < AUTHORITIES.length ? slot : r.weighted(AUTH_CUM);
+  const a = AUTHORITIES[authorityIndex]!;
+  const year = +dayToIso(received).slice(0, 4);
+  const appNumber = numberStyle(a, authorityIndex)(
+    String(year % 100).padStart(2, '0'),
+    ctx.numbers.take(authorityIndex, year),
+  );
+
+  const site = drawSite(r, a, year);
+  const { dev, address, lat, lon } = site;
+  const who = drawApplicant(ctx, r, slot, a, site);
+  recordTruth(ctx, a, appNumber, dev, who);
+  const timeline = drawTimeline(r, slot, received, dev);
 
   const corr = r.chance(0.065);
   const bad = evenlySpread(slot, PLANNING_BAD_SHARE, 200) ? r.int(0, 4) : -1;
@@ -341,28 +415,19 @@ export function buildApp(ctx: PlanningContext, slot: number, received: number): 
     dev,
     description: r.chance(0.02) ? strayWhitespace(r, dev.description) : dev.description,
     address: r.chance(0.02) ? strayWhitespace(r, address) : address,
-    street,
-    town,
-    postcode,
+    street: site.street,
+    town: site.town,
+    postcode: site.postcode,
     lat,
     lon,
-    hasCoords,
-    applicantForename,
-    applicantSurname: r.chance(0.02) ? strayWhitespace(r, applicantSurname) : applicantSurname,
-    applicantAddress,
-    orgName,
-    orgNum,
-    personName: person,
-    outcome,
-    fiRequest,
-    fiReceived,
-    decision,
-    withdrawn,
-    grant,
-    appealRef,
-    appealSubmitted,
-    appealDecided,
-    appealDecision,
+    hasCoords: site.hasCoords,
+    applicantForename: who.applicantForename,
+    applicantSurname: r.chance(0.02) ? strayWhitespace(r, who.applicantSurname) : who.applicantSurname,
+    applicantAddress: who.applicantAddress,
+    orgName: who.orgName,
+    orgNum: who.orgNum,
+    personName: who.person,
+    ...timeline,
     correction: corr ? received + r.int(7, 1100) : null,
     correctionKind: 0,
     misplacedAt: null,
