@@ -225,8 +225,6 @@ export async function apiBench(opts: ApiBenchOptions): Promise<BenchRow[]> {
   const base = await startChild(
     opts.root,
     [
-      '--import',
-      'tsx',
       'bench/baseline-pg.ts',
       '--port',
       '0',
@@ -358,7 +356,7 @@ export async function startApi(
   // 5,000 rows/day; auth and the usage ledger stay on. The `access` section measures the limits.
   const api = await startChild(
     root,
-    ['--import', 'tsx', 'api/server.ts'],
+    ['api/server.ts'],
     { ...stateEnv, PORT: '0', HOST: '127.0.0.1', ACCESS_LIMITS: 'off', ...env },
     /listening on (\S+)\/v1/,
   );
