@@ -195,18 +195,10 @@ export interface PlanningContext {
   truth?: NameTruth;
 }
 
-/** Where an application is: its development, address, Eircode and coordinates. */
-interface AppSite {
-  dev: Development;
+/** Where an application is: its development, address, Eircode and coordinates (and the county they were drawn in). */
+type AppSite = Pick<PlanningApp, 'dev' | 'address' | 'street' | 'town' | 'postcode' | 'lat' | 'lon' | 'hasCoords'> & {
   county: string;
-  address: string;
-  street: string;
-  town: string;
-  postcode: string;
-  lat: number;
-  lon: number;
-  hasCoords: boolean;
-}
+};
 
 /** Who applied, as the export shows it, and the name that identifies a person (else null). */
 interface Applicant {
