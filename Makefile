@@ -57,19 +57,19 @@ generate: setup
 
 serve: setup
 	@if [ ! -e "$${DATA_DIR:-data}/current/manifest.json" ]; then $(LEADS) refresh --generate-if-empty; fi
-	node api/server.ts
+	node --import tsx api/server.ts
 
 # The clients' generated files (README "Clients"): the TypeScript SDK's types from the OpenAPI
 # document (git-ignored, never written by hand) and the Postman collection.
 clients: setup
-	node clients/typescript/scripts/generate-types.ts
-	node clients/postman/generate-collection.ts
+	node --import tsx clients/typescript/scripts/generate-types.ts
+	node --import tsx clients/postman/generate-collection.ts
 
 # What is derived from one declaration and checked in: the query schemas (from the filter table)
 # and the lead record's type and response schemas (from schemas/lead.schema.json).
 schemas: setup
-	node api/query/write-query-schemas.ts
-	node common/write-lead-derived.ts
+	node --import tsx api/query/write-query-schemas.ts
+	node --import tsx common/write-lead-derived.ts
 
 # The code's one format: Prettier (.prettierrc.json, width 120; .prettierignore says what it leaves).
 fmt: setup
@@ -95,24 +95,24 @@ else
 TEST_ARGS := --typecheck
 endif
 test: setup clients
-	@node test/runner/main.ts $(TEST_ARGS)
+	@node --import tsx test/runner/main.ts $(TEST_ARGS)
 
 test-quick: setup clients
-	@node test/runner/main.ts --quick --label 'make test-quick'
+	@node --import tsx test/runner/main.ts --quick --label 'make test-quick'
 
 # The deployment of docs/deploy.md: deploy/ units and nginx site checked, then the topology test.
 test-deploy: setup
 	@mkdir -p .tmp
-	@set -o pipefail; start=$$(date +%s); node node_modules/uvu/bin.js test '^deploy/.*\.test\.ts$$' 2>&1 | tee .tmp/test-deploy.log; rc=$$?; \
+	@set -o pipefail; start=$$(date +%s); node --import tsx node_modules/uvu/bin.js test '^deploy/.*\.test\.ts$$' 2>&1 | tee .tmp/test-deploy.log; rc=$$?; \
 	  echo "make test-deploy: $$(( $$(date +%s) - start )) s"; exit $$rc
 
 # Classification figures of docs/data-quality.md: real Dublin City descriptions (../shared/realdata;
 # skipped with a message when absent) against test/fixtures/classification/, then generated ones.
 eval: setup
-	node pipeline/eval/run.ts $(ARGS)
+	node --import tsx pipeline/eval/run.ts $(ARGS)
 
 bench: setup
-	node bench/run.ts $(ARGS)
+	node --import tsx bench/run.ts $(ARGS)
 
 clean:
 	rm -rf data/raw data/releases data/current data/.refresh.lock node_modules runtime/node_modules

@@ -1,7 +1,7 @@
 /**
  * The API server: opens DuckDB, the release manager and the state store, builds the app and
  * listens (HTTPS with HSTS when TLS_CERT_FILE and TLS_KEY_FILE are set, else plain HTTP).
- * `node api/server.ts` runs it (with API_WORKERS > 1 as a node:cluster primary whose
+ * `node --import tsx api/server.ts` runs it (with API_WORKERS > 1 as a node:cluster primary whose
  * workers each run `startServer`: api/startup/cluster.ts); importing this module starts nothing.
  */
 import http from 'node:http';

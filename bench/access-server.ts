@@ -4,7 +4,7 @@
  * check, no limits, no ledger — every request answered as a custom-scope key). Prints
  * `listening on <origin>/v1`; SIGTERM stops it gracefully (the ledger is written).
  *
- *   node bench/access-server.ts --data DIR --db URL [--without-access]
+ *   node --import tsx bench/access-server.ts --data DIR --db URL [--without-access]
  */
 import { parseArgs } from 'node:util';
 import { loadApiConfig } from '../api/config.ts';

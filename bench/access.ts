@@ -59,7 +59,7 @@ export async function smallRelease(root: string, log: (l: string) => void): Prom
 
 export function serve(root: string, args: string[]): Promise<{ child: ChildProcess; origin: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bench/access-server.ts', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/access-server.ts', ...args], {
       cwd: root,
       stdio: ['ignore', 'ignore', 'pipe'],
     });

@@ -225,6 +225,8 @@ export async function apiBench(opts: ApiBenchOptions): Promise<BenchRow[]> {
   const base = await startChild(
     opts.root,
     [
+      '--import',
+      'tsx',
       'bench/baseline-pg.ts',
       '--port',
       '0',
@@ -332,15 +334,6 @@ export interface Started {
  * Starts the API of the checkout at `root` on the bench release: its own state file, one ent_api
  * key made with that checkout's own CLI, access limits off.
  */
-/**
- * Node flags to run the TypeScript of the checkout at `root`: none where its code is erasable
- * (Node strips the types), `--import tsx` for a checkout from before that (`--against` an older commit).
- */
-export function nodeArgsFor(root: string): string[] {
-  const tsconfig = readFileSync(join(root, 'tsconfig.json'), 'utf8');
-  return tsconfig.includes('"erasableSyntaxOnly": true') ? [] : ['--import', 'tsx'];
-}
-
 export async function startApi(
   root: string,
   name: string,
@@ -365,7 +358,7 @@ export async function startApi(
   // 5,000 rows/day; auth and the usage ledger stay on. The `access` section measures the limits.
   const api = await startChild(
     root,
-    [...nodeArgsFor(root), 'api/server.ts'],
+    ['--import', 'tsx', 'api/server.ts'],
     { ...stateEnv, PORT: '0', HOST: '127.0.0.1', ACCESS_LIMITS: 'off', ...env },
     /listening on (\S+)\/v1/,
   );

@@ -16,7 +16,7 @@
  *
  * Serve (in a child process, so its event loop and RSS are its own):
  *
- *   node bench/baseline-pg.ts --port 0 --key-sha256 HEX [--pg URL] [--pool 8]
+ *   node --import tsx bench/baseline-pg.ts --port 0 --key-sha256 HEX [--pg URL] [--pool 8]
  *   → prints one JSON line {"port": N} when listening
  *
  * Only `bench/` uses this; nothing runs on import.

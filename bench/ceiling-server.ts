@@ -4,7 +4,7 @@
  * nothing else — no key, no limits, no ledger, no query. What any Koa server on this box could do
  * with the same responses: the API's list page is measured as a share of it.
  *
- *   node bench/ceiling-server.ts <payloads.json>
+ *   node --import tsx bench/ceiling-server.ts <payloads.json>
  *
  * `payloads.json`: `{ "<path>": { "type": "…", "body": "<base64>" } }`. Prints `listening on <origin>/v1`.
  */

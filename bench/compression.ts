@@ -15,7 +15,7 @@
  * (identity, gzip, br, identity, …), so a burst of someone else's work on a shared machine does not
  * land on one case only; each case keeps its best round.
  *
- *   node bench/run.ts --only compression
+ *   node --import tsx bench/run.ts --only compression
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';

@@ -6,7 +6,7 @@
  *
  * Its data: two consecutive weeks generated at the run's scale and refreshed one after the other
  * into `data/bench-<scale>-weeks/` (built once, reused while there), so week 2's release holds a
- * week of events. A smoke run: `node bench/run.ts --only events --scale tiny`.
+ * week of events. A smoke run: `node --import tsx bench/run.ts --only events --scale tiny`.
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -74,7 +74,7 @@ export async function eventsBench(o: EventsBenchOptions): Promise<BenchRow[]> {
   const headers = { Authorization: `Bearer ${k.raw}`, 'Accept-Encoding': 'identity' };
   const api = await startChild(
     o.root,
-    ['bench/exports-server.ts'],
+    ['--import', 'tsx', 'bench/exports-server.ts'],
     { ...env, PORT: '0', HOST: '127.0.0.1' },
     /listening on (\S+)\/v1/,
   );

@@ -9,7 +9,7 @@
  * process per measurement gives every side and every scenario the same client: same heap, same
  * JIT state, nothing carried over.
  *
- * `runLoad(spec, onMeasuring)` spawns `node bench/load.ts`, writes the spec on its
+ * `runLoad(spec, onMeasuring)` spawns `node --import tsx bench/load.ts`, writes the spec on its
  * stdin and reads one JSON line back (`LoadResult`). The child warms up first (`warmup`; then the
  * counters start again and `onMeasuring` is called), then drives `requests` round-robin over all
  * connections (each request is the next one in the list, whichever connection sends it), for
@@ -159,7 +159,7 @@ const MEASURING = 'measuring';
 export function runLoad(spec: LoadSpec, onMeasuring: () => void = () => {}): Promise<LoadResult> {
   if (spec.requests.length === 0) return Promise.reject(new Error('runLoad: no requests'));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HERE], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', HERE], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => {

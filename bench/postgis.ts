@@ -15,7 +15,7 @@
  *   search (bench/geo-search.ts) — the API's default order (received_date desc, id desc), 25 rows
  *   with the total count, the page's columns read from `bench_baseline.leads` (bench/baseline-pg.ts);
  * - as a script, a minimal HTTP server over those queries (the baseline the API is measured
- *   against): `node bench/postgis.ts --port 0 [--pg URL] [--pool 8]` prints {"port":N}.
+ *   against): `node --import tsx bench/postgis.ts --port 0 [--pg URL] [--pool 8]` prints {"port":N}.
  *   `GET /tiles/leads/{z}/{x}/{y}.mvt`; `GET /leads?near=lat,lon&radius_m=M` and
  *   `GET /leads?polygon=<GeoJSON>` / `POST /leads/search` {"polygon": …} or {"near", "radius_m"}
  *   answer `{ total, page, page_size, next_cursor, results }` as the API's list does.

@@ -3,7 +3,7 @@
  * side with a baseline taken in the same run. Prints a table and writes
  * bench/results/<section>-<timestamp>.json plus bench/results/latest.json.
  *
- *   node bench/run.ts [--only refresh|api|access|webhooks|exports|events|geo-tiles|geo-search|compression|ceiling|growth] [--scale default|small|…] [--seconds 10] [--against REF]
+ *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports|events|geo-tiles|geo-search|compression|ceiling|growth] [--scale default|small|…] [--seconds 10] [--against REF]
  *
  * `--against REF` (a git commit or branch) also runs the api section's scenarios on the API as it
  * was at REF — extracted with `git archive` into .tmp/against-<sha>/, sharing node_modules — on the

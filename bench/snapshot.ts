@@ -7,8 +7,8 @@
  * JSON under 64 KB, to show diffs); `compare` runs the list again and reports every difference
  * (exit 1). It proves that a refactoring leaves the responses of the default release byte-identical.
  *
- *   node bench/snapshot.ts record  [--data-dir data] [--out bench/results/snapshot.json]
- *   node bench/snapshot.ts compare [--data-dir data] [--out bench/results/snapshot.json]
+ *   node --import tsx bench/snapshot.ts record  [--data-dir data] [--out bench/results/snapshot.json]
+ *   node --import tsx bench/snapshot.ts compare [--data-dir data] [--out bench/results/snapshot.json]
  *
  * What is held still so that two runs agree: a fresh temporary state file with one key per scope
  * (created in a fixed order, one account each), fixed cursor and GIS-token secrets, the server's
@@ -715,7 +715,7 @@ async function main(argv: string[]): Promise<number> {
   const dataDir = arg(argv, '--data-dir', 'data');
   const out = arg(argv, '--out', join('bench', 'results', 'snapshot.json'));
   if (cmd !== 'record' && cmd !== 'compare') {
-    console.error('usage: node bench/snapshot.ts record|compare [--data-dir DIR] [--out FILE]');
+    console.error('usage: node --import tsx bench/snapshot.ts record|compare [--data-dir DIR] [--out FILE]');
     return 2;
   }
   try {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The operators' one CLI (`npx leads …`). A thin shim: it lets Node load the TypeScript
-// sources directly (Node strips their types: no build step, no loader) and hands the arguments to a command table: `accounts`, `keys`,
+// sources directly (tsx) and hands the arguments to a command table: `accounts`, `keys`,
 // `licences`, `usage`, `webhooks` and `alerts` to api/cli/main.ts, everything else (refresh, generate, ingest) to
 // pipeline/cli.ts.
 import { spawnSync } from 'node:child_process';
@@ -37,9 +37,12 @@ if (!onPinned || heapFlags.length > 0) {
   const r = spawnSync(file, args, { stdio: 'inherit', env });
   process.exit(r.status ?? (r.signal ? 128 : 1));
 }
+const { register } = await import('tsx/esm/api');
+
 // The refresh allocates millions of short-lived rows; a larger young generation cuts the
 // time spent in garbage collection by more than half (measured in `make bench`).
 setFlagsFromString('--max-semi-space-size=64');
+register();
 const argv = process.argv.slice(2);
 const api = ['accounts', 'keys', 'licences', 'usage', 'webhooks', 'alerts'].includes(argv[0]);
 const { main } = await import(api ? '../api/cli/main.ts' : '../pipeline/cli.ts');

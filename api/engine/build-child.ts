@@ -1,7 +1,7 @@
 /**
  * Child-process entry of `loadReleaseIndexes` (api/engine/release-indexes.ts):
  *
- *   node api/engine/build-child.ts <release dir>
+ *   node --import tsx api/engine/build-child.ts <release dir>
  *
  * first checks every file of the release against its manifest (api/releases/verify-release.ts,
  * streamed): a mismatch writes `refused: <reason>` on stderr and exits with `REFUSED_EXIT` before

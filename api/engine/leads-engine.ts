@@ -129,6 +129,7 @@ export class LeadsEngine {
     const last = rows[count - 1];
     const next: SortKey | null = rows.length > query.pageSize && last ? [last.sortValue, last.id] : null;
     const page = { total, count, next } as LeadsPage;
+    // assigned, not written in the literal: there tsx would name the closure (Object.defineProperty, ~0.5 µs a page)
     page.json = (head) => {
       const out = new ByteWriter(this.buffers.take(1024 + count * 2048));
       out.ascii(
@@ -264,7 +265,7 @@ export class LeadsEngine {
   /** The bytes written, and a `done` that gives the buffer back to the pool. */
   private body(out: ByteWriter): JsonBody {
     const used = out.buf; // (a new one if the answer outgrew the pooled buffer)
-    return { bytes: out.view(), done: this.buffers.give.bind(this.buffers, used) };
+    return { bytes: out.view(), done: this.buffers.give.bind(this.buffers, used) }; // (bound: an arrow here would be named by tsx per response)
   }
 }
 

@@ -94,7 +94,7 @@ export function unpackIndexes(tree: Packable): ReleaseIndexes {
   };
 }
 
-/** Loader flags of this process (e.g. `--import tsx`), which the child gets too; none when Node strips the types itself. */
+/** Loader flags of this process (`--import tsx`), which the child needs to run TypeScript. */
 function loaderArgs(): string[] {
   const out: string[] = [];
   const argv = process.execArgv;

@@ -4,7 +4,7 @@
  * reads and its documentation; everything else is derived from this table:
  *  - the query schema `schemas/leads-query.schema.json` and so the OpenAPI parameters
  *    (`leadsQueryJsonSchema`; the checked-in file is regenerated with
- *    `node api/query/write-query-schemas.ts` and a test fails when they differ);
+ *    `node --import tsx api/query/write-query-schemas.ts` and a test fails when they differ);
  *  - the parser (api/query/leads-params.ts: list / number / boolean shaping and per-kind extraction);
  *  - the SQL clauses (`filterClauses`, used by api/query/leads-query.ts for pages, exports and
  *    webhooks, and by bench/baseline-pg.ts in PostgreSQL's dialect);

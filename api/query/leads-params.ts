@@ -295,7 +295,8 @@ const leadsFiltersHash = (filters: LeadsFilters, sort: LeadsSort): string =>
   filtersHash('leads', normalisedFilters(filters), sort);
 
 /**
- * A parsed `GET /leads` query whose filters hash is taken on first read.
+ * A parsed `GET /leads` query whose filters hash is taken on first read (a class, not an object
+ * with a closure: tsx names every closure made per request with Object.defineProperty, ~0.5 µs).
  */
 class ParsedLeadsRequest implements LeadsRequest {
   readonly filters: LeadsFilters;

@@ -4,7 +4,7 @@
  * (a reference to each of those filters, api/query/export-query.ts). test/api/query/lead-filters.test.ts
  * fails when the checked-in file differs from what this writes.
  *
- *   node api/query/write-query-schemas.ts
+ *   node --import tsx api/query/write-query-schemas.ts
  */
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';

@@ -288,7 +288,8 @@ export async function openReleaseManager(
     acquire() {
       const release = currentRelease();
       holds.set(release.id, (holds.get(release.id) ?? 0) + 1);
-      // `done` is `letGo` bound to this pin
+      // `done` is `letGo` bound to this pin: an arrow written here would be named by tsx
+      // (Object.defineProperty, ~0.5 µs) on every request
       return { release, done: letGo.bind(null, { id: release.id, released: false }) };
     },
     check,

@@ -5,7 +5,7 @@
  * parameter listed (disabled unless required, with its documentation) and every path parameter a
  * `:name` variable.
  *
- *   node clients/postman/generate-collection.ts [openapi.json or URL]   # `make clients`
+ *   node --import tsx clients/postman/generate-collection.ts [openapi.json or URL]   # `make clients`
  *
  * writes clients/postman/leads.postman_collection.json (git-ignored: generated, never edited).
  */

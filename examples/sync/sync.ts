@@ -3,7 +3,7 @@
  * Node 20+ and `better-sqlite3` (npm install better-sqlite3). Run it once a week, e.g.
  *
  *   LEADS_API_URL=https://leads.example.ie LEADS_API_KEY=lk_ea_… LEADS_DB=leads.sqlite \
- *   LEADS_FILTER='county=Cork' node sync.ts
+ *   LEADS_FILTER='county=Cork' node --import tsx sync.ts
  *
  * First run (an empty database): every lead of the export `/v1/export/applications` (cursor
  * pages) and the release it was read from. Every later run: `/v1/events` after the saved cursor

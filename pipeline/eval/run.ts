@@ -2,7 +2,7 @@
  * `make eval`: the classification scored on the hand-labelled real Dublin City descriptions
  * (test/fixtures/classification/dublin-labels.jsonl, keyed by app_ref; the text is read from
  * ../shared/realdata, skipped with a message when absent) and on generated descriptions. Prints
- * the tables of docs/data-quality.md. Usage: node pipeline/eval/run.ts [--generated N]
+ * the tables of docs/data-quality.md. Usage: node --import tsx pipeline/eval/run.ts [--generated N]
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

@@ -8,7 +8,7 @@
  * the polygon that holds its centre, or wholly at sea.
  *
  * Run by hand, not by the pipeline or the tests (the boundary file is not part of the project):
- *   node pipeline/reference/land-build.ts ../shared/realdata/boundaries_cartodb_admin_counties/ireland_counties.geojson
+ *   node --import tsx pipeline/reference/land-build.ts ../shared/realdata/boundaries_cartodb_admin_counties/ireland_counties.geojson
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';

@@ -195,7 +195,7 @@ test('a build folder a killed refresh left is removed at start (issue 31), unles
 test('node api/server.ts: prints the URL and how to get a key, serves, stops cleanly on SIGTERM', async () => {
   const api = await startTestApi(); // reuse its data folder and state file
   try {
-    const child = spawn('node', ['api/server.ts'], {
+    const child = spawn('node', ['--import', 'tsx', 'api/server.ts'], {
       cwd: REPO_ROOT,
       env: {
         ...process.env,

@@ -21,7 +21,9 @@ const clients: Client[] = [];
 async function connect(key: string): Promise<Client> {
   const client = new Client({ name: 'leads-test', version: '0.0.0' });
   const env = { ...(process.env as Record<string, string>), LEADS_API_KEY: key, LEADS_BASE_URL: `${api.baseUrl}/v1` };
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER], env, stderr: 'inherit' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', SERVER], env, stderr: 'inherit' }),
+  );
   clients.push(client);
   return client;
 }

@@ -21,7 +21,7 @@ async function killedRefresh(data: string): Promise<void> {
     writeFileSync(${JSON.stringify(join(data, 'releases', '.build-20261116T060000Z', 'leads.parquet'))}, 'partial');
     console.log('building');
     setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -54,7 +54,10 @@ test('deploy/ holds the units, the nginx site and the environment example docs/d
     assert.ok(existsSync(join(DEPLOY, f)), `deploy/${f} is missing`);
   }
   const api = readFileSync(join(DEPLOY, 'leads-api@.service'), 'utf8');
-  assert.ok(api.includes(`\nExecStart=${UNIT_NODE} api/server.ts\n`), 'the replica runs on the pinned runtime');
+  assert.ok(
+    api.includes(`\nExecStart=${UNIT_NODE} --import tsx api/server.ts\n`),
+    'the replica runs on the pinned runtime',
+  );
   assert.match(api, /^Environment=PORT=%i$/m, 'the instance name is the port');
   assert.ok(
     existsSync(join(REPO_ROOT, 'api/server.ts')) && existsSync(join(REPO_ROOT, 'bin/leads.js')),

@@ -32,7 +32,7 @@ test.after(async () => {
 const EXAMPLES = {
   python: (env: NodeJS.ProcessEnv) => run('python3', [join(ROOT, 'examples/sync/sync.py')], { env }),
   typescript: (env: NodeJS.ProcessEnv) =>
-    run(process.execPath, [join(ROOT, 'examples/sync/sync.ts')], { env, cwd: ROOT }),
+    run(process.execPath, ['--import', 'tsx', join(ROOT, 'examples/sync/sync.ts')], { env, cwd: ROOT }),
 };
 
 test('sync.py and sync.ts keep a SQLite mirror exact: week 1 export + events through week 4 = week 4 export', async () => {

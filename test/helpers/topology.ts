@@ -52,7 +52,7 @@ export interface Replica {
 const LISTENING = /leads API listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/;
 
 /**
- * Start `node api/server.ts` with `env` (on top of PATH/HOME/TZ only: nothing else
+ * Start `node --import tsx api/server.ts` with `env` (on top of PATH/HOME/TZ only: nothing else
  * of the test's environment leaks in). Resolves when the server logged its listening line, with
  * the port it listens on (PORT=0 picks one); rejects with the log's tail if it exits first.
  * `onLine` sees every line of its stderr (the tail keeps the last 200).
@@ -61,7 +61,7 @@ export async function startReplica(
   env: Record<string, string>,
   opts: { onLine?: (line: string) => void } = {},
 ): Promise<Replica> {
-  const child: ChildProcess = spawn(process.execPath, ['api/server.ts'], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
     cwd: REPO_ROOT,
     env: {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',

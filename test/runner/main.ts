@@ -1,7 +1,7 @@
 /**
  * The test runner behind `make test`, `make test-quick` and `make test FILE=…`: it finds the test
  * files, runs them in `TEST_JOBS` worker processes at once (default 3; test/runner/worker.ts, each
- * a long-lived `node` running uvu one file at a time), prints each file's output in
+ * a long-lived `node` (types stripped by Node) running uvu one file at a time), prints each file's output in
  * one piece when the file ends, and at the end the duration, the slowest files and the last line
  * `N passed, N failed, N skipped` (CI reads it). Exit 1 when anything failed.
  *
@@ -16,8 +16,8 @@
  * A file that runs longer than `TEST_TIMEOUT_S` (default 900) is killed with its worker and failed.
  * `--typecheck` also runs `tsc --noEmit` beside the tests (its errors count as one failure).
  *
- * @example node test/runner/main.ts --quick
- * @example TEST_JOBS=1 node test/runner/main.ts test/api/routes/leads.test.ts
+ * @example node --import tsx test/runner/main.ts --quick
+ * @example TEST_JOBS=1 node --import tsx test/runner/main.ts test/api/routes/leads.test.ts
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';

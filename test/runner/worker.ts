@@ -1,5 +1,5 @@
 /**
- * One worker of the test runner (test/runner/main.ts): a long-lived `node` process
+ * One worker of the test runner (test/runner/main.ts): a long-lived `node` process (Node strips the types)
  * that runs the test files it is sent, one at a time, each through uvu's own `exec` (so a file's
  * output is exactly what `uvu` prints for it). Files run one after another in this process, as
  * they did in the single uvu process before, so a file's module-level caches (the tiny release,

@@ -2,9 +2,9 @@
  * Generate the SDK's types from the API's OpenAPI document with openapi-typescript, into
  * `src/generated/openapi.ts` (git-ignored: never edited or committed by hand).
  *
- *   node scripts/generate-types.ts                       # the document this repository builds
- *   node scripts/generate-types.ts https://…/v1/openapi.json   # a served one
- *   node scripts/generate-types.ts ./openapi.json        # a saved one
+ *   node --import tsx scripts/generate-types.ts                       # the document this repository builds
+ *   node --import tsx scripts/generate-types.ts https://…/v1/openapi.json   # a served one
+ *   node --import tsx scripts/generate-types.ts ./openapi.json        # a saved one
  *
  * `make typecheck` (and so `make test`) runs it first; test/clients/typescript.test.ts checks that
  * the types generated from the served document are the ones on disk.

@@ -35,7 +35,7 @@ test.before(async () => {
 
 /** Start `node api/server.ts` on the data folder; resolves with its origin once it listens. */
 function serve(): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, ['api/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', DUCKDB_CONNECTIONS: '1' },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -17,7 +17,7 @@ import { generatedQuerySchemas } from '../../../api/query/write-query-schemas.ts
 
 const read = (path: string): string => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
 
-test('the checked-in query schemas are the generated ones (regenerate: node api/query/write-query-schemas.ts)', () => {
+test('the checked-in query schemas are the generated ones (regenerate: node --import tsx api/query/write-query-schemas.ts)', () => {
   for (const [path, text] of Object.entries(generatedQuerySchemas())) assert.is(read(path), text, path);
 });
 

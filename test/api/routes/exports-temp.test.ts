@@ -128,7 +128,7 @@ async function serve(
   dataDir: string,
   databaseUrl: string,
 ): Promise<{ child: ChildProcess; log: () => string; exited: Promise<number | null> }> {
-  const child = spawn('node', ['api/server.ts'], {
+  const child = spawn('node', ['--import', 'tsx', 'api/server.ts'], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
