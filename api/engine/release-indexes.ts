@@ -94,7 +94,7 @@ export function unpackIndexes(tree: Packable): ReleaseIndexes {
   };
 }
 
-/** Loader flags of this process (`--import tsx`), which the child needs to run TypeScript. */
+/** Loader flags of this process (`--import tsx`), which the child gets too; none where Node strips the types itself (the test workers). */
 function loaderArgs(): string[] {
   const out: string[] = [];
   const argv = process.execArgv;
