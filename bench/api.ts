@@ -288,9 +288,10 @@ export async function apiBench(opts: ApiBenchOptions): Promise<BenchRow[]> {
 
 /**
  * This checkout against the API as it was at another commit, on the same release and workload:
- * both servers up at once (idle while the other is loaded), measured in alternating rounds
- * (now, before, now, before) so that drift of the machine falls on both; throughput is the mean
- * of the rounds.
+ * both servers up at once (idle while the other is loaded). Each scenario is measured in
+ * back-to-back pairs (now then before, then before then now, …) so that drift of this shared
+ * machine falls on both sides of a pair; the ratio is the median of the pairs' ratios, the
+ * throughputs shown the means of the rounds.
  */
 async function againstRows(
   against: { root: string; label: string },
@@ -302,26 +303,28 @@ async function againstRows(
   let before: Started | undefined;
   try {
     before = await startApi(against.root, 'before', 'state-before.sqlite', opts, log);
-    const rounds: { now: ScenarioResults[]; before: ScenarioResults[] } = { now: [], before: [] };
-    // three rounds, the order alternating (now first, then before first, …): whichever server runs
-    // first in a round is not always the same one
-    for (let round = 0; round < AGAINST_ROUNDS; round++) {
-      const order = round % 2 === 0 ? (['now', 'before'] as const) : (['before', 'now'] as const);
-      for (const side of order)
-        rounds[side].push((await runScenarios((side === 'now' ? now : before).target, workload, opts, log)).measured);
+    const sides = { now, before };
+    const plans = {
+      now: (await prepareScenarios(now.target, workload, opts, log)).plan,
+      before: (await prepareScenarios(before.target, workload, opts, log)).plan,
+    };
+    const rows: BenchRow[] = [];
+    for (const [i, [name]] of plans.now.entries()) {
+      const pairs: { now: number; before: number }[] = [];
+      for (let round = 0; round < AGAINST_ROUNDS; round++) {
+        const order = round % 2 === 0 ? (['now', 'before'] as const) : (['before', 'now'] as const);
+        const pair = { now: 0, before: 0 };
+        for (const side of order)
+          pair[side] = (await measureScenario(sides[side].target, name, plans[side][i]![1], opts, log)).rps;
+        pairs.push(pair);
+      }
+      rows.push(againstRow(name, pairs, against.label));
     }
-    return beforeRows(meanRps(rounds.now), meanRps(rounds.before), against.label);
+    return rows;
   } finally {
     await stopChild(now.child);
     if (before) await stopChild(before.child);
   }
-}
-
-function meanRps(rounds: ScenarioResults[]): Record<Scenario, number> {
-  const out = {} as Record<Scenario, number>;
-  for (const name of Object.keys(rounds[0]!) as Scenario[])
-    out[name] = rounds.reduce((a, r) => a + r[name].rps, 0) / rounds.length;
-  return out;
 }
 
 export interface Started {
@@ -380,28 +383,29 @@ export async function startApi(
  */
 export const API_AS_DEPLOYED: Record<string, string> = { API_WORKERS: 'auto' };
 
-/** Rounds of `--against` (each measures both servers, the order alternating). */
-const AGAINST_ROUNDS = 3;
+/** Pairs per scenario of `--against` (each measures both servers back to back, the order alternating). */
+const AGAINST_ROUNDS = 5;
 
 /** Scenarios whose throughput a refactoring must keep within 10% of the code before it (issue 15). */
 export const KEPT_WITHIN = { scenarios: ['list mix', 'q search', 'detail'] as const, ratio: 0.9 };
 
-/** One row per scenario: this checkout (value) against the other commit (baseline), mean of the rounds. */
-function beforeRows(now: Record<Scenario, number>, before: Record<Scenario, number>, label: string): BenchRow[] {
-  const rows: BenchRow[] = [];
-  for (const name of Object.keys(now) as Scenario[]) {
-    const kept = (KEPT_WITHIN.scenarios as readonly string[]).includes(name);
-    const ratio = now[name] / before[name];
-    rows.push({
-      metric: `${name} throughput vs ${label}`,
-      value: now[name],
-      unit: 'req/s',
-      baseline: before[name],
-      target: kept ? `≥ ${KEPT_WITHIN.ratio}× ${label} (${ratio.toFixed(2)}×)` : `information (${ratio.toFixed(2)}×)`,
-      ...(kept ? { ok: ratio >= KEPT_WITHIN.ratio } : {}),
-    });
-  }
-  return rows;
+/** A scenario's row: this checkout (value) against the other commit (baseline), the median of the pairs' ratios. */
+function againstRow(name: Scenario, pairs: { now: number; before: number }[], label: string): BenchRow {
+  const kept = (KEPT_WITHIN.scenarios as readonly string[]).includes(name);
+  const ratios = pairs.map((p) => p.now / p.before).sort((a, b) => a - b);
+  const ratio = ratios[Math.floor(ratios.length / 2)]!;
+  const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const spread = `pairs ${ratios[0]!.toFixed(2)}–${ratios.at(-1)!.toFixed(2)}`;
+  return {
+    metric: `${name} throughput vs ${label}`,
+    value: mean(pairs.map((p) => p.now)),
+    unit: 'req/s',
+    baseline: mean(pairs.map((p) => p.before)),
+    target: kept
+      ? `≥ ${KEPT_WITHIN.ratio}× ${label} (${ratio.toFixed(2)}×, ${spread})`
+      : `information (${ratio.toFixed(2)}×, ${spread})`,
+    ...(kept ? { ok: ratio >= KEPT_WITHIN.ratio } : {}),
+  };
 }
 
 type Scenario = 'list mix' | 'filters' | 'q search' | 'deep cursor' | 'detail' | 'repeated';
@@ -420,6 +424,22 @@ async function runScenarios(
   opts: ApiBenchOptions,
   log: (l: string) => void,
 ): Promise<{ measured: ScenarioResults; answers: string[] }> {
+  const { plan, answers } = await prepareScenarios(t, w, opts, log);
+  const out = {} as ScenarioResults;
+  for (const [name, paths] of plan) out[name] = await measureScenario(t, name, paths, opts, log);
+  return { measured: out, answers };
+}
+
+/**
+ * Checks a server's answers to the fixed filter queries, walks its cursor chains, warms it up, and
+ * returns each scenario's paths on that server.
+ */
+async function prepareScenarios(
+  t: Target,
+  w: Workload,
+  opts: ApiBenchOptions,
+  log: (l: string) => void,
+): Promise<{ plan: [Scenario, string[]][]; answers: string[] }> {
   const answers: string[] = [];
   for (const q of FILTER_QUERIES) {
     const body = await expectOk(t, leadsPath(t, q));
@@ -452,7 +472,6 @@ async function runScenarios(
     Math.min(3, opts.seconds),
     opts.connections,
   );
-  const out = {} as ScenarioResults;
   const plan: [Scenario, string[]][] = [
     ['list mix', mix],
     ['filters', fb],
@@ -461,14 +480,22 @@ async function runScenarios(
     ['detail', detail],
     ['repeated', repeated],
   ];
-  for (const [name, paths] of plan) {
-    out[name] = await load(t, paths, opts.seconds, opts.connections);
-    const m = out[name];
-    log(
-      `${t.name.padEnd(8)} ${name.padEnd(12)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  cpu ${m.cpuMsPerReq.toFixed(2)} ms/req  (${m.total} requests over ${paths.length} paths${m.non2xx + m.errors ? `, ${m.non2xx} non-2xx, ${m.errors} errors` : ''})`,
-    );
-  }
-  return { measured: out, answers };
+  return { plan, answers };
+}
+
+/** One scenario's load on one server, logged. */
+async function measureScenario(
+  t: Target,
+  name: Scenario,
+  paths: string[],
+  opts: ApiBenchOptions,
+  log: (l: string) => void,
+): Promise<Measured> {
+  const m = await load(t, paths, opts.seconds, opts.connections);
+  log(
+    `${t.name.padEnd(8)} ${name.padEnd(12)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  cpu ${m.cpuMsPerReq.toFixed(2)} ms/req  (${m.total} requests over ${paths.length} paths${m.non2xx + m.errors ? `, ${m.non2xx} non-2xx, ${m.errors} errors` : ''})`,
+  );
+  return m;
 }
 
 function halves<T>(xs: T[]): [T[], T[]] {

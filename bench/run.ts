@@ -251,7 +251,7 @@ function checkoutOf(ref: string): { root: string; label: string } {
     execFileSync('sh', ['-c', `git archive ${sha} | tar -x -C ${JSON.stringify(root)}`], { cwd: ROOT });
     symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
   }
-  return { root, label: ref === sha ? sha.slice(0, 7) : `${ref} (${sha.slice(0, 7)})` };
+  return { root, label: sha.startsWith(ref) ? sha.slice(0, 7) : `${ref} (${sha.slice(0, 7)})` };
 }
 
 function runChild(
