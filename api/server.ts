@@ -21,6 +21,7 @@ import { checkPortFree } from './startup/port-check.ts';
 import type { RunningServer, ServerDeps } from './startup/running-server.ts';
 import { listenMetrics, originOf } from './observability/metrics-listener.ts';
 import { createLogger, flushLog, lineLog } from './observability/log.ts';
+import { withServingSettings } from './startup/serving-process.ts';
 
 /**
  * The modules only a serving process needs, loaded by the first `startServer` rather than at the
@@ -364,6 +365,7 @@ async function runFromCommandLine(): Promise<void> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  withServingSettings();
   runFromCommandLine().catch((e) => {
     process.stderr.write(`leads API failed to start: ${(e as Error).stack ?? String(e)}\n`);
     process.exit(1);

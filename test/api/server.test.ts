@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { API_DEFAULTS, loadApiConfig } from '../../api/config.ts';
 import { HSTS } from '../../api/middleware/security-headers.ts';
 import { startServer } from '../../api/server.ts';
+import { MALLOC_ARENAS, YOUNG_GENERATION_FLAG } from '../../api/startup/serving-process.ts';
 import { assertProblem, publishCopyOfRelease, startTestApi } from '../helpers/api.ts';
 import { waitUntil } from '../helpers/wait.ts';
 import { recordInManifest } from '../helpers/manifest.ts';
@@ -192,7 +193,7 @@ test('a build folder a killed refresh left is removed at start (issue 31), unles
   assert.ok(logs.includes('removed 1 build folder(s) a killed refresh left: .build-20261116T060000Z'), logs.join('\n'));
 });
 
-test('node api/server.ts: prints the URL and how to get a key, serves, stops cleanly on SIGTERM', async () => {
+test('node api/server.ts: prints the URL and how to get a key, serves with its memory settings, stops cleanly on SIGTERM', async () => {
   const api = await startTestApi(); // reuse its data folder and state file
   try {
     const child = spawn('node', ['--import', 'tsx', 'api/server.ts'], {
@@ -223,6 +224,15 @@ test('node api/server.ts: prints the URL and how to get a key, serves, stops cle
     const res = await fetch(`${url}/v1/meta`, { headers: { Authorization: `Bearer ${api.keys.commonwealth}` } });
     assert.is(res.status, 200);
     assert.is(((await res.json()) as any)._meta.scope, 'commonwealth');
+    // the process that serves is the one started (replaced in place), with the serving memory settings
+    const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+    assert.ok(cmdline.includes(YOUNG_GENERATION_FLAG), cmdline.join(' '));
+    assert.ok(
+      cmdline.some((a) => a.endsWith('api/server.ts')),
+      cmdline.join(' '),
+    );
+    const environ = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0');
+    assert.ok(environ.includes(`MALLOC_ARENA_MAX=${MALLOC_ARENAS}`));
     child.kill('SIGTERM');
     assert.is(await exited, 0, stderr);
     assert.match(stderr, 'SIGTERM');
