@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { getHeapStatistics } from 'node:v8';
 
 // Run on the project's pinned Node.js LTS (runtime/, installed by `make setup`) whichever `node`
 // started this file: the native addons in node_modules are built for that runtime's ABI.
@@ -38,10 +38,9 @@ if (!onPinned || heapFlags.length > 0) {
   process.exit(r.status ?? (r.signal ? 128 : 1));
 }
 const { register } = await import('tsx/esm/api');
-
-// The refresh allocates millions of short-lived rows; a larger young generation cuts the
-// time spent in garbage collection by more than half (measured in `make bench`).
-setFlagsFromString('--max-semi-space-size=64');
+// (No young-generation flag: V8 reads it only from the command line. With 64 MB semi-spaces the
+// default-scale refresh took 51.1 s against 54.0 s at Node 26's 32 MB, within noise, for 74 MB
+// more peak RSS; docs/performance.md.)
 register();
 const argv = process.argv.slice(2);
 const api = ['accounts', 'keys', 'licences', 'usage', 'webhooks', 'alerts'].includes(argv[0]);
