@@ -24,7 +24,9 @@ test('the folder is made private (0700), its files 0600; a symlink or a file ins
   const f = await t.acquire('csv', 1);
   assert.is(mode(f.path), '600');
   assert.is(statSync(f.path).size, 0, 'created empty, for DuckDB to write into');
-  f.release();
+  const released = f.release();
+  assert.is(f.release(), released, 'idempotent: the same release');
+  await released;
   assert.not.ok(existsSync(f.path));
   const open = tempDir('export-temp-');
   chmodSync(open, 0o755);
@@ -88,9 +90,7 @@ test('the bound: reservations and growth count; past it exports wait in order, t
   big.release();
   const [f1, f2] = await Promise.all([first, second]);
   assert.equal(order, ['first', 'second']);
-  f1.release();
-  f2.release();
-  a.release();
+  await Promise.all([f1.release(), f2.release(), a.release()]);
   assert.is(t.heldBytes(), 0);
   assert.is(slow.heldBytes(), 0);
 });
