@@ -8,7 +8,8 @@
  * `--against REF` (a git commit or branch) also runs the api section's scenarios on the API as it
  * was at REF — extracted with `git archive` into .tmp/against-<sha>/, sharing node_modules — on the
  * same release and workload, and adds a `… vs REF` row per scenario: a refactoring keeps list mix,
- * `q` and detail throughput within 10% of the code before it, measured side by side in one run.
+ * `q` and detail throughput within 10% of the code before it, measured side by side in one run
+ * (five back-to-back pairs per scenario, the median of their ratios: bench/api.ts `againstRows`).
  * In the refresh section it also builds the same raw files with REF's code and compares the two
  * releases table by table (bench/release-diff.ts): a faster refresh publishes the same release.
  *
