@@ -8,8 +8,13 @@
  *  - dictionary: the column's distinct texts, each stored once together with its key
  *    (`,"county":"Cork"`), and a 1- or 2-byte code per row. Columns with ≤ 65,535 distinct
  *    values and at most half as many as rows (dates, enumerations, descriptions, values, …);
- *  - raw: the text itself, per row (ids, addresses, coordinates, URLs, hashes), each prefixed
- *    with its length (LEB128) in one row-major buffer, so row `slot` starts at `rowStart[slot]`.
+ *  - raw: the text itself, per row (ids, addresses, coordinates, hashes), each prefixed with its
+ *    length (LEB128) in one row-major buffer, so row `slot` starts at `rowStart[slot]`;
+ *  - prefixed: a raw column whose texts mostly start with one of few prefixes — the text up to
+ *    its first digit, e.g. a planning authority's URL (`"https://…/AppFileRefDetails/` of
+ *    `…/25/0367/0"`) or a lead key's authority — is stored as a dictionary code for the prefix
+ *    (kept once, with the key, like a dictionary entry) and the rest as raw text. Chosen per
+ *    column when it saves at least `PREFIX_MIN_SAVING` bytes a row (`prefixPays`).
  * A row is written as, per column, one copy of a dictionary entry, or the key and the raw text:
  * spans longer than `LONG_SPAN` bytes by `TypedArray.set` (a native copy whose fixed cost pays
  * from there on), shorter ones four bytes at a time through DataViews (a span of four bytes or
@@ -19,8 +24,10 @@
  * scope gets the same keys in the same order (`LEAD_COLUMNS`). Which columns a scope may see is
  * decided by api/access/masking.ts, never here.
  *
- * At default scale (201,300 leads) the store holds ~60 MB and writes a 25-row page (~41 KB) in
- * ~50 µs when its rows are in the CPU caches, ~90 µs when they are not (a byte loop took 130 / 180).
+ * At default scale (201,300 leads) the store holds ~55 MB (84 MB before prefixed columns: the
+ * generated `description`, `public_url` and `lead_key` are prefixed, raw texts 61 → 28 MB) and
+ * writes a 25-row page (~41 KB) in ~50 µs when its rows are in the CPU caches, ~90 µs when they
+ * are not (a byte loop took 130 / 180).
  */
 import { SEARCH_TEXT_COLUMNS, searchDocText } from '../../common/search-syntax.ts';
 import { sqlIdent, type ApiDb } from '../duckdb/db.ts';
@@ -30,6 +37,37 @@ import { ByteWriter } from '../render/bytes.ts';
 const RAW = 0;
 const DICT8 = 1;
 const DICT16 = 2;
+/** Prefixed, with 2-byte codes (a prefix's count is DuckDB's, so its codes get the room). */
+const PREFIXED = 3;
+
+/** Kinds whose rows have a raw text (raw, prefixed). */
+const hasRaw = (kind: number): boolean => kind === RAW || kind === PREFIXED;
+
+/** The prefix of a value's JSON text that a prefixed column keeps in its dictionary: up to its first digit. */
+const PREFIX = /^[^0-9]*/;
+
+/** A prefixed column saves at least this many bytes a row over raw, or stays raw. */
+export const PREFIX_MIN_SAVING = 4;
+
+/** What a column's prefixes would cost (DuckDB's figures over the JSON texts, `loadRowStore`). */
+export interface PrefixStats {
+  /** Distinct prefixes. */
+  distinct: number;
+  /** Bytes of the prefixes over all rows. */
+  bytes: number;
+  /** Bytes of the distinct prefixes (what the dictionary keeps). */
+  distinctBytes: number;
+}
+
+/**
+ * Whether a raw column of `rows` rows with these prefixes is stored prefixed: it saves at least
+ * `PREFIX_MIN_SAVING` bytes a row, and its prefixes fill at most half of the 2-byte codes (DuckDB
+ * counted them over its own JSON texts, which may differ from ours in escapes).
+ */
+export function prefixPays(stats: PrefixStats, rows: number): boolean {
+  if (stats.distinct + 1 > DICTIONARY_MAX / 2) return false;
+  return stats.bytes - stats.distinctBytes - 2 * rows >= PREFIX_MIN_SAVING * rows;
+}
 
 /**
  * Spans longer than this are copied with `TypedArray.set(subarray)`, shorter ones in JS (the
@@ -45,14 +83,14 @@ export const DICTIONARY_MAX = 65_535;
 export interface RowStoreParts {
   columns: string[];
   ids: Int32Array;
-  /** Per column: 0 raw, 1 dictionary with 1-byte codes, 2 with 2-byte codes. */
+  /** Per column: 0 raw, 1 dictionary with 1-byte codes, 2 with 2-byte codes, 3 prefixed (2-byte codes). */
   kinds: Uint8Array;
   /** Key, null and dictionary fragments (UTF-8). */
   frag: Uint8Array;
   /** Per column: [start, end) of `,"key":` (`{"key":` for the first) and of `,"key":null` in `frag`. */
   keySpan: Uint32Array;
   nullSpan: Uint32Array;
-  /** Dictionary entry `code` of column c is `frag[dictOff[dictBase[c] + code], dictOff[dictBase[c] + code + 1])`. */
+  /** Dictionary entry `code` of column c is `frag[dictOff[dictBase[c] + code], dictOff[dictBase[c] + code + 1])` (a prefixed column's: key and prefix). */
   dictBase: Int32Array;
   dictOff: Uint32Array;
   /** Codes, row-major: the 1-byte codes of row r are `codes8[r·w8 …]`, the 2-byte ones `codes16[r·w16 …]`. */
@@ -101,7 +139,7 @@ export class RowStore {
     this.fragView = new DataView(parts.frag.buffer, parts.frag.byteOffset, parts.frag.byteLength);
     this.rawView = new DataView(parts.raw.buffer, parts.raw.byteOffset, parts.raw.byteLength);
     this.w8 = parts.kinds.filter((k) => k === DICT8).length;
-    this.w16 = parts.kinds.filter((k) => k === DICT16).length;
+    this.w16 = parts.kinds.filter((k) => k === DICT16 || k === PREFIXED).length;
     // A slot (row number) per id: a typed array indexed by id when ids are dense, else a Map.
     let maxId = -1;
     let dense = true;
@@ -135,6 +173,14 @@ export class RowStore {
     return this.p;
   }
 
+  /** How a column is stored. */
+  encodingOf(column: string): 'raw' | 'dictionary' | 'prefixed' {
+    const c = this.columnIndex.get(column);
+    if (c === undefined) throw new Error(`the row store has no column ${column}`);
+    const kind = this.p.kinds[c];
+    return kind === RAW ? 'raw' : kind === PREFIXED ? 'prefixed' : 'dictionary';
+  }
+
   /** The row of a lead id, or -1 when the release has no such lead. */
   slotOf(id: number): number {
     if (!Number.isInteger(id)) return -1;
@@ -163,7 +209,7 @@ export class RowStore {
       let view = fragView;
       let s: number;
       let e: number;
-      if (kind === RAW) {
+      if (kind === RAW || kind === PREFIXED) {
         let len = raw[rp++]!;
         if (len & 0x80) {
           len = (len & 0x7f) | (raw[rp++]! << 7);
@@ -173,7 +219,12 @@ export class RowStore {
           s = nullSpan[2 * c]!;
           e = nullSpan[2 * c + 1]!;
         } else {
-          o = copySpan(buf, dst, o, frag, fragView, keySpan[2 * c]!, keySpan[2 * c + 1]!);
+          if (kind === RAW) o = copySpan(buf, dst, o, frag, fragView, keySpan[2 * c]!, keySpan[2 * c + 1]!);
+          else {
+            // the key and the prefix, from the dictionary
+            const at = dictBase[c]! + codes16[base16 + codeIndex[c]!]!;
+            o = copySpan(buf, dst, o, frag, fragView, dictOff[at]!, dictOff[at + 1]!);
+          }
           src = raw;
           view = rawView;
           s = rp;
@@ -214,7 +265,7 @@ export class RowStore {
     const c = this.columnIndex.get(column);
     if (c === undefined) throw new Error(`the row store has no column ${column}`);
     const { kinds, dictBase, dictOff } = this.p;
-    if (kinds[c] === RAW) {
+    if (hasRaw(kinds[c]!)) {
       const seen = new Map<string, unknown>();
       for (let slot = 0; slot < this.size; slot++) {
         const v = this.value(slot, column);
@@ -240,14 +291,19 @@ export class RowStore {
   value(slot: number, column: string): unknown {
     const c = this.columnIndex.get(column);
     if (c === undefined) throw new Error(`the row store has no column ${column}`);
-    const { kinds, frag, dictBase, dictOff, codes8, codes16, codeIndex, raw } = this.p;
+    const { kinds, frag, dictBase, dictOff, raw } = this.p;
     let start: number;
     let end: number;
     let src: Uint8Array;
-    if (kinds[c] === RAW) {
+    let prefix = '';
+    if (hasRaw(kinds[c]!)) {
+      if (kinds[c] !== RAW) {
+        const at = dictBase[c]! + this.code(slot, c);
+        prefix = this.fragText.toString('utf8', dictOff[at]! + this.keyLen[c]!, dictOff[at + 1]!);
+      }
       let rp = this.p.rowStart[slot]!;
       for (let k = 0; ; k++) {
-        if (kinds[k] !== RAW) continue;
+        if (!hasRaw(kinds[k]!)) continue;
         let len = raw[rp++]!;
         if (len & 0x80) {
           len = (len & 0x7f) | (raw[rp++]! << 7);
@@ -262,14 +318,18 @@ export class RowStore {
       }
       src = raw;
     } else {
-      const at =
-        dictBase[c]! +
-        (kinds[c] === DICT8 ? codes8[slot * this.w8 + codeIndex[c]!]! : codes16[slot * this.w16 + codeIndex[c]!]!);
+      const at = dictBase[c]! + this.code(slot, c);
       start = dictOff[at]! + this.keyLen[c]!;
       end = dictOff[at + 1]!;
       src = frag;
     }
-    return JSON.parse((src === raw ? this.rawText : this.fragText).toString('utf8', start, end));
+    return JSON.parse(prefix + (src === raw ? this.rawText : this.fragText).toString('utf8', start, end));
+  }
+
+  /** The dictionary code of column `c` (a dictionary or prefixed column) in row `slot`. */
+  private code(slot: number, c: number): number {
+    const { kinds, codes8, codes16, codeIndex } = this.p;
+    return kinds[c] === DICT8 ? codes8[slot * this.w8 + codeIndex[c]!]! : codes16[slot * this.w16 + codeIndex[c]!]!;
   }
 }
 
@@ -314,7 +374,8 @@ function copySpan(
 /**
  * Builds a `RowStore` from rows given in order. `distinct[c]` bounds the distinct non-null values
  * of column c (e.g. DuckDB's `count(DISTINCT c)`); it decides the column's encoding, so it must
- * not be lower than the truth (the build fails if it is).
+ * not be lower than the truth (the build fails if it is). `prefixes[c]`, where given, are the
+ * figures of a column that would be raw, for `prefixPays` to choose it prefixed.
  */
 export class RowStoreBuilder {
   private readonly kinds: Uint8Array;
@@ -338,20 +399,22 @@ export class RowStoreBuilder {
     columns: readonly string[],
     rows: number,
     distinct: readonly number[],
-    opts: { dictionaryMax?: number } = {},
+    opts: { dictionaryMax?: number; prefixes?: readonly (PrefixStats | null)[] } = {},
   ) {
     this.columns = columns;
     const max = Math.min(opts.dictionaryMax ?? DICTIONARY_MAX, DICTIONARY_MAX);
     this.kinds = Uint8Array.from(columns, (_, c) => {
-      const entries = distinct[c]! + 1; // + null
-      if (entries > max || entries > Math.max(2, rows / 2)) return RAW;
-      return entries <= 256 ? DICT8 : DICT16;
+      if (isDictionary(distinct[c]!, rows, max)) return distinct[c]! + 1 <= 256 ? DICT8 : DICT16;
+      const prefixes = opts.prefixes?.[c];
+      // (a prefix dictionary is a dictionary too: none when dictionaries are off)
+      return max > 0 && prefixes && prefixPays(prefixes, rows) ? PREFIXED : RAW;
     });
-    this.capacity = distinct.map((d) => d + 1);
+    // a prefixed column's codes may run to their width (DuckDB's JSON texts can differ from ours in escapes)
+    this.capacity = distinct.map((d, c) => (this.kinds[c] === PREFIXED ? DICTIONARY_MAX + 1 : d + 1));
     this.dicts = columns.map((_, c) => (this.kinds[c] === RAW ? null : new Map()));
     let w8 = 0;
     let w16 = 0;
-    this.codeIndex = Int32Array.from(this.kinds, (k) => (k === DICT8 ? w8++ : k === DICT16 ? w16++ : -1));
+    this.codeIndex = Int32Array.from(this.kinds, (k) => (k === RAW ? -1 : k === DICT8 ? w8++ : w16++));
     this.w8 = w8;
     this.w16 = w16;
     this.codes8 = new Uint8Array(rows * w8);
@@ -368,20 +431,26 @@ export class RowStoreBuilder {
     this.rowStart[r] = this.rawLen;
     for (let c = 0; c < this.columns.length; c++) {
       const text = JSON.stringify(values[c] ?? null);
-      const dict = this.dicts[c];
-      if (dict) {
-        let code = dict.get(text);
-        if (code === undefined) {
-          code = dict.size;
-          if (code >= this.capacity[c]!) {
-            throw new Error(`column ${this.columns[c]} has more distinct values than counted`);
-          }
-          dict.set(text, code);
+      const kind = this.kinds[c]!;
+      if (kind === RAW) {
+        this.rowBytes += this.pushRaw(text);
+        continue;
+      }
+      // a dictionary column's whole text, or a prefixed column's prefix (its rest goes raw)
+      const entry = kind === PREFIXED ? PREFIX.exec(text)![0] : text;
+      const dict = this.dicts[c]!;
+      let code = dict.get(entry);
+      if (code === undefined) {
+        code = dict.size;
+        if (code >= this.capacity[c]!) {
+          throw new Error(`column ${this.columns[c]} has more distinct values than counted`);
         }
-        if (this.kinds[c] === DICT8) this.codes8[r * this.w8 + this.codeIndex[c]!] = code;
-        else this.codes16[r * this.w16 + this.codeIndex[c]!] = code;
-        this.rowBytes += Buffer.byteLength(text);
-      } else this.rowBytes += this.pushRaw(text);
+        dict.set(entry, code);
+      }
+      if (kind === DICT8) this.codes8[r * this.w8 + this.codeIndex[c]!] = code;
+      else this.codes16[r * this.w16 + this.codeIndex[c]!] = code;
+      this.rowBytes += Buffer.byteLength(entry);
+      if (kind === PREFIXED) this.rowBytes += this.pushRaw(text.slice(entry.length));
     }
     // keys and braces are the same for every row: counted once at finish
     if (this.rowBytes > this.maxRowBytes) this.maxRowBytes = this.rowBytes;
@@ -474,7 +543,11 @@ export async function loadRowStore(
     distinct.push(
       Number((await db.all<{ d: number }>(`SELECT count(DISTINCT ${c}) AS d FROM ${leadsTable} AS l`))[0]!.d),
     );
-  const builder = new RowStoreBuilder(LEAD_COLUMNS, Number(n), distinct, opts);
+  const max = Math.min(opts.dictionaryMax ?? DICTIONARY_MAX, DICTIONARY_MAX);
+  const prefixes: (PrefixStats | null)[] = [];
+  for (const [i, c] of cols.entries())
+    prefixes.push(isDictionary(distinct[i]!, Number(n), max) ? null : await prefixStats(db, leadsTable, c));
+  const builder = new RowStoreBuilder(LEAD_COLUMNS, Number(n), distinct, { ...opts, prefixes });
   await db.columns(
     `SELECT CAST(l.id AS INTEGER), json_array(${cols.join(', ')})::VARCHAR FROM ${leadsTable} AS l`,
     [],
@@ -483,6 +556,23 @@ export async function loadRowStore(
     },
   );
   return builder.finish();
+}
+
+/** Whether a column of `distinct` non-null values in `rows` rows is a dictionary (else raw, or prefixed). */
+function isDictionary(distinct: number, rows: number, max: number): boolean {
+  const entries = distinct + 1; // + null
+  return entries <= max && entries <= Math.max(2, rows / 2);
+}
+
+/** A column's prefixes (its JSON texts up to their first digit, as `PREFIX` cuts them), counted by DuckDB. */
+async function prefixStats(db: ApiDb, leadsTable: string, column: string): Promise<PrefixStats> {
+  const [r] = await db.all<{ distinct: number; bytes: number | null; distinctBytes: number | null }>(
+    `SELECT count(*)::BIGINT AS "distinct", sum(n * b)::BIGINT AS bytes, sum(b)::BIGINT AS "distinctBytes"
+     FROM (SELECT p, count(*) AS n, strlen(p) AS b
+           FROM (SELECT regexp_extract(to_json(${column})::VARCHAR, '^[^0-9]*') AS p FROM ${leadsTable} AS l)
+           GROUP BY p)`,
+  );
+  return { distinct: Number(r!.distinct), bytes: Number(r!.bytes ?? 0), distinctBytes: Number(r!.distinctBytes ?? 0) };
 }
 
 /**

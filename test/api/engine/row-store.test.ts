@@ -10,7 +10,14 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
-import { LONG_SPAN, loadRowStore, RowStore, RowStoreBuilder } from '../../../api/engine/row-store.ts';
+import {
+  LONG_SPAN,
+  loadRowStore,
+  prefixPays,
+  RowStore,
+  RowStoreBuilder,
+  type PrefixStats,
+} from '../../../api/engine/row-store.ts';
 import { ByteWriter } from '../../../api/render/bytes.ts';
 import { columnMask, maskingFor, maskRecord } from '../../../api/access/masking.ts';
 import { SCOPES } from '../../../api/access/scopes.ts';
@@ -68,6 +75,9 @@ test('every lead round-trips in every encoding: same values and column order as 
     stores.default.bytes < stores.raw.bytes,
     `dictionaries pay: ${stores.default.bytes} < ${stores.raw.bytes} bytes`,
   );
+  assert.is(stores.default.encodingOf('public_url'), 'prefixed', "an authority's URLs share a prefix");
+  assert.is(stores.default.encodingOf('content_hash'), 'raw', 'hashes share none');
+  assert.is(stores.raw.encodingOf('public_url'), 'raw', 'no dictionaries, no prefixes');
   assert.ok(
     expected.some((r) => Array.isArray(r['verticals']) && (r['verticals'] as unknown[]).length > 0),
     'lists are covered',
@@ -192,6 +202,42 @@ test('rows are fresh objects: changing one does not change the store', () => {
   const a = stores.default.get(id)!;
   a['description'] = 'changed';
   assert.equal(stores.default.get(id), expected[3]);
+});
+
+test('a prefixed column: its prefix (up to the first digit) kept once, the rest raw; null, no prefix, masking and value', () => {
+  const urls = [
+    'https://www.eplanning.ie/ClareCC/AppFileRefDetails/25/0831/0',
+    'https://www.eplanning.ie/ClareCC/AppFileRefDetails/24/1200/0',
+    'https://planning.dlrcoco.ie/swiftlg/apas/run/WPHAPPDETAIL.DisplayUrl?theApnID=D25A/1204',
+    null,
+    '2025/77 starts with a digit',
+    'no digit at all, "quoted" and Éire',
+  ];
+  const rows = Array.from({ length: 60 }, (_, i) => [i + 1, urls[i % urls.length]!, `v${i}`]);
+  const stats: PrefixStats = { distinct: 5, bytes: 60 * 50, distinctBytes: 200 };
+  assert.ok(prefixPays(stats, 60));
+  assert.not.ok(prefixPays({ distinct: 5, bytes: 60 * 6, distinctBytes: 30 }, 60), 'saves under 4 bytes a row');
+  assert.not.ok(prefixPays({ distinct: 40_000, bytes: 1e9, distinctBytes: 1e6 }, 1e6), 'too many prefixes');
+  // (60 distinct announced, a bound above the truth: too many for a dictionary of 60 rows)
+  const b = new RowStoreBuilder(['id', 'public_url', 'x'], rows.length, [60, 60, 60], {
+    prefixes: [null, stats, null],
+  });
+  for (const r of rows) b.add(r[0] as number, r);
+  const store = b.finish();
+  assert.is(store.encodingOf('public_url'), 'prefixed');
+  assert.is(store.encodingOf('x'), 'raw');
+  const out = new ByteWriter(16);
+  for (const [id, url, x] of rows) {
+    const slot = store.slotOf(id as number);
+    assert.equal(store.get(id as number), { id, public_url: url, x });
+    assert.is(store.value(slot, 'public_url'), url);
+    for (const nulled of [null, Uint8Array.of(0, 1, 0)]) {
+      out.len = 0;
+      store.writeJson(out, slot, nulled);
+      assert.is(out.toString(), JSON.stringify({ id, public_url: nulled ? null : url, x }));
+    }
+  }
+  assert.equal(new Set(store.distinct('public_url')), new Set(urls));
 });
 
 test('a build that meets more distinct values than announced fails instead of writing wrong codes', () => {
