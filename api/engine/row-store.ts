@@ -402,7 +402,7 @@ export class RowStoreBuilder {
     opts: { dictionaryMax?: number; prefixes?: readonly (PrefixStats | null)[] } = {},
   ) {
     this.columns = columns;
-    const max = Math.min(opts.dictionaryMax ?? DICTIONARY_MAX, DICTIONARY_MAX);
+    const max = dictionaryLimit(opts);
     this.kinds = Uint8Array.from(columns, (_, c) => {
       if (isDictionary(distinct[c]!, rows, max)) return distinct[c]! + 1 <= 256 ? DICT8 : DICT16;
       const prefixes = opts.prefixes?.[c];
@@ -543,10 +543,13 @@ export async function loadRowStore(
     distinct.push(
       Number((await db.all<{ d: number }>(`SELECT count(DISTINCT ${c}) AS d FROM ${leadsTable} AS l`))[0]!.d),
     );
-  const max = Math.min(opts.dictionaryMax ?? DICTIONARY_MAX, DICTIONARY_MAX);
+  // a raw column's prefixes, counted only where the builder may use them (no dictionaries, no prefixes)
+  const max = dictionaryLimit(opts);
   const prefixes: (PrefixStats | null)[] = [];
   for (const [i, c] of cols.entries())
-    prefixes.push(isDictionary(distinct[i]!, Number(n), max) ? null : await prefixStats(db, leadsTable, c));
+    prefixes.push(
+      max === 0 || isDictionary(distinct[i]!, Number(n), max) ? null : await prefixStats(db, leadsTable, c),
+    );
   const builder = new RowStoreBuilder(LEAD_COLUMNS, Number(n), distinct, { ...opts, prefixes });
   await db.columns(
     `SELECT CAST(l.id AS INTEGER), json_array(${cols.join(', ')})::VARCHAR FROM ${leadsTable} AS l`,
@@ -556,6 +559,11 @@ export async function loadRowStore(
     },
   );
   return builder.finish();
+}
+
+/** The most entries a dictionary may have (`dictionaryMax`, at most `DICTIONARY_MAX`; 0: no dictionaries). */
+function dictionaryLimit(opts: { dictionaryMax?: number }): number {
+  return Math.min(opts.dictionaryMax ?? DICTIONARY_MAX, DICTIONARY_MAX);
 }
 
 /** Whether a column of `distinct` non-null values in `rows` rows is a dictionary (else raw, or prefixed). */
