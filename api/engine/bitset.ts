@@ -13,7 +13,8 @@ export function emptySet(n: number): Bitset {
 
 /**
  * Bitsets of one size lent to the synchronous steps of one computation and all taken back at its
- * end (`LeadIndex.page`: a request's filter sets, its area's matches, a value page's ranks): each
+ * end (`LeadIndex.page`: a request's filter sets, its area's matches, its range and key filters' sets,
+ * the search's groups and term sets, a value page's ranks): each
  * `take()` is zeroed (`take(from)` a copy of `from`), `giveBack()` returns every set taken since
  * the last one. A fresh set per
  * request is a 25 KB ArrayBuffer (201,300 rows), which V8 counts as external memory: at a county

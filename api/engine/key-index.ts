@@ -6,7 +6,7 @@
  * once in one buffer, so a lookup is a binary search (~18 comparisons at default scale).
  */
 import { foldKey } from '../query/lead-filters.ts';
-import { emptySet, setBit, type Bitset } from './bitset.ts';
+import { setBit, type Bitset } from './bitset.ts';
 
 /** What a `KeyIndex` is made of (moved between processes by api/engine/pack.ts). */
 export interface KeyIndexParts {
@@ -47,9 +47,8 @@ export class KeyIndex {
     return this.p;
   }
 
-  /** The positions whose folded value equals `foldKey(value)`, as a bitset over `size` rows. */
-  match(value: string, size: number): Bitset {
-    const out = emptySet(size);
+  /** The positions whose folded value equals `foldKey(value)`, set in `out` (a zeroed set of the index's size, lent by the caller). */
+  match(value: string, out: Bitset): Bitset {
     const want = Buffer.from(foldKey(value), 'utf8');
     const { order, offsets } = this.p;
     // value k compared with the wanted one (Buffer#compare: source slice against target)

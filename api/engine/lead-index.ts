@@ -240,7 +240,7 @@ export class LeadIndex {
       // the leads `q` matches (every group of its words, phrases and prefixes), within the other filters
       const compiled = this.search ? this.search.compile(req.filters.q) : null;
       terms = compiled?.terms ?? [];
-      matched = compiled ? this.search!.match(compiled, matched, this.textOf) : this.scratch.take();
+      matched = compiled ? this.search!.match(compiled, matched, this.textOf, this.scratch) : this.scratch.take();
     }
     const total = matched ? count(matched) : this.size;
     if (req.sort === 'distance')
@@ -249,7 +249,7 @@ export class LeadIndex {
       order || req.sort !== 'relevance'
         ? this.orderedPage(req, matched, total, order ?? WALKS[req.sort as keyof typeof WALKS])
         : this.search && matched
-          ? this.search.top(terms, matched, total, req)
+          ? this.search.top(terms, matched, total, req, this.scratch)
           : [];
     const near = req.filters.near;
     if (near) for (const r of rows) r.distance = servedDistance(this.geo.distance(near, r.pos));
@@ -282,7 +282,6 @@ export class LeadIndex {
    * of the table by the strategy of its kind.
    */
   private filterSet(f: LeadsFilters): Bitset | null {
-    const n = this.size;
     let acc: Bitset | null = null;
     // a set the index keeps (a value's, a flag's) is copied before the first AND writes into it
     const and = (s: Bitset, owned: boolean): void => {
@@ -299,7 +298,7 @@ export class LeadIndex {
         case 'text':
           break; // q: the search index (`page`)
         case 'key':
-          and(this.keys.get(d.column)!.match(v as string, n), true);
+          and(this.keys.get(d.column)!.match(v as string, this.scratch.take()), true);
           break;
         case 'geometry':
           // every area at once: the tree's candidates in the envelopes' intersection, each tested against all
@@ -325,11 +324,12 @@ export class LeadIndex {
           break;
         }
         case 'range':
-          and(this.ranges.get(d.column)!.atLeast(v as number), true);
+          and(this.ranges.get(d.column)!.atLeast(v as number, this.scratch.take()), true);
           break;
         case 'date': {
           const r = this.ranges.get(d.column)!;
-          and(d.bound === 'from' ? r.atLeast(dayOf(v as string)) : r.atMost(dayOf(v as string)), true);
+          const into = this.scratch.take();
+          and(d.bound === 'from' ? r.atLeast(dayOf(v as string), into) : r.atMost(dayOf(v as string), into), true);
           break;
         }
         case 'flag':

@@ -56,12 +56,12 @@ export class RangeIndex {
     return { column, order, prefixes };
   }
 
-  /** The first k rows of `order`. */
-  private prefix(k: number): Bitset {
+  /** The first k rows of `order`, written into `into` (a set of the column's size). */
+  private prefix(k: number, into: Bitset): Bitset {
     const j = Math.floor(k / this.step);
-    const s = this.prefixes.slice(j * this.words, (j + 1) * this.words);
-    for (let i = j * this.step; i < k; i++) setBit(s, this.order[i]!);
-    return s;
+    into.set(this.prefixes.subarray(j * this.words, (j + 1) * this.words));
+    for (let i = j * this.step; i < k; i++) setBit(into, this.order[i]!);
+    return into;
   }
 
   /** How many rows of `order` come first: those with a value ≥ bound (`strict`: > bound). */
@@ -77,13 +77,15 @@ export class RangeIndex {
     return lo;
   }
 
-  atLeast(min: number): Bitset {
-    return this.prefix(this.cut(min, false));
+  /** The rows with a value ≥ `min`, written into `into` (a set of the column's size, lent by the caller). */
+  atLeast(min: number, into: Bitset): Bitset {
+    return this.prefix(this.cut(min, false), into);
   }
 
-  atMost(max: number): Bitset {
-    this.all ??= this.prefix(this.order.length);
-    const s = this.prefix(this.cut(max, true));
+  /** The rows with a value ≤ `max`, written into `into`. */
+  atMost(max: number, into: Bitset): Bitset {
+    this.all ??= this.prefix(this.order.length, new Uint32Array(this.words));
+    const s = this.prefix(this.cut(max, true), into);
     const all = this.all;
     for (let w = 0; w < s.length; w++) s[w] = all[w]! ^ s[w]!; // the prefix is within all
     return s;

@@ -28,7 +28,7 @@
 import { exactTerms, parseSearchQuery, phrasePattern, queryPrefixes } from '../../common/search-syntax.ts';
 import { BM25, foldSearchText } from '../../common/search-text.ts';
 import type { ApiDb } from '../duckdb/db.ts';
-import { andInto, emptySet, hasBit, orInto, setBit, wordsFor, type Bitset } from './bitset.ts';
+import { andInto, hasBit, orInto, setBit, wordsFor, type Bitset, type ScratchSets } from './bitset.ts';
 
 /** Matched sets up to this size are scored lead by lead (the default of `exhaustiveMax`). */
 export const EXHAUSTIVE_MAX = 4096;
@@ -179,22 +179,23 @@ export class SearchIndex {
    * The rows a compiled `q` matches within `within` (every row when null): each group is the OR
    * of its items (`all`: rows holding every term; `any`: rows holding one), the groups ANDed;
    * a phrase's rows are then kept when `textOf(pos)` (the lead's search text, folded here) holds
-   * it. Groups with a phrase go last, so the fewest rows are checked. A fresh bitset.
+   * it. Groups with a phrase go last, so the fewest rows are checked. The sets it works in, and
+   * the one it returns, are taken from `sets` (the caller's, given back when its request ends).
    */
-  match(c: CompiledSearch, within: Bitset | null, textOf: ((pos: number) => string) | null): Bitset {
-    if (c.groups === null) return emptySet(this.ids.length);
-    let acc: Bitset | null = within ? within.slice() : null;
+  match(c: CompiledSearch, within: Bitset | null, textOf: ((pos: number) => string) | null, sets: ScratchSets): Bitset {
+    if (c.groups === null) return sets.take();
+    let acc: Bitset | null = within;
     const phraseLast = [...c.groups].sort(
       (a, b) => Number(a.some((x) => x.pattern)) - Number(b.some((x) => x.pattern)),
     );
     for (const g of phraseLast) {
-      const gs = emptySet(this.ids.length);
+      const gs = sets.take();
       for (const it of g) {
         let s: Bitset;
-        if (it.kind === 'any') s = this.union(it.terms);
+        if (it.kind === 'any') s = this.union(it.terms, sets.take());
         else {
-          s = this.termBits(it.terms[0]!).slice();
-          for (let j = 1; j < it.terms.length; j++) andInto(s, this.termBits(it.terms[j]!));
+          s = sets.take(this.termBits(it.terms[0]!, sets));
+          for (let j = 1; j < it.terms.length; j++) andInto(s, this.termBits(it.terms[j]!, sets));
         }
         if (acc) andInto(s, acc);
         if (it.pattern) {
@@ -216,9 +217,8 @@ export class SearchIndex {
     return (this.p.idf[t]! * (tf * (k1 + 1))) / (tf + k1 * (1 - b + (b * this.p.dl[this.p.rows[p]!]!) / this.p.avgdl));
   }
 
-  /** The rows holding any of `terms` (a fresh bitset). */
-  union(terms: readonly number[]): Bitset {
-    const out = emptySet(this.ids.length);
+  /** The rows holding any of `terms`, set in `out` (a zeroed set of the index's size). */
+  union(terms: readonly number[], out: Bitset): Bitset {
     const { start, rows, bitsetAt, bitsets } = this.p;
     for (const t of terms) {
       const at = bitsetAt[t]!;
@@ -237,6 +237,7 @@ export class SearchIndex {
     matched: Bitset,
     total: number,
     req: { limit: number; offset: number; after: readonly [number | string, number] | null },
+    sets: ScratchSets,
   ): ScoredRow[] {
     const k = req.offset + req.limit;
     if (k === 0 || total === 0 || terms.length === 0) return [];
@@ -244,7 +245,7 @@ export class SearchIndex {
     const after = req.after ? { score: Number(req.after[0]), id: req.after[1] } : null;
     if (terms.length === 1) this.walk(terms[0]!, matched, null, heap, after);
     else if (total <= this.exhaustiveMax) this.exhaustive(terms, matched, heap, after);
-    else if (terms.length === 2) this.pair(terms[0]!, terms[1]!, matched, heap, after);
+    else if (terms.length === 2) this.pair(terms[0]!, terms[1]!, matched, heap, after, sets);
     else this.maxScore(terms, matched, heap, after);
     return heap.sorted(req.offset);
   }
@@ -289,16 +290,23 @@ export class SearchIndex {
    * short against the longer, else by one merge of the two lists (`mergeBoth`). All go to one
    * heap: the best k of the three regions are the best k.
    */
-  private pair(a: number, b: number, matched: Bitset, heap: TopK, after: { score: number; id: number } | null): void {
-    const bitsA = this.termBits(a);
-    const bitsB = this.termBits(b);
+  private pair(
+    a: number,
+    b: number,
+    matched: Bitset,
+    heap: TopK,
+    after: { score: number; id: number } | null,
+    sets: ScratchSets,
+  ): void {
+    const bitsA = this.termBits(a, sets);
+    const bitsB = this.termBits(b, sets);
     this.walk(a, matched, bitsB, heap, after);
     this.walk(b, matched, bitsA, heap, after);
     const dfA = this.p.start[a + 1]! - this.p.start[a]!;
     const dfB = this.p.start[b + 1]! - this.p.start[b]!;
     // scoring a row costs a gallop in each list (~13 merge steps): merge when that is cheaper
     if (Math.min(dfA, dfB) * 13 > dfA + dfB) return this.mergeBoth(a, b, matched, heap, after);
-    const both = matched.slice();
+    const both = sets.take(matched);
     for (let w = 0; w < both.length; w++) both[w] &= bitsA[w]! & bitsB[w]!;
     this.exhaustive([a, b], both, heap, after);
   }
@@ -333,11 +341,11 @@ export class SearchIndex {
     }
   }
 
-  /** The rows of term t as a bitset (the stored one for common terms, else built). */
-  private termBits(t: number): Bitset {
+  /** The rows of term t as a bitset (the stored one for common terms, else built in a set of `sets`). */
+  private termBits(t: number, sets: ScratchSets): Bitset {
     const at = this.p.bitsetAt[t]!;
     if (at >= 0) return this.p.bitsets.subarray(at, at + this.words);
-    return this.union([t]);
+    return this.union([t], sets.take());
   }
 
   /** Score every matched row: one forward merge of the term lists. */
