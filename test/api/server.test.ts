@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { API_DEFAULTS, loadApiConfig } from '../../api/config.ts';
 import { HSTS } from '../../api/middleware/security-headers.ts';
 import { startServer } from '../../api/server.ts';
-import { MALLOC_ARENAS, YOUNG_GENERATION_FLAG } from '../../api/startup/serving-process.ts';
+import { MALLOC_ARENAS, missingFlags, SERVING_V8_FLAGS } from '../../api/startup/serving-process.ts';
 import { assertProblem, publishCopyOfRelease, startTestApi } from '../helpers/api.ts';
 import { waitUntil } from '../helpers/wait.ts';
 import { recordInManifest } from '../helpers/manifest.ts';
@@ -226,7 +226,7 @@ test('node api/server.ts: prints the URL and how to get a key, serves with its m
     assert.is(((await res.json()) as any)._meta.scope, 'commonwealth');
     // the process that serves is the one started (replaced in place), with the serving memory settings
     const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
-    assert.ok(cmdline.includes(YOUNG_GENERATION_FLAG), cmdline.join(' '));
+    for (const flag of SERVING_V8_FLAGS) assert.ok(cmdline.includes(flag), `${flag}: ${cmdline.join(' ')}`);
     assert.ok(
       cmdline.some((a) => a.endsWith('api/server.ts')),
       cmdline.join(' '),
@@ -240,6 +240,14 @@ test('node api/server.ts: prints the URL and how to get a key, serves with its m
   } finally {
     await api.close();
   }
+});
+
+test('the serving flags are added only where the process was not started with them', () => {
+  assert.equal(missingFlags([]), [...SERVING_V8_FLAGS]);
+  // a flag given with another value (either spelling), on the command line or in NODE_OPTIONS, is kept
+  assert.equal(missingFlags(['--heap_growing_percent=30', '--import', 'tsx']), ['--max-semi-space-size=16']);
+  assert.equal(missingFlags(['--heap-growing-percent=30'], '--max-semi-space-size=8'), []);
+  assert.equal(missingFlags([], '--max-old-space-size=512'), [...SERVING_V8_FLAGS]);
 });
 
 test('docs/api.md documents every configuration key with its environment variable', () => {
