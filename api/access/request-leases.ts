@@ -35,7 +35,7 @@ interface KeyLease {
   /** Reserved numbers not yet handed out: `next` to `end`, inclusive. */
   next: number;
   end: number;
-  /** The reservation in flight, if any (other requests of the key wait for it). */
+  /** The reservation in flight, if any (other requests of the key wait for it, and fail with it). */
   pending: Promise<unknown> | null;
   /** The window refused a block: counted per request until it ends. */
   full: boolean;
@@ -79,13 +79,15 @@ export class RequestLeases {
     for (;;) {
       if (lease.next <= lease.end) return { count: lease.next++, rowsUsed: 0 };
       if (lease.pending) {
-        await lease.pending; // then take a number of its block, or reserve again
+        // then take a number of its block, or reserve again; a reservation the store failed fails
+        // its waiters too (the store is not answering: a second attempt would wait as long again)
+        await lease.pending;
         continue;
       }
       const n = lease.full ? 1 : Math.min(LEASE.max, lease.lastSpanCount, limit);
       if (n <= 1) return this.store.hitRateLimit(keyId, windowStart, day);
       const reserving = this.store.reserveRequests(keyId, windowStart, n, limit);
-      lease.pending = reserving.catch(() => {});
+      lease.pending = reserving;
       let count: number | null;
       try {
         count = await reserving;

@@ -174,6 +174,34 @@ test('concurrent requests of one key (an asynchronous store): one reservation at
   assert.is(most, 1, 'never two reservations of a key in flight');
 });
 
+test('a reservation the store fails fails the requests waiting for it too: one attempt, one wait', async () => {
+  const f = file();
+  const store = openSqliteStore(f);
+  let attempts = 0;
+  let failing = false;
+  const locked = Object.create(store) as StateStore;
+  locked.reserveRequests = async (...a) => {
+    if (!failing) return store.reserveRequests(...a);
+    attempts++;
+    await new Promise((r) => setTimeout(r, 20)); // (a lock waited for, then given up)
+    throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+  };
+  const leases = new RequestLeases(locked);
+  let t = T0;
+  let last = 0;
+  for (let i = 0; i < 400 || stored(f, 'key_w') !== last; i++)
+    last = (await leases.hit('key_w', W, DAY, 10_000, false, (t += 0.05))).count; // busy, its block used up
+  failing = true;
+  const answers = await Promise.allSettled(
+    Array.from({ length: 10 }, () => leases.hit('key_w', W, DAY, 10_000, false, (t += 0.01))),
+  );
+  assert.ok(
+    answers.every((a) => a.status === 'rejected' && (a.reason as { code?: string }).code === 'SQLITE_BUSY'),
+    JSON.stringify(answers.map((a) => a.status)),
+  );
+  assert.is(attempts, 1, 'the waiting requests did not try again one after another');
+});
+
 test('a new hour starts afresh; a failed reservation fails its request and the next one tries again', async () => {
   const f = file();
   const store = openSqliteStore(f);
