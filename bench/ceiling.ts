@@ -9,13 +9,17 @@
  *              gave for it (bench/ceiling-server.ts): the API's req/s over the ceiling's (target ≥ 0.3×);
  *   repeated — 22 of those queries over and over against the API, over the 200 varied (target
  *              ≥ 0.95×: a hot working set no slower than a cold one, within the run's noise);
- *   memory   — the API's peak RSS on the default release (target ≤ 500 MB).
+ *   memory   — the API's peak RSS on the default release (target ≤ 500 MB);
+ *   parts    — where a varied request's time goes: one more load of the 200 against a second API
+ *              process timed part by part (bench/request-parts.ts: each middleware, the engine's
+ *              two steps, the response's write and its listeners), in µs per request, beside
+ *              that run's server CPU per request (information; the instrumented run is slower).
  *
  * Each server is its own process and each load its own (bench/load.ts), started once the box is
  * quiet; the rounds alternate (API, ceiling, API, ceiling) and the means are compared. Server CPU
  * per request is printed for both.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKey } from '../api/access/keys.ts';
 import { openStateStore } from '../api/state/open.ts';
@@ -46,6 +50,8 @@ export interface CeilingBenchOptions {
   rounds?: number;
   /** Wait for a quiet machine before each load (default true; a test of the section, whose figures mean nothing, passes false). */
   settle?: boolean;
+  /** Time the parts of a request in one more, instrumented, API process (default true). */
+  parts?: boolean;
   log?: (line: string) => void;
 }
 
@@ -69,7 +75,7 @@ export async function ceilingBench(opts: CeilingBenchOptions): Promise<BenchRow[
   const keys: string[] = [];
   try {
     const account = await store.createAccount('bench', 'premium');
-    for (let i = 0; i < 1 + 2 * rounds; i++) {
+    for (let i = 0; i < 2 + 2 * rounds; i++) {
       const k = generateKey('custom');
       await store.insertKey({
         id: k.id,
@@ -149,6 +155,7 @@ export async function ceilingBench(opts: CeilingBenchOptions): Promise<BenchRow[
     const bareRps = mean(runs.bare, 'rps');
     const repeatedRps = mean(runs.repeated, 'rps');
     const peak = vmHwmMb(api.child.pid!);
+    const parts = opts.parts === false ? [] : await partsRows(opts, db, headers(keys.length - 1), paths, tmp);
     return [
       {
         metric: `list page req/s, access on (vs bare Koa, same ${VARIED} payloads)`,
@@ -180,9 +187,88 @@ export async function ceilingBench(opts: CeilingBenchOptions): Promise<BenchRow[
         target: `≤ ${CEILING_TARGETS.peakRssMb} MB`,
         ok: peak <= CEILING_TARGETS.peakRssMb,
       },
+      ...parts,
     ];
   } finally {
     if (bare) await stopChild(bare.child);
     await stopChild(api.child);
   }
+}
+
+/**
+ * One load of the varied paths against an API process timed part by part (bench/request-parts.ts):
+ * a row per part in µs per request, largest first — the /v1 router's without the engine's steps,
+ * which are rows of their own — then what no part holds (HTTP parsing, Koa's context, the event
+ * loop, garbage collection, the kernel's receive) against the run's server CPU per request.
+ */
+async function partsRows(
+  opts: CeilingBenchOptions,
+  db: string,
+  headers: Record<string, string>,
+  paths: string[],
+  tmp: string,
+): Promise<BenchRow[]> {
+  const file = join(tmp, 'parts.json');
+  rmSync(file, { force: true });
+  const timed = await startChild(
+    opts.root,
+    [
+      '--import',
+      'tsx',
+      '--import',
+      './bench/request-parts.ts',
+      'bench/access-server.ts',
+      '--data',
+      opts.benchData,
+      '--db',
+      db,
+    ],
+    { REQUEST_PARTS_FILE: file },
+    /listening on (\S+)\/v1/,
+  );
+  let run: Measured;
+  try {
+    run = await loadServer(
+      timed.child.pid!,
+      {
+        url: timed.match[1]!,
+        connections: opts.connections,
+        seconds: opts.seconds,
+        warmup: LOAD_WARMUP,
+        headers,
+        requests: paths.map((path) => ({ method: 'GET' as const, path })),
+      },
+      { settle: opts.settle !== false },
+    );
+  } finally {
+    await stopChild(timed.child);
+  }
+  const parts = JSON.parse(readFileSync(file, 'utf8')) as Record<string, { calls: number; us: number }>;
+  const perRequest = new Map(Object.entries(parts).map(([k, p]) => [k, p.us / p.calls]));
+  const engine = [...perRequest].filter(([k]) => k.startsWith('engine:')).reduce((n, [, v]) => n + v, 0);
+  const router = 'middleware: v1 router';
+  if (perRequest.has(router)) {
+    perRequest.set(
+      'middleware: v1 router and the route (parse, cursor, links, send)',
+      perRequest.get(router)! - engine,
+    );
+    perRequest.delete(router);
+  }
+  const sum = [...perRequest.values()].reduce((n, v) => n + v, 0);
+  const cpuUs = run.cpuMsPerReq * 1000;
+  return [
+    ...[...perRequest]
+      .sort(([, a], [, b]) => b - a)
+      .map(([part, us]): BenchRow => ({ metric: `parts: ${part}`, value: us, unit: 'µs/req' })),
+    {
+      metric: 'parts: in no part (HTTP parsing, Koa context, event loop, GC, kernel)',
+      value: cpuUs - sum,
+      unit: 'µs/req',
+    },
+    {
+      metric: `parts: server CPU per request of the timed run (${run.rps.toFixed(0)} req/s)`,
+      value: cpuUs,
+      unit: 'µs/req',
+    },
+  ];
 }

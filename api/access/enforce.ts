@@ -1,7 +1,8 @@
 /**
  * The access middleware, after authentication: for every keyed request it
- *   1. counts the request in the key's hourly window (one atomic store statement, exact across
- *      replicas) and answers 429 `rate_limited` past the scope's limit;
+ *   1. counts the request in the key's hourly window (exact across replicas: one atomic store
+ *      statement per request, or per block of numbers for a busy key without a daily budget,
+ *      api/access/request-leases.ts) and answers 429 `rate_limited` past the scope's limit;
  *   2. installs the key's daily row budget as `ctx.state.budget` (the records a route serves are
  *      charged in one place, `charging` in api/access/budget.ts, after the route counted them and
  *      before it sends them; a charge past the budget is a 429 `budget_exhausted` and charges nothing);
@@ -30,9 +31,10 @@ import {
   type BudgetState,
 } from './limits.ts';
 import type { UsageLedger } from './ledger.ts';
+import { RequestLeases } from './request-leases.ts';
 
 export interface AccessOptions {
-  store: Pick<StateStore, 'hitRateLimit' | 'chargeRows'>;
+  store: Pick<StateStore, 'hitRateLimit' | 'reserveRequests' | 'chargeRows'>;
   ledger: Pick<UsageLedger, 'record'>;
   now: () => number;
   /** false: no rate limits, no budgets (bench only); requests are still counted in the ledger. */
@@ -250,6 +252,7 @@ function takeDryRun(ctx: Parameters<Middleware>[0]): boolean {
 }
 
 export function accessMiddleware(opts: AccessOptions): Middleware<AppState> {
+  const counts = new RequestLeases(opts.store);
   return async (ctx, next) => {
     const key = ctx.state.key as ApiKey | undefined;
     if (!key) return next(); // public paths
@@ -265,9 +268,10 @@ export function accessMiddleware(opts: AccessOptions): Middleware<AppState> {
         const day = utcDay(nowMs);
         const w = hourWindow(nowMs);
         const limit = requestsPerHour(key.scope);
-        const { count, rowsUsed } = await opts.store.hitRateLimit(key.id, w.start, day);
+        const rows = dailyRows(key.scope);
+        const { count, rowsUsed } = await counts.hit(key.id, w.start, day, limit, rows !== null, nowMs);
         ctx.set(rateLimitHeaders({ limit, remaining: Math.max(0, limit - count), reset: w.reset }, nowMs));
-        budget = new DailyBudget(opts.store, key, day, dailyRows(key.scope), rowsUsed, budgetReset(nowMs), nowMs);
+        budget = new DailyBudget(opts.store, key, day, rows, rowsUsed, budgetReset(nowMs), nowMs);
         if (count > limit) {
           throw new ApiError(
             429,

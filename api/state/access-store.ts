@@ -62,6 +62,7 @@ type AccessMethods = Pick<
   | 'getClaimLink'
   | 'claimLink'
   | 'hitRateLimit'
+  | 'reserveRequests'
   | 'chargeRows'
   | 'addUsage'
   | 'accountUsage'
@@ -202,6 +203,19 @@ function counterQueries(b: Backend) {
             .where('budget_counters.day', '=', day)
             .as('rows'),
         ]),
+    ),
+    /** Count `n` requests unless the window would pass the limit: on refusal the upsert updates (and returns) nothing. */
+    reserve: template((keyId: string, windowStart: number, n: number, limit: number) =>
+      db
+        .insertInto('rate_counters')
+        .values({ key_id: keyId, window_start: windowStart, count: n })
+        .onConflict((oc) =>
+          oc
+            .columns(['key_id', 'window_start'])
+            .doUpdateSet({ count: (eb) => eb('rate_counters.count', '+', eb.ref('excluded.count')) })
+            .where((eb) => eb(eb('rate_counters.count', '+', eb.ref('excluded.count')), '<=', limit)),
+        )
+        .returning('count'),
     ),
     rowsUsed: template((keyId: string, day: string) =>
       db.selectFrom('budget_counters').select('rows').where('key_id', '=', keyId).where('day', '=', day),
@@ -395,11 +409,19 @@ function licenceMethods({
 }
 
 /** The access methods over request counters and row budgets. */
-function counterMethods({ b, q }: AccessContext): Pick<AccessMethods, 'hitRateLimit' | 'chargeRows'> {
+function counterMethods({
+  b,
+  q,
+}: AccessContext): Pick<AccessMethods, 'hitRateLimit' | 'reserveRequests' | 'chargeRows'> {
   return {
     async hitRateLimit(keyId, windowStart, day) {
       const [r] = await b.run('counter', () => rows(q.hit(keyId, windowStart, day)));
       return { count: num(r!['count']), rowsUsed: num(r!['rows']) };
+    },
+    async reserveRequests(keyId, windowStart, n, limit) {
+      if (n < 1 || n > limit) return null;
+      const [r] = await b.run('counter', () => rows(q.reserve(keyId, windowStart, n, limit)));
+      return r ? num(r['count']) : null;
     },
     chargeRows(keyId, day, n, limit) {
       return b.run('counter', function* () {

@@ -10,9 +10,16 @@
  * a key or changes a plan.
  *
  *  - SQLite: `PRAGMA data_version`, which changes when ANOTHER connection (the operators' CLI,
- *    another process on the same file) commits: read from the connection's shared memory, no
- *    disk read. Any commit of another connection drops the cache (a plain re-read per cached
- *    key follows), not only revocations — cheap, and never wrong.
+ *    another process on the same file) commits. Any commit of another connection drops the
+ *    cache (a plain re-read per cached key follows), not only revocations — never wrong. The
+ *    pragma is only read when the file's WAL index header (the first 48 bytes of `<file>-shm`,
+ *    https://www.sqlite.org/walformat.html: a change counter, the last frame and checksums that
+ *    every commit of any connection rewrites) differs from the one read with the last value:
+ *    one 48-byte `pread` per request, where the pragma opens and ends a read transaction
+ *    (file locks, and a new read mark after each commit: ~10–20 µs of a list page under load).
+ *    A commit of this process's own connection moves the header but not the pragma, so the
+ *    stamp stays; a commit of any other connection moves both. Without a WAL index (another
+ *    journal mode), the pragma is read on every call.
  *  - PostgreSQL: `LISTEN` on a channel of the schema; `revokeKey` / `setAccountPlan` send
  *    `pg_notify` in the transaction that changes the key (api/state/postgres.ts
  *    `Dialect.keyChangeNotice`), and return only once their own store's listener has received
@@ -23,16 +30,44 @@
  *    request reads its key from the store until the listener is back.
  */
 import { createHash } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import pg from 'pg';
 
 /** A stamp that changes whenever keys or plans may have been changed by another connection. */
 export type ChangeStamp = () => number;
 
-/** The SQLite change stamp of `file` (`PRAGMA data_version`). */
-export function sqliteChangeStamp(file: Database.Database): ChangeStamp {
+/** Bytes of the WAL index header's first copy (the copy a committing connection writes last). */
+const WAL_INDEX_HEADER_BYTES = 48;
+
+/**
+ * The SQLite change stamp of `file` (`PRAGMA data_version`, read only when the WAL index header
+ * has moved since it was last read); `close` before closing the file.
+ */
+export function sqliteChangeStamp(file: Database.Database): ChangeStamp & { close(): void } {
   const version = file.prepare('PRAGMA data_version').pluck();
-  return () => (file.open ? (version.get() as number) : NaN);
+  const read = (): number => (file.open ? (version.get() as number) : NaN);
+  let shm: number | null = null;
+  try {
+    if (file.pragma('journal_mode', { simple: true }) === 'wal') shm = openSync(`${file.name}-shm`, 'r');
+  } catch {
+    shm = null; // no WAL index to read: the pragma on every call
+  }
+  if (shm === null) return Object.assign(read, { close() {} });
+  const fd = shm;
+  const seen = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
+  const now = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
+  let value = NaN;
+  const stamp = (): number => {
+    if (!file.open) return NaN;
+    // the header first, then the pragma: a commit after the read moves the header again
+    if (readSync(fd, now, 0, WAL_INDEX_HEADER_BYTES, 0) !== WAL_INDEX_HEADER_BYTES || !now.equals(seen)) {
+      now.copy(seen);
+      value = read();
+    }
+    return value;
+  };
+  return Object.assign(stamp, { close: () => closeSync(fd) });
 }
 
 /**

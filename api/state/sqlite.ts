@@ -147,11 +147,12 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): St
   }
   file.pragma(`busy_timeout = ${Math.min(SQLITE_BUSY_SPIN_MS, busyTimeoutMs)}`); // from here a held lock is waited for on timers
 
+  const changeStamp = sqliteChangeStamp(file);
   const backend: Backend = {
     db,
     dialect: SQLITE_DIALECT,
     ready: Promise.resolve(), // migrated synchronously above
-    changeStamp: sqliteChangeStamp(file),
+    changeStamp,
     keyChangeSent: () => Promise.resolve(), // another connection sees data_version move once the commit is done
     run<T>(mode: Mode, op: () => Op<T>): Promise<T> {
       const deadline = Date.now() + busyTimeoutMs;
@@ -163,7 +164,9 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): St
       }
     },
     async close() {
-      if (file.open) file.close();
+      if (!file.open) return;
+      changeStamp.close();
+      file.close();
     },
   };
   return createStateStore(backend, now);

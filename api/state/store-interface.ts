@@ -179,6 +179,13 @@ export interface StateStore {
    */
   hitRateLimit(keyId: string, windowStart: number, day: string): Promise<{ count: number; rowsUsed: number }>;
   /**
+   * Count `n` requests of `keyId` at once in the hourly window starting at `windowStart`, unless
+   * the window's count would then pass `limit`: one atomic conditional upsert, exact across
+   * replicas (api/access/request-leases.ts hands the numbers out one per request). Returns the
+   * window's count including them, or null when they do not fit (nothing is counted).
+   */
+  reserveRequests(keyId: string, windowStart: number, n: number, limit: number): Promise<number | null>;
+  /**
    * Charge `rows` to the key's `day` unless that would pass `limit`: one atomic conditional
    * upsert; on refusal nothing is charged. Returns the day's rows used after (or without) it.
    */
@@ -194,7 +201,7 @@ export interface StateStore {
    */
   prune(p: { detailBefore: string; windowBefore: number; budgetBefore: string }): Promise<void>;
   /**
-   * Readiness (`/readyz`): read, then write the table every keyed request writes
+   * Readiness (`/readyz`): read, then write the table keyed requests write
    * (`rate_counters`, a statement that changes no row), the way `hitRateLimit` does — so a lock
    * held by another process or session, a read-only store or a lost connection rejects here as
    * it would on the request path.

@@ -1,8 +1,8 @@
 /**
  * The ceiling bench section (bench/ceiling.ts) runs end to end on the tiny release, one short round:
  * the bare Koa process answers the recorded paths with the API's own bytes, every load gets only
- * 2xx answers, and the rows name the API against the ceiling, repeated against varied, and the
- * API's peak RSS. Says nothing about speed.
+ * 2xx answers, and the rows name the API against the ceiling, repeated against varied, the
+ * API's peak RSS and the parts of a request's time (bench/request-parts.ts). Says nothing about speed.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -28,6 +28,18 @@ test('the ceiling section measures the API against bare Koa on the same payloads
   const cpu = row('server CPU per request');
   assert.ok(cpu.value > 0 && cpu.baseline! > 0, 'both servers used CPU');
   assert.ok(row('API peak RSS').value > 50);
+  // where a request's time goes: the access middleware, the engine's steps and the write among the parts
+  for (const part of [
+    'parts: middleware: accessMiddleware',
+    'parts: engine: choose the page',
+    "parts: engine: write the page's bytes",
+    'parts: res.end',
+  ])
+    assert.ok(
+      row(part)?.value > 0,
+      `${part}: ${JSON.stringify(rows.filter((r) => r.metric.startsWith('parts:')).map((r) => r.metric))}`,
+    );
+  assert.ok(row('parts: server CPU per request of the timed run').value > 0);
 });
 
 test.run();

@@ -64,7 +64,10 @@ test.after(async () => {
   await admin.end();
 });
 
-async function key(scope: 'commonwealth' | 'ent_api', account: string): Promise<{ id: string; raw: string }> {
+async function key(
+  scope: 'commonwealth' | 'ent_api' | 'ent_feed',
+  account: string,
+): Promise<{ id: string; raw: string }> {
   const a = await replicas[0]!.store.createAccount(account, 'premium');
   const k = generateKey(scope);
   await replicas[1]!.store.insertKey({
@@ -128,6 +131,46 @@ test('daily budget across two replicas: alternate list pages stop at exactly 1,0
     Array.from({ length: 24 }, (_, i) => get(i, `/v1/leads?page_size=50&page=${(i % 4) + 1}`, k2.raw)),
   );
   assert.is(race.filter((r) => r.status === 200).length, 20);
+});
+
+test('a busy ent_feed key across two replicas: counted in blocks, no request past the limit, none refused before it once both drain', async () => {
+  t = T0;
+  const k = await key('ent_feed', 'feed');
+  const limit = 20_000;
+  // as if 19,000 requests had been made this hour: 1,000 remain
+  const windowStart = Math.floor(T0 / 3_600_000) * 3600;
+  assert.is(await replicas[0]!.store.reserveRequests(k.id, windowStart, 19_000, limit), 19_000);
+  const passed: number[] = [];
+  const refusedBy = [0, 0];
+  // 16 concurrent requests at a time, alternating replicas; the clock moves 0.02 ms a request, so
+  // the key is busy (500 requests per 10 ms span) and both replicas count it in blocks
+  for (let i = 0; refusedBy[0] === 0 || refusedBy[1] === 0; i += 16) {
+    const batch = await Promise.all(
+      Array.from({ length: 16 }, (_, j) => {
+        t += 0.02;
+        return get(i + j, '/v1/meta', k.raw);
+      }),
+    );
+    batch.forEach((r, j) => {
+      if (r.status === 200) passed.push(Number(r.headers.get('x-ratelimit-remaining')));
+      else {
+        assert.is(r.body.code, 'rate_limited');
+        refusedBy[(i + j) % 2]!++;
+      }
+    });
+  }
+  for (const r of replicas) {
+    const reservations = (await r.metrics.storeDuration.get()).values.find(
+      (v) => v.labels.operation === 'reserveRequests' && v.labels.outcome === 'ok' && v.metricName?.endsWith('_count'),
+    );
+    assert.ok((reservations?.value ?? 0) > 0, 'each replica counted in blocks');
+  }
+  assert.is(passed.length, 1000, 'exactly the 1,000 that remained');
+  assert.equal(
+    passed.sort((a, b) => a - b),
+    Array.from({ length: 1000 }, (_, i) => i),
+    'every passing request had its own number',
+  );
 });
 
 test('the usage ledger adds up both replicas', async () => {

@@ -229,6 +229,28 @@ export function accessContract(test: Test, withStore: WithStore): void {
       assert.is((await store.hitRateLimit(k.id, w, '2026-11-20')).count, 1, 'pruned windows start again');
     }));
 
+  test('hourly counter in blocks: a conditional atomic reservation, refused (counting nothing) past the limit, exact under concurrency', () =>
+    withStore(async (store) => {
+      const w = 1_795_000_000 - (1_795_000_000 % 3600);
+      assert.is(await store.reserveRequests('key_r', w, 10, 100), 10, 'a new window starts with the block');
+      assert.is((await store.hitRateLimit('key_r', w, '2026-11-20')).count, 11, 'per-request counts follow the block');
+      assert.is(await store.reserveRequests('key_r', w, 89, 100), 100, 'up to the limit exactly');
+      assert.is(await store.reserveRequests('key_r', w, 1, 100), null, 'past it: refused');
+      assert.is((await store.hitRateLimit('key_r', w, '2026-11-20')).count, 101, 'and nothing was counted');
+      assert.is(await store.reserveRequests('key_s', w, 101, 100), null, 'a block larger than the limit never fits');
+      assert.is(await store.reserveRequests('key_s', w, 0, 100), null, 'nor an empty one');
+      assert.is((await store.hitRateLimit('key_s', w, '2026-11-20')).count, 1, 'neither counted anything');
+      // 30 concurrent blocks of 7 against 100: 14 fit (98), the rest count nothing
+      const racing = await Promise.all(Array.from({ length: 30 }, () => store.reserveRequests('key_t', w, 7, 100)));
+      const granted = racing.filter((c): c is number => c !== null).sort((x, y) => x - y);
+      assert.equal(
+        granted,
+        Array.from({ length: 14 }, (_, i) => 7 * (i + 1)),
+      );
+      assert.is(await store.reserveRequests('key_t', w, 2, 100), 100, 'what remains still fits');
+      assert.is(await store.reserveRequests('key_t', w + 3600, 5, 100), 5, 'per window');
+    }));
+
   test('daily row budget: conditional atomic charge, nothing charged on refusal, exact under concurrency', () =>
     withStore(async (store) => {
       const day = '2026-11-20';
