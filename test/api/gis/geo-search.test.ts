@@ -83,7 +83,16 @@ async function sqlBbox([w, s, e, n]: BBox): Promise<number[]> {
 }
 
 function turfPolygon(g: AreaGeometry): number[] {
-  return pts.filter((p) => booleanPointInPolygon([p.lon, p.lat], g)).map((p) => p.id);
+  // a point outside the area's bounding box (its edges included) is outside the area: turf tests
+  // the others (the same answer as testing every lead, without 200,000 ring walks per polygon)
+  const rings = g.type === 'Polygon' ? g.coordinates : g.coordinates.flat();
+  const lons = rings.flatMap((r) => r.map((c) => c[0]!));
+  const lats = rings.flatMap((r) => r.map((c) => c[1]!));
+  const [w, e, s, n] = [Math.min(...lons), Math.max(...lons), Math.min(...lats), Math.max(...lats)];
+  return pts
+    .filter((p) => p.lon >= w && p.lon <= e && p.lat >= s && p.lat <= n)
+    .filter((p) => booleanPointInPolygon([p.lon, p.lat], g))
+    .map((p) => p.id);
 }
 
 const DEG = 180 / Math.PI;
