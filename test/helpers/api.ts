@@ -320,11 +320,24 @@ export function documentedOperation(
   const bare = path.split('?')[0]!;
   if (bare !== '/v1' && !bare.startsWith('/v1/')) return null;
   const rel = bare === '/v1' ? '/' : bare.slice(3); // `GET /v1` is the index of links, the document's `/`
-  for (const template of Object.keys(doc.paths ?? {})) {
-    const re = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`);
+  for (const [template, re] of templatesOf(doc)) {
     if (re.test(rel) && doc.paths[template][method.toLowerCase()]) return { template, method: method.toLowerCase() };
   }
   return null;
+}
+
+/** Each path template of `doc` with the expression its paths match, made once per document (every request asks). */
+const templates = new WeakMap<Record<string, any>, [string, RegExp][]>();
+function templatesOf(doc: Record<string, any>): [string, RegExp][] {
+  let t = templates.get(doc);
+  if (!t) {
+    t = Object.keys(doc.paths ?? {}).map((template) => [
+      template,
+      new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`),
+    ]);
+    templates.set(doc, t);
+  }
+  return t;
 }
 
 /**
