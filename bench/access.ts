@@ -28,6 +28,7 @@ import { runPipeline } from '../pipeline/run.ts';
 import { generateRaw, SCALES } from '../pipeline/synth/generate.ts';
 import type { BenchRow } from './api.ts';
 import { runLoad } from './load.ts';
+import { loaderArgs } from '../api/startup/loader-args.ts';
 
 export const ACCESS_TARGETS = { overheadMs: 0.3 };
 
@@ -59,7 +60,7 @@ export async function smallRelease(root: string, log: (l: string) => void): Prom
 
 export function serve(root: string, args: string[]): Promise<{ child: ChildProcess; origin: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/access-server.ts', ...args], {
+    const child = spawn(process.execPath, [...loaderArgs(), 'bench/access-server.ts', ...args], {
       cwd: root,
       stdio: ['ignore', 'ignore', 'pipe'],
     });

@@ -29,6 +29,7 @@ import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
 import { STOPWORDS } from '../common/search-text.ts';
 import { loadBaseline, PG_URL_DEFAULT } from './baseline-pg.ts';
 import { LOAD_WARMUP, runLoad, settle, type LoadResult, type LoadSpec } from './load.ts';
+import { loaderArgs } from '../api/startup/loader-args.ts';
 
 /** One line of the bench table (same shape as bench/run.ts's rows). */
 export interface BenchRow {
@@ -225,8 +226,6 @@ export async function apiBench(opts: ApiBenchOptions): Promise<BenchRow[]> {
   const base = await startChild(
     opts.root,
     [
-      '--import',
-      'tsx',
       'bench/baseline-pg.ts',
       '--port',
       '0',
@@ -361,7 +360,7 @@ export async function startApi(
   // 5,000 rows/day; auth and the usage ledger stay on. The `access` section measures the limits.
   const api = await startChild(
     root,
-    ['--import', 'tsx', 'api/server.ts'],
+    ['api/server.ts'],
     { ...stateEnv, PORT: '0', HOST: '127.0.0.1', ACCESS_LIMITS: 'off', ...env },
     /listening on (\S+)\/v1/,
   );
@@ -782,6 +781,10 @@ export function vmHwmMb(pid: number): number {
   return Number(m[1]) / 1024;
 }
 
+/**
+ * Start `node <args>` in `root` (with this process's loader flags, api/startup/loader-args.ts:
+ * tsx under `make bench`) and resolve with the first match of `ready` on its stdout or stderr.
+ */
 export function startChild(
   root: string,
   args: string[],
@@ -790,7 +793,7 @@ export function startChild(
   timeoutMs = 180_000,
 ): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
+    const child = spawn(process.execPath, [...loaderArgs(), ...args], {
       cwd: root,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

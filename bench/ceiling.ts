@@ -94,7 +94,7 @@ export async function ceilingBench(opts: CeilingBenchOptions): Promise<BenchRow[
 
   const api = await startChild(
     opts.root,
-    ['--import', 'tsx', 'bench/access-server.ts', '--data', opts.benchData, '--db', db],
+    ['bench/access-server.ts', '--data', opts.benchData, '--db', db],
     {},
     /listening on (\S+)\/v1/,
   );
@@ -116,12 +116,7 @@ export async function ceilingBench(opts: CeilingBenchOptions): Promise<BenchRow[
     log(
       `ceiling: ${paths.length} list pages recorded from the API (${Math.round(bytes / paths.length / 1000)} KB each on average)`,
     );
-    bare = await startChild(
-      opts.root,
-      ['--import', 'tsx', 'bench/ceiling-server.ts', file],
-      {},
-      /listening on (\S+)\/v1/,
-    );
+    bare = await startChild(opts.root, ['bench/ceiling-server.ts', file], {}, /listening on (\S+)\/v1/);
     const bareOrigin = bare.match[1]!;
 
     let used = 0;

@@ -74,7 +74,7 @@ export async function eventsBench(o: EventsBenchOptions): Promise<BenchRow[]> {
   const headers = { Authorization: `Bearer ${k.raw}`, 'Accept-Encoding': 'identity' };
   const api = await startChild(
     o.root,
-    ['--import', 'tsx', 'bench/exports-server.ts'],
+    ['bench/exports-server.ts'],
     { ...env, PORT: '0', HOST: '127.0.0.1' },
     /listening on (\S+)\/v1/,
   );

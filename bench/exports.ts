@@ -164,7 +164,7 @@ export async function exportsBench(opts: ExportsBenchOptions): Promise<BenchRow[
   const key = k.raw;
   const api = await startChild(
     opts.root,
-    ['--import', 'tsx', 'bench/exports-server.ts'],
+    ['bench/exports-server.ts'],
     { ...env, PORT: '0', HOST: '127.0.0.1' },
     /listening on (\S+)\/v1/,
   );

@@ -266,7 +266,7 @@ export async function geoSearchBench(opts: Options): Promise<BenchRow[]> {
 
   const peerChild = await startChild(
     opts.root,
-    ['--import', 'tsx', 'bench/postgis.ts', '--port', '0', '--pg', pgUrl, '--pool', '8'],
+    ['bench/postgis.ts', '--port', '0', '--pg', pgUrl, '--pool', '8'],
     {},
     /^\{"port":(\d+)\}$/m,
   );

@@ -142,7 +142,7 @@ export async function geoTilesBench(opts: Options): Promise<BenchRow[]> {
   };
   const base = await startChild(
     opts.root,
-    ['--import', 'tsx', 'bench/postgis.ts', '--port', '0', '--pg', pgUrl, '--pool', '8'],
+    ['bench/postgis.ts', '--port', '0', '--pg', pgUrl, '--pool', '8'],
     {},
     /^\{"port":(\d+)\}$/m,
   );
@@ -157,7 +157,7 @@ export async function geoTilesBench(opts: Options): Promise<BenchRow[]> {
   ] as const) {
     const api = await startChild(
       opts.root,
-      ['--import', 'tsx', 'api/server.ts'],
+      ['api/server.ts'],
       { ...stateEnv, PORT: '0', HOST: '127.0.0.1', ACCESS_LIMITS: 'off', ...env },
       /listening on (\S+)\/v1/,
     );

@@ -9,16 +9,17 @@
  * process per measurement gives every side and every scenario the same client: same heap, same
  * JIT state, nothing carried over.
  *
- * `runLoad(spec, onMeasuring)` spawns `node --import tsx bench/load.ts`, writes the spec on its
- * stdin and reads one JSON line back (`LoadResult`). The child warms up first (`warmup`; then the
- * counters start again and `onMeasuring` is called), then drives `requests` round-robin over all
- * connections (each request is the next one in the list, whichever connection sends it), for
- * `seconds` or `amount` requests.
+ * `runLoad(spec, onMeasuring)` spawns `node bench/load.ts` (with this process's loader flags: tsx
+ * under `make bench`), writes the spec on its stdin and reads one JSON line back (`LoadResult`).
+ * The child warms up first (`warmup`; then the counters start again and `onMeasuring` is called),
+ * then drives `requests` round-robin over all connections (each request is the next one in the
+ * list, whichever connection sends it), for `seconds` or `amount` requests.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { loaderArgs } from '../api/startup/loader-args.ts';
 
 /** One request of a load: path (and query) on the origin, with an optional body. */
 export interface LoadRequest {
@@ -159,7 +160,7 @@ const MEASURING = 'measuring';
 export function runLoad(spec: LoadSpec, onMeasuring: () => void = () => {}): Promise<LoadResult> {
   if (spec.requests.length === 0) return Promise.reject(new Error('runLoad: no requests'));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', HERE], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...loaderArgs(), HERE], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => {

@@ -26,6 +26,7 @@ import { pathToFileURL } from 'node:url';
 import { loadApiConfig } from '../api/config.ts';
 import { generateKey } from '../api/access/keys.ts';
 import { SCOPES, type Scope } from '../api/access/scopes.ts';
+import type { LoadEngine } from '../api/releases/release.ts';
 import { startServer } from '../api/server.ts';
 
 /** Who sends a request: a key of a scope, no key at all, or a key the server does not know. */
@@ -542,10 +543,13 @@ function shape(v: unknown): unknown {
 /**
  * Start the API in process on `dataDir`'s current release (fresh temporary state file, one key per
  * scope, fixed clock and secrets), send `requests` in order and return what each answer was.
+ * `deps.loadEngine`: how the release's leads engine is built (the server's default: a child
+ * process; tests pass one that reuses an engine built for the same files).
  */
 export async function takeSnapshot(
   dataDir: string,
   requests: readonly SnapshotRequest[] = REQUESTS,
+  deps: { loadEngine?: LoadEngine } = {},
 ): Promise<Snapshot> {
   const release = currentRelease(dataDir);
   const tmp = mkdtempSync(join(tmpdir(), 'leads-snapshot-'));
@@ -566,7 +570,11 @@ export async function takeSnapshot(
       duckdbConnections: 2,
     },
   );
-  const server = await startServer(config, { log: () => {}, clock: () => now });
+  const server = await startServer(config, {
+    log: () => {},
+    clock: () => now,
+    ...(deps.loadEngine ? { loadEngine: deps.loadEngine } : {}),
+  });
   try {
     const keys = new Map<Caller, string>();
     // what differs between two runs by construction, written the same way in every run

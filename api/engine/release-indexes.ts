@@ -25,6 +25,7 @@ import { LeadIndex, type LeadIndexParts } from './lead-index.ts';
 import { readPack, type Packable } from './pack.ts';
 import { RowStore, loadRowStore, rowSearchText, type RowStoreParts } from './row-store.ts';
 import { ReleaseRefusedError, REFUSED_EXIT } from '../releases/verify-release.ts';
+import { loaderArgs } from '../startup/loader-args.ts';
 
 export interface ReleaseIndexes {
   rows: RowStore;
@@ -92,19 +93,6 @@ export function unpackIndexes(tree: Packable): ReleaseIndexes {
     detail: new DetailIndex(t.detail),
     avgdl: t.avgdl,
   };
-}
-
-/** Loader flags of this process (`--import tsx`), which the child gets too; none where Node strips the types itself (the test workers). */
-function loaderArgs(): string[] {
-  const out: string[] = [];
-  const argv = process.execArgv;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (/^--(import|require|loader|experimental-loader)=/.test(a)) out.push(a);
-    else if (['--import', '--require', '--loader', '--experimental-loader', '-r'].includes(a) && i + 1 < argv.length)
-      out.push(a, argv[++i]!);
-  }
-  return out;
 }
 
 /**

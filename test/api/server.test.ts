@@ -20,7 +20,8 @@ import { recordInManifest } from '../helpers/manifest.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 
 test('a new release published while requests are in flight: none fails, later requests get it', async () => {
-  const api = await startTestApi({ config: { duckdbConnections: 4, releasePollMs: 60_000 } });
+  // freshEngine: the new release's indexes build in a child process, as in production, while requests run
+  const api = await startTestApi({ config: { duckdbConnections: 4, releasePollMs: 60_000 }, freshEngine: true });
   try {
     const before = api.release();
     const paths = [
@@ -50,9 +51,13 @@ test('a new release published while requests are in flight: none fails, later re
     })();
     const more = (async () => {
       // keeps requests running across the switch (the indexes build in a child process for a
-      // second or more), and a few after it
+      // second or more), and a few after it: one at a time, 10 ms apart. Back to back they cost
+      // the file ~5 s of CPU and starved the build (a child at a lower priority) on a busy machine.
       const deadline = Date.now() + 120_000;
-      for (let i = 0, extra = 5; Date.now() < deadline && (!swapped || extra-- > 0); i++) await fire(i);
+      for (let i = 0, extra = 5; Date.now() < deadline && (!swapped || extra-- > 0); i++) {
+        await fire(i);
+        await new Promise((r) => setTimeout(r, 10));
+      }
     })();
     await Promise.all([...inFlight, swap, more]);
     assert.ok(swapped, 'the new release was loaded');

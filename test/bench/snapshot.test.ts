@@ -1,7 +1,8 @@
 /**
  * bench/snapshot.ts on the tiny release: the request list covers every operation of
  * `/v1/openapi.json`; two runs on one release agree byte for byte (so the snapshot holds nothing
- * that varies between runs), and a changed release is reported.
+ * that varies between runs), and a changed release is reported. Its servers reuse the test
+ * process's engine for the same release files (test/helpers/api.ts `reuseEngine`).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,7 +10,7 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareSnapshots, currentRelease, REQUESTS, takeSnapshot, type Snapshot } from '../../bench/snapshot.ts';
 import { buildOpenApi } from '../../api/openapi/document.ts';
-import { documentedOperation, publishCopyOfRelease, tinyRelease } from '../helpers/api.ts';
+import { documentedOperation, publishCopyOfRelease, reuseEngine, tinyRelease } from '../helpers/api.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 let dataDir: string;
@@ -28,7 +29,7 @@ test('a data folder without a release is refused with what to do', () => {
 });
 
 test('the list: 200 requests, unique names, every documented operation, several scopes and every error class', async () => {
-  first = await takeSnapshot(dataDir);
+  first = await takeSnapshot(dataDir, REQUESTS, { loadEngine: reuseEngine });
   assert.is(REQUESTS.length, 200);
   assert.is(new Set(REQUESTS.map((r) => r.name)).size, 200, 'names are unique');
   const doc = buildOpenApi({ publicBaseUrl: 'http://localhost/v1' }) as Record<string, any>; // what /v1/openapi.json serves
@@ -63,13 +64,13 @@ test('the list: 200 requests, unique names, every documented operation, several 
 });
 
 test('record then compare on the same release: no difference', async () => {
-  const again = await takeSnapshot(dataDir);
+  const again = await takeSnapshot(dataDir, REQUESTS, { loadEngine: reuseEngine });
   assert.equal(compareSnapshots(first, again), []);
 });
 
 test('a changed release: the differences are reported', async () => {
   publishCopyOfRelease(dataDir, '20261110T060000Z');
-  const changed = await takeSnapshot(dataDir, REQUESTS.slice(0, 20));
+  const changed = await takeSnapshot(dataDir, REQUESTS.slice(0, 20), { loadEngine: reuseEngine });
   const diffs = compareSnapshots(first, changed);
   assert.ok(diffs.includes(`release: recorded ${first.release}, now 20261110T060000Z`), diffs.join('\n'));
   assert.ok(

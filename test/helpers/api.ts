@@ -26,7 +26,14 @@ import { join } from 'node:path';
 import { loadApiConfig, type ApiConfig } from '../../api/config.ts';
 import { generateKey } from '../../api/access/keys.ts';
 import { readCurrentLink, type LoadEngine } from '../../api/releases/release.ts';
-import { loadLeadsEngine, type LeadsEngine } from '../../api/engine/leads-engine.ts';
+import { LeadsEngine, loadLeadsEngine } from '../../api/engine/leads-engine.ts';
+import {
+  loadReleaseIndexes,
+  packIndexes,
+  unpackIndexes,
+  type ReleaseIndexes,
+} from '../../api/engine/release-indexes.ts';
+import { verifyReleaseFiles } from '../../api/releases/verify-release.ts';
 import { buildOpenApi } from '../../api/openapi/document.ts';
 import { validateResponse } from './openapi.ts';
 import { SCOPES, type Scope } from '../../api/access/scopes.ts';
@@ -35,6 +42,7 @@ import type { RunningServer } from '../../api/startup/running-server.ts';
 import type { StateStore } from '../../api/state/store-interface.ts';
 import type { DeprecationTable } from '../../api/access/service-terms.ts';
 import type { HostResolver } from '../../api/webhooks/destination.ts';
+import { cachedPack, manifestKey } from './pack-cache.ts';
 import { scaledRelease, type CachedRelease } from './scaled-release.ts';
 import { tempDir } from './tmp.ts';
 
@@ -131,25 +139,61 @@ function filesKey(id: string, dir: string): string {
   return parts.join('\n');
 }
 
+/** The content key (`manifestKey`) of each release folder whose files were found to match its manifest, by `filesKey`. */
+const checked = new Map<string, string>();
+
+/**
+ * The content key of release `id` in `dir` when its files match its manifest (what the
+ * index-building child checks first), else null. A folder seen before with the same files is
+ * not hashed again.
+ */
+async function contentKey(id: string, dir: string): Promise<string | null> {
+  const files = filesKey(id, dir);
+  let key = checked.get(files);
+  if (key === undefined) {
+    try {
+      await verifyReleaseFiles(dir);
+      key = manifestKey(id, dir);
+    } catch {
+      return null;
+    }
+    checked.set(files, key);
+  }
+  return key;
+}
+
 const engines = new Map<string, Promise<LeadsEngine>>();
 const ENGINES_KEPT = 8;
 
 /**
- * `loadLeadsEngine` once per release folder and test process: a server started again on the same,
- * unchanged files gets the engine built the first time (its indexes are read-only), not a second
- * build in a child process (~0.6 s of CPU per server start). A file changed or added (a test that
- * corrupts or republishes a release) is a different key: that build runs through the child, with
- * its manifest check. The last `ENGINES_KEPT` are kept.
+ * `loadLeadsEngine` once per release content: the indexes are read-only and depend only on the
+ * release's files, so a server started on the same files — the same folder again, or a copy of
+ * it (the weekly releases, copied per test file) — gets the engine built the first time in this
+ * test process, and a test process that has none yet reads the indexes another one built from
+ * `.tmp/packs/` (test/helpers/pack-cache.ts) instead of building them in a child again (~0.6 s of
+ * CPU per tiny release). Only files that match their manifest are looked up so; any other (a
+ * test that corrupts a file, one whose manifest lists a file that is missing) goes through the
+ * child as a server's load does, with its refusal. A release first seen is built by the child
+ * (`loadReleaseIndexes`, its errors as the server gets them) and its pack kept. The last
+ * `ENGINES_KEPT` engines are kept.
  */
-export const reuseEngine: LoadEngine = (id, dir, opts) => {
-  const key = filesKey(id, dir);
+export const reuseEngine: LoadEngine = async (id, dir, opts) => {
+  const key = await contentKey(id, dir);
+  if (key === null) return loadLeadsEngine(id, dir, opts);
   let p = engines.get(key);
   if (!p) {
-    p = loadLeadsEngine(id, dir, opts);
+    p = (async () => {
+      const made: { ix?: ReleaseIndexes } = {};
+      const tree = await cachedPack('leads-engine', key, async () =>
+        packIndexes((made.ix = await loadReleaseIndexes(dir, opts))),
+      );
+      if (!made.ix) opts?.log?.('leads engine read from .tmp/packs (same release files, built before)');
+      return new LeadsEngine(id, made.ix ?? unpackIndexes(tree));
+    })();
     p.catch(() => engines.delete(key));
     engines.set(key, p);
     if (engines.size > ENGINES_KEPT) engines.delete(engines.keys().next().value!);
-  } else opts?.log?.('leads engine reused (same files, this test process)');
+  } else opts?.log?.('leads engine reused (same release files, this test process)');
   return p;
 };
 
@@ -276,11 +320,24 @@ export function documentedOperation(
   const bare = path.split('?')[0]!;
   if (bare !== '/v1' && !bare.startsWith('/v1/')) return null;
   const rel = bare === '/v1' ? '/' : bare.slice(3); // `GET /v1` is the index of links, the document's `/`
-  for (const template of Object.keys(doc.paths ?? {})) {
-    const re = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`);
+  for (const [template, re] of templatesOf(doc)) {
     if (re.test(rel) && doc.paths[template][method.toLowerCase()]) return { template, method: method.toLowerCase() };
   }
   return null;
+}
+
+/** Each path template of `doc` with the expression its paths match, made once per document (every request asks). */
+const templates = new WeakMap<Record<string, any>, [string, RegExp][]>();
+function templatesOf(doc: Record<string, any>): [string, RegExp][] {
+  let t = templates.get(doc);
+  if (!t) {
+    t = Object.keys(doc.paths ?? {}).map((template) => [
+      template,
+      new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`),
+    ]);
+    templates.set(doc, t);
+  }
+  return t;
 }
 
 /**

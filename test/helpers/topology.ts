@@ -12,6 +12,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
+import { loaderArgs } from '../../api/startup/loader-args.ts';
 import { REPO_ROOT } from './tmp.ts';
 import { waitUntil } from './wait.ts';
 
@@ -52,8 +53,10 @@ export interface Replica {
 const LISTENING = /leads API listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/;
 
 /**
- * Start `node --import tsx api/server.ts` with `env` (on top of PATH/HOME/TZ only: nothing else
- * of the test's environment leaks in). Resolves when the server logged its listening line, with
+ * Start `node api/server.ts` with `env` (on top of PATH/HOME/TZ only: nothing else of the test's
+ * environment leaks in), with the test process's loader flags (api/startup/loader-args.ts:
+ * `--import tsx` under `make test-deploy`, as the systemd unit runs it; none in the test runner's
+ * workers, which strip the types themselves). Resolves when the server logged its listening line, with
  * the port it listens on (PORT=0 picks one); rejects with the log's tail if it exits first.
  * `onLine` sees every line of its stderr (the tail keeps the last 200).
  */
@@ -61,13 +64,15 @@ export async function startReplica(
   env: Record<string, string>,
   opts: { onLine?: (line: string) => void } = {},
 ): Promise<Replica> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...loaderArgs(), 'api/server.ts'], {
     cwd: REPO_ROOT,
     env: {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',
       HOME: process.env['HOME'] ?? '/tmp',
       TZ: 'UTC',
       HOST: '127.0.0.1',
+      // the test runner's compile cache (test/runner/main.ts): where the code is loaded from, not how it behaves
+      ...(process.env['NODE_COMPILE_CACHE'] ? { NODE_COMPILE_CACHE: process.env['NODE_COMPILE_CACHE'] } : {}),
       ...env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],

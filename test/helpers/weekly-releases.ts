@@ -44,19 +44,7 @@ export function weeklyReleases(seed = 7): Promise<WeeklyReleases> {
  * and publish on top). Shared by `weeklyReleases` and `twoReleases` (test/helpers/two-releases.ts).
  */
 export async function buildWeeks(prefix: string, seed: number, weeks: number): Promise<WeeklyReleases> {
-  const hash = createHash('sha256')
-    .update(codeFingerprint())
-    .update(readFileSync(new URL(import.meta.url).pathname))
-    .digest('hex')
-    .slice(0, 12);
-  const cache = join(REPO_ROOT, '.tmp', `weeks-${seed}-${weeks}-${hash}`);
-  const tmp = join(REPO_ROOT, '.tmp');
-  if (!existsSync(join(cache, 'done')))
-    for (const d of existsSync(tmp) ? readdirSync(tmp) : [])
-      // built from older code: of no further use
-      if (d.startsWith(`weeks-${seed}-${weeks}-`) && !d.startsWith(basename(cache)) && !d.includes('.building-'))
-        rmSync(join(tmp, d), { recursive: true, force: true });
-  await buildOnce(cache, (work) => buildWeeksInto(work, seed, weeks).then(() => {}));
+  const cache = await weeksCache(seed, weeks);
   const dataDir = tempDir(prefix);
   cpSync(cache, dataDir, {
     recursive: true,
@@ -71,6 +59,47 @@ export async function buildWeeks(prefix: string, seed: number, weeks: number): P
     renameSync(tmp, join(dataDir, 'current'));
   };
   return { dataDir, ids, truthFile, dir: (id) => join(dataDir, 'releases', id), switchTo };
+}
+
+/**
+ * Publish week `week` (2…4) of seed 7 into `dataDir` as the refresh of that week's generated
+ * files at 06:00 of its snapshot date, on top of the weeks before it, publishes it: the cached
+ * weekly build's release of that week (the same generator, pipeline and clock), copied in and made
+ * `current`, without building it again. For tests of what a new release causes (webhook
+ * deliveries), not of the refresh itself (test/pipeline/run.test.ts runs week 2 for real).
+ * Resolves with its id and as-of date.
+ */
+export async function publishWeek(dataDir: string, week: number): Promise<{ id: string; asOf: string }> {
+  const cache = await weeksCache(7, WEEKS);
+  const { ids } = JSON.parse(readFileSync(join(cache, 'ids.json'), 'utf8')) as { ids: string[] };
+  const id = ids[week - 1];
+  if (!id) throw new RangeError(`week ${week}: the cache holds weeks 1–${ids.length}`);
+  cpSync(join(cache, 'releases', id), join(dataDir, 'releases', id), { recursive: true });
+  const tmp = join(dataDir, `.current-${id}-${Date.now()}`);
+  symlinkSync(`releases/${id}`, tmp);
+  renameSync(tmp, join(dataDir, 'current'));
+  const manifest = JSON.parse(readFileSync(join(dataDir, 'releases', id, 'manifest.json'), 'utf8')) as {
+    as_of: string;
+  };
+  return { id, asOf: manifest.as_of };
+}
+
+/** The cache folder of weeks 1..`weeks` of `seed`, built first when missing. */
+async function weeksCache(seed: number, weeks: number): Promise<string> {
+  const hash = createHash('sha256')
+    .update(codeFingerprint())
+    .update(readFileSync(new URL(import.meta.url).pathname))
+    .digest('hex')
+    .slice(0, 12);
+  const cache = join(REPO_ROOT, '.tmp', `weeks-${seed}-${weeks}-${hash}`);
+  const tmp = join(REPO_ROOT, '.tmp');
+  if (!existsSync(join(cache, 'done')))
+    for (const d of existsSync(tmp) ? readdirSync(tmp) : [])
+      // built from older code: of no further use
+      if (d.startsWith(`weeks-${seed}-${weeks}-`) && !d.startsWith(basename(cache)) && !d.includes('.building-'))
+        rmSync(join(tmp, d), { recursive: true, force: true });
+  await buildOnce(cache, (work) => buildWeeksInto(work, seed, weeks).then(() => {}));
+  return cache;
 }
 
 /** Build weeks 1..`weeks` into `dataDir` (raw files in `raw-week<n>/`), writing their ids to `ids.json`. */

@@ -30,6 +30,7 @@ const END_MARK = '\u0000testloop-end';
 const TIMES_FILE = join(ROOT, '.tmp/test-times.json');
 const LOG_FILE = join(ROOT, '.tmp/test.log');
 const CPU_FILE = join(ROOT, '.tmp/test-cpu.json');
+const COMPILE_CACHE = join(ROOT, '.tmp/node-compile-cache');
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
@@ -232,7 +233,14 @@ function spawnWorker(): void {
     execArgv: [],
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     detached: true, // its own process group, killed as one on a timeout
-    env: { ...process.env, FORCE_COLOR: process.env['FORCE_COLOR'] ?? '1' },
+    env: {
+      ...process.env,
+      FORCE_COLOR: process.env['FORCE_COLOR'] ?? '1',
+      // V8's code cache and Node's stripped TypeScript on disk, for the workers and every `node`
+      // they start (index builds, servers, CLIs): a process that loads the API's modules again
+      // spends ~0.4 s of CPU instead of ~0.7 s. Node checks each entry against its source.
+      NODE_COMPILE_CACHE: process.env['NODE_COMPILE_CACHE'] ?? COMPILE_CACHE,
+    },
   });
   const w: Worker = { child, file: null, since: 0, cpuSince: null, out: '', timer: null, ready: false };
   workers.add(w);
@@ -277,6 +285,15 @@ function spawnWorker(): void {
   child.on('exit', (code, signal) => {
     if (!workers.has(w)) return;
     workers.delete(w);
+    if (!w.ready) {
+      // it died loading (a node without type stripping, a syntax error in the runner): starting
+      // another would die the same way, so the files left fail instead of the run spinning
+      print(`\na test worker exited (${signal ?? code}) before it was ready (node ${process.version})\n`);
+      for (const f of pending.splice(0))
+        results.push({ file: rel(f), ms: 0, cpu: null, passed: 0, failed: 1, skipped: 0, output: '' });
+      if (workers.size === 0) void done();
+      return;
+    }
     if (w.file !== null) {
       take(buf);
       w.out += `\n  the worker exited (${signal ?? code}) during this file\n`;

@@ -11,6 +11,7 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { UsageLedger } from '../../../api/access/ledger.ts';
+import { loaderArgs } from '../../../api/startup/loader-args.ts';
 import { openSqliteStore } from '../../../api/state/sqlite.ts';
 import type { UsageDelta } from '../../../api/state/store-interface.ts';
 import { addKey, tinyRelease } from '../../helpers/api.ts';
@@ -33,9 +34,13 @@ test.before(async () => {
   key = { id: k.id, raw: k.raw };
 });
 
-/** Start `node api/server.ts` on the data folder; resolves with its origin once it listens. */
+/**
+ * Start `node api/server.ts` on the data folder (with the test process's loader flags: none in the
+ * test runner's workers, which strip the types themselves; what is tested is the process's stop
+ * and start, not how its TypeScript is loaded); resolves with its origin once it listens.
+ */
 function serve(): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+  const child = spawn(process.execPath, [...loaderArgs(), 'api/server.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', DUCKDB_CONNECTIONS: '1' },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -10,7 +10,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openApiDb, type ApiDb } from '../../../api/duckdb/db.ts';
 import { keptRelease } from '../../../api/releases/kept-release.ts';
-import { buildReleaseIndexes } from '../../../api/engine/release-indexes.ts';
 import { LeadsEngine } from '../../../api/engine/leads-engine.ts';
 import { maskedFor, maskingFor, responseMeta } from '../../../api/access/masking.ts';
 import { loadReleaseSources, type ReleaseSources } from '../../../api/releases/release-lookups.ts';
@@ -19,7 +18,7 @@ import { areaIds } from '../../../api/gis/geometry-ids.ts';
 import type { LeadsFilters } from '../../../api/query/leads-query.ts';
 import type { RawQuery } from '../../../api/query/leads-params.ts';
 import { SCOPES, type Scope } from '../../../api/access/scopes.ts';
-import { tinyRelease } from '../../helpers/api.ts';
+import { reuseEngine, tinyRelease } from '../../helpers/api.ts';
 
 let db: ApiDb;
 let engine: LeadsEngine;
@@ -31,7 +30,8 @@ test.before(async () => {
   const rel = await tinyRelease();
   releaseId = rel.id;
   db = await openApiDb({ connections: 1, threads: 1, memoryLimit: '256MB' });
-  engine = new LeadsEngine(rel.id, await buildReleaseIndexes(db, rel.dir));
+  // the engine the test servers get (built by the index child once, test/helpers/api.ts)
+  engine = await reuseEngine(rel.id, rel.dir);
   src = await loadReleaseSources(db, keptRelease(rel.dir.replace(/\/releases\/[^/]+$/, ''), rel.id)!);
 });
 test.after(() => db.close());

@@ -10,7 +10,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openApiDb, type ApiDb } from '../../../api/duckdb/db.ts';
 import { keptRelease } from '../../../api/releases/kept-release.ts';
-import { buildReleaseIndexes } from '../../../api/engine/release-indexes.ts';
 import { LeadsEngine, type JsonBody, type LeadsPageQuery } from '../../../api/engine/leads-engine.ts';
 import {
   maskedFor,
@@ -24,7 +23,7 @@ import {
 import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
 import { loadReleaseSources } from '../../../api/releases/release-lookups.ts';
 import { SCOPES } from '../../../api/access/scopes.ts';
-import { tinyRelease } from '../../helpers/api.ts';
+import { reuseEngine, tinyRelease } from '../../helpers/api.ts';
 
 type Json = any;
 
@@ -38,7 +37,8 @@ test.before(async () => {
   releaseDir = rel.dir;
   releaseId = rel.id;
   db = await openApiDb({ connections: 1, threads: 1, memoryLimit: '256MB' });
-  engine = new LeadsEngine(rel.id, await buildReleaseIndexes(db, rel.dir));
+  // the engine the test servers get (built by the index child once, test/helpers/api.ts)
+  engine = await reuseEngine(rel.id, rel.dir);
 });
 test.after(() => db.close());
 

@@ -13,6 +13,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { defaultAloneSlots } from '../../../api/duckdb/db.ts';
+import { loaderArgs } from '../../../api/startup/loader-args.ts';
 import { assertProblem, startTestApi } from '../../helpers/api.ts';
 import { REPO_ROOT } from '../../helpers/tmp.ts';
 
@@ -127,12 +128,15 @@ test('an export expected to take more than EXPORT_TEMP_MAX_MB on its own gets 50
   }
 });
 
-/** Start `node api/server.ts` on `dataDir`; resolves with the child once it listens. */
+/**
+ * Start `node api/server.ts` on `dataDir` (with the test process's loader flags: none in the test
+ * runner's workers, which strip the types themselves); resolves with the child once it listens.
+ */
 async function serve(
   dataDir: string,
   databaseUrl: string,
 ): Promise<{ child: ChildProcess; log: () => string; exited: Promise<number | null> }> {
-  const child = spawn('node', ['--import', 'tsx', 'api/server.ts'], {
+  const child = spawn(process.execPath, [...loaderArgs(), 'api/server.ts'], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

@@ -1,6 +1,6 @@
 /**
- * API_WORKERS (api/startup/cluster.ts): the real command `node --import tsx api/server.ts` with
- * API_WORKERS=2 on a tiny release, a SQLite state file and keys made by the operators' CLI.
+ * API_WORKERS (api/startup/cluster.ts): the real command `node api/server.ts` (with the test
+ * process's loader flags, test/helpers/topology.ts) with API_WORKERS=2 on a tiny release, a SQLite state file and keys made by the operators' CLI.
  * Both workers answer on the one port (which worker served a request is read from the access
  * log's `pid`, no public header); a key revoked with the CLI is refused by every worker at once;
  * the aggregated metrics (METRICS_PORT on the primary, /metrics on the API port) count every

@@ -17,15 +17,14 @@ import type { StateStore } from '../../../api/state/store-interface.ts';
 import { createDispatcher, type Dispatcher } from '../../../api/webhooks/dispatcher.ts';
 import { dataDirLeadReader, type LeadReader } from '../../../api/webhooks/lead-reader.ts';
 import { webhookService, type WebhookService } from '../../../api/webhooks/service.ts';
-import { loadPipelineConfig } from '../../../pipeline/config.ts';
-import { runPipeline } from '../../../pipeline/run.ts';
-import { generateRaw, SCALES } from '../../../pipeline/synth/generate.ts';
+import { snapshotDate } from '../../../pipeline/synth/generate.ts';
 import { addKey } from '../../helpers/api.ts';
 import { referenceNear, referencePolygon, squareWithHole } from '../../helpers/geo-reference.ts';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 import { twoReleases } from '../../helpers/two-releases.ts';
 import { publishWeekOne } from '../../helpers/week-one.ts';
+import { publishWeek } from '../../helpers/weekly-releases.ts';
 
 const test = suite('webhook dispatch with areas');
 
@@ -40,17 +39,14 @@ let accountId: number;
 let now = Date.parse('2026-11-10T06:00:00Z');
 const clock = (): Date => new Date(now);
 
+/**
+ * What the refresh of week `week`'s generated files at `at` publishes on top of week 1: the cached
+ * weekly build's release of that week (test/helpers/weekly-releases.ts: the same generator,
+ * pipeline and clock), not a build of its own.
+ */
 async function publish(week: number, at: string): Promise<string> {
-  const dataDir = root;
-  const rawDir = join(dataDir, 'raw');
-  await generateRaw({ outDir: rawDir, scale: SCALES.tiny, seed: 7, week });
-  const s = await runPipeline(loadPipelineConfig({}, { dataDir, rawDir, progress: false }), {
-    now: () => new Date(at),
-    log: () => {},
-    collectGarbage: () => {}, // none per stage on tiny data (pipeline/stages/context.ts)
-  });
-  assert.is(s.status, 'published', s.message);
-  return s.asOf!;
+  assert.is(at, `${snapshotDate(week)}T06:00:00Z`, 'the cached weeks are built at 06:00 of their snapshot date');
+  return (await publishWeek(root, week)).asOf;
 }
 const WEEK2 = '2026-11-16T06:00:00Z';
 const current = (): string => `read_parquet(${sqlString(join(root, 'current', 'leads.parquet'))})`;

@@ -1,6 +1,7 @@
 /**
- * Webhook dispatch end to end, with real components: the generator's week-1 and week-2
- * snapshots built into releases by the pipeline, the SQLite state file, DuckDB over the release's
+ * Webhook dispatch end to end, with real components: the generator's weekly snapshots built
+ * into releases by the pipeline (once, cached: test/helpers/week-one.ts and weekly-releases.ts),
+ * published one after the other into the data folder, the SQLite state file, DuckDB over the release's
  * Parquet, and a real HTTP receiver on loopback. Signatures are checked by the independent
  * `standardwebhooks` package and by a plain HMAC; the clock is injected for the retry schedule;
  * a dispatcher process is killed between sending and recording.
@@ -23,13 +24,12 @@ import { dataDirLeadReader, type LeadReader } from '../../../api/webhooks/lead-r
 import { retryDelayMs } from '../../../api/webhooks/retry.ts';
 import { webhookService, type WebhookService } from '../../../api/webhooks/service.ts';
 import { openDb } from '../../../pipeline/lib/duckdb.ts';
-import { loadPipelineConfig } from '../../../pipeline/config.ts';
-import { runPipeline } from '../../../pipeline/run.ts';
-import { generateRaw, SCALES } from '../../../pipeline/synth/generate.ts';
+import { snapshotDate } from '../../../pipeline/synth/generate.ts';
 import { addKey } from '../../helpers/api.ts';
 import { startReceiver, type Receiver, type Received } from '../../helpers/webhook-receiver.ts';
 import { REPO_ROOT, tempDir } from '../../helpers/tmp.ts';
 import { publishWeekOne } from '../../helpers/week-one.ts';
+import { publishWeek } from '../../helpers/weekly-releases.ts';
 
 const test = suite('webhook dispatch');
 
@@ -47,15 +47,14 @@ let accountId: number;
 const secrets = new Map<string, string>(); // webhook id → secret
 const ids: Record<string, string> = {};
 
+/**
+ * What the refresh of week `week`'s generated files at `at` publishes on top of the weeks before:
+ * the cached weekly build's release of that week (test/helpers/weekly-releases.ts: the same
+ * generator, pipeline and clock), not a build of its own.
+ */
 async function publish(week: number, at: string): Promise<{ asOf: string }> {
-  await generateRaw({ outDir: raw, scale: SCALES.tiny, seed: 7, week });
-  const s = await runPipeline(loadPipelineConfig({}, { dataDir: root, rawDir: raw, progress: false }), {
-    now: () => new Date(at),
-    log: () => {},
-    collectGarbage: () => {}, // none per stage on tiny data (pipeline/stages/context.ts)
-  });
-  assert.is(s.status, 'published', s.message);
-  return { asOf: s.asOf! };
+  assert.is(at, `${snapshotDate(week)}T06:00:00Z`, 'the cached weeks are built at 06:00 of their snapshot date');
+  return publishWeek(root, week);
 }
 
 /** Leads of the current release (read independently of the dispatcher). */

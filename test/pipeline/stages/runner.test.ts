@@ -19,7 +19,12 @@ function context(progress = true): { ctx: BuildContext; log: string[]; started: 
   const config = loadPipelineConfig({}, { dataDir: dir, rawDir: dir, progress });
   const ctx = createContext(
     config,
-    { now: () => new Date('2026-11-09T06:00:00Z'), log: (l) => log.push(l), onStage: (s) => void started.push(s) },
+    {
+      now: () => new Date('2026-11-09T06:00:00Z'),
+      log: (l) => log.push(l),
+      onStage: (s) => void started.push(s),
+      collectGarbage: () => {}, // none per stage in a long-lived test process (pipeline/stages/context.ts)
+    },
     null,
   );
   return { ctx, log, started };
