@@ -11,6 +11,12 @@ export type Row = Record<string, unknown>;
 export interface Db {
   /** Run a query and return its rows as plain JS objects (BIGINT → number when safe). */
   all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]>;
+  /**
+   * Run a query and yield its rows in DuckDB's chunks (≤ 2,048 rows each) as plain JS objects,
+   * as DuckDB produces them: a large result never sits in memory whole. Nothing else may run on
+   * this connection until the iteration ends.
+   */
+  stream<T extends Row = Row>(sql: string, params?: Params): AsyncGenerator<T[]>;
   /** Run a statement for its effect. */
   run(sql: string, params?: Params): Promise<void>;
   close(): void;
@@ -36,6 +42,10 @@ export async function openDb(opts: DbOptions = {}): Promise<Db> {
     async all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]> {
       const reader = await conn.runAndReadAll(sql, params);
       return reader.getRowObjectsJS().map(plainRow) as T[];
+    },
+    async *stream<T extends Row = Row>(sql: string, params?: Params): AsyncGenerator<T[]> {
+      const result = await conn.stream(sql, params);
+      for await (const rows of result.yieldRowObjectJs()) yield rows.map(plainRow) as T[];
     },
     async run(sql: string, params?: Params): Promise<void> {
       await conn.run(sql, params);

@@ -14,7 +14,7 @@ import { classifyApplication, classifyScale } from './classify.ts';
 import type { CompanyIndex } from './company-match.ts';
 import { nameEvidence } from './name-evidence.ts';
 import type { NameEvidence } from '../types.ts';
-import { deriveReadiness, normaliseDecision, readinessSince, STATUS_OF } from './readiness.ts';
+import { deriveReadiness, normaliseDecision, readinessSince, STATUS_OF, type NoticeFacts } from './readiness.ts';
 import { estimateValue } from './value.ts';
 import { UNTRACKED, type Tracking } from '../release/registry.ts';
 
@@ -37,14 +37,50 @@ export function leadKey(authoritySlugOrName: string, applicationNumber: string):
   return `${slug}/${applicationNumber.trim().toUpperCase()}`;
 }
 
-interface AuthorityFacts {
+export interface AuthorityFacts {
   name: string;
   slug: string;
   county: string;
 }
 
-/** Per-call caches: authority spellings and company matches repeat across many rows. */
-function makeResolvers(companies: CompanyIndex) {
+/** What may be published about a planning application's applicant, decided on evidence as its row is read. */
+export interface ApplicantFacts {
+  applicant_type: LeadDraft['applicant_type'];
+  applicant_org: string | null;
+  applicant_org_evidence: NameEvidence | null;
+  applicant_company_number: string | null;
+  applicant_match_confidence: number | null;
+}
+
+/**
+ * A planning row as the lead build reads it: the applicant's name and person flag replaced by
+ * what may be published of them (`leadSource`). The refresh stages these, never the rows, so a
+ * name without evidence that it is an organisation's never leaves the adapter's memory.
+ */
+export type LeadSource = Omit<PlanningRow, 'applicant_name' | 'applicant_person' | 'line'> & ApplicantFacts;
+
+/** The main contractor a notice gives its lead when its builder is the lead's latest (all null: an individual). */
+export interface ContractorFacts {
+  main_contractor: string | null;
+  main_contractor_evidence: NameEvidence | null;
+  main_contractor_company_number: string | null;
+}
+
+/**
+ * A commencement notice as the lead build reads it: the facts a lead takes from it, its builder's
+ * name replaced by whether it names one and what may be published of it (`linkedNotice`).
+ */
+export type LinkedNotice = NoticeFacts &
+  Pick<CommencementRow, 'cn_number' | 'submitted_date' | 'proposed_end_date' | 'ccc_units_completed'> & {
+    has_builder: boolean;
+    contractor: ContractorFacts;
+  };
+
+/** Authority and name look-ups for the lead build, cached: spellings and names repeat across many rows. */
+export type LeadResolvers = ReturnType<typeof leadResolvers>;
+
+/** Per-build caches: authority spellings and company matches repeat across many rows. */
+export function leadResolvers(companies: CompanyIndex) {
   const authorities = new Map<string, AuthorityFacts | null>();
   const authority = (raw: string): AuthorityFacts | null => {
     let f = authorities.get(raw);
@@ -80,10 +116,30 @@ function makeResolvers(companies: CompanyIndex) {
   return { authority, match, evidence };
 }
 
-type Resolvers = ReturnType<typeof makeResolvers>;
+/** A planning row as the lead build reads it: its applicant decided on evidence, the name dropped. */
+export function leadSource(p: PlanningRow, resolvers: LeadResolvers): LeadSource {
+  const { applicant_name: _name, applicant_person: _person, line: _line, ...facts } = p;
+  return { ...facts, ...applicantFacts(p, resolvers) };
+}
+
+/** A notice as the lead build reads it: its builder decided on evidence, the name dropped. */
+export function linkedNotice(n: CommencementRow, resolvers: LeadResolvers): LinkedNotice {
+  return {
+    cn_number: n.cn_number,
+    commencement_date: n.commencement_date,
+    submitted_date: n.submitted_date,
+    proposed_end_date: n.proposed_end_date,
+    ccc_date: n.ccc_date,
+    ccc_number: n.ccc_number,
+    ccc_units_completed: n.ccc_units_completed,
+    not_commenced: n.not_commenced,
+    has_builder: Boolean(n.builder_name),
+    contractor: contractorFacts(n.builder_name ? n : null, resolvers),
+  };
+}
 
 /** The date a notice is ordered by when picking the latest builder. */
-function noticeTime(n: CommencementRow): string {
+function noticeTime(n: LinkedNotice): string {
   return n.commencement_date ?? n.submitted_date ?? '';
 }
 
@@ -99,7 +155,7 @@ export function buildLeads(
   companies: CompanyIndex,
   asOf: string,
 ): { leads: LeadDraft[]; linkedNotices: number; unlinkedNotices: number } {
-  const resolvers = makeResolvers(companies);
+  const resolvers = leadResolvers(companies);
   const { authority } = resolvers;
 
   // One row per lead key (the later row wins), then index rows by application number.
@@ -143,7 +199,8 @@ export function buildLeads(
 
   const leads: LeadDraft[] = new Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
-    leads[i] = toLead(rows[i]!, facts[i]!, keys[i]!, noticesOf[i] ?? [], resolvers, asOf);
+    const notices = (noticesOf[i] ?? []).map((n) => linkedNotice(n, resolvers));
+    leads[i] = toLead(leadSource(rows[i]!, resolvers), facts[i]!, keys[i]!, notices, asOf);
   }
   return { leads, linkedNotices: linked, unlinkedNotices: commencements.length - linked };
 }
@@ -163,13 +220,12 @@ function findTarget(
   return -1;
 }
 
-/** One published lead from its planning row, authority facts and linked notices. */
-function toLead(
-  p: PlanningRow,
+/** One published lead from its planning application, authority facts and linked notices. */
+export function toLead(
+  p: LeadSource,
   f: AuthorityFacts | null,
   key: string,
-  notices: CommencementRow[],
-  resolvers: Resolvers,
+  notices: LinkedNotice[],
   asOf: string,
 ): LeadDraft {
   const county = f ? f.county : 'Unknown';
@@ -182,7 +238,6 @@ function toLead(
     description: p.description,
   });
   const readiness = deriveReadiness(p, notices, asOf);
-  const applicant = applicantFields(p, resolvers);
   const phases = mergePhases(notices);
   return {
     ...planningFields(p, f, key, county),
@@ -191,7 +246,7 @@ function toLead(
     status: STATUS_OF[readiness],
     ...classificationFields(p, c, value),
     has_contact: p.has_contact,
-    applicant_type: applicant.type,
+    applicant_type: p.applicant_type,
     land_use_code: p.land_use_code,
     further_info_requested: p.fi_request_date !== null,
     appeal_ref: p.appeal_ref,
@@ -203,15 +258,18 @@ function toLead(
     proposed_end_date: phases.proposedEnd,
     completion_date: phases.completion,
     units_completed: phases.unitsCompleted,
-    ...applicant.fields,
-    ...contractorFields(phases.builder, resolvers),
+    applicant_org: p.applicant_org,
+    applicant_org_evidence: p.applicant_org_evidence,
+    applicant_company_number: p.applicant_company_number,
+    applicant_match_confidence: p.applicant_match_confidence,
+    ...(phases.builder ? phases.builder.contractor : NO_CONTRACTOR),
     public_url: p.public_url,
     ...UNTRACKED,
   };
 }
 
 /** The lead's identity and the planning application's own facts, up to its normalised decision. */
-function planningFields(p: PlanningRow, f: AuthorityFacts | null, key: string, county: string) {
+function planningFields(p: LeadSource, f: AuthorityFacts | null, key: string, county: string) {
   return {
     lead_key: key,
     application_number: p.application_number,
@@ -235,7 +293,7 @@ function planningFields(p: PlanningRow, f: AuthorityFacts | null, key: string, c
 
 /** Verticals, use class, scale, size and estimated value. */
 function classificationFields(
-  p: PlanningRow,
+  p: LeadSource,
   c: ReturnType<typeof classifyApplication>,
   value: ReturnType<typeof estimateValue>,
 ) {
@@ -265,7 +323,7 @@ function classificationFields(
  * The applicant: its type, and the organisation's name, evidence and company match. A name is
  * published only with evidence that it is an organisation's (name-evidence.ts).
  */
-function applicantFields(p: PlanningRow, { match, evidence }: Resolvers) {
+function applicantFacts(p: PlanningRow, { match, evidence }: LeadResolvers): ApplicantFacts {
   const applicantEvidence = p.applicant_person ? null : evidence(p.applicant_name);
   const applicantOrg = applicantEvidence ? p.applicant_name : null;
   const type: LeadDraft['applicant_type'] = applicantOrg
@@ -275,28 +333,26 @@ function applicantFields(p: PlanningRow, { match, evidence }: Resolvers) {
       : 'unknown';
   const applicant = match(applicantOrg);
   return {
-    type,
-    fields: {
-      applicant_org: applicantOrg,
-      applicant_org_evidence: applicantEvidence,
-      applicant_company_number: applicant ? applicant.company_number : null,
-      applicant_match_confidence: applicant ? applicant.confidence : null,
-    },
+    applicant_type: type,
+    applicant_org: applicantOrg,
+    applicant_org_evidence: applicantEvidence,
+    applicant_company_number: applicant ? applicant.company_number : null,
+    applicant_match_confidence: applicant ? applicant.confidence : null,
   };
 }
 
 /** A lead's phased notices merged: the first notice, earliest commencement, latest end and completion, summed units, the latest builder. */
 interface Phases {
-  first: CommencementRow | null;
+  first: LinkedNotice | null;
   commencement: string | null;
   proposedEnd: string | null;
   completion: string | null;
   unitsCompleted: number | null;
-  builder: CommencementRow | null;
+  builder: LinkedNotice | null;
 }
 
 /** Merge a lead's phased notices (any order: the result does not depend on it). */
-function mergePhases(notices: CommencementRow[]): Phases {
+function mergePhases(notices: LinkedNotice[]): Phases {
   const m: Phases = {
     first: null,
     commencement: null,
@@ -311,13 +367,13 @@ function mergePhases(notices: CommencementRow[]): Phases {
     m.proposedEnd = latest(m.proposedEnd, n.proposed_end_date);
     m.completion = latest(m.completion, n.ccc_date);
     if (n.ccc_units_completed !== null) m.unitsCompleted = (m.unitsCompleted ?? 0) + n.ccc_units_completed;
-    if (n.builder_name && isLaterBuilder(n, m.builder)) m.builder = n;
+    if (n.has_builder && isLaterBuilder(n, m.builder)) m.builder = n;
   }
   return m;
 }
 
 /** Whether `n` commenced before `first` (a dated notice before an undated one; ties: the lower notice number). */
-function isEarlierNotice(n: CommencementRow, first: CommencementRow | null): boolean {
+function isEarlierNotice(n: LinkedNotice, first: LinkedNotice | null): boolean {
   return (
     first === null ||
     (n.commencement_date !== null &&
@@ -327,7 +383,7 @@ function isEarlierNotice(n: CommencementRow, first: CommencementRow | null): boo
 }
 
 /** Whether `n` is a later notice than `builder`'s (by notice time, then notice number). */
-function isLaterBuilder(n: CommencementRow, builder: CommencementRow | null): boolean {
+function isLaterBuilder(n: LinkedNotice, builder: LinkedNotice | null): boolean {
   if (builder === null) return true;
   const t = noticeTime(n);
   const bt = noticeTime(builder);
@@ -344,18 +400,25 @@ function latest(cur: string | null, d: string | null): string | null {
   return d && (cur === null || d > cur) ? d : cur;
 }
 
+const NO_CONTRACTOR: ContractorFacts = Object.freeze({
+  main_contractor: null,
+  main_contractor_evidence: null,
+  main_contractor_company_number: null,
+});
+
 /**
- * The main contractor: the latest notice's builder, published only with evidence that it is an
+ * The main contractor a notice's builder would be: published only with evidence that it is an
  * organisation (an individual: null). The notice's own CRO number is the builder's declaration,
  * preferred to a name match.
  */
-function contractorFields(builder: CommencementRow | null, { match, evidence }: Resolvers) {
+function contractorFacts(builder: CommencementRow | null, { match, evidence }: LeadResolvers): ContractorFacts {
   const declared = builder?.builder_company_number?.replace(/\D/g, '') || null;
   const contractorEvidence = builder ? evidence(builder.builder_name, declared) : null;
   const contractor = contractorEvidence ? builder!.builder_name : null;
+  if (contractor === null) return NO_CONTRACTOR;
   return {
     main_contractor: contractor,
     main_contractor_evidence: contractorEvidence,
-    main_contractor_company_number: contractor ? (declared ?? match(contractor)?.company_number ?? null) : null,
+    main_contractor_company_number: declared ?? match(contractor)?.company_number ?? null,
   };
 }

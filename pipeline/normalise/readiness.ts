@@ -104,8 +104,29 @@ function windowStart(asOf: string): string {
   return lastWindowStart;
 }
 
+/** The planning fields the lifecycle rules read. */
+export type ReadinessInput = Pick<
+  PlanningRow,
+  | 'decision'
+  | 'application_status'
+  | 'withdrawn_date'
+  | 'expiry_date'
+  | 'fi_request_date'
+  | 'received_date'
+  | 'grant_date'
+  | 'decision_date'
+  | 'appeal_ref'
+  | 'appeal_status'
+  | 'appeal_decision'
+  | 'appeal_decision_date'
+  | 'appeal_submitted_date'
+>;
+
+/** The notice fields the lifecycle rules read. */
+export type NoticeFacts = Pick<CommencementRow, 'not_commenced' | 'ccc_date' | 'ccc_number' | 'commencement_date'>;
+
 /** 'pending' while an appeal is lodged and undecided; its outcome when decided; null when none counts. */
-function appealOutcome(p: PlanningRow): 'pending' | 'granted' | 'refused' | 'split' | null {
+function appealOutcome(p: ReadinessInput): 'pending' | 'granted' | 'refused' | 'split' | null {
   if (!p.appeal_ref && !p.appeal_submitted_date && !p.appeal_status && !p.appeal_decision) return null;
   const d = normaliseDecision(p.appeal_decision, null);
   if (d === 'granted' || d === 'refused' || d === 'split') return d;
@@ -128,7 +149,7 @@ function appealOutcome(p: PlanningRow): 'pending' | 'granted' | 'refused' | 'spl
  * 10. application.
  * Notices flagged `not_commenced` link to the lead but are not evidence of works on site.
  */
-export function deriveReadiness(p: PlanningRow, notices: CommencementRow[], asOf: string): Readiness {
+export function deriveReadiness(p: ReadinessInput, notices: readonly NoticeFacts[], asOf: string): Readiness {
   const decision = normaliseDecision(p.decision, p.application_status);
   if (
     p.withdrawn_date ||
@@ -173,7 +194,11 @@ export function deriveReadiness(p: PlanningRow, notices: CommencementRow[], asOf
  * under_construction → the first day past the 90-day window after it (rule 5); completed → the last
  * completion certificate; withdrawn → the withdrawn date, else the decision date.
  */
-export function readinessSince(readiness: Readiness, p: PlanningRow, notices: CommencementRow[]): string | null {
+export function readinessSince(
+  readiness: Readiness,
+  p: ReadinessInput,
+  notices: readonly NoticeFacts[],
+): string | null {
   const commenced = notices.filter((n) => !n.not_commenced);
   const earliest = (dates: (string | null)[]): string | null =>
     dates.reduce<string | null>((a, d) => (d !== null && (a === null || d < a) ? d : a), null);
