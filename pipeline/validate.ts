@@ -157,27 +157,45 @@ function compileValidators(schemaDir: string, texts: Map<string, string>): Valid
 }
 
 /**
- * Validate many rows of one kind; counts the invalid ones and keeps up to `maxErrors` sample
- * messages, each prefixed with the row's 0-based index (`row 12: /lat must be <= 55.5`).
+ * Validates rows of one kind one at a time (the refresh streams rows through one); counts the
+ * invalid ones and keeps up to `maxErrors` sample messages, each prefixed with the row's 0-based
+ * index (`row 12: /lat must be <= 55.5`).
  */
+export class RowCheck {
+  checked = 0;
+  invalid = 0;
+  readonly samples: string[] = [];
+  private readonly v: Validators;
+  private readonly kind: RecordKind;
+  private readonly maxErrors: number;
+
+  constructor(v: Validators, kind: RecordKind, maxErrors = 10) {
+    this.v = v;
+    this.kind = kind;
+    this.maxErrors = maxErrors;
+  }
+
+  /** Validate one row. */
+  check(row: unknown): void {
+    const errors = this.v.validate(this.kind, row);
+    if (errors.length > 0) {
+      this.invalid++;
+      if (this.samples.length < this.maxErrors) this.samples.push(`row ${this.checked}: ${errors.join('; ')}`);
+    }
+    this.checked++;
+  }
+}
+
+/** Validate many rows of one kind (`RowCheck` over an iterable). */
 export function validateAll(
   v: Validators,
   kind: RecordKind,
   rows: Iterable<unknown>,
   maxErrors = 10,
 ): { checked: number; invalid: number; samples: string[] } {
-  let checked = 0;
-  let invalid = 0;
-  const samples: string[] = [];
-  for (const row of rows) {
-    const errors = v.validate(kind, row);
-    if (errors.length > 0) {
-      invalid++;
-      if (samples.length < maxErrors) samples.push(`row ${checked}: ${errors.join('; ')}`);
-    }
-    checked++;
-  }
-  return { checked, invalid, samples };
+  const c = new RowCheck(v, kind, maxErrors);
+  for (const row of rows) c.check(row);
+  return { checked: c.checked, invalid: c.invalid, samples: c.samples };
 }
 
 const enrichedCache = new Map<RecordKind, string[]>();

@@ -17,6 +17,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { rejects } from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -35,6 +36,8 @@ import { dataDirLeadReader } from '../api/webhooks/lead-reader.ts';
 import { INTEL_SECTIONS } from '../api/query/intel-query.ts';
 import { BUSINESS_WORD_SURNAMES, FORENAMES, SOLE_TRADES } from '../pipeline/synth/vocab.ts';
 import type { NameTruthFile } from '../pipeline/synth/truth.ts';
+import { loadPipelineConfig } from '../pipeline/config.ts';
+import { runPipeline } from '../pipeline/run.ts';
 
 const test = suite('privacy: names only with evidence, everywhere');
 
@@ -183,6 +186,64 @@ test("the release's own files: every Parquet table, GeoJSON layer, rejects file 
     );
   }
   assert.equal(check.violations, [], 'no individual is named in the release files');
+});
+
+test("a refresh's staging files: no individual's name is written to disk, even before the release is built", async () => {
+  // Stop a refresh of the same raw files as its `link` stage starts: every source has been read and
+  // staged (sales, applications, notices) and nothing has been removed yet. Each staged value is read
+  // as the field it is (a TSV field, a JSON value), so an organisation's name is judged whole.
+  const dataDir = join(scratch, 'staging-scan');
+  const staged: string[] = [];
+  const scan = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const f = join(dir, e.name);
+      if (e.isDirectory()) scan(f);
+      else staged.push(f);
+    }
+  };
+  const lines = { files: 0, values: 0 };
+  await rejects(
+    () =>
+      runPipeline(loadPipelineConfig({}, { dataDir, rawDir, progress: false }), {
+        now: () => new Date('2026-11-09T06:00:00Z'),
+        log: () => {},
+        collectGarbage: () => {},
+        async onStage(stage) {
+          if (stage !== 'link') return;
+          scan(join(dataDir, 'releases'));
+          for (const f of staged) {
+            lines.files++;
+            const where = f.slice(dataDir.length + 1);
+            if (f.endsWith('.parquet')) {
+              for (const [i, row] of (await rowsOf(f, 'read_parquet')).entries()) check.walk(`${where}#${i}`, row);
+              continue;
+            }
+            readFileSync(f, 'utf8')
+              .split('\n')
+              .forEach((line, i) => {
+                if (!line) return;
+                for (const field of line.startsWith('{') ? [line] : line.split('\t')) {
+                  lines.values++;
+                  check.walk(`${where}:${i + 1}`, field.startsWith('{') ? JSON.parse(field) : field);
+                }
+              });
+          }
+          throw new Error('stopped at link');
+        },
+      }),
+    /stopped at link/,
+  );
+  const names = staged.map((f) => f.split('/').pop()).join(', ');
+  assert.ok(
+    staged.some((f) => f.endsWith('.stage-applications.tsv')),
+    `staged: ${names}`,
+  );
+  assert.ok(
+    staged.some((f) => f.endsWith('.stage-notices.tsv')),
+    `staged: ${names}`,
+  );
+  assert.ok(lines.values > 1000, `staged values read: ${lines.values}`);
+  assert.equal(check.violations, [], 'no individual is named in a staging file');
 });
 
 /** GET every page of a paged JSON answer, following `next_cursor`, `next` links or pages. */

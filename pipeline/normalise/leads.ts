@@ -32,8 +32,12 @@ export type LeadDraft = Omit<Lead, keyof Tracking> & Tracking;
  * @example leadKey('Dún Laoghaire-Rathdown', 'd23a/0456') // 'dun-laoghaire-rathdown/D23A/0456'
  */
 export function leadKey(authoritySlugOrName: string, applicationNumber: string): string {
-  const a = resolveAuthority(authoritySlugOrName);
-  const slug = a ? a.slug : foldText(authoritySlugOrName).replace(/[^a-z0-9]+/g, '-');
+  return leadKeyOf(resolveAuthority(authoritySlugOrName), authoritySlugOrName, applicationNumber);
+}
+
+/** `leadKey` with the authority already resolved (`facts`; null when `authority` resolves to none). */
+export function leadKeyOf(facts: { slug: string } | null, authority: string, applicationNumber: string): string {
+  const slug = facts ? facts.slug : foldText(authority).replace(/[^a-z0-9]+/g, '-');
   return `${slug}/${applicationNumber.trim().toUpperCase()}`;
 }
 
@@ -165,7 +169,7 @@ export function buildLeads(
   const byKey = new Map<string, number>();
   for (const p of planning) {
     const f = authority(p.authority);
-    const key = `${f ? f.slug : foldText(p.authority).replace(/[^a-z0-9]+/g, '-')}/${p.application_number.trim().toUpperCase()}`;
+    const key = leadKeyOf(f, p.authority, p.application_number);
     const at = byKey.get(key);
     if (at !== undefined) {
       rows[at] = p;

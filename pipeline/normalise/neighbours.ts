@@ -46,13 +46,34 @@ export function nearestNeighbours(
   k = 5,
   maxMeters = 5000,
 ): Neighbour[] {
+  const out: Neighbour[] = [];
+  forEachNeighbour(points, (n) => void out.push(n), k, maxMeters);
+  return out;
+}
+
+/**
+ * `nearestNeighbours` handing each neighbour row to `emit` as it is found, in the same order,
+ * instead of returning them all (the refresh writes ~5 per lead straight to their staging file).
+ * Returns the rows emitted.
+ */
+export function forEachNeighbour(
+  points: { id: number; lat: number | null; lon: number | null }[],
+  emit: (n: Neighbour) => void,
+  k = 5,
+  maxMeters = 5000,
+): number {
   checkArguments(k, maxMeters);
   const usable = usablePoints(points);
-  if (usable.length === 0) return [];
+  if (usable.length === 0) return 0;
   const locations = groupLocations(usable);
   const grid = locationGrid(locations, maxMeters);
   const best = bestPerLocation(locations, grid, k, maxMeters);
-  return mergeSameLocation(usable, locations, best);
+  let n = 0;
+  for (let p = 0; p < usable.length; p++) {
+    const loc = locations.pointLoc[p]!;
+    n += emitPointNeighbours(usable[p]!.id, loc, locations.ids[loc]!, best, emit);
+  }
+  return n;
 }
 
 type Point = { id: number; lat: number; lon: number };
@@ -272,34 +293,33 @@ function offerLocation(ids: number[], d: number, best: Best, search: Search): nu
 }
 
 /**
- * Each point's neighbours: the other points at its own location (distance 0) merged with its
- * location's best, by (distance, id), at most k; ordered by lead_id, then rank.
+ * Emit point `id`'s neighbours: `same` (the ids at its location `loc`, itself skipped) merged with
+ * `loc`'s best, by (distance, id), at most k, by rank. Returns how many.
  */
-function mergeSameLocation(usable: Point[], locations: Locations, best: Best): Neighbour[] {
-  const out: Neighbour[] = [];
-  for (let p = 0; p < usable.length; p++) {
-    pushPointNeighbours(usable[p]!.id, locations.pointLoc[p]!, locations.ids[locations.pointLoc[p]!]!, best, out);
-  }
-  return out;
-}
-
-/** Append point `id`'s neighbours: `same` (the ids at its location `loc`, itself skipped) merged with `loc`'s best. */
-function pushPointNeighbours(id: number, loc: number, same: number[], best: Best, out: Neighbour[]): void {
+function emitPointNeighbours(
+  id: number,
+  loc: number,
+  same: number[],
+  best: Best,
+  emit: (n: Neighbour) => void,
+): number {
   const base = loc * best.k;
   let a = 0; // index into same
   let b = 0; // index into best
-  for (let rank = 1; rank <= best.k; rank++) {
+  let rank = 1;
+  for (; rank <= best.k; rank++) {
     if (a < same.length && same[a] === id) a++;
     const haveA = a < same.length;
     const haveB = b < best.n[loc]!;
     if (!haveA && !haveB) break;
     const takeA = haveA && (!haveB || best.d[base + b]! > 0 || same[a]! < best.id[base + b]!);
-    if (takeA) out.push({ lead_id: id, neighbour_id: same[a++]!, distance_m: 0, rank });
+    if (takeA) emit({ lead_id: id, neighbour_id: same[a++]!, distance_m: 0, rank });
     else {
-      out.push({ lead_id: id, neighbour_id: best.id[base + b]!, distance_m: best.d[base + b]!, rank });
+      emit({ lead_id: id, neighbour_id: best.id[base + b]!, distance_m: best.d[base + b]!, rank });
       b++;
     }
   }
+  return rank - 1;
 }
 
 /** The 3×3 block of cells around a location, its own cell first. */

@@ -27,18 +27,25 @@ for (const v of VERTICALS) {
   }
 }
 
+/** Leads per main contractor's company number (`projects_as_builder`); adds to `into` when given. */
+export function countProjects(
+  leads: Iterable<Pick<LeadDraft, 'main_contractor_company_number'>>,
+  into = new Map<string, number>(),
+): Map<string, number> {
+  for (const l of leads) {
+    const n = l.main_contractor_company_number;
+    if (n) into.set(n, (into.get(n) ?? 0) + 1);
+  }
+  return into;
+}
+
 /**
  * One row per (company, vertical) for companies whose status is Normal, whose county resolves to
  * one of the 26 counties and whose NACE code maps to a vertical (`VERTICALS[].nace`).
- * `projects_as_builder` counts the leads whose `main_contractor_company_number` is the company.
+ * `projects_as_builder` is the company's count in `projects` (`countProjects` of the leads).
  * Sorted by county, vertical, projects_as_builder (most first), company name, company number.
  */
-export function buildSuppliers(companies: CompanyRow[], leads: LeadDraft[]): Supplier[] {
-  const projects = new Map<string, number>();
-  for (const l of leads) {
-    const n = l.main_contractor_company_number;
-    if (n) projects.set(n, (projects.get(n) ?? 0) + 1);
-  }
+export function buildSuppliers(companies: CompanyRow[], projects: ReadonlyMap<string, number>): Supplier[] {
   const out: Supplier[] = [];
   const seen = new Set<string>();
   for (const c of companies) {

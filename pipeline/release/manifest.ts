@@ -28,15 +28,46 @@ export type AuthorityCounts = Record<string, { leads: number; latest_received: s
 
 /** Count leads and the latest received date per planning authority. */
 export function countByAuthority(leads: Iterable<Pick<Lead, 'planning_authority' | 'received_date'>>): AuthorityCounts {
-  const authorities: AuthorityCounts = {};
-  for (const a of AUTHORITIES) authorities[a.name] = { leads: 0, latest_received: null };
-  for (const l of leads) {
+  const tally = new AuthorityTally();
+  for (const l of leads) tally.count(l);
+  return tally.counts;
+}
+
+/**
+ * The per-authority figures of the manifest, added up one lead at a time (the refresh streams its
+ * leads through one): `counts` as `countByAuthority`, `leads` as `authorityLeads`.
+ */
+export class AuthorityTally {
+  readonly counts: AuthorityCounts = {};
+  readonly leads: AuthorityLeads = {};
+
+  constructor() {
+    for (const a of AUTHORITIES) {
+      this.counts[a.name] = { leads: 0, latest_received: null };
+      this.leads[a.name] = { by_status: {}, bbox: null };
+    }
+  }
+
+  /** Add a lead to `counts`. */
+  count(l: Pick<Lead, 'planning_authority' | 'received_date'>): void {
     const a =
-      authorities[l.planning_authority] ?? (authorities[l.planning_authority] = { leads: 0, latest_received: null });
+      this.counts[l.planning_authority] ?? (this.counts[l.planning_authority] = { leads: 0, latest_received: null });
     a.leads++;
     if (!a.latest_received || l.received_date > a.latest_received) a.latest_received = l.received_date;
   }
-  return authorities;
+
+  /** Add a lead to `leads` (status and bounding box). */
+  place(l: Pick<Lead, 'planning_authority' | 'status' | 'lat' | 'lon'>): void {
+    const a = this.leads[l.planning_authority] ?? (this.leads[l.planning_authority] = { by_status: {}, bbox: null });
+    a.by_status[l.status] = (a.by_status[l.status] ?? 0) + 1;
+    if (l.lat === null || l.lon === null || !Number.isFinite(l.lat) || !Number.isFinite(l.lon)) return;
+    const lon = Math.round(l.lon * 1e6) / 1e6;
+    const lat = Math.round(l.lat * 1e6) / 1e6;
+    const b = a.bbox;
+    a.bbox = b
+      ? [Math.min(b[0], lon), Math.min(b[1], lat), Math.max(b[2], lon), Math.max(b[3], lat)]
+      : [lon, lat, lon, lat];
+  }
 }
 
 /** The sources whose rows belong to a planning authority, and the date that says how new a row is. */
@@ -59,18 +90,43 @@ export function authoritySourceReads(
   planning: Iterable<Pick<PlanningRow, 'authority' | 'received_date'>>,
   commencements: Iterable<Pick<CommencementRow, 'authority' | 'submitted_date' | 'commencement_date'>>,
 ): AuthoritySourceReads {
+  const rows: AuthorityRead[] = [];
+  for (const p of planning)
+    rows.push({
+      source: 'planning',
+      authority: resolveAuthority(p.authority)?.name ?? null,
+      records: 1,
+      newest_date: p.received_date,
+    });
+  for (const c of commencements)
+    rows.push({
+      source: 'commencements',
+      authority: resolveAuthority(c.authority)?.name ?? null,
+      records: 1,
+      newest_date: c.submitted_date ?? c.commencement_date,
+    });
+  return sourceReadsOf(rows);
+}
+
+/** Rows read of one source for one authority (canonical name; null: unknown) and their newest date. */
+export interface AuthorityRead {
+  source: AuthoritySource;
+  authority: string | null;
+  records: number;
+  newest_date: string | null;
+}
+
+/** `AuthoritySourceReads` from counts per source and authority (the refresh's come from SQL over its staged rows). */
+export function sourceReadsOf(reads: Iterable<AuthorityRead>): AuthoritySourceReads {
   const out: AuthoritySourceReads = {};
   for (const a of AUTHORITIES)
     out[a.name] = { planning: { records: 0, newest_date: null }, commencements: { records: 0, newest_date: null } };
-  const add = (name: string | undefined, source: AuthoritySource, date: string | null): void => {
-    const r = name ? out[name]?.[source] : undefined;
-    if (!r) return;
-    r.records++;
-    if (date && (!r.newest_date || date > r.newest_date)) r.newest_date = date;
-  };
-  for (const p of planning) add(resolveAuthority(p.authority)?.name, 'planning', p.received_date);
-  for (const c of commencements)
-    add(resolveAuthority(c.authority)?.name, 'commencements', c.submitted_date ?? c.commencement_date);
+  for (const { source, authority, records, newest_date } of reads) {
+    const r = authority ? out[authority]?.[source] : undefined;
+    if (!r) continue;
+    r.records += records;
+    if (newest_date && (!r.newest_date || newest_date > r.newest_date)) r.newest_date = newest_date;
+  }
   return out;
 }
 
@@ -84,20 +140,9 @@ export type AuthorityLeads = Record<
 export function authorityLeads(
   leads: Iterable<Pick<Lead, 'planning_authority' | 'status' | 'lat' | 'lon'>>,
 ): AuthorityLeads {
-  const out: AuthorityLeads = {};
-  for (const a of AUTHORITIES) out[a.name] = { by_status: {}, bbox: null };
-  for (const l of leads) {
-    const a = out[l.planning_authority] ?? (out[l.planning_authority] = { by_status: {}, bbox: null });
-    a.by_status[l.status] = (a.by_status[l.status] ?? 0) + 1;
-    if (l.lat === null || l.lon === null || !Number.isFinite(l.lat) || !Number.isFinite(l.lon)) continue;
-    const lon = Math.round(l.lon * 1e6) / 1e6;
-    const lat = Math.round(l.lat * 1e6) / 1e6;
-    const b = a.bbox;
-    a.bbox = b
-      ? [Math.min(b[0], lon), Math.min(b[1], lat), Math.max(b[2], lon), Math.max(b[3], lat)]
-      : [lon, lat, lon, lat];
-  }
-  return out;
+  const tally = new AuthorityTally();
+  for (const l of leads) tally.place(l);
+  return tally.leads;
 }
 
 /** When a source was last obtained from its publisher, from the fetch log (all null without one, or for generated files). */

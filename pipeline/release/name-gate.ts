@@ -34,6 +34,72 @@ const NUMBER_FIELD: Record<string, string> = {
 /** At most this many failing records are named in the messages. */
 const MAX_EXAMPLES = 5;
 
+/** The tables whose names the gate checks, and each one's name and evidence fields. */
+const GATED_TABLES = [
+  ['leads', EVIDENCED_NAME_FIELDS.lead],
+  ['infrastructure', EVIDENCED_NAME_FIELDS.infrastructure],
+] as const;
+
+type GatedTable = (typeof GATED_TABLES)[number][0];
+
+/**
+ * The privacy gate over records checked one at a time (the refresh streams its leads through
+ * it); `result()` gives the counts and messages. `checkPublishedNames` runs it over whole tables.
+ */
+export class NameGate {
+  private readonly register: CompanyIndex;
+  private readonly perField = new Map<GatedTable, Record<string, Record<NameEvidence, number>>>();
+  private readonly bad = new Map<GatedTable, Record<string, { n: number; ids: (number | string)[] }>>();
+
+  constructor(register: CompanyIndex) {
+    this.register = register;
+    for (const [table, fields] of GATED_TABLES) {
+      const perField: Record<string, Record<NameEvidence, number>> = {};
+      for (const [field] of fields)
+        perField[field] = Object.fromEntries(NAME_EVIDENCE.map((e) => [e, 0])) as Record<NameEvidence, number>;
+      this.perField.set(table, perField);
+      this.bad.set(table, {});
+    }
+  }
+
+  /** Check every published name of one record of `table`. */
+  check(table: GatedTable, r: NamedRecord): void {
+    const fields = table === 'leads' ? EVIDENCED_NAME_FIELDS.lead : EVIDENCED_NAME_FIELDS.infrastructure;
+    for (const [field, evidenceField] of fields) {
+      const name = r[field];
+      if (name === null || name === undefined || name === '') continue;
+      const evidence = (r[evidenceField] ?? null) as string | null;
+      const number = (r[NUMBER_FIELD[field]!] ?? null) as string | null;
+      if (typeof name === 'string' && evidenceHolds(name, evidence, this.register, number)) {
+        this.perField.get(table)![field]![evidence as NameEvidence]++;
+      } else {
+        const b = (this.bad.get(table)![field] ??= { n: 0, ids: [] });
+        b.n++;
+        if (b.ids.length < MAX_EXAMPLES)
+          b.ids.push(r.id ?? (r['lead_key'] as string) ?? (r['project_key'] as string) ?? '?');
+      }
+    }
+  }
+
+  /** The counts of published names by kind of evidence, and a message per failing field. */
+  result(): NameGateResult {
+    const counts: PublishedNameCounts = {};
+    const messages: string[] = [];
+    let failures = 0;
+    for (const [table] of GATED_TABLES) {
+      counts[table] = this.perField.get(table)!;
+      for (const [field, b] of Object.entries(this.bad.get(table)!)) {
+        failures += b.n;
+        messages.push(
+          `${table}.${field}: ${b.n.toLocaleString('en-IE')} published name(s) without evidence that they belong to an organisation ` +
+            `(e.g. ${b.ids.join(', ')}); names are published only with company_register, legal_form or public_body evidence`,
+        );
+      }
+    }
+    return { passed: failures === 0, counts, failures, messages };
+  }
+}
+
 /**
  * Check the published names of each table.
  *
@@ -43,41 +109,7 @@ export function checkPublishedNames(
   tables: { leads: Iterable<NamedRecord>; infrastructure: Iterable<NamedRecord> },
   register: CompanyIndex,
 ): NameGateResult {
-  const counts: PublishedNameCounts = {};
-  const messages: string[] = [];
-  let failures = 0;
-  for (const [table, fields] of [
-    ['leads', EVIDENCED_NAME_FIELDS.lead],
-    ['infrastructure', EVIDENCED_NAME_FIELDS.infrastructure],
-  ] as const) {
-    const perField: Record<string, Record<NameEvidence, number>> = {};
-    const bad: Record<string, { n: number; ids: (number | string)[] }> = {};
-    for (const [field] of fields)
-      perField[field] = Object.fromEntries(NAME_EVIDENCE.map((e) => [e, 0])) as Record<NameEvidence, number>;
-    for (const r of tables[table]) {
-      for (const [field, evidenceField] of fields) {
-        const name = r[field];
-        if (name === null || name === undefined || name === '') continue;
-        const evidence = (r[evidenceField] ?? null) as string | null;
-        const number = (r[NUMBER_FIELD[field]!] ?? null) as string | null;
-        if (typeof name === 'string' && evidenceHolds(name, evidence, register, number)) {
-          perField[field]![evidence as NameEvidence]++;
-        } else {
-          const b = (bad[field] ??= { n: 0, ids: [] });
-          b.n++;
-          if (b.ids.length < MAX_EXAMPLES)
-            b.ids.push(r.id ?? (r['lead_key'] as string) ?? (r['project_key'] as string) ?? '?');
-        }
-      }
-    }
-    counts[table] = perField;
-    for (const [field, b] of Object.entries(bad)) {
-      failures += b.n;
-      messages.push(
-        `${table}.${field}: ${b.n.toLocaleString('en-IE')} published name(s) without evidence that they belong to an organisation ` +
-          `(e.g. ${b.ids.join(', ')}); names are published only with company_register, legal_form or public_body evidence`,
-      );
-    }
-  }
-  return { passed: failures === 0, counts, failures, messages };
+  const gate = new NameGate(register);
+  for (const [table] of GATED_TABLES) for (const r of tables[table]) gate.check(table, r);
+  return gate.result();
 }

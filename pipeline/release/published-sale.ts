@@ -1,27 +1,57 @@
 /**
  * A property sale as published in `sales.parquet`: exact decimal price, a stable id per sale,
  * no line number and no Eircode hash (that one goes to the analytics stage's private copy only).
+ *
+ * The id is the sha256 of home, date and price and the occurrence number of that triple in read
+ * order (`saleId`), so two identical sales get two ids and the same files always give the same
+ * ids. Counting occurrences needs every sale seen so far (~800,000 keys at the default scale), so
+ * the refresh stages each sale with its key and read position (`stagedSale`) and DuckDB numbers
+ * them when it writes the table (`salesCopySql`): the same ids, in bounded memory.
  */
 import { hash } from 'node:crypto';
+import { sqlIdent, sqlString } from '../lib/duckdb.ts';
 import type { SaleRow } from '../types.ts';
+import type { TableSpec } from './tables.ts';
+
+/** A sale as staged: its published fields but the id, with `_key` (home|date|price cents) and `_seq` (read order). */
+export type StagedSale = Record<string, unknown> & { _key: string; _seq: number };
+
+/** The id of the `occurrence`-th sale (1-based, in read order) whose key is `key`. */
+export function saleId(key: string, occurrence: number): string {
+  return hash('sha256', `${key}|${occurrence}`).slice(0, 16);
+}
+
+/** What a sale's id is made from: its home, date and exact price. */
+export function saleKey(row: Pick<SaleRow, 'home_key' | 'date_of_sale' | 'price_cents'>): string {
+  return `${row.home_key}|${row.date_of_sale}|${row.price_cents}`;
+}
+
+/** The sale as published, without its id (`salesCopySql` adds it), staged with its key and read position `seq`. */
+export function stagedSale(row: SaleRow, seq: number): StagedSale {
+  const { line: _l, price_cents, eircode_hash: _e, ...s } = row;
+  const cents = String(price_cents).padStart(3, '0');
+  return { _key: saleKey(row), _seq: seq, ...s, price_eur: Number(`${cents.slice(0, -2)}.${cents.slice(-2)}`) };
+}
+
+/** The published row of a staged sale given its id (what `salesCopySql` writes; tests and validation). */
+export function publishedRow(staged: StagedSale, id: string): Record<string, unknown> {
+  const { _key: _k, _seq: _s, ...s } = staged;
+  return { sale_id: id, ...s };
+}
 
 /**
- * Returns a stateful mapper from adapter rows to published sales. The id is the sha256 of home,
- * date, price and the occurrence number of that triple, so two identical sales get two ids and
- * the same file always gives the same ids. Drop the mapper once the sales are read: its map holds
- * every sale key (~150 MB at the default scale).
+ * The COPY that turns the staged sales (NDJSON) into `sales.parquet`: each sale's id made as
+ * `saleId` does, its occurrence number counted by DuckDB (`row_number()` over its key in read
+ * order), then the table's columns in its order. Pure: SQL only.
  */
-export function publishedSale(): (row: SaleRow) => Record<string, unknown> {
-  const seen = new Map<string, number>();
-  return ({ line: _l, price_cents, eircode_hash: _e, ...s }) => {
-    const base = `${s.home_key}|${s.date_of_sale}|${price_cents}`;
-    const n = (seen.get(base) ?? 0) + 1;
-    seen.set(base, n);
-    const cents = String(price_cents).padStart(3, '0');
-    return {
-      sale_id: hash('sha256', `${base}|${n}`).slice(0, 16),
-      ...s,
-      price_eur: Number(`${cents.slice(0, -2)}.${cents.slice(-2)}`),
-    };
-  };
+export function salesCopySql(spec: TableSpec, ndjsonPath: string, parquetPath: string): string {
+  const staged = [...spec.columns.filter(([n]) => n !== 'sale_id'), ['_key', 'VARCHAR'], ['_seq', 'BIGINT']];
+  const cols = staged.map(([n, t]) => `${sqlString(n!)}: ${sqlString(t!)}`).join(', ');
+  const id = `substr(sha256(_key || '|' || CAST(row_number() OVER (PARTITION BY _key ORDER BY _seq) AS VARCHAR)), 1, 16)`;
+  const select = spec.columns.map(([n]) => (n === 'sale_id' ? `${id} AS sale_id` : sqlIdent(n))).join(', ');
+  return (
+    `COPY (SELECT ${select} FROM read_json(${sqlString(ndjsonPath)}, format = 'newline_delimited', ` +
+    `columns = {${cols}}, maximum_object_size = 16777216) ORDER BY ${spec.orderBy}) ` +
+    `TO ${sqlString(parquetPath)} (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE ${spec.rowGroupRows ?? 100_000})`
+  );
 }

@@ -120,13 +120,89 @@ export interface Tracked<T> {
 }
 
 /**
- * Assign ids and tracking dates to this build's drafts of one kind.
+ * Assigns ids and tracking dates to one build's drafts of one kind, one draft at a time, given
+ * each draft's previous registry entry; the refresh streams its leads through one in key order.
  *
  * - key unseen → next id (max id ever issued + 1), first_seen = last_changed = asOf: `new`
  * - key seen, hash differs (or it was removed and came back) → same id, last_changed = asOf: `updated`
  * - key seen, same hash → same id and dates: unchanged
- * - registry key absent from the build → entry kept with removed_on = asOf: `removed`
- *
+ * - a previous entry absent from the build (`absent`) → kept with removed_on = asOf: `removed`
+ */
+export class ChangeTracker {
+  readonly counts: ChangeCounts = { new: 0, updated: 0, removed: 0, unchanged: 0 };
+  readonly kind: RegistryKind;
+  readonly asOf: string;
+  private maxId: number;
+  private readonly leftOut: readonly string[];
+
+  /**
+   * @param maxId the largest id the previous registry issued for this kind (0 for none)
+   * @param unhashed fields left out of the content hash (derived from hashed ones: a change to them alone is no update)
+   */
+  constructor(kind: RegistryKind, maxId: number, asOf: string, unhashed: readonly string[] = []) {
+    this.kind = kind;
+    this.maxId = maxId;
+    this.asOf = asOf;
+    this.leftOut = [...unhashed, ...TRACKING_FIELDS];
+  }
+
+  /**
+   * Track one draft with its previous entry (undefined when its key was never seen). The draft is
+   * completed in place — its tracking fields filled in — and returned with its entry and change.
+   */
+  track<T extends Record<string, unknown>>(
+    draft: T,
+    key: string,
+    old: RegistryEntry | undefined,
+  ): { record: T & Tracking; entry: RegistryEntry; change: Change | null } {
+    const { kind, asOf } = this;
+    const hash = contentHash(draft, this.leftOut);
+    let entry: RegistryEntry;
+    let change: Change | null = null;
+    if (!old) {
+      entry = {
+        kind,
+        key,
+        id: ++this.maxId,
+        first_seen: asOf,
+        last_changed: asOf,
+        content_hash: hash,
+        removed_on: null,
+      };
+      change = { table: kind, id: entry.id, key, change: 'new' };
+      this.counts.new++;
+    } else if (old.content_hash !== hash || old.removed_on !== null) {
+      entry = { ...old, last_changed: asOf, content_hash: hash, removed_on: null };
+      change = { table: kind, id: entry.id, key, change: 'updated' };
+      this.counts.updated++;
+    } else {
+      entry = old;
+      this.counts.unchanged++;
+    }
+    // Completed in place rather than copied: a build holds 200,000 leads and a copy of each
+    // doubled the refresh's memory. Drafts made with UNTRACKED keep their shape here.
+    const record = Object.assign(draft, {
+      id: entry.id,
+      first_seen: entry.first_seen,
+      last_changed: entry.last_changed,
+      content_hash: hash,
+    });
+    return { record, entry, change };
+  }
+
+  /** A previous entry whose key this build does not have: removed now, or still removed. */
+  absent(old: RegistryEntry): { entry: RegistryEntry; change: Change | null } {
+    if (old.removed_on !== null) return { entry: old, change: null };
+    this.counts.removed++;
+    return {
+      entry: { ...old, removed_on: this.asOf },
+      change: { table: this.kind, id: old.id, key: old.key, change: 'removed' },
+    };
+  }
+}
+
+/**
+ * Assign ids and tracking dates to this build's drafts of one kind (`ChangeTracker` over arrays).
  * Drafts are processed in the order given; give them in a deterministic order (e.g. by key)
  * so that new ids are assigned deterministically. Each draft is completed in place (the
  * tracking fields are added to it) and returned in `records`.
@@ -147,52 +223,25 @@ export function trackChanges<T extends Record<string, unknown>>(
     prev.set(e.key, e);
     if (e.id > maxId) maxId = e.id;
   }
+  const tracker = new ChangeTracker(kind, maxId, asOf, unhashed);
   const seen = new Set<string>();
   const records: Tracked<T>['records'] = [];
   const entries: RegistryEntry[] = [];
   const changes: Change[] = [];
-  const counts: ChangeCounts = { new: 0, updated: 0, removed: 0, unchanged: 0 };
-  const leftOut = [...unhashed, ...TRACKING_FIELDS];
   for (const d of drafts) {
     const key = keyOf(d);
     if (seen.has(key)) throw new Error(`duplicate ${kind} key in build: ${key}`);
     seen.add(key);
-    const hash = contentHash(d, leftOut);
-    const old = prev.get(key);
-    let entry: RegistryEntry;
-    if (!old) {
-      entry = { kind, key, id: ++maxId, first_seen: asOf, last_changed: asOf, content_hash: hash, removed_on: null };
-      changes.push({ table: kind, id: entry.id, key, change: 'new' });
-      counts.new++;
-    } else if (old.content_hash !== hash || old.removed_on !== null) {
-      entry = { ...old, last_changed: asOf, content_hash: hash, removed_on: null };
-      changes.push({ table: kind, id: entry.id, key, change: 'updated' });
-      counts.updated++;
-    } else {
-      entry = old;
-      counts.unchanged++;
-    }
-    entries.push(entry);
-    // Completed in place rather than copied: a build holds 200,000 leads and a copy of each
-    // doubled the refresh's memory. Drafts made with UNTRACKED keep their shape here.
-    records.push(
-      Object.assign(d, {
-        id: entry.id,
-        first_seen: entry.first_seen,
-        last_changed: entry.last_changed,
-        content_hash: hash,
-      }),
-    );
+    const t = tracker.track(d, key, prev.get(key));
+    entries.push(t.entry);
+    if (t.change) changes.push(t.change);
+    records.push(t.record);
   }
   for (const old of prev.values()) {
     if (seen.has(old.key)) continue;
-    if (old.removed_on === null) {
-      entries.push({ ...old, removed_on: asOf });
-      changes.push({ table: kind, id: old.id, key: old.key, change: 'removed' });
-      counts.removed++;
-    } else {
-      entries.push(old);
-    }
+    const t = tracker.absent(old);
+    entries.push(t.entry);
+    if (t.change) changes.push(t.change);
   }
-  return { records, entries, changes, counts };
+  return { records, entries, changes, counts: tracker.counts };
 }

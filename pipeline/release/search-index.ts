@@ -11,12 +11,11 @@
  * (`n_docs`, `avgdl`), which BM25 needs and which `searchQuery` reads from the terms file's
  * footer. Terms come from `tokenize` in common/search-text.ts, which the API uses for `q`.
  */
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tokenize } from '../../common/search-text.ts';
 import { sqlString, type Db } from '../lib/duckdb.ts';
+import { openLineSink } from './tables.ts';
 
 /** One document: a lead id and its text (description + address + authority + application number). */
 export interface SearchDoc {
@@ -35,24 +34,87 @@ export interface SearchIndexStats {
 /** Rows per Parquet row group of the postings file: the unit the API skips or reads. */
 export const POSTINGS_ROW_GROUP_SIZE = 100_000;
 
-/** Staged lines (one per doc) buffered before a write. */
-const CHUNK_PIECES = 2_000;
+/**
+ * A corpus staged one document at a time: each doc is tokenised in JS (the same `tokenize` the
+ * API uses) as it is added and written as one line `id,dl,term:tf term:tf …` (terms are
+ * [a-z0-9]+, so neither ',' nor ' ' nor ':' needs quoting; a doc without terms gets no line).
+ * The refresh adds each lead as it streams past; `writeSearchIndex` builds the index from it.
+ */
+export class SearchStaging {
+  readonly path: string;
+  /** Documents added. */
+  n = 0;
+  /** Tokens over every document. */
+  totalLength = 0;
+  private readonly seen = new Set<number>();
+  private readonly sink: { write(line: string): void; close(): number };
+
+  constructor(path: string) {
+    this.path = path;
+    this.sink = openLineSink<string>(path, (line) => line);
+  }
+
+  /** Stage one document. Throws on a non-integer or repeated id. */
+  add(doc: SearchDoc): void {
+    if (!Number.isSafeInteger(doc.id)) throw new Error(`search doc id must be an integer, got ${doc.id}`);
+    if (this.seen.has(doc.id)) throw new Error(`search doc id ${doc.id} appears twice`);
+    this.seen.add(doc.id);
+    this.n++;
+    const tokens = tokenize(doc.text);
+    this.totalLength += tokens.length;
+    if (tokens.length === 0) return;
+    const tf = new Map<string, number>();
+    for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
+    let pairs = '';
+    for (const [term, count] of tf) pairs += pairs === '' ? `${term}:${count}` : ` ${term}:${count}`;
+    this.sink.write(`${doc.id},${tokens.length},${pairs}`);
+  }
+
+  /** Finish the staging file. */
+  close(): void {
+    this.sink.close();
+  }
+}
+
+/** The staging file of a release's search index, in its build folder. */
+export function searchStagingPath(outDir: string): string {
+  return join(outDir, '.search_docs.staging.csv');
+}
 
 /**
  * Build the inverted index of `docs` and write `outDir/search_terms.parquet` and
- * `outDir/search_postings.parquet`. Documents are tokenised in JS (the same `tokenize` the API
- * uses) and staged as CSV next to the output; DuckDB counts term frequencies, sorts and writes
- * the Parquet files; the staging file is removed afterwards. Throws on a non-integer or repeated id.
- *
- * idf = ln(1 + (N - df + 0.5) / (df + 0.5)), the BM25 idf that is never negative.
+ * `outDir/search_postings.parquet` (`SearchStaging`, then `writeStagedSearchIndex`).
+ * Throws on a non-integer or repeated id.
  */
 export async function writeSearchIndex(db: Db, docs: Iterable<SearchDoc>, outDir: string): Promise<SearchIndexStats> {
   await mkdir(outDir, { recursive: true });
-  const staging = join(outDir, '.search_docs.staging.csv');
+  const staging = new SearchStaging(searchStagingPath(outDir));
+  try {
+    for (const doc of docs) staging.add(doc);
+  } catch (err) {
+    staging.close();
+    await rm(staging.path, { force: true });
+    throw err;
+  }
+  staging.close();
+  return writeStagedSearchIndex(db, staging, outDir);
+}
+
+/**
+ * Write the index of a closed staging: DuckDB counts term frequencies, sorts and writes the
+ * Parquet files; the staging file is removed afterwards.
+ *
+ * idf = ln(1 + (N - df + 0.5) / (df + 0.5)), the BM25 idf that is never negative.
+ */
+export async function writeStagedSearchIndex(
+  db: Db,
+  staging: SearchStaging,
+  outDir: string,
+): Promise<SearchIndexStats> {
   const postingsPath = join(outDir, 'search_postings.parquet');
   const termsPath = join(outDir, 'search_terms.parquet');
   try {
-    const { n, totalLength } = await stageTokens(docs, staging);
+    const { n, totalLength } = staging;
     const avgdl = n === 0 ? 0 : totalLength / n;
     const meta = `KV_METADATA {n_docs: ${sqlString(String(n))}, avgdl: ${sqlString(String(avgdl))}}`;
     // One staged line per doc ("id,dl,term:tf term:tf"); DuckDB unnests and sorts, which is
@@ -63,7 +125,7 @@ export async function writeSearchIndex(db: Db, docs: Iterable<SearchDoc>, outDir
                 CAST(split_part(pair, ':', 2) AS INTEGER) AS tf, dl
          FROM (
            SELECT id AS lead_id, dl, unnest(string_split(terms, ' ')) AS pair
-           FROM ${csvSource(staging, { id: 'INTEGER', dl: 'INTEGER', terms: 'VARCHAR' })}
+           FROM ${csvSource(staging.path, { id: 'INTEGER', dl: 'INTEGER', terms: 'VARCHAR' })}
          )
          ORDER BY term, lead_id
        ) TO ${sqlString(postingsPath)}
@@ -85,59 +147,8 @@ export async function writeSearchIndex(db: Db, docs: Iterable<SearchDoc>, outDir
     );
     return { docs: n, terms: Number(counts!.terms), postings: Number(counts!.postings), avgdl };
   } finally {
-    await rm(staging, { force: true });
+    await rm(staging.path, { force: true });
   }
-}
-
-/**
- * Tokenise every doc and write one CSV line per doc, `id,dl,term:tf term:tf …`, to `path`
- * (terms are [a-z0-9]+, so neither ',' nor ' ' nor ':' needs quoting). Docs without terms get
- * no line. Returns the doc count and the total token count.
- */
-async function stageTokens(docs: Iterable<SearchDoc>, path: string): Promise<{ n: number; totalLength: number }> {
-  const staged = { n: 0, totalLength: 0 };
-  const seen = new Set<number>();
-  function* lines(): Generator<string> {
-    for (const doc of docs) {
-      if (!Number.isSafeInteger(doc.id)) throw new Error(`search doc id must be an integer, got ${doc.id}`);
-      if (seen.has(doc.id)) throw new Error(`search doc id ${doc.id} appears twice`);
-      seen.add(doc.id);
-      staged.n++;
-      const tokens = tokenize(doc.text);
-      staged.totalLength += tokens.length;
-      if (tokens.length === 0) continue;
-      const tf = new Map<string, number>();
-      for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
-      let pairs = '';
-      for (const [term, count] of tf) pairs += pairs === '' ? `${term}:${count}` : ` ${term}:${count}`;
-      yield `${doc.id},${tokens.length},${pairs}\n`;
-    }
-  }
-  await writeLines(path, lines());
-  return staged;
-}
-
-/** Write text pieces to a file in large chunks, honouring back-pressure; closes the file on error. */
-async function writeLines(path: string, pieces: Iterable<string>): Promise<void> {
-  const out = createWriteStream(path, { encoding: 'utf8' });
-  const closed = once(out, 'close');
-  try {
-    let chunk: string[] = [];
-    for (const piece of pieces) {
-      chunk.push(piece);
-      if (chunk.length >= CHUNK_PIECES) {
-        if (!out.write(chunk.join(''))) await once(out, 'drain');
-        chunk = [];
-      }
-    }
-    if (chunk.length > 0) out.write(chunk.join(''));
-  } catch (err) {
-    out.destroy();
-    await closed;
-    throw err;
-  }
-  out.end();
-  await closed;
 }
 
 function csvSource(path: string, columns: Record<string, string>): string {

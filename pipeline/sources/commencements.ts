@@ -108,12 +108,19 @@ export function normaliseCommencement(
 /**
  * Read BCMS commencement files into rows and rejects. A CN_Number seen again replaces the
  * earlier row (the later one is kept), which becomes a `duplicate` reject.
+ *
+ * With `onRow`, every accepted row is handed to it as it is read, with its arrival number, and
+ * `rows` stays empty; `kept` lists the arrival of the row kept for each notice (as `readPlanning`).
  */
-export async function readCommencements(files: string[]): Promise<AdapterResult<CommencementRow>> {
+export async function readCommencements(
+  files: string[],
+  onRow?: (row: CommencementRow, arrival: number) => void,
+): Promise<AdapterResult<CommencementRow> & { kept: number[] }> {
   const rows: CommencementRow[] = [];
-  const rowFiles: string[] = [];
   const rejects: Reject[] = [];
-  const byKey = new Map<string, number>();
+  // the row kept so far per notice: where it was read, its position among the rows, its arrival
+  const byKey = new Map<string, { at: number; arrival: number; file: string; line: number }>();
+  let arrivals = 0;
   let lines = 0;
   for (const file of files) {
     const onRecord = (rec: Record<string, string>, line: number): void => {
@@ -122,17 +129,17 @@ export async function readCommencements(files: string[]): Promise<AdapterResult<
         rejects.push(row);
         return;
       }
-      const i = byKey.get(row.cn_number);
-      if (i === undefined) {
-        byKey.set(row.cn_number, rows.length);
-        rows.push(row);
-        rowFiles.push(file);
+      const arrival = arrivals++;
+      onRow?.(row, arrival);
+      const old = byKey.get(row.cn_number);
+      if (old === undefined) {
+        byKey.set(row.cn_number, { at: byKey.size, arrival, file, line });
+        if (!onRow) rows.push(row);
         return;
       }
-      const old = rows[i]!;
-      rejects.push(reject(SOURCE, rowFiles[i]!, old.line, 'duplicate', `superseded by ${file}:${line}`, old.cn_number));
-      rows[i] = row;
-      rowFiles[i] = file;
+      rejects.push(reject(SOURCE, old.file, old.line, 'duplicate', `superseded by ${file}:${line}`, row.cn_number));
+      byKey.set(row.cn_number, { at: old.at, arrival, file, line });
+      if (!onRow) rows[old.at] = row;
     };
     const layout = { kind: 'notice', columns: COMMENCEMENT_COLUMNS, required: COMMENCEMENT_REQUIRED_COLUMNS } as const;
     const scanned = await scanCsv(
@@ -145,5 +152,5 @@ export async function readCommencements(files: string[]): Promise<AdapterResult<
     );
     lines += scanned.lines;
   }
-  return { rows, rejects, lines };
+  return { rows, rejects, lines, kept: [...byKey.values()].map((k) => k.arrival) };
 }

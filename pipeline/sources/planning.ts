@@ -138,51 +138,80 @@ export function normalisePlanning(rec: Record<string, string>, file: string, lin
   };
 }
 
+/** The row kept so far for one key: where it was read, its position among the rows and its arrival. */
+interface KeptRow {
+  at: number;
+  arrival: number;
+  file: string;
+  line: number;
+  etl: string;
+}
+
 /**
  * Keeps one row per authority + application number: the one with the latest ETL_DATE, and of
- * equal ETL dates the one read last. The other becomes a `duplicate` reject.
+ * equal ETL dates the one read last. The other becomes a `duplicate` reject. With `onRow`, each
+ * accepted row is handed over as it is read (with its arrival number) and only a small entry per
+ * key is kept, never the rows; `kept()` then says which arrivals won.
  */
 class PlanningCollector {
   readonly rows: PlanningRow[] = [];
   readonly rejects: Reject[] = [];
-  private readonly rowFiles: string[] = [];
-  private readonly byKey = new Map<string, number>();
+  private readonly byKey = new Map<string, KeptRow>();
+  private readonly onRow: ((row: PlanningRow, arrival: number) => void) | undefined;
+  private arrivals = 0;
+
+  constructor(onRow?: (row: PlanningRow, arrival: number) => void) {
+    this.onRow = onRow;
+  }
 
   add(row: PlanningRow | Reject, file: string): void {
     if (!('application_number' in row)) {
       this.rejects.push(row);
       return;
     }
+    const arrival = this.arrivals++;
+    this.onRow?.(row, arrival);
     const k = `${row.authority}\u0000${row.application_number}`;
-    const i = this.byKey.get(k);
-    if (i === undefined) {
-      this.byKey.set(k, this.rows.length);
-      this.rows.push(row);
-      this.rowFiles.push(file);
+    const old = this.byKey.get(k);
+    const etl = row.etl_date ?? '';
+    if (old === undefined) {
+      this.byKey.set(k, { at: this.byKey.size, arrival, file, line: row.line, etl });
+      if (!this.onRow) this.rows.push(row);
       return;
     }
-    const old = this.rows[i]!;
-    const oldFile = this.rowFiles[i]!;
-    if ((row.etl_date ?? '') >= (old.etl_date ?? '')) {
-      this.rejects.push(duplicate(oldFile, old, file, row));
-      this.rows[i] = row;
-      this.rowFiles[i] = file;
+    if (etl >= old.etl) {
+      this.rejects.push(duplicate(old.file, old.line, file, row.line, row.application_number));
+      this.byKey.set(k, { at: old.at, arrival, file, line: row.line, etl });
+      if (!this.onRow) this.rows[old.at] = row;
     } else {
-      this.rejects.push(duplicate(file, row, oldFile, old));
+      this.rejects.push(duplicate(file, row.line, old.file, old.line, row.application_number));
     }
+  }
+
+  /** The arrival number of the row kept for each key, in the order the keys were first read. */
+  kept(): number[] {
+    return [...this.byKey.values()].map((k) => k.arrival);
   }
 }
 
-function duplicate(file: string, row: PlanningRow, keptFile: string, kept: PlanningRow): Reject {
-  return reject(SOURCE, file, row.line, 'duplicate', `superseded by ${keptFile}:${kept.line}`, row.application_number);
+function duplicate(file: string, line: number, keptFile: string, keptLine: number, key: string): Reject {
+  return reject(SOURCE, file, line, 'duplicate', `superseded by ${keptFile}:${keptLine}`, key);
 }
 
 /**
  * Read planning export files (CSV, or ArcGIS JSON when the name ends in `.json`) into rows and
  * rejects. Rows + rejects = lines: duplicates and unreadable headers are rejects too.
+ *
+ * With `onRow`, every accepted row is handed to it as soon as it is read, with its arrival number
+ * (0, 1, … in read order), and `rows` stays empty: `kept` lists the arrival of the row kept for
+ * each application (in first-read order), so a caller staging the rows keeps those and drops the
+ * superseded ones. The refresh streams 200,000 applications this way instead of holding them.
  */
-export async function readPlanning(files: string[]): Promise<AdapterResult<PlanningRow>> {
-  const out = new PlanningCollector();
+export async function readPlanning(
+  files: string[],
+  onRow?: (row: PlanningRow, arrival: number) => void,
+): Promise<AdapterResult<PlanningRow> & { kept: number[] }> {
+  const out = new PlanningCollector(onRow);
   let lines = 0;
   for (const file of files) {
     const onRecord = (rec: Record<string, string>, line: number): void =>
@@ -194,7 +223,7 @@ export async function readPlanning(files: string[]): Promise<AdapterResult<Plann
       lines += (await scanCsv(file, SOURCE, [PLANNING_LAYOUT], (_k, rec, line) => onRecord(rec, line), onReject)).lines;
     }
   }
-  return { rows: out.rows, rejects: out.rejects, lines };
+  return { rows: out.rows, rejects: out.rejects, lines, kept: out.kept() };
 }
 
 /**

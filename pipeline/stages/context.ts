@@ -8,31 +8,22 @@ import type { PipelineConfig } from '../config.ts';
 import type { AnalyticsSummary } from '../intel/analytics.ts';
 import type { CompanyIndex } from '../normalise/company-match.ts';
 import type { InfraDraft } from '../normalise/infrastructure.ts';
-import type { LeadDraft } from '../normalise/leads.ts';
-import type { Neighbour } from '../normalise/neighbours.ts';
+import type { LeadResolvers } from '../normalise/leads.ts';
+import type { LeadStagingFiles } from '../normalise/lead-staging.ts';
 import type { Supplier } from '../normalise/suppliers.ts';
 import type { GateResult, SourceCounts } from '../release/gates.ts';
 import type { GeoJsonIndex } from '../release/geojson.ts';
 import type { AuthorityCounts, AuthorityLeads, AuthoritySourceReads, PreviousManifest } from '../release/manifest.ts';
-import type { NameGateResult } from '../release/name-gate.ts';
+import type { NameGate, NameGateResult } from '../release/name-gate.ts';
 import type { RawFiles } from '../release/raw-files.ts';
-import type { Change, ChangeCounts, RegistryEntry, Tracked } from '../release/registry.ts';
-import type { SearchDoc, SearchIndexStats } from '../release/search-index.ts';
+import type { ChangeCounts, RegistryKind, Tracked } from '../release/registry.ts';
+import type { SearchIndexStats, SearchStaging } from '../release/search-index.ts';
 import type { NdjsonSink, TableSpec } from '../release/tables.ts';
 import { countReasons } from '../sources/common.ts';
-import type {
-  AdapterResult,
-  CommencementRow,
-  CompanyRow,
-  FilingRow,
-  InfraFragment,
-  MaterialRow,
-  PlanningRow,
-  Reject,
-  RentRow,
-} from '../types.ts';
+import type { AdapterResult, CompanyRow, FilingRow, InfraFragment, MaterialRow, Reject, RentRow } from '../types.ts';
 import type { RecordKind, Validators } from '../validate.ts';
 import type { Build } from './build.ts';
+import type { TableSinks } from './sinks.ts';
 
 export interface PipelineDeps {
   /** Clock for build timestamps and release ids. */
@@ -104,43 +95,49 @@ export interface BuildProducts {
   sales: { spec: TableSpec; sink: NdjsonSink; count: number };
   /** The analytics stage's private copy of the sales (pipeline/intel/sales-input.ts). */
   intelSalesPath: string;
-  planning: AdapterResult<PlanningRow>;
-  commencements: AdapterResult<CommencementRow>;
   companies: { companies: AdapterResult<CompanyRow>; filings: AdapterResult<FilingRow> };
+  /** The release's company register, read first: names are decided on its evidence as the leads' sources are read. */
+  register: CompanyIndex;
+  resolvers: LeadResolvers;
+  /** The applications and notices staged by `read:planning` and `read:commencements` (pipeline/normalise/lead-staging.ts). */
+  staging: LeadStagingFiles;
   infrastructure: AdapterResult<InfraFragment>;
   rents: AdapterResult<RentRow>;
   materials: AdapterResult<MaterialRow>;
   /** The release's as-of date: the latest planning extract date, else the build day. */
   asOf: string;
-  normalised: {
-    leads: LeadDraft[];
-    linkedNotices: number;
-    unlinkedNotices: number;
-    infraDrafts: InfraDraft[];
-    index: CompanyIndex;
-  };
+  /** Notices linked to a lead, and not (`link`). */
+  linked: { linkedNotices: number; unlinkedNotices: number };
+  infraDrafts: InfraDraft[];
+  /** The tables streamed as their rows are made, each row validated on the way (`leads`, `track`). */
+  sinks: TableSinks;
+  /** New / updated / removed / unchanged per registry kind. */
+  changeCounts: Record<RegistryKind, ChangeCounts>;
+  /** Each lead's id and coordinates, for the nearest neighbours (`leads` → `track`). */
+  points: { id: number; lat: number | null; lon: number | null }[];
+  /** Leads per main contractor's company number (`leads` → `track`'s suppliers). */
+  projects: Map<string, number>;
   tracked: {
-    leads: Tracked<LeadDraft>;
     infra: Tracked<InfraDraft>;
-    neighbours: Neighbour[];
     suppliers: Supplier[];
   };
   /** The other tables' rows as published (validated, then written by `write:tables`). */
   published: {
     companies: Omit<CompanyRow, 'line' | 'name_key'>[];
     filings: Omit<FilingRow, 'line'>[];
-    changes: Change[];
-    registry: RegistryEntry[];
   };
   /** This release's events by type (the `events` stage). */
   events: Record<EventType, number>;
+  /** The privacy gate, fed each lead (`leads`) and project (`track`) as it is written. */
+  nameGate: NameGate;
   names: NameGateResult;
   authorities: AuthorityCounts;
   /** Per authority and source: rows read and their newest date (normalise). */
   authorityReads: AuthoritySourceReads;
-  /** Per authority: leads by status and bbox (write:tables). */
+  /** Per authority: leads by status and bbox (`leads`). */
   authorityLeads: AuthorityLeads;
-  searchDocs: SearchDoc[];
+  /** Each lead's search terms, staged by `leads` for `search-index`. */
+  searchStaging: SearchStaging;
   search: SearchIndexStats;
   geojson: GeoJsonIndex;
   analytics: AnalyticsSummary;

@@ -4,7 +4,8 @@
  * entry (`[ 2/18] read:ppr …`), the manifest records each one's timing under its name, and
  * `deps.onStage` is called with the name as each starts.
  *
- *   fingerprint → read:<source>… → normalise → track → validate (privacy gate) → write:tables
+ *   fingerprint → read:ppr → write:sales → read:companies → read:planning → read:commencements
+ *   → read:<other sources>… → link → leads → track → validate (privacy gate) → write:tables
  *   → events → search-index → geojson → analytics → manifest (quality gates) → publish
  *
  * A stage may end the refresh after it (`end`): `fingerprint` when the input is unchanged,
@@ -17,10 +18,11 @@ import { runAnalytics } from '../intel/analytics.ts';
 import { writeGeoJson } from '../release/geojson.ts';
 import { publishRelease, pruneReleases } from '../release/publish.ts';
 import { inputFingerprint, listRawFiles } from '../release/raw-files.ts';
-import { writeSearchIndex } from '../release/search-index.ts';
+import { writeStagedSearchIndex } from '../release/search-index.ts';
 import { need } from './context.ts';
+import { leadsStage } from './leads.ts';
+import { linkStage } from './link.ts';
 import { builtSummary, manifestStage } from './manifest.ts';
-import { normaliseStage } from './normalise.ts';
 import {
   readCommencementsStage,
   readCompaniesStage,
@@ -63,9 +65,11 @@ const searchIndexStage: Stage = {
   name: 'search-index',
   async run(ctx) {
     const build = need(ctx, 'build');
-    const docs = need(ctx, 'searchDocs');
-    const stats = (ctx.made.search = await writeSearchIndex(await build.fresh(), docs, build.dir));
-    docs.length = 0;
+    const stats = (ctx.made.search = await writeStagedSearchIndex(
+      await build.fresh(),
+      need(ctx, 'searchStaging'),
+      build.dir,
+    ));
     return stats.docs;
   },
 };
@@ -129,13 +133,14 @@ export const STAGES: readonly Stage[] = [
   fingerprintStage,
   readPprStage,
   writeSalesStage,
+  readCompaniesStage,
   readPlanningStage,
   readCommencementsStage,
-  readCompaniesStage,
   readInfrastructureStage,
   readRentsStage,
   readMaterialsStage,
-  normaliseStage,
+  linkStage,
+  leadsStage,
   trackStage,
   validateStage,
   writeTablesStage,

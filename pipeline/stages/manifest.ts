@@ -20,8 +20,7 @@ export const manifestStage: Stage = {
       maxRejectRatio: ctx.config.gateMaxRejectRatio,
     }));
     const build = need(ctx, 'build');
-    const tracked = need(ctx, 'tracked');
-    const normalised = need(ctx, 'normalised');
+    const linked = need(ctx, 'linked');
     const m = buildManifest({
       releaseId: build.releaseId,
       builtAt: build.now,
@@ -30,10 +29,10 @@ export const manifestStage: Stage = {
       tables: ctx.counts,
       sources: ctx.sources,
       authorities: need(ctx, 'authorities'),
-      linkedNotices: normalised.linkedNotices,
-      unlinkedNotices: normalised.unlinkedNotices,
+      linkedNotices: linked.linkedNotices,
+      unlinkedNotices: linked.unlinkedNotices,
       publishedNames: need(ctx, 'names').counts,
-      changes: { leads: tracked.leads.counts, infrastructure: tracked.infra.counts },
+      changes: need(ctx, 'changeCounts'),
       search: need(ctx, 'search'),
       geojson: need(ctx, 'geojson'),
       analytics: need(ctx, 'analytics').pairs,
@@ -79,11 +78,10 @@ function freshnessOf(rawDir: string) {
 export function builtSummary(
   ctx: BuildContext,
 ): Pick<StageOutcome, 'asOf' | 'changes' | 'counts' | 'sources' | 'releaseBytes'> {
-  const tracked = need(ctx, 'tracked');
   return {
     releaseBytes: need(ctx, 'releaseBytes'),
     asOf: need(ctx, 'asOf'),
-    changes: { leads: tracked.leads.counts, infrastructure: tracked.infra.counts },
+    changes: need(ctx, 'changeCounts'),
     counts: { ...ctx.counts, records_total: recordsTotal(ctx.counts) },
     sources: ctx.sources,
   };

@@ -1,19 +1,25 @@
 /**
  * `read:ppr` and `write:sales`: the property sales stream from the PPR files straight into the
  * staging file of `sales.parquet`, validated on the way (~800,000 rows never sit in memory), with
- * a private copy for the analytics stage; then DuckDB sorts the staging file into Parquet.
+ * a private copy for the analytics stage; then DuckDB numbers each sale's id and sorts the staging
+ * file into Parquet (pipeline/release/published-sale.ts).
  *
  * `read:ppr` is the first stage that writes, so it starts the build (folder and DuckDB).
  */
 import { openIntelSalesSink } from '../intel/sales-input.ts';
-import { publishedSale } from '../release/published-sale.ts';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { publishedRow, salesCopySql, stagedSale } from '../release/published-sale.ts';
 import { tableSpec } from '../release/table-specs.ts';
-import { openTableSink, writeTableFromSink } from '../release/tables.ts';
+import { openTableSink } from '../release/tables.ts';
 import { readPpr } from '../sources/ppr.ts';
 import { loadValidators } from '../validate.ts';
 import { startBuild } from './build.ts';
 import { account, need, noteInvalid } from './context.ts';
 import type { Stage } from './runner.ts';
+
+/** Stands for a sale's id while it is validated: the real one is made when the table is written. */
+const ID_PLACEHOLDER = '0000000000000000';
 
 export const readPprStage: Stage = {
   name: 'read:ppr',
@@ -24,12 +30,12 @@ export const readPprStage: Stage = {
     const spec = tableSpec('sales');
     const sink = openTableSink(build.dir, 'sales');
     const intelSales = openIntelSalesSink(build.dir); // the analytics stage's private copy (Eircode hashes)
-    // Local to this stage: its map of every sale key (~150 MB) must not live to the end of the run.
-    const toSale = publishedSale();
     const check = { invalid: 0, samples: [] as string[] };
+    let seq = 0;
     const ppr = await readPpr(need(ctx, 'files').by.ppr, (row) => {
-      const sale = toSale(row);
-      const problems = validators.validate('property-sale', sale);
+      const sale = stagedSale(row, seq++);
+      // validated as published; its id (DuckDB's, in write:sales) is 16 hex digits by construction
+      const problems = validators.validate('property-sale', publishedRow(sale, ID_PLACEHOLDER));
       if (problems.length) {
         check.invalid++;
         if (check.samples.length < 5) check.samples.push(`line ${row.line}: ${problems.join(', ')}`);
@@ -52,7 +58,8 @@ export const writeSalesStage: Stage = {
   async run(ctx) {
     const build = need(ctx, 'build');
     const sales = need(ctx, 'sales');
-    await writeTableFromSink(build.db(), build.dir, sales.spec, sales.sink);
+    await build.db().run(salesCopySql(sales.spec, sales.sink.path, join(build.dir, 'sales.parquet')));
+    await rm(sales.sink.path, { force: true });
     ctx.counts['sales'] = sales.count;
     // Closing the instance that sorted 800,000 sales hands its buffer pool back.
     await build.fresh();

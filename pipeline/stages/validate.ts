@@ -1,11 +1,12 @@
 /**
- * `validate`: every row about to be published is checked against `schemas/`, and the privacy
- * gate checks every published name. After it the refresh stops if the privacy gate failed
- * (`blocked`, whatever `--force` says; its messages name record ids, never a name), or throws if
- * any row is invalid (nothing is published).
+ * `validate`: the rows not already checked as they were streamed (companies, filings, suppliers,
+ * infrastructure projects, rejects) are checked against `schemas/`, the streamed tables' checks
+ * are noted, and the privacy gate's result is taken (it saw every published name as it was
+ * written). After it the refresh stops if the privacy gate failed (`blocked`, whatever `--force`
+ * says; its messages name record ids, never a name), or throws if any row is invalid (nothing is
+ * published).
  */
-import { checkPublishedNames } from '../release/name-gate.ts';
-import { validateAll, type RecordKind } from '../validate.ts';
+import { validateAll, type RecordKind, type RowCheck } from '../validate.ts';
 import { need, noteInvalid } from './context.ts';
 import type { Stage } from './runner.ts';
 
@@ -17,8 +18,6 @@ export const validateStage: Stage = {
     const published = (ctx.made.published = {
       companies: companies.rows.map(({ line: _l, name_key: _k, ...c }) => c),
       filings: filings.rows.map(({ line: _l, ...f }) => f),
-      changes: [...tracked.leads.changes, ...tracked.infra.changes],
-      registry: [...tracked.leads.entries, ...tracked.infra.entries],
     });
     const validators = need(ctx, 'validators');
     const check = (kind: RecordKind, rows: Iterable<unknown>): number => {
@@ -26,19 +25,22 @@ export const validateStage: Stage = {
       noteInvalid(ctx, kind, r);
       return r.checked;
     };
+    // the streamed tables were checked as they were written: their results are noted in the same order
+    const streamed = (s: { kind: RecordKind | null; check: RowCheck | null }): number => {
+      noteInvalid(ctx, s.kind!, s.check!);
+      return s.check!.checked;
+    };
+    const sinks = need(ctx, 'sinks');
     const checked =
-      check('lead', tracked.leads.records) +
+      streamed(sinks.leads) +
       check('infrastructure-project', tracked.infra.records) +
       check('company', published.companies) +
       check('filing', published.filings) +
       check('supplier', tracked.suppliers) +
-      check('lead-neighbour', tracked.neighbours) +
-      check('change', published.changes) +
+      streamed(sinks.lead_neighbours) +
+      streamed(sinks.changes) +
       check('reject', ctx.rejects);
-    ctx.made.names = checkPublishedNames(
-      { leads: tracked.leads.records, infrastructure: tracked.infra.records },
-      need(ctx, 'normalised').index,
-    );
+    ctx.made.names = need(ctx, 'nameGate').result();
     return checked;
   },
   end(ctx) {

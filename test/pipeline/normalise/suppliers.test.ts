@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { VERTICALS } from '../../../pipeline/normalise/classify.ts';
 import type { LeadDraft } from '../../../pipeline/normalise/leads.ts';
-import { buildSuppliers } from '../../../pipeline/normalise/suppliers.ts';
+import { buildSuppliers, countProjects } from '../../../pipeline/normalise/suppliers.ts';
 import type { CompanyRow } from '../../../pipeline/types.ts';
 import { loadValidators } from '../../../pipeline/validate.ts';
 
@@ -44,12 +44,12 @@ const FILTER_CASES: [string, CompanyRow, boolean][] = [
 ];
 for (const [name, c, kept] of FILTER_CASES) {
   test(`buildSuppliers filter: ${name} → ${kept ? 'kept' : 'dropped'}`, () => {
-    assert.is(buildSuppliers([c], []).length > 0, kept);
+    assert.is(buildSuppliers([c], new Map()).length > 0, kept);
   });
 }
 
 test('buildSuppliers: one row per (company, vertical) a NACE code serves', () => {
-  const rows = buildSuppliers([company('10', 'Spark Electrical Ltd', { nace_code: '4321' })], []);
+  const rows = buildSuppliers([company('10', 'Spark Electrical Ltd', { nace_code: '4321' })], new Map());
   const expected = VERTICALS.filter((v) => v.nace.includes('4321'))
     .map((v) => v.code)
     .sort();
@@ -82,7 +82,7 @@ test('buildSuppliers: projects_as_builder counts leads naming the company; sort 
     company('20', 'Zeta Roofing Ltd'), // repeated register row: counted once
   ];
   const leads = [lead('20'), lead('20'), lead('22'), lead(null), lead('999')];
-  const rows = buildSuppliers(companies, leads).map((r) => [
+  const rows = buildSuppliers(companies, countProjects(leads)).map((r) => [
     r.county,
     r.vertical,
     r.company_name,
@@ -104,7 +104,7 @@ test('buildSuppliers: rows validate against schemas/supplier.schema.json', () =>
       company('30', 'Spark Electrical Ltd', { nace_code: '4321' }),
       company('31', 'Green Gardens Ltd', { nace_code: '8130', county: 'Co. Galway' }),
     ],
-    [lead('30')],
+    countProjects([lead('30')]),
   );
   assert.ok(rows.length > 0);
   for (const r of rows) assert.equal(v.validate('supplier', r), [], `${r.company_number}/${r.vertical}`);

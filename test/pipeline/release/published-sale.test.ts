@@ -1,8 +1,13 @@
 /** Sales as published: decimal prices, stable ids that tell identical sales apart, no internals. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { publishedSale } from '../../../pipeline/release/published-sale.ts';
+import { join } from 'node:path';
+import { openDb } from '../../../pipeline/lib/duckdb.ts';
+import { publishedRow, saleId, saleKey, salesCopySql, stagedSale } from '../../../pipeline/release/published-sale.ts';
+import { tableSpec } from '../../../pipeline/release/table-specs.ts';
+import { writeNdjson } from '../../../pipeline/release/tables.ts';
 import type { SaleRow } from '../../../pipeline/types.ts';
+import { tempDir } from '../../helpers/tmp.ts';
 
 const sale = (over: Partial<SaleRow> = {}): SaleRow => ({
   date_of_sale: '2026-03-01',
@@ -22,23 +27,49 @@ const sale = (over: Partial<SaleRow> = {}): SaleRow => ({
 });
 
 test('price in euro with the cents exact, no line number or Eircode hash, id first', () => {
-  const s = publishedSale()(sale());
+  const s = publishedRow(stagedSale(sale(), 0), saleId(saleKey(sale()), 1));
   assert.is(s['price_eur'], 325000.5);
   assert.is(Object.keys(s)[0], 'sale_id');
   assert.match(String(s['sale_id']), /^[0-9a-f]{16}$/);
-  for (const k of ['line', 'eircode_hash', 'price_cents']) assert.not.ok(k in s, k);
-  assert.is(publishedSale()(sale({ price_cents: 5 }))['price_eur'], 0.05);
+  for (const k of ['line', 'eircode_hash', 'price_cents', '_key', '_seq']) assert.not.ok(k in s, k);
+  assert.is(stagedSale(sale({ price_cents: 5 }), 0)['price_eur'], 0.05);
 });
 
 test('ids: the same sale gets the same id in every run; a second identical sale in one run gets another', () => {
-  const a = publishedSale();
-  const b = publishedSale();
-  const first = a(sale())['sale_id'];
-  assert.is(b(sale({ line: 99 }))['sale_id'], first, 'line numbers do not change the id');
-  const twin = a(sale())['sale_id'];
-  assert.is.not(twin, first);
-  assert.is(b(sale())['sale_id'], twin);
-  assert.is.not(publishedSale()(sale({ price_cents: 32_500_051 }))['sale_id'], first);
+  const key = saleKey(sale());
+  assert.is(key, saleKey(sale({ line: 99 })), 'line numbers do not change the key');
+  assert.is.not(saleId(key, 2), saleId(key, 1));
+  assert.is.not(saleKey(sale({ price_cents: 32_500_051 })), key);
+});
+
+test('salesCopySql: DuckDB numbers each key in read order and makes the ids saleId makes', async () => {
+  const dir = tempDir('published-sale');
+  // two identical sales (read 1st and 4th), one other home, one other price of the same home
+  const rows = [sale(), sale({ home_key: 'h2' }), sale({ price_cents: 1 }), sale({ line: 40 })];
+  const staging = join(dir, '.sales.ndjson');
+  writeNdjson(
+    staging,
+    rows.map((r, i) => stagedSale(r, i)),
+  );
+  const db = await openDb();
+  try {
+    const out = join(dir, 'sales.parquet');
+    await db.run(salesCopySql(tableSpec('sales'), staging, out));
+    const ids = (await db.all<{ sale_id: string }>(`SELECT sale_id FROM read_parquet('${out}')`)).map((r) => r.sale_id);
+    const expected = [
+      saleId(saleKey(rows[0]!), 1),
+      saleId(saleKey(rows[1]!), 1),
+      saleId(saleKey(rows[2]!), 1),
+      saleId(saleKey(rows[3]!), 2),
+    ];
+    assert.equal([...ids].sort(), [...expected].sort());
+    const [cols] = await db.all<{ n: number }>(
+      `SELECT count(*)::INT AS n FROM (DESCRIBE SELECT * FROM read_parquet('${out}')) WHERE column_name LIKE '\\_%' ESCAPE '\\'`,
+    );
+    assert.is(cols!.n, 0, 'no staging column reaches the table');
+  } finally {
+    db.close();
+  }
 });
 
 test.run();

@@ -130,7 +130,7 @@ test('a stage or its end that throws ends the refresh with that error', async ()
 
 test('a table that ends without an outcome is an error, and so is a stage reading what no stage made yet', async () => {
   await rejects(() => run([step('a', 1, [])], context().ctx), /stage table ended without an outcome \(last stage: a\)/);
-  const early: Stage = { name: 'early', run: async (ctx) => need(ctx, 'tracked').leads.records.length };
+  const early: Stage = { name: 'early', run: async (ctx) => need(ctx, 'tracked').infra.records.length };
   await rejects(() => run([early], context().ctx), /'tracked' is needed before any stage made it/);
 });
 

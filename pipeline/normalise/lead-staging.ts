@@ -1,0 +1,221 @@
+/**
+ * The lead build's inputs staged on disk, and the SQL that links them (issue 34: a refresh that
+ * grows linearly in bounded memory). `read:planning` and `read:commencements` stream every
+ * accepted row through `leadSource` / `linkedNotice` (names decided on evidence, never staged)
+ * into a tab-separated staging file, with the arrival numbers their adapter kept in another;
+ * DuckDB then does the relational work `buildLeads` does in memory — the kept rows, one
+ * application per lead key, notices linked by permission number and authority — over those files,
+ * and the `leads` stage streams the result back in lead-key order, one chunk at a time.
+ *
+ * Every staged field is a code, a date, a number, an application or notice number (cleaned:
+ * whitespace folded to single spaces) or JSON text, so a tab or a newline never occurs inside a
+ * field (`stagedField` refuses one). Pure, but for the line writers' file I/O.
+ */
+import { sqlString } from '../lib/duckdb.ts';
+import { openLineSink } from '../release/tables.ts';
+import type { LeadSource, LinkedNotice } from './leads.ts';
+
+/** One staged planning application: the row as the lead build reads it, with its keys. */
+export interface StagedApplication {
+  /** Arrival number in read order (the adapter's). */
+  arrival: number;
+  /** Lead key, `<authority slug>/<APPLICATION NUMBER>` (`leadKey`). */
+  leadKey: string;
+  /** The resolved authority's slug; null when the authority is unknown (such a lead links no notice). */
+  slug: string | null;
+  /** Canonical authority name (null when unknown), for the manifest's per-authority reads. */
+  authority: string | null;
+  source: LeadSource;
+}
+
+/** One staged commencement notice. */
+export interface StagedNotice {
+  arrival: number;
+  /** The application number it names (null: links nowhere). */
+  permissionNumber: string | null;
+  /** Slug of the authority the notice names (null: none, or unknown — then it links by number alone when unique). */
+  slug: string | null;
+  /** Canonical authority name (null when unknown), for the manifest's per-authority reads. */
+  authority: string | null;
+  notice: LinkedNotice;
+}
+
+/** The staging files of one build (under the build folder, removed before it is published). */
+export interface LeadStagingFiles {
+  applications: string;
+  /** Arrival numbers of the applications the adapter kept, with their first-read position. */
+  keptApplications: string;
+  notices: string;
+  keptNotices: string;
+}
+
+/** The staging file paths under `dir` (names start with '.', so no checksum or release listing ever sees them). */
+export function leadStagingFiles(dir: string): LeadStagingFiles {
+  return {
+    applications: `${dir}/.stage-applications.tsv`,
+    keptApplications: `${dir}/.stage-applications-kept.tsv`,
+    notices: `${dir}/.stage-notices.tsv`,
+    keptNotices: `${dir}/.stage-notices-kept.tsv`,
+  };
+}
+
+/** A staged field: '' for null (no staged value is ever empty), refusing a tab or a newline. */
+export function stagedField(v: string | number | null): string {
+  if (v === null) return '';
+  const s = String(v);
+  if (s === '' || /[\t\n\r]/.test(s))
+    throw new Error(`a staged field must be non-empty and hold no tab or newline: ${JSON.stringify(s.slice(0, 40))}`);
+  return s;
+}
+
+/** The staging line of one application (JSON text last: `JSON.stringify` escapes every control character). */
+export function applicationLine(a: StagedApplication): string {
+  return [
+    a.arrival,
+    stagedField(a.leadKey),
+    stagedField(a.slug),
+    stagedField(a.source.application_number),
+    stagedField(a.authority),
+    stagedField(a.source.received_date),
+    stagedField(a.source.etl_date),
+    JSON.stringify(a.source),
+  ].join('\t');
+}
+
+/** The staging line of one notice. */
+export function noticeLine(n: StagedNotice): string {
+  const date = n.notice.submitted_date ?? n.notice.commencement_date;
+  return [
+    n.arrival,
+    stagedField(n.permissionNumber),
+    stagedField(n.slug),
+    stagedField(n.authority),
+    stagedField(date),
+    JSON.stringify(n.notice),
+  ].join('\t');
+}
+
+/** A line sink of staged rows. */
+export type StagingSink<T> = { readonly path: string; write(row: T): void; close(): number };
+
+export function openApplicationSink(path: string): StagingSink<StagedApplication> {
+  return openLineSink(path, applicationLine);
+}
+
+export function openNoticeSink(path: string): StagingSink<StagedNotice> {
+  return openLineSink(path, noticeLine);
+}
+
+/** Write the kept arrival numbers, each with its position (the order its key was first read). */
+export function writeKept(path: string, kept: readonly number[]): number {
+  let pos = 0;
+  const sink = openLineSink<number>(path, (arrival) => `${pos++}\t${arrival}`);
+  for (const a of kept) sink.write(a);
+  return sink.close();
+}
+
+function tsv(path: string, columns: Record<string, string>): string {
+  const cols = Object.entries(columns)
+    .map(([n, t]) => `${sqlString(n)}: ${sqlString(t)}`)
+    .join(', ');
+  return (
+    `read_csv(${sqlString(path)}, delim = '\t', header = false, quote = '', escape = '', ` +
+    `nullstr = '', auto_detect = false, columns = {${cols}})`
+  );
+}
+
+/**
+ * SQL statements (run in order on one connection) that materialise the lead build's input:
+ *
+ * - `application`: the applications the adapter kept (its duplicate rule), then one per lead key —
+ *   of those sharing one, the later in the adapter's order (`buildLeads`' rule);
+ * - `notice`: the notices the adapter kept;
+ * - `link`: each notice and the lead it links to — by application number and the same authority,
+ *   or, for a notice naming no known authority, by number alone when exactly one lead has it.
+ */
+export function linkStatements(files: LeadStagingFiles): string[] {
+  const applications = tsv(files.applications, {
+    arrival: 'BIGINT',
+    lead_key: 'VARCHAR',
+    slug: 'VARCHAR',
+    application_number: 'VARCHAR',
+    authority: 'VARCHAR',
+    received_date: 'VARCHAR',
+    etl_date: 'VARCHAR',
+    source: 'VARCHAR',
+  });
+  const keptApplications = tsv(files.keptApplications, { pos: 'BIGINT', arrival: 'BIGINT' });
+  const notices = tsv(files.notices, {
+    arrival: 'BIGINT',
+    permission_number: 'VARCHAR',
+    slug: 'VARCHAR',
+    authority: 'VARCHAR',
+    newest_date: 'VARCHAR',
+    notice: 'VARCHAR',
+  });
+  const keptNotices = tsv(files.keptNotices, { pos: 'BIGINT', arrival: 'BIGINT' });
+  return [
+    `CREATE TEMP TABLE kept_application AS
+       SELECT a.*, k.pos FROM ${applications} a JOIN ${keptApplications} k USING (arrival)`,
+    `CREATE TEMP TABLE application AS
+       SELECT * FROM kept_application
+       WHERE arrival IN (SELECT arg_max(arrival, pos) FROM kept_application GROUP BY lead_key)`,
+    `CREATE TEMP TABLE notice AS
+       SELECT n.* FROM ${notices} n JOIN ${keptNotices} k USING (arrival)`,
+    `CREATE TEMP TABLE link AS
+       SELECT n.arrival AS notice, a.lead_key
+       FROM notice n JOIN application a ON a.application_number = n.permission_number AND a.slug = n.slug
+       UNION ALL
+       SELECT n.arrival, any_value(a.lead_key)
+       FROM notice n JOIN application a ON a.application_number = n.permission_number
+       WHERE n.slug IS NULL
+       GROUP BY n.arrival HAVING count(*) = 1`,
+  ];
+}
+
+/** Kept rows and their newest date per authority and source (the manifest's per-authority reads). */
+export const AUTHORITY_READS_SQL = `
+  SELECT 'planning' AS source, authority, count(*)::BIGINT AS records, max(received_date) AS newest_date
+  FROM kept_application WHERE authority IS NOT NULL GROUP BY authority
+  UNION ALL
+  SELECT 'commencements', authority, count(*)::BIGINT, max(newest_date)
+  FROM notice WHERE authority IS NOT NULL GROUP BY authority`;
+
+/** The as-of date (latest ETL date of the kept applications) and the linked / unlinked notice counts. */
+export const LINK_SUMMARY_SQL = `
+  SELECT (SELECT max(etl_date) FROM kept_application) AS latest_etl,
+         (SELECT count(*) FROM link)::BIGINT AS linked,
+         (SELECT count(*) FROM notice)::BIGINT AS notices`;
+
+/**
+ * Every lead's application, its linked notices (JSON texts) and its previous registry entry
+ * (null columns when new), in lead-key order: the order new ids are issued in.
+ * `previousRegistry` is a Parquet path, or null for a first build.
+ */
+export function leadInputSql(previousRegistry: string | null): string {
+  const prev = previousRegistry
+    ? `(SELECT key, id, first_seen, last_changed, content_hash, removed_on
+        FROM read_parquet(${sqlString(previousRegistry)}) WHERE kind = 'leads')`
+    : `(SELECT NULL::VARCHAR AS key, NULL::BIGINT AS id, NULL::DATE AS first_seen, NULL::DATE AS last_changed,
+               NULL::VARCHAR AS content_hash, NULL::DATE AS removed_on WHERE false)`;
+  return `
+    WITH notices_of AS (
+      SELECT l.lead_key, list(n.notice ORDER BY n.arrival) AS notices
+      FROM link l JOIN notice n ON n.arrival = l.notice GROUP BY l.lead_key)
+    SELECT a.lead_key, a.source, n.notices,
+           p.id AS prev_id, p.first_seen AS prev_first_seen, p.last_changed AS prev_last_changed,
+           p.content_hash AS prev_content_hash, p.removed_on AS prev_removed_on
+    FROM application a
+    LEFT JOIN notices_of n USING (lead_key)
+    LEFT JOIN ${prev} p ON p.key = a.lead_key
+    ORDER BY a.lead_key`;
+}
+
+/** The previous registry's lead entries whose key this build does not have, and the largest lead id it issued. */
+export function previousLeadsSql(previousRegistry: string): { absent: string; maxId: string } {
+  const prev = `read_parquet(${sqlString(previousRegistry)})`;
+  return {
+    absent: `SELECT * FROM ${prev} p WHERE kind = 'leads' AND NOT EXISTS (SELECT 1 FROM application a WHERE a.lead_key = p.key)`,
+    maxId: `SELECT coalesce(max(id), 0)::BIGINT AS max_id FROM ${prev} WHERE kind = 'leads'`,
+  };
+}
