@@ -28,15 +28,17 @@ export interface DbOptions {
   threads?: number;
   /** Folder for spilling to disk. */
   tempDirectory?: string;
+  /** A database file (its tables live on disk, paged in and out by the buffer pool); default in memory. */
+  path?: string;
 }
 
-/** Open an in-memory DuckDB for one pipeline run. */
+/** Open a DuckDB (in memory unless `path` names its file) for one pipeline phase. */
 export async function openDb(opts: DbOptions = {}): Promise<Db> {
   const config: Record<string, string> = {};
   if (opts.memoryLimit) config['memory_limit'] = opts.memoryLimit;
   if (opts.threads) config['threads'] = String(opts.threads);
   if (opts.tempDirectory) config['temp_directory'] = opts.tempDirectory;
-  const instance = await DuckDBInstance.create(':memory:', config);
+  const instance = await DuckDBInstance.create(opts.path ?? ':memory:', config);
   const conn: DuckDBConnection = await instance.connect();
   return {
     async all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]> {

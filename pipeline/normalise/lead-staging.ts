@@ -1,17 +1,21 @@
 /**
  * The lead build's inputs staged on disk, and the SQL that links them (issue 34: a refresh that
  * grows linearly in bounded memory). `read:planning` and `read:commencements` stream every
- * accepted row through `leadSource` / `linkedNotice` (names decided on evidence, never staged)
- * into a tab-separated staging file, with the arrival numbers their adapter kept in another;
- * DuckDB then does the relational work `buildLeads` does in memory — the kept rows, one
- * application per lead key, notices linked by permission number and authority — over those files,
- * and the `leads` stage streams the result back in lead-key order, one chunk at a time.
+ * accepted row through `leadSource` / `linkedNotice` (names decided on evidence, never staged):
+ * the row itself goes to a heap file (pipeline/lib/row-heap.ts) and a line of its small index
+ * columns — its keys and where it lies in the heap — to a tab-separated index file, with the
+ * arrival numbers each adapter kept in another. DuckDB then does the relational work
+ * `buildLeads` does in memory — the kept rows, one application per lead key, notices linked by
+ * permission number and authority — over the index files only, and the `leads` stage streams the
+ * result back in lead-key order, reading each lead's rows from the heaps as it goes. Neither
+ * DuckDB nor JavaScript ever holds the rows of the whole build.
  *
- * Every staged field is a code, a date, a number, an application or notice number (cleaned:
- * whitespace folded to single spaces) or JSON text, so a tab or a newline never occurs inside a
- * field (`stagedField` refuses one). Pure, but for the line writers' file I/O.
+ * Every index field is a code, a date, a number or an application or notice number (cleaned:
+ * whitespace folded to single spaces), so a tab or a newline never occurs in one (`stagedField`
+ * refuses one). Pure, but for the writers' file I/O.
  */
 import { sqlString } from '../lib/duckdb.ts';
+import { RowHeapWriter } from '../lib/row-heap.ts';
 import { openLineSink } from '../release/tables.ts';
 import type { LeadSource, LinkedNotice } from './leads.ts';
 
@@ -40,26 +44,32 @@ export interface StagedNotice {
   notice: LinkedNotice;
 }
 
-/** The staging files of one build (under the build folder, removed before it is published). */
+/** The staging files of one build (under the build folder; their names start with '.', and they are removed once read). */
 export interface LeadStagingFiles {
+  /** The applications (`LeadSource` JSON, one per line) and their index. */
+  applicationHeap: string;
   applications: string;
   /** Arrival numbers of the applications the adapter kept, with their first-read position. */
   keptApplications: string;
+  /** The notices (`LinkedNotice` JSON) and their index. */
+  noticeHeap: string;
   notices: string;
   keptNotices: string;
 }
 
-/** The staging file paths under `dir` (names start with '.', so no checksum or release listing ever sees them). */
+/** The staging file paths under `dir`. */
 export function leadStagingFiles(dir: string): LeadStagingFiles {
   return {
+    applicationHeap: `${dir}/.stage-applications.jsonl`,
     applications: `${dir}/.stage-applications.tsv`,
     keptApplications: `${dir}/.stage-applications-kept.tsv`,
+    noticeHeap: `${dir}/.stage-notices.jsonl`,
     notices: `${dir}/.stage-notices.tsv`,
     keptNotices: `${dir}/.stage-notices-kept.tsv`,
   };
 }
 
-/** A staged field: '' for null (no staged value is ever empty), refusing a tab or a newline. */
+/** An index field: '' for null (no staged value is ever empty), refusing a tab or a newline. */
 export function stagedField(v: string | number | null): string {
   if (v === null) return '';
   const s = String(v);
@@ -68,42 +78,58 @@ export function stagedField(v: string | number | null): string {
   return s;
 }
 
-/** The staging line of one application (JSON text last: `JSON.stringify` escapes every control character). */
-export function applicationLine(a: StagedApplication): string {
-  return [
-    a.arrival,
-    stagedField(a.leadKey),
-    stagedField(a.slug),
-    stagedField(a.source.application_number),
-    stagedField(a.authority),
-    stagedField(a.source.received_date),
-    stagedField(a.source.etl_date),
-    JSON.stringify(a.source),
-  ].join('\t');
+/** A staging writer: rows to the heap, index lines to the index file. */
+export interface StagingSink<T> {
+  write(row: T): void;
+  close(): void;
 }
 
-/** The staging line of one notice. */
-export function noticeLine(n: StagedNotice): string {
-  const date = n.notice.submitted_date ?? n.notice.commencement_date;
-  return [
-    n.arrival,
-    stagedField(n.permissionNumber),
-    stagedField(n.slug),
-    stagedField(n.authority),
-    stagedField(date),
-    JSON.stringify(n.notice),
-  ].join('\t');
+function stagingSink<T>(
+  heapPath: string,
+  indexPath: string,
+  payload: (row: T) => unknown,
+  fields: (row: T) => (string | number | null)[],
+): StagingSink<T> {
+  const heap = new RowHeapWriter(heapPath);
+  const index = openLineSink<string>(indexPath, (line) => line);
+  return {
+    write(row) {
+      const { offset, bytes } = heap.append(payload(row));
+      index.write([offset, bytes, ...fields(row).map(stagedField)].join('\t'));
+    },
+    close() {
+      heap.close();
+      index.close();
+    },
+  };
 }
 
-/** A line sink of staged rows. */
-export type StagingSink<T> = { readonly path: string; write(row: T): void; close(): number };
-
-export function openApplicationSink(path: string): StagingSink<StagedApplication> {
-  return openLineSink(path, applicationLine);
+/** Stage applications: index columns `offset, bytes, arrival, lead_key, slug, application_number, authority, received_date, etl_date`. */
+export function openApplicationSink(files: LeadStagingFiles): StagingSink<StagedApplication> {
+  return stagingSink(
+    files.applicationHeap,
+    files.applications,
+    (a) => a.source,
+    (a) => [
+      a.arrival,
+      a.leadKey,
+      a.slug,
+      a.source.application_number,
+      a.authority,
+      a.source.received_date,
+      a.source.etl_date,
+    ],
+  );
 }
 
-export function openNoticeSink(path: string): StagingSink<StagedNotice> {
-  return openLineSink(path, noticeLine);
+/** Stage notices: index columns `offset, bytes, arrival, permission_number, slug, authority, newest_date`. */
+export function openNoticeSink(files: LeadStagingFiles): StagingSink<StagedNotice> {
+  return stagingSink(
+    files.noticeHeap,
+    files.notices,
+    (n) => n.notice,
+    (n) => [n.arrival, n.permissionNumber, n.slug, n.authority, n.notice.submitted_date ?? n.notice.commencement_date],
+  );
 }
 
 /** Write the kept arrival numbers, each with its position (the order its key was first read). */
@@ -125,16 +151,19 @@ function tsv(path: string, columns: Record<string, string>): string {
 }
 
 /**
- * SQL statements (run in order on one connection) that materialise the lead build's input:
+ * SQL statements (run in order on one connection) that materialise the lead build's input, over
+ * the index files only:
  *
- * - `application`: the applications the adapter kept (its duplicate rule), then one per lead key —
- *   of those sharing one, the later in the adapter's order (`buildLeads`' rule);
+ * - `kept_application`, `application`: the applications the adapter kept (its duplicate rule),
+ *   then one per lead key — of those sharing one, the later in the adapter's order (`buildLeads`' rule);
  * - `notice`: the notices the adapter kept;
  * - `link`: each notice and the lead it links to — by application number and the same authority,
  *   or, for a notice naming no known authority, by number alone when exactly one lead has it.
  */
 export function linkStatements(files: LeadStagingFiles): string[] {
   const applications = tsv(files.applications, {
+    offset: 'BIGINT',
+    bytes: 'INTEGER',
     arrival: 'BIGINT',
     lead_key: 'VARCHAR',
     slug: 'VARCHAR',
@@ -142,16 +171,16 @@ export function linkStatements(files: LeadStagingFiles): string[] {
     authority: 'VARCHAR',
     received_date: 'VARCHAR',
     etl_date: 'VARCHAR',
-    source: 'VARCHAR',
   });
   const keptApplications = tsv(files.keptApplications, { pos: 'BIGINT', arrival: 'BIGINT' });
   const notices = tsv(files.notices, {
+    offset: 'BIGINT',
+    bytes: 'INTEGER',
     arrival: 'BIGINT',
     permission_number: 'VARCHAR',
     slug: 'VARCHAR',
     authority: 'VARCHAR',
     newest_date: 'VARCHAR',
-    notice: 'VARCHAR',
   });
   const keptNotices = tsv(files.keptNotices, { pos: 'BIGINT', arrival: 'BIGINT' });
   return [
@@ -187,8 +216,22 @@ export const LINK_SUMMARY_SQL = `
          (SELECT count(*) FROM link)::BIGINT AS linked,
          (SELECT count(*) FROM notice)::BIGINT AS notices`;
 
+/** One row of `leadInputSql`: a lead's application and notices (where they lie in their heaps) and its previous registry entry. */
+export interface LeadInput {
+  lead_key: string;
+  offset: number;
+  bytes: number;
+  notice_offsets: number[] | null;
+  notice_bytes: number[] | null;
+  prev_id: number | null;
+  prev_first_seen: string | null;
+  prev_last_changed: string | null;
+  prev_content_hash: string | null;
+  prev_removed_on: string | null;
+}
+
 /**
- * Every lead's application, its linked notices (JSON texts) and its previous registry entry
+ * Every lead's application and linked notices (heap references) and its previous registry entry
  * (null columns when new), in lead-key order: the order new ids are issued in.
  * `previousRegistry` is a Parquet path, or null for a first build.
  */
@@ -200,9 +243,10 @@ export function leadInputSql(previousRegistry: string | null): string {
                NULL::VARCHAR AS content_hash, NULL::DATE AS removed_on WHERE false)`;
   return `
     WITH notices_of AS (
-      SELECT l.lead_key, list(n.notice ORDER BY n.arrival) AS notices
+      SELECT l.lead_key, list(n.offset ORDER BY n.arrival) AS notice_offsets,
+             list(n.bytes ORDER BY n.arrival) AS notice_bytes
       FROM link l JOIN notice n ON n.arrival = l.notice GROUP BY l.lead_key)
-    SELECT a.lead_key, a.source, n.notices,
+    SELECT a.lead_key, a.offset, a.bytes, n.notice_offsets, n.notice_bytes,
            p.id AS prev_id, p.first_seen AS prev_first_seen, p.last_changed AS prev_last_changed,
            p.content_hash AS prev_content_hash, p.removed_on AS prev_removed_on
     FROM application a

@@ -24,6 +24,7 @@
  * Properties are the whole Parquet row, so columns added to the release flow through without a
  * change here.
  */
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sqlString, type Db } from '../lib/duckdb.ts';
@@ -66,9 +67,9 @@ export async function writeGeoJson(db: Db, releaseDir: string): Promise<GeoJsonI
   const infraParquet = join(releaseDir, 'infrastructure.parquet');
   const layers: GeoJsonLayer[] = [];
 
-  // Leads: rendered straight from the Parquet file, filtered, once per authority. A temp table
-  // of every rendered feature was ~2 s faster but held ~600 MB in DuckDB at the refresh's
-  // memory peak, and struct columns cannot spill.
+  // Leads: rendered by DuckDB in one pass over the Parquet file, ordered by layer and id, and
+  // streamed here a chunk at a time into each layer's file (a COPY per authority read the whole
+  // file 31 times: the leads are stored by received date, so every row group holds every authority).
   const leadsSource = `(SELECT t.planning_authority AS _authority, ${featureColumns('t')}
      FROM read_parquet(${sqlString(leadsParquet)}) t WHERE ${hasCoordinates('t')})`;
   const authorities = await db.all<{ authority: string | null }>(
@@ -85,12 +86,14 @@ export async function writeGeoJson(db: Db, releaseDir: string): Promise<GeoJsonI
       )
     ).map((s) => [s.authority, s]),
   );
+  const bySlug = groupBySlug(authorities.map((a) => a.authority!));
   const parts: GeoJsonLayer[] = [];
-  for (const [slug, names] of groupBySlug(authorities.map((a) => a.authority!))) {
+  for (const [slug, names] of bySlug) {
     const layer = { name: `leads/${slug}`, file: `geojson/leads/${slug}.ndjson`, authority: names[0]! };
-    const stats = mergeStats(names.map((n) => statsOf.get(n)!));
-    parts.push(await writeLayer(db, releaseDir, layer, leadsSource, names, stats));
+    parts.push(describeLayer(layer, mergeStats(names.map((n) => statsOf.get(n)!))));
   }
+  await writeLeadLayers(db, releaseDir, leadsSource, bySlug);
+  for (const p of parts) p.bytes = (await stat(join(releaseDir, ...p.file!.split('/')))).size;
   layers.push(nationalLayer('leads', parts), ...parts);
 
   const infraSource = `(SELECT ${featureColumns('t')}
@@ -101,7 +104,6 @@ export async function writeGeoJson(db: Db, releaseDir: string): Promise<GeoJsonI
       releaseDir,
       { name: 'infrastructure', file: 'geojson/infrastructure.ndjson' },
       infraSource,
-      null,
       (await db.all<LayerStats>(`SELECT ${statsColumns()} FROM ${infraSource}`))[0]!,
     ),
   );
@@ -194,26 +196,70 @@ async function writeLayer(
   releaseDir: string,
   layer: { name: string; file: string; authority?: string },
   source: string,
-  authorities: string[] | null,
   stats: LayerStats,
 ): Promise<GeoJsonLayer> {
-  const where = authorities === null ? '' : `WHERE _authority IN (${authorities.map(sqlString).join(', ')})`;
   const path = join(releaseDir, ...layer.file.split('/'));
   await db.run(
-    `COPY (SELECT "type", id, geometry, properties FROM ${source} ${where} ORDER BY id)
-     TO ${sqlString(path)} (FORMAT JSON)`,
+    `COPY (SELECT "type", id, geometry, properties FROM ${source} ORDER BY id) TO ${sqlString(path)} (FORMAT JSON)`,
   );
+  const described = describeLayer(layer, stats);
+  described.bytes = (await stat(path)).size;
+  return described;
+}
+
+/** A layer's entry in the index from its `stats` (its `bytes` once its file is written). */
+function describeLayer(layer: { name: string; file: string; authority?: string }, stats: LayerStats): GeoJsonLayer {
   const features = Number(stats.n);
   const bbox: GeoJsonLayer['bbox'] = features === 0 ? null : [stats.w!, stats.s!, stats.e!, stats.nn!];
-  const bytes = (await stat(path)).size;
   return {
     name: layer.name,
     file: layer.file,
     features,
-    bytes,
+    bytes: 0,
     bbox,
     ...(layer.authority ? { authority: layer.authority } : {}),
   };
+}
+
+/**
+ * Write every authority's layer file from one query: each feature rendered by DuckDB's JSON
+ * writer (`to_json` of the feature's struct gives the line `COPY … (FORMAT JSON)` gives), in
+ * layer then id order, each line appended to its layer's file as the chunks arrive.
+ */
+async function writeLeadLayers(
+  db: Db,
+  releaseDir: string,
+  source: string,
+  bySlug: Map<string, string[]>,
+): Promise<void> {
+  const slugOf = [...bySlug].flatMap(([slug, names]) => names.map((n) => `(${sqlString(n)}, ${sqlString(slug)})`));
+  if (slugOf.length === 0) return;
+  const sql = `SELECT l.slug, to_json({'type': f."type", 'id': f.id, 'geometry': f.geometry, 'properties': f.properties})::VARCHAR AS line
+     FROM ${source} f JOIN (VALUES ${slugOf.join(', ')}) l(authority, slug) ON l.authority = f._authority
+     ORDER BY l.slug, f.id`;
+  let slug: string | null = null;
+  let fd: number | null = null;
+  let pending: string[] = [];
+  const flush = (): void => {
+    if (fd !== null && pending.length) writeSync(fd, pending.join('\n') + '\n');
+    pending = [];
+  };
+  try {
+    for await (const chunk of db.stream<{ slug: string; line: string }>(sql)) {
+      for (const row of chunk) {
+        if (row.slug !== slug) {
+          flush();
+          if (fd !== null) closeSync(fd);
+          slug = row.slug;
+          fd = openSync(join(releaseDir, 'geojson', 'leads', `${slug}.ndjson`), 'w');
+        }
+        pending.push(row.line);
+      }
+      flush();
+    }
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
 }
 
 /** Group authority names by file slug (the reference slug, or the folded name for an unknown one). */

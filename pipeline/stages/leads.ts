@@ -7,10 +7,12 @@
  * search terms (staged to a file). Memory stays at a chunk whatever the number of leads.
  */
 import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LeadSource, LinkedNotice } from '../normalise/leads.ts';
 import { toLead } from '../normalise/leads.ts';
-import { leadInputSql, previousLeadsSql } from '../normalise/lead-staging.ts';
+import { leadInputSql, previousLeadsSql, type LeadInput } from '../normalise/lead-staging.ts';
+import { RowHeapReader } from '../lib/row-heap.ts';
 import { AuthorityTally } from '../release/manifest.ts';
 import { NameGate } from '../release/name-gate.ts';
 import { ChangeTracker, type RegistryEntry } from '../release/registry.ts';
@@ -19,18 +21,6 @@ import { LEAD_UNHASHED } from '../../common/lead-record.ts';
 import { need, type BuildContext } from './context.ts';
 import type { Stage } from './runner.ts';
 import { openTableSinks } from './sinks.ts';
-
-/** One row of `leadInputSql`. */
-interface LeadInput {
-  lead_key: string;
-  source: string;
-  notices: string[] | null;
-  prev_id: number | null;
-  prev_first_seen: string | null;
-  prev_last_changed: string | null;
-  prev_content_hash: string | null;
-  prev_removed_on: string | null;
-}
 
 export const leadsStage: Stage = {
   name: 'leads',
@@ -49,11 +39,17 @@ export const leadsStage: Stage = {
     const search = (ctx.made.searchStaging = new SearchStaging(searchStagingPath(build.dir)));
     const points: { id: number; lat: number | null; lon: number | null }[] = (ctx.made.points = []);
     const projects = (ctx.made.projects = new Map<string, number>());
+    const files = need(ctx, 'staging');
+    const applications = new RowHeapReader(files.applicationHeap);
+    const noticeHeap = new RowHeapReader(files.noticeHeap);
     let n = 0;
     for await (const chunk of db.stream<LeadInput & Record<string, unknown>>(leadInputSql(previousRegistry))) {
       for (const row of chunk) {
-        const source = JSON.parse(row.source) as LeadSource;
-        const notices = (row.notices ?? []).map((t) => JSON.parse(t) as LinkedNotice);
+        const source = applications.read<LeadSource>(row.offset, row.bytes);
+        const notices: LinkedNotice[] = [];
+        if (row.notice_offsets)
+          for (let i = 0; i < row.notice_offsets.length; i++)
+            notices.push(noticeHeap.read<LinkedNotice>(row.notice_offsets[i]!, row.notice_bytes![i]!));
         const draft = toLead(source, resolvers.authority(source.authority), row.lead_key, notices, asOf);
         const t = tracker.track(draft, row.lead_key, previousEntry(row));
         sinks.registry.write(t.entry);
@@ -74,6 +70,9 @@ export const leadsStage: Stage = {
       }
     }
     search.close();
+    applications.close();
+    noticeHeap.close();
+    await Promise.all([files.applicationHeap, files.noticeHeap].map((f) => rm(f, { force: true })));
     if (prev) {
       for await (const chunk of db.stream<RegistryEntry & Record<string, unknown>>(prev.absent)) {
         for (const old of chunk) {

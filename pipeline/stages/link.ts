@@ -3,7 +3,7 @@
  * the rows each adapter kept, one application per lead key, each notice linked to its lead; then
  * the release's as-of date, the per-authority reads and the infrastructure projects merged from
  * their fragments. The linked tables stay in the build's DuckDB instance for `leads`, which
- * streams them; the staging files are removed once read.
+ * streams them; the index files are removed once read (the heaps once `leads` has read them).
  */
 import { rm } from 'node:fs/promises';
 import { mergeInfrastructure } from '../normalise/infrastructure.ts';
@@ -18,7 +18,9 @@ export const linkStage: Stage = {
     const db = need(ctx, 'build').db();
     const files = need(ctx, 'staging');
     for (const sql of linkStatements(files)) await db.run(sql);
-    await Promise.all(Object.values(files).map((f) => rm(f, { force: true })));
+    await Promise.all(
+      [files.applications, files.keptApplications, files.notices, files.keptNotices].map((f) => rm(f, { force: true })),
+    );
     const [summary] = await db.all<{ latest_etl: string | null; linked: number; notices: number }>(LINK_SUMMARY_SQL);
     const asOf = (ctx.made.asOf = summary!.latest_etl ?? need(ctx, 'build').now.toISOString().slice(0, 10));
     ctx.made.linked = { linkedNotices: summary!.linked, unlinkedNotices: summary!.notices - summary!.linked };

@@ -36,7 +36,7 @@ export const readPlanningStage: Stage = {
   async run(ctx) {
     const resolvers = need(ctx, 'resolvers');
     const files = need(ctx, 'staging');
-    const sink = openApplicationSink(files.applications);
+    const sink = openApplicationSink(files);
     const r = await readPlanning(need(ctx, 'files').by.planning, (row, arrival) => {
       const facts = resolvers.authority(row.authority);
       sink.write({
@@ -59,7 +59,7 @@ export const readCommencementsStage: Stage = {
   async run(ctx) {
     const resolvers = need(ctx, 'resolvers');
     const files = need(ctx, 'staging');
-    const sink = openNoticeSink(files.notices);
+    const sink = openNoticeSink(files);
     const r = await readCommencements(need(ctx, 'files').by.commencements, (row, arrival) => {
       const facts = row.authority ? resolvers.authority(row.authority) : null;
       sink.write({
