@@ -189,19 +189,41 @@ test("the release's own files: every Parquet table, GeoJSON layer, rejects file 
 });
 
 test("a refresh's staging files: no individual's name is written to disk, even before the release is built", async () => {
-  // Stop a refresh of the same raw files as its `link` stage starts: every source has been read and
-  // staged (sales, applications, notices) and nothing has been removed yet. Each staged value is read
-  // as the field it is (a TSV field, a JSON value), so an organisation's name is judged whole.
+  // A refresh of the same raw files, its build folder read at two points: as `link` starts (the
+  // applications and notices staged, nothing removed yet) and as `write:sales` starts (the sales,
+  // read in a worker thread, staged whole). Each staged value is read as the field it is (a TSV
+  // field, a JSON value, a Parquet cell), so an organisation's name is judged whole.
   const dataDir = join(scratch, 'staging-scan');
-  const staged: string[] = [];
-  const scan = (dir: string): void => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const f = join(dir, e.name);
-      if (e.isDirectory()) scan(f);
-      else staged.push(f);
+  const scanned = new Set<string>();
+  const values = { n: 0 };
+  const scanBuild = async (only: (name: string) => boolean): Promise<void> => {
+    const files: string[] = [];
+    const list = (dir: string): void => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const f = join(dir, e.name);
+        if (e.isDirectory()) list(f);
+        else if (only(e.name)) files.push(f);
+      }
+    };
+    list(join(dataDir, 'releases'));
+    for (const f of files) {
+      scanned.add(f.split('/').pop()!);
+      const where = f.slice(dataDir.length + 1);
+      if (f.endsWith('.parquet')) {
+        for (const [i, row] of (await rowsOf(f, 'read_parquet')).entries()) check.walk(`${where}#${i}`, row);
+        continue;
+      }
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (!line) return;
+          for (const field of line.startsWith('{') ? [line] : line.split('\t')) {
+            values.n++;
+            check.walk(`${where}:${i + 1}`, field.startsWith('{') ? JSON.parse(field) : field);
+          }
+        });
     }
   };
-  const lines = { files: 0, values: 0 };
   await rejects(
     () =>
       runPipeline(loadPipelineConfig({}, { dataDir, rawDir, progress: false }), {
@@ -209,40 +231,18 @@ test("a refresh's staging files: no individual's name is written to disk, even b
         log: () => {},
         collectGarbage: () => {},
         async onStage(stage) {
-          if (stage !== 'link') return;
-          scan(join(dataDir, 'releases'));
-          for (const f of staged) {
-            lines.files++;
-            const where = f.slice(dataDir.length + 1);
-            if (f.endsWith('.parquet')) {
-              for (const [i, row] of (await rowsOf(f, 'read_parquet')).entries()) check.walk(`${where}#${i}`, row);
-              continue;
-            }
-            readFileSync(f, 'utf8')
-              .split('\n')
-              .forEach((line, i) => {
-                if (!line) return;
-                for (const field of line.startsWith('{') ? [line] : line.split('\t')) {
-                  lines.values++;
-                  check.walk(`${where}:${i + 1}`, field.startsWith('{') ? JSON.parse(field) : field);
-                }
-              });
-          }
-          throw new Error('stopped at link');
+          if (stage === 'link') await scanBuild((name) => name.startsWith('.stage-'));
+          if (stage !== 'write:sales') return;
+          await scanBuild((name) => !name.startsWith('.stage-'));
+          throw new Error('stopped at write:sales');
         },
       }),
-    /stopped at link/,
+    /stopped at write:sales/,
   );
-  const names = staged.map((f) => f.split('/').pop()).join(', ');
-  assert.ok(
-    staged.some((f) => f.endsWith('.stage-applications.tsv')),
-    `staged: ${names}`,
-  );
-  assert.ok(
-    staged.some((f) => f.endsWith('.stage-notices.tsv')),
-    `staged: ${names}`,
-  );
-  assert.ok(lines.values > 1000, `staged values read: ${lines.values}`);
+  const names = [...scanned].join(', ');
+  for (const f of ['.stage-applications.jsonl', '.stage-applications.tsv', '.stage-notices.jsonl', '.sales.ndjson'])
+    assert.ok(scanned.has(f), `${f} scanned (scanned: ${names})`);
+  assert.ok(values.n > 1000, `staged values read: ${values.n}`);
   assert.equal(check.violations, [], 'no individual is named in a staging file');
 });
 

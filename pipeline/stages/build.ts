@@ -21,7 +21,9 @@ export interface Build {
    * down.
    */
   fresh(): Promise<Db>;
-  /** Close the DuckDB instance, if open (idempotent). */
+  /** Run `stop` when the build is closed (work started beside the stages, such as the sales reader). */
+  onClose(stop: () => void): void;
+  /** Stop what runs beside the stages and close the DuckDB instance, if open (idempotent). */
   close(): void;
 }
 
@@ -37,6 +39,7 @@ export async function startBuild(config: PipelineConfig, now: Date): Promise<Bui
   const releaseId = releaseIdAt(now);
   const dir = await createBuildDir(config.dataDir, releaseId);
   let db: Db | null = null;
+  const stops: (() => void)[] = [];
   return {
     releaseId,
     now,
@@ -50,7 +53,11 @@ export async function startBuild(config: PipelineConfig, now: Date): Promise<Bui
       db = null;
       return (db = await openDb({ memoryLimit: config.duckdbMemoryLimit, tempDirectory: join(dir, '.duckdb-tmp') }));
     },
+    onClose(stop) {
+      stops.push(stop);
+    },
     close() {
+      for (const stop of stops.splice(0)) stop();
       db?.close();
       db = null;
     },

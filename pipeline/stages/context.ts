@@ -18,12 +18,13 @@ import type { NameGate, NameGateResult } from '../release/name-gate.ts';
 import type { RawFiles } from '../release/raw-files.ts';
 import type { ChangeCounts, RegistryKind, Tracked } from '../release/registry.ts';
 import type { SearchIndexStats, SearchStaging } from '../release/search-index.ts';
-import type { NdjsonSink, TableSpec } from '../release/tables.ts';
+import type { TableSpec } from '../release/tables.ts';
 import { countReasons } from '../sources/common.ts';
 import type { AdapterResult, CompanyRow, FilingRow, InfraFragment, MaterialRow, Reject, RentRow } from '../types.ts';
 import type { RecordKind, Validators } from '../validate.ts';
 import type { Build } from './build.ts';
 import type { TableSinks } from './sinks.ts';
+import type { SalesRead } from './sales.ts';
 
 export interface PipelineDeps {
   /** Clock for build timestamps and release ids. */
@@ -91,8 +92,10 @@ export interface BuildProducts {
   /** Bytes of the built release (its files and manifest.json), set by the manifest stage. */
   releaseBytes: number;
   validators: Validators;
-  /** The published sales, staged by `read:ppr` and turned into Parquet by `write:sales`. */
-  sales: { spec: TableSpec; sink: NdjsonSink; count: number };
+  /** The sales being read in a worker thread since `start` (pipeline/stages/sales.ts); `read:ppr` waits for them. */
+  salesRead: () => Promise<SalesRead>;
+  /** The published sales, staged by the sales reader and turned into Parquet by `write:sales`. */
+  sales: { spec: TableSpec; stagingPath: string; count: number };
   /** The analytics stage's private copy of the sales (pipeline/intel/sales-input.ts). */
   intelSalesPath: string;
   companies: { companies: AdapterResult<CompanyRow>; filings: AdapterResult<FilingRow> };

@@ -4,9 +4,13 @@
  * entry (`[ 2/18] read:ppr …`), the manifest records each one's timing under its name, and
  * `deps.onStage` is called with the name as each starts.
  *
- *   fingerprint → read:ppr → write:sales → read:companies → read:planning → read:commencements
- *   → read:<other sources>… → link → leads → track → validate (privacy gate) → write:tables
- *   → events → search-index → geojson → analytics → manifest (quality gates) → publish
+ *   fingerprint → start → read:companies → read:planning → read:commencements
+ *   → read:<other sources>… → link → leads → read:ppr → write:sales → track
+ *   → validate (privacy gate) → write:tables → events → search-index → geojson → analytics
+ *   → manifest (quality gates) → publish
+ *
+ * The PPR files are read in a worker thread from `start` to `read:ppr` (pipeline/stages/sales.ts),
+ * beside the stages between, which is when the refresh uses both cores.
  *
  * A stage may end the refresh after it (`end`): `fingerprint` when the input is unchanged,
  * `validate` when the privacy gate fails (or throws on invalid rows), `manifest` when a quality
@@ -32,7 +36,7 @@ import {
   readRentsStage,
 } from './read-sources.ts';
 import type { Stage } from './runner.ts';
-import { readPprStage, writeSalesStage } from './sales.ts';
+import { readPprStage, startStage, writeSalesStage } from './sales.ts';
 import { eventsStage } from './events.ts';
 import { trackStage } from './track.ts';
 import { validateStage } from './validate.ts';
@@ -131,8 +135,7 @@ const publishStage: Stage = {
 /** The refresh, in order. */
 export const STAGES: readonly Stage[] = [
   fingerprintStage,
-  readPprStage,
-  writeSalesStage,
+  startStage,
   readCompaniesStage,
   readPlanningStage,
   readCommencementsStage,
@@ -141,6 +144,8 @@ export const STAGES: readonly Stage[] = [
   readMaterialsStage,
   linkStage,
   leadsStage,
+  readPprStage,
+  writeSalesStage,
   trackStage,
   validateStage,
   writeTablesStage,

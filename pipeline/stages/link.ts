@@ -30,7 +30,6 @@ export const linkStage: Stage = {
       need(ctx, 'register'),
       asOf,
     ));
-    orderSources(ctx);
     return summary!.notices + infraDrafts.length;
   },
 };
@@ -38,7 +37,7 @@ export const linkStage: Stage = {
 /**
  * The order sources are listed in (the manifest's `sources`, the summary, `rejects.jsonl`): the
  * publishers' order, whatever order the stages read them in (the company register is read before
- * the applications, whose names it decides).
+ * the applications, whose names it decides; the sales beside them, in a worker thread).
  */
 export const SOURCE_ORDER = [
   'ppr',
@@ -51,8 +50,8 @@ export const SOURCE_ORDER = [
   'materials',
 ] as const;
 
-/** Re-list `ctx.sources` in `SOURCE_ORDER` (any other source after them, as read). */
-function orderSources(ctx: BuildContext): void {
+/** Re-list `ctx.sources` in `SOURCE_ORDER` (any other source after them, as read); `validate` does, once every source is read. */
+export function orderSources(ctx: BuildContext): void {
   const sources = ctx.sources;
   const read = Object.entries(sources);
   for (const [k] of read) delete sources[k];

@@ -8,11 +8,13 @@
  */
 import { validateAll, type RecordKind, type RowCheck } from '../validate.ts';
 import { need, noteInvalid } from './context.ts';
+import { orderSources } from './link.ts';
 import type { Stage } from './runner.ts';
 
 export const validateStage: Stage = {
   name: 'validate',
   async run(ctx) {
+    orderSources(ctx);
     const { companies, filings } = need(ctx, 'companies');
     const tracked = need(ctx, 'tracked');
     const published = (ctx.made.published = {
