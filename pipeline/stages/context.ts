@@ -11,6 +11,7 @@ import type { InfraDraft } from '../normalise/infrastructure.ts';
 import type { LeadResolvers } from '../normalise/leads.ts';
 import type { LeadStagingFiles } from '../normalise/lead-staging.ts';
 import type { Supplier } from '../normalise/suppliers.ts';
+import type { PointColumns } from '../normalise/neighbours.ts';
 import type { GateResult, SourceCounts } from '../release/gates.ts';
 import type { GeoJsonIndex } from '../release/geojson.ts';
 import type { AuthorityCounts, AuthorityLeads, AuthoritySourceReads, PreviousManifest } from '../release/manifest.ts';
@@ -117,7 +118,7 @@ export interface BuildProducts {
   /** New / updated / removed / unchanged per registry kind. */
   changeCounts: Record<RegistryKind, ChangeCounts>;
   /** Each lead's id and coordinates, for the nearest neighbours (`leads` → `track`). */
-  points: { id: number; lat: number | null; lon: number | null }[];
+  points: PointColumns;
   /** Leads per main contractor's company number (`leads` → `track`'s suppliers). */
   projects: Map<string, number>;
   tracked: {

@@ -11,6 +11,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LeadSource, LinkedNotice } from '../normalise/leads.ts';
 import { toLead } from '../normalise/leads.ts';
+import { PointColumns } from '../normalise/neighbours.ts';
 import { leadInputSql, previousLeadsSql, type LeadInput } from '../normalise/lead-staging.ts';
 import { RowHeapReader } from '../lib/row-heap.ts';
 import { AuthorityTally } from '../release/manifest.ts';
@@ -37,7 +38,7 @@ export const leadsStage: Stage = {
     const gate = (ctx.made.nameGate = new NameGate(need(ctx, 'register')));
     const tally = new AuthorityTally();
     const search = (ctx.made.searchStaging = new SearchStaging(searchStagingPath(build.dir)));
-    const points: { id: number; lat: number | null; lon: number | null }[] = (ctx.made.points = []);
+    const points = (ctx.made.points = new PointColumns());
     const projects = (ctx.made.projects = new Map<string, number>());
     const files = need(ctx, 'staging');
     const applications = new RowHeapReader(files.applicationHeap);
@@ -59,7 +60,7 @@ export const leadsStage: Stage = {
         gate.check('leads', lead);
         tally.count(lead);
         tally.place(lead);
-        points.push({ id: lead.id, lat: lead.lat, lon: lead.lon });
+        points.push(lead.id, lead.lat, lead.lon);
         const contractor = lead.main_contractor_company_number;
         if (contractor) projects.set(contractor, (projects.get(contractor) ?? 0) + 1);
         search.add({

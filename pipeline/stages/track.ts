@@ -33,7 +33,7 @@ export const trackStage: Stage = {
     need(ctx, 'changeCounts').infrastructure = infra.counts;
     const points = need(ctx, 'points');
     const neighbours = forEachNeighbour(points, (n) => sinks.lead_neighbours.write(n));
-    points.length = 0;
+    points.clear();
     const suppliers = buildSuppliers(need(ctx, 'companies').companies.rows, need(ctx, 'projects'));
     ctx.made.tracked = { infra, suppliers };
     return infra.records.length + neighbours;

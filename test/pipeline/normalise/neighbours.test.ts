@@ -1,6 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { haversineMeters, nearestNeighbours, type Neighbour } from '../../../pipeline/normalise/neighbours.ts';
+import {
+  forEachNeighbour,
+  haversineMeters,
+  nearestNeighbours,
+  PointColumns,
+  type Neighbour,
+} from '../../../pipeline/normalise/neighbours.ts';
 
 type P = { id: number; lat: number | null; lon: number | null };
 
@@ -146,6 +152,23 @@ test('matches brute force on clustered and sparse random points', () => {
   ];
   for (const [k, max] of cases)
     assert.equal(nearestNeighbours(points, k, max), bruteForce(points, k, max), `k=${k} max=${max}`);
+});
+
+test('PointColumns: the same neighbours as the objects, nulls kept, past its first 1,024 points', () => {
+  const objects: { id: number; lat: number | null; lon: number | null }[] = [];
+  const columns = new PointColumns();
+  for (let i = 0; i < 2500; i++) {
+    const p = { id: 5000 - i, lat: i % 97 === 0 ? null : 53 + (i % 50) * 0.001, lon: -6 - (i % 37) * 0.001 };
+    objects.push(p);
+    columns.push(p.id, p.lat, p.lon);
+  }
+  assert.is(columns.length, 2500);
+  assert.equal([...columns], objects);
+  const fromColumns: Neighbour[] = [];
+  forEachNeighbour(columns, (n) => void fromColumns.push(n));
+  assert.equal(fromColumns, nearestNeighbours(objects));
+  columns.clear();
+  assert.is(columns.length, 0);
 });
 
 test.run();
