@@ -11,7 +11,7 @@
 import { hash } from 'node:crypto';
 import { sqlIdent, sqlString } from '../lib/duckdb.ts';
 import type { SaleRow } from '../types.ts';
-import type { TableSpec } from './tables.ts';
+import { stagingSource, type TableSpec } from './tables.ts';
 
 /** A sale as staged: its published fields but the id, with `_key` (home|date|price cents) and `_seq` (read order). */
 export type StagedSale = Record<string, unknown> & { _key: string; _seq: number };
@@ -39,19 +39,22 @@ export function publishedRow(staged: StagedSale, id: string): Record<string, unk
   return { sale_id: id, ...s };
 }
 
+/** The staged sales' columns, in order: the table's but the id, then `_key` and `_seq`. */
+export function stagedSaleColumns(spec: TableSpec): [string, string][] {
+  return [...spec.columns.filter(([n]) => n !== 'sale_id'), ['_key', 'VARCHAR'], ['_seq', 'BIGINT']];
+}
+
 /**
- * The COPY that turns the staged sales (NDJSON) into `sales.parquet`: each sale's id made as
- * `saleId` does, its occurrence number counted by DuckDB (`row_number()` over its key in read
- * order), then the table's columns in its order. Pure: SQL only.
+ * The COPY that turns the staged sales (CSV of `stagedSaleColumns`) into `sales.parquet`: each
+ * sale's id made as `saleId` does, its occurrence number counted by DuckDB (`row_number()` over
+ * its key in read order), then the table's columns in its order. Pure: SQL only.
  */
-export function salesCopySql(spec: TableSpec, ndjsonPath: string, parquetPath: string): string {
-  const staged = [...spec.columns.filter(([n]) => n !== 'sale_id'), ['_key', 'VARCHAR'], ['_seq', 'BIGINT']];
-  const cols = staged.map(([n, t]) => `${sqlString(n!)}: ${sqlString(t!)}`).join(', ');
+export function salesCopySql(spec: TableSpec, stagingPath: string, parquetPath: string): string {
   const id = `substr(sha256(_key || '|' || CAST(row_number() OVER (PARTITION BY _key ORDER BY _seq) AS VARCHAR)), 1, 16)`;
   const select = spec.columns.map(([n]) => (n === 'sale_id' ? `${id} AS sale_id` : sqlIdent(n))).join(', ');
+  const source = stagingSource('csv', stagingPath, stagedSaleColumns(spec));
   return (
-    `COPY (SELECT ${select} FROM read_json(${sqlString(ndjsonPath)}, format = 'newline_delimited', ` +
-    `columns = {${cols}}, maximum_object_size = 16777216) ORDER BY ${spec.orderBy}) ` +
+    `COPY (SELECT ${select} FROM ${source} ORDER BY ${spec.orderBy}) ` +
     `TO ${sqlString(parquetPath)} (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE ${spec.rowGroupRows ?? 100_000})`
   );
 }

@@ -63,30 +63,87 @@ export function writeNdjson(path: string, rows: Iterable<unknown>): number {
 }
 
 /**
- * Build the COPY statement that turns a staged NDJSON file into the table's Parquet file.
+ * How a staging file holds its rows: NDJSON (any value: lists, text with any character), or CSV
+ * for tables of scalars only (ids, numbers, dates, codes, text) — ~3× cheaper to write than
+ * `JSON.stringify` and far quicker for DuckDB to read (the neighbours, registry, changes, sales).
+ */
+export type StagingFormat = 'ndjson' | 'csv';
+
+/** The relation DuckDB reads a staging file as, with the given columns. */
+export function stagingSource(
+  format: StagingFormat,
+  path: string,
+  columns: readonly (readonly [string, string])[],
+): string {
+  const cols = columns.map(([n, t]) => `${sqlString(n)}: ${sqlString(t)}`).join(', ');
+  return format === 'ndjson'
+    ? `read_json(${sqlString(path)}, format = 'newline_delimited', columns = {${cols}}, maximum_object_size = 16777216)`
+    : `read_csv(${sqlString(path)}, header = false, delim = ',', quote = '"', escape = '"', ` +
+        `allow_quoted_nulls = false, auto_detect = false, columns = {${cols}})`;
+}
+
+/**
+ * Build the COPY statement that turns a staging file into the table's Parquet file.
  * Pure: returns SQL only (paths are literals because COPY takes no bound parameters).
  */
-export function copyToParquetSql(spec: TableSpec, ndjsonPath: string, parquetPath: string): string {
-  const cols = spec.columns.map(([n, t]) => `${sqlString(n)}: ${sqlString(t)}`).join(', ');
+export function copyToParquetSql(
+  spec: TableSpec,
+  stagingPath: string,
+  parquetPath: string,
+  format: StagingFormat = 'ndjson',
+): string {
   const select = spec.columns.map(([n]) => sqlIdent(n)).join(', ');
   return (
-    `COPY (SELECT ${select} FROM read_json(${sqlString(ndjsonPath)}, format = 'newline_delimited', ` +
-    `columns = {${cols}}, maximum_object_size = 16777216) ORDER BY ${spec.orderBy}) ` +
+    `COPY (SELECT ${select} FROM ${stagingSource(format, stagingPath, spec.columns)} ORDER BY ${spec.orderBy}) ` +
     `TO ${sqlString(parquetPath)} (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE ${spec.rowGroupRows ?? 100_000})`
   );
 }
 
-/** A push-style NDJSON staging file, for rows produced inside synchronous callbacks. */
+/** A push-style staging file, for rows produced inside synchronous callbacks. */
 export interface NdjsonSink {
   write(row: unknown): void;
   /** Flush and close; returns the number of rows written. */
   close(): number;
   readonly path: string;
+  readonly format?: StagingFormat;
 }
 
 /** Open `<dir>/.<name>.ndjson`, the staging file of table `name`. */
 export function openTableSink(dir: string, name: string): NdjsonSink {
   return openNdjsonSink(join(dir, `.${name}.ndjson`));
+}
+
+/**
+ * Open `<dir>/.<name>.csv`, a CSV staging file of rows of scalars, written as `columns` in order:
+ * null → an empty field (DuckDB's NULL), a string quoted when it is empty or holds `"`, `,` or a
+ * line break (`allow_quoted_nulls = false` keeps "" an empty string), true / false, numbers as JS
+ * writes them. A list or object value throws: such a table is staged as NDJSON.
+ */
+export function openCsvTableSink(dir: string, name: string, columns: readonly string[]): NdjsonSink {
+  const sink = openLineSink<Record<string, unknown>>(join(dir, `.${name}.csv`), (row) => {
+    let line = '';
+    for (let i = 0; i < columns.length; i++) {
+      if (i > 0) line += ',';
+      line += stagingField(row[columns[i]!]);
+    }
+    return line;
+  });
+  return {
+    path: sink.path,
+    format: 'csv',
+    write: (row) => sink.write(row as Record<string, unknown>),
+    close: sink.close,
+  };
+}
+
+const NEEDS_CSV_QUOTES = /[",\r\n]/;
+
+/** One CSV staging field (see `openCsvTableSink`). */
+function stagingField(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v === '' || NEEDS_CSV_QUOTES.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  throw new Error(`a CSV staging field must be a scalar, got ${JSON.stringify(v)?.slice(0, 60)}`);
 }
 
 /** Open an NDJSON file for pushing rows one at a time (buffered, synchronous writes). */
@@ -127,7 +184,7 @@ export function openLineSink<T>(
 
 /** Turn a closed staging sink into `<dir>/<name>.parquet` and remove the staging file. */
 export async function writeTableFromSink(db: Db, dir: string, spec: TableSpec, sink: NdjsonSink): Promise<void> {
-  await db.run(copyToParquetSql(spec, sink.path, join(dir, `${spec.name}.parquet`)));
+  await db.run(copyToParquetSql(spec, sink.path, join(dir, `${spec.name}.parquet`), sink.format ?? 'ndjson'));
   await rm(sink.path, { force: true });
 }
 

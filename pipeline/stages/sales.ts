@@ -11,9 +11,9 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { openIntelSalesSink } from '../intel/sales-input.ts';
-import { publishedRow, salesCopySql, stagedSale } from '../release/published-sale.ts';
+import { publishedRow, salesCopySql, stagedSale, stagedSaleColumns } from '../release/published-sale.ts';
 import { tableSpec } from '../release/table-specs.ts';
-import { openTableSink } from '../release/tables.ts';
+import { openCsvTableSink } from '../release/tables.ts';
 import { readPpr } from '../sources/ppr.ts';
 import type { Reject } from '../types.ts';
 import { loadValidators } from '../validate.ts';
@@ -39,7 +39,8 @@ export interface SalesRead {
 /** Read the PPR `files` into staging files in the build folder `dir` (in the worker thread). */
 export async function readSales(files: string[], dir: string): Promise<SalesRead> {
   const validators = loadValidators();
-  const sink = openTableSink(dir, 'sales');
+  const columns = stagedSaleColumns(tableSpec('sales')).map(([n]) => n);
+  const sink = openCsvTableSink(dir, 'sales', columns);
   const intelSales = openIntelSalesSink(dir); // the analytics stage's private copy (Eircode hashes)
   const invalid = { invalid: 0, samples: [] as string[] };
   let seq = 0;

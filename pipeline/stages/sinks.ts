@@ -1,14 +1,16 @@
 /**
  * The staging files of the tables the refresh streams rows into as it makes them (leads,
  * registry, changes, lead neighbours), each row validated against its schema on the way: no
- * stage holds a whole table, and `write:tables` turns each file into Parquet.
+ * stage holds a whole table, and `write:tables` turns each file into Parquet. The leads are
+ * staged as NDJSON (lists, free text); the tables of scalars as CSV (pipeline/release/tables.ts).
  */
-import type { RegistryEntry, Change } from '../release/registry.ts';
-import { openTableSink, type NdjsonSink } from '../release/tables.ts';
-import type { RecordKind, Validators } from '../validate.ts';
-import { RowCheck } from '../validate.ts';
 import type { LeadDraft } from '../normalise/leads.ts';
 import type { Neighbour } from '../normalise/neighbours.ts';
+import type { Change, RegistryEntry } from '../release/registry.ts';
+import { REGISTRY_SPEC, tableSpec } from '../release/table-specs.ts';
+import { openCsvTableSink, openTableSink, type NdjsonSink } from '../release/tables.ts';
+import type { RecordKind, Validators } from '../validate.ts';
+import { RowCheck } from '../validate.ts';
 
 /** A table's staging file whose rows are validated as they are written (`kind` null: no schema). */
 export class CheckedSink<T> {
@@ -16,8 +18,8 @@ export class CheckedSink<T> {
   readonly kind: RecordKind | null;
   readonly check: RowCheck | null;
 
-  constructor(dir: string, table: string, validators: Validators, kind: RecordKind | null) {
-    this.sink = openTableSink(dir, table);
+  constructor(sink: NdjsonSink, validators: Validators, kind: RecordKind | null) {
+    this.sink = sink;
     this.kind = kind;
     this.check = kind ? new RowCheck(validators, kind, 5) : null;
   }
@@ -38,10 +40,24 @@ export interface TableSinks {
 
 /** Open the streamed tables' staging files in the build folder `dir`. */
 export function openTableSinks(dir: string, validators: Validators): TableSinks {
+  const csv = (name: 'changes' | 'lead_neighbours'): NdjsonSink =>
+    openCsvTableSink(
+      dir,
+      name,
+      tableSpec(name).columns.map(([n]) => n),
+    );
   return {
-    leads: new CheckedSink(dir, 'leads', validators, 'lead'),
-    registry: new CheckedSink(dir, 'registry', validators, null),
-    changes: new CheckedSink(dir, 'changes', validators, 'change'),
-    lead_neighbours: new CheckedSink(dir, 'lead_neighbours', validators, 'lead-neighbour'),
+    leads: new CheckedSink(openTableSink(dir, 'leads'), validators, 'lead'),
+    registry: new CheckedSink(
+      openCsvTableSink(
+        dir,
+        'registry',
+        REGISTRY_SPEC.columns.map(([n]) => n),
+      ),
+      validators,
+      null,
+    ),
+    changes: new CheckedSink(csv('changes'), validators, 'change'),
+    lead_neighbours: new CheckedSink(csv('lead_neighbours'), validators, 'lead-neighbour'),
   };
 }

@@ -3,9 +3,16 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { openDb } from '../../../pipeline/lib/duckdb.ts';
-import { publishedRow, saleId, saleKey, salesCopySql, stagedSale } from '../../../pipeline/release/published-sale.ts';
+import {
+  publishedRow,
+  saleId,
+  saleKey,
+  salesCopySql,
+  stagedSale,
+  stagedSaleColumns,
+} from '../../../pipeline/release/published-sale.ts';
 import { tableSpec } from '../../../pipeline/release/table-specs.ts';
-import { writeNdjson } from '../../../pipeline/release/tables.ts';
+import { openCsvTableSink } from '../../../pipeline/release/tables.ts';
 import type { SaleRow } from '../../../pipeline/types.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
@@ -46,11 +53,14 @@ test('salesCopySql: DuckDB numbers each key in read order and makes the ids sale
   const dir = tempDir('published-sale');
   // two identical sales (read 1st and 4th), one other home, one other price of the same home
   const rows = [sale(), sale({ home_key: 'h2' }), sale({ price_cents: 1 }), sale({ line: 40 })];
-  const staging = join(dir, '.sales.ndjson');
-  writeNdjson(
-    staging,
-    rows.map((r, i) => stagedSale(r, i)),
+  const sink = openCsvTableSink(
+    dir,
+    'sales',
+    stagedSaleColumns(tableSpec('sales')).map(([n]) => n),
   );
+  rows.forEach((r, i) => sink.write(stagedSale(r, i)));
+  sink.close();
+  const staging = sink.path;
   const db = await openDb();
   try {
     const out = join(dir, 'sales.parquet');

@@ -1,7 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { copyToParquetSql, duckdbType, writeTable } from '../../../pipeline/release/tables.ts';
+import {
+  copyToParquetSql,
+  duckdbType,
+  openCsvTableSink,
+  writeTable,
+  writeTableFromSink,
+} from '../../../pipeline/release/tables.ts';
 import { openDb } from '../../../pipeline/lib/duckdb.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
@@ -78,6 +84,45 @@ test('writeTable round-trips exact decimals, dates, lists, nulls and accents thr
   } finally {
     db.close();
   }
+});
+
+test('a CSV staging file round-trips text with quotes, commas and line breaks, empty strings, nulls, booleans and numbers', async () => {
+  const dir = tempDir('tables-csv');
+  const spec = {
+    name: 't',
+    columns: [
+      ['id', 'BIGINT'],
+      ['text', 'VARCHAR'],
+      ['flag', 'BOOLEAN'],
+      ['price', 'DECIMAL(14,2)'],
+      ['day', 'DATE'],
+    ] as [string, string][],
+    orderBy: 'id',
+  };
+  const rows = [
+    { id: 1, text: 'Seán\'s "Yard", Unit 4\nRear', flag: true, price: 325000.5, day: '2026-03-01' },
+    { id: 2, text: '', flag: false, price: 0.05, day: null },
+    { id: 3, text: null, flag: false, price: 12, day: '2024-02-29' },
+    { id: 4, text: 'tab\there, \r\n and a "', flag: true, price: 99999999.99, day: '1999-12-31' },
+  ];
+  const sink = openCsvTableSink(
+    dir,
+    't',
+    spec.columns.map(([n]) => n),
+  );
+  for (const r of rows) sink.write(r);
+  assert.is(sink.close(), 4);
+  const db = await openDb();
+  try {
+    await writeTableFromSink(db, dir, spec, sink);
+    const back = await db.all(
+      `SELECT id, text, flag, price::DOUBLE AS price, day FROM read_parquet('${join(dir, 't.parquet')}') ORDER BY id`,
+    );
+    assert.equal(back, rows);
+  } finally {
+    db.close();
+  }
+  assert.throws(() => openCsvTableSink(dir, 'u', ['list']).write({ list: ['a'] }), /must be a scalar/);
 });
 
 test.run();
