@@ -92,7 +92,7 @@ export async function writeGeoJson(db: Db, releaseDir: string): Promise<GeoJsonI
     const layer = { name: `leads/${slug}`, file: `geojson/leads/${slug}.ndjson`, authority: names[0]! };
     parts.push(describeLayer(layer, mergeStats(names.map((n) => statsOf.get(n)!))));
   }
-  await writeLeadLayers(db, releaseDir, leadsSource, bySlug);
+  await writeLeadLayers(db, releaseDir, leadsParquet, bySlug);
   for (const p of parts) p.bytes = (await stat(join(releaseDir, ...p.file!.split('/')))).size;
   layers.push(nationalLayer('leads', parts), ...parts);
 
@@ -222,43 +222,62 @@ function describeLayer(layer: { name: string; file: string; authority?: string }
 }
 
 /**
- * Write every authority's layer file from one query: each feature rendered by DuckDB's JSON
- * writer (`to_json` of the feature's struct gives the line `COPY … (FORMAT JSON)` gives), in
- * layer then id order, each line appended to its layer's file as the chunks arrive.
+ * Write every authority's layer file. The leads with coordinates are first copied into a scratch
+ * Parquet file in layer then id order (a sort of plain columns, which DuckDB spills to disk when
+ * it must); that file is then read in its order, each feature rendered by DuckDB's JSON writer
+ * (`to_json` of the feature's struct is the line `COPY … (FORMAT JSON)` writes) and appended to
+ * its layer's file as the chunks arrive.
  */
 async function writeLeadLayers(
   db: Db,
   releaseDir: string,
-  source: string,
+  leadsParquet: string,
   bySlug: Map<string, string[]>,
 ): Promise<void> {
-  const slugOf = [...bySlug].flatMap(([slug, names]) => names.map((n) => `(${sqlString(n)}, ${sqlString(slug)})`));
-  if (slugOf.length === 0) return;
-  const sql = `SELECT l.slug, to_json({'type': f."type", 'id': f.id, 'geometry': f.geometry, 'properties': f.properties})::VARCHAR AS line
-     FROM ${source} f JOIN (VALUES ${slugOf.join(', ')}) l(authority, slug) ON l.authority = f._authority
-     ORDER BY l.slug, f.id`;
+  const slugOf = new Map([...bySlug].flatMap(([slug, names]) => names.map((n) => [n, slug] as const)));
+  if (slugOf.size === 0) return;
+  const values = [...slugOf].map(([n, slug]) => `(${sqlString(n)}, ${sqlString(slug)})`).join(', ');
+  const scratch = join(releaseDir, '.geojson-leads.parquet');
   let slug: string | null = null;
   let fd: number | null = null;
+  let lastId = -Infinity;
+  const written = new Set<string>();
   let pending: string[] = [];
   const flush = (): void => {
     if (fd !== null && pending.length) writeSync(fd, pending.join('\n') + '\n');
     pending = [];
   };
   try {
-    for await (const chunk of db.stream<{ slug: string; line: string }>(sql)) {
+    await db.run(
+      `COPY (SELECT t.* FROM read_parquet(${sqlString(leadsParquet)}) t
+             JOIN (VALUES ${values}) l(authority, slug) ON l.authority = t.planning_authority
+             WHERE ${hasCoordinates('t')} ORDER BY l.slug, t.id)
+       TO ${sqlString(scratch)} (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE 20000)`,
+    );
+    const features = `SELECT _authority, id, to_json({'type': "type", 'id': id, 'geometry': geometry, 'properties': properties})::VARCHAR AS line
+      FROM (SELECT t.planning_authority AS _authority, ${featureColumns('t')} FROM read_parquet(${sqlString(scratch)}) t)`;
+    // the scratch file is read in its order (DuckDB preserves a scan's order); checked, never assumed
+    for await (const chunk of db.stream<{ _authority: string; id: number; line: string }>(features)) {
       for (const row of chunk) {
-        if (row.slug !== slug) {
+        const rowSlug = slugOf.get(row._authority)!;
+        if (rowSlug !== slug) {
           flush();
           if (fd !== null) closeSync(fd);
-          slug = row.slug;
+          if (written.has(rowSlug)) throw new Error(`GeoJSON layer ${rowSlug}: its features came back out of order`);
+          written.add(rowSlug);
+          slug = rowSlug;
+          lastId = -Infinity;
           fd = openSync(join(releaseDir, 'geojson', 'leads', `${slug}.ndjson`), 'w');
         }
+        if (row.id <= lastId) throw new Error(`GeoJSON layer ${rowSlug}: feature ${row.id} came back after ${lastId}`);
+        lastId = row.id;
         pending.push(row.line);
       }
       flush();
     }
   } finally {
     if (fd !== null) closeSync(fd);
+    await rm(scratch, { force: true });
   }
 }
 
