@@ -67,9 +67,9 @@ export async function writeGeoJson(db: Db, releaseDir: string): Promise<GeoJsonI
   const infraParquet = join(releaseDir, 'infrastructure.parquet');
   const layers: GeoJsonLayer[] = [];
 
-  // Leads: rendered by DuckDB in one pass over the Parquet file, ordered by layer and id, and
-  // streamed here a chunk at a time into each layer's file (a COPY per authority read the whole
-  // file 31 times: the leads are stored by received date, so every row group holds every authority).
+  // Leads: copied in layer and id order, then rendered in one read and streamed here a chunk at a
+  // time into each layer's file (`writeLeadLayers`; a COPY per authority read the whole file 31
+  // times: the leads are stored by received date, so every row group holds every authority).
   const leadsSource = `(SELECT t.planning_authority AS _authority, ${featureColumns('t')}
      FROM read_parquet(${sqlString(leadsParquet)}) t WHERE ${hasCoordinates('t')})`;
   const authorities = await db.all<{ authority: string | null }>(
