@@ -58,12 +58,18 @@ export function parseDate(raw: string | null | undefined): IsoDate | null | unde
   return undefined;
 }
 
+/** Days in each month of a common year. */
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** '01' … '31', the two-digit months and days. */
+const TWO_DIGITS = Array.from({ length: 32 }, (_, i) => String(i).padStart(2, '0'));
+
 /** Format a calendar date, or undefined when it does not exist (31 February, month 13). */
 export function ymd(y: number, m: number, d: number): IsoDate | undefined {
-  if (y < 1900 || y > 2100 || m < 1 || m > 12 || d < 1) return undefined;
-  const dim = new Date(Date.UTC(y, m, 0)).getUTCDate();
-  if (d > dim) return undefined;
-  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+  if (!(y >= 1900 && y <= 2100 && m >= 1 && m <= 12 && d >= 1) || !Number.isInteger(d) || !Number.isInteger(m))
+    return undefined;
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (d > (m === 2 && leap ? 29 : MONTH_DAYS[m - 1]!)) return undefined;
+  return `${y}-${TWO_DIGITS[m]}-${TWO_DIGITS[d]}`;
 }
 
 /** Add whole days to an ISO date. */

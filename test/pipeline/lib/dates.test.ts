@@ -84,4 +84,22 @@ test('addDays and daysBetween: across months, years, leap days and clock changes
   }
 });
 
+test('ymd: every day of 1890–2110 (and months and days out of range) as the calendar of Date says', () => {
+  const reference = (y: number, m: number, d: number): string | undefined => {
+    if (y < 1900 || y > 2100 || m < 1 || m > 12 || d < 1) return undefined;
+    if (d > new Date(Date.UTC(y, m, 0)).getUTCDate()) return undefined;
+    return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+  };
+  let checked = 0;
+  for (let y = 1890; y <= 2110; y++)
+    for (let m = -1; m <= 14; m++)
+      for (let d = -1; d <= 33; d++) {
+        if (ymd(y, m, d) !== reference(y, m, d)) assert.unreachable(`${y}-${m}-${d}: ${ymd(y, m, d)}`);
+        checked++;
+      }
+  assert.is(checked, 221 * 16 * 35);
+  assert.is(ymd(2024, 2, 29), '2024-02-29');
+  assert.is(ymd(2100, 2, 29), undefined);
+});
+
 test.run();
