@@ -1,7 +1,7 @@
 /**
- * bin/leads.js, the operators' CLI shim, as the real binary: `leads refresh` runs with the
- * JavaScript heap REFRESH_HEAP_MB allows (default half the machine's memory), and refuses a value
- * that is not a number of MB.
+ * bin/leads.js, the operators' CLI shim, as the real binary: `leads refresh` runs with its process
+ * settings — the JavaScript heap REFRESH_HEAP_MB allows (default half the machine's memory), V8's
+ * heap growth factor and two malloc arenas — and refuses a heap that is not a number of MB.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,7 +15,7 @@ const BIN = join(REPO_ROOT, 'bin/leads.js');
 const sayHeap = join(tempDir('leads-bin-'), 'say-heap.mjs');
 writeFileSync(
   sayHeap,
-  `import v8 from 'node:v8';\nprocess.stderr.write('heap-limit-mb=' + Math.round(v8.getHeapStatistics().heap_size_limit / 1048576) + '\\n');\n`,
+  `import v8 from 'node:v8';\nprocess.stderr.write('heap-limit-mb=' + Math.round(v8.getHeapStatistics().heap_size_limit / 1048576) + ' arenas=' + process.env.MALLOC_ARENA_MAX + ' flags=' + process.execArgv.join(' ') + '\\n');\n`,
 );
 const SAY_HEAP = `--import=${sayHeap}`;
 
@@ -33,6 +33,25 @@ test('refresh runs with the heap REFRESH_HEAP_MB gives, above V8 default', () =>
     r.stderr,
   );
   assert.match(r.stderr, /Unknown option '--no-such-option'/, 'the command itself ran');
+});
+
+test('refresh runs with the heap growth factor and two malloc arenas; a given MALLOC_ARENA_MAX is kept', () => {
+  const r = leads(['refresh', '--no-such-option'], { NODE_OPTIONS: SAY_HEAP });
+  const last =
+    r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('heap-limit-mb='))
+      .at(-1) ?? '';
+  assert.match(last, /arenas=2 /, r.stderr);
+  assert.match(last, /--heap-growing-percent=50/, r.stderr);
+  const given = leads(['refresh', '--no-such-option'], { NODE_OPTIONS: SAY_HEAP, MALLOC_ARENA_MAX: '4' });
+  assert.match(
+    given.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('heap-limit-mb='))
+      .at(-1) ?? '',
+    /arenas=4 /,
+  );
 });
 
 test('other commands keep the default heap', () => {
