@@ -228,14 +228,18 @@ export interface LeadInput {
   prev_last_changed: string | null;
   prev_content_hash: string | null;
   prev_removed_on: string | null;
+  /** The id a lead the previous registry does not have is issued: the next after `maxId` in lead-key order; null for the others. */
+  new_id: number | null;
 }
 
 /**
- * Every lead's application and linked notices (heap references) and its previous registry entry
- * (null columns when new), in lead-key order: the order new ids are issued in.
- * `previousRegistry` is a Parquet path, or null for a first build.
+ * Every lead's application and linked notices (heap references), its previous registry entry
+ * (null columns when new) and, when new, the id it is issued — `maxId` + its rank among the new
+ * leads in lead-key order, as `ChangeTracker` would issue them one by one in that order — in the
+ * leads table's own order (received date, then id, newest first), so that the staged leads need
+ * no sorting when they are written. `previousRegistry` is a Parquet path, or null for a first build.
  */
-export function leadInputSql(previousRegistry: string | null): string {
+export function leadInputSql(previousRegistry: string | null, maxId: number): string {
   const prev = previousRegistry
     ? `(SELECT key, id, first_seen, last_changed, content_hash, removed_on
         FROM read_parquet(${sqlString(previousRegistry)}) WHERE kind = 'leads')`
@@ -248,11 +252,13 @@ export function leadInputSql(previousRegistry: string | null): string {
       FROM link l JOIN notice n ON n.arrival = l.notice GROUP BY l.lead_key)
     SELECT a.lead_key, a.offset, a.bytes, n.notice_offsets, n.notice_bytes,
            p.id AS prev_id, p.first_seen AS prev_first_seen, p.last_changed AS prev_last_changed,
-           p.content_hash AS prev_content_hash, p.removed_on AS prev_removed_on
+           p.content_hash AS prev_content_hash, p.removed_on AS prev_removed_on,
+           CASE WHEN p.id IS NULL
+                THEN ${Math.trunc(maxId)} + row_number() OVER (PARTITION BY p.id IS NULL ORDER BY a.lead_key) END AS new_id
     FROM application a
     LEFT JOIN notices_of n USING (lead_key)
     LEFT JOIN ${prev} p ON p.key = a.lead_key
-    ORDER BY a.lead_key`;
+    ORDER BY a.received_date DESC, coalesce(p.id, new_id) DESC`;
 }
 
 /** The previous registry's lead entries whose key this build does not have, and the largest lead id it issued. */

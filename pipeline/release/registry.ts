@@ -163,6 +163,7 @@ export class ChangeTracker {
   readonly kind: RegistryKind;
   readonly asOf: string;
   private maxId: number;
+  private readonly firstNewId: number;
   private readonly leftOut: readonly string[];
 
   /**
@@ -172,6 +173,7 @@ export class ChangeTracker {
   constructor(kind: RegistryKind, maxId: number, asOf: string, unhashed: readonly string[] = []) {
     this.kind = kind;
     this.maxId = maxId;
+    this.firstNewId = maxId + 1;
     this.asOf = asOf;
     this.leftOut = [...unhashed, ...TRACKING_FIELDS];
   }
@@ -179,21 +181,29 @@ export class ChangeTracker {
   /**
    * Track one draft with its previous entry (undefined when its key was never seen). The draft is
    * completed in place — its tracking fields filled in — and returned with its entry and change.
+   * A new key gets the next id after the largest issued, or `newId` when the caller issued the ids
+   * itself (the refresh has DuckDB number the new keys in key order: the same ids, tracked in
+   * another order); `newId` must be above the previous registry's largest.
    */
   track<T extends Record<string, unknown>>(
     draft: T,
     key: string,
     old: RegistryEntry | undefined,
+    newId?: number,
   ): { record: T & Tracking; entry: RegistryEntry; change: Change | null } {
     const { kind, asOf } = this;
     const hash = contentHash(draft, this.leftOut);
     let entry: RegistryEntry;
     let change: Change | null = null;
     if (!old) {
+      if (newId !== undefined && !(Number.isSafeInteger(newId) && newId >= this.firstNewId))
+        throw new Error(
+          `${kind} ${key}: new id ${newId} is not above the largest issued before (${this.firstNewId - 1})`,
+        );
       entry = {
         kind,
         key,
-        id: ++this.maxId,
+        id: newId ?? ++this.maxId,
         first_seen: asOf,
         last_changed: asOf,
         content_hash: hash,

@@ -83,18 +83,22 @@ export function stagingSource(
 }
 
 /**
- * Build the COPY statement that turns a staging file into the table's Parquet file.
- * Pure: returns SQL only (paths are literals because COPY takes no bound parameters).
+ * Build the COPY statement that turns a staging file into the table's Parquet file, sorted by the
+ * table's order — or, `inOrder`, as the staging file holds its rows (the writer staged them in the
+ * table's order and checked it: DuckDB keeps a scan's order, and a million rows need not be sorted
+ * again). Pure: returns SQL only (paths are literals because COPY takes no bound parameters).
  */
 export function copyToParquetSql(
   spec: TableSpec,
   stagingPath: string,
   parquetPath: string,
   format: StagingFormat = 'ndjson',
+  inOrder = false,
 ): string {
   const select = spec.columns.map(([n]) => sqlIdent(n)).join(', ');
+  const order = inOrder ? '' : ` ORDER BY ${spec.orderBy}`;
   return (
-    `COPY (SELECT ${select} FROM ${stagingSource(format, stagingPath, spec.columns)} ORDER BY ${spec.orderBy}) ` +
+    `COPY (SELECT ${select} FROM ${stagingSource(format, stagingPath, spec.columns)}${order}) ` +
     `TO ${sqlString(parquetPath)} (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE ${spec.rowGroupRows ?? 100_000})`
   );
 }
@@ -182,9 +186,15 @@ export function openLineSink<T>(
   };
 }
 
-/** Turn a closed staging sink into `<dir>/<name>.parquet` and remove the staging file. */
-export async function writeTableFromSink(db: Db, dir: string, spec: TableSpec, sink: NdjsonSink): Promise<void> {
-  await db.run(copyToParquetSql(spec, sink.path, join(dir, `${spec.name}.parquet`), sink.format ?? 'ndjson'));
+/** Turn a closed staging sink into `<dir>/<name>.parquet` and remove the staging file (`inOrder`: see `copyToParquetSql`). */
+export async function writeTableFromSink(
+  db: Db,
+  dir: string,
+  spec: TableSpec,
+  sink: NdjsonSink,
+  inOrder = false,
+): Promise<void> {
+  await db.run(copyToParquetSql(spec, sink.path, join(dir, `${spec.name}.parquet`), sink.format ?? 'ndjson', inOrder));
   await rm(sink.path, { force: true });
 }
 

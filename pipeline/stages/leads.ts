@@ -44,7 +44,7 @@ export const leadsStage: Stage = {
     const applications = new RowHeapReader(files.applicationHeap);
     const noticeHeap = new RowHeapReader(files.noticeHeap);
     let n = 0;
-    for await (const chunk of db.stream<LeadInput & Record<string, unknown>>(leadInputSql(previousRegistry))) {
+    for await (const chunk of db.stream<LeadInput & Record<string, unknown>>(leadInputSql(previousRegistry, maxId))) {
       for (const row of chunk) {
         const source = applications.read<LeadSource>(row.offset, row.bytes);
         const notices: LinkedNotice[] = [];
@@ -52,7 +52,7 @@ export const leadsStage: Stage = {
           for (let i = 0; i < row.notice_offsets.length; i++)
             notices.push(noticeHeap.read<LinkedNotice>(row.notice_offsets[i]!, row.notice_bytes![i]!));
         const draft = toLead(source, resolvers.authority(source.authority), row.lead_key, notices, asOf);
-        const t = tracker.track(draft, row.lead_key, previousEntry(row));
+        const t = tracker.track(draft, row.lead_key, previousEntry(row), row.new_id ?? undefined);
         sinks.registry.write(t.entry);
         if (t.change) sinks.changes.write(t.change);
         const lead = t.record;

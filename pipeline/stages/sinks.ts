@@ -12,23 +12,49 @@ import { openCsvTableSink, openTableSink, type NdjsonSink } from '../release/tab
 import type { RecordKind, Validators } from '../validate.ts';
 import { RowCheck } from '../validate.ts';
 
-/** A table's staging file whose rows are validated as they are written (`kind` null: no schema). */
+/**
+ * A table's staging file whose rows are validated as they are written (`kind` null: no schema).
+ * With `before`, the rows must come in the table's own order — `before(a, b)` is true when `a`
+ * comes before `b` in it — and a row out of order throws: such a file is written to Parquet as it
+ * is, without sorting (`inOrder`).
+ */
 export class CheckedSink<T> {
   readonly sink: NdjsonSink;
   readonly kind: RecordKind | null;
   readonly check: RowCheck | null;
+  readonly inOrder: boolean;
+  private readonly before: ((a: T, b: T) => boolean) | null;
+  private last: T | null = null;
 
-  constructor(sink: NdjsonSink, validators: Validators, kind: RecordKind | null) {
+  constructor(
+    sink: NdjsonSink,
+    validators: Validators,
+    kind: RecordKind | null,
+    before: ((a: T, b: T) => boolean) | null = null,
+  ) {
     this.sink = sink;
     this.kind = kind;
     this.check = kind ? new RowCheck(validators, kind, 5) : null;
+    this.before = before;
+    this.inOrder = before !== null;
   }
 
   write(row: T): void {
+    if (this.before && this.last !== null && !this.before(this.last, row))
+      throw new Error(`${this.sink.path}: a row came out of the table's order`);
+    this.last = row;
     this.check?.check(row);
     this.sink.write(row);
   }
 }
+
+/** The leads table's order: received date, then id, newest first (`TABLE_LAYOUTS.leads`). */
+const leadsBefore = (a: LeadDraft, b: LeadDraft): boolean =>
+  a.received_date > b.received_date || (a.received_date === b.received_date && a.id > b.id);
+
+/** The neighbours table's order: lead id, then rank (`TABLE_LAYOUTS.lead_neighbours`). */
+const neighboursBefore = (a: Neighbour, b: Neighbour): boolean =>
+  a.lead_id < b.lead_id || (a.lead_id === b.lead_id && a.rank < b.rank);
 
 /** The streamed tables of one build. */
 export interface TableSinks {
@@ -47,7 +73,7 @@ export function openTableSinks(dir: string, validators: Validators): TableSinks 
       tableSpec(name).columns.map(([n]) => n),
     );
   return {
-    leads: new CheckedSink(openTableSink(dir, 'leads'), validators, 'lead'),
+    leads: new CheckedSink(openTableSink(dir, 'leads'), validators, 'lead', leadsBefore),
     registry: new CheckedSink(
       openCsvTableSink(
         dir,
@@ -58,6 +84,6 @@ export function openTableSinks(dir: string, validators: Validators): TableSinks 
       null,
     ),
     changes: new CheckedSink(csv('changes'), validators, 'change'),
-    lead_neighbours: new CheckedSink(csv('lead_neighbours'), validators, 'lead-neighbour'),
+    lead_neighbours: new CheckedSink(csv('lead_neighbours'), validators, 'lead-neighbour', neighboursBefore),
   };
 }

@@ -23,9 +23,9 @@ export const writeTablesStage: Stage = {
     const published = need(ctx, 'published');
     const sinks = need(ctx, 'sinks');
     const counts = ctx.counts;
-    const streamed = async (spec: TableSpec, s: CheckedSink<unknown>): Promise<number> => {
+    const streamed = async <T>(spec: TableSpec, s: CheckedSink<T>): Promise<number> => {
       const n = s.sink.close();
-      await writeTableFromSink(db, dir, spec, s.sink);
+      await writeTableFromSink(db, dir, spec, s.sink, s.inOrder);
       return n;
     };
     counts['leads'] = await streamed(tableSpec('leads', ctx.config.leadsRowGroupRows), sinks.leads);
