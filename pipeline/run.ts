@@ -53,7 +53,7 @@ export async function runPipeline(config: PipelineConfig, deps: PipelineDeps): P
       return summarise(outcome, ctx, meter, t0);
     } finally {
       const build = ctx?.made.build;
-      build?.close();
+      await build?.close();
       // A build that was not published is removed (after a publish its folder has been renamed).
       if (build) await rm(build.dir, { recursive: true, force: true });
       await releaseLock();

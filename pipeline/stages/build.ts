@@ -22,9 +22,12 @@ export interface Build {
    */
   fresh(): Promise<Db>;
   /** Run `stop` when the build is closed (work started beside the stages, such as the sales reader). */
-  onClose(stop: () => void): void;
-  /** Stop what runs beside the stages and close the DuckDB instance, if open (idempotent). */
-  close(): void;
+  onClose(stop: () => Promise<unknown> | void): void;
+  /**
+   * Stop what runs beside the stages — waiting until it has stopped, so nothing writes into the
+   * folder after this — and close the DuckDB instance, if open (idempotent).
+   */
+  close(): Promise<void>;
 }
 
 /** `2026-11-09T06:00:00.000Z` → `20261109T060000Z`. */
@@ -39,7 +42,7 @@ export async function startBuild(config: PipelineConfig, now: Date): Promise<Bui
   const releaseId = releaseIdAt(now);
   const dir = await createBuildDir(config.dataDir, releaseId);
   let db: Db | null = null;
-  const stops: (() => void)[] = [];
+  const stops: (() => Promise<unknown> | void)[] = [];
   return {
     releaseId,
     now,
@@ -56,8 +59,8 @@ export async function startBuild(config: PipelineConfig, now: Date): Promise<Bui
     onClose(stop) {
       stops.push(stop);
     },
-    close() {
-      for (const stop of stops.splice(0)) stop();
+    async close() {
+      await Promise.all(stops.splice(0).map((stop) => stop()));
       db?.close();
       db = null;
     },

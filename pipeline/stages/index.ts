@@ -114,7 +114,7 @@ const publishStage: Stage = {
   name: 'publish',
   async run(ctx) {
     const build = need(ctx, 'build');
-    build.close();
+    await build.close();
     await publishRelease(ctx.config.dataDir, build.dir, build.releaseId);
     await pruneReleases(ctx.config.dataDir, ctx.config.releaseRetentionWeeks, build.now);
     return 1;

@@ -69,7 +69,8 @@ export async function readSales(files: string[], dir: string): Promise<SalesRead
 
 /**
  * `readSales` in a worker thread. The promise always has a handler (a failure is kept until a
- * stage asks for the result, not thrown as an unhandled rejection); `stop()` ends the worker.
+ * stage asks for the result, not thrown as an unhandled rejection); `stop()` ends the worker and
+ * resolves once it has ended (a worker that already finished ends at once).
  */
 export function readSalesInWorker(
   files: string[],
@@ -93,7 +94,7 @@ export function readSalesInWorker(
       if ('error' in o) throw o.error;
       return o.ok;
     },
-    stop: () => void worker.terminate(),
+    stop: () => worker.terminate(),
   };
 }
 

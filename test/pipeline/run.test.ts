@@ -3,6 +3,7 @@
  * gates, and a refresh killed mid-way. Real files, real DuckDB, real Parquet.
  */
 import { test } from 'uvu';
+import { rejects } from 'node:assert/strict';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -269,6 +270,23 @@ test('a refresh killed mid-way leaves the previous release current and readable;
     [],
     'stale build folder removed',
   );
+});
+
+test('a refresh that fails while the sales are read beside it stops the reader and leaves no build folder', async () => {
+  const before = currentRelease(data)!.id;
+  const failing = {
+    ...deps,
+    onStage: (stage: string) => {
+      if (stage === 'read:companies') throw new Error('company register unreadable');
+    },
+  };
+  await rejects(() => runPipeline(config({ force: true }), failing), /company register unreadable/);
+  assert.equal(
+    readdirSync(join(data, 'releases')).filter((f) => f.startsWith('.build-')),
+    [],
+    'no build folder',
+  );
+  assert.is(currentRelease(data)!.id, before, 'current unchanged');
 });
 
 test('progress lines and onStage follow the stage table: every stage once, in table order; unchanged input stops after fingerprint', async () => {
