@@ -271,6 +271,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
     ...resolveHost,
     ...(deps.benchWithoutAccess ? { benchWithoutAccess: deps.benchWithoutAccess } : {}),
     ...(deps.deprecations ? { deprecations: deps.deprecations } : {}),
+    ...(deps.passwordCost ? { passwordCost: deps.passwordCost } : {}),
   });
   const webhooks = startWebhooks(m, config, { raw, db, releases, clock, log, resolveHost });
   const { server, tls } = await listenApp(m, config, app);

@@ -42,6 +42,7 @@ import type { RunningServer } from '../../api/startup/running-server.ts';
 import type { StateStore } from '../../api/state/store-interface.ts';
 import type { DeprecationTable } from '../../api/access/service-terms.ts';
 import type { HostResolver } from '../../api/webhooks/destination.ts';
+import type { ScryptCost } from '../../api/app-area/passwords.ts';
 import { cachedPack, manifestKey } from './pack-cache.ts';
 import { scaledRelease, type CachedRelease } from './scaled-release.ts';
 import { tempDir } from './tmp.ts';
@@ -98,7 +99,22 @@ export interface TestApiOptions {
   resolveHost?: HostResolver;
   /** Build the release's indexes in the child process even when this process built them for the same files (`reuseEngine`). */
   freshEngine?: boolean;
+  /**
+   * Hash account-area passwords at the production cost (`SCRYPT`, N = 2^17: ~0.3 s of CPU a hash)
+   * instead of `TEST_PASSWORD_COST`: the server is then started without `passwordCost`, as the
+   * command line starts it.
+   */
+  productionPasswordCost?: boolean;
 }
+
+/**
+ * The scrypt cost of the test servers' new password hashes (`ServerDeps.passwordCost`): N = 2^10,
+ * ~1/128 of the production cost. What the tests check of passwords (set, verify, refuse, throttle,
+ * recover) does not depend on the cost; `SCRYPT` itself is checked by
+ * test/api/app-area/passwords.test.ts and by a server started with `productionPasswordCost`
+ * (test/api/app-area/session.test.ts).
+ */
+export const TEST_PASSWORD_COST: ScryptCost = { logN: 10, r: 8, p: 1 };
 
 /**
  * The tiny release of `seed` for the API tests: built by the project's generator and pipeline
@@ -254,6 +270,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     ...(opts.deprecations ? { deprecations: opts.deprecations } : {}),
     ...(opts.resolveHost ? { resolveHost: opts.resolveHost } : {}),
     loadEngine: opts.freshEngine ? loadLeadsEngine : reuseEngine,
+    ...(opts.productionPasswordCost ? {} : { passwordCost: TEST_PASSWORD_COST }),
   });
   const account = await server.store.createAccount('test', 'premium');
   const keys = {} as Record<Scope, string>;
