@@ -208,9 +208,7 @@ async function partsRows(
   const timed = await startChild(
     opts.root,
     [
-      '--import',
-      'tsx',
-      '--import',
+      '--import', // after this process's loader flags (startChild): tsx under `make bench`, none in the test workers
       './bench/request-parts.ts',
       'bench/access-server.ts',
       '--data',
