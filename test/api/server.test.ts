@@ -21,7 +21,10 @@ import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 
 test('a new release published while requests are in flight: none fails, later requests get it', async () => {
   // freshEngine: the new release's indexes build in a child process, as in production, while requests run
-  const api = await startTestApi({ config: { duckdbConnections: 4, releasePollMs: 60_000 }, freshEngine: true });
+  const api = await startTestApi({
+    config: { duckdbConnections: 4, releasePollMs: 60_000 },
+    freshEngine: 'new releases',
+  });
   try {
     const before = api.release();
     const paths = [

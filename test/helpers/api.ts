@@ -97,8 +97,12 @@ export interface TestApiOptions {
   deprecations?: DeprecationTable;
   /** How webhook destinations are resolved (a fake resolver: no DNS query leaves the box). */
   resolveHost?: HostResolver;
-  /** Build the release's indexes in the child process even when this process built them for the same files (`reuseEngine`). */
-  freshEngine?: boolean;
+  /**
+   * Build the release's indexes in the child process even when this process built them for the
+   * same files (`reuseEngine`): `true` for every release, `'new releases'` for those published
+   * after the start (the one it starts on comes from `reuseEngine`).
+   */
+  freshEngine?: boolean | 'new releases';
   /**
    * Hash account-area passwords at the production cost (`SCRYPT`, N = 2^17: ~0.3 s of CPU a hash)
    * instead of `TEST_PASSWORD_COST`: the server is then started without `passwordCost`, as the
@@ -213,6 +217,12 @@ export const reuseEngine: LoadEngine = async (id, dir, opts) => {
   return p;
 };
 
+/** The test server's `loadEngine` for `freshEngine`: the child's build, or the engines of `reuseEngine` (for the starting release `startId` only when `fresh` is `'new releases'`). */
+function engineLoader(fresh: boolean | 'new releases', startId: string | undefined): LoadEngine {
+  if (fresh === 'new releases') return (id, dir, o) => (id === startId ? reuseEngine : loadLeadsEngine)(id, dir, o);
+  return fresh ? loadLeadsEngine : reuseEngine;
+}
+
 /**
  * Point the served data folder's `current` at `releases/<id>` (the pipeline's atomic switch: a new
  * link renamed over the old), make the server look now, and check that it serves `id`.
@@ -269,7 +279,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.deprecations ? { deprecations: opts.deprecations } : {}),
     ...(opts.resolveHost ? { resolveHost: opts.resolveHost } : {}),
-    loadEngine: opts.freshEngine ? loadLeadsEngine : reuseEngine,
+    loadEngine: engineLoader(opts.freshEngine ?? false, readCurrentLink(dataDir)?.id),
     ...(opts.productionPasswordCost ? {} : { passwordCost: TEST_PASSWORD_COST }),
   });
   const account = await server.store.createAccount('test', 'premium');
