@@ -15,6 +15,8 @@ test('the ceiling section measures the API against bare Koa on the same payloads
     root: REPO_ROOT,
     benchData: await tinyDataDir(),
     seconds: 0.3, // the rows' shape, not their figures: a third of a second per load is enough to measure something
+    varied: 40, // (the bench's 200 and its warm-up of 200 requests per load are for figures)
+    warmup: 40,
     connections: 2,
     rounds: 1,
     settle: false, // the test loop's box is never quiet: settling would wait 10 s per load
