@@ -142,7 +142,7 @@ export const QUIET = { busyShare: 0.1, windowMs: 250, maxMs: 10_000 } as const;
  * flight, ~0.5 s of both cores after the county polygons. Without the wait, the next side would
  * share the CPUs with that work during its first second, and its p99 would count it.
  */
-export async function settle(quiet: Partial<typeof QUIET> = {}): Promise<number> {
+export async function settle(quiet: { busyShare?: number; windowMs?: number; maxMs?: number } = {}): Promise<number> {
   const { busyShare, windowMs, maxMs } = { ...QUIET, ...quiet };
   const t0 = performance.now();
   let prev = machineTicks();
