@@ -22,6 +22,8 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import { join } from 'node:path';
 import { loadApiConfig, type ApiConfig } from '../../api/config.ts';
 import { generateKey } from '../../api/access/keys.ts';
@@ -46,6 +48,7 @@ import type { ScryptCost } from '../../api/app-area/passwords.ts';
 import { cachedPack, manifestKey } from './pack-cache.ts';
 import { scaledRelease, type CachedRelease } from './scaled-release.ts';
 import { tempDir } from './tmp.ts';
+import { exchange } from './http-exchange.ts';
 
 export interface TestResponse {
   status: number;
@@ -66,9 +69,10 @@ export interface TestApi {
   release: () => string;
   /**
    * Send a request. `key`: undefined → the ent_api key; null → no Authorization header; a string → that key.
-   * It asks for `Accept-Encoding: identity` unless `headers` names one: fetch would ask for br/gzip,
+   * It asks for `Accept-Encoding: identity` unless `headers` names one: fetch would ask for gzip,
    * and compressing every test answer cost the suite seconds of CPU; compression has its own tests
-   * (test/api/middleware/compression.test.ts).
+   * (test/api/middleware/compression.test.ts). Sent as fetch sends it (its default headers,
+   * redirects followed, an encoded body decoded) over node:http (test/helpers/http-exchange.ts).
    */
   request(
     path: string,
@@ -291,6 +295,8 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   const keys = {} as Record<Scope, string>;
   for (const scope of SCOPES) keys[scope] = (await addKey(server.store, account.id, scope, `test ${scope}`)).raw;
   const baseUrl = server.url;
+  // the client's connections, kept alive between requests as fetch keeps them
+  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   const docKey = `${config.publicBaseUrl} ${JSON.stringify(opts.deprecations ?? null)}`;
   let doc = docs.get(docKey);
   if (!doc)
@@ -314,12 +320,12 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       // body: a string is sent as is, anything else as JSON
       if (o.body !== undefined && typeof o.body !== 'string') headers['Content-Type'] ??= 'application/json';
       const payload = o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
-      const res = await fetch(baseUrl + path, {
+      const res = await exchange(agents, baseUrl + path, {
         method: o.method ?? 'GET',
         headers,
         ...(payload !== undefined ? { body: payload } : {}),
       });
-      const text = await res.text();
+      const text = res.text;
       const type = res.headers.get('content-type') ?? '';
       // JSON media types (application/json, problem+json, geo+json) — not JSON Lines (x-ndjson).
       const body = text !== '' && /^application\/([a-z.+-]+\+)?json\s*(;|$)/.test(type) ? JSON.parse(text) : null;
@@ -334,7 +340,11 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       }
       return { status: res.status, headers: res.headers, body, text };
     },
-    close: () => server.close(),
+    async close() {
+      agents.http.destroy();
+      agents.https.destroy();
+      await server.close();
+    },
   };
 }
 
