@@ -299,8 +299,11 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   const docKey = `${config.publicBaseUrl} ${JSON.stringify(opts.deprecations ?? null)}`;
   let doc = docs.get(docKey);
-  if (!doc)
-    docs.set(docKey, (doc = buildOpenApi(config, opts.deprecations ? { deprecations: opts.deprecations } : {})));
+  if (doc)
+    docs.delete(docKey); // (most recent last)
+  else doc = buildOpenApi(config, opts.deprecations ? { deprecations: opts.deprecations } : {});
+  docs.set(docKey, doc);
+  if (docs.size > DOCS_KEPT) docs.delete(docs.keys().next().value!);
   return {
     baseUrl,
     keys,
@@ -348,7 +351,14 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   };
 }
 
+/**
+ * The OpenAPI documents responses are validated against, by public URL and deprecation table, the
+ * most recently used last; each holds its compiled validators (test/helpers/openapi.ts, ~5 MB).
+ * The last `DOCS_KEPT` are kept: one-off documents (a test's deprecation fixture, another URL) are
+ * not carried through the worker's later files.
+ */
 const docs = new Map<string, Record<string, any>>();
+const DOCS_KEPT = 2;
 
 /**
  * The OpenAPI operation (`/v1`-relative path template and method) a request path falls under,
