@@ -59,6 +59,8 @@ export interface CeilingBenchOptions {
    */
   varied?: number;
   warmup?: number;
+  /** Node arguments for the API processes, after this process's loader flags (a test's preload). */
+  serverNodeArgs?: readonly string[];
   log?: (line: string) => void;
 }
 
@@ -104,7 +106,7 @@ export async function ceilingBench(opts: CeilingBenchOptions): Promise<BenchRow[
 
   const api = await startChild(
     opts.root,
-    ['bench/access-server.ts', '--data', opts.benchData, '--db', db],
+    [...(opts.serverNodeArgs ?? []), 'bench/access-server.ts', '--data', opts.benchData, '--db', db],
     {},
     /listening on (\S+)\/v1/,
   );
@@ -219,6 +221,7 @@ async function partsRows(
   const timed = await startChild(
     opts.root,
     [
+      ...(opts.serverNodeArgs ?? []),
       '--import', // after this process's loader flags (startChild): tsx under `make bench`, none in the test workers
       './bench/request-parts.ts',
       'bench/access-server.ts',

@@ -32,6 +32,8 @@ export interface CompressionBenchOptions {
   rounds?: number;
   /** Warm-up requests per case before its rounds (caches, JIT; default 5; a test, whose figures mean nothing, asks 1). */
   warmup?: number;
+  /** Node arguments for the API process, after this process's loader flags (a test's preload). */
+  serverNodeArgs?: readonly string[];
   /** The data folder to serve (default: the access section's small release, built when missing). */
   dataDir?: string;
   log?: (line: string) => void;
@@ -86,7 +88,11 @@ export async function compressionBench(opts: CompressionBenchOptions): Promise<B
   const stateFile = join(data, 'state-compression-bench.sqlite');
   for (const s of ['', '-wal', '-shm']) rmSync(stateFile + s, { force: true });
   const ticks = clockTicks();
-  const server = await serve(opts.root, ['--data', data, '--db', `file:${stateFile}`, '--without-access']);
+  const server = await serve(
+    opts.root,
+    ['--data', data, '--db', `file:${stateFile}`, '--without-access'],
+    opts.serverNodeArgs,
+  );
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const best = new Map<string, { bytes: number; cpuMs: number; wallMs: number }>();
   try {
