@@ -74,6 +74,7 @@ interface ServerParts {
   readonly store: StateStore;
   readonly db: ApiDb;
   readonly exportTemp: ExportTempSpace;
+  readonly metrics: ApiMetrics;
 }
 
 /** Remove the build folders a killed refresh left (releases/.build-<id>), unless a refresh is running now. */
@@ -228,6 +229,7 @@ function closer(p: ServerParts, deps: Pick<ServerDeps, 'shutdownGraceMs'>, log: 
       await p.store.close();
       p.db.close();
       p.exportTemp.close();
+      p.metrics.unobserve();
     })();
     return closing;
   };
@@ -271,6 +273,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
     ...resolveHost,
     ...(deps.benchWithoutAccess ? { benchWithoutAccess: deps.benchWithoutAccess } : {}),
     ...(deps.deprecations ? { deprecations: deps.deprecations } : {}),
+    ...(deps.passwordCost ? { passwordCost: deps.passwordCost } : {}),
   });
   const webhooks = startWebhooks(m, config, { raw, db, releases, clock, log, resolveHost });
   const { server, tls } = await listenApp(m, config, app);
@@ -290,7 +293,7 @@ export async function startServer(config: ApiConfig, deps: ServerDeps): Promise<
           },
         );
   const metricsUrl = metricsServer ? originOf(metricsServer, config.metricsHost, false) : null;
-  const parts: ServerParts = { server, metricsServer, webhooks, ledger, releases, store, db, exportTemp };
+  const parts: ServerParts = { server, metricsServer, webhooks, ledger, releases, store, db, exportTemp, metrics };
   const close = closer(parts, deps, log);
   return { url, server, releases, store, db, ledger, exportTemp, metrics, metricsUrl, close };
 }

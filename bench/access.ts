@@ -58,9 +58,14 @@ export async function smallRelease(root: string, log: (l: string) => void): Prom
   return dir;
 }
 
-export function serve(root: string, args: string[]): Promise<{ child: ChildProcess; origin: string }> {
+/** Start bench/access-server.ts with `args` (after this process's loader flags and `nodeArgs`); resolves once it listens. */
+export function serve(
+  root: string,
+  args: string[],
+  nodeArgs: readonly string[] = [],
+): Promise<{ child: ChildProcess; origin: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...loaderArgs(), 'bench/access-server.ts', ...args], {
+    const child = spawn(process.execPath, [...loaderArgs(), ...nodeArgs, 'bench/access-server.ts', ...args], {
       cwd: root,
       stdio: ['ignore', 'ignore', 'pipe'],
     });

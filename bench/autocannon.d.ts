@@ -16,6 +16,8 @@ declare module 'autocannon' {
     timeout?: number;
     headers?: Record<string, string>;
     requests?: Request[];
+    /** How often (ms) the counters are sampled, 1000 by default; a run ends at the first sample after its duration. */
+    sampleInt?: number;
   }
   interface Histogram {
     average: number;

@@ -52,6 +52,15 @@ export interface CeilingBenchOptions {
   settle?: boolean;
   /** Time the parts of a request in one more, instrumented, API process (default true). */
   parts?: boolean;
+  /**
+   * How many varied queries (default 200; more than the 22 the repeated scenario cycles through)
+   * and warm-up requests before each load (default LOAD_WARMUP): a test of the section, whose
+   * figures mean nothing, passes fewer.
+   */
+  varied?: number;
+  warmup?: number;
+  /** Node arguments for the API processes, after this process's loader flags (a test's preload). */
+  serverNodeArgs?: readonly string[];
   log?: (line: string) => void;
 }
 
@@ -64,7 +73,10 @@ export async function ceilingBench(opts: CeilingBenchOptions): Promise<BenchRow[
   mkdirSync(tmp, { recursive: true });
 
   const { values } = await releaseValues(join(releaseDir, 'leads.parquet'), 10);
-  const paths = generateFilterQueries(VARIED, 34, values).map((q) => `/v1/leads?${q}`);
+  const varied = opts.varied ?? VARIED;
+  if (varied <= REPEATED) throw new Error(`ceilingBench: varied (${varied}) must be more than ${REPEATED}`);
+  const warmup = opts.warmup ?? LOAD_WARMUP;
+  const paths = generateFilterQueries(varied, 34, values).map((q) => `/v1/leads?${q}`);
 
   // custom-scope keys in a fresh state file, limits on: a fresh key per API load, so that none
   // reaches its 120,000 requests an hour (one 8 s load at ~4,000 req/s is a quarter of that)
@@ -94,7 +106,7 @@ export async function ceilingBench(opts: CeilingBenchOptions): Promise<BenchRow[
 
   const api = await startChild(
     opts.root,
-    ['bench/access-server.ts', '--data', opts.benchData, '--db', db],
+    [...(opts.serverNodeArgs ?? []), 'bench/access-server.ts', '--data', opts.benchData, '--db', db],
     {},
     /listening on (\S+)\/v1/,
   );
@@ -127,7 +139,7 @@ export async function ceilingBench(opts: CeilingBenchOptions): Promise<BenchRow[
           url: origin,
           connections: opts.connections,
           seconds: opts.seconds,
-          warmup: LOAD_WARMUP,
+          warmup,
           headers: headers(origin === apiOrigin ? ++used : 0),
           requests: list.map((path) => ({ method: 'GET' as const, path })),
         },
@@ -150,10 +162,10 @@ export async function ceilingBench(opts: CeilingBenchOptions): Promise<BenchRow[
     const bareRps = mean(runs.bare, 'rps');
     const repeatedRps = mean(runs.repeated, 'rps');
     const peak = vmHwmMb(api.child.pid!);
-    const parts = opts.parts === false ? [] : await partsRows(opts, db, headers(keys.length - 1), paths, tmp);
+    const parts = opts.parts === false ? [] : await partsRows(opts, db, headers(keys.length - 1), paths, tmp, warmup);
     return [
       {
-        metric: `list page req/s, access on (vs bare Koa, same ${VARIED} payloads)`,
+        metric: `list page req/s, access on (vs bare Koa, same ${varied} payloads)`,
         value: apiRps,
         unit: 'req/s',
         baseline: bareRps,
@@ -167,7 +179,7 @@ export async function ceilingBench(opts: CeilingBenchOptions): Promise<BenchRow[
         baseline: mean(runs.bare, 'cpuMsPerReq'),
       },
       {
-        metric: `repeated ${REPEATED} list queries req/s (vs ${VARIED} varied)`,
+        metric: `repeated ${REPEATED} list queries req/s (vs ${varied} varied)`,
         value: repeatedRps,
         unit: 'req/s',
         baseline: apiRps,
@@ -202,15 +214,15 @@ async function partsRows(
   headers: Record<string, string>,
   paths: string[],
   tmp: string,
+  warmup: number,
 ): Promise<BenchRow[]> {
   const file = join(tmp, 'parts.json');
   rmSync(file, { force: true });
   const timed = await startChild(
     opts.root,
     [
-      '--import',
-      'tsx',
-      '--import',
+      ...(opts.serverNodeArgs ?? []),
+      '--import', // after this process's loader flags (startChild): tsx under `make bench`, none in the test workers
       './bench/request-parts.ts',
       'bench/access-server.ts',
       '--data',
@@ -229,7 +241,7 @@ async function partsRows(
         url: timed.match[1]!,
         connections: opts.connections,
         seconds: opts.seconds,
-        warmup: LOAD_WARMUP,
+        warmup,
         headers,
         requests: paths.map((path) => ({ method: 'GET' as const, path })),
       },

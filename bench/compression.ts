@@ -30,6 +30,10 @@ export interface CompressionBenchOptions {
   requests?: number;
   /** Rounds (default 3; each case keeps its best). */
   rounds?: number;
+  /** Warm-up requests per case before its rounds (caches, JIT; default 5; a test, whose figures mean nothing, asks 1). */
+  warmup?: number;
+  /** Node arguments for the API process, after this process's loader flags (a test's preload). */
+  serverNodeArgs?: readonly string[];
   /** The data folder to serve (default: the access section's small release, built when missing). */
   dataDir?: string;
   log?: (line: string) => void;
@@ -79,11 +83,16 @@ export async function compressionBench(opts: CompressionBenchOptions): Promise<B
   const log = opts.log ?? ((l: string) => void process.stderr.write(l + '\n'));
   const requests = opts.requests ?? 100;
   const rounds = opts.rounds ?? 3;
+  const warmup = opts.warmup ?? 5;
   const data = opts.dataDir ?? (await smallRelease(opts.root, log));
   const stateFile = join(data, 'state-compression-bench.sqlite');
   for (const s of ['', '-wal', '-shm']) rmSync(stateFile + s, { force: true });
   const ticks = clockTicks();
-  const server = await serve(opts.root, ['--data', data, '--db', `file:${stateFile}`, '--without-access']);
+  const server = await serve(
+    opts.root,
+    ['--data', data, '--db', `file:${stateFile}`, '--without-access'],
+    opts.serverNodeArgs,
+  );
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const best = new Map<string, { bytes: number; cpuMs: number; wallMs: number }>();
   try {
@@ -91,7 +100,7 @@ export async function compressionBench(opts: CompressionBenchOptions): Promise<B
     for (const page of PAGES) {
       const url = server.origin + page.path;
       for (const enc of ENCODINGS) {
-        for (let i = 0; i < 5; i++) {
+        for (let i = 0; i < warmup; i++) {
           const r = await get(agent, url, enc); // warm-up: caches, JIT
           if (r.status !== 200) throw new Error(`${page.path} answered ${r.status}`);
           if ((r.encoding ?? 'identity') !== enc)

@@ -73,6 +73,11 @@ type AutocannonRequest = NonNullable<Parameters<typeof autocannon>[0]['requests'
 async function drive(spec: LoadSpec): Promise<LoadResult> {
   let list = spec.requests;
   let i = 0;
+  // autocannon ends a run at its first sample after the duration (or the amount), and samples
+  // every second: a load shorter than a second (a test's) is sampled at its own length, so it
+  // lasts what it asks for instead of a whole second of requests
+  const short = spec.seconds !== undefined && spec.amount === undefined && spec.seconds < 1;
+  const sampling = short ? { sampleInt: Math.max(10, Math.round(spec.seconds! * 1000)) } : {};
   const request = {
     method: list[0]!.method,
     setupRequest: (req: AutocannonRequest) => {
@@ -89,6 +94,7 @@ async function drive(spec: LoadSpec): Promise<LoadResult> {
       amount: spec.warmup,
       headers: spec.headers,
       requests: [request],
+      ...sampling,
     });
     list = spec.requests;
     i = 0;
@@ -102,6 +108,7 @@ async function drive(spec: LoadSpec): Promise<LoadResult> {
     timeout: spec.timeout ?? 10,
     headers: spec.headers,
     requests: [request],
+    ...sampling,
   });
   const cpu = process.cpuUsage(cpu0);
   return {
@@ -129,20 +136,22 @@ export const QUIET = { busyShare: 0.1, windowMs: 250, maxMs: 10_000 } as const;
 
 /**
  * Wait until the machine is quiet (under `QUIET.busyShare` of its CPU busy over a
- * `QUIET.windowMs` window), at most `QUIET.maxMs`; returns the ms waited. A measurement leaves
+ * `QUIET.windowMs` window), at most `QUIET.maxMs` (`quiet` overrides them: a test's shorter
+ * bound); returns the ms waited. A measurement leaves
  * work behind when autocannon stops: PostgreSQL finishes the queries of the requests that were in
  * flight, ~0.5 s of both cores after the county polygons. Without the wait, the next side would
  * share the CPUs with that work during its first second, and its p99 would count it.
  */
-export async function settle(): Promise<number> {
+export async function settle(quiet: { busyShare?: number; windowMs?: number; maxMs?: number } = {}): Promise<number> {
+  const { busyShare, windowMs, maxMs } = { ...QUIET, ...quiet };
   const t0 = performance.now();
   let prev = machineTicks();
-  while (performance.now() - t0 < QUIET.maxMs) {
-    await new Promise((r) => setTimeout(r, QUIET.windowMs));
+  while (performance.now() - t0 < maxMs) {
+    await new Promise((r) => setTimeout(r, windowMs));
     const now = machineTicks();
     const busy = (now.busy - prev.busy) / Math.max(1, now.total - prev.total);
     prev = now;
-    if (busy < QUIET.busyShare) break;
+    if (busy < busyShare) break;
   }
   return performance.now() - t0;
 }

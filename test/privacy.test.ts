@@ -119,6 +119,9 @@ test.before(async () => {
 
 test.after(async () => {
   await api?.close();
+  // the server and every string seen (tens of MB) are not kept for the worker's next files (test/runner/worker.ts)
+  api = undefined as unknown as TestApi;
+  check = undefined as unknown as NameCheck;
 });
 
 /** Every row of a Parquet or CSV file, read by DuckDB. */

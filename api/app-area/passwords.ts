@@ -4,7 +4,9 @@
  * storage guidance for scrypt: N = 2^17, r = 8, p = 1 (128 MiB and a few hundred ms per hash), a
  * 16-byte random salt per password and a 32-byte key. They are written into each stored hash
  * (`scrypt$17$8$1$<salt>$<key>`, base64url), so raising them later leaves old hashes readable.
- * Verification compares in constant time (`timingSafeEqual`).
+ * Verification compares in constant time (`timingSafeEqual`). The cost is a parameter only so that
+ * the tests' servers can hash at a cheaper one (`AppDeps.passwordCost`); the server's command line
+ * and environment never set it.
  */
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
@@ -15,6 +17,13 @@ export const PASSWORD_MAX_LENGTH = 1024;
 
 /** The scrypt parameters new hashes are made with: N = 2^logN, r, p. */
 export const SCRYPT = { logN: 17, r: 8, p: 1, keyBytes: 32, saltBytes: 16 } as const;
+
+/** The cost part of scrypt's parameters (N = 2^logN, r, p): `SCRYPT`'s unless a test server sets another. */
+export interface ScryptCost {
+  readonly logN: number;
+  readonly r: number;
+  readonly p: number;
+}
 
 const scrypt = (password: string, salt: Buffer, keyBytes: number, o: ScryptOptions): Promise<Buffer> =>
   new Promise((resolve, reject) =>
@@ -35,11 +44,11 @@ export function passwordRefusal(password: string): string | null {
   return null;
 }
 
-/** Hash a password for storage: `scrypt$logN$r$p$salt$key`. */
-export async function hashPassword(password: string): Promise<string> {
+/** Hash a password for storage: `scrypt$logN$r$p$salt$key`, at `SCRYPT`'s cost unless `cost` says otherwise. */
+export async function hashPassword(password: string, cost: ScryptCost = SCRYPT): Promise<string> {
   const salt = randomBytes(SCRYPT.saltBytes);
-  const key = await scrypt(password, salt, SCRYPT.keyBytes, options(SCRYPT.logN, SCRYPT.r, SCRYPT.p));
-  return ['scrypt', SCRYPT.logN, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const key = await scrypt(password, salt, SCRYPT.keyBytes, options(cost.logN, cost.r, cost.p));
+  return ['scrypt', cost.logN, cost.r, cost.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 const STORED = /^scrypt\$(\d{1,2})\$(\d{1,2})\$(\d{1,2})\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
@@ -58,6 +67,14 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
-/** A hash to verify against when the account does not exist, so that answer takes as long as a wrong password. */
-let dummy: Promise<string> | null = null;
-export const dummyPasswordHash = (): Promise<string> => (dummy ??= hashPassword(randomBytes(16).toString('hex')));
+/**
+ * A hash to verify against when the account does not exist, so that answer takes as long as a
+ * wrong password: one per cost (the server's new hashes' cost), made on first use.
+ */
+const dummies = new Map<string, Promise<string>>();
+export function dummyPasswordHash(cost: ScryptCost = SCRYPT): Promise<string> {
+  const key = `${cost.logN}$${cost.r}$${cost.p}`;
+  let dummy = dummies.get(key);
+  if (!dummy) dummies.set(key, (dummy = hashPassword(randomBytes(16).toString('hex'), cost)));
+  return dummy;
+}

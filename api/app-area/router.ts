@@ -104,7 +104,13 @@ export function appArea(
     });
 
   const chain = chainOf([
-    sessionRouter(config, { store, accounts: deps.store, clock: deps.clock, throttle }).routes(),
+    sessionRouter(config, {
+      store,
+      accounts: deps.store,
+      clock: deps.clock,
+      throttle,
+      ...(deps.passwordCost ? { passwordCost: deps.passwordCost } : {}),
+    }).routes(),
     unsubscribeRouter({ store: deps.store }).routes(), // alert e-mails' links: no sign-in (the signed token is the credential)
     requireSession,
     home.routes(),

@@ -31,7 +31,15 @@ import type { AppAreaContext, AppAreaState } from './contract.ts';
 import { html } from './html.ts';
 import { INVITATION_TOKEN } from './invitations.ts';
 import { renderPublicPage } from './layout.ts';
-import { dummyPasswordHash, hashPassword, passwordRefusal, PASSWORD_MIN_LENGTH, verifyPassword } from './passwords.ts';
+import {
+  dummyPasswordHash,
+  hashPassword,
+  passwordRefusal,
+  PASSWORD_MIN_LENGTH,
+  SCRYPT,
+  verifyPassword,
+  type ScryptCost,
+} from './passwords.ts';
 import {
   csrfFor,
   hashSecret,
@@ -60,6 +68,8 @@ export interface SessionRouteDeps {
   accounts: { getAccountByName(name: string): Promise<Account | null> };
   clock: () => Date;
   throttle: SigninThrottle;
+  /** The scrypt cost of new password hashes (`SCRYPT` when absent; a test server's is cheaper: AppDeps.passwordCost). */
+  passwordCost?: ScryptCost;
 }
 
 /** Where to go after sign-in: a path under /app, else /app. */
@@ -101,6 +111,7 @@ interface SessionEnv extends Pick<SessionRouteDeps, 'store' | 'accounts' | 'thro
   times: SessionTimes;
   /** The clock's time, in ms. */
   now: () => number;
+  passwordCost: ScryptCost;
 }
 
 /** The session layer's routes: sign-in with a password or a passkey, sign-out, invitations. */
@@ -113,6 +124,7 @@ export function sessionRouter(config: ApiConfig, deps: SessionRouteDeps): Router
     rp: relyingParty(config),
     times: sessionTimes(config),
     now: () => deps.clock().getTime(),
+    passwordCost: deps.passwordCost ?? SCRYPT,
   };
   const router = new Router<AppAreaState>();
   router.get('/app/sign-in', showSignIn);
@@ -218,7 +230,7 @@ async function passwordSignIn(env: SessionEnv, ctx: AppAreaContext): Promise<voi
     return;
   }
   const cred = account ? await store.passwordCredential(account.id) : null;
-  const ok = await verifyPassword(password, cred?.password_hash ?? (await dummyPasswordHash()));
+  const ok = await verifyPassword(password, cred?.password_hash ?? (await dummyPasswordHash(env.passwordCost)));
   if (!account || !cred || !ok) {
     const throttled = await throttle.fail(keys);
     if (account) {
@@ -411,7 +423,7 @@ async function invitePassword(env: SessionEnv, ctx: AppAreaContext): Promise<voi
   await accept(env, ctx, hash, {
     id: newCredentialId(),
     kind: 'password',
-    password_hash: await hashPassword(password as string),
+    password_hash: await hashPassword(password as string, env.passwordCost),
   });
 }
 

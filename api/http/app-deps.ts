@@ -11,6 +11,7 @@ import type { ExportTempSpace } from '../exports/temp-space.ts';
 import type { HostResolver } from '../webhooks/destination.ts';
 import type { ApiMetrics } from '../observability/metrics.ts';
 import type { Logger } from '../observability/log.ts';
+import type { ScryptCost } from '../app-area/passwords.ts';
 
 export interface AppDeps {
   db: ApiDb;
@@ -36,4 +37,10 @@ export interface AppDeps {
   benchWithoutAccess?: ApiKey;
   /** Deprecated operations (api/access/service-terms.ts); `DEPRECATIONS` when absent. Tests inject their own. */
   deprecations?: DeprecationTable;
+  /**
+   * TESTS ONLY: the scrypt cost of new account-area password hashes; `SCRYPT` (N = 2^17, ~0.3 s of
+   * CPU a hash) when absent. The test server sets a cheaper one (test/helpers/api.ts). Never set by
+   * the server's command line or any environment variable.
+   */
+  passwordCost?: ScryptCost;
 }

@@ -217,6 +217,16 @@ export class ApiMetrics {
     this.sources = sources;
   }
 
+  /**
+   * The server has closed: the scrape-time gauges stop reading its parts. prom-client's default
+   * metrics leave a process-wide GC observer holding this registry (it has no way to stop it), and
+   * through the gauges' sources it held the whole closed server: in a process that starts many
+   * (the test workers, test/runner/worker.ts) every server it ever started stayed in the heap.
+   */
+  unobserve(): void {
+    this.sources = null;
+  }
+
   /** One answered request. */
   request(route: string, status: number, seconds: number, rows: number, problemCode: string | null): void {
     const labels = { route, status_class: statusClass(status) };

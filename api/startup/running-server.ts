@@ -52,4 +52,6 @@ export interface ServerDeps {
   metrics?: ApiMetrics;
   /** TESTS: how a release's leads engine is built (default `loadLeadsEngine`, its indexes in a child process). */
   loadEngine?: LoadEngine;
+  /** TESTS: the scrypt cost of new password hashes (see AppDeps; `SCRYPT` when absent). */
+  passwordCost?: AppDeps['passwordCost'];
 }

@@ -18,10 +18,14 @@ import { assertProblem, publishCopyOfRelease, startTestApi } from '../helpers/ap
 import { waitUntil } from '../helpers/wait.ts';
 import { recordInManifest } from '../helpers/manifest.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+import { enginePackPreload } from '../helpers/engine-pack-preload.ts';
 
 test('a new release published while requests are in flight: none fails, later requests get it', async () => {
   // freshEngine: the new release's indexes build in a child process, as in production, while requests run
-  const api = await startTestApi({ config: { duckdbConnections: 4, releasePollMs: 60_000 }, freshEngine: true });
+  const api = await startTestApi({
+    config: { duckdbConnections: 4, releasePollMs: 60_000 },
+    freshEngine: 'new releases',
+  });
   try {
     const before = api.release();
     const paths = [
@@ -201,7 +205,8 @@ test('a build folder a killed refresh left is removed at start (issue 31), unles
 test('node api/server.ts: prints the URL and how to get a key, serves with its memory settings, stops cleanly on SIGTERM', async () => {
   const api = await startTestApi(); // reuse its data folder and state file
   try {
-    const child = spawn('node', ['--import', 'tsx', 'api/server.ts'], {
+    // the real command (tsx, as the systemd unit runs it); its indexes from the tests' packs (the build is not what is tested here)
+    const child = spawn('node', ['--import', 'tsx', ...enginePackPreload(), 'api/server.ts'], {
       cwd: REPO_ROOT,
       env: {
         ...process.env,

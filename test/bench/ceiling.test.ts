@@ -9,12 +9,16 @@ import * as assert from 'uvu/assert';
 import { ceilingBench } from '../../bench/ceiling.ts';
 import { tinyDataDir } from '../helpers/api.ts';
 import { REPO_ROOT } from '../helpers/tmp.ts';
+import { enginePackPreload } from '../helpers/engine-pack-preload.ts';
 
 test('the ceiling section measures the API against bare Koa on the same payloads', async () => {
   const rows = await ceilingBench({
     root: REPO_ROOT,
     benchData: await tinyDataDir(),
     seconds: 0.3, // the rows' shape, not their figures: a third of a second per load is enough to measure something
+    varied: 40, // (the bench's 200 and its warm-up of 200 requests per load are for figures)
+    warmup: 40,
+    serverNodeArgs: enginePackPreload(), // the API processes' indexes from the tests' packs
     connections: 2,
     rounds: 1,
     settle: false, // the test loop's box is never quiet: settling would wait 10 s per load

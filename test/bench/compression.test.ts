@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { compressionBench } from '../../bench/compression.ts';
 import { tinyDataDir } from '../helpers/api.ts';
 import { REPO_ROOT } from '../helpers/tmp.ts';
+import { enginePackPreload } from '../helpers/engine-pack-preload.ts';
 
 test('the compression section measures bytes and server CPU for identity, gzip and br', async () => {
   const rows = await compressionBench({
@@ -15,6 +16,8 @@ test('the compression section measures bytes and server CPU for identity, gzip a
     dataDir: await tinyDataDir(),
     requests: 3,
     rounds: 1,
+    warmup: 1, // (each case's answer is still checked: status 200, the encoding asked)
+    serverNodeArgs: enginePackPreload(), // the API process's indexes from the tests' packs
     log: () => {},
   });
   assert.is(rows.length, 2 * 3 * 3, 'two pages × three encodings × bytes, CPU, latency');

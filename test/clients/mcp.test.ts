@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startTestApi, type TestApi } from '../helpers/api.ts';
+import { loaderArgs } from '../../api/startup/loader-args.ts';
 
 const SERVER = join(import.meta.dirname, '..', '..', 'clients', 'mcp', 'src', 'server.ts');
 
@@ -17,12 +18,16 @@ let api: TestApi;
 let doc: Record<string, any>;
 const clients: Client[] = [];
 
-/** An MCP client connected over stdio to a fresh MCP server process holding `key`. */
+/**
+ * An MCP client connected over stdio to a fresh MCP server process holding `key` (with the test
+ * process's loader flags: tsx under plain uvu, none in the test runner's workers, where Node
+ * strips the types).
+ */
 async function connect(key: string): Promise<Client> {
   const client = new Client({ name: 'leads-test', version: '0.0.0' });
   const env = { ...(process.env as Record<string, string>), LEADS_API_KEY: key, LEADS_BASE_URL: `${api.baseUrl}/v1` };
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', SERVER], env, stderr: 'inherit' }),
+    new StdioClientTransport({ command: process.execPath, args: [...loaderArgs(), SERVER], env, stderr: 'inherit' }),
   );
   clients.push(client);
   return client;

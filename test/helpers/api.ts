@@ -22,6 +22,8 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import { join } from 'node:path';
 import { loadApiConfig, type ApiConfig } from '../../api/config.ts';
 import { generateKey } from '../../api/access/keys.ts';
@@ -33,7 +35,7 @@ import {
   unpackIndexes,
   type ReleaseIndexes,
 } from '../../api/engine/release-indexes.ts';
-import { verifyReleaseFiles } from '../../api/releases/verify-release.ts';
+import { ReleaseRefusedError, verifyReleaseFiles } from '../../api/releases/verify-release.ts';
 import { buildOpenApi } from '../../api/openapi/document.ts';
 import { validateResponse } from './openapi.ts';
 import { SCOPES, type Scope } from '../../api/access/scopes.ts';
@@ -42,9 +44,11 @@ import type { RunningServer } from '../../api/startup/running-server.ts';
 import type { StateStore } from '../../api/state/store-interface.ts';
 import type { DeprecationTable } from '../../api/access/service-terms.ts';
 import type { HostResolver } from '../../api/webhooks/destination.ts';
+import type { ScryptCost } from '../../api/app-area/passwords.ts';
 import { cachedPack, manifestKey } from './pack-cache.ts';
 import { scaledRelease, type CachedRelease } from './scaled-release.ts';
 import { tempDir } from './tmp.ts';
+import { exchange } from './http-exchange.ts';
 
 export interface TestResponse {
   status: number;
@@ -65,9 +69,10 @@ export interface TestApi {
   release: () => string;
   /**
    * Send a request. `key`: undefined → the ent_api key; null → no Authorization header; a string → that key.
-   * It asks for `Accept-Encoding: identity` unless `headers` names one: fetch would ask for br/gzip,
+   * It asks for `Accept-Encoding: identity` unless `headers` names one: fetch would ask for gzip,
    * and compressing every test answer cost the suite seconds of CPU; compression has its own tests
-   * (test/api/middleware/compression.test.ts).
+   * (test/api/middleware/compression.test.ts). Sent as fetch sends it (its default headers,
+   * redirects followed, an encoded body decoded) over node:http (test/helpers/http-exchange.ts).
    */
   request(
     path: string,
@@ -96,9 +101,28 @@ export interface TestApiOptions {
   deprecations?: DeprecationTable;
   /** How webhook destinations are resolved (a fake resolver: no DNS query leaves the box). */
   resolveHost?: HostResolver;
-  /** Build the release's indexes in the child process even when this process built them for the same files (`reuseEngine`). */
-  freshEngine?: boolean;
+  /**
+   * Build the release's indexes in the child process even when this process built them for the
+   * same files (`reuseEngine`): `true` for every release, `'new releases'` for those published
+   * after the start (the one it starts on comes from `reuseEngine`).
+   */
+  freshEngine?: boolean | 'new releases';
+  /**
+   * Hash account-area passwords at the production cost (`SCRYPT`, N = 2^17: ~0.3 s of CPU a hash)
+   * instead of `TEST_PASSWORD_COST`: the server is then started without `passwordCost`, as the
+   * command line starts it.
+   */
+  productionPasswordCost?: boolean;
 }
+
+/**
+ * The scrypt cost of the test servers' new password hashes (`ServerDeps.passwordCost`): N = 2^10,
+ * ~1/128 of the production cost. What the tests check of passwords (set, verify, refuse, throttle,
+ * recover) does not depend on the cost; `SCRYPT` itself is checked by
+ * test/api/app-area/passwords.test.ts and by a server started with `productionPasswordCost`
+ * (test/api/app-area/session.test.ts).
+ */
+export const TEST_PASSWORD_COST: ScryptCost = { logN: 10, r: 8, p: 1 };
 
 /**
  * The tiny release of `seed` for the API tests: built by the project's generator and pipeline
@@ -144,8 +168,10 @@ const checked = new Map<string, string>();
 
 /**
  * The content key of release `id` in `dir` when its files match its manifest (what the
- * index-building child checks first), else null. A folder seen before with the same files is
- * not hashed again.
+ * index-building child checks first, api/engine/build-child.ts); when they do not, rejects with
+ * the ReleaseRefusedError the child's check would send (`verifyReleaseFiles`, its reason on one
+ * line as the child writes it); null when the check itself failed otherwise. A folder seen before
+ * with the same files is not hashed again.
  */
 async function contentKey(id: string, dir: string): Promise<string | null> {
   const files = filesKey(id, dir);
@@ -154,7 +180,8 @@ async function contentKey(id: string, dir: string): Promise<string | null> {
     try {
       await verifyReleaseFiles(dir);
       key = manifestKey(id, dir);
-    } catch {
+    } catch (e) {
+      if (e instanceof ReleaseRefusedError) throw new ReleaseRefusedError(e.reason.replace(/\n/g, ' '));
       return null;
     }
     checked.set(files, key);
@@ -171,9 +198,11 @@ const ENGINES_KEPT = 8;
  * it (the weekly releases, copied per test file) — gets the engine built the first time in this
  * test process, and a test process that has none yet reads the indexes another one built from
  * `.tmp/packs/` (test/helpers/pack-cache.ts) instead of building them in a child again (~0.6 s of
- * CPU per tiny release). Only files that match their manifest are looked up so; any other (a
- * test that corrupts a file, one whose manifest lists a file that is missing) goes through the
- * child as a server's load does, with its refusal. A release first seen is built by the child
+ * CPU per tiny release). Only files that match their manifest are looked up so; a release whose
+ * files do not (a test that corrupts a file, one whose manifest lists a file that is missing) is
+ * refused here by the check the child runs first, with the child's reason, without starting one
+ * (~0.07 s of CPU each; the child's own refusal is tested in
+ * test/api/engine/release-indexes.test.ts). A release first seen is built by the child
  * (`loadReleaseIndexes`, its errors as the server gets them) and its pack kept. The last
  * `ENGINES_KEPT` engines are kept.
  */
@@ -196,6 +225,12 @@ export const reuseEngine: LoadEngine = async (id, dir, opts) => {
   } else opts?.log?.('leads engine reused (same release files, this test process)');
   return p;
 };
+
+/** The test server's `loadEngine` for `freshEngine`: the child's build, or the engines of `reuseEngine` (for the starting release `startId` only when `fresh` is `'new releases'`). */
+function engineLoader(fresh: boolean | 'new releases', startId: string | undefined): LoadEngine {
+  if (fresh === 'new releases') return (id, dir, o) => (id === startId ? reuseEngine : loadLeadsEngine)(id, dir, o);
+  return fresh ? loadLeadsEngine : reuseEngine;
+}
 
 /**
  * Point the served data folder's `current` at `releases/<id>` (the pipeline's atomic switch: a new
@@ -253,16 +288,22 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.deprecations ? { deprecations: opts.deprecations } : {}),
     ...(opts.resolveHost ? { resolveHost: opts.resolveHost } : {}),
-    loadEngine: opts.freshEngine ? loadLeadsEngine : reuseEngine,
+    loadEngine: engineLoader(opts.freshEngine ?? false, readCurrentLink(dataDir)?.id),
+    ...(opts.productionPasswordCost ? {} : { passwordCost: TEST_PASSWORD_COST }),
   });
   const account = await server.store.createAccount('test', 'premium');
   const keys = {} as Record<Scope, string>;
   for (const scope of SCOPES) keys[scope] = (await addKey(server.store, account.id, scope, `test ${scope}`)).raw;
   const baseUrl = server.url;
+  // the client's connections, kept alive between requests as fetch keeps them
+  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   const docKey = `${config.publicBaseUrl} ${JSON.stringify(opts.deprecations ?? null)}`;
   let doc = docs.get(docKey);
-  if (!doc)
-    docs.set(docKey, (doc = buildOpenApi(config, opts.deprecations ? { deprecations: opts.deprecations } : {})));
+  if (doc)
+    docs.delete(docKey); // (most recent last)
+  else doc = buildOpenApi(config, opts.deprecations ? { deprecations: opts.deprecations } : {});
+  docs.set(docKey, doc);
+  if (docs.size > DOCS_KEPT) docs.delete(docs.keys().next().value!);
   return {
     baseUrl,
     keys,
@@ -282,12 +323,12 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       // body: a string is sent as is, anything else as JSON
       if (o.body !== undefined && typeof o.body !== 'string') headers['Content-Type'] ??= 'application/json';
       const payload = o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
-      const res = await fetch(baseUrl + path, {
+      const res = await exchange(agents, baseUrl + path, {
         method: o.method ?? 'GET',
         headers,
         ...(payload !== undefined ? { body: payload } : {}),
       });
-      const text = await res.text();
+      const text = res.text;
       const type = res.headers.get('content-type') ?? '';
       // JSON media types (application/json, problem+json, geo+json) — not JSON Lines (x-ndjson).
       const body = text !== '' && /^application\/([a-z.+-]+\+)?json\s*(;|$)/.test(type) ? JSON.parse(text) : null;
@@ -302,11 +343,22 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       }
       return { status: res.status, headers: res.headers, body, text };
     },
-    close: () => server.close(),
+    async close() {
+      agents.http.destroy();
+      agents.https.destroy();
+      await server.close();
+    },
   };
 }
 
+/**
+ * The OpenAPI documents responses are validated against, by public URL and deprecation table, the
+ * most recently used last; each holds its compiled validators (test/helpers/openapi.ts, ~5 MB).
+ * The last `DOCS_KEPT` are kept: one-off documents (a test's deprecation fixture, another URL) are
+ * not carried through the worker's later files.
+ */
 const docs = new Map<string, Record<string, any>>();
+const DOCS_KEPT = 2;
 
 /**
  * The OpenAPI operation (`/v1`-relative path template and method) a request path falls under,

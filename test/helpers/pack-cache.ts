@@ -58,6 +58,11 @@ export function manifestKey(id: string, dir: string): string {
     .slice(0, 24);
 }
 
+/** Where the pack of `name` and `key` built by this code is kept (it may not exist yet). */
+export function packFile(name: string, key: string): string {
+  return join(DIR, `${codeFingerprint()}-${name}-${key}.pack`);
+}
+
 /**
  * The tree `build` makes for `name` and `key` (typed arrays, Maps and JSON values: what
  * api/engine/pack.ts carries), from `.tmp/packs/` when this code built it before, else built now
@@ -65,7 +70,7 @@ export function manifestKey(id: string, dir: string): string {
  */
 export async function cachedPack<T>(name: string, key: string, build: () => Promise<T>): Promise<T> {
   const code = codeFingerprint();
-  const file = join(DIR, `${code}-${name}-${key}.pack`);
+  const file = packFile(name, key);
   if (existsSync(file)) return (await readPack(createReadStream(file))) as T;
   const tree = await build();
   mkdirSync(DIR, { recursive: true });

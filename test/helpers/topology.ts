@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { loaderArgs } from '../../api/startup/loader-args.ts';
 import { REPO_ROOT } from './tmp.ts';
 import { waitUntil } from './wait.ts';
+import { enginePackPreload } from './engine-pack-preload.ts';
 
 /** Path of an executable on PATH (plus the sbin folders, where Debian puts nginx), or null. */
 export function which(cmd: string): string | null {
@@ -58,13 +59,15 @@ const LISTENING = /leads API listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/;
  * `--import tsx` under `make test-deploy`, as the systemd unit runs it; none in the test runner's
  * workers, which strip the types themselves). Resolves when the server logged its listening line, with
  * the port it listens on (PORT=0 picks one); rejects with the log's tail if it exits first.
- * `onLine` sees every line of its stderr (the tail keeps the last 200).
+ * `onLine` sees every line of its stderr (the tail keeps the last 200). `enginePacks`: its (and its
+ * workers') indexes from the tests' packs (test/helpers/engine-pack-preload.ts).
  */
 export async function startReplica(
   env: Record<string, string>,
-  opts: { onLine?: (line: string) => void } = {},
+  opts: { onLine?: (line: string) => void; enginePacks?: boolean } = {},
 ): Promise<Replica> {
-  const child: ChildProcess = spawn(process.execPath, [...loaderArgs(), 'api/server.ts'], {
+  const node = [...loaderArgs(), ...(opts.enginePacks ? enginePackPreload() : [])];
+  const child: ChildProcess = spawn(process.execPath, [...node, 'api/server.ts'], {
     cwd: REPO_ROOT,
     env: {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',

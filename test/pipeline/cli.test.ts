@@ -7,9 +7,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { tempDir } from '../helpers/tmp.ts';
 import { leads as runLeads } from '../helpers/cli.ts';
+import { scaledRelease } from '../helpers/scaled-release.ts';
 import type { RefreshSummary } from '../../pipeline/run.ts';
 import { STAGES } from '../../pipeline/stages/index.ts';
 import { classifyApplication } from '../../pipeline/normalise/classify.ts';
@@ -114,8 +115,10 @@ test('generate into one folder, refresh --raw from it into another DATA_DIR', as
 });
 
 test('ingest prints the dry-run report for a generated file', async () => {
-  const raw = tempDir('leads-cli-ingest-');
-  assert.is((await leads(['generate', '--scale', 'tiny', '--out', raw])).status, 0);
+  // the raw files the generator wrote for the cached tiny release (test/helpers/scaled-release.ts
+  // keeps them beside it; `leads generate` itself is tested above), not generated a second time
+  const tiny = await scaledRelease('tiny', 7);
+  const raw = join(dirname(dirname(tiny.truthFile)), 'raw');
   const ppr = readdirSync(join(raw, 'ppr')).map((f) => join(raw, 'ppr', f));
   const r = await leads(['ingest', 'ppr', ...ppr, '--json']);
   assert.is(r.status, 0, r.stderr);

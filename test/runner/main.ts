@@ -111,6 +111,8 @@ interface Result {
   failed: number;
   skipped: number;
   output: string;
+  /** Run in a worker (not a naming problem, a file never started, or the typecheck). */
+  ran: boolean;
 }
 
 const live = files.length === 1;
@@ -125,7 +127,7 @@ const print = (s: string): void => {
 for (const f of files)
   for (const p of namingProblems(f)) {
     print(`\n${rel(f)}: ${p} (test/runner/main.ts)\n`);
-    results.push({ file: rel(f), ms: 0, cpu: null, passed: 0, failed: 1, skipped: 0, output: '' });
+    results.push({ file: rel(f), ms: 0, cpu: null, passed: 0, failed: 1, skipped: 0, output: '', ran: false });
   }
 
 const strip = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '');
@@ -176,7 +178,16 @@ function finish(w: Worker, error: string | null): void {
   if (error !== null || c === null) failed = Math.max(failed, 1);
   let output = w.out;
   if (error !== null && !strip(output).includes(error)) output += `\n  ${error}\n`;
-  const r: Result = { file: rel(file), ms, cpu, passed: c?.passed ?? 0, failed, skipped: c?.skipped ?? 0, output };
+  const r: Result = {
+    file: rel(file),
+    ms,
+    cpu,
+    passed: c?.passed ?? 0,
+    failed,
+    skipped: c?.skipped ?? 0,
+    output,
+    ran: true,
+  };
   results.push(r);
   if (kind.browser(file)) browserRunning--;
   w.file = null;
@@ -290,7 +301,7 @@ function spawnWorker(): void {
       // another would die the same way, so the files left fail instead of the run spinning
       print(`\na test worker exited (${signal ?? code}) before it was ready (node ${process.version})\n`);
       for (const f of pending.splice(0))
-        results.push({ file: rel(f), ms: 0, cpu: null, passed: 0, failed: 1, skipped: 0, output: '' });
+        results.push({ file: rel(f), ms: 0, cpu: null, passed: 0, failed: 1, skipped: 0, output: '', ran: false });
       if (workers.size === 0) void done();
       return;
     }
@@ -312,7 +323,8 @@ async function done(): Promise<void> {
   await typechecking;
   const seconds = Math.round((Date.now() - started) / 1000);
   const sum = (k: 'passed' | 'failed' | 'skipped'): number => results.reduce((n, r) => n + r[k], 0);
-  const timed = results.filter((r) => r.ms > 0);
+  // every file a worker ran (one under a millisecond included)
+  const timed = results.filter((r) => r.ran);
   // this run's times for the next run's order (files not run keep theirs)
   mkdirSync(join(ROOT, '.tmp'), { recursive: true });
   const times = { ...lastTimes };
@@ -377,6 +389,7 @@ function typecheck(): void {
         failed: code === 0 ? 0 : 1,
         skipped: 0,
         output: out,
+        ran: false,
       });
       print(`${out}${code === 0 ? '✔' : '✘'} tsc --noEmit  ${(ms / 1000).toFixed(1)} s\n`);
       resolve();

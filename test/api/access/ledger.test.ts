@@ -17,6 +17,7 @@ import type { UsageDelta } from '../../../api/state/store-interface.ts';
 import { addKey, tinyRelease } from '../../helpers/api.ts';
 import { REPO_ROOT, tempDir } from '../../helpers/tmp.ts';
 import { waitUntil } from '../../helpers/wait.ts';
+import { enginePackPreload } from '../../helpers/engine-pack-preload.ts';
 
 let dataDir: string;
 let key: { id: string; raw: string };
@@ -37,10 +38,11 @@ test.before(async () => {
 /**
  * Start `node api/server.ts` on the data folder (with the test process's loader flags: none in the
  * test runner's workers, which strip the types themselves; what is tested is the process's stop
- * and start, not how its TypeScript is loaded); resolves with its origin once it listens.
+ * and start, not how its TypeScript is loaded), its indexes from the tests' packs
+ * (test/helpers/engine-pack-preload.ts); resolves with its origin once it listens.
  */
 function serve(): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [...loaderArgs(), 'api/server.ts'], {
+  const child = spawn(process.execPath, [...loaderArgs(), ...enginePackPreload(), 'api/server.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', DUCKDB_CONNECTIONS: '1' },
     stdio: ['ignore', 'ignore', 'pipe'],

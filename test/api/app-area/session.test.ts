@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { issueInvitation } from '../../../api/app-area/invitations.ts';
 import { APP_SECTIONS } from '../../../api/app-area/contract.ts';
-import { assertProblem, startTestApi, type TestApi } from '../../helpers/api.ts';
+import { assertProblem, startTestApi, TEST_PASSWORD_COST, type TestApi } from '../../helpers/api.ts';
 import { AppAgent, csrfOf } from './agent.ts';
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -30,14 +30,18 @@ const clock = () => new Date(t);
 const advance = (ms: number): void => void (t += ms);
 
 let api: TestApi;
+/** A server started as the command line starts it: new password hashes at the production cost (`api`'s at TEST_PASSWORD_COST). */
+let prod: TestApi;
 let n = 0;
 const PASSWORD = 'correct horse battery staple';
 
 test.before(async () => {
   api = await startTestApi({ clock, config: { keyCacheMs: 0 } });
+  prod = await startTestApi({ clock, config: { keyCacheMs: 0 }, productionPasswordCost: true });
 });
 test.after(async () => {
   await api?.close();
+  await prod?.close();
 });
 
 /** A new account with a password set through an invitation, and an agent signed in to it. */
@@ -50,8 +54,8 @@ async function signedIn(plan: 'basic' | 'pro' | 'premium' = 'pro') {
   return { account, agent, inv };
 }
 
-function dumpTables(): string {
-  const db = new Database(join(api.dataDir, 'state.sqlite'), { readonly: true });
+function dumpTables(dataDir: string): string {
+  const db = new Database(join(dataDir, 'state.sqlite'), { readonly: true });
   try {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
     return JSON.stringify(
@@ -92,6 +96,7 @@ test('every /app response carries the strict CSP, no framing, no-store and same-
 });
 
 test('an invitation sets a password and signs in: cookie flags, the layout, nothing secret stored', async () => {
+  const api = prod; // the stored hash is checked for the production parameters
   const account = await api.store.createAccount('harbour-build', 'pro');
   const inv = await issueInvitation(api.store, api.config, account, { now: clock() });
   assert.match(inv.url, /^http:\/\/localhost\/app\/invite#[A-Za-z0-9_-]{43}$/);
@@ -132,7 +137,7 @@ test('an invitation sets a password and signs in: cookie flags, the layout, noth
   const again = await new AppAgent(api.baseUrl).acceptWithPassword(inv.url, PASSWORD + '!');
   assertProblem(again as never, 410, 'invitation_used');
   // stored: hashes only — no cookie value, no invitation token, no password
-  const stored = dumpTables();
+  const stored = dumpTables(api.dataDir);
   const secret = agent.cookies.get('__Host-leads_app')!;
   for (const s of [secret, token, PASSWORD]) assert.not.ok(stored.includes(s), 'a secret was stored');
   assert.match(stored, /scrypt\$17\$8\$1\$/);
@@ -353,9 +358,19 @@ test('pages mounted through appArea: rendered in the layout with aria-current, b
   app.use(problemMiddleware(() => {}));
   app.use(requestIdMiddleware());
   app.use(
-    appArea(api.config, { db: s.db, releases: s.releases, store: s.store, clock, log: () => {}, ledger: s.ledger }, [
-      page,
-    ]),
+    appArea(
+      api.config,
+      {
+        db: s.db,
+        releases: s.releases,
+        store: s.store,
+        clock,
+        log: () => {},
+        ledger: s.ledger,
+        passwordCost: TEST_PASSWORD_COST,
+      },
+      [page],
+    ),
   );
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');

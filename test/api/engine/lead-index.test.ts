@@ -64,15 +64,26 @@ let lastRef: {
   ids: number[] | undefined;
 } | null = null;
 
+/**
+ * The SQL count of each count query asked (its SQL and parameters): the sorts, offsets and cursors
+ * of one set of filters ask the same count, which DuckDB need answer once.
+ */
+const totals = new Map<string, number>();
+
 /** The reference: the SQL page (ids and sort values) and total. */
 async function reference(req: LeadsPageRequest): Promise<{ rows: string; total: number }> {
   const ids = await areaIds(db, src.leads, req.filters); // geometry filters: the ids in their areas (api/gis/geometry-ids.ts)
   const p = leadsPageIdsQuery(src, { ...req, ...(ids ? { areaIds: ids } : {}) });
   const rows = await db.all(p.sql, p.params);
   const c = leadsCountQuery(src, req.filters, ids);
-  const [{ total }] = (await db.all<{ total: number }>(c.sql, c.params)) as [{ total: number }];
-  lastRef = { req, total: Number(total), page: rows, ids };
-  return { rows: rows.map((r) => `${r['id']}:${r[SORT_VALUE_COLUMN]}`).join(' '), total: Number(total) };
+  const countKey = JSON.stringify([c.sql, c.params], (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+  let total = totals.get(countKey);
+  if (total === undefined) {
+    const [row] = (await db.all<{ total: number }>(c.sql, c.params)) as [{ total: number }];
+    totals.set(countKey, (total = Number(row.total)));
+  }
+  lastRef = { req, total, page: rows, ids };
+  return { rows: rows.map((r) => `${r['id']}:${r[SORT_VALUE_COLUMN]}`).join(' '), total };
 }
 
 /**

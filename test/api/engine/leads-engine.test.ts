@@ -131,8 +131,23 @@ function nodeAt(set: SchemaSet, id: string): JsonSchema | undefined {
 const refId = (ref: string, file: string): string =>
   ref.startsWith('#') ? `${file}${ref}` : ref.includes('#') ? ref : `${ref}#`;
 
+/**
+ * `f(set, id)` remembered per schema set and id: `chain` and `forms` are asked again for the same
+ * ids at every value of every served record (the set they walk is never changed after it is read).
+ */
+function perId(f: (set: SchemaSet, id: string) => string[]): (set: SchemaSet, id: string) => string[] {
+  const memo = new WeakMap<SchemaSet, Map<string, string[]>>();
+  return (set, id) => {
+    let m = memo.get(set);
+    if (!m) memo.set(set, (m = new Map()));
+    let r = m.get(id);
+    if (!r) m.set(id, (r = f(set, id)));
+    return r;
+  };
+}
+
 /** The schema ids a node stands for: itself, then its `$ref` chain. */
-function chain(set: SchemaSet, id: string): string[] {
+const chain = perId((set: SchemaSet, id: string): string[] => {
   const out = [id];
   for (let node = nodeAt(set, id); typeof node?.['$ref'] === 'string' && out.length < 20;) {
     const next = refId(node['$ref'] as string, out.at(-1)!.split('#')[0]!);
@@ -140,10 +155,10 @@ function chain(set: SchemaSet, id: string): string[] {
     node = nodeAt(set, next);
   }
   return out;
-}
+});
 
 /** The object / array forms of a value's schema: the node, its `$ref` chain and its `anyOf` alternatives. */
-function forms(set: SchemaSet, id: string): string[] {
+const forms = perId((set: SchemaSet, id: string): string[] => {
   const out: string[] = [];
   for (const c of chain(set, id)) {
     out.push(c);
@@ -151,7 +166,7 @@ function forms(set: SchemaSet, id: string): string[] {
     if (Array.isArray(alts)) alts.forEach((_, i) => out.push(...forms(set, `${c}/anyOf/${i}`)));
   }
   return out;
-}
+});
 
 /**
  * Every path of `value` (described by the schema `id`) that holds the field `target` (a schema

@@ -122,6 +122,12 @@ test('the parser refuses malformed q with a reason, and the SQL builder with it'
   }
 });
 
+/**
+ * The SQL count of each count query asked (its SQL and parameters): the sorts, offsets and cursors
+ * of one `q` and filters ask the same count, which DuckDB need answer once.
+ */
+const totals = new Map<string, Promise<number>>();
+
 /** The SQL page and total (the reference). */
 async function reference(
   req: LeadsPageRequest,
@@ -129,10 +135,17 @@ async function reference(
   const p = leadsPageIdsQuery(src, req);
   const rows = await db.all(p.sql, p.params);
   const c = leadsCountQuery(src, req.filters);
-  const [{ total }] = (await db.all<{ total: number }>(c.sql, c.params)) as [{ total: number }];
+  const countKey = JSON.stringify([c.sql, c.params], (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+  let counted = totals.get(countKey);
+  if (!counted)
+    totals.set(
+      countKey,
+      (counted = db.all<{ total: number }>(c.sql, c.params).then((r) => Number((r as [{ total: number }])[0].total))),
+    );
+  const total = await counted;
   return {
     rows: rows.map((r) => `${r['id']}:${r[SORT_VALUE_COLUMN]}`).join(' '),
-    total: Number(total),
+    total,
     ids: rows.map((r) => Number(r['id'])),
     page: rows,
   };

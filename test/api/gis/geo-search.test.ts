@@ -53,7 +53,13 @@ test.before(async () => {
   for (const p of pts) authorityOf.set(p.id, p.authority);
 });
 
-test.after(() => db.close());
+test.after(() => {
+  db.close();
+  // what the file holds (~30 MB of small objects) is not kept for the worker's next files (test/runner/worker.ts)
+  pts = [];
+  authorityOf.clear();
+  ix = undefined as unknown as LeadIndex;
+});
 
 /** Every id the index matches (one page holding them all). */
 function indexIds(filters: LeadsFilters): number[] {

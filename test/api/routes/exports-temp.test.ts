@@ -16,6 +16,7 @@ import { defaultAloneSlots } from '../../../api/duckdb/db.ts';
 import { loaderArgs } from '../../../api/startup/loader-args.ts';
 import { assertProblem, startTestApi } from '../../helpers/api.ts';
 import { REPO_ROOT } from '../../helpers/tmp.ts';
+import { enginePackPreload } from '../../helpers/engine-pack-preload.ts';
 
 const mode = (p: string): string => (statSync(p).mode & 0o777).toString(8);
 const until = async (ok: () => boolean, ms = 30_000, what = 'condition'): Promise<void> => {
@@ -130,13 +131,14 @@ test('an export expected to take more than EXPORT_TEMP_MAX_MB on its own gets 50
 
 /**
  * Start `node api/server.ts` on `dataDir` (with the test process's loader flags: none in the test
- * runner's workers, which strip the types themselves); resolves with the child once it listens.
+ * runner's workers, which strip the types themselves; its indexes from the tests' packs,
+ * test/helpers/engine-pack-preload.ts); resolves with the child once it listens.
  */
 async function serve(
   dataDir: string,
   databaseUrl: string,
 ): Promise<{ child: ChildProcess; log: () => string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [...loaderArgs(), 'api/server.ts'], {
+  const child = spawn(process.execPath, [...loaderArgs(), ...enginePackPreload(), 'api/server.ts'], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

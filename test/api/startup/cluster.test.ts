@@ -139,6 +139,7 @@ function startCluster(into: Record<string, any>[], env: Record<string, string> =
           into.push({ msg: l }); // a stack trace, say
         }
       },
+      enginePacks: true,
     },
   );
 }
