@@ -48,7 +48,7 @@
  *             access section's small release (bench/compression.ts).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDb, sqlString } from '../pipeline/lib/duckdb.ts';
@@ -215,11 +215,24 @@ const sections: Record<string, () => Promise<Row[]>> = {
 
 /**
  * `--against REF` in the refresh section: the same raw files built by REF's code (its own data
- * folder beside the bench's), and the two releases compared table by table (bench/release-diff.ts).
- * Its wall time and peak RSS are printed too, measured the same way.
+ * folder beside the bench's) on top of the same previous release — the one the bench's own refresh
+ * built on, copied in as its `current` — and the two releases compared table by table
+ * (bench/release-diff.ts): ids, changes and events depend on the previous release. Its wall time
+ * and peak RSS are printed too, measured the same way.
  */
 async function sameReleaseAs(against: { root: string; label: string }, raw: string): Promise<Row[]> {
   const dataDir = `${benchData}-against`;
+  rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(join(dataDir, 'releases'), { recursive: true });
+  const built = JSON.parse(readFileSync(join(benchData, 'current', 'manifest.json'), 'utf8')) as {
+    previous_release: string | null;
+  };
+  if (built.previous_release) {
+    cpSync(join(benchData, 'releases', built.previous_release), join(dataDir, 'releases', built.previous_release), {
+      recursive: true,
+    });
+    symlinkSync(join('releases', built.previous_release), join(dataDir, 'current'));
+  }
   const child = await runChild([join(against.root, 'bin/leads.js'), 'refresh', '--force', '--json', '--quiet'], {
     DATA_DIR: dataDir,
     RAW_DIR: raw,
