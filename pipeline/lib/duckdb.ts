@@ -13,8 +13,8 @@ export interface Db {
   all<T extends Row = Row>(sql: string, params?: Params): Promise<T[]>;
   /**
    * Run a query and yield its rows in DuckDB's chunks (≤ 2,048 rows each) as plain JS objects,
-   * as DuckDB produces them: a large result never sits in memory whole. Nothing else may run on
-   * this connection until the iteration ends.
+   * as DuckDB produces them: a large result never sits in memory whole. Each stream has a
+   * connection of its own, so two can be read side by side (and `all` / `run` used meanwhile).
    */
   stream<T extends Row = Row>(sql: string, params?: Params): AsyncGenerator<T[]>;
   /** Run a statement for its effect. */
@@ -46,8 +46,13 @@ export async function openDb(opts: DbOptions = {}): Promise<Db> {
       return reader.getRowObjectsJS().map(plainRow) as T[];
     },
     async *stream<T extends Row = Row>(sql: string, params?: Params): AsyncGenerator<T[]> {
-      const result = await conn.stream(sql, params);
-      for await (const rows of result.yieldRowObjectJs()) yield rows.map(plainRow) as T[];
+      const own = await instance.connect();
+      try {
+        const result = await own.stream(sql, params);
+        for await (const rows of result.yieldRowObjectJs()) yield rows.map(plainRow) as T[];
+      } finally {
+        own.closeSync();
+      }
     },
     async run(sql: string, params?: Params): Promise<void> {
       await conn.run(sql, params);

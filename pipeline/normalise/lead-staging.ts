@@ -184,14 +184,14 @@ export function linkStatements(files: LeadStagingFiles): string[] {
   });
   const keptNotices = tsv(files.keptNotices, { pos: 'BIGINT', arrival: 'BIGINT' });
   return [
-    `CREATE TEMP TABLE kept_application AS
+    `CREATE TABLE kept_application AS
        SELECT a.*, k.pos FROM ${applications} a JOIN ${keptApplications} k USING (arrival)`,
-    `CREATE TEMP TABLE application AS
+    `CREATE TABLE application AS
        SELECT * FROM kept_application
        WHERE arrival IN (SELECT arg_max(arrival, pos) FROM kept_application GROUP BY lead_key)`,
-    `CREATE TEMP TABLE notice AS
+    `CREATE TABLE notice AS
        SELECT n.* FROM ${notices} n JOIN ${keptNotices} k USING (arrival)`,
-    `CREATE TEMP TABLE link AS
+    `CREATE TABLE link AS
        SELECT n.arrival AS notice, a.lead_key
        FROM notice n JOIN application a ON a.application_number = n.permission_number AND a.slug = n.slug
        UNION ALL
@@ -216,50 +216,65 @@ export const LINK_SUMMARY_SQL = `
          (SELECT count(*) FROM link)::BIGINT AS linked,
          (SELECT count(*) FROM notice)::BIGINT AS notices`;
 
-/** One row of `leadInputSql`: a lead's application and notices (where they lie in their heaps) and its previous registry entry. */
+/** One row of `LEAD_ORDER_SQL`'s table: a lead's application (where it lies in its heap), its id and its previous registry entry. */
 export interface LeadInput {
   lead_key: string;
   offset: number;
   bytes: number;
-  notice_offsets: number[] | null;
-  notice_bytes: number[] | null;
+  received_date: string;
+  /** The lead's id: its previous one, or the one it is issued now. */
+  id: number;
   prev_id: number | null;
   prev_first_seen: string | null;
   prev_last_changed: string | null;
   prev_content_hash: string | null;
   prev_removed_on: string | null;
-  /** The id a lead the previous registry does not have is issued: the next after `maxId` in lead-key order; null for the others. */
-  new_id: number | null;
+}
+
+/** One row of `LEAD_NOTICES_SQL`: a linked notice of a lead, where it lies in its heap. */
+export interface LeadNoticeRef {
+  lead_key: string;
+  offset: number;
+  bytes: number;
 }
 
 /**
- * Every lead's application and linked notices (heap references), its previous registry entry
- * (null columns when new) and, when new, the id it is issued — `maxId` + its rank among the new
- * leads in lead-key order, as `ChangeTracker` would issue them one by one in that order — in the
- * leads table's own order (received date, then id, newest first), so that the staged leads need
- * no sorting when they are written. `previousRegistry` is a Parquet path, or null for a first build.
+ * SQL creating table `lead_order`: every lead's application (heap reference), its previous
+ * registry entry (null columns when new) and its id — the previous one, or, for a lead the
+ * previous registry does not have, `maxId` + its rank among the new leads in lead-key order (the
+ * ids `ChangeTracker` issued one by one in that order) — stored in the leads table's own order
+ * (received date, then id, newest first), so that the leads are built, and staged, in the order
+ * they are published and their file needs no sort. `previousRegistry` is a Parquet path, or null
+ * for a first build. Only narrow columns are sorted; every step spills to disk when it must.
  */
-export function leadInputSql(previousRegistry: string | null, maxId: number): string {
+export function leadOrderSql(previousRegistry: string | null, maxId: number): string {
   const prev = previousRegistry
     ? `(SELECT key, id, first_seen, last_changed, content_hash, removed_on
         FROM read_parquet(${sqlString(previousRegistry)}) WHERE kind = 'leads')`
     : `(SELECT NULL::VARCHAR AS key, NULL::BIGINT AS id, NULL::DATE AS first_seen, NULL::DATE AS last_changed,
                NULL::VARCHAR AS content_hash, NULL::DATE AS removed_on WHERE false)`;
-  return `
-    WITH notices_of AS (
-      SELECT l.lead_key, list(n.offset ORDER BY n.arrival) AS notice_offsets,
-             list(n.bytes ORDER BY n.arrival) AS notice_bytes
-      FROM link l JOIN notice n ON n.arrival = l.notice GROUP BY l.lead_key)
-    SELECT a.lead_key, a.offset, a.bytes, n.notice_offsets, n.notice_bytes,
-           p.id AS prev_id, p.first_seen AS prev_first_seen, p.last_changed AS prev_last_changed,
-           p.content_hash AS prev_content_hash, p.removed_on AS prev_removed_on,
-           CASE WHEN p.id IS NULL
-                THEN ${Math.trunc(maxId)} + row_number() OVER (PARTITION BY p.id IS NULL ORDER BY a.lead_key) END AS new_id
-    FROM application a
-    LEFT JOIN notices_of n USING (lead_key)
-    LEFT JOIN ${prev} p ON p.key = a.lead_key
-    ORDER BY a.received_date DESC, coalesce(p.id, new_id) DESC`;
+  return `CREATE TABLE lead_order AS
+    WITH j AS (
+      SELECT a.lead_key, a.offset, a.bytes, a.received_date,
+             p.id AS prev_id, p.first_seen AS prev_first_seen, p.last_changed AS prev_last_changed,
+             p.content_hash AS prev_content_hash, p.removed_on AS prev_removed_on
+      FROM application a LEFT JOIN ${prev} p ON p.key = a.lead_key),
+    fresh AS (
+      SELECT lead_key, ${Math.trunc(maxId)} + row_number() OVER (ORDER BY lead_key) AS new_id
+      FROM j WHERE prev_id IS NULL)
+    SELECT j.*, coalesce(j.prev_id, f.new_id) AS id
+    FROM j LEFT JOIN fresh f USING (lead_key)
+    ORDER BY j.received_date DESC, id DESC`;
 }
+
+/** The leads of `lead_order`, in its order (a table scan keeps it; the leads stage checks it). */
+export const LEAD_INPUT_SQL = `SELECT * FROM lead_order`;
+
+/** Each lead's linked notices, in the order of `lead_order` (then read order): merged with it by lead key. */
+export const LEAD_NOTICES_SQL = `
+  SELECT o.lead_key, n.offset, n.bytes
+  FROM link l JOIN notice n ON n.arrival = l.notice JOIN lead_order o USING (lead_key)
+  ORDER BY o.received_date DESC, o.id DESC, n.arrival`;
 
 /** The previous registry's lead entries whose key this build does not have, and the largest lead id it issued. */
 export function previousLeadsSql(previousRegistry: string): { absent: string; maxId: string } {

@@ -2,6 +2,7 @@
  * One build of a release: its id (from the injected clock), its folder `releases/.build-<id>/`
  * (only the final rename publishes it), and the DuckDB instance of the current phase.
  */
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PipelineConfig } from '../config.ts';
 import { openDb, type Db } from '../lib/duckdb.ts';
@@ -18,7 +19,8 @@ export interface Build {
   /**
    * Close the current DuckDB instance (if any) and open a new one. A fresh instance for each
    * heavy phase hands the previous one's buffer pool back, which keeps the refresh's peak memory
-   * down.
+   * down. Each instance keeps its tables in a file of the build folder (`.duckdb-<n>`, removed
+   * when the instance is closed): only the buffer pool's share of them is in memory.
    */
   fresh(): Promise<Db>;
   /** Run `stop` when the build is closed (work started beside the stages, such as the sales reader). */
@@ -42,7 +44,15 @@ export async function startBuild(config: PipelineConfig, now: Date): Promise<Bui
   const releaseId = releaseIdAt(now);
   const dir = await createBuildDir(config.dataDir, releaseId);
   let db: Db | null = null;
+  let dbFile: string | null = null;
+  let instances = 0;
   const stops: (() => Promise<unknown> | void)[] = [];
+  const closeDb = async (): Promise<void> => {
+    db?.close();
+    db = null;
+    if (dbFile) await Promise.all([dbFile, `${dbFile}.wal`].map((f) => rm(f, { force: true })));
+    dbFile = null;
+  };
   return {
     releaseId,
     now,
@@ -52,17 +62,20 @@ export async function startBuild(config: PipelineConfig, now: Date): Promise<Bui
       return db;
     },
     async fresh() {
-      db?.close();
-      db = null;
-      return (db = await openDb({ memoryLimit: config.duckdbMemoryLimit, tempDirectory: join(dir, '.duckdb-tmp') }));
+      await closeDb();
+      dbFile = join(dir, `.duckdb-${++instances}`);
+      return (db = await openDb({
+        memoryLimit: config.duckdbMemoryLimit,
+        tempDirectory: join(dir, '.duckdb-tmp'),
+        path: dbFile,
+      }));
     },
     onClose(stop) {
       stops.push(stop);
     },
     async close() {
       await Promise.all(stops.splice(0).map((stop) => stop()));
-      db?.close();
-      db = null;
+      await closeDb();
     },
   };
 }

@@ -12,7 +12,14 @@ import { join } from 'node:path';
 import type { LeadSource, LinkedNotice } from '../normalise/leads.ts';
 import { toLead } from '../normalise/leads.ts';
 import { PointColumns } from '../normalise/neighbours.ts';
-import { leadInputSql, previousLeadsSql, type LeadInput } from '../normalise/lead-staging.ts';
+import {
+  LEAD_INPUT_SQL,
+  LEAD_NOTICES_SQL,
+  leadOrderSql,
+  previousLeadsSql,
+  type LeadInput,
+  type LeadNoticeRef,
+} from '../normalise/lead-staging.ts';
 import { RowHeapReader } from '../lib/row-heap.ts';
 import { AuthorityTally } from '../release/manifest.ts';
 import { NameGate } from '../release/name-gate.ts';
@@ -43,16 +50,17 @@ export const leadsStage: Stage = {
     const files = need(ctx, 'staging');
     const applications = new RowHeapReader(files.applicationHeap);
     const noticeHeap = new RowHeapReader(files.noticeHeap);
+    await db.run(leadOrderSql(previousRegistry, maxId));
+    const noticeRefs = new NoticeRefs(db.stream<LeadNoticeRef & Record<string, unknown>>(LEAD_NOTICES_SQL));
     let n = 0;
-    for await (const chunk of db.stream<LeadInput & Record<string, unknown>>(leadInputSql(previousRegistry, maxId))) {
+    for await (const chunk of db.stream<LeadInput & Record<string, unknown>>(LEAD_INPUT_SQL)) {
       for (const row of chunk) {
         const source = applications.read<LeadSource>(row.offset, row.bytes);
         const notices: LinkedNotice[] = [];
-        if (row.notice_offsets)
-          for (let i = 0; i < row.notice_offsets.length; i++)
-            notices.push(noticeHeap.read<LinkedNotice>(row.notice_offsets[i]!, row.notice_bytes![i]!));
+        for (const ref of await noticeRefs.of(row.lead_key))
+          notices.push(noticeHeap.read<LinkedNotice>(ref.offset, ref.bytes));
         const draft = toLead(source, resolvers.authority(source.authority), row.lead_key, notices, asOf);
-        const t = tracker.track(draft, row.lead_key, previousEntry(row), row.new_id ?? undefined);
+        const t = tracker.track(draft, row.lead_key, previousEntry(row), row.prev_id === null ? row.id : undefined);
         sinks.registry.write(t.entry);
         if (t.change) sinks.changes.write(t.change);
         const lead = t.record;
@@ -70,6 +78,7 @@ export const leadsStage: Stage = {
         n++;
       }
     }
+    await noticeRefs.end();
     search.close();
     applications.close();
     noticeHeap.close();
@@ -96,6 +105,52 @@ export const leadsStage: Stage = {
 export function previousRegistryPath(ctx: BuildContext): string | null {
   const path = ctx.previous ? join(ctx.previous.dir, 'registry.parquet') : null;
   return path && existsSync(path) ? path : null;
+}
+
+/**
+ * The linked notices' references, read from their own stream in the leads' order and handed out
+ * lead by lead: `of(key)` takes the run of references of lead `key`, which must be the next lead
+ * with notices (the two streams share their order; a reference left behind is an error).
+ */
+class NoticeRefs {
+  private readonly chunks: AsyncIterator<LeadNoticeRef[]>;
+  private chunk: LeadNoticeRef[] = [];
+  private at = 0;
+  private done = false;
+
+  constructor(stream: AsyncIterable<LeadNoticeRef[]>) {
+    this.chunks = stream[Symbol.asyncIterator]();
+  }
+
+  /** The next reference without taking it (null at the end). */
+  private async peek(): Promise<LeadNoticeRef | null> {
+    while (this.at >= this.chunk.length) {
+      if (this.done) return null;
+      const next = await this.chunks.next();
+      if (next.done) {
+        this.done = true;
+        return null;
+      }
+      this.chunk = next.value;
+      this.at = 0;
+    }
+    return this.chunk[this.at]!;
+  }
+
+  async of(leadKey: string): Promise<LeadNoticeRef[]> {
+    const out: LeadNoticeRef[] = [];
+    for (let ref = await this.peek(); ref !== null && ref.lead_key === leadKey; ref = await this.peek()) {
+      out.push(ref);
+      this.at++;
+    }
+    return out;
+  }
+
+  /** Check every reference was taken, and close the stream. */
+  async end(): Promise<void> {
+    const left = await this.peek();
+    if (left !== null) throw new Error(`the notices of lead ${left.lead_key} came out of the leads' order`);
+  }
 }
 
 /** A lead's previous registry entry from its `prev_*` columns (undefined: never seen). */
