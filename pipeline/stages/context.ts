@@ -25,7 +25,18 @@ import type { AdapterResult, CompanyRow, FilingRow, InfraFragment, MaterialRow, 
 import type { RecordKind, Validators } from '../validate.ts';
 import type { Build } from './build.ts';
 import type { TableSinks } from './sinks.ts';
-import type { SalesRead } from './sales.ts';
+
+/** What reading the PPR files made (pipeline/stages/sales.ts, in a worker thread): the staging files and the source's accounts. */
+export interface SalesRead {
+  /** The staged sales (`sales.parquet`'s staging file) and how many. */
+  stagingPath: string;
+  count: number;
+  /** The analytics stage's private copy (pipeline/intel/sales-input.ts). */
+  intelSalesPath: string;
+  lines: number;
+  rejects: Reject[];
+  invalid: { invalid: number; samples: string[] };
+}
 
 export interface PipelineDeps {
   /** Clock for build timestamps and release ids. */

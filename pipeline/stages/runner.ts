@@ -56,7 +56,7 @@ export function startMemoryMeter(): MemoryMeter {
   return meter;
 }
 
-/** `[ 2/18] read:ppr   3,959 rows   0.3 s   11,637 rows/s   177 MB RSS` (numbers in en-IE). */
+/** `[ 4/21] read:planning   202,309 rows   5.9 s   34,201 rows/s   526 MB RSS` (numbers in en-IE). */
 export function progressLine(
   position: number,
   total: number,

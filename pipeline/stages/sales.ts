@@ -18,23 +18,11 @@ import { readPpr } from '../sources/ppr.ts';
 import type { Reject } from '../types.ts';
 import { loadValidators } from '../validate.ts';
 import { startBuild } from './build.ts';
-import { account, need, noteInvalid } from './context.ts';
+import { account, need, noteInvalid, type SalesRead } from './context.ts';
 import type { Stage } from './runner.ts';
 
 /** Stands for a sale's id while it is validated: the real one is made when the table is written. */
 const ID_PLACEHOLDER = '0000000000000000';
-
-/** What reading the PPR files made: the staging files and the source's accounts. */
-export interface SalesRead {
-  /** The staged sales (`sales.parquet`'s staging file) and how many. */
-  stagingPath: string;
-  count: number;
-  /** The analytics stage's private copy (pipeline/intel/sales-input.ts). */
-  intelSalesPath: string;
-  lines: number;
-  rejects: Reject[];
-  invalid: { invalid: number; samples: string[] };
-}
 
 /** Read the PPR `files` into staging files in the build folder `dir` (in the worker thread). */
 export async function readSales(files: string[], dir: string): Promise<SalesRead> {
