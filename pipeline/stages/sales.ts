@@ -15,7 +15,6 @@ import { publishedRow, salesCopySql, stagedSale, stagedSaleColumns } from '../re
 import { tableSpec } from '../release/table-specs.ts';
 import { openCsvTableSink } from '../release/tables.ts';
 import { readPpr } from '../sources/ppr.ts';
-import type { Reject } from '../types.ts';
 import { loadValidators } from '../validate.ts';
 import { startBuild } from './build.ts';
 import { account, need, noteInvalid, type SalesRead } from './context.ts';
