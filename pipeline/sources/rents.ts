@@ -37,11 +37,48 @@ export function dwellingClass(propertyType: string): DwellingClass | null {
   return null;
 }
 
+/** Where a RIQ02 location lies: the whole State, a county (a bare county name), or neither (null). */
+export function rentPlace(location: string): { county: string | null; national: boolean } {
+  const folded = foldText(location);
+  const national = folded === 'ireland' || folded === 'state' || folded === 'national';
+  // "Dublin 4" is a postal district, not the county: only a bare county name counts as the county.
+  const county = national || /\d/.test(folded) ? null : resolveCounty(location.replace(/^co\.?\s+/i, ''));
+  return { county, national };
+}
+
+/**
+ * What a row's repeated cells mean, worked out once per distinct cell: a file of ~50,000 rows
+ * repeats a few hundred locations, a handful of property types, bedroom counts and quarters, and
+ * folding and matching them for every row was most of reading it.
+ */
+export class RentCells {
+  readonly quarter = remembered(parseQuarter);
+  readonly dwelling = remembered(dwellingClass);
+  readonly place = remembered(rentPlace);
+  readonly allBedrooms = remembered((bedrooms: string) => /^all\b/.test(foldText(bedrooms)));
+}
+
+/** `f` answered once per distinct argument (its answers must not be changed by the caller). */
+function remembered<T>(f: (cell: string) => T): (cell: string) => T {
+  const known = new Map<string, T>();
+  return (cell) => {
+    if (known.has(cell)) return known.get(cell) as T;
+    const v = f(cell);
+    known.set(cell, v);
+    return v;
+  };
+}
+
 /**
  * Turn one RIQ02 record into a `RentRow`, `'skip'` (a suppressed cell or another statistic), or
  * a reject naming the column.
  */
-export function normaliseRent(rec: Record<string, string>, file: string, line: number): RentRow | Reject | 'skip' {
+export function normaliseRent(
+  rec: Record<string, string>,
+  file: string,
+  line: number,
+  cells: RentCells = new RentCells(),
+): RentRow | Reject | 'skip' {
   const bad = (reason: Reject['reason'], detail: string): Reject => reject(SOURCE, file, line, reason, detail, null);
   const statistic = clean(rec['Statistic Label']) ?? '';
   if (statistic && !/rent/i.test(statistic)) return 'skip';
@@ -50,14 +87,14 @@ export function normaliseRent(rec: Record<string, string>, file: string, line: n
 
   const rawQuarter = clean(rec['TLIST(Q1)']) ?? clean(rec.Quarter);
   if (rawQuarter === null) return bad('missing_field', 'TLIST(Q1)');
-  const q = parseQuarter(rawQuarter);
+  const q = cells.quarter(rawQuarter);
   if (!q) return bad('invalid_date', 'TLIST(Q1)');
 
   const location = clean(rec.Location);
   if (location === null) return bad('missing_field', 'Location');
   const propertyType = clean(rec['Property Type']);
   if (propertyType === null) return bad('missing_field', 'Property Type');
-  const dwelling = dwellingClass(propertyType);
+  const dwelling = cells.dwelling(propertyType);
   if (dwelling === null) return bad('unknown_category', 'Property Type'); // a type that is neither a house nor a flat cannot be compared with sales
   const bedrooms = clean(rec['Number of Bedrooms']);
   if (bedrooms === null) return bad('missing_field', 'Number of Bedrooms');
@@ -65,10 +102,7 @@ export function normaliseRent(rec: Record<string, string>, file: string, line: n
   const rent = parseNumber(value);
   if (rent === undefined || rent === null || rent <= 0 || rent > 50_000) return bad('invalid_number', 'VALUE');
 
-  const folded = foldText(location);
-  const national = folded === 'ireland' || folded === 'state' || folded === 'national';
-  // "Dublin 4" is a postal district, not the county: only a bare county name counts as the county.
-  const county = national || /\d/.test(folded) ? null : resolveCounty(location.replace(/^co\.?\s+/i, ''));
+  const { county, national } = cells.place(location);
   return {
     quarter: q.quarter,
     period_start: q.start,
@@ -78,7 +112,7 @@ export function normaliseRent(rec: Record<string, string>, file: string, line: n
     property_type: propertyType,
     dwelling,
     bedrooms,
-    all_bedrooms: /^all\b/.test(foldText(bedrooms)),
+    all_bedrooms: cells.allBedrooms(bedrooms),
     rent_eur: Math.round(rent * 100) / 100,
     line,
   };
@@ -94,6 +128,7 @@ export async function readRents(files: string[]): Promise<AdapterResult<RentRow>
   let lines = 0;
   let suppressed = 0;
   const layouts = [{ kind: 'riq02', columns: RENT_COLUMNS, required: RENT_REQUIRED }] as const;
+  const cells = new RentCells();
   for (const file of files) {
     const seen = new Map<string, number>();
     lines += (
@@ -102,7 +137,7 @@ export async function readRents(files: string[]): Promise<AdapterResult<RentRow>
         SOURCE,
         layouts,
         (_k, rec, line) => {
-          const r = normaliseRent(rec, file, line);
+          const r = normaliseRent(rec, file, line, cells);
           if (r === 'skip') return void suppressed++;
           if ('reason' in r) return void rejects.push(r);
           const key = `${r.quarter}|${r.location}|${r.property_type}|${r.bedrooms}`;

@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { dwellingClass, parseQuarter, readRents } from '../../../pipeline/sources/rents.ts';
+import { dwellingClass, parseQuarter, readRents, rentPlace, RentCells } from '../../../pipeline/sources/rents.ts';
 import { REPO_ROOT } from '../../helpers/tmp.ts';
 
 const fixture = (f: string): string => join(REPO_ROOT, 'test', 'fixtures', 'rents', f);
@@ -20,6 +20,28 @@ test('dwellingClass: RIQ02 property types', () => {
   assert.is(dwellingClass('Terrace house'), 'house');
   assert.is(dwellingClass('Other flats'), 'apartment');
   assert.is(dwellingClass('Caravan'), null);
+});
+
+test('rentPlace: the State, a bare county name, or neither (a postal district is not its county)', () => {
+  assert.equal(rentPlace('Ireland'), { county: null, national: true });
+  assert.equal(rentPlace('Co. Cork'), { county: 'Cork', national: false });
+  assert.equal(rentPlace('Dublin 4'), { county: null, national: false });
+  assert.equal(rentPlace('Carlow Town'), { county: null, national: false });
+});
+
+test('RentCells: each cell worked out once, the same answer as the functions it remembers', () => {
+  const cells = new RentCells();
+  for (const round of [1, 2])
+    for (const t of ['All property types', 'Semi detached house', 'Apartment', 'Other flats', 'Mobile home']) {
+      assert.is(cells.dwelling(t), dwellingClass(t), `${t}, round ${round}`);
+      assert.equal(cells.place(t), rentPlace(t));
+    }
+  assert.equal(cells.quarter('20231'), parseQuarter('20231'));
+  assert.is(cells.quarter('2023Q9'), undefined);
+  assert.is(cells.quarter('2023Q9'), undefined, 'an undefined answer is remembered as itself');
+  assert.is(cells.allBedrooms('All bedrooms'), true);
+  assert.is(cells.allBedrooms('One bed'), false);
+  assert.is(cells.place('Dublin 4'), cells.place('Dublin 4'), 'the second ask is the first answer');
 });
 
 test('readRents: rows, suppressed cells skipped, rejects naming the column', async () => {
