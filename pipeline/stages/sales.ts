@@ -117,7 +117,8 @@ export const writeSalesStage: Stage = {
   async run(ctx) {
     const build = need(ctx, 'build');
     const sales = need(ctx, 'sales');
-    await build.db().run(salesCopySql(sales.spec, sales.stagingPath, join(build.dir, 'sales.parquet')));
+    for (const sql of salesCopySql(sales.spec, sales.stagingPath, join(build.dir, 'sales.parquet')))
+      await build.db().run(sql);
     await rm(sales.stagingPath, { force: true });
     ctx.counts['sales'] = sales.count;
     // Closing the instance that sorted 800,000 sales hands its buffer pool back.

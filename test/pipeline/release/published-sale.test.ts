@@ -51,8 +51,8 @@ test('ids: the same sale gets the same id in every run; a second identical sale 
 
 test('salesCopySql: DuckDB numbers each key in read order and makes the ids saleId makes', async () => {
   const dir = tempDir('published-sale');
-  // two identical sales (read 1st and 4th), one other home, one other price of the same home
-  const rows = [sale(), sale({ home_key: 'h2' }), sale({ price_cents: 1 }), sale({ line: 40 })];
+  // three identical sales (read 1st, 4th and 5th), one other home, one other price of the same home
+  const rows = [sale(), sale({ home_key: 'h2' }), sale({ price_cents: 1 }), sale({ line: 40 }), sale({ line: 41 })];
   const sink = openCsvTableSink(
     dir,
     'sales',
@@ -64,13 +64,14 @@ test('salesCopySql: DuckDB numbers each key in read order and makes the ids sale
   const db = await openDb();
   try {
     const out = join(dir, 'sales.parquet');
-    await db.run(salesCopySql(tableSpec('sales'), staging, out));
+    for (const sql of salesCopySql(tableSpec('sales'), staging, out)) await db.run(sql);
     const ids = (await db.all<{ sale_id: string }>(`SELECT sale_id FROM read_parquet('${out}')`)).map((r) => r.sale_id);
     const expected = [
       saleId(saleKey(rows[0]!), 1),
       saleId(saleKey(rows[1]!), 1),
       saleId(saleKey(rows[2]!), 1),
       saleId(saleKey(rows[3]!), 2),
+      saleId(saleKey(rows[4]!), 3),
     ];
     assert.equal([...ids].sort(), [...expected].sort());
     const [cols] = await db.all<{ n: number }>(
