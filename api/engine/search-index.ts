@@ -272,7 +272,7 @@ export class SearchIndex {
     const after = req.after ? { score: Number(req.after[0]), id: req.after[1] } : null;
     if (terms.length === 1) this.walk(terms[0]!, matched, null, heap, after);
     else if (total <= this.exhaustiveMax) this.exhaustive(terms, matched, heap, after);
-    else if (terms.length === 2) this.pair(terms[0]!, terms[1]!, matched, heap, after, sets);
+    else if (terms.length === 2) this.pair(terms[0]!, terms[1]!, matched, total, heap, after, sets);
     else this.maxScore(terms, matched, heap, after);
     return heap.sorted(req.offset);
   }
@@ -313,28 +313,30 @@ export class SearchIndex {
 
   /**
    * Two terms: the rows holding only A and only B are two impact-order walks (each skipping the
-   * other term's rows); the rows holding both are scored one by one when the shorter list is
-   * short against the longer, else by one merge of the two lists (`mergeBoth`). All go to one
-   * heap: the best k of the three regions are the best k.
+   * other term's rows), walked only when `matched` holds such rows (not for `a b`, which matches
+   * the rows holding both); those holding both (counted in one pass) are scored one by one when
+   * they are few against the two lists, else by one merge of the two lists (`mergeBoth`). All go
+   * to one heap: the best k of the three regions are the best k.
    */
   private pair(
     a: number,
     b: number,
     matched: Bitset,
+    total: number,
     heap: TopK,
     after: { score: number; id: number } | null,
     sets: ScratchSets,
   ): void {
     const bitsA = this.termBits(a, sets);
     const bitsB = this.termBits(b, sets);
-    this.walk(a, matched, bitsB, heap, after);
-    this.walk(b, matched, bitsA, heap, after);
-    const dfA = this.p.start[a + 1]! - this.p.start[a]!;
-    const dfB = this.p.start[b + 1]! - this.p.start[b]!;
+    const both = sets.take();
+    const inBoth = andCount(both, [matched, bitsA, bitsB]);
+    if (inBoth < total) {
+      this.walk(a, matched, bitsB, heap, after);
+      this.walk(b, matched, bitsA, heap, after);
+    }
     // scoring a row costs a gallop in each list (~13 merge steps): merge when that is cheaper
-    if (Math.min(dfA, dfB) * 13 > dfA + dfB) return this.mergeBoth(a, b, matched, heap, after);
-    const both = sets.take(matched);
-    for (let w = 0; w < both.length; w++) both[w] &= bitsA[w]! & bitsB[w]!;
+    if (inBoth * 13 > this.df(a) + this.df(b)) return this.mergeBoth(a, b, both, heap, after);
     this.exhaustive([a, b], both, heap, after);
   }
 
