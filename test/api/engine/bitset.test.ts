@@ -91,7 +91,6 @@ test('selectBits: the set bits in order from a start, after a skip, both ways (a
   }
 });
 
-
 test('andCount: the AND of 1 to 5 sets and its count in one pass, into a fresh set or over one of them', () => {
   const rnd = seededRandom(34);
   for (const n of [1, 31, 32, 33, 200, 1000]) {
