@@ -31,7 +31,7 @@ import type { LeadsFilters, LeadsPageRequest, LeadsSort } from '../query/leads-q
 import { FILTERS, filtersOfKind } from '../query/lead-filters.ts';
 import type { AreaFilters } from '../gis/geometry.ts';
 import { servedDistance } from '../gis/point-tests.ts';
-import { andInto, count, emptySet, hasBit, orInto, ScratchSets, selectBits, setBit, type Bitset } from './bitset.ts';
+import { andCount, count, emptySet, hasBit, orInto, ScratchSets, selectBits, setBit, type Bitset } from './bitset.ts';
 import { GeoIndex, type GeoIndexParts } from './geo-index.ts';
 import { KeyIndex, type KeyIndexParts } from './key-index.ts';
 import { RangeIndex, type RangeParts } from './range-index.ts';
@@ -51,6 +51,12 @@ export interface IndexPage {
   /** Up to `limit` rows in the order of the sort, after `offset` / `after`. */
   rows: IndexRow[];
   /** Rows matching the filters (regardless of paging). */
+  total: number;
+}
+
+/** The rows passing a request's filters (`q` aside) and how many they are. */
+interface Matched {
+  set: Bitset;
   total: number;
 }
 
@@ -172,6 +178,9 @@ export class LeadIndex {
   /** The sets one `page` works with, lent and taken back (`ScratchSets`): none of them outlives the call. */
   private readonly scratch: ScratchSets;
 
+  /** The counts of the sets the index keeps that requests asked for alone (`cardinality`). */
+  private readonly counts = new WeakMap<Bitset, number>();
+
   /** The search text of the lead at a position (for phrases), from `LeadIndexOptions.text`. */
   private readonly textOf: ((pos: number) => string) | null;
 
@@ -234,15 +243,18 @@ export class LeadIndex {
   }
 
   private pageOf(req: LeadsPageRequest, order?: WalkOrder): IndexPage {
-    let matched = this.filterSet(req.filters);
+    const filtered = this.filterSet(req.filters);
+    let matched = filtered?.set ?? null;
+    let total = filtered?.total ?? this.size;
     let terms: number[] = [];
     if (req.filters.q !== undefined) {
       // the leads `q` matches (every group of its words, phrases and prefixes), within the other filters
       const compiled = this.search ? this.search.compile(req.filters.q) : null;
       terms = compiled?.terms ?? [];
-      matched = compiled ? this.search!.match(compiled, matched, this.textOf, this.scratch) : this.scratch.take();
+      const found = compiled ? this.search!.match(compiled, matched, this.textOf, this.scratch) : null;
+      matched = found?.set ?? this.scratch.take();
+      total = found?.total ?? 0;
     }
-    const total = matched ? count(matched) : this.size;
     if (req.sort === 'distance')
       return { rows: matched && req.filters.near ? this.distancePage(req, matched) : [], total };
     const rows: IndexRow[] =
@@ -278,17 +290,16 @@ export class LeadIndex {
   }
 
   /**
-   * The bitset of rows passing every filter except `q`, or null when there is none: each filter
-   * of the table by the strategy of its kind.
+   * The rows passing every filter except `q` and how many they are, or null when there is no
+   * filter: each filter of the table gives a set by the strategy of its kind (the index's own set
+   * when one value or flag is asked, else one built in a scratch set), and the sets are ANDed
+   * and counted in one pass (`andCount`). A single set the index keeps is used as it is, its
+   * count remembered (`cardinality`); a single range's count is its cut.
    */
-  private filterSet(f: LeadsFilters): Bitset | null {
-    let acc: Bitset | null = null;
-    // a set the index keeps (a value's, a flag's) is copied before the first AND writes into it
-    const and = (s: Bitset, owned: boolean): void => {
-      if (acc) andInto(acc, s);
-      else if (owned) acc = s;
-      else acc = this.scratch.take(s);
-    };
+  private filterSet(f: LeadsFilters): Matched | null {
+    const parts: Bitset[] = [];
+    /** The count of the single part, when known without a pass (-1: not known). */
+    let known = -1;
     const given = f as Record<string, unknown>;
     let areaDone = false;
     for (const d of FILTERS) {
@@ -298,46 +309,67 @@ export class LeadIndex {
         case 'text':
           break; // q: the search index (`page`)
         case 'key':
-          and(this.keys.get(d.column)!.match(v as string, this.scratch.take()), true);
+          parts.push(this.keys.get(d.column)!.match(v as string, this.scratch.take()));
+          known = -1;
           break;
         case 'geometry':
           // every area at once: the tree's candidates in the envelopes' intersection, each tested against all
-          if (!areaDone) and(this.geo.match(f as AreaFilters, this.scratch.take()), true);
+          if (!areaDone) parts.push(this.geo.match(f as AreaFilters, this.scratch.take()));
           areaDone = true;
+          known = -1;
           break;
         case 'enum':
         case 'multi': {
           const wanted = v as string[];
           if (wanted.length === 0) break;
           const m = this.sets.get(d.column)!;
-          if (wanted.length === 1) {
-            const one = m.get(wanted[0]!);
-            and(one ?? this.scratch.take(), one === undefined);
+          const found = wanted.map((x) => m.get(x)).filter((s): s is Bitset => s !== undefined);
+          if (found.length <= 1) {
+            const one = found[0] ?? this.scratch.take();
+            parts.push(one);
+            known = found.length === 0 ? 0 : this.cardinality(one);
             break;
           }
-          const union = this.scratch.take();
-          for (const x of wanted) {
-            const s = m.get(x);
-            if (s) orInto(union, s);
-          }
-          and(union, true);
+          const union = this.scratch.take(found[0]);
+          for (let i = 1; i < found.length; i++) orInto(union, found[i]!);
+          parts.push(union);
+          known = -1;
           break;
         }
-        case 'range':
-          and(this.ranges.get(d.column)!.atLeast(v as number, this.scratch.take()), true);
+        case 'range': {
+          const r = this.ranges.get(d.column)!;
+          parts.push(r.atLeast(v as number, this.scratch.take()));
+          known = r.countAtLeast(v as number);
           break;
+        }
         case 'date': {
           const r = this.ranges.get(d.column)!;
+          const day = dayOf(v as string);
           const into = this.scratch.take();
-          and(d.bound === 'from' ? r.atLeast(dayOf(v as string), into) : r.atMost(dayOf(v as string), into), true);
+          parts.push(d.bound === 'from' ? r.atLeast(day, into) : r.atMost(day, into));
+          known = d.bound === 'from' ? r.countAtLeast(day) : r.countAtMost(day);
           break;
         }
-        case 'flag':
-          and(this.flags.get(`${d.column}=${v as boolean}`)!, false);
+        case 'flag': {
+          const one = this.flags.get(`${d.column}=${v as boolean}`)!;
+          parts.push(one);
+          known = this.cardinality(one);
           break;
+        }
       }
     }
-    return acc;
+    if (parts.length === 0) return null;
+    if (parts.length === 1) return { set: parts[0]!, total: known >= 0 ? known : count(parts[0]!) };
+    // the first built part is written over (it is the request's); else a fresh scratch set
+    const into = parts.find((s) => this.scratch.lent(s)) ?? this.scratch.take();
+    return { set: into, total: andCount(into, parts) };
+  }
+
+  /** The number of rows in a set the index keeps (a value's, a flag's), counted once. */
+  private cardinality(s: Bitset): number {
+    let c = this.counts.get(s);
+    if (c === undefined) this.counts.set(s, (c = count(s)));
+    return c;
   }
 
   /**

@@ -28,7 +28,7 @@
 import { exactTerms, parseSearchQuery, phrasePattern, queryPrefixes } from '../../common/search-syntax.ts';
 import { BM25, foldSearchText } from '../../common/search-text.ts';
 import type { ApiDb } from '../duckdb/db.ts';
-import { andInto, hasBit, orInto, setBit, wordsFor, type Bitset, type ScratchSets } from './bitset.ts';
+import { andCount, count, hasBit, orInto, setBit, wordsFor, type Bitset, type ScratchSets } from './bitset.ts';
 
 /** Matched sets up to this size are scored lead by lead (the default of `exhaustiveMax`). */
 export const EXHAUSTIVE_MAX = 4096;
@@ -176,38 +176,65 @@ export class SearchIndex {
   }
 
   /**
-   * The rows a compiled `q` matches within `within` (every row when null): each group is the OR
-   * of its items (`all`: rows holding every term; `any`: rows holding one), the groups ANDed;
-   * a phrase's rows are then kept when `textOf(pos)` (the lead's search text, folded here) holds
-   * it. Groups with a phrase go last, so the fewest rows are checked. The sets it works in, and
-   * the one it returns, are taken from `sets` (the caller's, given back when its request ends).
+   * The rows a compiled `q` matches within `within` (every row when null), and how many: each
+   * group is the OR of its items (`all`: rows holding every term; `any`: rows holding one), the
+   * groups ANDed; a phrase's rows are then kept when `textOf(pos)` (the lead's search text, folded
+   * here) holds it. Groups with a phrase go last, so the fewest rows are checked. An item's terms
+   * and `within` are ANDed and counted in one pass (`andCount`); a group of one item is that item's
+   * set, and a lone term with nothing to AND is the index's own set, its count its postings. The
+   * sets it works in, and the one it returns, are taken from `sets` (the caller's, given back when
+   * its request ends); the one it returns is only read.
    */
-  match(c: CompiledSearch, within: Bitset | null, textOf: ((pos: number) => string) | null, sets: ScratchSets): Bitset {
-    if (c.groups === null) return sets.take();
+  match(
+    c: CompiledSearch,
+    within: Bitset | null,
+    textOf: ((pos: number) => string) | null,
+    sets: ScratchSets,
+  ): { set: Bitset; total: number } {
+    if (c.groups === null) return { set: sets.take(), total: 0 };
     let acc: Bitset | null = within;
+    let total = -1;
     const phraseLast = [...c.groups].sort(
       (a, b) => Number(a.some((x) => x.pattern)) - Number(b.some((x) => x.pattern)),
     );
     for (const g of phraseLast) {
-      const gs = sets.take();
+      const gs = g.length === 1 ? null : sets.take();
       for (const it of g) {
         let s: Bitset;
-        if (it.kind === 'any') s = this.union(it.terms, sets.take());
-        else {
-          s = sets.take(this.termBits(it.terms[0]!, sets));
-          for (let j = 1; j < it.terms.length; j++) andInto(s, this.termBits(it.terms[j]!, sets));
+        total = -1;
+        if (it.kind === 'any') {
+          s = this.union(it.terms, sets.take());
+          if (acc) total = andCount(s, [s, acc]);
+        } else if (it.terms.length === 1 && !acc && !it.pattern && gs === null) {
+          s = this.termBits(it.terms[0]!, sets); // read only from here on
+          total = this.df(it.terms[0]!);
+        } else {
+          const parts = it.terms.map((t) => this.termBits(t, sets));
+          if (acc) parts.push(acc);
+          const into = parts.find((x) => sets.lent(x) && x !== acc) ?? sets.take();
+          total = andCount(into, parts);
+          s = into;
         }
-        if (acc) andInto(s, acc);
         if (it.pattern) {
           if (!textOf) throw new Error("a phrase needs the leads' search text (LeadIndex option `text`)");
           for (const pos of setBits(s))
             if (!it.pattern.test(foldSearchText(textOf(pos)))) s[pos >>> 5]! &= ~(1 << (pos & 31));
+          total = -1;
         }
-        orInto(gs, s);
+        if (gs) orInto(gs, s);
+        else acc = s;
       }
-      acc = gs; // every item was within acc
+      if (gs) {
+        acc = gs; // every item was within acc
+        total = -1;
+      }
     }
-    return acc!;
+    return { set: acc!, total: total >= 0 ? total : count(acc!) };
+  }
+
+  /** The number of leads holding term t. */
+  private df(t: number): number {
+    return this.p.start[t + 1]! - this.p.start[t]!;
   }
 
   /** The BM25 impact of posting `p` of term `t` (the reference formula, operation for operation). */
@@ -245,7 +272,7 @@ export class SearchIndex {
     const after = req.after ? { score: Number(req.after[0]), id: req.after[1] } : null;
     if (terms.length === 1) this.walk(terms[0]!, matched, null, heap, after);
     else if (total <= this.exhaustiveMax) this.exhaustive(terms, matched, heap, after);
-    else if (terms.length === 2) this.pair(terms[0]!, terms[1]!, matched, heap, after, sets);
+    else if (terms.length === 2) this.pair(terms[0]!, terms[1]!, matched, total, heap, after, sets);
     else this.maxScore(terms, matched, heap, after);
     return heap.sorted(req.offset);
   }
@@ -286,28 +313,30 @@ export class SearchIndex {
 
   /**
    * Two terms: the rows holding only A and only B are two impact-order walks (each skipping the
-   * other term's rows); the rows holding both are scored one by one when the shorter list is
-   * short against the longer, else by one merge of the two lists (`mergeBoth`). All go to one
-   * heap: the best k of the three regions are the best k.
+   * other term's rows), walked only when `matched` holds such rows (not for `a b`, which matches
+   * the rows holding both); those holding both (counted in one pass) are scored one by one when
+   * they are few against the two lists, else by one merge of the two lists (`mergeBoth`). All go
+   * to one heap: the best k of the three regions are the best k.
    */
   private pair(
     a: number,
     b: number,
     matched: Bitset,
+    total: number,
     heap: TopK,
     after: { score: number; id: number } | null,
     sets: ScratchSets,
   ): void {
     const bitsA = this.termBits(a, sets);
     const bitsB = this.termBits(b, sets);
-    this.walk(a, matched, bitsB, heap, after);
-    this.walk(b, matched, bitsA, heap, after);
-    const dfA = this.p.start[a + 1]! - this.p.start[a]!;
-    const dfB = this.p.start[b + 1]! - this.p.start[b]!;
+    const both = sets.take();
+    const inBoth = andCount(both, [matched, bitsA, bitsB]);
+    if (inBoth < total) {
+      this.walk(a, matched, bitsB, heap, after);
+      this.walk(b, matched, bitsA, heap, after);
+    }
     // scoring a row costs a gallop in each list (~13 merge steps): merge when that is cheaper
-    if (Math.min(dfA, dfB) * 13 > dfA + dfB) return this.mergeBoth(a, b, matched, heap, after);
-    const both = sets.take(matched);
-    for (let w = 0; w < both.length; w++) both[w] &= bitsA[w]! & bitsB[w]!;
+    if (inBoth * 13 > this.df(a) + this.df(b)) return this.mergeBoth(a, b, both, heap, after);
     this.exhaustive([a, b], both, heap, after);
   }
 

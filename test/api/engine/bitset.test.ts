@@ -2,7 +2,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
+  andCount,
   andInto,
+  clearBit,
   count,
   emptySet,
   fullSet,
@@ -87,6 +89,42 @@ test('selectBits: the set bits in order from a start, after a skip, both ways (a
       }
     }
   }
+});
+
+test('andCount: the AND of 1 to 5 sets and its count in one pass, into a fresh set or over one of them', () => {
+  const rnd = seededRandom(34);
+  for (const n of [1, 31, 32, 33, 200, 1000]) {
+    for (let k = 1; k <= 5; k++) {
+      const sets = Array.from({ length: k }, () => {
+        const s = emptySet(n);
+        for (let i = 0; i < n; i++) if (rnd() < 0.7) setBit(s, i);
+        return s;
+      });
+      const want = [...Array(n).keys()].filter((i) => sets.every((s) => hasBit(s, i)));
+      const into = emptySet(n).fill(0xffffffff); // whatever it held is written over
+      assert.is(andCount(into, sets), want.length, `n=${n} k=${k}: count`);
+      assert.equal(selectBits(into, 0, 0, n + 1, true), want, `n=${n} k=${k}: rows`);
+      const over = sets.map((s) => s.slice());
+      assert.is(andCount(over[k - 1]!, over), want.length, `n=${n} k=${k}: over its last set`);
+      assert.equal(selectBits(over[k - 1]!, 0, 0, n + 1, true), want, `n=${n} k=${k}: rows over its last set`);
+    }
+  }
+  const high = Uint32Array.of(0x80000000, 0xffffffff);
+  assert.is(andCount(emptySet(64), [high, high]), 33, 'the top bit counts');
+});
+
+test('clearBit clears one bit; ScratchSets.lent knows the sets of the round', () => {
+  const s = fullSet(40);
+  clearBit(s, 31);
+  clearBit(s, 39);
+  assert.is(count(s), 38);
+  assert.not.ok(hasBit(s, 31));
+  const scratch = new ScratchSets(40);
+  const a = scratch.take();
+  assert.ok(scratch.lent(a));
+  assert.not.ok(scratch.lent(s), 'a set of its own is not lent');
+  scratch.giveBack();
+  assert.not.ok(scratch.lent(a), 'given back');
 });
 
 test.run();
