@@ -16,7 +16,7 @@
  */
 import { sqlString } from '../lib/duckdb.ts';
 import { RowHeapWriter } from '../lib/row-heap.ts';
-import { openLineSink } from '../release/tables.ts';
+import { openLineSink, stagingSource } from '../release/tables.ts';
 import type { LeadSource, LinkedNotice } from './leads.ts';
 
 /** One staged planning application: the row as the lead build reads it, with its keys. */
@@ -140,15 +140,9 @@ export function writeKept(path: string, kept: readonly number[]): number {
   return sink.close();
 }
 
-function tsv(path: string, columns: Record<string, string>): string {
-  const cols = Object.entries(columns)
-    .map(([n, t]) => `${sqlString(n)}: ${sqlString(t)}`)
-    .join(', ');
-  return (
-    `read_csv(${sqlString(path)}, delim = '\t', header = false, quote = '', escape = '', ` +
-    `nullstr = '', auto_detect = false, columns = {${cols}})`
-  );
-}
+/** An index file as DuckDB reads it, `columns` by name and type. */
+const tsv = (path: string, columns: Record<string, string>): string =>
+  stagingSource('tsv', path, Object.entries(columns));
 
 /**
  * SQL statements (run in order on one connection) that materialise the lead build's input, over

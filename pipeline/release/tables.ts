@@ -63,11 +63,13 @@ export function writeNdjson(path: string, rows: Iterable<unknown>): number {
 }
 
 /**
- * How a staging file holds its rows: NDJSON (any value: lists, text with any character), or CSV
+ * How a staging file holds its rows: NDJSON (any value: lists, text with any character), CSV
  * for tables of scalars only (ids, numbers, dates, codes, text) — ~3× cheaper to write than
- * `JSON.stringify` and far quicker for DuckDB to read (the neighbours, registry, changes, sales).
+ * `JSON.stringify` and far quicker for DuckDB to read (the neighbours, registry, changes, sales) —
+ * or TSV without quoting, '' for null (the lead build's index files, pipeline/normalise/lead-staging.ts,
+ * whose fields hold no tab or newline).
  */
-export type StagingFormat = 'ndjson' | 'csv';
+export type StagingFormat = 'ndjson' | 'csv' | 'tsv';
 
 /** The relation DuckDB reads a staging file as, with the given columns. */
 export function stagingSource(
@@ -76,10 +78,17 @@ export function stagingSource(
   columns: readonly (readonly [string, string])[],
 ): string {
   const cols = columns.map(([n, t]) => `${sqlString(n)}: ${sqlString(t)}`).join(', ');
-  return format === 'ndjson'
-    ? `read_json(${sqlString(path)}, format = 'newline_delimited', columns = {${cols}}, maximum_object_size = 16777216)`
-    : `read_csv(${sqlString(path)}, header = false, delim = ',', quote = '"', escape = '"', ` +
-        `allow_quoted_nulls = false, auto_detect = false, columns = {${cols}})`;
+  if (format === 'ndjson')
+    return `read_json(${sqlString(path)}, format = 'newline_delimited', columns = {${cols}}, maximum_object_size = 16777216)`;
+  if (format === 'tsv')
+    return (
+      `read_csv(${sqlString(path)}, delim = '\t', header = false, quote = '', escape = '', ` +
+      `nullstr = '', auto_detect = false, columns = {${cols}})`
+    );
+  return (
+    `read_csv(${sqlString(path)}, header = false, delim = ',', quote = '"', escape = '"', ` +
+    `allow_quoted_nulls = false, auto_detect = false, columns = {${cols}})`
+  );
 }
 
 /**

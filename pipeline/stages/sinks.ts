@@ -66,24 +66,21 @@ export interface TableSinks {
 
 /** Open the streamed tables' staging files in the build folder `dir`. */
 export function openTableSinks(dir: string, validators: Validators): TableSinks {
-  const csv = (name: 'changes' | 'lead_neighbours'): NdjsonSink =>
+  const csv = (name: string, spec: { columns: readonly (readonly [string, string])[] }): NdjsonSink =>
     openCsvTableSink(
       dir,
       name,
-      tableSpec(name).columns.map(([n]) => n),
+      spec.columns.map(([n]) => n),
     );
   return {
     leads: new CheckedSink(openTableSink(dir, 'leads'), validators, 'lead', leadsBefore),
-    registry: new CheckedSink(
-      openCsvTableSink(
-        dir,
-        'registry',
-        REGISTRY_SPEC.columns.map(([n]) => n),
-      ),
+    registry: new CheckedSink(csv('registry', REGISTRY_SPEC), validators, null),
+    changes: new CheckedSink(csv('changes', tableSpec('changes')), validators, 'change'),
+    lead_neighbours: new CheckedSink(
+      csv('lead_neighbours', tableSpec('lead_neighbours')),
       validators,
-      null,
+      'lead-neighbour',
+      neighboursBefore,
     ),
-    changes: new CheckedSink(csv('changes'), validators, 'change'),
-    lead_neighbours: new CheckedSink(csv('lead_neighbours'), validators, 'lead-neighbour', neighboursBefore),
   };
 }
