@@ -10,8 +10,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { rejects } from 'node:assert/strict';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
+import { createServer, get, type IncomingMessage } from 'node:http';
+import { pipeline } from 'node:stream';
+import { createGunzip, createGzip } from 'node:zlib';
 import { defaultAloneSlots, openApiDb, StatementCancelled, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
-import { copyStream, ExportTempBoundError } from '../../../api/render/copy-stream.ts';
+import { chunkBuffers, copyStream, ExportTempBoundError } from '../../../api/render/copy-stream.ts';
 import { ExportTempSpace } from '../../../api/exports/temp-space.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
@@ -51,6 +54,60 @@ test('the stream is the head and then exactly the file DuckDB writes; the temp f
   assert.ok(expected.length > 5_000_000, `${expected.length} bytes: larger than many chunks`);
   assert.ok(got.equals(expected), `${got.length} vs ${expected.length} bytes`);
   await until(() => exportFiles(dir).length === 0);
+});
+
+/** GET `path` from `server` as a slow client: nothing read for 200 ms, then a pause every 64 KB or so. */
+async function slowGet(port: number, path: string): Promise<Buffer> {
+  const res = await new Promise<IncomingMessage>((resolve, reject) =>
+    get({ host: '127.0.0.1', port, path }, resolve).once('error', reject),
+  );
+  res.pause();
+  await new Promise((r) => setTimeout(r, 200)); // the socket's buffers fill: the server's writes go asynchronous
+  const parts: Buffer[] = [];
+  let since = 0;
+  const body = path.endsWith('gzip') ? res.pipe(createGunzip()) : res;
+  body.on('data', (d: Buffer) => {
+    parts.push(d);
+    since += d.length;
+    if (since > 65_536) {
+      since = 0;
+      body.pause();
+      setTimeout(() => body.resume(), 2);
+    }
+  });
+  res.resume();
+  await new Promise((resolve, reject) => body.once('end', resolve).once('error', reject));
+  return Buffer.concat(parts);
+}
+
+test('through a real HTTP response to a slow client: exactly the file, its chunk buffers reused; gzip too', async () => {
+  const temp = space();
+  const ref = join(tempDir('copy-ref-'), 'ref.jsonl');
+  await db.run(`COPY (${ROWS}) TO ${sqlString(ref)} (FORMAT JSON)`);
+  const expected = readFileSync(ref);
+  // as Koa sends a stream body (stream.pipeline into the response), with or without gzip
+  const server = createServer((req, res) => {
+    void temp.acquire('jsonl', 0).then((file) => {
+      const s = copyStream(db, { sql: ROWS, params: [], options: 'FORMAT JSON', file });
+      if (req.url!.endsWith('gzip')) pipeline(s, createGzip({ level: 1 }), res, () => {});
+      else pipeline(s, res, () => {});
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  try {
+    const before = chunkBuffers.allocated;
+    const plain = await slowGet(port, '/plain');
+    const allocated = chunkBuffers.allocated - before;
+    assert.ok(plain.equals(expected), `identity: ${plain.length} vs ${expected.length} bytes, the same bytes`);
+    const chunks = Math.ceil(expected.length / (256 * 1024));
+    assert.ok(allocated < chunks / 2, `${allocated} chunk buffers for ${chunks} chunks: reused`);
+    const gzipped = await slowGet(port, '/gzip');
+    assert.ok(gzipped.equals(expected), `gzip: ${gzipped.length} vs ${expected.length} bytes, the same bytes`);
+  } finally {
+    server.close();
+  }
+  await until(() => exportFiles(temp.dir).length === 0);
 });
 
 test('parameters are bound; a client that goes away interrupts the COPY and the file is deleted', async () => {
