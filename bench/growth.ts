@@ -11,8 +11,12 @@
  *                  for `seconds` at 16 connections (bench/load.ts); target ≥ 0.8× the 1× req/s;
  *                  p99 and server CPU per request for reference; the server's RSS after the load.
  *
- * The two servers run one after the other, never at once. At scale 5 the refresh needs ~5 min and
- * several GB of memory; `--scale 2` is a quicker look.
+ * Order: both refreshes, then both servers started one after the other (the two starts minutes
+ * apart no more), then the list mix against 1× and N× in turn, `ROUNDS` times, both servers up
+ * and one loaded at a time; the means are compared. Loading 1× before the N× refresh and N× after
+ * it put five minutes of this box's drift between the two figures (1× 2,430 then 2,777 req/s in
+ * two runs an hour apart, N× 2,070 and 2,106). At scale 5 the refresh needs ~5 min and several
+ * GB of memory; `--scale 2` is a quicker look.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,6 +33,7 @@ import {
   vmHwmMb,
   type BenchRow,
   type Measured,
+  type Started,
 } from './api.ts';
 import { LOAD_WARMUP } from './load.ts';
 
@@ -43,23 +48,29 @@ export interface GrowthBenchOptions {
   log?: (line: string) => void;
 }
 
-interface AtScale {
+/** Alternating list loads of the two servers, each `seconds` long: the means are compared. */
+const ROUNDS = 2;
+
+interface Refreshed {
   refreshS: number;
   peakRssMb: number;
   leads: number;
+}
+
+interface Served {
   startS: number;
-  load: Measured;
+  /** The list mix's means over the rounds (req/s, CPU per request, p99). */
+  load: Pick<Measured, 'rps' | 'cpuMsPerReq' | 'p99'>;
   serverRssMb: number;
 }
 
-/** Generate (once), refresh, start and load the data at `scale` in `dataDir`. */
-async function atScale(
+/** Generate (once) and refresh the data at `scale` in `dataDir`. */
+async function refreshAt(
   opts: GrowthBenchOptions,
   scale: number,
   dataDir: string,
-  paths: () => Promise<string[]>,
   log: (l: string) => void,
-): Promise<AtScale> {
+): Promise<Refreshed> {
   const raw = join(dataDir, 'raw');
   if (!existsSync(join(raw, 'planning'))) {
     const t = performance.now();
@@ -70,31 +81,55 @@ async function atScale(
     await cli(opts.root, ['refresh', '--force', '--json', '--quiet'], { DATA_DIR: dataDir, RAW_DIR: raw }),
   ) as { wallMs: number; peakRssMb: number; counts: Record<string, number> };
   log(`growth: ${scale}× refreshed in ${(summary.wallMs / 1000).toFixed(1)} s, peak ${summary.peakRssMb} MB`);
-  const t0 = performance.now();
-  const api = await startApi(opts.root, `${scale}×`, 'state-growth.sqlite', { benchData: dataDir }, log);
-  const startS = (performance.now() - t0) / 1000;
+  return { refreshS: summary.wallMs / 1000, peakRssMb: summary.peakRssMb, leads: summary.counts['leads'] ?? 0 };
+}
+
+/** Start both servers one after the other, load them in turn `ROUNDS` times, stop them. */
+async function serveBoth(
+  opts: GrowthBenchOptions,
+  sides: { scale: number; dataDir: string }[],
+  paths: string[],
+  log: (l: string) => void,
+): Promise<Served[]> {
+  const started: { api: Started; startS: number }[] = [];
   try {
-    const list = await paths();
-    const load = await loadServer(api.target.pid, {
-      url: api.target.origin,
-      connections: opts.connections,
-      seconds: opts.seconds,
-      warmup: LOAD_WARMUP,
-      headers: { authorization: `Bearer ${api.target.key}` },
-      requests: list.map((path) => ({ method: 'GET' as const, path })),
-    });
-    if (load.non2xx > 0 || load.errors > 0) throw new Error(`${scale}×: ${load.non2xx} non-2xx, ${load.errors} errors`);
-    log(`growth: ${scale}× list mix ${load.rps.toFixed(0)} req/s, p99 ${load.p99} ms`);
-    return {
-      refreshS: summary.wallMs / 1000,
-      peakRssMb: summary.peakRssMb,
-      leads: summary.counts['leads'] ?? 0,
+    for (const { scale, dataDir } of sides) {
+      const t0 = performance.now();
+      const api = await startApi(opts.root, `${scale}×`, 'state-growth.sqlite', { benchData: dataDir }, log);
+      started.push({ api, startS: (performance.now() - t0) / 1000 });
+    }
+    const loads: Measured[][] = sides.map(() => []);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [i, { api }] of started.entries()) {
+        const load = await loadServer(api.target.pid, {
+          url: api.target.origin,
+          connections: opts.connections,
+          seconds: opts.seconds,
+          warmup: LOAD_WARMUP,
+          headers: { authorization: `Bearer ${api.target.key}` },
+          requests: paths.map((path) => ({ method: 'GET' as const, path })),
+        });
+        const name = `${sides[i]!.scale}×`;
+        if (load.non2xx > 0 || load.errors > 0)
+          throw new Error(`${name}: ${load.non2xx} non-2xx, ${load.errors} errors`);
+        log(
+          `growth: ${name} list mix round ${round + 1}: ${load.rps.toFixed(0)} req/s, ${load.cpuMsPerReq.toFixed(3)} ms CPU/req, p99 ${load.p99} ms`,
+        );
+        loads[i]!.push(load);
+      }
+    }
+    const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+    return started.map(({ api, startS }, i) => ({
       startS,
-      load,
+      load: {
+        rps: mean(loads[i]!.map((l) => l.rps)),
+        cpuMsPerReq: mean(loads[i]!.map((l) => l.cpuMsPerReq)),
+        p99: mean(loads[i]!.map((l) => l.p99)),
+      },
       serverRssMb: vmHwmMb(api.target.pid),
-    };
+    }));
   } finally {
-    await stopChild(api.child);
+    for (const { api } of started) await stopChild(api.child);
   }
 }
 
@@ -114,9 +149,20 @@ export async function growthBench(opts: GrowthBenchOptions): Promise<BenchRow[]>
     }
     return queries;
   };
-  const one = await atScale(opts, 1, oneDir, paths, log);
   const nDir = join(opts.root, 'data', `bench-${n}x`);
-  const big = await atScale(opts, n, nDir, paths, log);
+  const oneRefresh = await refreshAt(opts, 1, oneDir, log);
+  const bigRefresh = await refreshAt(opts, n, nDir, log);
+  const [oneServed, bigServed] = await serveBoth(
+    opts,
+    [
+      { scale: 1, dataDir: oneDir },
+      { scale: n, dataDir: nDir },
+    ],
+    await paths(),
+    log,
+  );
+  const one = { ...oneRefresh, ...oneServed! };
+  const big = { ...bigRefresh, ...bigServed! };
   const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
   return [
     { metric: `leads published at ${n}× (vs 1×)`, value: big.leads, unit: 'rows', baseline: one.leads },
@@ -145,7 +191,7 @@ export async function growthBench(opts: GrowthBenchOptions): Promise<BenchRow[]>
       ok: big.startS <= GROWTH_TARGETS.startPerScale * n * one.startS,
     },
     {
-      metric: `list mix req/s at ${n}× (vs 1×)`,
+      metric: `list mix req/s at ${n}× (vs 1×; mean of ${ROUNDS} alternating rounds)`,
       value: big.load.rps,
       unit: 'req/s',
       baseline: one.load.rps,

@@ -146,6 +146,8 @@ const WALKS: Record<Exclude<LeadsSort, 'relevance' | 'distance'>, WalkOrder> = {
   last_changed: { walk: 'changed', forward: true },
   last_changed_asc: { walk: 'changed', forward: false },
 };
+/** The range filter on the value sort's own column (`min_value` on `est_value`): it cuts the value walk short. */
+const VALUE_FLOOR = FILTERS.find((d) => d.kind === 'range' && d.column === 'est_value')!;
 /** The cursor export's order, id ascending (`exportRowsQuery`): the id permutation (id DESC) backwards. */
 const ID_ORDER: WalkOrder = { walk: 'id', forward: false };
 
@@ -338,14 +340,14 @@ export class LeadIndex {
         }
         case 'range': {
           const r = this.ranges.get(d.column)!;
-          parts.push(r.atLeast(v as number, this.scratch.take()));
+          parts.push(r.atLeast(v as number, this.scratch.takeForWrite()));
           known = r.countAtLeast(v as number);
           break;
         }
         case 'date': {
           const r = this.ranges.get(d.column)!;
           const day = dayOf(v as string);
-          const into = this.scratch.take();
+          const into = this.scratch.takeForWrite(); // a range's prefix is copied whole
           parts.push(d.bound === 'from' ? r.atLeast(day, into) : r.atMost(day, into));
           known = d.bound === 'from' ? r.countAtLeast(day) : r.countAtMost(day);
           break;
@@ -361,7 +363,7 @@ export class LeadIndex {
     if (parts.length === 0) return null;
     if (parts.length === 1) return { set: parts[0]!, total: known >= 0 ? known : count(parts[0]!) };
     // the first built part is written over (it is the request's); else a fresh scratch set
-    const into = parts.find((s) => this.scratch.lent(s)) ?? this.scratch.take();
+    const into = parts.find((s) => this.scratch.lent(s)) ?? this.scratch.takeForWrite();
     return { set: into, total: andCount(into, parts) };
   }
 
@@ -376,8 +378,10 @@ export class LeadIndex {
    * Pages of the date, value and last-changed sorts. Positions are the newest order, so date pages
    * are the set bits of `matched` in order. The other sorts walk their permutation (DESC, id DESC)
    * and keep matched rows — unless the filter is selective and the page deep, when the walk would
-   * visit ~(offset + limit)·n/total rows: then the matched rows' ranks in that permutation are set
-   * in a bitset of their own, whose set bits in order are the page.
+   * visit ~(offset + limit)·n/total rows, or the walk runs past that budget (the matched rows lie
+   * further along than their density says): then the matched rows' ranks in that permutation are
+   * set in a bitset of their own, whose set bits in order are the page. A value walk under
+   * `min_value` ends (or, ascending, starts) at the leads below it.
    */
   private orderedPage(
     req: LeadsPageRequest,
@@ -386,7 +390,11 @@ export class LeadIndex {
     { walk, forward }: WalkOrder,
   ): IndexRow[] {
     const n = this.size;
-    const from = req.after ? this.afterKey(walk, forward, req.after) : forward ? 0 : n;
+    // the value sort under a minimum value: the rows below it are the end of the walk's forward
+    // order (value DESC), so the walk stops there (forward) or starts there (backward, value_asc)
+    // instead of stepping over every cheaper lead
+    const end = walk === 'value' ? this.valueCut(req.filters) : n;
+    const from = Math.min(end, req.after ? this.afterKey(walk, forward, req.after) : forward ? 0 : n);
     let positions: number[];
     if (walk === 'date')
       positions = matched
@@ -394,21 +402,21 @@ export class LeadIndex {
         : this.range(from, req.offset, req.limit, forward);
     else {
       const { order: perm, rankOf } = this.permutationOf(walk);
-      if (!matched) positions = this.range(from, req.offset, req.limit, forward).map((k) => perm[k]!);
-      else if (((req.offset + req.limit) * n) / Math.max(total, 1) <= 2 * (total + n / 32)) {
-        positions = [];
-        let skip = req.offset;
-        const step = forward ? 1 : -1;
-        for (let k = forward ? from : from - 1; k >= 0 && k < n && positions.length < req.limit; k += step) {
-          const pos = perm[k]!;
-          if (!hasBit(matched, pos)) continue;
-          if (skip > 0) skip--;
-          else positions.push(pos);
-        }
-      } else {
+      // setting the matched rows' ranks costs about `total + n/32`; the walk, by the matched rows'
+      // density, (offset + limit)·end/total steps — but filters that go with the sort's own order
+      // (large schemes under value_asc) leave its first stretch empty: past that budget the walk
+      // gives up for the ranks
+      const budget = 2 * (total + n / 32);
+      const walked = !matched
+        ? this.range(from, req.offset, req.limit, forward).map((k) => perm[k]!)
+        : ((req.offset + req.limit) * end) / Math.max(total, 1) <= budget
+          ? walkPage(perm, matched, from, end, forward, req, budget)
+          : null;
+      if (walked) positions = walked;
+      else {
         const ranks = this.scratch.take();
-        for (let w = 0; w < matched.length; w++) {
-          let x = matched[w]!;
+        for (let w = 0; w < matched!.length; w++) {
+          let x = matched![w]!;
           while (x !== 0) {
             const bit = 31 - Math.clz32(x & -x);
             x &= x - 1;
@@ -427,6 +435,16 @@ export class LeadIndex {
             ? this.ids[pos]!
             : this.values[pos]!;
     return positions.map((pos) => ({ id: this.ids[pos]!, sortValue: value(pos), pos }));
+  }
+
+  /**
+   * How many leads come first in the value sort's forward order (value DESC) and can match
+   * `filters`: those at or above its minimum value (`min_value`, the range filter on the value
+   * column), else all.
+   */
+  private valueCut(filters: LeadsFilters): number {
+    const min = (filters as Record<string, unknown>)[VALUE_FLOOR.name] as number | undefined;
+    return min === undefined ? this.size : this.ranges.get(VALUE_FLOOR.column)!.countAtLeast(min);
   }
 
   /** The permutation a walk other than by date follows. */
@@ -471,6 +489,41 @@ export class LeadIndex {
     }
     return lo;
   }
+}
+
+/**
+ * A page of `matched` rows in the order of permutation `perm`, from order index `from` (forward:
+ * up to `end`; backward: down to 0), after skipping `offset`; null when that takes more than
+ * `budget` steps.
+ */
+function walkPage(
+  perm: Int32Array,
+  matched: Bitset,
+  from: number,
+  end: number,
+  forward: boolean,
+  req: { offset: number; limit: number },
+  budget: number,
+): number[] | null {
+  const positions: number[] = [];
+  let skip = req.offset;
+  const stop = forward ? Math.min(end, from + budget) : Math.max(0, from - budget);
+  if (forward) {
+    for (let k = from; k < stop && positions.length < req.limit; k++) {
+      const pos = perm[k]!;
+      if (!hasBit(matched, pos)) continue;
+      if (skip > 0) skip--;
+      else positions.push(pos);
+    }
+    return positions.length === req.limit || stop === end ? positions : null;
+  }
+  for (let k = from - 1; k >= stop && positions.length < req.limit; k--) {
+    const pos = perm[k]!;
+    if (!hasBit(matched, pos)) continue;
+    if (skip > 0) skip--;
+    else positions.push(pos);
+  }
+  return positions.length === req.limit || stop === 0 ? positions : null;
 }
 
 /** The index's parts from the leads' columns (and the search index's parts). */

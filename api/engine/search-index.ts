@@ -211,7 +211,7 @@ export class SearchIndex {
         } else {
           const parts = it.terms.map((t) => this.termBits(t, sets));
           if (acc) parts.push(acc);
-          const into = parts.find((x) => sets.lent(x) && x !== acc) ?? sets.take();
+          const into = parts.find((x) => sets.lent(x) && x !== acc) ?? sets.takeForWrite();
           total = andCount(into, parts);
           s = into;
         }
@@ -329,7 +329,7 @@ export class SearchIndex {
   ): void {
     const bitsA = this.termBits(a, sets);
     const bitsB = this.termBits(b, sets);
-    const both = sets.take();
+    const both = sets.takeForWrite();
     const inBoth = andCount(both, [matched, bitsA, bitsB]);
     if (inBoth < total) {
       this.walk(a, matched, bitsB, heap, after);

@@ -254,6 +254,37 @@ test('value sorts of selective filters at every depth (the rank-bitset path): sa
   }
 });
 
+test('value sorts under filters that follow the value (a minimum value, the largest schemes): every depth and cursor same as SQL', async () => {
+  // min_value cuts the value walk at its bound; a filter matching only the dearest leads leaves
+  // the value_asc walk's first stretch empty, past its step budget (then the rank-bitset path)
+  const bounds = (await scalars(FILTERS.find((f) => f.name === 'min_value')!)) as number[];
+  const v = await values();
+  const dear = v.scale!.filter((x) => x === 'major' || x === 'large');
+  assert.ok(dear.length > 0, `the release has major or large schemes: ${v.scale}`);
+  const cases: LeadsFilters[] = [
+    ...[0.2, 0.6, 0.95].map((q) => ({ min_value: bounds[Math.floor(q * (bounds.length - 1))]! }) as LeadsFilters),
+    ...dear.map((x) => ({ scale: [x] }) as LeadsFilters),
+    { scale: dear, min_value: bounds[Math.floor(0.5 * (bounds.length - 1))]! } as LeadsFilters,
+  ];
+  for (const filters of cases) {
+    const { total } = ix.page({ filters, sort: 'value_asc', limit: 1, offset: 0, after: null });
+    assert.ok(total > 0 && total < ix.size, `${JSON.stringify(filters)} selects a proper subset (${total})`);
+    for (const sort of ['value_asc', 'value_desc'] as const) {
+      for (const offset of [0, 3, Math.floor(total / 2), Math.max(0, total - 2), total + 1])
+        await assertSame(
+          { filters, sort, limit: 5, offset, after: null },
+          `${JSON.stringify(filters)} ${sort} +${offset}`,
+        );
+      const last = await rowAt({ filters, sort, limit: 4, offset: 0, after: null }, 4);
+      if (last)
+        await assertSame(
+          { filters, sort, limit: 6, offset: 0, after: [last[SORT_VALUE_COLUMN] as string, last['id'] as number] },
+          `${JSON.stringify(filters)} ${sort} after the 4th`,
+        );
+    }
+  }
+});
+
 test('combined filters, OR lists, every sort, offsets and keyset cursors: same as SQL', async () => {
   const v = await values();
   const rnd = seededRandom(12345);
