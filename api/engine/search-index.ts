@@ -16,6 +16,11 @@
  *  - `maxImpact`, the bound MaxScore prunes with;
  *  - a bitset of its rows when df ≥ n/32 (cheaper to OR than to set bit by bit).
  *
+ * Matching (`match`): an item's terms and the filters are ANDed set by set in one counted pass —
+ * unless its rarest term has at most n/128 postings: then those are walked and each looked up in
+ * the filters and the other terms (`intersect`), a handful of lookups against a pass over every
+ * word of two or three sets.
+ *
  * Top-k strategies (`top`), all exact:
  *  - one term: walk `byImpact`, keep the leads that pass the filters, stop at the k-th;
  *  - ≤ `exhaustiveMax` (4,096) matched leads: score each of them (a merge of the term lists);
@@ -32,6 +37,11 @@ import { andCount, count, hasBit, orInto, setBit, wordsFor, type Bitset, type Sc
 
 /** Matched sets up to this size are scored lead by lead (the default of `exhaustiveMax`). */
 export const EXHAUSTIVE_MAX = 4096;
+/**
+ * An `all` item whose rarest term has at most (words of a set) / SPARSE_WALK postings is matched by
+ * walking those postings: a lookup or two each, against a pass over every word of 2–3 sets.
+ */
+const SPARSE_WALK = 4;
 
 /** Scores as the SQL rounds them (`round(score, 9)`), so a cursor's score compares equal. */
 export const round9 = (x: number): number => Math.round(x * 1e9) / 1e9;
@@ -209,11 +219,18 @@ export class SearchIndex {
           s = this.termBits(it.terms[0]!, sets); // read only from here on
           total = this.df(it.terms[0]!);
         } else {
-          const parts = it.terms.map((t) => this.termBits(t, sets));
-          if (acc) parts.push(acc);
-          const into = parts.find((x) => sets.lent(x) && x !== acc) ?? sets.takeForWrite();
-          total = andCount(into, parts);
-          s = into;
+          const rarest = it.terms.reduce((a, t) => (this.df(t) < this.df(a) ? t : a));
+          if (this.df(rarest) * SPARSE_WALK <= this.words) {
+            // a rare term: its postings looked up in the others and the filters, not a pass over every word
+            s = sets.take();
+            total = this.intersect(rarest, it.terms, acc, s);
+          } else {
+            const parts = it.terms.map((t) => this.termBits(t, sets));
+            if (acc) parts.push(acc);
+            const into = parts.find((x) => sets.lent(x) && x !== acc) ?? sets.takeForWrite();
+            total = andCount(into, parts);
+            s = into;
+          }
         }
         if (it.pattern) {
           if (!textOf) throw new Error("a phrase needs the leads' search text (LeadIndex option `text`)");
@@ -230,6 +247,35 @@ export class SearchIndex {
       }
     }
     return { set: acc!, total: total >= 0 ? total : count(acc!) };
+  }
+
+  /**
+   * The rows holding every one of `terms` and in `within` (when given), set in `out` (a zeroed
+   * set), and how many: the postings of `rarest` (one of `terms`), each looked up in the others
+   * (a stored term's bitset, else a gallop along its position-ordered postings) and in `within`.
+   */
+  private intersect(rarest: number, terms: readonly number[], within: Bitset | null, out: Bitset): number {
+    const { start, rows, bitsetAt, bitsets } = this.p;
+    const others = terms.filter((t) => t !== rarest);
+    const at = others.map((t) => bitsetAt[t]!);
+    const cur = others.map((t) => start[t]!);
+    const end = others.map((t) => start[t + 1]!);
+    let c = 0;
+    next: for (let p = start[rarest]!, stop = start[rarest + 1]!; p < stop; p++) {
+      const pos = rows[p]!;
+      if (within !== null && !hasBit(within, pos)) continue;
+      for (let j = 0; j < others.length; j++) {
+        if (at[j]! >= 0) {
+          if ((bitsets[at[j]! + (pos >>> 5)]! & (1 << (pos & 31))) === 0) continue next;
+        } else {
+          const k = (cur[j] = seek(rows, cur[j]!, end[j]!, pos));
+          if (k >= end[j]! || rows[k] !== pos) continue next;
+        }
+      }
+      setBit(out, pos);
+      c++;
+    }
+    return c;
   }
 
   /** The number of leads holding term t. */

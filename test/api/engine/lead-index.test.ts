@@ -439,6 +439,44 @@ test('q with the impact walk and MaxScore (as on large matched sets): same pages
   assert.equal(seen, all);
 });
 
+test('q of rare words (their postings walked, each looked up in the others and the filters): same as SQL', async () => {
+  // words on at most a few leads: below n/128 leads the rarest word's postings are walked and
+  // looked up in the other word's (a gallop when it has no stored set) and in the filters
+  const rare = (
+    await db.all<{ w: string }>(
+      `SELECT lower(w) AS w, count(*) AS n FROM (SELECT unnest(regexp_extract_all(description, '[A-Za-z]{5,}')) AS w FROM ${src.leads}) GROUP BY 1 HAVING n BETWEEN 2 AND 6 ORDER BY w LIMIT 14`,
+    )
+  )
+    .map((r) => r.w)
+    .filter((w) => tokenize(w).length > 0);
+  assert.ok(rare.length >= 10, `rare words: ${rare.length}`);
+  const v = await values();
+  let found = 0;
+  for (let i = 0; i < rare.length; i++) {
+    const one = await assertSame(
+      { filters: { q: rare[i]! }, sort: 'relevance', limit: 10, offset: 0, after: null },
+      `q=${rare[i]}`,
+    );
+    found += one;
+    await assertSame(
+      {
+        filters: { q: rare[i]!, county: [v.county![i % v.county!.length]!] },
+        sort: 'newest',
+        limit: 10,
+        offset: 0,
+        after: null,
+      },
+      `q=${rare[i]} in a county`,
+    );
+    for (let j = i + 1; j < rare.length; j++)
+      await assertSame(
+        { filters: { q: `${rare[i]} ${rare[j]}` }, sort: 'relevance', limit: 10, offset: 0, after: null },
+        `q=${rare[i]} ${rare[j]}`,
+      );
+  }
+  assert.ok(found > 0, 'the rare words are found');
+});
+
 test('paging the whole set by cursor visits every lead once, in order', () => {
   for (const sort of ['newest', 'oldest', 'value_desc', 'value_asc'] as const) {
     const seen = new Set<number>();

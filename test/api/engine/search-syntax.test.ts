@@ -281,4 +281,28 @@ test("meaning on the leads' text: AND narrows, OR widens, a phrase's leads hold 
   assert.equal(await allIds('zzq*'), [], 'a prefix no term starts with');
 });
 
+test('phrases of a rare word and the next (its postings walked, the other term galloped or its set read): same as SQL', async () => {
+  const rare = (
+    await db.all<{ w: string }>(
+      `SELECT lower(w) AS w, count(*) AS n FROM (SELECT unnest(regexp_extract_all(description, '[A-Za-z]{5,}')) AS w FROM ${src.leads}) GROUP BY 1 HAVING n BETWEEN 2 AND 6 ORDER BY w LIMIT 14`,
+    )
+  ).map((r) => r.w);
+  // the words are [a-z] only: written into the SQL as they are
+  const phrases = (
+    await db.all<{ p: string }>(
+      `SELECT DISTINCT regexp_extract(lower(description), '\\b(' || w || ' [a-z]{4,})\\b', 1) AS p
+         FROM ${src.leads}, (SELECT unnest([${rare.map((w) => `'${w}'`).join(', ')}]) AS w)
+        WHERE regexp_matches(lower(description), '\\b' || w || ' [a-z]{4,}') ORDER BY p LIMIT 12`,
+    )
+  ).map((r) => r.p);
+  assert.ok(phrases.length >= 3, `phrases: ${phrases.join(', ')}`);
+  for (const p of phrases) {
+    const { total } = await assertSame(
+      { filters: { q: `"${p}"` }, sort: 'relevance', limit: 10, offset: 0, after: null },
+      `q="${p}"`,
+    );
+    assert.ok(total > 0, `"${p}" is found`);
+  }
+});
+
 test.run();
