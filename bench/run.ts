@@ -3,7 +3,7 @@
  * side with a baseline taken in the same run. Prints a table and writes
  * bench/results/<section>-<timestamp>.json plus bench/results/latest.json.
  *
- *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports|events|geo-tiles|geo-search|compression|ceiling|growth] [--scale default|small|…] [--seconds 10] [--against REF]
+ *   node --import tsx bench/run.ts [--only refresh|api|access|webhooks|exports|events|geo-tiles|geo-search|compression|ceiling|growth|engine] [--scale default|small|…] [--seconds 10] [--against REF]
  *
  * `--against REF` (a git commit or branch) also runs the api section's scenarios on the API as it
  * was at REF — extracted with `git archive` into .tmp/against-<sha>/, sharing node_modules — on the
@@ -43,6 +43,9 @@
  *   growth  — only with `--only growth [--scale N]` (N× the default data, default 5): refresh
  *             time and peak RSS, server start and list mix at N× against 1× in the same run
  *             (bench/growth.ts).
+ *   engine  — only with `--only engine [--against REF] [--scale 5x]`: the leads engine alone in this
+ *             process on the growth section's queries, µs a query by kind; with `--against`, REF's
+ *             engine beside it on the same indexes, the two taking turns (bench/engine.ts).
  *   compression — bytes and server CPU per request of a 100-lead page and a 1,000-feature GeoJSON
  *             page asked for with Accept-Encoding identity (the baseline), gzip and br, on the
  *             access section's small release (bench/compression.ts).
@@ -64,6 +67,7 @@ import { compareReleases } from './release-diff.ts';
 import { compressionBench } from './compression.ts';
 import { ceilingBench } from './ceiling.ts';
 import { growthBench } from './growth.ts';
+import { engineBench } from './engine.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = join(ROOT, 'bench', 'results');
@@ -211,6 +215,14 @@ const sections: Record<string, () => Promise<Row[]>> = {
       connections: 16,
     }),
   'geo-search': () => geoSearchBench({ root: ROOT, benchData, seconds: Number(values.seconds), connections: 16 }),
+  // the engine alone, on `data/bench-<scale>` (e.g. --scale 5x, the growth section's 5× data)
+  engine: () =>
+    engineBench({
+      root: ROOT,
+      benchData,
+      valuesData: join(ROOT, 'data', 'bench-default'),
+      ...(values.against ? { against: checkoutOf(values.against) } : {}),
+    }),
 };
 
 /**
@@ -302,7 +314,8 @@ const stamp = new Date()
   .replace(/\.\d+Z$/, 'Z');
 const all: Record<string, Row[]> = {};
 for (const [name, fn] of Object.entries(sections)) {
-  if (values.only ? values.only !== name : name === 'growth') continue; // growth takes minutes and GBs: only when asked
+  // growth takes minutes and GBs, engine is a tool for engine changes: only when asked
+  if (values.only ? values.only !== name : name === 'growth' || name === 'engine') continue;
   const rows = await fn();
   all[name] = rows;
   printTable(name, rows);
