@@ -166,6 +166,11 @@ export function generateFilterQueries(n: number, seed: number, v: ReleaseValues)
   return out;
 }
 
+/** The growth and engine sections' list mix: 2,000 filter queries and 1,000 `q` queries, interleaved. */
+export function listMixQueries(v: ReleaseValues): string[] {
+  return interleave([generateFilterQueries(2_000, 1, v), generateSearchQueries(1_000, 2, v)]);
+}
+
 /** `n` free-text queries: one or two description words, a third of them with a filter. */
 export function generateSearchQueries(n: number, seed: number, v: ReleaseValues): string[] {
   const r = prng(seed);

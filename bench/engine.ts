@@ -13,14 +13,15 @@
  */
 import { realpathSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { maskingFor } from '../api/access/masking.ts';
 import { loadApiConfig } from '../api/config.ts';
 import { openApiDb } from '../api/duckdb/db.ts';
-import type { LeadsEngine } from '../api/engine/leads-engine.ts';
-import type { Packable } from '../api/engine/pack.ts';
+import { pageQueryOf, type LeadsEngine } from '../api/engine/leads-engine.ts';
+import { readPack, writePack, type Packable } from '../api/engine/pack.ts';
 import { buildReleaseIndexes, packIndexes } from '../api/engine/release-indexes.ts';
 import { parseLeadsQuery, type LeadsRequest } from '../api/query/leads-params.ts';
-import { generateFilterQueries, generateSearchQueries, interleave, releaseValues, type BenchRow } from './api.ts';
+import { listMixQueries, releaseValues, type BenchRow } from './api.ts';
 
 export interface EngineBenchOptions {
   root: string;
@@ -56,8 +57,6 @@ async function engineOf(root: string, id: string, tree: Packable): Promise<Leads
 
 /** A pack's tree as it arrives in the server: written into a stream and read back, not shared objects. */
 async function packed(ix: Parameters<typeof packIndexes>[0]): Promise<Packable> {
-  const { PassThrough } = await import('node:stream');
-  const { readPack, writePack } = await import('../api/engine/pack.ts');
   const pipe = new PassThrough({ highWaterMark: 1 << 24 });
   const [tree] = await Promise.all([readPack(pipe), writePack(pipe, packIndexes(ix)).then(() => pipe.end())]);
   return tree;
@@ -82,7 +81,7 @@ export async function engineBench(opts: EngineBenchOptions): Promise<BenchRow[]>
   for (const s of sides) engines.push(await engineOf(s.root, id, tree));
 
   const { values } = await releaseValues(join(opts.valuesData, 'current', 'leads.parquet'), 10);
-  let queries = interleave([generateFilterQueries(2_000, 1, values), generateSearchQueries(1_000, 2, values)]);
+  let queries = listMixQueries(values);
   if (opts.limit) queries = queries.slice(0, opts.limit);
   const config = loadApiConfig({});
   const masking = maskingFor('ent_api');
@@ -98,16 +97,7 @@ export async function engineBench(opts: EngineBenchOptions): Promise<BenchRow[]>
       const engine = engines[s]!;
       for (const { kind, req } of parsed) {
         const t = performance.now();
-        const page = engine.page(
-          {
-            filters: req.filters,
-            sort: req.sort,
-            pageSize: req.paging.pageSize,
-            offset: req.paging.mode === 'page' ? req.paging.offset : 0,
-            after: null,
-          },
-          masking,
-        );
+        const page = engine.page(pageQueryOf(req), masking);
         page.json({ page: req.paging.mode === 'page' ? req.paging.page : null, next_cursor: null });
         if (pass > 0) ms[s]!.set(kind, (ms[s]!.get(kind) ?? 0) + performance.now() - t);
       }

@@ -23,9 +23,7 @@ import { join } from 'node:path';
 import { generateRaw } from '../pipeline/synth/generate.ts';
 import {
   cli,
-  generateFilterQueries,
-  generateSearchQueries,
-  interleave,
+  listMixQueries,
   loadServer,
   releaseValues,
   startApi,
@@ -138,27 +136,19 @@ export async function growthBench(opts: GrowthBenchOptions): Promise<BenchRow[]>
   const n = opts.scale;
   if (!(n > 1)) throw new Error(`--scale must be above 1 for the growth section (got ${n})`);
   const oneDir = join(opts.root, 'data', 'bench-default');
-  let queries: string[] | null = null;
-  // the same queries at both scales, made from the 1× release's own values
-  const paths = async (): Promise<string[]> => {
-    if (!queries) {
-      const { values } = await releaseValues(join(oneDir, 'current', 'leads.parquet'), 10);
-      queries = interleave([generateFilterQueries(2_000, 1, values), generateSearchQueries(1_000, 2, values)]).map(
-        (q) => `/v1/leads?${q}`,
-      );
-    }
-    return queries;
-  };
   const nDir = join(opts.root, 'data', `bench-${n}x`);
   const oneRefresh = await refreshAt(opts, 1, oneDir, log);
   const bigRefresh = await refreshAt(opts, n, nDir, log);
+  // the same queries at both scales, made from the 1× release's own values
+  const { values } = await releaseValues(join(oneDir, 'current', 'leads.parquet'), 10);
+  const paths = listMixQueries(values).map((q) => `/v1/leads?${q}`);
   const [oneServed, bigServed] = await serveBoth(
     opts,
     [
       { scale: 1, dataDir: oneDir },
       { scale: n, dataDir: nDir },
     ],
-    await paths(),
+    paths,
     log,
   );
   const one = { ...oneRefresh, ...oneServed! };

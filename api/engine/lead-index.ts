@@ -401,29 +401,20 @@ export class LeadIndex {
         ? selectBits(matched, from, req.offset, req.limit, forward)
         : this.range(from, req.offset, req.limit, forward);
     else {
-      const { order: perm, rankOf } = this.permutationOf(walk);
+      const permutation = this.permutationOf(walk);
+      const perm = permutation.order;
       // setting the matched rows' ranks costs about `total + n/32`; the walk, by the matched rows'
       // density, (offset + limit)·end/total steps — but filters that go with the sort's own order
       // (large schemes under value_asc) leave its first stretch empty: past that budget the walk
       // gives up for the ranks
       const budget = 2 * (total + n / 32);
-      const walked = !matched
-        ? this.range(from, req.offset, req.limit, forward).map((k) => perm[k]!)
-        : ((req.offset + req.limit) * end) / Math.max(total, 1) <= budget
-          ? walkPage(perm, matched, from, end, forward, req, budget)
-          : null;
-      if (walked) positions = walked;
+      if (!matched) positions = this.range(from, req.offset, req.limit, forward).map((k) => perm[k]!);
       else {
-        const ranks = this.scratch.take();
-        for (let w = 0; w < matched!.length; w++) {
-          let x = matched![w]!;
-          while (x !== 0) {
-            const bit = 31 - Math.clz32(x & -x);
-            x &= x - 1;
-            setBit(ranks, rankOf[(w << 5) + bit]!);
-          }
-        }
-        positions = selectBits(ranks, from, req.offset, req.limit, forward).map((k) => perm[k]!);
+        const walked =
+          ((req.offset + req.limit) * end) / Math.max(total, 1) <= budget
+            ? walkPage(perm, matched, from, end, forward, req, budget)
+            : null;
+        positions = walked ?? this.rankPage(matched, permutation, from, forward, req);
       }
     }
     const value = (pos: number): string | number =>
@@ -435,6 +426,29 @@ export class LeadIndex {
             ? this.ids[pos]!
             : this.values[pos]!;
     return positions.map((pos) => ({ id: this.ids[pos]!, sortValue: value(pos), pos }));
+  }
+
+  /**
+   * A page of `matched` in the order of `perm` by rank: the matched rows' ranks set in a bitset
+   * of their own, whose set bits from `from` in the walk's direction are the page.
+   */
+  private rankPage(
+    matched: Bitset,
+    { order: perm, rankOf }: Permutation,
+    from: number,
+    forward: boolean,
+    req: { offset: number; limit: number },
+  ): number[] {
+    const ranks = this.scratch.take();
+    for (let w = 0; w < matched.length; w++) {
+      let x = matched[w]!;
+      while (x !== 0) {
+        const bit = 31 - Math.clz32(x & -x);
+        x &= x - 1;
+        setBit(ranks, rankOf[(w << 5) + bit]!);
+      }
+    }
+    return selectBits(ranks, from, req.offset, req.limit, forward).map((k) => perm[k]!);
   }
 
   /**
@@ -507,23 +521,18 @@ function walkPage(
 ): number[] | null {
   const positions: number[] = [];
   let skip = req.offset;
-  const stop = forward ? Math.min(end, from + budget) : Math.max(0, from - budget);
-  if (forward) {
-    for (let k = from; k < stop && positions.length < req.limit; k++) {
-      const pos = perm[k]!;
-      if (!hasBit(matched, pos)) continue;
-      if (skip > 0) skip--;
-      else positions.push(pos);
-    }
-    return positions.length === req.limit || stop === end ? positions : null;
-  }
-  for (let k = from - 1; k >= stop && positions.length < req.limit; k--) {
+  // order indices from..stop-1 (forward) or from-1 down to stop (backward); the walk's own end is end or 0
+  const reach = Math.floor(budget);
+  const stop = forward ? Math.min(end, from + reach) : Math.max(0, from - reach);
+  const step = forward ? 1 : -1;
+  for (let i = 0, k = forward ? from : from - 1, steps = Math.abs(stop - from); i < steps; i++, k += step) {
+    if (positions.length === req.limit) break;
     const pos = perm[k]!;
     if (!hasBit(matched, pos)) continue;
     if (skip > 0) skip--;
     else positions.push(pos);
   }
-  return positions.length === req.limit || stop === 0 ? positions : null;
+  return positions.length === req.limit || stop === (forward ? end : 0) ? positions : null;
 }
 
 /** The index's parts from the leads' columns (and the search index's parts). */

@@ -26,7 +26,7 @@
  */
 import { BufferPool, ByteWriter } from '../render/bytes.ts';
 import { columnMask, maskedFor, maskRecord, masksField, responseMeta, type Masking } from '../access/masking.ts';
-import { placeNamesOf, type PlaceNames } from '../query/leads-params.ts';
+import { placeNamesOf, type LeadsRequest, type PlaceNames } from '../query/leads-params.ts';
 import { assembleLeadDetail } from '../query/lead-detail-query.ts';
 import type { LeadsFilters, LeadsSort, SortKey } from '../query/leads-query.ts';
 import { loadReleaseIndexes, type ReleaseIndexes } from './release-indexes.ts';
@@ -40,6 +40,18 @@ export interface LeadsPageQuery {
   offset: number;
   /** Keyset paging: the leads after this key. */
   after: SortKey | null;
+}
+
+/** The page a parsed `GET /v1/leads` asks for: its offset in page mode, its key in cursor mode. */
+export function pageQueryOf(req: LeadsRequest): LeadsPageQuery {
+  const { paging } = req;
+  return {
+    filters: req.filters,
+    sort: req.sort,
+    pageSize: paging.pageSize,
+    offset: paging.mode === 'page' ? paging.offset : 0,
+    after: paging.mode === 'cursor' ? paging.after : null,
+  };
 }
 
 /** A JSON response body in a pooled buffer: send `bytes`, then call `done` once nothing reads them. */

@@ -28,7 +28,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import { Readable, type ReadableOptions } from 'node:stream';
 import { sqlString, type ApiDb } from '../duckdb/db.ts';
 import type { TempFile } from '../exports/temp-space.ts';
 
@@ -55,7 +55,12 @@ const MAX_SPARES = 8;
  * else it is a plain Readable.
  */
 class RecyclingReadable extends Readable {
-  recycle: (chunk: Buffer) => void = () => {};
+  private readonly recycle: (chunk: Buffer) => void;
+
+  constructor(options: ReadableOptions, recycle: (chunk: Buffer) => void) {
+    super(options);
+    this.recycle = recycle;
+  }
 
   override pipe<T extends NodeJS.WritableStream>(dest: T, options?: { end?: boolean }): T {
     if (!(dest instanceof ServerResponse)) return super.pipe(dest, options);
@@ -141,15 +146,16 @@ class CopyTail {
     // the bound, watched while DuckDB writes (reading may lag behind a slow client)
     this.watch = setInterval(() => this.checkBound(), LIMIT_CHECK_MS);
     void this.finished.then(() => clearInterval(this.watch));
-    const stream = new RecyclingReadable({
-      highWaterMark: CHUNK,
-      read: () => {
-        if (this.timer === null) this.pump();
+    this.stream = new RecyclingReadable(
+      {
+        highWaterMark: CHUNK,
+        read: () => {
+          if (this.timer === null) this.pump();
+        },
+        destroy: (err, cb) => this.destroy(err, cb),
       },
-      destroy: (err, cb) => this.destroy(err, cb),
-    });
-    stream.recycle = (chunk) => this.recycle(chunk);
-    this.stream = stream;
+      (chunk) => this.recycle(chunk),
+    );
   }
 
   /** A chunk buffer to read into: a spare one, or a new one of this module's. */

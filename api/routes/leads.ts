@@ -11,6 +11,7 @@ import type { ApiConfig } from '../config.ts';
 import type { AppContext, AppState } from '../http/context.ts';
 import { notFound } from '../http/errors.ts';
 import { maskingFor } from '../access/masking.ts';
+import { pageQueryOf } from '../engine/leads-engine.ts';
 import { served, type Served } from '../access/budget.ts';
 import { mount, type Operation } from './operation.ts';
 import { LEAD_ID_PARAM, schemaRef } from '../openapi/endpoint.ts';
@@ -78,16 +79,7 @@ function answerPage(ctx: AppContext, config: ApiConfig, query: RawQuery, links: 
   const { release, key } = ctx.state;
   const req = parseLeadsQuery(query, config, release.leads.places(), release.id);
   const { paging } = req;
-  const page = release.leads.page(
-    {
-      filters: req.filters,
-      sort: req.sort,
-      pageSize: paging.pageSize,
-      offset: paging.mode === 'page' ? paging.offset : 0,
-      after: paging.mode === 'cursor' ? paging.after : null,
-    },
-    maskingFor(key.scope),
-  );
+  const page = release.leads.page(pageQueryOf(req), maskingFor(key.scope));
   return served(page.count, () => {
     const nextCursor = page.next ? encodeCursor(page.next, release.id, req.hash, config) : null;
     if (links) setPageLinks(ctx, { next: nextCursor && pageHref(ctx, { cursor: nextCursor, page: null }) });
