@@ -19,10 +19,10 @@ export const RETRY_CAP_MS = 12 * 3600_000;
 export const RETRY_JITTER = 0.25;
 export const RETRY_AFTER_CAP_MS = 24 * 3600_000;
 
-/** Delay before the next attempt after `failures` failed attempts (≥ 1); `random` in [0, 1). */
+/** Delay before the next attempt after `failures` failed attempts (≥ 1); `random` in [0, 1), so the delay is in [base, 1.25 · base). */
 export function retryDelayMs(failures: number, random: () => number = Math.random): number {
   const base = Math.min(RETRY_BASE_MS * RETRY_FACTOR ** Math.max(0, failures - 1), RETRY_CAP_MS);
-  return Math.round(base * (1 + RETRY_JITTER * random()));
+  return Math.floor(base * (1 + RETRY_JITTER * random()));
 }
 
 /**

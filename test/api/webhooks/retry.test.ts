@@ -14,7 +14,12 @@ test('schedule: 30 s × 4^(n−1), capped at 12 h, plus up to 25% jitter', () =>
     retryDelayMs(1, () => 0.5),
     33_750,
   );
-  assert.ok(retryDelayMs(3, () => 0.999999) <= 480_000 * 1.25);
+  assert.ok(retryDelayMs(3, () => 0.999999) < 480_000 * 1.25);
+  assert.is(
+    retryDelayMs(2, () => 0.9999999),
+    149_999,
+    'the top of the jitter stays below 1.25 × base',
+  );
   for (let i = 0; i < 100; i++) {
     const d = retryDelayMs(2);
     assert.ok(d >= 120_000 && d < 150_000, String(d));
