@@ -55,6 +55,25 @@ async function registry(): Promise<Map<string, { id: number; first_seen: string 
   }
 }
 
+/** Deps that record the progress lines, the stages started and after which stage each collection ran. */
+function watch() {
+  const lines: string[] = [];
+  const started: string[] = [];
+  const collected: string[] = []; // the stage that had just run at each collection
+  return {
+    lines,
+    started,
+    collected,
+    deps: {
+      now: () => clock,
+      log: (l: string) => lines.push(l),
+      onStage: (s: string) => void started.push(s),
+      collectGarbage: () => void collected.push(started.at(-1)!),
+    },
+  };
+}
+const progressOf = (lines: string[]) => lines.map((l) => /^\[ ?(\d+)\/(\d+)\] (\S+) /.exec(l)?.slice(1));
+
 test('week 1: publishes a complete, valid release', async () => {
   // week 1's raw files of seed 7 as the generator wrote them for the cached tiny release
   // (test/helpers/scaled-release.ts keeps them beside it), not generated a second time
@@ -148,24 +167,49 @@ test('privacy: no release file holds an applicant, owner or builder personal nam
   for (const n of names) assert.not.ok(text.includes(n), `personal name ${n} leaked`);
 });
 
-test('same input again: nothing to publish; --force rebuilds with 0 new, 0 updated and the same ids', async () => {
+test('same input again: nothing to publish; --force rebuilds with 0 new, 0 updated and the same ids; progress and onStage follow the stage table', async () => {
+  const names = STAGES.map((s) => s.name);
+  assert.is(new Set(names).size, names.length, 'stage names are unique');
   const before = await registry();
   const id1 = currentRelease(data)!.id;
   clock = new Date('2026-11-09T07:00:00Z');
   mkdirSync(join(data, 'releases', '.build-20261109T065000Z')); // a refresh killed mid-build left it (issue 31)
-  const again = await runPipeline(config(), deps);
-  assert.is(again.status, 'unchanged');
+  const again = watch();
+  const unchanged = await runPipeline(config({ progress: true }), again.deps);
+  assert.is(unchanged.status, 'unchanged');
   assert.not.ok(
     existsSync(join(data, 'releases', '.build-20261109T065000Z')),
     'an unchanged refresh removes a killed build too',
   );
-  assert.is(again.releaseBytes, null, 'nothing built, no size');
+  assert.is(unchanged.releaseBytes, null, 'nothing built, no size');
   assert.is(currentRelease(data)!.id, id1);
-  const forced = await runPipeline(config({ force: true }), deps);
-  assert.is(forced.status, 'published');
+  // unchanged input stops after the fingerprint
+  assert.equal(again.started, ['fingerprint']);
+  assert.equal(again.collected, ['fingerprint']);
+  assert.equal(
+    progressOf(again.lines).filter(Boolean),
+    [['1', String(names.length), 'fingerprint']],
+    'one progress line (besides the note of the build removed)',
+  );
+  const forced = watch();
+  const s = await runPipeline(config({ force: true, progress: true }), forced.deps);
+  assert.is(s.status, 'published', s.message);
   assert.is.not(currentRelease(data)!.id, id1);
-  assert.equal(forced.changes!.leads, { new: 0, updated: 0, removed: 0, unchanged: before.size });
+  assert.equal(s.changes!.leads, { new: 0, updated: 0, removed: 0, unchanged: before.size });
   assert.equal([...(await registry()).entries()].sort(), [...before.entries()].sort());
+  // every stage once, in table order, a progress line and a collection after each
+  assert.equal(forced.started, names);
+  assert.equal(forced.collected, names, 'deps.collectGarbage runs after every stage');
+  assert.equal(
+    progressOf(forced.lines),
+    names.map((n, i) => [String(i + 1), String(names.length), n]),
+  );
+  assert.equal(Object.keys(s.stages), names, 'the summary times every stage of the table, in order');
+  assert.equal(
+    Object.keys(manifestOf().stages),
+    names.slice(0, names.indexOf('manifest')),
+    'the manifest times the stages before it',
+  );
 });
 
 test('week 2: new and updated leads reported, existing ids and first_seen unchanged', async () => {
@@ -202,23 +246,20 @@ test('week 2: new and updated leads reported, existing ids and first_seen unchan
   }
 });
 
-test('a quality gate failure blocks the publish and names the source and numbers', async () => {
+test('a quality gate failure blocks the publish and names the source and numbers; the CLI exits 1', async () => {
   const id = currentRelease(data)!.id;
   const pprFiles = readdirSync(join(raw, 'ppr')).sort();
   const aside = tempDir('leads-run-ppr-'); // put back at the end, for the tests after this one
   for (const f of pprFiles.slice(0, Math.ceil(pprFiles.length * 0.6))) renameSync(join(raw, 'ppr', f), join(aside, f));
   clock = new Date('2026-11-16T08:00:00Z');
-  const s = await runPipeline(config(), deps);
-  assert.is(s.status, 'blocked');
+  // `leads refresh` (in process, test/helpers/cli.ts) runs runPipeline and maps its 'blocked' summary
+  const r = await runCli(['refresh', '--quiet'], { DATA_DIR: data, RAW_DIR: raw });
+  assert.is(r.code, 1);
   assert.match(
-    s.message,
+    r.stderr,
     /source 'ppr' shrank \d+\.\d% against the last release \([\d,]+ rows now, [\d,]+ before; limit 20\.0%\)/,
   );
   assert.is(currentRelease(data)!.id, id, 'current release unchanged');
-  // the CLI exits non-zero with the same message
-  const r = await runCli(['refresh', '--quiet'], { DATA_DIR: data, RAW_DIR: raw });
-  assert.is(r.code, 1);
-  assert.match(r.stderr, /source 'ppr' shrank/);
   for (const f of readdirSync(aside)) renameSync(join(aside, f), join(raw, 'ppr', f));
 });
 
@@ -287,49 +328,6 @@ test('a refresh that fails while the sales are read beside it stops the reader a
     'no build folder',
   );
   assert.is(currentRelease(data)!.id, before, 'current unchanged');
-});
-
-test('progress lines and onStage follow the stage table: every stage once, in table order; unchanged input stops after fingerprint', async () => {
-  const names = STAGES.map((s) => s.name);
-  assert.is(new Set(names).size, names.length, 'stage names are unique');
-  const watch = () => {
-    const lines: string[] = [];
-    const started: string[] = [];
-    const collected: string[] = []; // the stage that had just run at each collection
-    return {
-      lines,
-      started,
-      collected,
-      deps: {
-        now: () => clock,
-        log: (l: string) => lines.push(l),
-        onStage: (s: string) => void started.push(s),
-        collectGarbage: () => void collected.push(started.at(-1)!),
-      },
-    };
-  };
-  const progressOf = (lines: string[]) => lines.map((l) => /^\[ ?(\d+)\/(\d+)\] (\S+) /.exec(l)?.slice(1));
-  clock = new Date('2026-11-16T10:00:00Z');
-  const forced = watch();
-  const s = await runPipeline(config({ force: true, progress: true }), forced.deps);
-  assert.is(s.status, 'published', s.message);
-  assert.equal(forced.started, names);
-  assert.equal(forced.collected, names, 'deps.collectGarbage runs after every stage');
-  assert.equal(
-    progressOf(forced.lines),
-    names.map((n, i) => [String(i + 1), String(names.length), n]),
-  );
-  assert.equal(Object.keys(s.stages), names, 'the summary times every stage of the table, in order');
-  assert.equal(
-    Object.keys(manifestOf().stages),
-    names.slice(0, names.indexOf('manifest')),
-    'the manifest times the stages before it',
-  );
-  const again = watch();
-  assert.is((await runPipeline(config({ progress: true }), again.deps)).status, 'unchanged');
-  assert.equal(again.started, ['fingerprint']);
-  assert.equal(again.collected, ['fingerprint']);
-  assert.equal(progressOf(again.lines), [['1', String(names.length), 'fingerprint']]);
 });
 
 function runCli(
