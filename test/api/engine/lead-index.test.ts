@@ -24,6 +24,7 @@ import { areaIds } from '../../../api/gis/geometry-ids.ts';
 import { tinyRelease } from '../../helpers/api.ts';
 import { tokenize } from '../../../common/search-text.ts';
 import { seededRandom } from '../../helpers/random.ts';
+import { rareWords } from '../../helpers/rare-words.ts';
 
 let db: ApiDb;
 let src: LeadsSource;
@@ -442,13 +443,7 @@ test('q with the impact walk and MaxScore (as on large matched sets): same pages
 test('q of rare words (their postings walked, each looked up in the others and the filters): same as SQL', async () => {
   // words on at most a few leads: below n/128 leads the rarest word's postings are walked and
   // looked up in the other word's (a gallop when it has no stored set) and in the filters
-  const rare = (
-    await db.all<{ w: string }>(
-      `SELECT lower(w) AS w, count(*) AS n FROM (SELECT unnest(regexp_extract_all(description, '[A-Za-z]{5,}')) AS w FROM ${src.leads}) GROUP BY 1 HAVING n BETWEEN 2 AND 6 ORDER BY w LIMIT 14`,
-    )
-  )
-    .map((r) => r.w)
-    .filter((w) => tokenize(w).length > 0);
+  const rare = (await rareWords(db, src.leads)).filter((w) => tokenize(w).length > 0);
   assert.ok(rare.length >= 10, `rare words: ${rare.length}`);
   const v = await values();
   let found = 0;

@@ -23,6 +23,7 @@ import { parseSearchQuery, phrasePattern, type SearchItem } from '../../../commo
 import { foldSearchText, STOPWORDS } from '../../../common/search-text.ts';
 import { searchQuery, SearchSyntaxError } from '../../../common/search-query.ts';
 import { tinyRelease } from '../../helpers/api.ts';
+import { rareWords } from '../../helpers/rare-words.ts';
 
 let db: ApiDb;
 let src: LeadsSource;
@@ -282,12 +283,7 @@ test("meaning on the leads' text: AND narrows, OR widens, a phrase's leads hold 
 });
 
 test('phrases of a rare word and the next (its postings walked, the other term galloped or its set read): same as SQL', async () => {
-  const rare = (
-    await db.all<{ w: string }>(
-      `SELECT lower(w) AS w, count(*) AS n FROM (SELECT unnest(regexp_extract_all(description, '[A-Za-z]{5,}')) AS w FROM ${src.leads}) GROUP BY 1 HAVING n BETWEEN 2 AND 6 ORDER BY w LIMIT 14`,
-    )
-  ).map((r) => r.w);
-  // the words are [a-z] only: written into the SQL as they are
+  const rare = await rareWords(db, src.leads); // [a-z] only: written into the SQL as they are
   const phrases = (
     await db.all<{ p: string }>(
       `SELECT DISTINCT regexp_extract(lower(description), '\\b(' || w || ' [a-z]{4,})\\b', 1) AS p
