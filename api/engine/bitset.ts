@@ -96,23 +96,34 @@ export function andInto(into: Bitset, other: Bitset): void {
 export function andCount(into: Bitset, sets: readonly Bitset[]): number {
   let c = 0;
   const n = into.length;
+  // a word of the result is mostly 0 (an AND of filters is sparse): it is not counted
   if (sets.length === 1) {
     const a = sets[0]!;
-    for (let w = 0; w < n; w++) c += popcount32((into[w] = a[w]!));
+    for (let w = 0; w < n; w++) {
+      const x = (into[w] = a[w]!);
+      if (x !== 0) c += popcount32(x);
+    }
   } else if (sets.length === 2) {
     const a = sets[0]!;
     const b = sets[1]!;
-    for (let w = 0; w < n; w++) c += popcount32((into[w] = a[w]! & b[w]!));
+    for (let w = 0; w < n; w++) {
+      const x = (into[w] = a[w]! & b[w]!);
+      if (x !== 0) c += popcount32(x);
+    }
   } else if (sets.length === 3) {
     const a = sets[0]!;
     const b = sets[1]!;
     const d = sets[2]!;
-    for (let w = 0; w < n; w++) c += popcount32((into[w] = a[w]! & b[w]! & d[w]!));
+    for (let w = 0; w < n; w++) {
+      const x = (into[w] = a[w]! & b[w]! & d[w]!);
+      if (x !== 0) c += popcount32(x);
+    }
   } else {
     for (let w = 0; w < n; w++) {
       let x = sets[0]![w]!;
       for (let i = 1; i < sets.length; i++) x &= sets[i]![w]!;
-      c += popcount32((into[w] = x));
+      into[w] = x;
+      if (x !== 0) c += popcount32(x);
     }
   }
   return c;
@@ -139,6 +150,33 @@ export function count(s: Bitset): number {
 }
 
 /**
+ * The first word of `s` at or after word `w` that is not 0, or `s.length`: eight zero words are
+ * passed over at one test. A walk over the set bits of a sparse set (a page's few hundred matches
+ * among 31,450 words at 5× the default data) visits its words in ~10 µs instead of ~37 µs one
+ * by one; a dense set pays one test a word, as before (docs/performance.md).
+ */
+export function nextWord(s: Bitset, w: number): number {
+  const n = s.length;
+  if (w < n && s[w] !== 0) return w;
+  while (
+    w + 8 <= n &&
+    (s[w]! | s[w + 1]! | s[w + 2]! | s[w + 3]! | s[w + 4]! | s[w + 5]! | s[w + 6]! | s[w + 7]!) === 0
+  )
+    w += 8;
+  while (w < n && s[w] === 0) w++;
+  return w;
+}
+
+/** The last word of `s` at or before word `w` that is not 0, or -1 (`nextWord` walking down). */
+export function prevWord(s: Bitset, w: number): number {
+  if (w >= 0 && s[w] !== 0) return w;
+  while (w >= 7 && (s[w]! | s[w - 1]! | s[w - 2]! | s[w - 3]! | s[w - 4]! | s[w - 5]! | s[w - 6]! | s[w - 7]!) === 0)
+    w -= 8;
+  while (w >= 0 && s[w] === 0) w--;
+  return w;
+}
+
+/**
  * Up to `want` set bits of `s`, after skipping `skip` of them: ascending from bit `from`
  * (forward), or descending from bit `from - 1` (backward). Whole words are skipped by their
  * population count.
@@ -150,9 +188,10 @@ export function selectBits(s: Bitset, from: number, skip: number, want: number, 
   if (want <= 0) return out;
   if (forward) {
     if (from < 0) from = 0;
-    for (let w = from >>> 5; w < s.length; w++) {
+    const first = from >>> 5;
+    for (let w = first; w < s.length; w = nextWord(s, w + 1)) {
       let x = s[w]!;
-      if (w === from >>> 5) x &= ~((1 << (from & 31)) - 1) | 0;
+      if (w === first) x &= ~((1 << (from & 31)) - 1) | 0;
       if (x === 0) continue;
       const c = BITS16[x & 0xffff]! + BITS16[x >>> 16]!;
       if (skip >= c) {
@@ -170,7 +209,7 @@ export function selectBits(s: Bitset, from: number, skip: number, want: number, 
   }
   const top = Math.min(from, s.length * 32) - 1;
   if (top < 0) return out;
-  for (let w = top >>> 5; w >= 0; w--) {
+  for (let w = top >>> 5; w >= 0; w = prevWord(s, w - 1)) {
     let x = s[w]!;
     if (w === top >>> 5 && (top & 31) !== 31) x &= (1 << ((top & 31) + 1)) - 1;
     if (x === 0) continue;

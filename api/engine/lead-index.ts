@@ -31,7 +31,18 @@ import type { LeadsFilters, LeadsPageRequest, LeadsSort } from '../query/leads-q
 import { FILTERS, filtersOfKind } from '../query/lead-filters.ts';
 import type { AreaFilters } from '../gis/geometry.ts';
 import { servedDistance } from '../gis/point-tests.ts';
-import { andCount, count, emptySet, hasBit, orInto, ScratchSets, selectBits, setBit, type Bitset } from './bitset.ts';
+import {
+  andCount,
+  count,
+  emptySet,
+  hasBit,
+  nextWord,
+  orInto,
+  ScratchSets,
+  selectBits,
+  setBit,
+  type Bitset,
+} from './bitset.ts';
 import { GeoIndex, type GeoIndexParts } from './geo-index.ts';
 import { KeyIndex, type KeyIndexParts } from './key-index.ts';
 import { RangeIndex, type RangeParts } from './range-index.ts';
@@ -440,7 +451,7 @@ export class LeadIndex {
     req: { offset: number; limit: number },
   ): number[] {
     const ranks = this.scratch.take();
-    for (let w = 0; w < matched.length; w++) {
+    for (let w = nextWord(matched, 0); w < matched.length; w = nextWord(matched, w + 1)) {
       let x = matched[w]!;
       while (x !== 0) {
         const bit = 31 - Math.clz32(x & -x);

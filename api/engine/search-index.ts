@@ -33,7 +33,17 @@
 import { exactTerms, parseSearchQuery, phrasePattern, queryPrefixes } from '../../common/search-syntax.ts';
 import { BM25, foldSearchText } from '../../common/search-text.ts';
 import type { ApiDb } from '../duckdb/db.ts';
-import { andCount, count, hasBit, orInto, setBit, wordsFor, type Bitset, type ScratchSets } from './bitset.ts';
+import {
+  andCount,
+  count,
+  hasBit,
+  nextWord,
+  orInto,
+  setBit,
+  wordsFor,
+  type Bitset,
+  type ScratchSets,
+} from './bitset.ts';
 
 /** Matched sets up to this size are scored lead by lead (the default of `exhaustiveMax`). */
 export const EXHAUSTIVE_MAX = 4096;
@@ -94,7 +104,7 @@ export interface CompiledSearch {
 
 /** The positions of the set bits of `s`, ascending. */
 function* setBits(s: Bitset): Generator<number> {
-  for (let w = 0; w < s.length; w++) {
+  for (let w = nextWord(s, 0); w < s.length; w = nextWord(s, w + 1)) {
     let x = s[w]!;
     while (x !== 0) {
       const bit = 31 - Math.clz32(x & -x);
@@ -433,7 +443,7 @@ export class SearchIndex {
     const { start, rows } = this.p;
     const cur = terms.map((t) => start[t]!);
     const end = terms.map((t) => start[t + 1]!);
-    for (let w = 0; w < matched.length; w++) {
+    for (let w = nextWord(matched, 0); w < matched.length; w = nextWord(matched, w + 1)) {
       let x = matched[w]!;
       while (x !== 0) {
         const bit = 31 - Math.clz32(x & -x);

@@ -9,7 +9,9 @@ import {
   emptySet,
   fullSet,
   hasBit,
+  nextWord,
   orInto,
+  prevWord,
   popcount32,
   ScratchSets,
   selectBits,
@@ -87,6 +89,58 @@ test('selectBits: the set bits in order from a start, after a skip, both ways (a
           `n=${n} from=${from} skip=${skip} want=${want} backward`,
         );
       }
+    }
+  }
+});
+
+test('nextWord / prevWord: the nearest non-zero word either way, across runs of zero words of every length and alignment', () => {
+  const rnd = seededRandom(8);
+  for (const words of [0, 1, 7, 8, 9, 16, 17, 40, 300]) {
+    for (const density of [0, 0.01, 0.1, 0.5]) {
+      const s = new Uint32Array(words);
+      for (let w = 0; w < words; w++) if (rnd() < density) s[w] = 1 << Math.floor(rnd() * 32);
+      for (let w = -1; w <= words; w++) {
+        let next = Math.max(w, 0);
+        while (next < words && s[next] === 0) next++;
+        let prev = Math.min(w, words - 1);
+        while (prev >= 0 && s[prev] === 0) prev--;
+        if (w >= 0) assert.is(nextWord(s, w), next, `words=${words} density=${density} nextWord(${w})`);
+        if (w < words) assert.is(prevWord(s, w), prev, `words=${words} density=${density} prevWord(${w})`);
+      }
+    }
+  }
+});
+
+test('selectBits and andCount on large sparse sets (long runs of zero words passed over): against a plain scan', () => {
+  const rnd = seededRandom(9);
+  for (const n of [5_000, 40_000]) {
+    for (const bitsWanted of [1, 3, 40, 400]) {
+      const s = emptySet(n);
+      for (let i = 0; i < bitsWanted; i++) setBit(s, Math.floor(rnd() * n));
+      const bits = [...Array(n).keys()].filter((i) => hasBit(s, i));
+      assert.equal(selectBits(s, 0, 0, n, true), bits, `n=${n} ${bitsWanted} bits: all, ascending`);
+      assert.equal(selectBits(s, n, 0, n, false), [...bits].reverse(), `n=${n} ${bitsWanted} bits: all, descending`);
+      for (let k = 0; k < 20; k++) {
+        const from = Math.floor(rnd() * (n + 1));
+        const skip = Math.floor(rnd() * 3);
+        assert.equal(
+          selectBits(s, from, skip, 5, true),
+          bits.filter((b) => b >= from).slice(skip, skip + 5),
+          `n=${n} from=${from} skip=${skip} forward`,
+        );
+        assert.equal(
+          selectBits(s, from, skip, 5, false),
+          bits
+            .filter((b) => b < from)
+            .reverse()
+            .slice(skip, skip + 5),
+          `n=${n} from=${from} skip=${skip} backward`,
+        );
+      }
+      const dense = emptySet(n).fill(0xffffffff);
+      const into = emptySet(n);
+      assert.is(andCount(into, [dense, s]), bits.length, `n=${n}: a sparse AND is counted`);
+      assert.equal(selectBits(into, 0, 0, n, true), bits);
     }
   }
 });
