@@ -173,6 +173,29 @@ export interface LeadIndexOptions {
   text?: (id: number) => string;
 }
 
+/**
+ * The position of each lead id (-1: not a lead of the index): a table indexed by id when the ids
+ * are dense (the registry numbers leads from 1), else a Map. Building the search index looks up
+ * every posting's lead (~40 million at 5× the default data): a Map of a million entries misses
+ * the caches on most of them, the table of 4 MB far less.
+ */
+export function positionsOf(ids: Int32Array): (id: number) => number {
+  let max = -1;
+  let min = 0;
+  for (let i = 0; i < ids.length; i++) {
+    if (ids[i]! > max) max = ids[i]!;
+    if (ids[i]! < min) min = ids[i]!;
+  }
+  if (min >= 0 && max <= 4 * ids.length + 1024) {
+    const table = new Int32Array(max + 1).fill(-1);
+    for (let pos = 0; pos < ids.length; pos++) table[ids[pos]!] = pos;
+    return (id) => (id >= 0 && id <= max ? (table[id] ?? -1) : -1); // (null, a fraction: none)
+  }
+  const map = new Map<number, number>();
+  for (let pos = 0; pos < ids.length; pos++) map.set(ids[pos]!, pos);
+  return (id) => map.get(id) ?? -1;
+}
+
 export class LeadIndex {
   readonly size: number;
   private readonly ids: Int32Array;
@@ -227,9 +250,7 @@ export class LeadIndex {
   /** Read the release's leads (and search index) through DuckDB and build the index (`exhaustiveMax`: see SearchIndex). */
   static async load(db: ApiDb, src: LeadIndexSource, opts: LeadIndexOptions = {}): Promise<LeadIndex> {
     const cols = await readColumns(db, src.leads);
-    const slots = new Map<number, number>();
-    cols.ids.forEach((id, pos) => slots.set(id, pos));
-    const search = src.search ? await SearchIndex.load(db, src.search, slots, cols.ids, opts) : null;
+    const search = src.search ? await SearchIndex.load(db, src.search, positionsOf(cols.ids), cols.ids, opts) : null;
     return new LeadIndex(buildParts(cols, search?.parts() ?? null), opts);
   }
 

@@ -523,7 +523,7 @@ export class SearchIndex {
   static async load(
     db: ApiDb,
     src: { terms: string; postings: string; avgdl: number },
-    slots: ReadonlyMap<number, number>,
+    positionOf: (id: number) => number,
     ids: Int32Array,
     opts: { exhaustiveMax?: number } = {},
   ): Promise<SearchIndex> {
@@ -543,14 +543,22 @@ export class SearchIndex {
     const dlSeen = new Uint8Array(n);
     let at = 0;
     let prevTerm = -1;
+    // the postings come by term: a term's id is looked up when the term changes (~40 postings a term)
+    let lastText: string | null = null;
+    let lastId: number | undefined;
     await db.columns(
       `SELECT p.term, CAST(p.lead_id AS INTEGER), CAST(p.tf AS INTEGER), CAST(p.dl AS INTEGER) FROM ${src.postings} AS p`,
       [],
       (c, count) => {
         for (let r = 0; r < count; r++) {
-          const t = termId.get(c[0]![r] as string);
-          const pos = slots.get(c[1]![r] as number);
-          if (t === undefined || pos === undefined) continue; // a posting of a lead not served
+          const text = c[0]![r] as string;
+          if (text !== lastText) {
+            lastText = text;
+            lastId = termId.get(text);
+          }
+          const t = lastId;
+          const pos = positionOf(c[1]![r] as number);
+          if (t === undefined || pos < 0) continue; // a posting of a lead not served
           if (t < prevTerm)
             throw new Error('search_postings is not sorted by term (docs/search.md): rebuild the release');
           while (prevTerm < t) start[++prevTerm] = at;
