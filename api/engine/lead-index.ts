@@ -46,6 +46,7 @@ import {
 import { GeoIndex, type GeoIndexParts } from './geo-index.ts';
 import { KeyIndex, type KeyIndexParts } from './key-index.ts';
 import { RangeIndex, type RangeParts } from './range-index.ts';
+import { positionsOf } from './row-store.ts';
 import { SearchIndex, type SearchIndexParts } from './search-index.ts';
 
 /** A page row: the lead id and its value of the sort column (for `next_cursor`). */
@@ -171,29 +172,6 @@ export interface LeadIndexOptions {
    * (`rowSearchText`, api/engine/row-store.ts). Without it a phrase query throws.
    */
   text?: (id: number) => string;
-}
-
-/**
- * The position of each lead id (-1: not a lead of the index): a table indexed by id when the ids
- * are dense (the registry numbers leads from 1), else a Map. Building the search index looks up
- * every posting's lead (~40 million at 5× the default data): a Map of a million entries misses
- * the caches on most of them, the table of 4 MB far less.
- */
-export function positionsOf(ids: Int32Array): (id: number) => number {
-  let max = -1;
-  let min = 0;
-  for (let i = 0; i < ids.length; i++) {
-    if (ids[i]! > max) max = ids[i]!;
-    if (ids[i]! < min) min = ids[i]!;
-  }
-  if (min >= 0 && max <= 4 * ids.length + 1024) {
-    const table = new Int32Array(max + 1).fill(-1);
-    for (let pos = 0; pos < ids.length; pos++) table[ids[pos]!] = pos;
-    return (id) => (id >= 0 && id <= max ? (table[id] ?? -1) : -1); // (null, a fraction: none)
-  }
-  const map = new Map<number, number>();
-  for (let pos = 0; pos < ids.length; pos++) map.set(ids[pos]!, pos);
-  return (id) => map.get(id) ?? -1;
 }
 
 export class LeadIndex {

@@ -265,9 +265,9 @@ export class SearchIndex {
    * (a stored term's bitset, else a gallop along its position-ordered postings) and in `within`.
    */
   private intersect(rarest: number, terms: readonly number[], within: Bitset | null, out: Bitset): number {
-    const { start, rows, bitsetAt, bitsets } = this.p;
+    const { start, rows } = this.p;
     const others = terms.filter((t) => t !== rarest);
-    const at = others.map((t) => bitsetAt[t]!);
+    const stored = others.map((t) => this.storedBits(t));
     const cur = others.map((t) => start[t]!);
     const end = others.map((t) => start[t + 1]!);
     let c = 0;
@@ -275,8 +275,9 @@ export class SearchIndex {
       const pos = rows[p]!;
       if (within !== null && !hasBit(within, pos)) continue;
       for (let j = 0; j < others.length; j++) {
-        if (at[j]! >= 0) {
-          if ((bitsets[at[j]! + (pos >>> 5)]! & (1 << (pos & 31))) === 0) continue next;
+        const bits = stored[j]!;
+        if (bits !== null) {
+          if (!hasBit(bits, pos)) continue next;
         } else {
           const k = (cur[j] = seek(rows, cur[j]!, end[j]!, pos));
           if (k >= end[j]! || rows[k] !== pos) continue next;
@@ -428,9 +429,13 @@ export class SearchIndex {
 
   /** The rows of term t as a bitset (the stored one for common terms, else built in a set of `sets`). */
   private termBits(t: number, sets: ScratchSets): Bitset {
+    return this.storedBits(t) ?? this.union([t], sets.take());
+  }
+
+  /** Term t's stored bitset (a view into `bitsets`), or null when it has none (df < n/32). */
+  private storedBits(t: number): Bitset | null {
     const at = this.p.bitsetAt[t]!;
-    if (at >= 0) return this.p.bitsets.subarray(at, at + this.words);
-    return this.union([t], sets.take());
+    return at >= 0 ? this.p.bitsets.subarray(at, at + this.words) : null;
   }
 
   /** Score every matched row: one forward merge of the term lists. */

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
-import { LeadIndex, positionsOf } from '../../../api/engine/lead-index.ts';
+import { LeadIndex } from '../../../api/engine/lead-index.ts';
 import {
   leadsCountQuery,
   leadsPageIdsQuery,
@@ -195,15 +195,6 @@ function randomValue(
     }
   }
 }
-
-test('positionsOf: each id to its position, -1 for any other value, by table (dense ids) or Map (sparse ids)', () => {
-  for (const ids of [Int32Array.of(5, 1, 3, 2), Int32Array.of(7, 900_000_000, 12), new Int32Array(0)]) {
-    const at = positionsOf(ids);
-    ids.forEach((id, pos) => assert.is(at(id), pos, `id ${id}`));
-    for (const other of [0, 4, 6, 8, 13, -1, 2.5, 1e10, Number.NaN, null as unknown as number])
-      if (!ids.includes(other)) assert.is(at(other), -1, `not an id: ${other}`);
-  }
-});
 
 test('the index holds every lead', async () => {
   const [{ n }] = (await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${src.leads}`)) as [{ n: number }];

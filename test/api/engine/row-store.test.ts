@@ -13,6 +13,7 @@ import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
 import {
   LONG_SPAN,
   loadRowStore,
+  positionsOf,
   prefixPays,
   RowStore,
   RowStoreBuilder,
@@ -59,6 +60,15 @@ class RowStoreBuilderAll {
     this.store = b.finish();
   }
 }
+
+test('positionsOf: each id to its position, -1 for any other value, by table (dense ids) or Map (sparse ids)', () => {
+  for (const ids of [Int32Array.of(5, 1, 3, 2), Int32Array.of(7, 900_000_000, 12), new Int32Array(0)]) {
+    const at = positionsOf(ids);
+    ids.forEach((id, pos) => assert.is(at(id), pos, `id ${id}`));
+    for (const other of [0, 4, 6, 8, 13, -1, 2.5, 1e10, Number.NaN, null as unknown as number])
+      if (!ids.includes(other)) assert.is(at(other), -1, `not an id: ${other}`);
+  }
+});
 
 test('every lead round-trips in every encoding: same values and column order as the DuckDB row', () => {
   assert.ok(expected.length > 100, 'a few hundred leads');
