@@ -2,7 +2,8 @@
  * The test runner behind `make test`, `make test-quick` and `make test FILE=…`: it finds the test
  * files, runs them in `TEST_JOBS` worker processes at once (default 3; test/runner/worker.ts, each
  * a long-lived `node` (types stripped by Node) running uvu one file at a time), prints each file's output in
- * one piece when the file ends, and at the end the duration, the slowest files and the last line
+ * one piece when the file ends, and at the end the duration, the slowest files, why each failed
+ * file failed (test/runner/failure-excerpt.ts: CI keeps only the tail) and the last line
  * `N passed, N failed, N skipped` (CI reads it). Exit 1 when anything failed.
  *
  * Which files: the arguments (files or folders; default `test/` without `test/deploy/`, which is
@@ -23,6 +24,7 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { failureExcerpt } from './failure-excerpt.ts';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
 const WORKER = join(ROOT, 'test/runner/worker.ts');
@@ -127,7 +129,7 @@ const print = (s: string): void => {
 for (const f of files)
   for (const p of namingProblems(f)) {
     print(`\n${rel(f)}: ${p} (test/runner/main.ts)\n`);
-    results.push({ file: rel(f), ms: 0, cpu: null, passed: 0, failed: 1, skipped: 0, output: '', ran: false });
+    results.push({ file: rel(f), ms: 0, cpu: null, passed: 0, failed: 1, skipped: 0, output: p, ran: false });
   }
 
 const strip = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '');
@@ -350,7 +352,12 @@ async function done(): Promise<void> {
         print(`  ${cpu(r)} ${(r.ms / 1000).toFixed(1).padStart(7)} s  ${r.file}\n`);
     }
   }
-  if (failedFiles.length) print(`failed: ${failedFiles.join(', ')}\n`);
+  if (failedFiles.length) {
+    // why, again at the end: CI keeps only the tail of a long run's output
+    for (const r of results.filter((x) => x.failed > 0))
+      print(`\nwhy ${r.file} failed:\n${failureExcerpt(r.output) || '(no output)'}\n`);
+    print(`failed: ${failedFiles.join(', ')}\n`);
+  }
   print(`${sum('passed')} passed, ${sum('failed')} failed, ${sum('skipped')} skipped\n`);
   writeFileSync(LOG_FILE, strip(log.join('')));
   process.exitCode = failedFiles.length ? 1 : 0;

@@ -127,9 +127,14 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
     const page = await context.newPage();
     const failed: string[] = [];
     page.on('requestfailed', (r) => {
-      // the map's worker, tiles and land still loading when the walk moves on are cancelled by the navigation, not failed
-      if (r.failure()?.errorText === 'net::ERR_ABORTED' && /\/app\/(map\/|assets\/maplibre)/.test(r.url())) return;
+      // the map's worker, tiles and land and the page's static assets (the favicon) still loading when
+      // the walk moves on are cancelled by the navigation, not failed: a server that fails answers
+      // 5xx (the listener below) or drops the connection (ERR_EMPTY_RESPONSE, ERR_CONNECTION_RESET)
+      if (r.failure()?.errorText === 'net::ERR_ABORTED' && /\/app\/(map\/|assets\/)/.test(r.url())) return;
       failed.push(`${r.url()} ${r.failure()?.errorText ?? ''}`);
+    });
+    page.on('response', (r) => {
+      if (r.status() >= 500) failed.push(`${r.url()} answered ${r.status()}`);
     });
     page.on('request', (r) => {
       if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) failed.push(`left the server: ${r.url()}`);
@@ -164,6 +169,8 @@ if (chromiumMissing('walk.browser.test.ts', test)) {
       await page.check('#scope-commonwealth');
       await page.click('form[action="/app/keys"] button[type=submit]');
       await page.waitForSelector('#new-key');
+      // the element is there while the page is still parsing: focus moves when its deferred script runs
+      await page.waitForLoadState('load');
       assert.is(
         await page.evaluate('document.activeElement && document.activeElement.id'),
         'key-created',
