@@ -72,11 +72,13 @@ $(CLIENT_FILES) &: $(NPM_STAMP) $(CLIENT_INPUTS)
 
 clients: setup $(CLIENT_FILES)
 
-# What is derived from one declaration and checked in: the query schemas (from the filter table)
-# and the lead record's type and response schemas (from schemas/lead.schema.json).
+# What is derived from one declaration and checked in: the query schemas (from the filter table),
+# the lead record's type and response schemas (from schemas/lead.schema.json) and the bitset
+# kernel's WebAssembly (from api/engine/bitset-kernel.wat).
 schemas: setup
 	node --import tsx api/query/write-query-schemas.ts
 	node --import tsx common/write-lead-derived.ts
+	node --import tsx api/engine/write-bitset-kernel.ts
 
 # The code's one format: Prettier (.prettierrc.json, width 120; .prettierignore says what it leaves).
 fmt: setup

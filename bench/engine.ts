@@ -13,12 +13,11 @@
  */
 import { realpathSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { maskingFor } from '../api/access/masking.ts';
 import { loadApiConfig } from '../api/config.ts';
 import { openApiDb } from '../api/duckdb/db.ts';
 import { pageQueryOf, type LeadsEngine } from '../api/engine/leads-engine.ts';
-import { readPack, writePack, type Packable } from '../api/engine/pack.ts';
+import { throughPack, type Packable } from '../api/engine/pack.ts';
 import { buildReleaseIndexes, packIndexes } from '../api/engine/release-indexes.ts';
 import { parseLeadsQuery, type LeadsRequest } from '../api/query/leads-params.ts';
 import { listMixQueries, releaseValues, type BenchRow } from './api.ts';
@@ -55,13 +54,6 @@ async function engineOf(root: string, id: string, tree: Packable): Promise<Leads
   return new Engine(id, unpackIndexes(tree));
 }
 
-/** A pack's tree as it arrives in the server: written into a stream and read back, not shared objects. */
-async function packed(ix: Parameters<typeof packIndexes>[0]): Promise<Packable> {
-  const pipe = new PassThrough({ highWaterMark: 1 << 24 });
-  const [tree] = await Promise.all([readPack(pipe), writePack(pipe, packIndexes(ix)).then(() => pipe.end())]);
-  return tree;
-}
-
 export async function engineBench(opts: EngineBenchOptions): Promise<BenchRow[]> {
   const log = opts.log ?? ((l: string) => void process.stderr.write(l + '\n'));
   const passes = Math.max(2, opts.passes ?? 10);
@@ -71,7 +63,7 @@ export async function engineBench(opts: EngineBenchOptions): Promise<BenchRow[]>
   let tree: Packable;
   try {
     const t0 = performance.now();
-    tree = await packed(await buildReleaseIndexes(db, dir));
+    tree = await throughPack(packIndexes(await buildReleaseIndexes(db, dir)));
     log(`engine: indexes of ${id} built in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   } finally {
     db.close();

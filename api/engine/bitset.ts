@@ -2,7 +2,13 @@
  * Fixed-size bitsets over row positions (one bit per lead of a release), the building block of
  * the in-memory lead index: a filter value is a bitset, OR within a filter, AND across filters.
  * 201,300 rows → 6,291 words; an AND or OR of two sets costs ~5 µs.
+ *
+ * The passes over every word (`andCount`, `count`, `orInto`) run in WebAssembly when their sets
+ * live in a kernel's memory (api/engine/bitset-kernel.ts: the indexes as a pack brings them, and
+ * the scratch sets of their pool), else in the JavaScript loops below; the answers are the same.
  */
+import { kernelOf } from './bitset-kernel.ts';
+
 export type Bitset = Uint32Array;
 
 export const wordsFor = (n: number): number => (n + 31) >>> 5;
@@ -26,8 +32,14 @@ export class ScratchSets {
   private used = 0;
 
   private readonly n: number;
-  constructor(n: number) {
+  private readonly pool: Uint32Array | undefined;
+  /**
+   * `pool` (optional): room for sets of `n` rows (`scratchPool`), taken before any set is
+   * allocated — where it lives in a kernel's memory, the passes over the scratch sets run there.
+   */
+  constructor(n: number, pool?: Uint32Array) {
     this.n = n;
+    this.pool = pool;
   }
 
   take(from?: Bitset): Bitset {
@@ -42,7 +54,13 @@ export class ScratchSets {
    * `into`, a range's copied prefix). Zeroing it first was a pass over 126 KB at 5× the default data.
    */
   takeForWrite(): Bitset {
-    if (this.used === this.sets.length) this.sets.push(emptySet(this.n));
+    if (this.used === this.sets.length) {
+      const words = wordsFor(this.n);
+      const at = this.sets.length * poolStride(this.n);
+      this.sets.push(
+        this.pool && at + words <= this.pool.length ? this.pool.subarray(at, at + words) : emptySet(this.n),
+      );
+    }
     return this.sets[this.used++]!;
   }
 
@@ -55,6 +73,14 @@ export class ScratchSets {
   giveBack(): void {
     this.used = 0;
   }
+}
+
+/** Words between the starts of two pool sets: a set's words rounded up to 8 bytes (the kernel reads two words at a time). */
+const poolStride = (n: number): number => (wordsFor(n) + 1) & ~1;
+
+/** Room for `sets` scratch sets of `n` rows (a `ScratchSets` pool). */
+export function scratchPool(n: number, sets: number): Uint32Array {
+  return new Uint32Array(sets * poolStride(n));
 }
 
 /** The set of every row < n. */
@@ -79,6 +105,8 @@ export function hasBit(s: Bitset, i: number): boolean {
 
 /** `into |= other` (in place). */
 export function orInto(into: Bitset, other: Bitset): void {
+  const k = kernelOf(into.buffer);
+  if (k !== undefined && other.buffer === into.buffer) return k.or1(into.byteOffset, other.byteOffset, into.length);
   for (let w = 0; w < into.length; w++) into[w]! |= other[w]!;
 }
 
@@ -94,8 +122,21 @@ export function andInto(into: Bitset, other: Bitset): void {
  * than the CPU's fastest caches: each pass is a trip to memory). `into` may be one of `sets`.
  */
 export function andCount(into: Bitset, sets: readonly Bitset[]): number {
-  let c = 0;
   const n = into.length;
+  const k = kernelOf(into.buffer);
+  if (k !== undefined && sets.every((s) => s.buffer === into.buffer)) {
+    const o = into.byteOffset;
+    if (sets.length === 1) return k.and1(o, sets[0]!.byteOffset, n);
+    if (sets.length === 2) return k.and2(o, sets[0]!.byteOffset, sets[1]!.byteOffset, n);
+    // more than three: the first three, then each further set ANDed into `into` — so a set that is
+    // `into` itself goes first, before the first pass writes over it
+    const at = sets.indexOf(into);
+    const s = at >= 3 ? [into, ...sets.filter((x) => x !== into)] : sets;
+    let c = k.and3(o, s[0]!.byteOffset, s[1]!.byteOffset, s[2]!.byteOffset, n);
+    for (let i = 3; i < s.length; i++) c = k.and2(o, o, s[i]!.byteOffset, n);
+    return c;
+  }
+  let c = 0;
   // a word of the result is mostly 0 (an AND of filters is sparse): it is not counted
   if (sets.length === 1) {
     const a = sets[0]!;
@@ -140,6 +181,8 @@ const BITS16 = new Uint8Array(1 << 16);
 for (let i = 1; i < 1 << 16; i++) BITS16[i] = (i & 1) + BITS16[i >>> 1]!;
 
 export function count(s: Bitset): number {
+  const k = kernelOf(s.buffer);
+  if (k !== undefined) return k.count(s.byteOffset, s.length);
   let c = 0;
   const n = s.length;
   for (let w = 0; w < n; w++) {

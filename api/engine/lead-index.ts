@@ -39,6 +39,7 @@ import {
   nextWord,
   orInto,
   ScratchSets,
+  scratchPool,
   selectBits,
   setBit,
   type Bitset,
@@ -136,7 +137,20 @@ export interface LeadIndexParts {
   /** The k-d tree of the `geometry` filters. */
   geo: GeoIndexParts;
   search: SearchIndexParts | null;
+  /**
+   * Room for `SCRATCH_POOL_SETS` scratch sets (zeros, `scratchPool`): travelling in the pack, it
+   * arrives in the kernel's memory beside the sets, so the passes over a page's scratch sets run
+   * in WebAssembly too (api/engine/bitset-kernel.ts). Absent, scratch sets are allocated.
+   */
+  scratch?: Uint32Array;
 }
+
+/**
+ * Scratch sets in the pool: more than a page takes (a filter's union per `multi` filter, a range's
+ * prefix, an area's matches, `q`'s groups and terms, the AND and the value sort's ranks: 9 in
+ * the engine tests' deepest page); a page past them allocates, and its passes over those run in JavaScript.
+ */
+const SCRATCH_POOL_SETS = 24;
 
 /** Positions in the DESC order of a sort other than received date, and each position's rank in it. */
 export interface Permutation {
@@ -215,7 +229,7 @@ export class LeadIndex {
     this.keys = new Map([...p.keys].map(([c, k]) => [c, new KeyIndex(k)]));
     this.geo = new GeoIndex(p.geo);
     this.search = p.search ? new SearchIndex(p.search, p.ids, opts) : null;
-    this.scratch = new ScratchSets(this.size);
+    this.scratch = new ScratchSets(this.size, p.scratch);
     const text = opts.text;
     this.textOf = text ? (pos) => text(this.ids[pos]!) : null;
   }
@@ -590,6 +604,7 @@ function buildParts(cols: Columns, search: SearchIndexParts | null): LeadIndexPa
     keys,
     geo: GeoIndex.build(cols.lat, cols.lon),
     search,
+    scratch: scratchPool(n, SCRATCH_POOL_SETS),
   };
 }
 

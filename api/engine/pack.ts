@@ -7,8 +7,12 @@
  * each at a multiple of 8 from the start of the array section. The header is
  * `{ version, bytes, tree }`, where `tree` is the value with each typed array replaced by
  * `{ "$a": [type, offset, length] }` and each Map by `{ "$m": [[key, value], …] }`.
+ *
+ * The receiving ArrayBuffer is a WebAssembly memory's (`kernelBuffer`), so the bitset kernel
+ * runs over the sets a pack brings (api/engine/bitset-kernel.ts).
  */
-import type { Readable, Writable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { kernelBuffer } from './bitset-kernel.ts';
 
 export type TypedArray =
   Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
@@ -99,8 +103,14 @@ export async function writePack(out: Writable, tree: Packable): Promise<void> {
   await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
 }
 
-/** Read a pack from `input`: every array a view into one ArrayBuffer. Rejects on a short or malformed stream. */
-export async function readPack(input: Readable): Promise<Packable> {
+/**
+ * Read a pack from `input`: every array a view into one ArrayBuffer, from `allocate` (by default
+ * one in a WebAssembly memory with the bitset kernel over it). Rejects on a short or malformed stream.
+ */
+export async function readPack(
+  input: Readable,
+  allocate: (bytes: number) => ArrayBuffer = kernelBuffer,
+): Promise<Packable> {
   let head: Buffer = Buffer.alloc(0);
   let headerLength = -1;
   let header: { version: number; bytes: number; tree: unknown } | null = null;
@@ -118,7 +128,7 @@ export async function readPack(input: Readable): Promise<Packable> {
         tree: unknown;
       };
       if (header.version !== VERSION) throw new Error(`pack version ${header.version}, expected ${VERSION}`);
-      data = new Uint8Array(new ArrayBuffer(header.bytes));
+      data = new Uint8Array(allocate(header.bytes), 0, header.bytes);
       chunk = head.subarray(4 + headerLength);
       head = Buffer.alloc(0);
     }
@@ -144,4 +154,15 @@ export async function readPack(input: Readable): Promise<Packable> {
     return out;
   };
   return walk(header.tree);
+}
+
+/**
+ * `tree` as the server receives it: written into a stream and read back — views into one buffer
+ * in the kernel's memory, not the builder's objects. How the engine bench and the tests hold an
+ * index built in their own process the way the server holds one.
+ */
+export async function throughPack(tree: Packable): Promise<Packable> {
+  const pipe = new PassThrough({ highWaterMark: 1 << 24 });
+  const [, got] = await Promise.all([writePack(pipe, tree), readPack(pipe)]);
+  return got;
 }
