@@ -5,7 +5,7 @@
  * (`LeadsEngine.page` and `json`), no HTTP, no access model.
  *
  * With `--against REF` the engine of REF's checkout runs beside this one in the same process, on
- * the same indexes (built once, packed, and unpacked by each side's own code), the two taking
+ * the same indexes (built once, packed, and read and unpacked by each side's own code), the two taking
  * turns pass by pass: what the box does meanwhile falls on both sides alike. Separate runs of the
  * same code moved ±15–40% on this shared box; in turns, unchanged kinds agree within ~10%. It is
  * the instrument for a change to the engine; the API's own throughput stays the `api` and
@@ -17,7 +17,8 @@ import { maskingFor } from '../api/access/masking.ts';
 import { loadApiConfig } from '../api/config.ts';
 import { openApiDb } from '../api/duckdb/db.ts';
 import { pageQueryOf, type LeadsEngine } from '../api/engine/leads-engine.ts';
-import { throughPack, type Packable } from '../api/engine/pack.ts';
+import { Readable, Writable } from 'node:stream';
+import { writePack, type Packable } from '../api/engine/pack.ts';
 import { buildReleaseIndexes, packIndexes } from '../api/engine/release-indexes.ts';
 import { parseLeadsQuery, type LeadsRequest } from '../api/query/leads-params.ts';
 import { listMixQueries, releaseValues, type BenchRow } from './api.ts';
@@ -43,15 +44,35 @@ export function queryKind(query: string): string {
   return `${query.startsWith('q=') ? 'q' : 'filters'}, ${sort}`;
 }
 
-/** One side's engine, made by its own checkout's code from the shared pack. */
-async function engineOf(root: string, id: string, tree: Packable): Promise<LeadsEngine> {
+/**
+ * One side's engine, made by its own checkout's code from the shared pack's bytes: read by its
+ * own `readPack` (so each side's arrays live where its server would hold them — since the
+ * bitset kernel, a WebAssembly memory) and unpacked by its own `unpackIndexes`.
+ */
+async function engineOf(root: string, id: string, bytes: Buffer[]): Promise<LeadsEngine> {
   const { LeadsEngine: Engine } = (await import(join(root, 'api/engine/leads-engine.ts'))) as {
     LeadsEngine: new (id: string, ix: unknown) => LeadsEngine;
   };
   const { unpackIndexes } = (await import(join(root, 'api/engine/release-indexes.ts'))) as {
     unpackIndexes: (tree: Packable) => unknown;
   };
-  return new Engine(id, unpackIndexes(tree));
+  const { readPack } = (await import(join(root, 'api/engine/pack.ts'))) as {
+    readPack: (input: Readable) => Promise<Packable>;
+  };
+  return new Engine(id, unpackIndexes(await readPack(Readable.from(bytes))));
+}
+
+/** The pack of `ix` as bytes (the stream a build child writes). */
+async function packBytes(ix: Parameters<typeof packIndexes>[0]): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      chunks.push(Buffer.from(chunk)); // a copy: the chunks are views into the built arrays
+      done();
+    },
+  });
+  await writePack(sink, packIndexes(ix));
+  return chunks;
 }
 
 export async function engineBench(opts: EngineBenchOptions): Promise<BenchRow[]> {
@@ -60,17 +81,17 @@ export async function engineBench(opts: EngineBenchOptions): Promise<BenchRow[]>
   const dir = realpathSync(join(opts.benchData, 'current'));
   const id = basename(dir);
   const db = await openApiDb({ connections: 2, threads: 2, memoryLimit: '4GB' });
-  let tree: Packable;
+  let bytes: Buffer[];
   try {
     const t0 = performance.now();
-    tree = await throughPack(packIndexes(await buildReleaseIndexes(db, dir)));
+    bytes = await packBytes(await buildReleaseIndexes(db, dir));
     log(`engine: indexes of ${id} built in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   } finally {
     db.close();
   }
   const sides = [{ label: 'this checkout', root: opts.root }, ...(opts.against ? [opts.against] : [])];
   const engines: LeadsEngine[] = [];
-  for (const s of sides) engines.push(await engineOf(s.root, id, tree));
+  for (const s of sides) engines.push(await engineOf(s.root, id, bytes));
 
   const { values } = await releaseValues(join(opts.valuesData, 'current', 'leads.parquet'), 10);
   let queries = listMixQueries(values);

@@ -4,12 +4,15 @@
  * time with one `i64.popcnt`, ~6× the scalar JavaScript loop's speed on the 126 KB sets of 5× the
  * default data (docs/performance.md, "The bitset passes in WebAssembly").
  *
- * WebAssembly reads only its own memory, so the engine's packs are read into one
- * (`kernelBuffer`, the allocator of api/engine/pack.ts' `readPack`): the indexes' sets and the
- * lead index's scratch sets (`LeadIndexParts.scratch`) are views into it, and a pass whose sets
- * all live there runs the kernel of that memory (`kernelOf`). Sets anywhere else — an index built
- * in the process, a scratch set past the pool — take the JavaScript loops of api/engine/bitset.ts,
- * which give the same answers (test/api/engine/bitset-kernel.test.ts).
+ * WebAssembly reads only its own memory, so the sets go there: an array made for the kernel
+ * (`forKernel`: the lead index's value and flag sets, the search index's term sets, the scratch
+ * pool `LeadIndexParts.scratch`) is carried by a pack into a kernel memory (`kernelBuffer`,
+ * api/engine/pack.ts' `readPack`), every other array into a plain ArrayBuffer — JavaScript reads
+ * typed arrays over a WebAssembly memory more slowly (the `q` path ~12% slower with the whole
+ * pack there, docs/performance.md). A pass whose sets all live in one kernel memory runs its
+ * kernel (`kernelOf`); sets anywhere else — an index built in the process, a scratch set past the
+ * pool — take the JavaScript loops of api/engine/bitset.ts, which give the same answers
+ * (test/api/engine/bitset-kernel.test.ts).
  */
 import { readFileSync } from 'node:fs';
 
@@ -50,6 +53,20 @@ export function kernelBuffer(bytes: number): ArrayBuffer {
   const kernel = new Wasm.Instance(MODULE, { env: { memory } }).exports as unknown as BitsetKernel;
   KERNELS.set(memory.buffer, kernel);
   return memory.buffer;
+}
+
+/** The arrays made for the kernel (a pack carries them into a kernel memory). */
+const FOR_KERNEL = new WeakSet<Uint32Array>();
+
+/** `a`, marked for the kernel's memory when a pack carries it. */
+export function forKernel(a: Uint32Array): Uint32Array {
+  FOR_KERNEL.add(a);
+  return a;
+}
+
+/** Whether a pack carries `a` into a kernel memory. */
+export function isForKernel(a: ArrayBufferView): boolean {
+  return a instanceof Uint32Array && FOR_KERNEL.has(a);
 }
 
 /** The kernel over `buffer`, when `kernelBuffer` made it. */

@@ -7,14 +7,14 @@
  * live in a kernel's memory (api/engine/bitset-kernel.ts: the indexes as a pack brings them, and
  * the scratch sets of their pool), else in the JavaScript loops below; the answers are the same.
  */
-import { kernelOf } from './bitset-kernel.ts';
+import { forKernel, kernelOf } from './bitset-kernel.ts';
 
 export type Bitset = Uint32Array;
 
 export const wordsFor = (n: number): number => (n + 31) >>> 5;
 
 export function emptySet(n: number): Bitset {
-  return new Uint32Array(wordsFor(n));
+  return forKernel(new Uint32Array(wordsFor(n)));
 }
 
 /**
@@ -80,7 +80,7 @@ const poolStride = (n: number): number => (wordsFor(n) + 1) & ~1;
 
 /** Room for `sets` scratch sets of `n` rows (a `ScratchSets` pool). */
 export function scratchPool(n: number, sets: number): Uint32Array {
-  return new Uint32Array(sets * poolStride(n));
+  return forKernel(new Uint32Array(sets * poolStride(n)));
 }
 
 /** The set of every row < n. */

@@ -6,13 +6,13 @@
  * Stream: a 4-byte little-endian header length, the header (UTF-8 JSON), then every array's bytes,
  * each at a multiple of 8 from the start of the array section. The header is
  * `{ version, bytes, tree }`, where `tree` is the value with each typed array replaced by
- * `{ "$a": [type, offset, length] }` and each Map by `{ "$m": [[key, value], …] }`.
- *
- * The receiving ArrayBuffer is a WebAssembly memory's (`kernelBuffer`), so the bitset kernel
- * runs over the sets a pack brings (api/engine/bitset-kernel.ts).
+ * `{ "$a": [type, offset, length] }` (`[type, offset, length, 1]` for an array made for the bitset
+ * kernel, `forKernel`) and each Map by `{ "$m": [[key, value], …] }`. The reader puts the kernel's
+ * arrays in a WebAssembly memory with the kernel over it, the others in one plain ArrayBuffer
+ * (api/engine/bitset-kernel.ts).
  */
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import { kernelBuffer } from './bitset-kernel.ts';
+import { isForKernel, kernelBuffer } from './bitset-kernel.ts';
 
 export type TypedArray =
   Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
@@ -58,7 +58,7 @@ function encode(tree: Packable): { header: Buffer; arrays: TypedArray[]; bytes: 
       const offset = bytes;
       arrays.push(v);
       bytes = align8(bytes + v.byteLength);
-      return { $a: [typeName(v), offset, v.length] };
+      return { $a: isForKernel(v) ? [typeName(v), offset, v.length, 1] : [typeName(v), offset, v.length] };
     }
     if (Array.isArray(v)) return v.map((x, i) => walk(x, `${path}[${i}]`));
     if (v instanceof Map) return { $m: [...v].map(([k, x]) => [k, walk(x, `${path}.${k}`)]) };
@@ -103,18 +103,27 @@ export async function writePack(out: Writable, tree: Packable): Promise<void> {
   await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
 }
 
+/** Where an array of the stream lands: its stream offset and bytes, the buffer and offset it is copied to. */
+interface Placed {
+  offset: number;
+  bytes: number;
+  into: Uint8Array<ArrayBuffer>;
+  at: number;
+}
+
 /**
- * Read a pack from `input`: every array a view into one ArrayBuffer, from `allocate` (by default
- * one in a WebAssembly memory with the bitset kernel over it). Rejects on a short or malformed stream.
+ * Read a pack from `input`: the arrays made for the bitset kernel (`forKernel`, marked in the
+ * header) are views into one buffer in a WebAssembly memory with the kernel over it
+ * (api/engine/bitset-kernel.ts), every other array a view into one plain ArrayBuffer. Rejects on
+ * a short or malformed stream.
  */
-export async function readPack(
-  input: Readable,
-  allocate: (bytes: number) => ArrayBuffer = kernelBuffer,
-): Promise<Packable> {
+export async function readPack(input: Readable): Promise<Packable> {
   let head: Buffer = Buffer.alloc(0);
   let headerLength = -1;
   let header: { version: number; bytes: number; tree: unknown } | null = null;
-  let data: Uint8Array<ArrayBuffer> | null = null;
+  /** Every array in stream order, and the next one a byte may belong to. */
+  let placed: Placed[] = [];
+  let next = 0;
   let filled = 0;
   for await (const c of input) {
     let chunk = c as Buffer;
@@ -128,25 +137,39 @@ export async function readPack(
         tree: unknown;
       };
       if (header.version !== VERSION) throw new Error(`pack version ${header.version}, expected ${VERSION}`);
-      data = new Uint8Array(allocate(header.bytes), 0, header.bytes);
+      placed = place(header.tree);
       chunk = head.subarray(4 + headerLength);
       head = Buffer.alloc(0);
     }
-    if (filled + chunk.length > data!.length) throw new Error('pack: more bytes than its header announces');
-    data!.set(chunk, filled);
+    if (filled + chunk.length > header.bytes) throw new Error('pack: more bytes than its header announces');
+    // copy the chunk's bytes to their arrays (the padding between arrays is skipped)
+    for (let i = 0; i < chunk.length;) {
+      const at = filled + i;
+      while (next < placed.length && placed[next]!.offset + placed[next]!.bytes <= at) next++;
+      if (next === placed.length) break;
+      const p = placed[next]!;
+      if (at < p.offset) {
+        i = Math.min(chunk.length, p.offset - filled);
+        continue;
+      }
+      const n = Math.min(p.bytes - (at - p.offset), chunk.length - i);
+      p.into.set(chunk.subarray(i, i + n), p.at + (at - p.offset));
+      i += n;
+    }
     filled += chunk.length;
   }
   if (!header) throw new Error('pack: the stream ended before its header');
   if (filled !== header.bytes) throw new Error(`pack: ${filled} of ${header.bytes} bytes arrived`);
-  const buffer = data!.buffer;
+  let k = 0;
   const walk = (v: unknown): Packable => {
     if (v === null || typeof v !== 'object') return v as Packable;
     if (Array.isArray(v)) return v.map(walk);
     const o = v as Record<string, unknown>;
     if (Array.isArray(o['$a'])) {
-      const [type, offset, length] = o['$a'] as [TypeName, number, number];
-      if (type === 'Buffer') return Buffer.from(buffer, offset, length);
-      return new TYPES[type](buffer, offset, length);
+      const [type, , length] = o['$a'] as [TypeName, number, number];
+      const { into, at } = placed[k++]!;
+      if (type === 'Buffer') return Buffer.from(into.buffer, at, length);
+      return new TYPES[type](into.buffer, at, length);
     }
     if (Array.isArray(o['$m'])) return new Map((o['$m'] as [string, unknown][]).map(([k, x]) => [k, walk(x)]));
     const out: Record<string, Packable> = {};
@@ -157,8 +180,44 @@ export async function readPack(
 }
 
 /**
- * `tree` as the server receives it: written into a stream and read back — views into one buffer
- * in the kernel's memory, not the builder's objects. How the engine bench and the tests hold an
+ * The arrays of a pack's header tree, in the order `encode` wrote them (which is the walk's
+ * order and the stream's), each given its place: the kernel's arrays packed into one kernel
+ * buffer, the others into one plain ArrayBuffer, each at a multiple of 8.
+ */
+function place(tree: unknown): Placed[] {
+  const found: { type: TypeName; offset: number; length: number; kernel: boolean }[] = [];
+  const walk = (v: unknown): void => {
+    if (v === null || typeof v !== 'object') return;
+    if (Array.isArray(v)) return v.forEach(walk);
+    const o = v as Record<string, unknown>;
+    if (Array.isArray(o['$a'])) {
+      const [type, offset, length, kernel] = o['$a'] as [TypeName, number, number, 1 | undefined];
+      found.push({ type, offset, length, kernel: kernel === 1 });
+    } else if (Array.isArray(o['$m'])) for (const [, x] of o['$m'] as [string, unknown][]) walk(x);
+    else for (const x of Object.values(o)) walk(x);
+  };
+  walk(tree);
+  const size = { kernel: 0, plain: 0 };
+  const at = found.map((a) => {
+    const bytes = a.length * TYPES[a.type].BYTES_PER_ELEMENT;
+    const side = a.kernel ? 'kernel' : 'plain';
+    const here = size[side];
+    size[side] = align8(here + bytes);
+    return { bytes, here };
+  });
+  const kernel = size.kernel > 0 ? new Uint8Array(kernelBuffer(size.kernel), 0, size.kernel) : new Uint8Array(0);
+  const plain = new Uint8Array(new ArrayBuffer(size.plain));
+  return found.map((a, i) => ({
+    offset: a.offset,
+    bytes: at[i]!.bytes,
+    into: a.kernel ? kernel : plain,
+    at: at[i]!.here,
+  }));
+}
+
+/**
+ * `tree` as the server receives it: written into a stream and read back — views into the
+ * reader's buffers (the sets in the kernel's memory), not the builder's objects. How the engine bench and the tests hold an
  * index built in their own process the way the server holds one.
  */
 export async function throughPack(tree: Packable): Promise<Packable> {

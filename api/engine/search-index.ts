@@ -44,6 +44,7 @@ import {
   type Bitset,
   type ScratchSets,
 } from './bitset.ts';
+import { forKernel } from './bitset-kernel.ts';
 
 /** Matched sets up to this size are scored lead by lead (the default of `exhaustiveMax`). */
 export const EXHAUSTIVE_MAX = 4096;
@@ -644,7 +645,7 @@ export class SearchIndex {
       for (let j = 0; j < m; j++) byImpact[s0 + j] = s0 + order[j]!;
       if (m * 32 >= n) common.push(t);
     }
-    const bitsets = new Uint32Array(common.length * words);
+    const bitsets = forKernel(new Uint32Array(common.length * words)); // ANDed and ORed by the kernel
     common.forEach((t, i) => {
       bitsetAt[t] = i * words;
       const s = bitsets.subarray(i * words, (i + 1) * words);

@@ -2,7 +2,8 @@
  * The bitset kernel (api/engine/bitset-kernel.ts): the checked-in .wasm is what the .wat compiles
  * to; over sets in its memory, `andCount`, `count` and `orInto` give exactly the JavaScript loops'
  * answers and words (every length around a word pair's edges, 1–5 sets, in place, dense and
- * sparse); packs and the scratch pool put sets in its memory, and anything else stays on the
+ * sparse); packs carry the arrays made for it (`forKernel`) into its memory and the rest into
+ * plain memory, the scratch pool lends its sets there, and anything else stays on the
  * JavaScript path.
  */
 import { test } from 'uvu';
@@ -12,6 +13,7 @@ import { kernelBuffer, kernelOf } from '../../../api/engine/bitset-kernel.ts';
 import {
   andCount,
   count,
+  emptySet,
   orInto,
   ScratchSets,
   scratchPool,
@@ -81,14 +83,24 @@ test('a set outside the kernel memory sends the pass to JavaScript, with the sam
   assert.equal([...into], [...kernel[2]!]);
 });
 
-test('a pack arrives in a kernel memory; the scratch pool lends its sets there, then allocates', async () => {
+test('a pack carries the sets into a kernel memory, the rest not; the scratch pool lends its sets there', async () => {
   const n = 10_000;
-  const tree = (await throughPack({ a: new Uint32Array(wordsFor(n)), pool: scratchPool(n, 3) })) as {
-    a: Uint32Array;
-    pool: Uint32Array;
-  };
+  const offsets = new Uint32Array([3, 1, 4, 1, 5]); // a Uint32Array not made for the kernel
+  const set = emptySet(n);
+  set[7] = 0xdeadbeef;
+  const tree = (await throughPack({
+    ids: new Int32Array([9, 8, 7]),
+    a: set,
+    offsets,
+    pool: scratchPool(n, 3),
+  })) as { ids: Int32Array; a: Uint32Array; offsets: Uint32Array; pool: Uint32Array };
   assert.ok(kernelOf(tree.a.buffer));
   assert.is(tree.pool.buffer, tree.a.buffer);
+  assert.is(tree.a[7], 0xdeadbeef);
+  assert.is(kernelOf(tree.offsets.buffer), undefined, 'an array not made for the kernel stays in plain memory');
+  assert.is(tree.offsets.buffer, tree.ids.buffer);
+  assert.equal([...tree.offsets], [3, 1, 4, 1, 5]);
+  assert.equal([...tree.ids], [9, 8, 7]);
   const sets = new ScratchSets(n, tree.pool);
   const taken = [sets.take(), sets.take(), sets.take(), sets.take()];
   assert.is(taken.filter((s) => s.buffer === tree.a.buffer).length, 3, 'three from the pool');
