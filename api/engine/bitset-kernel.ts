@@ -1,12 +1,13 @@
 /**
- * The bitset passes that read every word of a set — AND-and-count, count, OR — in WebAssembly
+ * The bitset passes that read every word of a set — AND-and-count, count, OR, a set's rows moved
+ * to their ranks in a sort — in WebAssembly
  * (api/engine/bitset-kernel.wat, compiled to bitset-kernel.wasm by `make schemas`): two words at a
  * time with one `i64.popcnt`, ~6× the scalar JavaScript loop's speed on the 126 KB sets of 5× the
  * default data (docs/performance.md, "The bitset passes in WebAssembly").
  *
  * WebAssembly reads only its own memory, so the sets go there: an array made for the kernel
  * (`forKernel`: the lead index's value and flag sets, the search index's term sets, the scratch
- * pool `LeadIndexParts.scratch`) is carried by a pack into a kernel memory (`kernelBuffer`,
+ * pool `LeadIndexParts.scratch`, the value and last-changed sorts' `rankOf`) is carried by a pack into a kernel memory (`kernelBuffer`,
  * api/engine/pack.ts' `readPack`), every other array into a plain ArrayBuffer — JavaScript reads
  * typed arrays over a WebAssembly memory more slowly (the `q` path ~12% slower with the whole
  * pack there, docs/performance.md). A pass whose sets all live in one kernel memory runs its
@@ -23,6 +24,7 @@ export interface BitsetKernel {
   and2(into: number, a: number, b: number, n: number): number;
   and3(into: number, a: number, b: number, d: number, n: number): number;
   or1(into: number, a: number, n: number): void;
+  ranks(ranks: number, matched: number, rankOf: number, n: number): void;
 }
 
 /** What this file uses of the WebAssembly JavaScript API (the project's Node types do not declare it). */
@@ -56,17 +58,17 @@ export function kernelBuffer(bytes: number): ArrayBuffer {
 }
 
 /** The arrays made for the kernel (a pack carries them into a kernel memory). */
-const FOR_KERNEL = new WeakSet<Uint32Array>();
+const FOR_KERNEL = new WeakSet<ArrayBufferView>();
 
 /** `a`, marked for the kernel's memory when a pack carries it. */
-export function forKernel(a: Uint32Array): Uint32Array {
+export function forKernel<A extends Uint32Array | Int32Array>(a: A): A {
   FOR_KERNEL.add(a);
   return a;
 }
 
 /** Whether a pack carries `a` into a kernel memory. */
 export function isForKernel(a: ArrayBufferView): boolean {
-  return a instanceof Uint32Array && FOR_KERNEL.has(a);
+  return FOR_KERNEL.has(a);
 }
 
 /** The kernel over `buffer`, when `kernelBuffer` made it. */

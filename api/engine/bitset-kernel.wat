@@ -94,4 +94,24 @@
         (br $next)))
     (if (i32.and (local.get $n) (i32.const 1))
       (then (i32.store (local.get $into) (i32.or (i32.load (local.get $into)) (i32.load (local.get $a)))))))
-)
+;; For each set bit p of matched (n words), the bit rankOf[p] set in ranks (rankOf: one i32 a row):
+  ;; a set's rows moved into the order of a permutation, whose set bits in order are a value sort's page.
+  (func (export "ranks") (param $ranks i32) (param $matched i32) (param $rankOf i32) (param $n i32)
+    (local $w i32) (local $x i32) (local $r i32) (local $at i32)
+    (block $done
+      (loop $word
+        (br_if $done (i32.ge_u (local.get $w) (local.get $n)))
+        (local.set $x (i32.load (i32.add (local.get $matched) (i32.shl (local.get $w) (i32.const 2)))))
+        (block $bits
+          (loop $bit
+            (br_if $bits (i32.eqz (local.get $x)))
+            (local.set $r
+              (i32.load (i32.add (local.get $rankOf)
+                (i32.shl (i32.or (i32.shl (local.get $w) (i32.const 5)) (i32.ctz (local.get $x))) (i32.const 2)))))
+            (local.set $at (i32.add (local.get $ranks) (i32.shl (i32.shr_u (local.get $r) (i32.const 5)) (i32.const 2))))
+            (i32.store (local.get $at) (i32.or (i32.load (local.get $at)) (i32.shl (i32.const 1) (local.get $r))))
+            (local.set $x (i32.and (local.get $x) (i32.sub (local.get $x) (i32.const 1))))
+            (br $bit)))
+        (local.set $w (i32.add (local.get $w) (i32.const 1)))
+        (br $word)))))
+

@@ -3,7 +3,7 @@
  * the in-memory lead index: a filter value is a bitset, OR within a filter, AND across filters.
  * 201,300 rows → 6,291 words; an AND or OR of two sets costs ~5 µs.
  *
- * The passes over every word (`andCount`, `count`, `orInto`) run in WebAssembly when their sets
+ * The passes over every word (`andCount`, `count`, `orInto`, `setRanks`) run in WebAssembly when their sets
  * live in a kernel's memory (api/engine/bitset-kernel.ts: the indexes as a pack brings them, and
  * the scratch sets of their pool), else in the JavaScript loops below; the answers are the same.
  */
@@ -168,6 +168,24 @@ export function andCount(into: Bitset, sets: readonly Bitset[]): number {
     }
   }
   return c;
+}
+
+/**
+ * For each row of `matched`, the bit of its rank (`rankOf[row]`) set in `ranks` (zeroed by the
+ * caller): the set in a sort's order, whose set bits in order are the sort's page of it.
+ */
+export function setRanks(ranks: Bitset, matched: Bitset, rankOf: Int32Array): void {
+  const k = kernelOf(ranks.buffer);
+  if (k !== undefined && matched.buffer === ranks.buffer && rankOf.buffer === ranks.buffer)
+    return k.ranks(ranks.byteOffset, matched.byteOffset, rankOf.byteOffset, matched.length);
+  for (let w = nextWord(matched, 0); w < matched.length; w = nextWord(matched, w + 1)) {
+    let x = matched[w]!;
+    while (x !== 0) {
+      const bit = 31 - Math.clz32(x & -x);
+      x &= x - 1;
+      setBit(ranks, rankOf[(w << 5) + bit]!);
+    }
+  }
 }
 
 export function popcount32(x: number): number {

@@ -36,14 +36,15 @@ import {
   count,
   emptySet,
   hasBit,
-  nextWord,
   orInto,
   ScratchSets,
   scratchPool,
   selectBits,
   setBit,
+  setRanks,
   type Bitset,
 } from './bitset.ts';
+import { forKernel } from './bitset-kernel.ts';
 import { GeoIndex, type GeoIndexParts } from './geo-index.ts';
 import { KeyIndex, type KeyIndexParts } from './key-index.ts';
 import { RangeIndex, type RangeParts } from './range-index.ts';
@@ -464,14 +465,7 @@ export class LeadIndex {
     req: { offset: number; limit: number },
   ): number[] {
     const ranks = this.scratch.take();
-    for (let w = nextWord(matched, 0); w < matched.length; w = nextWord(matched, w + 1)) {
-      let x = matched[w]!;
-      while (x !== 0) {
-        const bit = 31 - Math.clz32(x & -x);
-        x &= x - 1;
-        setBit(ranks, rankOf[(w << 5) + bit]!);
-      }
-    }
+    setRanks(ranks, matched, rankOf);
     return selectBits(ranks, from, req.offset, req.limit, forward).map((k) => perm[k]!);
   }
 
@@ -612,7 +606,7 @@ function buildParts(cols: Columns, search: SearchIndexParts | null): LeadIndexPa
 function permutation(ids: Int32Array, key: ArrayLike<number>): Permutation {
   const order = Int32Array.from({ length: ids.length }, (_, i) => i);
   order.sort((a, b) => key[b]! - key[a]! || ids[b]! - ids[a]!);
-  const rankOf = new Int32Array(ids.length);
+  const rankOf = forKernel(new Int32Array(ids.length)); // read by the kernel's `ranks` (setRanks)
   order.forEach((pos, k) => (rankOf[pos] = k));
   return { order, rankOf };
 }

@@ -17,6 +17,7 @@ import {
   orInto,
   ScratchSets,
   scratchPool,
+  setRanks,
   wordsFor,
   type Bitset,
 } from '../../../api/engine/bitset.ts';
@@ -71,6 +72,26 @@ test('andCount, count and orInto: the kernel and the JavaScript loops agree, wor
     }
   }
   assert.ok(runs >= 100);
+});
+
+test('setRanks: the kernel and the JavaScript loop set the same ranks, for every length around a word', () => {
+  const rnd = seededRandom(31);
+  for (const n of [1, 31, 32, 33, 64, 65, 1000, 20_001]) {
+    const words = wordsFor(n);
+    const buf = kernelBuffer(4 * (3 * words + n) + 8);
+    const matched = new Uint32Array(buf, 0, words);
+    const kRanks = new Uint32Array(buf, 4 * words, words);
+    const kRankOf = new Int32Array(buf, 8 * words + 4, n); // at an odd word
+    const order = Array.from({ length: n }, (_, i) => i).sort(() => rnd() - 0.5);
+    order.forEach((pos, k) => (kRankOf[pos] = k));
+    const density = rnd();
+    for (let b = 0; b < n; b++) if (rnd() < density) matched[b >>> 5]! |= 1 << (b & 31);
+    const pRanks = new Uint32Array(words);
+    setRanks(kRanks, matched, kRankOf);
+    setRanks(pRanks, matched.slice(), kRankOf.slice());
+    assert.equal([...kRanks], [...pRanks], `${n} rows`);
+    assert.is(count(kRanks), count(matched));
+  }
 });
 
 test('a set outside the kernel memory sends the pass to JavaScript, with the same answer', () => {
