@@ -1,14 +1,15 @@
 /**
  * The bitset passes that read every word of a set — AND-and-count, count, OR, a set's rows moved
- * to their ranks in a sort — in WebAssembly
- * (api/engine/bitset-kernel.wat, compiled to bitset-kernel.wasm by `make schemas`): two words at a
- * time with one `i64.popcnt`, ~6× the scalar JavaScript loop's speed on the 126 KB sets of 5× the
- * default data (docs/performance.md, "The bitset passes in WebAssembly").
+ * to their ranks in a sort — in WebAssembly (api/engine/bitset-kernel.wat, compiled to
+ * bitset-kernel.wasm by `make schemas`): two words at a time with one `i64.popcnt`, ~6× the scalar
+ * JavaScript loop's speed on the 126 KB sets of 5× the default data (docs/performance.md, "The
+ * bitset passes in WebAssembly").
  *
  * WebAssembly reads only its own memory, so the sets go there: an array made for the kernel
  * (`forKernel`: the lead index's value and flag sets, the search index's term sets, the scratch
- * pool `LeadIndexParts.scratch`, the value and last-changed sorts' `rankOf`) is carried by a pack into a kernel memory (`kernelBuffer`,
- * api/engine/pack.ts' `readPack`), every other array into a plain ArrayBuffer — JavaScript reads
+ * pool `LeadIndexParts.scratch`, the value and last-changed sorts' `rankOf`) is carried by a pack
+ * into a kernel memory (`kernelBuffer`, api/engine/pack.ts' `readPack`), every other array into a
+ * plain ArrayBuffer — JavaScript reads
  * typed arrays over a WebAssembly memory more slowly (the `q` path ~12% slower with the whole
  * pack there, docs/performance.md). A pass whose sets all live in one kernel memory runs its
  * kernel (`kernelOf`); sets anywhere else — an index built in the process, a scratch set past the

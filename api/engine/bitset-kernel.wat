@@ -94,7 +94,8 @@
         (br $next)))
     (if (i32.and (local.get $n) (i32.const 1))
       (then (i32.store (local.get $into) (i32.or (i32.load (local.get $into)) (i32.load (local.get $a)))))))
-;; For each set bit p of matched (n words), the bit rankOf[p] set in ranks (rankOf: one i32 a row):
+
+  ;; For each set bit p of matched (n words), the bit rankOf[p] set in ranks (rankOf: one i32 a row):
   ;; a set's rows moved into the order of a permutation, whose set bits in order are a value sort's page.
   (func (export "ranks") (param $ranks i32) (param $matched i32) (param $rankOf i32) (param $n i32)
     (local $w i32) (local $x i32) (local $r i32) (local $at i32)

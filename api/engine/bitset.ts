@@ -3,9 +3,9 @@
  * the in-memory lead index: a filter value is a bitset, OR within a filter, AND across filters.
  * 201,300 rows → 6,291 words; an AND or OR of two sets costs ~5 µs.
  *
- * The passes over every word (`andCount`, `count`, `orInto`, `setRanks`) run in WebAssembly when their sets
- * live in a kernel's memory (api/engine/bitset-kernel.ts: the indexes as a pack brings them, and
- * the scratch sets of their pool), else in the JavaScript loops below; the answers are the same.
+ * The passes over every word (`andCount`, `count`, `orInto`, `setRanks`) run in WebAssembly when
+ * their sets live in a kernel's memory (api/engine/bitset-kernel.ts: the sets a pack brings and the
+ * scratch sets of their pool), else in the JavaScript loops below; the answers are the same.
  */
 import { forKernel, kernelOf } from './bitset-kernel.ts';
 

@@ -11,7 +11,7 @@
  * arrays in a WebAssembly memory with the kernel over it, the others in one plain ArrayBuffer
  * (api/engine/bitset-kernel.ts).
  */
-import { PassThrough, type Readable, type Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { isForKernel, kernelBuffer } from './bitset-kernel.ts';
 
 export type TypedArray =
@@ -213,15 +213,4 @@ function place(tree: unknown): Placed[] {
     into: a.kernel ? kernel : plain,
     at: at[i]!.here,
   }));
-}
-
-/**
- * `tree` as the server receives it: written into a stream and read back — views into the
- * reader's buffers (the sets in the kernel's memory), not the builder's objects. How the engine bench and the tests hold an
- * index built in their own process the way the server holds one.
- */
-export async function throughPack(tree: Packable): Promise<Packable> {
-  const pipe = new PassThrough({ highWaterMark: 1 << 24 });
-  const [, got] = await Promise.all([writePack(pipe, tree), readPack(pipe)]);
-  return got;
 }

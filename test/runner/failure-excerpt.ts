@@ -1,9 +1,10 @@
 /**
  * Why a test file failed, in a few lines, for the end of the run (test/runner/main.ts): CI keeps
  * only the tail of a long run's output, so the reason is printed again beside the summary. From a
- * file's output (colours stripped): each uvu `FAIL` block — the test's name, the message, the
- * diff — and the first stack line in the repository outside node_modules; without a `FAIL` block
- * (a file that threw while loading, timed out or killed its worker), its last lines.
+ * file's output, its colours stripped by the caller (test/runner/main.ts' `strip`): each uvu
+ * `FAIL` block — the test's name, the message, the diff — and the first stack line in the
+ * repository outside node_modules; without a `FAIL` block (a file that threw while loading, timed
+ * out or killed its worker), its last lines.
  *
  * @example failureExcerpt('   FAIL  "x"\n    boom  (is)\n\n    at assert (…/node_modules/uvu/…)\n    at Object.handler (file:///repo/test/a.test.ts:4:3)\n')
  * // → '   FAIL  "x"\n    boom  (is)\n    at Object.handler (file:///repo/test/a.test.ts:4:3)'
@@ -13,7 +14,7 @@
 const MAX_LINES = 30;
 
 export function failureExcerpt(output: string, maxLines = MAX_LINES): string {
-  const lines = output.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
+  const lines = output.split('\n');
   const out: string[] = [];
   for (let i = 0; i < lines.length && out.length < maxLines; i++) {
     if (!/^\s*FAIL\s/.test(lines[i]!)) continue;

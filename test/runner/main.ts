@@ -355,7 +355,7 @@ async function done(): Promise<void> {
   if (failedFiles.length) {
     // why, again at the end: CI keeps only the tail of a long run's output
     for (const r of results.filter((x) => x.failed > 0))
-      print(`\nwhy ${r.file} failed:\n${failureExcerpt(r.output) || '(no output)'}\n`);
+      print(`\nwhy ${r.file} failed:\n${failureExcerpt(strip(r.output)) || '(no output)'}\n`);
     print(`failed: ${failedFiles.join(', ')}\n`);
   }
   print(`${sum('passed')} passed, ${sum('failed')} failed, ${sum('skipped')} skipped\n`);

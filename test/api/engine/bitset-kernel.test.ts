@@ -21,7 +21,7 @@ import {
   wordsFor,
   type Bitset,
 } from '../../../api/engine/bitset.ts';
-import { throughPack } from '../../../api/engine/pack.ts';
+import { throughPack } from '../../helpers/through-pack.ts';
 import { compileKernel, WASM_FILE } from '../../../api/engine/write-bitset-kernel.ts';
 import { seededRandom } from '../../helpers/random.ts';
 

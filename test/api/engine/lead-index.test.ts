@@ -9,7 +9,8 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import { LeadIndex, type LeadIndexParts } from '../../../api/engine/lead-index.ts';
-import { throughPack, type Packable } from '../../../api/engine/pack.ts';
+import type { Packable } from '../../../api/engine/pack.ts';
+import { throughPack } from '../../helpers/through-pack.ts';
 import {
   leadsCountQuery,
   leadsPageIdsQuery,
