@@ -138,7 +138,7 @@ const PROBLEMS: Record<number, string> = {
 
 /** The 503 of the file exports: their temp space is taken (api/exports/temp-space.ts). */
 const EXPORT_BUSY =
-  ' On the file exports (`.csv`, `.jsonl`, `.parquet`): the exports running on this server hold their temp space (EXPORT_TEMP_MAX_MB) and none freed within EXPORT_TEMP_WAIT_MS ' +
+  ' On the file exports written through a temp file (`.csv`, `.parquet`): the exports running on this server hold their temp space (EXPORT_TEMP_MAX_MB) and none freed within EXPORT_TEMP_WAIT_MS ' +
   '(`export_busy`, with `Retry-After`; nothing is charged).';
 
 /**
@@ -380,7 +380,7 @@ function operation(declared: Endpoint): Json {
     if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
     if (status === 405) headers['Allow'] = { $ref: '#/components/headers/Allow' };
     if (status === 503) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
-    const busy = status === 503 && /^\/export\/applications\.\w+$/.test(e.path) ? EXPORT_BUSY : '';
+    const busy = status === 503 && /^\/export\/applications\.(csv|parquet)$/.test(e.path) ? EXPORT_BUSY : '';
     return {
       description: PROBLEMS[status] + busy,
       headers,

@@ -103,9 +103,13 @@ export class ByteWriter {
  * buffers are external memory V8 frees only at its next full GC, so at a few thousand requests a
  * second the process holds 100+ MB of dead pages. A buffer is taken for a response and given back
  * when the response has been handed to the socket (`finish`), never while it may still be read.
+ * Larger answers (a 1,000-lead cursor export page is ~2 MB) get a buffer of a power-of-two size
+ * up to `LARGE_MAX`, a few of each size kept: a cursor export's walk allocated 400 MB of them.
  */
 export class BufferPool {
   private readonly free: Buffer[] = [];
+  /** Free buffers larger than `size`, by their (power-of-two) size. */
+  private readonly large = new Map<number, Buffer[]>();
 
   /** Buffers of this size are pooled; a larger request gets a buffer of its own. */
   private readonly size: number;
@@ -118,17 +122,35 @@ export class BufferPool {
 
   /** A buffer of at least `min` bytes. */
   take(min: number): Buffer {
-    if (min > this.size) return Buffer.allocUnsafe(min);
-    return this.free.pop() ?? Buffer.allocUnsafeSlow(this.size);
+    if (min <= this.size) return this.free.pop() ?? Buffer.allocUnsafeSlow(this.size);
+    if (min > LARGE_MAX) return Buffer.allocUnsafe(min);
+    const cls = 2 ** Math.ceil(Math.log2(min));
+    return this.large.get(cls)?.pop() ?? Buffer.allocUnsafeSlow(cls);
   }
 
   /** Give back a buffer taken from `take` that nothing reads any more (others are left to the GC). */
   give(buf: Buffer): void {
-    if (buf.length === this.size && buf.byteOffset === 0 && this.free.length < this.keep) this.free.push(buf);
+    if (buf.byteOffset !== 0 || buf.buffer.byteLength !== buf.length) return; // a view of a larger buffer
+    if (buf.length === this.size) {
+      if (this.free.length < this.keep) this.free.push(buf);
+      return;
+    }
+    const n = buf.length;
+    if (n < this.size || n > LARGE_MAX || (n & (n - 1)) !== 0) return;
+    let list = this.large.get(n);
+    if (!list) this.large.set(n, (list = []));
+    if (list.length < LARGE_KEEP) list.push(buf);
   }
 
   /** Buffers waiting to be reused. */
   get idle(): number {
-    return this.free.length;
+    let n = this.free.length;
+    for (const list of this.large.values()) n += list.length;
+    return n;
   }
 }
+
+/** The largest pooled buffer: answers above it get a buffer of their own. */
+const LARGE_MAX = 8 * 1024 * 1024;
+/** Free buffers kept of each size above the pool's own. */
+const LARGE_KEEP = 4;

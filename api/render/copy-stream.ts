@@ -27,10 +27,10 @@
  *   longer lets DuckDB fill the disk ahead of it).
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { ServerResponse } from 'node:http';
-import { Readable, type ReadableOptions } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { sqlString, type ApiDb } from '../duckdb/db.ts';
 import type { TempFile } from '../exports/temp-space.ts';
+import { RecyclingReadable } from './recycling-readable.ts';
 
 /** Bytes read per chunk. */
 const CHUNK = 256 * 1024;
@@ -47,46 +47,6 @@ const OWN_CHUNKS = new WeakSet<ArrayBufferLike>();
 export const chunkBuffers = { allocated: 0 };
 /** Spare chunks a stream keeps at most (more in flight are left to the collector). */
 const MAX_SPARES = 8;
-
-/**
- * A Readable whose chunks come back when an HTTP response is done with them: piped into a
- * `ServerResponse`, it writes each chunk with a callback (what `Readable.pipe` does, plus the
- * callback) and hands the chunk to `recycle` when the socket has written it. Piped anywhere
- * else it is a plain Readable.
- */
-class RecyclingReadable extends Readable {
-  private readonly recycle: (chunk: Buffer) => void;
-
-  constructor(options: ReadableOptions, recycle: (chunk: Buffer) => void) {
-    super(options);
-    this.recycle = recycle;
-  }
-
-  override pipe<T extends NodeJS.WritableStream>(dest: T, options?: { end?: boolean }): T {
-    if (!(dest instanceof ServerResponse)) return super.pipe(dest, options);
-    const res: ServerResponse = dest;
-    const resume = (): void => void this.resume();
-    const onData = (chunk: Buffer): void => {
-      if (!res.write(chunk, (err) => err || this.recycle(chunk))) {
-        this.pause();
-        res.once('drain', resume);
-      }
-    };
-    const stop = (): void => {
-      this.off('data', onData);
-      res.off('drain', resume);
-    };
-    this.on('data', onData);
-    this.once('end', () => {
-      stop();
-      if (options?.end !== false) res.end();
-    });
-    res.once('close', stop);
-    res.emit('pipe', this);
-    this.resume();
-    return dest;
-  }
-}
 
 /** The error a stream fails with when its file passes the temp bound. */
 export class ExportTempBoundError extends Error {

@@ -6,16 +6,17 @@
  *   pages are read from that release while it is kept on disk (`api/releases/kept-release.ts`), else 410
  *   `cursor_expired`.
  * - `GET /v1/export/applications.csv` / `.jsonl` — the whole filtered set in the release's order
- *   (newest first), written by DuckDB's own CSV / JSON writer (`COPY … TO` a temp file) and
- *   streamed while it is written (`api/render/copy-stream.ts`; never held whole in memory), gzip
- *   when accepted; `.parquet` — written by DuckDB to a temp file, then streamed. A download
- *   filename is given in `Content-Disposition`.
+ *   (newest first), gzip when accepted: CSV written by DuckDB's own CSV writer (`COPY … TO` a temp
+ *   file) and streamed while it is written (`api/render/copy-stream.ts`); JSON Lines written by
+ *   the release's leads engine from memory, ~100 leads a chunk as the response wants them
+ *   (`api/render/jsonl.ts`); neither held whole in memory. `.parquet` — written by DuckDB to a
+ *   temp file, then streamed. A download filename is given in `Content-Disposition`.
  *
  * Budgets: a cursor page charges its rows; a one-shot file charges the whole filtered count (from
  * the release's leads engine, `Release.leads.count`) up front, so a file larger than the
  * remaining daily budget is refused (429) before any byte is sent. `HEAD` answers the GET's headers (and status) and `dry_run=1` a quote; neither charges.
  *
- * Temp space: a file export reserves its temp file (`api/exports/temp-space.ts`: private folder, `0600`,
+ * Temp space: a CSV or Parquet export reserves its temp file (`api/exports/temp-space.ts`: private folder, `0600`,
  * bounded by EXPORT_TEMP_MAX_MB) before it charges the budget, so an export that gets `503
  * export_busy` costs nothing; quotes take no temp space.
  *
@@ -139,18 +140,28 @@ async function exportFile(
       ctx.status = 200;
     });
   }
+  // running from the charge until its response is sent or cut (the `exports_running` gauge)
+  const running = (): void => {
+    const gauge = deps.metrics?.exportsRunning;
+    if (!gauge) return;
+    gauge.inc();
+    ctx.res.once('close', () => gauge.dec());
+  };
+  if (format === 'jsonl') {
+    // written by the release's leads engine from memory: no temp file
+    return served(rows, () => {
+      running();
+      ctx.body = maybeGzip(ctx, jsonlStream(release.leads, req.filters, maskingFor(key.scope)));
+      ctx.type = type; // setting a stream body may reset the type
+    });
+  }
   // temp space first (it may wait, or answer 503): a refused export is not charged, and a
   // refused charge gives the temp space back
   const file = await tempSpace().acquire(format, rows);
   return served(
     rows,
     async () => {
-      // running from here until its response is sent or cut (the `exports_running` gauge)
-      const running = deps.metrics?.exportsRunning;
-      if (running) {
-        running.inc();
-        ctx.res.once('close', () => running.dec());
-      }
+      running();
       const ids = await areaIds(deps.db, src.leads.leads, req.filters);
       const rowsReq = { filters: req.filters, afterId: null, limit: null, ...(ids ? { areaIds: ids } : {}) };
       if (format === 'parquet') {
@@ -166,11 +177,7 @@ async function exportFile(
         ctx.length = bytes;
         return;
       }
-      const stream =
-        format === 'csv'
-          ? csvStream(deps.db, src.leads, rowsReq, maskedSet, file)
-          : jsonlStream(deps.db, src.leads, rowsReq, maskedSet, file);
-      ctx.body = maybeGzip(ctx, stream);
+      ctx.body = maybeGzip(ctx, csvStream(deps.db, src.leads, rowsReq, maskedSet, file));
       ctx.type = type; // setting a stream body may reset the type
     },
     () => file.release(),
@@ -186,7 +193,7 @@ const FILE_FORMATS = [
   [
     'jsonl',
     'application/x-ndjson',
-    "JSON Lines: one lead object per line, the same keys and values as `GET /leads` results (enriched fields null for scopes without them). Written by DuckDB's JSON writer and streamed while it writes; gzip with `Accept-Encoding: gzip`.",
+    "JSON Lines: one lead object per line, the same keys and values as `GET /leads` results (enriched fields null for scopes without them). Written from the release's in-memory leads engine as the response is read (no temp file); gzip with `Accept-Encoding: gzip`.",
   ],
   [
     'parquet',
@@ -204,14 +211,16 @@ const FILE_OPERATIONS = FILE_FORMATS.map(([ext, type, what]): Operation<ExportsE
     `${what} The filters of \`/leads\` (AND across filters, OR within one); rows in the release's order, newest first (received_date descending; no sort, so an export never holds every row in memory). The file is named in \`Content-Disposition\` (\`applications-<release>.${ext}\`). ` +
     'The whole filtered count is charged to the daily row budget (commonwealth, ent_api) before any byte is sent; a file larger than what is left today is refused with 429 `budget_exhausted` (retry after the reset), one larger than the whole daily budget with 403 `budget_too_small` (narrow it: filters, `changed_since`, `/events`). ' +
     "`HEAD` (the GET's status and headers, no file written) or `dry_run=1` say what it would cost (`X-Export-Rows`, `X-Budget-Cost`; `dry_run=1` as a BudgetQuote, `application/vnd.leads.quote+json`) and charge nothing. " +
-    'The file is written to a temp file readable by the server alone; when the exports running on the server hold their temp space, a new one waits a few seconds, then gets 503 `export_busy` with `Retry-After` (not charged); one export expected to take more than the whole temp bound gets 507 `export_too_large` (not charged), and one that passes it while it is written is stopped (the response is cut).',
+    (ext === 'jsonl'
+      ? 'No temp file: the lines are written from memory as the response is read.'
+      : 'The file is written to a temp file readable by the server alone; when the exports running on the server hold their temp space, a new one waits a few seconds, then gets 503 `export_busy` with `Retry-After` (not charged); one export expected to take more than the whole temp bound gets 507 `export_too_large` (not charged), and one that passes it while it is written is stopped (the response is cut).'),
   query: exportQuerySchema('file'), // dry_run: added to every keyed operation by the access model (api/openapi/access.ts)
   ok: {
     schema: { type: 'string', description: `The ${ext} file.` },
     type,
     description: `The ${ext} file (or, with \`dry_run=1\`, a BudgetQuote as application/vnd.leads.quote+json).`,
   },
-  errors: [400, 429, 507],
+  errors: ext === 'jsonl' ? [400, 429] : [400, 429, 507],
   cached: true,
   handler: (ctx, env) => exportFile(ctx, ext, env),
 }));

@@ -243,7 +243,8 @@ function stop(w: Worker): void {
 function spawnWorker(): void {
   const child = fork(WORKER, [], {
     cwd: ROOT,
-    execArgv: [],
+    // TEST_WORKER_ARGS: node flags for the workers, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a run
+    execArgv: (process.env['TEST_WORKER_ARGS'] ?? '').split(' ').filter(Boolean),
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     detached: true, // its own process group, killed as one on a timeout
     env: {

@@ -39,7 +39,7 @@ test('ByteWriter.dataView: over the current buffer (a pooled one with an offset 
   assert.is(w.toString(), 'ABCDEFGH', 'the grown buffer kept what was written');
 });
 
-test('BufferPool: a buffer is reused only after it is given back; large ones are never pooled', () => {
+test('BufferPool: a buffer is reused only after it is given back; larger ones by power-of-two size, up to 8 MB', () => {
   const pool = new BufferPool(1024, 2);
   const a = pool.take(100);
   const b = pool.take(100);
@@ -48,13 +48,24 @@ test('BufferPool: a buffer is reused only after it is given back; large ones are
   pool.give(a);
   assert.is(pool.take(10), a, 'reused after give');
   const big = pool.take(5000);
-  assert.is(big.length, 5000);
+  assert.is(big.length, 8192, 'rounded up to a power of two');
   pool.give(big);
-  assert.is(pool.idle, 0, 'a buffer of another size is not kept');
+  assert.is(pool.idle, 1, 'kept for its size');
+  assert.is(pool.take(4097), big, 'reused for any request of its size class');
+  assert.is.not(pool.take(3000), big, 'not while it is out');
+  pool.give(Buffer.alloc(5000));
+  pool.give(big.subarray(0, 4096));
+  assert.is(pool.idle, 0, 'a buffer of another size, or a view, is not kept');
+  const huge = pool.take(9 * 1024 * 1024);
+  assert.is(huge.length, 9 * 1024 * 1024, 'past 8 MB: exactly what was asked');
+  pool.give(huge);
+  assert.is(pool.idle, 0, 'and never kept');
+  for (let i = 0; i < 6; i++) pool.give(Buffer.allocUnsafeSlow(2048));
+  assert.is(pool.idle, 4, 'at most 4 idle buffers of each larger size');
   pool.give(a);
   pool.give(b);
   pool.give(Buffer.alloc(1024));
-  assert.is(pool.idle, 2, 'at most `keep` idle buffers');
+  assert.is(pool.idle, 6, 'at most `keep` idle buffers of the pool size');
 });
 
 test.run();

@@ -38,10 +38,10 @@ test("an export's temp file is 0600, in a 0700 folder of the server's own, and r
     const blockers = Array.from({ length: defaultAloneSlots() }, () =>
       api.server.db.startAlone('SELECT count(*) FROM range(1000000000000)'),
     );
-    const res = api.request('/v1/export/applications.jsonl?county=Cork', { key: api.keys.custom });
+    const res = api.request('/v1/export/applications.csv?county=Cork', { key: api.keys.custom });
     await until(() => readdirSync(own).length === 1, 30_000, 'the temp file');
     const [file] = readdirSync(own);
-    assert.match(file!, /^export-[0-9a-f-]{36}\.jsonl$/);
+    assert.match(file!, /^export-[0-9a-f-]{36}\.csv$/);
     assert.is(mode(join(own, file!)), '600', 'the file: owner only');
     assert.is(mode(own), '700', "the server's folder: owner only");
     assert.is(mode(root), '700', 'EXPORT_TEMP_DIR: owner only');
@@ -49,7 +49,7 @@ test("an export's temp file is 0600, in a 0700 folder of the server's own, and r
       readdirSync(tmpdir()).some(
         (f) =>
           f.startsWith('leads-export-') &&
-          f.endsWith('.jsonl') &&
+          f.endsWith('.csv') &&
           statSync(join(tmpdir(), f)).mtimeMs > Date.now() - 5000,
       ),
       'nothing in the system temp folder',
