@@ -331,6 +331,12 @@ test('a release published mid-export changes neither a cursor export nor a strea
   });
   const reader = stream.body!.getReader();
   const head = await reader.read();
+  // and a JSON Lines one (written by the old release's leads engine)
+  const lines = await fetch(`${api.baseUrl}/v1/export/applications.jsonl`, {
+    headers: { Authorization: `Bearer ${api.keys.ent_feed}`, 'Accept-Encoding': 'identity' },
+  });
+  const linesReader = lines.body!.getReader();
+  const linesHead = await linesReader.read();
 
   // publish a new release without a third of the leads
   const next = '20261116T060000Z';
@@ -357,6 +363,15 @@ test('a release published mid-export changes neither a cursor export nor a strea
     .slice(1)
     .map((l) => Number(l.split(',')[0]));
   assert.equal(csvIds, fileOrder, 'the streaming file is the old release, whole, in its order');
+  let linesRest = Buffer.from(linesHead.value ?? new Uint8Array());
+  for (let r = await linesReader.read(); !r.done; r = await linesReader.read())
+    linesRest = Buffer.concat([linesRest, Buffer.from(r.value)]);
+  const jsonlIds = linesRest
+    .toString('utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { id: number }).id);
+  assert.equal(jsonlIds, fileOrder, 'the streaming JSON Lines are the old release, whole, in its order');
 
   const ids = first.body.results.map((r: any) => r.id);
   let cursor = first.body.next_cursor;
