@@ -29,7 +29,10 @@ import { columnMask, maskedFor, maskRecord, masksField, responseMeta, type Maski
 import { placeNamesOf, type LeadsRequest, type PlaceNames } from '../query/leads-params.ts';
 import { assembleLeadDetail } from '../query/lead-detail-query.ts';
 import type { LeadsFilters, LeadsSort, SortKey } from '../query/leads-query.ts';
+import { LEAD_CSV_FORMS } from '../query/export-query.ts';
+import { LEAD_COLUMNS } from '../query/leads-query.ts';
 import { loadReleaseIndexes, type ReleaseIndexes } from './release-indexes.ts';
+import { CsvColumn } from './row-store.ts';
 
 /** What a list page asks for (the parsed `GET /v1/leads` query). */
 export interface LeadsPageQuery {
@@ -94,8 +97,8 @@ export interface LeadDetail {
 
 type Row = Record<string, unknown>;
 
-/** Leads per chunk of a JSON Lines export (~2 KB each: a chunk about fills a pooled 256 KB buffer, ~0.3 ms of the event loop). */
-const JSON_LINES_CHUNK_ROWS = 100;
+/** Leads per chunk of a JSON Lines or CSV export (~2 KB of JSON each: a chunk about fills a pooled 256 KB buffer, ~0.5 ms of the event loop). */
+const EXPORT_CHUNK_ROWS = 100;
 
 export class LeadsEngine {
   /** Leads in the release. */
@@ -185,13 +188,26 @@ export class LeadsEngine {
   }
 
   /**
-   * The leads matching `filters` as JSON Lines (`GET /v1/export/applications.jsonl`): each lead
-   * as in a list page's `results`, masked by `masking`, one per line, in the release's order
-   * (newest first: the index's positions). A pull: each call writes the next `rows` leads (a
-   * keyset page of the index) into a pooled buffer and returns it, null once all are written —
-   * the caller writes chunk by chunk, so a whole export never holds the event loop for long.
+   * The leads matching `filters` as export lines (`GET /v1/export/applications.jsonl` / `.csv`),
+   * masked by `masking`, in the release's order (newest first: the index's positions): `json`,
+   * each lead as in a list page's `results`, one per line (`\n`); `csv`, each lead as DuckDB's CSV
+   * writer writes the export's columns (`LEAD_CSV_FORMS`), masked columns empty, CRLF (no header).
+   * A pull: each call writes the next `rows` leads (a keyset page of the index) into a pooled
+   * buffer and returns it, null once all are written — the caller writes chunk by chunk, so a
+   * whole export never holds the event loop for long. Null (no lines) when a masked field sits
+   * inside a column's value, which a column writer cannot mask: the caller writes that export
+   * another way.
    */
-  jsonLines(filters: LeadsFilters, masking: Masking, rows = JSON_LINES_CHUNK_ROWS): () => JsonBody | null {
+  exportLines(
+    format: 'json' | 'csv',
+    filters: LeadsFilters,
+    masking: Masking,
+    rows = EXPORT_CHUNK_ROWS,
+  ): (() => JsonBody | null) | null {
+    const store = this.ix.rows;
+    const mask = columnMask('lead', store.columns, masking);
+    if (format === 'csv' && !mask.complete) return null;
+    const forms = format === 'csv' ? this.csvForms() : null;
     let after: SortKey | null = null;
     let done = false;
     return () => {
@@ -201,17 +217,36 @@ export class LeadsEngine {
       if (page.rows.length < rows || !last) done = true;
       else after = [last.sortValue, last.id];
       if (page.rows.length === 0) return null;
-      const out = new ByteWriter(this.buffers.take(page.rows.length * 2048));
-      this.writeRows(
-        out,
-        page.rows.map((r) => this.slotOf(r.id)),
-        masking,
-        [],
-        0x0a, // \n
-      );
-      out.byte(0x0a);
+      const slots = page.rows.map((r) => this.slotOf(r.id));
+      const out = new ByteWriter(this.buffers.take(slots.length * 2048));
+      if (forms === null) {
+        this.writeRows(out, slots, masking, [], 0x0a); // \n
+        out.byte(0x0a);
+      } else {
+        for (const slot of slots) {
+          store.writeCsv(out, slot, mask.nulled, forms);
+          out.ascii('\r\n');
+        }
+      }
       return this.body(out);
     };
+  }
+
+  /** `LEAD_CSV_FORMS` over the row store's columns, as `RowStore.writeCsv` takes them. */
+  private csvForms(): Uint8Array {
+    const form = new Map(LEAD_COLUMNS.map((c, i) => [c, LEAD_CSV_FORMS[i]!]));
+    const code = {
+      text: CsvColumn.TEXT,
+      plain: CsvColumn.PLAIN,
+      double: CsvColumn.DOUBLE,
+      date: CsvColumn.DATE,
+      list: CsvColumn.LIST,
+    };
+    return Uint8Array.from(this.ix.rows.columns, (c) => {
+      const f = form.get(c);
+      if (f === undefined) throw new Error(`the row store's column ${c} is not a lead column`);
+      return code[f];
+    });
   }
 
   /** The detail of lead `id` (null when the release has none), with the sections `masking` lets the caller see. */

@@ -120,6 +120,10 @@ export class RowStore {
   private readonly w8: number;
   private readonly w16: number;
   private readonly scratch = new ByteWriter(8 * 1024);
+  /** A prefixed column's value, prefix and rest joined (`writeCsv`). */
+  private readonly joined = new ByteWriter(1024);
+  /** `csvPlain`'s answer for the last forms asked. */
+  private csvPlainOf: { forms: Uint8Array; plain: Uint8Array } | null = null;
   /** `frag` and `raw` as Buffers (for decoding one value without a view per call). */
   private readonly fragText: Buffer;
   private readonly rawText: Buffer;
@@ -231,6 +235,133 @@ export class RowStore {
     out.len = o;
   }
 
+  /**
+   * Append row `slot` as one CSV record (no line end) to `out`, each column as `csv` says
+   * (`CsvColumn`: DuckDB's CSV writer's forms, docs/exports.md) from its JSON text; a column whose
+   * entry in `nulled` is 1, or whose value is null, is an empty field. A dictionary entry whose
+   * CSV text is its JSON text (most: no escape, not a whole DOUBLE) is copied as `writeJson`
+   * copies it (`csvPlain`, worked out at the first CSV export); the others are converted.
+   */
+  writeCsv(out: ByteWriter, slot: number, nulled: Uint8Array | null, csv: Uint8Array): void {
+    const { kinds, frag, dictBase, dictOff, codes8, codes16, codeIndex, raw } = this.p;
+    const { fragView, rawView } = this;
+    const plain = this.csvPlain(csv);
+    out.ensure(2 * this.p.maxRowBytes + 16);
+    let buf = out.buf;
+    let dst = out.dataView();
+    let o = out.len;
+    let rp = this.p.rowStart[slot]!;
+    const base8 = slot * this.w8;
+    const base16 = slot * this.w16;
+    const n = kinds.length;
+    for (let c = 0; c < n; c++) {
+      if (c > 0) buf[o++] = 0x2c; // ,
+      const kind = kinds[c]!;
+      const form = csv[c]!;
+      let src = frag;
+      let s: number;
+      let e: number;
+      if (kind === RAW || kind === PREFIXED) {
+        let len = raw[rp++]!;
+        if (len & 0x80) {
+          len = (len & 0x7f) | (raw[rp++]! << 7);
+          if (len & 0x4000) len = (len & 0x3fff) | (raw[rp++]! << 14);
+        }
+        s = rp;
+        e = rp + len;
+        rp += len;
+        if (nulled !== null && nulled[c] === 1) continue;
+        if (kind === RAW && len === 4 && raw[s] === 0x6e) continue; // null (no other JSON value starts with n)
+        const fast = form === CsvColumn.PLAIN || (form === CsvColumn.TEXT && !holdsBackslash(rawView, s, e));
+        if (kind === RAW && fast) {
+          o = copySpan(buf, dst, o, raw, rawView, s, e);
+          continue;
+        }
+        if (kind === PREFIXED) {
+          // the prefix (from the dictionary, after the key) and the raw rest
+          const at = dictBase[c]! + codes16[base16 + codeIndex[c]!]!;
+          const p = plain[at]!;
+          if (p === CSV_EMPTY && len === 0) continue;
+          if (p === CSV_COPY && fast && form === CsvColumn.TEXT) {
+            o = copySpan(buf, dst, o, frag, fragView, dictOff[at]! + this.keyLen[c]!, dictOff[at + 1]!);
+            o = copySpan(buf, dst, o, raw, rawView, s, e);
+            continue;
+          }
+          const joined = this.joined;
+          joined.len = 0;
+          joined.bytes(frag, dictOff[at]! + this.keyLen[c]!, dictOff[at + 1]!);
+          joined.bytes(raw, s, e);
+          src = joined.buf;
+          s = 0;
+          e = joined.len;
+        } else src = raw;
+      } else {
+        if (nulled !== null && nulled[c] === 1) continue;
+        const at = dictBase[c]! + (kind === DICT8 ? codes8[base8 + codeIndex[c]!]! : codes16[base16 + codeIndex[c]!]!);
+        s = dictOff[at]! + this.keyLen[c]!;
+        e = dictOff[at + 1]!;
+        const p = plain[at]!;
+        if (p === CSV_COPY) {
+          o = copySpan(buf, dst, o, frag, fragView, s, e);
+          continue;
+        }
+        if (p === CSV_UNQUOTE) {
+          o = copySpan(buf, dst, o, frag, fragView, s + 1, e - 1);
+          continue;
+        }
+        if (p === CSV_EMPTY) continue;
+      }
+      // a conversion (an escape, a whole DOUBLE, a list): through the writer, which may grow its buffer
+      out.len = o;
+      writeCsvField(out, form, src, s, e);
+      o = out.len;
+      buf = out.buf;
+      dst = out.dataView();
+    }
+    out.len = o;
+  }
+
+  /**
+   * Per dictionary entry: what its CSV text is for the forms `csv` (computed once per forms):
+   * its JSON text (`CSV_COPY`), that without its quotes (`CSV_UNQUOTE`, a date), nothing
+   * (`CSV_EMPTY`, null), or a conversion (`CSV_CONVERT`: an escape, a whole DOUBLE, a list).
+   */
+  private csvPlain(csv: Uint8Array): Uint8Array {
+    if (this.csvPlainOf?.forms === csv) return this.csvPlainOf.plain;
+    const { kinds, frag, dictBase, dictOff } = this.p;
+    const plain = new Uint8Array(dictOff.length);
+    for (let c = 0; c < kinds.length; c++) {
+      if (kinds[c] === RAW) continue;
+      const prefixed = kinds[c] === PREFIXED;
+      // the column's entries run from its base to the next dictionary's (each list ends with one end offset)
+      let next = dictOff.length;
+      for (let d = c + 1; d < kinds.length; d++) {
+        if (dictBase[d]! >= 0) {
+          next = dictBase[d]!;
+          break;
+        }
+      }
+      for (let at = dictBase[c]!; at < next - 1; at++) {
+        const s = dictOff[at]! + this.keyLen[c]!;
+        const e = dictOff[at + 1]!;
+        if (prefixed) {
+          // a prefix is the start of a value: copied when it holds no escape (`writeCsv` looks at the rest)
+          const isNull = e - s === 4 && frag[s] === 0x6e;
+          plain[at] = isNull ? CSV_EMPTY : holdsBackslash(this.fragView, s, e) ? CSV_CONVERT : CSV_COPY;
+          continue;
+        }
+        const probe = new ByteWriter(e - s + 16);
+        writeCsvField(probe, csv[c]!, frag, s, e);
+        const same = (from: number, to: number): boolean =>
+          probe.len === to - from && probe.buf.subarray(0, probe.len).equals(frag.subarray(from, to));
+        plain[at] =
+          probe.len === 0 ? CSV_EMPTY : same(s, e) ? CSV_COPY : same(s + 1, e - 1) ? CSV_UNQUOTE : CSV_CONVERT;
+      }
+    }
+    this.csvPlainOf = { forms: csv, plain };
+    return plain;
+  }
+
   /** The lead with this id as a fresh object (columns in order), or null. */
   get(id: number): Record<string, unknown> | null {
     const slot = this.slotOf(id);
@@ -317,6 +448,95 @@ export class RowStore {
     const { kinds, codes8, codes16, codeIndex } = this.p;
     return kinds[c] === DICT8 ? codes8[slot * this.w8 + codeIndex[c]!]! : codes16[slot * this.w16 + codeIndex[c]!]!;
   }
+}
+
+/** How a column's JSON text is written to CSV (`RowStore.writeCsv`), as DuckDB's CSV writer writes the column. */
+export const CsvColumn = {
+  /** A text: quoted, quotes doubled (a JSON string without escapes is that already). */
+  TEXT: 0,
+  /** An integer or a boolean: its JSON text. */
+  PLAIN: 1,
+  /** A DOUBLE: its JSON text, `.0` added to a whole number (DuckDB writes `1.0`, JSON `1`). */
+  DOUBLE: 2,
+  /** A date: `YYYY-MM-DD`, unquoted. */
+  DATE: 3,
+  /** A list of texts: joined with `;`, quoted. */
+  LIST: 4,
+} as const;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** What a dictionary entry's CSV text is (`RowStore.csvPlain`). */
+const CSV_CONVERT = 0;
+const CSV_COPY = 1;
+const CSV_UNQUOTE = 2;
+const CSV_EMPTY = 3;
+
+/** Whether `view`'s bytes [s, e) hold a backslash (four bytes a step: a zero byte of x ^ 0x5c5c5c5c). */
+function holdsBackslash(view: DataView, s: number, e: number): boolean {
+  let i = s;
+  for (; i + 4 <= e; i += 4) {
+    const v = view.getUint32(i) ^ 0x5c5c5c5c;
+    if (((v - 0x01010101) & ~v & 0x80808080) !== 0) return true;
+  }
+  for (; i < e; i++) if (view.getUint8(i) === BACKSLASH) return true;
+  return false;
+}
+
+/** Whether `src[s, e)` holds byte `b`. */
+function holds(src: Uint8Array, s: number, e: number, b: number): boolean {
+  for (let i = s; i < e; i++) if (src[i] === b) return true;
+  return false;
+}
+
+/** A CSV field of DuckDB's quoted form: quotes doubled, within quotes. */
+const quotedCsv = (text: string): string => `"${text.replaceAll('"', '""')}"`;
+
+/** Write the JSON value `src[s, e)` as a CSV field of column kind `kind` (`CsvColumn`). Null: nothing. */
+function writeCsvField(out: ByteWriter, kind: number, src: Uint8Array, s: number, e: number): void {
+  if (e - s === 4 && src[s] === 0x6e) return; // null
+  if (kind === CsvColumn.PLAIN) return out.bytes(src, s, e);
+  if (kind === CsvColumn.DATE) return out.bytes(src, s + 1, e - 1);
+  if (kind === CsvColumn.DOUBLE) {
+    out.bytes(src, s, e);
+    for (let i = s; i < e; i++) {
+      const b = src[i]!;
+      if (b === 0x2e || b === 0x65 || b === 0x45 || b === 0x4e || b === 0x49) return; // . e E NaN Infinity
+    }
+    return out.ascii('.0');
+  }
+  const escaped = holds(src, s, e, BACKSLASH);
+  if (kind === CsvColumn.TEXT) {
+    if (!escaped) return out.bytes(src, s, e);
+    return out.utf8(
+      quotedCsv(JSON.parse(Buffer.from(src.buffer, src.byteOffset + s, e - s).toString('utf8')) as string),
+    );
+  }
+  // a list: ["a","b"] → "a;b", items copied between their quotes; an escape or an item that is not
+  // a string (null: DuckDB's array_to_string skips it) is parsed instead
+  if (!escaped && src[s + 1] === QUOTE) {
+    out.ensure(e - s);
+    const buf = out.buf;
+    let o = out.len;
+    buf[o++] = QUOTE;
+    let i = s + 2;
+    for (; i < e - 2; i++) {
+      const b = src[i]!;
+      if (b !== QUOTE) buf[o++] = b;
+      else if (src[i + 1] === 0x2c && src[i + 2] === QUOTE) {
+        buf[o++] = 0x3b; // ;  (the `","` between two items)
+        i += 2;
+      } else break; // `",null` and the like
+    }
+    if (i === e - 2) {
+      buf[o++] = QUOTE;
+      out.len = o;
+      return;
+    }
+  }
+  const items = JSON.parse(Buffer.from(src.buffer, src.byteOffset + s, e - s).toString('utf8')) as (string | null)[];
+  out.utf8(quotedCsv(items.filter((x) => x !== null).join(';')));
 }
 
 /**

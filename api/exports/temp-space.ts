@@ -1,6 +1,7 @@
 /**
- * The temp files of the CSV, JSON Lines and Parquet exports: where they live, who may read them,
- * how much disk they may hold, and what happens to those a dead server left behind.
+ * The temp files of the exports DuckDB writes (Parquet; CSV only where the leads engine cannot,
+ * api/render/csv.ts): where they live, who may read them, how much disk they may hold, and what
+ * happens to those a dead server left behind.
  *
  * - **Private.** `EXPORT_TEMP_DIR` (default `<DATA_DIR>/export-tmp`) is created `0700` (an
  *   existing one is made `0700`; one owned by another user, or a symlink, stops the start). Each
@@ -18,7 +19,7 @@
  *   that would take the space held past `EXPORT_TEMP_MAX_MB` waits (first come, first served) for
  *   files to be released, at most `EXPORT_TEMP_WAIT_MS`, then gets `503 export_busy` with
  *   `Retry-After`. An export expected to take more than the bound on its own is refused at once
- *   with `507 export_too_large` (narrow the filters, or use Parquet), and one that passes the
+ *   with `507 export_too_large` (narrow the filters, or another format), and one that passes the
  *   bound while it is written is stopped (its COPY cancelled, the response cut: api/render/
  *   copy-stream.ts), so no export writes more than `EXPORT_TEMP_MAX_MB` (issue 31: with 50 MB one
  *   full CSV export wrote 108 MB). The space is released when the response ends, fails or its
@@ -85,7 +86,10 @@ const safeHost = (): string => hostname().replace(/[^A-Za-z0-9.]/g, '_') || 'hos
 /** `507 export_too_large`: one export of `format` would take (or took) `bytes`, more than the bound `maxBytes`. */
 export function exportTooLarge(format: TempFormat, bytes: number, maxBytes: number): ApiError {
   const mb = (n: number): string => `${Math.max(1, Math.round(n / 1e6))} MB`;
-  const smaller = format === 'parquet' ? '' : ', or use format=parquet (about a tenth of the size)';
+  const smaller =
+    format === 'parquet'
+      ? ', or use .csv or .jsonl (written from memory, no temp space)'
+      : ', or use format=parquet (about a tenth of the size)';
   return new ApiError(
     507,
     'export_too_large',

@@ -367,8 +367,8 @@ export const PROBLEM_TYPES = {
     status: 507,
     title: 'Export too large',
     description:
-      'One file export would take more temp space than `EXPORT_TEMP_MAX_MB` on its own; nothing was charged.',
-    action: 'Narrow the filters, or use Parquet (about a tenth of the size).',
+      'One Parquet export would take more temp space than `EXPORT_TEMP_MAX_MB` on its own; nothing was charged.',
+    action: 'Narrow the filters, or use CSV or JSON Lines (written from memory, no temp space).',
   },
   idempotency_key_reused: {
     status: 422,

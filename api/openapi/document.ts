@@ -132,13 +132,13 @@ const PROBLEMS: Record<number, string> = {
     ACCESS_PROBLEMS[409] +
     ' On `POST /webhooks`: a request with the same `Idempotency-Key` is still being processed (`idempotency_key_in_use`, with `Retry-After`): retry to get its answer.',
   422: 'On `POST /webhooks`: the `Idempotency-Key` was used in the last 24 hours with another request (another body or scope) (`idempotency_key_reused`): use a new key.',
-  507: 'A file export expected to take more temp space on its own than the server allows one export (EXPORT_TEMP_MAX_MB) (`export_too_large`; nothing is charged): narrow the filters, or use Parquet. An export that passes the bound while it is written is stopped and its response cut.',
+  507: 'A Parquet export expected to take more temp space on its own than the server allows one export (EXPORT_TEMP_MAX_MB) (`export_too_large`; nothing is charged): narrow the filters, or use CSV or JSON Lines (written from memory, no temp space).',
   503: 'No release is loaded yet (`no_release`), the release lacks the table asked for (`analytics_unavailable`) or was built before per-authority freshness was recorded (`authorities_unavailable`) or before the event log existed (`events_unavailable`, /events and lead history), or the state store cannot be written (`service_degraded`: disk full, read-only, locked or unreachable; the request was not served). With `Retry-After`; no rate-limit headers.',
 };
 
 /** The 503 of the file exports: their temp space is taken (api/exports/temp-space.ts). */
 const EXPORT_BUSY =
-  ' On the file exports written through a temp file (`.csv`, `.parquet`): the exports running on this server hold their temp space (EXPORT_TEMP_MAX_MB) and none freed within EXPORT_TEMP_WAIT_MS ' +
+  ' On the file exports written through a temp file (`.parquet`): the exports running on this server hold their temp space (EXPORT_TEMP_MAX_MB) and none freed within EXPORT_TEMP_WAIT_MS ' +
   '(`export_busy`, with `Retry-After`; nothing is charged).';
 
 /**
@@ -380,7 +380,7 @@ function operation(declared: Endpoint): Json {
     if (status === 401) headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
     if (status === 405) headers['Allow'] = { $ref: '#/components/headers/Allow' };
     if (status === 503) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
-    const busy = status === 503 && /^\/export\/applications\.(csv|parquet)$/.test(e.path) ? EXPORT_BUSY : '';
+    const busy = status === 503 && /^\/export\/applications\.parquet$/.test(e.path) ? EXPORT_BUSY : '';
     return {
       description: PROBLEMS[status] + busy,
       headers,

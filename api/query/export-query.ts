@@ -59,6 +59,19 @@ export const LEAD_COLUMN_KINDS: Readonly<Record<string, ColumnKind>> = (() => {
   return Object.freeze(out);
 })();
 
+/**
+ * How DuckDB's CSV writer writes each lead column (in `LEAD_COLUMNS` order), for writers that
+ * make the same CSV without it (the leads engine, `RowStore.writeCsv`): `text` and `list` quoted
+ * (`csvForceQuote`), `double` with a `.0` on a whole number (schema `number`: DOUBLE), `plain`
+ * (integers, booleans) and `date` as they are.
+ */
+export const LEAD_CSV_FORMS: readonly ('text' | 'plain' | 'double' | 'date' | 'list')[] = LEAD_COLUMNS.map((c) => {
+  const kind = LEAD_COLUMN_KINDS[c]!;
+  if (kind !== 'number') return kind === 'boolean' ? 'plain' : kind;
+  const p = LEAD_SCHEMA.properties[c]!;
+  return (Array.isArray(p.type) ? p.type : [p.type]).includes('integer') ? 'plain' : 'double';
+});
+
 /** The CSV header: every lead column, in schema order — the same for every scope. */
 export const CSV_COLUMNS: readonly string[] = LEAD_COLUMNS;
 

@@ -6,17 +6,18 @@
  *   pages are read from that release while it is kept on disk (`api/releases/kept-release.ts`), else 410
  *   `cursor_expired`.
  * - `GET /v1/export/applications.csv` / `.jsonl` — the whole filtered set in the release's order
- *   (newest first), gzip when accepted: CSV written by DuckDB's own CSV writer (`COPY … TO` a temp
- *   file) and streamed while it is written (`api/render/copy-stream.ts`); JSON Lines written by
- *   the release's leads engine from memory, ~100 leads a chunk as the response wants them
- *   (`api/render/jsonl.ts`); neither held whole in memory. `.parquet` — written by DuckDB to a
- *   temp file, then streamed. A download filename is given in `Content-Disposition`.
+ *   (newest first), gzip when accepted, written by the release's leads engine from memory, ~100
+ *   leads a chunk as the response wants them (`api/render/engine-lines.ts`), never held whole in
+ *   memory; CSV byte for byte what DuckDB's CSV writer writes (which still writes it, into a temp
+ *   file, in the one case the engine cannot: a masked field inside a column's value).
+ *   `.parquet` — written by DuckDB to a temp file, then streamed. A download filename is given in
+ *   `Content-Disposition`.
  *
  * Budgets: a cursor page charges its rows; a one-shot file charges the whole filtered count (from
  * the release's leads engine, `Release.leads.count`) up front, so a file larger than the
  * remaining daily budget is refused (429) before any byte is sent. `HEAD` answers the GET's headers (and status) and `dry_run=1` a quote; neither charges.
  *
- * Temp space: a CSV or Parquet export reserves its temp file (`api/exports/temp-space.ts`: private folder, `0600`,
+ * Temp space: a Parquet export (or a CSV DuckDB writes) reserves its temp file (`api/exports/temp-space.ts`: private folder, `0600`,
  * bounded by EXPORT_TEMP_MAX_MB) before it charges the budget, so an export that gets `503
  * export_busy` costs nothing; quotes take no temp space.
  *
@@ -50,7 +51,7 @@ import {
   parseExportQuery,
   type ExportFormat,
 } from '../query/export-query.ts';
-import { csvStream } from '../render/csv.ts';
+import { csvEngineStream, csvStream } from '../render/csv.ts';
 import { jsonlStream } from '../render/jsonl.ts';
 import { maybeGzip } from '../render/lines.ts';
 import { parquetStream } from '../render/parquet.ts';
@@ -147,13 +148,25 @@ async function exportFile(
     gauge.inc();
     ctx.res.once('close', () => gauge.dec());
   };
-  if (format === 'jsonl') {
-    // written by the release's leads engine from memory: no temp file
-    return served(rows, () => {
-      running();
-      ctx.body = maybeGzip(ctx, jsonlStream(release.leads, req.filters, maskingFor(key.scope)));
-      ctx.type = type; // setting a stream body may reset the type
-    });
+  // written by the release's leads engine from memory (no temp file): JSON Lines always, CSV
+  // whenever masking is by whole columns
+  const masking = maskingFor(key.scope);
+  const engineStream =
+    format === 'jsonl'
+      ? jsonlStream(release.leads, req.filters, masking)
+      : format === 'csv'
+        ? csvEngineStream(release.leads, req.filters, masking)
+        : null;
+  if (engineStream) {
+    return served(
+      rows,
+      () => {
+        running();
+        ctx.body = maybeGzip(ctx, engineStream);
+        ctx.type = type; // setting a stream body may reset the type
+      },
+      () => void engineStream.destroy(), // not sent (refused by the budget): nothing was written
+    );
   }
   // temp space first (it may wait, or answer 503): a refused export is not charged, and a
   // refused charge gives the temp space back
@@ -188,7 +201,7 @@ const FILE_FORMATS = [
   [
     'csv',
     'text/csv',
-    "CSV (RFC 4180): a header with every lead column, in schema order, the same for every scope (enriched columns blank for scopes without them, never dropped); CRLF line ends; text quoted, lists joined with `;`, dates `YYYY-MM-DD`, booleans `true`/`false`, NULL as an empty field. Written by DuckDB's CSV writer and streamed while it writes; gzip with `Accept-Encoding: gzip`.",
+    "CSV (RFC 4180): a header with every lead column, in schema order, the same for every scope (enriched columns blank for scopes without them, never dropped); CRLF line ends; text quoted, lists joined with `;`, dates `YYYY-MM-DD`, booleans `true`/`false`, NULL as an empty field, numbers as DuckDB prints them (a whole decimal number as `1.0`). Written from the release's in-memory leads engine as the response is read, byte for byte what DuckDB's CSV writer writes; gzip with `Accept-Encoding: gzip`.",
   ],
   [
     'jsonl',
@@ -213,14 +226,16 @@ const FILE_OPERATIONS = FILE_FORMATS.map(([ext, type, what]): Operation<ExportsE
     "`HEAD` (the GET's status and headers, no file written) or `dry_run=1` say what it would cost (`X-Export-Rows`, `X-Budget-Cost`; `dry_run=1` as a BudgetQuote, `application/vnd.leads.quote+json`) and charge nothing. " +
     (ext === 'jsonl'
       ? 'No temp file: the lines are written from memory as the response is read.'
-      : 'The file is written to a temp file readable by the server alone; when the exports running on the server hold their temp space, a new one waits a few seconds, then gets 503 `export_busy` with `Retry-After` (not charged); one export expected to take more than the whole temp bound gets 507 `export_too_large` (not charged), and one that passes it while it is written is stopped (the response is cut).'),
+      : ext === 'csv'
+        ? 'No temp file: the lines are written from memory as the response is read (were a masked field ever inside a column, DuckDB would write it to a temp file, with the `export_busy` and `export_too_large` answers of `.parquet`).'
+        : 'The file is written to a temp file readable by the server alone; when the exports running on the server hold their temp space, a new one waits a few seconds, then gets 503 `export_busy` with `Retry-After` (not charged); one export expected to take more than the whole temp bound gets 507 `export_too_large` (not charged), and one that passes it while it is written is stopped (the response is cut).'),
   query: exportQuerySchema('file'), // dry_run: added to every keyed operation by the access model (api/openapi/access.ts)
   ok: {
     schema: { type: 'string', description: `The ${ext} file.` },
     type,
     description: `The ${ext} file (or, with \`dry_run=1\`, a BudgetQuote as application/vnd.leads.quote+json).`,
   },
-  errors: ext === 'jsonl' ? [400, 429] : [400, 429, 507],
+  errors: ext === 'parquet' ? [400, 429, 507] : [400, 429],
   cached: true,
   handler: (ctx, env) => exportFile(ctx, ext, env),
 }));

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import { LEAD_COLUMNS } from '../../../api/query/leads-query.ts';
 import {
+  CsvColumn,
   LONG_SPAN,
   loadRowStore,
   positionsOf,
@@ -23,6 +24,8 @@ import { ByteWriter } from '../../../api/render/bytes.ts';
 import { columnMask, maskingFor, maskRecord } from '../../../api/access/masking.ts';
 import { SCOPES } from '../../../api/access/scopes.ts';
 import { tinyRelease } from '../../helpers/api.ts';
+import { tempDir } from '../../helpers/tmp.ts';
+import { writeFileSync } from 'node:fs';
 
 let db: ApiDb;
 let stores: Record<'raw' | 'default' | 'dictionaries', RowStore>;
@@ -248,6 +251,100 @@ test('a prefixed column: its prefix (up to the first digit) kept once, the rest 
     }
   }
   assert.equal(new Set(store.distinct('public_url')), new Set(urls));
+});
+
+test("writeCsv writes DuckDB's CSV writer's bytes: escapes, quotes, line breaks, lists, whole doubles, dates and nulls, in every encoding, masked or not", async () => {
+  const texts = [
+    'plain',
+    'with "quotes"',
+    'line\nbreak',
+    'tab\there',
+    'back\\slash',
+    'Éire ☘ 1',
+    '',
+    null,
+    'semi;colon',
+    'comma, here',
+  ];
+  const doubles = [1, 1.5, 0.1, -2, 0, 53.349805, -6.260273, 123456789.125, 0.0001, null];
+  const days = ['2025-01-31', null, '2026-12-06'];
+  const lists = [['a', 'b'], [], null, ['x"y', 'semi;colon'], ['a', null, 'b'], ['line\nbreak'], ['solo']];
+  const urls = [
+    'https://x.ie/AppFileRefDetails/25/0831/0',
+    'no digit "quoted"',
+    'back\\slash 1',
+    null,
+    'https://x.ie/AppFileRefDetails/24/1/0',
+  ];
+  const rows = Array.from({ length: 70 }, (_, i) => ({
+    id: i + 1,
+    t: texts[i % texts.length]!,
+    d: doubles[i % doubles.length]!,
+    day: days[i % days.length]!,
+    l: lists[i % lists.length]!,
+    b: i % 3 === 0 ? null : i % 3 === 1,
+    p: urls[i % urls.length]!,
+  }));
+  const columns = ['id', 't', 'd', 'day', 'l', 'b', 'p'];
+  const forms = Uint8Array.of(
+    CsvColumn.PLAIN,
+    CsvColumn.TEXT,
+    CsvColumn.DOUBLE,
+    CsvColumn.DATE,
+    CsvColumn.LIST,
+    CsvColumn.PLAIN,
+    CsvColumn.TEXT,
+  );
+  const file = join(tempDir('row-store-csv-'), 'rows.json');
+  writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n'));
+  const source = `read_json(${sqlString(file)}, format = 'newline_delimited', columns = {id: 'BIGINT', t: 'VARCHAR', d: 'DOUBLE', day: 'DATE', l: 'VARCHAR[]', b: 'BOOLEAN', p: 'VARCHAR'})`;
+  const duckdbCsv = async (masked: string | null): Promise<string> => {
+    const select = columns
+      .map((c) => (c === masked ? `CAST(NULL AS VARCHAR) AS ${c}` : c === 'l' ? `array_to_string(l, ';') AS l` : c))
+      .join(', ');
+    const out = join(tempDir('row-store-csv-'), 'duckdb.csv');
+    await db.run(
+      `COPY (SELECT ${select} FROM ${source} ORDER BY id) TO ${sqlString(out)} (FORMAT CSV, HEADER false, NEW_LINE '\r\n', FORCE_QUOTE (t, l, p))`,
+    );
+    return (await import('node:fs')).readFileSync(out, 'utf8');
+  };
+  const stats: PrefixStats = { distinct: 5, bytes: 70 * 50, distinctBytes: 200 };
+  const build = (distinct: number[], opts: ConstructorParameters<typeof RowStoreBuilder>[3] = {}): RowStore => {
+    const b = new RowStoreBuilder(columns, rows.length, distinct, opts);
+    for (const r of rows)
+      b.add(
+        r.id,
+        columns.map((c) => (r as Record<string, unknown>)[c]),
+      );
+    return b.finish();
+  };
+  const encodings = {
+    raw: build([70, 70, 70, 70, 70, 70, 70], { dictionaryMax: 0 }),
+    dictionaries: build([70, 11, 11, 4, 8, 3, 6]),
+    prefixed: build([70, 70, 70, 70, 70, 70, 70], { prefixes: [null, null, null, null, null, null, stats] }),
+  };
+  assert.is(encodings.dictionaries.encodingOf('t'), 'dictionary');
+  assert.is(encodings.prefixed.encodingOf('p'), 'prefixed');
+  for (const [masked, nulled] of [
+    [null, null],
+    ['t', Uint8Array.of(0, 1, 0, 0, 0, 0, 0)],
+    ['l', Uint8Array.of(0, 0, 0, 0, 1, 0, 0)],
+  ] as const) {
+    const want = await duckdbCsv(masked);
+    for (const [name, store] of Object.entries(encodings)) {
+      const out = new ByteWriter(16); // grows: every path that may replace the buffer runs
+      for (const r of rows) {
+        store.writeCsv(out, store.slotOf(r.id), nulled, forms);
+        out.ascii('\r\n');
+      }
+      const got = out.toString();
+      if (got !== want) {
+        const g = got.split('\r\n');
+        const at = want.split('\r\n').findIndex((l, i) => l !== g[i]);
+        assert.fixture(g[at] ?? '', want.split('\r\n')[at]!, `${name}, masked ${masked}: line ${at}`);
+      }
+    }
+  }
 });
 
 test('a build that meets more distinct values than announced fails instead of writing wrong codes', () => {

@@ -63,6 +63,25 @@ test('leftovers: folders of dead processes of this host and stray files go; live
   assert.equal(readdirSync(root).sort(), [live, other].sort());
 });
 
+test('one export expected past the whole bound: 507 export_too_large at once, no file made, nothing reserved', async () => {
+  const per = BYTES_PER_ROW_DEFAULT.parquet;
+  const t = new ExportTempSpace({ root: tempDir('export-temp-'), maxBytes: 10 * per, waitMs: 1000 });
+  const refused = await t.acquire('parquet', 11).catch((e: unknown) => e);
+  assert.instance(refused, ApiError);
+  assert.is((refused as ApiError).status, 507);
+  assert.is((refused as ApiError).code, 'export_too_large');
+  assert.match(
+    (refused as ApiError).message,
+    /narrow the filters, or use \.csv or \.jsonl \(written from memory, no temp space\)/,
+  );
+  assert.equal(readdirSync(t.dir), []);
+  assert.is(t.heldBytes(), 0);
+  assert.is(t.waitingExports(), 0, 'refused at once, not after the wait');
+  const csv = await t.acquire('csv', 11).catch((e: unknown) => e);
+  assert.match((csv as ApiError).message, /or use format=parquet/);
+  t.close();
+});
+
 test('the bound: reservations and growth count; past it exports wait in order, then 503 export_busy with Retry-After', async () => {
   const per = BYTES_PER_ROW_DEFAULT.jsonl;
   const t = new ExportTempSpace({ root: tempDir('export-temp-'), maxBytes: 5 * per, waitMs: 150 });

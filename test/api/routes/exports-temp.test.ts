@@ -38,10 +38,10 @@ test("an export's temp file is 0600, in a 0700 folder of the server's own, and r
     const blockers = Array.from({ length: defaultAloneSlots() }, () =>
       api.server.db.startAlone('SELECT count(*) FROM range(1000000000000)'),
     );
-    const res = api.request('/v1/export/applications.csv?county=Cork', { key: api.keys.custom });
+    const res = api.request('/v1/export/applications.parquet?county=Cork', { key: api.keys.custom });
     await until(() => readdirSync(own).length === 1, 30_000, 'the temp file');
     const [file] = readdirSync(own);
-    assert.match(file!, /^export-[0-9a-f-]{36}\.csv$/);
+    assert.match(file!, /^export-[0-9a-f-]{36}\.parquet$/);
     assert.is(mode(join(own, file!)), '600', 'the file: owner only');
     assert.is(mode(own), '700', "the server's folder: owner only");
     assert.is(mode(root), '700', 'EXPORT_TEMP_DIR: owner only');
@@ -49,7 +49,7 @@ test("an export's temp file is 0600, in a 0700 folder of the server's own, and r
       readdirSync(tmpdir()).some(
         (f) =>
           f.startsWith('leads-export-') &&
-          f.endsWith('.csv') &&
+          f.endsWith('.parquet') &&
           statSync(join(tmpdir(), f)).mtimeMs > Date.now() - 5000,
       ),
       'nothing in the system temp folder',
@@ -58,7 +58,7 @@ test("an export's temp file is 0600, in a 0700 folder of the server's own, and r
     await Promise.allSettled(blockers.map((b) => b.done));
     const r = await res;
     assert.is(r.status, 200);
-    assert.ok(r.text.split('\n').length > 10);
+    assert.ok(r.text.startsWith('PAR1'), 'a Parquet file');
     // removed off the event loop, its space given back once it is gone
     await until(
       () => readdirSync(own).length === 0 && api.server.exportTemp.heldBytes() === 0,
@@ -73,7 +73,7 @@ test("an export's temp file is 0600, in a 0700 folder of the server's own, and r
 test('past EXPORT_TEMP_MAX_MB a new export waits, then gets 503 export_busy with Retry-After and is not charged; it proceeds when space frees', async () => {
   const api = await startTestApi({ config: { exportTempMaxMb: 1, exportTempWaitMs: 300 } });
   try {
-    const path = '/v1/export/applications.csv?county=Cork';
+    const path = '/v1/export/applications.parquet'; // ~0.3 MB expected (CSV and JSON Lines take no temp space)
     const budget = async (): Promise<string | null> =>
       (await api.request('/v1/meta')).headers.get('x-budget-remaining');
     const before = await budget();
@@ -88,7 +88,7 @@ test('past EXPORT_TEMP_MAX_MB a new export waits, then gets 503 export_busy with
     assert.match(busy.body.detail, /temp space/);
     assert.is(await budget(), before, 'a refused export charges nothing');
     // quotes take no temp space
-    assert.is((await api.request(`${path}&dry_run=1`)).status, 200);
+    assert.is((await api.request(`${path}?dry_run=1`)).status, 200);
     assert.is((await api.request(path, { method: 'HEAD' })).status, 200);
     // space freed while an export waits: it goes ahead
     const waiting = api.request(path);
@@ -96,7 +96,7 @@ test('past EXPORT_TEMP_MAX_MB a new export waits, then gets 503 export_busy with
     held.release();
     const ok = await waiting;
     assert.is(ok.status, 200);
-    assert.ok(ok.text.startsWith('id,lead_key,'));
+    assert.ok(ok.text.startsWith('PAR1'));
     assert.is.not(await budget(), before, 'the export that ran was charged');
     await until(() => api.server.exportTemp.heldBytes() === 0, 10_000, 'the space to be released');
   } finally {
@@ -104,26 +104,21 @@ test('past EXPORT_TEMP_MAX_MB a new export waits, then gets 503 export_busy with
   }
 });
 
-test('an export expected to take more than EXPORT_TEMP_MAX_MB on its own gets 507 export_too_large and is not charged (issue 31)', async () => {
-  const api = await startTestApi({ config: { exportTempMaxMb: 1 } });
+test('CSV and JSON Lines take no temp space: written from memory, they go ahead while Parquet exports hold it all', async () => {
+  const api = await startTestApi({ config: { exportTempMaxMb: 1, exportTempWaitMs: 300 } });
   try {
-    const path = '/v1/export/applications.csv';
-    const quote = await api.request(path, { method: 'HEAD' });
-    const rows = Number(quote.headers.get('x-export-rows'));
-    assert.ok(rows * 1000 > 1e6, `the whole export (${rows} rows) is expected past 1 MB`);
-    const before = quote.headers.get('x-budget-remaining');
-    const res = await api.request(path);
-    assertProblem(res, 507, 'export_too_large');
-    assert.match(
-      res.body.detail,
-      /more than this server's bound of 1 MB for one export; narrow the filters, or use format=parquet/,
-    );
-    assert.is(
-      (await api.request(path, { method: 'HEAD' })).headers.get('x-budget-remaining'),
-      before,
-      'nothing charged',
-    );
-    assert.equal(readdirSync(api.server.exportTemp.dir), [], 'no temp file made');
+    const held = await api.server.exportTemp.acquire('jsonl', 499); // 0.998 MB of the 1 MB
+    for (const ext of ['csv', 'jsonl']) {
+      const res = await api.request(`/v1/export/applications.${ext}`);
+      assert.is(res.status, 200, `${ext}: ${res.text.slice(0, 200)}`);
+      assert.ok(
+        res.text.length > 500_000,
+        `${ext}: the whole file (${res.text.length} bytes), where 2 KB of space are left`,
+      );
+    }
+    assert.equal(readdirSync(api.server.exportTemp.dir), [held.path.split('/').pop()], 'no temp file of theirs');
+    assertProblem(await api.request('/v1/export/applications.parquet'), 503, 'export_busy');
+    await held.release();
   } finally {
     await api.close();
   }

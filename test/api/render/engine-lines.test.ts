@@ -1,10 +1,12 @@
 /**
- * JSON Lines from the leads engine (api/render/jsonl.ts) against DuckDB's own JSON writer over
- * the release's Parquet — what wrote the export before: for every scope and for filters of each
- * kind (none, places and numbers, `q`, a radius, a polygon), the same leads in the same order with
- * the same values, masked fields null. And the stream's chunks: written through a real HTTP server
- * to a client that stalls and reads slowly, the bytes equal those of a client that reads at once
- * (a pooled chunk reused before the socket wrote it would corrupt them), identity and gzip.
+ * The exports the leads engine writes (api/render/engine-lines.ts: JSON Lines, CSV) against
+ * DuckDB's own writers over the release's Parquet — what wrote them before: for every scope and
+ * for filters of each kind (none, places and numbers, `q`, a radius, a polygon), JSON Lines with
+ * the same leads in the same order and the same values, CSV byte for byte what DuckDB's CSV writer
+ * writes (`csvColumnsSql`, `FORCE_QUOTE`), masked fields null / empty. And the stream's chunks:
+ * written through a real HTTP server to a client that stalls and reads slowly, the bytes equal
+ * those of a client that reads at once (a pooled chunk reused before the socket wrote it would
+ * corrupt them), identity and gzip.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,7 +18,14 @@ import { openApiDb, sqlString, type ApiDb } from '../../../api/duckdb/db.ts';
 import { maskedFor } from '../../../api/access/masking.ts';
 import { SCOPES } from '../../../api/access/scopes.ts';
 import { areaIds } from '../../../api/gis/geometry-ids.ts';
-import { exportColumnsSql, exportRowsQuery, parseExportQuery } from '../../../api/query/export-query.ts';
+import {
+  csvColumnsSql,
+  csvForceQuote,
+  csvHeader,
+  exportColumnsSql,
+  exportRowsQuery,
+  parseExportQuery,
+} from '../../../api/query/export-query.ts';
 import { loadedReleaseSources } from '../../../api/releases/release-lookups.ts';
 import { startTestApi, type TestApi } from '../../helpers/api.ts';
 import { tempDir } from '../../helpers/tmp.ts';
@@ -35,8 +44,8 @@ test.after(async () => {
   await api.close();
 });
 
-/** The lines DuckDB's JSON writer gives for `query` and `scope` (the export's SQL, `COPY … (FORMAT JSON)`). */
-async function duckdbLines(query: string, scope: (typeof SCOPES)[number]): Promise<unknown[]> {
+/** What DuckDB's writer gives for `query` and `scope`: the export's SQL, `COPY … (FORMAT JSON)` or the CSV export's `COPY`. */
+async function duckdbExport(query: string, scope: (typeof SCOPES)[number], format: 'json' | 'csv'): Promise<string> {
   const release = api.server.releases.current();
   const src = loadedReleaseSources(release);
   const raw = Object.fromEntries(new URLSearchParams(query));
@@ -46,18 +55,20 @@ async function duckdbLines(query: string, scope: (typeof SCOPES)[number]): Promi
   const q = exportRowsQuery(
     src.leads,
     { filters: req.filters, afterId: null, limit: null, ordered: false, ...(ids ? { areaIds: ids } : {}) },
-    exportColumnsSql(masked),
+    format === 'json' ? exportColumnsSql(masked) : csvColumnsSql(masked),
   );
-  const file = join(tmp, `duckdb-${scope}-${Math.random().toString(36).slice(2)}.jsonl`);
+  const file = join(tmp, `duckdb-${scope}-${Math.random().toString(36).slice(2)}.${format}`);
   const inline = q.params.reduce<string>(
     (sql, p) => sql.replace('?', typeof p === 'number' ? String(p) : sqlString(String(p))),
     q.sql,
   );
-  await db.run(`COPY (${inline}) TO ${sqlString(file)} (FORMAT JSON)`);
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
+  const quote = csvForceQuote()
+    .map((c) => `"${c}"`)
+    .join(', ');
+  const options =
+    format === 'json' ? 'FORMAT JSON' : `FORMAT CSV, HEADER false, NEW_LINE '\r\n', FORCE_QUOTE (${quote})`;
+  await db.run(`COPY (${inline}) TO ${sqlString(file)} (${options})`);
+  return readFileSync(file, 'utf8');
 }
 
 const QUERIES = [
@@ -83,12 +94,14 @@ const QUERIES = [
 ];
 
 for (const scope of SCOPES) {
-  test(`${scope}: the engine's JSON Lines are DuckDB's JSON writer's leads, in order, value for value`, async () => {
+  test(`${scope}: JSON Lines are DuckDB's JSON writer's leads, in order, value for value; CSV is its CSV writer's, byte for byte`, async () => {
     for (const query of QUERIES) {
-      const res = await api.request(`/v1/export/applications.jsonl${query ? `?${query}` : ''}`, {
-        key: api.keys[scope],
-        headers: { 'Accept-Encoding': 'identity' },
-      });
+      const get = (ext: string) =>
+        api.request(`/v1/export/applications.${ext}${query ? `?${query}` : ''}`, {
+          key: api.keys[scope],
+          headers: { 'Accept-Encoding': 'identity' },
+        });
+      const res = await get('jsonl');
       assert.is(res.status, 200, `${query}: ${res.text.slice(0, 300)}`);
       assert.ok(res.text.endsWith('\n') || res.text === '', `${query}: every line ends with \\n`);
       const lines = res.text
@@ -96,9 +109,21 @@ for (const scope of SCOPES) {
         .filter(Boolean)
         .map((l) => JSON.parse(l));
       assert.is(lines.length, Number(res.headers.get('x-export-rows')), `${query}: X-Export-Rows`);
-      const expected = await duckdbLines(query, scope);
+      const expected = (await duckdbExport(query, scope, 'json'))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
       assert.ok(query === '' ? expected.length > 500 : expected.length > 0, `${query}: ${expected.length} leads`);
       assert.equal(lines, expected, `${scope} ${query}`);
+
+      const csv = await get('csv');
+      assert.is(csv.status, 200, `${query}: ${csv.text.slice(0, 300)}`);
+      const want = `${csvHeader()}\r\n${await duckdbExport(query, scope, 'csv')}`;
+      if (csv.text !== want) {
+        const got = csv.text.split('\r\n');
+        const at = want.split('\r\n').findIndex((l, i) => l !== got[i]);
+        assert.fixture(got[at] ?? '', want.split('\r\n')[at]!, `${scope} ${query}: CSV line ${at}`);
+      }
     }
   });
 }
