@@ -19,6 +19,7 @@ import type { LeadsFilters } from '../../../api/query/leads-query.ts';
 import type { RawQuery } from '../../../api/query/leads-params.ts';
 import { SCOPES, type Scope } from '../../../api/access/scopes.ts';
 import { reuseEngine, tinyRelease } from '../../helpers/api.ts';
+import { FILTER_KIND_QUERIES } from '../../helpers/filter-kind-queries.ts';
 
 let db: ApiDb;
 let engine: LeadsEngine;
@@ -69,32 +70,7 @@ function enginePage(filters: LeadsFilters, afterId: number | null, limit: number
   return { body, lastId: page.lastId };
 }
 
-const QUERIES = [
-  '',
-  'county=Cork,Dublin',
-  'q=extension',
-  'q=house OR apartments',
-  'min_value=250000&status=granted',
-  'received_from=2024-01-01&received_to=2024-12-31',
-  'has_contact=false',
-  'near=53.35,-6.26&radius_m=20000',
-  'bbox=-9.5,51.5,-8,52.5',
-  'polygon=' +
-    encodeURIComponent(
-      JSON.stringify({
-        type: 'Polygon',
-        coordinates: [
-          [
-            [-6.5, 53.2],
-            [-6.0, 53.2],
-            [-6.0, 53.5],
-            [-6.5, 53.5],
-            [-6.5, 53.2],
-          ],
-        ],
-      }),
-    ),
-];
+const QUERIES = FILTER_KIND_QUERIES;
 
 test('first pages and pages after a cursor: the same bytes as DuckDB, for every scope', async () => {
   let compared = 0;

@@ -1,7 +1,7 @@
 /**
  * The exports the leads engine writes (api/render/engine-lines.ts: JSON Lines, CSV) against
  * DuckDB's own writers over the release's Parquet — what wrote them before: for every scope and
- * for filters of each kind (none, places and numbers, `q`, a radius, a polygon), JSON Lines with
+ * for filters of each kind (`FILTER_KIND_QUERIES`), JSON Lines with
  * the same leads in the same order and the same values, CSV byte for byte what DuckDB's CSV writer
  * writes (`csvColumnsSql`, `FORCE_QUOTE`), masked fields null / empty. And the stream's chunks:
  * written through a real HTTP server to a client that stalls and reads slowly, the bytes equal
@@ -29,6 +29,7 @@ import {
 import { loadedReleaseSources } from '../../../api/releases/release-lookups.ts';
 import { startTestApi, type TestApi } from '../../helpers/api.ts';
 import { tempDir } from '../../helpers/tmp.ts';
+import { FILTER_KIND_QUERIES } from '../../helpers/filter-kind-queries.ts';
 
 let api: TestApi;
 let db: ApiDb;
@@ -71,27 +72,7 @@ async function duckdbExport(query: string, scope: (typeof SCOPES)[number], forma
   return readFileSync(file, 'utf8');
 }
 
-const QUERIES = [
-  '',
-  'county=Cork,Galway&min_units=1',
-  'q=extension',
-  'vertical=roofing&received_from=2025-01-01',
-  'near=53.35,-6.26&radius_m=15000',
-  `polygon=${encodeURIComponent(
-    JSON.stringify({
-      type: 'Polygon',
-      coordinates: [
-        [
-          [-6.5, 53.2],
-          [-6.0, 53.2],
-          [-6.0, 53.5],
-          [-6.5, 53.5],
-          [-6.5, 53.2],
-        ],
-      ],
-    }),
-  )}`,
-];
+const QUERIES = FILTER_KIND_QUERIES;
 
 for (const scope of SCOPES) {
   test(`${scope}: JSON Lines are DuckDB's JSON writer's leads, in order, value for value; CSV is its CSV writer's, byte for byte`, async () => {
