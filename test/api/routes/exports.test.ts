@@ -353,21 +353,22 @@ test('a release published mid-export changes neither a cursor export nor a strea
   await api.checkRelease();
   assert.is(api.release(), next);
 
-  let rest = Buffer.from(head.value ?? new Uint8Array());
-  for (let r = await reader.read(); !r.done; r = await reader.read())
-    rest = Buffer.concat([rest, Buffer.from(r.value)]);
-  const csvIds = rest
-    .toString('utf8')
+  /** The text of a stream whose first chunk was read before the switch: that chunk and the rest. */
+  const whole = async (
+    first: { value?: Uint8Array },
+    rest: { read(): Promise<{ done: boolean; value?: Uint8Array }> },
+  ): Promise<string> => {
+    const parts = [Buffer.from(first.value ?? new Uint8Array())];
+    for (let r = await rest.read(); !r.done; r = await rest.read()) parts.push(Buffer.from(r.value!));
+    return Buffer.concat(parts).toString('utf8');
+  };
+  const csvIds = (await whole(head, reader))
     .trimEnd()
     .split('\r\n')
     .slice(1)
     .map((l) => Number(l.split(',')[0]));
   assert.equal(csvIds, fileOrder, 'the streaming file is the old release, whole, in its order');
-  let linesRest = Buffer.from(linesHead.value ?? new Uint8Array());
-  for (let r = await linesReader.read(); !r.done; r = await linesReader.read())
-    linesRest = Buffer.concat([linesRest, Buffer.from(r.value)]);
-  const jsonlIds = linesRest
-    .toString('utf8')
+  const jsonlIds = (await whole(linesHead, linesReader))
     .trimEnd()
     .split('\n')
     .map((l) => (JSON.parse(l) as { id: number }).id);
