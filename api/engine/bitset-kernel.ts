@@ -9,9 +9,8 @@
  * (`forKernel`: the lead index's value and flag sets, the search index's term sets, the scratch
  * pool `LeadIndexParts.scratch`, the value and last-changed sorts' `rankOf`) is carried by a pack
  * into a kernel memory (`kernelBuffer`, api/engine/pack.ts' `readPack`), every other array into a
- * plain ArrayBuffer — JavaScript reads
- * typed arrays over a WebAssembly memory more slowly (the `q` path ~12% slower with the whole
- * pack there, docs/performance.md). A pass whose sets all live in one kernel memory runs its
+ * plain ArrayBuffer — JavaScript reads typed arrays over a WebAssembly memory more slowly (the `q`
+ * path ~12% slower with the whole pack there, docs/performance.md). A pass whose sets all live in one kernel memory runs its
  * kernel (`kernelOf`); sets anywhere else — an index built in the process, a scratch set past the
  * pool — take the JavaScript loops of api/engine/bitset.ts, which give the same answers
  * (test/api/engine/bitset-kernel.test.ts).

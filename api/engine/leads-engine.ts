@@ -110,6 +110,8 @@ export class LeadsEngine {
   private readonly buffers = new BufferPool();
   /** The `_meta` JSON of a list page, per masking (it depends only on the release and the masking). */
   private readonly listMeta = new WeakMap<Masking, string>();
+  /** `csvForms`' answer. */
+  private csvFormsOf: Uint8Array | null = null;
 
   /** Id of the release (`_meta.release`). */
   readonly releaseId: string;
@@ -232,21 +234,15 @@ export class LeadsEngine {
     };
   }
 
-  /** `LEAD_CSV_FORMS` over the row store's columns, as `RowStore.writeCsv` takes them. */
+  /** `LEAD_CSV_FORMS` over the row store's columns, as `RowStore.writeCsv` takes them (made once: the store classifies its dictionaries once per forms). */
   private csvForms(): Uint8Array {
+    if (this.csvFormsOf) return this.csvFormsOf;
     const form = new Map(LEAD_COLUMNS.map((c, i) => [c, LEAD_CSV_FORMS[i]!]));
-    const code = {
-      text: CsvColumn.TEXT,
-      plain: CsvColumn.PLAIN,
-      double: CsvColumn.DOUBLE,
-      date: CsvColumn.DATE,
-      list: CsvColumn.LIST,
-    };
-    return Uint8Array.from(this.ix.rows.columns, (c) => {
+    return (this.csvFormsOf = Uint8Array.from(this.ix.rows.columns, (c) => {
       const f = form.get(c);
       if (f === undefined) throw new Error(`the row store's column ${c} is not a lead column`);
-      return code[f];
-    });
+      return CsvColumn[f];
+    }));
   }
 
   /** The detail of lead `id` (null when the release has none), with the sections `masking` lets the caller see. */

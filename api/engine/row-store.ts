@@ -31,6 +31,7 @@
  */
 import { SEARCH_TEXT_COLUMNS, searchDocText } from '../../common/search-syntax.ts';
 import { sqlIdent, type ApiDb } from '../duckdb/db.ts';
+import type { CsvForm } from '../query/export-query.ts';
 import { LEAD_COLUMNS } from '../query/leads-query.ts';
 import { ByteWriter } from '../render/bytes.ts';
 
@@ -259,6 +260,7 @@ export class RowStore {
       const kind = kinds[c]!;
       const form = csv[c]!;
       let src = frag;
+      let view = fragView;
       let s: number;
       let e: number;
       if (kind === RAW || kind === PREFIXED) {
@@ -272,7 +274,7 @@ export class RowStore {
         rp += len;
         if (nulled !== null && nulled[c] === 1) continue;
         if (kind === RAW && len === 4 && raw[s] === 0x6e) continue; // null (no other JSON value starts with n)
-        const fast = form === CsvColumn.PLAIN || (form === CsvColumn.TEXT && !holdsBackslash(rawView, s, e));
+        const fast = form === CsvColumn.plain || (form === CsvColumn.text && !holdsBackslash(rawView, s, e));
         if (kind === RAW && fast) {
           o = copySpan(buf, dst, o, raw, rawView, s, e);
           continue;
@@ -282,7 +284,7 @@ export class RowStore {
           const at = dictBase[c]! + codes16[base16 + codeIndex[c]!]!;
           const p = plain[at]!;
           if (p === CSV_EMPTY && len === 0) continue;
-          if (p === CSV_COPY && fast && form === CsvColumn.TEXT) {
+          if (p === CSV_COPY && fast && form === CsvColumn.text) {
             o = copySpan(buf, dst, o, frag, fragView, dictOff[at]! + this.keyLen[c]!, dictOff[at + 1]!);
             o = copySpan(buf, dst, o, raw, rawView, s, e);
             continue;
@@ -292,9 +294,13 @@ export class RowStore {
           joined.bytes(frag, dictOff[at]! + this.keyLen[c]!, dictOff[at + 1]!);
           joined.bytes(raw, s, e);
           src = joined.buf;
+          view = joined.dataView();
           s = 0;
           e = joined.len;
-        } else src = raw;
+        } else {
+          src = raw;
+          view = rawView;
+        }
       } else {
         if (nulled !== null && nulled[c] === 1) continue;
         const at = dictBase[c]! + (kind === DICT8 ? codes8[base8 + codeIndex[c]!]! : codes16[base16 + codeIndex[c]!]!);
@@ -313,7 +319,7 @@ export class RowStore {
       }
       // a conversion (an escape, a whole DOUBLE, a list): through the writer, which may grow its buffer
       out.len = o;
-      writeCsvField(out, form, src, s, e);
+      writeCsvField(out, form, src, view, s, e);
       o = out.len;
       buf = out.buf;
       dst = out.dataView();
@@ -328,30 +334,24 @@ export class RowStore {
    */
   private csvPlain(csv: Uint8Array): Uint8Array {
     if (this.csvPlainOf?.forms === csv) return this.csvPlainOf.plain;
-    const { kinds, frag, dictBase, dictOff } = this.p;
+    const { kinds, frag, dictOff } = this.p;
+    const { fragView } = this;
     const plain = new Uint8Array(dictOff.length);
+    const probe = new ByteWriter(1024);
     for (let c = 0; c < kinds.length; c++) {
       if (kinds[c] === RAW) continue;
-      const prefixed = kinds[c] === PREFIXED;
-      // the column's entries run from its base to the next dictionary's (each list ends with one end offset)
-      let next = dictOff.length;
-      for (let d = c + 1; d < kinds.length; d++) {
-        if (dictBase[d]! >= 0) {
-          next = dictBase[d]!;
-          break;
-        }
-      }
-      for (let at = dictBase[c]!; at < next - 1; at++) {
+      const [first, end] = this.dictEntries(c);
+      for (let at = first; at < end; at++) {
         const s = dictOff[at]! + this.keyLen[c]!;
         const e = dictOff[at + 1]!;
-        if (prefixed) {
+        if (kinds[c] === PREFIXED) {
           // a prefix is the start of a value: copied when it holds no escape (`writeCsv` looks at the rest)
           const isNull = e - s === 4 && frag[s] === 0x6e;
-          plain[at] = isNull ? CSV_EMPTY : holdsBackslash(this.fragView, s, e) ? CSV_CONVERT : CSV_COPY;
+          plain[at] = isNull ? CSV_EMPTY : holdsBackslash(fragView, s, e) ? CSV_CONVERT : CSV_COPY;
           continue;
         }
-        const probe = new ByteWriter(e - s + 16);
-        writeCsvField(probe, csv[c]!, frag, s, e);
+        probe.len = 0;
+        writeCsvField(probe, csv[c]!, frag, fragView, s, e);
         const same = (from: number, to: number): boolean =>
           probe.len === to - from && probe.buf.subarray(0, probe.len).equals(frag.subarray(from, to));
         plain[at] =
@@ -381,7 +381,7 @@ export class RowStore {
   distinct(column: string): unknown[] {
     const c = this.columnIndex.get(column);
     if (c === undefined) throw new Error(`the row store has no column ${column}`);
-    const { kinds, dictBase, dictOff } = this.p;
+    const { kinds, dictOff } = this.p;
     if (hasRaw(kinds[c]!)) {
       const seen = new Map<string, unknown>();
       for (let slot = 0; slot < this.size; slot++) {
@@ -390,16 +390,9 @@ export class RowStore {
       }
       return [...seen.values()];
     }
-    // the column's entries run from its base to the next dictionary column's (each list ends with one end offset)
-    let next = dictOff.length;
-    for (let d = c + 1; d < kinds.length; d++) {
-      if (dictBase[d]! >= 0) {
-        next = dictBase[d]!;
-        break;
-      }
-    }
+    const [first, end] = this.dictEntries(c);
     const out: unknown[] = [];
-    for (let at = dictBase[c]!; at < next - 1; at++)
+    for (let at = first; at < end; at++)
       out.push(JSON.parse(this.fragText.toString('utf8', dictOff[at]! + this.keyLen[c]!, dictOff[at + 1]!)));
     return out;
   }
@@ -443,6 +436,16 @@ export class RowStore {
     return JSON.parse(prefix + (src === raw ? this.rawText : this.fragText).toString('utf8', start, end));
   }
 
+  /**
+   * The entries `[first, end)` of the dictionary of column `c` (a dictionary or prefixed column):
+   * they run from its base to the next dictionary's, each list ending with one end offset.
+   */
+  private dictEntries(c: number): [first: number, end: number] {
+    const { kinds, dictBase, dictOff } = this.p;
+    for (let d = c + 1; d < kinds.length; d++) if (dictBase[d]! >= 0) return [dictBase[c]!, dictBase[d]! - 1];
+    return [dictBase[c]!, dictOff.length - 1];
+  }
+
   /** The dictionary code of column `c` (a dictionary or prefixed column) in row `slot`. */
   private code(slot: number, c: number): number {
     const { kinds, codes8, codes16, codeIndex } = this.p;
@@ -450,19 +453,16 @@ export class RowStore {
   }
 }
 
-/** How a column's JSON text is written to CSV (`RowStore.writeCsv`), as DuckDB's CSV writer writes the column. */
-export const CsvColumn = {
-  /** A text: quoted, quotes doubled (a JSON string without escapes is that already). */
-  TEXT: 0,
-  /** An integer or a boolean: its JSON text. */
-  PLAIN: 1,
-  /** A DOUBLE: its JSON text, `.0` added to a whole number (DuckDB writes `1.0`, JSON `1`). */
-  DOUBLE: 2,
-  /** A date: `YYYY-MM-DD`, unquoted. */
-  DATE: 3,
-  /** A list of texts: joined with `;`, quoted. */
-  LIST: 4,
-} as const;
+/**
+ * How a column's JSON text is written to CSV (`RowStore.writeCsv`), as DuckDB's CSV writer writes
+ * the column, by the names of `LEAD_CSV_FORMS` (api/query/export-query.ts):
+ * - `text`: quoted, quotes doubled (a JSON string without escapes is that already);
+ * - `plain`: an integer or a boolean, its JSON text;
+ * - `double`: its JSON text, `.0` added to a whole number (DuckDB writes `1.0`, JSON `1`);
+ * - `date`: `YYYY-MM-DD`, unquoted;
+ * - `list`: a list of texts, joined with `;`, quoted.
+ */
+export const CsvColumn = { text: 0, plain: 1, double: 2, date: 3, list: 4 } as const satisfies Record<CsvForm, number>;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -484,21 +484,15 @@ function holdsBackslash(view: DataView, s: number, e: number): boolean {
   return false;
 }
 
-/** Whether `src[s, e)` holds byte `b`. */
-function holds(src: Uint8Array, s: number, e: number, b: number): boolean {
-  for (let i = s; i < e; i++) if (src[i] === b) return true;
-  return false;
-}
-
 /** A CSV field of DuckDB's quoted form: quotes doubled, within quotes. */
 const quotedCsv = (text: string): string => `"${text.replaceAll('"', '""')}"`;
 
-/** Write the JSON value `src[s, e)` as a CSV field of column kind `kind` (`CsvColumn`). Null: nothing. */
-function writeCsvField(out: ByteWriter, kind: number, src: Uint8Array, s: number, e: number): void {
+/** Write the JSON value `src[s, e)` (`view` over `src`) as a CSV field of column kind `kind` (`CsvColumn`). Null: nothing. */
+function writeCsvField(out: ByteWriter, kind: number, src: Uint8Array, view: DataView, s: number, e: number): void {
   if (e - s === 4 && src[s] === 0x6e) return; // null
-  if (kind === CsvColumn.PLAIN) return out.bytes(src, s, e);
-  if (kind === CsvColumn.DATE) return out.bytes(src, s + 1, e - 1);
-  if (kind === CsvColumn.DOUBLE) {
+  if (kind === CsvColumn.plain) return out.bytes(src, s, e);
+  if (kind === CsvColumn.date) return out.bytes(src, s + 1, e - 1);
+  if (kind === CsvColumn.double) {
     out.bytes(src, s, e);
     for (let i = s; i < e; i++) {
       const b = src[i]!;
@@ -506,8 +500,8 @@ function writeCsvField(out: ByteWriter, kind: number, src: Uint8Array, s: number
     }
     return out.ascii('.0');
   }
-  const escaped = holds(src, s, e, BACKSLASH);
-  if (kind === CsvColumn.TEXT) {
+  const escaped = holdsBackslash(view, s, e);
+  if (kind === CsvColumn.text) {
     if (!escaped) return out.bytes(src, s, e);
     return out.utf8(
       quotedCsv(JSON.parse(Buffer.from(src.buffer, src.byteOffset + s, e - s).toString('utf8')) as string),

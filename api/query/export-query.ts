@@ -65,7 +65,8 @@ export const LEAD_COLUMN_KINDS: Readonly<Record<string, ColumnKind>> = (() => {
  * (`csvForceQuote`), `double` with a `.0` on a whole number (schema `number`: DOUBLE), `plain`
  * (integers, booleans) and `date` as they are.
  */
-export const LEAD_CSV_FORMS: readonly ('text' | 'plain' | 'double' | 'date' | 'list')[] = LEAD_COLUMNS.map((c) => {
+export type CsvForm = 'text' | 'plain' | 'double' | 'date' | 'list';
+export const LEAD_CSV_FORMS: readonly CsvForm[] = LEAD_COLUMNS.map((c) => {
   const kind = LEAD_COLUMN_KINDS[c]!;
   if (kind !== 'number') return kind === 'boolean' ? 'plain' : kind;
   const p = LEAD_SCHEMA.properties[c]!;

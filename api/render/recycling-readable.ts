@@ -2,17 +2,16 @@
  * A Readable whose chunks come back when an HTTP response is done with them, so a long export
  * reuses a few buffers instead of allocating one per chunk (whose external memory sets V8 marking
  * the whole server heap again and again: docs/performance.md, "Where the export path's time
- * goes"). Used by the streams of DuckDB's writers (`copy-stream.ts`) and the leads engine's JSON
- * Lines (`jsonl.ts`).
+ * goes"). Used by the streams of DuckDB's writers (`copy-stream.ts`) and of the leads engine's
+ * CSV and JSON Lines (`engine-lines.ts`).
  */
 import { ServerResponse } from 'node:http';
 import { Readable, type ReadableOptions } from 'node:stream';
 
 /**
- * Piped into a
- * `ServerResponse`, it writes each chunk with a callback (what `Readable.pipe` does, plus the
- * callback) and hands the chunk to `recycle` when the socket has written it. Piped anywhere
- * else it is a plain Readable.
+ * Piped into a `ServerResponse`, it writes each chunk with a callback (what `Readable.pipe` does,
+ * plus the callback) and hands the chunk to `recycle` when the socket has written it. Piped
+ * anywhere else it is a plain Readable.
  */
 export class RecyclingReadable extends Readable {
   private readonly recycle: (chunk: Buffer) => void;

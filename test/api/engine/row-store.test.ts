@@ -287,13 +287,13 @@ test("writeCsv writes DuckDB's CSV writer's bytes: escapes, quotes, line breaks,
   }));
   const columns = ['id', 't', 'd', 'day', 'l', 'b', 'p'];
   const forms = Uint8Array.of(
-    CsvColumn.PLAIN,
-    CsvColumn.TEXT,
-    CsvColumn.DOUBLE,
-    CsvColumn.DATE,
-    CsvColumn.LIST,
-    CsvColumn.PLAIN,
-    CsvColumn.TEXT,
+    CsvColumn.plain,
+    CsvColumn.text,
+    CsvColumn.double,
+    CsvColumn.date,
+    CsvColumn.list,
+    CsvColumn.plain,
+    CsvColumn.text,
   );
   const file = join(tempDir('row-store-csv-'), 'rows.json');
   writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n'));
